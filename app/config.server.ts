@@ -1,0 +1,171 @@
+import { z } from "zod";
+
+/**
+ * Every setting the app reads from the environment, validated once at boot.
+ * The README's configuration table documents each variable; keep the two in step.
+ *
+ * Modes: `production` needs real configuration (Cognito, PostgreSQL, SMTP, secrets) and refuses the stand-in;
+ * `dev` and `preview` run on embedded defaults that app/server/embedded fills in before this is parsed.
+ */
+export const APP_MODES = ["dev", "preview", "production"] as const;
+export type AppMode = (typeof APP_MODES)[number];
+
+const commaList = z
+  .string()
+  .optional()
+  .transform((value) =>
+    (value ?? "")
+      .split(",")
+      .map((item) => item.trim())
+      .filter(Boolean),
+  );
+
+const optionalUrl = z.url().optional();
+
+const EnvSchema = z.object({
+  APP_MODE: z.enum(APP_MODES).default("dev"),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().min(1).default("127.0.0.1"),
+  APP_ORIGIN: z.url().optional(),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+
+  SESSION_SECRETS: commaList,
+  COOKIE_DOMAIN: z.string().optional(),
+  TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
+
+  DATABASE_URL: optionalUrl,
+  DATA_DIR: z.string().default(".data"),
+
+  COGNITO_REGION: z.string().optional(),
+  COGNITO_USER_POOL_ID: z.string().optional(),
+  COGNITO_CLIENT_ID: z.string().optional(),
+  COGNITO_ENDPOINT: optionalUrl,
+  ADMIN_GROUP: z.string().min(1).default("admin"),
+  DEVICE_LIMIT: z.coerce.number().int().min(1).max(100).default(3),
+
+  SMTP_URL: optionalUrl,
+  MAIL_FROM: z.string().default("ID <no-reply@localhost>"),
+
+  SERVICE_HOSTS_DATA: commaList,
+  SERVICE_HOSTS_COMPE: commaList,
+  SERVICE_HOSTS_ONLINE: commaList,
+  SERVICE_HOSTS_SHOP: commaList,
+  SERVICE_ORIGIN_DATA: optionalUrl,
+  SERVICE_ORIGIN_COMPE: optionalUrl,
+  SERVICE_ORIGIN_ONLINE: optionalUrl,
+  SERVICE_ORIGIN_SHOP: optionalUrl,
+
+  DATA_TERMS_URL: z.url().default("https://data.example.jp/terms/"),
+  CORPORATE_URL: z.url().default("https://www.example.jp/"),
+  OFFICIAL_SOCIAL_URL: z.url().default("https://x.com/"),
+});
+
+/** Variables that production cannot run without; embedded modes get them from the embedded stack. */
+const REQUIRED_IN_PRODUCTION = [
+  "APP_ORIGIN",
+  "SESSION_SECRETS",
+  "DATABASE_URL",
+  "COGNITO_REGION",
+  "COGNITO_USER_POOL_ID",
+  "COGNITO_CLIENT_ID",
+  "SMTP_URL",
+] as const;
+
+const MIN_SECRET_LENGTH = 32;
+
+export type SiblingService = "data" | "compe" | "online" | "shop";
+export const SIBLING_SERVICES: readonly SiblingService[] = ["data", "compe", "online", "shop"];
+
+export type Config = ReturnType<typeof toConfig>;
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join("\n")}`);
+    this.name = "ConfigError";
+  }
+}
+
+function toConfig(env: z.infer<typeof EnvSchema>) {
+  const origin = env.APP_ORIGIN ?? `http://localhost:${env.PORT}`;
+  return {
+    mode: env.APP_MODE,
+    isProduction: env.APP_MODE === "production",
+    /** Development tools (mailbox, design-debug pages) exist in dev and preview only. */
+    devToolsEnabled: env.APP_MODE !== "production",
+    port: env.PORT,
+    host: env.HOST,
+    origin: new URL(origin).origin,
+    logLevel: env.LOG_LEVEL,
+    sessionSecrets: env.SESSION_SECRETS,
+    cookieDomain: env.COOKIE_DOMAIN || undefined,
+    // Secure cookies everywhere except plain-http local development.
+    secureCookies: new URL(origin).protocol === "https:",
+    trustProxyHops: env.TRUST_PROXY_HOPS,
+    databaseUrl: env.DATABASE_URL,
+    dataDir: env.DATA_DIR,
+    cognito: {
+      region: env.COGNITO_REGION ?? "ap-northeast-1",
+      userPoolId: env.COGNITO_USER_POOL_ID ?? "",
+      clientId: env.COGNITO_CLIENT_ID ?? "",
+      endpoint: env.COGNITO_ENDPOINT,
+    },
+    adminGroup: env.ADMIN_GROUP,
+    deviceLimit: env.DEVICE_LIMIT,
+    smtpUrl: env.SMTP_URL ?? "",
+    mailFrom: env.MAIL_FROM,
+    services: {
+      data: { hosts: env.SERVICE_HOSTS_DATA, origin: env.SERVICE_ORIGIN_DATA },
+      compe: { hosts: env.SERVICE_HOSTS_COMPE, origin: env.SERVICE_ORIGIN_COMPE },
+      online: { hosts: env.SERVICE_HOSTS_ONLINE, origin: env.SERVICE_ORIGIN_ONLINE },
+      shop: { hosts: env.SERVICE_HOSTS_SHOP, origin: env.SERVICE_ORIGIN_SHOP },
+    } satisfies Record<SiblingService, { hosts: string[]; origin?: string }>,
+    links: {
+      dataTerms: env.DATA_TERMS_URL,
+      corporate: env.CORPORATE_URL,
+      officialSocial: env.OFFICIAL_SOCIAL_URL,
+    },
+  };
+}
+
+/** Parses an environment, throwing a ConfigError that names every missing or invalid variable. */
+export function parseConfig(environment: Record<string, string | undefined>): Config {
+  const parsed = EnvSchema.safeParse(environment);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`),
+    );
+  }
+  const env = parsed.data;
+  const problems: string[] = [];
+  if (env.APP_MODE === "production") {
+    for (const name of REQUIRED_IN_PRODUCTION) {
+      const value = env[name];
+      if (value === undefined || (Array.isArray(value) && value.length === 0)) {
+        problems.push(`${name} is required in production`);
+      }
+    }
+    if (env.COGNITO_ENDPOINT && isLoopback(env.COGNITO_ENDPOINT)) {
+      problems.push("COGNITO_ENDPOINT points at a local stand-in; production talks to real Cognito");
+    }
+  }
+  for (const [index, secret] of env.SESSION_SECRETS.entries()) {
+    if (secret.length < MIN_SECRET_LENGTH) {
+      problems.push(`SESSION_SECRETS entry ${index + 1} is shorter than ${MIN_SECRET_LENGTH} characters`);
+    }
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return toConfig(env);
+}
+
+function isLoopback(url: string): boolean {
+  const { hostname } = new URL(url);
+  return hostname === "localhost" || hostname === "[::1]" || hostname.startsWith("127.");
+}
+
+let cachedConfig: Config | undefined;
+
+/** The process's configuration, parsed from process.env on first use. */
+export function getConfig(): Config {
+  cachedConfig ??= parseConfig(process.env);
+  return cachedConfig;
+}

@@ -1,0 +1,37 @@
+import enCommon from "../../locales/en/common.json";
+import enDevtools from "../../locales/en/devtools.json";
+import enDocs from "../../locales/en/docs.json";
+import enErrors from "../../locales/en/errors.json";
+import enHome from "../../locales/en/home.json";
+import jaCommon from "../../locales/ja/common.json";
+import jaDevtools from "../../locales/ja/devtools.json";
+import jaDocs from "../../locales/ja/docs.json";
+import jaErrors from "../../locales/ja/errors.json";
+import jaHome from "../../locales/ja/home.json";
+import type { Locale } from "./locales";
+
+/** Japanese is the source of the key types: i18next's `t` only accepts keys that exist in it. */
+export const jaResources = {
+  common: jaCommon,
+  errors: jaErrors,
+  home: jaHome,
+  docs: jaDocs,
+  devtools: jaDevtools,
+};
+export type Resources = typeof jaResources;
+
+/** Shape of a namespace with every leaf a string: English must have exactly the Japanese keys. */
+type SameKeys<T> = { [K in keyof T]: T[K] extends string ? string : SameKeys<T[K]> };
+
+// A key missing from English is a type error here, so `npm run typecheck` (part of `npm test`) fails.
+const enResources: SameKeys<Resources> = {
+  common: enCommon,
+  errors: enErrors,
+  home: enHome,
+  docs: enDocs,
+  devtools: enDevtools,
+};
+
+export const RESOURCES: Record<Locale, SameKeys<Resources>> = { ja: jaResources, en: enResources };
+export const NAMESPACES = Object.keys(jaResources) as (keyof Resources)[];
+export const DEFAULT_NAMESPACE = "common";

@@ -1,0 +1,21 @@
+import { CognitoIdentityProviderClient } from "@aws-sdk/client-cognito-identity-provider";
+import type { Config } from "~/config.server";
+
+/** Per-call ceiling: a Cognito call slower than this is treated as Cognito being unavailable. */
+export const COGNITO_CALL_TIMEOUT_MS = 5_000;
+/** The SDK's own retry budget for throttling and transient faults (the first try included). */
+export const COGNITO_MAX_ATTEMPTS = 2;
+
+/**
+ * The one way this app builds a Cognito client. In production the credentials come from the SDK's default
+ * chain (environment, instance role); against the stand-in (an explicit loopback endpoint) any static pair works.
+ */
+export function createCognitoClient(cognito: Config["cognito"]): CognitoIdentityProviderClient {
+  return new CognitoIdentityProviderClient({
+    region: cognito.region,
+    endpoint: cognito.endpoint,
+    maxAttempts: COGNITO_MAX_ATTEMPTS,
+    requestHandler: { requestTimeout: COGNITO_CALL_TIMEOUT_MS, connectionTimeout: COGNITO_CALL_TIMEOUT_MS },
+    ...(cognito.endpoint ? { credentials: { accessKeyId: "stand-in", secretAccessKey: "stand-in" } } : {}),
+  });
+}

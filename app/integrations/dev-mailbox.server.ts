@@ -1,0 +1,54 @@
+import { randomUUID } from "node:crypto";
+import { mkdir, readFile, readdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+
+/**
+ * The development mailbox: every mail the embedded SMTP capture receives and every code the Cognito stand-in
+ * would have sent, one JSON file each, so the app, the stand-in process and the tests all read the same box.
+ * Development and preview only; production has no mailbox.
+ */
+export interface MailboxEntry {
+  id: string;
+  receivedAt: string;
+  kind: "mail" | "code";
+  to: string[];
+  subject: string;
+  text: string;
+  html?: string;
+  /** For stand-in codes: the code itself, so tests and developers need not parse the message. */
+  code?: string;
+}
+
+const MAX_LISTED = 200;
+
+export function mailboxDirectory(dataDir: string): string {
+  return path.resolve(dataDir, "mailbox");
+}
+
+export async function addMailboxEntry(
+  directory: string,
+  entry: Omit<MailboxEntry, "id" | "receivedAt">,
+): Promise<MailboxEntry> {
+  await mkdir(directory, { recursive: true });
+  const receivedAt = new Date().toISOString();
+  // The time-first file name keeps the directory listing in arrival order.
+  const id = `${receivedAt.replace(/[:.]/g, "-")}-${randomUUID().slice(0, 8)}`;
+  const stored: MailboxEntry = { id, receivedAt, ...entry };
+  await writeFile(path.join(directory, `${id}.json`), JSON.stringify(stored));
+  return stored;
+}
+
+/** The newest entries first; an empty list when nothing has arrived yet. */
+export async function listMailboxEntries(directory: string, limit = MAX_LISTED): Promise<MailboxEntry[]> {
+  let names: string[];
+  try {
+    names = await readdir(directory);
+  } catch {
+    return [];
+  }
+  const newest = names.filter((name) => name.endsWith(".json")).sort().reverse().slice(0, limit);
+  const entries = await Promise.all(
+    newest.map(async (name) => JSON.parse(await readFile(path.join(directory, name), "utf8")) as MailboxEntry),
+  );
+  return entries;
+}

@@ -1,0 +1,89 @@
+import { useMemo } from "react";
+import { I18nextProvider } from "react-i18next";
+import {
+  Links,
+  Meta,
+  Outlet,
+  Scripts,
+  ScrollRestoration,
+  data,
+  isRouteErrorResponse,
+  useLocation,
+  useRouteLoaderData,
+} from "react-router";
+import type { Route } from "./+types/root";
+import { useNonce } from "./components/nonce";
+import { createClientI18n } from "./i18n/client-i18n";
+import { localeFromPathname } from "./i18n/locales";
+import { canonicalUrlMiddleware } from "./middleware/canonical-url.server";
+import { getInstance, getLocale, i18nextMiddleware } from "./middleware/i18n.server";
+import { loadRootData } from "./root.server";
+import appStylesHref from "./styles/app.css?url";
+
+export const middleware: Route.MiddlewareFunction[] = [canonicalUrlMiddleware, i18nextMiddleware];
+
+export async function loader({ request, context }: Route.LoaderArgs) {
+  const { data: rootData, headers } = await loadRootData(request, getLocale(context), getInstance(context));
+  return data(rootData, { headers });
+}
+
+export const links: Route.LinksFunction = () => [{ rel: "stylesheet", href: appStylesHref }];
+
+export function Layout({ children }: { children: React.ReactNode }) {
+  const rootData = useRouteLoaderData<typeof loader>("root");
+  const location = useLocation();
+  const nonce = useNonce();
+  const locale = rootData?.locale ?? localeFromPathname(location.pathname);
+  return (
+    <html lang={locale} data-theme={rootData?.theme ?? "id"}>
+      <head>
+        <meta charSet="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <Meta />
+        <Links />
+      </head>
+      <body>
+        {children}
+        <ScrollRestoration nonce={nonce} />
+        <Scripts nonce={nonce} />
+      </body>
+    </html>
+  );
+}
+
+export default function App({ loaderData }: Route.ComponentProps) {
+  // A new instance per language: switching language swaps it synchronously, so no frame shows the old one.
+  const i18n = useMemo(
+    () => createClientI18n(loaderData.locale, loaderData.resources),
+    [loaderData.locale, loaderData.resources],
+  );
+  return (
+    <I18nextProvider i18n={i18n}>
+      <Outlet />
+    </I18nextProvider>
+  );
+}
+
+/**
+ * The last line of defence: reached only when a layout's own error page failed too, so it depends on nothing
+ * that could fail again (no translations, no loader data) and offers the way home in both languages.
+ */
+export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
+  const location = useLocation();
+  const english = localeFromPathname(location.pathname) === "en";
+  const status = isRouteErrorResponse(error) ? error.status : 500;
+  return (
+    <main className="fatal-error">
+      <h1>{english ? "Something went wrong" : "エラーが発生しました"}</h1>
+      <p>
+        {english
+          ? `The page could not be shown (${status}). Please try again later.`
+          : `ページを表示できませんでした（${status}）。時間をおいて再度お試しください。`}
+      </p>
+      <p>
+        <a href={english ? "/en/" : "/"}>{english ? "Back to home" : "トップページへ戻る"}</a>
+      </p>
+      {import.meta.env.DEV && error instanceof Error ? <pre>{error.stack}</pre> : null}
+    </main>
+  );
+}

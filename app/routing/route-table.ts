@@ -1,0 +1,71 @@
+import { type Locale, pathnameForLocale } from "../i18n/locales";
+
+/**
+ * The one table of localized pages. app/routes.ts turns it into a Japanese (unprefixed) and an English (/en/)
+ * route for each entry, so the two languages can never drift apart. Route names come from the spec and are
+ * what guards and `to` parameters use.
+ */
+export const ROUTE_SECTIONS = [
+  {
+    id: "default",
+    layout: "layouts/default-layout.tsx",
+    pages: [
+      { name: "index", path: "", file: "routes/home.tsx" },
+      { name: "docs-terms-of-use", path: "docs/terms-of-use", file: "routes/docs/terms-of-use.tsx" },
+      {
+        name: "docs-terms-of-use-shinkenchiku-id",
+        path: "docs/terms-of-use/shinkenchiku-id",
+        file: "routes/docs/terms-of-use-id.tsx",
+      },
+      {
+        name: "docs-terms-of-use-shinkenchiku-online",
+        path: "docs/terms-of-use/shinkenchiku-online",
+        file: "routes/docs/terms-of-use-online.tsx",
+      },
+      { name: "docs-privacy-policy", path: "docs/privacy-policy", file: "routes/docs/privacy-policy.tsx" },
+      { name: "not-found", path: "*", file: "routes/not-found.tsx" },
+    ],
+  },
+  {
+    // Internal tools: development and preview only (the layout's middleware answers 404 in production).
+    id: "dev-tools",
+    layout: "layouts/dev-tools-layout.tsx",
+    pages: [
+      { name: "demo", path: "demo", file: "routes/dev/demo.tsx" },
+      { name: "rebranding-debugs", path: "rebranding-debugs", file: "routes/dev/rebranding-debugs.tsx" },
+      {
+        name: "rebranding-debugs-page",
+        path: "rebranding-debugs/:page",
+        file: "routes/dev/rebranding-debugs-page.tsx",
+      },
+      { name: "dev-mailbox", path: "__dev/mailbox", file: "routes/dev/mailbox.tsx" },
+    ],
+  },
+] as const;
+
+export type RouteName = (typeof ROUTE_SECTIONS)[number]["pages"][number]["name"];
+
+const PATH_BY_NAME = new Map<string, string>(
+  ROUTE_SECTIONS.flatMap((section) => section.pages.map((page) => [page.name, page.path] as const)),
+);
+
+export function isRouteName(value: string): value is RouteName {
+  return PATH_BY_NAME.has(value) && value !== "not-found";
+}
+
+/** The route id React Router knows a page by, e.g. "en.index". */
+export function routeId(locale: Locale, name: string): string {
+  return `${locale}.${name}`;
+}
+
+/** The route name from a route id ("en.index" -> "index"). */
+export function routeNameFromId(id: string): string {
+  return id.slice(id.indexOf(".") + 1);
+}
+
+/** The URL of a named page in a locale, always with the trailing slash. */
+export function pathFor(name: RouteName, locale: Locale, params: Record<string, string> = {}): string {
+  const pattern = PATH_BY_NAME.get(name) ?? "";
+  const filled = pattern.replace(/:(\w+)/g, (_, key: string) => encodeURIComponent(params[key] ?? ""));
+  return pathnameForLocale(filled === "" ? "/" : `/${filled}/`, locale);
+}

@@ -1,0 +1,92 @@
+/**
+ * The Cognito stand-in's own process: cognito-local, wired by hand so that its data lives in the directory we
+ * give it, its tokens name the port we give it as issuer, and the codes it "sends" land in the dev mailbox
+ * instead of its console. Started by cognito-stand-in.ts; never part of production.
+ */
+import { createRequire } from "node:module";
+import path from "node:path";
+import { pino } from "pino";
+import { addMailboxEntry } from "../../integrations/dev-mailbox.server";
+
+const require = createRequire(import.meta.url);
+const lib = (file: string) => require(`cognito-local/lib/${file}`);
+const { DateClock, TriggersService, LambdaService, MessagesService } = lib("services");
+const { CognitoServiceFactoryImpl } = lib("services/cognitoService");
+const { CryptoService } = lib("services/crypto");
+const { StormDBDataStoreFactory } = lib("services/dataStore/stormDb");
+const { MessageDeliveryService } = lib("services/messageDelivery/messageDelivery");
+const { otp } = lib("services/otp");
+const { JwtTokenGenerator } = lib("services/tokenGenerator");
+const { UserPoolServiceFactoryImpl } = lib("services/userPoolService");
+const { loadConfig } = lib("server/config");
+const { Router } = lib("server/Router");
+const { createServer } = lib("server/server");
+
+const dataDirectory = path.resolve(process.env.STANDIN_DATA_DIR ?? ".data/cognito");
+const mailbox = path.resolve(process.env.STANDIN_MAILBOX_DIR ?? ".data/mailbox");
+const port = Number(process.env.STANDIN_PORT ?? "9229");
+const host = "127.0.0.1";
+
+interface CognitoLocalUser {
+  Username: string;
+}
+interface CognitoLocalMessage {
+  __code?: string;
+  emailSubject?: string;
+  emailMessage?: string;
+}
+
+/** Writes each code into the dev mailbox, where /__dev/mailbox/ and the tests find it. */
+const mailboxSender = {
+  async sendEmail(_ctx: unknown, user: CognitoLocalUser, destination: string, message: CognitoLocalMessage) {
+    await addMailboxEntry(mailbox, {
+      kind: "code",
+      to: [destination],
+      subject: message.emailSubject ?? "Your verification code",
+      text: message.emailMessage ?? `Your code is ${message.__code}`,
+      code: message.__code,
+    });
+    void user;
+  },
+  async sendSms() {},
+};
+
+const logger = pino({ level: process.env.STANDIN_LOG_LEVEL ?? "error", base: { service: "cognito-stand-in" } });
+const ctx = { logger };
+const config = await loadConfig(ctx, new StormDBDataStoreFactory(dataDirectory));
+config.ServerConfig = { ...config.ServerConfig, port, hostname: host, https: false };
+config.TokenConfig = { ...config.TokenConfig, IssuerDomain: `http://${host}:${port}` };
+
+const clock = new DateClock();
+const dataStoreFactory = new StormDBDataStoreFactory(path.join(dataDirectory, "db"));
+const cognito = await new CognitoServiceFactoryImpl(
+  path.join(dataDirectory, "db"),
+  dataStoreFactory,
+  new UserPoolServiceFactoryImpl(clock, dataStoreFactory),
+).create(ctx, config.UserPoolDefaults);
+const triggers = new TriggersService(
+  clock,
+  cognito,
+  new LambdaService(config.TriggerFunctions, null),
+  new CryptoService(config.KMSConfig),
+);
+const services = {
+  clock,
+  cognito,
+  config,
+  messages: new MessagesService(triggers, new MessageDeliveryService(mailboxSender)),
+  otp,
+  tokenGenerator: new JwtTokenGenerator(clock, triggers, config.TokenConfig),
+  triggers,
+};
+const server = await createServer(Router(services), logger, config.ServerConfig, services).start();
+process.send?.({ ready: true, port });
+
+function shutDown() {
+  server.close(() => process.exit(0));
+  setTimeout(() => process.exit(0), 2_000).unref();
+}
+process.on("SIGTERM", shutDown);
+process.on("SIGINT", shutDown);
+// The stand-in never outlives the app that started it.
+process.on("disconnect", shutDown);

@@ -1,0 +1,65 @@
+import { type ChildProcess, fork } from "node:child_process";
+import { once } from "node:events";
+import { createServer } from "node:net";
+import { fileURLToPath } from "node:url";
+
+export interface RunningStandIn {
+  endpoint: string;
+  stop(): Promise<void>;
+}
+
+/** Asks the kernel for a free loopback port. */
+export async function findFreePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : 0;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+const READY_TIMEOUT_MS = 20_000;
+
+/**
+ * Starts the Cognito stand-in (cognito-local) as a child process on a loopback port with its own data
+ * directory, and resolves once it answers. Its codes go to the dev mailbox.
+ */
+export async function startCognitoStandIn(options: {
+  dataDir: string;
+  mailboxDir: string;
+  port?: number;
+}): Promise<RunningStandIn> {
+  const port = options.port || (await findFreePort());
+  const child: ChildProcess = fork(fileURLToPath(new URL("./cognito-stand-in-process.ts", import.meta.url)), {
+    execArgv: ["--import", "tsx"],
+    env: {
+      ...process.env,
+      STANDIN_DATA_DIR: options.dataDir,
+      STANDIN_MAILBOX_DIR: options.mailboxDir,
+      STANDIN_PORT: String(port),
+    },
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  const ready = new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error("The Cognito stand-in did not start in time")), READY_TIMEOUT_MS);
+    child.once("message", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`The Cognito stand-in exited during start-up (code ${code})`));
+    });
+  });
+  await ready;
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = once(child, "exit");
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}

@@ -1,0 +1,75 @@
+import { randomBytes } from "node:crypto";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
+import { mailboxDirectory } from "~/integrations/dev-mailbox.server";
+import { startCognitoStandIn } from "./cognito-stand-in";
+import { startMailCapture } from "./mail-capture";
+import { provisionStandInPool } from "./provision-cognito";
+
+export interface EmbeddedStack {
+  /** Environment values that point the app at the embedded parts. */
+  env: Record<string, string>;
+  admin: { email: string; password: string };
+  stop(): Promise<void>;
+}
+
+const STAND_IN_REGION = "ap-northeast-1";
+
+async function loadOrCreateSessionSecret(dataDir: string): Promise<string> {
+  const file = path.join(dataDir, "session-secret");
+  try {
+    return (await readFile(file, "utf8")).trim();
+  } catch {
+    const secret = randomBytes(32).toString("base64url");
+    await writeFile(file, secret, { mode: 0o600 });
+    return secret;
+  }
+}
+
+/**
+ * Everything `npm run dev` and `npm run preview` need that production gets from outside: the Cognito
+ * stand-in (provisioned), an SMTP capture, and a session secret kept in the data directory. PGlite needs no
+ * start here: it is the default whenever DATABASE_URL is unset.
+ */
+export async function startEmbeddedStack(options: {
+  dataDir: string;
+  adminGroup: string;
+  cognitoPort?: number;
+  smtpPort?: number;
+}): Promise<EmbeddedStack> {
+  const dataDir = path.resolve(options.dataDir);
+  await mkdir(dataDir, { recursive: true });
+  const mailboxDir = mailboxDirectory(dataDir);
+  const mail = await startMailCapture({ mailboxDir, port: options.smtpPort });
+  const standIn = await startCognitoStandIn({
+    dataDir: path.join(dataDir, "cognito"),
+    mailboxDir,
+    port: options.cognitoPort,
+  }).catch(async (error: unknown) => {
+    await mail.stop();
+    throw error;
+  });
+  try {
+    const cognito = createCognitoClient({ region: STAND_IN_REGION, endpoint: standIn.endpoint, userPoolId: "", clientId: "" });
+    const pool = await provisionStandInPool(cognito, { dataDir, adminGroup: options.adminGroup });
+    cognito.destroy();
+    return {
+      env: {
+        COGNITO_ENDPOINT: standIn.endpoint,
+        COGNITO_REGION: STAND_IN_REGION,
+        COGNITO_USER_POOL_ID: pool.userPoolId,
+        COGNITO_CLIENT_ID: pool.clientId,
+        SMTP_URL: mail.url,
+        SESSION_SECRETS: await loadOrCreateSessionSecret(dataDir),
+      },
+      admin: pool.admin,
+      async stop() {
+        await Promise.all([standIn.stop(), mail.stop()]);
+      },
+    };
+  } catch (error) {
+    await Promise.all([standIn.stop(), mail.stop()]);
+    throw error;
+  }
+}

@@ -1,0 +1,124 @@
+import { randomBytes } from "node:crypto";
+import { readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import {
+  AdminAddUserToGroupCommand,
+  AdminCreateUserCommand,
+  AdminGetUserCommand,
+  AdminSetUserPasswordCommand,
+  CreateGroupCommand,
+  CreateUserPoolClientCommand,
+  CreateUserPoolCommand,
+  ListGroupsCommand,
+  ListUserPoolClientsCommand,
+  ListUserPoolsCommand,
+  type CognitoIdentityProviderClient,
+} from "@aws-sdk/client-cognito-identity-provider";
+
+export const STAND_IN_POOL_NAME = "member-account";
+export const STAND_IN_CLIENT_NAME = "member-account-web";
+export const MIN_PASSWORD_LENGTH = 8;
+
+export interface ProvisionedPool {
+  userPoolId: string;
+  clientId: string;
+  admin: { email: string; password: string };
+}
+
+function isUserNotFound(error: unknown): boolean {
+  return error instanceof Error && error.name === "UserNotFoundException";
+}
+
+/** The development admin's credentials, made once per data directory and then reused. */
+async function loadOrCreateAdminCredentials(dataDir: string): Promise<{ email: string; password: string }> {
+  const file = path.join(dataDir, "dev-admin.json");
+  try {
+    return JSON.parse(await readFile(file, "utf8")) as { email: string; password: string };
+  } catch {
+    const credentials = { email: "admin@example.com", password: `Dev-${randomBytes(9).toString("base64url")}` };
+    await writeFile(file, JSON.stringify(credentials), { mode: 0o600 });
+    return credentials;
+  }
+}
+
+/**
+ * Creates, only where missing, what the app expects of its user pool: the pool (e-mail as username, password
+ * policy min 8), the web app client, the admin group and a development admin account. Safe to run at every start.
+ */
+export async function provisionStandInPool(
+  cognito: CognitoIdentityProviderClient,
+  options: { dataDir: string; adminGroup: string },
+): Promise<ProvisionedPool> {
+  const pools = await cognito.send(new ListUserPoolsCommand({ MaxResults: 60 }));
+  let userPoolId = pools.UserPools?.find((pool) => pool.Name === STAND_IN_POOL_NAME)?.Id;
+  if (!userPoolId) {
+    const created = await cognito.send(
+      new CreateUserPoolCommand({
+        PoolName: STAND_IN_POOL_NAME,
+        UsernameAttributes: ["email"],
+        AutoVerifiedAttributes: ["email"],
+        Policies: {
+          PasswordPolicy: {
+            MinimumLength: MIN_PASSWORD_LENGTH,
+            RequireLowercase: false,
+            RequireUppercase: false,
+            RequireNumbers: false,
+            RequireSymbols: false,
+          },
+        },
+      }),
+    );
+    userPoolId = created.UserPool?.Id;
+  }
+  if (!userPoolId) throw new Error("The stand-in did not return a user pool id");
+
+  const clients = await cognito.send(new ListUserPoolClientsCommand({ UserPoolId: userPoolId, MaxResults: 60 }));
+  let clientId = clients.UserPoolClients?.find((client) => client.ClientName === STAND_IN_CLIENT_NAME)?.ClientId;
+  if (!clientId) {
+    const created = await cognito.send(
+      new CreateUserPoolClientCommand({
+        UserPoolId: userPoolId,
+        ClientName: STAND_IN_CLIENT_NAME,
+        ExplicitAuthFlows: ["ALLOW_ADMIN_USER_PASSWORD_AUTH", "ALLOW_USER_PASSWORD_AUTH", "ALLOW_REFRESH_TOKEN_AUTH"],
+      }),
+    );
+    clientId = created.UserPoolClient?.ClientId;
+  }
+  if (!clientId) throw new Error("The stand-in did not return an app client id");
+
+  const groups = await cognito.send(new ListGroupsCommand({ UserPoolId: userPoolId }));
+  if (!groups.Groups?.some((group) => group.GroupName === options.adminGroup)) {
+    await cognito.send(new CreateGroupCommand({ UserPoolId: userPoolId, GroupName: options.adminGroup }));
+  }
+
+  const admin = await loadOrCreateAdminCredentials(options.dataDir);
+  try {
+    await cognito.send(new AdminGetUserCommand({ UserPoolId: userPoolId, Username: admin.email }));
+  } catch (error) {
+    if (!isUserNotFound(error)) throw error;
+    await cognito.send(
+      new AdminCreateUserCommand({
+        UserPoolId: userPoolId,
+        Username: admin.email,
+        MessageAction: "SUPPRESS",
+        UserAttributes: [
+          { Name: "email", Value: admin.email },
+          { Name: "email_verified", Value: "true" },
+          { Name: "locale", Value: "ja" },
+        ],
+      }),
+    );
+    await cognito.send(
+      new AdminSetUserPasswordCommand({
+        UserPoolId: userPoolId,
+        Username: admin.email,
+        Password: admin.password,
+        Permanent: true,
+      }),
+    );
+    await cognito.send(
+      new AdminAddUserToGroupCommand({ UserPoolId: userPoolId, Username: admin.email, GroupName: options.adminGroup }),
+    );
+  }
+  return { userPoolId, clientId, admin };
+}

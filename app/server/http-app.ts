@@ -1,0 +1,105 @@
+import { randomBytes, randomUUID } from "node:crypto";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { createRequestHandler } from "@react-router/express";
+import compression from "compression";
+import express, { type Express } from "express";
+import { RouterContextProvider, type ServerBuild } from "react-router";
+import { isDatabaseReachable } from "../../db/client.server";
+import type { Config } from "~/config.server";
+import { logger } from "~/integrations/logger.server";
+import { requestInfoContext, type RequestInfo } from "./request-context";
+import { pathForLog, securityHeaders } from "./security-headers";
+
+const BUILD_DIR = path.resolve("build");
+/** Fingerprinted files never change under the same name; everything else in public/ may. */
+const IMMUTABLE_MAX_AGE = "1y";
+const PUBLIC_FILE_MAX_AGE = "1h";
+
+declare module "express-serve-static-core" {
+  interface Locals {
+    requestInfo: RequestInfo;
+  }
+}
+
+export interface HttpApp {
+  app: Express;
+  close(): Promise<void>;
+}
+
+/**
+ * The HTTP layer in front of React Router: request ids and nonces, security headers, compression, static
+ * files, health checks and access logs. Pages themselves are React Router's.
+ */
+export async function createHttpApp(config: Config): Promise<HttpApp> {
+  const app = express();
+  app.disable("x-powered-by");
+  // Client IPs come from X-Forwarded-For only through the configured number of trusted proxies (SECURITY.md 3).
+  app.set("trust proxy", config.trustProxyHops);
+
+  app.use((req, res, next) => {
+    const requestInfo: RequestInfo = {
+      requestId: randomUUID(),
+      nonce: randomBytes(16).toString("base64"),
+      clientIp: req.ip ?? req.socket.remoteAddress ?? "",
+    };
+    res.locals.requestInfo = requestInfo;
+    res.setHeader("X-Request-Id", requestInfo.requestId);
+    for (const [name, value] of Object.entries(securityHeaders(config, requestInfo.nonce))) res.setHeader(name, value);
+    const startedAt = process.hrtime.bigint();
+    res.on("finish", () => {
+      logger.info(
+        {
+          requestId: requestInfo.requestId,
+          method: req.method,
+          path: pathForLog(req.path),
+          status: res.statusCode,
+          durationMs: Number((process.hrtime.bigint() - startedAt) / 1000n) / 1000,
+        },
+        "request",
+      );
+    });
+    next();
+  });
+
+  app.use(compression());
+
+  app.get("/healthz/", (_req, res) => {
+    res.setHeader("Cache-Control", "no-store");
+    res.json({ status: "ok" });
+  });
+  app.get("/readyz/", async (_req, res) => {
+    res.setHeader("Cache-Control", "no-store");
+    const database = await isDatabaseReachable();
+    res.status(database ? 200 : 503).json({ status: database ? "ready" : "unavailable", database });
+  });
+
+  let closeVite = async () => {};
+  let build: ServerBuild | (() => Promise<ServerBuild>);
+  if (config.mode === "dev") {
+    const vite = await import("vite").then((module) =>
+      module.createServer({ server: { middlewareMode: true }, appType: "custom" }),
+    );
+    app.use(vite.middlewares);
+    build = () => vite.ssrLoadModule("virtual:react-router/server-build") as Promise<ServerBuild>;
+    closeVite = () => vite.close();
+  } else {
+    app.use(
+      "/assets",
+      express.static(path.join(BUILD_DIR, "client/assets"), { immutable: true, maxAge: IMMUTABLE_MAX_AGE }),
+    );
+    app.use(express.static(path.join(BUILD_DIR, "client"), { maxAge: PUBLIC_FILE_MAX_AGE, redirect: false }));
+    build = (await import(pathToFileURL(path.join(BUILD_DIR, "server/index.js")).href)) as ServerBuild;
+  }
+
+  app.all(
+    "/{*splat}",
+    createRequestHandler({
+      build,
+      mode: config.mode === "dev" ? "development" : "production",
+      getLoadContext: (_req, res) => new RouterContextProvider(new Map([[requestInfoContext, res.locals.requestInfo]])),
+    }),
+  );
+
+  return { app, close: closeVite };
+}

@@ -1,0 +1,92 @@
+import path from "node:path";
+import { PGlite } from "@electric-sql/pglite";
+import { sql } from "drizzle-orm";
+import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
+import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
+import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
+import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
+import postgres from "postgres";
+import * as schema from "./schema";
+
+export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
+
+export interface DatabaseHandle {
+  db: Database;
+  kind: "pglite" | "postgres";
+  migrate(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const MIGRATIONS_FOLDER = path.resolve("db/migrations");
+/** Any constant works; it only has to be the same in every instance that migrates. */
+const MIGRATION_LOCK_KEY = 727_310_001;
+/** A query that waits longer than this is a fault (database down or overloaded), not a slow page. */
+const STATEMENT_TIMEOUT_MS = 10_000;
+
+/**
+ * PostgreSQL through postgres.js when a URL is given, otherwise embedded PGlite in `${dataDir}/pglite`.
+ * PGlite allows one process per data directory (STACK.md trap 9).
+ */
+export function openDatabase(options: { databaseUrl?: string; dataDir: string }): DatabaseHandle {
+  if (options.databaseUrl) {
+    const client = postgres(options.databaseUrl, {
+      max: 10,
+      connect_timeout: 5,
+      idle_timeout: 30,
+      onnotice: () => {},
+      connection: { statement_timeout: STATEMENT_TIMEOUT_MS, application_name: "member-account" },
+    });
+    const db = drizzlePostgres({ client, schema, casing: "snake_case" });
+    return {
+      db,
+      kind: "postgres",
+      // Several instances may start at once: one migrates while the others wait on the advisory lock.
+      migrate: async () => {
+        const lockConnection = await client.reserve();
+        try {
+          await lockConnection`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`;
+          await migratePostgres(db, { migrationsFolder: MIGRATIONS_FOLDER });
+        } finally {
+          await lockConnection`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`.catch(() => {});
+          lockConnection.release();
+        }
+      },
+      close: () => client.end({ timeout: 5 }),
+    };
+  }
+  const client = new PGlite(path.resolve(options.dataDir, "pglite"));
+  const db = drizzlePglite({ client, schema, casing: "snake_case" });
+  return {
+    db,
+    kind: "pglite",
+    migrate: () => migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER }),
+    close: () => client.close(),
+  };
+}
+
+// The HTTP server (tsx) and the React Router build (Vite) load this file as two modules; the open database
+// lives on globalThis so both use the one connection pool (and PGlite its one data directory).
+const KEY = Symbol.for("member-account.database");
+const registry = globalThis as unknown as Record<symbol, DatabaseHandle | undefined>;
+
+export function setDatabase(handle: DatabaseHandle | undefined): void {
+  registry[KEY] = handle;
+}
+
+/** The process's database, opened by the server at start-up. */
+export function getDatabase(): Database {
+  const handle = registry[KEY];
+  if (!handle) throw new Error("The database has not been opened (the server opens it at start-up)");
+  return handle.db;
+}
+
+/** True when a trivial query answers: used by /readyz/. */
+export async function isDatabaseReachable(): Promise<boolean> {
+  try {
+    await getDatabase().execute(sql`select 1`);
+    return true;
+  } catch {
+    return false;
+  }
+}

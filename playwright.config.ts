@@ -1,0 +1,62 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { defineConfig, devices } from "@playwright/test";
+
+/**
+ * One production build served once (`preview` mode: the production server on embedded defaults with a fresh
+ * data directory) for every e2e test. Each test runs with JavaScript on and again with it off.
+ */
+const PORT = Number(process.env.E2E_PORT ?? 4173);
+// Workers load this file again: the data directory is chosen once, in the runner, and inherited via env.
+process.env.E2E_DATA_DIR ??= mkdtempSync(path.join(tmpdir(), "member-account-e2e-"));
+
+export const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--no-first-run",
+  "--disable-quic",
+];
+
+export default defineConfig({
+  testDir: "tests/e2e",
+  fullyParallel: true,
+  workers: 2,
+  forbidOnly: Boolean(process.env.CI),
+  retries: 0,
+  reporter: process.env.CI ? [["list"]] : [["list"]],
+  timeout: 30_000,
+  use: {
+    baseURL: `http://localhost:${PORT}`,
+    launchOptions: { executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium", args: CHROMIUM_ARGS },
+    trace: "retain-on-failure",
+  },
+  projects: [
+    { name: "js-on", use: { ...devices["Desktop Chrome"], channel: undefined } },
+    { name: "js-off", use: { ...devices["Desktop Chrome"], channel: undefined, javaScriptEnabled: false } },
+  ],
+  webServer: {
+    command: "node --import tsx app/server/main.ts --mode=preview",
+    url: `http://localhost:${PORT}/healthz/`,
+    reuseExistingServer: false,
+    timeout: 60_000,
+    stdout: "ignore",
+    stderr: "pipe",
+    env: {
+      PORT: String(PORT),
+      HOST: "127.0.0.1",
+      APP_ORIGIN: `http://localhost:${PORT}`,
+      DATA_DIR: process.env.E2E_DATA_DIR,
+      LOG_LEVEL: "warn",
+      NODE_ENV: "production",
+      SERVICE_HOSTS_DATA: "data.example.test",
+      SERVICE_HOSTS_COMPE: "compe.example.test",
+      SERVICE_HOSTS_ONLINE: "online.example.test",
+      SERVICE_HOSTS_SHOP: "shop.example.test",
+    },
+  },
+});

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# `npm test`: every test, in order of speed. Type check (with route typegen), unit and integration tests
+# (real PGlite, the Cognito stand-in over HTTP, a real SMTP capture), the production build, then Playwright
+# in Debian's Chromium with JavaScript on and off.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ ! -x "${CHROMIUM_PATH:-/usr/bin/chromium}" ]; then
+  echo "Installing Debian's chromium for the end-to-end tests (needs root and the Debian mirror)..."
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+fi
+
+echo "== type check =="
+npm run typecheck
+
+echo "== unit and integration tests =="
+npx vitest run
+
+echo "== production build =="
+npx react-router build
+
+echo "== end-to-end (Chromium, JavaScript on and off) =="
+npx playwright test

@@ -1,0 +1,39 @@
+import { expect, test } from "vitest";
+import { parseConfig } from "~/config.server";
+import { pathForLog, securityHeaders } from "~/server/security-headers";
+
+const production = parseConfig({
+  APP_MODE: "production",
+  APP_ORIGIN: "https://id.example.jp",
+  SESSION_SECRETS: "s".repeat(32),
+  DATABASE_URL: "postgres://db/app",
+  COGNITO_REGION: "ap-northeast-1",
+  COGNITO_USER_POOL_ID: "pool",
+  COGNITO_CLIENT_ID: "client",
+  SMTP_URL: "smtp://mail:25",
+  SERVICE_ORIGIN_DATA: "https://data.example.jp/",
+});
+
+test("production CSP allows only our scripts and the response's nonce, and no framing", () => {
+  const headers = securityHeaders(production, "abc123");
+  const csp = headers["Content-Security-Policy"];
+  expect(csp).toContain("script-src 'self' 'nonce-abc123'");
+  expect(csp).not.toContain("unsafe-inline");
+  expect(csp).toContain("frame-ancestors 'none'");
+  expect(csp).toContain("form-action 'self' https://data.example.jp");
+  expect(headers["Strict-Transport-Security"]).toMatch(/max-age=\d+/);
+  expect(headers["X-Content-Type-Options"]).toBe("nosniff");
+  expect(headers["Referrer-Policy"]).toBe("strict-origin-when-cross-origin");
+});
+
+test("plain-http preview has no HSTS", () => {
+  const preview = parseConfig({ APP_MODE: "preview" });
+  expect(securityHeaders(preview, "n")["Strict-Transport-Security"]).toBeUndefined();
+});
+
+test("e-mail change tokens never reach the logs", () => {
+  expect(pathForLog("/email-update/s3cr3t-token/")).toBe("/email-update/[token]/");
+  expect(pathForLog("/en/email-update/s3cr3t-token/")).toBe("/en/email-update/[token]/");
+  expect(pathForLog("/api/email-updates/s3cr3t")).toBe("/api/email-updates/[token]");
+  expect(pathForLog("/my/profile/")).toBe("/my/profile/");
+});
