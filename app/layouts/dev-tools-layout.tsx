@@ -1,16 +1,10 @@
-import { Outlet, data, isRouteErrorResponse, useRouteError } from "react-router";
+import { Outlet, isRouteErrorResponse, useRouteError } from "react-router";
 import { ErrorPage } from "~/components/error-page";
 import { PageFrame } from "~/components/page-frame";
-import { getConfig } from "~/config.server";
+import { devToolsOnlyMiddleware } from "~/middleware/dev-tools-only.server";
 import type { Route } from "./+types/dev-tools-layout";
 
-/** Internal pages (demo, design-debug style guide, dev mailbox) do not exist in production. */
-export const middleware: Route.MiddlewareFunction[] = [
-  async (_args, next) => {
-    if (!getConfig().devToolsEnabled) throw data(null, { status: 404 });
-    return next();
-  },
-];
+export const middleware: Route.MiddlewareFunction[] = [devToolsOnlyMiddleware];
 
 export default function DevToolsLayout() {
   return (

@@ -33,6 +33,6 @@ export const canonicalUrlMiddleware: MiddlewareFunction<Response> = async ({ req
       await localeCookie.serialize(decision.rememberLocale, { secure: getConfig().secureCookies }),
     );
   }
-  // 301 would be cached forever by browsers; these depend on the cookie and the query, so 302.
-  throw redirect(decision.location, { status: 302, headers });
+  // Only the trailing-slash rule is permanent; the language redirects depend on the cookie and the query.
+  throw redirect(decision.location, { status: decision.permanent ? 301 : 302, headers });
 };

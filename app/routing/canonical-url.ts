@@ -10,7 +10,7 @@ export const LOCALE_QUERY_PARAM = "locale";
 
 export type CanonicalDecision =
   | { kind: "continue" }
-  | { kind: "redirect"; location: string; rememberLocale?: Locale };
+  | { kind: "redirect"; location: string; permanent?: boolean; rememberLocale?: Locale };
 
 /**
  * Where a page request should really go, before any page runs:
@@ -26,7 +26,7 @@ export function decideCanonicalUrl(input: {
 }): CanonicalDecision {
   const { url } = input;
   if (!url.pathname.endsWith("/")) {
-    return { kind: "redirect", location: `${url.pathname}/${url.search}` };
+    return { kind: "redirect", location: `${url.pathname}/${url.search}`, permanent: true };
   }
 
   const requested = url.searchParams.get(LOCALE_QUERY_PARAM);

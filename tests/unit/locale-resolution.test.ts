@@ -34,8 +34,9 @@ test("a missing trailing slash is added and the query kept", () => {
   expect(decide("/docs/privacy-policy?x=1&y=2")).toEqual({
     kind: "redirect",
     location: "/docs/privacy-policy/?x=1&y=2",
+    permanent: true,
   });
-  expect(decide("/en")).toEqual({ kind: "redirect", location: "/en/" });
+  expect(decide("/en")).toEqual({ kind: "redirect", location: "/en/", permanent: true });
 });
 
 test("?locale= switches to the same page in that language, keeps other parameters and is remembered", () => {
