@@ -1,10 +1,13 @@
 import { Outlet, isRouteErrorResponse, useRouteError } from "react-router";
 import { ErrorPage } from "~/components/error-page";
 import { PageFrame } from "~/components/page-frame";
-import { devToolsOnlyMiddleware } from "~/middleware/dev-tools-only.server";
-import type { Route } from "./+types/dev-tools-layout";
+import { requireDevTools } from "~/routing/dev-tools-only.server";
 
-export const middleware: Route.MiddlewareFunction[] = [devToolsOnlyMiddleware];
+/** Internal pages exist in development and preview only. */
+export function loader() {
+  requireDevTools();
+  return null;
+}
 
 export default function DevToolsLayout() {
   return (

@@ -7,6 +7,7 @@ import express, { type Express } from "express";
 import { RouterContextProvider, type ServerBuild } from "react-router";
 import { isDatabaseReachable } from "../../db/client.server";
 import type { Config } from "~/config.server";
+import { isJwksLoaded } from "~/integrations/cognito/jwks.server";
 import { logger } from "~/integrations/logger.server";
 import { requestInfoContext, type RequestInfo } from "./request-context";
 import { pathForLog, securityHeaders } from "./security-headers";
@@ -70,8 +71,9 @@ export async function createHttpApp(config: Config): Promise<HttpApp> {
   });
   app.get("/readyz/", async (_req, res) => {
     res.setHeader("Cache-Control", "no-store");
-    const database = await isDatabaseReachable();
-    res.status(database ? 200 : 503).json({ status: database ? "ready" : "unavailable", database });
+    const [database, jwks] = await Promise.all([isDatabaseReachable(), isJwksLoaded(config.cognito)]);
+    const ready = database && jwks;
+    res.status(ready ? 200 : 503).json({ status: ready ? "ready" : "unavailable", database, jwks });
   });
 
   let closeVite = async () => {};

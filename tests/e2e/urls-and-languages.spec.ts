@@ -102,7 +102,7 @@ test("health and readiness answer", async ({ request }) => {
   expect((await request.get("/healthz/")).status()).toBe(200);
   const ready = await request.get("/readyz/");
   expect(ready.status()).toBe(200);
-  expect(await ready.json()).toMatchObject({ status: "ready", database: true });
+  expect(await ready.json()).toMatchObject({ status: "ready", database: true, jwks: true });
 });
 
 test("static assets are fingerprinted and cached immutably, and pages are compressed", async ({ request }) => {

@@ -1,9 +1,12 @@
 import { useTranslation } from "react-i18next";
 import { getConfig } from "~/config.server";
 import { listMailboxEntries, mailboxDirectory } from "~/integrations/dev-mailbox.server";
+import { requireDevTools } from "~/routing/dev-tools-only.server";
 import type { Route } from "./+types/mailbox";
 
 export async function loader() {
+  // The layout's loader guards too, but loaders run in parallel: this one must not read the mailbox either.
+  requireDevTools();
   const entries = await listMailboxEntries(mailboxDirectory(getConfig().dataDir));
   return { entries };
 }

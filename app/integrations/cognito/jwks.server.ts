@@ -1,0 +1,34 @@
+import { createRemoteJWKSet, type RemoteJWKSet } from "jose";
+import type { Config } from "~/config.server";
+
+/** A JWKS fetch slower than this counts as Cognito being unreachable. */
+const JWKS_TIMEOUT_MS = 3_000;
+
+/** The token issuer of the pool: Cognito's regional URL, or the stand-in's endpoint. */
+export function cognitoIssuer(cognito: Config["cognito"]): string {
+  const base = cognito.endpoint ?? `https://cognito-idp.${cognito.region}.amazonaws.com`;
+  return `${base.replace(/\/$/, "")}/${cognito.userPoolId}`;
+}
+
+// One cached key set per process (both module graphs share it): page views verify tokens against it locally.
+const KEY = Symbol.for("member-account.jwks");
+const registry = globalThis as unknown as Record<symbol, RemoteJWKSet | undefined>;
+
+export function getJwks(cognito: Config["cognito"]): RemoteJWKSet {
+  registry[KEY] ??= createRemoteJWKSet(new URL(`${cognitoIssuer(cognito)}/.well-known/jwks.json`), {
+    timeoutDuration: JWKS_TIMEOUT_MS,
+  });
+  return registry[KEY];
+}
+
+/** True once the pool's signing keys are in the cache, fetching them if they are not yet. */
+export async function isJwksLoaded(cognito: Config["cognito"]): Promise<boolean> {
+  const jwks = getJwks(cognito);
+  if (jwks.jwks()) return true;
+  try {
+    await jwks.reload();
+    return jwks.jwks() !== undefined;
+  } catch {
+    return false;
+  }
+}

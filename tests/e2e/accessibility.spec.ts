@@ -1,0 +1,44 @@
+import AxeBuilder from "@axe-core/playwright";
+import { type Page, expect, test } from "@playwright/test";
+
+const PAGES = [
+  "/",
+  "/docs/terms-of-use/",
+  "/docs/terms-of-use/shinkenchiku-id/",
+  "/docs/terms-of-use/shinkenchiku-online/",
+  "/docs/privacy-policy/",
+  "/no-such-page/",
+  "/demo/",
+  "/rebranding-debugs/",
+  "/__dev/mailbox/",
+];
+
+async function expectNoSeriousViolations(page: Page, path: string) {
+  const results = await new AxeBuilder({ page }).analyze();
+  const serious = results.violations
+    .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
+    .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`);
+  expect(serious, `axe on ${path}`).toEqual([]);
+}
+
+for (const path of PAGES) {
+  for (const prefix of ["", "/en"]) {
+    test(`${prefix}${path} has no serious or critical accessibility violations`, async ({ page }) => {
+      await page.goto(`${prefix}${path}`);
+      await expectNoSeriousViolations(page, `${prefix}${path}`);
+    });
+  }
+}
+
+test("every design-debug subpage has no serious or critical accessibility violations", async ({ page }) => {
+  test.setTimeout(120_000);
+  await page.goto("/rebranding-debugs/");
+  const subpages = await page
+    .locator("main a[href^='/rebranding-debugs/']")
+    .evaluateAll((links) => links.map((link) => link.getAttribute("href") ?? ""));
+  expect(subpages.length).toBeGreaterThanOrEqual(23);
+  for (const path of subpages) {
+    await page.goto(path);
+    await expectNoSeriousViolations(page, path);
+  }
+});

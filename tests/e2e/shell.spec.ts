@@ -1,0 +1,68 @@
+import { expect, test } from "@playwright/test";
+
+for (const width of [375, 800, 1440]) {
+  test(`the menu opens and closes at ${width}px`, async ({ page }) => {
+    await page.setViewportSize({ width, height: 800 });
+    await page.goto("/");
+    const menu = page.locator("details.site-menu");
+    const drawer = menu.locator(".site-menu__drawer");
+    await expect(drawer).toBeHidden();
+
+    await menu.locator("summary").click();
+    await expect(drawer).toBeVisible();
+    await expect(drawer.getByRole("link", { name: "ログイン" })).toBeVisible();
+    // The drawer slides in from the left edge.
+    await expect.poll(async () => (await drawer.boundingBox())?.x).toBe(0);
+
+    await menu.locator("summary").click();
+    await expect(drawer).toBeHidden();
+  });
+}
+
+test("the menu closes when the member navigates", async ({ page }) => {
+  await page.goto("/");
+  const menu = page.locator("details.site-menu");
+  await menu.locator("summary").click();
+  await menu.locator(".site-menu__drawer").getByRole("link", { name: "利用規約" }).first().click();
+  await expect(page).toHaveURL(/\/docs\/terms-of-use\//);
+  // With JavaScript off a navigation loads a new document, whose menu starts closed; with it on, the menu closes.
+  await expect(page.locator("details.site-menu .site-menu__drawer")).toBeHidden();
+});
+
+test("the user menu opens and closes", async ({ page }) => {
+  await page.goto("/en/");
+  const userMenu = page.locator("details.user-menu").first();
+  const panel = userMenu.locator(".user-menu__panel");
+  await expect(panel).toBeHidden();
+  await userMenu.locator("summary").click();
+  await expect(panel).toBeVisible();
+  await expect(panel.getByRole("link", { name: /log in/i })).toBeVisible();
+  await userMenu.locator("summary").click();
+  await expect(panel).toBeHidden();
+});
+
+test("a toast is shown at the bottom centre, announced, and gone after 1.5 s", async ({ page }) => {
+  await page.goto("/rebranding-debugs/toast/");
+  await page.getByRole("button", { name: /success|成功/i }).click();
+  const toast = page.getByTestId("toast");
+  await expect(toast).toBeVisible();
+  await expect(toast).toHaveAttribute("role", "status");
+  await expect(toast).toContainText("変更を保存しました");
+  const box = await toast.boundingBox();
+  const viewport = page.viewportSize()!;
+  expect(Math.abs(box!.x + box!.width / 2 - viewport.width / 2)).toBeLessThan(2);
+  expect(box!.y + box!.height).toBeGreaterThan(viewport.height * 0.75);
+  await expect(toast).toBeHidden({ timeout: 5_000 });
+
+  // A reload does not show it again: the toast cookie was consumed.
+  await page.reload();
+  await expect(page.getByTestId("toast")).toHaveCount(0);
+});
+
+test("an error toast is an alert", async ({ page }) => {
+  await page.goto("/en/rebranding-debugs/toast/");
+  await page.getByRole("button", { name: /error/i }).click();
+  const toast = page.getByTestId("toast");
+  await expect(toast).toHaveAttribute("role", "alert");
+  await expect(toast).toContainText("An internal error occurred");
+});
