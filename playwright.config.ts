@@ -31,13 +31,15 @@ export default defineConfig({
   reporter: process.env.CI ? [["list"]] : [["list"]],
   timeout: 30_000,
   use: {
+    // A Japanese browser unless a test says otherwise (the root redirects English browsers to /en/).
+    locale: "ja-JP",
     baseURL: `http://localhost:${PORT}`,
     launchOptions: { executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium", args: CHROMIUM_ARGS },
     trace: "retain-on-failure",
   },
   projects: [
-    { name: "js-on", use: { ...devices["Desktop Chrome"], channel: undefined } },
-    { name: "js-off", use: { ...devices["Desktop Chrome"], channel: undefined, javaScriptEnabled: false } },
+    { name: "js-on", use: { ...devices["Desktop Chrome"], locale: "ja-JP" } },
+    { name: "js-off", use: { ...devices["Desktop Chrome"], locale: "ja-JP", javaScriptEnabled: false } },
   ],
   webServer: {
     command: "node --import tsx app/server/main.ts --mode=preview",

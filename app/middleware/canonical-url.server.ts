@@ -1,20 +1,29 @@
-import { createCookie, redirect, type MiddlewareFunction } from "react-router";
+import { redirect, type MiddlewareFunction } from "react-router";
 import { getConfig } from "~/config.server";
 import { decideCanonicalUrl } from "~/routing/canonical-url";
 
 export const LOCALE_COOKIE_MAX_AGE_S = 365 * 24 * 60 * 60;
 
-/** Remembers the chosen language; the name is the one the sibling services' Nuxt apps already use. */
-export const localeCookie = createCookie("i18n_redirected", {
-  path: "/",
-  sameSite: "lax",
-  httpOnly: true,
-  maxAge: LOCALE_COOKIE_MAX_AGE_S,
-});
+const LOCALE_COOKIE = "i18n_redirected";
 
-async function readRememberedLocale(request: Request): Promise<string | undefined> {
-  const value: unknown = await localeCookie.parse(request.headers.get("Cookie"));
-  return typeof value === "string" ? value : undefined;
+/**
+ * Remembers the chosen language, with the name and plain value ("en", not React Router's encoded JSON) that
+ * Nuxt's i18n module uses in the sibling services, so the two stay readable to each other's tooling.
+ */
+function serializeLocaleCookie(locale: string, secure: boolean): string {
+  return [
+    `${LOCALE_COOKIE}=${locale}`,
+    "Path=/",
+    `Max-Age=${LOCALE_COOKIE_MAX_AGE_S}`,
+    "SameSite=Lax",
+    "HttpOnly",
+    ...(secure ? ["Secure"] : []),
+  ].join("; ");
+}
+
+function readRememberedLocale(request: Request): string | undefined {
+  const header = request.headers.get("Cookie") ?? "";
+  return new RegExp(`(?:^|;\\s*)${LOCALE_COOKIE}=([^;]*)`).exec(header)?.[1];
 }
 
 /** Trailing-slash, ?locale= and root-language redirects for page requests (GET and HEAD only). */
@@ -22,16 +31,13 @@ export const canonicalUrlMiddleware: MiddlewareFunction<Response> = async ({ req
   if (request.method !== "GET" && request.method !== "HEAD") return next();
   const decision = decideCanonicalUrl({
     url: new URL(request.url),
-    rememberedLocale: await readRememberedLocale(request),
+    rememberedLocale: readRememberedLocale(request),
     acceptLanguage: request.headers.get("Accept-Language"),
   });
   if (decision.kind === "continue") return next();
   const headers = new Headers();
   if (decision.rememberLocale) {
-    headers.append(
-      "Set-Cookie",
-      await localeCookie.serialize(decision.rememberLocale, { secure: getConfig().secureCookies }),
-    );
+    headers.append("Set-Cookie", serializeLocaleCookie(decision.rememberLocale, getConfig().secureCookies));
   }
   // Only the trailing-slash rule is permanent; the language redirects depend on the cookie and the query.
   throw redirect(decision.location, { status: decision.permanent ? 301 : 302, headers });

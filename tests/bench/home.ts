@@ -6,8 +6,8 @@
  *     security headers, compression and one access log line per request, the logs sent to /dev/null) for `/`
  *     and `/en/`, next to the smallest server-rendered React Router page served by the same stack
  *     (tests/bench/minimal-app). Each URL gets a warm-up, then a fixed-length run with autocannon over loopback.
- *  2. The JavaScript the home page makes the browser load: every script and modulepreload it references, plus
- *     its inline scripts, each gzipped, against the 120 kB budget.
+ *  2. The JavaScript the home page makes the browser load: every script and modulepreload it references, each
+ *     gzipped, plus its inline scripts gzipped together (loader data included), against the 120 kB budget.
  *
  * How to read it:
  *  - "req/s" is the mean of autocannon's per-second request counts; p50/p99 are response latencies in ms.

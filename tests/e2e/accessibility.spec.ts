@@ -13,6 +13,9 @@ const PAGES = [
   "/__dev/mailbox/",
 ];
 
+// axe runs inside the page, so it needs JavaScript; the server-rendered DOM it checks is the same either way.
+test.skip(({ javaScriptEnabled }) => !javaScriptEnabled, "axe-core needs JavaScript in the page");
+
 async function expectNoSeriousViolations(page: Page, path: string) {
   const results = await new AxeBuilder({ page }).analyze();
   const serious = results.violations

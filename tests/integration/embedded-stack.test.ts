@@ -55,12 +55,12 @@ test("the pool is provisioned with the password policy, and the development admi
 });
 
 test("starting again on the same data directory reuses the pool, client and admin", async () => {
-  const first = { ...stack.env, admin: stack.admin };
+  const first = stack;
   await stack.stop();
   stack = await startEmbeddedStack({ dataDir: temp.dir, adminGroup: "admin" });
-  expect(stack.env.COGNITO_USER_POOL_ID).toBe(first.COGNITO_USER_POOL_ID);
-  expect(stack.env.COGNITO_CLIENT_ID).toBe(first.COGNITO_CLIENT_ID);
-  expect(stack.env.SESSION_SECRETS).toBe(first.SESSION_SECRETS);
+  expect(stack.env.COGNITO_USER_POOL_ID).toBe(first.env.COGNITO_USER_POOL_ID);
+  expect(stack.env.COGNITO_CLIENT_ID).toBe(first.env.COGNITO_CLIENT_ID);
+  expect(stack.env.SESSION_SECRETS).toBe(first.env.SESSION_SECRETS);
   expect(stack.admin).toEqual(first.admin);
 });
 

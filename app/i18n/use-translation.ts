@@ -1,0 +1,65 @@
+import type { TFunction } from "i18next";
+import { useMemo } from "react";
+import { useMatches } from "react-router";
+import { DEFAULT_LOCALE, type Locale, isLocale } from "./locales";
+import type { Resources } from "./resources";
+
+/**
+ * Components translate with this hook rather than react-i18next: i18next's browser runtime alone would
+ * spend a sixth of the home page's 120 kB JavaScript budget. The server keeps i18next (remix-i18next
+ * middleware); each loader sends the namespaces its page needs as `translations` (translations.server.ts),
+ * and this hook looks keys up in whatever the matched routes sent. The `t` it returns has i18next's own type,
+ * so a key missing from the Japanese resources is still a compile error.
+ */
+export type Namespace = keyof Resources;
+export type Translations = Partial<Record<Namespace, unknown>>;
+
+const INTERPOLATION = /{{\s*(\w+)\s*}}/g;
+
+function lookUp(bundle: unknown, path: string): unknown {
+  let node = bundle;
+  for (const segment of path.split(".")) {
+    if (node === null || typeof node !== "object") return undefined;
+    node = (node as Record<string, unknown>)[segment];
+  }
+  return node;
+}
+
+/** Merges the `translations` and finds the `locale` in the loader data of every matched route. */
+function collectTranslations(loaderData: unknown[]): { bundles: Translations; locale: Locale } {
+  const bundles: Translations = {};
+  let locale: Locale = DEFAULT_LOCALE;
+  for (const data of loaderData) {
+    if (data === null || typeof data !== "object") continue;
+    const { translations, locale: routeLocale } = data as { translations?: Translations; locale?: unknown };
+    if (translations) Object.assign(bundles, translations);
+    if (isLocale(routeLocale)) locale = routeLocale;
+  }
+  return { bundles, locale };
+}
+
+export function translate(
+  bundles: Translations,
+  defaultNamespace: Namespace,
+  key: string,
+  values: Record<string, unknown> = {},
+): string {
+  const separator = key.indexOf(":");
+  const namespace = separator > 0 ? (key.slice(0, separator) as Namespace) : defaultNamespace;
+  const path = separator > 0 ? key.slice(separator + 1) : key;
+  const found = lookUp(bundles[namespace], path);
+  if (typeof found !== "string") return key;
+  return found.replace(INTERPOLATION, (placeholder, name: string) =>
+    name in values ? String(values[name]) : placeholder,
+  );
+}
+
+export function useTranslation<Ns extends Namespace = "common">(namespace?: Ns) {
+  const matches = useMatches();
+  const defaultNamespace = namespace ?? "common";
+  return useMemo(() => {
+    const { bundles, locale } = collectTranslations(matches.map((match) => match.loaderData));
+    const t = (key: string, values?: Record<string, unknown>) => translate(bundles, defaultNamespace, key, values);
+    return { t: t as unknown as TFunction<Ns>, i18n: { language: locale } };
+  }, [matches, defaultNamespace]);
+}

@@ -1,0 +1,14 @@
+import { LegalDocument } from "~/components/legal-document";
+import type { Route } from "./+types/terms-of-use-id";
+import { formatDocsPageTitle, loadLegalDocument } from "./legal-document.server";
+
+export async function loader({ context }: Route.LoaderArgs) {
+  const content = loadLegalDocument(context, "termsId");
+  return { content, pageTitle: formatDocsPageTitle(context, content.title) };
+}
+
+export default function TermsOfUseIdPage({ loaderData }: Route.ComponentProps) {
+  return <LegalDocument content={loaderData.content} />;
+}
+
+export const meta: Route.MetaFunction = ({ loaderData }) => (loaderData ? [{ title: loaderData.pageTitle }] : []);
