@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# `npm test`: every test, in order of speed. Type check (with route typegen), unit and integration tests
-# (real PGlite, the Cognito stand-in over HTTP, a real SMTP capture), the production build, then Playwright
-# in Debian's Chromium with JavaScript on and off.
+# `npm test`: every test. Type check (with route typegen), the production build (the integration and e2e
+# tests serve it), unit and integration tests (real PGlite, the Cognito stand-in over HTTP, a real SMTP
+# capture), then Playwright in Debian's Chromium with JavaScript on and off.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,11 +13,11 @@ fi
 echo "== type check =="
 npm run typecheck
 
-echo "== unit and integration tests =="
-npx vitest run
-
 echo "== production build =="
 npx react-router build
+
+echo "== unit and integration tests =="
+npx vitest run
 
 echo "== end-to-end (Chromium, JavaScript on and off) =="
 npx playwright test
