@@ -1,5 +1,6 @@
-import type { i18n } from "i18next";
-import { createCookie } from "react-router";
+import type { TFunction } from "i18next";
+import { createCookie, type RouterContextProvider } from "react-router";
+import type { ToastMessage } from "remix-toast";
 import { getConfig } from "~/config.server";
 import {
   type RecognizedService,
@@ -7,8 +8,8 @@ import {
   recognizeService,
   themeForService,
 } from "~/domain/service-recognition.server";
-import type { Locale } from "~/i18n/locales";
-import { CLIENT_NAMESPACES } from "~/i18n/client-i18n";
+import { loadTranslations } from "~/i18n/translations.server";
+import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { getToastUtils } from "~/toast.server";
 
 /**
@@ -33,21 +34,46 @@ async function resolveService(request: Request, ownOrigin: string) {
   return { service, setCookie };
 }
 
-export async function loadRootData(request: Request, locale: Locale, i18nInstance: i18n) {
-  const config = getConfig();
+/**
+ * The toast is translated here, in the language of the page it lands on, so the browser needs no toast
+ * catalogue. Its message is a key of the "toasts" namespace; `values` fill its placeholders.
+ */
+function translateToast(toast: ToastMessage, t: TFunction<"toasts">) {
+  const values = typeof toast.values === "object" && toast.values !== null ? toast.values : {};
+  return {
+    type: toast.type === "success" || toast.type === "error" ? toast.type : ("info" as const),
+    text: (t as unknown as (key: string, values: object) => string)(toast.message, values),
+  };
+}
+
+/**
+ * Reads (and so consumes) the toast a redirect left, except on prefetches: the browser fetches the data of
+ * visible links ahead of time, and a prefetch must neither eat a toast meant for the page being shown nor, by
+ * answering late, overwrite the cookie a form post has just set. Without a toast nothing is written either.
+ */
+async function readToast(request: Request) {
+  const purpose = request.headers.get("Sec-Purpose") ?? request.headers.get("Purpose") ?? "";
+  if (/prefetch/i.test(purpose)) return { toast: undefined, headers: new Headers() };
   const { toast, headers } = await getToastUtils().getToast(request);
+  return { toast, headers: toast ? headers : new Headers() };
+}
+
+/** Namespaces every page's frame (header, menu, footer, error pages) needs. */
+const FRAME_NAMESPACES = ["common", "errors"] as const;
+
+export async function loadRootData(request: Request, context: Readonly<RouterContextProvider>) {
+  const config = getConfig();
+  const { toast, headers } = await readToast(request);
+  const locale = getLocale(context);
   const { service, setCookie } = await resolveService(request, config.origin);
   if (setCookie) headers.append("Set-Cookie", setCookie);
-  const resources = Object.fromEntries(
-    CLIENT_NAMESPACES.map((namespace) => [namespace, i18nInstance.getResourceBundle(locale, namespace)]),
-  ) as Record<(typeof CLIENT_NAMESPACES)[number], Record<string, unknown>>;
   return {
     headers,
     data: {
       locale,
-      resources,
+      translations: loadTranslations(context, [...FRAME_NAMESPACES]),
       theme: themeForService(service),
-      toast: toast ?? null,
+      toast: toast ? translateToast(toast, getInstance(context).getFixedT(locale, "toasts")) : null,
       // Member sign-in arrives with the sign-in issue; until then every visitor is signed out.
       member: null as { displayName: string; email: string } | null,
       devToolsEnabled: config.devToolsEnabled,

@@ -1,5 +1,3 @@
-import { useMemo } from "react";
-import { I18nextProvider } from "react-i18next";
 import {
   Links,
   Meta,
@@ -13,17 +11,16 @@ import {
 } from "react-router";
 import type { Route } from "./+types/root";
 import { useNonce } from "./components/nonce";
-import { createClientI18n } from "./i18n/client-i18n";
 import { localeFromPathname } from "./i18n/locales";
 import { canonicalUrlMiddleware } from "./middleware/canonical-url.server";
-import { getInstance, getLocale, i18nextMiddleware } from "./middleware/i18n.server";
+import { i18nextMiddleware } from "./middleware/i18n.server";
 import { loadRootData } from "./root.server";
 import appStylesHref from "./styles/app.css?url";
 
 export const middleware: Route.MiddlewareFunction[] = [canonicalUrlMiddleware, i18nextMiddleware];
 
 export async function loader({ request, context }: Route.LoaderArgs) {
-  const { data: rootData, headers } = await loadRootData(request, getLocale(context), getInstance(context));
+  const { data: rootData, headers } = await loadRootData(request, context);
   return data(rootData, { headers });
 }
 
@@ -40,7 +37,7 @@ export function Layout({ children }: { children: React.ReactNode }) {
         <meta charSet="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <Meta />
-        <Links />
+        <Links nonce={nonce} />
       </head>
       <body>
         {children}
@@ -51,17 +48,8 @@ export function Layout({ children }: { children: React.ReactNode }) {
   );
 }
 
-export default function App({ loaderData }: Route.ComponentProps) {
-  // A new instance per language: switching language swaps it synchronously, so no frame shows the old one.
-  const i18n = useMemo(
-    () => createClientI18n(loaderData.locale, loaderData.resources),
-    [loaderData.locale, loaderData.resources],
-  );
-  return (
-    <I18nextProvider i18n={i18n}>
-      <Outlet />
-    </I18nextProvider>
-  );
+export default function App() {
+  return <Outlet />;
 }
 
 /**

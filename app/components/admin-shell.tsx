@@ -1,5 +1,5 @@
 import type { ReactNode } from "react";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/use-translation";
 import { NavLink } from "react-router";
 import { pathnameForLocale } from "~/i18n/locales";
 import { useRootData } from "./use-root-data";
@@ -16,19 +16,19 @@ const ADMIN_LINKS = [
  * The heading is the page's h1, so each admin page titles itself with an h2.
  */
 export function AdminShell({ children }: { children: ReactNode }) {
-  const { t } = useTranslation();
+  const { t } = useTranslation("admin");
   const { locale } = useRootData();
   return (
     <div className="admin-shell">
       <header className="admin-shell__header">
-        <h1 className="admin-shell__heading">{t("admin.heading")}</h1>
-        <nav aria-label={t("admin.navLabel")}>
+        <h1 className="admin-shell__heading">{t("heading")}</h1>
+        <nav aria-label={t("navLabel")}>
           <ul className="admin-shell__nav">
             {ADMIN_LINKS.map((link) => (
               <li key={link.label}>
                 {/* end: "/admin/" is the user list, not a prefix of every admin page. */}
                 <NavLink className="admin-shell__link" to={pathnameForLocale(link.path, locale)} end>
-                  {t(`admin.${link.label}`)}
+                  {t(link.label)}
                 </NavLink>
               </li>
             ))}

@@ -1,4 +1,4 @@
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/use-translation";
 import { useLocation, useRouteLoaderData } from "react-router";
 import { localeFromPathname } from "~/i18n/locales";
 import type { RootData } from "~/root.server";

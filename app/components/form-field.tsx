@@ -1,5 +1,5 @@
 import { type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes, useId } from "react";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/use-translation";
 import { useMessageTranslator } from "./use-message-translator";
 
 type FieldBaseProps = {
@@ -43,7 +43,7 @@ function Field({
   ids,
   children,
 }: FieldBaseProps & { required: boolean; ids: ReturnType<typeof useFieldIds>; children: ReactNode }) {
-  const { t } = useTranslation();
+  const { t } = useTranslation("forms");
   const invalid = (errors?.length ?? 0) > 0;
   return (
     <div className={["form-field", invalid ? "form-field--invalid" : "", className ?? ""].filter(Boolean).join(" ")}>

@@ -1,4 +1,4 @@
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/use-translation";
 import { useLocation } from "react-router";
 import { LOCALES, LOCALE_DETAILS, type Locale } from "~/i18n/locales";
 import { LOCALE_QUERY_PARAM } from "~/routing/canonical-url";

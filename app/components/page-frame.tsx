@@ -1,5 +1,5 @@
 import { type ReactNode, useEffect, useState } from "react";
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/use-translation";
 import { SiteFooter } from "./site-footer";
 import { SiteHeader } from "./site-header";
 import { ToastRegion } from "./toast-region";

@@ -1,4 +1,4 @@
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/use-translation";
 import { pathFor } from "~/routing/route-table";
 import { AppLink } from "./app-link";
 import { LanguageSwitch } from "./language-switch";

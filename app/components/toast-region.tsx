@@ -1,22 +1,9 @@
 import { useEffect, useState } from "react";
 import type { RootData } from "~/root.server";
-import { useMessageTranslator } from "./use-message-translator";
 import { useRootData } from "./use-root-data";
 
 type Toast = NonNullable<RootData["toast"]>;
 export type ToastKind = "success" | "error" | "info";
-
-/** remix-toast also knows "warning"; this app shows it as info. */
-function kindOf(toast: Toast): ToastKind {
-  return toast.type === "success" || toast.type === "error" ? toast.type : "info";
-}
-
-/** Interpolation values a toast may carry next to its key, e.g. { device: "iPhone" } for "toast.deviceDeactivated". */
-function valuesOf(toast: Toast): Record<string, string> | undefined {
-  const { values } = toast;
-  if (typeof values !== "object" || values === null) return undefined;
-  return Object.fromEntries(Object.entries(values).filter((entry) => typeof entry[1] === "string"));
-}
 
 // Toasts already on screen once. The root loader keeps returning the same toast object until it runs again, so
 // without this a layout change (which remounts the region) would replay an old toast.
@@ -48,12 +35,7 @@ export function ToastRegion() {
     <div className="toast-region">
       {current ? (
         // A new key per toast remounts it, restarting the CSS countdown even when the same message comes twice.
-        <ToastMessage
-          key={keyOf(current)}
-          kind={kindOf(current)}
-          message={current.message}
-          values={valuesOf(current)}
-        />
+        <ToastMessage key={keyOf(current)} kind={current.type} text={current.text} />
       ) : null}
     </div>
   );
@@ -61,21 +43,19 @@ export function ToastRegion() {
 
 type ToastMessageProps = {
   kind: ToastKind;
-  /** A translation key under common's "toast.", e.g. "toast.changesSaved". */
-  message: string;
-  values?: Record<string, string>;
+  /** Already translated (the root loader translates the toast the app sent). */
+  text: string;
   /** Stays on screen without the countdown: for the design-debug pages. */
   pinned?: boolean;
 };
 
-export function ToastMessage({ kind, message, values, pinned = false }: ToastMessageProps) {
-  const translate = useMessageTranslator();
+export function ToastMessage({ kind, text, pinned = false }: ToastMessageProps) {
   const classes = ["toast", `toast--${kind}`, pinned ? "toast--pinned" : ""].filter(Boolean).join(" ");
   // An error interrupts (role=alert); the others wait for a pause in speech.
   const liveProps = kind === "error" ? { role: "alert" } : { role: "status", "aria-live": "polite" as const };
   return (
     <div className={classes} data-testid="toast" data-toast-type={kind} {...liveProps}>
-      {translate(message, values)}
+      {text}
     </div>
   );
 }

@@ -1,13 +1,19 @@
+import enAdmin from "../../locales/en/admin.json";
 import enCommon from "../../locales/en/common.json";
 import enDevtools from "../../locales/en/devtools.json";
 import enDocs from "../../locales/en/docs.json";
 import enErrors from "../../locales/en/errors.json";
+import enForms from "../../locales/en/forms.json";
 import enHome from "../../locales/en/home.json";
+import enToasts from "../../locales/en/toasts.json";
+import jaAdmin from "../../locales/ja/admin.json";
 import jaCommon from "../../locales/ja/common.json";
 import jaDevtools from "../../locales/ja/devtools.json";
 import jaDocs from "../../locales/ja/docs.json";
 import jaErrors from "../../locales/ja/errors.json";
+import jaForms from "../../locales/ja/forms.json";
 import jaHome from "../../locales/ja/home.json";
+import jaToasts from "../../locales/ja/toasts.json";
 import type { Locale } from "./locales";
 
 /** Japanese is the source of the key types: i18next's `t` only accepts keys that exist in it. */
@@ -17,6 +23,9 @@ export const jaResources = {
   home: jaHome,
   docs: jaDocs,
   devtools: jaDevtools,
+  toasts: jaToasts,
+  forms: jaForms,
+  admin: jaAdmin,
 };
 export type Resources = typeof jaResources;
 
@@ -30,6 +39,9 @@ const enResources: SameKeys<Resources> = {
   home: enHome,
   docs: enDocs,
   devtools: enDevtools,
+  toasts: enToasts,
+  forms: enForms,
+  admin: enAdmin,
 };
 
 export const RESOURCES: Record<Locale, SameKeys<Resources>> = { ja: jaResources, en: enResources };

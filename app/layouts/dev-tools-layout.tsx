@@ -1,12 +1,14 @@
 import { Outlet, isRouteErrorResponse, useRouteError } from "react-router";
 import { ErrorPage } from "~/components/error-page";
 import { PageFrame } from "~/components/page-frame";
+import { loadTranslations } from "~/i18n/translations.server";
 import { requireDevTools } from "~/routing/dev-tools-only.server";
+import type { Route } from "./+types/dev-tools-layout";
 
-/** Internal pages exist in development and preview only. */
-export function loader() {
+/** Internal pages exist in development and preview only; as a style guide they show every kind of text. */
+export function loader({ context }: Route.LoaderArgs) {
   requireDevTools();
-  return null;
+  return { translations: loadTranslations(context, ["devtools", "toasts", "forms", "admin"]) };
 }
 
 export default function DevToolsLayout() {

@@ -1,7 +1,8 @@
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/use-translation";
 import { AppLink } from "~/components/app-link";
 import { useRootData } from "~/components/use-root-data";
 import { type Locale, pathnameForLocale } from "~/i18n/locales";
+import { loadTranslations } from "~/i18n/translations.server";
 import { getInstance } from "~/middleware/i18n.server";
 import type { Route } from "./+types/home";
 
@@ -9,10 +10,14 @@ import type { Route } from "./+types/home";
 const LINKED_SERVICES = ["data", "compe", "online", "shop"] as const;
 const PLAN_ROWS = ["price", "search", "summaries", "pages"] as const;
 
-/** The home texts reach the browser anyway; only meta() needs them here, where no hook can translate. */
 export async function loader({ context }: Route.LoaderArgs) {
   const t = getInstance(context).getFixedT(null, "home");
-  return { title: t("meta.title"), description: t("meta.description") };
+  // meta() cannot use a hook, so the title and description are translated here.
+  return {
+    title: t("meta.title"),
+    description: t("meta.description"),
+    translations: loadTranslations(context, ["home"]),
+  };
 }
 
 export default function HomePage() {

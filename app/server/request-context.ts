@@ -3,7 +3,7 @@ import { createContext, type RouterContext } from "react-router";
 /** What the HTTP layer learned about a request before React Router saw it. */
 export interface RequestInfo {
   requestId: string;
-  /** Per-response CSP nonce; every inline script the app renders carries it. */
+  /** Per-response CSP nonce; every inline script the app renders carries it (empty in development). */
   nonce: string;
   /** Client IP, from the socket or from a configured trusted proxy header only. */
   clientIp: string;

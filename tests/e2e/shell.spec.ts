@@ -67,3 +67,17 @@ test("an error toast is an alert", async ({ page }) => {
   await expect(toast).toHaveAttribute("role", "alert");
   await expect(toast).toContainText("An internal error occurred");
 });
+
+test("a prefetch of another page does not swallow a waiting toast", async ({ request }) => {
+  const posted = await request.post("/rebranding-debugs/toast/", { form: { kind: "success" }, maxRedirects: 0 });
+  expect(posted.status()).toBe(302);
+  // What the browser does for a visible link while the redirect is on its way.
+  const prefetch = await request.get("/docs/terms-of-use/_.data", { headers: { "Sec-Purpose": "prefetch" } });
+  expect(prefetch.status()).toBe(200);
+  expect(prefetch.headers()["set-cookie"] ?? "").not.toContain("toast=");
+
+  const page = await request.get("/rebranding-debugs/toast/");
+  expect(await page.text()).toContain('data-testid="toast"');
+  // Shown once: the next page view has no toast.
+  expect(await (await request.get("/rebranding-debugs/toast/")).text()).not.toContain('data-testid="toast"');
+});

@@ -1,5 +1,6 @@
 import type { ReactNode } from "react";
-import { useTranslation } from "react-i18next";
+import type { Resources } from "~/i18n/resources";
+import { useTranslation } from "~/i18n/use-translation";
 import { Form } from "react-router";
 import { AdminShell } from "~/components/admin-shell";
 import { Button, buttonClassName } from "~/components/button";
@@ -200,7 +201,7 @@ function TextFieldSamples() {
 
 function SelectFieldSamples() {
   const { t } = useTranslation("devtools");
-  const { t: tc } = useTranslation();
+  const { t: tf } = useTranslation("forms");
   const countries = [
     { value: "JP", label: t("debug.options.japan") },
     { value: "other", label: t("debug.options.other") },
@@ -217,14 +218,14 @@ function SelectFieldSamples() {
         label={t("debug.fields.country")}
         selectProps={{ name: "country", required: true, defaultValue: "" }}
         options={countries}
-        placeholder={tc("validation.selectRequired")}
+        placeholder={tf("validation.selectRequired")}
         errors={["validation.selectRequired"]}
       />
       <SelectField
         label={t("debug.fields.occupation")}
         selectProps={{ name: "occupation", required: true, defaultValue: "architect" }}
         options={occupations}
-        placeholder={tc("validation.selectRequired")}
+        placeholder={tf("validation.selectRequired")}
       />
       <SelectField
         label={t("debug.fields.country")}
@@ -295,19 +296,20 @@ function ButtonStates() {
   );
 }
 
-const TOAST_SAMPLES: { kind: ToastKind; message: string }[] = [
-  { kind: "success", message: "toast.changesSaved" },
-  { kind: "error", message: "toast.internalError" },
-  { kind: "info", message: "toast.deviceLimitExceeded" },
-];
+const TOAST_SAMPLES = [
+  { kind: "success", message: "changesSaved" },
+  { kind: "error", message: "internalError" },
+  { kind: "info", message: "deviceLimitExceeded" },
+] as const;
 
 function ToastKinds() {
   const { t } = useTranslation("devtools");
+  const { t: toastText } = useTranslation("toasts");
   return (
     <div className="design-column">
       {TOAST_SAMPLES.map((sample) => (
         <Preview key={sample.kind} title={t(`debug.toasts.${sample.kind}`)}>
-          <ToastMessage kind={sample.kind} message={sample.message} pinned />
+          <ToastMessage kind={sample.kind} text={toastText(sample.message)} pinned />
         </Preview>
       ))}
     </div>
@@ -315,7 +317,7 @@ function ToastKinds() {
 }
 
 // The spec's toast catalogue (section 8) by kind; the device-limit notice is advice, so it is info.
-const TOAST_CATALOGUE: Record<ToastKind, string[]> = {
+const TOAST_CATALOGUE: Record<ToastKind, (keyof Resources["toasts"] & string)[]> = {
   success: [
     "loggedOut",
     "loggedIn",
@@ -343,6 +345,7 @@ const TOAST_CATALOGUE: Record<ToastKind, string[]> = {
 
 function ToastTexts() {
   const { t } = useTranslation("devtools");
+  const { t: toastText } = useTranslation("toasts");
   const device = "iPhone / Safari";
   return (
     <>
@@ -351,7 +354,7 @@ function ToastTexts() {
           <ul className="design-toast-list">
             {TOAST_CATALOGUE[kind].map((key) => (
               <li key={key}>
-                <ToastMessage kind={kind} message={`toast.${key}`} values={{ device }} pinned />
+                <ToastMessage kind={kind} text={toastText(key, { device })} pinned />
               </li>
             ))}
           </ul>
@@ -363,11 +366,11 @@ function ToastTexts() {
 
 function AdminShellPreview() {
   const { t } = useTranslation("devtools");
-  const { t: tc } = useTranslation();
+  const { t: ta } = useTranslation("admin");
   return (
     <Preview title={t("debugPages.g-2.title")}>
       <AdminShell>
-        <h2>{tc("admin.users")}</h2>
+        <h2>{ta("users")}</h2>
         <p>{t("debug.adminSample")}</p>
       </AdminShell>
     </Preview>
@@ -406,6 +409,7 @@ const SAMPLE_DEVICE_LIMIT = 3;
 function DeviceListSample({ overLimit }: { overLimit: boolean }) {
   const { t, i18n } = useTranslation("devtools");
   const { t: tc } = useTranslation();
+  const { t: toastText } = useTranslation("toasts");
   const devices = overLimit ? SAMPLE_DEVICES : SAMPLE_DEVICES.slice(0, 2);
   // A fixed zone keeps the server's and the browser's text identical (no hydration mismatch).
   const dateFormat = new Intl.DateTimeFormat(i18n.language, {
@@ -419,7 +423,7 @@ function DeviceListSample({ overLimit }: { overLimit: boolean }) {
         {t("debug.sampleNotice")}
       </p>
       <h2 id="device-list-title">{t("debug.devices.heading")}</h2>
-      {overLimit ? <p className="notice notice--warning">{tc("toast.deviceLimitExceeded")}</p> : null}
+      {overLimit ? <p className="notice notice--warning">{toastText("deviceLimitExceeded")}</p> : null}
       <p>{t("debug.devices.count", { count: devices.length, limit: SAMPLE_DEVICE_LIMIT })}</p>
       <p className="device-list__note">{t("debug.devices.limitNote", { limit: SAMPLE_DEVICE_LIMIT })}</p>
       <div className="table-scroll">

@@ -1,4 +1,4 @@
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/use-translation";
 import { AppLink } from "~/components/app-link";
 import { useRootData } from "~/components/use-root-data";
 import { getInstance } from "~/middleware/i18n.server";

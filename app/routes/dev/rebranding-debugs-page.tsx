@@ -1,4 +1,4 @@
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/use-translation";
 import { data } from "react-router";
 import { AppLink } from "~/components/app-link";
 import { isDebugPage } from "~/components/design-debug/debug-pages";
@@ -29,11 +29,11 @@ export async function action({ params, request, context }: Route.ActionArgs) {
   const toasts = getToastUtils();
   switch (kind) {
     case "success":
-      return toasts.redirectWithSuccess(back, "toast.changesSaved");
+      return toasts.redirectWithSuccess(back, "changesSaved");
     case "error":
-      return toasts.redirectWithError(back, "toast.internalError");
+      return toasts.redirectWithError(back, "internalError");
     case "info":
-      return toasts.redirectWithInfo(back, "toast.deviceLimitExceeded");
+      return toasts.redirectWithInfo(back, "deviceLimitExceeded");
     default:
       throw data(null, { status: 400 });
   }

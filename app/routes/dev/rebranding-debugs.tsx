@@ -1,4 +1,4 @@
-import { useTranslation } from "react-i18next";
+import { useTranslation } from "~/i18n/use-translation";
 import { AppLink } from "~/components/app-link";
 import { DEBUG_PAGES } from "~/components/design-debug/debug-pages";
 import { useRootData } from "~/components/use-root-data";
