@@ -1,1 +1,2 @@
 export * from "./member-profiles";
+export * from "./member-sessions";

@@ -1,0 +1,237 @@
+import {
+  AdminCreateUserCommand,
+  AdminDeleteUserCommand,
+  AdminDisableUserCommand,
+  AdminGetUserCommand,
+  AdminInitiateAuthCommand,
+  AdminSetUserPasswordCommand,
+  AdminUpdateUserAttributesCommand,
+  AdminUserGlobalSignOutCommand,
+  type AttributeType,
+  type AuthenticationResultType,
+  ChangePasswordCommand,
+  type CognitoIdentityProviderClient,
+  ConfirmForgotPasswordCommand,
+  ConfirmSignUpCommand,
+  ForgotPasswordCommand,
+  ResendConfirmationCodeCommand,
+  RevokeTokenCommand,
+  SignUpCommand,
+} from "@aws-sdk/client-cognito-identity-provider";
+import type { Config } from "~/config.server";
+import { type CognitoOperation, toIdentityError } from "./cognito-errors.server";
+import { createCognitoClient } from "./cognito-client.server";
+
+/** The whole call, retries included, must finish within this; past it the member hears "temporarily unavailable". */
+export const COGNITO_CALL_DEADLINE_MS = 8_000;
+
+export interface IdentityTokens {
+  accessToken: string;
+  idToken: string;
+  /** Absent on refresh: Cognito keeps the refresh token it issued at sign-in. */
+  refreshToken?: string;
+  expiresInS: number;
+}
+
+export interface IdentityUser {
+  sub: string;
+  email: string;
+  emailVerified: boolean;
+  enabled: boolean;
+  confirmed: boolean;
+  attributes: Record<string, string>;
+}
+
+export type UserAttributes = Partial<Record<"email" | "email_verified" | "locale" | "family_name" | "given_name", string>>;
+
+function toAttributeList(attributes: UserAttributes): AttributeType[] {
+  return Object.entries(attributes)
+    .filter((entry): entry is [string, string] => typeof entry[1] === "string")
+    .map(([Name, Value]) => ({ Name, Value }));
+}
+
+function toTokens(result: AuthenticationResultType | undefined, operation: CognitoOperation): IdentityTokens {
+  if (!result?.AccessToken || !result.IdToken) throw toIdentityError(new Error("no tokens"), operation);
+  return {
+    accessToken: result.AccessToken,
+    idToken: result.IdToken,
+    refreshToken: result.RefreshToken,
+    expiresInS: result.ExpiresIn ?? 3600,
+  };
+}
+
+/**
+ * Every Cognito call the app makes, server-side, through the AWS SDK. Each call has a deadline on top of the
+ * SDK's own per-attempt time-out and bounded retries (cognito-client.server.ts); every failure comes out as an
+ * IdentityError from the one error table. The stand-in is reached through exactly this code.
+ */
+export function createIdentityProvider(cognito: Config["cognito"], client: CognitoIdentityProviderClient = createCognitoClient(cognito)) {
+  const { userPoolId: UserPoolId, clientId: ClientId } = cognito;
+
+  async function call<T>(operation: CognitoOperation, run: (abortSignal: AbortSignal) => Promise<T>): Promise<T> {
+    try {
+      return await run(AbortSignal.timeout(COGNITO_CALL_DEADLINE_MS));
+    } catch (error) {
+      throw toIdentityError(error, operation);
+    }
+  }
+
+  return {
+    signUp: (input: { email: string; password: string; locale: string }) =>
+      call("SignUp", async (abortSignal) => {
+        const output = await client.send(
+          new SignUpCommand({
+            ClientId,
+            Username: input.email,
+            Password: input.password,
+            UserAttributes: toAttributeList({ email: input.email, locale: input.locale }),
+          }),
+          { abortSignal },
+        );
+        return { sub: output.UserSub ?? "", confirmed: output.UserConfirmed ?? false };
+      }),
+
+    confirmSignUp: (input: { email: string; code: string }) =>
+      call("ConfirmSignUp", (abortSignal) =>
+        client.send(new ConfirmSignUpCommand({ ClientId, Username: input.email, ConfirmationCode: input.code }), {
+          abortSignal,
+        }),
+      ).then(() => undefined),
+
+    resendConfirmationCode: (email: string) =>
+      call("ResendConfirmationCode", (abortSignal) =>
+        client.send(new ResendConfirmationCodeCommand({ ClientId, Username: email }), { abortSignal }),
+      ).then(() => undefined),
+
+    signIn: (input: { email: string; password: string }) =>
+      call("AdminInitiateAuth", async (abortSignal) => {
+        const output = await client.send(
+          new AdminInitiateAuthCommand({
+            UserPoolId,
+            ClientId,
+            AuthFlow: "ADMIN_USER_PASSWORD_AUTH",
+            AuthParameters: { USERNAME: input.email, PASSWORD: input.password },
+          }),
+          { abortSignal },
+        );
+        return toTokens(output.AuthenticationResult, "AdminInitiateAuth");
+      }),
+
+    refresh: (refreshToken: string) =>
+      call("RefreshToken", async (abortSignal) => {
+        const output = await client.send(
+          new AdminInitiateAuthCommand({
+            UserPoolId,
+            ClientId,
+            AuthFlow: "REFRESH_TOKEN_AUTH",
+            AuthParameters: { REFRESH_TOKEN: refreshToken },
+          }),
+          { abortSignal },
+        );
+        return toTokens(output.AuthenticationResult, "RefreshToken");
+      }),
+
+    revokeRefreshToken: (refreshToken: string) =>
+      call("RevokeToken", (abortSignal) =>
+        client.send(new RevokeTokenCommand({ ClientId, Token: refreshToken }), { abortSignal }),
+      ).then(() => undefined),
+
+    signOutEverywhere: (username: string) =>
+      call("AdminUserGlobalSignOut", (abortSignal) =>
+        client.send(new AdminUserGlobalSignOutCommand({ UserPoolId, Username: username }), { abortSignal }),
+      ).then(() => undefined),
+
+    forgotPassword: (email: string) =>
+      call("ForgotPassword", (abortSignal) =>
+        client.send(new ForgotPasswordCommand({ ClientId, Username: email }), { abortSignal }),
+      ).then(() => undefined),
+
+    confirmForgotPassword: (input: { email: string; code: string; password: string }) =>
+      call("ConfirmForgotPassword", (abortSignal) =>
+        client.send(
+          new ConfirmForgotPasswordCommand({
+            ClientId,
+            Username: input.email,
+            ConfirmationCode: input.code,
+            Password: input.password,
+          }),
+          { abortSignal },
+        ),
+      ).then(() => undefined),
+
+    changePassword: (input: { accessToken: string; currentPassword: string; newPassword: string }) =>
+      call("ChangePassword", (abortSignal) =>
+        client.send(
+          new ChangePasswordCommand({
+            AccessToken: input.accessToken,
+            PreviousPassword: input.currentPassword,
+            ProposedPassword: input.newPassword,
+          }),
+          { abortSignal },
+        ),
+      ).then(() => undefined),
+
+    getUser: (username: string) =>
+      call("AdminGetUser", async (abortSignal): Promise<IdentityUser> => {
+        const output = await client.send(new AdminGetUserCommand({ UserPoolId, Username: username }), { abortSignal });
+        const attributes = Object.fromEntries(
+          (output.UserAttributes ?? []).map((attribute) => [attribute.Name ?? "", attribute.Value ?? ""]),
+        );
+        return {
+          sub: attributes.sub ?? "",
+          email: attributes.email ?? "",
+          emailVerified: attributes.email_verified === "true",
+          enabled: output.Enabled ?? true,
+          confirmed: output.UserStatus === "CONFIRMED",
+          attributes,
+        };
+      }),
+
+    updateAttributes: (username: string, attributes: UserAttributes) =>
+      call("AdminUpdateUserAttributes", (abortSignal) =>
+        client.send(
+          new AdminUpdateUserAttributesCommand({
+            UserPoolId,
+            Username: username,
+            UserAttributes: toAttributeList(attributes),
+          }),
+          { abortSignal },
+        ),
+      ).then(() => undefined),
+
+    /** A confirmed user with a known password and no mail sent: the lazy migration of legacy accounts. */
+    createConfirmedUser: (input: { email: string; password: string; attributes: UserAttributes }) =>
+      call("AdminCreateUser", async (abortSignal) => {
+        await client.send(
+          new AdminCreateUserCommand({
+            UserPoolId,
+            Username: input.email,
+            MessageAction: "SUPPRESS",
+            UserAttributes: toAttributeList({ ...input.attributes, email: input.email, email_verified: "true" }),
+          }),
+          { abortSignal },
+        );
+        await client.send(
+          new AdminSetUserPasswordCommand({
+            UserPoolId,
+            Username: input.email,
+            Password: input.password,
+            Permanent: true,
+          }),
+          { abortSignal },
+        );
+      }),
+
+    deleteUser: (username: string) =>
+      call("AdminDeleteUser", (abortSignal) =>
+        client.send(new AdminDeleteUserCommand({ UserPoolId, Username: username }), { abortSignal }),
+      ).then(() => undefined),
+
+    disableUser: (username: string) =>
+      call("AdminDisableUser", (abortSignal) =>
+        client.send(new AdminDisableUserCommand({ UserPoolId, Username: username }), { abortSignal }),
+      ).then(() => undefined),
+  };
+}
+
+export type IdentityProvider = ReturnType<typeof createIdentityProvider>;

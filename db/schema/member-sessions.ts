@@ -1,0 +1,38 @@
+import { sql } from "drizzle-orm";
+import { index, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+
+/**
+ * One row per signed-in browser ("device"). The browser holds only the row's id (session cookie) and its device
+ * key (a long-lived cookie naming the browser across sign-ins); Cognito's refresh token stays here, encrypted.
+ * A revoked row (sign-out, deactivation, password change, cancellation) signs that browser out on its next request.
+ * Rows are never reused: every sign-in makes a new id (a captured cookie dies with its session).
+ */
+export const memberSessions = pgTable(
+  "member_sessions",
+  {
+    id: uuid().primaryKey().defaultRandom(),
+    sub: uuid().notNull(),
+    /** The member's e-mail at sign-in, so the header can name the member without asking Cognito. */
+    email: text().notNull(),
+    deviceKey: text().notNull(),
+    deviceName: text().notNull(),
+    browser: text().notNull(),
+    /** AES-256-GCM under a key derived from the session secret (app/domain/session-crypto.server.ts). */
+    refreshTokenEncrypted: text().notNull(),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    /**
+     * Null while the sign-in waits on the device-limit screen: the member has authenticated but the browser is
+     * not signed in until a slot is free. Only activated rows count towards the limit.
+     */
+    activatedAt: timestamp({ withTimezone: true }),
+    lastLoginAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    revokedAt: timestamp({ withTimezone: true }),
+  },
+  (table) => [
+    // A browser has at most one live session per member: signing in again replaces it instead of using a slot.
+    uniqueIndex("member_sessions_live_device_idx")
+      .on(table.sub, table.deviceKey)
+      .where(sql`${table.revokedAt} is null and ${table.activatedAt} is not null`),
+    index("member_sessions_sub_idx").on(table.sub),
+  ],
+);
