@@ -8,6 +8,8 @@ import { defineConfig, devices } from "@playwright/test";
  * data directory) for every e2e test. Each test runs with JavaScript on and again with it off.
  */
 const PORT = Number(process.env.E2E_PORT ?? 4173);
+/** Tests create their members directly in the stand-in (tests/support/test-members.ts), so its port is fixed. */
+export const STANDIN_PORT = Number(process.env.E2E_STANDIN_PORT ?? 4174);
 // Workers load this file again: the data directory is chosen once, in the runner, and inherited via env.
 process.env.E2E_DATA_DIR ??= mkdtempSync(path.join(tmpdir(), "member-account-e2e-"));
 
@@ -53,6 +55,7 @@ export default defineConfig({
       HOST: "127.0.0.1",
       APP_ORIGIN: `http://localhost:${PORT}`,
       DATA_DIR: process.env.E2E_DATA_DIR,
+      STANDIN_COGNITO_PORT: String(STANDIN_PORT),
       LOG_LEVEL: "warn",
       NODE_ENV: "production",
       SERVICE_HOSTS_DATA: "data.example.test",

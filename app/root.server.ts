@@ -9,7 +9,9 @@ import {
   themeForService,
 } from "~/domain/service-recognition.server";
 import { loadTranslations } from "~/i18n/translations.server";
+import { displayName } from "~/domain/display-name.server";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
+import { getMember } from "~/middleware/member-session.server";
 import { getToastUtils } from "~/toast.server";
 
 /**
@@ -65,6 +67,7 @@ export async function loadRootData(request: Request, context: Readonly<RouterCon
   const config = getConfig();
   const { toast, headers } = await readToast(request);
   const locale = getLocale(context);
+  const member = getMember(context);
   const { service, setCookie } = await resolveService(request, config.origin);
   if (setCookie) headers.append("Set-Cookie", setCookie);
   return {
@@ -74,8 +77,7 @@ export async function loadRootData(request: Request, context: Readonly<RouterCon
       translations: loadTranslations(context, [...FRAME_NAMESPACES]),
       theme: themeForService(service),
       toast: toast ? translateToast(toast, getInstance(context).getFixedT(locale, "toasts")) : null,
-      // Member sign-in arrives with the sign-in issue; until then every visitor is signed out.
-      member: null as { displayName: string; email: string } | null,
+      member: member ? { displayName: displayName(member, locale), email: member.email } : null,
       devToolsEnabled: config.devToolsEnabled,
       links: {
         dataTerms: config.links.dataTerms,

@@ -125,6 +125,11 @@ async function findPendingSession(db: Database, sessionId: string, now: Date) {
   return row;
 }
 
+/** Whose sign-in is waiting under this id (null when none is, or it expired). */
+export async function pendingSessionOwner(db: Database, sessionId: string, now = new Date()): Promise<string | null> {
+  return (await findPendingSession(db, sessionId, now))?.sub ?? null;
+}
+
 /** The devices a pending sign-in competes with, for the device-limit screen. */
 export async function listDevicesForPendingSession(db: Database, sessionId: string, now = new Date()) {
   const pending = await findPendingSession(db, sessionId, now);

@@ -1,4 +1,5 @@
 import enAdmin from "../../locales/en/admin.json";
+import enAuth from "../../locales/en/auth.json";
 import enCommon from "../../locales/en/common.json";
 import enDevtools from "../../locales/en/devtools.json";
 import enDocs from "../../locales/en/docs.json";
@@ -7,6 +8,7 @@ import enForms from "../../locales/en/forms.json";
 import enHome from "../../locales/en/home.json";
 import enToasts from "../../locales/en/toasts.json";
 import jaAdmin from "../../locales/ja/admin.json";
+import jaAuth from "../../locales/ja/auth.json";
 import jaCommon from "../../locales/ja/common.json";
 import jaDevtools from "../../locales/ja/devtools.json";
 import jaDocs from "../../locales/ja/docs.json";
@@ -26,6 +28,7 @@ export const jaResources = {
   toasts: jaToasts,
   forms: jaForms,
   admin: jaAdmin,
+  auth: jaAuth,
 };
 export type Resources = typeof jaResources;
 
@@ -42,6 +45,7 @@ const enResources: SameKeys<Resources> = {
   toasts: enToasts,
   forms: enForms,
   admin: enAdmin,
+  auth: enAuth,
 };
 
 export const RESOURCES: Record<Locale, SameKeys<Resources>> = { ja: jaResources, en: enResources };

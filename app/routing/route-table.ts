@@ -23,8 +23,17 @@ export const ROUTE_SECTIONS = [
         file: "routes/docs/terms-of-use-online.tsx",
       },
       { name: "docs-privacy-policy", path: "docs/privacy-policy", file: "routes/docs/privacy-policy.tsx" },
+      { name: "auth", path: "auth", file: "routes/auth/index.tsx" },
+      { name: "auth-sign-in", path: "auth/sign-in", file: "routes/auth/sign-in.tsx" },
+      { name: "auth-sign-out", path: "auth/sign-out", file: "routes/auth/sign-out.tsx" },
       { name: "not-found", path: "*", file: "routes/not-found.tsx" },
     ],
+  },
+  {
+    // Members only: the layout's middleware sends anyone else to sign-in with `to=<route name>`.
+    id: "member",
+    layout: "layouts/member-layout.tsx",
+    pages: [{ name: "my-profile", path: "my/profile", file: "routes/my/profile.tsx" }],
   },
   {
     // Internal tools: development and preview only (the layout's middleware answers 404 in production).
@@ -51,6 +60,23 @@ const PATH_BY_NAME = new Map<string, string>(
 
 export function isRouteName(value: string): value is RouteName {
   return PATH_BY_NAME.has(value) && value !== "not-found";
+}
+
+/** The URL of a named page that needs no parameters, or null: what a `to=<route name>` may point at. */
+export function pathForRouteName(name: string, locale: Locale): string | null {
+  const pattern = PATH_BY_NAME.get(name);
+  if (!isRouteName(name) || pattern === undefined || pattern.includes(":")) return null;
+  return pathFor(name, locale);
+}
+
+/** The name of the parameterless page at a pathname ("/en/my/profile/" -> "my-profile"), or null. */
+export function routeNameForPathname(pathname: string): RouteName | null {
+  for (const name of PATH_BY_NAME.keys()) {
+    if (isRouteName(name) && (pathForRouteName(name, "ja") === pathname || pathForRouteName(name, "en") === pathname)) {
+      return name;
+    }
+  }
+  return null;
 }
 
 /** The route id React Router knows a page by, e.g. "en.index". */

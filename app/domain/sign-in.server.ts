@@ -1,0 +1,40 @@
+import { decodeJwt } from "jose";
+import type { Database } from "../../db/client.server";
+import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
+import { describeDevice } from "./device-description.server";
+import { type StartSessionResult, startSession } from "./member-session.server";
+
+export interface SignInDependencies {
+  db: Database;
+  identity: IdentityProvider;
+  deviceLimit: number;
+  secrets: string[];
+}
+
+export type SignInResult = StartSessionResult & { accessToken: string };
+
+/**
+ * Authenticates with Cognito and records the browser's session (or holds it at the device limit). Cognito's
+ * failures come out as IdentityErrors; wrong password, unknown and unconfirmed users read the same to the member.
+ */
+export async function signIn(
+  deps: SignInDependencies,
+  input: { email: string; password: string; deviceKey: string; userAgent: string | null },
+): Promise<SignInResult> {
+  const tokens = await deps.identity.signIn({ email: input.email, password: input.password });
+  // Straight from Cognito over TLS, so decoding is enough here; page views verify the access token properly.
+  const claims = decodeJwt(tokens.idToken);
+  const sub = String(claims.sub);
+  const email = typeof claims.email === "string" ? claims.email : input.email;
+  if (!tokens.refreshToken) throw new Error("Cognito returned no refresh token at sign-in");
+  const session = await startSession(deps.db, {
+    sub,
+    email,
+    deviceKey: input.deviceKey,
+    device: describeDevice(input.userAgent),
+    refreshToken: tokens.refreshToken,
+    deviceLimit: deps.deviceLimit,
+    secrets: deps.secrets,
+  });
+  return { ...session, accessToken: tokens.accessToken };
+}

@@ -1,0 +1,43 @@
+import { Outlet, isRouteErrorResponse, redirect, useRouteError } from "react-router";
+import { ErrorPage } from "~/components/error-page";
+import { PageFrame } from "~/components/page-frame";
+import { localeFromPathname, pathnameForLocale } from "~/i18n/locales";
+import { loadTranslations } from "~/i18n/translations.server";
+import { getMember } from "~/middleware/member-session.server";
+import { routeNameForPathname } from "~/routing/route-table";
+import type { Route } from "./+types/member-layout";
+
+/**
+ * Every `my-*` page needs a signed-in member; anyone else goes to sign-in with `to=<route name>` and comes
+ * back after signing in. Middleware, so client-side navigations are guarded too.
+ */
+export const middleware: Route.MiddlewareFunction[] = [
+  async ({ request, context }, next) => {
+    if (getMember(context)) return next();
+    const { pathname } = new URL(request.url);
+    const signIn = pathnameForLocale("/auth/sign-in/", localeFromPathname(pathname));
+    const name = routeNameForPathname(pathname);
+    throw redirect(name ? `${signIn}?to=${encodeURIComponent(name)}` : signIn);
+  },
+];
+
+export function loader({ context }: Route.LoaderArgs) {
+  return { translations: loadTranslations(context, ["auth", "forms"]) };
+}
+
+export default function MemberLayout() {
+  return (
+    <PageFrame>
+      <Outlet />
+    </PageFrame>
+  );
+}
+
+export function ErrorBoundary() {
+  const error = useRouteError();
+  return (
+    <PageFrame>
+      <ErrorPage status={isRouteErrorResponse(error) ? error.status : 500} />
+    </PageFrame>
+  );
+}

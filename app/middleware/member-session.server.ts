@@ -1,0 +1,102 @@
+import { type MiddlewareFunction, type RouterContextProvider, createContext } from "react-router";
+import { getDatabase } from "../../db/client.server";
+import { getConfig } from "~/config.server";
+import { endSession, findLiveSession, type LiveSession, openRefreshToken } from "~/domain/member-session.server";
+import { verifyAccessToken } from "~/integrations/cognito/access-token.server";
+import { IdentityError } from "~/integrations/cognito/cognito-errors.server";
+import { getIdentityProvider } from "~/integrations/cognito/identity.server";
+import { logger } from "~/integrations/logger.server";
+import { clearSessionCookie, readSessionCookie, serializeSessionCookie } from "./session-cookies.server";
+
+export interface SignedInMember {
+  sub: string;
+  email: string;
+  familyName: string | null;
+  givenName: string | null;
+  groups: string[];
+  sessionId: string;
+  accessToken: string;
+}
+
+export const memberContext = createContext<SignedInMember | null>(null);
+
+/** The signed-in member of this request, or null. */
+export function getMember(context: Readonly<RouterContextProvider>): SignedInMember | null {
+  return context.get(memberContext);
+}
+
+type Resolution =
+  | { kind: "member"; member: SignedInMember; refreshedCookie?: string }
+  | { kind: "signedOut" }
+  /** Cognito could not be asked (down or slow): anonymous for this request, the session is kept for the next. */
+  | { kind: "unverified" };
+
+function toMember(session: LiveSession, groups: string[], accessToken: string): SignedInMember {
+  return {
+    sub: session.sub,
+    email: session.email,
+    familyName: session.familyName,
+    givenName: session.givenName,
+    groups,
+    sessionId: session.id,
+    accessToken,
+  };
+}
+
+/**
+ * A page view costs no Cognito call: the access token is verified locally (cached JWKS) and the session row is
+ * read once. Only an expired access token costs one refresh. A revoked or unknown session, a token that is not
+ * ours or a refused refresh all end in "signed out", and the cookie is removed.
+ */
+async function resolveMember(sid: string, accessToken: string): Promise<Resolution> {
+  const config = getConfig();
+  const db = getDatabase();
+  const [check, session] = await Promise.all([verifyAccessToken(accessToken, config.cognito), findLiveSession(db, sid)]);
+  if (!session) return { kind: "signedOut" };
+  if (check.valid) {
+    return check.claims.sub === session.sub
+      ? { kind: "member", member: toMember(session, check.claims.groups, accessToken) }
+      : { kind: "signedOut" };
+  }
+  if (!check.expired) return { kind: "signedOut" };
+
+  const refreshToken = openRefreshToken(session, config.sessionSecrets);
+  if (!refreshToken) return { kind: "signedOut" };
+  try {
+    const tokens = await getIdentityProvider().refresh(refreshToken);
+    const refreshed = await verifyAccessToken(tokens.accessToken, config.cognito);
+    if (!refreshed.valid || refreshed.claims.sub !== session.sub) return { kind: "signedOut" };
+    return {
+      kind: "member",
+      member: toMember(session, refreshed.claims.groups, tokens.accessToken),
+      refreshedCookie: await serializeSessionCookie({ sid, at: tokens.accessToken }),
+    };
+  } catch (error) {
+    if (error instanceof IdentityError && error.code === "unavailable") {
+      logger.warn({ err: error }, "could not refresh a session: Cognito unavailable");
+      return { kind: "unverified" };
+    }
+    // Cognito refused the refresh token (revoked, expired, user disabled): this session is over.
+    await endSession(db, sid);
+    return { kind: "signedOut" };
+  }
+}
+
+export const memberSessionMiddleware: MiddlewareFunction<Response> = async ({ request, context }, next) => {
+  const cookie = await readSessionCookie(request);
+  if (!cookie) {
+    context.set(memberContext, null);
+    return next();
+  }
+  const resolution = await resolveMember(cookie.sid, cookie.at);
+  context.set(memberContext, resolution.kind === "member" ? resolution.member : null);
+  const response = await next();
+  if (resolution.kind === "member") {
+    // A signed-in page is the member's own: never stored by a shared cache or the browser's disk cache.
+    response.headers.set("Cache-Control", "no-store");
+    if (resolution.refreshedCookie) response.headers.append("Set-Cookie", resolution.refreshedCookie);
+  } else if (resolution.kind === "signedOut") {
+    response.headers.append("Set-Cookie", await clearSessionCookie());
+  }
+  return response;
+};

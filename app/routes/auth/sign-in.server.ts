@@ -1,0 +1,114 @@
+import { getDatabase } from "../../../db/client.server";
+import { getConfig } from "~/config.server";
+import {
+  activatePendingSession,
+  deactivateDevice,
+  endSession,
+  findLiveSession,
+  listDevicesForPendingSession,
+  openRefreshToken,
+  pendingSessionOwner,
+} from "~/domain/member-session.server";
+import { type SignInResult, signIn } from "~/domain/sign-in.server";
+import { getIdentityProvider } from "~/integrations/cognito/identity.server";
+import { logger } from "~/integrations/logger.server";
+import type { Locale } from "~/i18n/locales";
+import { resolveReturnTarget } from "~/routing/return-target";
+import { pathFor } from "~/routing/route-table";
+import {
+  clearPendingSignIn,
+  readOrCreateDeviceKey,
+  serializePendingSignIn,
+  serializeSessionCookie,
+} from "~/middleware/session-cookies.server";
+
+/** Sibling origins members may be returned to after signing in. */
+export function allowedReturnOrigins(): string[] {
+  return Object.values(getConfig().services)
+    .map((service) => service.origin)
+    .filter((origin): origin is string => Boolean(origin))
+    .map((origin) => new URL(origin).origin);
+}
+
+export function returnTargetFrom(request: Request, locale: Locale): string {
+  const to = new URL(request.url).searchParams.get("to");
+  return resolveReturnTarget(to, locale, allowedReturnOrigins()) ?? pathFor("index", locale);
+}
+
+function deps() {
+  const config = getConfig();
+  return {
+    db: getDatabase(),
+    identity: getIdentityProvider(),
+    deviceLimit: config.deviceLimit,
+    secrets: config.sessionSecrets,
+  };
+}
+
+/** Cookies for a session that is active now. */
+async function activeSessionCookies(sessionId: string, accessToken: string): Promise<string[]> {
+  return [await serializeSessionCookie({ sid: sessionId, at: accessToken }), await clearPendingSignIn()];
+}
+
+export async function signInWithPassword(
+  request: Request,
+  input: { email: string; password: string },
+): Promise<{ result: SignInResult; setCookies: string[] }> {
+  const device = await readOrCreateDeviceKey(request);
+  const result = await signIn(deps(), {
+    ...input,
+    deviceKey: device.deviceKey,
+    userAgent: request.headers.get("User-Agent"),
+  });
+  const setCookies = device.setCookie ? [device.setCookie] : [];
+  if (result.kind === "active") setCookies.push(...(await activeSessionCookies(result.sessionId, result.accessToken)));
+  else setCookies.push(await serializePendingSignIn(result.sessionId));
+  return { result, setCookies };
+}
+
+export function devicesForPendingSignIn(pendingSessionId: string) {
+  return listDevicesForPendingSession(getDatabase(), pendingSessionId);
+}
+
+/** Revokes at Cognito as well; if Cognito is down the session row is already ended, which is what counts. */
+async function revokeRefreshToken(refreshTokenEncrypted: string | null) {
+  const refreshToken = refreshTokenEncrypted ? openRefreshToken({ refreshTokenEncrypted }, getConfig().sessionSecrets) : null;
+  if (!refreshToken) return;
+  await getIdentityProvider()
+    .revokeRefreshToken(refreshToken)
+    .catch((error: unknown) => logger.warn({ err: error }, "could not revoke a refresh token at Cognito"));
+}
+
+export async function deactivateForPendingSignIn(pendingSessionId: string, deviceSessionId: string) {
+  const db = getDatabase();
+  const sub = await pendingSessionOwner(db, pendingSessionId);
+  if (!sub) return null;
+  const ended = await deactivateDevice(db, { sub, sessionId: deviceSessionId });
+  if (ended) await revokeRefreshToken(ended.refreshTokenEncrypted);
+  return ended;
+}
+
+/** Continue login from the device-limit screen: active (with cookies), still over the limit, or expired. */
+export async function continuePendingSignIn(pendingSessionId: string) {
+  const config = getConfig();
+  const db = getDatabase();
+  const outcome = await activatePendingSession(db, { sessionId: pendingSessionId, deviceLimit: config.deviceLimit });
+  if (outcome.kind !== "active") return { outcome };
+  // The held sign-in kept only its refresh token; one refresh gives the access token for the cookie.
+  const session = await findLiveSession(db, pendingSessionId);
+  const refreshToken = session ? openRefreshToken(session, config.sessionSecrets) : null;
+  if (!refreshToken) return { outcome: { kind: "expired" as const } };
+  const tokens = await getIdentityProvider().refresh(refreshToken);
+  return { outcome, setCookies: await activeSessionCookies(pendingSessionId, tokens.accessToken) };
+}
+
+/** Back from the device-limit screen: the held sign-in is dropped. */
+export async function abandonPendingSignIn(pendingSessionId: string) {
+  await revokeRefreshToken(await endSession(getDatabase(), pendingSessionId));
+  return [await clearPendingSignIn()];
+}
+
+/** Sign-out: this browser's session ends on the server and at Cognito. */
+export async function signOutSession(sessionId: string) {
+  await revokeRefreshToken(await endSession(getDatabase(), sessionId));
+}

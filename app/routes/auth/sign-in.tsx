@@ -1,0 +1,239 @@
+import { type SubmissionResult, getFormProps, getInputProps, useForm } from "@conform-to/react";
+import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
+import { Form, data, redirect, useNavigation } from "react-router";
+import { AppLink } from "~/components/app-link";
+import { Button } from "~/components/button";
+import { ErrorList, FormField } from "~/components/form-field";
+import { getConfig } from "~/config.server";
+import { SignInSchema } from "~/domain/auth-schemas";
+import { displayName } from "~/domain/display-name.server";
+import { IdentityError } from "~/integrations/cognito/cognito-errors.server";
+import { loadTranslations } from "~/i18n/translations.server";
+import { useTranslation } from "~/i18n/use-translation";
+import { getInstance, getLocale } from "~/middleware/i18n.server";
+import { getMember } from "~/middleware/member-session.server";
+import { readPendingSignIn } from "~/middleware/session-cookies.server";
+import { pathFor } from "~/routing/route-table";
+import { getToastUtils } from "~/toast.server";
+import type { Route } from "./+types/sign-in";
+import {
+  abandonPendingSignIn,
+  continuePendingSignIn,
+  deactivateForPendingSignIn,
+  devicesForPendingSignIn,
+  returnTargetFrom,
+  signInWithPassword,
+} from "./sign-in.server";
+
+export async function loader({ request, context }: Route.LoaderArgs) {
+  const locale = getLocale(context);
+  const translations = loadTranslations(context, ["auth", "forms", "toasts"]);
+  const title = getInstance(context).t("auth:signIn.title");
+  const member = getMember(context);
+  if (member) {
+    return {
+      view: "alreadySignedIn" as const,
+      title,
+      translations,
+      name: displayName(member, locale),
+      email: member.email,
+      continueTo: returnTargetFrom(request, locale),
+    };
+  }
+  const pending = await readPendingSignIn(request);
+  const devices = pending ? await devicesForPendingSignIn(pending) : null;
+  if (devices) {
+    return {
+      view: "deviceLimit" as const,
+      title,
+      translations,
+      deviceLimit: getConfig().deviceLimit,
+      devices: devices.map((device) => ({ ...device, lastLoginAt: device.lastLoginAt.toISOString() })),
+    };
+  }
+  return { view: "form" as const, title, translations };
+}
+
+export async function action({ request, context }: Route.ActionArgs) {
+  const locale = getLocale(context);
+  const formData = await request.formData();
+  const intent = formData.get("intent");
+  const here = `${pathFor("auth-sign-in", locale)}${new URL(request.url).search}`;
+  const toasts = getToastUtils();
+  const pending = await readPendingSignIn(request);
+
+  if (intent === "deactivate" && pending) {
+    const ended = await deactivateForPendingSignIn(pending, String(formData.get("device") ?? ""));
+    return ended
+      ? toasts.redirectWithSuccess(here, { message: "deviceDeactivated", values: { device: ended.deviceName } })
+      : toasts.redirectWithError(here, "deviceDeactivateFailed");
+  }
+  if (intent === "continue" && pending) {
+    const { outcome, setCookies } = await continuePendingSignIn(pending);
+    if (outcome.kind === "active" && setCookies) {
+      return toasts.redirectWithSuccess(returnTargetFrom(request, locale), "loggedIn", { headers: toHeaders(setCookies) });
+    }
+    if (outcome.kind === "deviceLimit") return toasts.redirectWithInfo(here, "deviceLimitExceeded");
+    return toasts.redirectWithError(here, "loginFailed", { headers: toHeaders(await abandonPendingSignIn(pending)) });
+  }
+  if (intent === "back" && pending) {
+    throw redirect(here, { headers: toHeaders(await abandonPendingSignIn(pending)) });
+  }
+
+  const submission = parseWithZod(formData, { schema: SignInSchema });
+  if (submission.status !== "success") {
+    return data({ result: submission.reply({ hideFields: ["password"] }) }, { status: 400 });
+  }
+  try {
+    const { result, setCookies } = await signInWithPassword(request, submission.value);
+    if (result.kind === "deviceLimit") throw redirect(here, { headers: toHeaders(setCookies) });
+    return toasts.redirectWithSuccess(returnTargetFrom(request, locale), "loggedIn", { headers: toHeaders(setCookies) });
+  } catch (error) {
+    if (!(error instanceof IdentityError)) throw error;
+    const status = error.code === "unavailable" ? 503 : error.code.endsWith("hrottled") ? 429 : 400;
+    return data(
+      { result: submission.reply({ formErrors: [`toasts:${error.messageKey}`], hideFields: ["password"] }) },
+      { status },
+    );
+  }
+}
+
+function toHeaders(setCookies: string[]): Headers {
+  const headers = new Headers();
+  for (const cookie of setCookies) headers.append("Set-Cookie", cookie);
+  return headers;
+}
+
+export default function SignInPage({ loaderData, actionData }: Route.ComponentProps) {
+  if (loaderData.view === "alreadySignedIn") return <AlreadySignedIn {...loaderData} />;
+  if (loaderData.view === "deviceLimit") return <DeviceLimit {...loaderData} />;
+  return <SignInForm lastResult={actionData?.result} />;
+}
+
+function SignInForm({ lastResult }: { lastResult: SubmissionResult<string[]> | undefined }) {
+  const { t } = useTranslation("auth");
+  const navigation = useNavigation();
+  const [form, fields] = useForm({
+    lastResult,
+    constraint: getZodConstraint(SignInSchema),
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: SignInSchema }),
+    shouldValidate: "onBlur",
+    shouldRevalidate: "onInput",
+  });
+  return (
+    <section className="content auth-page">
+      <h1>{t("signIn.title")}</h1>
+      <p>{t("signIn.lead")}</p>
+      <Form method="post" {...getFormProps(form)} className="form">
+        <div role="alert" id={form.errorId}>
+          <ErrorList errors={form.errors} />
+        </div>
+        <FormField
+          label={t("signIn.email")}
+          errors={fields.email.errors}
+          inputProps={{ ...getInputProps(fields.email, { type: "email" }), autoComplete: "username" }}
+        />
+        <FormField
+          label={t("signIn.password")}
+          errors={fields.password.errors}
+          inputProps={{ ...getInputProps(fields.password, { type: "password" }), autoComplete: "current-password" }}
+        />
+        <Button name="intent" value="sign-in" pending={navigation.state === "submitting"} block>
+          {t("signIn.submit")}
+        </Button>
+      </Form>
+    </section>
+  );
+}
+
+function AlreadySignedIn({ name, email, continueTo }: { name: string; email: string; continueTo: string }) {
+  const { t } = useTranslation("auth");
+  return (
+    <section className="content auth-page">
+      <h1>{t("alreadySignedIn.title")}</h1>
+      <p>{t("alreadySignedIn.lead")}</p>
+      <dl className="definition-list">
+        <dt>{t("alreadySignedIn.name")}</dt>
+        <dd>{name}</dd>
+        <dt>{t("alreadySignedIn.email")}</dt>
+        <dd>{email}</dd>
+      </dl>
+      <p>
+        <AppLink className="button button--primary" to={continueTo} reloadDocument={/^https?:/.test(continueTo)}>
+          {t("alreadySignedIn.continue")}
+        </AppLink>
+      </p>
+    </section>
+  );
+}
+
+function DeviceLimit({
+  deviceLimit,
+  devices,
+}: {
+  deviceLimit: number;
+  devices: { id: string; deviceName: string; browser: string; lastLoginAt: string; current: boolean }[];
+}) {
+  const { t, i18n } = useTranslation("auth");
+  const dateFormat = new Intl.DateTimeFormat(i18n.language, {
+    dateStyle: "medium",
+    timeStyle: "short",
+    timeZone: "Asia/Tokyo",
+  });
+  return (
+    <section className="content auth-page device-limit">
+      <h1>{t("deviceLimit.title")}</h1>
+      <p>{t("deviceLimit.lead", { deviceLimit })}</p>
+      <p data-testid="device-count">{t("deviceLimit.count", { count: devices.length })}</p>
+      <div className="table-scroll">
+        <table className="device-table">
+          <thead>
+            <tr>
+              <th scope="col">{t("deviceLimit.device")}</th>
+              <th scope="col">{t("deviceLimit.browser")}</th>
+              <th scope="col">{t("deviceLimit.lastLogin")}</th>
+              <th scope="col">{t("deviceLimit.action")}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {devices.map((device) => (
+              <tr key={device.id}>
+                <td>
+                  {device.deviceName}
+                  {device.current ? <span className="badge">{t("deviceLimit.current")}</span> : null}
+                </td>
+                <td>{device.browser}</td>
+                <td>
+                  <time dateTime={device.lastLoginAt}>{dateFormat.format(new Date(device.lastLoginAt))}</time>
+                </td>
+                <td>
+                  <Form method="post">
+                    <input type="hidden" name="device" value={device.id} />
+                    <Button
+                      name="intent"
+                      value="deactivate"
+                      variant="secondary"
+                      aria-label={t("deviceLimit.deactivateLabel", { device: device.deviceName, browser: device.browser })}
+                    >
+                      {t("deviceLimit.deactivate")}
+                    </Button>
+                  </Form>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <Form method="post" className="actions">
+        <Button name="intent" value="continue">
+          {t("deviceLimit.continue")}
+        </Button>
+        <Button name="intent" value="back" variant="text">
+          {t("deviceLimit.back")}
+        </Button>
+      </Form>
+    </section>
+  );
+}
+
+export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: loaderData?.title }];

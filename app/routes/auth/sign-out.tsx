@@ -1,0 +1,43 @@
+import { Form, redirect } from "react-router";
+import { Button } from "~/components/button";
+import { loadTranslations } from "~/i18n/translations.server";
+import { useTranslation } from "~/i18n/use-translation";
+import { getInstance, getLocale } from "~/middleware/i18n.server";
+import { getMember } from "~/middleware/member-session.server";
+import { clearSessionCookie } from "~/middleware/session-cookies.server";
+import { pathFor } from "~/routing/route-table";
+import { getToastUtils } from "~/toast.server";
+import type { Route } from "./+types/sign-out";
+import { signOutSession } from "./sign-in.server";
+
+/** A page with a button, not a link that signs out: GET never changes state (SECURITY.md item 8). */
+export function loader({ context }: Route.LoaderArgs) {
+  if (!getMember(context)) throw redirect(pathFor("index", getLocale(context)));
+  return {
+    title: getInstance(context).t("auth:signOut.title"),
+    translations: loadTranslations(context, ["auth"]),
+  };
+}
+
+export async function action({ context }: Route.ActionArgs) {
+  const home = pathFor("index", getLocale(context));
+  const member = getMember(context);
+  if (member) await signOutSession(member.sessionId);
+  const headers = new Headers({ "Set-Cookie": await clearSessionCookie() });
+  return getToastUtils().redirectWithSuccess(home, "loggedOut", { headers });
+}
+
+export default function SignOutPage() {
+  const { t } = useTranslation("auth");
+  return (
+    <section className="content auth-page">
+      <h1>{t("signOut.title")}</h1>
+      <p>{t("signOut.lead")}</p>
+      <Form method="post">
+        <Button>{t("signOut.submit")}</Button>
+      </Form>
+    </section>
+  );
+}
+
+export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: loaderData?.title }];

@@ -1,0 +1,115 @@
+import { type Browser, type Page, expect, test } from "@playwright/test";
+import { STANDIN_PORT } from "../../playwright.config";
+import { createTestMember } from "../support/test-members";
+
+async function signIn(page: Page, member: { email: string; password: string }) {
+  await page.getByLabel("メールアドレス").fill(member.email);
+  await page.getByLabel("パスワード").fill(member.password);
+  await page.getByRole("button", { name: "ログイン" }).click();
+}
+
+test("a members-only page sends visitors to sign-in and back there afterwards", async ({ page }) => {
+  const member = await createTestMember(STANDIN_PORT, "guard");
+  await page.goto("/my/profile/");
+  await expect(page).toHaveURL(/\/auth\/sign-in\/\?to=my-profile$/);
+  await signIn(page, member);
+  await expect(page).toHaveURL(/\/my\/profile\/$/);
+  await expect(page.getByTestId("email")).toHaveText(member.email);
+  await expect(page.getByTestId("toast")).toContainText("ログインしました");
+  // The header now shows the member (the e-mail until the profile is filled in).
+  await expect(page.getByRole("banner")).toContainText(member.email);
+});
+
+test("a wrong password keeps the e-mail, never the password, and says why", async ({ page }) => {
+  const member = await createTestMember(STANDIN_PORT, "wrong");
+  await page.goto("/auth/sign-in/");
+  await signIn(page, { email: member.email, password: "not-the-password" });
+  await expect(page.getByRole("alert")).toContainText("ログインに失敗しました");
+  await expect(page.getByLabel("メールアドレス")).toHaveValue(member.email);
+  await expect(page.getByLabel("パスワード")).toHaveValue("");
+  await expect(page.getByTestId("toast")).toHaveCount(0);
+});
+
+test("an unknown address reads exactly like a wrong password", async ({ page }) => {
+  await page.goto("/auth/sign-in/");
+  await signIn(page, { email: "nobody-here@example.jp", password: "whatever-password" });
+  await expect(page.getByRole("alert")).toContainText("ログインに失敗しました");
+});
+
+test("empty fields are explained in the page's language", async ({ page }) => {
+  await page.goto("/en/auth/sign-in/");
+  await page.getByRole("button", { name: "Log in" }).click();
+  await expect(page.getByText("Please enter here").first()).toBeVisible();
+});
+
+test("signed in, the sign-in page shows who is signed in and continues", async ({ page }) => {
+  const member = await createTestMember(STANDIN_PORT, "already");
+  await page.goto("/auth/sign-in/?to=my-profile");
+  await signIn(page, member);
+  await expect(page).toHaveURL(/\/my\/profile\/$/);
+  await page.goto("/auth/sign-in/?to=my-profile");
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("ログイン済みです");
+  await expect(page.locator("main")).toContainText(member.email);
+  await page.getByRole("link", { name: "続ける" }).click();
+  await expect(page).toHaveURL(/\/my\/profile\/$/);
+});
+
+test("sign-out ends the session on the server: the old cookie no longer signs in", async ({ page, context }) => {
+  const member = await createTestMember(STANDIN_PORT, "signout");
+  await page.goto("/auth/sign-in/?to=my-profile");
+  await signIn(page, member);
+  await expect(page).toHaveURL(/\/my\/profile\/$/);
+  const captured = await context.cookies();
+
+  await page.goto("/auth/sign-out/");
+  await page.getByRole("main").getByRole("button", { name: "ログアウト" }).click();
+  await expect(page).toHaveURL(/localhost:\d+\/$/);
+  await expect(page.getByTestId("toast")).toContainText("ログアウトしました");
+
+  await context.clearCookies();
+  await context.addCookies(captured);
+  await page.goto("/my/profile/");
+  await expect(page).toHaveURL(/\/auth\/sign-in\/\?to=my-profile$/);
+});
+
+async function signedInContext(browser: Browser, member: { email: string; password: string }, javaScriptEnabled: boolean) {
+  const context = await browser.newContext({ locale: "ja-JP", javaScriptEnabled });
+  const page = await context.newPage();
+  await page.goto("/auth/sign-in/?to=my-profile");
+  await signIn(page, member);
+  return { context, page };
+}
+
+test("at the device limit the member deactivates a device and continues; that device is signed out", async ({
+  browser,
+  javaScriptEnabled,
+}) => {
+  test.setTimeout(60_000);
+  const member = await createTestMember(STANDIN_PORT, "devices");
+  const first = await signedInContext(browser, member, javaScriptEnabled);
+  await expect(first.page).toHaveURL(/\/my\/profile\/$/);
+  for (let index = 0; index < 2; index++) {
+    const other = await signedInContext(browser, member, javaScriptEnabled);
+    await expect(other.page).toHaveURL(/\/my\/profile\/$/);
+    await other.context.close();
+  }
+
+  const fourth = await signedInContext(browser, member, javaScriptEnabled);
+  const page = fourth.page;
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("ログイン中のデバイスが上限に達しています");
+  await expect(page.getByTestId("device-count")).toHaveText("ログイン中のデバイス：3台");
+  await page.getByRole("button", { name: "ログインを続ける" }).click();
+  await expect(page.getByTestId("toast")).toContainText("デバイス数が上限を超えています");
+
+  // The oldest device is the first context's browser.
+  await page.getByRole("button", { name: /を無効にする$/ }).first().click();
+  await expect(page.getByTestId("toast")).toContainText("を無効にしました");
+  await page.getByRole("button", { name: "ログインを続ける" }).click();
+  await expect(page).toHaveURL(/\/my\/profile\/$/);
+  await expect(page.getByTestId("email")).toHaveText(member.email);
+
+  await first.page.goto("/my/profile/");
+  await expect(first.page).toHaveURL(/\/auth\/sign-in\/\?to=my-profile$/);
+  await first.context.close();
+  await fourth.context.close();
+});
