@@ -1,40 +1,14 @@
 import type { TFunction } from "i18next";
-import { createCookie, type RouterContextProvider } from "react-router";
+import type { RouterContextProvider } from "react-router";
 import type { ToastMessage } from "remix-toast";
 import { getConfig } from "~/config.server";
-import {
-  type RecognizedService,
-  SERVICE_THEMES,
-  recognizeService,
-  themeForService,
-} from "~/domain/service-recognition.server";
+import { themeForService } from "~/domain/service-recognition.server";
+import { resolveService } from "~/routing/service-cookie.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { displayName } from "~/domain/display-name.server";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { getMember } from "~/middleware/member-session.server";
 import { getToastUtils } from "~/toast.server";
-
-/**
- * Remembers which service sent the member here for the rest of the browser session, so the header keeps that
- * service's look while the member moves between our own pages (their referrer is then our own origin).
- */
-const serviceCookie = createCookie("service", { path: "/", sameSite: "lax", httpOnly: true });
-
-async function resolveService(request: Request, ownOrigin: string) {
-  const config = getConfig();
-  const fromReferrer = recognizeService(request.headers.get("Referer"), ownOrigin, config.services);
-  const remembered: unknown = await serviceCookie.parse(request.headers.get("Cookie"));
-  const rememberedService = (SERVICE_THEMES as readonly unknown[]).includes(remembered)
-    ? (remembered as RecognizedService)
-    : null;
-  // Our own pages ("id") keep whatever service brought the member; a sibling's referrer replaces it.
-  const service = fromReferrer === null || fromReferrer === "id" ? rememberedService : fromReferrer;
-  const setCookie =
-    service !== rememberedService && service !== null && service !== "local"
-      ? await serviceCookie.serialize(service, { secure: config.secureCookies })
-      : null;
-  return { service, setCookie };
-}
 
 /**
  * The toast is translated here, in the language of the page it lands on, so the browser needs no toast

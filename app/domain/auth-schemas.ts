@@ -16,3 +16,91 @@ export const SignInSchema = z.object({
   // No length rule at sign-in: accounts from before 1 July 2021 may have shorter passwords.
   password: z.string({ error: "validation.required" }).min(1, "validation.required").max(256, "validation.inputError"),
 });
+
+/** The pool's policy (SECURITY.md item 4): at least 8 characters, long passphrases welcome. */
+export const MIN_PASSWORD_LENGTH = 8;
+export const MAX_PASSWORD_LENGTH = 256;
+
+export const NewPasswordSchema = z
+  .string({ error: "validation.required" })
+  .min(1, "validation.required")
+  .min(MIN_PASSWORD_LENGTH, "validation.passwordTooShort")
+  .max(MAX_PASSWORD_LENGTH, "validation.tooLong");
+
+const agreement = z.literal("on", { error: "validation.agree" });
+
+export const SignUpSchema = z.object({
+  email: EmailSchema,
+  password: NewPasswordSchema,
+  agreeIdTerms: agreement,
+  agreeDataTerms: agreement,
+  agreePrivacy: agreement,
+});
+
+export const ConfirmationCodeSchema = z.object({
+  code: z
+    .string({ error: "validation.codeRequired" })
+    .trim()
+    .min(1, "validation.codeRequired")
+    .regex(/^\d{6}$/, "validation.codeFormat"),
+});
+
+/** Sign-up questionnaire options (spec section 3); labels live in the signUp namespace. */
+export const Q1_OPTIONS = ["none", "work", "friend", "magazine", "facebook", "instagram", "twitter"] as const;
+export const Q2_OPTIONS = ["search", "content", "price", "other"] as const;
+export const Q3_OPTIONS = ["print", "web", "instagram", "twitter", "other"] as const;
+export const OCCUPATIONS = [
+  "architect",
+  "design",
+  "engineering",
+  "construction",
+  "realEstate",
+  "academic",
+  "student",
+  "media",
+  "public",
+  "other",
+] as const;
+/** ISO 3166-1 codes offered first; "other" covers the rest. Names come from Intl.DisplayNames in the page's language. */
+export const COUNTRIES = [
+  "JP", "US", "GB", "CN", "KR", "TW", "HK", "SG", "TH", "VN", "ID", "MY", "PH", "IN",
+  "AU", "NZ", "CA", "FR", "DE", "IT", "ES", "NL", "CH", "SE", "DK", "NO", "FI", "BR", "MX", "other",
+] as const;
+
+const requiredText = (max: number) =>
+  z.string({ error: "validation.required" }).trim().min(1, "validation.required").max(max, "validation.tooLong");
+const requiredChoice = <T extends readonly [string, ...string[]]>(values: T) =>
+  z.enum(values, { error: "validation.selectRequired" });
+const choices = <T extends readonly [string, ...string[]]>(values: T) =>
+  z.array(z.enum(values, { error: "validation.selectError" }), { error: "validation.selectRequired" }).min(1, "validation.selectRequired");
+
+export const AccountInfoSchema = z
+  .object({
+    familyName: requiredText(50),
+    givenName: requiredText(50),
+    birthYear: z.coerce
+      .number({ error: "validation.birthYear" })
+      .int("validation.birthYear")
+      .min(1900, "validation.birthYear")
+      .max(new Date().getFullYear(), "validation.birthYear"),
+    country: requiredChoice(COUNTRIES),
+    prefecture: requiredText(50),
+    occupation: requiredChoice(OCCUPATIONS),
+    organization: requiredText(100),
+    preferredLanguage: requiredChoice(["ja", "en"] as const),
+    q1: z.enum(Q1_OPTIONS, { error: "validation.selectError" }).default("none"),
+    q2: choices(Q2_OPTIONS),
+    q2Other: z.string().trim().max(200, "validation.tooLong").optional(),
+    q3: choices(Q3_OPTIONS),
+    q3Other: z.string().trim().max(200, "validation.tooLong").optional(),
+  })
+  .superRefine((value, context) => {
+    // "Other" asks for the specific reason (spec section 5).
+    if (value.q2.includes("other") && !value.q2Other) {
+      context.addIssue({ code: "custom", path: ["q2Other"], message: "validation.required" });
+    }
+    if (value.q3.includes("other") && !value.q3Other) {
+      context.addIssue({ code: "custom", path: ["q3Other"], message: "validation.required" });
+    }
+  });
+export type AccountInfo = z.infer<typeof AccountInfoSchema>;

@@ -1,0 +1,408 @@
+import {
+  type FieldMetadata,
+  type SubmissionResult,
+  getFormProps,
+  getInputProps,
+  getSelectProps,
+  useForm,
+} from "@conform-to/react";
+import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
+import type { ReactNode } from "react";
+import type { z } from "zod";
+import { Form, data, redirect, useNavigation } from "react-router";
+import { AppLink } from "~/components/app-link";
+import { Button } from "~/components/button";
+import { ErrorList, FormField, SelectField } from "~/components/form-field";
+import { useRootData } from "~/components/use-root-data";
+import {
+  AccountInfoSchema,
+  COUNTRIES,
+  ConfirmationCodeSchema,
+  OCCUPATIONS,
+  Q1_OPTIONS,
+  Q2_OPTIONS,
+  Q3_OPTIONS,
+  SignUpSchema,
+} from "~/domain/auth-schemas";
+import { IdentityError } from "~/integrations/cognito/cognito-errors.server";
+import { loadTranslations } from "~/i18n/translations.server";
+import { useTranslation } from "~/i18n/use-translation";
+import { getInstance, getLocale } from "~/middleware/i18n.server";
+import { getMember } from "~/middleware/member-session.server";
+import { pathFor } from "~/routing/route-table";
+import { getToastUtils } from "~/toast.server";
+import type { Route } from "./+types/sign-up";
+import {
+  type SignUpFlow,
+  clearSignUpFlow,
+  completeAccountInfo,
+  confirmSignUpCode,
+  readSignUpFlow,
+  requestSignUpCode,
+  resendSignUpCode,
+  saveSignUpFlow,
+} from "./sign-up.server";
+
+export async function loader({ request, context }: Route.LoaderArgs) {
+  const locale = getLocale(context);
+  // Signed in already: the sign-in page shows who, with Continue (spec: already-logged-in notice).
+  if (getMember(context)) throw redirect(pathFor("auth-sign-in", locale));
+  const flow = await readSignUpFlow(request);
+  const regionNames = new Intl.DisplayNames([locale], { type: "region" });
+  const t = getInstance(context).getFixedT(locale, "signUp");
+  return data(
+    {
+      title: t("title"),
+      translations: loadTranslations(context, ["signUp", "forms", "toasts"]),
+      step: flow?.step ?? ("credentials" as const),
+      email: flow?.email ?? null,
+      // Country names come from the server, so the server's and the browser's text cannot differ at hydration.
+      countries: COUNTRIES.map((code) => ({
+        value: code,
+        label: code === "other" ? t("options.otherCountry") : (regionNames.of(code) ?? code),
+      })),
+    },
+    // The completed screen is shown once; the flow's cookie goes with it.
+    flow?.step === "done" ? { headers: { "Set-Cookie": await clearSignUpFlow() } } : undefined,
+  );
+}
+
+type ActionResult = { intent: string; result: SubmissionResult<string[]> };
+
+function withCookie(location: string, cookie: string) {
+  return redirect(location, { headers: { "Set-Cookie": cookie } });
+}
+
+/** A Cognito refusal as a message on the form (role=alert): shown with JavaScript off too, what was typed kept. */
+function identityFailure(
+  intent: string,
+  error: unknown,
+  reply: (options: { formErrors: string[] }) => SubmissionResult<string[]>,
+) {
+  if (!(error instanceof IdentityError)) throw error;
+  const status = error.code === "unavailable" ? 503 : error.code === "throttled" ? 429 : 400;
+  return data<ActionResult>({ intent, result: reply({ formErrors: [`toasts:${error.messageKey}`] }) }, { status });
+}
+
+export async function action({ request, context }: Route.ActionArgs) {
+  const locale = getLocale(context);
+  const here = pathFor("auth-sign-up", locale);
+  const formData = await request.formData();
+  const intent = String(formData.get("intent") ?? "");
+  const flow = await readSignUpFlow(request);
+
+  if (intent === "restart") return withCookie(here, await clearSignUpFlow());
+
+  if (intent === "resend" && flow?.step === "code") {
+    try {
+      await resendSignUpCode(flow);
+    } catch (error) {
+      const submission = parseWithZod(formData, { schema: ConfirmationCodeSchema });
+      return identityFailure(intent, error, (options) => submission.reply(options));
+    }
+    return getToastUtils().redirectWithSuccess(here, "codeResent");
+  }
+
+  if (intent === "code" && flow?.step === "code") {
+    const submission = parseWithZod(formData, { schema: ConfirmationCodeSchema });
+    if (submission.status !== "success") return data<ActionResult>({ intent, result: submission.reply() }, { status: 400 });
+    try {
+      // An address that was confirmed before never got a code: every code is wrong for it, as for a typo.
+      if (!flow.sub) throw new IdentityError("codeMismatch", "ConfirmSignUp");
+      await confirmSignUpCode(flow, submission.value.code);
+    } catch (error) {
+      return identityFailure(intent, error, (options) => submission.reply(options));
+    }
+    return withCookie(here, await saveSignUpFlow({ ...flow, step: "account" }));
+  }
+
+  if (intent === "account" && flow?.step === "account" && flow.sub) {
+    const submission = parseWithZod(formData, { schema: AccountInfoSchema });
+    if (submission.status !== "success") return data<ActionResult>({ intent, result: submission.reply() }, { status: 400 });
+    try {
+      await completeAccountInfo(request, { ...flow, sub: flow.sub }, submission.value);
+    } catch (error) {
+      return identityFailure(intent, error, (options) => submission.reply(options));
+    }
+    return withCookie(here, await saveSignUpFlow({ ...flow, step: "done" }));
+  }
+
+  const submission = parseWithZod(formData, { schema: SignUpSchema });
+  if (submission.status !== "success") {
+    return data<ActionResult>({ intent: "credentials", result: submission.reply({ hideFields: ["password"] }) }, { status: 400 });
+  }
+  let next: SignUpFlow;
+  try {
+    next = await requestSignUpCode({ email: submission.value.email, password: submission.value.password, locale });
+  } catch (error) {
+    return identityFailure("credentials", error, (options) => submission.reply({ ...options, hideFields: ["password"] }));
+  }
+  return withCookie(here, await saveSignUpFlow(next));
+}
+
+export default function SignUpPage({ loaderData, actionData }: Route.ComponentProps) {
+  const { t } = useTranslation("signUp");
+  const lastResult = actionData && actionData.intent !== "credentials" ? actionData.result : undefined;
+  return (
+    <section className="content auth-page sign-up">
+      <h1>{loaderData.step === "done" ? t("done.title") : t("title")}</h1>
+      <SignUpSteps current={loaderData.step} />
+      {loaderData.step === "credentials" ? (
+        <CredentialsForm lastResult={actionData?.intent === "credentials" ? actionData.result : undefined} />
+      ) : loaderData.step === "code" ? (
+        <CodeForm email={loaderData.email ?? ""} lastResult={lastResult} />
+      ) : loaderData.step === "account" ? (
+        <AccountForm countries={loaderData.countries} lastResult={lastResult} />
+      ) : (
+        <Completed />
+      )}
+    </section>
+  );
+}
+
+const STEPS = ["credentials", "code", "account", "done"] as const;
+
+function SignUpSteps({ current }: { current: (typeof STEPS)[number] }) {
+  const { t } = useTranslation("signUp");
+  return (
+    <ol className="steps" aria-label={t("steps.label")}>
+      {STEPS.map((step) => (
+        <li key={step} className="steps__item" aria-current={step === current ? "step" : undefined}>
+          {t(`steps.${step}`)}
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+/**
+ * Validated on the server only: Conform leaves fields that are absent from the posted data (unchecked
+ * checkboxes: the agreements, the questionnaire) out of browser-side validation, so their messages would only
+ * appear after a server round trip anyway. One path for everyone, JavaScript or not.
+ */
+function useSignUpForm<Schema extends z.ZodType<Record<string, unknown>>>(
+  schema: Schema,
+  lastResult: SubmissionResult<string[]> | undefined,
+) {
+  return useForm<z.input<Schema> & Record<string, unknown>, z.output<Schema>, string[]>({
+    lastResult,
+    constraint: getZodConstraint(schema),
+  });
+}
+
+function FormAlert({ id, errors }: { id: string; errors: string[] | undefined }) {
+  return (
+    <div role="alert" id={id}>
+      <ErrorList errors={errors} />
+    </div>
+  );
+}
+
+function CredentialsForm({ lastResult }: { lastResult: SubmissionResult<string[]> | undefined }) {
+  const { t } = useTranslation("signUp");
+  const { locale, links } = useRootData();
+  const navigation = useNavigation();
+  const [form, fields] = useSignUpForm(SignUpSchema, lastResult);
+  const agreements = [
+    { field: fields.agreeIdTerms, label: t("credentials.agreeIdTerms"), href: pathFor("docs-terms-of-use-shinkenchiku-id", locale), link: t("credentials.idTermsLink") },
+    { field: fields.agreeDataTerms, label: t("credentials.agreeDataTerms"), href: links.dataTerms, link: t("credentials.dataTermsLink") },
+    { field: fields.agreePrivacy, label: t("credentials.agreePrivacy"), href: pathFor("docs-privacy-policy", locale), link: t("credentials.privacyLink") },
+  ];
+  return (
+    <>
+      <p>{t("credentials.lead")}</p>
+      <Form method="post" {...getFormProps(form)} className="form">
+        <FormAlert id={form.errorId} errors={form.errors} />
+        <FormField
+          label={t("credentials.email")}
+          errors={fields.email.errors}
+          inputProps={{ ...getInputProps(fields.email, { type: "email" }), autoComplete: "email" }}
+        />
+        <FormField
+          label={t("credentials.password")}
+          hint={t("credentials.passwordHint")}
+          errors={fields.password.errors}
+          inputProps={{ ...getInputProps(fields.password, { type: "password" }), autoComplete: "new-password" }}
+        />
+        <fieldset className="form-fieldset">
+          <legend>{t("credentials.agreementsLegend")}</legend>
+          {agreements.map(({ field, label, href, link }) => (
+            <Checkbox key={field.name} field={field} label={label}>
+              <a href={href} target="_blank" rel="noopener">
+                {link}
+              </a>
+            </Checkbox>
+          ))}
+        </fieldset>
+        <Button name="intent" value="credentials" pending={navigation.state === "submitting"} block>
+          {t("credentials.submit")}
+        </Button>
+      </Form>
+    </>
+  );
+}
+
+function Checkbox({ field, label, children }: { field: FieldMetadata<string>; label: string; children?: ReactNode }) {
+  return (
+    <div className="form-check">
+      <label>
+        <input {...getInputProps(field, { type: "checkbox" })} aria-describedby={field.errors ? field.errorId : undefined} />{" "}
+        {label}
+      </label>{" "}
+      {children}
+      <ErrorList id={field.errorId} errors={field.errors} />
+    </div>
+  );
+}
+
+function CodeForm({ email, lastResult }: { email: string; lastResult: SubmissionResult<string[]> | undefined }) {
+  const { t } = useTranslation("signUp");
+  const [form, fields] = useSignUpForm(ConfirmationCodeSchema, lastResult);
+  return (
+    <>
+      <p>{t("code.lead", { email })}</p>
+      <Form method="post" {...getFormProps(form)} className="form">
+        <FormAlert id={form.errorId} errors={form.errors} />
+        <FormField
+          label={t("code.code")}
+          errors={fields.code.errors}
+          inputProps={{ ...getInputProps(fields.code, { type: "text" }), inputMode: "numeric", autoComplete: "one-time-code" }}
+        />
+        <Button name="intent" value="code" block>
+          {t("code.submit")}
+        </Button>
+      </Form>
+      <Form method="post" className="actions">
+        <Button name="intent" value="resend" variant="secondary" formNoValidate>
+          {t("code.resend")}
+        </Button>
+        <Button name="intent" value="restart" variant="text" formNoValidate>
+          {t("code.restart")}
+        </Button>
+      </Form>
+    </>
+  );
+}
+
+function AccountForm({
+  countries,
+  lastResult,
+}: {
+  countries: { value: string; label: string }[];
+  lastResult: SubmissionResult<string[]> | undefined;
+}) {
+  const { t } = useTranslation("signUp");
+  const { t: tf } = useTranslation("forms");
+  const { locale } = useRootData();
+  const [form, fields] = useSignUpForm(AccountInfoSchema, lastResult);
+  const select = tf("validation.selectRequired");
+  const text = (field: FieldMetadata<string | number | undefined>, label: string, hint?: string) => (
+    <FormField label={label} hint={hint} errors={field.errors} inputProps={getInputProps(field, { type: "text" })} />
+  );
+  return (
+    <>
+      <p>{t("account.lead")}</p>
+      <Form method="post" {...getFormProps(form)} className="form">
+        <FormAlert id={form.errorId} errors={form.errors} />
+        <p className="notice" id="real-names-note">
+          {t("account.realNames")}
+        </p>
+        {text(fields.familyName, t("account.familyName"))}
+        {text(fields.givenName, t("account.givenName"))}
+        <FormField
+          label={t("account.birthYear")}
+          hint={t("account.birthYearHint")}
+          errors={fields.birthYear.errors}
+          inputProps={{ ...getInputProps(fields.birthYear, { type: "text" }), inputMode: "numeric", autoComplete: "bday-year" }}
+        />
+        <SelectField
+          label={t("account.country")}
+          errors={fields.country.errors}
+          selectProps={getSelectProps(fields.country)}
+          options={countries}
+          placeholder={select}
+        />
+        {text(fields.prefecture, t("account.prefecture"))}
+        <SelectField
+          label={t("account.occupation")}
+          errors={fields.occupation.errors}
+          selectProps={getSelectProps(fields.occupation)}
+          options={OCCUPATIONS.map((value) => ({ value, label: t(`options.occupation.${value}`) }))}
+          placeholder={select}
+        />
+        {text(fields.organization, t("account.organization"))}
+        <SelectField
+          label={t("account.preferredLanguage")}
+          errors={fields.preferredLanguage.errors}
+          selectProps={{ ...getSelectProps(fields.preferredLanguage), defaultValue: fields.preferredLanguage.initialValue ?? locale }}
+          options={(["ja", "en"] as const).map((value) => ({ value, label: t(`options.language.${value}`) }))}
+        />
+        <fieldset className="form-fieldset">
+          <legend>{t("account.questionnaire")}</legend>
+          <fieldset className="form-fieldset" aria-describedby={fields.q1.errors ? fields.q1.errorId : undefined}>
+            <legend>{t("account.q1")}</legend>
+            {Q1_OPTIONS.map((value) => (
+              <label key={value} className="form-check">
+                <input
+                  type="radio"
+                  name={fields.q1.name}
+                  value={value}
+                  defaultChecked={(fields.q1.initialValue ?? "none") === value}
+                />{" "}
+                {t(`options.q1.${value}`)}
+              </label>
+            ))}
+            <ErrorList id={fields.q1.errorId} errors={fields.q1.errors} />
+          </fieldset>
+          <ChoiceGroup field={fields.q2} legend={t("account.q2")} options={Q2_OPTIONS.map((value) => ({ value, label: t(`options.q2.${value}`) }))} />
+          {text(fields.q2Other, t("account.otherDetail"))}
+          <ChoiceGroup field={fields.q3} legend={t("account.q3")} options={Q3_OPTIONS.map((value) => ({ value, label: t(`options.q3.${value}`) }))} />
+          {text(fields.q3Other, t("account.otherDetail"))}
+        </fieldset>
+        <Button name="intent" value="account" block>
+          {t("account.submit")}
+        </Button>
+      </Form>
+    </>
+  );
+}
+
+function ChoiceGroup({
+  field,
+  legend,
+  options,
+}: {
+  field: FieldMetadata<string[]>;
+  legend: string;
+  options: { value: string; label: string }[];
+}) {
+  const chosen = new Set(Array.isArray(field.initialValue) ? field.initialValue : []);
+  return (
+    <fieldset className="form-fieldset" aria-describedby={field.errors ? field.errorId : undefined}>
+      <legend>{legend}</legend>
+      {options.map((option) => (
+        <label key={option.value} className="form-check">
+          <input type="checkbox" name={field.name} value={option.value} defaultChecked={chosen.has(option.value)} /> {option.label}
+        </label>
+      ))}
+      <ErrorList id={field.errorId} errors={field.errors} />
+    </fieldset>
+  );
+}
+
+function Completed() {
+  const { t } = useTranslation("signUp");
+  const { locale } = useRootData();
+  return (
+    <>
+      <p>{t("done.lead")}</p>
+      <p>
+        <AppLink className="button button--primary" to={pathFor("auth-sign-in", locale)}>
+          {t("done.signIn")}
+        </AppLink>
+      </p>
+    </>
+  );
+}
+
+export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: loaderData?.title }];
