@@ -15,7 +15,12 @@ export function createCognitoClient(cognito: Config["cognito"]): CognitoIdentity
     region: cognito.region,
     endpoint: cognito.endpoint,
     maxAttempts: COGNITO_MAX_ATTEMPTS,
-    requestHandler: { requestTimeout: COGNITO_CALL_TIMEOUT_MS, connectionTimeout: COGNITO_CALL_TIMEOUT_MS },
+    // Without throwOnRequestTimeout this SDK release only logs a warning when requestTimeout passes.
+    requestHandler: {
+      requestTimeout: COGNITO_CALL_TIMEOUT_MS,
+      connectionTimeout: COGNITO_CALL_TIMEOUT_MS,
+      throwOnRequestTimeout: true,
+    },
     ...(cognito.endpoint ? { credentials: { accessKeyId: "stand-in", secretAccessKey: "stand-in" } } : {}),
   });
 }

@@ -1,12 +1,19 @@
 /**
  * The Cognito stand-in's own process: cognito-local, wired by hand so that its data lives in the directory we
  * give it, its tokens name the port we give it as issuer, and the codes it "sends" land in the dev mailbox
- * instead of its console. Started by cognito-stand-in.ts; never part of production.
+ * instead of its console. cognito-local listens on an internal loopback port; the stand-in harness
+ * (stand-in-harness.ts) answers on the public port in front of it and makes it behave like Cognito.
+ * Started by cognito-stand-in.ts; never part of production.
  */
+import { once } from "node:events";
+import { createServer as createHttpServer, type Server } from "node:http";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { pino } from "pino";
 import { addMailboxEntry } from "../../integrations/dev-mailbox.server";
+import { createStandInHarness } from "./stand-in-harness";
+import type { LocalServices, LocalTokenGenerator } from "./stand-in/cognito-local";
+import { withCognitoTokenLifetimes } from "./stand-in/tokens";
 
 const require = createRequire(import.meta.url);
 const lib = (file: string) => require(`cognito-local/lib/${file}`);
@@ -53,9 +60,12 @@ const mailboxSender = {
 
 const logger = pino({ level: process.env.STANDIN_LOG_LEVEL ?? "error", base: { service: "cognito-stand-in" } });
 const ctx = { logger };
+const publicUrl = `http://${host}:${port}`;
 const config = await loadConfig(ctx, new StormDBDataStoreFactory(dataDirectory));
-config.ServerConfig = { ...config.ServerConfig, port, hostname: host, https: false };
-config.TokenConfig = { ...config.TokenConfig, IssuerDomain: `http://${host}:${port}` };
+// cognito-local itself takes any free loopback port; only the harness in front of it is public.
+config.ServerConfig = { ...config.ServerConfig, port: 0, hostname: host, https: false };
+// Tokens name the public address as issuer, where the harness serves the JWKS.
+config.TokenConfig = { ...config.TokenConfig, IssuerDomain: publicUrl };
 
 const clock = new DateClock();
 const dataStoreFactory = new StormDBDataStoreFactory(path.join(dataDirectory, "db"));
@@ -76,14 +86,36 @@ const services = {
   config,
   messages: new MessagesService(triggers, new MessageDeliveryService(mailboxSender)),
   otp,
-  tokenGenerator: new JwtTokenGenerator(clock, triggers, config.TokenConfig),
+  tokenGenerator: withCognitoTokenLifetimes(
+    new JwtTokenGenerator(clock, triggers, config.TokenConfig) as LocalTokenGenerator,
+  ),
   triggers,
 };
-const server = await createServer(Router(services), logger, config.ServerConfig, services).start();
+const internal: Server = await createServer(Router(services), logger, config.ServerConfig, services).start();
+const internalAddress = internal.address();
+const internalPort = typeof internalAddress === "object" && internalAddress ? internalAddress.port : 0;
+
+const harness = createStandInHarness({
+  services: services as LocalServices,
+  internalUrl: `http://${host}:${internalPort}`,
+  publicUrl,
+  logger,
+});
+const front = createHttpServer(harness.listener);
+front.listen(port, host);
+await once(front, "listening");
 process.send?.({ ready: true, port });
 
 function shutDown() {
-  server.close(() => process.exit(0));
+  let open = 2;
+  const closed = () => {
+    open -= 1;
+    if (open === 0) process.exit(0);
+  };
+  front.close(closed);
+  internal.close(closed);
+  front.closeAllConnections();
+  internal.closeAllConnections();
   setTimeout(() => process.exit(0), 2_000).unref();
 }
 process.on("SIGTERM", shutDown);

@@ -2,9 +2,26 @@ import { type ChildProcess, fork } from "node:child_process";
 import { once } from "node:events";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
+import {
+  getRequestCounts,
+  resetHarness,
+  setFault,
+  type FaultSettings,
+  type FaultState,
+  type RequestCounts,
+} from "./stand-in/harness-client";
+
+/** The stand-in harness's test switches (see stand-in/faults.ts), bound to one running stand-in. */
+export interface StandInFaults {
+  set(settings: FaultSettings): Promise<FaultState>;
+  /** No fault, request counter at zero. */
+  reset(): Promise<void>;
+  requestCounts(): Promise<RequestCounts>;
+}
 
 export interface RunningStandIn {
   endpoint: string;
+  faults: StandInFaults;
   stop(): Promise<void>;
 }
 
@@ -22,8 +39,8 @@ export async function findFreePort(): Promise<number> {
 const READY_TIMEOUT_MS = 20_000;
 
 /**
- * Starts the Cognito stand-in (cognito-local) as a child process on a loopback port with its own data
- * directory, and resolves once it answers. Its codes go to the dev mailbox.
+ * Starts the Cognito stand-in (cognito-local behind the stand-in harness) as a child process on a loopback port
+ * with its own data directory, and resolves once it answers. Its codes go to the dev mailbox.
  */
 export async function startCognitoStandIn(options: {
   dataDir: string;
@@ -53,8 +70,14 @@ export async function startCognitoStandIn(options: {
     });
   });
   await ready;
+  const endpoint = `http://127.0.0.1:${port}`;
   return {
-    endpoint: `http://127.0.0.1:${port}`,
+    endpoint,
+    faults: {
+      set: (settings) => setFault(endpoint, settings),
+      reset: () => resetHarness(endpoint),
+      requestCounts: () => getRequestCounts(endpoint),
+    },
     async stop() {
       if (child.exitCode !== null) return;
       const exited = once(child, "exit");

@@ -1,0 +1,787 @@
+/**
+ * The stand-in harness: an HTTP front, in the Cognito stand-in's own process, in front of cognito-local. It forwards
+ * every request to cognito-local's server on an internal loopback port and corrects what cognito-local does
+ * differently from real Cognito for the operations this app uses (error names and texts, password policy,
+ * ResendConfirmationCode, global sign-out, token revocation, ListUsers paging, email_verified, ExpiresIn, …), so the
+ * app's one code path (the AWS SDK over HTTP) meets Cognito's behaviour in development and tests.
+ *
+ * It also carries the switches tests need (faults and a request counter), at HARNESS_PATH. Every correction is
+ * pinned by tests/contract. Never part of production.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { randomUUID } from "node:crypto";
+import type {
+  CodeDeliveryDetails,
+  Ctx,
+  LocalAppClient,
+  LocalGroup,
+  LocalServices,
+  LocalUser,
+  LocalUserPool,
+} from "./stand-in/cognito-local";
+import { isCognitoLocalError } from "./stand-in/cognito-local";
+import { CognitoFault, errorResponse, fault } from "./stand-in/errors";
+import {
+  HARNESS_PATH,
+  HarnessSwitches,
+  InvalidFaultSettings,
+  JWKS_OPERATION,
+  OPENID_CONFIGURATION_OPERATION,
+  faultDelay,
+  faultError,
+} from "./stand-in/faults";
+import { listUsersPage, pageLimit, pageOf } from "./stand-in/list-users";
+import { assertPasswordConforms } from "./stand-in/password-policy";
+import { originOfRefreshToken, shapeAuthenticationResult, verifiedClaims } from "./stand-in/tokens";
+
+export interface HarnessLogger {
+  error(object: unknown, message?: string): void;
+  warn(object: unknown, message?: string): void;
+  debug(object: unknown, message?: string): void;
+}
+
+export interface StandInHarnessOptions {
+  services: LocalServices;
+  /** cognito-local's own server, e.g. http://127.0.0.1:41234 */
+  internalUrl: string;
+  /** The address clients use (and the tokens' issuer host), e.g. http://127.0.0.1:9229 */
+  publicUrl: string;
+  logger: HarnessLogger;
+}
+
+type Body = Record<string, unknown>;
+interface Reply {
+  status: number;
+  body: unknown;
+}
+
+/** The access-token operations of the API: Cognito checks the token's signature, expiry and revocation. */
+const ACCESS_TOKEN_OPERATIONS = new Set([
+  "GetUser",
+  "UpdateUserAttributes",
+  "DeleteUser",
+  "DeleteUserAttributes",
+  "VerifyUserAttribute",
+  "GetUserAttributeVerificationCode",
+  "SetUserMFAPreference",
+  "ChangePassword",
+  "GlobalSignOut",
+]);
+
+/** How many revoked sign-ins a user record remembers (their access tokens expire within the hour anyway). */
+const MAX_REVOKED_ORIGINS = 200;
+
+const JSON_CONTENT_TYPE = "application/x-amz-json-1.1";
+
+function text(value: unknown): string | undefined {
+  return typeof value === "string" ? value : undefined;
+}
+
+function attribute(user: LocalUser, name: string): string | undefined {
+  return user.Attributes.find((item) => item.Name === name)?.Value;
+}
+
+function withAttribute(user: LocalUser, name: string, value: string): LocalUser["Attributes"] {
+  return [...user.Attributes.filter((item) => item.Name !== name), { Name: name, Value: value }].sort((a, b) =>
+    a.Name.localeCompare(b.Name),
+  );
+}
+
+/** Cognito masks delivery destinations in its responses: "member@example.jp" → "m***@e***". */
+export function maskDestination(destination: string): string {
+  const at = destination.indexOf("@");
+  if (at < 1) return destination.length > 4 ? `+*******${destination.slice(-4)}` : destination;
+  return `${destination[0]}***@${destination[at + 1] ?? ""}***`;
+}
+
+function maskDelivery(details: unknown): unknown {
+  if (!details || typeof details !== "object") return details;
+  const value = details as CodeDeliveryDetails;
+  return typeof value.Destination === "string" ? { ...value, Destination: maskDestination(value.Destination) } : value;
+}
+
+/** JSON as cognito-local writes it: dates as epoch seconds, which the SDK reads as timestamps. */
+function serialize(body: unknown): string {
+  return JSON.stringify(body, function (this: Record<string, unknown>, key, value: unknown) {
+    const original = this[key];
+    return original instanceof Date ? Math.floor(original.getTime() / 1000) : value;
+  });
+}
+
+function groupResponse(userPoolId: string, group: LocalGroup) {
+  return {
+    GroupName: group.GroupName,
+    UserPoolId: userPoolId,
+    ...(group.Description !== undefined ? { Description: group.Description } : {}),
+    ...(group.Precedence !== undefined ? { Precedence: group.Precedence } : {}),
+    ...(group.RoleArn !== undefined ? { RoleArn: group.RoleArn } : {}),
+    ...(group.CreationDate ? { CreationDate: group.CreationDate } : {}),
+    ...(group.LastModifiedDate ? { LastModifiedDate: group.LastModifiedDate } : {}),
+  };
+}
+
+async function readBody(request: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+export function createStandInHarness(options: StandInHarnessOptions) {
+  const { services, internalUrl, publicUrl, logger } = options;
+  const { cognito } = services;
+  const ctx: Ctx = { logger };
+  const switches = new HarnessSwitches();
+
+  // ---- cognito-local in-process helpers -------------------------------------------------------------------------
+
+  async function appClient(clientId: unknown): Promise<LocalAppClient> {
+    const client = typeof clientId === "string" ? await cognito.getAppClient(ctx, clientId) : null;
+    if (!client) throw new CognitoFault("ResourceNotFoundException", `User pool client ${String(clientId)} does not exist.`);
+    return client;
+  }
+
+  async function poolOf(client: LocalAppClient): Promise<LocalUserPool> {
+    return cognito.getUserPool(ctx, client.UserPoolId);
+  }
+
+  async function poolById(userPoolId: unknown): Promise<LocalUserPool> {
+    if (typeof userPoolId !== "string") throw fault.invalidParameter("Missing required parameter UserPoolId");
+    return cognito.getUserPool(ctx, userPoolId);
+  }
+
+  async function findUser(pool: LocalUserPool, username: unknown): Promise<LocalUser | null> {
+    return typeof username === "string" && username ? pool.getUserByUsername(ctx, username) : null;
+  }
+
+  const preventsExistenceErrors = (client: LocalAppClient) => client.PreventUserExistenceErrors === "ENABLED";
+
+  async function save(pool: LocalUserPool, user: LocalUser, touch = true): Promise<void> {
+    await pool.saveUser(ctx, touch ? { ...user, UserLastModifiedDate: services.clock.get() } : user);
+  }
+
+  /** Ends every sign-in of the user: refresh tokens forgotten, their access tokens revoked. */
+  async function signOutEverywhere(pool: LocalUserPool, user: LocalUser): Promise<void> {
+    const origins = (user.RefreshTokens ?? []).map(originOfRefreshToken).filter((jti): jti is string => !!jti);
+    await save(pool, { ...user, RefreshTokens: [], HarnessRevokedOrigins: remember(user, origins) }, false);
+  }
+
+  function remember(user: LocalUser, origins: string[]): string[] {
+    return [...new Set([...(user.HarnessRevokedOrigins ?? []), ...origins])].slice(-MAX_REVOKED_ORIGINS);
+  }
+
+  /** The user an access token belongs to, after Cognito's checks: signature, token use, expiry, revocation. */
+  async function userOfAccessToken(token: unknown): Promise<{ pool: LocalUserPool; user: LocalUser }> {
+    const claims = verifiedClaims(token);
+    if (!claims || claims.token_use !== "access" || typeof claims.client_id !== "string") {
+      throw fault.invalidAccessToken();
+    }
+    if (typeof claims.exp === "number" && claims.exp * 1000 <= Date.now()) throw fault.accessTokenExpired();
+    const pool = await cognito.getUserPoolForClientId(ctx, claims.client_id);
+    const user = await findUser(pool, text(claims.username) ?? text(claims.sub));
+    if (!user) throw fault.userNotFound();
+    if (typeof claims.origin_jti === "string" && user.HarnessRevokedOrigins?.includes(claims.origin_jti)) {
+      throw fault.accessTokenRevoked();
+    }
+    if (!user.Enabled) throw fault.userDisabled();
+    return { pool, user };
+  }
+
+  function deliveryFor(pool: LocalUserPool, user: LocalUser): CodeDeliveryDetails {
+    const email = attribute(user, "email");
+    if (!pool.options.AutoVerifiedAttributes?.includes("email") || !email) {
+      throw fault.invalidParameter("Cannot resend codes. Auto verification not turned on.");
+    }
+    return { AttributeName: "email", DeliveryMedium: "EMAIL", Destination: email };
+  }
+
+  /** The answer Cognito gives for an unknown user when PreventUserExistenceErrors is ENABLED: a simulated delivery. */
+  function simulatedDelivery(username: unknown): { CodeDeliveryDetails: CodeDeliveryDetails } {
+    return {
+      CodeDeliveryDetails: {
+        AttributeName: "email",
+        DeliveryMedium: "EMAIL",
+        Destination: maskDestination(String(username ?? "")),
+      },
+    };
+  }
+
+  /** With e-mail as the username, an address belongs to one user: taking another's gives AliasExistsException. */
+  async function assertEmailAvailable(pool: LocalUserPool, user: LocalUser, attributes: unknown): Promise<void> {
+    if (!pool.options.UsernameAttributes?.includes("email") || !Array.isArray(attributes)) return;
+    const email = (attributes as { Name?: unknown; Value?: unknown }[]).find((item) => item.Name === "email")?.Value;
+    if (typeof email !== "string" || !email) return;
+    const holder = await findUser(pool, email);
+    if (holder && holder.Username !== user.Username) {
+      throw new CognitoFault("AliasExistsException", "An account with the given email already exists.");
+    }
+  }
+
+  function assertAuthFlowAllowed(client: LocalAppClient, flow: string): void {
+    const allowed = client.ExplicitAuthFlows;
+    if (!allowed?.length) return;
+    const names: Record<string, string[]> = {
+      ADMIN_USER_PASSWORD_AUTH: ["ALLOW_ADMIN_USER_PASSWORD_AUTH", "ADMIN_NO_SRP_AUTH"],
+      ADMIN_NO_SRP_AUTH: ["ALLOW_ADMIN_USER_PASSWORD_AUTH", "ADMIN_NO_SRP_AUTH"],
+      USER_PASSWORD_AUTH: ["ALLOW_USER_PASSWORD_AUTH", "USER_PASSWORD_AUTH"],
+      REFRESH_TOKEN_AUTH: ["ALLOW_REFRESH_TOKEN_AUTH"],
+      REFRESH_TOKEN: ["ALLOW_REFRESH_TOKEN_AUTH"],
+    };
+    const accepted = names[flow];
+    if (accepted && !accepted.some((name) => allowed.includes(name))) {
+      throw fault.invalidParameter("Auth flow not enabled for this client");
+    }
+  }
+
+  // ---- per-operation behaviour ----------------------------------------------------------------------------------
+
+  interface Prepared {
+    /** Answer this instead of forwarding. */
+    reply?: unknown;
+    /** Carried to `after`. */
+    user?: LocalUser | null;
+    pool?: LocalUserPool;
+    origin?: string;
+  }
+
+  interface Operation {
+    /** Handled entirely here; cognito-local does not support it or gets it wrong. */
+    replace?: (body: Body) => Promise<unknown>;
+    /** Cognito's checks that cognito-local lacks; may answer on its own. */
+    before?: (body: Body) => Promise<Prepared | void>;
+    /** Shapes cognito-local's successful answer like Cognito's. */
+    after?: (body: Body, result: Body, prepared: Prepared) => Promise<unknown>;
+  }
+
+  async function authenticate(body: Body, admin: boolean): Promise<Prepared | void> {
+    const client = await appClient(body.ClientId);
+    const pool = await poolOf(client);
+    const flow = text(body.AuthFlow) ?? "";
+    assertAuthFlowAllowed(client, flow);
+    const parameters = (body.AuthParameters ?? {}) as Record<string, unknown>;
+    const passwordFlows = admin ? ["ADMIN_USER_PASSWORD_AUTH", "ADMIN_NO_SRP_AUTH"] : ["USER_PASSWORD_AUTH"];
+    if (passwordFlows.includes(flow)) {
+      if (!text(parameters.USERNAME)) throw fault.invalidParameter("Missing required parameter USERNAME");
+      if (!text(parameters.PASSWORD)) throw fault.invalidParameter("Missing required parameter PASSWORD");
+      const user = await findUser(pool, parameters.USERNAME);
+      if (!user) throw preventsExistenceErrors(client) ? fault.incorrectCredentials() : fault.userNotFound();
+      // Cognito checks the password first: a disabled or unconfirmed account is only revealed to its owner.
+      if (user.Password !== parameters.PASSWORD) throw fault.incorrectCredentials();
+      if (!user.Enabled) throw fault.userDisabled();
+      if (user.UserStatus === "UNCONFIRMED") throw fault.userNotConfirmed();
+      if (user.UserStatus === "RESET_REQUIRED") throw fault.passwordResetRequired();
+      if (user.UserStatus === "FORCE_CHANGE_PASSWORD" && admin) {
+        // cognito-local's AdminInitiateAuth would hand out tokens here; Cognito asks for a new password.
+        return {
+          reply: {
+            ChallengeName: "NEW_PASSWORD_REQUIRED",
+            ChallengeParameters: {
+              USER_ID_FOR_SRP: user.Username,
+              requiredAttributes: "[]",
+              userAttributes: JSON.stringify(
+                Object.fromEntries(user.Attributes.filter((a) => a.Name !== "sub").map((a) => [a.Name, a.Value])),
+              ),
+            },
+            Session: randomUUID(),
+          },
+        };
+      }
+      return { user, pool };
+    }
+    if (flow === "REFRESH_TOKEN_AUTH" || flow === "REFRESH_TOKEN") {
+      const token = parameters.REFRESH_TOKEN;
+      if (!text(token)) throw fault.invalidParameter("Missing required parameter REFRESH_TOKEN");
+      const claims = verifiedClaims(token);
+      const origin = originOfRefreshToken(token);
+      if (!claims || !origin) throw fault.invalidRefreshToken();
+      const user = await pool.getUserByRefreshToken(ctx, token as string);
+      if (!user) {
+        const owner = await findUser(pool, claims["cognito:username"]);
+        throw owner?.HarnessRevokedOrigins?.includes(origin) ? fault.refreshTokenRevoked() : fault.invalidRefreshToken();
+      }
+      if (typeof claims.exp === "number" && claims.exp * 1000 <= Date.now()) throw fault.refreshTokenExpired();
+      if (!user.Enabled) throw fault.userDisabled();
+      return { user, pool, origin };
+    }
+    return undefined;
+  }
+
+  async function shapeAuthentication(result: Body, prepared: Prepared): Promise<Body> {
+    const authentication = result.AuthenticationResult as Body | undefined;
+    if (!authentication) return result;
+    const origin = prepared.origin ?? originOfRefreshToken(authentication.RefreshToken);
+    const user = prepared.user && prepared.pool ? await findUser(prepared.pool, prepared.user.Username) : null;
+    return { ...result, AuthenticationResult: shapeAuthenticationResult(authentication, { originJti: origin, user }) };
+  }
+
+  const operations: Record<string, Operation> = {
+    SignUp: {
+      async before(body) {
+        const pool = await poolOf(await appClient(body.ClientId));
+        assertPasswordConforms(body.Password, pool.options.Policies?.PasswordPolicy);
+        if (await findUser(pool, body.Username)) {
+          const byEmail = pool.options.UsernameAttributes?.includes("email");
+          throw new CognitoFault(
+            "UsernameExistsException",
+            byEmail ? "An account with the given email already exists." : "User already exists",
+          );
+        }
+      },
+      async after(_body, result) {
+        return { ...result, CodeDeliveryDetails: maskDelivery(result.CodeDeliveryDetails) };
+      },
+    },
+
+    ConfirmSignUp: {
+      async before(body) {
+        const client = await appClient(body.ClientId);
+        const pool = await poolOf(client);
+        const user = await findUser(pool, body.Username);
+        if (!user) throw preventsExistenceErrors(client) ? fault.codeMismatch() : fault.usernameClientNotFound();
+        if (user.UserStatus !== "UNCONFIRMED") {
+          throw new CognitoFault(
+            "NotAuthorizedException",
+            `User cannot be confirmed. Current status is ${user.UserStatus}`,
+          );
+        }
+        if (!user.ConfirmationCode) {
+          throw new CognitoFault("ExpiredCodeException", "Invalid code provided, please request a code again.");
+        }
+        if (user.ConfirmationCode !== body.ConfirmationCode) throw fault.codeMismatch();
+        return { user, pool };
+      },
+      async after(_body, result, { user, pool }) {
+        // Confirming with the code Cognito sent to the e-mail address verifies that address.
+        const confirmed = user && pool ? await findUser(pool, user.Username) : null;
+        if (confirmed && pool && pool.options.AutoVerifiedAttributes?.includes("email") && attribute(confirmed, "email")) {
+          await save(pool, { ...confirmed, Attributes: withAttribute(confirmed, "email_verified", "true") });
+        }
+        return result;
+      },
+    },
+
+    ResendConfirmationCode: {
+      async replace(body) {
+        const client = await appClient(body.ClientId);
+        const pool = await poolOf(client);
+        const user = await findUser(pool, body.Username);
+        if (!user) {
+          if (preventsExistenceErrors(client)) return simulatedDelivery(body.Username);
+          throw fault.usernameClientNotFound();
+        }
+        if (user.UserStatus !== "UNCONFIRMED") throw fault.invalidParameter("User is already confirmed.");
+        const delivery = deliveryFor(pool, user);
+        // A new code replaces the previous one, which stops working.
+        const code = services.otp();
+        await save(pool, { ...user, ConfirmationCode: code });
+        await services.messages.deliver(
+          ctx,
+          "ResendCode",
+          client.ClientId,
+          pool.options.Id,
+          user,
+          code,
+          body.ClientMetadata as Record<string, string> | undefined,
+          delivery,
+        );
+        return { CodeDeliveryDetails: maskDelivery(delivery) };
+      },
+    },
+
+    AdminInitiateAuth: {
+      before: (body) => authenticate(body, true),
+      after: (_body, result, prepared) => shapeAuthentication(result, prepared),
+    },
+
+    InitiateAuth: {
+      before: (body) => authenticate(body, false),
+      after: (_body, result, prepared) => shapeAuthentication(result, prepared),
+    },
+
+    RespondToAuthChallenge: {
+      async before(body) {
+        const pool = await poolOf(await appClient(body.ClientId));
+        const responses = (body.ChallengeResponses ?? {}) as Record<string, unknown>;
+        if (body.ChallengeName === "NEW_PASSWORD_REQUIRED") {
+          assertPasswordConforms(responses.NEW_PASSWORD, pool.options.Policies?.PasswordPolicy);
+        }
+        return { pool, user: await findUser(pool, responses.USERNAME) };
+      },
+      after: (_body, result, prepared) => shapeAuthentication(result, prepared),
+    },
+
+    RevokeToken: {
+      async replace(body) {
+        const client = await appClient(body.ClientId);
+        if (client.EnableTokenRevocation === false) {
+          throw new CognitoFault("UnsupportedOperationException", "Token revocation is not enabled for this client.");
+        }
+        const pool = await poolOf(client);
+        const token = text(body.Token);
+        if (!token) throw fault.invalidParameter("Missing required parameter Token");
+        const origin = originOfRefreshToken(token);
+        const user = verifiedClaims(token) ? await pool.getUserByRefreshToken(ctx, token) : null;
+        // An unknown or already revoked token is not an error (NotAuthorizedException is not among RevokeToken's).
+        if (user && origin) {
+          await save(
+            pool,
+            {
+              ...user,
+              RefreshTokens: (user.RefreshTokens ?? []).filter((item) => item !== token),
+              HarnessRevokedOrigins: remember(user, [origin]),
+            },
+            false,
+          );
+        }
+        return {};
+      },
+    },
+
+    GlobalSignOut: {
+      async replace(body) {
+        const { pool, user } = await userOfAccessToken(body.AccessToken);
+        await signOutEverywhere(pool, user);
+        return {};
+      },
+    },
+
+    AdminUserGlobalSignOut: {
+      async replace(body) {
+        const pool = await poolById(body.UserPoolId);
+        const user = await findUser(pool, body.Username);
+        if (!user) throw fault.userNotFound();
+        await signOutEverywhere(pool, user);
+        return {};
+      },
+    },
+
+    AdminDisableUser: {
+      async before(body) {
+        const pool = await poolById(body.UserPoolId);
+        const user = await findUser(pool, body.Username);
+        if (!user) throw fault.userNotFound();
+        return { pool, user };
+      },
+      async after(_body, result, { pool, user }) {
+        // Cognito revokes the user's tokens when it deactivates the user.
+        const disabled = pool && user ? await findUser(pool, user.Username) : null;
+        if (pool && disabled) await signOutEverywhere(pool, disabled);
+        return result;
+      },
+    },
+
+    ForgotPassword: {
+      async before(body) {
+        const client = await appClient(body.ClientId);
+        const pool = await poolOf(client);
+        const user = await findUser(pool, body.Username);
+        if (!user) {
+          if (preventsExistenceErrors(client)) return { reply: simulatedDelivery(body.Username) };
+          throw fault.usernameClientNotFound();
+        }
+        if (!user.Enabled) throw fault.userDisabled();
+        if (attribute(user, "email_verified") !== "true") {
+          throw fault.invalidParameter(
+            "Cannot reset password for the user as there is no registered/verified email or phone_number",
+          );
+        }
+      },
+      async after(_body, result) {
+        return { ...result, CodeDeliveryDetails: maskDelivery(result.CodeDeliveryDetails) };
+      },
+    },
+
+    ConfirmForgotPassword: {
+      async before(body) {
+        const client = await appClient(body.ClientId);
+        const pool = await poolOf(client);
+        assertPasswordConforms(body.Password, pool.options.Policies?.PasswordPolicy);
+        const user = await findUser(pool, body.Username);
+        if (!user) throw preventsExistenceErrors(client) ? fault.codeMismatch() : fault.usernameClientNotFound();
+        if (user.UserStatus === "UNCONFIRMED" || !user.ConfirmationCode || user.ConfirmationCode !== body.ConfirmationCode) {
+          throw fault.codeMismatch();
+        }
+      },
+    },
+
+    ChangePassword: {
+      async before(body) {
+        const { pool, user } = await userOfAccessToken(body.AccessToken);
+        if (user.Password !== body.PreviousPassword) throw fault.incorrectCredentials();
+        assertPasswordConforms(body.ProposedPassword, pool.options.Policies?.PasswordPolicy);
+      },
+    },
+
+    AdminSetUserPassword: {
+      async before(body) {
+        const pool = await poolById(body.UserPoolId);
+        if (!(await findUser(pool, body.Username))) throw fault.userNotFound();
+        assertPasswordConforms(body.Password, pool.options.Policies?.PasswordPolicy);
+      },
+    },
+
+    AdminCreateUser: {
+      async before(body) {
+        const pool = await poolById(body.UserPoolId);
+        if (body.TemporaryPassword !== undefined) {
+          assertPasswordConforms(body.TemporaryPassword, pool.options.Policies?.PasswordPolicy);
+        }
+        if (await findUser(pool, body.Username)) {
+          throw new CognitoFault("UsernameExistsException", "User account already exists");
+        }
+      },
+    },
+
+    AdminUpdateUserAttributes: {
+      async before(body) {
+        const pool = await poolById(body.UserPoolId);
+        const user = await findUser(pool, body.Username);
+        if (!user) throw fault.userNotFound();
+        await assertEmailAvailable(pool, user, body.UserAttributes);
+      },
+    },
+
+    UpdateUserAttributes: {
+      async before(body) {
+        const { pool, user } = await userOfAccessToken(body.AccessToken);
+        await assertEmailAvailable(pool, user, body.UserAttributes);
+      },
+    },
+
+    AdminListGroupsForUser: {
+      async replace(body) {
+        const pool = await poolById(body.UserPoolId);
+        const user = await findUser(pool, body.Username);
+        if (!user) throw fault.userNotFound();
+        // cognito-local keeps members by internal username (the sub here); look them up by the user record.
+        const names = new Set(await pool.listUserGroupMembership(ctx, user));
+        const groups = (await pool.listGroups(ctx))
+          .filter((group) => names.has(group.GroupName))
+          .sort((a, b) => a.GroupName.localeCompare(b.GroupName));
+        const { page, next } = pageOf(groups, pageLimit(body.Limit), body.NextToken);
+        return {
+          Groups: page.map((group) => groupResponse(pool.options.Id, group)),
+          ...(next ? { NextToken: next } : {}),
+        };
+      },
+    },
+
+    ListUsers: {
+      async replace(body) {
+        const pool = await poolById(body.UserPoolId);
+        return listUsersPage(await pool.listUsers(ctx), body);
+      },
+    },
+  };
+
+  for (const name of ACCESS_TOKEN_OPERATIONS) {
+    operations[name] ??= {
+      async before(body) {
+        await userOfAccessToken(body.AccessToken);
+      },
+    };
+  }
+
+  // ---- forwarding and error shaping ----------------------------------------------------------------------------
+
+  /** cognito-local's answer, with its error names and texts turned into Cognito's. */
+  function correctedError(operation: string, status: number, body: Body): Reply {
+    const type = text(body.__type) ?? "";
+    const message = text(body.message) ?? "";
+    if (type === "CognitoLocal#Unsupported") {
+      // cognito-local answers 500, which the SDK retries: a stand-in gap is not a transient fault.
+      logger.warn({ operation }, message);
+      return { status: 400, body: { __type: "StandInUnsupportedException", message } };
+    }
+    if (status >= 500) {
+      logger.error({ operation, body }, "cognito-local failed");
+      return { status: 400, body: { __type: "StandInInternalException", message: message || "cognito-local failed" } };
+    }
+    const correct = (error: CognitoFault) => errorResponse(error);
+    if (type === "InvalidPasswordException" && message === "Invalid password") return correct(fault.incorrectCredentials());
+    if (type === "UserNotFoundException") return correct(fault.userNotFound());
+    if (type === "CodeMismatchException") return correct(fault.codeMismatch());
+    return { status, body };
+  }
+
+  async function forward(operation: string, target: string, raw: Buffer): Promise<{ status: number; body: Body }> {
+    const response = await fetch(`${internalUrl}/`, {
+      method: "POST",
+      headers: { "content-type": JSON_CONTENT_TYPE, "x-amz-target": target },
+      body: new Uint8Array(raw),
+    });
+    const payload = await response.text();
+    let body: Body = {};
+    try {
+      body = payload ? (JSON.parse(payload) as Body) : {};
+    } catch {
+      body = { __type: "StandInInternalException", message: payload };
+    }
+    logger.debug({ operation, status: response.status }, "forwarded");
+    return { status: response.status, body };
+  }
+
+  async function handleOperation(operation: string, target: string, raw: Buffer): Promise<Reply> {
+    let body: Body;
+    try {
+      body = raw.length ? (JSON.parse(raw.toString("utf8")) as Body) : {};
+    } catch {
+      return errorResponse(new CognitoFault("SerializationException", "Malformed JSON body"));
+    }
+    const behaviour = operations[operation];
+    try {
+      if (behaviour?.replace) return { status: 200, body: await behaviour.replace(body) };
+      const prepared = (await behaviour?.before?.(body)) ?? {};
+      if (prepared.reply !== undefined) return { status: 200, body: prepared.reply };
+      const forwarded = await forward(operation, target, raw);
+      if (forwarded.status !== 200) return correctedError(operation, forwarded.status, forwarded.body);
+      const result = behaviour?.after ? await behaviour.after(body, forwarded.body, prepared) : forwarded.body;
+      return { status: 200, body: result };
+    } catch (error) {
+      if (error instanceof CognitoFault) return errorResponse(error);
+      if (isCognitoLocalError(error)) return { status: 400, body: { __type: error.code, message: error.message } };
+      logger.error({ operation, err: error }, "stand-in harness failed");
+      return errorResponse(new CognitoFault("StandInInternalException", String(error)));
+    }
+  }
+
+  // ---- HTTP ----------------------------------------------------------------------------------------------------
+
+  function send(response: ServerResponse, reply: Reply, contentType = JSON_CONTENT_TYPE): void {
+    if (response.destroyed || response.writableEnded) return;
+    const body = serialize(reply.body);
+    const headers: Record<string, string> = {
+      "content-type": contentType,
+      "content-length": String(Buffer.byteLength(body)),
+      "x-amzn-requestid": randomUUID(),
+    };
+    const type = reply.status >= 400 ? text((reply.body as Body | undefined)?.__type) : undefined;
+    if (type) headers["x-amzn-errortype"] = `${type}:`;
+    response.writeHead(reply.status, headers);
+    response.end(body);
+  }
+
+  async function proxy(request: IncomingMessage, response: ServerResponse, raw: Buffer): Promise<void> {
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(request.headers)) {
+      if (typeof value === "string" && !["host", "connection", "content-length"].includes(name)) headers[name] = value;
+    }
+    const upstream = await fetch(`${internalUrl}${request.url ?? "/"}`, {
+      method: request.method,
+      headers,
+      body: ["GET", "HEAD"].includes(request.method ?? "GET") ? undefined : new Uint8Array(raw),
+      redirect: "manual",
+    });
+    const payload = Buffer.from(await upstream.arrayBuffer());
+    const out: Record<string, string> = {};
+    upstream.headers.forEach((value, name) => {
+      if (!["content-encoding", "transfer-encoding", "connection", "content-length"].includes(name)) out[name] = value;
+    });
+    out["content-length"] = String(payload.length);
+    response.writeHead(upstream.status, out);
+    response.end(payload);
+  }
+
+  function openIdConfiguration(userPoolId: string) {
+    const issuer = `${publicUrl}/${userPoolId}`;
+    return {
+      issuer,
+      jwks_uri: `${issuer}/.well-known/jwks.json`,
+      id_token_signing_alg_values_supported: ["RS256"],
+      subject_types_supported: ["public"],
+      response_types_supported: ["code", "token"],
+      token_endpoint: `${publicUrl}/oauth2/token`,
+      authorization_endpoint: `${publicUrl}/oauth2/authorize`,
+    };
+  }
+
+  async function control(request: IncomingMessage, response: ServerResponse, path: string, raw: Buffer) {
+    const json = (status: number, body: unknown) => send(response, { status, body }, "application/json");
+    const route = `${request.method} ${path.slice(HARNESS_PATH.length) || "/"}`;
+    switch (route) {
+      case "GET /faults":
+        return json(200, switches.currentFault());
+      case "POST /faults":
+        try {
+          return json(200, switches.setFault(JSON.parse(raw.toString("utf8") || "{}")));
+        } catch (error) {
+          const message = error instanceof InvalidFaultSettings || error instanceof SyntaxError ? error.message : String(error);
+          return json(400, { error: message });
+        }
+      case "GET /requests":
+        return json(200, switches.requestCounts());
+      case "DELETE /requests":
+        switches.resetCounts();
+        return json(200, switches.requestCounts());
+      case "POST /reset":
+        switches.reset();
+        return json(200, { fault: switches.currentFault(), requests: switches.requestCounts() });
+      default:
+        return json(404, { error: `No harness route ${route}` });
+    }
+  }
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const url = new URL(request.url ?? "/", publicUrl);
+    const raw = await readBody(request);
+    if (url.pathname === HARNESS_PATH || url.pathname.startsWith(`${HARNESS_PATH}/`)) {
+      return control(request, response, url.pathname, raw);
+    }
+
+    const target = request.headers["x-amz-target"];
+    const isApi = request.method === "POST" && url.pathname === "/" && typeof target === "string";
+    const wellKnown = /^\/([^/]+)\/\.well-known\/(jwks\.json|openid-configuration)$/.exec(url.pathname);
+    const operation = isApi
+      ? (target.split(".")[1] ?? target)
+      : wellKnown
+        ? wellKnown[2] === "jwks.json"
+          ? JWKS_OPERATION
+          : OPENID_CONFIGURATION_OPERATION
+        : `${request.method} ${url.pathname}`;
+    switches.count(operation);
+
+    const active = switches.take(operation, isApi);
+    if (active) {
+      const delay = faultDelay(active);
+      if (delay > 0) {
+        const gone = new AbortController();
+        response.on("close", () => gone.abort());
+        await sleep(delay, gone.signal);
+        // A client that gave up waiting has its request dropped, not carried out behind its back.
+        if (gone.signal.aborted) return;
+      }
+      const error = faultError(active);
+      if (error) return send(response, errorResponse(error));
+    }
+
+    if (isApi) return send(response, await handleOperation(operation, target, raw));
+    if (wellKnown?.[1] && wellKnown[2] === "openid-configuration") {
+      return send(response, { status: 200, body: openIdConfiguration(wellKnown[1]) }, "application/json");
+    }
+    return proxy(request, response, raw);
+  }
+
+  return {
+    switches,
+    /** The node:http request listener of the front server. */
+    listener(request: IncomingMessage, response: ServerResponse): void {
+      handle(request, response).catch((error: unknown) => {
+        logger.error({ err: error, url: request.url }, "stand-in harness request failed");
+        if (!response.headersSent) {
+          send(response, errorResponse(new CognitoFault("StandInInternalException", String(error))));
+        } else {
+          response.destroy();
+        }
+      });
+    },
+  };
+}

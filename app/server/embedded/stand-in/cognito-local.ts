@@ -1,0 +1,141 @@
+/**
+ * The slice of cognito-local 5.3.0's in-process services that the stand-in harness uses, typed by hand (the package
+ * ships declarations, but only for its own build layout). Only what the harness reads or writes is declared.
+ * Never part of production.
+ */
+
+export interface AttributeType {
+  Name: string;
+  Value?: string;
+}
+
+/** A user record as cognito-local keeps it in its StormDB JSON (`<dataDir>/db/<poolId>.json` → Users[Username]). */
+export interface LocalUser {
+  Username: string;
+  Password?: string;
+  Attributes: AttributeType[];
+  Enabled: boolean;
+  UserStatus: string;
+  ConfirmationCode?: string;
+  RefreshTokens?: string[];
+  UserCreateDate: Date;
+  UserLastModifiedDate: Date;
+  MFAOptions?: unknown;
+  /**
+   * The harness's own field: the `origin_jti`s (the jti of the refresh token a sign-in produced) whose access tokens
+   * are revoked, by RevokeToken, GlobalSignOut, AdminUserGlobalSignOut or AdminDisableUser.
+   */
+  HarnessRevokedOrigins?: string[];
+  [key: string]: unknown;
+}
+
+export interface LocalGroup {
+  GroupName: string;
+  Description?: string;
+  Precedence?: number;
+  RoleArn?: string;
+  CreationDate?: Date;
+  LastModifiedDate?: Date;
+  members?: string[];
+}
+
+export interface LocalAppClient {
+  ClientId: string;
+  ClientName?: string;
+  UserPoolId: string;
+  ExplicitAuthFlows?: string[];
+  PreventUserExistenceErrors?: string;
+  EnableTokenRevocation?: boolean;
+  AccessTokenValidity?: number;
+  IdTokenValidity?: number;
+  RefreshTokenValidity?: number;
+  TokenValidityUnits?: { AccessToken?: string; IdToken?: string; RefreshToken?: string };
+  [key: string]: unknown;
+}
+
+export interface LocalPasswordPolicy {
+  MinimumLength?: number;
+  RequireUppercase?: boolean;
+  RequireLowercase?: boolean;
+  RequireNumbers?: boolean;
+  RequireSymbols?: boolean;
+  TemporaryPasswordValidityDays?: number;
+}
+
+export interface LocalUserPoolOptions {
+  Id: string;
+  Name?: string;
+  UsernameAttributes?: string[];
+  AutoVerifiedAttributes?: string[];
+  Policies?: { PasswordPolicy?: LocalPasswordPolicy };
+  [key: string]: unknown;
+}
+
+export interface Ctx {
+  logger: unknown;
+}
+
+export interface LocalUserPool {
+  readonly options: LocalUserPoolOptions;
+  getUserByUsername(ctx: Ctx, username: string): Promise<LocalUser | null>;
+  getUserByRefreshToken(ctx: Ctx, refreshToken: string): Promise<LocalUser | null>;
+  listUsers(ctx: Ctx, filter?: string): Promise<LocalUser[]>;
+  saveUser(ctx: Ctx, user: LocalUser): Promise<void>;
+  listGroups(ctx: Ctx): Promise<LocalGroup[]>;
+  listUserGroupMembership(ctx: Ctx, user: LocalUser): Promise<string[]>;
+}
+
+export interface LocalCognitoService {
+  getUserPool(ctx: Ctx, userPoolId: string): Promise<LocalUserPool>;
+  getUserPoolForClientId(ctx: Ctx, clientId: string): Promise<LocalUserPool>;
+  getAppClient(ctx: Ctx, clientId: string): Promise<LocalAppClient | null>;
+}
+
+export interface CodeDeliveryDetails {
+  AttributeName: string;
+  DeliveryMedium: string;
+  Destination: string;
+}
+
+export interface LocalMessages {
+  deliver(
+    ctx: Ctx,
+    source: string,
+    clientId: string | null,
+    userPoolId: string,
+    user: LocalUser,
+    code: string,
+    clientMetadata: Record<string, string> | undefined,
+    deliveryDetails: CodeDeliveryDetails,
+  ): Promise<void>;
+}
+
+export interface LocalTokens {
+  AccessToken: string;
+  IdToken: string;
+  RefreshToken: string;
+}
+
+export interface LocalTokenGenerator {
+  generate(
+    ctx: Ctx,
+    user: LocalUser,
+    userGroups: string[],
+    userPoolClient: LocalAppClient,
+    clientMetadata: Record<string, string> | undefined,
+    source: string,
+  ): Promise<LocalTokens>;
+}
+
+/** What the harness needs of the services object cognito-local's Router is built from. */
+export interface LocalServices {
+  cognito: LocalCognitoService;
+  clock: { get(): Date };
+  messages: LocalMessages;
+  otp: () => string;
+}
+
+/** cognito-local's own error classes carry the Cognito error name in `code`. */
+export function isCognitoLocalError(error: unknown): error is Error & { code: string } {
+  return error instanceof Error && typeof (error as { code?: unknown }).code === "string";
+}

@@ -1,0 +1,41 @@
+/**
+ * Errors the stand-in harness answers with, in Cognito's JSON 1.1 shape: HTTP 400 (or 500 for InternalErrorException)
+ * with `{"__type": "<Name>", "message": "<text>"}`. Names and texts follow what real Cognito returns.
+ */
+export class CognitoFault extends Error {
+  constructor(
+    readonly type: string,
+    message: string,
+    readonly status = 400,
+  ) {
+    super(message);
+    this.name = type;
+  }
+}
+
+export const fault = {
+  incorrectCredentials: () => new CognitoFault("NotAuthorizedException", "Incorrect username or password."),
+  userDisabled: () => new CognitoFault("NotAuthorizedException", "User is disabled."),
+  userNotFound: () => new CognitoFault("UserNotFoundException", "User does not exist."),
+  /** ConfirmSignUp, ResendConfirmationCode, ForgotPassword and ConfirmForgotPassword word it this way. */
+  usernameClientNotFound: () => new CognitoFault("UserNotFoundException", "Username/client id combination not found."),
+  userNotConfirmed: () => new CognitoFault("UserNotConfirmedException", "User is not confirmed."),
+  passwordResetRequired: () =>
+    new CognitoFault("PasswordResetRequiredException", "Password reset required for the user"),
+  codeMismatch: () => new CognitoFault("CodeMismatchException", "Invalid verification code provided, please try again."),
+  invalidParameter: (message: string) => new CognitoFault("InvalidParameterException", message),
+  invalidPassword: (reason: string) =>
+    new CognitoFault("InvalidPasswordException", `Password did not conform with policy: ${reason}`),
+  invalidRefreshToken: () => new CognitoFault("NotAuthorizedException", "Invalid Refresh Token"),
+  refreshTokenRevoked: () => new CognitoFault("NotAuthorizedException", "Refresh Token has been revoked"),
+  refreshTokenExpired: () => new CognitoFault("NotAuthorizedException", "Refresh Token has expired"),
+  invalidAccessToken: () => new CognitoFault("NotAuthorizedException", "Invalid Access Token"),
+  accessTokenRevoked: () => new CognitoFault("NotAuthorizedException", "Access Token has been revoked"),
+  accessTokenExpired: () => new CognitoFault("NotAuthorizedException", "Access Token has expired"),
+  internal: () => new CognitoFault("InternalErrorException", "An internal error occurred.", 500),
+};
+
+/** The body and status of an error response. */
+export function errorResponse(error: CognitoFault): { status: number; body: { __type: string; message: string } } {
+  return { status: error.status, body: { __type: error.type, message: error.message } };
+}

@@ -1,0 +1,42 @@
+/**
+ * Typed calls to the stand-in harness's control endpoint (`<endpoint>/__harness/…`), for tests and for anything
+ * else that runs against the stand-in. Never part of production: production has no harness.
+ */
+import { HARNESS_PATH, type FaultSettings, type FaultState, type RequestCounts } from "./faults";
+
+export type { FaultMode, FaultSettings, FaultState, RequestCounts, ThrottleError } from "./faults";
+export { JWKS_OPERATION, OPENID_CONFIGURATION_OPERATION } from "./faults";
+
+async function call<T>(endpoint: string, method: string, path: string, body?: unknown): Promise<T> {
+  const response = await fetch(`${endpoint.replace(/\/$/, "")}${HARNESS_PATH}${path}`, {
+    method,
+    headers: body === undefined ? undefined : { "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const payload = (await response.json()) as T & { error?: string };
+  if (!response.ok) throw new Error(`Stand-in harness ${method} ${path}: ${payload.error ?? response.status}`);
+  return payload;
+}
+
+/** Makes the stand-in slow, throttle or fail (see FaultSettings); `{ mode: "none" }` ends it. */
+export function setFault(endpoint: string, settings: FaultSettings): Promise<FaultState> {
+  return call(endpoint, "POST", "/faults", settings);
+}
+
+export function getFault(endpoint: string): Promise<FaultState> {
+  return call(endpoint, "GET", "/faults");
+}
+
+/** No fault, and the request counter back to zero. */
+export async function resetHarness(endpoint: string): Promise<void> {
+  await call(endpoint, "POST", "/reset");
+}
+
+/** Requests the stand-in received since the last reset, in total and per operation. */
+export function getRequestCounts(endpoint: string): Promise<RequestCounts> {
+  return call(endpoint, "GET", "/requests");
+}
+
+export async function resetRequestCounts(endpoint: string): Promise<void> {
+  await call(endpoint, "DELETE", "/requests");
+}

@@ -1,0 +1,143 @@
+/**
+ * Tokens as Cognito issues them, on top of cognito-local's: the same RS256 key (so the JWKS it serves still
+ * verifies them), Cognito's default lifetimes, `origin_jti` linking access and ID tokens to the refresh token of
+ * their sign-in (what RevokeToken revokes), and the user's standard attributes in the ID token.
+ */
+import { createPrivateKey, createPublicKey, randomUUID, sign, verify, type KeyObject } from "node:crypto";
+import { createRequire } from "node:module";
+import type { AttributeType, LocalAppClient, LocalTokenGenerator, LocalUser } from "./cognito-local";
+
+const require = createRequire(import.meta.url);
+
+let keys: { privateKey: KeyObject; publicKey: KeyObject } | undefined;
+function signingKeys() {
+  keys ??= {
+    privateKey: createPrivateKey((require("cognito-local/lib/keys/cognitoLocal.private.json") as { pem: string }).pem),
+    publicKey: createPublicKey((require("cognito-local/lib/keys/cognitoLocal.public.json") as { pem: string }).pem),
+  };
+  return keys;
+}
+
+/** Cognito's defaults for an app client that names no lifetimes: access and ID tokens 60 minutes, refresh 30 days. */
+export const DEFAULT_ACCESS_TOKEN_MINUTES = 60;
+export const DEFAULT_ID_TOKEN_MINUTES = 60;
+export const DEFAULT_REFRESH_TOKEN_DAYS = 30;
+
+export type JwtClaims = Record<string, unknown> & { exp?: number; iat?: number; jti?: string; token_use?: string };
+
+function base64url(value: string | Buffer): string {
+  return Buffer.from(value).toString("base64url");
+}
+
+/** The claims of a JWT without checking its signature; null when it is not a JWT. */
+export function decodeClaims(token: unknown): JwtClaims | null {
+  if (typeof token !== "string") return null;
+  const parts = token.split(".");
+  if (parts.length !== 3 || !parts[1]) return null;
+  try {
+    const claims: unknown = JSON.parse(Buffer.from(parts[1], "base64url").toString("utf8"));
+    return claims && typeof claims === "object" ? (claims as JwtClaims) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The claims of a JWT whose RS256 signature is the stand-in's; null otherwise. Expiry is the caller's to judge. */
+export function verifiedClaims(token: unknown): JwtClaims | null {
+  if (typeof token !== "string") return null;
+  const [header, payload, signature] = token.split(".");
+  if (!header || !payload || !signature) return null;
+  const ok = verify(
+    "sha256",
+    Buffer.from(`${header}.${payload}`),
+    signingKeys().publicKey,
+    Buffer.from(signature, "base64url"),
+  );
+  return ok ? decodeClaims(token) : null;
+}
+
+/** Signs `claims` anew with the stand-in's key, keeping the original header (alg RS256, kid CognitoLocal). */
+function resign(token: string, claims: JwtClaims): string {
+  const header = token.split(".")[0] ?? base64url(JSON.stringify({ alg: "RS256", typ: "JWT", kid: "CognitoLocal" }));
+  const input = `${header}.${base64url(JSON.stringify(claims))}`;
+  return `${input}.${base64url(sign("sha256", Buffer.from(input), signingKeys().privateKey))}`;
+}
+
+/** The ID token claims Cognito derives from user attributes: every attribute, `*_verified` ones as booleans. */
+function attributeClaims(attributes: AttributeType[]): Record<string, unknown> {
+  const claims: Record<string, unknown> = {};
+  for (const { Name, Value } of attributes) {
+    if (Value === undefined || Name === "sub") continue;
+    claims[Name] = Name.endsWith("_verified") ? Value === "true" : Value;
+  }
+  return claims;
+}
+
+/**
+ * Rewrites an authentication result the way Cognito shapes it: access and ID tokens carry `origin_jti` (the jti of
+ * the refresh token of the sign-in they belong to), the ID token carries the user's attributes, and the result
+ * states `ExpiresIn` (the access token's lifetime in seconds, from its own exp − iat) and `TokenType: "Bearer"`.
+ */
+export function shapeAuthenticationResult(
+  result: Record<string, unknown>,
+  options: { originJti: string | undefined; user: LocalUser | null },
+): Record<string, unknown> {
+  const shaped: Record<string, unknown> = { ...result };
+  const access = typeof result.AccessToken === "string" ? result.AccessToken : undefined;
+  const id = typeof result.IdToken === "string" ? result.IdToken : undefined;
+  const accessClaims = decodeClaims(access);
+  if (access && accessClaims) {
+    const claims = { ...accessClaims, ...(options.originJti ? { origin_jti: options.originJti } : {}) };
+    shaped.AccessToken = resign(access, claims);
+    if (typeof claims.exp === "number" && typeof claims.iat === "number") shaped.ExpiresIn = claims.exp - claims.iat;
+  }
+  const idClaims = decodeClaims(id);
+  if (id && idClaims) {
+    const fromAttributes = options.user ? attributeClaims(options.user.Attributes) : {};
+    shaped.IdToken = resign(id, {
+      ...fromAttributes,
+      ...idClaims,
+      ...(options.user ? { email_verified: fromAttributes.email_verified === true } : {}),
+      ...(options.originJti ? { origin_jti: options.originJti } : {}),
+    });
+  }
+  shaped.TokenType = "Bearer";
+  if (shaped.RefreshToken === undefined || shaped.RefreshToken === null) delete shaped.RefreshToken;
+  return shaped;
+}
+
+/** The refresh token's jti, which is the `origin_jti` of every access and ID token of its sign-in. */
+export function originOfRefreshToken(refreshToken: unknown): string | undefined {
+  const jti = decodeClaims(refreshToken)?.jti;
+  return typeof jti === "string" ? jti : undefined;
+}
+
+/**
+ * cognito-local's token generator with Cognito's default lifetimes for app clients that name none
+ * (cognito-local's own fallback is 24 hours for access and ID tokens, 7 days for refresh tokens).
+ */
+export function withCognitoTokenLifetimes(generator: LocalTokenGenerator): LocalTokenGenerator {
+  return {
+    generate(ctx, user, groups, client, metadata, source) {
+      const units = { ...client.TokenValidityUnits };
+      const effective: LocalAppClient = { ...client, TokenValidityUnits: units };
+      if (client.AccessTokenValidity === undefined) {
+        effective.AccessTokenValidity = DEFAULT_ACCESS_TOKEN_MINUTES;
+        units.AccessToken = "minutes";
+      }
+      if (client.IdTokenValidity === undefined) {
+        effective.IdTokenValidity = DEFAULT_ID_TOKEN_MINUTES;
+        units.IdToken = "minutes";
+      }
+      if (client.RefreshTokenValidity === undefined) {
+        effective.RefreshTokenValidity = DEFAULT_REFRESH_TOKEN_DAYS;
+        units.RefreshToken = "days";
+      }
+      return generator.generate(ctx, user, groups, effective, metadata, source);
+    },
+  };
+}
+
+export function newRequestId(): string {
+  return randomUUID();
+}
