@@ -44,7 +44,10 @@ export default defineConfig({
     { name: "js-off", use: { ...devices["Desktop Chrome"], locale: "ja-JP", javaScriptEnabled: false } },
   ],
   webServer: {
-    command: "node --import tsx app/server/main.ts --mode=preview",
+    // Staff's legacy-account import runs first, as in production, so legacy members can sign in.
+    command:
+      "node --import tsx db/legacy-import-command.ts tests/fixtures/legacy-accounts.csv && " +
+      "node --import tsx app/server/main.ts --mode=preview",
     url: `http://localhost:${PORT}/healthz/`,
     reuseExistingServer: false,
     timeout: 60_000,

@@ -4,9 +4,11 @@ import { z } from "zod";
  * Form schemas shared by the browser (Conform) and the actions. Messages are keys of the "forms" namespace,
  * translated where they are shown, so errors follow the page's language.
  */
+// Lower-cased: Cognito user pools match usernames case-insensitively, and so must everything keyed by e-mail here.
 export const EmailSchema = z
   .string({ error: "validation.required" })
   .trim()
+  .toLowerCase()
   .min(1, "validation.required")
   .max(254, "validation.email")
   .pipe(z.email("validation.email"));

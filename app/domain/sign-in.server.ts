@@ -1,7 +1,9 @@
 import { decodeJwt } from "jose";
 import type { Database } from "../../db/client.server";
+import { IdentityError } from "~/integrations/cognito/cognito-errors.server";
 import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { describeDevice } from "./device-description.server";
+import { migrateLegacyAccount } from "./legacy-accounts.server";
 import { type StartSessionResult, startSession } from "./member-session.server";
 
 export interface SignInDependencies {
@@ -13,6 +15,18 @@ export interface SignInDependencies {
 
 export type SignInResult = StartSessionResult & { accessToken: string };
 
+/** Cognito's answer, after moving a pre-July-2021 account over first when Cognito does not know it yet. */
+async function authenticate(deps: SignInDependencies, input: { email: string; password: string }) {
+  try {
+    return await deps.identity.signIn(input);
+  } catch (error) {
+    if (!(error instanceof IdentityError && error.code === "userNotFound")) throw error;
+    if (!(await migrateLegacyAccount(deps, input))) throw error;
+    // The migrated account's username is the lower-cased address.
+    return deps.identity.signIn({ ...input, email: input.email.trim().toLowerCase() });
+  }
+}
+
 /**
  * Authenticates with Cognito and records the browser's session (or holds it at the device limit). Cognito's
  * failures come out as IdentityErrors; wrong password, unknown and unconfirmed users read the same to the member.
@@ -21,7 +35,7 @@ export async function signIn(
   deps: SignInDependencies,
   input: { email: string; password: string; deviceKey: string; userAgent: string | null },
 ): Promise<SignInResult> {
-  const tokens = await deps.identity.signIn({ email: input.email, password: input.password });
+  const tokens = await authenticate(deps, input);
   // Straight from Cognito over TLS, so decoding is enough here; page views verify the access token properly.
   const claims = decodeJwt(tokens.idToken);
   const sub = String(claims.sub);

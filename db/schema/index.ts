@@ -1,2 +1,3 @@
 export * from "./member-profiles";
 export * from "./member-sessions";
+export * from "./legacy-credentials";

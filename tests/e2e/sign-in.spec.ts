@@ -113,3 +113,17 @@ test("at the device limit the member deactivates a device and continues; that de
   await first.context.close();
   await fourth.context.close();
 });
+
+test("a member from before July 2021 signs in with the old address and password and never notices", async ({
+  page,
+  javaScriptEnabled,
+}) => {
+  // tests/fixtures/legacy-accounts.csv, imported before the server starts; one account per project.
+  const email = javaScriptEnabled ? "legacy-js-on@example.jp" : "legacy-js-off@example.jp";
+  await page.goto("/auth/sign-in/?to=my-profile");
+  await signIn(page, { email, password: "old-password-2019" });
+  await expect(page).toHaveURL(/\/my\/profile\/$/);
+  await expect(page.getByTestId("email")).toHaveText(email);
+  // The old profile came along: the header names the member.
+  await expect(page.getByRole("banner")).toContainText(javaScriptEnabled ? "旧 会員" : "Old Member");
+});

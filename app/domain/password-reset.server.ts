@@ -1,0 +1,60 @@
+import { IdentityError, type IdentityErrorCode } from "~/integrations/cognito/cognito-errors.server";
+import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
+import { logger } from "~/integrations/logger.server";
+
+export type PasswordResetIdentity = Pick<IdentityProvider, "forgotPassword" | "confirmForgotPassword">;
+
+/**
+ * What Cognito's ForgotPassword may reveal about the account itself: unknown, unconfirmed, disabled
+ * (NotAuthorized) or without a verified e-mail (InvalidParameter). Telling any of these apart from "code sent"
+ * would let anyone test which addresses have an ID (SECURITY.md item 1), so they all read as success.
+ */
+const HIDDEN_ON_REQUEST: ReadonlySet<IdentityErrorCode> = new Set([
+  "userNotFound",
+  "userNotConfirmed",
+  "invalidCredentials",
+  "invalidInput",
+]);
+
+/**
+ * On ConfirmForgotPassword the same account states (and an expired code) read as a wrong code: after an
+ * enumeration-safe request, an unknown address must fail the confirm step exactly like a known one would.
+ */
+const READ_AS_CODE_MISMATCH: ReadonlySet<IdentityErrorCode> = new Set([
+  "codeExpired",
+  "userNotFound",
+  "userNotConfirmed",
+  "invalidCredentials",
+]);
+
+/**
+ * Asks Cognito to mail a reset code. Resolves the same way whether or not the address has an ID; throttling and
+ * Cognito being unavailable still come out as IdentityErrors, which say nothing about the account.
+ */
+export async function requestPasswordReset(identity: PasswordResetIdentity, email: string): Promise<void> {
+  try {
+    await identity.forgotPassword(email);
+  } catch (error) {
+    if (error instanceof IdentityError && HIDDEN_ON_REQUEST.has(error.code)) {
+      // No address in the log: this line must not become an enumeration oracle of its own.
+      logger.info({ identityError: error.code }, "password reset requested for an address that cannot reset");
+      return;
+    }
+    throw error;
+  }
+}
+
+/** Sets the new password with the mailed code; every way the code or account can be wrong is "codeMismatch". */
+export async function confirmPasswordReset(
+  identity: PasswordResetIdentity,
+  input: { email: string; code: string; password: string },
+): Promise<void> {
+  try {
+    await identity.confirmForgotPassword(input);
+  } catch (error) {
+    if (error instanceof IdentityError && READ_AS_CODE_MISMATCH.has(error.code)) {
+      throw new IdentityError("codeMismatch", "ConfirmForgotPassword", error);
+    }
+    throw error;
+  }
+}
