@@ -106,3 +106,11 @@ export const AccountInfoSchema = z
     }
   });
 export type AccountInfo = z.infer<typeof AccountInfoSchema>;
+
+export const RequestPasswordResetSchema = z.object({ email: EmailSchema });
+
+export const ConfirmPasswordResetSchema = z.object({
+  code: z.string({ error: "validation.codeRequired" }).trim().min(1, "validation.codeRequired").max(64, "validation.inputError"),
+  // Never trimmed: the member's password is exactly what they typed (or pasted).
+  password: NewPasswordSchema,
+});

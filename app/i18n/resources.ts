@@ -6,6 +6,8 @@ import enDocs from "../../locales/en/docs.json";
 import enErrors from "../../locales/en/errors.json";
 import enForms from "../../locales/en/forms.json";
 import enHome from "../../locales/en/home.json";
+import enPasswordReset from "../../locales/en/password-reset.json";
+import enSignUp from "../../locales/en/sign-up.json";
 import enToasts from "../../locales/en/toasts.json";
 import jaAdmin from "../../locales/ja/admin.json";
 import jaAuth from "../../locales/ja/auth.json";
@@ -15,6 +17,8 @@ import jaDocs from "../../locales/ja/docs.json";
 import jaErrors from "../../locales/ja/errors.json";
 import jaForms from "../../locales/ja/forms.json";
 import jaHome from "../../locales/ja/home.json";
+import jaPasswordReset from "../../locales/ja/password-reset.json";
+import jaSignUp from "../../locales/ja/sign-up.json";
 import jaToasts from "../../locales/ja/toasts.json";
 import type { Locale } from "./locales";
 
@@ -29,6 +33,8 @@ export const jaResources = {
   forms: jaForms,
   admin: jaAdmin,
   auth: jaAuth,
+  passwordReset: jaPasswordReset,
+  signUp: jaSignUp,
 };
 export type Resources = typeof jaResources;
 
@@ -46,6 +52,8 @@ const enResources: SameKeys<Resources> = {
   forms: enForms,
   admin: enAdmin,
   auth: enAuth,
+  passwordReset: enPasswordReset,
+  signUp: enSignUp,
 };
 
 export const RESOURCES: Record<Locale, SameKeys<Resources>> = { ja: jaResources, en: enResources };

@@ -26,6 +26,8 @@ export const ROUTE_SECTIONS = [
       { name: "auth", path: "auth", file: "routes/auth/index.tsx" },
       { name: "auth-sign-in", path: "auth/sign-in", file: "routes/auth/sign-in.tsx" },
       { name: "auth-sign-out", path: "auth/sign-out", file: "routes/auth/sign-out.tsx" },
+      { name: "auth-forgot-password", path: "auth/forgot-password", file: "routes/auth/forgot-password.tsx" },
+      { name: "auth-sign-up", path: "auth/sign-up", file: "routes/auth/sign-up.tsx" },
       { name: "not-found", path: "*", file: "routes/not-found.tsx" },
     ],
   },

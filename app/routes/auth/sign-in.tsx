@@ -3,6 +3,7 @@ import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
 import { Form, data, redirect, useNavigation } from "react-router";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
+import { useClearAfterServerError } from "~/components/use-clear-after-server-error";
 import { ErrorList, FormField } from "~/components/form-field";
 import { getConfig } from "~/config.server";
 import { SignInSchema } from "~/domain/auth-schemas";
@@ -111,7 +112,7 @@ export default function SignInPage({ loaderData, actionData }: Route.ComponentPr
 }
 
 function SignInForm({ lastResult }: { lastResult: SubmissionResult<string[]> | undefined }) {
-  const { t } = useTranslation("auth");
+  const { t, i18n } = useTranslation("auth");
   const navigation = useNavigation();
   const [form, fields] = useForm({
     lastResult,
@@ -120,6 +121,7 @@ function SignInForm({ lastResult }: { lastResult: SubmissionResult<string[]> | u
     shouldValidate: "onBlur",
     shouldRevalidate: "onInput",
   });
+  useClearAfterServerError(lastResult, fields.password.id);
   return (
     <section className="content auth-page">
       <h1>{t("signIn.title")}</h1>
@@ -142,6 +144,9 @@ function SignInForm({ lastResult }: { lastResult: SubmissionResult<string[]> | u
           {t("signIn.submit")}
         </Button>
       </Form>
+      <p>
+        <AppLink to={pathFor("auth-forgot-password", i18n.language)}>{t("signIn.forgotPassword")}</AppLink>
+      </p>
     </section>
   );
 }

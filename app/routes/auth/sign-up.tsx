@@ -12,6 +12,7 @@ import type { z } from "zod";
 import { Form, data, redirect, useNavigation } from "react-router";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
+import { useClearAfterServerError } from "~/components/use-clear-after-server-error";
 import { ErrorList, FormField, SelectField } from "~/components/form-field";
 import { useRootData } from "~/components/use-root-data";
 import {
@@ -203,6 +204,7 @@ function CredentialsForm({ lastResult }: { lastResult: SubmissionResult<string[]
   const { locale, links } = useRootData();
   const navigation = useNavigation();
   const [form, fields] = useSignUpForm(SignUpSchema, lastResult);
+  useClearAfterServerError(lastResult, fields.password.id);
   const agreements = [
     { field: fields.agreeIdTerms, label: t("credentials.agreeIdTerms"), href: pathFor("docs-terms-of-use-shinkenchiku-id", locale), link: t("credentials.idTermsLink") },
     { field: fields.agreeDataTerms, label: t("credentials.agreeDataTerms"), href: links.dataTerms, link: t("credentials.dataTermsLink") },

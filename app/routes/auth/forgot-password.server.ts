@@ -1,0 +1,82 @@
+import { type Cookie, createCookie } from "react-router";
+import { getConfig } from "~/config.server";
+import { confirmPasswordReset, requestPasswordReset } from "~/domain/password-reset.server";
+import { getIdentityProvider } from "~/integrations/cognito/identity.server";
+
+/**
+ * How long the reset remembers the address between its two steps. Cognito's code lives an hour; half of that is
+ * plenty to read a mail, and a forgotten tab falls back to the first step instead of naming the address.
+ */
+export const PASSWORD_RESET_COOKIE_MAX_AGE_S = 30 * 60;
+
+export interface PasswordResetState {
+  email: string;
+  /** How many codes this reset has asked for: the page says "a new code" after a resend. */
+  sends: number;
+  /** Epoch ms. Checked here too, because the signature alone would accept the value for ever. */
+  expiresAt: number;
+}
+
+let cookie: Cookie | undefined;
+
+/**
+ * The reset's state, so the two steps work without JavaScript: HttpOnly, SameSite=Lax, Path=/, signed with the
+ * session secrets, Secure outside plain-http development. Unlike the session cookies it stays on this host (no
+ * Domain): no sibling service needs it, so over https it takes the stricter `__Host-` prefix.
+ */
+function getPasswordResetCookie(): Cookie {
+  if (!cookie) {
+    const config = getConfig();
+    cookie = createCookie(`${config.secureCookies ? "__Host-" : ""}id_password_reset`, {
+      path: "/",
+      httpOnly: true,
+      sameSite: "lax",
+      secure: config.secureCookies,
+      secrets: config.sessionSecrets,
+      maxAge: PASSWORD_RESET_COOKIE_MAX_AGE_S,
+    });
+  }
+  return cookie;
+}
+
+function isPasswordResetState(value: unknown): value is PasswordResetState {
+  if (typeof value !== "object" || value === null) return false;
+  const state = value as PasswordResetState;
+  return typeof state.email === "string" && typeof state.sends === "number" && typeof state.expiresAt === "number";
+}
+
+/** The reset under way in this browser, or null (none, tampered with, or older than the cookie's lifetime). */
+export async function readPasswordReset(request: Request, now = Date.now()): Promise<PasswordResetState | null> {
+  const value: unknown = await getPasswordResetCookie().parse(request.headers.get("Cookie"));
+  return isPasswordResetState(value) && value.expiresAt > now ? value : null;
+}
+
+function serializePasswordReset(email: string, sends: number): Promise<string> {
+  const expiresAt = Date.now() + PASSWORD_RESET_COOKIE_MAX_AGE_S * 1000;
+  return getPasswordResetCookie().serialize({ email, sends, expiresAt } satisfies PasswordResetState);
+}
+
+export function clearPasswordReset(): Promise<string> {
+  return getPasswordResetCookie().serialize("", { maxAge: 0 });
+}
+
+/** Step 1: a code is mailed if the address has an ID; either way the answer is the cookie for step 2. */
+export async function startPasswordReset(email: string): Promise<string> {
+  await requestPasswordReset(getIdentityProvider(), email);
+  return serializePasswordReset(email, 1);
+}
+
+/** "Send the code again": a fresh code, and the 30 minutes start again from it. */
+export async function resendPasswordResetCode(state: PasswordResetState): Promise<string> {
+  await requestPasswordReset(getIdentityProvider(), state.email);
+  return serializePasswordReset(state.email, state.sends + 1);
+}
+
+/** Step 2: the new password is set; the answer is the Set-Cookie that ends the reset. */
+export async function finishPasswordReset(
+  state: PasswordResetState,
+  input: { code: string; password: string },
+): Promise<string> {
+  await confirmPasswordReset(getIdentityProvider(), { email: state.email, ...input });
+  return clearPasswordReset();
+}

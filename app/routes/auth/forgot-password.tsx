@@ -1,0 +1,237 @@
+import { type SubmissionResult, getFormProps, getInputProps, useForm } from "@conform-to/react";
+import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
+import { Form, data, redirect, useNavigation } from "react-router";
+import { AppLink } from "~/components/app-link";
+import { Button } from "~/components/button";
+import { useClearAfterServerError } from "~/components/use-clear-after-server-error";
+import { ErrorList, FormField } from "~/components/form-field";
+import { ConfirmPasswordResetSchema, RequestPasswordResetSchema } from "~/domain/auth-schemas";
+import { IdentityError } from "~/integrations/cognito/cognito-errors.server";
+import { loadTranslations } from "~/i18n/translations.server";
+import { useTranslation } from "~/i18n/use-translation";
+import { getInstance, getLocale } from "~/middleware/i18n.server";
+import { pathFor } from "~/routing/route-table";
+import { getToastUtils } from "~/toast.server";
+import type { Route } from "./+types/forgot-password";
+import {
+  clearPasswordReset,
+  finishPasswordReset,
+  readPasswordReset,
+  resendPasswordResetCode,
+  startPasswordReset,
+} from "./forgot-password.server";
+
+/** The step comes from the reset cookie alone, so a refresh or JavaScript being off never loses the member's place. */
+export async function loader({ request, context }: Route.LoaderArgs) {
+  const i18n = getInstance(context);
+  const translations = loadTranslations(context, ["passwordReset", "forms", "toasts"]);
+  const pending = await readPasswordReset(request);
+  if (pending) {
+    return {
+      view: "confirm" as const,
+      title: i18n.t("passwordReset:confirm.title"),
+      translations,
+      email: pending.email,
+      resent: pending.sends > 1,
+    };
+  }
+  return { view: "request" as const, title: i18n.t("passwordReset:request.title"), translations };
+}
+
+export async function action({ request, context }: Route.ActionArgs) {
+  const locale = getLocale(context);
+  const here = pathFor("auth-forgot-password", locale);
+  const formData = await request.formData();
+  const intent = formData.get("intent");
+  const pending = await readPasswordReset(request);
+
+  if (intent === "start-over") throw redirect(here, { headers: setCookie(await clearPasswordReset()) });
+  // The 30 minutes are over (or the cookie is gone): back to the first step.
+  if ((intent === "resend" || intent === "confirm") && !pending) throw redirect(here);
+
+  if (intent === "resend" && pending) {
+    let renewed: string;
+    try {
+      renewed = await resendPasswordResetCode(pending);
+    } catch (error) {
+      if (!(error instanceof IdentityError)) throw error;
+      return getToastUtils().redirectWithError(here, error.messageKey);
+    }
+    throw redirect(here, { headers: setCookie(renewed) });
+  }
+
+  if (intent === "confirm" && pending) {
+    const submission = parseWithZod(formData, { schema: ConfirmPasswordResetSchema });
+    if (submission.status !== "success") {
+      return data({ form: "confirm" as const, result: submission.reply({ hideFields: ["password"] }) }, { status: 400 });
+    }
+    try {
+      const cleared = await finishPasswordReset(pending, submission.value);
+      return getToastUtils().redirectWithSuccess(pathFor("auth-sign-in", locale), "passwordChanged", {
+        headers: setCookie(cleared),
+      });
+    } catch (error) {
+      if (!(error instanceof IdentityError)) throw error;
+      const message = `toasts:${error.messageKey}`;
+      const errors = error.code === "invalidPassword" ? { fieldErrors: { password: [message] } } : { formErrors: [message] };
+      return data(
+        { form: "confirm" as const, result: submission.reply({ ...errors, hideFields: ["password"] }) },
+        { status: statusFor(error) },
+      );
+    }
+  }
+
+  const submission = parseWithZod(formData, { schema: RequestPasswordResetSchema });
+  if (submission.status !== "success") {
+    return data({ form: "request" as const, result: submission.reply() }, { status: 400 });
+  }
+  let started: string;
+  try {
+    started = await startPasswordReset(submission.value.email);
+  } catch (error) {
+    if (!(error instanceof IdentityError)) throw error;
+    return data(
+      { form: "request" as const, result: submission.reply({ formErrors: [`toasts:${error.messageKey}`] }) },
+      { status: statusFor(error) },
+    );
+  }
+  // Known or not, the answer is this same redirect (SECURITY.md item 1): only the cookie's address differs.
+  throw redirect(here, { headers: setCookie(started) });
+}
+
+/** Cognito down: 503; throttled: 429; anything the member can fix: 400. Never a 500. */
+function statusFor(error: IdentityError): number {
+  if (error.code === "unavailable") return 503;
+  return error.code.endsWith("hrottled") ? 429 : 400;
+}
+
+function setCookie(cookie: string): Headers {
+  return new Headers({ "Set-Cookie": cookie });
+}
+
+export default function ForgotPasswordPage({ loaderData, actionData }: Route.ComponentProps) {
+  if (loaderData.view === "confirm") {
+    return (
+      <ConfirmStep
+        email={loaderData.email}
+        resent={loaderData.resent}
+        lastResult={actionData?.form === "confirm" ? actionData.result : undefined}
+      />
+    );
+  }
+  return <RequestStep lastResult={actionData?.form === "request" ? actionData.result : undefined} />;
+}
+
+function RequestStep({ lastResult }: { lastResult: SubmissionResult<string[]> | undefined }) {
+  const { t } = useTranslation("passwordReset");
+  const navigation = useNavigation();
+  const [form, fields] = useForm({
+    lastResult,
+    constraint: getZodConstraint(RequestPasswordResetSchema),
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: RequestPasswordResetSchema }),
+    shouldValidate: "onBlur",
+    shouldRevalidate: "onInput",
+  });
+  return (
+    <section className="content auth-page">
+      <h1>{t("request.title")}</h1>
+      <p>{t("request.lead")}</p>
+      <Form method="post" {...getFormProps(form)} className="form">
+        <div role="alert" id={form.errorId}>
+          <ErrorList errors={form.errors} />
+        </div>
+        <FormField
+          label={t("request.email")}
+          errors={fields.email.errors}
+          inputProps={{ ...getInputProps(fields.email, { type: "email" }), autoComplete: "username" }}
+        />
+        <Button name="intent" value="request" pending={navigation.state === "submitting"} block>
+          {t("request.submit")}
+        </Button>
+      </Form>
+      <BackToSignIn />
+    </section>
+  );
+}
+
+function ConfirmStep({
+  email,
+  resent,
+  lastResult,
+}: {
+  email: string;
+  resent: boolean;
+  lastResult: SubmissionResult<string[]> | undefined;
+}) {
+  const { t } = useTranslation("passwordReset");
+  const navigation = useNavigation();
+  const [form, fields] = useForm({
+    lastResult,
+    constraint: getZodConstraint(ConfirmPasswordResetSchema),
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: ConfirmPasswordResetSchema }),
+    shouldValidate: "onBlur",
+    shouldRevalidate: "onInput",
+  });
+  const submitting = navigation.state === "submitting" && navigation.formData?.get("intent") === "confirm";
+  // hideFields keeps the password out of the server's answer, but with JavaScript on, Conform leaves what was
+  // typed in the input: empty it as well, so a refused password is never shown back (as without JavaScript).
+  useClearAfterServerError(lastResult, fields.password.id);
+  return (
+    <section className="content auth-page">
+      <h1>{t("confirm.title")}</h1>
+      <p>{t(resent ? "confirm.resentLead" : "confirm.lead", { email })}</p>
+      <Form method="post" {...getFormProps(form)} className="form">
+        <div role="alert" id={form.errorId}>
+          <ErrorList errors={form.errors} />
+        </div>
+        {/* Not submitted (the address comes from the cookie); shown, and there for password managers. */}
+        <FormField
+          label={t("confirm.email")}
+          inputProps={{ id: "password-reset-email", type: "email", value: email, readOnly: true, autoComplete: "username" }}
+        />
+        <FormField
+          label={t("confirm.code")}
+          errors={fields.code.errors}
+          inputProps={{
+            ...getInputProps(fields.code, { type: "text" }),
+            inputMode: "numeric",
+            autoComplete: "one-time-code",
+          }}
+        />
+        <FormField
+          label={t("confirm.password")}
+          hint={t("confirm.passwordHint")}
+          errors={fields.password.errors}
+          inputProps={{ ...getInputProps(fields.password, { type: "password" }), autoComplete: "new-password" }}
+        />
+        <Button name="intent" value="confirm" pending={submitting} block>
+          {t("confirm.submit")}
+        </Button>
+      </Form>
+      <Form method="post" className="actions">
+        <span className="actions__prompt">{t("confirm.noCode")}</span>
+        <Button name="intent" value="resend" variant="secondary">
+          {t("confirm.resend")}
+        </Button>
+        <Button name="intent" value="start-over" variant="text">
+          {t("confirm.startOver")}
+        </Button>
+      </Form>
+      <BackToSignIn />
+    </section>
+  );
+}
+
+function BackToSignIn() {
+  const { t, i18n } = useTranslation("passwordReset");
+  return (
+    <p>
+      <AppLink to={pathFor("auth-sign-in", i18n.language)}>{t("backToSignIn")}</AppLink>
+    </p>
+  );
+}
+
+export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: loaderData?.title }];
+
+/** The confirm step shows the address from this browser's cookie: never kept by a shared or disk cache. */
+export const headers: Route.HeadersFunction = () => ({ "Cache-Control": "no-store" });
