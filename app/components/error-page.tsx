@@ -1,9 +1,10 @@
 import { useTranslation } from "~/i18n/use-translation";
-import { useLocation, useRouteLoaderData } from "react-router";
+import { isRouteErrorResponse, useLocation, useRouteError, useRouteLoaderData } from "react-router";
 import { localeFromPathname } from "~/i18n/locales";
 import type { RootData } from "~/root.server";
 import { pathFor } from "~/routing/route-table";
 import { AppLink } from "./app-link";
+import { PageFrame } from "./page-frame";
 
 type ErrorKind = "notFound" | "serverError" | "serviceUnavailable";
 
@@ -54,5 +55,18 @@ export function ErrorPage({ status }: { status: number }) {
         </li>
       </ul>
     </section>
+  );
+}
+
+/**
+ * The layouts' error boundary: 404, 500 and 503 inside the site frame, so the member keeps the header, menu and
+ * language switch.
+ */
+export function FramedErrorPage() {
+  const error = useRouteError();
+  return (
+    <PageFrame>
+      <ErrorPage status={isRouteErrorResponse(error) ? error.status : 500} />
+    </PageFrame>
   );
 }

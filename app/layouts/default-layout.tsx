@@ -1,5 +1,5 @@
-import { Outlet, isRouteErrorResponse, useRouteError } from "react-router";
-import { ErrorPage } from "~/components/error-page";
+import { Outlet } from "react-router";
+import { FramedErrorPage } from "~/components/error-page";
 import { PageFrame } from "~/components/page-frame";
 
 /** Header, main area and footer around every member-facing page. */
@@ -11,13 +11,4 @@ export default function DefaultLayout() {
   );
 }
 
-/** 404, 500 and 503 inside the same frame, so the member keeps the header, menu and language switch. */
-export function ErrorBoundary() {
-  const error = useRouteError();
-  const status = isRouteErrorResponse(error) ? error.status : 500;
-  return (
-    <PageFrame>
-      <ErrorPage status={status} />
-    </PageFrame>
-  );
-}
+export const ErrorBoundary = FramedErrorPage;

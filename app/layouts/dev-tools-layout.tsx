@@ -1,5 +1,5 @@
-import { Outlet, isRouteErrorResponse, useRouteError } from "react-router";
-import { ErrorPage } from "~/components/error-page";
+import { Outlet } from "react-router";
+import { FramedErrorPage } from "~/components/error-page";
 import { PageFrame } from "~/components/page-frame";
 import { loadTranslations } from "~/i18n/translations.server";
 import { requireDevTools } from "~/routing/dev-tools-only.server";
@@ -21,12 +21,4 @@ export default function DevToolsLayout() {
   );
 }
 
-export function ErrorBoundary() {
-  const error = useRouteError();
-  const status = isRouteErrorResponse(error) ? error.status : 500;
-  return (
-    <PageFrame>
-      <ErrorPage status={status} />
-    </PageFrame>
-  );
-}
+export const ErrorBoundary = FramedErrorPage;

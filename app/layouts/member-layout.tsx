@@ -1,5 +1,5 @@
-import { Outlet, isRouteErrorResponse, redirect, useRouteError } from "react-router";
-import { ErrorPage } from "~/components/error-page";
+import { Outlet, redirect } from "react-router";
+import { FramedErrorPage } from "~/components/error-page";
 import { PageFrame } from "~/components/page-frame";
 import { localeFromPathname, pathnameForLocale } from "~/i18n/locales";
 import { loadTranslations } from "~/i18n/translations.server";
@@ -33,11 +33,4 @@ export default function MemberLayout() {
   );
 }
 
-export function ErrorBoundary() {
-  const error = useRouteError();
-  return (
-    <PageFrame>
-      <ErrorPage status={isRouteErrorResponse(error) ? error.status : 500} />
-    </PageFrame>
-  );
-}
+export const ErrorBoundary = FramedErrorPage;
