@@ -13,7 +13,6 @@ import type { Route } from "./+types/root";
 import { useNonce } from "./components/nonce";
 import { localeFromPathname } from "./i18n/locales";
 import { canonicalUrlMiddleware } from "./middleware/canonical-url.server";
-import { csrfMiddleware } from "./middleware/csrf.server";
 import { i18nextMiddleware } from "./middleware/i18n.server";
 import { memberSessionMiddleware } from "./middleware/member-session.server";
 import { loadRootData } from "./root.server";
@@ -21,7 +20,6 @@ import appStylesHref from "./styles/app.css?url";
 
 export const middleware: Route.MiddlewareFunction[] = [
   canonicalUrlMiddleware,
-  csrfMiddleware,
   i18nextMiddleware,
   memberSessionMiddleware,
 ];

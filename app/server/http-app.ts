@@ -10,6 +10,7 @@ import type { Config } from "~/config.server";
 import { isJwksLoaded } from "~/integrations/cognito/jwks.server";
 import { logger } from "~/integrations/logger.server";
 import { requestInfoContext, type RequestInfo } from "./request-context";
+import { isAllowedOrigin } from "./csrf";
 import { pathForLog, securityHeaders } from "./security-headers";
 
 const BUILD_DIR = path.resolve("build");
@@ -63,6 +64,11 @@ export async function createHttpApp(config: Config): Promise<HttpApp> {
       );
     });
     next();
+  });
+
+  app.use((req, res, next) => {
+    if (isAllowedOrigin(req.method, { get: (name) => req.get(name) }, config.origin)) return next();
+    res.status(403).type("text/plain").send("Forbidden: this request came from another site.");
   });
 
   app.use(compression());
