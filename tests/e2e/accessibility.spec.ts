@@ -8,6 +8,8 @@ const PAGES = [
   "/docs/terms-of-use/shinkenchiku-online/",
   "/docs/privacy-policy/",
   "/no-such-page/",
+  "/auth/sign-in/",
+  "/auth/sign-up/",
   "/demo/",
   "/rebranding-debugs/",
   "/__dev/mailbox/",
