@@ -62,6 +62,7 @@ export default defineConfig({
       LOG_LEVEL: "warn",
       NODE_ENV: "production",
       SERVICE_HOSTS_DATA: "data.example.test",
+      SERVICE_ORIGIN_DATA: "https://data.example.test",
       SERVICE_HOSTS_COMPE: "compe.example.test",
       SERVICE_HOSTS_ONLINE: "online.example.test",
       SERVICE_HOSTS_SHOP: "shop.example.test",

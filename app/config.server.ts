@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { RateLimitPolicyName } from "~/domain/rate-limit.server";
 
 /**
  * Every setting the app reads from the environment, validated once at boot.
@@ -21,6 +22,9 @@ const commaList = z
   );
 
 const optionalUrl = z.url().optional();
+
+/** Hits allowed per window for one rate-limit policy; unset keeps the policy's default. */
+const attemptLimit = z.coerce.number().int().min(1).max(1_000_000).optional();
 
 const EnvSchema = z.object({
   APP_MODE: z.enum(APP_MODES).default("dev"),
@@ -58,6 +62,18 @@ const EnvSchema = z.object({
   DATA_TERMS_URL: z.url().default("https://data.example.jp/terms/"),
   CORPORATE_URL: z.url().default("https://www.example.jp/"),
   OFFICIAL_SOCIAL_URL: z.url().default("https://x.com/"),
+
+  // One per policy in app/domain/rate-limit.server.ts (README: "Rate limits").
+  RATE_LIMIT_SIGN_IN_PER_ACCOUNT: attemptLimit,
+  RATE_LIMIT_SIGN_IN_PER_IP: attemptLimit,
+  RATE_LIMIT_SIGN_UP_PER_ACCOUNT: attemptLimit,
+  RATE_LIMIT_SIGN_UP_PER_IP: attemptLimit,
+  RATE_LIMIT_CODE_CHECK_PER_ACCOUNT: attemptLimit,
+  RATE_LIMIT_CODE_CHECK_PER_IP: attemptLimit,
+  RATE_LIMIT_CODE_RESEND_PER_ACCOUNT: attemptLimit,
+  RATE_LIMIT_CODE_RESEND_PER_IP: attemptLimit,
+  RATE_LIMIT_FORGOT_PASSWORD_PER_ACCOUNT: attemptLimit,
+  RATE_LIMIT_FORGOT_PASSWORD_PER_IP: attemptLimit,
 });
 
 /** Variables that production cannot run without; embedded modes get them from the embedded stack. */
@@ -124,6 +140,18 @@ function toConfig(env: z.infer<typeof EnvSchema>) {
       corporate: env.CORPORATE_URL,
       officialSocial: env.OFFICIAL_SOCIAL_URL,
     },
+    rateLimits: {
+      SIGN_IN_PER_ACCOUNT: env.RATE_LIMIT_SIGN_IN_PER_ACCOUNT,
+      SIGN_IN_PER_IP: env.RATE_LIMIT_SIGN_IN_PER_IP,
+      SIGN_UP_PER_ACCOUNT: env.RATE_LIMIT_SIGN_UP_PER_ACCOUNT,
+      SIGN_UP_PER_IP: env.RATE_LIMIT_SIGN_UP_PER_IP,
+      CODE_CHECK_PER_ACCOUNT: env.RATE_LIMIT_CODE_CHECK_PER_ACCOUNT,
+      CODE_CHECK_PER_IP: env.RATE_LIMIT_CODE_CHECK_PER_IP,
+      CODE_RESEND_PER_ACCOUNT: env.RATE_LIMIT_CODE_RESEND_PER_ACCOUNT,
+      CODE_RESEND_PER_IP: env.RATE_LIMIT_CODE_RESEND_PER_IP,
+      FORGOT_PASSWORD_PER_ACCOUNT: env.RATE_LIMIT_FORGOT_PASSWORD_PER_ACCOUNT,
+      FORGOT_PASSWORD_PER_IP: env.RATE_LIMIT_FORGOT_PASSWORD_PER_IP,
+    } satisfies Record<RateLimitPolicyName, number | undefined>,
   };
 }
 

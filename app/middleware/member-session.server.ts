@@ -3,7 +3,7 @@ import { getDatabase } from "../../db/client.server";
 import { getConfig } from "~/config.server";
 import { endSession, findLiveSession, type LiveSession, openRefreshToken } from "~/domain/member-session.server";
 import { verifyAccessToken } from "~/integrations/cognito/access-token.server";
-import { IdentityError } from "~/integrations/cognito/cognito-errors.server";
+import { IdentityError, type IdentityErrorCode } from "~/integrations/cognito/cognito-errors.server";
 import { getIdentityProvider } from "~/integrations/cognito/identity.server";
 import { logger } from "~/integrations/logger.server";
 import { clearSessionCookie, readSessionCookie, serializeSessionCookie } from "./session-cookies.server";
@@ -28,8 +28,19 @@ export function getMember(context: Readonly<RouterContextProvider>): SignedInMem
 type Resolution =
   | { kind: "member"; member: SignedInMember; refreshedCookie?: string }
   | { kind: "signedOut" }
-  /** Cognito could not be asked (down or slow): anonymous for this request, the session is kept for the next. */
+  /** Cognito could not answer (down, slow, throttling): anonymous for this request, the session kept for the next. */
   | { kind: "unverified" };
+
+/**
+ * Refresh failures that say nothing about the refresh token: Cognito down, slow or throttling (TooManyRequests,
+ * LimitExceeded). The session must survive them (SECURITY.md 15); ending it would sign the member out for good
+ * because Cognito was busy for a moment.
+ */
+const TRANSIENT_REFRESH_FAILURES: ReadonlySet<IdentityErrorCode> = new Set([
+  "unavailable",
+  "throttled",
+  "signInThrottled",
+]);
 
 function toMember(session: LiveSession, groups: string[], accessToken: string): SignedInMember {
   return {
@@ -58,6 +69,7 @@ async function resolveMember(sid: string, accessToken: string): Promise<Resoluti
       ? { kind: "member", member: toMember(session, check.claims.groups, accessToken) }
       : { kind: "signedOut" };
   }
+  if ("unverifiable" in check) return { kind: "unverified" };
   if (!check.expired) return { kind: "signedOut" };
 
   const refreshToken = openRefreshToken(session, config.sessionSecrets);
@@ -72,8 +84,8 @@ async function resolveMember(sid: string, accessToken: string): Promise<Resoluti
       refreshedCookie: await serializeSessionCookie({ sid, at: tokens.accessToken }),
     };
   } catch (error) {
-    if (error instanceof IdentityError && error.code === "unavailable") {
-      logger.warn({ err: error }, "could not refresh a session: Cognito unavailable");
+    if (error instanceof IdentityError && TRANSIENT_REFRESH_FAILURES.has(error.code)) {
+      logger.warn({ err: error, code: error.code }, "could not refresh a session: Cognito unavailable or throttling");
       return { kind: "unverified" };
     }
     // Cognito refused the refresh token (revoked, expired, user disabled): this session is over.

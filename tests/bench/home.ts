@@ -21,218 +21,30 @@
  * It is a report, not a test: it exits non-zero only when it cannot measure (build failure, a server that does
  * not start, a page that is not 200), never because a number is bad.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
-import http, { type IncomingHttpHeaders } from "node:http";
-import { createRequire } from "node:module";
-import net, { type AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
+import {
+  CONNECTIONS,
+  MEASURE_SECONDS,
+  REPO_ROOT,
+  THROUGHPUT_HEADER,
+  WARMUP_SECONDS,
+  type AutocannonResult,
+  assertServesPage,
+  buildReactRouterApp,
+  ensureAppBuild,
+  findFreePort,
+  httpGet,
+  measureThroughput,
+  printTable,
+  runBenchmarkMain,
+  startPreviewServer,
+  startServer,
+  throughputRow,
+} from "./bench-support";
 
-const REPO_ROOT = path.resolve(import.meta.dirname, "../..");
 const MINIMAL_APP_DIR = path.join(import.meta.dirname, "minimal-app");
-const HOST = "127.0.0.1";
-
-const MEASURE_SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const WARMUP_SECONDS = 2;
-const CONNECTIONS = 10;
 const JAVASCRIPT_BUDGET_KB = 120;
-/** Our server's grace period for in-flight requests is 10 s; past this it is stuck, not shutting down. */
-const STOP_TIMEOUT_MS = 15_000;
-const START_TIMEOUT_MS = 60_000;
-
-/**
- * Everything whose change alters the app's build: sources, bundled translations, copied public files, build
- * configuration and dependencies. The app is rebuilt only when one of them is newer than the build, because other
- * work may be serving the existing build right now and a rebuild replaces its fingerprinted assets.
- */
-const APP_BUILD_INPUTS = ["app", "locales", "public", "react-router.config.ts", "vite.config.ts", "package-lock.json"];
-const APP_BUILD_OUTPUT = path.join(REPO_ROOT, "build/server/index.js");
-
-/** autocannon ships no types: this describes the part of its programmatic API used here. */
-interface AutocannonResult {
-  requests: { mean: number };
-  latency: { p50: number; p99: number };
-  non2xx: number;
-  errors: number;
-  timeouts: number;
-}
-type Autocannon = (options: {
-  url: string;
-  connections: number;
-  duration: number;
-  headers: Record<string, string>;
-  warmup: { connections: number; duration: number };
-}) => PromiseLike<AutocannonResult>;
-const autocannon = createRequire(import.meta.url)("autocannon") as Autocannon;
-
-interface RunningServer {
-  name: string;
-  origin: string;
-  child: ChildProcess;
-  stderrTail: () => string;
-}
-
-interface HttpResponse {
-  status: number;
-  headers: IncomingHttpHeaders;
-  body: Buffer;
-}
-
-/** Cleanups run in reverse order of registration, once, whether the run succeeds, fails or is interrupted. */
-const cleanups: Array<() => void | Promise<void>> = [];
-
-async function runCleanups() {
-  for (const cleanup of cleanups.splice(0).reverse()) {
-    try {
-      await cleanup();
-    } catch (error) {
-      console.error("cleanup failed:", error);
-    }
-  }
-}
-
-function makeTempDir(label: string): string {
-  const dir = mkdtempSync(path.join(tmpdir(), `member-account-bench-${label}-`));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
-
-function newestModificationTime(entry: string): number {
-  const stats = statSync(entry, { throwIfNoEntry: false });
-  if (!stats) return 0;
-  if (!stats.isDirectory()) return stats.mtimeMs;
-  return Math.max(
-    stats.mtimeMs,
-    ...readdirSync(entry, { recursive: true, encoding: "utf8" }).map((child) => statSync(path.join(entry, child)).mtimeMs),
-  );
-}
-
-function isAppBuildStale(): boolean {
-  const builtAt = statSync(APP_BUILD_OUTPUT, { throwIfNoEntry: false })?.mtimeMs;
-  if (builtAt === undefined) return true;
-  return APP_BUILD_INPUTS.some((input) => newestModificationTime(path.join(REPO_ROOT, input)) > builtAt);
-}
-
-/** Runs `npx react-router build` in `cwd`, showing its output only when it fails. */
-async function buildReactRouterApp(name: string, cwd: string) {
-  console.log(`Building ${name}…`);
-  const child = spawn("npx", ["react-router", "build"], { cwd, stdio: ["ignore", "pipe", "pipe"] });
-  let output = "";
-  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  const code = await new Promise<number | null>((resolve, reject) => {
-    child.once("error", reject);
-    child.once("close", resolve);
-  });
-  if (code !== 0) throw new Error(`Building ${name} failed (exit code ${code}):\n${output}`);
-}
-
-async function findFreePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, HOST, resolve);
-  });
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-/** A plain GET with exactly the given headers (fetch would add Accept-Language, which changes our `/`). */
-function httpGet(url: string, headers: Record<string, string> = {}): Promise<HttpResponse> {
-  return new Promise((resolve, reject) => {
-    const request = http.get(url, { headers, agent: false }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on("data", (chunk: Buffer) => chunks.push(chunk));
-      response.on("end", () =>
-        resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }),
-      );
-      response.on("error", reject);
-    });
-    request.on("error", reject);
-  });
-}
-
-async function stopServer(server: RunningServer) {
-  const { child } = server;
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  child.kill("SIGTERM");
-  const timer = setTimeout(() => {
-    console.error(`${server.name} did not stop within ${STOP_TIMEOUT_MS / 1000} s of SIGTERM; killing it.`);
-    child.kill("SIGKILL");
-  }, STOP_TIMEOUT_MS);
-  await exited;
-  clearTimeout(timer);
-}
-
-/**
- * Starts a Node server process with stdout discarded (our server logs every request there, and writing the
- * logs is part of its real cost, but reading them here would steal CPU from autocannon) and waits until
- * `readyPath` answers 200.
- */
-async function startServer(options: {
-  name: string;
-  script: string;
-  args: string[];
-  port: number;
-  env: Record<string, string>;
-  readyPath: string;
-}): Promise<RunningServer> {
-  const child = spawn(process.execPath, ["--import", "tsx", options.script, ...options.args], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, NODE_ENV: "production", PORT: String(options.port), HOST, ...options.env },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  let stderr = "";
-  child.stderr?.on("data", (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
-  const server: RunningServer = {
-    name: options.name,
-    origin: `http://${HOST}:${options.port}`,
-    child,
-    stderrTail: () => stderr,
-  };
-  cleanups.push(() => stopServer(server));
-
-  const deadline = Date.now() + START_TIMEOUT_MS;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null || child.signalCode !== null) {
-      throw new Error(`${options.name} exited before it was ready (${child.exitCode ?? child.signalCode}):\n${stderr}`);
-    }
-    const ready = await httpGet(server.origin + options.readyPath).then(
-      (response) => response.status === 200,
-      () => false,
-    );
-    if (ready) return server;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`${options.name} was not ready within ${START_TIMEOUT_MS / 1000} s:\n${stderr}`);
-}
-
-/** Refuses to benchmark a redirect or an error page: the numbers would not describe the page we mean. */
-async function assertServesPage(server: RunningServer, pagePath: string) {
-  const response = await httpGet(server.origin + pagePath);
-  if (response.status !== 200) {
-    const location = response.headers.location ? ` to ${response.headers.location}` : "";
-    throw new Error(
-      `${server.name} answered ${pagePath} with ${response.status}${location} instead of 200; ` +
-        `benchmarking it would measure that response, not the page.\n${server.stderrTail()}`,
-    );
-  }
-}
-
-async function measureThroughput(url: string): Promise<AutocannonResult> {
-  return autocannon({
-    url,
-    connections: CONNECTIONS,
-    duration: MEASURE_SECONDS,
-    // Browsers always ask for compressed pages, and compressing them is part of the server's cost.
-    headers: { "accept-encoding": "gzip" },
-    warmup: { connections: CONNECTIONS, duration: WARMUP_SECONDS },
-  });
-}
 
 interface ScriptSize {
   label: string;
@@ -287,35 +99,16 @@ function kilobytes(bytes: number): string {
   return (bytes / 1000).toFixed(1);
 }
 
-function printTable(header: string[], rows: string[][]) {
-  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]?.length ?? 0)));
-  // The first column is text and reads best left-aligned; the rest are numbers.
-  const format = (row: string[]) =>
-    row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join("  ");
-  console.log(format(header));
-  console.log(widths.map((width) => "-".repeat(width)).join("  "));
-  for (const row of rows) console.log(format(row));
-}
-
 function totalGzipBytes(sizes: ScriptSize[]): number {
   return sizes.reduce((sum, size) => sum + size.gzipBytes, 0);
 }
 
 async function runBenchmark() {
-  if (isAppBuildStale()) await buildReactRouterApp("the app", REPO_ROOT);
-  else console.log("The app's build is newer than its sources; using it.");
+  await ensureAppBuild();
   // The minimal app builds in about two seconds, so it is always rebuilt rather than checked.
   await buildReactRouterApp("the minimal app", MINIMAL_APP_DIR);
 
-  const appPort = await findFreePort();
-  const app = await startServer({
-    name: "our server",
-    script: "app/server/main.ts",
-    args: ["--mode=preview"],
-    port: appPort,
-    env: { APP_ORIGIN: `http://${HOST}:${appPort}`, DATA_DIR: makeTempDir("data"), LOG_LEVEL: "info" },
-    readyPath: "/healthz/",
-  });
+  const app = await startPreviewServer();
   const minimal = await startServer({
     name: "the minimal app",
     script: path.relative(REPO_ROOT, path.join(MINIMAL_APP_DIR, "server.ts")),
@@ -342,18 +135,8 @@ async function runBenchmark() {
   }
   console.log();
   printTable(
-    ["URL", "req/s", "p50 ms", "p99 ms", "non-2xx", "errors"],
-    targets.map(({ label }) => {
-      const result = results.get(label)!;
-      return [
-        label,
-        result.requests.mean.toFixed(0),
-        result.latency.p50.toFixed(1),
-        result.latency.p99.toFixed(1),
-        String(result.non2xx),
-        String(result.errors + result.timeouts),
-      ];
-    }),
+    THROUGHPUT_HEADER,
+    targets.map(({ label }) => throughputRow(label, results.get(label)!)),
   );
   const baseline = results.get("minimal /")!.requests.mean;
   console.log();
@@ -375,17 +158,4 @@ async function runBenchmark() {
   console.log(`(The minimal page alone loads ${kilobytes(totalGzipBytes(minimalScripts))} kB gzipped.)`);
 }
 
-async function main() {
-  // Ctrl-C must still stop both servers and remove the data directory.
-  process.once("SIGINT", () => void runCleanups().then(() => process.exit(130)));
-  try {
-    await runBenchmark();
-  } catch (error) {
-    console.error(`\nBenchmark aborted: ${error instanceof Error ? error.message : String(error)}`);
-    process.exitCode = 1;
-  } finally {
-    await runCleanups();
-  }
-}
-
-await main();
+await runBenchmarkMain(runBenchmark);

@@ -127,3 +127,24 @@ test("a member from before July 2021 signs in with the old address and password 
   // The old profile came along: the header names the member.
   await expect(page.getByRole("banner")).toContainText(javaScriptEnabled ? "旧 会員" : "Old Member");
 });
+
+test("a member sent by a sibling service goes back there after signing in", async ({ request }) => {
+  const member = await createTestMember(STANDIN_PORT, "return");
+  // Arriving from the data service (a configured host) is remembered for the visit.
+  await request.get("/auth/sign-in/", { headers: { Referer: "https://data.example.test/articles/1" } });
+  const signedIn = await request.post("/auth/sign-in/", {
+    form: { intent: "sign-in", email: member.email, password: member.password },
+    maxRedirects: 0,
+  });
+  expect(signedIn.status()).toBe(302);
+  expect(signedIn.headers()["location"]).toBe("https://data.example.test");
+});
+
+test("an unsafe `to` falls back to the default target", async ({ request }) => {
+  const member = await createTestMember(STANDIN_PORT, "unsafe-to");
+  const signedIn = await request.post(`/auth/sign-in/?to=${encodeURIComponent("//evil.example/")}`, {
+    form: { intent: "sign-in", email: member.email, password: member.password },
+    maxRedirects: 0,
+  });
+  expect(signedIn.headers()["location"]).toBe("/");
+});

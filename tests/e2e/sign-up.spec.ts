@@ -70,6 +70,8 @@ test("signing up again before confirming sends a new code that works", async ({ 
   await submitCredentials(page, email);
   const firstCode = await latestCodeFor(request, email);
   await page.getByRole("button", { name: "最初からやり直す" }).click();
+  // Back at the first step before starting again (the flow's cookie is gone).
+  await expect(page.locator('[name="email"]')).toBeVisible();
   await submitCredentials(page, email);
   const secondCode = await latestCodeFor(request, email, firstCode);
   await page.locator('[name="code"]').fill(secondCode);

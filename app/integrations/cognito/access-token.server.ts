@@ -8,7 +8,23 @@ export interface AccessTokenClaims {
   expiresAt: Date;
 }
 
-export type AccessTokenCheck = { valid: true; claims: AccessTokenClaims } | { valid: false; expired: boolean };
+export type AccessTokenCheck =
+  | { valid: true; claims: AccessTokenClaims }
+  | { valid: false; expired: boolean }
+  /** The pool's keys could not be fetched (Cognito down or slow): nothing is known about the token. */
+  | { valid: false; unverifiable: true };
+
+const TOKEN_VERDICTS = new Set([
+  "ERR_JWT_EXPIRED",
+  "ERR_JWT_CLAIM_VALIDATION_FAILED",
+  "ERR_JWT_INVALID",
+  "ERR_JWS_INVALID",
+  "ERR_JWS_SIGNATURE_VERIFICATION_FAILED",
+  "ERR_JOSE_ALG_NOT_ALLOWED",
+  "ERR_JOSE_NOT_SUPPORTED",
+  "ERR_JWKS_NO_MATCHING_KEY",
+  "ERR_JWKS_MULTIPLE_MATCHING_KEYS",
+]);
 
 /**
  * Verifies a Cognito access token locally, against the pool's cached JWKS: signature (RS256 only, so `alg:none`
@@ -26,6 +42,10 @@ export async function verifyAccessToken(token: string, cognito: Config["cognito"
     const groups = Array.isArray(payload["cognito:groups"]) ? payload["cognito:groups"].map(String) : [];
     return { valid: true, claims: { sub: payload.sub, groups, expiresAt: new Date((payload.exp ?? 0) * 1000) } };
   } catch (error) {
+    // Only these are verdicts on the token; anything else (the key set's fetch failed or timed out) is not.
+    if (!(error instanceof joseErrors.JOSEError) || !TOKEN_VERDICTS.has(error.code)) {
+      return { valid: false, unverifiable: true };
+    }
     return { valid: false, expired: error instanceof joseErrors.JWTExpired };
   }
 }

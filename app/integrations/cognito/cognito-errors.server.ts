@@ -81,6 +81,12 @@ const ERROR_TABLE: { error: string; operation?: Operation; code: IdentityErrorCo
   { error: "InternalErrorException", code: "unavailable" },
 ];
 
+/** The HTTP status a page answers with: 503 when Cognito is down, 429 when it throttles, else 400; never 500. */
+export function httpStatusFor(error: IdentityError): 400 | 429 | 503 {
+  if (error.code === "unavailable") return 503;
+  return error.code === "throttled" || error.code === "signInThrottled" ? 429 : 400;
+}
+
 /** A Cognito failure, as the domain sees it. `cause` keeps the original for the logs only. */
 export class IdentityError extends Error {
   readonly messageKey: string;

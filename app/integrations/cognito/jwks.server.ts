@@ -17,6 +17,9 @@ const registry = globalThis as unknown as Record<symbol, RemoteJWKSet | undefine
 export function getJwks(cognito: Config["cognito"]): RemoteJWKSet {
   registry[KEY] ??= createRemoteJWKSet(new URL(`${cognitoIssuer(cognito)}/.well-known/jwks.json`), {
     timeoutDuration: JWKS_TIMEOUT_MS,
+    // Keys are kept until a token names one we do not have (jose then fetches again, at most every 30 s):
+    // with an expiring cache, a Cognito outage at the wrong moment would sign out every member.
+    cacheMaxAge: Number.POSITIVE_INFINITY,
   });
   return registry[KEY];
 }

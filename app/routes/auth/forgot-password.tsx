@@ -6,13 +6,14 @@ import { Button } from "~/components/button";
 import { useClearAfterServerError } from "~/components/use-clear-after-server-error";
 import { ErrorList, FormField } from "~/components/form-field";
 import { ConfirmPasswordResetSchema, RequestPasswordResetSchema } from "~/domain/auth-schemas";
-import { IdentityError } from "~/integrations/cognito/cognito-errors.server";
+import { IdentityError, httpStatusFor } from "~/integrations/cognito/cognito-errors.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { pathFor } from "~/routing/route-table";
 import { getToastUtils } from "~/toast.server";
 import type { Route } from "./+types/forgot-password";
+import { checkAttemptLimit } from "./rate-limits.server";
 import {
   clearPasswordReset,
   finishPasswordReset,
@@ -50,6 +51,9 @@ export async function action({ request, context }: Route.ActionArgs) {
   if ((intent === "resend" || intent === "confirm") && !pending) throw redirect(here);
 
   if (intent === "resend" && pending) {
+    // Another reset mail: it counts with the requests, as a Cognito throttle would answer (a toast, same step).
+    const limited = await checkAttemptLimit(context, "forgotPassword", pending.email);
+    if (limited) return getToastUtils().redirectWithError(here, limited.messageKey);
     let renewed: string;
     try {
       renewed = await resendPasswordResetCode(pending);
@@ -65,6 +69,11 @@ export async function action({ request, context }: Route.ActionArgs) {
     if (submission.status !== "success") {
       return data({ form: "confirm" as const, result: submission.reply({ hideFields: ["password"] }) }, { status: 400 });
     }
+    const limited = await checkAttemptLimit(context, "codeCheck", pending.email);
+    if (limited) {
+      const result = submission.reply({ formErrors: [limited.formError], hideFields: ["password"] });
+      return data({ form: "confirm" as const, result }, limited.init);
+    }
     try {
       const cleared = await finishPasswordReset(pending, submission.value);
       return getToastUtils().redirectWithSuccess(pathFor("auth-sign-in", locale), "passwordChanged", {
@@ -76,7 +85,7 @@ export async function action({ request, context }: Route.ActionArgs) {
       const errors = error.code === "invalidPassword" ? { fieldErrors: { password: [message] } } : { formErrors: [message] };
       return data(
         { form: "confirm" as const, result: submission.reply({ ...errors, hideFields: ["password"] }) },
-        { status: statusFor(error) },
+        { status: httpStatusFor(error) },
       );
     }
   }
@@ -85,6 +94,8 @@ export async function action({ request, context }: Route.ActionArgs) {
   if (submission.status !== "success") {
     return data({ form: "request" as const, result: submission.reply() }, { status: 400 });
   }
+  const limited = await checkAttemptLimit(context, "forgotPassword", submission.value.email);
+  if (limited) return data({ form: "request" as const, result: submission.reply({ formErrors: [limited.formError] }) }, limited.init);
   let started: string;
   try {
     started = await startPasswordReset(submission.value.email);
@@ -92,18 +103,13 @@ export async function action({ request, context }: Route.ActionArgs) {
     if (!(error instanceof IdentityError)) throw error;
     return data(
       { form: "request" as const, result: submission.reply({ formErrors: [`toasts:${error.messageKey}`] }) },
-      { status: statusFor(error) },
+      { status: httpStatusFor(error) },
     );
   }
   // Known or not, the answer is this same redirect (SECURITY.md item 1): only the cookie's address differs.
   throw redirect(here, { headers: setCookie(started) });
 }
 
-/** Cognito down: 503; throttled: 429; anything the member can fix: 400. Never a 500. */
-function statusFor(error: IdentityError): number {
-  if (error.code === "unavailable") return 503;
-  return error.code.endsWith("hrottled") ? 429 : 400;
-}
 
 function setCookie(cookie: string): Headers {
   return new Headers({ "Set-Cookie": cookie });

@@ -1,5 +1,5 @@
 import { getDatabase } from "../../../db/client.server";
-import { getConfig } from "~/config.server";
+import { SIBLING_SERVICES, getConfig } from "~/config.server";
 import {
   activatePendingSession,
   deactivateDevice,
@@ -15,6 +15,7 @@ import { logger } from "~/integrations/logger.server";
 import type { Locale } from "~/i18n/locales";
 import { resolveReturnTarget } from "~/routing/return-target";
 import { pathFor } from "~/routing/route-table";
+import { referrerServiceOf } from "~/routing/service-cookie.server";
 import {
   clearPendingSignIn,
   readOrCreateDeviceKey,
@@ -30,9 +31,17 @@ export function allowedReturnOrigins(): string[] {
     .map((origin) => new URL(origin).origin);
 }
 
-export function returnTargetFrom(request: Request, locale: Locale): string {
+/**
+ * Where to go after signing in: a valid `to`, else back to the sibling service that sent the member here
+ * (when its origin is configured), else home.
+ */
+export async function returnTargetFrom(request: Request, locale: Locale): Promise<string> {
   const to = new URL(request.url).searchParams.get("to");
-  return resolveReturnTarget(to, locale, allowedReturnOrigins()) ?? pathFor("index", locale);
+  const requested = resolveReturnTarget(to, locale, allowedReturnOrigins());
+  if (requested) return requested;
+  const service = await referrerServiceOf(request);
+  const serviceOrigin = SIBLING_SERVICES.find((name) => name === service);
+  return (serviceOrigin && getConfig().services[serviceOrigin].origin) || pathFor("index", locale);
 }
 
 function deps() {

@@ -8,7 +8,7 @@ import { ErrorList, FormField } from "~/components/form-field";
 import { getConfig } from "~/config.server";
 import { SignInSchema } from "~/domain/auth-schemas";
 import { displayName } from "~/domain/display-name.server";
-import { IdentityError } from "~/integrations/cognito/cognito-errors.server";
+import { IdentityError, httpStatusFor } from "~/integrations/cognito/cognito-errors.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
@@ -17,6 +17,7 @@ import { readPendingSignIn } from "~/middleware/session-cookies.server";
 import { pathFor } from "~/routing/route-table";
 import { getToastUtils } from "~/toast.server";
 import type { Route } from "./+types/sign-in";
+import { checkAttemptLimit } from "./rate-limits.server";
 import {
   abandonPendingSignIn,
   continuePendingSignIn,
@@ -38,7 +39,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
       translations,
       name: displayName(member, locale),
       email: member.email,
-      continueTo: returnTargetFrom(request, locale),
+      continueTo: await returnTargetFrom(request, locale),
     };
   }
   const pending = await readPendingSignIn(request);
@@ -72,7 +73,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   if (intent === "continue" && pending) {
     const { outcome, setCookies } = await continuePendingSignIn(pending);
     if (outcome.kind === "active" && setCookies) {
-      return toasts.redirectWithSuccess(returnTargetFrom(request, locale), "loggedIn", { headers: toHeaders(setCookies) });
+      return toasts.redirectWithSuccess(await returnTargetFrom(request, locale), "loggedIn", { headers: toHeaders(setCookies) });
     }
     if (outcome.kind === "deviceLimit") return toasts.redirectWithInfo(here, "deviceLimitExceeded");
     return toasts.redirectWithError(here, "loginFailed", { headers: toHeaders(await abandonPendingSignIn(pending)) });
@@ -85,16 +86,19 @@ export async function action({ request, context }: Route.ActionArgs) {
   if (submission.status !== "success") {
     return data({ result: submission.reply({ hideFields: ["password"] }) }, { status: 400 });
   }
+  const limited = await checkAttemptLimit(context, "signIn", submission.value.email);
+  if (limited) {
+    return data({ result: submission.reply({ formErrors: [limited.formError], hideFields: ["password"] }) }, limited.init);
+  }
   try {
     const { result, setCookies } = await signInWithPassword(request, submission.value);
     if (result.kind === "deviceLimit") throw redirect(here, { headers: toHeaders(setCookies) });
-    return toasts.redirectWithSuccess(returnTargetFrom(request, locale), "loggedIn", { headers: toHeaders(setCookies) });
+    return toasts.redirectWithSuccess(await returnTargetFrom(request, locale), "loggedIn", { headers: toHeaders(setCookies) });
   } catch (error) {
     if (!(error instanceof IdentityError)) throw error;
-    const status = error.code === "unavailable" ? 503 : error.code.endsWith("hrottled") ? 429 : 400;
     return data(
       { result: submission.reply({ formErrors: [`toasts:${error.messageKey}`], hideFields: ["password"] }) },
-      { status },
+      { status: httpStatusFor(error) },
     );
   }
 }

@@ -25,7 +25,7 @@ import {
   Q3_OPTIONS,
   SignUpSchema,
 } from "~/domain/auth-schemas";
-import { IdentityError } from "~/integrations/cognito/cognito-errors.server";
+import { IdentityError, httpStatusFor } from "~/integrations/cognito/cognito-errors.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
@@ -33,6 +33,7 @@ import { getMember } from "~/middleware/member-session.server";
 import { pathFor } from "~/routing/route-table";
 import { getToastUtils } from "~/toast.server";
 import type { Route } from "./+types/sign-up";
+import { checkAttemptLimit } from "./rate-limits.server";
 import {
   type SignUpFlow,
   clearSignUpFlow,
@@ -81,8 +82,7 @@ function identityFailure(
   reply: (options: { formErrors: string[] }) => SubmissionResult<string[]>,
 ) {
   if (!(error instanceof IdentityError)) throw error;
-  const status = error.code === "unavailable" ? 503 : error.code === "throttled" ? 429 : 400;
-  return data<ActionResult>({ intent, result: reply({ formErrors: [`toasts:${error.messageKey}`] }) }, { status });
+  return data<ActionResult>({ intent, result: reply({ formErrors: [`toasts:${error.messageKey}`] }) }, { status: httpStatusFor(error) });
 }
 
 export async function action({ request, context }: Route.ActionArgs) {
@@ -95,6 +95,11 @@ export async function action({ request, context }: Route.ActionArgs) {
   if (intent === "restart") return withCookie(here, await clearSignUpFlow());
 
   if (intent === "resend" && flow?.step === "code") {
+    const limited = await checkAttemptLimit(context, "codeResend", flow.email);
+    if (limited) {
+      const submission = parseWithZod(formData, { schema: ConfirmationCodeSchema });
+      return data<ActionResult>({ intent, result: submission.reply({ formErrors: [limited.formError] }) }, limited.init);
+    }
     try {
       await resendSignUpCode(flow);
     } catch (error) {
@@ -107,6 +112,8 @@ export async function action({ request, context }: Route.ActionArgs) {
   if (intent === "code" && flow?.step === "code") {
     const submission = parseWithZod(formData, { schema: ConfirmationCodeSchema });
     if (submission.status !== "success") return data<ActionResult>({ intent, result: submission.reply() }, { status: 400 });
+    const limited = await checkAttemptLimit(context, "codeCheck", flow.email);
+    if (limited) return data<ActionResult>({ intent, result: submission.reply({ formErrors: [limited.formError] }) }, limited.init);
     try {
       // An address that was confirmed before never got a code: every code is wrong for it, as for a typo.
       if (!flow.sub) throw new IdentityError("codeMismatch", "ConfirmSignUp");
@@ -131,6 +138,11 @@ export async function action({ request, context }: Route.ActionArgs) {
   const submission = parseWithZod(formData, { schema: SignUpSchema });
   if (submission.status !== "success") {
     return data<ActionResult>({ intent: "credentials", result: submission.reply({ hideFields: ["password"] }) }, { status: 400 });
+  }
+  const limited = await checkAttemptLimit(context, "signUp", submission.value.email);
+  if (limited) {
+    const result = submission.reply({ formErrors: [limited.formError], hideFields: ["password"] });
+    return data<ActionResult>({ intent: "credentials", result }, limited.init);
   }
   let next: SignUpFlow;
   try {

@@ -13,7 +13,7 @@ import { pino } from "pino";
 import { addMailboxEntry } from "../../integrations/dev-mailbox.server";
 import { createStandInHarness } from "./stand-in-harness";
 import type { LocalServices, LocalTokenGenerator } from "./stand-in/cognito-local";
-import { withCognitoTokenLifetimes } from "./stand-in/tokens";
+import { accessTokenLifetimeFromEnv, withCognitoTokenLifetimes } from "./stand-in/tokens";
 
 const require = createRequire(import.meta.url);
 const lib = (file: string) => require(`cognito-local/lib/${file}`);
@@ -32,6 +32,8 @@ const { createServer } = lib("server/server");
 const dataDirectory = path.resolve(process.env.STANDIN_DATA_DIR ?? ".data/cognito");
 const mailbox = path.resolve(process.env.STANDIN_MAILBOX_DIR ?? ".data/mailbox");
 const port = Number(process.env.STANDIN_PORT ?? "9229");
+// Tests that need tokens to expire shorten the access and ID token lifetime (default: Cognito's 60 minutes).
+const accessTokenSeconds = accessTokenLifetimeFromEnv(process.env.STANDIN_ACCESS_TOKEN_TTL_S);
 const host = "127.0.0.1";
 
 interface CognitoLocalUser {
@@ -88,6 +90,7 @@ const services = {
   otp,
   tokenGenerator: withCognitoTokenLifetimes(
     new JwtTokenGenerator(clock, triggers, config.TokenConfig) as LocalTokenGenerator,
+    { accessTokenSeconds },
   ),
   triggers,
 };

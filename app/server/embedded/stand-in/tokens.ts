@@ -112,22 +112,38 @@ export function originOfRefreshToken(refreshToken: unknown): string | undefined 
   return typeof jti === "string" ? jti : undefined;
 }
 
+/** The access and ID token lifetime a test asks the stand-in for (STANDIN_ACCESS_TOKEN_TTL_S), if it is valid. */
+export function accessTokenLifetimeFromEnv(value: string | undefined): number | undefined {
+  if (value === undefined || value.trim() === "") return undefined;
+  const seconds = Number(value);
+  if (!Number.isInteger(seconds) || seconds < 1) {
+    throw new Error(`STANDIN_ACCESS_TOKEN_TTL_S must be a whole number of seconds ≥ 1, not "${value}"`);
+  }
+  return seconds;
+}
+
 /**
  * cognito-local's token generator with Cognito's default lifetimes for app clients that name none
  * (cognito-local's own fallback is 24 hours for access and ID tokens, 7 days for refresh tokens).
+ * `accessTokenSeconds` replaces the default access and ID token lifetime (60 minutes), so tests can see tokens
+ * expire (STANDIN_ACCESS_TOKEN_TTL_S); an app client that names its own lifetimes keeps them.
  */
-export function withCognitoTokenLifetimes(generator: LocalTokenGenerator): LocalTokenGenerator {
+export function withCognitoTokenLifetimes(
+  generator: LocalTokenGenerator,
+  options: { accessTokenSeconds?: number } = {},
+): LocalTokenGenerator {
+  const { accessTokenSeconds } = options;
   return {
     generate(ctx, user, groups, client, metadata, source) {
       const units = { ...client.TokenValidityUnits };
       const effective: LocalAppClient = { ...client, TokenValidityUnits: units };
       if (client.AccessTokenValidity === undefined) {
-        effective.AccessTokenValidity = DEFAULT_ACCESS_TOKEN_MINUTES;
-        units.AccessToken = "minutes";
+        effective.AccessTokenValidity = accessTokenSeconds ?? DEFAULT_ACCESS_TOKEN_MINUTES;
+        units.AccessToken = accessTokenSeconds ? "seconds" : "minutes";
       }
       if (client.IdTokenValidity === undefined) {
-        effective.IdTokenValidity = DEFAULT_ID_TOKEN_MINUTES;
-        units.IdToken = "minutes";
+        effective.IdTokenValidity = accessTokenSeconds ?? DEFAULT_ID_TOKEN_MINUTES;
+        units.IdToken = accessTokenSeconds ? "seconds" : "minutes";
       }
       if (client.RefreshTokenValidity === undefined) {
         effective.RefreshTokenValidity = DEFAULT_REFRESH_TOKEN_DAYS;

@@ -1,0 +1,185 @@
+import { createHash } from "node:crypto";
+import { isIPv6 } from "node:net";
+import { lt, sql } from "drizzle-orm";
+import type { Database } from "../../db/client.server";
+import { rateLimitWindows } from "../../db/schema";
+import { logger } from "~/integrations/logger.server";
+
+/**
+ * Rate limits counted in PostgreSQL, so they hold across every instance (DESIGN.md "Running at scale"). Fixed
+ * windows: each hit is one atomic upsert-increment of the (key, window) row, so concurrent hits can never let more
+ * than `limit` through, whichever instance serves them. A burst at a window's edge may see up to twice the limit
+ * in one window's length; that is the price of one row and one statement per hit.
+ */
+export interface RateLimitPolicy {
+  /** Names what is counted and is part of every row's key, so no two policies share a counter. */
+  scope: string;
+  /** Hits allowed per window; the next one is refused until the window ends. */
+  limit: number;
+  windowMs: number;
+}
+
+const MINUTE_MS = 60_000;
+const HOUR_MS = 60 * MINUTE_MS;
+
+/*
+ * Per account: stops guessing one member's password or code, and mail-bombing one address. The subject is the
+ * lower-cased e-mail whether or not it has an ID, so a refusal says nothing about the account (SECURITY.md 1).
+ * Per IP: slows one host spraying many accounts. Generous, because offices, universities and mobile carriers put
+ * many members behind one address (and the e2e suite signs in ~100 times from 127.0.0.1 in a run).
+ */
+export const SIGN_IN_PER_ACCOUNT = { scope: "sign-in:account", limit: 10, windowMs: 15 * MINUTE_MS } satisfies RateLimitPolicy;
+export const SIGN_IN_PER_IP = { scope: "sign-in:ip", limit: 300, windowMs: 15 * MINUTE_MS } satisfies RateLimitPolicy;
+/** Each sign-up of an address may mail it a code. */
+export const SIGN_UP_PER_ACCOUNT = { scope: "sign-up:account", limit: 5, windowMs: HOUR_MS } satisfies RateLimitPolicy;
+export const SIGN_UP_PER_IP = { scope: "sign-up:ip", limit: 100, windowMs: HOUR_MS } satisfies RateLimitPolicy;
+/** Sign-up confirmation codes and password-reset codes: six digits, so guesses must stay few. */
+export const CODE_CHECK_PER_ACCOUNT = { scope: "code-check:account", limit: 10, windowMs: 15 * MINUTE_MS } satisfies RateLimitPolicy;
+export const CODE_CHECK_PER_IP = { scope: "code-check:ip", limit: 100, windowMs: 15 * MINUTE_MS } satisfies RateLimitPolicy;
+/** "Send the code again" on the sign-up code step: every resend is a mail. */
+export const CODE_RESEND_PER_ACCOUNT = { scope: "code-resend:account", limit: 5, windowMs: HOUR_MS } satisfies RateLimitPolicy;
+export const CODE_RESEND_PER_IP = { scope: "code-resend:ip", limit: 100, windowMs: HOUR_MS } satisfies RateLimitPolicy;
+/** Password-reset requests, "send the code again" included: each one mails a code. */
+export const FORGOT_PASSWORD_PER_ACCOUNT = { scope: "forgot-password:account", limit: 5, windowMs: HOUR_MS } satisfies RateLimitPolicy;
+export const FORGOT_PASSWORD_PER_IP = { scope: "forgot-password:ip", limit: 100, windowMs: HOUR_MS } satisfies RateLimitPolicy;
+
+export const RATE_LIMIT_POLICIES = {
+  SIGN_IN_PER_ACCOUNT,
+  SIGN_IN_PER_IP,
+  SIGN_UP_PER_ACCOUNT,
+  SIGN_UP_PER_IP,
+  CODE_CHECK_PER_ACCOUNT,
+  CODE_CHECK_PER_IP,
+  CODE_RESEND_PER_ACCOUNT,
+  CODE_RESEND_PER_IP,
+  FORGOT_PASSWORD_PER_ACCOUNT,
+  FORGOT_PASSWORD_PER_IP,
+} as const;
+
+export type RateLimitPolicyName = keyof typeof RATE_LIMIT_POLICIES;
+
+/** Limits set by configuration (RATE_LIMIT_<POLICY>), replacing the defaults above; windows stay as named. */
+export type RateLimitOverrides = Partial<Record<RateLimitPolicyName, number>>;
+
+/** The auth actions that are limited, each per account and per client IP (SECURITY.md 2). */
+export type AuthAttempt = "signIn" | "signUp" | "codeCheck" | "codeResend" | "forgotPassword";
+
+const AUTH_ATTEMPT_POLICIES: Record<AuthAttempt, { perIp: RateLimitPolicyName; perAccount: RateLimitPolicyName }> = {
+  signIn: { perIp: "SIGN_IN_PER_IP", perAccount: "SIGN_IN_PER_ACCOUNT" },
+  signUp: { perIp: "SIGN_UP_PER_IP", perAccount: "SIGN_UP_PER_ACCOUNT" },
+  codeCheck: { perIp: "CODE_CHECK_PER_IP", perAccount: "CODE_CHECK_PER_ACCOUNT" },
+  codeResend: { perIp: "CODE_RESEND_PER_IP", perAccount: "CODE_RESEND_PER_ACCOUNT" },
+  forgotPassword: { perIp: "FORGOT_PASSWORD_PER_IP", perAccount: "FORGOT_PASSWORD_PER_ACCOUNT" },
+};
+
+export interface RateLimitResult {
+  allowed: boolean;
+  /** Seconds until the window that refused this hit ends; 0 when allowed. */
+  retryAfterS: number;
+}
+
+/**
+ * Roughly one hit in this many also deletes ended windows: cleaning costs one indexed delete now and then,
+ * with no scheduler, and no row outlives its window by long on a busy server (an idle one has few rows anyway).
+ */
+export const SWEEP_EVERY_N_HITS = 100;
+/**
+ * Instances' clocks differ a little: a window is swept only this long after it ended, so an instance whose clock
+ * lags never finds its current window gone and starts counting it again from zero.
+ */
+export const SWEEP_GRACE_MS = MINUTE_MS;
+
+/** The row key: the policy's scope and a sha256 of the subject, so e-mails and IPs are not stored in clear. */
+function rateLimitKey(scope: string, subject: string): string {
+  return `${scope}:${createHash("sha256").update(subject).digest("base64url")}`;
+}
+
+/**
+ * Counts one hit of `subject` against a limit and says whether it is allowed. Every hit counts, refused ones
+ * too; the count starts again at the next window.
+ */
+export async function hitRateLimit(
+  db: Database,
+  input: RateLimitPolicy & { subject: string; now?: Date },
+): Promise<RateLimitResult> {
+  const nowMs = (input.now ?? new Date()).getTime();
+  const windowStartMs = Math.floor(nowMs / input.windowMs) * input.windowMs;
+  const windowEndMs = windowStartMs + input.windowMs;
+  const [row] = await db
+    .insert(rateLimitWindows)
+    .values({
+      key: rateLimitKey(input.scope, input.subject),
+      windowStart: new Date(windowStartMs),
+      expiresAt: new Date(windowEndMs),
+      count: 1,
+    })
+    .onConflictDoUpdate({
+      target: [rateLimitWindows.key, rateLimitWindows.windowStart],
+      set: { count: sql`${rateLimitWindows.count} + 1` },
+    })
+    .returning({ count: rateLimitWindows.count });
+  if (Math.random() * SWEEP_EVERY_N_HITS < 1) {
+    // Housekeeping must never cost the member their request.
+    await deleteEndedRateLimitWindows(db, new Date(nowMs)).catch((error: unknown) =>
+      logger.warn({ err: error }, "could not sweep ended rate-limit windows"),
+    );
+  }
+  const allowed = row!.count <= input.limit;
+  return { allowed, retryAfterS: allowed ? 0 : Math.ceil((windowEndMs - nowMs) / 1000) };
+}
+
+/** Deletes windows that ended more than SWEEP_GRACE_MS ago; returns how many. */
+export async function deleteEndedRateLimitWindows(db: Database, now = new Date()): Promise<number> {
+  const deleted = await db
+    .delete(rateLimitWindows)
+    .where(lt(rateLimitWindows.expiresAt, new Date(now.getTime() - SWEEP_GRACE_MS)))
+    .returning({ key: rateLimitWindows.key });
+  return deleted.length;
+}
+
+export type AuthAttemptResult =
+  | { allowed: true }
+  | { allowed: false; policy: RateLimitPolicyName; retryAfterS: number };
+
+/**
+ * Counts one auth attempt per client network and per account, before anything is asked of Cognito. The IP is
+ * counted first and a refusal there stops the count: a flood from one host is turned away without also using up
+ * the accounts it names.
+ */
+export async function countAuthAttempt(
+  db: Database,
+  input: { attempt: AuthAttempt; email: string; clientIp: string; overrides?: RateLimitOverrides; now?: Date },
+): Promise<AuthAttemptResult> {
+  const { perIp, perAccount } = AUTH_ATTEMPT_POLICIES[input.attempt];
+  const checks: [RateLimitPolicyName, string][] = [
+    [perIp, clientNetworkOf(input.clientIp)],
+    [perAccount, input.email.trim().toLowerCase()],
+  ];
+  for (const [name, subject] of checks) {
+    const policy = RATE_LIMIT_POLICIES[name];
+    const limit = input.overrides?.[name] ?? policy.limit;
+    const result = await hitRateLimit(db, { ...policy, limit, subject, now: input.now });
+    if (!result.allowed) return { allowed: false, policy: name, retryAfterS: result.retryAfterS };
+  }
+  return { allowed: true };
+}
+
+/**
+ * What a per-IP limit counts: an IPv4 address as it is, an IPv6 address by its /64. One subscriber is usually
+ * given a whole /64, so counting single IPv6 addresses would let one client rotate through billions of them.
+ */
+export function clientNetworkOf(ip: string): string {
+  const address = ip.replace(/%.*$/, "");
+  const mappedIpv4 = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(address);
+  if (mappedIpv4) return mappedIpv4[1]!;
+  if (!isIPv6(address)) return address;
+  const [head = "", tail] = address.split("::");
+  const groupsOf = (part: string | undefined) =>
+    // An embedded dotted IPv4 tail (64:ff9b::192.0.2.1) fills two groups.
+    (part ? part.split(":") : []).flatMap((group) => (group.includes(".") ? ["0", "0"] : [group]));
+  const before = groupsOf(head);
+  const after = groupsOf(tail);
+  const zeros = tail === undefined ? [] : Array<string>(8 - before.length - after.length).fill("0");
+  const prefix = [...before, ...zeros, ...after].slice(0, 4).map((group) => parseInt(group, 16).toString(16));
+  return `${prefix.join(":")}::/64`;
+}

@@ -1,0 +1,280 @@
+/**
+ * What the benchmark scripts (tests/bench/*.ts) share: building the app only when its sources changed, starting
+ * servers on free loopback ports with their logs discarded, autocannon runs, tables, and cleanups that stop every
+ * server and remove every temporary directory whether a run succeeds, fails or is interrupted.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import http, { type IncomingHttpHeaders } from "node:http";
+import { createRequire } from "node:module";
+import net, { type AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+
+export const REPO_ROOT = path.resolve(import.meta.dirname, "../..");
+export const HOST = "127.0.0.1";
+
+export const MEASURE_SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+export const WARMUP_SECONDS = 2;
+export const CONNECTIONS = 10;
+/** Our server's grace period for in-flight requests is 10 s; past this it is stuck, not shutting down. */
+const STOP_TIMEOUT_MS = 15_000;
+const START_TIMEOUT_MS = 60_000;
+
+/**
+ * Everything whose change alters the app's build: sources, bundled translations, copied public files, build
+ * configuration and dependencies. The app is rebuilt only when one of them is newer than the build, because other
+ * work may be serving the existing build right now and a rebuild replaces its fingerprinted assets.
+ */
+const APP_BUILD_INPUTS = ["app", "locales", "public", "react-router.config.ts", "vite.config.ts", "package-lock.json"];
+const APP_BUILD_OUTPUT = path.join(REPO_ROOT, "build/server/index.js");
+
+/** autocannon ships no types: this describes the part of its programmatic API used here. */
+export interface AutocannonResult {
+  requests: { mean: number };
+  latency: { p50: number; p99: number };
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+}
+type Autocannon = (options: {
+  url: string;
+  connections: number;
+  duration: number;
+  headers: Record<string, string>;
+  warmup: { connections: number; duration: number };
+}) => PromiseLike<AutocannonResult>;
+const autocannon = createRequire(import.meta.url)("autocannon") as Autocannon;
+
+export interface RunningServer {
+  name: string;
+  origin: string;
+  child: ChildProcess;
+  stderrTail: () => string;
+}
+
+export interface HttpResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
+
+/** Cleanups run in reverse order of registration, once, whether the run succeeds, fails or is interrupted. */
+const cleanups: Array<() => void | Promise<void>> = [];
+
+export function onCleanup(cleanup: () => void | Promise<void>) {
+  cleanups.push(cleanup);
+}
+
+async function runCleanups() {
+  for (const cleanup of cleanups.splice(0).reverse()) {
+    try {
+      await cleanup();
+    } catch (error) {
+      console.error("cleanup failed:", error);
+    }
+  }
+}
+
+/**
+ * Runs a benchmark: a report, not a test. It exits non-zero only when it cannot measure (build failure, a server
+ * that does not start, a page that is not what was meant), never because a number is bad.
+ */
+export async function runBenchmarkMain(run: () => Promise<void>) {
+  // Ctrl-C must still stop the servers and remove the data directories.
+  process.once("SIGINT", () => void runCleanups().then(() => process.exit(130)));
+  try {
+    await run();
+  } catch (error) {
+    console.error(`\nBenchmark aborted: ${error instanceof Error ? error.message : String(error)}`);
+    process.exitCode = 1;
+  } finally {
+    await runCleanups();
+  }
+}
+
+export function makeTempDir(label: string): string {
+  const dir = mkdtempSync(path.join(tmpdir(), `member-account-bench-${label}-`));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+function newestModificationTime(entry: string): number {
+  const stats = statSync(entry, { throwIfNoEntry: false });
+  if (!stats) return 0;
+  if (!stats.isDirectory()) return stats.mtimeMs;
+  return Math.max(
+    stats.mtimeMs,
+    ...readdirSync(entry, { recursive: true, encoding: "utf8" }).map((child) => statSync(path.join(entry, child)).mtimeMs),
+  );
+}
+
+function isAppBuildStale(): boolean {
+  const builtAt = statSync(APP_BUILD_OUTPUT, { throwIfNoEntry: false })?.mtimeMs;
+  if (builtAt === undefined) return true;
+  return APP_BUILD_INPUTS.some((input) => newestModificationTime(path.join(REPO_ROOT, input)) > builtAt);
+}
+
+/** Runs `npx react-router build` in `cwd`, showing its output only when it fails. */
+export async function buildReactRouterApp(name: string, cwd: string) {
+  console.log(`Building ${name}…`);
+  const child = spawn("npx", ["react-router", "build"], { cwd, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.once("error", reject);
+    child.once("close", resolve);
+  });
+  if (code !== 0) throw new Error(`Building ${name} failed (exit code ${code}):\n${output}`);
+}
+
+/** Builds the app only when its build is older than its sources. */
+export async function ensureAppBuild() {
+  if (isAppBuildStale()) await buildReactRouterApp("the app", REPO_ROOT);
+  else console.log("The app's build is newer than its sources; using it.");
+}
+
+export async function findFreePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, HOST, resolve);
+  });
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** A plain GET with exactly the given headers (fetch would add Accept-Language, which changes our `/`). */
+export function httpGet(url: string, headers: Record<string, string> = {}): Promise<HttpResponse> {
+  return new Promise((resolve, reject) => {
+    const request = http.get(url, { headers, agent: false }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on("data", (chunk: Buffer) => chunks.push(chunk));
+      response.on("end", () =>
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }),
+      );
+      response.on("error", reject);
+    });
+    request.on("error", reject);
+  });
+}
+
+async function stopServer(server: RunningServer) {
+  const { child } = server;
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  child.kill("SIGTERM");
+  const timer = setTimeout(() => {
+    console.error(`${server.name} did not stop within ${STOP_TIMEOUT_MS / 1000} s of SIGTERM; killing it.`);
+    child.kill("SIGKILL");
+  }, STOP_TIMEOUT_MS);
+  await exited;
+  clearTimeout(timer);
+}
+
+/**
+ * Starts a Node server process with stdout discarded (our server logs every request there, and writing the
+ * logs is part of its real cost, but reading them here would steal CPU from the load generator) and waits until
+ * `readyPath` answers 200.
+ */
+export async function startServer(options: {
+  name: string;
+  script: string;
+  args: string[];
+  port: number;
+  env: Record<string, string>;
+  readyPath: string;
+}): Promise<RunningServer> {
+  const child = spawn(process.execPath, ["--import", "tsx", options.script, ...options.args], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, NODE_ENV: "production", PORT: String(options.port), HOST, ...options.env },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let stderr = "";
+  child.stderr?.on("data", (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
+  const server: RunningServer = {
+    name: options.name,
+    origin: `http://${HOST}:${options.port}`,
+    child,
+    stderrTail: () => stderr,
+  };
+  cleanups.push(() => stopServer(server));
+
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`${options.name} exited before it was ready (${child.exitCode ?? child.signalCode}):\n${stderr}`);
+    }
+    const ready = await httpGet(server.origin + options.readyPath).then(
+      (response) => response.status === 200,
+      () => false,
+    );
+    if (ready) return server;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`${options.name} was not ready within ${START_TIMEOUT_MS / 1000} s:\n${stderr}`);
+}
+
+/** Our production server in preview mode (embedded stand-in, PGlite and SMTP capture) on a fresh data directory. */
+export async function startPreviewServer(env: Record<string, string> = {}): Promise<RunningServer> {
+  const port = await findFreePort();
+  return startServer({
+    name: "our server",
+    script: "app/server/main.ts",
+    args: ["--mode=preview"],
+    port,
+    env: { APP_ORIGIN: `http://${HOST}:${port}`, DATA_DIR: makeTempDir("data"), LOG_LEVEL: "info", ...env },
+    readyPath: "/healthz/",
+  });
+}
+
+/** Refuses to benchmark a redirect or an error page: the numbers would not describe the page we mean. */
+export async function assertServesPage(server: RunningServer, pagePath: string, headers: Record<string, string> = {}) {
+  const response = await httpGet(server.origin + pagePath, headers);
+  if (response.status !== 200) {
+    const location = response.headers.location ? ` to ${response.headers.location}` : "";
+    throw new Error(
+      `${server.name} answered ${pagePath} with ${response.status}${location} instead of 200; ` +
+        `benchmarking it would measure that response, not the page.\n${server.stderrTail()}`,
+    );
+  }
+  return response;
+}
+
+/** A warm-up, then a fixed-length autocannon run against one URL; gzip accepted, as browsers do. */
+export async function measureThroughput(url: string, headers: Record<string, string> = {}): Promise<AutocannonResult> {
+  return autocannon({
+    url,
+    connections: CONNECTIONS,
+    duration: MEASURE_SECONDS,
+    // Browsers always ask for compressed pages, and compressing them is part of the server's cost.
+    headers: { "accept-encoding": "gzip", ...headers },
+    warmup: { connections: CONNECTIONS, duration: WARMUP_SECONDS },
+  });
+}
+
+/** One table row for an autocannon result: label, req/s, p50, p99, non-2xx, errors. */
+export function throughputRow(label: string, result: AutocannonResult): string[] {
+  return [
+    label,
+    result.requests.mean.toFixed(0),
+    result.latency.p50.toFixed(1),
+    result.latency.p99.toFixed(1),
+    String(result.non2xx),
+    String(result.errors + result.timeouts),
+  ];
+}
+
+export const THROUGHPUT_HEADER = ["URL", "req/s", "p50 ms", "p99 ms", "non-2xx", "errors"];
+
+export function printTable(header: string[], rows: string[][]) {
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]?.length ?? 0)));
+  // The first column is text and reads best left-aligned; the rest are numbers.
+  const format = (row: string[]) =>
+    row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join("  ");
+  console.log(format(header));
+  console.log(widths.map((width) => "-".repeat(width)).join("  "));
+  for (const row of rows) console.log(format(row));
+}
