@@ -2,7 +2,6 @@ import { Outlet, redirect } from "react-router";
 import { FramedErrorPage } from "~/components/error-page";
 import { PageFrame } from "~/components/page-frame";
 import { localeFromPathname, pathnameForLocale } from "~/i18n/locales";
-import { loadTranslations } from "~/i18n/translations.server";
 import { getMember } from "~/middleware/member-session.server";
 import { routeNameForPathname } from "~/routing/route-table";
 import type { Route } from "./+types/member-layout";
@@ -20,10 +19,6 @@ export const middleware: Route.MiddlewareFunction[] = [
     throw redirect(name ? `${signIn}?to=${encodeURIComponent(name)}` : signIn);
   },
 ];
-
-export function loader({ context }: Route.LoaderArgs) {
-  return { translations: loadTranslations(context, ["auth", "forms"]) };
-}
 
 export default function MemberLayout() {
   return (

@@ -71,7 +71,8 @@ export async function createHttpApp(config: Config): Promise<HttpApp> {
     res.status(403).type("text/plain").send("Forbidden: this request came from another site.");
   });
 
-  app.use(compression());
+  // Level 4: nearly the size of the default (6) on our HTML for a good deal less CPU per page.
+  app.use(compression({ level: 4 }));
 
   app.get("/healthz/", (_req, res) => {
     res.setHeader("Cache-Control", "no-store");

@@ -247,6 +247,12 @@ async function measurePages(app: RunningServer, standIn: StandIn) {
     `\nsigned-in /my/profile/ throughput = ${(ratio * 100).toFixed(0)}% of the anonymous home page's ` +
       `(${ratio.toFixed(2)}×): ${verdict} the ${SIGNED_IN_RATIO_TARGET * 100}% target`,
   );
+  console.log(
+    process.env.DATABASE_URL
+      ? "database: PostgreSQL (DATABASE_URL), as in production"
+      : "database: embedded PGlite, whose queries run on the app's own thread (the session row costs ~1 ms of it " +
+          "per view); production uses PostgreSQL: run with DATABASE_URL=postgres://… for that figure",
+  );
   const sameDocument = signedInHome.requests.mean / anonymous.requests.mean;
   console.log(
     `signed-in / throughput = ${(sameDocument * 100).toFixed(0)}% of the anonymous one's: the same page, so the ` +

@@ -1,3 +1,4 @@
+import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getMember } from "~/middleware/member-session.server";
 import type { Route } from "./+types/profile";
@@ -5,7 +6,7 @@ import type { Route } from "./+types/profile";
 export function loader({ context }: Route.LoaderArgs) {
   // The member layout's guard has run: there is a member.
   const member = getMember(context)!;
-  return { subject: member.sub, email: member.email };
+  return { subject: member.sub, email: member.email, translations: loadTranslations(context, ["auth"]) };
 }
 
 /** Membership information. The member-pages issue fills in the profile and its edit form. */
