@@ -1,12 +1,12 @@
 import { useRef } from "react";
 import { useTranslation } from "~/i18n/use-translation";
-import { Link } from "react-router";
 import type { RootData } from "~/root.server";
 import { pathFor } from "~/routing/route-table";
+import { AccountLinks } from "./account-links";
 import { AppLink } from "./app-link";
 import { CloseIcon, MenuIcon } from "./icons";
 import { LanguageSwitch } from "./language-switch";
-import { getNavItems, getSiblingLinks, getSignOutPath, getWithdrawalPath } from "./site-navigation";
+import { getSiblingLinks } from "./site-navigation";
 import { useDisclosureDismiss } from "./use-disclosure-dismiss";
 import { useRootData } from "./use-root-data";
 
@@ -47,33 +47,18 @@ export function SiteMenu({ theme, member }: SiteMenuProps) {
         </div>
         <div className="site-menu__panels">
           <nav className="site-menu__main" aria-label={t("menu.label")}>
-            <ul className="site-menu__items">
-              <li>
-                <AppLink className="site-menu__item" to={pathFor("index", locale)}>
-                  {t("nav.home")}
-                </AppLink>
-              </li>
-              {getNavItems(member !== null, locale).map((item) => (
-                <li key={item.label}>
-                  <AppLink className="site-menu__item" to={item.to}>
-                    {t(`nav.${item.label}`)}
+            <AccountLinks
+              block="site-menu"
+              signedIn={member !== null}
+              locale={locale}
+              first={
+                <li>
+                  <AppLink className="site-menu__item" to={pathFor("index", locale)}>
+                    {t("nav.home")}
                   </AppLink>
                 </li>
-              ))}
-              {member ? (
-                <li>
-                  {/* Never prefetched: loading the sign-out page early must not be able to sign anyone out. */}
-                  <Link className="site-menu__item" to={getSignOutPath(locale)}>
-                    {t("nav.signOut")}
-                  </Link>
-                </li>
-              ) : null}
-            </ul>
-            {member ? (
-              <p className="site-menu__withdrawal">
-                <AppLink to={getWithdrawalPath(locale)}>{t("nav.withdrawal")}</AppLink>
-              </p>
-            ) : null}
+              }
+            />
           </nav>
           <div className="site-menu__side">
             <h2 className="site-menu__side-title">{t("menu.relatedServices")}</h2>

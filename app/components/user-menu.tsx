@@ -1,10 +1,8 @@
 import { useRef } from "react";
 import { useTranslation } from "~/i18n/use-translation";
-import { Link } from "react-router";
 import type { RootData } from "~/root.server";
-import { AppLink } from "./app-link";
+import { AccountLinks } from "./account-links";
 import { CloseIcon, PersonIcon } from "./icons";
-import { getNavItems, getSignOutPath, getWithdrawalPath } from "./site-navigation";
 import { useDisclosureDismiss } from "./use-disclosure-dismiss";
 import { useRootData } from "./use-root-data";
 
@@ -51,28 +49,7 @@ export function UserMenu({ member, className }: UserMenuProps) {
         ) : (
           <p className="user-menu__lead">{t("userMenu.signedOutLead")}</p>
         )}
-        <ul className="user-menu__items">
-          {getNavItems(member !== null, locale).map((item) => (
-            <li key={item.label}>
-              <AppLink className="user-menu__item" to={item.to}>
-                {t(`nav.${item.label}`)}
-              </AppLink>
-            </li>
-          ))}
-          {member ? (
-            <li>
-              {/* Never prefetched: loading the sign-out page early must not be able to sign anyone out. */}
-              <Link className="user-menu__item" to={getSignOutPath(locale)}>
-                {t("nav.signOut")}
-              </Link>
-            </li>
-          ) : null}
-        </ul>
-        {member ? (
-          <p className="user-menu__withdrawal">
-            <AppLink to={getWithdrawalPath(locale)}>{t("nav.withdrawal")}</AppLink>
-          </p>
-        ) : null}
+        <AccountLinks block="user-menu" signedIn={member !== null} locale={locale} />
       </div>
     </details>
   );

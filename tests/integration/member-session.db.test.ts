@@ -1,5 +1,4 @@
-import { afterAll, beforeAll, expect, test } from "vitest";
-import { type DatabaseHandle, openDatabase } from "../../db/client.server";
+import { expect, test } from "vitest";
 import {
   activatePendingSession,
   deactivateDevice,
@@ -8,25 +7,14 @@ import {
   openRefreshToken,
   startSession,
 } from "~/domain/member-session.server";
-import { makeTempDir } from "../support/temp-dir";
+import { useTestDatabase } from "../support/test-database";
 
 const SECRETS = ["k".repeat(32)];
 const DEVICE = { deviceName: "iOS 17.4", browser: "Safari 17" };
-const temp = makeTempDir("sessions");
-let handle: DatabaseHandle;
-
-beforeAll(async () => {
-  handle = openDatabase({ databaseUrl: process.env.TEST_DATABASE_URL, dataDir: temp.dir });
-  await handle.migrate();
-});
-
-afterAll(async () => {
-  await handle.close();
-  temp.remove();
-});
+const database = useTestDatabase("sessions");
 
 function start(sub: string, deviceKey: string, deviceLimit = 2) {
-  return startSession(handle.db, {
+  return startSession(database().db, {
     sub,
     email: `${sub.slice(0, 8)}@example.jp`,
     deviceKey,
@@ -43,8 +31,8 @@ test("every sign-in gets a new session id and ends the browser's previous sessio
   const second = await start(sub, "browser-a");
   expect(first.kind).toBe("active");
   expect(second.sessionId).not.toBe(first.sessionId);
-  expect(await findLiveSession(handle.db, first.sessionId)).toBeNull();
-  const live = await findLiveSession(handle.db, second.sessionId);
+  expect(await findLiveSession(database().db, first.sessionId)).toBeNull();
+  const live = await findLiveSession(database().db, second.sessionId);
   expect(live?.sub).toBe(sub);
   expect(openRefreshToken(live!, SECRETS)).toBe("refresh-browser-a");
 });
@@ -57,23 +45,23 @@ test("over the device limit a sign-in waits, and continues once a device is deac
   expect(c.kind).toBe("deviceLimit");
   if (c.kind !== "deviceLimit") return;
   expect(c.devices).toHaveLength(2);
-  expect(await findLiveSession(handle.db, c.sessionId)).toBeNull();
-  expect((await activatePendingSession(handle.db, { sessionId: c.sessionId, deviceLimit: 2 })).kind).toBe("deviceLimit");
+  expect(await findLiveSession(database().db, c.sessionId)).toBeNull();
+  expect((await activatePendingSession(database().db, { sessionId: c.sessionId, deviceLimit: 2 })).kind).toBe("deviceLimit");
 
-  expect(await deactivateDevice(handle.db, { sub, sessionId: a.sessionId })).toMatchObject({ deviceName: "iOS 17.4" });
-  expect(await activatePendingSession(handle.db, { sessionId: c.sessionId, deviceLimit: 2 })).toEqual({
+  expect(await deactivateDevice(database().db, { sub, sessionId: a.sessionId })).toMatchObject({ deviceName: "iOS 17.4" });
+  expect(await activatePendingSession(database().db, { sessionId: c.sessionId, deviceLimit: 2 })).toEqual({
     kind: "active",
     sessionId: c.sessionId,
   });
-  expect(await findLiveSession(handle.db, a.sessionId)).toBeNull();
-  expect(await findLiveSession(handle.db, c.sessionId)).not.toBeNull();
+  expect(await findLiveSession(database().db, a.sessionId)).toBeNull();
+  expect(await findLiveSession(database().db, c.sessionId)).not.toBeNull();
 });
 
 test("a member cannot deactivate another member's device", async () => {
   const owner = crypto.randomUUID();
   const { sessionId } = await start(owner, "owner-browser");
-  expect(await deactivateDevice(handle.db, { sub: crypto.randomUUID(), sessionId })).toBeNull();
-  expect(await findLiveSession(handle.db, sessionId)).not.toBeNull();
+  expect(await deactivateDevice(database().db, { sub: crypto.randomUUID(), sessionId })).toBeNull();
+  expect(await findLiveSession(database().db, sessionId)).not.toBeNull();
 });
 
 test("a pending sign-in expires after ten minutes", async () => {
@@ -81,7 +69,7 @@ test("a pending sign-in expires after ten minutes", async () => {
   await start(sub, "x", 1);
   const pending = await start(sub, "y", 1);
   const later = new Date(Date.now() + 11 * 60 * 1000);
-  expect(await activatePendingSession(handle.db, { sessionId: pending.sessionId, deviceLimit: 5, now: later })).toEqual({
+  expect(await activatePendingSession(database().db, { sessionId: pending.sessionId, deviceLimit: 5, now: later })).toEqual({
     kind: "expired",
   });
 });
@@ -95,8 +83,8 @@ test("concurrent sign-ins at the limit never exceed it", async () => {
 
 test("a session ends once; its refresh token comes back for revocation", async () => {
   const { sessionId } = await start(crypto.randomUUID(), "ending");
-  const sealed = await endSession(handle.db, sessionId);
+  const sealed = await endSession(database().db, sessionId);
   expect(openRefreshToken({ refreshTokenEncrypted: sealed! }, SECRETS)).toBe("refresh-ending");
-  expect(await endSession(handle.db, sessionId)).toBeNull();
-  expect(await findLiveSession(handle.db, sessionId)).toBeNull();
+  expect(await endSession(database().db, sessionId)).toBeNull();
+  expect(await findLiveSession(database().db, sessionId)).toBeNull();
 });

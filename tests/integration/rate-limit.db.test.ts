@@ -1,6 +1,5 @@
 import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, expect, test } from "vitest";
-import { type DatabaseHandle, openDatabase } from "../../db/client.server";
+import { expect, test } from "vitest";
 import { rateLimitWindows } from "../../db/schema";
 import {
   SIGN_IN_PER_ACCOUNT,
@@ -11,20 +10,9 @@ import {
   deleteEndedRateLimitWindows,
   hitRateLimit,
 } from "~/domain/rate-limit.server";
-import { makeTempDir } from "../support/temp-dir";
+import { useTestDatabase } from "../support/test-database";
 
-const temp = makeTempDir("rate-limits");
-let handle: DatabaseHandle;
-
-beforeAll(async () => {
-  handle = openDatabase({ databaseUrl: process.env.TEST_DATABASE_URL, dataDir: temp.dir });
-  await handle.migrate();
-});
-
-afterAll(async () => {
-  await handle.close();
-  temp.remove();
-});
+const database = useTestDatabase("rate-limits");
 
 const MINUTE_MS = 60_000;
 /** A fixed clock on a window boundary for every window length used here. */
@@ -42,7 +30,7 @@ test("the N+1th hit in a window is refused, with the seconds left until the wind
   const policy = { scope: ownScope(), limit: 3, windowMs: 15 * MINUTE_MS };
   const results = [];
   for (let hit = 0; hit < 5; hit++) {
-    results.push(await hitRateLimit(handle.db, { ...policy, subject: "member@example.jp", now: at(10 * MINUTE_MS) }));
+    results.push(await hitRateLimit(database().db, { ...policy, subject: "member@example.jp", now: at(10 * MINUTE_MS) }));
   }
   expect(results.map((result) => result.allowed)).toEqual([true, true, true, false, false]);
   expect(results[0]!.retryAfterS).toBe(0);
@@ -51,7 +39,7 @@ test("the N+1th hit in a window is refused, with the seconds left until the wind
 
 test("a new window starts a new count", async () => {
   const policy = { scope: ownScope(), limit: 2, windowMs: 15 * MINUTE_MS };
-  const hit = (offsetMs: number) => hitRateLimit(handle.db, { ...policy, subject: "203.0.113.7", now: at(offsetMs) });
+  const hit = (offsetMs: number) => hitRateLimit(database().db, { ...policy, subject: "203.0.113.7", now: at(offsetMs) });
   expect((await hit(0)).allowed).toBe(true);
   expect((await hit(MINUTE_MS)).allowed).toBe(true);
   const refused = await hit(15 * MINUTE_MS - 1);
@@ -65,10 +53,10 @@ test("a new window starts a new count", async () => {
 test("twenty hits at once let exactly the limit through", async () => {
   const policy = { scope: ownScope(), limit: 5, windowMs: 15 * MINUTE_MS };
   const results = await Promise.all(
-    Array.from({ length: 20 }, () => hitRateLimit(handle.db, { ...policy, subject: "burst@example.jp", now: START })),
+    Array.from({ length: 20 }, () => hitRateLimit(database().db, { ...policy, subject: "burst@example.jp", now: START })),
   );
   expect(results.filter((result) => result.allowed)).toHaveLength(5);
-  const [row] = await handle.db
+  const [row] = await database().db
     .select({ count: rateLimitWindows.count })
     .from(rateLimitWindows)
     .where(sql`${rateLimitWindows.key} like ${`${policy.scope}:%`}`);
@@ -78,17 +66,17 @@ test("twenty hits at once let exactly the limit through", async () => {
 test("different subjects and different policies never share a count", async () => {
   const scope = ownScope();
   const policy = { scope, limit: 1, windowMs: 15 * MINUTE_MS };
-  expect((await hitRateLimit(handle.db, { ...policy, subject: "a@example.jp", now: START })).allowed).toBe(true);
-  expect((await hitRateLimit(handle.db, { ...policy, subject: "a@example.jp", now: START })).allowed).toBe(false);
-  expect((await hitRateLimit(handle.db, { ...policy, subject: "b@example.jp", now: START })).allowed).toBe(true);
+  expect((await hitRateLimit(database().db, { ...policy, subject: "a@example.jp", now: START })).allowed).toBe(true);
+  expect((await hitRateLimit(database().db, { ...policy, subject: "a@example.jp", now: START })).allowed).toBe(false);
+  expect((await hitRateLimit(database().db, { ...policy, subject: "b@example.jp", now: START })).allowed).toBe(true);
   const otherPolicy = { ...policy, scope: ownScope() };
-  expect((await hitRateLimit(handle.db, { ...otherPolicy, subject: "a@example.jp", now: START })).allowed).toBe(true);
+  expect((await hitRateLimit(database().db, { ...otherPolicy, subject: "a@example.jp", now: START })).allowed).toBe(true);
 });
 
 test("subjects are stored hashed: no e-mail address or IP in the table", async () => {
   const scope = ownScope();
-  await hitRateLimit(handle.db, { scope, limit: 1, windowMs: MINUTE_MS, subject: "Private.Person@example.jp", now: START });
-  const rows = await handle.db
+  await hitRateLimit(database().db, { scope, limit: 1, windowMs: MINUTE_MS, subject: "Private.Person@example.jp", now: START });
+  const rows = await database().db
     .select({ key: rateLimitWindows.key })
     .from(rateLimitWindows)
     .where(sql`${rateLimitWindows.key} like ${`${scope}:%`}`);
@@ -99,20 +87,20 @@ test("subjects are stored hashed: no e-mail address or IP in the table", async (
 
 test("ended windows are swept a grace period after they end, current ones never", async () => {
   const policy = { scope: ownScope(), limit: 1, windowMs: MINUTE_MS };
-  await hitRateLimit(handle.db, { ...policy, subject: "ended", now: at(0) });
-  await hitRateLimit(handle.db, { ...policy, subject: "current", now: at(60 * MINUTE_MS) });
+  await hitRateLimit(database().db, { ...policy, subject: "ended", now: at(0) });
+  await hitRateLimit(database().db, { ...policy, subject: "current", now: at(60 * MINUTE_MS) });
   const windowsLeft = async () =>
     (
-      await handle.db
+      await database().db
         .select({ windowStart: rateLimitWindows.windowStart })
         .from(rateLimitWindows)
         .where(sql`${rateLimitWindows.key} like ${`${policy.scope}:%`}`)
         .orderBy(rateLimitWindows.windowStart)
     ).map((row) => row.windowStart.toISOString());
   const endedAt = MINUTE_MS;
-  await deleteEndedRateLimitWindows(handle.db, at(endedAt + SWEEP_GRACE_MS));
+  await deleteEndedRateLimitWindows(database().db, at(endedAt + SWEEP_GRACE_MS));
   expect(await windowsLeft()).toEqual([at(0).toISOString(), at(60 * MINUTE_MS).toISOString()]);
-  await deleteEndedRateLimitWindows(handle.db, at(endedAt + SWEEP_GRACE_MS + 1));
+  await deleteEndedRateLimitWindows(database().db, at(endedAt + SWEEP_GRACE_MS + 1));
   expect(await windowsLeft()).toEqual([at(60 * MINUTE_MS).toISOString()]);
 });
 
@@ -121,7 +109,7 @@ test("an auth attempt counts per IP and per lower-cased account, and a refusal n
   const clientIp = `${ownNetwork()}::1`;
   const overrides = { SIGN_IN_PER_ACCOUNT: 2, SIGN_IN_PER_IP: 1_000 };
   const attempt = (address: string, ip = clientIp) =>
-    countAuthAttempt(handle.db, { attempt: "signIn", email: address, clientIp: ip, overrides, now: at(2 * MINUTE_MS) });
+    countAuthAttempt(database().db, { attempt: "signIn", email: address, clientIp: ip, overrides, now: at(2 * MINUTE_MS) });
   expect(await attempt(email)).toEqual({ allowed: true });
   expect(await attempt(email.toLowerCase())).toEqual({ allowed: true });
   // Another IP does not help: the account's count is the same whichever network asks.
@@ -138,7 +126,7 @@ test("an IP over its limit is refused before its accounts are counted", async ()
   const network = ownNetwork();
   const overrides = { FORGOT_PASSWORD_PER_IP: 1, FORGOT_PASSWORD_PER_ACCOUNT: 1 };
   const attempt = (email: string, clientIp: string) =>
-    countAuthAttempt(handle.db, { attempt: "forgotPassword", email, clientIp, overrides, now: START });
+    countAuthAttempt(database().db, { attempt: "forgotPassword", email, clientIp, overrides, now: START });
   const email = `ip-first-${crypto.randomUUID().slice(0, 8)}@example.jp`;
   expect((await attempt(`first-${email}`, `${network}::1`)).allowed).toBe(true);
   // Another address in the same /64 is the same client.

@@ -1,15 +1,6 @@
 import { afterEach, expect, test, vi } from "vitest";
+import { PRODUCTION_ENV } from "../support/production-env";
 
-const PRODUCTION_ENV = {
-  APP_MODE: "production",
-  APP_ORIGIN: "https://id.example.jp",
-  SESSION_SECRETS: "s".repeat(32),
-  DATABASE_URL: "postgres://db/app",
-  COGNITO_REGION: "ap-northeast-1",
-  COGNITO_USER_POOL_ID: "pool",
-  COGNITO_CLIENT_ID: "client",
-  SMTP_URL: "smtp://mail:25",
-};
 
 afterEach(() => {
   vi.unstubAllEnvs();

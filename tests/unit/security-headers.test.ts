@@ -1,18 +1,9 @@
 import { expect, test } from "vitest";
 import { parseConfig } from "~/config.server";
 import { pathForLog, securityHeaders } from "~/server/security-headers";
+import { PRODUCTION_ENV } from "../support/production-env";
 
-const production = parseConfig({
-  APP_MODE: "production",
-  APP_ORIGIN: "https://id.example.jp",
-  SESSION_SECRETS: "s".repeat(32),
-  DATABASE_URL: "postgres://db/app",
-  COGNITO_REGION: "ap-northeast-1",
-  COGNITO_USER_POOL_ID: "pool",
-  COGNITO_CLIENT_ID: "client",
-  SMTP_URL: "smtp://mail:25",
-  SERVICE_ORIGIN_DATA: "https://data.example.jp/",
-});
+const production = parseConfig({ ...PRODUCTION_ENV, SERVICE_ORIGIN_DATA: "https://data.example.jp/" });
 
 test("production CSP allows only our scripts and the response's nonce, and no framing", () => {
   const headers = securityHeaders(production, "abc123");

@@ -7,6 +7,7 @@ import { Button, buttonClassName } from "~/components/button";
 import { ErrorPage } from "~/components/error-page";
 import { ErrorList, FormField, SelectField } from "~/components/form-field";
 import { SiteHeader } from "~/components/site-header";
+import { type DeviceRow, DeviceTable } from "~/components/device-table";
 import { type ToastKind, ToastMessage } from "~/components/toast-region";
 import { UserMenu } from "~/components/user-menu";
 import { useRootData } from "~/components/use-root-data";
@@ -395,28 +396,19 @@ function ServerErrorPreview({ status }: { status: number }) {
   );
 }
 
-type SampleDevice = { key: string; name: string; browser: string; lastLogin: string; current: boolean };
-
 // Device and browser names are what the device record stores, not interface text, so they are not translated.
-const SAMPLE_DEVICES: SampleDevice[] = [
-  { key: "sample-1", name: "Windows", browser: "Chrome", lastLogin: "2024-04-01T09:30:00+09:00", current: true },
-  { key: "sample-2", name: "iPhone", browser: "Safari", lastLogin: "2024-03-28T21:05:00+09:00", current: false },
-  { key: "sample-3", name: "Mac", browser: "Firefox", lastLogin: "2024-03-02T12:00:00+09:00", current: false },
-  { key: "sample-4", name: "Android", browser: "Chrome", lastLogin: "2024-02-14T08:45:00+09:00", current: false },
+const SAMPLE_DEVICES: DeviceRow[] = [
+  { id: "sample-1", deviceName: "Windows", browser: "Chrome", lastLoginAt: "2024-04-01T09:30:00+09:00", current: true },
+  { id: "sample-2", deviceName: "iOS", browser: "Safari", lastLoginAt: "2024-03-28T21:05:00+09:00", current: false },
+  { id: "sample-3", deviceName: "macOS", browser: "Firefox", lastLoginAt: "2024-03-02T12:00:00+09:00", current: false },
+  { id: "sample-4", deviceName: "Android", browser: "Chrome", lastLoginAt: "2024-02-14T08:45:00+09:00", current: false },
 ];
 const SAMPLE_DEVICE_LIMIT = 3;
 
 function DeviceListSample({ overLimit }: { overLimit: boolean }) {
-  const { t, i18n } = useTranslation("devtools");
-  const { t: tc } = useTranslation();
+  const { t } = useTranslation("devtools");
   const { t: toastText } = useTranslation("toasts");
   const devices = overLimit ? SAMPLE_DEVICES : SAMPLE_DEVICES.slice(0, 2);
-  // A fixed zone keeps the server's and the browser's text identical (no hydration mismatch).
-  const dateFormat = new Intl.DateTimeFormat(i18n.language, {
-    dateStyle: "medium",
-    timeStyle: "short",
-    timeZone: "Asia/Tokyo",
-  });
   return (
     <section className="device-list" aria-labelledby="device-list-title">
       <p className="design-note design-note--sample" role="note">
@@ -426,38 +418,15 @@ function DeviceListSample({ overLimit }: { overLimit: boolean }) {
       {overLimit ? <p className="notice notice--warning">{toastText("deviceLimitExceeded")}</p> : null}
       <p>{t("debug.devices.count", { count: devices.length, limit: SAMPLE_DEVICE_LIMIT })}</p>
       <p className="device-list__note">{t("debug.devices.limitNote", { limit: SAMPLE_DEVICE_LIMIT })}</p>
-      <div className="table-scroll">
-        <table className="device-list__table">
-          <thead>
-            <tr>
-              <th scope="col">{t("debug.devices.device")}</th>
-              <th scope="col">{t("debug.devices.browser")}</th>
-              <th scope="col">{t("debug.devices.lastLogin")}</th>
-              <th scope="col">{t("debug.devices.actions")}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {devices.map((device) => (
-              <tr key={device.key}>
-                <td>
-                  {device.name}
-                  {device.current ? <span className="device-list__current">{t("debug.devices.current")}</span> : null}
-                </td>
-                <td>{device.browser}</td>
-                <td>
-                  <time dateTime={device.lastLogin}>{dateFormat.format(new Date(device.lastLogin))}</time>
-                </td>
-                <td>
-                  {/* A sample: nothing to deactivate, so the button only shows its look. */}
-                  <Button type="button" variant="secondary" disabled={device.current}>
-                    {t("debug.devices.deactivate")}
-                  </Button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DeviceTable
+        devices={devices}
+        action={(device) => (
+          // A sample: nothing to deactivate, so the button only shows its look.
+          <Button type="button" variant="secondary" disabled={device.current}>
+            {t("debug.devices.deactivate")}
+          </Button>
+        )}
+      />
       {overLimit ? (
         <div className="design-row">
           <Button type="button" disabled>

@@ -3,6 +3,7 @@ import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
 import { Form, data, redirect, useNavigation } from "react-router";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
+import { type DeviceRow, DeviceTable } from "~/components/device-table";
 import { useClearAfterServerError } from "~/components/use-clear-after-server-error";
 import { ErrorList, FormField } from "~/components/form-field";
 import { getConfig } from "~/config.server";
@@ -181,58 +182,30 @@ function DeviceLimit({
   devices,
 }: {
   deviceLimit: number;
-  devices: { id: string; deviceName: string; browser: string; lastLoginAt: string; current: boolean }[];
+  devices: DeviceRow[];
 }) {
-  const { t, i18n } = useTranslation("auth");
-  const dateFormat = new Intl.DateTimeFormat(i18n.language, {
-    dateStyle: "medium",
-    timeStyle: "short",
-    timeZone: "Asia/Tokyo",
-  });
+  const { t } = useTranslation("auth");
   return (
     <section className="content auth-page device-limit">
       <h1>{t("deviceLimit.title")}</h1>
       <p>{t("deviceLimit.lead", { deviceLimit })}</p>
       <p data-testid="device-count">{t("deviceLimit.count", { count: devices.length })}</p>
-      <div className="table-scroll">
-        <table className="device-table">
-          <thead>
-            <tr>
-              <th scope="col">{t("deviceLimit.device")}</th>
-              <th scope="col">{t("deviceLimit.browser")}</th>
-              <th scope="col">{t("deviceLimit.lastLogin")}</th>
-              <th scope="col">{t("deviceLimit.action")}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {devices.map((device) => (
-              <tr key={device.id}>
-                <td>
-                  {device.deviceName}
-                  {device.current ? <span className="badge">{t("deviceLimit.current")}</span> : null}
-                </td>
-                <td>{device.browser}</td>
-                <td>
-                  <time dateTime={device.lastLoginAt}>{dateFormat.format(new Date(device.lastLoginAt))}</time>
-                </td>
-                <td>
-                  <Form method="post">
-                    <input type="hidden" name="device" value={device.id} />
-                    <Button
-                      name="intent"
-                      value="deactivate"
-                      variant="secondary"
-                      aria-label={t("deviceLimit.deactivateLabel", { device: device.deviceName, browser: device.browser })}
-                    >
-                      {t("deviceLimit.deactivate")}
-                    </Button>
-                  </Form>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DeviceTable
+        devices={devices}
+        action={(device) => (
+          <Form method="post">
+            <input type="hidden" name="device" value={device.id} />
+            <Button
+              name="intent"
+              value="deactivate"
+              variant="secondary"
+              aria-label={t("deviceLimit.deactivateLabel", { device: device.deviceName, browser: device.browser })}
+            >
+              {t("deviceLimit.deactivate")}
+            </Button>
+          </Form>
+        )}
+      />
       <Form method="post" className="actions">
         <Button name="intent" value="continue">
           {t("deviceLimit.continue")}
