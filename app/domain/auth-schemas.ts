@@ -76,20 +76,29 @@ const requiredChoice = <T extends readonly [string, ...string[]]>(values: T) =>
 const choices = <T extends readonly [string, ...string[]]>(values: T) =>
   z.array(z.enum(values, { error: "validation.selectError" }), { error: "validation.selectRequired" }).min(1, "validation.selectRequired");
 
+/** The profile fields (spec section 3), shared by sign-up's account-info step and the profile edit page. */
+const PROFILE_FIELDS = {
+  familyName: requiredText(50),
+  givenName: requiredText(50),
+  birthYear: z.coerce
+    .number({ error: "validation.birthYear" })
+    .int("validation.birthYear")
+    .min(1900, "validation.birthYear")
+    .max(new Date().getFullYear(), "validation.birthYear"),
+  country: requiredChoice(COUNTRIES),
+  prefecture: requiredText(50),
+  occupation: requiredChoice(OCCUPATIONS),
+  organization: requiredText(100),
+  preferredLanguage: requiredChoice(["ja", "en"] as const),
+};
+
+/** Membership information on /my/profile/edit/: the profile fields alone, with sign-up's rules and messages. */
+export const ProfileSchema = z.object(PROFILE_FIELDS);
+export type Profile = z.infer<typeof ProfileSchema>;
+
 export const AccountInfoSchema = z
   .object({
-    familyName: requiredText(50),
-    givenName: requiredText(50),
-    birthYear: z.coerce
-      .number({ error: "validation.birthYear" })
-      .int("validation.birthYear")
-      .min(1900, "validation.birthYear")
-      .max(new Date().getFullYear(), "validation.birthYear"),
-    country: requiredChoice(COUNTRIES),
-    prefecture: requiredText(50),
-    occupation: requiredChoice(OCCUPATIONS),
-    organization: requiredText(100),
-    preferredLanguage: requiredChoice(["ja", "en"] as const),
+    ...PROFILE_FIELDS,
     q1: z.enum(Q1_OPTIONS, { error: "validation.selectError" }).default("none"),
     q2: choices(Q2_OPTIONS),
     q2Other: z.string().trim().max(200, "validation.tooLong").optional(),
@@ -113,4 +122,10 @@ export const ConfirmPasswordResetSchema = z.object({
   code: z.string({ error: "validation.codeRequired" }).trim().min(1, "validation.codeRequired").max(64, "validation.inputError"),
   // Never trimmed: the member's password is exactly what they typed (or pasted).
   password: NewPasswordSchema,
+});
+
+export const PasswordChangeSchema = z.object({
+  // No length rule on the current password: accounts from before 1 July 2021 may have shorter ones.
+  currentPassword: z.string({ error: "validation.required" }).min(1, "validation.required").max(MAX_PASSWORD_LENGTH, "validation.inputError"),
+  newPassword: NewPasswordSchema,
 });

@@ -1,6 +1,8 @@
 import { and, asc, eq, isNotNull, isNull, ne, sql } from "drizzle-orm";
 import type { Database } from "../../db/client.server";
 import { memberProfiles, memberSessions } from "../../db/schema";
+import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
+import { logger } from "~/integrations/logger.server";
 import type { DeviceDescription } from "./device-description.server";
 import { decryptSecret, encryptSecret } from "./session-crypto.server";
 
@@ -200,4 +202,49 @@ export async function deactivateDevice(
     )
     .returning({ refreshTokenEncrypted: memberSessions.refreshTokenEncrypted, deviceName: memberSessions.deviceName });
   return row ?? null;
+}
+
+/** The member's active (signed-in) browsers, oldest login first, with this browser marked current. */
+export function listActiveDevices(db: Database, sub: string, currentSessionId: string): Promise<SessionDevice[]> {
+  return activeDevices(db, sub, currentSessionId);
+}
+
+/**
+ * Ends every session of the member but the one kept (after a password change), pending sign-ins included.
+ * Returns the ended sessions' encrypted refresh tokens, for revoking at Cognito.
+ */
+export async function endOtherSessions(
+  db: Database,
+  sub: string,
+  keepSessionId: string,
+  now = new Date(),
+): Promise<string[]> {
+  return db.transaction(async (tx) => {
+    await lockMember(tx, sub);
+    const rows = await tx
+      .update(memberSessions)
+      .set({ revokedAt: now })
+      .where(and(eq(memberSessions.sub, sub), isNull(memberSessions.revokedAt), ne(memberSessions.id, keepSessionId)))
+      .returning({ refreshTokenEncrypted: memberSessions.refreshTokenEncrypted });
+    return rows.map((row) => row.refreshTokenEncrypted);
+  });
+}
+
+/**
+ * Revokes ended sessions' refresh tokens at Cognito, best effort: the session rows are already ended, which is
+ * what signs those browsers out; if Cognito is down the tokens simply run out on their own.
+ */
+export async function revokeRefreshTokens(
+  deps: { identity: Pick<IdentityProvider, "revokeRefreshToken">; secrets: string[] },
+  refreshTokensEncrypted: (string | null)[],
+): Promise<void> {
+  await Promise.all(
+    refreshTokensEncrypted.map(async (refreshTokenEncrypted) => {
+      const refreshToken = refreshTokenEncrypted ? openRefreshToken({ refreshTokenEncrypted }, deps.secrets) : null;
+      if (!refreshToken) return;
+      await deps.identity
+        .revokeRefreshToken(refreshToken)
+        .catch((error: unknown) => logger.warn({ err: error }, "could not revoke a refresh token at Cognito"));
+    }),
+  );
 }

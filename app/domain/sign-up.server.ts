@@ -1,8 +1,8 @@
 import type { Database } from "../../db/client.server";
-import { memberProfiles } from "../../db/schema";
 import { IdentityError } from "~/integrations/cognito/cognito-errors.server";
 import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import type { AccountInfo } from "./auth-schemas";
+import { writeProfile } from "./profile.server";
 
 /**
  * Step 1. Always ends on "check your e-mail for the code", whatever the address's history, so the page never
@@ -31,27 +31,12 @@ export async function saveAccountInfo(
   deps: { db: Database; identity: IdentityProvider },
   input: { sub: string; email: string; info: AccountInfo; referrerService: string | null },
 ): Promise<void> {
-  const { info } = input;
-  const profile = {
-    familyName: info.familyName,
-    givenName: info.givenName,
-    birthYear: info.birthYear,
-    country: info.country,
-    prefecture: info.prefecture,
-    occupation: info.occupation,
-    organization: info.organization,
-    preferredLanguage: info.preferredLanguage,
-    questionnaire: { q1: info.q1, q2: info.q2, q2Other: info.q2Other ?? null, q3: info.q3, q3Other: info.q3Other ?? null },
-    updatedAt: new Date(),
-  };
-  // Cognito first: if it fails nothing is stored and the member can simply submit again.
-  await deps.identity.updateAttributes(input.email, {
-    family_name: info.familyName,
-    given_name: info.givenName,
-    locale: info.preferredLanguage,
+  const { q1, q2, q2Other, q3, q3Other, ...profile } = input.info;
+  await writeProfile(deps, {
+    sub: input.sub,
+    email: input.email,
+    profile,
+    questionnaire: { q1, q2, q2Other: q2Other ?? null, q3, q3Other: q3Other ?? null },
+    referrerService: input.referrerService,
   });
-  await deps.db
-    .insert(memberProfiles)
-    .values({ sub: input.sub, referrerService: input.referrerService, ...profile })
-    .onConflictDoUpdate({ target: memberProfiles.sub, set: profile });
 }

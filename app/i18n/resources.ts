@@ -1,3 +1,4 @@
+import enAccount from "../../locales/en/account.json";
 import enAdmin from "../../locales/en/admin.json";
 import enAuth from "../../locales/en/auth.json";
 import enCommon from "../../locales/en/common.json";
@@ -7,8 +8,10 @@ import enErrors from "../../locales/en/errors.json";
 import enForms from "../../locales/en/forms.json";
 import enHome from "../../locales/en/home.json";
 import enPasswordReset from "../../locales/en/password-reset.json";
+import enProfile from "../../locales/en/profile.json";
 import enSignUp from "../../locales/en/sign-up.json";
 import enToasts from "../../locales/en/toasts.json";
+import jaAccount from "../../locales/ja/account.json";
 import jaAdmin from "../../locales/ja/admin.json";
 import jaAuth from "../../locales/ja/auth.json";
 import jaCommon from "../../locales/ja/common.json";
@@ -18,6 +21,7 @@ import jaErrors from "../../locales/ja/errors.json";
 import jaForms from "../../locales/ja/forms.json";
 import jaHome from "../../locales/ja/home.json";
 import jaPasswordReset from "../../locales/ja/password-reset.json";
+import jaProfile from "../../locales/ja/profile.json";
 import jaSignUp from "../../locales/ja/sign-up.json";
 import jaToasts from "../../locales/ja/toasts.json";
 import type { Locale } from "./locales";
@@ -35,6 +39,8 @@ export const jaResources = {
   auth: jaAuth,
   passwordReset: jaPasswordReset,
   signUp: jaSignUp,
+  profile: jaProfile,
+  account: jaAccount,
 };
 export type Resources = typeof jaResources;
 
@@ -54,6 +60,8 @@ const enResources: SameKeys<Resources> = {
   auth: enAuth,
   passwordReset: enPasswordReset,
   signUp: enSignUp,
+  profile: enProfile,
+  account: enAccount,
 };
 
 export const RESOURCES: Record<Locale, SameKeys<Resources>> = { ja: jaResources, en: enResources };

@@ -35,7 +35,12 @@ export const ROUTE_SECTIONS = [
     // Members only: the layout's middleware sends anyone else to sign-in with `to=<route name>`.
     id: "member",
     layout: "layouts/member-layout.tsx",
-    pages: [{ name: "my-profile", path: "my/profile", file: "routes/my/profile.tsx" }],
+    pages: [
+      { name: "my-profile", path: "my/profile", file: "routes/my/profile.tsx" },
+      { name: "my-profile-edit", path: "my/profile/edit", file: "routes/my/profile-edit.tsx" },
+      { name: "my-password-edit", path: "my/password/edit", file: "routes/my/password-edit.tsx" },
+      { name: "my-devices", path: "my/devices", file: "routes/my/devices.tsx" },
+    ],
   },
   {
     // Internal tools: development and preview only (the layout's middleware answers 404 in production).

@@ -8,10 +8,10 @@ import {
   listDevicesForPendingSession,
   openRefreshToken,
   pendingSessionOwner,
+  revokeRefreshTokens,
 } from "~/domain/member-session.server";
 import { type SignInResult, signIn } from "~/domain/sign-in.server";
 import { getIdentityProvider } from "~/integrations/cognito/identity.server";
-import { logger } from "~/integrations/logger.server";
 import type { Locale } from "~/i18n/locales";
 import { resolveReturnTarget } from "~/routing/return-target";
 import { pathFor } from "~/routing/route-table";
@@ -81,11 +81,7 @@ export function devicesForPendingSignIn(pendingSessionId: string) {
 
 /** Revokes at Cognito as well; if Cognito is down the session row is already ended, which is what counts. */
 async function revokeRefreshToken(refreshTokenEncrypted: string | null) {
-  const refreshToken = refreshTokenEncrypted ? openRefreshToken({ refreshTokenEncrypted }, getConfig().sessionSecrets) : null;
-  if (!refreshToken) return;
-  await getIdentityProvider()
-    .revokeRefreshToken(refreshToken)
-    .catch((error: unknown) => logger.warn({ err: error }, "could not revoke a refresh token at Cognito"));
+  await revokeRefreshTokens({ identity: getIdentityProvider(), secrets: getConfig().sessionSecrets }, [refreshTokenEncrypted]);
 }
 
 export async function deactivateForPendingSignIn(pendingSessionId: string, deviceSessionId: string) {

@@ -1,26 +1,107 @@
+import { getDatabase } from "../../../db/client.server";
+import { AppLink } from "~/components/app-link";
+import { useRootData } from "~/components/use-root-data";
+import { OCCUPATIONS } from "~/domain/auth-schemas";
+import { isProfileFilled } from "~/domain/display-name.server";
+import { findProfile } from "~/domain/profile.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
+import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { getMember } from "~/middleware/member-session.server";
+import { pathFor } from "~/routing/route-table";
 import type { Route } from "./+types/profile";
 
-export function loader({ context }: Route.LoaderArgs) {
+export async function loader({ context }: Route.LoaderArgs) {
   // The member layout's guard has run: there is a member.
   const member = getMember(context)!;
-  return { subject: member.sub, email: member.email, translations: loadTranslations(context, ["auth"]) };
+  const locale = getLocale(context);
+  const t = getInstance(context).getFixedT(locale, "signUp");
+  const profile = await findProfile(getDatabase(), member.sub);
+  const country = profile?.country ?? null;
+  return {
+    title: getInstance(context).getFixedT(locale, "profile")("title"),
+    subject: member.sub,
+    email: member.email,
+    filled: profile !== null && isProfileFilled({ email: member.email, ...profile }),
+    profile,
+    // Named on the server, so the server's and the browser's text cannot differ at hydration.
+    countryName:
+      country === null
+        ? null
+        : country === "other"
+          ? t("options.otherCountry")
+          : (new Intl.DisplayNames([locale], { type: "region" }).of(country) ?? country),
+    translations: loadTranslations(context, ["profile", "signUp"]),
+  };
 }
 
-/** Membership information. The member-pages issue fills in the profile and its edit form. */
+/** Membership information: what the member registered, the Subject ID to quote in inquiries, and a way to edit. */
 export default function ProfilePage({ loaderData }: Route.ComponentProps) {
-  const { t } = useTranslation("auth");
+  const { t } = useTranslation("profile");
+  const { t: ts } = useTranslation("signUp");
+  const { locale } = useRootData();
+  const { profile } = loaderData;
+  const editPath = pathFor("my-profile-edit", locale);
+  const value = (text: string | number | null | undefined) =>
+    text === null || text === undefined || text === "" ? t("notSet") : text;
+  const occupation = profile?.occupation;
+  const language = profile?.preferredLanguage;
   return (
     <section className="content">
-      <h1>{t("profile.title")}</h1>
+      <h1>{t("title")}</h1>
+      {loaderData.filled ? null : (
+        <div className="notice" data-testid="profile-not-filled">
+          <p>{t("notFilled")}</p>
+          <p>
+            <AppLink className="button button--primary" to={editPath}>
+              {t("fill")}
+            </AppLink>
+          </p>
+        </div>
+      )}
       <dl className="definition-list">
-        <dt>{t("profile.subject")}</dt>
-        <dd data-testid="subject">{loaderData.subject}</dd>
-        <dt>{t("profile.email")}</dt>
+        <dt>{t("subject")}</dt>
+        <dd>
+          <span data-testid="subject">{loaderData.subject}</span>
+          <br />
+          <small>{t("subjectHint")}</small>
+        </dd>
+        <dt>{t("email")}</dt>
         <dd data-testid="email">{loaderData.email}</dd>
+        <dt>{ts("account.familyName")}</dt>
+        <dd data-testid="familyName">{value(profile?.familyName)}</dd>
+        <dt>{ts("account.givenName")}</dt>
+        <dd data-testid="givenName">{value(profile?.givenName)}</dd>
+        <dt>{ts("account.birthYear")}</dt>
+        <dd data-testid="birthYear">{value(profile?.birthYear)}</dd>
+        <dt>{ts("account.country")}</dt>
+        <dd data-testid="country">{value(loaderData.countryName)}</dd>
+        <dt>{ts("account.prefecture")}</dt>
+        <dd data-testid="prefecture">{value(profile?.prefecture)}</dd>
+        <dt>{ts("account.occupation")}</dt>
+        <dd data-testid="occupation">
+          {value(isOccupation(occupation) ? ts(`options.occupation.${occupation}`) : occupation)}
+        </dd>
+        <dt>{ts("account.organization")}</dt>
+        <dd data-testid="organization">{value(profile?.organization)}</dd>
+        <dt>{ts("account.preferredLanguage")}</dt>
+        <dd data-testid="preferredLanguage">
+          {value(language === "ja" || language === "en" ? ts(`options.language.${language}`) : language)}
+        </dd>
       </dl>
+      {loaderData.filled ? (
+        <p>
+          <AppLink className="button button--primary" to={editPath}>
+            {t("edit")}
+          </AppLink>
+        </p>
+      ) : null}
     </section>
   );
 }
+
+function isOccupation(value: string | null | undefined): value is (typeof OCCUPATIONS)[number] {
+  return (OCCUPATIONS as readonly string[]).includes(value ?? "");
+}
+
+export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: loaderData?.title }];

@@ -1,0 +1,30 @@
+import { getDatabase } from "../../../db/client.server";
+import { getConfig } from "~/config.server";
+import { deactivateDevice, listActiveDevices, revokeRefreshTokens } from "~/domain/member-session.server";
+import { getIdentityProvider } from "~/integrations/cognito/identity.server";
+import type { SignedInMember } from "~/middleware/member-session.server";
+
+export function devicesOf(member: SignedInMember) {
+  return listActiveDevices(getDatabase(), member.sub, member.sessionId);
+}
+
+/**
+ * Deactivates one of the member's other browsers: its session row ends (it is signed out on its next request)
+ * and its refresh token is revoked at Cognito, best effort. Never another member's session (the sub is part of
+ * the match) and never this browser's own (that is what signing out is for). Null when nothing was deactivated.
+ */
+export async function deactivateMemberDevice(member: SignedInMember, deviceSessionId: string) {
+  if (!deviceSessionId) return null;
+  const config = getConfig();
+  const ended = await deactivateDevice(getDatabase(), {
+    sub: member.sub,
+    sessionId: deviceSessionId,
+    exceptSessionId: member.sessionId,
+  });
+  if (ended) {
+    await revokeRefreshTokens({ identity: getIdentityProvider(), secrets: config.sessionSecrets }, [
+      ended.refreshTokenEncrypted,
+    ]);
+  }
+  return ended;
+}

@@ -1,0 +1,75 @@
+import { Form } from "react-router";
+import { AppLink } from "~/components/app-link";
+import { Button } from "~/components/button";
+import { DeviceTable } from "~/components/device-table";
+import { getConfig } from "~/config.server";
+import { loadTranslations } from "~/i18n/translations.server";
+import { useTranslation } from "~/i18n/use-translation";
+import { getInstance, getLocale } from "~/middleware/i18n.server";
+import { getMember } from "~/middleware/member-session.server";
+import { pathFor } from "~/routing/route-table";
+import { getToastUtils } from "~/toast.server";
+import type { Route } from "./+types/devices";
+import { deactivateMemberDevice, devicesOf } from "./devices.server";
+
+export async function loader({ context }: Route.LoaderArgs) {
+  // The member layout's guard has run: there is a member.
+  const member = getMember(context)!;
+  const devices = await devicesOf(member);
+  return {
+    title: getInstance(context).t("account:devices.title"),
+    translations: loadTranslations(context, ["account", "auth", "toasts"]),
+    deviceLimit: getConfig().deviceLimit,
+    devices: devices.map((device) => ({ ...device, lastLoginAt: device.lastLoginAt.toISOString() })),
+  };
+}
+
+export async function action({ request, context }: Route.ActionArgs) {
+  const member = getMember(context)!;
+  const here = pathFor("my-devices", getLocale(context));
+  const formData = await request.formData();
+  const toasts = getToastUtils();
+  const ended =
+    formData.get("intent") === "deactivate"
+      ? await deactivateMemberDevice(member, String(formData.get("device") ?? ""))
+      : null;
+  return ended
+    ? toasts.redirectWithSuccess(here, { message: "deviceDeactivated", values: { device: ended.deviceName } })
+    : toasts.redirectWithError(here, "deviceDeactivateFailed");
+}
+
+export default function DevicesPage({ loaderData }: Route.ComponentProps) {
+  const { t, i18n } = useTranslation("account");
+  const { deviceLimit, devices } = loaderData;
+  return (
+    <section className="content device-limit">
+      <h1>{t("devices.title")}</h1>
+      <p>{t("devices.lead", { deviceLimit })}</p>
+      <p data-testid="device-count">{t("devices.count", { count: devices.length })}</p>
+      <DeviceTable
+        devices={devices}
+        action={(device) =>
+          // This browser is not deactivated here: signing out is how it leaves.
+          device.current ? (
+            <AppLink to={pathFor("auth-sign-out", i18n.language)}>{t("devices.signOut")}</AppLink>
+          ) : (
+            <Form method="post">
+              <input type="hidden" name="device" value={device.id} />
+              <Button
+                name="intent"
+                value="deactivate"
+                variant="secondary"
+                aria-label={t("devices.deactivateLabel", { device: device.deviceName, browser: device.browser })}
+              >
+                {t("devices.deactivate")}
+              </Button>
+            </Form>
+          )
+        }
+      />
+      <p>{t("devices.note")}</p>
+    </section>
+  );
+}
+
+export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: loaderData?.title }];

@@ -1,0 +1,147 @@
+import { type FieldMetadata, type SubmissionResult, getFormProps, getInputProps, getSelectProps, useForm } from "@conform-to/react";
+import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
+import type { z } from "zod";
+import { Form, data, useNavigation } from "react-router";
+import { getDatabase } from "../../../db/client.server";
+import { AppLink } from "~/components/app-link";
+import { Button } from "~/components/button";
+import { ErrorList, FormField, SelectField } from "~/components/form-field";
+import { useRootData } from "~/components/use-root-data";
+import { COUNTRIES, OCCUPATIONS, ProfileSchema } from "~/domain/auth-schemas";
+import { isProfileFilled } from "~/domain/display-name.server";
+import { findProfile, updateProfile } from "~/domain/profile.server";
+import { IdentityError, httpStatusFor } from "~/integrations/cognito/cognito-errors.server";
+import { getIdentityProvider } from "~/integrations/cognito/identity.server";
+import { loadTranslations } from "~/i18n/translations.server";
+import { useTranslation } from "~/i18n/use-translation";
+import { getInstance, getLocale } from "~/middleware/i18n.server";
+import { getMember } from "~/middleware/member-session.server";
+import { pathFor } from "~/routing/route-table";
+import { getToastUtils } from "~/toast.server";
+import type { Route } from "./+types/profile-edit";
+
+export async function loader({ context }: Route.LoaderArgs) {
+  // The member layout's guard has run: there is a member.
+  const member = getMember(context)!;
+  const locale = getLocale(context);
+  const t = getInstance(context).getFixedT(locale, "signUp");
+  const regionNames = new Intl.DisplayNames([locale], { type: "region" });
+  const profile = await findProfile(getDatabase(), member.sub);
+  return {
+    title: getInstance(context).getFixedT(locale, "profile")("editTitle"),
+    filled: profile !== null && isProfileFilled({ email: member.email, ...profile }),
+    // The form starts from what is stored; a member who never filled the account-info step starts empty.
+    defaultValue: {
+      familyName: profile?.familyName ?? "",
+      givenName: profile?.givenName ?? "",
+      birthYear: profile?.birthYear?.toString() ?? "",
+      country: profile?.country ?? "",
+      prefecture: profile?.prefecture ?? "",
+      occupation: profile?.occupation ?? "",
+      organization: profile?.organization ?? "",
+      preferredLanguage: profile?.preferredLanguage ?? locale,
+    },
+    // Country names come from the server, so the server's and the browser's text cannot differ at hydration.
+    countries: COUNTRIES.map((code) => ({
+      value: code,
+      label: code === "other" ? t("options.otherCountry") : (regionNames.of(code) ?? code),
+    })),
+    translations: loadTranslations(context, ["profile", "signUp", "forms", "toasts"]),
+  };
+}
+
+export async function action({ request, context }: Route.ActionArgs) {
+  const member = getMember(context)!;
+  const locale = getLocale(context);
+  const submission = parseWithZod(await request.formData(), { schema: ProfileSchema });
+  if (submission.status !== "success") return data({ result: submission.reply() }, { status: 400 });
+  try {
+    await updateProfile(
+      { db: getDatabase(), identity: getIdentityProvider() },
+      { sub: member.sub, email: member.email, profile: submission.value },
+    );
+  } catch (error) {
+    // Cognito refused or is unavailable: a message on the form (role=alert), what was typed kept; nothing stored.
+    if (!(error instanceof IdentityError)) throw error;
+    return data(
+      { result: submission.reply({ formErrors: [`toasts:${error.messageKey}`] }) },
+      { status: httpStatusFor(error) },
+    );
+  }
+  return getToastUtils().redirectWithSuccess(pathFor("my-profile", locale), "profileChanged");
+}
+
+/**
+ * Validated on the server only, like sign-up's account-info step: one path for everyone, JavaScript or not.
+ * The fields and their rules are sign-up's (ProfileSchema); the questionnaire is not asked again.
+ */
+export default function ProfileEditPage({ loaderData, actionData }: Route.ComponentProps) {
+  const { t } = useTranslation("profile");
+  const { t: ts } = useTranslation("signUp");
+  const { t: tf } = useTranslation("forms");
+  const { locale } = useRootData();
+  const navigation = useNavigation();
+  const lastResult: SubmissionResult<string[]> | undefined = actionData?.result;
+  const [form, fields] = useForm<z.input<typeof ProfileSchema> & Record<string, unknown>, z.output<typeof ProfileSchema>, string[]>({
+    lastResult,
+    defaultValue: loaderData.defaultValue,
+    constraint: getZodConstraint(ProfileSchema),
+  });
+  const select = tf("validation.selectRequired");
+  const text = (field: FieldMetadata<string | number | undefined>, label: string) => (
+    <FormField label={label} errors={field.errors} inputProps={getInputProps(field, { type: "text" })} />
+  );
+  return (
+    <section className="content auth-page">
+      <h1>{t("editTitle")}</h1>
+      {loaderData.filled ? null : <p className="notice">{t("notFilled")}</p>}
+      <p>{t("editLead")}</p>
+      <Form method="post" {...getFormProps(form)} className="form">
+        <div role="alert" id={form.errorId}>
+          <ErrorList errors={form.errors} />
+        </div>
+        <p className="notice" id="real-names-note">
+          {ts("account.realNames")}
+        </p>
+        {text(fields.familyName, ts("account.familyName"))}
+        {text(fields.givenName, ts("account.givenName"))}
+        <FormField
+          label={ts("account.birthYear")}
+          hint={ts("account.birthYearHint")}
+          errors={fields.birthYear.errors}
+          inputProps={{ ...getInputProps(fields.birthYear, { type: "text" }), inputMode: "numeric", autoComplete: "bday-year" }}
+        />
+        <SelectField
+          label={ts("account.country")}
+          errors={fields.country.errors}
+          selectProps={getSelectProps(fields.country)}
+          options={loaderData.countries}
+          placeholder={select}
+        />
+        {text(fields.prefecture, ts("account.prefecture"))}
+        <SelectField
+          label={ts("account.occupation")}
+          errors={fields.occupation.errors}
+          selectProps={getSelectProps(fields.occupation)}
+          options={OCCUPATIONS.map((value) => ({ value, label: ts(`options.occupation.${value}`) }))}
+          placeholder={select}
+        />
+        {text(fields.organization, ts("account.organization"))}
+        <SelectField
+          label={ts("account.preferredLanguage")}
+          errors={fields.preferredLanguage.errors}
+          selectProps={{ ...getSelectProps(fields.preferredLanguage), defaultValue: fields.preferredLanguage.initialValue ?? locale }}
+          options={(["ja", "en"] as const).map((value) => ({ value, label: ts(`options.language.${value}`) }))}
+        />
+        <Button pending={navigation.state === "submitting"} block>
+          {t("submit")}
+        </Button>
+      </Form>
+      <p>
+        <AppLink to={pathFor("my-profile", locale)}>{t("back")}</AppLink>
+      </p>
+    </section>
+  );
+}
+
+export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: loaderData?.title }];

@@ -1,0 +1,107 @@
+import { type Page, expect, test } from "@playwright/test";
+import { STANDIN_PORT } from "../../playwright.config";
+import { createTestMember } from "../support/test-members";
+
+async function signIn(page: Page, member: { email: string; password: string }, labels: { email: string; password: string; submit: string }) {
+  await page.getByLabel(labels.email).fill(member.email);
+  await page.getByLabel(labels.password).fill(member.password);
+  await page.getByRole("button", { name: labels.submit }).click();
+}
+
+test("a member without a profile is led to fill it in; errors keep what was typed; the change is shown and greeted", async ({
+  page,
+}) => {
+  test.setTimeout(60_000);
+  const member = await createTestMember(STANDIN_PORT, "profile");
+  await page.goto("/my/profile/");
+  await signIn(page, member, { email: "メールアドレス", password: "パスワード", submit: "ログイン" });
+  await expect(page).toHaveURL(/\/my\/profile\/$/);
+  await expect(page.getByTestId("email")).toHaveText(member.email);
+  await expect(page.getByTestId("subject")).toHaveText(/^[0-9a-f-]{36}$/);
+  await expect(page.getByTestId("profile-not-filled")).toContainText("会員情報（お名前など）がまだ登録されていません");
+
+  await page.getByRole("link", { name: "会員情報を登録する" }).click();
+  await expect(page).toHaveURL(/\/my\/profile\/edit\/$/);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("会員情報の変更");
+
+  // The family name is missing: named in Japanese, and everything typed stays.
+  await page.locator('[name="givenName"]').fill("太郎");
+  await page.locator('[name="birthYear"]').fill("1980");
+  await page.locator('[name="country"]').selectOption("JP");
+  await page.locator('[name="prefecture"]').fill("東京都");
+  await page.locator('[name="occupation"]').selectOption("architect");
+  await page.locator('[name="organization"]').fill("山田設計事務所");
+  await page.getByRole("button", { name: "変更する" }).click();
+  await expect(page.getByText("こちらに入力してください")).toHaveCount(1);
+  await expect(page.locator('[name="givenName"]')).toHaveValue("太郎");
+  await expect(page.locator('[name="birthYear"]')).toHaveValue("1980");
+  await expect(page.locator('[name="country"]')).toHaveValue("JP");
+  await expect(page.locator('[name="organization"]')).toHaveValue("山田設計事務所");
+  await expect(page.getByTestId("toast")).toHaveCount(0);
+
+  await page.locator('[name="familyName"]').fill("山田");
+  await page.getByRole("button", { name: "変更する" }).click();
+  await expect(page).toHaveURL(/\/my\/profile\/$/);
+  await expect(page.getByTestId("toast")).toContainText("会員情報を変更しました");
+  await expect(page.getByTestId("profile-not-filled")).toHaveCount(0);
+  await expect(page.getByTestId("familyName")).toHaveText("山田");
+  await expect(page.getByTestId("givenName")).toHaveText("太郎");
+  await expect(page.getByTestId("birthYear")).toHaveText("1980");
+  await expect(page.getByTestId("country")).toHaveText("日本");
+  await expect(page.getByTestId("prefecture")).toHaveText("東京都");
+  await expect(page.getByTestId("occupation")).toHaveText("建築設計");
+  await expect(page.getByTestId("organization")).toHaveText("山田設計事務所");
+  await expect(page.getByTestId("preferredLanguage")).toHaveText("日本語");
+  await expect(page.getByRole("banner")).toContainText("山田 太郎");
+
+  // Editing again starts from what is stored.
+  await page.getByRole("link", { name: "会員情報を変更する" }).click();
+  await expect(page.locator('[name="familyName"]')).toHaveValue("山田");
+  await expect(page.locator('[name="occupation"]')).toHaveValue("architect");
+  await page.locator('[name="prefecture"]').fill("大阪府");
+  await page.getByRole("button", { name: "変更する" }).click();
+  await expect(page.getByTestId("prefecture")).toHaveText("大阪府");
+  await expect(page.getByTestId("familyName")).toHaveText("山田");
+});
+
+test("the same in English under /en/", async ({ page }) => {
+  test.setTimeout(60_000);
+  const member = await createTestMember(STANDIN_PORT, "profile-en");
+  await page.goto("/en/my/profile/");
+  await signIn(page, member, { email: "E-mail address", password: "Password", submit: "Log in" });
+  await expect(page).toHaveURL(/\/en\/my\/profile\/$/);
+  await expect(page.getByTestId("profile-not-filled")).toContainText("has not been registered yet");
+
+  await page.getByRole("link", { name: "Fill in membership information" }).click();
+  await expect(page).toHaveURL(/\/en\/my\/profile\/edit\/$/);
+  await expect(page.locator('[name="preferredLanguage"]')).toHaveValue("en");
+  await page.locator('[name="givenName"]').fill("Jane");
+  await page.locator('[name="birthYear"]').fill("1975");
+  await page.locator('[name="country"]').selectOption("GB");
+  await page.locator('[name="prefecture"]').fill("London");
+  await page.locator('[name="occupation"]').selectOption("academic");
+  await page.locator('[name="organization"]').fill("University");
+  await page.getByRole("button", { name: "Save changes" }).click();
+  await expect(page.getByText("Please enter here")).toHaveCount(1);
+  await expect(page.locator('[name="givenName"]')).toHaveValue("Jane");
+  await expect(page.locator('[name="country"]')).toHaveValue("GB");
+
+  await page.locator('[name="familyName"]').fill("Smith");
+  await page.getByRole("button", { name: "Save changes" }).click();
+  await expect(page).toHaveURL(/\/en\/my\/profile\/$/);
+  await expect(page.getByTestId("toast")).toContainText("Your membership information has been changed");
+  await expect(page.getByTestId("familyName")).toHaveText("Smith");
+  await expect(page.getByTestId("country")).toHaveText("United Kingdom");
+  await expect(page.getByTestId("occupation")).toHaveText("Education or research");
+  await expect(page.getByTestId("preferredLanguage")).toHaveText("English");
+  // Given name first outside Japanese.
+  await expect(page.getByRole("banner")).toContainText("Jane Smith");
+});
+
+test("members only: the edit page sends visitors to sign-in and back", async ({ page }) => {
+  const member = await createTestMember(STANDIN_PORT, "profile-guard");
+  await page.goto("/my/profile/edit/");
+  await expect(page).toHaveURL(/\/auth\/sign-in\/\?to=my-profile-edit$/);
+  await signIn(page, member, { email: "メールアドレス", password: "パスワード", submit: "ログイン" });
+  await expect(page).toHaveURL(/\/my\/profile\/edit\/$/);
+});
