@@ -4,6 +4,7 @@ import enAuth from "../../locales/en/auth.json";
 import enCommon from "../../locales/en/common.json";
 import enDevtools from "../../locales/en/devtools.json";
 import enDocs from "../../locales/en/docs.json";
+import enEmailChange from "../../locales/en/email-change.json";
 import enErrors from "../../locales/en/errors.json";
 import enForms from "../../locales/en/forms.json";
 import enHome from "../../locales/en/home.json";
@@ -11,12 +12,14 @@ import enPasswordReset from "../../locales/en/password-reset.json";
 import enProfile from "../../locales/en/profile.json";
 import enSignUp from "../../locales/en/sign-up.json";
 import enToasts from "../../locales/en/toasts.json";
+import enWithdrawal from "../../locales/en/withdrawal.json";
 import jaAccount from "../../locales/ja/account.json";
 import jaAdmin from "../../locales/ja/admin.json";
 import jaAuth from "../../locales/ja/auth.json";
 import jaCommon from "../../locales/ja/common.json";
 import jaDevtools from "../../locales/ja/devtools.json";
 import jaDocs from "../../locales/ja/docs.json";
+import jaEmailChange from "../../locales/ja/email-change.json";
 import jaErrors from "../../locales/ja/errors.json";
 import jaForms from "../../locales/ja/forms.json";
 import jaHome from "../../locales/ja/home.json";
@@ -24,6 +27,7 @@ import jaPasswordReset from "../../locales/ja/password-reset.json";
 import jaProfile from "../../locales/ja/profile.json";
 import jaSignUp from "../../locales/ja/sign-up.json";
 import jaToasts from "../../locales/ja/toasts.json";
+import jaWithdrawal from "../../locales/ja/withdrawal.json";
 import type { Locale } from "./locales";
 
 /** Japanese is the source of the key types: i18next's `t` only accepts keys that exist in it. */
@@ -41,6 +45,8 @@ export const jaResources = {
   signUp: jaSignUp,
   profile: jaProfile,
   account: jaAccount,
+  withdrawal: jaWithdrawal,
+  emailChange: jaEmailChange,
 };
 export type Resources = typeof jaResources;
 
@@ -62,6 +68,8 @@ const enResources: SameKeys<Resources> = {
   signUp: enSignUp,
   profile: enProfile,
   account: enAccount,
+  withdrawal: enWithdrawal,
+  emailChange: enEmailChange,
 };
 
 export const RESOURCES: Record<Locale, SameKeys<Resources>> = { ja: jaResources, en: enResources };

@@ -28,6 +28,7 @@ export const ROUTE_SECTIONS = [
       { name: "auth-sign-out", path: "auth/sign-out", file: "routes/auth/sign-out.tsx" },
       { name: "auth-forgot-password", path: "auth/forgot-password", file: "routes/auth/forgot-password.tsx" },
       { name: "auth-sign-up", path: "auth/sign-up", file: "routes/auth/sign-up.tsx" },
+      { name: "email-update", path: "email-update/:token", file: "routes/email-update.tsx" },
       { name: "not-found", path: "*", file: "routes/not-found.tsx" },
     ],
   },
@@ -38,8 +39,10 @@ export const ROUTE_SECTIONS = [
     pages: [
       { name: "my-profile", path: "my/profile", file: "routes/my/profile.tsx" },
       { name: "my-profile-edit", path: "my/profile/edit", file: "routes/my/profile-edit.tsx" },
+      { name: "my-email-edit", path: "my/email/edit", file: "routes/my/email-edit.tsx" },
       { name: "my-password-edit", path: "my/password/edit", file: "routes/my/password-edit.tsx" },
       { name: "my-devices", path: "my/devices", file: "routes/my/devices.tsx" },
+      { name: "my-withdrawal", path: "my/withdrawal", file: "routes/my/withdrawal.tsx" },
     ],
   },
   {

@@ -1,0 +1,168 @@
+import { createHash, randomBytes } from "node:crypto";
+import { and, eq, gt, isNull } from "drizzle-orm";
+import type { Database } from "../../db/client.server";
+import { emailChangeTokens, memberSessions } from "../../db/schema";
+import { RESOURCES } from "~/i18n/resources";
+import type { Locale } from "~/i18n/locales";
+import { IdentityError } from "~/integrations/cognito/cognito-errors.server";
+import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
+import type { Mailer } from "~/integrations/mailer.server";
+import { pathFor } from "~/routing/route-table";
+
+/** The link in the confirmation mail works for one hour (spec: "E-mail change link valid 1 hour"). */
+export const EMAIL_CHANGE_TTL_MS = 60 * 60 * 1000;
+
+export interface EmailChangeDependencies {
+  db: Database;
+  identity: Pick<IdentityProvider, "getUser" | "updateAttributes">;
+  mailer: Mailer;
+  /** The app's public origin, for the absolute link in the mail. */
+  origin: string;
+}
+
+/** A request the member can correct: the same address again, or an address another account holds. */
+export class EmailChangeError extends Error {
+  constructor(readonly code: "sameAddress" | "emailUnavailable") {
+    super(`E-mail change refused: ${code}`);
+    this.name = "EmailChangeError";
+  }
+}
+
+export type EmailChangeOutcome =
+  | { kind: "changed"; sub: string; oldEmail: string; newEmail: string }
+  /** Unknown, already used or past its hour: the spec's "expired URL". */
+  | { kind: "expired" }
+  /** Another account took the address between the request and the confirmation. */
+  | { kind: "emailUnavailable" };
+
+/** Only the SHA-256 of a token is ever stored or looked up. */
+export function hashEmailChangeToken(token: string): string {
+  return createHash("sha256").update(token, "utf8").digest("hex");
+}
+
+function mailText(locale: Locale, key: keyof (typeof RESOURCES)["ja"]["emailChange"]["mail"], values: Record<string, string>) {
+  return RESOURCES[locale].emailChange.mail[key].replace(/\{\{(\w+)\}\}/g, (_, name: string) => values[name] ?? "");
+}
+
+async function isAddressTaken(identity: EmailChangeDependencies["identity"], email: string, sub: string) {
+  try {
+    const holder = await identity.getUser(email);
+    return holder.sub !== sub;
+  } catch (error) {
+    if (error instanceof IdentityError && error.code === "userNotFound") return false;
+    throw error;
+  }
+}
+
+/**
+ * Starts an e-mail change: checks the new address is free, stores the hash of a fresh random token, and mails the
+ * link to the new address in the member's language. When the mail cannot be sent the token row is deleted again
+ * and the MailUnavailableError is rethrown, so no usable half-made token is left behind (SECURITY.md 17).
+ */
+export async function requestEmailChange(
+  deps: EmailChangeDependencies,
+  input: { sub: string; currentEmail: string; newEmail: string; locale: Locale; now?: Date },
+): Promise<{ expiresAt: Date }> {
+  const newEmail = input.newEmail.trim().toLowerCase();
+  if (newEmail === input.currentEmail.trim().toLowerCase()) throw new EmailChangeError("sameAddress");
+  if (await isAddressTaken(deps.identity, newEmail, input.sub)) throw new EmailChangeError("emailUnavailable");
+
+  const token = randomBytes(32).toString("base64url");
+  const tokenHash = hashEmailChangeToken(token);
+  const now = input.now ?? new Date();
+  const expiresAt = new Date(now.getTime() + EMAIL_CHANGE_TTL_MS);
+  await deps.db.transaction(async (tx) => {
+    // Only the newest request counts: earlier links stop working.
+    await tx
+      .delete(emailChangeTokens)
+      .where(and(eq(emailChangeTokens.sub, input.sub), isNull(emailChangeTokens.usedAt)));
+    await tx.insert(emailChangeTokens).values({
+      tokenHash,
+      sub: input.sub,
+      oldEmail: input.currentEmail,
+      newEmail,
+      createdAt: now,
+      expiresAt,
+    });
+  });
+
+  const link = `${deps.origin}${pathFor("email-update", input.locale, { token })}`;
+  try {
+    await deps.mailer.sendMail({
+      to: newEmail,
+      subject: mailText(input.locale, "confirmSubject", {}),
+      text: mailText(input.locale, "confirmText", { link }),
+    });
+  } catch (error) {
+    await deps.db.delete(emailChangeTokens).where(eq(emailChangeTokens.tokenHash, tokenHash));
+    throw error;
+  }
+  return { expiresAt };
+}
+
+/** Whether a link would still work, without using it up: for showing the confirm page (a GET changes nothing). */
+export async function isEmailChangeTokenUsable(db: Database, token: string, now: Date = new Date()): Promise<boolean> {
+  const [row] = await db
+    .select({ sub: emailChangeTokens.sub })
+    .from(emailChangeTokens)
+    .where(
+      and(
+        eq(emailChangeTokens.tokenHash, hashEmailChangeToken(token)),
+        isNull(emailChangeTokens.usedAt),
+        gt(emailChangeTokens.expiresAt, now),
+      ),
+    );
+  return row !== undefined;
+}
+
+/**
+ * Completes an e-mail change from the link. The token is claimed with one conditional UPDATE (unused and unexpired),
+ * so two clicks racing each other change the address once. Then Cognito gets the new, verified address, the
+ * member's sessions show it, and the old address hears about it (best effort). When Cognito is unreachable the
+ * claim is released so the member can try the same link again within its hour.
+ */
+export async function confirmEmailChange(
+  deps: EmailChangeDependencies,
+  input: { token: string; now?: Date; locale?: Locale },
+): Promise<EmailChangeOutcome> {
+  const now = input.now ?? new Date();
+  const tokenHash = hashEmailChangeToken(input.token);
+  const [claimed] = await deps.db
+    .update(emailChangeTokens)
+    .set({ usedAt: now })
+    .where(
+      and(
+        eq(emailChangeTokens.tokenHash, tokenHash),
+        isNull(emailChangeTokens.usedAt),
+        gt(emailChangeTokens.expiresAt, now),
+      ),
+    )
+    .returning();
+  if (!claimed) return { kind: "expired" };
+
+  try {
+    await deps.identity.updateAttributes(claimed.sub, { email: claimed.newEmail, email_verified: "true" });
+  } catch (error) {
+    if (error instanceof IdentityError && (error.code === "emailUnavailable" || error.code === "usernameExists")) {
+      return { kind: "emailUnavailable" };
+    }
+    await deps.db
+      .update(emailChangeTokens)
+      .set({ usedAt: null })
+      .where(eq(emailChangeTokens.tokenHash, tokenHash));
+    throw error;
+  }
+  await deps.db.update(memberSessions).set({ email: claimed.newEmail }).where(eq(memberSessions.sub, claimed.sub));
+
+  const locale = input.locale ?? "ja";
+  await deps.mailer
+    .sendMail({
+      to: claimed.oldEmail,
+      subject: mailText(locale, "changedSubject", {}),
+      text: mailText(locale, "changedText", { newEmail: claimed.newEmail }),
+    })
+    .catch(() => {
+      // Best effort: the change is done; a missing notice must not undo it or show an error.
+    });
+  return { kind: "changed", sub: claimed.sub, oldEmail: claimed.oldEmail, newEmail: claimed.newEmail };
+}

@@ -1,0 +1,37 @@
+import { z } from "zod";
+import { MAX_PASSWORD_LENGTH } from "./auth-schemas";
+
+/**
+ * The cancellation form (spec sections 3 and 5): a reason, the specific reason when it is "other", the disclaimer
+ * agreement, then on the confirmation step the password. Messages are keys of the "forms" namespace.
+ */
+export const WITHDRAWAL_REASONS = ["noLongerNeeded", "price", "content", "usability", "otherAccount", "other"] as const;
+export type WithdrawalReason = (typeof WITHDRAWAL_REASONS)[number];
+export const MAX_WITHDRAWAL_DETAIL_LENGTH = 1000;
+
+const answers = {
+  reason: z.enum(WITHDRAWAL_REASONS, { error: "validation.selectRequired" }),
+  detail: z.string().trim().max(MAX_WITHDRAWAL_DETAIL_LENGTH, "validation.tooLong").optional(),
+  agreeDisclaimer: z.literal("on", { error: "validation.agree" }),
+};
+
+function requireDetailForOther(value: { reason: WithdrawalReason; detail?: string | undefined }, context: z.RefinementCtx) {
+  if (value.reason === "other" && !value.detail) {
+    context.addIssue({ code: "custom", path: ["detail"], message: "validation.required" });
+  }
+}
+
+/** Step 1: the reason and the disclaimer. */
+export const WithdrawalFormSchema = z.object(answers).superRefine(requireDetailForOther);
+export type WithdrawalAnswers = z.infer<typeof WithdrawalFormSchema>;
+
+/** Step 2: step 1's answers (carried in hidden fields) plus the password. */
+export const WithdrawalConfirmSchema = z
+  .object({
+    ...answers,
+    password: z
+      .string({ error: "validation.required" })
+      .min(1, "validation.required")
+      .max(MAX_PASSWORD_LENGTH, "validation.inputError"),
+  })
+  .superRefine(requireDetailForOther);

@@ -1,0 +1,79 @@
+import { Form, data, useNavigation } from "react-router";
+import { getDatabase } from "../../db/client.server";
+import { AppLink } from "~/components/app-link";
+import { Button } from "~/components/button";
+import { isEmailChangeTokenUsable } from "~/domain/email-change.server";
+import { IdentityError, httpStatusFor } from "~/integrations/cognito/cognito-errors.server";
+import { loadTranslations } from "~/i18n/translations.server";
+import { useTranslation } from "~/i18n/use-translation";
+import { getInstance, getLocale } from "~/middleware/i18n.server";
+import { getMember } from "~/middleware/member-session.server";
+import { pathFor } from "~/routing/route-table";
+import { getToastUtils } from "~/toast.server";
+import type { Route } from "./+types/email-update";
+import { confirmEmailChangeLink } from "./my/email-edit.server";
+
+type PageState = "confirm" | "expired";
+
+/** Opening the link only shows the page: mail scanners that follow links must not complete the change. */
+export async function loader({ params, context }: Route.LoaderArgs) {
+  const usable = await isEmailChangeTokenUsable(getDatabase(), params.token);
+  return {
+    title: getInstance(context).t("emailChange:confirm.title"),
+    state: (usable ? "confirm" : "expired") satisfies PageState as PageState,
+    translations: loadTranslations(context, ["emailChange", "toasts"]),
+  };
+}
+
+export async function action({ params, context }: Route.ActionArgs) {
+  const locale = getLocale(context);
+  let outcome;
+  try {
+    outcome = await confirmEmailChangeLink(params.token, locale);
+  } catch (error) {
+    if (!(error instanceof IdentityError)) throw error;
+    return data({ state: "confirm" as PageState, error: `toasts:${error.messageKey}` }, { status: httpStatusFor(error) });
+  }
+  if (outcome.kind === "expired") {
+    return data({ state: "expired" as PageState, error: null }, { status: 410 });
+  }
+  if (outcome.kind === "emailUnavailable") {
+    return data({ state: "expired" as PageState, error: "toasts:emailUnavailable" }, { status: 409 });
+  }
+  const member = getMember(context);
+  const next = member ? pathFor("my-profile", locale) : pathFor("auth-sign-in", locale);
+  return getToastUtils().redirectWithSuccess(next, "emailChanged");
+}
+
+export default function EmailUpdatePage({ loaderData, actionData }: Route.ComponentProps) {
+  const { t, i18n } = useTranslation("emailChange");
+  const navigation = useNavigation();
+  const state = actionData?.state ?? loaderData.state;
+  const error = actionData?.error ?? null;
+  if (state === "expired") {
+    return (
+      <section className="content auth-page" data-testid="email-update-expired">
+        <h1>{t("confirm.title")}</h1>
+        <p role="alert">{error ? t(error as "confirm.title") : t("toasts:expiredUrl" as "confirm.title")}</p>
+        <p>{t("confirm.expiredLead")}</p>
+        <p>
+          <AppLink to={pathFor("my-email-edit", i18n.language)}>{t("confirm.toEdit")}</AppLink>
+        </p>
+      </section>
+    );
+  }
+  return (
+    <section className="content auth-page">
+      <h1>{t("confirm.title")}</h1>
+      {error ? <p role="alert">{t(error as "confirm.title")}</p> : null}
+      <p>{t("confirm.lead")}</p>
+      <Form method="post" className="form">
+        <Button pending={navigation.state === "submitting"} block>
+          {t("confirm.submit")}
+        </Button>
+      </Form>
+    </section>
+  );
+}
+
+export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: loaderData?.title }];

@@ -1,0 +1,227 @@
+import { type SubmissionResult, getFormProps, getInputProps, getSelectProps, getTextareaProps, useForm } from "@conform-to/react";
+import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
+import { Form, data, useNavigation } from "react-router";
+import type { z } from "zod";
+import { AppLink } from "~/components/app-link";
+import { Button } from "~/components/button";
+import { ErrorList, FormField, SelectField } from "~/components/form-field";
+import { useClearAfterServerError } from "~/components/use-clear-after-server-error";
+import {
+  WITHDRAWAL_REASONS,
+  type WithdrawalAnswers,
+  WithdrawalConfirmSchema,
+  WithdrawalFormSchema,
+} from "~/domain/withdrawal-schema";
+import { IdentityError, httpStatusFor } from "~/integrations/cognito/cognito-errors.server";
+import { loadTranslations } from "~/i18n/translations.server";
+import { useTranslation } from "~/i18n/use-translation";
+import { getInstance, getLocale } from "~/middleware/i18n.server";
+import { getMember } from "~/middleware/member-session.server";
+import { clearSessionCookie } from "~/middleware/session-cookies.server";
+import { pathFor } from "~/routing/route-table";
+import { getToastUtils } from "~/toast.server";
+import { checkAttemptLimit } from "../auth/rate-limits.server";
+import type { Route } from "./+types/withdrawal";
+import { cancelMemberMembership } from "./withdrawal.server";
+
+const HIDDEN = ["password"];
+
+type ActionResult =
+  | { step: "form"; result: SubmissionResult<string[]> }
+  | { step: "confirm"; answers: WithdrawalAnswers; result?: SubmissionResult<string[]> };
+
+export function loader({ context }: Route.LoaderArgs) {
+  return {
+    title: getInstance(context).t("withdrawal:title"),
+    translations: loadTranslations(context, ["withdrawal", "forms", "toasts"]),
+  };
+}
+
+/**
+ * Form, then confirmation, then submit with the password (spec section 4), all server-side so it works without
+ * JavaScript: step 1's answers travel to step 2 in hidden fields and are validated again with the password.
+ */
+export async function action({ request, context }: Route.ActionArgs) {
+  // The member layout's guard has run: there is a member.
+  const member = getMember(context)!;
+  const locale = getLocale(context);
+  const formData = await request.formData();
+  const intent = String(formData.get("intent") ?? "");
+
+  const answers = parseWithZod(formData, { schema: WithdrawalFormSchema });
+  if (answers.status !== "success") {
+    return data<ActionResult>({ step: "form", result: answers.reply({ hideFields: HIDDEN }) }, { status: 400 });
+  }
+  if (intent === "back") return data<ActionResult>({ step: "form", result: answers.reply({ hideFields: HIDDEN }) });
+  if (intent !== "submit") return data<ActionResult>({ step: "confirm", answers: answers.value });
+
+  const submission = parseWithZod(formData, { schema: WithdrawalConfirmSchema });
+  if (submission.status !== "success") {
+    return data<ActionResult>(
+      { step: "confirm", answers: answers.value, result: submission.reply({ hideFields: HIDDEN }) },
+      { status: 400 },
+    );
+  }
+  const confirmFailure = (errors: { formErrors?: string[]; fieldErrors?: Record<string, string[]> }, status: number) =>
+    data<ActionResult>({ step: "confirm", answers: answers.value, result: submission.reply({ ...errors, hideFields: HIDDEN }) }, { status });
+  // Guessing the password here is guessing the sign-in password: it counts with the sign-in attempts.
+  const limited = await checkAttemptLimit(context, "signIn", member.email);
+  if (limited) return confirmFailure({ formErrors: [limited.formError] }, limited.init.status);
+  try {
+    const outcome = await cancelMemberMembership(member, { ...submission.value, locale });
+    if (outcome.kind === "passwordMismatch") {
+      return confirmFailure({ fieldErrors: { password: ["toasts:cancellationPasswordMismatch"] } }, 400);
+    }
+  } catch (error) {
+    if (!(error instanceof IdentityError)) throw error;
+    return confirmFailure({ formErrors: [`toasts:${error.messageKey}`] }, httpStatusFor(error));
+  }
+  const headers = new Headers({ "Set-Cookie": await clearSessionCookie() });
+  return getToastUtils().redirectWithSuccess(pathFor("index", locale), "cancellationDone", { headers });
+}
+
+export default function WithdrawalPage({ actionData }: Route.ComponentProps) {
+  const { t } = useTranslation("withdrawal");
+  const confirming = actionData?.step === "confirm";
+  return (
+    <section className="content auth-page withdrawal">
+      <h1>{confirming ? t("confirmTitle") : t("title")}</h1>
+      {actionData?.step === "confirm" ? (
+        <ConfirmForm answers={actionData.answers} lastResult={actionData.result} />
+      ) : (
+        <ReasonForm lastResult={actionData?.result} />
+      )}
+    </section>
+  );
+}
+
+function Notices() {
+  const { t } = useTranslation("withdrawal");
+  return (
+    <>
+      <p>{t("lead")}</p>
+      <ul className="withdrawal__notices" data-testid="withdrawal-notices">
+        <li>{t("notices.paidPlan")}</li>
+        <li>{t("notices.autoPayment")}</li>
+        <li>{t("notices.dataRetention")}</li>
+        <li>{t("notices.signUpAgain")}</li>
+      </ul>
+    </>
+  );
+}
+
+/** Validated on the server only, like sign-up: an unchecked checkbox is absent from the posted data. */
+function ReasonForm({ lastResult }: { lastResult: SubmissionResult<string[]> | undefined }) {
+  const { t, i18n } = useTranslation("withdrawal");
+  const navigation = useNavigation();
+  const [form, fields] = useForm<z.input<typeof WithdrawalFormSchema>, WithdrawalAnswers, string[]>({
+    lastResult,
+    constraint: getZodConstraint(WithdrawalFormSchema),
+  });
+  const detailIds = { error: fields.detail.errorId, hint: `${fields.detail.id}-description` };
+  const detailInvalid = (fields.detail.errors?.length ?? 0) > 0;
+  return (
+    <>
+      <Notices />
+      <Form method="post" {...getFormProps(form)} className="form">
+        <div role="alert" id={form.errorId}>
+          <ErrorList errors={form.errors} />
+        </div>
+        <SelectField
+          label={t("reason")}
+          errors={fields.reason.errors}
+          placeholder={t("reasonPlaceholder")}
+          selectProps={getSelectProps(fields.reason)}
+          options={WITHDRAWAL_REASONS.map((value) => ({ value, label: t(`reasons.${value}`) }))}
+        />
+        <div className={["form-field", detailInvalid ? "form-field--invalid" : ""].filter(Boolean).join(" ")}>
+          <label className="form-field__label" htmlFor={fields.detail.id}>
+            {t("detail")}
+          </label>
+          <p className="form-field__hint" id={detailIds.hint}>
+            {t("detailHint")}
+          </p>
+          <textarea
+            {...getTextareaProps(fields.detail)}
+            className="form-field__control"
+            rows={4}
+            aria-invalid={detailInvalid || undefined}
+            aria-describedby={[detailIds.hint, detailInvalid ? detailIds.error : null].filter(Boolean).join(" ")}
+          />
+          <ErrorList id={detailIds.error} errors={fields.detail.errors} />
+        </div>
+        <div className="form-check">
+          <label>
+            <input
+              {...getInputProps(fields.agreeDisclaimer, { type: "checkbox" })}
+              aria-describedby={fields.agreeDisclaimer.errors ? fields.agreeDisclaimer.errorId : undefined}
+            />{" "}
+            {t("disclaimer")}
+          </label>
+          <ErrorList id={fields.agreeDisclaimer.errorId} errors={fields.agreeDisclaimer.errors} />
+        </div>
+        <Button name="intent" value="confirm" pending={navigation.state === "submitting"} block>
+          {t("next")}
+        </Button>
+      </Form>
+      <p>
+        <AppLink to={pathFor("my-profile", i18n.language)}>{t("cancel")}</AppLink>
+      </p>
+    </>
+  );
+}
+
+function ConfirmForm({ answers, lastResult }: { answers: WithdrawalAnswers; lastResult: SubmissionResult<string[]> | undefined }) {
+  const { t, i18n } = useTranslation("withdrawal");
+  const navigation = useNavigation();
+  const [form, fields] = useForm<z.input<typeof WithdrawalConfirmSchema>, z.output<typeof WithdrawalConfirmSchema>, string[]>({
+    lastResult,
+    constraint: getZodConstraint(WithdrawalConfirmSchema),
+  });
+  useClearAfterServerError(lastResult, fields.password.id);
+  const hidden = (
+    <>
+      <input type="hidden" name="reason" value={answers.reason} />
+      {answers.detail ? <input type="hidden" name="detail" value={answers.detail} /> : null}
+      <input type="hidden" name="agreeDisclaimer" value="on" />
+    </>
+  );
+  return (
+    <>
+      <Notices />
+      <p>{t("confirmLead")}</p>
+      <dl className="withdrawal__summary" data-testid="withdrawal-summary">
+        <dt>{t("summaryReason")}</dt>
+        <dd>
+          {t(`reasons.${answers.reason}`)}
+          {answers.detail ? `: ${answers.detail}` : null}
+        </dd>
+      </dl>
+      <Form method="post" {...getFormProps(form)} className="form">
+        <div role="alert" id={form.errorId}>
+          <ErrorList errors={form.errors} />
+        </div>
+        {hidden}
+        <FormField
+          label={t("password")}
+          errors={fields.password.errors}
+          inputProps={{ ...getInputProps(fields.password, { type: "password" }), autoComplete: "current-password" }}
+        />
+        <Button name="intent" value="submit" variant="danger" pending={navigation.state === "submitting"} block>
+          {t("submit")}
+        </Button>
+      </Form>
+      <Form method="post">
+        {hidden}
+        <Button name="intent" value="back" variant="text">
+          {t("back")}
+        </Button>
+      </Form>
+      <p>
+        <AppLink to={pathFor("my-profile", i18n.language)}>{t("cancel")}</AppLink>
+      </p>
+    </>
+  );
+}
+
+export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: loaderData?.title }];
