@@ -1,5 +1,7 @@
 import type { ReactNode } from "react";
+import { Form } from "react-router";
 import { useTranslation } from "~/i18n/use-translation";
+import { Button } from "./button";
 
 export interface DeviceRow {
   id: string;
@@ -47,5 +49,23 @@ export function DeviceTable({ devices, action }: { devices: DeviceRow[]; action:
         </tbody>
       </table>
     </div>
+  );
+}
+
+/** The Deactivate button of one row: a plain form post, so it works without JavaScript. */
+export function DeactivateDeviceForm({ device }: { device: DeviceRow }) {
+  const { t } = useTranslation("auth");
+  return (
+    <Form method="post">
+      <input type="hidden" name="device" value={device.id} />
+      <Button
+        name="intent"
+        value="deactivate"
+        variant="secondary"
+        aria-label={t("deviceLimit.deactivateLabel", { device: device.deviceName, browser: device.browser })}
+      >
+        {t("deviceLimit.deactivate")}
+      </Button>
+    </Form>
   );
 }

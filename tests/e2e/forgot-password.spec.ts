@@ -3,6 +3,7 @@ import { type APIRequestContext, type Page, expect, test } from "@playwright/tes
 import { STANDIN_PORT } from "../../playwright.config";
 import { latestCodeFor } from "../support/mailbox";
 import { createTestMember } from "../support/test-members";
+import { signIn } from "../support/sign-in-form";
 
 const NEW_PASSWORD = "a-brand-new-passphrase";
 
@@ -15,12 +16,6 @@ async function confirmReset(page: Page, code: string, password: string) {
   await page.getByLabel("確認コード").fill(code);
   await page.getByLabel("新しいパスワード").fill(password);
   await page.getByRole("button", { name: "パスワードを変更" }).click();
-}
-
-async function signIn(page: Page, member: { email: string; password: string }) {
-  await page.getByLabel("メールアドレス").fill(member.email);
-  await page.getByLabel("パスワード").fill(member.password);
-  await page.getByRole("button", { name: "ログイン" }).click();
 }
 
 /** A code of the same shape that is certainly not `code`. */

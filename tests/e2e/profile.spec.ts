@@ -1,12 +1,7 @@
-import { type Page, expect, test } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { STANDIN_PORT } from "../../playwright.config";
 import { createTestMember } from "../support/test-members";
-
-async function signIn(page: Page, member: { email: string; password: string }, labels: { email: string; password: string; submit: string }) {
-  await page.getByLabel(labels.email).fill(member.email);
-  await page.getByLabel(labels.password).fill(member.password);
-  await page.getByRole("button", { name: labels.submit }).click();
-}
+import { signIn } from "../support/sign-in-form";
 
 test("a member without a profile is led to fill it in; errors keep what was typed; the change is shown and greeted", async ({
   page,
@@ -14,7 +9,7 @@ test("a member without a profile is led to fill it in; errors keep what was type
   test.setTimeout(60_000);
   const member = await createTestMember(STANDIN_PORT, "profile");
   await page.goto("/my/profile/");
-  await signIn(page, member, { email: "メールアドレス", password: "パスワード", submit: "ログイン" });
+  await signIn(page, member);
   await expect(page).toHaveURL(/\/my\/profile\/$/);
   await expect(page.getByTestId("email")).toHaveText(member.email);
   await expect(page.getByTestId("subject")).toHaveText(/^[0-9a-f-]{36}$/);
@@ -68,7 +63,7 @@ test("the same in English under /en/", async ({ page }) => {
   test.setTimeout(60_000);
   const member = await createTestMember(STANDIN_PORT, "profile-en");
   await page.goto("/en/my/profile/");
-  await signIn(page, member, { email: "E-mail address", password: "Password", submit: "Log in" });
+  await signIn(page, member, "en");
   await expect(page).toHaveURL(/\/en\/my\/profile\/$/);
   await expect(page.getByTestId("profile-not-filled")).toContainText("has not been registered yet");
 
@@ -102,6 +97,6 @@ test("members only: the edit page sends visitors to sign-in and back", async ({ 
   const member = await createTestMember(STANDIN_PORT, "profile-guard");
   await page.goto("/my/profile/edit/");
   await expect(page).toHaveURL(/\/auth\/sign-in\/\?to=my-profile-edit$/);
-  await signIn(page, member, { email: "メールアドレス", password: "パスワード", submit: "ログイン" });
+  await signIn(page, member);
   await expect(page).toHaveURL(/\/my\/profile\/edit\/$/);
 });

@@ -1,12 +1,7 @@
-import { type Browser, type Page, expect, test } from "@playwright/test";
+import { type Browser, expect, test } from "@playwright/test";
 import { STANDIN_PORT } from "../../playwright.config";
 import { createTestMember } from "../support/test-members";
-
-async function signIn(page: Page, member: { email: string; password: string }) {
-  await page.getByLabel("メールアドレス").fill(member.email);
-  await page.getByLabel("パスワード").fill(member.password);
-  await page.getByRole("button", { name: "ログイン" }).click();
-}
+import { signIn } from "../support/sign-in-form";
 
 test("a members-only page sends visitors to sign-in and back there afterwards", async ({ page }) => {
   const member = await createTestMember(STANDIN_PORT, "guard");

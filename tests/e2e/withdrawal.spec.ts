@@ -1,12 +1,7 @@
-import { type Page, expect, test } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { STANDIN_PORT } from "../../playwright.config";
 import { createTestMember } from "../support/test-members";
-
-async function signIn(page: Page, member: { email: string; password: string }) {
-  await page.getByLabel("メールアドレス").fill(member.email);
-  await page.getByLabel("パスワード").fill(member.password);
-  await page.getByRole("button", { name: "ログイン" }).click();
-}
+import { signIn } from "../support/sign-in-form";
 
 test("the cancellation page is for members only", async ({ page }) => {
   await page.goto("/my/withdrawal/");

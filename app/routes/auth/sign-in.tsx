@@ -3,7 +3,7 @@ import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
 import { Form, data, redirect, useNavigation } from "react-router";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
-import { type DeviceRow, DeviceTable } from "~/components/device-table";
+import { DeactivateDeviceForm, type DeviceRow, DeviceTable } from "~/components/device-table";
 import { useClearAfterServerError } from "~/components/use-clear-after-server-error";
 import { ErrorList, FormField } from "~/components/form-field";
 import { getConfig } from "~/config.server";
@@ -192,19 +192,7 @@ function DeviceLimit({
       <p data-testid="device-count">{t("deviceLimit.count", { count: devices.length })}</p>
       <DeviceTable
         devices={devices}
-        action={(device) => (
-          <Form method="post">
-            <input type="hidden" name="device" value={device.id} />
-            <Button
-              name="intent"
-              value="deactivate"
-              variant="secondary"
-              aria-label={t("deviceLimit.deactivateLabel", { device: device.deviceName, browser: device.browser })}
-            >
-              {t("deviceLimit.deactivate")}
-            </Button>
-          </Form>
-        )}
+        action={(device) => <DeactivateDeviceForm device={device} />}
       />
       <Form method="post" className="actions">
         <Button name="intent" value="continue">

@@ -1,7 +1,5 @@
-import { Form } from "react-router";
 import { AppLink } from "~/components/app-link";
-import { Button } from "~/components/button";
-import { DeviceTable } from "~/components/device-table";
+import { DeactivateDeviceForm, DeviceTable } from "~/components/device-table";
 import { getConfig } from "~/config.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
@@ -53,17 +51,7 @@ export default function DevicesPage({ loaderData }: Route.ComponentProps) {
           device.current ? (
             <AppLink to={pathFor("auth-sign-out", i18n.language)}>{t("devices.signOut")}</AppLink>
           ) : (
-            <Form method="post">
-              <input type="hidden" name="device" value={device.id} />
-              <Button
-                name="intent"
-                value="deactivate"
-                variant="secondary"
-                aria-label={t("devices.deactivateLabel", { device: device.deviceName, browser: device.browser })}
-              >
-                {t("devices.deactivate")}
-              </Button>
-            </Form>
+            <DeactivateDeviceForm device={device} />
           )
         }
       />

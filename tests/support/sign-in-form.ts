@@ -1,0 +1,14 @@
+import type { Page } from "@playwright/test";
+
+const LABELS = {
+  ja: { email: "メールアドレス", password: "パスワード", submit: "ログイン" },
+  en: { email: "E-mail address", password: "Password", submit: "Log in" },
+} as const;
+
+/** Fills and submits the sign-in form the page is showing, as a member would, in the page's language. */
+export async function signIn(page: Page, member: { email: string; password: string }, locale: "ja" | "en" = "ja") {
+  const labels = LABELS[locale];
+  await page.getByLabel(labels.email).fill(member.email);
+  await page.getByLabel(labels.password).fill(member.password);
+  await page.getByRole("button", { name: labels.submit }).click();
+}
