@@ -74,6 +74,7 @@ const EnvSchema = z.object({
   RATE_LIMIT_CODE_RESEND_PER_IP: attemptLimit,
   RATE_LIMIT_FORGOT_PASSWORD_PER_ACCOUNT: attemptLimit,
   RATE_LIMIT_FORGOT_PASSWORD_PER_IP: attemptLimit,
+  RATE_LIMIT_EMAIL_CHECK_PER_MEMBER: attemptLimit,
 });
 
 /** Variables that production cannot run without; embedded modes get them from the embedded stack. */
@@ -151,6 +152,7 @@ function toConfig(env: z.infer<typeof EnvSchema>) {
       CODE_RESEND_PER_IP: env.RATE_LIMIT_CODE_RESEND_PER_IP,
       FORGOT_PASSWORD_PER_ACCOUNT: env.RATE_LIMIT_FORGOT_PASSWORD_PER_ACCOUNT,
       FORGOT_PASSWORD_PER_IP: env.RATE_LIMIT_FORGOT_PASSWORD_PER_IP,
+      EMAIL_CHECK_PER_MEMBER: env.RATE_LIMIT_EMAIL_CHECK_PER_MEMBER,
     } satisfies Record<RateLimitPolicyName, number | undefined>,
   };
 }

@@ -15,13 +15,14 @@ import { localeFromPathname } from "./i18n/locales";
 import { canonicalUrlMiddleware } from "./middleware/canonical-url.server";
 import { i18nextMiddleware } from "./middleware/i18n.server";
 import { memberSessionMiddleware } from "./middleware/member-session.server";
+import { pagesOnly } from "./middleware/pages-only.server";
 import { loadRootData } from "./root.server";
 import appStylesHref from "./styles/app.css?url";
 
 export const middleware: Route.MiddlewareFunction[] = [
-  canonicalUrlMiddleware,
+  pagesOnly(canonicalUrlMiddleware),
   i18nextMiddleware,
-  memberSessionMiddleware,
+  pagesOnly(memberSessionMiddleware),
 ];
 
 export async function loader({ request, context }: Route.LoaderArgs) {

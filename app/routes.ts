@@ -16,7 +16,26 @@ function localizedRoutes(locale: Locale) {
   );
 }
 
+/**
+ * The member API (app/api/contract.ts lists its endpoints): resource routes, one language (messages follow
+ * Accept-Language), no trailing slash, bearer tokens instead of cookies. The splat answers JSON 404s.
+ */
+const apiRoutes = prefix("api", [
+  route("openapi.json", "routes/api/openapi-json.ts", { id: "api.openapi" }),
+  route("user-availability", "routes/api/user-availability.ts", { id: "api.user-availability" }),
+  route("refresh-user", "routes/api/refresh-user.ts", { id: "api.refresh-user" }),
+  route("user-registration", "routes/api/user-registration.ts", { id: "api.user-registration" }),
+  route("email-updates", "routes/api/email-updates.ts", { id: "api.email-updates" }),
+  route("email-updates/:token", "routes/api/email-update-confirm.ts", { id: "api.email-update-confirm" }),
+  route("withdrawal-reasons", "routes/api/withdrawal-reasons.ts", { id: "api.withdrawal-reasons" }),
+  route("user-devices", "routes/api/user-devices.ts", { id: "api.user-devices" }),
+  route("user-devices/:id", "routes/api/user-device.ts", { id: "api.user-device" }),
+  route("old-safari-device", "routes/api/old-safari-device.ts", { id: "api.old-safari-device" }),
+  route("*", "routes/api/not-found.ts", { id: "api.not-found" }),
+]);
+
 export default [
+  ...apiRoutes,
   ...localizedRoutes("ja"),
   ...prefix("en", localizedRoutes("en")),
 ] satisfies RouteConfig;

@@ -90,3 +90,28 @@ export async function isDatabaseReachable(): Promise<boolean> {
     return false;
   }
 }
+
+/**
+ * postgres.js's connection failures and PostgreSQL's "cannot serve now" classes (57P admin shutdown/cannot
+ * connect, 53 insufficient resources, 08 connection exception, 57014 statement timeout). Drizzle wraps driver
+ * errors, so the cause chain is searched.
+ */
+const UNAVAILABLE_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "CONNECT_TIMEOUT",
+  "CONNECTION_CLOSED",
+  "CONNECTION_ENDED",
+  "CONNECTION_DESTROYED",
+  "57014",
+]);
+
+/** Whether an error means the database could not serve the query (down, overloaded), rather than a bug. */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  for (let current = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) {
+    const code = (current as Error & { code?: unknown }).code;
+    if (typeof code === "string" && (UNAVAILABLE_CODES.has(code) || /^(08|53|57P)/.test(code))) return true;
+  }
+  return false;
+}

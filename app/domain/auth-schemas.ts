@@ -96,24 +96,30 @@ const PROFILE_FIELDS = {
 export const ProfileSchema = z.object(PROFILE_FIELDS);
 export type Profile = z.infer<typeof ProfileSchema>;
 
-export const AccountInfoSchema = z
-  .object({
-    ...PROFILE_FIELDS,
-    q1: z.enum(Q1_OPTIONS, { error: "validation.selectError" }).default("none"),
-    q2: choices(Q2_OPTIONS),
-    q2Other: z.string().trim().max(200, "validation.tooLong").optional(),
-    q3: choices(Q3_OPTIONS),
-    q3Other: z.string().trim().max(200, "validation.tooLong").optional(),
-  })
-  .superRefine((value, context) => {
-    // "Other" asks for the specific reason (spec section 5).
-    if (value.q2.includes("other") && !value.q2Other) {
-      context.addIssue({ code: "custom", path: ["q2Other"], message: "validation.required" });
-    }
-    if (value.q3.includes("other") && !value.q3Other) {
-      context.addIssue({ code: "custom", path: ["q3Other"], message: "validation.required" });
-    }
-  });
+/** Sign-up's account-info step: the profile fields and the questionnaire (also the API's user registration). */
+export const AccountInfoFields = z.object({
+  ...PROFILE_FIELDS,
+  q1: z.enum(Q1_OPTIONS, { error: "validation.selectError" }).default("none"),
+  q2: choices(Q2_OPTIONS),
+  q2Other: z.string().trim().max(200, "validation.tooLong").optional(),
+  q3: choices(Q3_OPTIONS),
+  q3Other: z.string().trim().max(200, "validation.tooLong").optional(),
+});
+
+/** "Other" asks for the specific reason (spec section 5). */
+export function refineAccountInfo(
+  value: { q2: string[]; q2Other?: string | undefined; q3: string[]; q3Other?: string | undefined },
+  context: z.RefinementCtx,
+) {
+  if (value.q2.includes("other") && !value.q2Other) {
+    context.addIssue({ code: "custom", path: ["q2Other"], message: "validation.required" });
+  }
+  if (value.q3.includes("other") && !value.q3Other) {
+    context.addIssue({ code: "custom", path: ["q3Other"], message: "validation.required" });
+  }
+}
+
+export const AccountInfoSchema = AccountInfoFields.superRefine(refineAccountInfo);
 export type AccountInfo = z.infer<typeof AccountInfoSchema>;
 
 export const RequestPasswordResetSchema = z.object({ email: EmailSchema });

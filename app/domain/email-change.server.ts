@@ -44,7 +44,8 @@ function mailText(locale: Locale, key: keyof (typeof RESOURCES)["ja"]["emailChan
   return RESOURCES[locale].emailChange.mail[key].replace(/\{\{(\w+)\}\}/g, (_, name: string) => values[name] ?? "");
 }
 
-async function isAddressTaken(identity: EmailChangeDependencies["identity"], email: string, sub: string) {
+/** Whether another member's sign-in uses the address (the member's own address is not "taken"). */
+export async function isAddressTaken(identity: Pick<IdentityProvider, "getUser">, email: string, sub: string) {
   try {
     const holder = await identity.getUser(email);
     return holder.sub !== sub;
@@ -123,7 +124,13 @@ export async function isEmailChangeTokenUsable(db: Database, token: string, now:
  */
 export async function confirmEmailChange(
   deps: EmailChangeDependencies,
-  input: { token: string; now?: Date; locale?: Locale },
+  input: {
+    token: string;
+    now?: Date;
+    locale?: Locale;
+    /** Only a change this member asked for (the API's bearer); a page's link works for whoever opens it. */
+    sub?: string;
+  },
 ): Promise<EmailChangeOutcome> {
   const now = input.now ?? new Date();
   const tokenHash = hashEmailChangeToken(input.token);
@@ -135,6 +142,7 @@ export async function confirmEmailChange(
         eq(emailChangeTokens.tokenHash, tokenHash),
         isNull(emailChangeTokens.usedAt),
         gt(emailChangeTokens.expiresAt, now),
+        input.sub ? eq(emailChangeTokens.sub, input.sub) : undefined,
       ),
     )
     .returning();

@@ -11,6 +11,8 @@ export const PENDING_SIGN_IN_TTL_MS = 10 * 60 * 1000;
 
 export interface SessionDevice {
   id: string;
+  /** The browser's long-lived device key: what the API names a device by. */
+  deviceKey: string;
   deviceName: string;
   browser: string;
   lastLoginAt: Date;
@@ -18,8 +20,12 @@ export interface SessionDevice {
 }
 
 export type StartSessionResult =
-  | { kind: "active"; sessionId: string }
-  | { kind: "deviceLimit"; sessionId: string; devices: SessionDevice[] };
+  /** `reused`: the same sign-in was already recorded for this device, and nothing changed but its login time. */
+  | { kind: "active"; sessionId: string; endedRefreshTokens: string[]; reused?: boolean }
+  | { kind: "deviceLimit"; sessionId: string; devices: SessionDevice[]; endedRefreshTokens: string[] };
+
+/** Which of the listed devices is the one asking: by its session row (pages) or its token's sign-in (API). */
+export type CurrentDevice = { sessionId?: string | undefined; originJti?: string | undefined };
 
 /**
  * Serializes everything that changes one member's sessions, so two sign-ins at the limit cannot both take the
@@ -29,10 +35,12 @@ async function lockMember(tx: Database, sub: string) {
   await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${sub}, 0))`);
 }
 
-async function activeDevices(tx: Database, sub: string, currentSessionId?: string): Promise<SessionDevice[]> {
+async function activeDevices(tx: Database, sub: string, current: CurrentDevice = {}): Promise<SessionDevice[]> {
   const rows = await tx
     .select({
       id: memberSessions.id,
+      deviceKey: memberSessions.deviceKey,
+      originJti: memberSessions.originJti,
       deviceName: memberSessions.deviceName,
       browser: memberSessions.browser,
       lastLoginAt: memberSessions.lastLoginAt,
@@ -40,13 +48,73 @@ async function activeDevices(tx: Database, sub: string, currentSessionId?: strin
     .from(memberSessions)
     .where(and(eq(memberSessions.sub, sub), isNull(memberSessions.revokedAt), isNotNull(memberSessions.activatedAt)))
     .orderBy(asc(memberSessions.lastLoginAt));
-  return rows.map((row) => ({ ...row, current: row.id === currentSessionId }));
+  return rows.map(({ originJti, ...row }) => ({
+    ...row,
+    current: row.id === current.sessionId || (!!originJti && originJti === current.originJti),
+  }));
+}
+
+/**
+ * Browsers that lose their device key and come back as strangers: Safari's tracking prevention wipes the storage
+ * a sibling service's script keeps the key in after seven days. Each return would take another device slot.
+ */
+function losesDeviceKey(device: DeviceDescription): boolean {
+  return /^Safari\b/.test(device.browser);
+}
+
+/**
+ * Ends the member's other live entries for the same Safari on the same system (spec: "before creating a device,
+ * an outdated browser-specific device entry is deleted"), keeping the asking device's own. Two Macs with the same
+ * Safari and macOS versions are indistinguishable here; the other one is signed out and signs in again.
+ * Returns the ended rows' encrypted refresh tokens, for revoking at Cognito.
+ */
+async function endOutdatedBrowserEntries(
+  tx: Database,
+  input: { sub: string; device: DeviceDescription; keep: { deviceKey?: string; originJti?: string }; now: Date },
+): Promise<string[]> {
+  if (!losesDeviceKey(input.device)) return [];
+  const rows = await tx
+    .update(memberSessions)
+    .set({ revokedAt: input.now })
+    .where(
+      and(
+        eq(memberSessions.sub, input.sub),
+        eq(memberSessions.deviceName, input.device.deviceName),
+        eq(memberSessions.browser, input.device.browser),
+        isNull(memberSessions.revokedAt),
+        isNotNull(memberSessions.activatedAt),
+        input.keep.deviceKey ? ne(memberSessions.deviceKey, input.keep.deviceKey) : undefined,
+        input.keep.originJti
+          ? sql`${memberSessions.originJti} is distinct from ${input.keep.originJti}`
+          : undefined,
+      ),
+    )
+    .returning({ refreshTokenEncrypted: memberSessions.refreshTokenEncrypted });
+  return rows.map((row) => row.refreshTokenEncrypted);
+}
+
+/** DELETE /api/old-safari-device: the same clean-up on its own, for the asking browser. */
+export async function endOutdatedBrowserEntriesFor(
+  db: Database,
+  input: { sub: string; device: DeviceDescription; originJti?: string; now?: Date },
+): Promise<string[]> {
+  return db.transaction(async (tx) => {
+    await lockMember(tx, input.sub);
+    return endOutdatedBrowserEntries(tx, {
+      sub: input.sub,
+      device: input.device,
+      keep: { originJti: input.originJti },
+      now: input.now ?? new Date(),
+    });
+  });
 }
 
 /**
  * Records a successful authentication for a browser. A new session row every time (never the old id); the
- * browser's previous session, if any, ends. Within the device limit it is active at once; over it, it waits
- * (pending) for the member to deactivate devices on the device-limit screen.
+ * browser's previous session, if any, ends, and so does an outdated entry of the same Safari (see above). Within
+ * the device limit it is active at once; over it, pages hold it (pending) for the member to deactivate devices on
+ * the device-limit screen, while the API refuses it (no row: the caller frees a slot and registers again).
+ * Registering the same sign-in for the same device again (the API retried) changes nothing but the login time.
  */
 export async function startSession(
   db: Database,
@@ -56,27 +124,48 @@ export async function startSession(
     deviceKey: string;
     device: DeviceDescription;
     refreshToken: string;
+    /** The sign-in's `origin_jti` (null only when Cognito issues tokens without revocation support). */
+    originJti: string | null;
     deviceLimit: number;
     secrets: string[];
+    overLimit: "hold" | "refuse";
     now?: Date;
   },
 ): Promise<StartSessionResult> {
   const now = input.now ?? new Date();
   return db.transaction(async (tx) => {
     await lockMember(tx, input.sub);
+    const ownLive = and(
+      eq(memberSessions.sub, input.sub),
+      eq(memberSessions.deviceKey, input.deviceKey),
+      isNull(memberSessions.revokedAt),
+    );
+    if (input.originJti) {
+      const [same] = await tx
+        .update(memberSessions)
+        .set({ lastLoginAt: now })
+        .where(and(ownLive, isNotNull(memberSessions.activatedAt), eq(memberSessions.originJti, input.originJti)))
+        .returning({ id: memberSessions.id });
+      if (same) return { kind: "active", sessionId: same.id, endedRefreshTokens: [], reused: true };
+    }
     // This browser's own earlier session makes way for the new one rather than taking a second slot.
-    await tx
+    const replaced = await tx
       .update(memberSessions)
       .set({ revokedAt: now })
-      .where(
-        and(
-          eq(memberSessions.sub, input.sub),
-          eq(memberSessions.deviceKey, input.deviceKey),
-          isNull(memberSessions.revokedAt),
-        ),
-      );
+      .where(ownLive)
+      .returning({ refreshTokenEncrypted: memberSessions.refreshTokenEncrypted });
+    const outdated = await endOutdatedBrowserEntries(tx, {
+      sub: input.sub,
+      device: input.device,
+      keep: { deviceKey: input.deviceKey },
+      now,
+    });
+    const endedRefreshTokens = [...replaced.map((row) => row.refreshTokenEncrypted), ...outdated];
     const others = await activeDevices(tx, input.sub);
     const withinLimit = others.length < input.deviceLimit;
+    if (!withinLimit && input.overLimit === "refuse") {
+      return { kind: "deviceLimit", sessionId: "", devices: others, endedRefreshTokens };
+    }
     const [row] = await tx
       .insert(memberSessions)
       .values({
@@ -86,13 +175,16 @@ export async function startSession(
         deviceName: input.device.deviceName,
         browser: input.device.browser,
         refreshTokenEncrypted: encryptSecret(input.refreshToken, input.secrets),
+        originJti: input.originJti,
         createdAt: now,
         lastLoginAt: now,
         activatedAt: withinLimit ? now : null,
       })
       .returning({ id: memberSessions.id });
     const sessionId = row!.id;
-    return withinLimit ? { kind: "active", sessionId } : { kind: "deviceLimit", sessionId, devices: others };
+    return withinLimit
+      ? { kind: "active", sessionId, endedRefreshTokens }
+      : { kind: "deviceLimit", sessionId, devices: others, endedRefreshTokens };
   });
 }
 
@@ -110,9 +202,11 @@ export async function activatePendingSession(
     if (!pending) return { kind: "expired" };
     await lockMember(tx, pending.sub);
     const others = await activeDevices(tx, pending.sub);
-    if (others.length >= input.deviceLimit) return { kind: "deviceLimit", sessionId: pending.id, devices: others };
+    if (others.length >= input.deviceLimit) {
+      return { kind: "deviceLimit", sessionId: pending.id, devices: others, endedRefreshTokens: [] };
+    }
     await tx.update(memberSessions).set({ activatedAt: now, lastLoginAt: now }).where(eq(memberSessions.id, pending.id));
-    return { kind: "active", sessionId: pending.id };
+    return { kind: "active", sessionId: pending.id, endedRefreshTokens: [] };
   });
 }
 
@@ -181,19 +275,22 @@ export async function endSession(db: Database, sessionId: string, now = new Date
 }
 
 /**
- * Deactivates one of the member's own devices (never another member's: the sub is part of the match).
- * Returns the ended session's encrypted refresh token, or null when there was no such active device.
+ * Deactivates one of the member's own devices, named by its session row (pages) or its device key (API); never
+ * another member's: the sub is part of the match. Returns the ended session's encrypted refresh token, or null
+ * when there was no such active device.
  */
 export async function deactivateDevice(
   db: Database,
-  input: { sub: string; sessionId: string; exceptSessionId?: string; now?: Date },
+  input: { sub: string; sessionId?: string; deviceKey?: string; exceptSessionId?: string; now?: Date },
 ): Promise<{ refreshTokenEncrypted: string; deviceName: string } | null> {
+  if (!input.sessionId && !input.deviceKey) return null;
   const [row] = await db
     .update(memberSessions)
     .set({ revokedAt: input.now ?? new Date() })
     .where(
       and(
-        eq(memberSessions.id, input.sessionId),
+        input.sessionId ? eq(memberSessions.id, input.sessionId) : undefined,
+        input.deviceKey ? eq(memberSessions.deviceKey, input.deviceKey) : undefined,
         eq(memberSessions.sub, input.sub),
         isNull(memberSessions.revokedAt),
         isNotNull(memberSessions.activatedAt),
@@ -204,9 +301,38 @@ export async function deactivateDevice(
   return row ?? null;
 }
 
-/** The member's active (signed-in) browsers, oldest login first, with this browser marked current. */
-export function listActiveDevices(db: Database, sub: string, currentSessionId: string): Promise<SessionDevice[]> {
-  return activeDevices(db, sub, currentSessionId);
+/** The member's active (signed-in) browsers, oldest login first, with the asking one marked current. */
+export function listActiveDevices(db: Database, sub: string, current: CurrentDevice): Promise<SessionDevice[]> {
+  return activeDevices(db, sub, current);
+}
+
+/**
+ * Where a bearer token's sign-in stands, in one indexed query: "ended" when its session was ended (signed out,
+ * deactivated, password changed) and not registered again; "cancelled" when the member cancelled; "live" when a
+ * session holds it; "unregistered" for a sign-in no session records (a sibling service's, before it registers
+ * the device). A token without `origin_jti` can only be "unregistered" or "cancelled".
+ */
+export async function tokenStanding(
+  db: Database,
+  input: { sub: string; originJti: string | null },
+): Promise<"live" | "ended" | "unregistered" | "cancelled"> {
+  // An aggregate without GROUP BY: exactly one row, whether or not any session matches.
+  const [row] = await db
+    .select({
+      live: sql<boolean | null>`bool_or(${memberSessions.revokedAt} is null)`,
+      cancelled: sql<boolean | null>`(select ${memberProfiles.cancelledAt} is not null from ${memberProfiles} where ${memberProfiles.sub} = ${input.sub})`,
+    })
+    .from(memberSessions)
+    .where(
+      and(
+        eq(memberSessions.sub, input.sub),
+        input.originJti ? eq(memberSessions.originJti, input.originJti) : sql`false`,
+      ),
+    );
+  if (row?.cancelled) return "cancelled";
+  if (row?.live === true) return "live";
+  if (row?.live === false) return "ended";
+  return "unregistered";
 }
 
 /**

@@ -1,6 +1,6 @@
-import { eq } from "drizzle-orm";
+import { and, eq, ne } from "drizzle-orm";
 import type { Database } from "../../db/client.server";
-import { memberProfiles } from "../../db/schema";
+import { memberProfiles, memberSessions } from "../../db/schema";
 import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import type { Profile } from "./auth-schemas";
 
@@ -46,7 +46,6 @@ export async function writeProfile(
   deps: ProfileDeps,
   input: {
     sub: string;
-    email: string;
     profile: Profile;
     questionnaire?: Record<string, unknown>;
     /** Recorded only when the row is created. */
@@ -66,7 +65,8 @@ export async function writeProfile(
     ...(input.questionnaire ? { questionnaire: input.questionnaire } : {}),
     updatedAt: new Date(),
   };
-  await deps.identity.updateAttributes(input.email, {
+  // The sub names the Cognito user for good; the e-mail may have changed since the session began.
+  await deps.identity.updateAttributes(input.sub, {
     family_name: profile.familyName,
     given_name: profile.givenName,
     locale: profile.preferredLanguage,
@@ -78,6 +78,29 @@ export async function writeProfile(
 }
 
 /** /my/profile/edit/: the member's own profile fields; the referrer and the sign-up questionnaire stay as they were. */
-export function updateProfile(deps: ProfileDeps, input: { sub: string; email: string; profile: Profile }): Promise<void> {
+export function updateProfile(deps: ProfileDeps, input: { sub: string; profile: Profile }): Promise<void> {
   return writeProfile(deps, input);
+}
+
+export interface MemberRecord {
+  sub: string;
+  email: string;
+  emailVerified: boolean;
+  profile: StoredProfile | null;
+}
+
+/**
+ * POST /api/refresh-user: the member as Cognito has them now, with the stored profile. The e-mail the session
+ * rows keep for the header is brought up to date, in case it was changed somewhere other than here.
+ */
+export async function refreshMemberRecord(
+  deps: { db: Database; identity: Pick<IdentityProvider, "getUser"> },
+  sub: string,
+): Promise<MemberRecord> {
+  const user = await deps.identity.getUser(sub);
+  await deps.db
+    .update(memberSessions)
+    .set({ email: user.email })
+    .where(and(eq(memberSessions.sub, sub), ne(memberSessions.email, user.email)));
+  return { sub, email: user.email, emailVerified: user.emailVerified, profile: await findProfile(deps.db, sub) };
 }

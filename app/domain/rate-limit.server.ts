@@ -42,6 +42,11 @@ export const CODE_RESEND_PER_IP = { scope: "code-resend:ip", limit: 100, windowM
 /** Password-reset requests, "send the code again" included: each one mails a code. */
 export const FORGOT_PASSWORD_PER_ACCOUNT = { scope: "forgot-password:account", limit: 5, windowMs: HOUR_MS } satisfies RateLimitPolicy;
 export const FORGOT_PASSWORD_PER_IP = { scope: "forgot-password:ip", limit: 100, windowMs: HOUR_MS } satisfies RateLimitPolicy;
+/**
+ * The API's address checks (POST /api/user-availability, /api/email-updates) per member: each answer says whether
+ * an address has an ID, so a stolen token must not turn the API into a directory of members.
+ */
+export const EMAIL_CHECK_PER_MEMBER = { scope: "email-check:member", limit: 30, windowMs: HOUR_MS } satisfies RateLimitPolicy;
 
 export const RATE_LIMIT_POLICIES = {
   SIGN_IN_PER_ACCOUNT,
@@ -54,6 +59,7 @@ export const RATE_LIMIT_POLICIES = {
   CODE_RESEND_PER_IP,
   FORGOT_PASSWORD_PER_ACCOUNT,
   FORGOT_PASSWORD_PER_IP,
+  EMAIL_CHECK_PER_MEMBER,
 } as const;
 
 export type RateLimitPolicyName = keyof typeof RATE_LIMIT_POLICIES;
@@ -162,6 +168,16 @@ export async function countAuthAttempt(
     if (!result.allowed) return { allowed: false, policy: name, retryAfterS: result.retryAfterS };
   }
   return { allowed: true };
+}
+
+/** Counts one of a member's address checks through the API (EMAIL_CHECK_PER_MEMBER). */
+export function countMemberEmailCheck(
+  db: Database,
+  input: { sub: string; overrides?: RateLimitOverrides; now?: Date },
+): Promise<RateLimitResult> {
+  const policy = EMAIL_CHECK_PER_MEMBER;
+  const limit = input.overrides?.EMAIL_CHECK_PER_MEMBER ?? policy.limit;
+  return hitRateLimit(db, { ...policy, limit, subject: input.sub, now: input.now });
 }
 
 /**

@@ -4,7 +4,7 @@ import { IdentityError } from "~/integrations/cognito/cognito-errors.server";
 import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { describeDevice } from "./device-description.server";
 import { migrateLegacyAccount } from "./legacy-accounts.server";
-import { type StartSessionResult, startSession } from "./member-session.server";
+import { type StartSessionResult, revokeRefreshTokens, startSession } from "./member-session.server";
 
 export interface SignInDependencies {
   db: Database;
@@ -41,14 +41,18 @@ export async function signIn(
   const sub = String(claims.sub);
   const email = typeof claims.email === "string" ? claims.email : input.email;
   if (!tokens.refreshToken) throw new Error("Cognito returned no refresh token at sign-in");
+  const originJti = decodeJwt(tokens.accessToken).origin_jti;
   const session = await startSession(deps.db, {
     sub,
     email,
     deviceKey: input.deviceKey,
     device: describeDevice(input.userAgent),
     refreshToken: tokens.refreshToken,
+    originJti: typeof originJti === "string" ? originJti : null,
     deviceLimit: deps.deviceLimit,
     secrets: deps.secrets,
+    overLimit: "hold",
   });
+  await revokeRefreshTokens(deps, session.endedRefreshTokens);
   return { ...session, accessToken: tokens.accessToken };
 }

@@ -29,12 +29,11 @@ export async function startSignUp(
 /** Step 3: the profile and questionnaire, in our database and (names, language) in Cognito. Safe to repeat. */
 export async function saveAccountInfo(
   deps: { db: Database; identity: IdentityProvider },
-  input: { sub: string; email: string; info: AccountInfo; referrerService: string | null },
+  input: { sub: string; info: AccountInfo; referrerService: string | null },
 ): Promise<void> {
   const { q1, q2, q2Other, q3, q3Other, ...profile } = input.info;
   await writeProfile(deps, {
     sub: input.sub,
-    email: input.email,
     profile,
     questionnaire: { q1, q2, q2Other: q2Other ?? null, q3, q3Other: q3Other ?? null },
     referrerService: input.referrerService,

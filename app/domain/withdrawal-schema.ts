@@ -25,13 +25,23 @@ function requireDetailForOther(value: { reason: WithdrawalReason; detail?: strin
 export const WithdrawalFormSchema = z.object(answers).superRefine(requireDetailForOther);
 export type WithdrawalAnswers = z.infer<typeof WithdrawalFormSchema>;
 
+const password = z
+  .string({ error: "validation.required" })
+  .min(1, "validation.required")
+  .max(MAX_PASSWORD_LENGTH, "validation.inputError");
+
 /** Step 2: step 1's answers (carried in hidden fields) plus the password. */
-export const WithdrawalConfirmSchema = z
+export const WithdrawalConfirmSchema = z.object({ ...answers, password }).superRefine(requireDetailForOther);
+
+/**
+ * POST /api/withdrawal-reasons: the same answers as JSON, the disclaimer as `true` (the calling service shows
+ * it), and the password, which cancelling always asks for again.
+ */
+export const WithdrawalApiSchema = z
   .object({
-    ...answers,
-    password: z
-      .string({ error: "validation.required" })
-      .min(1, "validation.required")
-      .max(MAX_PASSWORD_LENGTH, "validation.inputError"),
+    reason: answers.reason,
+    detail: answers.detail,
+    agreeDisclaimer: z.literal(true, { error: "validation.agree" }),
+    password,
   })
   .superRefine(requireDetailForOther);

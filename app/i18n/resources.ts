@@ -1,4 +1,5 @@
 import enAccount from "../../locales/en/account.json";
+import enApi from "../../locales/en/api.json";
 import enAdmin from "../../locales/en/admin.json";
 import enAuth from "../../locales/en/auth.json";
 import enCommon from "../../locales/en/common.json";
@@ -14,6 +15,7 @@ import enSignUp from "../../locales/en/sign-up.json";
 import enToasts from "../../locales/en/toasts.json";
 import enWithdrawal from "../../locales/en/withdrawal.json";
 import jaAccount from "../../locales/ja/account.json";
+import jaApi from "../../locales/ja/api.json";
 import jaAdmin from "../../locales/ja/admin.json";
 import jaAuth from "../../locales/ja/auth.json";
 import jaCommon from "../../locales/ja/common.json";
@@ -47,6 +49,7 @@ export const jaResources = {
   account: jaAccount,
   withdrawal: jaWithdrawal,
   emailChange: jaEmailChange,
+  api: jaApi,
 };
 export type Resources = typeof jaResources;
 
@@ -70,6 +73,7 @@ const enResources: SameKeys<Resources> = {
   account: enAccount,
   withdrawal: enWithdrawal,
   emailChange: enEmailChange,
+  api: enApi,
 };
 
 export const RESOURCES: Record<Locale, SameKeys<Resources>> = { ja: jaResources, en: enResources };

@@ -6,10 +6,12 @@ import compression from "compression";
 import express, { type Express } from "express";
 import { RouterContextProvider, type ServerBuild } from "react-router";
 import { isDatabaseReachable } from "../../db/client.server";
-import type { Config } from "~/config.server";
+import { type Config, SIBLING_SERVICES } from "~/config.server";
+import { isApiPath } from "~/routing/api-paths";
 import { isJwksLoaded } from "~/integrations/cognito/jwks.server";
 import { logger } from "~/integrations/logger.server";
 import { requestInfoContext, type RequestInfo } from "./request-context";
+import { apiCors } from "./cors";
 import { isAllowedOrigin } from "./csrf";
 import { pathForLog, securityHeaders } from "./security-headers";
 
@@ -66,7 +68,15 @@ export async function createHttpApp(config: Config): Promise<HttpApp> {
     next();
   });
 
+  app.use(
+    "/api",
+    apiCors(SIBLING_SERVICES.flatMap((service) => config.services[service].origin ?? [])),
+  );
+
   app.use((req, res, next) => {
+    // The API authenticates with bearer tokens only and reads no cookie, so a cross-site request cannot act for
+    // anyone: there is nothing for the origin check to protect, and sibling services must be able to call it.
+    if (isApiPath(req.path)) return next();
     if (isAllowedOrigin(req.method, { get: (name) => req.get(name) }, config.origin)) return next();
     res.status(403).type("text/plain").send("Forbidden: this request came from another site.");
   });

@@ -19,6 +19,11 @@ export const memberSessions = pgTable(
     browser: text().notNull(),
     /** AES-256-GCM under a key derived from the session secret (app/domain/session-crypto.server.ts). */
     refreshTokenEncrypted: text().notNull(),
+    /**
+     * The `origin_jti` claim Cognito puts in every access token issued from this sign-in's refresh token. It ties
+     * a bearer token on `/api/*` to its session, so a token of an ended session is refused (SECURITY.md 12).
+     */
+    originJti: text(),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     /**
      * Null while the sign-in waits on the device-limit screen: the member has authenticated but the browser is
@@ -34,5 +39,7 @@ export const memberSessions = pgTable(
       .on(table.sub, table.deviceKey)
       .where(sql`${table.revokedAt} is null and ${table.activatedAt} is not null`),
     index("member_sessions_sub_idx").on(table.sub),
+    // The bearer-token check on every API call looks a token's session up by this.
+    index("member_sessions_origin_jti_idx").on(table.originJti),
   ],
 );

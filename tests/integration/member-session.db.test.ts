@@ -5,12 +5,16 @@ import {
   endSession,
   findLiveSession,
   openRefreshToken,
+  endOutdatedBrowserEntriesFor,
+  listActiveDevices,
   startSession,
+  tokenStanding,
 } from "~/domain/member-session.server";
+import { memberProfiles } from "../../db/schema";
 import { useTestDatabase } from "../support/test-database";
 
 const SECRETS = ["k".repeat(32)];
-const DEVICE = { deviceName: "iOS 17.4", browser: "Safari 17" };
+const DEVICE = { deviceName: "Android 14", browser: "Chrome 131" };
 const database = useTestDatabase("sessions");
 
 function start(sub: string, deviceKey: string, deviceLimit = 2) {
@@ -20,8 +24,10 @@ function start(sub: string, deviceKey: string, deviceLimit = 2) {
     deviceKey,
     device: DEVICE,
     refreshToken: `refresh-${deviceKey}`,
+    originJti: null,
     deviceLimit,
     secrets: SECRETS,
+    overLimit: "hold",
   });
 }
 
@@ -48,10 +54,11 @@ test("over the device limit a sign-in waits, and continues once a device is deac
   expect(await findLiveSession(database().db, c.sessionId)).toBeNull();
   expect((await activatePendingSession(database().db, { sessionId: c.sessionId, deviceLimit: 2 })).kind).toBe("deviceLimit");
 
-  expect(await deactivateDevice(database().db, { sub, sessionId: a.sessionId })).toMatchObject({ deviceName: "iOS 17.4" });
+  expect(await deactivateDevice(database().db, { sub, sessionId: a.sessionId })).toMatchObject({ deviceName: "Android 14" });
   expect(await activatePendingSession(database().db, { sessionId: c.sessionId, deviceLimit: 2 })).toEqual({
     kind: "active",
     sessionId: c.sessionId,
+    endedRefreshTokens: [],
   });
   expect(await findLiveSession(database().db, a.sessionId)).toBeNull();
   expect(await findLiveSession(database().db, c.sessionId)).not.toBeNull();
@@ -87,4 +94,86 @@ test("a session ends once; its refresh token comes back for revocation", async (
   expect(openRefreshToken({ refreshTokenEncrypted: sealed! }, SECRETS)).toBe("refresh-ending");
   expect(await endSession(database().db, sessionId)).toBeNull();
   expect(await findLiveSession(database().db, sessionId)).toBeNull();
+});
+
+const SAFARI = { deviceName: "macOS Sonoma", browser: "Safari 17" };
+
+function register(sub: string, deviceKey: string, originJti: string, options: { device?: typeof DEVICE; limit?: number } = {}) {
+  return startSession(database().db, {
+    sub,
+    email: "api@example.jp",
+    deviceKey,
+    device: options.device ?? DEVICE,
+    refreshToken: `refresh-${originJti}`,
+    originJti,
+    deviceLimit: options.limit ?? 2,
+    secrets: SECRETS,
+    overLimit: "refuse",
+  });
+}
+
+test("the API registers a device once: the same sign-in registered again keeps its row", async () => {
+  const sub = crypto.randomUUID();
+  const first = await register(sub, "key-1", "jti-1");
+  const again = await register(sub, "key-1", "jti-1");
+  expect(again).toEqual({ kind: "active", sessionId: first.sessionId, endedRefreshTokens: [], reused: true });
+  expect(await listActiveDevices(database().db, sub, { originJti: "jti-1" })).toEqual([
+    expect.objectContaining({ deviceKey: "key-1", current: true }),
+  ]);
+});
+
+test("over the limit the API refuses and records nothing", async () => {
+  const sub = crypto.randomUUID();
+  await register(sub, "k1", "j1");
+  await register(sub, "k2", "j2");
+  const refused = await register(sub, "k3", "j3");
+  expect(refused).toMatchObject({ kind: "deviceLimit", sessionId: "" });
+  expect(await listActiveDevices(database().db, sub, {})).toHaveLength(2);
+  expect(await tokenStanding(database().db, { sub, originJti: "j3" })).toBe("unregistered");
+});
+
+test("a Safari that lost its device key replaces its own outdated entry instead of taking a slot", async () => {
+  const sub = crypto.randomUUID();
+  await register(sub, "safari-old-key", "s1", { device: SAFARI });
+  await register(sub, "chrome", "c1");
+  const returning = await register(sub, "safari-new-key", "s2", { device: SAFARI });
+  expect(returning.kind).toBe("active");
+  expect(returning.endedRefreshTokens).toHaveLength(1);
+  const keys = (await listActiveDevices(database().db, sub, {})).map((device) => device.deviceKey).sort();
+  expect(keys).toEqual(["chrome", "safari-new-key"]);
+  expect(await tokenStanding(database().db, { sub, originJti: "s1" })).toBe("ended");
+});
+
+test("other browsers with the same description keep their entries", async () => {
+  const sub = crypto.randomUUID();
+  await register(sub, "chrome-1", "c1");
+  await register(sub, "chrome-2", "c2");
+  expect(await listActiveDevices(database().db, sub, {})).toHaveLength(2);
+});
+
+test("the outdated-Safari clean-up on its own keeps the asking sign-in's entry", async () => {
+  const sub = crypto.randomUUID();
+  await register(sub, "old", "s-old", { device: SAFARI, limit: 5 });
+  await register(sub, "current", "s-current", { device: SAFARI, limit: 5 });
+  // Registering "current" already ended "old"; a second outdated entry arrives by a page sign-in elsewhere.
+  await start(sub, "other-key", 5).then(() => undefined);
+  const ended = await endOutdatedBrowserEntriesFor(database().db, { sub, device: SAFARI, originJti: "s-current" });
+  expect(ended).toHaveLength(0);
+  const remaining = await listActiveDevices(database().db, sub, { originJti: "s-current" });
+  expect(remaining.find((device) => device.current)?.deviceKey).toBe("current");
+  expect(await endOutdatedBrowserEntriesFor(database().db, { sub, device: DEVICE, originJti: "x" })).toHaveLength(0);
+});
+
+test("a token's standing follows its session: live, ended, unregistered, cancelled", async () => {
+  const sub = crypto.randomUUID();
+  await register(sub, "key", "live-jti");
+  expect(await tokenStanding(database().db, { sub, originJti: "live-jti" })).toBe("live");
+  expect(await tokenStanding(database().db, { sub, originJti: "never-seen" })).toBe("unregistered");
+  expect(await tokenStanding(database().db, { sub, originJti: null })).toBe("unregistered");
+  // Another member's sign-in id says nothing about this member's token.
+  expect(await tokenStanding(database().db, { sub: crypto.randomUUID(), originJti: "live-jti" })).toBe("unregistered");
+  await deactivateDevice(database().db, { sub, deviceKey: "key" });
+  expect(await tokenStanding(database().db, { sub, originJti: "live-jti" })).toBe("ended");
+  await database().db.insert(memberProfiles).values({ sub, cancelledAt: new Date() });
+  expect(await tokenStanding(database().db, { sub, originJti: "never-seen" })).toBe("cancelled");
 });

@@ -6,6 +6,8 @@ export interface AccessTokenClaims {
   sub: string;
   groups: string[];
   expiresAt: Date;
+  /** Names the sign-in (refresh token) the token was issued from; null when Cognito's token revocation is off. */
+  originJti: string | null;
 }
 
 export type AccessTokenCheck =
@@ -40,7 +42,15 @@ export async function verifyAccessToken(token: string, cognito: Config["cognito"
       return { valid: false, expired: false };
     }
     const groups = Array.isArray(payload["cognito:groups"]) ? payload["cognito:groups"].map(String) : [];
-    return { valid: true, claims: { sub: payload.sub, groups, expiresAt: new Date((payload.exp ?? 0) * 1000) } };
+    return {
+      valid: true,
+      claims: {
+        sub: payload.sub,
+        groups,
+        expiresAt: new Date((payload.exp ?? 0) * 1000),
+        originJti: typeof payload.origin_jti === "string" ? payload.origin_jti : null,
+      },
+    };
   } catch (error) {
     // Only these are verdicts on the token; anything else (the key set's fetch failed or timed out) is not.
     if (!(error instanceof joseErrors.JOSEError) || !TOKEN_VERDICTS.has(error.code)) {

@@ -67,6 +67,6 @@ export function confirmSignUpCode(flow: SignUpFlow, code: string) {
 export async function completeAccountInfo(request: Request, flow: SignUpFlow & { sub: string }, info: AccountInfo) {
   await saveAccountInfo(
     { db: getDatabase(), identity: getIdentityProvider() },
-    { sub: flow.sub, email: flow.email, info, referrerService: await referrerServiceOf(request) },
+    { sub: flow.sub, info, referrerService: await referrerServiceOf(request) },
   );
 }

@@ -5,7 +5,7 @@ import { getIdentityProvider } from "~/integrations/cognito/identity.server";
 import type { SignedInMember } from "~/middleware/member-session.server";
 
 export function devicesOf(member: SignedInMember) {
-  return listActiveDevices(getDatabase(), member.sub, member.sessionId);
+  return listActiveDevices(getDatabase(), member.sub, { sessionId: member.sessionId });
 }
 
 /**

@@ -58,7 +58,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   try {
     await updateProfile(
       { db: getDatabase(), identity: getIdentityProvider() },
-      { sub: member.sub, email: member.email, profile: submission.value },
+      { sub: member.sub, profile: submission.value },
     );
   } catch (error) {
     // Cognito refused or is unavailable: a message on the form (role=alert), what was typed kept; nothing stored.

@@ -1,0 +1,155 @@
+import type { RouterContextProvider } from "react-router";
+import type { z } from "zod";
+import { type Database, getDatabase } from "../../db/client.server";
+import { type Config, getConfig } from "~/config.server";
+import { listActiveDevices } from "~/domain/member-session.server";
+import type { MemberRecord } from "~/domain/profile.server";
+import { countMemberEmailCheck } from "~/domain/rate-limit.server";
+import type { Locale } from "~/i18n/locales";
+import { getInstance, getLocale } from "~/middleware/i18n.server";
+import { requestInfoContext } from "~/server/request-context";
+import { ApiError, type Translate, apiErrorResponse, apiJson, toApiError } from "./api-response.server";
+import { type ApiMember, authenticateBearer } from "./bearer-auth.server";
+import { type ApiBody, type ApiOperationId, type ApiResponseBody, apiEndpoint } from "./contract";
+
+/** A JSON body larger than this is refused unread: the largest real one (a registration) is under 2 kB. */
+export const MAX_API_BODY_BYTES = 32 * 1024;
+
+/** Everything an endpoint's handler gets: the authenticated member, the validated body, the path parameters. */
+export interface ApiCall<Id extends ApiOperationId> {
+  request: Request;
+  member: ApiMember;
+  body: ApiBody<Id>;
+  params: Readonly<Record<string, string | undefined>>;
+  locale: Locale;
+  clientIp: string;
+  db: Database;
+  config: Config;
+}
+
+type ApiHandler<Id extends ApiOperationId> = (call: ApiCall<Id>) => Promise<ApiResponseBody<Id> | ApiOutcome<Id>>;
+
+/** A success with a status other than the endpoint's usual one (e.g. 200 instead of 201 for a repeat). */
+export interface ApiOutcome<Id extends ApiOperationId> {
+  status: number;
+  body: ApiResponseBody<Id>;
+}
+
+export function withStatus<Id extends ApiOperationId>(status: number, body: ApiResponseBody<Id>): ApiOutcome<Id> {
+  return { status, body };
+}
+
+function isOutcome(value: unknown): value is ApiOutcome<ApiOperationId> {
+  return typeof value === "object" && value !== null && "status" in value && "body" in value && Object.keys(value).length === 2;
+}
+
+/** Zod's issues as message keys of the "forms" namespace, per field; a message that is no key reads "input error". */
+function fieldErrors(error: z.ZodError): Record<string, string[]> {
+  const fields: Record<string, string[]> = {};
+  for (const issue of error.issues) {
+    const name = issue.path.length > 0 ? issue.path.join(".") : "body";
+    const key = issue.message.startsWith("validation.") ? issue.message : "validation.inputError";
+    (fields[name] ??= []).push(key);
+  }
+  return fields;
+}
+
+async function readJsonBody(request: Request, schema: z.ZodType): Promise<unknown> {
+  const declared = Number(request.headers.get("Content-Length") ?? "0");
+  if (declared > MAX_API_BODY_BYTES) throw new ApiError("payload_too_large");
+  const text = await request.text();
+  if (Buffer.byteLength(text) > MAX_API_BODY_BYTES) throw new ApiError("payload_too_large");
+  let json: unknown;
+  try {
+    json = text.trim() === "" ? {} : JSON.parse(text);
+  } catch {
+    throw new ApiError("bad_request");
+  }
+  const parsed = await schema.safeParseAsync(json);
+  if (!parsed.success) throw new ApiError("validation_failed", { fields: fieldErrors(parsed.error) });
+  return parsed.data;
+}
+
+type Method = "GET" | "POST" | "DELETE";
+type Handlers = { [M in Method]?: { [Id in ApiOperationId]: { operation: Id; handle: ApiHandler<Id> } }[ApiOperationId] };
+
+interface RouteArgs {
+  request: Request;
+  params: Readonly<Record<string, string | undefined>>;
+  context: Readonly<RouterContextProvider>;
+}
+
+/**
+ * One resource route of the member API, per HTTP method: authenticate the bearer token, parse and validate the
+ * JSON body with the endpoint's schema from the contract, run the handler, answer JSON. Every failure, bad input
+ * or a fault below, comes out as the one error envelope in the Accept-Language locale, never as an HTML page.
+ */
+export function apiRoute(handlers: Handlers) {
+  const allowed = (Object.keys(handlers) as Method[]).join(", ");
+  async function handle({ request, params, context }: RouteArgs): Promise<Response> {
+    const locale = getLocale(context);
+    const { requestId, clientIp } = context.get(requestInfoContext);
+    const t = getInstance(context).getFixedT(locale) as unknown as Translate;
+    try {
+      const method = request.method.toUpperCase() === "HEAD" ? "GET" : request.method.toUpperCase();
+      const route = handlers[method as Method];
+      if (!route) throw new ApiError("method_not_allowed", { headers: { Allow: allowed } });
+      const endpoint = apiEndpoint(route.operation);
+      const db = getDatabase();
+      const config = getConfig();
+      const member = await authenticateBearer(request, { db, cognito: config.cognito });
+      const body = "body" in endpoint ? await readJsonBody(request, endpoint.body) : undefined;
+      const handler = route.handle as ApiHandler<ApiOperationId>;
+      const result = await handler({
+        request,
+        member,
+        body: body as never,
+        params,
+        locale,
+        clientIp,
+        db,
+        config,
+      });
+      const { status, body: responseBody } = isOutcome(result) ? result : { status: endpoint.success.status, body: result };
+      return apiJson(responseBody, { status, locale });
+    } catch (error) {
+      return apiErrorResponse(toApiError(error, requestId), { translate: t, locale, requestId });
+    }
+  }
+  return { loader: handle, action: handle };
+}
+
+/** Any other path under /api/: the envelope's 404, whatever the method, before any token check. */
+export function apiNotFound({ context }: RouteArgs): Response {
+  const locale = getLocale(context);
+  const { requestId } = context.get(requestInfoContext);
+  const translate = getInstance(context).getFixedT(locale) as unknown as Translate;
+  return apiErrorResponse(new ApiError("not_found"), { translate, locale, requestId });
+}
+
+/** EMAIL_CHECK_PER_MEMBER: a refusal is 429 with Retry-After. */
+export async function limitEmailChecks(db: Database, member: ApiMember, config: Config): Promise<void> {
+  const result = await countMemberEmailCheck(db, { sub: member.sub, overrides: config.rateLimits });
+  if (!result.allowed) throw new ApiError("rate_limited", { headers: { "Retry-After": String(result.retryAfterS) } });
+}
+
+/** The member record as the API shows it. */
+export function memberBody(record: MemberRecord) {
+  return { user: record };
+}
+
+/** The member's devices as the API lists them; `current` is the token's own sign-in. */
+export async function deviceList(db: Database, member: ApiMember, config: Config) {
+  const devices = await listActiveDevices(db, member.sub, { originJti: member.originJti ?? undefined });
+  return {
+    devices: devices.map((device) => ({
+      key: device.deviceKey,
+      name: device.deviceName,
+      browser: device.browser,
+      lastLoginAt: device.lastLoginAt.toISOString(),
+      current: device.current,
+    })),
+    deviceLimit: config.deviceLimit,
+    overLimit: devices.length > config.deviceLimit,
+  };
+}

@@ -1,0 +1,84 @@
+import { isDatabaseUnavailable } from "../../db/client.server";
+import { IdentityError, httpStatusFor } from "~/integrations/cognito/cognito-errors.server";
+import { logger } from "~/integrations/logger.server";
+import { MailUnavailableError } from "~/integrations/mailer.server";
+import { API_ERROR_STATUS, type ApiErrorCode } from "./contract";
+
+/** A refusal the API answers with its envelope; route modules and the handler throw these. */
+export class ApiError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ApiErrorCode,
+    readonly options: {
+      /** validation_failed: message keys of the "forms" namespace per field. */
+      fields?: Record<string, string[]>;
+      devices?: unknown;
+      headers?: Record<string, string>;
+    } = {},
+  ) {
+    super(code);
+    this.name = "ApiError";
+    this.status = API_ERROR_STATUS[code];
+  }
+}
+
+/** Every API response: JSON, never stored by any cache (it is one member's data or a verdict on a token). */
+export function apiJson(body: unknown, init: { status?: number; headers?: Record<string, string>; locale: string }) {
+  return new Response(JSON.stringify(body), {
+    status: init.status ?? 200,
+    headers: {
+      "Content-Type": "application/json; charset=utf-8",
+      "Cache-Control": "no-store",
+      "Content-Language": init.locale,
+      ...init.headers,
+    },
+  });
+}
+
+/** i18next's `t` for the request's language, with namespaced keys ("api:errors.not_found"). */
+export type Translate = (key: string) => string;
+
+/** The error envelope, its message and field messages in the request's language. */
+export function apiErrorResponse(error: ApiError, context: { translate: Translate; locale: string; requestId: string }) {
+  const { translate } = context;
+  const fields = error.options.fields
+    ? Object.fromEntries(
+        Object.entries(error.options.fields).map(([name, keys]) => [name, keys.map((key) => translate(`forms:${key}`))]),
+      )
+    : undefined;
+  return apiJson(
+    {
+      error: {
+        code: error.code,
+        message: translate(`api:errors.${error.code}`),
+        requestId: context.requestId,
+        ...(fields ? { fields } : {}),
+        ...(error.options.devices ? { devices: error.options.devices } : {}),
+      },
+    },
+    { status: error.status, locale: context.locale, headers: error.options.headers },
+  );
+}
+
+/**
+ * What a failure below the route means to a caller. Cognito's failures keep the one table's verdict (its HTTP
+ * status rule); a busy or unreachable Cognito, mail server or database is 503 with Retry-After, so callers back
+ * off and try again; anything else is a bug, logged with the request id, and a 500 that says nothing more.
+ */
+export function toApiError(error: unknown, requestId: string): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error instanceof IdentityError) {
+    if (error.code === "emailUnavailable" || error.code === "usernameExists") return new ApiError("email_unavailable");
+    const status = httpStatusFor(error);
+    if (status === 503) return new ApiError("service_unavailable", { headers: { "Retry-After": "30" } });
+    if (status === 429) return new ApiError("rate_limited", { headers: { "Retry-After": "60" } });
+    return new ApiError("identity_refused");
+  }
+  if (error instanceof MailUnavailableError) return new ApiError("mail_unavailable", { headers: { "Retry-After": "60" } });
+  if (isDatabaseUnavailable(error)) {
+    logger.error({ err: error, requestId }, "database unavailable during an API call");
+    return new ApiError("service_unavailable", { headers: { "Retry-After": "10" } });
+  }
+  logger.error({ err: error, requestId }, "API call failed");
+  return new ApiError("internal_error");
+}

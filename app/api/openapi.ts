@@ -1,0 +1,131 @@
+import { z } from "zod";
+import { RESOURCES } from "~/i18n/resources";
+import {
+  API_ENDPOINTS,
+  API_ERROR_CODES,
+  API_ERROR_STATUS,
+  type ApiEndpoint,
+  type ApiErrorCode,
+  COMMON_API_ERRORS,
+  ErrorEnvelopeSchema,
+} from "./contract";
+
+type JsonSchema = Record<string, unknown>;
+
+/** JSON Schema 2020-12 (OpenAPI 3.1's dialect) of what a caller sends ("input") or receives ("output"). */
+function jsonSchemaOf(schema: z.ZodType, io: "input" | "output"): JsonSchema {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { target: "draft-2020-12", io, unrepresentable: "any" });
+  return rest;
+}
+
+const STATUS_TEXT: Record<number, string> = {
+  200: "OK",
+  201: "Created",
+  202: "Accepted",
+  400: "Bad Request",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "Not Found",
+  405: "Method Not Allowed",
+  409: "Conflict",
+  410: "Gone",
+  413: "Content Too Large",
+  422: "Unprocessable Content",
+  429: "Too Many Requests",
+  500: "Internal Server Error",
+  503: "Service Unavailable",
+};
+
+function pathParameters(path: string) {
+  return [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
+    name,
+    in: "path",
+    required: true,
+    schema: { type: "string" },
+    description: name === "id" ? "The device key." : "The token from the confirmation link.",
+  }));
+}
+
+/** An endpoint's error responses, grouped by status; each lists the codes that status can carry. */
+function errorResponses(endpoint: ApiEndpoint) {
+  const codes: ApiErrorCode[] = [...endpoint.errors, ...COMMON_API_ERRORS];
+  if (endpoint.method === "post" && endpoint.body) codes.push("payload_too_large");
+  const byStatus = new Map<number, ApiErrorCode[]>();
+  for (const code of codes) byStatus.set(API_ERROR_STATUS[code], [...(byStatus.get(API_ERROR_STATUS[code]) ?? []), code]);
+  return Object.fromEntries(
+    [...byStatus.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([status, statusCodes]) => [
+        String(status),
+        {
+          description: `${STATUS_TEXT[status] ?? "Error"}: ${statusCodes.join(", ")}`,
+          content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+        },
+      ]),
+  );
+}
+
+/**
+ * The OpenAPI 3.1 document of the member API, built from the contract's Zod schemas (the ones the endpoints
+ * validate with) and the English texts of the "api" namespace.
+ */
+export function buildOpenApiDocument(origin: string) {
+  const texts = RESOURCES.en.api;
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const endpoint of API_ENDPOINTS as readonly ApiEndpoint[]) {
+    const operation = texts.operations[endpoint.operationId as keyof typeof texts.operations];
+    (paths[endpoint.path] ??= {})[endpoint.method] = {
+      operationId: endpoint.operationId,
+      summary: operation.summary,
+      description: operation.description,
+      security: [{ bearerAuth: [] }],
+      parameters: [
+        ...pathParameters(endpoint.path),
+        { $ref: "#/components/parameters/AcceptLanguage" },
+      ],
+      ...(endpoint.body
+        ? {
+            requestBody: {
+              required: true,
+              content: { "application/json": { schema: jsonSchemaOf(endpoint.body, "input") } },
+            },
+          }
+        : {}),
+      responses: {
+        [String(endpoint.success.status)]: {
+          description: STATUS_TEXT[endpoint.success.status],
+          content: { "application/json": { schema: jsonSchemaOf(endpoint.success.schema, "output") } },
+        },
+        ...errorResponses(endpoint),
+      },
+    };
+  }
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: texts.reference.title,
+      version: "1.0.0",
+      description: [texts.reference.intro, texts.reference.auth, texts.reference.language, texts.reference.errors, texts.reference.cors].join("\n\n"),
+    },
+    servers: [{ url: origin }],
+    paths,
+    components: {
+      securitySchemes: {
+        bearerAuth: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: texts.reference.auth },
+      },
+      parameters: {
+        AcceptLanguage: {
+          name: "Accept-Language",
+          in: "header",
+          required: false,
+          schema: { type: "string", examples: ["ja", "en"] },
+          description: texts.reference.language,
+        },
+      },
+      schemas: {
+        Error: jsonSchemaOf(ErrorEnvelopeSchema, "output"),
+        ErrorCode: { type: "string", enum: [...API_ERROR_CODES] },
+      },
+    },
+  };
+}

@@ -1,0 +1,24 @@
+import { ApiError } from "~/api/api-response.server";
+import { apiRoute } from "~/api/api-handler.server";
+import { confirmEmailChange } from "~/domain/email-change.server";
+import { getIdentityProvider } from "~/integrations/cognito/identity.server";
+import { getMailer } from "~/integrations/mailer.server";
+
+const api = apiRoute({
+  POST: {
+    operation: "confirmEmailUpdate",
+    handle: async ({ member, params, db, config, locale }) => {
+      const outcome = await confirmEmailChange(
+        { db, identity: getIdentityProvider(), mailer: getMailer(), origin: config.origin },
+        // Another member's token reads as expired: the caller learns nothing about it.
+        { token: params.token ?? "", locale, sub: member.sub },
+      );
+      if (outcome.kind === "expired") throw new ApiError("email_update_expired");
+      if (outcome.kind === "emailUnavailable") throw new ApiError("email_unavailable");
+      return { email: outcome.newEmail };
+    },
+  },
+});
+
+export const loader = api.loader;
+export const action = api.action;

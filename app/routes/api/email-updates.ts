@@ -1,0 +1,30 @@
+import { ApiError } from "~/api/api-response.server";
+import { apiRoute, limitEmailChecks } from "~/api/api-handler.server";
+import { EmailChangeError, requestEmailChange } from "~/domain/email-change.server";
+import { getIdentityProvider } from "~/integrations/cognito/identity.server";
+import { getMailer } from "~/integrations/mailer.server";
+
+const api = apiRoute({
+  POST: {
+    operation: "requestEmailUpdate",
+    handle: async ({ member, body, db, config, locale }) => {
+      await limitEmailChecks(db, member, config);
+      const identity = getIdentityProvider();
+      // The address now, from Cognito: a bearer token does not carry it.
+      const { email: currentEmail } = await identity.getUser(member.sub);
+      try {
+        const { expiresAt } = await requestEmailChange(
+          { db, identity, mailer: getMailer(), origin: config.origin },
+          { sub: member.sub, currentEmail, newEmail: body.email, locale },
+        );
+        return { email: body.email, expiresAt: expiresAt.toISOString() };
+      } catch (error) {
+        if (!(error instanceof EmailChangeError)) throw error;
+        throw new ApiError(error.code === "sameAddress" ? "email_unchanged" : "email_unavailable");
+      }
+    },
+  },
+});
+
+export const loader = api.loader;
+export const action = api.action;

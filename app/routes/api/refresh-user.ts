@@ -1,0 +1,17 @@
+import { ApiError } from "~/api/api-response.server";
+import { apiRoute, memberBody } from "~/api/api-handler.server";
+import { refreshMemberRecord } from "~/domain/profile.server";
+import { getIdentityProvider } from "~/integrations/cognito/identity.server";
+
+const api = apiRoute({
+  POST: {
+    operation: "refreshUser",
+    handle: async ({ member, body, db }) => {
+      if (body.userSub !== member.sub) throw new ApiError("forbidden");
+      return memberBody(await refreshMemberRecord({ db, identity: getIdentityProvider() }, member.sub));
+    },
+  },
+});
+
+export const loader = api.loader;
+export const action = api.action;

@@ -1,0 +1,48 @@
+import { ApiError } from "~/api/api-response.server";
+import { apiRoute, deviceList, withStatus } from "~/api/api-handler.server";
+import { registerDevice } from "~/domain/device-registration.server";
+import { deactivateDevice, revokeRefreshTokens } from "~/domain/member-session.server";
+import { getIdentityProvider } from "~/integrations/cognito/identity.server";
+
+/** Device keys are what our own sign-in puts in its cookie: random, URL-safe, at most 128 characters. */
+const DEVICE_KEY = /^[A-Za-z0-9_-]{1,128}$/;
+
+function deviceKeyOf(params: Readonly<Record<string, string | undefined>>): string {
+  const key = params.id ?? "";
+  if (!DEVICE_KEY.test(key)) throw new ApiError("validation_failed", { fields: { id: ["validation.inputError"] } });
+  return key;
+}
+
+const api = apiRoute({
+  POST: {
+    operation: "registerUserDevice",
+    handle: async ({ request, member, body, params, db, config }) => {
+      const deviceKey = deviceKeyOf(params);
+      const result = await registerDevice(
+        { db, identity: getIdentityProvider(), deviceLimit: config.deviceLimit, secrets: config.sessionSecrets },
+        { sub: member.sub, deviceKey, refreshToken: body.refreshToken, userAgent: request.headers.get("User-Agent") },
+      );
+      if (result.kind === "invalidRefreshToken") throw new ApiError("invalid_refresh_token");
+      if (result.kind === "deviceLimit") {
+        throw new ApiError("device_limit_exceeded", { devices: await deviceList(db, member, config) });
+      }
+      const devices = await deviceList(db, member, config);
+      return result.created ? devices : withStatus(200, devices);
+    },
+  },
+  DELETE: {
+    operation: "deactivateUserDevice",
+    handle: async ({ member, params, db, config }) => {
+      const ended = await deactivateDevice(db, { sub: member.sub, deviceKey: deviceKeyOf(params) });
+      // Another member's key finds nothing, exactly like a key that never existed.
+      if (!ended) throw new ApiError("not_found");
+      await revokeRefreshTokens({ identity: getIdentityProvider(), secrets: config.sessionSecrets }, [
+        ended.refreshTokenEncrypted,
+      ]);
+      return deviceList(db, member, config);
+    },
+  },
+});
+
+export const loader = api.loader;
+export const action = api.action;
