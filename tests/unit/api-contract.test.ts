@@ -1,0 +1,45 @@
+import { expect, test } from "vitest";
+import { API_ENDPOINTS, API_ERROR_CODES, API_ERROR_STATUS } from "~/api/contract";
+import { ApiError, toApiError } from "~/api/api-response.server";
+import { LOCALES } from "~/i18n/locales";
+import { RESOURCES } from "~/i18n/resources";
+import { IdentityError } from "~/integrations/cognito/cognito-errors.server";
+import { MailUnavailableError } from "~/integrations/mailer.server";
+import { isDatabaseUnavailable } from "../../db/client.server";
+
+test("every error code has a status and a message in both languages; every operation is described in both", () => {
+  for (const locale of LOCALES) {
+    const texts = RESOURCES[locale].api;
+    for (const code of API_ERROR_CODES) {
+      expect(API_ERROR_STATUS[code], code).toBeGreaterThanOrEqual(400);
+      expect(texts.errors[code], `${locale} ${code}`).toMatch(/\S/);
+    }
+    for (const { operationId } of API_ENDPOINTS) {
+      const operation = texts.operations[operationId];
+      expect(operation.summary, `${locale} ${operationId}`).toMatch(/\S/);
+      expect(operation.description, `${locale} ${operationId}`).toMatch(/\S/);
+    }
+  }
+});
+
+test("faults below the API become the envelope's codes: Cognito by the one error table, mail, database, bugs", () => {
+  const codeOf = (error: unknown) => toApiError(error, "request-1");
+  expect(codeOf(new IdentityError("unavailable", "AdminGetUser"))).toMatchObject({ code: "service_unavailable", status: 503 });
+  expect(codeOf(new IdentityError("throttled", "AdminGetUser"))).toMatchObject({ code: "rate_limited", status: 429 });
+  expect(codeOf(new IdentityError("emailUnavailable", "AdminUpdateUserAttributes"))).toMatchObject({ code: "email_unavailable", status: 409 });
+  expect(codeOf(new IdentityError("invalidInput", "AdminUpdateUserAttributes"))).toMatchObject({ code: "identity_refused", status: 400 });
+  expect(codeOf(new MailUnavailableError("smtp down"))).toMatchObject({ code: "mail_unavailable", status: 503 });
+  const refused = Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" });
+  expect(codeOf(new Error("Failed query", { cause: refused }))).toMatchObject({ code: "service_unavailable", status: 503 });
+  expect(codeOf(new TypeError("x is undefined"))).toMatchObject({ code: "internal_error", status: 500 });
+  const own = new ApiError("not_found");
+  expect(codeOf(own)).toBe(own);
+});
+
+test("database faults are told apart from bugs, through wrapped causes", () => {
+  expect(isDatabaseUnavailable(Object.assign(new Error("terminating"), { code: "57P01" }))).toBe(true);
+  expect(isDatabaseUnavailable(Object.assign(new Error("too many clients"), { code: "53300" }))).toBe(true);
+  expect(isDatabaseUnavailable(Object.assign(new Error("duplicate key"), { code: "23505" }))).toBe(false);
+  expect(isDatabaseUnavailable(new Error("plain"))).toBe(false);
+  expect(isDatabaseUnavailable("not an error")).toBe(false);
+});
