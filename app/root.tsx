@@ -21,7 +21,7 @@ import appStylesHref from "./styles/app.css?url";
 
 export const middleware: Route.MiddlewareFunction[] = [
   pagesOnly(canonicalUrlMiddleware),
-  i18nextMiddleware,
+  pagesOnly(i18nextMiddleware),
   pagesOnly(memberSessionMiddleware),
 ];
 

@@ -6,9 +6,8 @@ import { listActiveDevices } from "~/domain/member-session.server";
 import type { MemberRecord } from "~/domain/profile.server";
 import { countMemberEmailCheck } from "~/domain/rate-limit.server";
 import type { Locale } from "~/i18n/locales";
-import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { requestInfoContext } from "~/server/request-context";
-import { ApiError, type Translate, apiErrorResponse, apiJson, toApiError } from "./api-response.server";
+import { ApiError, apiErrorResponse, apiJson, apiLocaleOf, toApiError, translatorFor } from "./api-response.server";
 import { type ApiMember, authenticateBearer } from "./bearer-auth.server";
 import { type ApiBody, type ApiOperationId, type ApiResponseBody, apiEndpoint } from "./contract";
 
@@ -30,17 +29,15 @@ export interface ApiCall<Id extends ApiOperationId> {
 type ApiHandler<Id extends ApiOperationId> = (call: ApiCall<Id>) => Promise<ApiResponseBody<Id> | ApiOutcome<Id>>;
 
 /** A success with a status other than the endpoint's usual one (e.g. 200 instead of 201 for a repeat). */
-export interface ApiOutcome<Id extends ApiOperationId> {
-  status: number;
-  body: ApiResponseBody<Id>;
+export class ApiOutcome<Id extends ApiOperationId> {
+  constructor(
+    readonly status: number,
+    readonly body: ApiResponseBody<Id>,
+  ) {}
 }
 
 export function withStatus<Id extends ApiOperationId>(status: number, body: ApiResponseBody<Id>): ApiOutcome<Id> {
-  return { status, body };
-}
-
-function isOutcome(value: unknown): value is ApiOutcome<ApiOperationId> {
-  return typeof value === "object" && value !== null && "status" in value && "body" in value && Object.keys(value).length === 2;
+  return new ApiOutcome(status, body);
 }
 
 /** Zod's issues as message keys of the "forms" namespace, per field; a message that is no key reads "input error". */
@@ -87,9 +84,8 @@ interface RouteArgs {
 export function apiRoute(handlers: Handlers) {
   const allowed = (Object.keys(handlers) as Method[]).join(", ");
   async function handle({ request, params, context }: RouteArgs): Promise<Response> {
-    const locale = getLocale(context);
+    const locale = apiLocaleOf(request);
     const { requestId, clientIp } = context.get(requestInfoContext);
-    const t = getInstance(context).getFixedT(locale) as unknown as Translate;
     try {
       const method = request.method.toUpperCase() === "HEAD" ? "GET" : request.method.toUpperCase();
       const route = handlers[method as Method];
@@ -110,21 +106,21 @@ export function apiRoute(handlers: Handlers) {
         db,
         config,
       });
-      const { status, body: responseBody } = isOutcome(result) ? result : { status: endpoint.success.status, body: result };
+      const { status, body: responseBody } =
+        result instanceof ApiOutcome ? result : { status: endpoint.success.status, body: result };
       return apiJson(responseBody, { status, locale });
     } catch (error) {
-      return apiErrorResponse(toApiError(error, requestId), { translate: t, locale, requestId });
+      return apiErrorResponse(toApiError(error, requestId), { translate: translatorFor(locale), locale, requestId });
     }
   }
   return { loader: handle, action: handle };
 }
 
 /** Any other path under /api/: the envelope's 404, whatever the method, before any token check. */
-export function apiNotFound({ context }: RouteArgs): Response {
-  const locale = getLocale(context);
+export function apiNotFound({ request, context }: RouteArgs): Response {
+  const locale = apiLocaleOf(request);
   const { requestId } = context.get(requestInfoContext);
-  const translate = getInstance(context).getFixedT(locale) as unknown as Translate;
-  return apiErrorResponse(new ApiError("not_found"), { translate, locale, requestId });
+  return apiErrorResponse(new ApiError("not_found"), { translate: translatorFor(locale), locale, requestId });
 }
 
 /** EMAIL_CHECK_PER_MEMBER: a refusal is 429 with Retry-After. */

@@ -243,6 +243,11 @@ type EndpointById<Id extends ApiOperationId> = Extract<(typeof API_ENDPOINTS)[nu
 export type ApiBody<Id extends ApiOperationId> = EndpointById<Id> extends { body: z.ZodType } ? z.output<EndpointById<Id>["body"]> : undefined;
 export type ApiResponseBody<Id extends ApiOperationId> = z.input<EndpointById<Id>["success"]["schema"]>;
 
+/** Every code an endpoint may answer: its own, the common ones, and 413 where it reads a body. */
+export function errorCodesOf(endpoint: ApiEndpoint): ApiErrorCode[] {
+  return [...endpoint.errors, ...COMMON_API_ERRORS, ...(endpoint.body ? (["payload_too_large"] as const) : [])];
+}
+
 export function apiEndpoint<Id extends ApiOperationId>(operationId: Id): EndpointById<Id> {
   return API_ENDPOINTS.find((endpoint) => endpoint.operationId === operationId) as EndpointById<Id>;
 }

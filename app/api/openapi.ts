@@ -6,8 +6,8 @@ import {
   API_ERROR_STATUS,
   type ApiEndpoint,
   type ApiErrorCode,
-  COMMON_API_ERRORS,
   ErrorEnvelopeSchema,
+  errorCodesOf,
 } from "./contract";
 
 type JsonSchema = Record<string, unknown>;
@@ -48,10 +48,8 @@ function pathParameters(path: string) {
 
 /** An endpoint's error responses, grouped by status; each lists the codes that status can carry. */
 function errorResponses(endpoint: ApiEndpoint) {
-  const codes: ApiErrorCode[] = [...endpoint.errors, ...COMMON_API_ERRORS];
-  if (endpoint.method === "post" && endpoint.body) codes.push("payload_too_large");
   const byStatus = new Map<number, ApiErrorCode[]>();
-  for (const code of codes) byStatus.set(API_ERROR_STATUS[code], [...(byStatus.get(API_ERROR_STATUS[code]) ?? []), code]);
+  for (const code of errorCodesOf(endpoint)) byStatus.set(API_ERROR_STATUS[code], [...(byStatus.get(API_ERROR_STATUS[code]) ?? []), code]);
   return Object.fromEntries(
     [...byStatus.entries()]
       .sort(([a], [b]) => a - b)

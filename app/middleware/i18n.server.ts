@@ -1,18 +1,10 @@
 import { createI18nextMiddleware } from "remix-i18next/middleware";
 import { DEFAULT_NAMESPACE, NAMESPACES, RESOURCES } from "~/i18n/resources";
 import type { RouterContextProvider } from "react-router";
-import {
-  DEFAULT_LOCALE,
-  LOCALES,
-  type Locale,
-  isLocale,
-  localeFromAcceptLanguage,
-  localeFromPathname,
-} from "~/i18n/locales";
-import { isApiPath } from "~/routing/api-paths";
+import { DEFAULT_LOCALE, LOCALES, type Locale, isLocale, localeFromPathname } from "~/i18n/locales";
 
 /**
- * A page's language comes from its path alone (/en/... is English). The ?locale= switch, the
+ * The request's language comes from its path alone (/en/... is English). The ?locale= switch, the
  * i18n_redirected cookie and Accept-Language only decide where to redirect (see locale-routing.server.ts).
  */
 const [i18nextMiddleware, getLocaleString, getInstance] = createI18nextMiddleware({
@@ -20,13 +12,7 @@ const [i18nextMiddleware, getLocaleString, getInstance] = createI18nextMiddlewar
     supportedLanguages: [...LOCALES],
     fallbackLanguage: DEFAULT_LOCALE,
     order: ["custom"],
-    // The API has no language in its paths: its messages follow Accept-Language (DESIGN.md "Sibling services").
-    findLocale: async (request) => {
-      const { pathname } = new URL(request.url);
-      return isApiPath(pathname)
-        ? localeFromAcceptLanguage(request.headers.get("Accept-Language"))
-        : localeFromPathname(pathname);
-    },
+    findLocale: async (request) => localeFromPathname(new URL(request.url).pathname),
   },
   i18next: {
     resources: RESOURCES,

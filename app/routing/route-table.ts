@@ -29,6 +29,7 @@ export const ROUTE_SECTIONS = [
       { name: "auth-forgot-password", path: "auth/forgot-password", file: "routes/auth/forgot-password.tsx" },
       { name: "auth-sign-up", path: "auth/sign-up", file: "routes/auth/sign-up.tsx" },
       { name: "email-update", path: "email-update/:token", file: "routes/email-update.tsx" },
+      { name: "docs-api", path: "docs/api", file: "routes/docs/api-reference.tsx" },
       { name: "not-found", path: "*", file: "routes/not-found.tsx" },
     ],
   },

@@ -109,7 +109,9 @@ export async function createHttpApp(config: Config): Promise<HttpApp> {
       "/assets",
       express.static(path.join(BUILD_DIR, "client/assets"), { immutable: true, maxAge: IMMUTABLE_MAX_AGE }),
     );
-    app.use(express.static(path.join(BUILD_DIR, "client"), { maxAge: PUBLIC_FILE_MAX_AGE, redirect: false }));
+    const publicFiles = express.static(path.join(BUILD_DIR, "client"), { maxAge: PUBLIC_FILE_MAX_AGE, redirect: false });
+    // No file lives under /api/: a disk look-up per API call would only cost a failed stat.
+    app.use((req, res, next) => (isApiPath(req.path) ? next() : publicFiles(req, res, next)));
     build = (await import(pathToFileURL(path.join(BUILD_DIR, "server/index.js")).href)) as ServerBuild;
   }
 

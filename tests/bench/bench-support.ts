@@ -42,7 +42,7 @@ type Autocannon = (options: {
   connections: number;
   duration: number;
   headers: Record<string, string>;
-  warmup: { connections: number; duration: number };
+  warmup?: { connections: number; duration: number };
 }) => PromiseLike<AutocannonResult>;
 const autocannon = createRequire(import.meta.url)("autocannon") as Autocannon;
 
@@ -187,7 +187,12 @@ export async function startServer(options: {
   env: Record<string, string>;
   readyPath: string;
 }): Promise<RunningServer> {
-  const child = spawn(process.execPath, ["--import", "tsx", options.script, ...options.args], {
+  // BENCH_CPU_PROF=dir: each server writes a V8 CPU profile of its whole life into dir/<server name>/ when it stops.
+  const profileDir = process.env.BENCH_CPU_PROF
+    ? path.resolve(process.env.BENCH_CPU_PROF, options.name.replace(/[^\w-]+/g, "-"))
+    : undefined;
+  const profileArgs = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
+  const child = spawn(process.execPath, [...profileArgs, "--import", "tsx", options.script, ...options.args], {
     cwd: REPO_ROOT,
     env: { ...process.env, NODE_ENV: "production", PORT: String(options.port), HOST, ...options.env },
     stdio: ["ignore", "ignore", "pipe"],
@@ -243,15 +248,22 @@ export async function assertServesPage(server: RunningServer, pagePath: string, 
   return response;
 }
 
-/** A warm-up, then a fixed-length autocannon run against one URL; gzip accepted, as browsers do. */
-export async function measureThroughput(url: string, headers: Record<string, string> = {}): Promise<AutocannonResult> {
+/**
+ * A warm-up, then a fixed-length autocannon run against one URL; gzip accepted, as browsers do. `warmup: false`
+ * skips the warm-up, for a further run against a server that was already warmed up.
+ */
+export async function measureThroughput(
+  url: string,
+  headers: Record<string, string> = {},
+  options: { warmup?: boolean } = {},
+): Promise<AutocannonResult> {
   return autocannon({
     url,
     connections: CONNECTIONS,
     duration: MEASURE_SECONDS,
     // Browsers always ask for compressed pages, and compressing them is part of the server's cost.
     headers: { "accept-encoding": "gzip", ...headers },
-    warmup: { connections: CONNECTIONS, duration: WARMUP_SECONDS },
+    ...(options.warmup === false ? {} : { warmup: { connections: CONNECTIONS, duration: WARMUP_SECONDS } }),
   });
 }
 

@@ -7,6 +7,7 @@ const PAGES = [
   "/docs/terms-of-use/shinkenchiku-id/",
   "/docs/terms-of-use/shinkenchiku-online/",
   "/docs/privacy-policy/",
+  "/docs/api/",
   "/no-such-page/",
   "/auth/sign-in/",
   "/auth/sign-up/",
