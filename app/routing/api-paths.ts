@@ -1,5 +1,5 @@
 /** The member API's prefix: resource routes that answer JSON, read no cookies and take bearer tokens instead. */
-export const API_PREFIX = "/api/";
+const API_PREFIX = "/api/";
 
 export function isApiPath(pathname: string): boolean {
   return pathname.startsWith(API_PREFIX) || pathname === "/api";
