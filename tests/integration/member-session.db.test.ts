@@ -10,7 +10,7 @@ import {
   startSession,
   tokenStanding,
 } from "~/domain/member-session.server";
-import { memberProfiles } from "../../db/schema";
+import { memberProfiles, memberSessions } from "../../db/schema";
 import { useTestDatabase } from "../support/test-database";
 
 const SECRETS = ["k".repeat(32)];
@@ -151,16 +151,28 @@ test("other browsers with the same description keep their entries", async () => 
   expect(await listActiveDevices(database().db, sub, {})).toHaveLength(2);
 });
 
-test("the outdated-Safari clean-up on its own keeps the asking sign-in's entry", async () => {
+test("the outdated-Safari clean-up on its own ends the other entries of that Safari, keeping the asking one", async () => {
   const sub = crypto.randomUUID();
-  await register(sub, "old", "s-old", { device: SAFARI, limit: 5 });
   await register(sub, "current", "s-current", { device: SAFARI, limit: 5 });
-  // Registering "current" already ended "old"; a second outdated entry arrives by a page sign-in elsewhere.
-  await start(sub, "other-key", 5).then(() => undefined);
+  await register(sub, "chrome", "c-1", { limit: 5 });
+  // An entry recorded before the rule existed (registration would have ended it): only the clean-up can.
+  const now = new Date();
+  await database().db.insert(memberSessions).values({
+    sub,
+    email: "api@example.jp",
+    deviceKey: "lost-key",
+    deviceName: SAFARI.deviceName,
+    browser: SAFARI.browser,
+    refreshTokenEncrypted: "sealed-old",
+    originJti: "s-old",
+    activatedAt: now,
+  });
   const ended = await endOutdatedBrowserEntriesFor(database().db, { sub, device: SAFARI, originJti: "s-current" });
-  expect(ended).toHaveLength(0);
+  expect(ended).toEqual(["sealed-old"]);
   const remaining = await listActiveDevices(database().db, sub, { originJti: "s-current" });
+  expect(remaining.map((device) => device.deviceKey).sort()).toEqual(["chrome", "current"]);
   expect(remaining.find((device) => device.current)?.deviceKey).toBe("current");
+  // Not a browser that loses its key: nothing to clean up.
   expect(await endOutdatedBrowserEntriesFor(database().db, { sub, device: DEVICE, originJti: "x" })).toHaveLength(0);
 });
 
