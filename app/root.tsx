@@ -15,14 +15,14 @@ import { localeFromPathname } from "./i18n/locales";
 import { canonicalUrlMiddleware } from "./middleware/canonical-url.server";
 import { i18nextMiddleware } from "./middleware/i18n.server";
 import { memberSessionMiddleware } from "./middleware/member-session.server";
-import { pagesOnly } from "./middleware/pages-only.server";
 import { loadRootData } from "./root.server";
 import appStylesHref from "./styles/app.css?url";
 
+/** Pages only: the member API's routes are served without the root (app/server/api-lane.ts, apiRoutesOf). */
 export const middleware: Route.MiddlewareFunction[] = [
-  pagesOnly(canonicalUrlMiddleware),
-  pagesOnly(i18nextMiddleware),
-  pagesOnly(memberSessionMiddleware),
+  canonicalUrlMiddleware,
+  i18nextMiddleware,
+  memberSessionMiddleware,
 ];
 
 export async function loader({ request, context }: Route.LoaderArgs) {

@@ -18,7 +18,8 @@ function localizedRoutes(locale: Locale) {
 
 /**
  * The member API (app/api/contract.ts lists its endpoints): resource routes, one language (messages follow
- * Accept-Language), no trailing slash, bearer tokens instead of cookies. The splat answers JSON 404s.
+ * Accept-Language), no trailing slash, bearer tokens instead of cookies. The splat answers JSON 404s. React Router
+ * serves them through app/server/api-lane.ts, as top-level routes without the root's page middleware.
  */
 const apiRoutes = prefix("api", [
   route("openapi.json", "routes/api/openapi-json.ts", { id: "api.openapi" }),

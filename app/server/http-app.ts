@@ -1,15 +1,18 @@
 import { randomBytes, randomUUID } from "node:crypto";
+import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { createRequestHandler } from "@react-router/express";
 import compression from "compression";
-import express, { type Express } from "express";
+import express from "express";
+import proxyAddr from "proxy-addr";
 import { RouterContextProvider, type ServerBuild } from "react-router";
 import { isDatabaseReachable } from "../../db/client.server";
 import { type Config, SIBLING_SERVICES } from "~/config.server";
 import { isApiPath } from "~/routing/api-paths";
 import { isJwksLoaded } from "~/integrations/cognito/jwks.server";
 import { logger } from "~/integrations/logger.server";
+import { createApiLane } from "./api-lane";
 import { requestInfoContext, type RequestInfo } from "./request-context";
 import { apiCors } from "./cors";
 import { isAllowedOrigin } from "./csrf";
@@ -27,62 +30,67 @@ declare module "express-serve-static-core" {
 }
 
 export interface HttpApp {
-  app: Express;
+  /** node:http's request listener: the member API's lane for /api/*, Express for everything else. */
+  listener: RequestListener;
   close(): Promise<void>;
 }
 
+/** Level 4: nearly the size of the default (6) on our HTML for a good deal less CPU per page. */
+const COMPRESSION_LEVEL = 4;
+
 /**
  * The HTTP layer in front of React Router: request ids and nonces, security headers, compression, static
- * files, health checks and access logs. Pages themselves are React Router's.
+ * files, health checks and access logs. Pages themselves are React Router's; the member API takes its own
+ * lane (api-lane.ts) to the same React Router handler.
  */
 export async function createHttpApp(config: Config): Promise<HttpApp> {
   const app = express();
   app.disable("x-powered-by");
   // Client IPs come from X-Forwarded-For only through the configured number of trusted proxies (SECURITY.md 3).
   app.set("trust proxy", config.trustProxyHops);
+  const trustProxy = app.get("trust proxy fn") as Parameters<typeof proxyAddr>[1];
+  const headers = securityHeaders(config);
 
-  app.use((req, res, next) => {
+  /** Request id, nonce, security headers and the access log line: the same for pages and the API. */
+  function beginRequest(req: IncomingMessage, res: ServerResponse, kind: "page" | "api"): RequestInfo {
     const requestInfo: RequestInfo = {
       requestId: randomUUID(),
-      // Development's CSP allows inline code for Vite instead; a nonce there would only upset hydration, because
-      // browsers hide nonces from the DOM only where the policy uses them.
-      nonce: config.mode === "dev" ? "" : randomBytes(16).toString("base64"),
-      clientIp: req.ip ?? req.socket.remoteAddress ?? "",
+      // JSON runs no script, so API answers need no nonce. Development's CSP allows inline code for Vite instead;
+      // a nonce there would only upset hydration, because browsers hide nonces from the DOM only where the policy
+      // uses them.
+      nonce: kind === "page" && config.mode !== "dev" ? randomBytes(16).toString("base64") : "",
+      clientIp: proxyAddr(req, trustProxy),
     };
-    res.locals.requestInfo = requestInfo;
     res.setHeader("X-Request-Id", requestInfo.requestId);
-    for (const [name, value] of Object.entries(securityHeaders(config, requestInfo.nonce))) res.setHeader(name, value);
+    const responseHeaders = kind === "page" ? headers.forPage(requestInfo.nonce) : headers.forApi;
+    for (const name in responseHeaders) res.setHeader(name, responseHeaders[name]!);
     const startedAt = process.hrtime.bigint();
     res.on("finish", () => {
       logger.info(
         {
           requestId: requestInfo.requestId,
           method: req.method,
-          path: pathForLog(req.path),
+          path: pathForLog(pathOf(req)),
           status: res.statusCode,
           durationMs: Number((process.hrtime.bigint() - startedAt) / 1000n) / 1000,
         },
         "request",
       );
     });
+    return requestInfo;
+  }
+
+  app.use((req, res, next) => {
+    res.locals.requestInfo = beginRequest(req, res, "page");
     next();
   });
 
-  app.use(
-    "/api",
-    apiCors(SIBLING_SERVICES.flatMap((service) => config.services[service].origin ?? [])),
-  );
-
   app.use((req, res, next) => {
-    // The API authenticates with bearer tokens only and reads no cookie, so a cross-site request cannot act for
-    // anyone: there is nothing for the origin check to protect, and sibling services must be able to call it.
-    if (isApiPath(req.path)) return next();
     if (isAllowedOrigin(req.method, { get: (name) => req.get(name) }, config.origin)) return next();
     res.status(403).type("text/plain").send("Forbidden: this request came from another site.");
   });
 
-  // Level 4: nearly the size of the default (6) on our HTML for a good deal less CPU per page.
-  app.use(compression({ level: 4 }));
+  app.use(compression({ level: COMPRESSION_LEVEL }));
 
   app.get("/healthz/", (_req, res) => {
     res.setHeader("Cache-Control", "no-store");
@@ -109,20 +117,45 @@ export async function createHttpApp(config: Config): Promise<HttpApp> {
       "/assets",
       express.static(path.join(BUILD_DIR, "client/assets"), { immutable: true, maxAge: IMMUTABLE_MAX_AGE }),
     );
-    const publicFiles = express.static(path.join(BUILD_DIR, "client"), { maxAge: PUBLIC_FILE_MAX_AGE, redirect: false });
-    // No file lives under /api/: a disk look-up per API call would only cost a failed stat.
-    app.use((req, res, next) => (isApiPath(req.path) ? next() : publicFiles(req, res, next)));
+    app.use(express.static(path.join(BUILD_DIR, "client"), { maxAge: PUBLIC_FILE_MAX_AGE, redirect: false }));
     build = (await import(pathToFileURL(path.join(BUILD_DIR, "server/index.js")).href)) as ServerBuild;
   }
+  const mode = config.mode === "dev" ? "development" : "production";
 
   app.all(
     "/{*splat}",
     createRequestHandler({
       build,
-      mode: config.mode === "dev" ? "development" : "production",
+      mode,
       getLoadContext: (_req, res) => new RouterContextProvider(new Map([[requestInfoContext, res.locals.requestInfo]])),
     }),
   );
 
-  return { app, close: closeVite };
+  const apiLane = createApiLane({
+    build,
+    mode,
+    origin: config.origin,
+    // The API authenticates with bearer tokens only and reads no cookie, so the pages' origin check has nothing
+    // to protect there; browsers may call it from the sibling origins only (CORS).
+    cors: apiCors(SIBLING_SERVICES.flatMap((service) => config.services[service].origin ?? [])),
+    beginRequest: (req, res) => beginRequest(req, res, "api"),
+    compressionLevel: COMPRESSION_LEVEL,
+  });
+
+  const listener: RequestListener = (req, res) => {
+    if (!isApiPath(pathOf(req))) return void app(req, res);
+    apiLane(req, res).catch((error: unknown) => {
+      // The lane answers its own failures with the envelope; this is one that left no way to answer.
+      logger.error({ err: error }, "the API lane could not answer");
+      res.destroy();
+    });
+  };
+  return { listener, close: closeVite };
+}
+
+/** The request's path without its query string (which is never logged). */
+function pathOf(req: IncomingMessage): string {
+  const url = req.url ?? "/";
+  const query = url.indexOf("?");
+  return query === -1 ? url : url.slice(0, query);
 }

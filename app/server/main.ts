@@ -2,7 +2,7 @@
  * The server process: `npm run dev` (Vite, embedded defaults), `npm run preview` (the production build on
  * embedded defaults) and `npm start` (the production build on real configuration only).
  */
-import type { Server } from "node:http";
+import { type Server, createServer } from "node:http";
 import { openDatabase, setDatabase } from "../../db/client.server";
 import { APP_MODES, type AppMode, ConfigError, parseConfig } from "~/config.server";
 import { logger } from "~/integrations/logger.server";
@@ -51,7 +51,7 @@ async function main() {
   setDatabase(database);
 
   const http = await createHttpApp(config);
-  const server: Server = http.app.listen(config.port, config.host);
+  const server: Server = createServer(http.listener).listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);
     server.once("error", reject);

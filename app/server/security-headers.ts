@@ -1,16 +1,25 @@
 import type { Config } from "~/config.server";
 
+export interface SecurityHeaders {
+  /** A page's: its CSP lets scripts run from our origin or with this response's nonce. */
+  forPage(nonce: string): Record<string, string>;
+  /** The member API's JSON: nothing in it may run, load or be framed, so its CSP allows nothing at all. */
+  readonly forApi: Readonly<Record<string, string>>;
+}
+
 /**
- * Headers every response carries (SECURITY.md item 10). The CSP allows scripts only from our origin or with
- * this response's nonce; development relaxes it because Vite's dev client injects inline code and styles.
+ * Headers every response carries (SECURITY.md item 10), worked out once per configuration: only the nonce
+ * changes from page to page. Development relaxes the pages' CSP because Vite's dev client injects inline code
+ * and styles.
  */
-export function securityHeaders(config: Config, nonce: string): Record<string, string> {
+export function securityHeaders(config: Config): SecurityHeaders {
   const siblingOrigins = Object.values(config.services)
     .map((service) => service.origin)
     .filter((origin): origin is string => Boolean(origin))
     .map((origin) => new URL(origin).origin);
   const development = config.mode === "dev";
-  const directives = [
+  const secure = new URL(config.origin).protocol === "https:";
+  const pageDirectives = (nonce: string) => [
     "default-src 'self'",
     development ? "script-src 'self' 'unsafe-inline'" : `script-src 'self' 'nonce-${nonce}'`,
     development ? "style-src 'self' 'unsafe-inline'" : "style-src 'self'",
@@ -22,17 +31,19 @@ export function securityHeaders(config: Config, nonce: string): Record<string, s
     "frame-ancestors 'none'",
     "base-uri 'self'",
     "object-src 'none'",
+    ...(secure ? ["upgrade-insecure-requests"] : []),
   ];
-  const secure = new URL(config.origin).protocol === "https:";
-  if (secure) directives.push("upgrade-insecure-requests");
-  return {
-    "Content-Security-Policy": directives.join("; "),
+  const common = {
     "X-Content-Type-Options": "nosniff",
     "X-Frame-Options": "DENY",
     "Referrer-Policy": "strict-origin-when-cross-origin",
     "Cross-Origin-Opener-Policy": "same-origin",
     "Permissions-Policy": "camera=(), microphone=(), geolocation=(), payment=()",
     ...(config.isProduction && secure ? { "Strict-Transport-Security": "max-age=63072000; includeSubDomains" } : {}),
+  };
+  return {
+    forPage: (nonce) => ({ "Content-Security-Policy": pageDirectives(nonce).join("; "), ...common }),
+    forApi: Object.freeze({ "Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'", ...common }),
   };
 }
 

@@ -3,11 +3,11 @@
  * BENCH_ROUNDS=n the number of alternating rounds, default 3; BENCH_CPU_PROF=dir writes each server's CPU profile).
  *
  * What it measures: `GET /api/user-devices` with a bearer token, requests/s and latency, on our production server
- * in preview mode (the real HTTP layer: request ids, security headers, CORS, compression, one access log line per
- * request sent to /dev/null, then React Router's resource route and the API handler), next to the smallest server
- * that does the same work (tests/bench/minimal-api/server.ts: node:http calling the same verifyAccessToken and the
- * same tokenStanding + listActiveDevices queries), measured in the same run, and the ratio of the two (target:
- * ours ≥ 50% of the minimal one's). Our `/healthz/` is measured too, as a reference: the HTTP layer alone, with
+ * in preview mode (the real HTTP layer, the API's lane: request id, security headers, CORS, one access log line
+ * per request sent to /dev/null, then React Router's handler, the resource route and the API handler), next to
+ * the smallest server that does the same work (tests/bench/minimal-api/server.ts: node:http calling the same
+ * verifyAccessToken and the same tokenStanding + listActiveDevices queries), measured in the same run, and the
+ * ratio of the two (target: ours ≥ 50% of the minimal one's). Our `/healthz/` is measured too, as a reference: the HTTP layer alone, with
  * no token, no database and no React Router.
  *
  * Set-up: one member is created in our server's Cognito stand-in through the SDK and signed in there

@@ -6,6 +6,7 @@ import {
   ListUserPoolsCommand,
   SignUpCommand,
 } from "@aws-sdk/client-cognito-identity-provider";
+import http from "node:http";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { SignJWT, decodeProtectedHeader, generateKeyPair } from "jose";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -292,6 +293,48 @@ describe("responses", () => {
     expect(notJson.json.error.code).toBe("bad_request");
     const huge = await api("POST", "/api/user-availability", { token: member.accessToken, rawBody: JSON.stringify({ email: "a".repeat(40_000) }) });
     expect(huge.status).toBe(413);
+  });
+
+  test("every answer has a request id and the API's security headers; only big answers are gzipped; HEAD; TRACE", async () => {
+    const member = await newMember("api-headers");
+    const devices = await fetch(`${main.url}/api/user-devices`, {
+      method: "GET",
+      headers: { Authorization: `Bearer ${member.accessToken}`, "Accept-Encoding": "gzip" },
+    });
+    expect(devices.status).toBe(200);
+    expect(devices.headers.get("X-Request-Id")).toMatch(/^[0-9a-f-]{36}$/);
+    expect(devices.headers.get("Content-Security-Policy")).toBe("default-src 'none'; frame-ancestors 'none'");
+    expect(devices.headers.get("X-Content-Type-Options")).toBe("nosniff");
+    expect(devices.headers.get("Referrer-Policy")).toBe("strict-origin-when-cross-origin");
+    expect(devices.headers.get("Content-Encoding")).toBeNull();
+    expect((await devices.json()).devices).toEqual([]);
+
+    const document = await fetch(`${main.url}/api/openapi.json`, { headers: { "Accept-Encoding": "gzip" } });
+    expect(document.headers.get("Content-Encoding")).toBe("gzip");
+    expect((await document.json()).openapi).toMatch(/^3\.1\./);
+    const plainDocument = await fetch(`${main.url}/api/openapi.json`, { headers: { "Accept-Encoding": "identity" } });
+    expect(plainDocument.headers.get("Content-Encoding")).toBeNull();
+    expect(Number(plainDocument.headers.get("Content-Length"))).toBe((await plainDocument.arrayBuffer()).byteLength);
+
+    const head = await fetch(`${main.url}/api/user-devices`, { method: "HEAD", headers: { Authorization: `Bearer ${member.accessToken}` } });
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe("");
+    // The pages' canonical-URL middleware does not apply: a trailing slash is no redirect (a POST could not follow it).
+    const slash = await api("GET", "/api/user-devices/", { token: member.accessToken });
+    expect(slash.status).toBe(200);
+
+    // fetch() cannot send TRACE, so node:http does; the envelope still answers.
+    const trace = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const request = http.request(`${main.url}/api/user-devices`, { method: "TRACE", headers: { "Accept-Language": "en" } }, (response) => {
+        let body = "";
+        response.on("data", (chunk: Buffer) => (body += chunk.toString()));
+        response.on("end", () => resolve({ status: response.statusCode ?? 0, body }));
+      });
+      request.on("error", reject);
+      request.end();
+    });
+    expect(trace.status).toBe(405);
+    expect(JSON.parse(trace.body).error).toMatchObject({ code: "method_not_allowed", message: "This method is not allowed here" });
   });
 
   test("bad input anywhere is answered with a 4xx envelope, never a 5xx (SECURITY.md 14)", async () => {

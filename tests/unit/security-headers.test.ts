@@ -6,7 +6,7 @@ import { PRODUCTION_ENV } from "../support/production-env";
 const production = parseConfig({ ...PRODUCTION_ENV, SERVICE_ORIGIN_DATA: "https://data.example.jp/" });
 
 test("production CSP allows only our scripts and the response's nonce, and no framing", () => {
-  const headers = securityHeaders(production, "abc123");
+  const headers = securityHeaders(production).forPage("abc123");
   const csp = headers["Content-Security-Policy"];
   expect(csp).toContain("script-src 'self' 'nonce-abc123'");
   expect(csp).not.toContain("unsafe-inline");
@@ -19,7 +19,16 @@ test("production CSP allows only our scripts and the response's nonce, and no fr
 
 test("plain-http preview has no HSTS", () => {
   const preview = parseConfig({ APP_MODE: "preview" });
-  expect(securityHeaders(preview, "n")["Strict-Transport-Security"]).toBeUndefined();
+  expect(securityHeaders(preview).forPage("n")["Strict-Transport-Security"]).toBeUndefined();
+});
+
+test("API answers carry the same headers with a CSP that allows nothing, since JSON runs no script", () => {
+  const { forApi, forPage } = securityHeaders(production);
+  expect(forApi["Content-Security-Policy"]).toBe("default-src 'none'; frame-ancestors 'none'");
+  const { "Content-Security-Policy": _pageCsp, ...pageRest } = forPage("n");
+  const { "Content-Security-Policy": _apiCsp, ...apiRest } = forApi;
+  expect(apiRest).toEqual(pageRest);
+  expect(apiRest["Strict-Transport-Security"]).toMatch(/max-age=\d+/);
 });
 
 test("e-mail change tokens never reach the logs", () => {

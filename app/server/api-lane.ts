@@ -1,0 +1,107 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { createReadableStreamFromReadable } from "@react-router/node";
+import compression from "compression";
+import { RouterContextProvider, createRequestHandler, type ServerBuild } from "react-router";
+import { ApiError, apiErrorResponse, translatorFor } from "~/api/api-response.server";
+import { localeFromAcceptLanguage } from "~/i18n/locales";
+import { logger } from "~/integrations/logger.server";
+import { isApiPath } from "~/routing/api-paths";
+import type { ApiCors } from "./cors";
+import { type RequestInfo, requestInfoContext } from "./request-context";
+
+/** Answers up to this size go out as they are: gzip of a device list would cost more CPU than it saves bytes. */
+const COMPRESS_FROM_BYTES = 1024;
+/** Methods node:http accepts but fetch's Request refuses to carry. */
+const FETCH_FORBIDDEN_METHODS = new Set(["TRACE", "TRACK", "CONNECT"]);
+const API_METHODS = "GET, HEAD, POST, DELETE, OPTIONS";
+
+type Build = ServerBuild | (() => Promise<ServerBuild>);
+
+export interface ApiLaneOptions {
+  build: Build;
+  mode: "development" | "production";
+  /** Our public origin: the base of the URL React Router sees (no API answer depends on the Host header). */
+  origin: string;
+  cors: ApiCors;
+  /** Request id, security headers and the access log line, as for every other request. */
+  beginRequest(req: IncomingMessage, res: ServerResponse): RequestInfo;
+  compressionLevel: number;
+}
+
+/**
+ * The build's API resource routes alone, as top-level routes. app/routes.ts must nest them under the root route,
+ * whose middleware (canonical URLs, session cookie, per-request i18next) is for pages only: the API reads no
+ * cookie and must not be redirected. Matching among a dozen routes instead of every page in two languages,
+ * twice per request, is also what makes the API's handling cheap (see createApiLane).
+ */
+export function apiRoutesOf(build: ServerBuild): ServerBuild {
+  const routes = Object.fromEntries(
+    Object.entries(build.routes)
+      .filter(([, route]) => route?.path !== undefined && isApiPath(`/${route.path}`))
+      .map(([id, route]) => [id, { ...route!, parentId: undefined }]),
+  );
+  return { ...build, routes };
+}
+
+/**
+ * The member API's way in: /api/* goes from node:http to React Router's own request handler, given the API's
+ * resource routes only (apiRoutesOf), without the pages' Express stack (router, static files, origin check,
+ * compression of every answer). What that stack does for every request is done here too: request id, security
+ * headers and access log (beginRequest), CORS, and gzip for the answers big enough to gain from it (the OpenAPI
+ * document). tests/bench/api-devices.ts measures it: this lane takes a device-list call on PostgreSQL from 44% to
+ * well above half of a bare node:http handler's rate, the issue's target.
+ */
+export function createApiLane(options: ApiLaneOptions) {
+  const { build } = options;
+  const apiBuild = typeof build === "function" ? () => build().then(apiRoutesOf) : apiRoutesOf(build);
+  const handleRequest = createRequestHandler(apiBuild, options.mode);
+  const compress = compression({ level: options.compressionLevel, threshold: COMPRESS_FROM_BYTES });
+
+  function send(req: IncomingMessage, res: ServerResponse, response: Response, body: Buffer | undefined) {
+    const writeAll = () => {
+      res.statusCode = response.status;
+      for (const [name, value] of response.headers) res.setHeader(name, value);
+      res.end(body);
+    };
+    // compression() decides on the Accept-Encoding and the Content-Length when writeAll() writes the head.
+    if (body && body.length > COMPRESS_FROM_BYTES) compress(req as never, res as never, writeAll);
+    else writeAll();
+  }
+
+  /** The envelope for what never reaches a route: a method fetch() refuses (TRACE), or a failure in this lane. */
+  async function sendError(req: IncomingMessage, res: ServerResponse, error: ApiError, requestId: string) {
+    const locale = localeFromAcceptLanguage(req.headers["accept-language"] ?? null);
+    const response = apiErrorResponse(error, { translate: translatorFor(locale), locale, requestId });
+    send(req, res, response, Buffer.from(await response.arrayBuffer()));
+  }
+
+  return async function apiLane(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const requestInfo = options.beginRequest(req, res);
+    if (options.cors(req, res, requestInfo.requestId)) return;
+    const method = req.method ?? "GET";
+    if (FETCH_FORBIDDEN_METHODS.has(method)) {
+      return sendError(req, res, new ApiError("method_not_allowed", { headers: { Allow: API_METHODS } }), requestInfo.requestId);
+    }
+    try {
+      const headers = new Headers();
+      for (let index = 0; index < req.rawHeaders.length; index += 2) {
+        headers.append(req.rawHeaders[index]!, req.rawHeaders[index + 1]!);
+      }
+      const hasBody = method !== "GET" && method !== "HEAD";
+      // No abort signal: an API handler runs to completion, so a dropped connection cannot leave half an effect.
+      const request = new Request(new URL(req.url ?? "/", options.origin), {
+        method,
+        headers,
+        ...(hasBody ? { body: createReadableStreamFromReadable(req), duplex: "half" } : {}),
+      } as RequestInit);
+      const context = new RouterContextProvider(new Map([[requestInfoContext, requestInfo]]));
+      const response = await handleRequest(request, context);
+      const body = method === "HEAD" || !response.body ? undefined : Buffer.from(await response.arrayBuffer());
+      send(req, res, response, body);
+    } catch (error) {
+      if (res.headersSent) return void res.destroy();
+      logger.error({ err: error, requestId: requestInfo.requestId }, "the API lane failed");
+      await sendError(req, res, new ApiError("internal_error"), requestInfo.requestId);
+    }
+  };
+}
