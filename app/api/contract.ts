@@ -55,6 +55,9 @@ export const API_ERROR_STATUS: Record<ApiErrorCode, number> = {
   service_unavailable: 503,
 };
 
+/** A JSON body larger than this is refused (413) unread: the largest real one (a registration) is under 2 kB. */
+export const MAX_API_BODY_BYTES = 32 * 1024;
+
 /** What any endpoint may answer besides its own errors. */
 export const COMMON_API_ERRORS = ["unauthorized", "rate_limited", "service_unavailable", "internal_error"] as const;
 

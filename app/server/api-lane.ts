@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { createReadableStreamFromReadable } from "@react-router/node";
 import compression from "compression";
 import { RouterContextProvider, createRequestHandler, type ServerBuild } from "react-router";
 import { ApiError, apiErrorResponse, translatorFor } from "~/api/api-response.server";
+import { MAX_API_BODY_BYTES } from "~/api/contract";
 import { localeFromAcceptLanguage } from "~/i18n/locales";
 import { logger } from "~/integrations/logger.server";
 import { isApiPath } from "~/routing/api-paths";
@@ -11,6 +11,8 @@ import { type RequestInfo, requestInfoContext } from "./request-context";
 
 /** Answers up to this size go out as they are: gzip of a device list would cost more CPU than it saves bytes. */
 const COMPRESS_FROM_BYTES = 1024;
+/** How much of a too-large body is read and dropped before the lane stops reading (see readBody). */
+const DRAIN_BYTES = 1024 * 1024;
 /** Methods node:http accepts but fetch's Request refuses to carry. */
 const FETCH_FORBIDDEN_METHODS = new Set(["TRACE", "TRACK", "CONNECT"]);
 const API_METHODS = "GET, HEAD, POST, DELETE, OPTIONS";
@@ -83,25 +85,66 @@ export function createApiLane(options: ApiLaneOptions) {
       return sendError(req, res, new ApiError("method_not_allowed", { headers: { Allow: API_METHODS } }), requestInfo.requestId);
     }
     try {
+      const hasBody = method !== "GET" && method !== "HEAD";
+      const body = hasBody ? await readBody(req, MAX_API_BODY_BYTES) : undefined;
+      if (body === "gone") return;
+      if (body === "too large") {
+        // What is left unread is not worth draining: the connection closes after the answer.
+        if (!req.complete) res.setHeader("Connection", "close");
+        return await sendError(req, res, new ApiError("payload_too_large"), requestInfo.requestId);
+      }
       const headers = new Headers();
       for (let index = 0; index < req.rawHeaders.length; index += 2) {
         headers.append(req.rawHeaders[index]!, req.rawHeaders[index + 1]!);
       }
-      const hasBody = method !== "GET" && method !== "HEAD";
       // No abort signal: an API handler runs to completion, so a dropped connection cannot leave half an effect.
-      const request = new Request(new URL(req.url ?? "/", options.origin), {
-        method,
-        headers,
-        ...(hasBody ? { body: createReadableStreamFromReadable(req), duplex: "half" } : {}),
-      } as RequestInit);
+      const request = new Request(new URL(req.url ?? "/", options.origin), { method, headers, body });
       const context = new RouterContextProvider(new Map([[requestInfoContext, requestInfo]]));
       const response = await handleRequest(request, context);
-      const body = method === "HEAD" || !response.body ? undefined : Buffer.from(await response.arrayBuffer());
-      send(req, res, response, body);
+      const answer = method === "HEAD" || !response.body ? undefined : Buffer.from(await response.arrayBuffer());
+      send(req, res, response, answer);
     } catch (error) {
       if (res.headersSent) return void res.destroy();
       logger.error({ err: error, requestId: requestInfo.requestId }, "the API lane failed");
       await sendError(req, res, new ApiError("internal_error"), requestInfo.requestId);
     }
   };
+}
+
+/**
+ * The request body if it is at most `limit` bytes, whatever Content-Length claims (a chunked upload has none).
+ * A larger one is read on and dropped up to DRAIN_BYTES more, so that ordinary clients, which send their whole body
+ * before they read the answer, get the 413 instead of a broken pipe; beyond that the lane stops reading and the
+ * connection is closed after the answer. "gone": the client hung up first.
+ */
+export function readBody(req: IncomingMessage, limit: number): Promise<Buffer<ArrayBuffer> | "too large" | "gone"> {
+  if (Number(req.headers["content-length"] ?? 0) > limit + DRAIN_BYTES) return Promise.resolve("too large");
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const settle = () => req.off("data", onData).off("end", onEnd).off("close", onClose).off("error", onError);
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) chunks.push(chunk);
+      else if (size > limit + DRAIN_BYTES) {
+        settle();
+        // Without a data listener the stream would keep flowing, reading the upload to its end.
+        req.pause();
+        resolve("too large");
+      }
+    };
+    const onEnd = () => {
+      settle();
+      resolve(size > limit ? "too large" : Buffer.concat(chunks, size));
+    };
+    const onClose = () => {
+      settle();
+      resolve("gone");
+    };
+    const onError = (error: Error) => {
+      settle();
+      reject(error);
+    };
+    req.on("data", onData).on("end", onEnd).on("close", onClose).on("error", onError);
+  });
 }

@@ -293,6 +293,23 @@ describe("responses", () => {
     expect(notJson.json.error.code).toBe("bad_request");
     const huge = await api("POST", "/api/user-availability", { token: member.accessToken, rawBody: JSON.stringify({ email: "a".repeat(40_000) }) });
     expect(huge.status).toBe(413);
+    // Without a Content-Length (chunked) it is refused all the same (tests/unit/api-lane.test.ts: read how far).
+    const chunk = new TextEncoder().encode(" ".repeat(8 * 1024));
+    let sent = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent++ < 8) controller.enqueue(chunk);
+        else controller.close();
+      },
+    });
+    const chunked = await fetch(`${main.url}/api/user-availability`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${member.accessToken}`, "Content-Type": "application/json", "Accept-Language": "en" },
+      body: stream,
+      duplex: "half",
+    } as RequestInit);
+    expect(chunked.status).toBe(413);
+    expect((await chunked.json()).error.code).toBe("payload_too_large");
   });
 
   test("every answer has a request id and the API's security headers; only big answers are gzipped; HEAD; TRACE", async () => {

@@ -1,0 +1,60 @@
+import type { IncomingMessage } from "node:http";
+import { Readable } from "node:stream";
+import { expect, test } from "vitest";
+import { readBody } from "~/server/api-lane";
+
+const LIMIT = 1024;
+/** readBody's allowance for reading on and dropping a too-large body (1 MiB). */
+const DRAIN_BYTES = 1024 * 1024;
+const CHUNK = Buffer.alloc(4096, "x");
+
+/** A request body as node:http delivers it, counting the chunks anybody pulled. */
+function fakeRequest(chunks: number, headers: Record<string, string> = {}) {
+  let pulled = 0;
+  const stream = new Readable({
+    read() {
+      if (pulled >= chunks) return void this.push(null);
+      pulled++;
+      this.push(CHUNK);
+    },
+  });
+  return { req: Object.assign(stream, { headers }) as unknown as IncomingMessage, pulled: () => pulled };
+}
+
+test("a body within the limit is returned whole", async () => {
+  const small = Readable.from([Buffer.from('{"email":'), Buffer.from('"a@example.jp"}')]);
+  const body = await readBody(Object.assign(small, { headers: {} }) as unknown as IncomingMessage, LIMIT);
+  expect(body).toEqual(Buffer.from('{"email":"a@example.jp"}'));
+});
+
+test("a body over the limit is refused, read on to its end while that is within the drain allowance", async () => {
+  const { req, pulled } = fakeRequest(10);
+  expect(await readBody(req, LIMIT)).toBe("too large");
+  expect(pulled()).toBe(10);
+});
+
+test("a huge body is refused once the drain allowance is spent, and read no further", async () => {
+  const allowance = Math.ceil((LIMIT + DRAIN_BYTES) / CHUNK.length);
+  // Finite, so that a lane that reads on fails this test instead of hanging it.
+  const { req, pulled } = fakeRequest(allowance + 1000);
+  expect(await readBody(req, LIMIT)).toBe("too large");
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  // The stream may have buffered a few chunks ahead (its high-water mark), nothing like the whole upload.
+  expect(pulled()).toBeGreaterThan(allowance);
+  expect(pulled()).toBeLessThan(allowance + 8);
+});
+
+test("a declared length beyond the allowance is refused without reading anything", async () => {
+  const { req, pulled } = fakeRequest(10, { "content-length": String(LIMIT + DRAIN_BYTES + 1) });
+  expect(await readBody(req, LIMIT)).toBe("too large");
+  expect(pulled()).toBe(0);
+});
+
+test("a client that hangs up mid-body is 'gone'", async () => {
+  const stream = new Readable({ read() {} });
+  const req = Object.assign(stream, { headers: {} }) as unknown as IncomingMessage;
+  const reading = readBody(req, LIMIT);
+  stream.push(CHUNK.subarray(0, 100));
+  stream.destroy();
+  expect(await reading).toBe("gone");
+});
