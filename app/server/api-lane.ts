@@ -17,7 +17,7 @@ const DRAIN_BYTES = 1024 * 1024;
 const FETCH_FORBIDDEN_METHODS = new Set(["TRACE", "TRACK", "CONNECT"]);
 const API_METHODS = "GET, HEAD, POST, DELETE, OPTIONS";
 
-type Build = ServerBuild | (() => Promise<ServerBuild>);
+export type Build = ServerBuild | (() => Promise<ServerBuild>);
 
 export interface ApiLaneOptions {
   build: Build;
@@ -30,6 +30,8 @@ export interface ApiLaneOptions {
   compressionLevel: number;
 }
 
+const isApiRoute = (route: ServerBuild["routes"][string]) => route?.path !== undefined && isApiPath(`/${route.path}`);
+
 /**
  * The build's API resource routes alone, as top-level routes. app/routes.ts must nest them under the root route,
  * whose middleware (canonical URLs, session cookie, per-request i18next) is for pages only: the API reads no
@@ -39,10 +41,27 @@ export interface ApiLaneOptions {
 export function apiRoutesOf(build: ServerBuild): ServerBuild {
   const routes = Object.fromEntries(
     Object.entries(build.routes)
-      .filter(([, route]) => route?.path !== undefined && isApiPath(`/${route.path}`))
+      .filter(([, route]) => isApiRoute(route))
       .map(([id, route]) => [id, { ...route!, parentId: undefined }]),
   );
   return { ...build, routes };
+}
+
+/**
+ * The build without the API's routes, for the pages' handler: the API is served by this lane only, so a path that
+ * React Router alone would take for an API route (/API/…, /%61pi/…: its matching ignores case and decodes) is a
+ * page 404, never an API call with the pages' middleware and headers.
+ */
+export function pageRoutesOf(build: ServerBuild): ServerBuild {
+  const pageIds = new Set(Object.keys(build.routes).filter((id) => !isApiRoute(build.routes[id])));
+  const pick = <T>(routes: Record<string, T>) => Object.fromEntries(Object.entries(routes).filter(([id]) => pageIds.has(id)));
+  // The browser's route manifest must name the same routes as the server's, or rendering fails.
+  return { ...build, routes: pick(build.routes), assets: { ...build.assets, routes: pick(build.assets.routes) } };
+}
+
+/** A build, or development's build loader, narrowed to some of its routes. */
+export function narrowBuild(build: Build, narrow: (build: ServerBuild) => ServerBuild): Build {
+  return typeof build === "function" ? () => build().then(narrow) : narrow(build);
 }
 
 /**
@@ -55,9 +74,7 @@ export function apiRoutesOf(build: ServerBuild): ServerBuild {
  * pages' full route table.
  */
 export function createApiLane(options: ApiLaneOptions) {
-  const { build } = options;
-  const apiBuild = typeof build === "function" ? () => build().then(apiRoutesOf) : apiRoutesOf(build);
-  const handleRequest = createRequestHandler(apiBuild, options.mode);
+  const handleRequest = createRequestHandler(narrowBuild(options.build, apiRoutesOf), options.mode);
   const compress = compression({ level: options.compressionLevel, threshold: COMPRESS_FROM_BYTES });
 
   function send(req: IncomingMessage, res: ServerResponse, response: Response, body: Buffer | undefined) {
@@ -71,7 +88,10 @@ export function createApiLane(options: ApiLaneOptions) {
     else writeAll();
   }
 
-  /** The envelope for what never reaches a route: a method fetch() refuses (TRACE), or a failure in this lane. */
+  /**
+   * The envelope for what never reaches a route: a refused preflight, a method fetch() refuses (TRACE), a body
+   * over the limit, or a failure in this lane.
+   */
   async function sendError(req: IncomingMessage, res: ServerResponse, error: ApiError, requestId: string) {
     const locale = localeFromAcceptLanguage(req.headers["accept-language"] ?? null);
     const response = apiErrorResponse(error, { translate: translatorFor(locale), locale, requestId });
@@ -80,7 +100,9 @@ export function createApiLane(options: ApiLaneOptions) {
 
   return async function apiLane(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const requestInfo = options.beginRequest(req, res);
-    if (options.cors(req, res, requestInfo.requestId)) return;
+    const cors = options.cors(req, res);
+    if (cors === "answered") return;
+    if (cors === "refused") return sendError(req, res, new ApiError("origin_not_allowed"), requestInfo.requestId);
     const method = req.method ?? "GET";
     if (FETCH_FORBIDDEN_METHODS.has(method)) {
       const refusal = new ApiError("method_not_allowed", { headers: { Allow: API_METHODS } });

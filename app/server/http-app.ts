@@ -12,7 +12,7 @@ import { type Config, SIBLING_SERVICES } from "~/config.server";
 import { isApiPath } from "~/routing/api-paths";
 import { isJwksLoaded } from "~/integrations/cognito/jwks.server";
 import { logger } from "~/integrations/logger.server";
-import { createApiLane } from "./api-lane";
+import { type Build, createApiLane, narrowBuild, pageRoutesOf } from "./api-lane";
 import { requestInfoContext, type RequestInfo } from "./request-context";
 import { apiCors } from "./cors";
 import { isAllowedOrigin } from "./csrf";
@@ -104,7 +104,7 @@ export async function createHttpApp(config: Config): Promise<HttpApp> {
   });
 
   let closeVite = async () => {};
-  let build: ServerBuild | (() => Promise<ServerBuild>);
+  let build: Build;
   if (config.mode === "dev") {
     const vite = await import("vite").then((module) =>
       module.createServer({ server: { middlewareMode: true }, appType: "custom" }),
@@ -125,7 +125,7 @@ export async function createHttpApp(config: Config): Promise<HttpApp> {
   app.all(
     "/{*splat}",
     createRequestHandler({
-      build,
+      build: narrowBuild(build, pageRoutesOf),
       mode,
       getLoadContext: (_req, res) => new RouterContextProvider(new Map([[requestInfoContext, res.locals.requestInfo]])),
     }),

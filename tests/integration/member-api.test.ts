@@ -340,6 +340,13 @@ describe("responses", () => {
     const slash = await api("GET", "/api/user-devices/", { token: member.accessToken });
     expect(slash.status).toBe(200);
 
+    // The API is served at /api/ only: paths that React Router's matching alone would take for it are pages' 404s.
+    for (const path of ["/API/user-devices", "/%61pi/user-devices"]) {
+      const lookalike = await fetch(`${main.url}${path}`, { headers: { Authorization: `Bearer ${member.accessToken}` } });
+      expect(lookalike.status, path).toBe(404);
+      expect(lookalike.headers.get("Content-Type"), path).toMatch(/^text\/html/);
+    }
+
     // fetch() cannot send TRACE, so node:http does; the envelope still answers.
     const trace = await new Promise<{ status: number; body: string }>((resolve, reject) => {
       const request = http.request(`${main.url}/api/user-devices`, { method: "TRACE", headers: { "Accept-Language": "en" } }, (response) => {
