@@ -63,6 +63,7 @@ async function main() {
   console.log(`\n  Member account (${mode}) ready at ${url}`);
   if (embedded) {
     console.log(`  Development admin: ${embedded.admin.email} / ${embedded.admin.password}`);
+    console.log(`  Cognito stand-in (AWS SDK endpoint): ${embedded.env.COGNITO_ENDPOINT}`);
     console.log(`  Captured mail and codes: ${url}__dev/mailbox/\n`);
   }
 

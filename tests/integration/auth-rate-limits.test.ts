@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, expect, test } from "vitest";
 import jaToasts from "../../locales/ja/toasts.json";
-import { findFreePort } from "~/server/embedded/cognito-stand-in";
 import { type ServerProcess, startServerProcess } from "../support/server-process";
 import { getRequestCounts } from "../support/stand-in-faults";
 import { createTestMember } from "../support/test-members";
@@ -25,12 +24,12 @@ let proxied: ServerProcess;
 let standInPort: number;
 
 beforeAll(async () => {
-  standInPort = await findFreePort();
   const common = { NODE_ENV: "production", LOG_LEVEL: "silent", ...LIMITS };
   [direct, proxied] = await Promise.all([
     startServerProcess("preview", { ...common, TRUST_PROXY_HOPS: "0" }),
-    startServerProcess("preview", { ...common, TRUST_PROXY_HOPS: "1", STANDIN_COGNITO_PORT: String(standInPort) }),
+    startServerProcess("preview", { ...common, TRUST_PROXY_HOPS: "1" }),
   ]);
+  standInPort = proxied.standInPort;
 });
 
 afterAll(async () => {

@@ -8,7 +8,6 @@ import {
 } from "@aws-sdk/client-cognito-identity-provider";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
-import { findFreePort } from "~/server/embedded/cognito-stand-in";
 import { STAND_IN_CLIENT_NAME, STAND_IN_POOL_NAME } from "~/server/embedded/provision-cognito";
 import { type ServerProcess, startServerProcess } from "../support/server-process";
 import { getRequestCounts, resetHarness, resetRequestCounts, setFault } from "../support/stand-in-faults";
@@ -45,17 +44,11 @@ let shortTokens: TestServer;
 const sdkClients = new Map<TestServer, { cognito: CognitoIdentityProviderClient; userPoolId: string; clientId: string }>();
 
 async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
-  const standInPort = await findFreePort();
-  const server = await startServerProcess("preview", {
-    NODE_ENV: "production",
-    LOG_LEVEL: "silent",
-    STANDIN_COGNITO_PORT: String(standInPort),
-    ...env,
-  });
+  const server = await startServerProcess("preview", { NODE_ENV: "production", LOG_LEVEL: "silent", ...env });
   return {
     process: server,
-    standIn: `http://127.0.0.1:${standInPort}`,
-    standInPort,
+    standIn: `http://127.0.0.1:${server.standInPort}`,
+    standInPort: server.standInPort,
     origin: `http://localhost:${new URL(server.url).port}`,
   };
 }

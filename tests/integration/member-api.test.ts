@@ -12,7 +12,6 @@ import { SignJWT, decodeProtectedHeader, generateKeyPair } from "jose";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { API_ENDPOINTS } from "~/api/contract";
 import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
-import { findFreePort } from "~/server/embedded/cognito-stand-in";
 import { STAND_IN_CLIENT_NAME, STAND_IN_POOL_NAME } from "~/server/embedded/provision-cognito";
 import { type ServerProcess, startServerProcess } from "../support/server-process";
 import { TEST_PASSWORD, createTestMember } from "../support/test-members";
@@ -45,15 +44,14 @@ let main: TestServer;
 let shortTokens: TestServer;
 
 async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
-  const standInPort = await findFreePort();
   const process = await startServerProcess("preview", {
     NODE_ENV: "production",
     LOG_LEVEL: "silent",
-    STANDIN_COGNITO_PORT: String(standInPort),
     DEVICE_LIMIT: String(DEVICE_LIMIT),
     SERVICE_ORIGIN_DATA: SIBLING_ORIGIN,
     ...env,
   });
+  const { standInPort } = process;
   const standIn = `http://127.0.0.1:${standInPort}`;
   const cognito = createCognitoClient({ region: "ap-northeast-1", endpoint: standIn, userPoolId: "", clientId: "" });
   const pools = await cognito.send(new ListUserPoolsCommand({ MaxResults: 60 }));

@@ -1,5 +1,4 @@
 import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
-import { findFreePort } from "~/server/embedded/cognito-stand-in";
 import { type ServerProcess, startServerProcess } from "../support/server-process";
 import { type FaultSettings, resetHarness, setFault } from "../support/stand-in-faults";
 
@@ -11,13 +10,8 @@ let server: ServerProcess;
 let standIn: string;
 
 beforeAll(async () => {
-  const standInPort = await findFreePort();
-  standIn = `http://127.0.0.1:${standInPort}`;
-  server = await startServerProcess("preview", {
-    NODE_ENV: "production",
-    LOG_LEVEL: "silent",
-    STANDIN_COGNITO_PORT: String(standInPort),
-  });
+  server = await startServerProcess("preview", { NODE_ENV: "production", LOG_LEVEL: "silent" });
+  standIn = `http://127.0.0.1:${server.standInPort}`;
 });
 
 afterAll(async () => {

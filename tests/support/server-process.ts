@@ -5,15 +5,34 @@ import { makeTempDir } from "./temp-dir";
 
 export interface ServerProcess {
   url: string;
+  /** The embedded Cognito stand-in's port (dev and preview), as the server reports it. */
+  standInPort: number;
   child: ChildProcess;
   stdout: () => string;
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
 const START_TIMEOUT_MS = 60_000;
+/** A port chosen for the server can be taken by another process before the server binds it: then try again. */
+const START_ATTEMPTS = 3;
 
 /** Starts the real server (`app/server/main.ts`) in a mode, on a free port with a fresh data directory. */
 export async function startServerProcess(mode: "dev" | "preview", env: Record<string, string> = {}): Promise<ServerProcess> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(mode, env);
+    } catch (error) {
+      if (!(error instanceof PortTakenError) || attempt === START_ATTEMPTS) throw error;
+    }
+  }
+}
+
+class PortTakenError extends Error {}
+
+/** main.ts's banner line naming the embedded stand-in. */
+const STAND_IN_LINE = /Cognito stand-in \(AWS SDK endpoint\): http:\/\/127\.0\.0\.1:(\d+)/;
+
+async function startOnce(mode: "dev" | "preview", env: Record<string, string>): Promise<ServerProcess> {
   const port = await findFreePort();
   const temp = makeTempDir("server");
   const child = spawn(process.execPath, ["--import", "tsx", "app/server/main.ts", `--mode=${mode}`], {
@@ -28,12 +47,20 @@ export async function startServerProcess(mode: "dev" | "preview", env: Record<st
   while (!(await fetch(`${url}/healthz/`).then((r) => r.ok, () => false))) {
     if (child.exitCode !== null || Date.now() > deadline) {
       temp.remove();
-      throw new Error(`The server did not start:\n${output}`);
+      if (child.exitCode === null) child.kill("SIGKILL");
+      const failure = `The server did not start:\n${output}`;
+      throw output.includes("EADDRINUSE") ? new PortTakenError(failure) : new Error(failure);
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
+  // The banner is printed as the server starts listening; its pipe may be read just after the health answer.
+  let standInPort = 0;
+  while (!(standInPort = Number(STAND_IN_LINE.exec(output)?.[1] ?? 0)) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
   return {
     url,
+    standInPort,
     child,
     stdout: () => output,
     async stop(signal = "SIGTERM") {

@@ -1,12 +1,12 @@
 /**
  * The Cognito stand-in's own process: cognito-local, wired by hand so that its data lives in the directory we
- * give it, its tokens name the port we give it as issuer, and the codes it "sends" land in the dev mailbox
+ * give it, its tokens name its public port as issuer, and the codes it "sends" land in the dev mailbox
  * instead of its console. cognito-local listens on an internal loopback port; the stand-in harness
  * (stand-in-harness.ts) answers on the public port in front of it and makes it behave like Cognito.
  * Started by cognito-stand-in.ts; never part of production.
  */
 import { once } from "node:events";
-import { createServer as createHttpServer, type Server } from "node:http";
+import { createServer as createHttpServer, type RequestListener, type Server } from "node:http";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { pino } from "pino";
@@ -31,7 +31,8 @@ const { createServer } = lib("server/server");
 
 const dataDirectory = path.resolve(process.env.STANDIN_DATA_DIR ?? ".data/cognito");
 const mailbox = path.resolve(process.env.STANDIN_MAILBOX_DIR ?? ".data/mailbox");
-const port = Number(process.env.STANDIN_PORT ?? "9229");
+/** 0: any free port, taken here and reported to the parent (choosing one for it would race other processes). */
+const requestedPort = Number(process.env.STANDIN_PORT ?? "0");
 // Tests that need tokens to expire shorten the access and ID token lifetime (default: Cognito's 60 minutes).
 const accessTokenSeconds = accessTokenLifetimeFromEnv(process.env.STANDIN_ACCESS_TOKEN_TTL_S);
 const host = "127.0.0.1";
@@ -62,6 +63,13 @@ const mailboxSender = {
 
 const logger = pino({ level: process.env.STANDIN_LOG_LEVEL ?? "error", base: { service: "cognito-stand-in" } });
 const ctx = { logger };
+// The public port is bound first: the tokens' issuer names it. Nothing calls before the parent hears "ready".
+let answer: RequestListener = (_req, res) => void res.writeHead(503).end();
+const front = createHttpServer((req, res) => answer(req, res));
+front.listen(requestedPort, host);
+await once(front, "listening");
+const frontAddress = front.address();
+const port = typeof frontAddress === "object" && frontAddress ? frontAddress.port : requestedPort;
 const publicUrl = `http://${host}:${port}`;
 const config = await loadConfig(ctx, new StormDBDataStoreFactory(dataDirectory));
 // cognito-local itself takes any free loopback port; only the harness in front of it is public.
@@ -104,9 +112,7 @@ const harness = createStandInHarness({
   publicUrl,
   logger,
 });
-const front = createHttpServer(harness.listener);
-front.listen(port, host);
-await once(front, "listening");
+answer = harness.listener;
 process.send?.({ ready: true, port });
 
 function shutDown() {

@@ -47,30 +47,28 @@ export async function startCognitoStandIn(options: {
   mailboxDir: string;
   port?: number;
 }): Promise<RunningStandIn> {
-  const port = options.port || (await findFreePort());
   const child: ChildProcess = fork(fileURLToPath(new URL("./cognito-stand-in-process.ts", import.meta.url)), {
     execArgv: ["--import", "tsx"],
     env: {
       ...process.env,
       STANDIN_DATA_DIR: options.dataDir,
       STANDIN_MAILBOX_DIR: options.mailboxDir,
-      STANDIN_PORT: String(port),
+      STANDIN_PORT: String(options.port ?? 0),
     },
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
-  const ready = new Promise<void>((resolve, reject) => {
+  const ready = new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error("The Cognito stand-in did not start in time")), READY_TIMEOUT_MS);
-    child.once("message", () => {
+    child.once("message", (message: { port: number }) => {
       clearTimeout(timer);
-      resolve();
+      resolve(message.port);
     });
     child.once("exit", (code) => {
       clearTimeout(timer);
       reject(new Error(`The Cognito stand-in exited during start-up (code ${code})`));
     });
   });
-  await ready;
-  const endpoint = `http://127.0.0.1:${port}`;
+  const endpoint = `http://127.0.0.1:${await ready}`;
   return {
     endpoint,
     faults: {
