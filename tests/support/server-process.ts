@@ -29,7 +29,7 @@ export async function startServerProcess(mode: "dev" | "preview", env: Record<st
 
 class PortTakenError extends Error {}
 
-/** main.ts's banner line naming the embedded stand-in. */
+/** main.ts's banner line naming the embedded stand-in (dev and preview always have one), printed once listening. */
 const STAND_IN_LINE = /Cognito stand-in \(AWS SDK endpoint\): http:\/\/127\.0\.0\.1:(\d+)/;
 
 async function startOnce(mode: "dev" | "preview", env: Record<string, string>): Promise<ServerProcess> {
@@ -43,20 +43,18 @@ async function startOnce(mode: "dev" | "preview", env: Record<string, string>): 
   child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
   const url = `http://127.0.0.1:${port}`;
+  // Ready when this child says so: its banner comes after it bound the port. A health check alone could be
+  // answered by another server that took the port first.
   const deadline = Date.now() + START_TIMEOUT_MS;
-  while (!(await fetch(`${url}/healthz/`).then((r) => r.ok, () => false))) {
+  let standInPort = 0;
+  while (!(standInPort = Number(STAND_IN_LINE.exec(output)?.[1] ?? 0))) {
     if (child.exitCode !== null || Date.now() > deadline) {
       temp.remove();
       if (child.exitCode === null) child.kill("SIGKILL");
       const failure = `The server did not start:\n${output}`;
       throw output.includes("EADDRINUSE") ? new PortTakenError(failure) : new Error(failure);
     }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  // The banner is printed as the server starts listening; its pipe may be read just after the health answer.
-  let standInPort = 0;
-  while (!(standInPort = Number(STAND_IN_LINE.exec(output)?.[1] ?? 0)) && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return {
     url,
