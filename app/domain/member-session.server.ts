@@ -336,6 +336,20 @@ export async function tokenStanding(
 }
 
 /**
+ * Gives a live session a new Cognito sign-in: its refresh token and the origin its access tokens name. For a
+ * browser that keeps its session after every refresh token of the member was revoked (password change).
+ */
+export async function renewSessionSignIn(
+  db: Database,
+  input: { sessionId: string; refreshToken: string; originJti: string | null; secrets: string[] },
+): Promise<void> {
+  await db
+    .update(memberSessions)
+    .set({ refreshTokenEncrypted: encryptSecret(input.refreshToken, input.secrets), originJti: input.originJti })
+    .where(and(eq(memberSessions.id, input.sessionId), isNull(memberSessions.revokedAt)));
+}
+
+/**
  * Ends every session of the member but the one kept (after a password change), pending sign-ins included.
  * Returns the ended sessions' encrypted refresh tokens, for revoking at Cognito.
  */

@@ -1,29 +1,63 @@
+import { decodeJwt } from "jose";
 import type { Database } from "../../db/client.server";
 import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
-import { endOtherSessions, revokeRefreshTokens } from "./member-session.server";
+import { logger } from "~/integrations/logger.server";
+import { endOtherSessions, renewSessionSignIn, revokeRefreshTokens } from "./member-session.server";
 
 export interface PasswordChangeDependencies {
   db: Database;
-  identity: Pick<IdentityProvider, "changePassword" | "revokeRefreshToken">;
+  identity: Pick<IdentityProvider, "changePassword" | "revokeRefreshToken" | "signOutEverywhere" | "signIn">;
   secrets: string[];
+}
+
+export interface PasswordChangeResult {
+  endedSessions: number;
+  /** This browser's new access token, for its session cookie; null when it keeps the one it had. */
+  accessToken: string | null;
 }
 
 /**
  * Changes the member's password with their access token (a wrong current password comes out as the IdentityError
- * "currentPasswordMismatch"), then signs out every other browser: their session rows end (which is what signs them
- * out on their next request) and their refresh tokens are revoked at Cognito, best effort. This browser stays.
- * Returns how many other sessions were ended.
+ * "currentPasswordMismatch"), then signs out every other sign-in. Their session rows end, which is what signs
+ * other browsers out on their next request. Cognito keeps refresh tokens through a password change, so a global
+ * sign-out revokes every one of them, including sign-ins no session of ours records (a sibling service's before
+ * it registers the device): none can mint another access token. This browser is then signed in again with the
+ * new password and keeps its session. If the global sign-out fails, the ended sessions' refresh tokens are
+ * revoked one by one instead (best effort), and this browser keeps its tokens.
  */
 export async function changePassword(
   deps: PasswordChangeDependencies,
-  input: { sub: string; sessionId: string; accessToken: string; currentPassword: string; newPassword: string },
-): Promise<{ endedSessions: number }> {
+  input: { sub: string; email: string; sessionId: string; accessToken: string; currentPassword: string; newPassword: string },
+): Promise<PasswordChangeResult> {
   await deps.identity.changePassword({
     accessToken: input.accessToken,
     currentPassword: input.currentPassword,
     newPassword: input.newPassword,
   });
   const ended = await endOtherSessions(deps.db, input.sub, input.sessionId);
-  await revokeRefreshTokens(deps, ended);
-  return { endedSessions: ended.length };
+  try {
+    await deps.identity.signOutEverywhere(input.sub);
+  } catch (error) {
+    logger.warn({ err: error }, "global sign-out after a password change failed; revoking known sessions only");
+    await revokeRefreshTokens(deps, ended);
+    return { endedSessions: ended.length, accessToken: null };
+  }
+  try {
+    const tokens = await deps.identity.signIn({ email: input.email, password: input.newPassword });
+    if (!tokens.refreshToken) throw new Error("Cognito returned no refresh token at sign-in");
+    // Straight from Cognito, so decoding is enough (as at sign-in).
+    const originJti = decodeJwt(tokens.accessToken).origin_jti;
+    await renewSessionSignIn(deps.db, {
+      sessionId: input.sessionId,
+      refreshToken: tokens.refreshToken,
+      originJti: typeof originJti === "string" ? originJti : null,
+      secrets: deps.secrets,
+    });
+    return { endedSessions: ended.length, accessToken: tokens.accessToken };
+  } catch (error) {
+    // The password is changed and everyone else is out; this browser stays signed in until its access token
+    // expires, and then signs in again with the new password.
+    logger.warn({ err: error }, "could not sign this browser in again after a password change");
+    return { endedSessions: ended.length, accessToken: null };
+  }
 }

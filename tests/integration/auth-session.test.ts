@@ -2,6 +2,7 @@ import {
   AdminDisableUserCommand,
   AdminUserGlobalSignOutCommand,
   type CognitoIdentityProviderClient,
+  InitiateAuthCommand,
   ListUserPoolClientsCommand,
   ListUserPoolsCommand,
   SignUpCommand,
@@ -374,6 +375,47 @@ describe("expired access tokens", () => {
     expect(after.status).toBe(200);
     expect(profileEmailIn(await after.text())).toBe(member.email);
     expect(setCookieNamed(after, "id_session")).toBeDefined();
+  });
+});
+
+describe("a password change", () => {
+  test("signs out every other sign-in, a sibling's that no device records included; this browser stays", async () => {
+    const member = await createTestMember(shortTokens.standInPort, "password-global");
+    const cookie = await signedIn(shortTokens, member);
+    // A sibling service signs the same member in and has not registered the device with us yet.
+    const { cognito, clientId } = await sdk(shortTokens);
+    const sibling = await cognito.send(
+      new InitiateAuthCommand({
+        ClientId: clientId,
+        AuthFlow: "USER_PASSWORD_AUTH",
+        AuthParameters: { USERNAME: member.email, PASSWORD: member.password },
+      }),
+    );
+    const refreshSibling = () =>
+      cognito.send(
+        new InitiateAuthCommand({
+          ClientId: clientId,
+          AuthFlow: "REFRESH_TOKEN_AUTH",
+          AuthParameters: { REFRESH_TOKEN: sibling.AuthenticationResult?.RefreshToken ?? "" },
+        }),
+      );
+    expect((await refreshSibling()).AuthenticationResult?.AccessToken).toBeTruthy();
+
+    const newPassword = `New-${crypto.randomUUID()}`;
+    const changed = await post(shortTokens, "/my/password/edit/", { currentPassword: member.password, newPassword }, cookie);
+    expect(changed.status).toBe(302);
+    expect(changed.headers.get("Location")).toBe("/my/profile/");
+
+    // Cognito keeps refresh tokens through a password change; ours signs them all out.
+    await expect(refreshSibling()).rejects.toThrow();
+    // This browser got a new sign-in: it stays signed in, also when its access token has to be refreshed.
+    const renewed = setCookieNamed(changed, "id_session") ?? "";
+    expect(sessionValue(renewed).sid).toBe(sessionValue(sessionPair(cookie)).sid);
+    const browser = withCookie(cookie, renewed);
+    await waitForExpiry(sessionPair(browser));
+    const page = await get(shortTokens, "/my/profile/", browser);
+    expect(page.status).toBe(200);
+    expect(profileEmailIn(await page.text())).toBe(member.email);
   });
 });
 

@@ -1,3 +1,4 @@
+import { eq } from "drizzle-orm";
 import { expect, test } from "vitest";
 import {
   activatePendingSession,
@@ -6,6 +7,7 @@ import {
   findLiveSession,
   openRefreshToken,
   endOutdatedBrowserEntriesFor,
+  renewSessionSignIn,
   listActiveDevices,
   startSession,
   tokenStanding,
@@ -111,6 +113,22 @@ function register(sub: string, deviceKey: string, originJti: string, options: { 
     overLimit: "refuse",
   });
 }
+
+test("a renewed sign-in replaces a live session's refresh token and origin; an ended session stays ended", async () => {
+  const sub = crypto.randomUUID();
+  const kept = await start(sub, "kept");
+  const ended = await start(sub, "ended");
+  await endSession(database().db, ended.sessionId);
+  for (const { sessionId } of [kept, ended]) {
+    await renewSessionSignIn(database().db, { sessionId, refreshToken: "renewed", originJti: "new-origin", secrets: SECRETS });
+  }
+  const live = await findLiveSession(database().db, kept.sessionId);
+  expect(openRefreshToken(live!, SECRETS)).toBe("renewed");
+  expect(await tokenStanding(database().db, { sub, originJti: "new-origin" })).toBe("live");
+  const [endedRow] = await database().db.select().from(memberSessions).where(eq(memberSessions.id, ended.sessionId));
+  expect(endedRow?.revokedAt).not.toBeNull();
+  expect(openRefreshToken(endedRow!, SECRETS)).toBe("refresh-ended");
+});
 
 test("the API registers a device once: the same sign-in registered again keeps its row", async () => {
   const sub = crypto.randomUUID();

@@ -3,14 +3,19 @@ import { getConfig } from "~/config.server";
 import { changePassword } from "~/domain/password-change.server";
 import { getIdentityProvider } from "~/integrations/cognito/identity.server";
 import type { SignedInMember } from "~/middleware/member-session.server";
+import { serializeSessionCookie } from "~/middleware/session-cookies.server";
 
-/** Changes the signed-in member's password; every other browser of theirs is signed out. */
-export function changeMemberPassword(
+/**
+ * Changes the signed-in member's password; every other sign-in of theirs is signed out. Returns this browser's
+ * session cookie, renewed with its new sign-in, or null when it keeps the one it has.
+ */
+export async function changeMemberPassword(
   member: SignedInMember,
   input: { currentPassword: string; newPassword: string },
-) {
-  return changePassword(
+): Promise<string | null> {
+  const { accessToken } = await changePassword(
     { db: getDatabase(), identity: getIdentityProvider(), secrets: getConfig().sessionSecrets },
-    { sub: member.sub, sessionId: member.sessionId, accessToken: member.accessToken, ...input },
+    { sub: member.sub, email: member.email, sessionId: member.sessionId, accessToken: member.accessToken, ...input },
   );
+  return accessToken ? serializeSessionCookie({ sid: member.sessionId, at: accessToken }) : null;
 }

@@ -39,8 +39,9 @@ export async function action({ request, context }: Route.ActionArgs) {
   if (limited) {
     return data({ result: submission.reply({ formErrors: [limited.formError], hideFields: HIDDEN }) }, limited.init);
   }
+  let sessionCookie: string | null;
   try {
-    await changeMemberPassword(member, submission.value);
+    sessionCookie = await changeMemberPassword(member, submission.value);
   } catch (error) {
     if (!(error instanceof IdentityError)) throw error;
     const message = `toasts:${error.messageKey}`;
@@ -52,7 +53,8 @@ export async function action({ request, context }: Route.ActionArgs) {
           : { formErrors: [message] };
     return data({ result: submission.reply({ ...errors, hideFields: HIDDEN }) }, { status: httpStatusFor(error) });
   }
-  return getToastUtils().redirectWithSuccess(pathFor("my-profile", locale), "passwordChanged");
+  const headers = sessionCookie ? { "Set-Cookie": sessionCookie } : undefined;
+  return getToastUtils().redirectWithSuccess(pathFor("my-profile", locale), "passwordChanged", { headers });
 }
 
 export default function PasswordEditPage({ actionData }: Route.ComponentProps) {
