@@ -40,7 +40,7 @@ export async function authenticateBearer(
     if ("unverifiable" in check) throw new ApiError("service_unavailable", { headers: { "Retry-After": "10" } });
     throw unauthorized("invalid");
   }
-  const standing = await tokenStanding(deps.db, { sub: check.claims.sub, originJti: check.claims.originJti });
+  const standing = await tokenStanding(deps.db, check.claims);
   if (standing === "ended" || standing === "cancelled") throw unauthorized("invalid");
   return {
     sub: check.claims.sub,

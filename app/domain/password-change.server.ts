@@ -2,7 +2,12 @@ import { decodeJwt } from "jose";
 import type { Database } from "../../db/client.server";
 import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { logger } from "~/integrations/logger.server";
-import { endOtherSessions, renewSessionSignIn, revokeRefreshTokens } from "./member-session.server";
+import {
+  endOtherSessions,
+  recordSignOutEverywhere,
+  renewSessionSignIn,
+  revokeRefreshTokens,
+} from "./member-session.server";
 
 export interface PasswordChangeDependencies {
   db: Database;
@@ -21,8 +26,8 @@ export interface PasswordChangeResult {
  * "currentPasswordMismatch"), then signs out every other sign-in. Their session rows end, which is what signs
  * other browsers out on their next request. Cognito keeps refresh tokens through a password change, so a global
  * sign-out revokes every one of them, including sign-ins no session of ours records (a sibling service's before
- * it registers the device): none can mint another access token. This browser is then signed in again with the
- * new password and keeps its session. If the global sign-out fails, the ended sessions' refresh tokens are
+ * it registers the device): none can mint another access token, and the member API refuses the ones they hold
+ * (recordSignOutEverywhere). This browser is then signed in again with the new password and keeps its session. If the global sign-out fails, the ended sessions' refresh tokens are
  * revoked one by one instead (best effort), and this browser keeps its tokens.
  */
 export async function changePassword(
@@ -35,6 +40,7 @@ export async function changePassword(
     newPassword: input.newPassword,
   });
   const ended = await endOtherSessions(deps.db, input.sub, input.sessionId);
+  await recordSignOutEverywhere(deps.db, input.sub);
   try {
     await deps.identity.signOutEverywhere(input.sub);
   } catch (error) {

@@ -1,6 +1,6 @@
 import { and, eq, inArray, isNotNull, isNull, lt, sql } from "drizzle-orm";
 import type { Database } from "../../db/client.server";
-import { legacyCredentials, memberProfiles, memberSessions, withdrawalReasons } from "../../db/schema";
+import { legacyCredentials, memberProfiles, memberSessions, memberSignOuts, withdrawalReasons } from "../../db/schema";
 import { IdentityError } from "~/integrations/cognito/cognito-errors.server";
 import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { logger } from "~/integrations/logger.server";
@@ -92,9 +92,9 @@ export function retentionCutoff(now: Date, months = CANCELLED_DATA_RETENTION_MON
 
 /**
  * Removes the data of members cancelled more than CANCELLED_DATA_RETENTION_MONTHS before `now`: the profile, the
- * (already ended) session rows, which hold the e-mail and device names, and a migrated legacy account's old
- * credentials. Withdrawal reasons stay: they are statistics whose only link to a person is the sub, which no
- * longer leads anywhere. Returns the purged subs' count.
+ * (already ended) session rows, which hold the e-mail and device names, the time of the last sign-out everywhere,
+ * and a migrated legacy account's old credentials. Withdrawal reasons stay: they are statistics whose only link
+ * to a person is the sub, which no longer leads anywhere. Returns the purged subs' count.
  */
 export async function purgeCancelledProfiles(db: Database, now: Date): Promise<{ purged: number }> {
   const cutoff = retentionCutoff(now);
@@ -106,6 +106,7 @@ export async function purgeCancelledProfiles(db: Database, now: Date): Promise<{
     const subs = purged.map((row) => row.sub);
     if (subs.length > 0) {
       await tx.delete(memberSessions).where(inArray(memberSessions.sub, subs));
+      await tx.delete(memberSignOuts).where(inArray(memberSignOuts.sub, subs));
       await tx.delete(legacyCredentials).where(inArray(legacyCredentials.migratedSub, subs));
       // The reason stays as a statistic; its free text may name the member, so it goes with the profile.
       await tx.update(withdrawalReasons).set({ detail: null }).where(inArray(withdrawalReasons.sub, subs));

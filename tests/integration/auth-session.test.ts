@@ -417,6 +417,32 @@ describe("a password change", () => {
     expect(page.status).toBe(200);
     expect(profileEmailIn(await page.text())).toBe(member.email);
   });
+
+  test("makes the member API refuse access tokens that sign-ins no device records got before it", async () => {
+    const member = await createTestMember(main.standInPort, "password-api");
+    const cookie = await signedIn(main, member);
+    const { cognito, clientId } = await sdk(main);
+    const sibling = await cognito.send(
+      new InitiateAuthCommand({
+        ClientId: clientId,
+        AuthFlow: "USER_PASSWORD_AUTH",
+        AuthParameters: { USERNAME: member.email, PASSWORD: member.password },
+      }),
+    );
+    const bearer = { Authorization: `Bearer ${sibling.AuthenticationResult?.AccessToken ?? ""}` };
+    const listDevices = () => fetch(`${main.process.url}/api/user-devices`, { headers: bearer });
+    expect((await listDevices()).status).toBe(200);
+    // Tokens carry whole seconds, and one of the sign-out's own second counts as issued after it.
+    await sleep(1_100);
+
+    const newPassword = `New-${crypto.randomUUID()}`;
+    const changed = await post(main, "/my/password/edit/", { currentPassword: member.password, newPassword }, cookie);
+    expect(changed.status).toBe(302);
+    // Its signature still holds for the rest of the hour; the API refuses it all the same.
+    expect((await listDevices()).status).toBe(401);
+    // This browser's own pages are not affected.
+    expect((await get(main, "/my/profile/", withCookie(cookie, setCookieNamed(changed, "id_session") ?? ""))).status).toBe(200);
+  });
 });
 
 // ---- f: no account enumeration -----------------------------------------------------------------------------------

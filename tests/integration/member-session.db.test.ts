@@ -7,6 +7,7 @@ import {
   findLiveSession,
   openRefreshToken,
   endOutdatedBrowserEntriesFor,
+  recordSignOutEverywhere,
   renewSessionSignIn,
   listActiveDevices,
   startSession,
@@ -18,6 +19,10 @@ import { useTestDatabase } from "../support/test-database";
 const SECRETS = ["k".repeat(32)];
 const DEVICE = { deviceName: "Android 14", browser: "Chrome 131" };
 const database = useTestDatabase("sessions");
+
+/** A token's standing, for a token issued now unless said otherwise. */
+const standingOf = (sub: string, originJti: string | null, issuedAt = new Date()) =>
+  tokenStanding(database().db, { sub, originJti, issuedAt });
 
 function start(sub: string, deviceKey: string, deviceLimit = 2) {
   return startSession(database().db, {
@@ -124,7 +129,7 @@ test("a renewed sign-in replaces a live session's refresh token and origin; an e
   }
   const live = await findLiveSession(database().db, kept.sessionId);
   expect(openRefreshToken(live!, SECRETS)).toBe("renewed");
-  expect(await tokenStanding(database().db, { sub, originJti: "new-origin" })).toBe("live");
+  expect(await standingOf(sub, "new-origin")).toBe("live");
   const [endedRow] = await database().db.select().from(memberSessions).where(eq(memberSessions.id, ended.sessionId));
   expect(endedRow?.revokedAt).not.toBeNull();
   expect(openRefreshToken(endedRow!, SECRETS)).toBe("refresh-ended");
@@ -147,7 +152,7 @@ test("over the limit the API refuses and records nothing", async () => {
   const refused = await register(sub, "k3", "j3");
   expect(refused).toMatchObject({ kind: "deviceLimit", sessionId: "" });
   expect(await listActiveDevices(database().db, sub, {})).toHaveLength(2);
-  expect(await tokenStanding(database().db, { sub, originJti: "j3" })).toBe("unregistered");
+  expect(await standingOf(sub, "j3")).toBe("unregistered");
 });
 
 test("a Safari that lost its device key replaces its own outdated entry instead of taking a slot", async () => {
@@ -159,7 +164,7 @@ test("a Safari that lost its device key replaces its own outdated entry instead 
   expect(returning.endedRefreshTokens).toHaveLength(1);
   const keys = (await listActiveDevices(database().db, sub, {})).map((device) => device.deviceKey).sort();
   expect(keys).toEqual(["chrome", "safari-new-key"]);
-  expect(await tokenStanding(database().db, { sub, originJti: "s1" })).toBe("ended");
+  expect(await standingOf(sub, "s1")).toBe("ended");
 });
 
 test("other browsers with the same description keep their entries", async () => {
@@ -197,13 +202,31 @@ test("the outdated-Safari clean-up on its own ends the other entries of that Saf
 test("a token's standing follows its session: live, ended, unregistered, cancelled", async () => {
   const sub = crypto.randomUUID();
   await register(sub, "key", "live-jti");
-  expect(await tokenStanding(database().db, { sub, originJti: "live-jti" })).toBe("live");
-  expect(await tokenStanding(database().db, { sub, originJti: "never-seen" })).toBe("unregistered");
-  expect(await tokenStanding(database().db, { sub, originJti: null })).toBe("unregistered");
+  expect(await standingOf(sub, "live-jti")).toBe("live");
+  expect(await standingOf(sub, "never-seen")).toBe("unregistered");
+  expect(await standingOf(sub, null)).toBe("unregistered");
   // Another member's sign-in id says nothing about this member's token.
-  expect(await tokenStanding(database().db, { sub: crypto.randomUUID(), originJti: "live-jti" })).toBe("unregistered");
+  expect(await standingOf(crypto.randomUUID(), "live-jti")).toBe("unregistered");
   await deactivateDevice(database().db, { sub, deviceKey: "key" });
-  expect(await tokenStanding(database().db, { sub, originJti: "live-jti" })).toBe("ended");
+  expect(await standingOf(sub, "live-jti")).toBe("ended");
   await database().db.insert(memberProfiles).values({ sub, cancelledAt: new Date() });
-  expect(await tokenStanding(database().db, { sub, originJti: "never-seen" })).toBe("cancelled");
+  expect(await standingOf(sub, "never-seen")).toBe("cancelled");
+});
+
+test("after a sign-out everywhere, tokens no session records are ended if issued before it; live sessions stay", async () => {
+  const sub = crypto.randomUUID();
+  await register(sub, "kept", "kept-jti");
+  const signedOutAt = new Date();
+  const before = new Date(signedOutAt.getTime() - 60_000);
+  const after = new Date(signedOutAt.getTime() + 1_000);
+  expect(await standingOf(sub, "sibling-jti", before)).toBe("unregistered");
+  await recordSignOutEverywhere(database().db, sub, signedOutAt);
+  expect(await standingOf(sub, "sibling-jti", before)).toBe("ended");
+  expect(await standingOf(sub, null, before)).toBe("ended");
+  expect(await standingOf(sub, "sibling-jti", after)).toBe("unregistered");
+  expect(await standingOf(sub, "kept-jti", before)).toBe("live");
+  // Another member's sign-out says nothing about this one's tokens; a second sign-out moves the time on.
+  expect(await standingOf(crypto.randomUUID(), "sibling-jti", before)).toBe("unregistered");
+  await recordSignOutEverywhere(database().db, sub, new Date(after.getTime() + 1_000));
+  expect(await standingOf(sub, "sibling-jti", after)).toBe("ended");
 });

@@ -1,6 +1,6 @@
 import { eq, inArray } from "drizzle-orm";
 import { expect, test } from "vitest";
-import { memberProfiles, memberSessions, withdrawalReasons } from "../../db/schema";
+import { memberProfiles, memberSessions, memberSignOuts, withdrawalReasons } from "../../db/schema";
 import {
   CANCELLED_DATA_RETENTION_MONTHS,
   purgeCancelledProfiles,
@@ -32,6 +32,7 @@ async function addMember(cancelledAt: Date | null) {
     refreshTokenEncrypted: "x",
     revokedAt: cancelledAt,
   });
+  await db.insert(memberSignOuts).values({ sub, signedOutAt: cancelledAt ?? NOW });
   if (cancelledAt) {
     await db
       .insert(withdrawalReasons)
@@ -62,6 +63,8 @@ test("purges only profiles cancelled more than 13 months ago; reasons stay", asy
   expect(profiles.map((row) => row.sub).sort()).toEqual([recent, justInside, active].sort());
   expect(await db.select().from(memberSessions).where(eq(memberSessions.sub, expired))).toEqual([]);
   expect(await db.select().from(memberSessions).where(eq(memberSessions.sub, recent))).toHaveLength(1);
+  expect(await db.select().from(memberSignOuts).where(eq(memberSignOuts.sub, expired))).toEqual([]);
+  expect(await db.select().from(memberSignOuts).where(eq(memberSignOuts.sub, recent))).toHaveLength(1);
   // Withdrawal reasons are statistics: kept, but their free text (which may name the member) goes.
   const reasons = await db.select().from(withdrawalReasons).where(eq(withdrawalReasons.sub, expired));
   expect(reasons.map(({ reason, detail }) => ({ reason, detail }))).toEqual([{ reason: "other", detail: null }]);

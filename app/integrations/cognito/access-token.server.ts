@@ -6,6 +6,8 @@ export interface AccessTokenClaims {
   sub: string;
   groups: string[];
   expiresAt: Date;
+  /** When Cognito issued it (`iat`); a refresh issues a new token with a new time. */
+  issuedAt: Date;
   /** Names the sign-in (refresh token) the token was issued from; null when Cognito's token revocation is off. */
   originJti: string | null;
 }
@@ -48,6 +50,7 @@ export async function verifyAccessToken(token: string, cognito: Config["cognito"
         sub: payload.sub,
         groups,
         expiresAt: new Date((payload.exp ?? 0) * 1000),
+        issuedAt: new Date((payload.iat ?? 0) * 1000),
         originJti: typeof payload.origin_jti === "string" ? payload.origin_jti : null,
       },
     };

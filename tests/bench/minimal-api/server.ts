@@ -75,7 +75,7 @@ async function listDevices(req: http.IncomingMessage, res: http.ServerResponse) 
   const check = await verifyAccessToken(token, cognito);
   if (!check.valid) return sendStatus(res, "unverifiable" in check ? 503 : 401);
   const { sub, originJti } = check.claims;
-  const standing = await tokenStanding(db, { sub, originJti });
+  const standing = await tokenStanding(db, check.claims);
   if (standing === "ended" || standing === "cancelled") return sendStatus(res, 401);
   const devices = await listActiveDevices(db, sub, { originJti: originJti ?? undefined });
   sendJson(
