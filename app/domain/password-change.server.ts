@@ -1,4 +1,3 @@
-import { decodeJwt } from "jose";
 import type { Database } from "../../db/client.server";
 import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { logger } from "~/integrations/logger.server";
@@ -8,6 +7,7 @@ import {
   renewSessionSignIn,
   revokeRefreshTokens,
 } from "./member-session.server";
+import { originJtiOf } from "./sign-in.server";
 
 export interface PasswordChangeDependencies {
   db: Database;
@@ -27,8 +27,9 @@ export interface PasswordChangeResult {
  * other browsers out on their next request. Cognito keeps refresh tokens through a password change, so a global
  * sign-out revokes every one of them, including sign-ins no session of ours records (a sibling service's before
  * it registers the device): none can mint another access token, and the member API refuses the ones they hold
- * (recordSignOutEverywhere). This browser is then signed in again with the new password and keeps its session. If the global sign-out fails, the ended sessions' refresh tokens are
- * revoked one by one instead (best effort), and this browser keeps its tokens.
+ * (recordSignOutEverywhere). This browser is then signed in again with the new password and keeps its session.
+ * If the global sign-out fails, the ended sessions' refresh tokens are revoked one by one instead (best effort),
+ * and this browser keeps its tokens.
  */
 export async function changePassword(
   deps: PasswordChangeDependencies,
@@ -51,12 +52,10 @@ export async function changePassword(
   try {
     const tokens = await deps.identity.signIn({ email: input.email, password: input.newPassword });
     if (!tokens.refreshToken) throw new Error("Cognito returned no refresh token at sign-in");
-    // Straight from Cognito, so decoding is enough (as at sign-in).
-    const originJti = decodeJwt(tokens.accessToken).origin_jti;
     await renewSessionSignIn(deps.db, {
       sessionId: input.sessionId,
       refreshToken: tokens.refreshToken,
-      originJti: typeof originJti === "string" ? originJti : null,
+      originJti: originJtiOf(tokens.accessToken),
       secrets: deps.secrets,
     });
     return { endedSessions: ended.length, accessToken: tokens.accessToken };

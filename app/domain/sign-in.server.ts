@@ -15,6 +15,12 @@ export interface SignInDependencies {
 
 export type SignInResult = StartSessionResult & { accessToken: string };
 
+/** The sign-in an access token straight from Cognito names (decoded only: it comes over TLS from Cognito). */
+export function originJtiOf(accessToken: string): string | null {
+  const originJti = decodeJwt(accessToken).origin_jti;
+  return typeof originJti === "string" ? originJti : null;
+}
+
 /** Cognito's answer, after moving a pre-July-2021 account over first when Cognito does not know it yet. */
 async function authenticate(deps: SignInDependencies, input: { email: string; password: string }) {
   try {
@@ -41,14 +47,13 @@ export async function signIn(
   const sub = String(claims.sub);
   const email = typeof claims.email === "string" ? claims.email : input.email;
   if (!tokens.refreshToken) throw new Error("Cognito returned no refresh token at sign-in");
-  const originJti = decodeJwt(tokens.accessToken).origin_jti;
   const session = await startSession(deps.db, {
     sub,
     email,
     deviceKey: input.deviceKey,
     device: describeDevice(input.userAgent),
     refreshToken: tokens.refreshToken,
-    originJti: typeof originJti === "string" ? originJti : null,
+    originJti: originJtiOf(tokens.accessToken),
     deviceLimit: deps.deviceLimit,
     secrets: deps.secrets,
     overLimit: "hold",
