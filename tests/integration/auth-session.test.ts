@@ -379,24 +379,31 @@ describe("expired access tokens", () => {
 });
 
 describe("a password change", () => {
-  test("signs out every other sign-in, a sibling's that no device records included; this browser stays", async () => {
-    const member = await createTestMember(shortTokens.standInPort, "password-global");
-    const cookie = await signedIn(shortTokens, member);
-    // A sibling service signs the same member in and has not registered the device with us yet.
-    const { cognito, clientId } = await sdk(shortTokens);
-    const sibling = await cognito.send(
+  /** A sibling service's sign-in of the member (the SDK's USER_PASSWORD_AUTH), never registered as a device. */
+  async function siblingSignIn(server: TestServer, member: { email: string; password: string }) {
+    const { cognito, clientId } = await sdk(server);
+    const output = await cognito.send(
       new InitiateAuthCommand({
         ClientId: clientId,
         AuthFlow: "USER_PASSWORD_AUTH",
         AuthParameters: { USERNAME: member.email, PASSWORD: member.password },
       }),
     );
+    return output.AuthenticationResult ?? {};
+  }
+
+  test("signs out every other sign-in, a sibling's that no device records included; this browser stays", async () => {
+    const member = await createTestMember(shortTokens.standInPort, "password-global");
+    const cookie = await signedIn(shortTokens, member);
+    // A sibling service signs the same member in and has not registered the device with us yet.
+    const sibling = await siblingSignIn(shortTokens, member);
+    const { cognito, clientId } = await sdk(shortTokens);
     const refreshSibling = () =>
       cognito.send(
         new InitiateAuthCommand({
           ClientId: clientId,
           AuthFlow: "REFRESH_TOKEN_AUTH",
-          AuthParameters: { REFRESH_TOKEN: sibling.AuthenticationResult?.RefreshToken ?? "" },
+          AuthParameters: { REFRESH_TOKEN: sibling.RefreshToken ?? "" },
         }),
       );
     expect((await refreshSibling()).AuthenticationResult?.AccessToken).toBeTruthy();
@@ -421,15 +428,8 @@ describe("a password change", () => {
   test("makes the member API refuse access tokens that sign-ins no device records got before it", async () => {
     const member = await createTestMember(main.standInPort, "password-api");
     const cookie = await signedIn(main, member);
-    const { cognito, clientId } = await sdk(main);
-    const sibling = await cognito.send(
-      new InitiateAuthCommand({
-        ClientId: clientId,
-        AuthFlow: "USER_PASSWORD_AUTH",
-        AuthParameters: { USERNAME: member.email, PASSWORD: member.password },
-      }),
-    );
-    const bearer = { Authorization: `Bearer ${sibling.AuthenticationResult?.AccessToken ?? ""}` };
+    const sibling = await siblingSignIn(main, member);
+    const bearer = { Authorization: `Bearer ${sibling.AccessToken ?? ""}` };
     const listDevices = () => fetch(`${main.process.url}/api/user-devices`, { headers: bearer });
     expect((await listDevices()).status).toBe(200);
     // Tokens carry whole seconds, and one of the sign-out's own second counts as issued after it.
