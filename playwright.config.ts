@@ -50,7 +50,8 @@ export default defineConfig({
       "node --import tsx app/server/main.ts --mode=preview",
     url: `http://localhost:${PORT}/healthz/`,
     reuseExistingServer: false,
-    timeout: 60_000,
+    // The legacy import, then the server: generous, since CI machines can be busy (60 s once was not enough).
+    timeout: 180_000,
     stdout: "ignore",
     stderr: "pipe",
     env: {

@@ -6,7 +6,8 @@ export default defineConfig({
     include: ["app/**/*.test.ts", "tests/unit/**/*.test.ts", "tests/integration/**/*.test.ts", "tests/contract/**/*.test.ts"],
     environment: "node",
     testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // beforeAll hooks start servers; a loaded 2-core CI machine once needed over 60 s.
+    hookTimeout: 180_000,
     // Integration tests each start their own PGlite or stand-in; two cores, so keep the pool small.
     maxWorkers: 2,
   },
