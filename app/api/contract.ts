@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { AccountInfoFields, EmailSchema, refineAccountInfo } from "~/domain/auth-schemas";
+import { AccountInfoFields, EmailSchema, refineAccountInfo, storableText } from "~/domain/auth-schemas";
 import { WithdrawalApiSchema } from "~/domain/withdrawal-schema";
 
 /**
@@ -153,8 +153,7 @@ const WithdrawalResponse = z.object({
 });
 
 const DeviceRegistrationRequest = z.object({
-  refreshToken: z
-    .string({ error: "validation.required" })
+  refreshToken: storableText()
     .min(1, "validation.required")
     .max(8192, "validation.inputError")
     .describe("The refresh token of the sign-in on this device; used to sign the device out when it is deactivated."),
