@@ -69,7 +69,7 @@ export function createPageLane(options: PageLaneOptions): RequestHandler {
     const body = await readBody(req, pageBodyLimitBytes(url.pathname));
     if (body === "too large") return { status: 413, reason: "body over the page limit" };
     if (body === "gone" || mediaTypeOf(contentType) !== "multipart/form-data") return body;
-    // Parsed once here (a few kB at most) so that a broken multipart body is the client's 400, not an action's 500.
+    // Parsed once here (the body is bounded by now) so that a broken multipart body is the client's 400, not an action's 500.
     try {
       await new Request(url, { method, headers: { "Content-Type": contentType }, body }).formData();
     } catch {
@@ -81,14 +81,15 @@ export function createPageLane(options: PageLaneOptions): RequestHandler {
   const pageLane: RequestHandler = async (req, res, next) => {
     try {
       const url = requestUrl(options.origin, req.originalUrl);
-      const outcome = url ? await refusalOrBody(req, url) : ({ status: 400, reason: "malformed request target" } as const);
+      if (!url) return refuse(req, res, { status: 400, reason: "malformed request target" });
+      const outcome = await refusalOrBody(req, url);
       if (outcome === "gone") return;
       if (outcome && !Buffer.isBuffer(outcome)) return refuse(req, res, outcome);
       const controller = new AbortController();
       res.on("close", () => {
         if (!res.writableFinished) controller.abort();
       });
-      const request = new Request(url!, {
+      const request = new Request(url, {
         method: req.method,
         headers: headersOf(req),
         body: outcome,
@@ -108,7 +109,7 @@ export function createPageLane(options: PageLaneOptions): RequestHandler {
  * file's path) keeps its 4xx, anything else is a 500; either way one structured log line, never a raw stack trace
  * on stderr (Express's default handler prints one).
  */
-export const answerUnhandledError: ErrorRequestHandler = (error: unknown, req, res, _next) => {
+export const answerUnhandledError: ErrorRequestHandler = (error: unknown, _req, res, _next) => {
   const status = httpStatusOf(error);
   const requestId = res.locals.requestInfo?.requestId;
   if (status < 500) logger.warn({ requestId, status, reason: String((error as Error)?.message ?? error) }, "request refused");
