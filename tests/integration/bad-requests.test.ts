@@ -303,6 +303,10 @@ describe("bad page posts get a 4xx", () => {
     },
   );
 
+  test.each(["/%", "/assets/%E0%A4%A"])("the malformed escape in %s is a 400, logged without a stack trace", async (target) => {
+    await expectStatusAndCleanLog(() => rawGet(target), 400);
+  });
+
   test("a request target that is no path gets 400", async () => {
     await expectStatusAndCleanLog(() => rawGet("http://evil.example/auth/sign-in/"), 400);
   });
