@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { AccountInfoFields, EmailSchema, refineAccountInfo } from "~/domain/auth-schemas";
+import { AccountInfoFields, EmailSchema, refineAccountInfo, storableText } from "~/domain/auth-schemas";
 import { WithdrawalApiSchema } from "~/domain/withdrawal-schema";
 
 /**
@@ -110,8 +110,8 @@ export interface ApiEndpoint {
   path: string;
   /** Request body, for the endpoints that take one (JSON). */
   body?: z.ZodType;
-  /** The success status and its body. */
-  success: { status: 200 | 201 | 202; schema: z.ZodType };
+  /** The success status and its body; `repeat`: the status a repeated, idempotent call answers with the same body. */
+  success: { status: 200 | 201 | 202; schema: z.ZodType; repeat?: { status: 200; description: string } };
   /** The error codes this endpoint answers besides the ones every endpoint may (401, 429, 503, 500). */
   errors: readonly ApiErrorCode[];
 }
@@ -153,8 +153,7 @@ const WithdrawalResponse = z.object({
 });
 
 const DeviceRegistrationRequest = z.object({
-  refreshToken: z
-    .string({ error: "validation.required" })
+  refreshToken: storableText()
     .min(1, "validation.required")
     .max(8192, "validation.inputError")
     .describe("The refresh token of the sign-in on this device; used to sign the device out when it is deactivated."),
@@ -222,7 +221,11 @@ export const API_ENDPOINTS = [
     method: "post",
     path: "/api/user-devices/{id}",
     body: DeviceRegistrationRequest,
-    success: { status: 201, schema: DeviceListSchema },
+    success: {
+      status: 201,
+      schema: DeviceListSchema,
+      repeat: { status: 200, description: "OK: this sign-in was registered on this device already; nothing changed." },
+    },
     errors: ["bad_request", "validation_failed", "invalid_refresh_token", "device_limit_exceeded"],
   },
   {

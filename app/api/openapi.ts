@@ -46,6 +46,16 @@ function pathParameters(path: string) {
   }));
 }
 
+/** An endpoint's success response, and the one a repeated call gets where that differs (200 for 201). */
+function successResponses(endpoint: ApiEndpoint) {
+  const content = { "application/json": { schema: jsonSchemaOf(endpoint.success.schema, "output") } };
+  const { status, repeat } = endpoint.success;
+  return {
+    ...(repeat ? { [String(repeat.status)]: { description: repeat.description, content } } : {}),
+    [String(status)]: { description: STATUS_TEXT[status], content },
+  };
+}
+
 /** An endpoint's error responses, grouped by status; each lists the codes that status can carry. */
 function errorResponses(endpoint: ApiEndpoint) {
   const byStatus = new Map<number, ApiErrorCode[]>();
@@ -90,10 +100,7 @@ export function buildOpenApiDocument(origin: string) {
           }
         : {}),
       responses: {
-        [String(endpoint.success.status)]: {
-          description: STATUS_TEXT[endpoint.success.status],
-          content: { "application/json": { schema: jsonSchemaOf(endpoint.success.schema, "output") } },
-        },
+        ...successResponses(endpoint),
         ...errorResponses(endpoint),
       },
     };

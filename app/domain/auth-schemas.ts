@@ -4,6 +4,20 @@ import { z } from "zod";
  * Form schemas shared by the browser (Conform) and the actions. Messages are keys of the "forms" namespace,
  * translated where they are shown, so errors follow the page's language.
  */
+/**
+ * NUL and lone surrogates (JSON's "\ud800") are refused with their own message in every field a member types:
+ * PostgreSQL's text cannot hold NUL, and UTF-8 cannot carry a lone surrogate, so PostgreSQL and Cognito would store
+ * something other than what was checked, or fail.
+ */
+const UNSTORABLE_CHARACTERS = /\u0000|[\uD800-\uDFFF]/u;
+
+/** A string of storable characters: the start of every free-text field's schema (add trim, lengths after it). */
+export function storableText(requiredMessage = "validation.required") {
+  return z
+    .string({ error: requiredMessage })
+    .refine((value) => !UNSTORABLE_CHARACTERS.test(value), { message: "validation.invalidCharacters", abort: true });
+}
+
 // Lower-cased: Cognito user pools match usernames case-insensitively, and so must everything keyed by e-mail here.
 export const EmailSchema = z
   .string({ error: "validation.required" })
@@ -16,15 +30,14 @@ export const EmailSchema = z
 export const SignInSchema = z.object({
   email: EmailSchema,
   // No length rule at sign-in: accounts from before 1 July 2021 may have shorter passwords.
-  password: z.string({ error: "validation.required" }).min(1, "validation.required").max(256, "validation.inputError"),
+  password: storableText().min(1, "validation.required").max(256, "validation.inputError"),
 });
 
 /** The pool's policy (SECURITY.md item 4): at least 8 characters, long passphrases welcome. */
 export const MIN_PASSWORD_LENGTH = 8;
 export const MAX_PASSWORD_LENGTH = 256;
 
-export const NewPasswordSchema = z
-  .string({ error: "validation.required" })
+export const NewPasswordSchema = storableText()
   .min(1, "validation.required")
   .min(MIN_PASSWORD_LENGTH, "validation.passwordTooShort")
   .max(MAX_PASSWORD_LENGTH, "validation.tooLong");
@@ -70,7 +83,7 @@ export const COUNTRIES = [
 ] as const;
 
 const requiredText = (max: number) =>
-  z.string({ error: "validation.required" }).trim().min(1, "validation.required").max(max, "validation.tooLong");
+  storableText().trim().min(1, "validation.required").max(max, "validation.tooLong");
 const requiredChoice = <T extends readonly [string, ...string[]]>(values: T) =>
   z.enum(values, { error: "validation.selectRequired" });
 const choices = <T extends readonly [string, ...string[]]>(values: T) =>
@@ -101,9 +114,9 @@ export const AccountInfoFields = z.object({
   ...PROFILE_FIELDS,
   q1: z.enum(Q1_OPTIONS, { error: "validation.selectError" }).default("none"),
   q2: choices(Q2_OPTIONS),
-  q2Other: z.string().trim().max(200, "validation.tooLong").optional(),
+  q2Other: storableText().trim().max(200, "validation.tooLong").optional(),
   q3: choices(Q3_OPTIONS),
-  q3Other: z.string().trim().max(200, "validation.tooLong").optional(),
+  q3Other: storableText().trim().max(200, "validation.tooLong").optional(),
 });
 
 /** "Other" asks for the specific reason (spec section 5). */
@@ -125,13 +138,13 @@ export type AccountInfo = z.infer<typeof AccountInfoSchema>;
 export const RequestPasswordResetSchema = z.object({ email: EmailSchema });
 
 export const ConfirmPasswordResetSchema = z.object({
-  code: z.string({ error: "validation.codeRequired" }).trim().min(1, "validation.codeRequired").max(64, "validation.inputError"),
+  code: storableText("validation.codeRequired").trim().min(1, "validation.codeRequired").max(64, "validation.inputError"),
   // Never trimmed: the member's password is exactly what they typed (or pasted).
   password: NewPasswordSchema,
 });
 
 export const PasswordChangeSchema = z.object({
   // No length rule on the current password: accounts from before 1 July 2021 may have shorter ones.
-  currentPassword: z.string({ error: "validation.required" }).min(1, "validation.required").max(MAX_PASSWORD_LENGTH, "validation.inputError"),
+  currentPassword: storableText().min(1, "validation.required").max(MAX_PASSWORD_LENGTH, "validation.inputError"),
   newPassword: NewPasswordSchema,
 });

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { MAX_PASSWORD_LENGTH } from "./auth-schemas";
+import { MAX_PASSWORD_LENGTH, storableText } from "./auth-schemas";
 
 /**
  * The cancellation form (spec sections 3 and 5): a reason, the specific reason when it is "other", the disclaimer
@@ -11,7 +11,7 @@ export const MAX_WITHDRAWAL_DETAIL_LENGTH = 1000;
 
 const answers = {
   reason: z.enum(WITHDRAWAL_REASONS, { error: "validation.selectRequired" }),
-  detail: z.string().trim().max(MAX_WITHDRAWAL_DETAIL_LENGTH, "validation.tooLong").optional(),
+  detail: storableText().trim().max(MAX_WITHDRAWAL_DETAIL_LENGTH, "validation.tooLong").optional(),
   agreeDisclaimer: z.literal("on", { error: "validation.agree" }),
 };
 
@@ -25,8 +25,7 @@ function requireDetailForOther(value: { reason: WithdrawalReason; detail?: strin
 export const WithdrawalFormSchema = z.object(answers).superRefine(requireDetailForOther);
 export type WithdrawalAnswers = z.infer<typeof WithdrawalFormSchema>;
 
-const password = z
-  .string({ error: "validation.required" })
+const password = storableText()
   .min(1, "validation.required")
   .max(MAX_PASSWORD_LENGTH, "validation.inputError");
 

@@ -14,7 +14,7 @@ export type CanonicalDecision =
 
 /**
  * Where a page request should really go, before any page runs:
- * 1. every page path ends with "/" (the redirect keeps the query);
+ * 1. every page path starts with one "/" and ends with "/" (the redirect keeps the query);
  * 2. ?locale=en|ja switches to the same page in that language and remembers the choice;
  * 3. at the root only, a remembered choice or else the browser's language picks /en/ or /.
  * Pure, so the rules are unit-tested without a server.
@@ -25,8 +25,10 @@ export function decideCanonicalUrl(input: {
   acceptLanguage: string | null;
 }): CanonicalDecision {
   const { url } = input;
-  if (!url.pathname.endsWith("/")) {
-    return { kind: "redirect", location: `${url.pathname}/${url.search}`, permanent: true };
+  const pathname = withOneLeadingSlash(url.pathname);
+  if (pathname !== url.pathname || !pathname.endsWith("/")) {
+    const slashed = pathname.endsWith("/") ? pathname : `${pathname}/`;
+    return { kind: "redirect", location: `${slashed}${url.search}`, permanent: true };
   }
 
   const requested = url.searchParams.get(LOCALE_QUERY_PARAM);
@@ -37,7 +39,7 @@ export function decideCanonicalUrl(input: {
     if (!isLocale(requested)) return { kind: "redirect", location: `${url.pathname}${search}` };
     return {
       kind: "redirect",
-      location: `${pathnameForLocale(url.pathname, requested)}${search}`,
+      location: `${withOneLeadingSlash(pathnameForLocale(url.pathname, requested))}${search}`,
       rememberLocale: requested,
     };
   }
@@ -49,10 +51,19 @@ export function decideCanonicalUrl(input: {
     if (preferred !== localeFromPathname(url.pathname)) {
       return {
         kind: "redirect",
-        location: `${pathnameForLocale(url.pathname, preferred)}${url.search}`,
+        location: `${withOneLeadingSlash(pathnameForLocale(url.pathname, preferred))}${url.search}`,
         rememberLocale: preferred,
       };
     }
   }
   return { kind: "continue" };
+}
+
+/**
+ * A Location of "//host/…" is another site to a browser (and "/\host" too: browsers read "\" as "/"), so
+ * a redirect to any path we were sent must start with exactly one slash: "//evil.example" becomes
+ * "/evil.example/", a page of ours (a 404), never a redirect away.
+ */
+function withOneLeadingSlash(pathname: string): string {
+  return pathname.replace(/^[/\\]+/, "/");
 }

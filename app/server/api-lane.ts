@@ -8,11 +8,10 @@ import { logger } from "~/integrations/logger.server";
 import { isApiPath } from "~/routing/api-paths";
 import type { ApiCors } from "./cors";
 import { type RequestInfo, requestInfoContext } from "./request-context";
+import { headersOf, readBody } from "./node-request";
 
 /** Answers up to this size go out as they are: gzip of a device list would cost more CPU than it saves bytes. */
 const COMPRESS_FROM_BYTES = 1024;
-/** How much of a too-large body is read and dropped before the lane stops reading (see readBody). */
-const DRAIN_BYTES = 1024 * 1024;
 /** Methods node:http accepts but fetch's Request refuses to carry. */
 const FETCH_FORBIDDEN_METHODS = new Set(["TRACE", "TRACK", "CONNECT"]);
 const API_METHODS = "GET, HEAD, POST, DELETE, OPTIONS";
@@ -89,8 +88,8 @@ export function createApiLane(options: ApiLaneOptions) {
   }
 
   /**
-   * The envelope for what never reaches a route: a refused preflight, a method fetch() refuses (TRACE), a body
-   * over the limit, or a failure in this lane.
+   * The envelope for what never reaches a route: a refused preflight, a method fetch() refuses (TRACE), a path
+   * that leaves /api/, a body over the limit, or a failure in this lane.
    */
   async function sendError(req: IncomingMessage, res: ServerResponse, error: ApiError, requestId: string) {
     const locale = localeFromAcceptLanguage(req.headers["accept-language"] ?? null);
@@ -108,6 +107,10 @@ export function createApiLane(options: ApiLaneOptions) {
       const refusal = new ApiError("method_not_allowed", { headers: { Allow: API_METHODS } });
       return sendError(req, res, refusal, requestInfo.requestId);
     }
+    const url = new URL(req.url ?? "/", options.origin);
+    // Dot segments ("/api/../x", "/api/%2e%2e/x") can lead out of /api/ once resolved: no route of this lane's is
+    // there, and React Router, given none, would fail rendering a page.
+    if (!isApiPath(url.pathname)) return sendError(req, res, new ApiError("not_found"), requestInfo.requestId);
     try {
       const hasBody = method !== "GET" && method !== "HEAD";
       const body = hasBody ? await readBody(req, MAX_API_BODY_BYTES) : undefined;
@@ -117,12 +120,8 @@ export function createApiLane(options: ApiLaneOptions) {
         if (!req.complete) res.setHeader("Connection", "close");
         return await sendError(req, res, new ApiError("payload_too_large"), requestInfo.requestId);
       }
-      const headers = new Headers();
-      for (let index = 0; index < req.rawHeaders.length; index += 2) {
-        headers.append(req.rawHeaders[index]!, req.rawHeaders[index + 1]!);
-      }
       // No abort signal: an API handler runs to completion, so a dropped connection cannot leave half an effect.
-      const request = new Request(new URL(req.url ?? "/", options.origin), { method, headers, body });
+      const request = new Request(url, { method, headers: headersOf(req), body });
       const context = new RouterContextProvider(new Map([[requestInfoContext, requestInfo]]));
       const response = await handleRequest(request, context);
       const answer = method === "HEAD" || !response.body ? undefined : Buffer.from(await response.arrayBuffer());
@@ -133,42 +132,4 @@ export function createApiLane(options: ApiLaneOptions) {
       await sendError(req, res, new ApiError("internal_error"), requestInfo.requestId);
     }
   };
-}
-
-/**
- * The request body if it is at most `limit` bytes, whatever Content-Length claims (a chunked upload has none).
- * A larger one is read on and dropped up to DRAIN_BYTES more, so that ordinary clients, which send their whole body
- * before they read the answer, get the 413 instead of a broken pipe; beyond that the lane stops reading and the
- * connection is closed after the answer. "gone": the client hung up first.
- */
-export function readBody(req: IncomingMessage, limit: number): Promise<Buffer<ArrayBuffer> | "too large" | "gone"> {
-  if (Number(req.headers["content-length"] ?? 0) > limit + DRAIN_BYTES) return Promise.resolve("too large");
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const settle = () => req.off("data", onData).off("end", onEnd).off("close", onClose).off("error", onError);
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= limit) chunks.push(chunk);
-      else if (size > limit + DRAIN_BYTES) {
-        settle();
-        // Without a data listener the stream would keep flowing, reading the upload to its end.
-        req.pause();
-        resolve("too large");
-      }
-    };
-    const onEnd = () => {
-      settle();
-      resolve(size > limit ? "too large" : Buffer.concat(chunks, size));
-    };
-    const onClose = () => {
-      settle();
-      resolve("gone");
-    };
-    const onError = (error: Error) => {
-      settle();
-      reject(error);
-    };
-    req.on("data", onData).on("end", onEnd).on("close", onClose).on("error", onError);
-  });
 }

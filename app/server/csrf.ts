@@ -13,8 +13,12 @@ interface HeaderSource {
  */
 export function isAllowedOrigin(method: string, headers: HeaderSource, ownOrigin: string): boolean {
   if (SAFE_METHODS.has(method.toUpperCase())) return true;
-  const fetchSite = headers.get("Sec-Fetch-Site");
-  if (fetchSite) return fetchSite === "same-origin" || fetchSite === "none";
   const origin = headers.get("Origin");
-  return origin === null || origin === undefined || origin === ownOrigin;
+  // An Origin must be our configured one even when Sec-Fetch-Site says same-origin (a page opened under another
+  // name for this server): React Router compares it with the request URL, which the page lane builds from our
+  // origin, and would otherwise refuse the post itself with a 400 and an error in the log.
+  const originIsOurs = origin === null || origin === undefined || origin === ownOrigin;
+  const fetchSite = headers.get("Sec-Fetch-Site");
+  if (fetchSite) return (fetchSite === "same-origin" || fetchSite === "none") && originIsOurs;
+  return originIsOurs;
 }

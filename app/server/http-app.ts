@@ -2,18 +2,18 @@ import { randomBytes, randomUUID } from "node:crypto";
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { createRequestHandler } from "@react-router/express";
 import compression from "compression";
 import express from "express";
 import proxyAddr from "proxy-addr";
-import { RouterContextProvider, type ServerBuild } from "react-router";
+import type { ServerBuild } from "react-router";
 import { isDatabaseReachable } from "../../db/client.server";
 import { type Config, SIBLING_SERVICES } from "~/config.server";
 import { isApiPath } from "~/routing/api-paths";
 import { isJwksLoaded } from "~/integrations/cognito/jwks.server";
 import { logger } from "~/integrations/logger.server";
-import { type Build, createApiLane, narrowBuild, pageRoutesOf } from "./api-lane";
-import { requestInfoContext, type RequestInfo } from "./request-context";
+import { type Build, createApiLane } from "./api-lane";
+import { answerUnhandledError, createPageLane } from "./page-lane";
+import type { RequestInfo } from "./request-context";
 import { apiCors } from "./cors";
 import { isAllowedOrigin } from "./csrf";
 import { pathForLog, securityHeaders } from "./security-headers";
@@ -40,8 +40,9 @@ const COMPRESSION_LEVEL = 4;
 
 /**
  * The HTTP layer in front of React Router: request ids and nonces, security headers, compression, static
- * files, health checks and access logs. Pages themselves are React Router's; the member API takes its own
- * lane (api-lane.ts) to the same React Router handler.
+ * files, health checks and access logs. Pages themselves are React Router's, reached through the page lane
+ * (page-lane.ts: methods, form bodies and their size checked first); the member API takes its own lane
+ * (api-lane.ts) to the same React Router handler.
  */
 export async function createHttpApp(config: Config): Promise<HttpApp> {
   const app = express();
@@ -122,14 +123,8 @@ export async function createHttpApp(config: Config): Promise<HttpApp> {
   }
   const mode = config.mode === "dev" ? "development" : "production";
 
-  app.all(
-    "/{*splat}",
-    createRequestHandler({
-      build: narrowBuild(build, pageRoutesOf),
-      mode,
-      getLoadContext: (_req, res) => new RouterContextProvider(new Map([[requestInfoContext, res.locals.requestInfo]])),
-    }),
-  );
+  app.all("/{*splat}", createPageLane({ build, mode, origin: config.origin }));
+  app.use(answerUnhandledError);
 
   const apiLane = createApiLane({
     build,

@@ -8,6 +8,7 @@ import { APP_MODES, type AppMode, ConfigError, parseConfig } from "~/config.serv
 import { logger } from "~/integrations/logger.server";
 import { type EmbeddedStack } from "./embedded/embedded-stack";
 import { createHttpApp } from "./http-app";
+import { applyServerTimeouts } from "./server-timeouts";
 
 /** How long in-flight requests get to finish after SIGTERM before the process exits anyway. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -51,7 +52,7 @@ async function main() {
   setDatabase(database);
 
   const http = await createHttpApp(config);
-  const server: Server = createServer(http.listener).listen(config.port, config.host);
+  const server: Server = applyServerTimeouts(createServer(http.listener)).listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);
     server.once("error", reject);

@@ -1,6 +1,7 @@
 import { expect, test } from "vitest";
 import { API_ENDPOINTS, API_ERROR_CODES, API_ERROR_STATUS } from "~/api/contract";
 import { ApiError, toApiError } from "~/api/api-response.server";
+import { buildOpenApiDocument } from "~/api/openapi";
 import { LOCALES } from "~/i18n/locales";
 import { RESOURCES } from "~/i18n/resources";
 import { IdentityError } from "~/integrations/cognito/cognito-errors.server";
@@ -45,4 +46,12 @@ test("database faults are told apart from bugs, through wrapped causes", () => {
   expect(isDatabaseUnavailable(Object.assign(new Error("duplicate key"), { code: "23505" }))).toBe(false);
   expect(isDatabaseUnavailable(new Error("plain"))).toBe(false);
   expect(isDatabaseUnavailable("not an error")).toBe(false);
+});
+
+test("the OpenAPI document lists a repeated device registration's 200 beside the first one's 201, with the same body", () => {
+  const paths = buildOpenApiDocument("https://id.example.jp").paths as Record<string, Record<string, { responses: Record<string, any> }>>;
+  const responses = paths["/api/user-devices/{id}"]!.post!.responses;
+  expect(Object.keys(responses)).toEqual(expect.arrayContaining(["200", "201"]));
+  expect(responses["200"].content).toEqual(responses["201"].content);
+  expect(responses["200"].description).toMatch(/already/);
 });

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import { Readable } from "node:stream";
 import { expect, test } from "vitest";
-import { readBody } from "~/server/api-lane";
+import { readBody } from "~/server/node-request";
 
 const LIMIT = 1024;
 /** readBody's allowance for reading on and dropping a too-large body (1 MiB). */

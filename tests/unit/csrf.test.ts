@@ -18,3 +18,8 @@ test("other origins, sibling subdomains included, may not", () => {
   expect(post({ Origin: "null" })).toBe(false);
   expect(isAllowedOrigin("DELETE", new Headers({ "Sec-Fetch-Site": "cross-site" }), OWN)).toBe(false);
 });
+
+test("a same-origin post from a page opened under another name for this server is refused here, not by React Router", () => {
+  expect(post({ "Sec-Fetch-Site": "same-origin", Origin: "https://id-internal.example.jp" })).toBe(false);
+  expect(post({ "Sec-Fetch-Site": "same-origin" })).toBe(true);
+});

@@ -11,6 +11,13 @@ test("route names, own paths and allowlisted sibling pages are accepted", () => 
   expect(resolve("https://data.example.jp/articles/1?ref=id")).toBe("https://data.example.jp/articles/1?ref=id");
 });
 
+test("own paths come back normalised: dot segments resolved, never a path the browser would read differently", () => {
+  expect(resolve("/my/./profile/")).toBe("/my/profile/");
+  expect(resolve("/docs/x/../terms-of-use/")).toBe("/docs/terms-of-use/");
+  expect(resolve("/a/../")).toBe("/");
+  expect(resolve("/docs/terms-of-use/?q=100%25")).toBe("/docs/terms-of-use/?q=100%25");
+});
+
 // An open-redirect fuzz list: each must fall back to the default.
 test.each([
   [null],
@@ -32,6 +39,32 @@ test.each([
   ["data:text/html,<script>alert(1)</script>"],
   ["/\t/evil.example"],
   ["/\n/evil.example"],
+  ["/\r/evil.example"],
+  ["\t//evil.example"],
+  ["/%09/evil.example"],
+  ["/%0a/evil.example"],
+  // Dot segments: these only become "//evil.example" once the URL is normalised.
+  ["/.//evil.example"],
+  ["/./\\evil.example"],
+  ["/a/..//evil.example"],
+  ["/a/b/../..//evil.example"],
+  ["/..//evil.example"],
+  ["/%2e//evil.example"],
+  ["/%2E//evil.example"],
+  ["/%2e%2e//evil.example"],
+  ["/a/%2e%2e//evil.example"],
+  ["/.%2e//evil.example"],
+  ["/%252e//evil.example"],
+  // Encoded and double-encoded slashes and backslashes.
+  ["/%2f/evil.example"],
+  ["/%2f%2fevil.example"],
+  ["/%5c/evil.example"],
+  ["/%5C%5Cevil.example"],
+  ["/%252F%252Fevil.example"],
+  ["/%25252F%25252Fevil.example"],
+  ["/%255cevil.example"],
+  ["/\\/evil.example"],
+  ["/\\\\evil.example"],
   ["%0d%0aSet-Cookie:x=y"],
   ["/%E0%A4%A"],
   ["not-a-route-name"],

@@ -1,5 +1,6 @@
 import {
   API_ENDPOINTS,
+  apiEndpoint,
   API_ERROR_CODES,
   API_ERROR_STATUS,
   type ApiErrorCode,
@@ -144,8 +145,8 @@ function buildApiReference(origin: string): ApiReference {
   for (const [path, operations] of Object.entries(document.paths)) {
     for (const [method, operation] of Object.entries(operations)) {
       if (!isObject(operation) || !isOperationId(operation.operationId) || !isObject(operation.responses)) continue;
-      const statuses = Object.keys(operation.responses).map(Number);
-      const successStatus = statuses.find((status) => status >= 200 && status < 300) ?? 200;
+      // The contract's usual success (201), not the first 2xx listed: a repeated call's 200 may come first.
+      const successStatus = apiEndpoint(operation.operationId).success.status;
       const requestSchema = jsonSchemaOfContent(operation.requestBody);
       endpoints.push({
         operationId: operation.operationId,

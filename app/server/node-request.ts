@@ -1,0 +1,52 @@
+/** Reading a node:http request for fetch's Request, as both lanes (pages, API) hand it to React Router. */
+import type { IncomingMessage } from "node:http";
+
+/** How much of a too-large body is read and dropped before reading stops (see readBody). */
+const DRAIN_BYTES = 1024 * 1024;
+
+/**
+ * The request body if it is at most `limit` bytes, whatever Content-Length claims (a chunked upload has none).
+ * A larger one is read on and dropped up to DRAIN_BYTES more, so that ordinary clients, which send their whole body
+ * before they read the answer, get the 413 instead of a broken pipe; beyond that reading stops and the caller
+ * closes the connection after its answer. "gone": the client hung up first.
+ */
+export function readBody(req: IncomingMessage, limit: number): Promise<Buffer<ArrayBuffer> | "too large" | "gone"> {
+  if (Number(req.headers["content-length"] ?? 0) > limit + DRAIN_BYTES) return Promise.resolve("too large");
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const settle = () => req.off("data", onData).off("end", onEnd).off("close", onClose).off("error", onError);
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) chunks.push(chunk);
+      else if (size > limit + DRAIN_BYTES) {
+        settle();
+        // Without a data listener the stream would keep flowing, reading the upload to its end.
+        req.pause();
+        resolve("too large");
+      }
+    };
+    const onEnd = () => {
+      settle();
+      resolve(size > limit ? "too large" : Buffer.concat(chunks, size));
+    };
+    const onClose = () => {
+      settle();
+      resolve("gone");
+    };
+    const onError = (error: Error) => {
+      settle();
+      reject(error);
+    };
+    req.on("data", onData).on("end", onEnd).on("close", onClose).on("error", onError);
+  });
+}
+
+/** The request's headers as sent (repeated ones stay repeated). */
+export function headersOf(req: IncomingMessage): Headers {
+  const headers = new Headers();
+  for (let index = 0; index < req.rawHeaders.length; index += 2) {
+    headers.append(req.rawHeaders[index]!, req.rawHeaders[index + 1]!);
+  }
+  return headers;
+}
