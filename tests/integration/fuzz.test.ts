@@ -119,6 +119,8 @@ const sessions = new Map<SessionName, Session>();
 const bearers = new Map<BearerName, BearerSession>();
 /** How often each session was set up: renewals are the costly part of a run. */
 const renewals = new Map<string, number>();
+/** Access tokens of cancelled members: what a sibling service may still hold. */
+const staleAccessTokens: string[] = [];
 /** Cookies of sessions that were renewed away: sent as a signed-out browser's leftovers. */
 const staleCookieJars: Map<string, string>[] = [];
 
@@ -213,6 +215,7 @@ const BEARER_SETUP: Record<Exclude<BearerName, "none">, (bearer: BearerSession) 
   },
   // Cancelling succeeds with the right password: a new member each time it did.
   apiWithdrawal: async (bearer) => {
+    if (bearer.tokens) staleAccessTokens.push(bearer.tokens.accessToken);
     bearer.member = await newMember("fuzz-api-withdrawal");
     bearer.tokens = await bearerTokensFor(sdk, bearer.member.email, bearer.member.password);
   },
@@ -1105,6 +1108,7 @@ const MUTATORS: Mutator[] = [
         `Bearer ${token} ${token}`,
         "Bearer a.b.c",
         "Bearer %00",
+        `Bearer ${staleAccessTokens.length > 0 ? rng.pick(staleAccessTokens) : "none.yet.cancelled"}`,
       ]);
       setHeader(draft, "Authorization", value);
       if (rng.chance(0.2) && value) draft.headers.push(["Authorization", value]);
@@ -1146,13 +1150,13 @@ interface Planned {
 async function plan(index: number): Promise<Planned> {
   const rng = rngFor(index);
   // The raw cases first, each once, so every run covers them; then a few more among the random requests.
-  if (index < RAW_CASES.length || rng.chance(0.02)) {
-    const raw = index < RAW_CASES.length ? RAW_CASES[index]! : rng.pick(RAW_CASES);
+  if (RAW_CASES_IN_USE.length > 0 && (index < RAW_CASES_IN_USE.length || rng.chance(0.02) || TARGETS.length === 0)) {
+    const raw = index < RAW_CASES_IN_USE.length ? RAW_CASES_IN_USE[index]! : rng.pick(RAW_CASES_IN_USE);
     const bytes = raw.bytes(client.port);
     return { index, target: "raw HTTP", mutation: raw.name, bytes, describe: () => showRequest(bytes) };
   }
-  const target = pickWeighted(rng, [...PAGE_FORMS, ...API_CALLS]);
-  const mutator = rng.pick(MUTATORS.filter((candidate) => candidate.applies === "both" || candidate.applies === target.kind));
+  const target = pickWeighted(rng, TARGETS);
+  const mutator = rng.pick(MUTATORS_IN_USE.filter((candidate) => candidate.applies === "both" || candidate.applies === target.kind));
   const sessionName = target.kind === "page" ? rng.pick(target.sessions) : "anonymous";
   const session = await readySession(sessionName);
   const bearer = await readyBearer(target.kind === "api" ? target.bearer : "none");
@@ -1320,6 +1324,20 @@ function post(target: string, port: number, form = false): Buffer {
   );
 }
 
+/**
+ * FUZZ_TARGET and FUZZ_MUTATION narrow a run to the routes and mutations whose names contain them (e.g. while
+ * fixing one finding: FUZZ_TARGET="my/devices" FUZZ_MUTATION=wrong-type). Raw cases count as target "raw HTTP".
+ */
+const onlyTarget = process.env.FUZZ_TARGET ?? "";
+const onlyMutation = process.env.FUZZ_MUTATION ?? "";
+const MUTATORS_IN_USE = MUTATORS.filter((mutator) => mutator.name.includes(onlyMutation));
+const TARGETS: Target[] = [...PAGE_FORMS, ...API_CALLS].filter(
+  (target) =>
+    target.name.includes(onlyTarget) &&
+    MUTATORS_IN_USE.some((mutator) => mutator.applies === "both" || mutator.applies === target.kind),
+);
+const RAW_CASES_IN_USE = "raw HTTP".includes(onlyTarget) ? RAW_CASES.filter((raw) => raw.name.includes(onlyMutation)) : [];
+
 // ---- results --------------------------------------------------------------------------------------------------------
 
 interface Failure {
@@ -1362,8 +1380,9 @@ function serverLogFor(planned: Planned, outcome: RawOutcome, startedAt: number, 
 function summarizeLogLine(line: string): string {
   try {
     const entry = JSON.parse(line) as { msg?: string; err?: { type?: string; message?: string; stack?: string }; level?: number };
-    const stack = entry.err?.stack?.split("\n").slice(1, 4).map((frame) => frame.trim()).join(" | ") ?? "";
-    return `[${entry.level}] ${entry.msg ?? ""}${entry.err ? `: ${entry.err.type ?? ""} ${entry.err.message ?? ""}`.slice(0, 400) : ""}${stack ? ` @ ${stack}` : ""}`;
+    const frames = (entry.err?.stack ?? "").split("\n").map((frame) => frame.trim()).filter((frame) => frame.startsWith("at "));
+    const error = entry.err ? `: ${entry.err.type ?? ""} ${(entry.err.message ?? "").replace(/\s+/g, " ").slice(0, 300)}` : "";
+    return `[level ${entry.level}] ${entry.msg ?? ""}${error}${frames.length > 0 ? ` @ ${frames.slice(0, 3).join(" | ")}` : ""}`;
   } catch {
     return line.slice(0, 400);
   }
