@@ -5,6 +5,9 @@ import { type RawOutcome, type RawResponse, formUrlEncode, sendRawRequest, setCo
  * the app's own Origin (APP_ORIGIN names localhost, the socket goes to 127.0.0.1), a cookie jar, and the dev
  * mailbox read as a developer reads it. For tests that need a signed-in session without Playwright.
  */
+/** Mail is filed as the request that sent it completes; generous, for loaded machines. */
+const MAILBOX_WAIT_MS = 30_000;
+
 export class PageClient {
   readonly port: number;
   /** The origin the app believes it has (startServerProcess sets APP_ORIGIN to http://localhost:<port>). */
@@ -50,7 +53,7 @@ export class PageClient {
 
   /** The newest mailbox entry to an address (kind "code": a stand-in code; "mail": a mail's text), polled briefly. */
   async latestMailboxEntry(email: string, kind: "code" | "mail", options: { after?: string; timeoutMs?: number } = {}) {
-    const deadline = Date.now() + (options.timeoutMs ?? 10_000);
+    const deadline = Date.now() + (options.timeoutMs ?? MAILBOX_WAIT_MS);
     for (;;) {
       const page = expectResponse(await this.get("/__dev/mailbox/"), "the dev mailbox").body.toString("utf8");
       const entry = page
@@ -67,7 +70,7 @@ export class PageClient {
   /** The code the stand-in sent last to an address. */
   async latestCode(email: string, after = ""): Promise<string> {
     let code = "";
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + MAILBOX_WAIT_MS;
     while (!code || code === after) {
       const entry = await this.latestMailboxEntry(email, "code");
       code = /<code class="mailbox-code">(\d+)<\/code>/.exec(entry)?.[1] ?? "";
