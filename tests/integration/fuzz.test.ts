@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { afterAll, beforeAll, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { API_ENDPOINTS } from "~/api/contract";
 import { COUNTRIES, OCCUPATIONS, Q1_OPTIONS, Q2_OPTIONS, Q3_OPTIONS } from "~/domain/auth-schemas";
 import { RATE_LIMIT_POLICIES } from "~/domain/rate-limit.server";
@@ -747,7 +747,20 @@ const FULL_WIDTH = ["ｔｅｓｔ＠ｅｘａｍｐｌｅ．ｊｐ", "１９９�
 const WRONG_TYPES_TEXT = ["-1", "0", "1e309", "NaN", "Infinity", "0x1F", "true", "null", "[]", "{}", "[object Object]", "1990.5", " 1990 ", "99999999999999999999999"];
 const WRONG_TYPES_JSON: unknown[] = [0, -1, 1e308, true, false, null, [], {}, ["a", "b"], { $ne: null }, "", [[[]]], 1.5];
 const CONTROL = ["\r\n", "\t", "\x1b[31m", "\x7f", "\u0085", "\u2028", "line\nbreak"];
-const TRICKY = ["'; DROP TABLE member_profiles;--", "<script>alert(1)</script>", "{{7*7}}", "${7*7}", "%s%n", "../../etc/passwd", "a\u0301\u0301\u0301", "\u200b\u200d\ufeff", "😀👨‍👩‍👧‍👦", "𠮷野家", "\ufffd", "\uffff"];
+const TRICKY = [
+  "'; DROP TABLE member_profiles;--",
+  "<script>alert(1)</script>",
+  "{{7*7}}",
+  "${7*7}",
+  "%s%n",
+  "../../etc/passwd",
+  "a\u0301\u0301\u0301",
+  "\u200b\u200d\ufeff",
+  "😀👨‍👩‍👧‍👦",
+  "𠮷野家",
+  "\ufffd",
+  "\uffff",
+];
 const ODD_METHODS = ["PUT", "PATCH", "DELETE", "TRACE", "OPTIONS", "HEAD", "GET", "PROPFIND", "M-SEARCH"];
 const FIELD_NAME_TRICKS = ["__proto__", "constructor", "prototype", "toString", "email[]", "q2[0]", "a.b", "", "intent ", "Email", "password\u0000"];
 
@@ -909,7 +922,15 @@ const MUTATORS: Mutator[] = [
         body,
         body.subarray(0, Math.max(1, body.length - 10 - rng.int(20))),
         Buffer.from(`--${boundary}\r\nContent-Disposition: form-data\r\n\r\nvalue\r\n--${boundary}--\r\n`),
-        Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="email"; filename="a.txt"\r\nContent-Type: application/octet-stream\r\n\r\n\u0000\u0001binary\r\n--${boundary}--\r\n`),
+        wire(
+          `--${boundary}`,
+          'Content-Disposition: form-data; name="email"; filename="a.txt"',
+          "Content-Type: application/octet-stream",
+          "",
+          "\u0000\u0001binary",
+          `--${boundary}--`,
+          "",
+        ),
         body,
         Buffer.from(`garbage before\r\n--${boundary}\r\nX: y\r\n\r\n--${boundary}\r\n`),
       ];
@@ -936,7 +957,16 @@ const MUTATORS: Mutator[] = [
         draft.rawBody = Buffer.from(formUrlEncode(draft.pairs.length > 0 ? draft.pairs : [["email", "a@example.jp"]]));
         setHeader(draft, "Content-Type", draft.encoding === "json" ? "application/x-www-form-urlencoded" : "application/json");
       } else if (variant === 4) {
-        setHeader(draft, "Content-Type", rng.pick(["application/x-www-form-urlencoded; charset=shift_jis", "application/x-www-form-urlencoded; charset=utf-16", "application/json; charset=latin1", "application/x-www-form-urlencoded;;;", "APPLICATION/X-WWW-FORM-URLENCODED", "*/*", "multipart/mixed"]));
+        const type = rng.pick([
+          "application/x-www-form-urlencoded; charset=shift_jis",
+          "application/x-www-form-urlencoded; charset=utf-16",
+          "application/json; charset=latin1",
+          "application/x-www-form-urlencoded;;;",
+          "APPLICATION/X-WWW-FORM-URLENCODED",
+          "*/*",
+          "multipart/mixed",
+        ]);
+        setHeader(draft, "Content-Type", type);
         draft.rawBody = draft.encoding === "json" ? Buffer.from(JSON.stringify(draft.json)) : Buffer.from(formUrlEncode(draft.pairs));
       } else {
         draft.rawBody = Buffer.from([0xff, 0xfe, 0x00, 0x41, 0xc3, 0x28, 0xe2, 0x82]);
@@ -1283,7 +1313,11 @@ function showBytes(bytes: Buffer): string {
 const RAW_CASES: { name: string; bytes: (port: number) => Buffer }[] = [
   { name: "HTTP/1.0 without Host (GET /)", bytes: () => Buffer.from("GET / HTTP/1.0\r\n\r\n") },
   { name: "HTTP/1.0 without Host (GET /auth/sign-in/)", bytes: () => Buffer.from("GET /auth/sign-in/ HTTP/1.0\r\n\r\n") },
-  { name: "HTTP/1.0 without Host (POST a form)", bytes: () => Buffer.from("POST /auth/sign-in/ HTTP/1.0\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 7\r\n\r\nemail=a") },
+  {
+    name: "HTTP/1.0 without Host (POST a form)",
+    bytes: () =>
+      wire("POST /auth/sign-in/ HTTP/1.0", "Content-Type: application/x-www-form-urlencoded", "Content-Length: 7", "", "email=a"),
+  },
   { name: "HTTP/1.0 without Host (API)", bytes: () => Buffer.from("GET /api/user-devices HTTP/1.0\r\n\r\n") },
   { name: "raw /api/../x", bytes: (port) => get("/api/../x", port) },
   { name: "raw /api/%2e%2e/x", bytes: (port) => get("/api/%2e%2e/x", port) },
@@ -1309,11 +1343,54 @@ const RAW_CASES: { name: string; bytes: (port: number) => Buffer }[] = [
   { name: "TRACE on the API", bytes: (port) => Buffer.from(`TRACE /api/user-devices HTTP/1.1\r\nHost: localhost:${port}\r\nConnection: close\r\n\r\n`) },
   { name: "unknown method on a page", bytes: (port) => Buffer.from(`FUZZ /auth/sign-in/ HTTP/1.1\r\nHost: localhost:${port}\r\nConnection: close\r\n\r\n`) },
   { name: "a header line without a colon", bytes: (port) => Buffer.from(`GET / HTTP/1.1\r\nHost: localhost:${port}\r\nno colon here\r\nConnection: close\r\n\r\n`) },
-  { name: "non-ASCII bytes in the path", bytes: (port) => Buffer.concat([Buffer.from("GET /auth/"), Buffer.from([0xe3, 0x81, 0x82, 0xff]), Buffer.from(`/ HTTP/1.1\r\nHost: localhost:${port}\r\nConnection: close\r\n\r\n`)]) },
-  { name: "chunked body with a bad chunk size", bytes: (port) => Buffer.from(`POST /auth/sign-in/ HTTP/1.1\r\nHost: localhost:${port}\r\nOrigin: http://localhost:${port}\r\nContent-Type: application/x-www-form-urlencoded\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\nzz\r\nemail=a\r\n0\r\n\r\n`) },
-  { name: "Content-Length and chunked together", bytes: (port) => Buffer.from(`POST /api/user-availability HTTP/1.1\r\nHost: localhost:${port}\r\nContent-Type: application/json\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n2\r\n{}\r\n0\r\n\r\n`) },
+  {
+    name: "non-ASCII bytes in the path",
+    bytes: (port) =>
+      Buffer.concat([Buffer.from("GET /auth/"), Buffer.from([0xe3, 0x81, 0x82, 0xff]), wire("/ HTTP/1.1", host(port), CLOSE, "", "")]),
+  },
+  {
+    name: "chunked body with a bad chunk size",
+    bytes: (port) =>
+      wire(
+        "POST /auth/sign-in/ HTTP/1.1",
+        host(port),
+        `Origin: http://localhost:${port}`,
+        "Content-Type: application/x-www-form-urlencoded",
+        "Transfer-Encoding: chunked",
+        CLOSE,
+        "",
+        "zz",
+        "email=a",
+        "0",
+        "",
+        "",
+      ),
+  },
+  {
+    name: "Content-Length and chunked together",
+    bytes: (port) =>
+      wire(
+        "POST /api/user-availability HTTP/1.1",
+        host(port),
+        "Content-Type: application/json",
+        "Content-Length: 4",
+        "Transfer-Encoding: chunked",
+        CLOSE,
+        "",
+        "2",
+        "{}",
+        "0",
+        "",
+        "",
+      ),
+  },
   { name: "negative Content-Length", bytes: (port) => Buffer.from(`POST /auth/sign-in/ HTTP/1.1\r\nHost: localhost:${port}\r\nContent-Length: -1\r\nConnection: close\r\n\r\n`) },
 ];
+
+/** Request lines joined with CRLF: a blank line ends the head. */
+const wire = (...lines: string[]) => Buffer.from(lines.join("\r\n"), "latin1");
+const host = (port: number) => `Host: localhost:${port}`;
+const CLOSE = "Connection: close";
 
 function get(target: string, port: number): Buffer {
   return Buffer.from(`GET ${target} HTTP/1.1\r\nHost: localhost:${port}\r\nConnection: close\r\n\r\n`);
@@ -1323,7 +1400,16 @@ function post(target: string, port: number, form = false): Buffer {
   const body = form ? "a=b" : "{}";
   const type = form ? "application/x-www-form-urlencoded" : "application/json";
   return Buffer.from(
-    `POST ${target} HTTP/1.1\r\nHost: localhost:${port}\r\nOrigin: http://localhost:${port}\r\nContent-Type: ${type}\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+    [
+      `POST ${target} HTTP/1.1`,
+      host(port),
+      `Origin: http://localhost:${port}`,
+      `Content-Type: ${type}`,
+      `Content-Length: ${body.length}`,
+      CLOSE,
+      "",
+      body,
+    ].join("\r\n"),
   );
 }
 
@@ -1420,24 +1506,6 @@ function describeOutcome(outcome: RawOutcome): string {
 
 // ---- the tests -------------------------------------------------------------------------------------------------------
 
-beforeAll(async () => {
-  // Every rate limit raised, so the fuzz reaches the code behind them (a 429 that still comes is not a failure).
-  const limits = Object.fromEntries(Object.keys(RATE_LIMIT_POLICIES).map((name) => [`RATE_LIMIT_${name}`, "1000000"]));
-  server = await startServerProcess("preview", {
-    NODE_ENV: "production",
-    LOG_LEVEL: "warn",
-    DEVICE_LIMIT: String(DEVICE_LIMIT),
-    ...limits,
-  });
-  client = new PageClient(server.url);
-  sdk = await connectToStandIn(server.standInPort);
-}, 90_000);
-
-afterAll(async () => {
-  sdk?.destroy();
-  await server?.stop();
-});
-
 test("every page with an action and every API endpoint has a row in the fuzz table", () => {
   const pagesWithAction = ROUTE_SECTIONS.flatMap((section): readonly { name: string; file: string }[] => section.pages)
     .filter((page) => /export (async )?function action\b|export const action\b/.test(readFileSync(`app/${page.file}`, "utf8")))
@@ -1447,90 +1515,113 @@ test("every page with an action and every API endpoint has a row in the fuzz tab
   expect(endpoints.filter((endpoint) => !API_CALLS.some((call) => `${call.method} ${call.template}` === endpoint))).toEqual([]);
 });
 
-test(
-  "a few thousand mutated requests over every form action and API endpoint: no 5xx, no broken connection",
-  async () => {
-    console.log(`fuzz: seed ${SEED} (replay with FUZZ_SEED=${SEED}), up to ${REQUEST_COUNT} requests or ${BUDGET_MS / 1000} s`);
-    const failures = new Map<string, Failure>();
-    /**
-     * 503 is the app's deliberate "temporarily unavailable" answer when Cognito (here the stand-in) is slow or
-     * failing: on a loaded machine the stand-in can pass the app's time-outs. Listed, never failed on, so the
-     * test cannot flake on load; any other 5xx is a failure.
-     */
-    const unavailable = new Map<string, Failure>();
-    const statusCounts = new Map<number | string, number>();
-    /** FUZZ_VERBOSE=1 prints these: whether the requests get past validation into the code behind it. */
-    const statusesByTarget = new Map<string, Map<number | string, number>>();
-    /** Milliseconds per route, session set-up included: where the run's time goes, to keep its cost in check. */
-    const timeByTarget = new Map<string, number>();
-    const startedAt = Date.now();
-    let next = 0;
-    let sent = 0;
-    let serverDied = false;
 
-    async function worker() {
-      while (next < REQUEST_COUNT && Date.now() - startedAt < BUDGET_MS && !serverDied) {
-        const index = next++;
-        const plannedAt = Date.now();
-        let planned: Planned;
-        try {
-          planned = await plan(index);
-        } catch (error) {
-          if (!(error instanceof SetupFailure)) throw error;
-          const list = /answered 503/.test(error.message) ? unavailable : failures;
-          record(list, `setting up the "${error.session}" session through the pages`, () => ({
+describe("against the production build", () => {
+  beforeAll(async () => {
+    // Every rate limit raised, so the fuzz reaches the code behind them (a 429 that still comes is not a failure).
+    const limits = Object.fromEntries(Object.keys(RATE_LIMIT_POLICIES).map((name) => [`RATE_LIMIT_${name}`, "1000000"]));
+    server = await startServerProcess("preview", {
+      NODE_ENV: "production",
+      LOG_LEVEL: "warn",
+      DEVICE_LIMIT: String(DEVICE_LIMIT),
+      ...limits,
+    });
+    client = new PageClient(server.url);
+    sdk = await connectToStandIn(server.standInPort);
+  }, 90_000);
+
+  afterAll(async () => {
+    sdk?.destroy();
+    await server?.stop();
+  });
+
+  test(
+    "a few thousand mutated requests over every form action and API endpoint: no 5xx, no broken connection",
+    async () => {
+      console.log(`fuzz: seed ${SEED} (replay with FUZZ_SEED=${SEED}), up to ${REQUEST_COUNT} requests or ${BUDGET_MS / 1000} s`);
+      const failures = new Map<string, Failure>();
+      /**
+       * 503 is the app's deliberate "temporarily unavailable" answer when Cognito (here the stand-in) is slow or
+       * failing: on a loaded machine the stand-in can pass the app's time-outs. Listed, never failed on, so the
+       * test cannot flake on load; any other 5xx is a failure.
+       */
+      const unavailable = new Map<string, Failure>();
+      const statusCounts = new Map<number | string, number>();
+      /** FUZZ_VERBOSE=1 prints these: whether the requests get past validation into the code behind it. */
+      const statusesByTarget = new Map<string, Map<number | string, number>>();
+      /** Milliseconds per route, session set-up included: where the run's time goes, to keep its cost in check. */
+      const timeByTarget = new Map<string, number>();
+      const startedAt = Date.now();
+      let next = 0;
+      let sent = 0;
+      let serverDied = false;
+
+      async function worker() {
+        while (next < REQUEST_COUNT && Date.now() - startedAt < BUDGET_MS && !serverDied) {
+          const index = next++;
+          const plannedAt = Date.now();
+          let planned: Planned;
+          try {
+            planned = await plan(index);
+          } catch (error) {
+            if (!(error instanceof SetupFailure)) throw error;
+            const list = /answered 503/.test(error.message) ? unavailable : failures;
+            record(list, `setting up the "${error.session}" session through the pages`, () => ({
+              index,
+              request: "(set-up)",
+              outcome: error.message,
+              log: [],
+            }));
+            continue;
+          }
+          const sentAt = Date.now();
+          const outcome = await sendRawBytes(client.port, planned.bytes, NO_ANSWER_AFTER_MS);
+          sent++;
+          timeByTarget.set(planned.target, (timeByTarget.get(planned.target) ?? 0) + Date.now() - plannedAt);
+          const status = outcome.kind === "response" ? outcome.response.status : "socket error";
+          statusCounts.set(status, (statusCounts.get(status) ?? 0) + 1);
+          const byTarget = statusesByTarget.get(planned.target) ?? new Map<number | string, number>();
+          statusesByTarget.set(planned.target, byTarget.set(status, (byTarget.get(status) ?? 0) + 1));
+          noteSessionEffects(planned, outcome);
+          if (server.child.exitCode !== null) serverDied = true;
+          if (outcome.kind === "response" && outcome.response.status < 500) continue;
+          const list = outcome.kind === "response" && outcome.response.status === 503 ? unavailable : failures;
+          const key = `${planned.target} · ${planned.mutation}`;
+          // The server writes its log line as it answers; give the pipe a moment to deliver it.
+          if (!list.has(key)) await new Promise((resolve) => setTimeout(resolve, 50));
+          record(list, key, () => ({
             index,
-            request: "(set-up)",
-            outcome: error.message,
-            log: [],
+            request: planned.describe(),
+            outcome: describeOutcome(outcome),
+            log: serverLogFor(planned, outcome, sentAt - 5, Date.now()),
           }));
-          continue;
         }
-        const sentAt = Date.now();
-        const outcome = await sendRawBytes(client.port, planned.bytes, NO_ANSWER_AFTER_MS);
-        sent++;
-        timeByTarget.set(planned.target, (timeByTarget.get(planned.target) ?? 0) + Date.now() - plannedAt);
-        const status = outcome.kind === "response" ? outcome.response.status : "socket error";
-        statusCounts.set(status, (statusCounts.get(status) ?? 0) + 1);
-        const byTarget = statusesByTarget.get(planned.target) ?? new Map<number | string, number>();
-        statusesByTarget.set(planned.target, byTarget.set(status, (byTarget.get(status) ?? 0) + 1));
-        noteSessionEffects(planned, outcome);
-        if (server.child.exitCode !== null) serverDied = true;
-        if (outcome.kind === "response" && outcome.response.status < 500) continue;
-        const list = outcome.kind === "response" && outcome.response.status === 503 ? unavailable : failures;
-        const key = `${planned.target} · ${planned.mutation}`;
-        // The server writes its log line as it answers; give the pipe a moment to deliver it.
-        if (!list.has(key)) await new Promise((resolve) => setTimeout(resolve, 50));
-        record(list, key, () => ({
-          index,
-          request: planned.describe(),
-          outcome: describeOutcome(outcome),
-          log: serverLogFor(planned, outcome, sentAt - 5, Date.now()),
-        }));
       }
-    }
-    await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+      await Promise.all(Array.from({ length: CONCURRENCY }, worker));
 
-    const seconds = ((Date.now() - startedAt) / 1000).toFixed(1);
-    const statuses = [...statusCounts].sort(([a], [b]) => String(a).localeCompare(String(b))).map(([status, count]) => `${status}×${count}`);
-    const slowest = [...timeByTarget].sort(([, a], [, b]) => b - a).slice(0, 5).map(([name, ms]) => `${name} ${(ms / 1000).toFixed(1)} s`);
-    console.log(`fuzz: ${sent} requests in ${seconds} s; statuses ${statuses.join(" ")}; most time: ${slowest.join(", ")}; set-ups: ${[...renewals].map(([name, count]) => `${name}×${count}`).join(" ")}`);
-    if (process.env.FUZZ_VERBOSE) {
-      for (const [name, counts] of statusesByTarget) {
-        console.log(`  ${name}: ${[...counts].map(([status, count]) => `${status}×${count}`).join(" ")}`);
+      const seconds = ((Date.now() - startedAt) / 1000).toFixed(1);
+      const statuses = [...statusCounts].sort(([a], [b]) => String(a).localeCompare(String(b))).map(([status, count]) => `${status}×${count}`);
+      const slowest = [...timeByTarget].sort(([, a], [, b]) => b - a).slice(0, 5).map(([name, ms]) => `${name} ${(ms / 1000).toFixed(1)} s`);
+      const setUps = [...renewals].map(([name, count]) => `${name}×${count}`);
+      console.log(`fuzz: ${sent} requests in ${seconds} s; statuses ${statuses.join(" ")}`);
+      console.log(`fuzz: most time: ${slowest.join(", ")}; set-ups: ${setUps.join(" ")}`);
+      if (process.env.FUZZ_VERBOSE) {
+        for (const [name, counts] of statusesByTarget) {
+          console.log(`  ${name}: ${[...counts].map(([status, count]) => `${status}×${count}`).join(" ")}`);
+        }
       }
-    }
-    if (serverDied) throw new Error(`The server exited during the fuzz:\n${server.stdout().slice(-4000)}`);
-    if (unavailable.size > 0) {
-      console.log(`fuzz: 503 answers (upstream slow or unavailable; not failures):${formatFailures(unavailable)}`);
-    }
-    if (failures.size > 0) {
-      const report = formatFailures(failures);
-      throw new Error(
-        `${failures.size} kinds of request (route · mutation) got a 5xx or no answer; seed ${SEED} (FUZZ_SEED=${SEED} replays it):\n${report}`,
-      );
-    }
-  },
-  // Generous: the budget stops new requests at BUDGET_MS; slow sessions set-up and the last answers come on top.
-  BUDGET_MS + 120_000,
-);
+      if (serverDied) throw new Error(`The server exited during the fuzz:\n${server.stdout().slice(-4000)}`);
+      if (unavailable.size > 0) {
+        console.log(`fuzz: 503 answers (upstream slow or unavailable; not failures):${formatFailures(unavailable)}`);
+      }
+      if (failures.size > 0) {
+        const report = formatFailures(failures);
+        throw new Error(
+          `${failures.size} kinds of request (route · mutation) got a 5xx or no answer; seed ${SEED} (FUZZ_SEED=${SEED} replays it):\n${report}`,
+        );
+      }
+    },
+    // Generous: the budget stops new requests at BUDGET_MS; slow sessions set-up and the last answers come on top.
+    BUDGET_MS + 120_000,
+  );
+});
