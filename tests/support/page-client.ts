@@ -1,0 +1,105 @@
+import { type RawOutcome, type RawResponse, formUrlEncode, sendRawRequest, setCookiesOf } from "./raw-http";
+
+/**
+ * A browser with JavaScript off, over raw HTTP against a server started by startServerProcess: form posts with
+ * the app's own Origin (APP_ORIGIN names localhost, the socket goes to 127.0.0.1), a cookie jar, and the dev
+ * mailbox read as a developer reads it. For tests that need a signed-in session without Playwright.
+ */
+/** Mail is filed as the request that sent it completes; generous, for loaded machines. */
+const MAILBOX_WAIT_MS = 30_000;
+
+export class PageClient {
+  readonly port: number;
+  /** The origin the app believes it has (startServerProcess sets APP_ORIGIN to http://localhost:<port>). */
+  readonly origin: string;
+
+  constructor(serverUrl: string) {
+    this.port = Number(new URL(serverUrl).port);
+    this.origin = `http://localhost:${this.port}`;
+  }
+
+  get(path: string, cookies: Map<string, string> = new Map()): Promise<RawOutcome> {
+    return sendRawRequest(this.port, { method: "GET", target: path, headers: this.headers(cookies) });
+  }
+
+  post(path: string, fields: [string, string][], cookies: Map<string, string> = new Map()): Promise<RawOutcome> {
+    return sendRawRequest(this.port, {
+      method: "POST",
+      target: path,
+      headers: [...this.headers(cookies), ["Origin", this.origin], ["Content-Type", "application/x-www-form-urlencoded"]],
+      body: Buffer.from(formUrlEncode(fields)),
+    });
+  }
+
+  /** Host and Cookie as a browser on APP_ORIGIN sends them. */
+  headers(cookies: Map<string, string>): [string, string][] {
+    const headers: [string, string][] = [["Host", `localhost:${this.port}`]];
+    if (cookies.size > 0) headers.push(["Cookie", cookieHeader(cookies)]);
+    return headers;
+  }
+
+  /**
+   * Signs in through the real sign-in form. Returns the cookies a browser would then hold: the device key (the one
+   * given, or a new one) and the session, or the held sign-in of the device-limit screen.
+   */
+  async signIn(member: { email: string; password: string }, cookies: Map<string, string> = new Map()) {
+    const response = expectResponse(
+      await this.post("/auth/sign-in/", [["intent", "sign-in"], ["email", member.email], ["password", member.password]], cookies),
+      "sign-in",
+    );
+    if (response.status !== 302) throw new Error(`Sign-in of ${member.email} answered ${response.status}`);
+    return withSetCookies(cookies, response);
+  }
+
+  /** The newest mailbox entry to an address (kind "code": a stand-in code; "mail": a mail's text), polled briefly. */
+  async latestMailboxEntry(email: string, kind: "code" | "mail", options: { after?: string; timeoutMs?: number } = {}) {
+    const deadline = Date.now() + (options.timeoutMs ?? MAILBOX_WAIT_MS);
+    for (;;) {
+      const page = expectResponse(await this.get("/__dev/mailbox/"), "the dev mailbox").body.toString("utf8");
+      const entry = page
+        .split('<li class="mailbox-entry"')
+        .slice(1)
+        .find((candidate) => candidate.startsWith(` data-kind="${kind}"`) && candidate.includes(`>${email}<`));
+      const text = entry ? decodeHtml(entry) : "";
+      if (text && text !== options.after) return text;
+      if (Date.now() > deadline) throw new Error(`No ${kind} for ${email} in the dev mailbox`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+
+  /** The code the stand-in sent last to an address. */
+  async latestCode(email: string, after = ""): Promise<string> {
+    let code = "";
+    const deadline = Date.now() + MAILBOX_WAIT_MS;
+    while (!code || code === after) {
+      const entry = await this.latestMailboxEntry(email, "code");
+      code = /<code class="mailbox-code">(\d+)<\/code>/.exec(entry)?.[1] ?? "";
+      if (Date.now() > deadline) throw new Error(`No new code for ${email}`);
+      if (!code || code === after) await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    return code;
+  }
+}
+
+export function cookieHeader(cookies: Map<string, string>): string {
+  return [...cookies].map(([name, value]) => `${name}=${value}`).join("; ");
+}
+
+/** The jar after an answer: cookies set are added or replaced, cookies cleared (empty value) removed. */
+export function withSetCookies(cookies: Map<string, string>, response: RawResponse): Map<string, string> {
+  const next = new Map(cookies);
+  for (const [name, value] of setCookiesOf(response)) {
+    if (value === "") next.delete(name);
+    else next.set(name, value);
+  }
+  return next;
+}
+
+export function expectResponse(outcome: RawOutcome, what: string): RawResponse {
+  if (outcome.kind !== "response") throw new Error(`${what}: ${outcome.error}`);
+  return outcome.response;
+}
+
+function decodeHtml(html: string): string {
+  return html.replace(/&amp;/g, "&").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&#x27;/g, "'");
+}
