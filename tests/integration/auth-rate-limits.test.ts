@@ -30,7 +30,8 @@ beforeAll(async () => {
     startServerProcess("preview", { ...common, TRUST_PROXY_HOPS: "1" }),
   ]);
   standInPort = proxied.standInPort;
-});
+  // Two production servers starting at once on a loaded two-core machine.
+}, 180_000);
 
 afterAll(async () => {
   await Promise.all([direct?.stop(), proxied?.stop()]);

@@ -44,7 +44,7 @@ beforeAll(async () => {
   const clients = await cognito.send(new ListUserPoolClientsCommand({ UserPoolId: userPoolId, MaxResults: 60 }));
   const clientId = clients.UserPoolClients?.find((client) => client.ClientName === STAND_IN_CLIENT_NAME)?.ClientId ?? "";
   sdk = { cognito, clientId };
-}, 90_000);
+}, 180_000);
 
 afterAll(async () => {
   sdk?.cognito.destroy();

@@ -13,7 +13,7 @@ let server: ServerProcess;
 
 beforeAll(async () => {
   server = await startServerProcess("preview", { NODE_ENV: "production", LOG_LEVEL: "silent", DEVICE_LIMIT: "1" });
-}, 90_000);
+}, 180_000);
 
 afterAll(async () => {
   await server?.stop();
