@@ -148,6 +148,15 @@ const logLines = (message: string) =>
     .map((line) => JSON.parse(line) as Record<string, unknown>)
     .filter((line) => line.msg === message);
 
+/** Whether the server logs a line with this message and request id (its output arrives apart from the answer). */
+async function loggedWithRequestId(message: string, requestId: string | null): Promise<boolean> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    if (logLines(message).some((line) => line.requestId === requestId)) return true;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return false;
+}
+
 test("the profile edit after the per-member limit is refused with the attempt-limit message; another member is not", async () => {
   const ip = someIp();
   const browser = await signedInBrowser("profile-limited", ip);
@@ -162,7 +171,7 @@ test("the profile edit after the per-member limit is refused with the attempt-li
   expect(page).toContain('value="Tanaka Sekkei"');
   // The refusal's warning names the request it belongs to.
   const requestId = refused.headers.get("X-Request-Id");
-  expect(logLines("rate limit reached").some((line) => line.requestId === requestId)).toBe(true);
+  expect(await loggedWithRequestId("rate limit reached", requestId)).toBe(true);
 
   const other = await signedInBrowser("profile-other", ip);
   expect((await post("/my/profile/edit/", PROFILE_FORM, { ip, cookie: other })).status).toBe(302);
@@ -211,7 +220,7 @@ test("the N+1th API call of one member is 429 with Retry-After and the envelope,
     expect(refused.json.error).toMatchObject({ code: "rate_limited", message: enApi.errors.rate_limited });
     expect(Number(refused.headers.get("Retry-After")), name).toBeGreaterThan(0);
     // The refusal's warning carries the request id the caller was given.
-    expect(logLines("rate limit reached").some((line) => line.requestId === refused.json.error.requestId), name).toBe(true);
+    expect(await loggedWithRequestId("rate limit reached", refused.json.error.requestId), name).toBe(true);
 
     const other = await apiMember("api-other");
     const [otherPath, otherBody] = call(other);
