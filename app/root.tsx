@@ -15,11 +15,15 @@ import { localeFromPathname } from "./i18n/locales";
 import { canonicalUrlMiddleware } from "./middleware/canonical-url.server";
 import { i18nextMiddleware } from "./middleware/i18n.server";
 import { memberSessionMiddleware } from "./middleware/member-session.server";
+import { noStoreMiddleware } from "./middleware/no-store.server";
+import { requestLogMiddleware } from "./middleware/request-log.server";
 import { loadRootData } from "./root.server";
 import appStylesHref from "./styles/app.css?url";
 
 /** Pages only: the member API's routes are served without the root (app/server/api-lane.ts, apiRoutesOf). */
 export const middleware: Route.MiddlewareFunction[] = [
+  requestLogMiddleware,
+  noStoreMiddleware,
   canonicalUrlMiddleware,
   i18nextMiddleware,
   memberSessionMiddleware,

@@ -4,7 +4,8 @@ import { type Database, getDatabase } from "../../db/client.server";
 import { type Config, getConfig } from "~/config.server";
 import { listActiveDevices } from "~/domain/member-session.server";
 import type { MemberRecord } from "~/domain/profile.server";
-import { countMemberEmailCheck } from "~/domain/rate-limit.server";
+import { type LimitedAction, countAttempt } from "~/domain/rate-limit.server";
+import { logger, runWithRequestId } from "~/integrations/logger.server";
 import type { Locale } from "~/i18n/locales";
 import { requestInfoContext } from "~/server/request-context";
 import { ApiError, apiErrorResponse, apiJson, apiLocaleOf, toApiError, translatorFor } from "./api-response.server";
@@ -108,7 +109,9 @@ export function apiRoute(handlers: Handlers) {
       return apiErrorResponse(toApiError(error, requestId), { translate: translatorFor(locale), locale, requestId });
     }
   }
-  return { loader: handle, action: handle };
+  // Outside the root's middleware (app/server/api-lane.ts): the API enters its request's log context itself.
+  const handleLogged = (args: RouteArgs) => runWithRequestId(args.context.get(requestInfoContext).requestId, () => handle(args));
+  return { loader: handleLogged, action: handleLogged };
 }
 
 /** Any other path under /api/: the envelope's 404, whatever the method, before any token check. */
@@ -118,10 +121,21 @@ export function apiNotFound({ request, context }: RouteArgs): Response {
   return apiErrorResponse(new ApiError("not_found"), { translate: translatorFor(locale), locale, requestId });
 }
 
-/** EMAIL_CHECK_PER_MEMBER: a refusal is 429 with Retry-After. */
-export async function limitEmailChecks(db: Database, member: ApiMember, config: Config): Promise<void> {
-  const result = await countMemberEmailCheck(db, { sub: member.sub, overrides: config.rateLimits });
-  if (!result.allowed) throw new ApiError("rate_limited", { headers: { "Retry-After": String(result.retryAfterS) } });
+/**
+ * Counts one of the calling member's attempts at an action that calls Cognito or sends mail, per client IP and per
+ * member (or the account's e-mail, for a password check that counts as a sign-in), with the same counters as the
+ * pages (app/domain/rate-limit.server.ts). A refusal is 429 with Retry-After, before anything is asked upstream.
+ */
+export async function limitAttempts<Id extends ApiOperationId>(
+  call: ApiCall<Id>,
+  action: LimitedAction,
+  subject = call.member.sub,
+): Promise<void> {
+  const { db, clientIp, config } = call;
+  const result = await countAttempt(db, { action, subject, clientIp, overrides: config.rateLimits });
+  if (result.allowed) return;
+  logger.warn({ policy: result.policy, retryAfterS: result.retryAfterS }, "rate limit reached");
+  throw new ApiError("rate_limited", { headers: { "Retry-After": String(result.retryAfterS) } });
 }
 
 /** The member record as the API shows it. */

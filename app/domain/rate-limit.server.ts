@@ -47,6 +47,34 @@ export const FORGOT_PASSWORD_PER_IP = { scope: "forgot-password:ip", limit: 100,
  * an address has an ID, so a stolen token must not turn the API into a directory of members.
  */
 export const EMAIL_CHECK_PER_MEMBER = { scope: "email-check:member", limit: 30, windowMs: HOUR_MS } satisfies RateLimitPolicy;
+/** The same per client: a host holding many tokens must not sum their allowances into a directory either. */
+export const EMAIL_CHECK_PER_IP = { scope: "email-check:ip", limit: 300, windowMs: HOUR_MS } satisfies RateLimitPolicy;
+
+/*
+ * What signed-in members do that calls Cognito or sends mail, pages and API alike (SECURITY.md 23). Cognito's
+ * request quotas belong to the whole AWS account, and sign-in shares them: one free account looping over an edit
+ * must not be able to throttle every member's sign-in. Per member: far above what a person or a sibling service
+ * acting for one member does. Per IP: sibling services call the API from their own servers, so one address speaks
+ * for many members; these stay generous, yet one host stays far below the account's quotas (tens per second).
+ */
+/** Profile edits (page) and the API's user registration: each one is an AdminUpdateUserAttributes. */
+export const PROFILE_UPDATE_PER_MEMBER = { scope: "profile-update:member", limit: 20, windowMs: HOUR_MS } satisfies RateLimitPolicy;
+export const PROFILE_UPDATE_PER_IP = { scope: "profile-update:ip", limit: 600, windowMs: HOUR_MS } satisfies RateLimitPolicy;
+/**
+ * E-mail change requests (page and API): each one mails a link to any address the member typed, and its answer
+ * says whether that address has an ID. A member changes address a few times in their life: five an hour is ample.
+ */
+export const EMAIL_CHANGE_PER_MEMBER = { scope: "email-change:member", limit: 5, windowMs: HOUR_MS } satisfies RateLimitPolicy;
+export const EMAIL_CHANGE_PER_IP = { scope: "email-change:ip", limit: 100, windowMs: HOUR_MS } satisfies RateLimitPolicy;
+/** POST /api/refresh-user: an AdminGetUser each; a sibling refreshes a member on its sign-in or after an edit. */
+export const MEMBER_REFRESH_PER_MEMBER = { scope: "member-refresh:member", limit: 60, windowMs: HOUR_MS } satisfies RateLimitPolicy;
+export const MEMBER_REFRESH_PER_IP = { scope: "member-refresh:ip", limit: 3000, windowMs: HOUR_MS } satisfies RateLimitPolicy;
+/**
+ * POST /api/user-devices/{id}: each one checks a refresh token with Cognito, from the sign-in quota itself. A
+ * member registers one device per sign-in; thirty an hour covers a family of browsers and retries.
+ */
+export const DEVICE_REGISTRATION_PER_MEMBER = { scope: "device-registration:member", limit: 30, windowMs: HOUR_MS } satisfies RateLimitPolicy;
+export const DEVICE_REGISTRATION_PER_IP = { scope: "device-registration:ip", limit: 1000, windowMs: HOUR_MS } satisfies RateLimitPolicy;
 
 export const RATE_LIMIT_POLICIES = {
   SIGN_IN_PER_ACCOUNT,
@@ -60,6 +88,15 @@ export const RATE_LIMIT_POLICIES = {
   FORGOT_PASSWORD_PER_ACCOUNT,
   FORGOT_PASSWORD_PER_IP,
   EMAIL_CHECK_PER_MEMBER,
+  EMAIL_CHECK_PER_IP,
+  PROFILE_UPDATE_PER_MEMBER,
+  PROFILE_UPDATE_PER_IP,
+  EMAIL_CHANGE_PER_MEMBER,
+  EMAIL_CHANGE_PER_IP,
+  MEMBER_REFRESH_PER_MEMBER,
+  MEMBER_REFRESH_PER_IP,
+  DEVICE_REGISTRATION_PER_MEMBER,
+  DEVICE_REGISTRATION_PER_IP,
 } as const;
 
 export type RateLimitPolicyName = keyof typeof RATE_LIMIT_POLICIES;
@@ -67,15 +104,33 @@ export type RateLimitPolicyName = keyof typeof RATE_LIMIT_POLICIES;
 /** Limits set by configuration (RATE_LIMIT_<POLICY>), replacing the defaults above; windows stay as named. */
 export type RateLimitOverrides = Partial<Record<RateLimitPolicyName, number>>;
 
-/** The auth actions that are limited, each per account and per client IP (SECURITY.md 2). */
-export type AuthAttempt = "signIn" | "signUp" | "codeCheck" | "codeResend" | "forgotPassword";
+/**
+ * The actions that are limited, each per client IP and per subject: the account's e-mail address for the auth
+ * actions (there is no member yet), the member's sub for what a signed-in member does.
+ */
+export type LimitedAction =
+  | "signIn"
+  | "signUp"
+  | "codeCheck"
+  | "codeResend"
+  | "forgotPassword"
+  | "emailCheck"
+  | "profileUpdate"
+  | "emailChange"
+  | "memberRefresh"
+  | "deviceRegistration";
 
-const AUTH_ATTEMPT_POLICIES: Record<AuthAttempt, { perIp: RateLimitPolicyName; perAccount: RateLimitPolicyName }> = {
-  signIn: { perIp: "SIGN_IN_PER_IP", perAccount: "SIGN_IN_PER_ACCOUNT" },
-  signUp: { perIp: "SIGN_UP_PER_IP", perAccount: "SIGN_UP_PER_ACCOUNT" },
-  codeCheck: { perIp: "CODE_CHECK_PER_IP", perAccount: "CODE_CHECK_PER_ACCOUNT" },
-  codeResend: { perIp: "CODE_RESEND_PER_IP", perAccount: "CODE_RESEND_PER_ACCOUNT" },
-  forgotPassword: { perIp: "FORGOT_PASSWORD_PER_IP", perAccount: "FORGOT_PASSWORD_PER_ACCOUNT" },
+const ACTION_POLICIES: Record<LimitedAction, { perIp: RateLimitPolicyName; perSubject: RateLimitPolicyName }> = {
+  signIn: { perIp: "SIGN_IN_PER_IP", perSubject: "SIGN_IN_PER_ACCOUNT" },
+  signUp: { perIp: "SIGN_UP_PER_IP", perSubject: "SIGN_UP_PER_ACCOUNT" },
+  codeCheck: { perIp: "CODE_CHECK_PER_IP", perSubject: "CODE_CHECK_PER_ACCOUNT" },
+  codeResend: { perIp: "CODE_RESEND_PER_IP", perSubject: "CODE_RESEND_PER_ACCOUNT" },
+  forgotPassword: { perIp: "FORGOT_PASSWORD_PER_IP", perSubject: "FORGOT_PASSWORD_PER_ACCOUNT" },
+  emailCheck: { perIp: "EMAIL_CHECK_PER_IP", perSubject: "EMAIL_CHECK_PER_MEMBER" },
+  profileUpdate: { perIp: "PROFILE_UPDATE_PER_IP", perSubject: "PROFILE_UPDATE_PER_MEMBER" },
+  emailChange: { perIp: "EMAIL_CHANGE_PER_IP", perSubject: "EMAIL_CHANGE_PER_MEMBER" },
+  memberRefresh: { perIp: "MEMBER_REFRESH_PER_IP", perSubject: "MEMBER_REFRESH_PER_MEMBER" },
+  deviceRegistration: { perIp: "DEVICE_REGISTRATION_PER_IP", perSubject: "DEVICE_REGISTRATION_PER_MEMBER" },
 };
 
 export interface RateLimitResult {
@@ -143,23 +198,23 @@ export async function deleteEndedRateLimitWindows(db: Database, now = new Date()
   return deleted.length;
 }
 
-export type AuthAttemptResult =
+export type AttemptResult =
   | { allowed: true }
   | { allowed: false; policy: RateLimitPolicyName; retryAfterS: number };
 
 /**
- * Counts one auth attempt per client network and per account, before anything is asked of Cognito. The IP is
- * counted first and a refusal there stops the count: a flood from one host is turned away without also using up
- * the accounts it names.
+ * Counts one attempt at an action per client network and per subject (an account's e-mail, lower-cased, or a
+ * member's sub), before anything is asked of Cognito or the mailer. The IP is counted first and a refusal there
+ * stops the count: a flood from one host is turned away without also using up the accounts it names.
  */
-export async function countAuthAttempt(
+export async function countAttempt(
   db: Database,
-  input: { attempt: AuthAttempt; email: string; clientIp: string; overrides?: RateLimitOverrides; now?: Date },
-): Promise<AuthAttemptResult> {
-  const { perIp, perAccount } = AUTH_ATTEMPT_POLICIES[input.attempt];
+  input: { action: LimitedAction; subject: string; clientIp: string; overrides?: RateLimitOverrides; now?: Date },
+): Promise<AttemptResult> {
+  const { perIp, perSubject } = ACTION_POLICIES[input.action];
   const checks: [RateLimitPolicyName, string][] = [
     [perIp, clientNetworkOf(input.clientIp)],
-    [perAccount, input.email.trim().toLowerCase()],
+    [perSubject, input.subject.trim().toLowerCase()],
   ];
   for (const [name, subject] of checks) {
     const policy = RATE_LIMIT_POLICIES[name];
@@ -168,16 +223,6 @@ export async function countAuthAttempt(
     if (!result.allowed) return { allowed: false, policy: name, retryAfterS: result.retryAfterS };
   }
   return { allowed: true };
-}
-
-/** Counts one of a member's address checks through the API (EMAIL_CHECK_PER_MEMBER). */
-export function countMemberEmailCheck(
-  db: Database,
-  input: { sub: string; overrides?: RateLimitOverrides; now?: Date },
-): Promise<RateLimitResult> {
-  const policy = EMAIL_CHECK_PER_MEMBER;
-  const limit = input.overrides?.EMAIL_CHECK_PER_MEMBER ?? policy.limit;
-  return hitRateLimit(db, { ...policy, limit, subject: input.sub, now: input.now });
 }
 
 /**

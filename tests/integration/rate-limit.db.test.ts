@@ -6,7 +6,7 @@ import {
   SIGN_IN_PER_IP,
   SWEEP_GRACE_MS,
   clientNetworkOf,
-  countAuthAttempt,
+  countAttempt,
   deleteEndedRateLimitWindows,
   hitRateLimit,
 } from "~/domain/rate-limit.server";
@@ -109,7 +109,7 @@ test("an auth attempt counts per IP and per lower-cased account, and a refusal n
   const clientIp = `${ownNetwork()}::1`;
   const overrides = { SIGN_IN_PER_ACCOUNT: 2, SIGN_IN_PER_IP: 1_000 };
   const attempt = (address: string, ip = clientIp) =>
-    countAuthAttempt(database().db, { attempt: "signIn", email: address, clientIp: ip, overrides, now: at(2 * MINUTE_MS) });
+    countAttempt(database().db, { action: "signIn", subject: address, clientIp: ip, overrides, now: at(2 * MINUTE_MS) });
   expect(await attempt(email)).toEqual({ allowed: true });
   expect(await attempt(email.toLowerCase())).toEqual({ allowed: true });
   // Another IP does not help: the account's count is the same whichever network asks.
@@ -126,13 +126,29 @@ test("an IP over its limit is refused before its accounts are counted", async ()
   const network = ownNetwork();
   const overrides = { FORGOT_PASSWORD_PER_IP: 1, FORGOT_PASSWORD_PER_ACCOUNT: 1 };
   const attempt = (email: string, clientIp: string) =>
-    countAuthAttempt(database().db, { attempt: "forgotPassword", email, clientIp, overrides, now: START });
+    countAttempt(database().db, { action: "forgotPassword", subject: email, clientIp, overrides, now: START });
   const email = `ip-first-${crypto.randomUUID().slice(0, 8)}@example.jp`;
   expect((await attempt(`first-${email}`, `${network}::1`)).allowed).toBe(true);
   // Another address in the same /64 is the same client.
   expect(await attempt(email, `${network}:abcd::2`)).toMatchObject({ allowed: false, policy: "FORGOT_PASSWORD_PER_IP" });
   // That refusal did not use up the account: from another network it still has its one request.
   expect(await attempt(email, `${ownNetwork()}::1`)).toEqual({ allowed: true });
+});
+
+test("a member action counts per member and per IP, the page's and the API's attempts on the same counters", async () => {
+  const network = ownNetwork();
+  const overrides = { PROFILE_UPDATE_PER_MEMBER: 2, PROFILE_UPDATE_PER_IP: 3 };
+  const update = (sub: string, clientIp = `${network}::1`) =>
+    countAttempt(database().db, { action: "profileUpdate", subject: sub, clientIp, overrides, now: START });
+  const [member, other] = [crypto.randomUUID(), crypto.randomUUID()];
+  expect(await update(member)).toEqual({ allowed: true });
+  expect(await update(member, `${ownNetwork()}::1`)).toEqual({ allowed: true });
+  expect(await update(member, `${ownNetwork()}::1`)).toMatchObject({ allowed: false, policy: "PROFILE_UPDATE_PER_MEMBER" });
+  // Another member is not affected by the first one's count...
+  expect(await update(other)).toEqual({ allowed: true });
+  // ...but the network's count holds across members: its third attempt is its last.
+  expect(await update(crypto.randomUUID())).toEqual({ allowed: true });
+  expect(await update(crypto.randomUUID())).toMatchObject({ allowed: false, policy: "PROFILE_UPDATE_PER_IP" });
 });
 
 test("per-IP limits count IPv4 as is and IPv6 by its /64", () => {

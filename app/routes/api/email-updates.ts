@@ -1,5 +1,5 @@
 import { ApiError } from "~/api/api-response.server";
-import { apiRoute, limitEmailChecks } from "~/api/api-handler.server";
+import { apiRoute, limitAttempts } from "~/api/api-handler.server";
 import { EmailChangeError, requestEmailChange } from "~/domain/email-change.server";
 import { getIdentityProvider } from "~/integrations/cognito/identity.server";
 import { getMailer } from "~/integrations/mailer.server";
@@ -7,8 +7,11 @@ import { getMailer } from "~/integrations/mailer.server";
 const api = apiRoute({
   POST: {
     operation: "requestEmailUpdate",
-    handle: async ({ member, body, db, config, locale }) => {
-      await limitEmailChecks(db, member, config);
+    handle: async (call) => {
+      const { member, body, db, config, locale } = call;
+      // Its answer says whether an address has an ID (an address check), and it mails whatever address is typed.
+      await limitAttempts(call, "emailCheck");
+      await limitAttempts(call, "emailChange");
       const identity = getIdentityProvider();
       // The address now, from Cognito: a bearer token does not carry it.
       const { email: currentEmail } = await identity.getUser(member.sub);

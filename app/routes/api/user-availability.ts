@@ -1,12 +1,13 @@
-import { apiRoute, limitEmailChecks } from "~/api/api-handler.server";
+import { apiRoute, limitAttempts } from "~/api/api-handler.server";
 import { isAddressTaken } from "~/domain/email-change.server";
 import { getIdentityProvider } from "~/integrations/cognito/identity.server";
 
 const api = apiRoute({
   POST: {
     operation: "checkUserAvailability",
-    handle: async ({ member, body, db, config }) => {
-      await limitEmailChecks(db, member, config);
+    handle: async (call) => {
+      const { member, body } = call;
+      await limitAttempts(call, "emailCheck");
       const taken = await isAddressTaken(getIdentityProvider(), body.email, member.sub);
       return { email: body.email, available: !taken };
     },

@@ -1,5 +1,5 @@
 import { ApiError } from "~/api/api-response.server";
-import { apiRoute, deviceList, withStatus } from "~/api/api-handler.server";
+import { apiRoute, deviceList, limitAttempts, withStatus } from "~/api/api-handler.server";
 import { registerDevice } from "~/domain/device-registration.server";
 import { deactivateDevice, revokeRefreshTokens } from "~/domain/member-session.server";
 import { getIdentityProvider } from "~/integrations/cognito/identity.server";
@@ -16,8 +16,10 @@ function deviceKeyOf(params: Readonly<Record<string, string | undefined>>): stri
 const api = apiRoute({
   POST: {
     operation: "registerUserDevice",
-    handle: async ({ request, member, body, params, db, config }) => {
+    handle: async (call) => {
+      const { request, member, body, params, db, config } = call;
       const deviceKey = deviceKeyOf(params);
+      await limitAttempts(call, "deviceRegistration");
       const result = await registerDevice(
         { db, identity: getIdentityProvider(), deviceLimit: config.deviceLimit, secrets: config.sessionSecrets },
         { sub: member.sub, deviceKey, refreshToken: body.refreshToken, userAgent: request.headers.get("User-Agent") },

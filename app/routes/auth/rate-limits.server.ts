@@ -1,7 +1,7 @@
 import type { RouterContextProvider } from "react-router";
 import { getDatabase } from "../../../db/client.server";
 import { getConfig } from "~/config.server";
-import { type AuthAttempt, countAuthAttempt } from "~/domain/rate-limit.server";
+import { type LimitedAction, countAttempt } from "~/domain/rate-limit.server";
 import { logger } from "~/integrations/logger.server";
 import { requestInfoContext } from "~/server/request-context";
 
@@ -19,29 +19,22 @@ export interface AttemptRefusal {
 }
 
 /**
- * Counts one sign-in, sign-up, code check, code resend or password-reset request for this client and this
- * address, before Cognito is asked anything. Null: go ahead. The client IP is the one the HTTP layer settled on:
- * the socket's, or X-Forwarded-For's through TRUST_PROXY_HOPS configured proxies only (SECURITY.md 3).
+ * Counts one attempt at a limited action for this client and this subject, before Cognito or the mailer is asked
+ * anything: the address typed for sign-in, sign-up, code checks, code resends and password resets; the member's
+ * sub for what a signed-in member does (profile and e-mail changes). Null: go ahead. The client IP is the one the
+ * HTTP layer settled on: the socket's, or X-Forwarded-For's through TRUST_PROXY_HOPS configured proxies only
+ * (SECURITY.md 3). The member API counts the same actions through app/api/api-handler.server.ts.
  */
 export async function checkAttemptLimit(
   context: Readonly<RouterContextProvider>,
-  attempt: AuthAttempt,
-  email: string,
+  action: LimitedAction,
+  subject: string,
 ): Promise<AttemptRefusal | null> {
-  const { clientIp, requestId } = context.get(requestInfoContext);
-  const result = await countAuthAttempt(getDatabase(), {
-    attempt,
-    email,
-    clientIp,
-    overrides: getConfig().rateLimits,
-  });
+  const { clientIp } = context.get(requestInfoContext);
+  const result = await countAttempt(getDatabase(), { action, subject, clientIp, overrides: getConfig().rateLimits });
   if (result.allowed) return null;
-  // Neither the address nor the IP: the policy and request id are enough to find the access-log line.
-  logger.warn({ requestId, policy: result.policy, retryAfterS: result.retryAfterS }, "rate limit reached");
-  const messageKey = attempt === "signIn" ? "loginAttemptLimitExceeded" : "attemptLimitExceeded";
-  return {
-    messageKey,
-    formError: `toasts:${messageKey}`,
-    init: { status: 429 },
-  };
+  // Neither the subject nor the IP: the policy and the request id (on every line) find the access-log line.
+  logger.warn({ policy: result.policy, retryAfterS: result.retryAfterS }, "rate limit reached");
+  const messageKey = action === "signIn" ? "loginAttemptLimitExceeded" : "attemptLimitExceeded";
+  return { messageKey, formError: `toasts:${messageKey}`, init: { status: 429 } };
 }

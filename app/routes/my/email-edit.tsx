@@ -14,6 +14,7 @@ import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { getMember } from "~/middleware/member-session.server";
 import { pathFor } from "~/routing/route-table";
+import { checkAttemptLimit } from "../auth/rate-limits.server";
 import type { Route } from "./+types/email-edit";
 import { requestMemberEmailChange } from "./email-edit.server";
 
@@ -38,6 +39,9 @@ export async function action({ request, context }: Route.ActionArgs) {
   if (submission.status !== "success") {
     return data({ result: submission.reply() }, { status: 400 });
   }
+  // Each request mails whatever address was typed and says whether it has an ID: counted like the API's.
+  const limited = await checkAttemptLimit(context, "emailChange", member.sub);
+  if (limited) return data({ result: submission.reply({ formErrors: [limited.formError] }) }, limited.init);
   try {
     await requestMemberEmailChange(member, submission.value.email, locale);
   } catch (error) {

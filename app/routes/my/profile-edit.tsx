@@ -18,6 +18,7 @@ import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { getMember } from "~/middleware/member-session.server";
 import { pathFor } from "~/routing/route-table";
 import { getToastUtils } from "~/toast.server";
+import { checkAttemptLimit } from "../auth/rate-limits.server";
 import type { Route } from "./+types/profile-edit";
 
 export async function loader({ context }: Route.LoaderArgs) {
@@ -55,6 +56,9 @@ export async function action({ request, context }: Route.ActionArgs) {
   const locale = getLocale(context);
   const submission = parseWithZod(await request.formData(), { schema: ProfileSchema });
   if (submission.status !== "success") return data({ result: submission.reply() }, { status: 400 });
+  // Every edit is a Cognito call from the quota every member's sign-in shares (SECURITY.md 23).
+  const limited = await checkAttemptLimit(context, "profileUpdate", member.sub);
+  if (limited) return data({ result: submission.reply({ formErrors: [limited.formError] }) }, limited.init);
   try {
     await updateProfile(
       { db: getDatabase(), identity: getIdentityProvider() },

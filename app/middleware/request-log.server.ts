@@ -1,0 +1,10 @@
+import type { MiddlewareFunction } from "react-router";
+import { runWithRequestId } from "~/integrations/logger.server";
+import { requestInfoContext } from "~/server/request-context";
+
+/**
+ * Every log line written while a page request is handled carries its request id, domain code's warnings
+ * included, without passing it by hand. Outermost in the root's middleware, so the rest runs inside it.
+ */
+export const requestLogMiddleware: MiddlewareFunction<Response> = ({ context }, next) =>
+  runWithRequestId(context.get(requestInfoContext).requestId, next);
