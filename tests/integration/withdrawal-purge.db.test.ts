@@ -1,8 +1,8 @@
 import { eq, inArray, sql } from "drizzle-orm";
-import { expect, test } from "vitest";
+import { expect, test, vi } from "vitest";
 import { emailChangeTokens, memberProfiles, memberSessions, memberSignOuts, withdrawalReasons } from "../../db/schema";
 import { ENDED_SESSION_RETENTION_DAYS, PENDING_SIGN_IN_TTL_MS } from "~/domain/member-session.server";
-import { EMAIL_CHANGE_TOKEN_RETENTION_DAYS, PURGE_LOCK_KEY, runPurge, runPurgeExclusively } from "~/domain/purge.server";
+import { EMAIL_CHANGE_TOKEN_RETENTION_DAYS, PURGE_LOCK_KEY, runPurge, runPurgeExclusively, schedulePurge } from "~/domain/purge.server";
 import {
   CANCELLED_DATA_RETENTION_MONTHS,
   purgeCancelledProfiles,
@@ -146,4 +146,21 @@ test.runIf(!!process.env.TEST_DATABASE_URL)("the purge runs under an advisory lo
     await tx.execute(sql`select pg_advisory_xact_lock(${PURGE_LOCK_KEY})`);
     expect(await runPurgeExclusively({ db, secrets: [] }, NOW)).toBeNull();
   });
+});
+
+test("the server process's schedule runs the purge by its clock", async () => {
+  const { db } = database();
+  const sub = crypto.randomUUID();
+  // Expires tomorrow by the real clock: only a clock a month ahead finds it past its retention.
+  const token = await addEmailChangeToken(sub, new Date(Date.now() + DAY_MS));
+  const monthAhead = new Date(Date.now() + (EMAIL_CHANGE_TOKEN_RETENTION_DAYS + 30) * DAY_MS);
+  const stop = schedulePurge({ db, secrets: [] }, { clock: () => monthAhead, firstRunDelayMs: 0, intervalMs: 60_000 });
+  try {
+    await vi.waitFor(
+      async () => expect(await db.select().from(emailChangeTokens).where(eq(emailChangeTokens.tokenHash, token))).toEqual([]),
+      { timeout: 15_000, interval: 100 },
+    );
+  } finally {
+    stop();
+  }
 });
