@@ -149,6 +149,21 @@ test("Cognito down at the delete: the cancellation holds, the member cannot sign
   expect((await profileOf(member.sub))?.cognitoDeletedAt).not.toBeNull();
 });
 
+test.each([
+  // The password check is a sign-in: its throttling is the sign-in's own code.
+  ["throttling", { mode: "throttle" } as const, "signInThrottled"],
+  ["down", { mode: "fail" } as const, "unavailable"],
+])("Cognito %s at the cancellation's password check: an error to show, and nothing changed anywhere", async (_, settings, code) => {
+  const member = await createMember("cancel-check");
+  const session = await signIn(member);
+  await setFault(stack.env.COGNITO_ENDPOINT!, { ...settings, operations: ["AdminInitiateAuth"] });
+  await expect(cancel(member)).rejects.toMatchObject({ code });
+  await resetHarness(stack.env.COGNITO_ENDPOINT!);
+  expect((await profileOf(member.sub))?.cancelledAt ?? null).toBeNull();
+  expect(await findLiveSession(handle.db, session.sessionId)).not.toBeNull();
+  expect(await cognitoHas(member.email)).toBe(true);
+});
+
 test("a sign-in that authenticated before a cancellation committed cannot record a live session afterwards", async () => {
   const member = await createMember("cancel-race");
   const tokens = await identity().signIn({ email: member.email, password: PASSWORD });
