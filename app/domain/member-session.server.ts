@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, isNotNull, isNull, lt, ne, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, isNotNull, isNull, lt, ne, or, sql } from "drizzle-orm";
 import type { Database } from "../../db/client.server";
 import { memberProfiles, memberSessions, memberSignOuts } from "../../db/schema";
 import { IdentityError, type IdentityErrorCode } from "~/integrations/cognito/cognito-errors.server";
@@ -494,8 +494,8 @@ export async function revokeRefreshTokens(
     refreshTokensEncrypted.map(async (refreshTokenEncrypted) => {
       if (!refreshTokenEncrypted) return;
       const refreshToken = openRefreshToken({ refreshTokenEncrypted }, deps.secrets);
-      // A token no listed secret opens can never be revoked by us: nothing more is owed.
-      if (!refreshToken || (await revokeWithRetries(deps, refreshToken))) confirmed.push(refreshTokenEncrypted);
+      // A token no listed secret opens stays owed: the secrets given may be the wrong ones (a misconfigured job).
+      if (refreshToken && (await revokeWithRetries(deps, refreshToken))) confirmed.push(refreshTokenEncrypted);
     }),
   );
   if (deps.db) await recordRevocationsConfirmed(deps.db, confirmed);
@@ -539,12 +539,17 @@ export async function revokeOwedRefreshTokens(
  * the member API refuses a token by its ended row (tokenStanding), and long enough to see recent sign-outs.
  */
 export const ENDED_SESSION_RETENTION_DAYS = 30;
+/**
+ * An ended session whose revocation is still owed after this long is deleted all the same: by then its refresh
+ * token has expired under Cognito's default 30-day validity (or its secret was rotated out and it cannot be opened).
+ */
+export const OWED_REVOCATION_GIVE_UP_DAYS = 90;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Deletes sessions ended more than ENDED_SESSION_RETENTION_DAYS before `now` whose refresh token is confirmed
- * revoked (an owed revocation keeps its row, the only place the token is), and ends pending sign-ins left on the
- * device-limit screen past their lifetime so their refresh tokens get revoked too.
+ * revoked (an owed revocation keeps its row, the only place the token is, up to OWED_REVOCATION_GIVE_UP_DAYS), and
+ * ends pending sign-ins left on the device-limit screen past their lifetime so their refresh tokens get revoked too.
  */
 export async function purgeEndedSessions(db: Database, now: Date): Promise<{ deleted: number }> {
   await db
@@ -560,9 +565,12 @@ export async function purgeEndedSessions(db: Database, now: Date): Promise<{ del
   const deleted = await db
     .delete(memberSessions)
     .where(
-      and(
-        lt(memberSessions.revokedAt, new Date(now.getTime() - ENDED_SESSION_RETENTION_DAYS * DAY_MS)),
-        isNotNull(memberSessions.refreshTokenRevokedAt),
+      or(
+        and(
+          lt(memberSessions.revokedAt, new Date(now.getTime() - ENDED_SESSION_RETENTION_DAYS * DAY_MS)),
+          isNotNull(memberSessions.refreshTokenRevokedAt),
+        ),
+        lt(memberSessions.revokedAt, new Date(now.getTime() - OWED_REVOCATION_GIVE_UP_DAYS * DAY_MS)),
       ),
     )
     .returning({ id: memberSessions.id });

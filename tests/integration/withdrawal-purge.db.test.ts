@@ -1,7 +1,11 @@
 import { eq, inArray, sql } from "drizzle-orm";
 import { expect, test, vi } from "vitest";
 import { emailChangeTokens, memberProfiles, memberSessions, memberSignOuts, withdrawalReasons } from "../../db/schema";
-import { ENDED_SESSION_RETENTION_DAYS, PENDING_SIGN_IN_TTL_MS } from "~/domain/member-session.server";
+import {
+  ENDED_SESSION_RETENTION_DAYS,
+  OWED_REVOCATION_GIVE_UP_DAYS,
+  PENDING_SIGN_IN_TTL_MS,
+} from "~/domain/member-session.server";
 import { EMAIL_CHANGE_TOKEN_RETENTION_DAYS, PURGE_LOCK_KEY, runPurge, runPurgeExclusively, schedulePurge } from "~/domain/purge.server";
 import {
   CANCELLED_DATA_RETENTION_MONTHS,
@@ -115,6 +119,7 @@ test("ended sessions and e-mail-change tokens are purged after their retention, 
   const recent = await addSession(sub, { revokedAt: endedRecently, refreshTokenRevokedAt: endedRecently });
   // Its revocation was never confirmed: kept, since the row is the only place the token is to retry it.
   const owedRevocation = await addSession(sub, { revokedAt: endedLongAgo });
+  const owedTooLong = await addSession(sub, { revokedAt: new Date(NOW.getTime() - (OWED_REVOCATION_GIVE_UP_DAYS + 1) * DAY_MS) });
   const live = await addSession(sub, { activatedAt: endedLongAgo });
   const abandonedPending = await addSession(sub, { createdAt: new Date(NOW.getTime() - PENDING_SIGN_IN_TTL_MS - 1000) });
   const expiredToken = await addEmailChangeToken(sub, new Date(NOW.getTime() - (EMAIL_CHANGE_TOKEN_RETENTION_DAYS + 1) * DAY_MS));
@@ -129,6 +134,7 @@ test("ended sessions and e-mail-change tokens are purged after their retention, 
   const sessions = await db.select().from(memberSessions).where(eq(memberSessions.sub, sub));
   expect(sessions.map((row) => row.id).sort()).toEqual([recent, owedRevocation, live, abandonedPending].sort());
   expect(sessions.find((row) => row.id === old)).toBeUndefined();
+  expect(sessions.find((row) => row.id === owedTooLong)).toBeUndefined();
   // A sign-in left on the device-limit screen is ended, so its refresh token gets revoked too.
   expect(sessions.find((row) => row.id === abandonedPending)?.revokedAt).toEqual(NOW);
   expect(sessions.find((row) => row.id === live)?.revokedAt).toBeNull();
