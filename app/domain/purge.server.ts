@@ -39,35 +39,46 @@ export async function purgeEmailChangeTokens(db: Database, now: Date): Promise<{
   return { deleted: rows.length };
 }
 
-/**
- * Everything the data's retention rules and the two-systems repairs owe: Cognito users of cancellations still to
- * delete, refresh tokens still to revoke, then ended sessions, old e-mail-change tokens and cancelled members past
- * their retention. Idempotent: a missed or repeated run does no harm.
- */
-export async function runPurge(deps: PurgeDependencies, now: Date): Promise<PurgeReport> {
-  const cognitoDeletions = deps.identity ? await finishOwedCognitoDeletions({ db: deps.db, identity: deps.identity }) : null;
-  const revocations = deps.identity
-    ? await revokeOwedRefreshTokens({ db: deps.db, identity: deps.identity, secrets: deps.secrets })
-    : null;
-  const { deleted: endedSessions } = await purgeEndedSessions(deps.db, now);
-  const { deleted: emailChangeTokenCount } = await purgeEmailChangeTokens(deps.db, now);
-  const { purged: cancelledProfiles } = await purgeCancelledProfiles(deps.db, now);
-  return { cancelledProfiles, endedSessions, emailChangeTokens: emailChangeTokenCount, cognitoDeletions, revocations };
+/** Deletions by the retention rules: ended sessions, old e-mail-change tokens, cancelled members past retention. */
+async function purgeExpiredData(db: Database, now: Date) {
+  const { deleted: endedSessions } = await purgeEndedSessions(db, now);
+  const { deleted: emailChangeTokenCount } = await purgeEmailChangeTokens(db, now);
+  const { purged: cancelledProfiles } = await purgeCancelledProfiles(db, now);
+  return { cancelledProfiles, endedSessions, emailChangeTokens: emailChangeTokenCount };
+}
+
+/** The two-systems repairs: Cognito users of cancellations still to delete, refresh tokens still to revoke. */
+async function finishOwedCognitoWork(deps: PurgeDependencies) {
+  if (!deps.identity) return { cognitoDeletions: null, revocations: null };
+  const cognitoDeletions = await finishOwedCognitoDeletions({ db: deps.db, identity: deps.identity });
+  const revocations = await revokeOwedRefreshTokens({ db: deps.db, identity: deps.identity, secrets: deps.secrets });
+  return { cognitoDeletions, revocations };
 }
 
 /**
- * runPurge under a PostgreSQL advisory lock held for its transaction, so two instances (or the command and a
- * server) never run it at once; null when another holds the lock.
+ * Everything the data's retention rules and the two-systems repairs owe. Idempotent: a missed or repeated run
+ * does no harm.
+ */
+export async function runPurge(deps: PurgeDependencies, now: Date): Promise<PurgeReport> {
+  const owed = await finishOwedCognitoWork(deps);
+  return { ...(await purgeExpiredData(deps.db, now)), ...owed };
+}
+
+/**
+ * runPurge by one instance at a time: the deletions run in a transaction holding a PostgreSQL advisory lock, so two
+ * instances (or the command and a server) never run them at once; null when another holds the lock. The Cognito
+ * calls come after the commit, by the instance that got the lock: a transaction must not stay open over network
+ * calls (with PGlite it would hold up every request), and they are idempotent should two runs ever meet.
  */
 export async function runPurgeExclusively(deps: PurgeDependencies, now: Date): Promise<PurgeReport | null> {
-  return deps.db.transaction(async (tx) => {
+  const purged = await deps.db.transaction(async (tx) => {
     // A one-row table expression rather than execute(): execute's result shape differs between the drivers.
     const [row] = await tx
       .select({ locked: sql<boolean>`pg_try_advisory_xact_lock(${PURGE_LOCK_KEY})` })
       .from(sql`(values (1)) as one`);
-    if (!row?.locked) return null;
-    return runPurge({ ...deps, db: tx }, now);
+    return row?.locked ? purgeExpiredData(tx, now) : null;
   });
+  return purged ? { ...purged, ...(await finishOwedCognitoWork(deps)) } : null;
 }
 
 /**
