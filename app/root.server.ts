@@ -7,7 +7,7 @@ import { resolveService } from "~/routing/service-cookie.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { displayName } from "~/domain/display-name.server";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
-import { getMember } from "~/middleware/member-session.server";
+import { peekMember } from "~/middleware/member-session.server";
 import { getToastUtils } from "~/toast.server";
 
 /**
@@ -41,7 +41,8 @@ export async function loadRootData(request: Request, context: Readonly<RouterCon
   const config = getConfig();
   const { toast, headers } = await readToast(request);
   const locale = getLocale(context);
-  const member = getMember(context);
+  // Not getMember: the frame must render on the 503 page too, where the member is unknown.
+  const { member } = peekMember(context);
   const { service, setCookie } = await resolveService(request, config.origin);
   if (setCookie) headers.append("Set-Cookie", setCookie);
   return {

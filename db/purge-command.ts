@@ -1,14 +1,46 @@
 /**
- * `npm run purge`: deletes the data of members who cancelled more than 13 months ago (spec section 9), from
- * DATABASE_URL or the embedded PGlite in DATA_DIR. Run it daily (cron or a scheduled task); see README.md.
+ * `npm run purge`: the retention rules and the two-systems repairs (app/domain/purge.server.ts): members who
+ * cancelled more than 13 months ago (spec section 9), ended sessions and old e-mail-change tokens, and, when the
+ * Cognito settings and SESSION_SECRETS are in the environment, owed Cognito deletions and refresh-token
+ * revocations. Works on DATABASE_URL or the embedded PGlite in DATA_DIR. The server also runs it on a schedule;
+ * this command is for cron or a scheduled task (README.md).
  */
-import { CANCELLED_DATA_RETENTION_MONTHS, purgeCancelledProfiles } from "../app/domain/withdrawal.server";
+import { CANCELLED_DATA_RETENTION_MONTHS } from "../app/domain/withdrawal.server";
+import { runPurgeExclusively } from "../app/domain/purge.server";
+import { createIdentityProvider } from "../app/integrations/cognito/identity-provider.server";
 import { openDatabase } from "./client.server";
 
-const handle = openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir: process.env.DATA_DIR ?? ".data" });
+const env = process.env;
+const secrets = (env.SESSION_SECRETS ?? "").split(",").filter(Boolean);
+const identity =
+  env.COGNITO_USER_POOL_ID && env.COGNITO_CLIENT_ID && secrets.length > 0
+    ? createIdentityProvider({
+        region: env.COGNITO_REGION ?? "ap-northeast-1",
+        userPoolId: env.COGNITO_USER_POOL_ID,
+        clientId: env.COGNITO_CLIENT_ID,
+        endpoint: env.COGNITO_ENDPOINT,
+      })
+    : undefined;
+
+const handle = openDatabase({ databaseUrl: env.DATABASE_URL, dataDir: env.DATA_DIR ?? ".data" });
 try {
-  const { purged } = await purgeCancelledProfiles(handle.db, new Date());
-  console.log(`Purged ${purged} member(s) cancelled more than ${CANCELLED_DATA_RETENTION_MONTHS} months ago (${handle.kind}).`);
+  const report = await runPurgeExclusively({ db: handle.db, identity, secrets }, new Date());
+  if (!report) {
+    console.log("Another purge is running; nothing done.");
+  } else {
+    console.log(
+      `Purged ${report.cancelledProfiles} member(s) cancelled more than ${CANCELLED_DATA_RETENTION_MONTHS} months ago, ` +
+        `${report.endedSessions} ended session(s) and ${report.emailChangeTokens} e-mail-change token(s) (${handle.kind}).`,
+    );
+    if (report.cognitoDeletions && report.revocations) {
+      console.log(
+        `Cognito: ${report.cognitoDeletions.deleted} owed user deletion(s) done (${report.cognitoDeletions.owed} still owed), ` +
+          `${report.revocations.confirmed} owed revocation(s) done (${report.revocations.owed} still owed).`,
+      );
+    } else {
+      console.log("Cognito settings or SESSION_SECRETS not set: owed Cognito deletions and revocations left to the server.");
+    }
+  }
 } finally {
   await handle.close();
 }

@@ -8,6 +8,7 @@ import { IdentityError } from "~/integrations/cognito/cognito-errors.server";
 import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import type { Mailer } from "~/integrations/mailer.server";
 import { pathFor } from "~/routing/route-table";
+import { lockMember } from "./member-session.server";
 
 /** The link in the confirmation mail works for one hour (spec: "E-mail change link valid 1 hour"). */
 export const EMAIL_CHANGE_TTL_MS = 60 * 60 * 1000;
@@ -73,7 +74,9 @@ export async function requestEmailChange(
   const now = input.now ?? new Date();
   const expiresAt = new Date(now.getTime() + EMAIL_CHANGE_TTL_MS);
   await deps.db.transaction(async (tx) => {
-    // Only the newest request counts: earlier links stop working.
+    // Only the newest request counts: earlier links stop working. Under the member's lock, so that two requests at
+    // once (a double submit) cannot both leave a working link.
+    await lockMember(tx, input.sub);
     await tx
       .delete(emailChangeTokens)
       .where(and(eq(emailChangeTokens.sub, input.sub), isNull(emailChangeTokens.usedAt)));
@@ -117,10 +120,12 @@ export async function isEmailChangeTokenUsable(db: Database, token: string, now:
 }
 
 /**
- * Completes an e-mail change from the link. The token is claimed with one conditional UPDATE (unused and unexpired),
- * so two clicks racing each other change the address once. Then Cognito gets the new, verified address, the
- * member's sessions show it, and the old address hears about it (best effort). When Cognito is unreachable the
- * claim is released so the member can try the same link again within its hour.
+ * Completes an e-mail change from the link, in one transaction: the token is claimed with one conditional UPDATE
+ * (unused and unexpired), Cognito gets the new, verified address, and the member's sessions show it. The claimed row
+ * stays locked until the end, so a second click waits and then finds the link used: the address changes once.
+ * If Cognito fails the claim rolls back and the link works again within its hour; if the commit fails after Cognito
+ * changed, the same link repairs it (setting the same address again is harmless), so Cognito and the sessions never
+ * stay apart. The old address hears about the change afterwards (best effort).
  */
 export async function confirmEmailChange(
   deps: EmailChangeDependencies,
@@ -134,43 +139,43 @@ export async function confirmEmailChange(
 ): Promise<EmailChangeOutcome> {
   const now = input.now ?? new Date();
   const tokenHash = hashEmailChangeToken(input.token);
-  const [claimed] = await deps.db
-    .update(emailChangeTokens)
-    .set({ usedAt: now })
-    .where(
-      and(
-        eq(emailChangeTokens.tokenHash, tokenHash),
-        isNull(emailChangeTokens.usedAt),
-        gt(emailChangeTokens.expiresAt, now),
-        input.sub ? eq(emailChangeTokens.sub, input.sub) : undefined,
-      ),
-    )
-    .returning();
-  if (!claimed) return { kind: "expired" };
-
-  try {
-    await deps.identity.updateAttributes(claimed.sub, { email: claimed.newEmail, email_verified: "true" });
-  } catch (error) {
-    if (error instanceof IdentityError && (error.code === "emailUnavailable" || error.code === "usernameExists")) {
-      return { kind: "emailUnavailable" };
-    }
-    await deps.db
+  const outcome = await deps.db.transaction(async (tx): Promise<EmailChangeOutcome> => {
+    const [claimed] = await tx
       .update(emailChangeTokens)
-      .set({ usedAt: null })
-      .where(eq(emailChangeTokens.tokenHash, tokenHash));
-    throw error;
-  }
-  await deps.db.update(memberSessions).set({ email: claimed.newEmail }).where(eq(memberSessions.sub, claimed.sub));
+      .set({ usedAt: now })
+      .where(
+        and(
+          eq(emailChangeTokens.tokenHash, tokenHash),
+          isNull(emailChangeTokens.usedAt),
+          gt(emailChangeTokens.expiresAt, now),
+          input.sub ? eq(emailChangeTokens.sub, input.sub) : undefined,
+        ),
+      )
+      .returning();
+    if (!claimed) return { kind: "expired" };
+    try {
+      await deps.identity.updateAttributes(claimed.sub, { email: claimed.newEmail, email_verified: "true" });
+    } catch (error) {
+      // Another account took the address meanwhile: the link is used up (committed), nothing else changes.
+      if (error instanceof IdentityError && (error.code === "emailUnavailable" || error.code === "usernameExists")) {
+        return { kind: "emailUnavailable" };
+      }
+      throw error;
+    }
+    await tx.update(memberSessions).set({ email: claimed.newEmail }).where(eq(memberSessions.sub, claimed.sub));
+    return { kind: "changed", sub: claimed.sub, oldEmail: claimed.oldEmail, newEmail: claimed.newEmail };
+  });
+  if (outcome.kind !== "changed") return outcome;
 
   const locale = input.locale ?? "ja";
   await deps.mailer
     .sendMail({
-      to: claimed.oldEmail,
+      to: outcome.oldEmail,
       subject: mailText(locale, "changedSubject", {}),
-      text: mailText(locale, "changedText", { newEmail: claimed.newEmail }),
+      text: mailText(locale, "changedText", { newEmail: outcome.newEmail }),
     })
     .catch(() => {
       // Best effort: the change is done; a missing notice must not undo it or show an error.
     });
-  return { kind: "changed", sub: claimed.sub, oldEmail: claimed.oldEmail, newEmail: claimed.newEmail };
+  return outcome;
 }

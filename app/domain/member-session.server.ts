@@ -1,6 +1,7 @@
-import { and, asc, eq, isNotNull, isNull, ne, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, isNotNull, isNull, lt, ne, or, sql } from "drizzle-orm";
 import type { Database } from "../../db/client.server";
 import { memberProfiles, memberSessions, memberSignOuts } from "../../db/schema";
+import { IdentityError, type IdentityErrorCode } from "~/integrations/cognito/cognito-errors.server";
 import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { logger } from "~/integrations/logger.server";
 import type { DeviceDescription } from "./device-description.server";
@@ -31,8 +32,17 @@ export type CurrentDevice = { sessionId?: string | undefined; originJti?: string
  * Serializes everything that changes one member's sessions, so two sign-ins at the limit cannot both take the
  * last slot (a check-then-insert without it would let them). Held until the transaction ends.
  */
-async function lockMember(tx: Database, sub: string) {
+export async function lockMember(tx: Database, sub: string) {
   await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${sub}, 0))`);
+}
+
+/** Whether the member cancelled; read under lockMember, so a cancellation cannot commit in between. */
+async function isCancelled(tx: Database, sub: string): Promise<boolean> {
+  const [row] = await tx
+    .select({ cancelledAt: memberProfiles.cancelledAt })
+    .from(memberProfiles)
+    .where(eq(memberProfiles.sub, sub));
+  return !!row?.cancelledAt;
 }
 
 async function activeDevices(tx: Database, sub: string, current: CurrentDevice = {}): Promise<SessionDevice[]> {
@@ -115,6 +125,8 @@ export async function endOutdatedBrowserEntriesFor(
  * the device limit it is active at once; over it, pages hold it (pending) for the member to deactivate devices on
  * the device-limit screen, while the API refuses it (no row: the caller frees a slot and registers again).
  * Registering the same sign-in for the same device again (the API retried) changes nothing but the login time.
+ * A cancelled member gets no session (IdentityError "invalidCredentials", as a wrong password reads): a sign-in
+ * that authenticated at Cognito just before the cancellation deleted the user must not outlive it.
  */
 export async function startSession(
   db: Database,
@@ -135,6 +147,9 @@ export async function startSession(
   const now = input.now ?? new Date();
   return db.transaction(async (tx) => {
     await lockMember(tx, input.sub);
+    if (await isCancelled(tx, input.sub)) {
+      throw new IdentityError("invalidCredentials", "AdminInitiateAuth", new Error("the membership is cancelled"));
+    }
     const ownLive = and(
       eq(memberSessions.sub, input.sub),
       eq(memberSessions.deviceKey, input.deviceKey),
@@ -201,6 +216,7 @@ export async function activatePendingSession(
     const pending = await findPendingSession(tx, input.sessionId, now);
     if (!pending) return { kind: "expired" };
     await lockMember(tx, pending.sub);
+    if (await isCancelled(tx, pending.sub)) return { kind: "expired" };
     const others = await activeDevices(tx, pending.sub);
     if (others.length >= input.deviceLimit) {
       return { kind: "deviceLimit", sessionId: pending.id, devices: others, endedRefreshTokens: [] };
@@ -212,13 +228,24 @@ export async function activatePendingSession(
 
 async function findPendingSession(db: Database, sessionId: string, now: Date) {
   const [row] = await db
-    .select({ id: memberSessions.id, sub: memberSessions.sub, createdAt: memberSessions.createdAt })
+    .select({
+      id: memberSessions.id,
+      sub: memberSessions.sub,
+      createdAt: memberSessions.createdAt,
+      refreshTokenEncrypted: memberSessions.refreshTokenEncrypted,
+    })
     .from(memberSessions)
     .where(
       and(eq(memberSessions.id, sessionId), isNull(memberSessions.revokedAt), isNull(memberSessions.activatedAt)),
     );
   if (!row || now.getTime() - row.createdAt.getTime() > PENDING_SIGN_IN_TTL_MS) return null;
   return row;
+}
+
+/** A sign-in waiting on the device-limit screen, with how many active devices it competes with (null: none, expired). */
+export async function pendingSignIn(db: Database, sessionId: string, now = new Date()) {
+  const pending = await findPendingSession(db, sessionId, now);
+  return pending ? { ...pending, activeDevices: (await activeDevices(db, pending.sub)).length } : null;
 }
 
 /** Whose sign-in is waiting under this id (null when none is, or it expired). */
@@ -365,13 +392,13 @@ export async function renewSessionSignIn(
 }
 
 /**
- * Ends every session of the member but the one kept (after a password change), pending sign-ins included.
- * Returns the ended sessions' encrypted refresh tokens, for revoking at Cognito.
+ * Ends every session of the member but the one kept (after a password change; none kept after a password reset),
+ * pending sign-ins included. Returns the ended sessions' encrypted refresh tokens, for revoking at Cognito.
  */
 export async function endOtherSessions(
   db: Database,
   sub: string,
-  keepSessionId: string,
+  keepSessionId: string | null,
   now = new Date(),
 ): Promise<string[]> {
   return db.transaction(async (tx) => {
@@ -379,27 +406,173 @@ export async function endOtherSessions(
     const rows = await tx
       .update(memberSessions)
       .set({ revokedAt: now })
-      .where(and(eq(memberSessions.sub, sub), isNull(memberSessions.revokedAt), ne(memberSessions.id, keepSessionId)))
+      .where(
+        and(
+          eq(memberSessions.sub, sub),
+          isNull(memberSessions.revokedAt),
+          keepSessionId ? ne(memberSessions.id, keepSessionId) : undefined,
+        ),
+      )
       .returning({ refreshTokenEncrypted: memberSessions.refreshTokenEncrypted });
     return rows.map((row) => row.refreshTokenEncrypted);
   });
 }
 
 /**
- * Revokes ended sessions' refresh tokens at Cognito, best effort: the session rows are already ended, which is
- * what signs those browsers out; if Cognito is down the tokens simply run out on their own.
+ * Signs the member out everywhere after the password changed (a change or a reset): every session but the one kept
+ * ends, the member API is told to refuse tokens issued before now (recordSignOutEverywhere), and Cognito revokes
+ * every refresh token of the member (a global sign-out: Cognito keeps them through a password change, including a
+ * sibling's sign-in no session records). If the global sign-out fails, the ended sessions' refresh tokens are
+ * revoked one by one instead. Returns how many sessions ended and whether the global sign-out went through.
+ */
+export async function signOutEverywhere(
+  deps: RevocationDependencies & { db: Database; identity: Pick<IdentityProvider, "signOutEverywhere"> },
+  input: { sub: string; keepSessionId: string | null },
+): Promise<{ endedSessions: number; globalSignOut: boolean }> {
+  const ended = await endOtherSessions(deps.db, input.sub, input.keepSessionId);
+  await recordSignOutEverywhere(deps.db, input.sub);
+  try {
+    await deps.identity.signOutEverywhere(input.sub);
+  } catch (error) {
+    logger.warn({ err: error }, "global sign-out failed; revoking the known sessions' refresh tokens only");
+    await revokeRefreshTokens(deps, ended);
+    return { endedSessions: ended.length, globalSignOut: false };
+  }
+  // A global sign-out revoked them all: nothing is owed on these rows.
+  await recordRevocationsConfirmed(deps.db, ended);
+  return { endedSessions: ended.length, globalSignOut: true };
+}
+
+/** How often, and after what pauses, one refresh token's revocation is tried before it is left to the purge job. */
+export const REVOCATION_RETRY_DELAYS_MS = [200, 1_000] as const;
+
+/**
+ * Failures that say nothing about the token (Cognito down, slow, throttling): worth another try. Any other refusal
+ * means Cognito will not take the token any more (already revoked, expired, user deleted), which is the goal.
+ */
+const TRANSIENT_REVOCATION_FAILURES: ReadonlySet<IdentityErrorCode> = new Set(["unavailable", "throttled"]);
+
+export interface RevocationDependencies {
+  identity: Pick<IdentityProvider, "revokeRefreshToken">;
+  secrets: string[];
+  /** When given, a confirmed revocation is recorded on its session row; without it the purge job re-confirms it. */
+  db?: Database;
+  /** The pauses between tries (tests shorten them). */
+  retryDelaysMs?: readonly number[];
+}
+
+/** Revokes one refresh token, retrying transient failures; true once Cognito will not take the token any more. */
+async function revokeWithRetries(deps: RevocationDependencies, refreshToken: string): Promise<boolean> {
+  const delays = deps.retryDelaysMs ?? REVOCATION_RETRY_DELAYS_MS;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await deps.identity.revokeRefreshToken(refreshToken);
+      return true;
+    } catch (error) {
+      const transient = !(error instanceof IdentityError) || TRANSIENT_REVOCATION_FAILURES.has(error.code);
+      if (!transient) return true;
+      if (attempt >= delays.length) {
+        logger.warn({ err: error }, "could not revoke a refresh token at Cognito; the purge job will retry");
+        return false;
+      }
+      await new Promise((resolve) => setTimeout(resolve, delays[attempt]));
+    }
+  }
+}
+
+/**
+ * Revokes ended sessions' refresh tokens at Cognito, with a few retries. The session rows are already ended, which
+ * is what signs those browsers out; a revocation Cognito could not confirm stays owed on its row
+ * (refresh_token_revoked_at null) and the purge job tries it again (revokeOwedRefreshTokens).
  */
 export async function revokeRefreshTokens(
-  deps: { identity: Pick<IdentityProvider, "revokeRefreshToken">; secrets: string[] },
+  deps: RevocationDependencies,
   refreshTokensEncrypted: (string | null)[],
 ): Promise<void> {
+  const confirmed: string[] = [];
   await Promise.all(
     refreshTokensEncrypted.map(async (refreshTokenEncrypted) => {
-      const refreshToken = refreshTokenEncrypted ? openRefreshToken({ refreshTokenEncrypted }, deps.secrets) : null;
-      if (!refreshToken) return;
-      await deps.identity
-        .revokeRefreshToken(refreshToken)
-        .catch((error: unknown) => logger.warn({ err: error }, "could not revoke a refresh token at Cognito"));
+      if (!refreshTokenEncrypted) return;
+      const refreshToken = openRefreshToken({ refreshTokenEncrypted }, deps.secrets);
+      // A token no listed secret opens stays owed: the secrets given may be the wrong ones (a misconfigured job).
+      if (refreshToken && (await revokeWithRetries(deps, refreshToken))) confirmed.push(refreshTokenEncrypted);
     }),
   );
+  if (deps.db) await recordRevocationsConfirmed(deps.db, confirmed);
+}
+
+/** Marks ended sessions' refresh tokens as revoked at Cognito, so the purge job owes them nothing. */
+async function recordRevocationsConfirmed(db: Database, refreshTokensEncrypted: string[]): Promise<void> {
+  if (refreshTokensEncrypted.length === 0) return;
+  await db
+    .update(memberSessions)
+    .set({ refreshTokenRevokedAt: new Date() })
+    .where(and(inArray(memberSessions.refreshTokenEncrypted, refreshTokensEncrypted), isNotNull(memberSessions.revokedAt)));
+}
+
+/** How many owed revocations one purge run tries, so a long Cognito outage does not make one run endless. */
+export const OWED_REVOCATIONS_PER_RUN = 500;
+
+/** The purge job's retry of revocations Cognito did not confirm when their sessions ended. */
+export async function revokeOwedRefreshTokens(
+  deps: RevocationDependencies & { db: Database },
+): Promise<{ confirmed: number; owed: number }> {
+  const rows = await deps.db
+    .select({ refreshTokenEncrypted: memberSessions.refreshTokenEncrypted })
+    .from(memberSessions)
+    .where(and(isNotNull(memberSessions.revokedAt), isNull(memberSessions.refreshTokenRevokedAt)))
+    .orderBy(asc(memberSessions.revokedAt))
+    .limit(OWED_REVOCATIONS_PER_RUN);
+  await revokeRefreshTokens(
+    deps,
+    rows.map((row) => row.refreshTokenEncrypted),
+  );
+  const [left] = await deps.db
+    .select({ owed: sql<number>`count(*)::int` })
+    .from(memberSessions)
+    .where(and(isNotNull(memberSessions.revokedAt), isNull(memberSessions.refreshTokenRevokedAt)));
+  return { confirmed: rows.length - (left?.owed ?? 0), owed: left?.owed ?? 0 };
+}
+
+/**
+ * Ended sessions are kept this long, then deleted: well beyond an access token's longest life (one day), since
+ * the member API refuses a token by its ended row (tokenStanding), and long enough to see recent sign-outs.
+ */
+export const ENDED_SESSION_RETENTION_DAYS = 30;
+/**
+ * An ended session whose revocation is still owed after this long is deleted all the same: by then its refresh
+ * token has expired under Cognito's default 30-day validity (or its secret was rotated out and it cannot be opened).
+ */
+export const OWED_REVOCATION_GIVE_UP_DAYS = 90;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Deletes sessions ended more than ENDED_SESSION_RETENTION_DAYS before `now` whose refresh token is confirmed
+ * revoked (an owed revocation keeps its row, the only place the token is, up to OWED_REVOCATION_GIVE_UP_DAYS), and
+ * ends pending sign-ins left on the device-limit screen past their lifetime so their refresh tokens get revoked too.
+ */
+export async function purgeEndedSessions(db: Database, now: Date): Promise<{ deleted: number }> {
+  await db
+    .update(memberSessions)
+    .set({ revokedAt: now })
+    .where(
+      and(
+        isNull(memberSessions.activatedAt),
+        isNull(memberSessions.revokedAt),
+        lt(memberSessions.createdAt, new Date(now.getTime() - PENDING_SIGN_IN_TTL_MS)),
+      ),
+    );
+  const deleted = await db
+    .delete(memberSessions)
+    .where(
+      or(
+        and(
+          lt(memberSessions.revokedAt, new Date(now.getTime() - ENDED_SESSION_RETENTION_DAYS * DAY_MS)),
+          isNotNull(memberSessions.refreshTokenRevokedAt),
+        ),
+        lt(memberSessions.revokedAt, new Date(now.getTime() - OWED_REVOCATION_GIVE_UP_DAYS * DAY_MS)),
+      ),
+    )
+    .returning({ id: memberSessions.id });
+  return { deleted: deleted.length };
 }

@@ -1,12 +1,7 @@
 import type { Database } from "../../db/client.server";
 import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { logger } from "~/integrations/logger.server";
-import {
-  endOtherSessions,
-  recordSignOutEverywhere,
-  renewSessionSignIn,
-  revokeRefreshTokens,
-} from "./member-session.server";
+import { renewSessionSignIn, signOutEverywhere } from "./member-session.server";
 import { originJtiOf } from "./sign-in.server";
 
 export interface PasswordChangeDependencies {
@@ -40,15 +35,12 @@ export async function changePassword(
     currentPassword: input.currentPassword,
     newPassword: input.newPassword,
   });
-  const ended = await endOtherSessions(deps.db, input.sub, input.sessionId);
-  await recordSignOutEverywhere(deps.db, input.sub);
-  try {
-    await deps.identity.signOutEverywhere(input.sub);
-  } catch (error) {
-    logger.warn({ err: error }, "global sign-out after a password change failed; revoking known sessions only");
-    await revokeRefreshTokens(deps, ended);
-    return { endedSessions: ended.length, accessToken: null };
-  }
+  const { endedSessions, globalSignOut } = await signOutEverywhere(deps, {
+    sub: input.sub,
+    keepSessionId: input.sessionId,
+  });
+  // Without the global sign-out this browser's refresh token still works: it keeps its tokens.
+  if (!globalSignOut) return { endedSessions, accessToken: null };
   try {
     const tokens = await deps.identity.signIn({ email: input.email, password: input.newPassword });
     if (!tokens.refreshToken) throw new Error("Cognito returned no refresh token at sign-in");
@@ -58,11 +50,11 @@ export async function changePassword(
       originJti: originJtiOf(tokens.accessToken),
       secrets: deps.secrets,
     });
-    return { endedSessions: ended.length, accessToken: tokens.accessToken };
+    return { endedSessions, accessToken: tokens.accessToken };
   } catch (error) {
     // The password is changed and everyone else is out; this browser stays signed in until its access token
     // expires, and then signs in again with the new password.
     logger.warn({ err: error }, "could not sign this browser in again after a password change");
-    return { endedSessions: ended.length, accessToken: null };
+    return { endedSessions, accessToken: null };
   }
 }

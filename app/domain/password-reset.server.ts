@@ -1,8 +1,19 @@
+import type { Database } from "../../db/client.server";
 import { IdentityError, type IdentityErrorCode } from "~/integrations/cognito/cognito-errors.server";
 import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { logger } from "~/integrations/logger.server";
+import { signOutEverywhere } from "./member-session.server";
 
 export type PasswordResetIdentity = Pick<IdentityProvider, "forgotPassword" | "confirmForgotPassword">;
+
+export interface PasswordResetDependencies {
+  db: Database;
+  identity: Pick<
+    IdentityProvider,
+    "forgotPassword" | "confirmForgotPassword" | "getUser" | "signOutEverywhere" | "revokeRefreshToken"
+  >;
+  secrets: string[];
+}
 
 /**
  * What Cognito's ForgotPassword may reveal about the account itself: unknown, unconfirmed, disabled
@@ -44,17 +55,34 @@ export async function requestPasswordReset(identity: PasswordResetIdentity, emai
   }
 }
 
-/** Sets the new password with the mailed code; every way the code or account can be wrong is "codeMismatch". */
+/** The account's sub, or null when the address has none (the confirm then fails as a wrong code). */
+async function subOf(identity: PasswordResetDependencies["identity"], email: string): Promise<string | null> {
+  try {
+    return (await identity.getUser(email)).sub || null;
+  } catch (error) {
+    if (error instanceof IdentityError && error.code === "userNotFound") return null;
+    throw error;
+  }
+}
+
+/**
+ * Sets the new password with the mailed code; every way the code or account can be wrong is "codeMismatch". A
+ * reset is what a member does whose password may be known to someone else, so, as a password change does, it then
+ * ends every session of the member and signs out everywhere at Cognito. The account is looked up first, so that
+ * Cognito being down there leaves the password unchanged rather than changed with the sessions left running.
+ */
 export async function confirmPasswordReset(
-  identity: PasswordResetIdentity,
+  deps: PasswordResetDependencies,
   input: { email: string; code: string; password: string },
 ): Promise<void> {
+  const sub = await subOf(deps.identity, input.email);
   try {
-    await identity.confirmForgotPassword(input);
+    await deps.identity.confirmForgotPassword(input);
   } catch (error) {
     if (error instanceof IdentityError && READ_AS_CODE_MISMATCH.has(error.code)) {
       throw new IdentityError("codeMismatch", "ConfirmForgotPassword", error);
     }
     throw error;
   }
+  if (sub) await signOutEverywhere(deps, { sub, keepSessionId: null });
 }

@@ -1,10 +1,10 @@
-import { and, eq, inArray, isNotNull, isNull, lt, sql } from "drizzle-orm";
+import { and, eq, inArray, isNotNull, isNull, lt } from "drizzle-orm";
 import type { Database } from "../../db/client.server";
 import { legacyCredentials, memberProfiles, memberSessions, memberSignOuts, withdrawalReasons } from "../../db/schema";
 import { IdentityError } from "~/integrations/cognito/cognito-errors.server";
 import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { logger } from "~/integrations/logger.server";
-import { revokeRefreshTokens } from "./member-session.server";
+import { lockMember, revokeRefreshTokens } from "./member-session.server";
 import type { WithdrawalReason } from "./withdrawal-schema";
 
 /** Spec section 9: a cancelled member's data is kept as backup for 13 months, then purged (`npm run purge`). */
@@ -15,6 +15,8 @@ export interface WithdrawalDependencies {
   identity: Pick<IdentityProvider, "signIn" | "deleteUser" | "revokeRefreshToken">;
   secrets: string[];
 }
+
+type CognitoDeletionDependencies = { db: Database; identity: Pick<IdentityProvider, "deleteUser"> };
 
 export interface CancellationInput {
   sub: string;
@@ -27,16 +29,19 @@ export interface CancellationInput {
 }
 
 /**
- * Cancels a membership. The password is checked by signing in at Cognito (a wrong one comes out as the
- * result "passwordMismatch"; other Cognito failures throw IdentityError); then, in one transaction, the reason is stored, every session of
- * the member ends and the profile is marked cancelled, and, last inside it, the Cognito user is deleted so the
- * address can sign up again. If Cognito cannot delete the user, the transaction rolls back and nothing changed.
- * Refresh tokens (the sessions' and the check's own) are revoked afterwards, best effort.
+ * Cancels a membership. The password is checked by signing in at Cognito (a wrong one comes out as the result
+ * "passwordMismatch"; other Cognito failures throw IdentityError, and nothing changed). Then the cancellation is
+ * recorded in one transaction under the member's session lock: the reason, every session ended, the profile marked
+ * cancelled with its Cognito deletion owed. From that commit on the member is out (no sign-in can start a session
+ * of a cancelled member, see startSession), so the Cognito user is deleted only afterwards: if that fails or times
+ * out, the record says so and finishOwedCognitoDeletions (the purge job) completes it; "user not found" counts as
+ * done. A repeated submission finds the cancellation recorded and changes nothing. Refresh tokens (the sessions'
+ * and the check's own) are revoked last, with retries.
  */
 export async function cancelMembership(
   deps: WithdrawalDependencies,
   input: CancellationInput,
-): Promise<{ kind: "cancelled"; endedSessions: number } | { kind: "passwordMismatch" }> {
+): Promise<{ kind: "cancelled"; endedSessions: number; cognitoDeleted: boolean } | { kind: "passwordMismatch" }> {
   const now = input.now ?? new Date();
   let checkRefreshToken: string | undefined;
   try {
@@ -49,34 +54,78 @@ export async function cancelMembership(
   }
   const ended = await deps.db.transaction(async (tx) => {
     // The same per-member lock as the session code, so no sign-in slips a session in meanwhile.
-    await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${input.sub}, 0))`);
-    await tx.insert(withdrawalReasons).values({
-      sub: input.sub,
-      reason: input.reason,
-      detail: input.reason === "other" ? (input.detail ?? null) : null,
-      locale: input.locale,
-      createdAt: now,
-    });
+    await lockMember(tx, input.sub);
+    const [profile] = await tx
+      .select({ cancelledAt: memberProfiles.cancelledAt })
+      .from(memberProfiles)
+      .where(eq(memberProfiles.sub, input.sub));
+    if (!profile?.cancelledAt) {
+      await tx.insert(withdrawalReasons).values({
+        sub: input.sub,
+        reason: input.reason,
+        detail: input.reason === "other" ? (input.detail ?? null) : null,
+        locale: input.locale,
+        createdAt: now,
+      });
+      // A member who never filled the profile has no row yet: one is made, so the purge job finds every cancellation.
+      await tx
+        .insert(memberProfiles)
+        .values({ sub: input.sub, cancelledAt: now, cognitoDeletedAt: null, updatedAt: now })
+        .onConflictDoUpdate({
+          target: memberProfiles.sub,
+          set: { cancelledAt: now, cognitoDeletedAt: null, updatedAt: now },
+        });
+    }
     const sessions = await tx
       .update(memberSessions)
       .set({ revokedAt: now })
       .where(and(eq(memberSessions.sub, input.sub), isNull(memberSessions.revokedAt)))
       .returning({ refreshTokenEncrypted: memberSessions.refreshTokenEncrypted });
-    // A member who never filled the profile has no row yet: one is made, so the purge job finds every cancellation.
-    await tx
-      .insert(memberProfiles)
-      .values({ sub: input.sub, cancelledAt: now, updatedAt: now })
-      .onConflictDoUpdate({ target: memberProfiles.sub, set: { cancelledAt: now, updatedAt: now } });
-    await deps.identity.deleteUser(input.email);
     return sessions.map((row) => row.refreshTokenEncrypted);
   });
+  const cognitoDeleted = await deleteCognitoUser(deps, input.sub);
   await revokeRefreshTokens(deps, ended);
-  if (checkRefreshToken) {
+  if (checkRefreshToken && !cognitoDeleted) {
+    // A deleted user's tokens are dead already; otherwise the check's own sign-in must not outlive the membership.
     await deps.identity
       .revokeRefreshToken(checkRefreshToken)
       .catch((error: unknown) => logger.warn({ err: error }, "could not revoke the cancellation check's refresh token"));
   }
-  return { kind: "cancelled", endedSessions: ended.length };
+  return { kind: "cancelled", endedSessions: ended.length, cognitoDeleted };
+}
+
+/**
+ * Deletes a cancelled member's Cognito user by sub (never by address: once the user is gone the address may sign up
+ * again, and a late retry must not delete the newcomer) and records it. "User not found" means an earlier try that
+ * timed out did it. Returns false, leaving the deletion owed, when Cognito could not answer.
+ */
+async function deleteCognitoUser(deps: CognitoDeletionDependencies, sub: string): Promise<boolean> {
+  try {
+    await deps.identity.deleteUser(sub);
+  } catch (error) {
+    if (!(error instanceof IdentityError && error.code === "userNotFound")) {
+      logger.warn({ err: error }, "could not delete a cancelled member's Cognito user; the purge job will retry");
+      return false;
+    }
+  }
+  await deps.db
+    .update(memberProfiles)
+    .set({ cognitoDeletedAt: new Date() })
+    .where(and(eq(memberProfiles.sub, sub), isNotNull(memberProfiles.cancelledAt)));
+  return true;
+}
+
+/** The purge job's part of cancellation: deletes the Cognito users of cancellations whose deletion is owed. */
+export async function finishOwedCognitoDeletions(
+  deps: CognitoDeletionDependencies,
+): Promise<{ deleted: number; owed: number }> {
+  const owed = await deps.db
+    .select({ sub: memberProfiles.sub })
+    .from(memberProfiles)
+    .where(and(isNotNull(memberProfiles.cancelledAt), isNull(memberProfiles.cognitoDeletedAt)));
+  let deleted = 0;
+  for (const { sub } of owed) if (await deleteCognitoUser(deps, sub)) deleted++;
+  return { deleted, owed: owed.length - deleted };
 }
 
 /** `now` minus the retention period, in calendar months (UTC); the day is clamped at the month's end. */
@@ -91,7 +140,8 @@ export function retentionCutoff(now: Date, months = CANCELLED_DATA_RETENTION_MON
 }
 
 /**
- * Removes the data of members cancelled more than CANCELLED_DATA_RETENTION_MONTHS before `now`: the profile, the
+ * Removes the data of members cancelled more than CANCELLED_DATA_RETENTION_MONTHS before `now` (and whose Cognito
+ * user is gone: an owed deletion keeps the record that asks for it): the profile, the
  * (already ended) session rows, which hold the e-mail and device names, the time of the last sign-out everywhere,
  * and a migrated legacy account's old credentials. Withdrawal reasons stay: they are statistics whose only link
  * to a person is the sub, which no longer leads anywhere. Returns the purged subs' count.
@@ -101,7 +151,13 @@ export async function purgeCancelledProfiles(db: Database, now: Date): Promise<{
   return db.transaction(async (tx) => {
     const purged = await tx
       .delete(memberProfiles)
-      .where(and(isNotNull(memberProfiles.cancelledAt), lt(memberProfiles.cancelledAt, cutoff)))
+      .where(
+        and(
+          isNotNull(memberProfiles.cancelledAt),
+          lt(memberProfiles.cancelledAt, cutoff),
+          isNotNull(memberProfiles.cognitoDeletedAt),
+        ),
+      )
       .returning({ sub: memberProfiles.sub });
     const subs = purged.map((row) => row.sub);
     if (subs.length > 0) {

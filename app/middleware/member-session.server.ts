@@ -1,5 +1,5 @@
-import { type MiddlewareFunction, type RouterContextProvider, createContext } from "react-router";
-import { getDatabase } from "../../db/client.server";
+import { type MiddlewareFunction, type RouterContextProvider, createContext, data } from "react-router";
+import { getDatabase, isDatabaseUnavailable } from "../../db/client.server";
 import { getConfig } from "~/config.server";
 import { endSession, findLiveSession, type LiveSession, openRefreshToken } from "~/domain/member-session.server";
 import { verifyAccessToken } from "~/integrations/cognito/access-token.server";
@@ -19,17 +19,41 @@ export interface SignedInMember {
 }
 
 export const memberContext = createContext<SignedInMember | null>(null);
+/** Set when the database could not be asked whose session the cookie names: the member is unknown, not absent. */
+const databaseUnavailableContext = createContext<boolean>(false);
 
-/** The signed-in member of this request, or null. */
+/** The answer for a page that needs the database while it is down: the layouts' 503 page (SECURITY.md 16). */
+export function serviceUnavailable(): never {
+  throw data(null, { status: 503, headers: { "Retry-After": "30" } });
+}
+
+/**
+ * The signed-in member of this request, or null. When the database was down at the session check the member is
+ * unknown, and a loader or action asking is answered with the 503 page rather than treated as signed out.
+ */
 export function getMember(context: Readonly<RouterContextProvider>): SignedInMember | null {
+  if (context.get(databaseUnavailableContext)) serviceUnavailable();
   return context.get(memberContext);
+}
+
+/**
+ * The member for the frame (header, user menu), which must render even on the 503 page: null when unknown. And
+ * whether the database was down at the session check, for the layouts' fault handling.
+ */
+export function peekMember(context: Readonly<RouterContextProvider>): {
+  member: SignedInMember | null;
+  databaseUnavailable: boolean;
+} {
+  return { member: context.get(memberContext), databaseUnavailable: context.get(databaseUnavailableContext) };
 }
 
 type Resolution =
   | { kind: "member"; member: SignedInMember; refreshedCookie?: string }
   | { kind: "signedOut" }
   /** Cognito could not answer (down, slow, throttling): anonymous for this request, the session kept for the next. */
-  | { kind: "unverified" };
+  | { kind: "unverified" }
+  /** The database could not answer: the member is unknown; pages answer 503 and the session is kept. */
+  | { kind: "databaseUnavailable" };
 
 /**
  * Refresh failures that say nothing about the refresh token: Cognito down, slow or throttling (TooManyRequests,
@@ -100,7 +124,13 @@ export const memberSessionMiddleware: MiddlewareFunction<Response> = async ({ re
     context.set(memberContext, null);
     return next();
   }
-  const resolution = await resolveMember(cookie.sid, cookie.at);
+  const resolution = await resolveMember(cookie.sid, cookie.at).catch((error: unknown): Resolution => {
+    if (!isDatabaseUnavailable(error)) throw error;
+    // Thrown from here, the error would reach only the root's bare last-resort page; the layouts answer 503.
+    logger.warn({ err: error }, "database unavailable at the session check");
+    return { kind: "databaseUnavailable" };
+  });
+  context.set(databaseUnavailableContext, resolution.kind === "databaseUnavailable");
   context.set(memberContext, resolution.kind === "member" ? resolution.member : null);
   const response = await next();
   if (resolution.kind === "member") {

@@ -5,6 +5,8 @@
 import { type Server, createServer } from "node:http";
 import { openDatabase, setDatabase } from "../../db/client.server";
 import { APP_MODES, type AppMode, ConfigError, parseConfig } from "~/config.server";
+import { schedulePurge } from "~/domain/purge.server";
+import { getIdentityProvider } from "~/integrations/cognito/identity.server";
 import { logger } from "~/integrations/logger.server";
 import { type EmbeddedStack } from "./embedded/embedded-stack";
 import { createHttpApp } from "./http-app";
@@ -50,6 +52,8 @@ async function main() {
   const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   await database.migrate();
   setDatabase(database);
+  // Retention and the two-systems repairs (owed Cognito deletions and revocations); see app/domain/purge.server.ts.
+  schedulePurge({ db: database.db, identity: getIdentityProvider(), secrets: config.sessionSecrets });
 
   const http = await createHttpApp(config);
   const server: Server = applyServerTimeouts(createServer(http.listener)).listen(config.port, config.host);

@@ -17,5 +17,9 @@ export const emailChangeTokens = pgTable(
     expiresAt: timestamp({ withTimezone: true }).notNull(),
     usedAt: timestamp({ withTimezone: true }),
   },
-  (table) => [index("email_change_tokens_sub_idx").on(table.sub)],
+  (table) => [
+    index("email_change_tokens_sub_idx").on(table.sub),
+    // The purge job deletes tokens by how long ago they expired.
+    index("email_change_tokens_expires_at_idx").on(table.expiresAt),
+  ],
 );

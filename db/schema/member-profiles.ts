@@ -24,9 +24,18 @@ export const memberProfiles = pgTable(
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     cancelledAt: timestamp({ withTimezone: true }),
+    /**
+     * When the cancelled member's Cognito user was deleted (or found already gone). Null on a cancelled profile
+     * means the deletion is still owed: the cancellation is recorded first, and the purge job finishes it.
+     */
+    cognitoDeletedAt: timestamp({ withTimezone: true }),
   },
   (table) => [
     // The purge job scans only cancelled members by cancellation time.
     index("member_profiles_cancelled_at_idx").on(table.cancelledAt).where(sql`${table.cancelledAt} is not null`),
+    // Cancellations whose Cognito user is still to be deleted: the purge job's retry list.
+    index("member_profiles_cognito_deletion_owed_idx")
+      .on(table.cancelledAt)
+      .where(sql`${table.cancelledAt} is not null and ${table.cognitoDeletedAt} is null`),
   ],
 );

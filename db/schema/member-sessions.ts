@@ -32,6 +32,11 @@ export const memberSessions = pgTable(
     activatedAt: timestamp({ withTimezone: true }),
     lastLoginAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     revokedAt: timestamp({ withTimezone: true }),
+    /**
+     * When Cognito confirmed that the ended session's refresh token is revoked (or can no longer be used). Null on
+     * an ended row means revocation is still owed: the purge job retries it (revokeUnconfirmedRefreshTokens).
+     */
+    refreshTokenRevokedAt: timestamp({ withTimezone: true }),
   },
   (table) => [
     // A browser has at most one live session per member: signing in again replaces it instead of using a slot.
@@ -41,5 +46,11 @@ export const memberSessions = pgTable(
     index("member_sessions_sub_idx").on(table.sub),
     // The bearer-token check on every API call looks a token's session up by this.
     index("member_sessions_origin_jti_idx").on(table.originJti),
+    // Ended rows whose refresh token Cognito has not yet confirmed revoked: the purge job's retry list.
+    index("member_sessions_revocation_owed_idx")
+      .on(table.revokedAt)
+      .where(sql`${table.revokedAt} is not null and ${table.refreshTokenRevokedAt} is null`),
+    // Marks a revocation confirmed by the token it revoked (hash: the encrypted tokens are too long for a btree).
+    index("member_sessions_refresh_token_idx").using("hash", table.refreshTokenEncrypted),
   ],
 );

@@ -597,3 +597,48 @@ test("concurrent sign-ins from six browsers at a device limit of two: exactly tw
   }
   for (const { cookie } of active) expect((await get(main, "/my/profile/", cookie)).status).toBe(200);
 });
+
+// ---- issue 9 items 5-6: sign-out and "continue login" while Cognito is down --------------------------------------
+
+test("sign-out ends the session on the server even when its expired access token cannot be refreshed (Cognito down)", async () => {
+  const member = await createTestMember(shortTokens.standInPort, "sign-out-down");
+  const cookie = await signedIn(shortTokens, member);
+  await waitForExpiry(sessionPair(cookie));
+  // The member cannot be confirmed now: the refresh fails, and so does the revocation.
+  await setFault(shortTokens.standIn, { mode: "fail", operations: ["AdminInitiateAuth", "RevokeToken"] });
+  const signOut = await post(shortTokens, "/auth/sign-out/", {}, cookie);
+  expect(signOut.status).toBe(302);
+  expect(isCleared(setCookieNamed(signOut, "id_session") ?? "")).toBe(true);
+
+  // Cognito is back: the captured cookie would refresh again if its session row had survived.
+  await resetHarness(shortTokens.standIn);
+  const replayed = await get(shortTokens, "/my/profile/", cookie);
+  expect(replayed.status).toBe(302);
+  expect(replayed.headers.get("Location")).toBe(SIGNED_OUT_LOCATION);
+});
+
+test("'Continue login' with Cognito down: the unavailable message, the sign-in still held, and no device slot taken", async () => {
+  const member = await createTestMember(main.standInPort, "continue-down");
+  const first = await signedIn(main, member);
+  await signedIn(main, member);
+  const held = await signIn(main, member);
+  expect(sessionPair(held.cookie)).toBe("");
+  // A slot frees up (the first browser signs out), then Cognito goes down before "Continue login".
+  expect((await post(main, "/auth/sign-out/", {}, first)).status).toBe(302);
+  await setFault(main.standIn, { mode: "fail", operations: ["AdminInitiateAuth"] });
+
+  const continued = await post(main, "/auth/sign-in/", { intent: "continue" }, held.cookie);
+  expect(continued.status).toBe(302);
+  expect(continued.headers.get("Location")).toBe("/auth/sign-in/");
+  expect(setCookieNamed(continued, "id_session")).toBeUndefined();
+  const screen = await get(main, "/auth/sign-in/", cookieHeader(held.response, continued));
+  const html = await screen.text();
+  expect(headingIn(html)).toBe(DEVICE_LIMIT_HEADING);
+  expect(html).toContain(IDENTITY_UNAVAILABLE);
+  expectNoInternals(html);
+
+  // The freed slot is still free: another browser signs in straight away.
+  await resetHarness(main.standIn);
+  const other = await signIn(main, member);
+  expect(sessionPair(other.cookie)).not.toBe("");
+});

@@ -1,6 +1,12 @@
-import { eq, inArray } from "drizzle-orm";
-import { expect, test } from "vitest";
-import { memberProfiles, memberSessions, memberSignOuts, withdrawalReasons } from "../../db/schema";
+import { eq, inArray, sql } from "drizzle-orm";
+import { expect, test, vi } from "vitest";
+import { emailChangeTokens, memberProfiles, memberSessions, memberSignOuts, withdrawalReasons } from "../../db/schema";
+import {
+  ENDED_SESSION_RETENTION_DAYS,
+  OWED_REVOCATION_GIVE_UP_DAYS,
+  PENDING_SIGN_IN_TTL_MS,
+} from "~/domain/member-session.server";
+import { EMAIL_CHANGE_TOKEN_RETENTION_DAYS, PURGE_LOCK_KEY, runPurge, runPurgeExclusively, schedulePurge } from "~/domain/purge.server";
 import {
   CANCELLED_DATA_RETENTION_MONTHS,
   purgeCancelledProfiles,
@@ -22,7 +28,9 @@ function monthsBefore(date: Date, months: number): Date {
 async function addMember(cancelledAt: Date | null) {
   const sub = crypto.randomUUID();
   const { db } = database();
-  await db.insert(memberProfiles).values({ sub, familyName: "山田", givenName: "太郎", cancelledAt });
+  await db
+    .insert(memberProfiles)
+    .values({ sub, familyName: "山田", givenName: "太郎", cancelledAt, cognitoDeletedAt: cancelledAt });
   await db.insert(memberSessions).values({
     sub,
     email: `${sub.slice(0, 8)}@example.jp`,
@@ -31,6 +39,7 @@ async function addMember(cancelledAt: Date | null) {
     browser: "b",
     refreshTokenEncrypted: "x",
     revokedAt: cancelledAt,
+    refreshTokenRevokedAt: cancelledAt,
   });
   await db.insert(memberSignOuts).values({ sub, signedOutAt: cancelledAt ?? NOW });
   if (cancelledAt) {
@@ -77,4 +86,87 @@ test("purges only profiles cancelled more than 13 months ago; reasons stay", asy
   expect((await purgeCancelledProfiles(db, later)).purged).toBe(1);
   const left = await db.select({ sub: memberProfiles.sub }).from(memberProfiles).where(inArray(memberProfiles.sub, subs));
   expect(left.map((row) => row.sub).sort()).toEqual([recent, active].sort());
+});
+
+test("a cancellation whose Cognito user is still to be deleted is not purged: its record is what asks for the deletion", async () => {
+  const { db } = database();
+  const owed = await addMember(new Date(monthsBefore(NOW, 14).getTime()));
+  await db.update(memberProfiles).set({ cognitoDeletedAt: null }).where(eq(memberProfiles.sub, owed));
+  await purgeCancelledProfiles(db, NOW);
+  expect(await db.select().from(memberProfiles).where(eq(memberProfiles.sub, owed))).toHaveLength(1);
+});
+
+async function addSession(sub: string, values: Partial<typeof memberSessions.$inferInsert>) {
+  const [row] = await database()
+    .db.insert(memberSessions)
+    .values({ sub, email: "x@example.jp", deviceKey: crypto.randomUUID(), deviceName: "d", browser: "b", refreshTokenEncrypted: crypto.randomUUID(), ...values })
+    .returning({ id: memberSessions.id });
+  return row!.id;
+}
+
+async function addEmailChangeToken(sub: string, expiresAt: Date) {
+  const tokenHash = crypto.randomUUID();
+  await database().db.insert(emailChangeTokens).values({ tokenHash, sub, oldEmail: "a@example.jp", newEmail: "b@example.jp", expiresAt });
+  return tokenHash;
+}
+
+test("ended sessions and e-mail-change tokens are purged after their retention, by the injected clock", async () => {
+  const { db } = database();
+  const sub = crypto.randomUUID();
+  const endedLongAgo = new Date(NOW.getTime() - (ENDED_SESSION_RETENTION_DAYS + 1) * DAY_MS);
+  const endedRecently = new Date(NOW.getTime() - (ENDED_SESSION_RETENTION_DAYS - 1) * DAY_MS);
+  const old = await addSession(sub, { revokedAt: endedLongAgo, refreshTokenRevokedAt: endedLongAgo });
+  const recent = await addSession(sub, { revokedAt: endedRecently, refreshTokenRevokedAt: endedRecently });
+  // Its revocation was never confirmed: kept, since the row is the only place the token is to retry it.
+  const owedRevocation = await addSession(sub, { revokedAt: endedLongAgo });
+  const owedTooLong = await addSession(sub, { revokedAt: new Date(NOW.getTime() - (OWED_REVOCATION_GIVE_UP_DAYS + 1) * DAY_MS) });
+  const live = await addSession(sub, { activatedAt: endedLongAgo });
+  const abandonedPending = await addSession(sub, { createdAt: new Date(NOW.getTime() - PENDING_SIGN_IN_TTL_MS - 1000) });
+  const expiredToken = await addEmailChangeToken(sub, new Date(NOW.getTime() - (EMAIL_CHANGE_TOKEN_RETENTION_DAYS + 1) * DAY_MS));
+  const freshToken = await addEmailChangeToken(sub, new Date(NOW.getTime() - (EMAIL_CHANGE_TOKEN_RETENTION_DAYS - 1) * DAY_MS));
+
+  const report = await runPurge({ db, secrets: [] }, NOW);
+  // Other tests' rows are purged too: the counts are at least this test's.
+  expect(report.endedSessions).toBeGreaterThanOrEqual(1);
+  expect(report.emailChangeTokens).toBeGreaterThanOrEqual(1);
+  expect(report).toMatchObject({ cognitoDeletions: null, revocations: null });
+
+  const sessions = await db.select().from(memberSessions).where(eq(memberSessions.sub, sub));
+  expect(sessions.map((row) => row.id).sort()).toEqual([recent, owedRevocation, live, abandonedPending].sort());
+  expect(sessions.find((row) => row.id === old)).toBeUndefined();
+  expect(sessions.find((row) => row.id === owedTooLong)).toBeUndefined();
+  // A sign-in left on the device-limit screen is ended, so its refresh token gets revoked too.
+  expect(sessions.find((row) => row.id === abandonedPending)?.revokedAt).toEqual(NOW);
+  expect(sessions.find((row) => row.id === live)?.revokedAt).toBeNull();
+  const tokens = await db.select().from(emailChangeTokens).where(eq(emailChangeTokens.sub, sub));
+  expect(tokens.map((row) => row.tokenHash)).toEqual([freshToken]);
+  expect(tokens.find((row) => row.tokenHash === expiredToken)).toBeUndefined();
+});
+
+// Two connections are needed to hold the lock elsewhere: PostgreSQL only (PGlite has one connection).
+test.runIf(!!process.env.TEST_DATABASE_URL)("the purge runs under an advisory lock: a run while another holds it does nothing", async () => {
+  const { db } = database();
+  expect(await runPurgeExclusively({ db, secrets: [] }, NOW)).not.toBeNull();
+  // Held by an open transaction (another instance's run): this run is skipped, not run twice.
+  await db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(${PURGE_LOCK_KEY})`);
+    expect(await runPurgeExclusively({ db, secrets: [] }, NOW)).toBeNull();
+  });
+});
+
+test("the server process's schedule runs the purge by its clock", async () => {
+  const { db } = database();
+  const sub = crypto.randomUUID();
+  // Expires tomorrow by the real clock: only a clock a month ahead finds it past its retention.
+  const token = await addEmailChangeToken(sub, new Date(Date.now() + DAY_MS));
+  const monthAhead = new Date(Date.now() + (EMAIL_CHANGE_TOKEN_RETENTION_DAYS + 30) * DAY_MS);
+  const stop = schedulePurge({ db, secrets: [] }, { clock: () => monthAhead, firstRunDelayMs: 0, intervalMs: 60_000 });
+  try {
+    await vi.waitFor(
+      async () => expect(await db.select().from(emailChangeTokens).where(eq(emailChangeTokens.tokenHash, token))).toEqual([]),
+      { timeout: 15_000, interval: 100 },
+    );
+  } finally {
+    stop();
+  }
 });

@@ -1,4 +1,5 @@
 import { type Cookie, createCookie } from "react-router";
+import { getDatabase } from "../../../db/client.server";
 import { getConfig } from "~/config.server";
 import { confirmPasswordReset, requestPasswordReset } from "~/domain/password-reset.server";
 import { getIdentityProvider } from "~/integrations/cognito/identity.server";
@@ -77,6 +78,9 @@ export async function finishPasswordReset(
   state: PasswordResetState,
   input: { code: string; password: string },
 ): Promise<string> {
-  await confirmPasswordReset(getIdentityProvider(), { email: state.email, ...input });
+  await confirmPasswordReset(
+    { db: getDatabase(), identity: getIdentityProvider(), secrets: getConfig().sessionSecrets },
+    { email: state.email, ...input },
+  );
   return clearPasswordReset();
 }

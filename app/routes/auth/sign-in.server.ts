@@ -4,10 +4,10 @@ import {
   activatePendingSession,
   deactivateDevice,
   endSession,
-  findLiveSession,
   listDevicesForPendingSession,
   openRefreshToken,
   pendingSessionOwner,
+  pendingSignIn,
   revokeRefreshTokens,
 } from "~/domain/member-session.server";
 import { type SignInResult, signIn } from "~/domain/sign-in.server";
@@ -79,9 +79,14 @@ export function devicesForPendingSignIn(pendingSessionId: string) {
   return listDevicesForPendingSession(getDatabase(), pendingSessionId);
 }
 
-/** Revokes at Cognito as well; if Cognito is down the session row is already ended, which is what counts. */
+/**
+ * Revokes at Cognito as well (with retries; what Cognito cannot confirm the purge job retries); the session row is
+ * already ended, which is what counts.
+ */
 async function revokeRefreshToken(refreshTokenEncrypted: string | null) {
-  await revokeRefreshTokens({ identity: getIdentityProvider(), secrets: getConfig().sessionSecrets }, [refreshTokenEncrypted]);
+  await revokeRefreshTokens({ db: getDatabase(), identity: getIdentityProvider(), secrets: getConfig().sessionSecrets }, [
+    refreshTokenEncrypted,
+  ]);
 }
 
 export async function deactivateForPendingSignIn(pendingSessionId: string, deviceSessionId: string) {
@@ -93,17 +98,25 @@ export async function deactivateForPendingSignIn(pendingSessionId: string, devic
   return ended;
 }
 
-/** Continue login from the device-limit screen: active (with cookies), still over the limit, or expired. */
+/**
+ * Continue login from the device-limit screen: active (with cookies), still over the limit, or expired. The held
+ * sign-in kept only its refresh token, so one refresh gives the access token for the cookie; it comes before the
+ * activation, so Cognito being down or throttling (an IdentityError) leaves the sign-in held and no slot taken.
+ */
 export async function continuePendingSignIn(pendingSessionId: string) {
   const config = getConfig();
   const db = getDatabase();
-  const outcome = await activatePendingSession(db, { sessionId: pendingSessionId, deviceLimit: config.deviceLimit });
-  if (outcome.kind !== "active") return { outcome };
-  // The held sign-in kept only its refresh token; one refresh gives the access token for the cookie.
-  const session = await findLiveSession(db, pendingSessionId);
-  const refreshToken = session ? openRefreshToken(session, config.sessionSecrets) : null;
+  const pending = await pendingSignIn(db, pendingSessionId);
+  if (!pending) return { outcome: { kind: "expired" as const } };
+  // Still over the limit: no need to ask Cognito (activatePendingSession checks again under the member's lock).
+  if (pending.activeDevices >= config.deviceLimit) {
+    return { outcome: await activatePendingSession(db, { sessionId: pendingSessionId, deviceLimit: config.deviceLimit }) };
+  }
+  const refreshToken = openRefreshToken(pending, config.sessionSecrets);
   if (!refreshToken) return { outcome: { kind: "expired" as const } };
   const tokens = await getIdentityProvider().refresh(refreshToken);
+  const outcome = await activatePendingSession(db, { sessionId: pendingSessionId, deviceLimit: config.deviceLimit });
+  if (outcome.kind !== "active") return { outcome };
   return { outcome, setCookies: await activeSessionCookies(pendingSessionId, tokens.accessToken) };
 }
 

@@ -72,7 +72,13 @@ export async function action({ request, context }: Route.ActionArgs) {
       : toasts.redirectWithError(here, "deviceDeactivateFailed");
   }
   if (intent === "continue" && pending) {
-    const { outcome, setCookies } = await continuePendingSignIn(pending);
+    const continued = await continuePendingSignIn(pending).catch((error: unknown) => {
+      // Cognito down or throttling: the sign-in stays held (no slot taken) and the screen says why.
+      if (error instanceof IdentityError) return error;
+      throw error;
+    });
+    if (continued instanceof IdentityError) return toasts.redirectWithError(here, continued.messageKey);
+    const { outcome, setCookies } = continued;
     if (outcome.kind === "active" && setCookies) {
       return toasts.redirectWithSuccess(await returnTargetFrom(request, locale), "loggedIn", { headers: toHeaders(setCookies) });
     }

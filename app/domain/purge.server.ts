@@ -1,0 +1,117 @@
+import { lt, sql } from "drizzle-orm";
+import type { Database } from "../../db/client.server";
+import { emailChangeTokens } from "../../db/schema";
+import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
+import { logger } from "~/integrations/logger.server";
+import { purgeEndedSessions, revokeOwedRefreshTokens } from "./member-session.server";
+import { finishOwedCognitoDeletions, purgeCancelledProfiles } from "./withdrawal.server";
+
+/** E-mail-change tokens are kept this long after they expire (used or not), then deleted. */
+export const EMAIL_CHANGE_TOKEN_RETENTION_DAYS = 7;
+/** How often the server process runs the purge (every instance tries; the advisory lock lets one through). */
+export const PURGE_INTERVAL_MS = 6 * 60 * 60 * 1000;
+/** The first run after start-up waits this long, so a restart loop does not hammer Cognito. */
+export const PURGE_FIRST_RUN_DELAY_MS = 5 * 60 * 1000;
+/** Any constant works; it only has to be the same in every instance (and differ from the migration lock's). */
+export const PURGE_LOCK_KEY = 727_310_002;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export interface PurgeDependencies {
+  db: Database;
+  /** Without it (the command run without Cognito settings) the Cognito retries are left to the server's schedule. */
+  identity?: Pick<IdentityProvider, "deleteUser" | "revokeRefreshToken">;
+  secrets: string[];
+}
+
+export interface PurgeReport {
+  cancelledProfiles: number;
+  endedSessions: number;
+  emailChangeTokens: number;
+  cognitoDeletions: { deleted: number; owed: number } | null;
+  revocations: { confirmed: number; owed: number } | null;
+}
+
+export async function purgeEmailChangeTokens(db: Database, now: Date): Promise<{ deleted: number }> {
+  const rows = await db
+    .delete(emailChangeTokens)
+    .where(lt(emailChangeTokens.expiresAt, new Date(now.getTime() - EMAIL_CHANGE_TOKEN_RETENTION_DAYS * DAY_MS)))
+    .returning({ tokenHash: emailChangeTokens.tokenHash });
+  return { deleted: rows.length };
+}
+
+/** Deletions by the retention rules: ended sessions, old e-mail-change tokens, cancelled members past retention. */
+async function purgeExpiredData(db: Database, now: Date) {
+  const { deleted: endedSessions } = await purgeEndedSessions(db, now);
+  const { deleted: emailChangeTokenCount } = await purgeEmailChangeTokens(db, now);
+  const { purged: cancelledProfiles } = await purgeCancelledProfiles(db, now);
+  return { cancelledProfiles, endedSessions, emailChangeTokens: emailChangeTokenCount };
+}
+
+/** The two-systems repairs: Cognito users of cancellations still to delete, refresh tokens still to revoke. */
+async function finishOwedCognitoWork(deps: PurgeDependencies) {
+  if (!deps.identity) return { cognitoDeletions: null, revocations: null };
+  const cognitoDeletions = await finishOwedCognitoDeletions({ db: deps.db, identity: deps.identity });
+  const revocations = await revokeOwedRefreshTokens({ db: deps.db, identity: deps.identity, secrets: deps.secrets });
+  return { cognitoDeletions, revocations };
+}
+
+/**
+ * Everything the data's retention rules and the two-systems repairs owe. Idempotent: a missed or repeated run
+ * does no harm.
+ */
+export async function runPurge(deps: PurgeDependencies, now: Date): Promise<PurgeReport> {
+  const owed = await finishOwedCognitoWork(deps);
+  return { ...(await purgeExpiredData(deps.db, now)), ...owed };
+}
+
+/**
+ * runPurge by one instance at a time: the deletions run in a transaction holding a PostgreSQL advisory lock, so two
+ * instances (or the command and a server) never run them at once; null when another holds the lock. The Cognito
+ * calls come after the commit, by the instance that got the lock: a transaction must not stay open over network
+ * calls (with PGlite it would hold up every request), and they are idempotent should two runs ever meet.
+ */
+export async function runPurgeExclusively(deps: PurgeDependencies, now: Date): Promise<PurgeReport | null> {
+  const purged = await deps.db.transaction(async (tx) => {
+    // A one-row table expression rather than execute(): execute's result shape differs between the drivers.
+    const [row] = await tx
+      .select({ locked: sql<boolean>`pg_try_advisory_xact_lock(${PURGE_LOCK_KEY})` })
+      .from(sql`(values (1)) as one`);
+    return row?.locked ? purgeExpiredData(tx, now) : null;
+  });
+  return purged ? { ...purged, ...(await finishOwedCognitoWork(deps)) } : null;
+}
+
+/**
+ * Runs the purge on a schedule inside the server process: first after PURGE_FIRST_RUN_DELAY_MS, then every
+ * PURGE_INTERVAL_MS. The timers are unref'd (they never keep the process alive). Returns a stop function.
+ */
+export function schedulePurge(
+  deps: PurgeDependencies,
+  options: { clock?: () => Date; firstRunDelayMs?: number; intervalMs?: number } = {},
+): () => void {
+  const clock = options.clock ?? (() => new Date());
+  let running = false;
+  const run = async () => {
+    if (running) return;
+    running = true;
+    try {
+      const report = await runPurgeExclusively(deps, clock());
+      if (report) logger.info({ purge: report }, "purge ran");
+    } catch (error) {
+      logger.warn({ err: error }, "the scheduled purge failed; it runs again at the next interval");
+    } finally {
+      running = false;
+    }
+  };
+  let interval: NodeJS.Timeout | undefined;
+  const first = setTimeout(() => {
+    void run();
+    interval = setInterval(() => void run(), options.intervalMs ?? PURGE_INTERVAL_MS);
+    interval.unref();
+  }, options.firstRunDelayMs ?? PURGE_FIRST_RUN_DELAY_MS);
+  first.unref();
+  return () => {
+    clearTimeout(first);
+    if (interval) clearInterval(interval);
+  };
+}
