@@ -27,11 +27,20 @@ export async function deleteUserIfPresent(identity: Pick<IdentityProvider, "dele
 }
 
 /**
+ * Where another kind of address makes one more Cognito call, this makes a harmless one in its place (a look-up of
+ * a random name that no user has), so that the number of calls, and with it the time taken, does not tell new,
+ * confirmed and unconfirmed addresses apart (SECURITY.md 1). A read: Cognito's largest quota, and no effect.
+ */
+async function balancingLookup(identity: SignUpIdentity): Promise<void> {
+  await identity.findUser(randomUUID());
+}
+
+/**
  * Step 1. Always ends on "check your e-mail for the code", whatever the address's history, so the page never
  * tells whether an address is registered (SECURITY.md 1): a new address gets a code; an address that signed up
  * but never confirmed is signed up again with the password typed now, and gets a fresh code (spec section 4);
- * a confirmed address gets nothing. Every kind makes the same calls, bar the deletion (SignUp is asked even when
- * the address is known to be taken).
+ * a confirmed address gets nothing. Every kind makes three calls: AdminGetUser, the deletion or a balancing
+ * look-up, and SignUp (asked even when the address is known to be taken).
  * `sub` is the created user's; for a taken address a random id that no user has, so the code step cannot finish.
  */
 export async function startSignUp(
@@ -40,6 +49,7 @@ export async function startSignUp(
 ): Promise<{ sub: string }> {
   const existing = await identity.findUser(input.email);
   if (existing?.status === UNCONFIRMED_STATUS) await deleteUserIfPresent(identity, input.email);
+  else await balancingLookup(identity);
   try {
     const { sub } = await identity.signUp(input);
     return { sub };
@@ -67,7 +77,10 @@ export async function confirmSignUp(
   input: { email: string; sub: string; code: string },
 ): Promise<void> {
   const user = await userOfFlow(identity, input);
-  if (!user) throw new IdentityError("codeMismatch", "ConfirmSignUp");
+  if (!user) {
+    await balancingLookup(identity);
+    throw new IdentityError("codeMismatch", "ConfirmSignUp");
+  }
   if (user.confirmed) return;
   await identity.confirmSignUp({ email: input.email, code: input.code });
 }
@@ -76,6 +89,7 @@ export async function confirmSignUp(
 export async function resendSignUpCode(identity: SignUpIdentity, flow: { email: string; sub: string }): Promise<void> {
   const user = await userOfFlow(identity, flow);
   if (user?.status === UNCONFIRMED_STATUS) await identity.resendConfirmationCode(flow.email);
+  else await balancingLookup(identity);
 }
 
 /** Step 3: the profile and questionnaire, in our database and (names, language) in Cognito. Safe to repeat. */
