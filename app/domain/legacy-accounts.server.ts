@@ -110,59 +110,78 @@ const REFUSED_PASSWORD_CODES: ReadonlySet<string> = new Set(["invalidPassword", 
 async function clearWayForMigration(identity: LegacyMigrationIdentity, email: string, startedSub: string | null) {
   const user = await identity.findUser(email);
   if (!user) return true;
-  if (user.status !== UNCONFIRMED_STATUS && !(user.sub === startedSub && !user.confirmed)) return false;
+  const ownedByNobody = user.status === UNCONFIRMED_STATUS || (user.sub === startedSub && !user.confirmed);
+  if (!ownedByNobody) return false;
   await deleteUserIfPresent(identity, email);
   return true;
+}
+
+type LegacyCredentials = typeof legacyCredentials.$inferSelect;
+
+/**
+ * Creates the Cognito user, sets the password and copies the profile, inside the caller's transaction (which
+ * holds the address's lock). Failures come back as `failure`, not thrown, so that the transaction still commits
+ * the sub recorded right after AdminCreateUser.
+ */
+async function moveToCognito(
+  identity: LegacyMigrationIdentity,
+  tx: Database,
+  legacy: LegacyCredentials,
+  password: string,
+): Promise<{ migrated: boolean; failure?: unknown }> {
+  const { email, profile } = legacy;
+  if (!(await clearWayForMigration(identity, email, legacy.migratedSub))) return { migrated: false };
+  const attributes = { family_name: profile.familyName, given_name: profile.givenName, locale: profile.preferredLanguage ?? "ja" };
+  const sub = await identity.createUnmailedUser({ email, attributes });
+  const pending = and(eq(legacyCredentials.email, email), isNull(legacyCredentials.migratedAt));
+  try {
+    await tx.update(legacyCredentials).set({ migratedSub: sub }).where(pending);
+    await identity.setPermanentPassword({ email, password });
+    await tx
+      .insert(memberProfiles)
+      .values({ sub, ...profile, preferredLanguage: profile.preferredLanguage ?? "ja", referrerService: "legacy" })
+      .onConflictDoNothing();
+    await tx.update(legacyCredentials).set({ migratedAt: sql`now()`, migratedSub: sub }).where(pending);
+    return { migrated: true };
+  } catch (error) {
+    await deleteUserIfPresent(identity, email).catch((undoError: unknown) => {
+      logger.error({ err: undoError, migratedSub: sub }, "legacy migration stopped half-way; the next sign-in retries");
+    });
+    const refused = error instanceof IdentityError && error.operation === "AdminSetUserPassword" && REFUSED_PASSWORD_CODES.has(error.code);
+    return { migrated: false, failure: refused ? new IdentityError("legacyPasswordBelowPolicy", "AdminSetUserPassword", error) : error };
+  }
 }
 
 /**
  * The lazy migration (DESIGN.md "Identity"): Cognito refused the sign-in (unknown address, wrong password or an
  * unconfirmed account), but the legacy table has the address and the password matches, so the account moves to
- * Cognito with that same password and its profile comes along. Returns false when there is nothing to migrate;
- * the caller then answers like any failed sign-in. One bcrypt compare runs either way (legacy-password.server.ts).
+ * Cognito with that same password and its profile comes along. Returns false when there is nothing to migrate
+ * (the caller then answers like any failed sign-in), true when Cognito has the account now (the caller signs in
+ * again; an account moved long ago whose password has changed since fails there). One bcrypt compare runs either way (legacy-password.server.ts).
  *
  * A password Cognito would refuse stops it before any user is created. If a step after AdminCreateUser fails,
  * the created user is deleted again; if even that fails, the sub recorded on the legacy row lets the next attempt
- * delete it. Either way the member can simply try again.
+ * delete it. Either way the member can simply try again. One migration per address runs at a time (a
+ * double-clicked sign-in sends two): the second waits for the first and then finds the account moved.
  */
 export async function migrateLegacyAccount(
   deps: { db: Database; identity: LegacyMigrationIdentity },
   input: { email: string; password: string },
 ): Promise<boolean> {
   const email = input.email.trim().toLowerCase();
-  const pending = and(eq(legacyCredentials.email, email), isNull(legacyCredentials.migratedAt));
-  const [legacy] = await deps.db.select().from(legacyCredentials).where(pending);
+  const [legacy] = await deps.db.select().from(legacyCredentials).where(eq(legacyCredentials.email, email));
   if (!(await checkLegacyPassword(input.password, legacy?.passwordHash ?? null)) || !legacy) return false;
+  // Moved already, maybe by the same member's other sign-in a moment ago: Cognito has the account now.
+  if (legacy.migratedAt) return true;
   if (!meetsPoolPasswordPolicy(input.password)) throw new IdentityError("legacyPasswordBelowPolicy", "AdminSetUserPassword");
-  if (!(await clearWayForMigration(deps.identity, email, legacy.migratedSub))) return false;
 
-  const { profile } = legacy;
-  const sub = await deps.identity.createUnmailedUser({
-    email,
-    attributes: {
-      family_name: profile.familyName,
-      given_name: profile.givenName,
-      locale: profile.preferredLanguage ?? "ja",
-    },
+  const outcome = await deps.db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`legacy-migration:${email}`}, 0))`);
+    const [current] = await tx.select().from(legacyCredentials).where(eq(legacyCredentials.email, email));
+    if (!current || current.passwordHash !== legacy.passwordHash) return { migrated: false };
+    if (current.migratedAt) return { migrated: true };
+    return moveToCognito(deps.identity, tx, current, input.password);
   });
-  try {
-    await deps.db.update(legacyCredentials).set({ migratedSub: sub }).where(pending);
-    await deps.identity.setPermanentPassword({ email, password: input.password });
-    await deps.db.transaction(async (tx) => {
-      await tx
-        .insert(memberProfiles)
-        .values({ sub, ...profile, preferredLanguage: profile.preferredLanguage ?? "ja", referrerService: "legacy" })
-        .onConflictDoNothing();
-      await tx.update(legacyCredentials).set({ migratedAt: sql`now()`, migratedSub: sub }).where(pending);
-    });
-  } catch (error) {
-    await deleteUserIfPresent(deps.identity, email).catch((undoError: unknown) => {
-      logger.error({ err: undoError, migratedSub: sub }, "legacy migration stopped half-way; the next sign-in retries");
-    });
-    if (error instanceof IdentityError && error.operation === "AdminSetUserPassword" && REFUSED_PASSWORD_CODES.has(error.code)) {
-      throw new IdentityError("legacyPasswordBelowPolicy", "AdminSetUserPassword", error);
-    }
-    throw error;
-  }
-  return true;
+  if (outcome.failure) throw outcome.failure;
+  return outcome.migrated;
 }

@@ -23,8 +23,8 @@ export function originJtiOf(accessToken: string): string | null {
 
 /**
  * Cognito's refusals after which a pre-July-2021 account may still be waiting in the legacy table: an address
- * Cognito does not know, and one whose only user is a sign-up nobody confirmed (its password is whoever started
- * it's, so Cognito says wrong password or unconfirmed). Every one of them costs the same bcrypt compare.
+ * Cognito does not know, and one whose only user is a sign-up nobody confirmed (with the password its starter
+ * chose, so Cognito says wrong password or unconfirmed). Every one of them costs the same bcrypt compare.
  */
 const LEGACY_CANDIDATE_CODES: ReadonlySet<IdentityErrorCode> = new Set(["userNotFound", "invalidCredentials", "userNotConfirmed"]);
 

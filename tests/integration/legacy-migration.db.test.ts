@@ -186,6 +186,17 @@ test("when the undo fails as well, the half-made user is recognised and replaced
   expect((await legacyRowOf(email))?.migratedSub).toBe(member.sub);
 });
 
+test("two first sign-ins at once (a double submit): both get in, and the account moves over once", async () => {
+  const email = await importLegacyMember("double-submit");
+  await resetRequestCounts(stack.env.COGNITO_ENDPOINT!);
+  const results = await Promise.all([signInAs(email, OLD_PASSWORD), signInAs(email, OLD_PASSWORD)]);
+  expect(results.map((result) => result.kind)).toEqual(["active", "active"]);
+  const counts = await getRequestCounts(stack.env.COGNITO_ENDPOINT!);
+  expect(counts.byOperation.AdminCreateUser).toBe(1);
+  expect(counts.byOperation.AdminDeleteUser ?? 0).toBe(0);
+  expect((await legacyRowOf(email))?.migratedSub).toBe((await deps().identity.getUser(email)).sub);
+});
+
 test("a legacy password the pool's policy refuses stops the migration before any Cognito user is created", async () => {
   const email = await importLegacyMember("short-password", "short7!");
   await resetRequestCounts(stack.env.COGNITO_ENDPOINT!);
