@@ -2,7 +2,8 @@
  * `npm run legacy:import -- accounts.csv`: loads pre-July-2021 accounts (header: email,password_hash and
  * optionally family_name,given_name,birth_year,country,prefecture,occupation,organization,preferred_language)
  * into DATABASE_URL, or the embedded PGlite in DATA_DIR. Bad rows are listed by line and field; good rows load.
- * Safe to run again with the same or a corrected file.
+ * A hash above bcrypt cost MAX_LEGACY_BCRYPT_COST (legacy-password.server.ts) is a bad row ("bcrypt cost above
+ * 12"): each sign-in with it would hold the app's thread too long. Safe to run again with the same or a corrected file.
  */
 import { readFile } from "node:fs/promises";
 import { importLegacyRows, parseLegacyCsv } from "../app/domain/legacy-accounts.server";

@@ -1,6 +1,6 @@
 import { decodeJwt } from "jose";
 import type { Database } from "../../db/client.server";
-import { IdentityError } from "~/integrations/cognito/cognito-errors.server";
+import { IdentityError, type IdentityErrorCode } from "~/integrations/cognito/cognito-errors.server";
 import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { describeDevice } from "./device-description.server";
 import { migrateLegacyAccount } from "./legacy-accounts.server";
@@ -21,12 +21,19 @@ export function originJtiOf(accessToken: string): string | null {
   return typeof originJti === "string" ? originJti : null;
 }
 
-/** Cognito's answer, after moving a pre-July-2021 account over first when Cognito does not know it yet. */
+/**
+ * Cognito's refusals after which a pre-July-2021 account may still be waiting in the legacy table: an address
+ * Cognito does not know, and one whose only user is a sign-up nobody confirmed (with the password its starter
+ * chose, so Cognito says wrong password or unconfirmed). Every one of them costs the same bcrypt compare.
+ */
+const LEGACY_CANDIDATE_CODES: ReadonlySet<IdentityErrorCode> = new Set(["userNotFound", "invalidCredentials", "userNotConfirmed"]);
+
+/** Cognito's answer, after moving a pre-July-2021 account over first when Cognito does not have it yet. */
 async function authenticate(deps: SignInDependencies, input: { email: string; password: string }) {
   try {
     return await deps.identity.signIn(input);
   } catch (error) {
-    if (!(error instanceof IdentityError && error.code === "userNotFound")) throw error;
+    if (!(error instanceof IdentityError && LEGACY_CANDIDATE_CODES.has(error.code))) throw error;
     if (!(await migrateLegacyAccount(deps, input))) throw error;
     // The migrated account's username is the lower-cased address.
     return deps.identity.signIn({ ...input, email: input.email.trim().toLowerCase() });

@@ -3,6 +3,8 @@
  * reference describes it, through the AWS SDK against the stand-in.
  */
 import {
+  AdminCreateUserCommand,
+  AdminDeleteUserCommand,
   AdminGetUserCommand,
   ConfirmSignUpCommand,
   ResendConfirmationCodeCommand,
@@ -147,5 +149,46 @@ describe("ResendConfirmationCode", () => {
   // API_ResendConfirmationCode, errors: UserNotFoundException (LEGACY user existence errors).
   test("an unknown user gives UserNotFoundException", async () => {
     expect((await rejection(resend(cognito.email("resend-nobody")))).name).toBe("UserNotFoundException");
+  });
+});
+
+describe("AdminDeleteUser of an unconfirmed sign-up (the app replaces one, so the password typed last wins)", () => {
+  const deleteUser = (email: string) =>
+    cognito.cognito.send(new AdminDeleteUserCommand({ UserPoolId: cognito.userPoolId, Username: email }));
+
+  // API_AdminDeleteUser deletes the user, whatever its status; API_SignUp then registers the address afresh: a new
+  // sub, the new password, a newly mailed code. The deleted user's code confirms nothing any more.
+  test("frees the address: a new sign-up gets a new sub, its own password and a fresh code", async () => {
+    const email = cognito.email("replaced");
+    const first = await signUp(email, "first-password-1");
+    const firstCode = await cognito.latestCode(email);
+    await deleteUser(email);
+    const second = await signUp(email, "second-password-2");
+    expect(second.UserSub).not.toBe(first.UserSub);
+    const codes = await cognito.codesFor(email);
+    expect(codes).toHaveLength(2);
+    const secondCode = codes[0]!;
+    if (secondCode !== firstCode) expect((await rejection(confirm(email, firstCode))).name).toBe("CodeMismatchException");
+    await confirm(email, secondCode);
+    expect(await attributesOf(email)).toMatchObject({ status: "CONFIRMED", sub: second.UserSub });
+    await expect(cognito.signIn(email, "second-password-2")).resolves.toHaveProperty("AccessToken");
+    expect((await rejection(cognito.signIn(email, "first-password-1"))).name).toBe("NotAuthorizedException");
+  });
+
+  // API_AdminDeleteUser, errors: UserNotFoundException (the app counts it as done).
+  test("an unknown user gives UserNotFoundException", async () => {
+    expect((await rejection(deleteUser(cognito.email("delete-nobody")))).name).toBe("UserNotFoundException");
+  });
+
+  // API_AdminCreateUser, response: User with its Attributes, the sub among them (the legacy migration records it
+  // before the next step, so that a half-made user can be recognised later).
+  test("AdminCreateUser answers the new user's sub", async () => {
+    const email = cognito.email("created-sub");
+    const created = await cognito.cognito.send(
+      new AdminCreateUserCommand({ UserPoolId: cognito.userPoolId, Username: email, MessageAction: "SUPPRESS" }),
+    );
+    const sub = created.User?.Attributes?.find((attribute) => attribute.Name === "sub")?.Value;
+    expect(sub).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await attributesOf(email)).toMatchObject({ status: "FORCE_CHANGE_PASSWORD", sub });
   });
 });

@@ -10,6 +10,7 @@ export type IdentityErrorCode =
   | "codeMismatch"
   | "codeExpired"
   | "invalidPassword"
+  | "legacyPasswordBelowPolicy"
   | "invalidInput"
   | "emailUnavailable"
   | "userNotFound"
@@ -28,6 +29,8 @@ export const IDENTITY_ERROR_MESSAGES: Record<IdentityErrorCode, string> = {
   codeMismatch: "codeMismatch",
   codeExpired: "codeMismatch",
   invalidPassword: "invalidPassword",
+  // A pre-July-2021 password Cognito's policy refuses: the account cannot move over with it (legacy-accounts.server.ts).
+  legacyPasswordBelowPolicy: "legacyPasswordNotCarriedOver",
   invalidInput: "invalidInput",
   emailUnavailable: "emailUnavailable",
   userNotFound: "loginFailed",

@@ -19,7 +19,7 @@ import {
   SignUpCommand,
 } from "@aws-sdk/client-cognito-identity-provider";
 import type { Config } from "~/config.server";
-import { type CognitoOperation, toIdentityError } from "./cognito-errors.server";
+import { type CognitoOperation, IdentityError, toIdentityError } from "./cognito-errors.server";
 import { createCognitoClient } from "./cognito-client.server";
 
 /** The whole call, retries included, must finish within this; past it the member hears "temporarily unavailable". */
@@ -39,6 +39,8 @@ export interface IdentityUser {
   emailVerified: boolean;
   enabled: boolean;
   confirmed: boolean;
+  /** Cognito's UserStatus: UNCONFIRMED, CONFIRMED, FORCE_CHANGE_PASSWORD, RESET_REQUIRED, … */
+  status: string;
   attributes: Record<string, string>;
 }
 
@@ -75,6 +77,23 @@ export function createIdentityProvider(cognito: Config["cognito"], client: Cogni
       throw toIdentityError(error, operation);
     }
   }
+
+  const getUser = (username: string) =>
+    call("AdminGetUser", async (abortSignal): Promise<IdentityUser> => {
+      const output = await client.send(new AdminGetUserCommand({ UserPoolId, Username: username }), { abortSignal });
+      const attributes = Object.fromEntries(
+        (output.UserAttributes ?? []).map((attribute) => [attribute.Name ?? "", attribute.Value ?? ""]),
+      );
+      return {
+        sub: attributes.sub ?? "",
+        email: attributes.email ?? "",
+        emailVerified: attributes.email_verified === "true",
+        enabled: output.Enabled ?? true,
+        confirmed: output.UserStatus === "CONFIRMED",
+        status: output.UserStatus ?? "",
+        attributes,
+      };
+    });
 
   return {
     signUp: (input: { email: string; password: string; locale: string }) =>
@@ -171,21 +190,17 @@ export function createIdentityProvider(cognito: Config["cognito"], client: Cogni
         ),
       ).then(() => undefined),
 
-    getUser: (username: string) =>
-      call("AdminGetUser", async (abortSignal): Promise<IdentityUser> => {
-        const output = await client.send(new AdminGetUserCommand({ UserPoolId, Username: username }), { abortSignal });
-        const attributes = Object.fromEntries(
-          (output.UserAttributes ?? []).map((attribute) => [attribute.Name ?? "", attribute.Value ?? ""]),
-        );
-        return {
-          sub: attributes.sub ?? "",
-          email: attributes.email ?? "",
-          emailVerified: attributes.email_verified === "true",
-          enabled: output.Enabled ?? true,
-          confirmed: output.UserStatus === "CONFIRMED",
-          attributes,
-        };
-      }),
+    getUser,
+
+    /** The user, or null when Cognito does not know the name. */
+    async findUser(username: string): Promise<IdentityUser | null> {
+      try {
+        return await getUser(username);
+      } catch (error) {
+        if (error instanceof IdentityError && error.code === "userNotFound") return null;
+        throw error;
+      }
+    },
 
     updateAttributes: (username: string, attributes: UserAttributes) =>
       call("AdminUpdateUserAttributes", (abortSignal) =>
@@ -199,10 +214,12 @@ export function createIdentityProvider(cognito: Config["cognito"], client: Cogni
         ),
       ).then(() => undefined),
 
-    /** A confirmed user with a known password and no mail sent: the lazy migration of legacy accounts. */
-    createConfirmedUser: (input: { email: string; password: string; attributes: UserAttributes }) =>
+    // ---- the legacy migration's steps, separate so that it can undo the creation when a later step fails ----
+
+    /** A user with no usable password yet (FORCE_CHANGE_PASSWORD) and no mail sent; answers its sub. */
+    createUnmailedUser: (input: { email: string; attributes: UserAttributes }) =>
       call("AdminCreateUser", async (abortSignal) => {
-        await client.send(
+        const output = await client.send(
           new AdminCreateUserCommand({
             UserPoolId,
             Username: input.email,
@@ -211,16 +228,25 @@ export function createIdentityProvider(cognito: Config["cognito"], client: Cogni
           }),
           { abortSignal },
         );
-        await client.send(
-          new AdminSetUserPasswordCommand({
-            UserPoolId,
-            Username: input.email,
-            Password: input.password,
-            Permanent: true,
-          }),
-          { abortSignal },
-        );
+        const sub = output.User?.Attributes?.find((attribute) => attribute.Name === "sub")?.Value;
+        if (!sub) throw new Error("AdminCreateUser answered no sub");
+        return sub;
       }),
+
+    /** Sets the member's own password for good (CONFIRMED). */
+    setPermanentPassword: (input: { email: string; password: string }) =>
+      call("AdminSetUserPassword", (abortSignal) =>
+        client.send(
+          new AdminSetUserPasswordCommand({ UserPoolId, Username: input.email, Password: input.password, Permanent: true }),
+          { abortSignal },
+        ),
+      ).then(() => undefined),
+
+    /** Both steps at once, for tests and tools that need a confirmed member with a known password. */
+    async createConfirmedUser(input: { email: string; password: string; attributes: UserAttributes }): Promise<void> {
+      await this.createUnmailedUser(input);
+      await this.setPermanentPassword(input);
+    },
 
     deleteUser: (username: string) =>
       call("AdminDeleteUser", (abortSignal) =>

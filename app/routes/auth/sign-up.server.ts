@@ -2,7 +2,8 @@ import { createCookie } from "react-router";
 import { getDatabase } from "../../../db/client.server";
 import { getConfig } from "~/config.server";
 import type { AccountInfo } from "~/domain/auth-schemas";
-import { saveAccountInfo, startSignUp } from "~/domain/sign-up.server";
+import { decryptSecret, encryptSecret } from "~/domain/session-crypto.server";
+import { confirmSignUp, resendSignUpCode as resendCode, saveAccountInfo, startSignUp } from "~/domain/sign-up.server";
 import { getIdentityProvider } from "~/integrations/cognito/identity.server";
 import { referrerServiceOf } from "~/routing/service-cookie.server";
 
@@ -14,13 +15,25 @@ export type SignUpStep = "code" | "account" | "done";
 export interface SignUpFlow {
   step: SignUpStep;
   email: string;
-  /** Known once a code went out; null for an address that was already confirmed (the flow cannot finish). */
-  sub: string | null;
+  /**
+   * The user this flow's sign-up created. For an address that was confirmed before it is a random id that no user
+   * has, so that the cookie looks the same and the code step fails like a typo.
+   */
+  sub: string;
 }
+
+/** Marks the sealed value as a sign-up flow, so that nothing else sealed under the same secrets passes for one. */
+const FLOW_PURPOSE = "sign-up-flow";
+/** The sealed text is padded to a multiple of this many characters, so that its length says nothing beyond the address's length. */
+const FLOW_PADDING_BYTES = 64;
 
 let flowCookie: ReturnType<typeof createCookie> | undefined;
 
-/** Where the member is in the sign-up steps: signed, so `sub` and `step` cannot be forged; no password inside. */
+/**
+ * Where the visitor is in the sign-up steps. Sealed with AES-256-GCM under the session secrets (and signed, like
+ * every cookie here): nobody can read the address or the sub out of it, which would tell registered, unconfirmed
+ * and new addresses apart (SECURITY.md 1), nor change it. It expires inside too, not only in the browser.
+ */
 function getFlowCookie() {
   const config = getConfig();
   flowCookie ??= createCookie(`${config.secureCookies ? "__Secure-" : ""}id_sign_up`, {
@@ -35,15 +48,36 @@ function getFlowCookie() {
 }
 
 export async function readSignUpFlow(request: Request): Promise<SignUpFlow | null> {
-  const value: unknown = await getFlowCookie().parse(request.headers.get("Cookie"));
+  const sealed: unknown = await getFlowCookie().parse(request.headers.get("Cookie"));
+  if (typeof sealed !== "string" || !sealed) return null;
+  const opened = decryptSecret(sealed, getConfig().sessionSecrets);
+  if (!opened) return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(opened);
+  } catch {
+    return null;
+  }
   if (typeof value !== "object" || value === null) return null;
-  const { step, email, sub } = value as Partial<SignUpFlow>;
-  if ((step !== "code" && step !== "account" && step !== "done") || typeof email !== "string") return null;
-  return { step, email, sub: typeof sub === "string" ? sub : null };
+  const { purpose, expiresAt, step, email, sub } = value as Partial<SignUpFlow> & { purpose?: unknown; expiresAt?: unknown };
+  if (purpose !== FLOW_PURPOSE || typeof expiresAt !== "number" || expiresAt <= Date.now()) return null;
+  if ((step !== "code" && step !== "account" && step !== "done") || typeof email !== "string" || typeof sub !== "string") {
+    return null;
+  }
+  return { step, email, sub };
 }
 
 export function saveSignUpFlow(flow: SignUpFlow): Promise<string> {
-  return getFlowCookie().serialize(flow);
+  const plain = JSON.stringify({
+    purpose: FLOW_PURPOSE,
+    expiresAt: Date.now() + SIGN_UP_FLOW_MAX_AGE_S * 1000,
+    step: flow.step,
+    email: flow.email,
+    sub: flow.sub,
+  });
+  // JSON allows trailing white space, so the padding needs no marker.
+  const padded = plain.padEnd(Math.ceil(plain.length / FLOW_PADDING_BYTES) * FLOW_PADDING_BYTES);
+  return getFlowCookie().serialize(encryptSecret(padded, getConfig().sessionSecrets));
 }
 
 export function clearSignUpFlow(): Promise<string> {
@@ -56,15 +90,14 @@ export async function requestSignUpCode(input: { email: string; password: string
 }
 
 export function resendSignUpCode(flow: SignUpFlow) {
-  // Only when a code went out before: a confirmed address gets nothing, exactly as at step 1.
-  return flow.sub ? getIdentityProvider().resendConfirmationCode(flow.email) : Promise.resolve();
+  return resendCode(getIdentityProvider(), flow);
 }
 
 export function confirmSignUpCode(flow: SignUpFlow, code: string) {
-  return getIdentityProvider().confirmSignUp({ email: flow.email, code });
+  return confirmSignUp(getIdentityProvider(), { ...flow, code });
 }
 
-export async function completeAccountInfo(request: Request, flow: SignUpFlow & { sub: string }, info: AccountInfo) {
+export async function completeAccountInfo(request: Request, flow: SignUpFlow, info: AccountInfo) {
   await saveAccountInfo(
     { db: getDatabase(), identity: getIdentityProvider() },
     { sub: flow.sub, info, referrerService: await referrerServiceOf(request) },

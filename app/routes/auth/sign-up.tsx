@@ -115,8 +115,6 @@ export async function action({ request, context }: Route.ActionArgs) {
     const limited = await checkAttemptLimit(context, "codeCheck", flow.email);
     if (limited) return data<ActionResult>({ intent, result: submission.reply({ formErrors: [limited.formError] }) }, limited.init);
     try {
-      // An address that was confirmed before never got a code: every code is wrong for it, as for a typo.
-      if (!flow.sub) throw new IdentityError("codeMismatch", "ConfirmSignUp");
       await confirmSignUpCode(flow, submission.value.code);
     } catch (error) {
       return identityFailure(intent, error, (options) => submission.reply(options));
@@ -124,11 +122,11 @@ export async function action({ request, context }: Route.ActionArgs) {
     return withCookie(here, await saveSignUpFlow({ ...flow, step: "account" }));
   }
 
-  if (intent === "account" && flow?.step === "account" && flow.sub) {
+  if (intent === "account" && flow?.step === "account") {
     const submission = parseWithZod(formData, { schema: AccountInfoSchema });
     if (submission.status !== "success") return data<ActionResult>({ intent, result: submission.reply() }, { status: 400 });
     try {
-      await completeAccountInfo(request, { ...flow, sub: flow.sub }, submission.value);
+      await completeAccountInfo(request, flow, submission.value);
     } catch (error) {
       return identityFailure(intent, error, (options) => submission.reply(options));
     }
