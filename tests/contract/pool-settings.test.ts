@@ -29,12 +29,13 @@ const describeClient = async (ClientId: string) =>
     .UserPoolClient!;
 
 describe("DescribeUserPool", () => {
-  test("reports the pool's username attributes, verified attributes, password policy and MFA setting", async () => {
+  test("reports the pool's username and verified attributes, who may sign up, password policy and MFA setting", async () => {
     const { UserPool } = await cognito.cognito.send(new DescribeUserPoolCommand({ UserPoolId: cognito.userPoolId }));
     expect(UserPool).toMatchObject({
       Id: cognito.userPoolId,
       UsernameAttributes: ["email"],
       AutoVerifiedAttributes: ["email"],
+      AdminCreateUserConfig: { AllowAdminCreateUserOnly: false },
       MfaConfiguration: "OFF",
       Policies: {
         PasswordPolicy: {

@@ -12,6 +12,7 @@ const POOL: UserPoolType = {
   UsernameAttributes: ["email"],
   AutoVerifiedAttributes: ["email"],
   MfaConfiguration: "OFF",
+  AdminCreateUserConfig: { AllowAdminCreateUserOnly: false },
   Policies: {
     PasswordPolicy: {
       MinimumLength: 8,
@@ -70,6 +71,13 @@ test("a password policy that differs from the app's rule is refused, one line pe
   expect(problems({ pool: { Policies: { PasswordPolicy: { ...policy, MinimumLength: 6, RequireSymbols: false } } } })).toEqual([
     expect.stringContaining("PasswordPolicy.MinimumLength is 6, must be 8"),
   ]);
+});
+
+test("a pool where only administrators create users is refused: members sign themselves up", () => {
+  expect(problems({ pool: { AdminCreateUserConfig: { AllowAdminCreateUserOnly: true } } })).toEqual([
+    expect.stringContaining("AdminCreateUserConfig.AllowAdminCreateUserOnly is true, must be false"),
+  ]);
+  expect(problems({ pool: { AdminCreateUserConfig: undefined } })).toEqual([]);
 });
 
 test("required MFA is refused: the app answers no MFA challenge", () => {

@@ -80,6 +80,12 @@ export function poolContractProblems(described: DescribedPool, expected: PoolExp
       );
     }
   }
+  if (pool.AdminCreateUserConfig?.AllowAdminCreateUserOnly === true) {
+    problems.push(
+      `${poolName}: AdminCreateUserConfig.AllowAdminCreateUserOnly is true, must be false ` +
+        "(members sign themselves up with SignUp)",
+    );
+  }
   if (pool.MfaConfiguration === "ON") {
     problems.push(`${poolName}: MfaConfiguration is "ON", must be "OFF" (the app answers no MFA challenge at sign-in)`);
   }

@@ -59,6 +59,7 @@ export async function provisionStandInPool(
         PoolName: STAND_IN_POOL_NAME,
         UsernameAttributes: ["email"],
         AutoVerifiedAttributes: ["email"],
+        AdminCreateUserConfig: { AllowAdminCreateUserOnly: false },
         MfaConfiguration: "OFF",
         Policies: { PasswordPolicy: requiredPasswordPolicy(MIN_PASSWORD_LENGTH) },
       }),
