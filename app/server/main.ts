@@ -8,7 +8,7 @@ import { type AppMode, type Config, ConfigError, parseConfig, parseModeArgument 
 import { MIN_PASSWORD_LENGTH } from "~/domain/auth-schemas";
 import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
 import { createIdentityProvider } from "~/integrations/cognito/identity-provider.server";
-import { poolContractProblems } from "~/integrations/cognito/pool-contract.server";
+import { identityPoolProblems } from "~/integrations/cognito/pool-contract.server";
 import { logger } from "~/integrations/logger.server";
 import { type EmbeddedStack } from "./embedded/embedded-stack";
 import { createHttpApp } from "./http-app";
@@ -20,26 +20,6 @@ const SHUTDOWN_GRACE_MS = 10_000;
 function refuseToStart(heading: string, problems: string[], reference: string): never {
   console.error(`${heading}\n${problems.map((problem) => `  - ${problem}`).join("\n")}\nSee the README's ${reference}.`);
   process.exit(1);
-}
-
-/**
- * How the configured user pool and app client differ from the deployment contract (pool-contract.server.ts).
- * Every mode checks: production's pool is real Cognito; dev and preview prove the stand-in is provisioned the same way.
- */
-async function identityPoolProblems(config: Config): Promise<string[]> {
-  const client = createCognitoClient(config.cognito);
-  try {
-    const described = await createIdentityProvider(config.cognito, client).describePool(config.adminGroup);
-    return poolContractProblems(described, { minimumPasswordLength: MIN_PASSWORD_LENGTH, adminGroup: config.adminGroup });
-  } catch (error) {
-    const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-    return [
-      `could not read the user pool's settings (${reason}); the app's AWS role needs cognito-idp:DescribeUserPool, ` +
-        "cognito-idp:DescribeUserPoolClient and cognito-idp:GetGroup on the pool",
-    ];
-  } finally {
-    client.destroy();
-  }
 }
 
 async function main() {
@@ -74,7 +54,12 @@ async function main() {
     refuseToStart("Invalid configuration:", error.problems, "configuration table");
   }
 
-  const poolProblems = await identityPoolProblems(config);
+  // Every mode checks the pool: production's is real Cognito; dev and preview prove the stand-in is provisioned alike.
+  const cognito = createCognitoClient(config.cognito);
+  const poolProblems = await identityPoolProblems(createIdentityProvider(config.cognito, cognito), {
+    minimumPasswordLength: MIN_PASSWORD_LENGTH,
+    adminGroup: config.adminGroup,
+  }).finally(() => cognito.destroy());
   if (poolProblems.length > 0) {
     await embedded?.stop();
     refuseToStart(

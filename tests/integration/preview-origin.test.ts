@@ -22,7 +22,7 @@ const data = makeTempDir("preview-origin");
 beforeAll(async () => {
   // An empty APP_ORIGIN is unset: the test support otherwise names localhost for every server it starts.
   server = await startServerProcess("preview", { APP_ORIGIN: "", DATA_DIR: data.dir, NODE_ENV: "production", LOG_LEVEL: "silent" });
-}, 90_000);
+}, 180_000);
 
 afterAll(async () => {
   await server?.stop();

@@ -22,6 +22,9 @@ function startServer(args: string[], env: Record<string, string>): Promise<{ cod
 
 const startProduction = (env: Record<string, string>) => startServer(["--mode=production"], env);
 
+/** Each test spawns the server under tsx: seconds on a quiet machine, far more on a loaded one. */
+const SPAWN_TIMEOUT_MS = 60_000;
+
 /** Every required variable set, pointing nowhere real: what is left to refuse is what a test changes. */
 const COMPLETE = {
   APP_ORIGIN: "https://id.example.jp",
@@ -40,13 +43,13 @@ test("npm start refuses to run without real configuration and names what is miss
   for (const variable of ["APP_ORIGIN", "SESSION_SECRETS", "DATABASE_URL", "COGNITO_USER_POOL_ID", "SMTP_URL", "TRUST_PROXY_HOPS"]) {
     expect(output).toContain(`${variable} is required in production`);
   }
-});
+}, SPAWN_TIMEOUT_MS);
 
 test("npm start refuses the Cognito stand-in", async () => {
   const { code, output } = await startProduction({ ...COMPLETE, COGNITO_ENDPOINT: "http://[::ffff:127.0.0.1]:9229" });
   expect(code).toBe(1);
   expect(output).toContain("COGNITO_ENDPOINT points at a local stand-in");
-});
+}, SPAWN_TIMEOUT_MS);
 
 test("npm start refuses a plain-http origin and an unstated proxy-hop count", async () => {
   const { TRUST_PROXY_HOPS: _unset, ...withoutHops } = COMPLETE;
@@ -54,7 +57,7 @@ test("npm start refuses a plain-http origin and an unstated proxy-hop count", as
   expect(code).toBe(1);
   expect(output).toContain("APP_ORIGIN must be https in production");
   expect(output).toContain("TRUST_PROXY_HOPS is required in production");
-});
+}, SPAWN_TIMEOUT_MS);
 
 test("the server refuses to start without a mode, or with a misspelt one, instead of running development", async () => {
   // The environment alone would be enough for development mode: only the missing mode may stop it.
@@ -69,4 +72,4 @@ test("the server refuses to start without a mode, or with a misspelt one, instea
   } finally {
     temp.remove();
   }
-}, 120_000);
+}, 2 * SPAWN_TIMEOUT_MS);

@@ -1,7 +1,11 @@
 import type { UserPoolClientType, UserPoolType } from "@aws-sdk/client-cognito-identity-provider";
 import { expect, test } from "vitest";
 import { MIN_PASSWORD_LENGTH } from "~/domain/auth-schemas";
-import { type DescribedPool, poolContractProblems } from "~/integrations/cognito/pool-contract.server";
+import {
+  type DescribedPool,
+  identityPoolProblems,
+  poolContractProblems,
+} from "~/integrations/cognito/pool-contract.server";
 
 const EXPECTED = { minimumPasswordLength: MIN_PASSWORD_LENGTH, adminGroup: "admin" };
 
@@ -115,4 +119,21 @@ test("a missing admin group is refused, by its configured name", () => {
   expect(problems({ adminGroupExists: false })).toEqual([
     `user pool ${POOL.Id}: group "admin" (ADMIN_GROUP) does not exist (staff pages need it)`,
   ]);
+});
+
+test("a pool that cannot be read stops the start too, naming the permissions the check needs", async () => {
+  const denied = Object.assign(new Error("User is not authorized to perform: cognito-idp:DescribeUserPoolClient"), {
+    name: "AccessDeniedException",
+  });
+  const problemsOfStart = await identityPoolProblems({ describePool: () => Promise.reject(denied) }, EXPECTED);
+  expect(problemsOfStart).toEqual([
+    "could not read the user pool's settings (AccessDeniedException: User is not authorized to perform: " +
+      "cognito-idp:DescribeUserPoolClient); the app's AWS role needs cognito-idp:DescribeUserPool, " +
+      "cognito-idp:DescribeUserPoolClient and cognito-idp:GetGroup on the pool",
+  ]);
+  const fitting = await identityPoolProblems(
+    { describePool: (group) => Promise.resolve({ pool: POOL, client: CLIENT, adminGroupExists: group === "admin" }) },
+    EXPECTED,
+  );
+  expect(fitting).toEqual([]);
 });

@@ -1,4 +1,5 @@
 import type { PasswordPolicyType, UserPoolClientType, UserPoolType } from "@aws-sdk/client-cognito-identity-provider";
+import type { IdentityProvider } from "./identity-provider.server";
 
 /**
  * The deployment contract: the Cognito user pool and app client settings this app's code depends on. Production
@@ -125,4 +126,25 @@ export function poolContractProblems(described: DescribedPool, expected: PoolExp
     problems.push(`${poolName}: group ${show(expected.adminGroup)} (ADMIN_GROUP) does not exist (staff pages need it)`);
   }
   return problems;
+}
+
+/**
+ * The start-up check: reads the pool through the Cognito adapter and lists its problems. A pool that cannot be read
+ * is a problem too (production must not run on settings nobody checked), named with the permissions the check needs.
+ */
+export async function identityPoolProblems(
+  identity: Pick<IdentityProvider, "describePool">,
+  expected: PoolExpectations,
+): Promise<string[]> {
+  let described: DescribedPool;
+  try {
+    described = await identity.describePool(expected.adminGroup);
+  } catch (error) {
+    const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    return [
+      `could not read the user pool's settings (${reason}); the app's AWS role needs cognito-idp:DescribeUserPool, ` +
+        "cognito-idp:DescribeUserPoolClient and cognito-idp:GetGroup on the pool",
+    ];
+  }
+  return poolContractProblems(described, expected);
 }
