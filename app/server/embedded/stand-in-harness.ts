@@ -2,9 +2,9 @@
  * The stand-in harness: an HTTP front, in the Cognito stand-in's own process, in front of cognito-local. It forwards
  * every request to cognito-local's server on an internal loopback port and corrects what cognito-local does
  * differently from real Cognito for the operations this app uses (error names and texts, password policy,
- * ResendConfirmationCode, global sign-out, token revocation, ListUsers paging, email_verified, ExpiresIn, the pool and
- * client settings the start-up check reads, …), so the
- * app's one code path (the AWS SDK over HTTP) meets Cognito's behaviour in development and tests.
+ * ResendConfirmationCode, global sign-out, token revocation, ListUsers paging, email_verified, ExpiresIn, the pool
+ * and client settings the start-up check reads, …), so the app's one code path (the AWS SDK over HTTP) meets
+ * Cognito's behaviour in development and tests.
  *
  * It also carries the switches tests need (faults and a request counter), at HARNESS_PATH. Every correction is
  * pinned by tests/contract. Never part of production.
@@ -349,6 +349,14 @@ export function createStandInHarness(options: StandInHarnessOptions) {
     return { ...result, AuthenticationResult: shapeAuthenticationResult(authentication, { originJti: origin, user }) };
   }
 
+  /** CreateUserPoolClient and UpdateUserPoolClient: the rotation setting kept, the answer shaped as Cognito's. */
+  const clientWrite: Operation = {
+    async after(body, result) {
+      await keepRefreshTokenRotation(body, result);
+      return { ...result, UserPoolClient: await describedClient(result.UserPoolClient as Body | undefined) };
+    },
+  };
+
   const operations: Record<string, Operation> = {
     SignUp: {
       async before(body) {
@@ -601,19 +609,8 @@ export function createStandInHarness(options: StandInHarnessOptions) {
       },
     },
 
-    CreateUserPoolClient: {
-      async after(body, result) {
-        await keepRefreshTokenRotation(body, result);
-        return { ...result, UserPoolClient: await describedClient(result.UserPoolClient as Body | undefined) };
-      },
-    },
-
-    UpdateUserPoolClient: {
-      async after(body, result) {
-        await keepRefreshTokenRotation(body, result);
-        return { ...result, UserPoolClient: await describedClient(result.UserPoolClient as Body | undefined) };
-      },
-    },
+    CreateUserPoolClient: clientWrite,
+    UpdateUserPoolClient: clientWrite,
 
     DescribeUserPoolClient: {
       async after(_body, result) {
