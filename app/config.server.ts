@@ -1,3 +1,4 @@
+import { parseArgs } from "node:util";
 import { z } from "zod";
 import type { RateLimitPolicyName } from "~/domain/rate-limit.server";
 
@@ -11,6 +12,24 @@ import type { RateLimitPolicyName } from "~/domain/rate-limit.server";
 export const APP_MODES = ["dev", "preview", "production"] as const;
 export type AppMode = (typeof APP_MODES)[number];
 
+/**
+ * The mode named by the server's `--mode=<mode>` (or `--mode <mode>`) argument. There is no default: a missing or
+ * misspelt mode must never fall back to development, whose tools and stand-ins production must not expose.
+ */
+export function parseModeArgument(args: string[]): AppMode {
+  let mode: string | undefined;
+  try {
+    mode = parseArgs({ args, options: { mode: { type: "string" } }, strict: true, allowPositionals: false }).values.mode;
+  } catch (error) {
+    throw new ConfigError([`${(error as Error).message}; the server takes only --mode=<${APP_MODES.join("|")}>`]);
+  }
+  if (mode === undefined) throw new ConfigError([`--mode is required: one of ${APP_MODES.join(", ")}`]);
+  if (!(APP_MODES as readonly string[]).includes(mode)) {
+    throw new ConfigError([`--mode=${mode} is not a mode: use one of ${APP_MODES.join(", ")}`]);
+  }
+  return mode as AppMode;
+}
+
 const commaList = z
   .string()
   .optional()
@@ -23,6 +42,9 @@ const commaList = z
 
 const optionalUrl = z.url().optional();
 
+/** An empty variable (`APP_ORIGIN=` in an env file) means unset, not an invalid value. */
+const emptyAsUnset = (value: unknown) => (value === "" ? undefined : value);
+
 /** Hits allowed per window for one rate-limit policy; unset keeps the policy's default. */
 const attemptLimit = z.coerce.number().int().min(1).max(1_000_000).optional();
 
@@ -30,12 +52,13 @@ const EnvSchema = z.object({
   APP_MODE: z.enum(APP_MODES).default("dev"),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().min(1).default("127.0.0.1"),
-  APP_ORIGIN: z.url().optional(),
+  APP_ORIGIN: z.preprocess(emptyAsUnset, z.url().optional()),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 
   SESSION_SECRETS: commaList,
   COOKIE_DOMAIN: z.string().optional(),
-  TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
+  // No default here: production must say how many proxies it sits behind, even 0 (see parseConfig).
+  TRUST_PROXY_HOPS: z.preprocess(emptyAsUnset, z.coerce.number().int().min(0).max(10).optional()),
 
   DATABASE_URL: optionalUrl,
   DATA_DIR: z.string().default(".data"),
@@ -111,8 +134,20 @@ export class ConfigError extends Error {
   }
 }
 
+/** Hosts that listen on every interface: a browser reaches them as localhost. */
+const WILDCARD_HOSTS = new Set(["0.0.0.0", "::", "[::]"]);
+
+/**
+ * Where dev and preview are announced and what their links and origin checks name when APP_ORIGIN is unset: the
+ * address they listen on, so the banner's URL, mailed links and the origin check agree.
+ */
+function defaultOrigin(host: string, port: number): string {
+  const hostname = WILDCARD_HOSTS.has(host) ? "localhost" : host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
+  return `http://${hostname}:${port}`;
+}
+
 function toConfig(env: z.infer<typeof EnvSchema>) {
-  const origin = env.APP_ORIGIN ?? `http://localhost:${env.PORT}`;
+  const origin = env.APP_ORIGIN ?? defaultOrigin(env.HOST, env.PORT);
   return {
     mode: env.APP_MODE,
     isProduction: env.APP_MODE === "production",
@@ -126,7 +161,7 @@ function toConfig(env: z.infer<typeof EnvSchema>) {
     cookieDomain: env.COOKIE_DOMAIN || undefined,
     // Secure cookies everywhere except plain-http local development.
     secureCookies: new URL(origin).protocol === "https:",
-    trustProxyHops: env.TRUST_PROXY_HOPS,
+    trustProxyHops: env.TRUST_PROXY_HOPS ?? 0,
     databaseUrl: env.DATABASE_URL,
     dataDir: env.DATA_DIR,
     cognito: {
@@ -192,9 +227,20 @@ export function parseConfig(environment: Record<string, string | undefined>): Co
         problems.push(`${name} is required in production`);
       }
     }
+    if (env.APP_ORIGIN && new URL(env.APP_ORIGIN).protocol !== "https:") {
+      problems.push("APP_ORIGIN must be https in production: session cookies are Secure only over https");
+    }
+    if (env.TRUST_PROXY_HOPS === undefined) {
+      problems.push(
+        "TRUST_PROXY_HOPS is required in production: the number of proxies in front of the app (0 if none); " +
+          "behind a load balancer, 0 makes every member share its IP and so its per-IP rate limits",
+      );
+    }
     if (env.COGNITO_ENDPOINT && isLoopback(env.COGNITO_ENDPOINT)) {
       problems.push("COGNITO_ENDPOINT points at a local stand-in; production talks to real Cognito");
     }
+  } else if (env.PORT === 0 && !env.APP_ORIGIN) {
+    problems.push("PORT=0 (any free port) needs APP_ORIGIN: links and the origin check name the port");
   }
   for (const [index, secret] of env.SESSION_SECRETS.entries()) {
     if (secret.length < MIN_SECRET_LENGTH) {
@@ -205,9 +251,25 @@ export function parseConfig(environment: Record<string, string | undefined>): Co
   return toConfig(env);
 }
 
-function isLoopback(url: string): boolean {
-  const { hostname } = new URL(url);
-  return hostname === "localhost" || hostname === "[::1]" || hostname.startsWith("127.");
+/**
+ * True when a URL names this machine: localhost (and *.localhost), 127.0.0.0/8, ::1, the unspecified addresses
+ * 0.0.0.0 and ::, and IPv4-mapped IPv6 forms of these. WHATWG URL parsing has already normalised the spellings
+ * (`http://2130706433`, `http://0x7f.1`, `[::ffff:127.0.0.1]` → `[::ffff:7f00:1]`, `[0:0::1]` → `[::1]`).
+ */
+export function isLoopback(url: string): boolean {
+  const hostname = new URL(url).hostname.toLowerCase().replace(/\.$/, "");
+  if (hostname === "localhost" || hostname.endsWith(".localhost")) return true;
+  if (hostname === "[::1]" || hostname === "[::]") return true;
+  const ipv4 = ipv4OfMapped(hostname) ?? hostname;
+  return ipv4.startsWith("127.") || ipv4 === "0.0.0.0";
+}
+
+/** `[::ffff:7f00:1]` → `127.0.0.1`; null for anything that is not an IPv4-mapped IPv6 address. */
+function ipv4OfMapped(hostname: string): string | null {
+  const match = /^\[::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})\]$/.exec(hostname);
+  if (!match) return null;
+  const [high, low] = [parseInt(match[1]!, 16), parseInt(match[2]!, 16)];
+  return [high >> 8, high & 255, low >> 8, low & 255].join(".");
 }
 
 let cachedConfig: Config | undefined;

@@ -4,9 +4,13 @@
  */
 import { type Server, createServer } from "node:http";
 import { openDatabase, setDatabase } from "../../db/client.server";
-import { APP_MODES, type AppMode, ConfigError, parseConfig } from "~/config.server";
+import { type AppMode, type Config, ConfigError, parseConfig, parseModeArgument } from "~/config.server";
+import { MIN_PASSWORD_LENGTH } from "~/domain/auth-schemas";
 import { schedulePurge } from "~/domain/purge.server";
+import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
 import { getIdentityProvider } from "~/integrations/cognito/identity.server";
+import { createIdentityProvider } from "~/integrations/cognito/identity-provider.server";
+import { identityPoolProblems } from "~/integrations/cognito/pool-contract.server";
 import { logger } from "~/integrations/logger.server";
 import { type EmbeddedStack } from "./embedded/embedded-stack";
 import { createHttpApp } from "./http-app";
@@ -15,13 +19,20 @@ import { applyServerTimeouts } from "./server-timeouts";
 /** How long in-flight requests get to finish after SIGTERM before the process exits anyway. */
 const SHUTDOWN_GRACE_MS = 10_000;
 
-function modeFromArguments(argv: string[]): AppMode {
-  const value = argv.find((argument) => argument.startsWith("--mode="))?.slice("--mode=".length);
-  return (APP_MODES as readonly string[]).includes(value ?? "") ? (value as AppMode) : "dev";
+/** Stops the process before it serves anything, naming every problem. */
+function refuseToStart(heading: string, problems: string[], reference: string): never {
+  console.error(`${heading}\n${problems.map((problem) => `  - ${problem}`).join("\n")}\nSee the README's ${reference}.`);
+  process.exit(1);
 }
 
 async function main() {
-  const mode = modeFromArguments(process.argv);
+  let mode: AppMode;
+  try {
+    mode = parseModeArgument(process.argv.slice(2));
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    refuseToStart("The server was not told which mode to run in:", error.problems, "Quick start");
+  }
   process.env.APP_MODE = mode;
 
   let embedded: EmbeddedStack | undefined;
@@ -37,16 +48,28 @@ async function main() {
     Object.assign(process.env, embedded.env);
   }
 
-  let config;
+  let config: Config;
   try {
     config = parseConfig(process.env);
   } catch (error) {
     await embedded?.stop();
-    if (error instanceof ConfigError) {
-      console.error(`${error.message}\nSee the README's configuration table.`);
-      process.exit(1);
-    }
-    throw error;
+    if (!(error instanceof ConfigError)) throw error;
+    refuseToStart("Invalid configuration:", error.problems, "configuration table");
+  }
+
+  // Every mode checks the pool: production's is real Cognito; dev and preview prove the stand-in is provisioned alike.
+  const cognito = createCognitoClient(config.cognito);
+  const poolProblems = await identityPoolProblems(createIdentityProvider(config.cognito, cognito), {
+    minimumPasswordLength: MIN_PASSWORD_LENGTH,
+    adminGroup: config.adminGroup,
+  }).finally(() => cognito.destroy());
+  if (poolProblems.length > 0) {
+    await embedded?.stop();
+    refuseToStart(
+      `The Cognito user pool ${config.cognito.userPoolId} and app client do not meet the deployment contract:`,
+      poolProblems,
+      "Cognito deployment contract",
+    );
   }
 
   const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
@@ -63,12 +86,17 @@ async function main() {
   });
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : config.port;
-  logger.info({ mode, port, database: database.kind }, "server started");
-  const url = `http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${port}/`;
+  logger.info({ mode, host: config.host, port, database: database.kind }, "server started");
+  // The origin the app puts in links and checks posts against: announcing it makes the three agree.
+  const url = `${config.origin}/`;
   console.log(`\n  Member account (${mode}) ready at ${url}`);
   if (embedded) {
     console.log(`  Development admin: ${embedded.admin.email} / ${embedded.admin.password}`);
     console.log(`  Cognito stand-in (AWS SDK endpoint): ${embedded.env.COGNITO_ENDPOINT}`);
+    console.log(
+      `  Cognito user pool id: ${config.cognito.userPoolId}, app client id: ${config.cognito.clientId} ` +
+        `(region ${config.cognito.region}; USER_PASSWORD_AUTH allowed, for sibling services' tokens)`,
+    );
     console.log(`  Captured mail and codes: ${url}__dev/mailbox/\n`);
   }
 

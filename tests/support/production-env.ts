@@ -8,4 +8,5 @@ export const PRODUCTION_ENV = {
   COGNITO_USER_POOL_ID: "ap-northeast-1_pool",
   COGNITO_CLIENT_ID: "client",
   SMTP_URL: "smtp://mail.internal:25",
+  TRUST_PROXY_HOPS: "0",
 };

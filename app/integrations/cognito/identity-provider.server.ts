@@ -13,7 +13,10 @@ import {
   type CognitoIdentityProviderClient,
   ConfirmForgotPasswordCommand,
   ConfirmSignUpCommand,
+  DescribeUserPoolClientCommand,
+  DescribeUserPoolCommand,
   ForgotPasswordCommand,
+  GetGroupCommand,
   ResendConfirmationCodeCommand,
   RevokeTokenCommand,
   SignUpCommand,
@@ -21,6 +24,7 @@ import {
 import type { Config } from "~/config.server";
 import { type CognitoOperation, IdentityError, toIdentityError } from "./cognito-errors.server";
 import { createCognitoClient } from "./cognito-client.server";
+import type { DescribedPool } from "./pool-contract.server";
 
 /** The whole call, retries included, must finish within this; past it the member hears "temporarily unavailable". */
 export const COGNITO_CALL_DEADLINE_MS = 8_000;
@@ -257,6 +261,27 @@ export function createIdentityProvider(cognito: Config["cognito"], client: Cogni
       call("AdminDisableUser", (abortSignal) =>
         client.send(new AdminDisableUserCommand({ UserPoolId, Username: username }), { abortSignal }),
       ).then(() => undefined),
+
+    /**
+     * The pool's and app client's settings and whether the admin group exists, for the start-up check against the
+     * deployment contract (pool-contract.server.ts). Not a member's flow: errors come out as the SDK's, unmapped.
+     */
+    async describePool(adminGroup: string): Promise<DescribedPool> {
+      const options = { abortSignal: AbortSignal.timeout(COGNITO_CALL_DEADLINE_MS) };
+      const [pool, appClient, adminGroupExists] = await Promise.all([
+        client.send(new DescribeUserPoolCommand({ UserPoolId }), options),
+        client.send(new DescribeUserPoolClientCommand({ UserPoolId, ClientId }), options),
+        client.send(new GetGroupCommand({ UserPoolId, GroupName: adminGroup }), options).then(
+          () => true,
+          (error: unknown) => {
+            if (error instanceof Error && error.name === "ResourceNotFoundException") return false;
+            throw error;
+          },
+        ),
+      ]);
+      if (!pool.UserPool || !appClient.UserPoolClient) throw new Error("Cognito described no user pool or app client");
+      return { pool: pool.UserPool, client: appClient.UserPoolClient, adminGroupExists };
+    },
   };
 }
 

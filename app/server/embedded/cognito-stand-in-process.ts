@@ -76,6 +76,9 @@ const config = await loadConfig(ctx, new StormDBDataStoreFactory(dataDirectory))
 config.ServerConfig = { ...config.ServerConfig, port: 0, hostname: host, https: false };
 // Tokens name the public address as issuer, where the harness serves the JWKS.
 config.TokenConfig = { ...config.TokenConfig, IssuerDomain: publicUrl };
+// cognito-local gives every new pool e-mail usernames; Cognito gives a pool what CreateUserPool names, and the
+// start-up check must see a pool made otherwise as it is.
+config.UserPoolDefaults = {};
 
 const clock = new DateClock();
 const dataStoreFactory = new StormDBDataStoreFactory(path.join(dataDirectory, "db"));

@@ -14,10 +14,11 @@ import {
   ListUserPoolsCommand,
   type CognitoIdentityProviderClient,
 } from "@aws-sdk/client-cognito-identity-provider";
+import { MIN_PASSWORD_LENGTH } from "~/domain/auth-schemas";
+import { REQUIRED_CLIENT_SETTINGS, requiredPasswordPolicy } from "~/integrations/cognito/pool-contract.server";
 
 export const STAND_IN_POOL_NAME = "member-account";
 export const STAND_IN_CLIENT_NAME = "member-account-web";
-export const MIN_PASSWORD_LENGTH = 8;
 
 export interface ProvisionedPool {
   userPoolId: string;
@@ -42,8 +43,9 @@ async function loadOrCreateAdminCredentials(dataDir: string): Promise<{ email: s
 }
 
 /**
- * Creates, only where missing, what the app expects of its user pool: the pool (e-mail as username, password
- * policy min 8), the web app client, the admin group and a development admin account. Safe to run at every start.
+ * Creates, only where missing, what the app expects of its user pool: the pool and the web app client as the
+ * deployment contract wants them (pool-contract.server.ts), the admin group and a development admin account. Safe
+ * to run at every start. An existing pool or client is left as it is: the start-up check reports any difference.
  */
 export async function provisionStandInPool(
   cognito: CognitoIdentityProviderClient,
@@ -57,15 +59,9 @@ export async function provisionStandInPool(
         PoolName: STAND_IN_POOL_NAME,
         UsernameAttributes: ["email"],
         AutoVerifiedAttributes: ["email"],
-        Policies: {
-          PasswordPolicy: {
-            MinimumLength: MIN_PASSWORD_LENGTH,
-            RequireLowercase: false,
-            RequireUppercase: false,
-            RequireNumbers: false,
-            RequireSymbols: false,
-          },
-        },
+        AdminCreateUserConfig: { AllowAdminCreateUserOnly: false },
+        MfaConfiguration: "OFF",
+        Policies: { PasswordPolicy: requiredPasswordPolicy(MIN_PASSWORD_LENGTH) },
       }),
     );
     userPoolId = created.UserPool?.Id;
@@ -79,7 +75,10 @@ export async function provisionStandInPool(
       new CreateUserPoolClientCommand({
         UserPoolId: userPoolId,
         ClientName: STAND_IN_CLIENT_NAME,
-        ExplicitAuthFlows: ["ALLOW_ADMIN_USER_PASSWORD_AUTH", "ALLOW_USER_PASSWORD_AUTH", "ALLOW_REFRESH_TOKEN_AUTH"],
+        ...REQUIRED_CLIENT_SETTINGS,
+        // Beyond the contract: sibling-service engineers and the API tests sign members in with the SDK's
+        // InitiateAuth (USER_PASSWORD_AUTH) to get tokens in development.
+        ExplicitAuthFlows: [...REQUIRED_CLIENT_SETTINGS.ExplicitAuthFlows, "ALLOW_USER_PASSWORD_AUTH"],
       }),
     );
     clientId = created.UserPoolClient?.ClientId;

@@ -2,8 +2,9 @@
  * The stand-in harness: an HTTP front, in the Cognito stand-in's own process, in front of cognito-local. It forwards
  * every request to cognito-local's server on an internal loopback port and corrects what cognito-local does
  * differently from real Cognito for the operations this app uses (error names and texts, password policy,
- * ResendConfirmationCode, global sign-out, token revocation, ListUsers paging, email_verified, ExpiresIn, …), so the
- * app's one code path (the AWS SDK over HTTP) meets Cognito's behaviour in development and tests.
+ * ResendConfirmationCode, global sign-out, token revocation, ListUsers paging, email_verified, ExpiresIn, the pool
+ * and client settings the start-up check reads, …), so the app's one code path (the AWS SDK over HTTP) meets
+ * Cognito's behaviour in development and tests.
  *
  * It also carries the switches tests need (faults and a request counter), at HARNESS_PATH. Every correction is
  * pinned by tests/contract. Never part of production.
@@ -242,6 +243,31 @@ export function createStandInHarness(options: StandInHarnessOptions) {
     }
   }
 
+  /**
+   * An app client as Cognito describes it: what the client never chose reads as Cognito's default (token revocation
+   * on, LEGACY existence errors), and the refresh-token rotation setting the harness kept beside cognito-local's record.
+   */
+  async function describedClient(client: Body | undefined): Promise<Body | undefined> {
+    if (!client || typeof client.ClientId !== "string") return client;
+    const stored = await cognito.getAppClient(ctx, client.ClientId);
+    return {
+      ...client,
+      EnableTokenRevocation: client.EnableTokenRevocation ?? true,
+      PreventUserExistenceErrors: client.PreventUserExistenceErrors ?? "LEGACY",
+      ...(stored?.RefreshTokenRotation ? { RefreshTokenRotation: stored.RefreshTokenRotation } : {}),
+    };
+  }
+
+  /** Keeps a client's RefreshTokenRotation, which cognito-local drops; omitted means Cognito's default (off). */
+  async function keepRefreshTokenRotation(body: Body, result: Body): Promise<void> {
+    const clientId = text((result.UserPoolClient as Body | undefined)?.ClientId);
+    const stored = clientId ? await cognito.getAppClient(ctx, clientId) : null;
+    if (!stored) return;
+    const rotation = body.RefreshTokenRotation as LocalAppClient["RefreshTokenRotation"];
+    const { RefreshTokenRotation: _previous, ...rest } = stored;
+    await (await poolOf(stored)).saveAppClient(ctx, rotation ? { ...rest, RefreshTokenRotation: rotation } : rest);
+  }
+
   // ---- per-operation behaviour ----------------------------------------------------------------------------------
 
   interface Prepared {
@@ -322,6 +348,14 @@ export function createStandInHarness(options: StandInHarnessOptions) {
     const user = prepared.user && prepared.pool ? await findUser(prepared.pool, prepared.user.Username) : null;
     return { ...result, AuthenticationResult: shapeAuthenticationResult(authentication, { originJti: origin, user }) };
   }
+
+  /** CreateUserPoolClient and UpdateUserPoolClient: the rotation setting kept, the answer shaped as Cognito's. */
+  const clientWrite: Operation = {
+    async after(body, result) {
+      await keepRefreshTokenRotation(body, result);
+      return { ...result, UserPoolClient: await describedClient(result.UserPoolClient as Body | undefined) };
+    },
+  };
 
   const operations: Record<string, Operation> = {
     SignUp: {
@@ -572,6 +606,33 @@ export function createStandInHarness(options: StandInHarnessOptions) {
           Groups: page.map((group) => groupResponse(pool.options.Id, group)),
           ...(next ? { NextToken: next } : {}),
         };
+      },
+    },
+
+    CreateUserPoolClient: clientWrite,
+    UpdateUserPoolClient: clientWrite,
+
+    DescribeUserPoolClient: {
+      async after(_body, result) {
+        return { ...result, UserPoolClient: await describedClient(result.UserPoolClient as Body | undefined) };
+      },
+    },
+
+    GetGroup: {
+      async replace(body) {
+        // cognito-local fails (500) in a pool that has no group yet; Cognito says ResourceNotFoundException.
+        const pool = await poolById(body.UserPoolId);
+        const group = (await pool.listGroups(ctx)).find((item) => item.GroupName === body.GroupName);
+        if (!group) throw new CognitoFault("ResourceNotFoundException", "Group not found.");
+        return { Group: groupResponse(pool.options.Id, group) };
+      },
+    },
+
+    DescribeUserPool: {
+      async after(_body, result) {
+        // A pool that never chose MFA has it off, and Cognito says so.
+        const pool = result.UserPool as Body | undefined;
+        return pool ? { ...result, UserPool: { ...pool, MfaConfiguration: pool.MfaConfiguration ?? "OFF" } } : result;
       },
     },
 

@@ -50,6 +50,8 @@ export interface LocalAppClient {
   IdTokenValidity?: number;
   RefreshTokenValidity?: number;
   TokenValidityUnits?: { AccessToken?: string; IdToken?: string; RefreshToken?: string };
+  /** Kept by the harness (cognito-local drops it): recorded and reported, never acted on. */
+  RefreshTokenRotation?: { Feature?: string; RetryGracePeriodSeconds?: number };
   [key: string]: unknown;
 }
 
@@ -83,6 +85,7 @@ export interface LocalUserPool {
   saveUser(ctx: Ctx, user: LocalUser): Promise<void>;
   listGroups(ctx: Ctx): Promise<LocalGroup[]>;
   listUserGroupMembership(ctx: Ctx, user: LocalUser): Promise<string[]>;
+  saveAppClient(ctx: Ctx, appClient: LocalAppClient): Promise<void>;
 }
 
 export interface LocalCognitoService {
