@@ -42,11 +42,24 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer<Ar
   });
 }
 
-/** The request's headers as sent (repeated ones stay repeated). */
-export function headersOf(req: IncomingMessage): Headers {
+/**
+ * Fields node:http keeps only the first of when a client repeats them (its documented rule for `req.headers`). The
+ * lanes check those values (Content-Type, Content-Length, Host), so the app must be handed the same ones: a second
+ * Content-Type appended after the checked one would make fetch's formData() throw.
+ */
+const FIRST_VALUE_ONLY_FIELDS = new Set([
+  "age", "authorization", "content-length", "content-type", "etag", "expires", "from", "host", "if-modified-since",
+  "if-unmodified-since", "last-modified", "location", "max-forwards", "proxy-authorization", "referer",
+  "retry-after", "server", "user-agent",
+]);
+
+/** The request's headers as node:http reads them: repeated ones stay repeated, except the single-value fields. */
+export function headersOf(req: Pick<IncomingMessage, "rawHeaders">): Headers {
   const headers = new Headers();
   for (let index = 0; index < req.rawHeaders.length; index += 2) {
-    headers.append(req.rawHeaders[index]!, req.rawHeaders[index + 1]!);
+    const name = req.rawHeaders[index]!;
+    if (FIRST_VALUE_ONLY_FIELDS.has(name.toLowerCase()) && headers.has(name)) continue;
+    headers.append(name, req.rawHeaders[index + 1]!);
   }
   return headers;
 }

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import { Readable } from "node:stream";
 import { expect, test } from "vitest";
-import { readBody } from "~/server/node-request";
+import { headersOf, readBody } from "~/server/node-request";
 
 const LIMIT = 1024;
 /** readBody's allowance for reading on and dropping a too-large body (1 MiB). */
@@ -57,4 +57,17 @@ test("a client that hangs up mid-body is 'gone'", async () => {
   stream.push(CHUNK.subarray(0, 100));
   stream.destroy();
   expect(await reading).toBe("gone");
+});
+
+test("a repeated Content-Type reaches the app as the one the lanes checked (node's first), other repeats stay", () => {
+  const headers = headersOf({
+    rawHeaders: [
+      "Content-Type", "application/x-www-form-urlencoded",
+      "Accept", "text/html",
+      "content-type", "application/json",
+      "Accept", "application/json",
+    ],
+  });
+  expect(headers.get("Content-Type")).toBe("application/x-www-form-urlencoded");
+  expect(headers.get("Accept")).toBe("text/html, application/json");
 });
