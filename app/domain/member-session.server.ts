@@ -1,4 +1,5 @@
 import { and, asc, eq, inArray, isNotNull, isNull, lt, ne, or, sql } from "drizzle-orm";
+import { z } from "zod";
 import type { Database } from "../../db/client.server";
 import { memberProfiles, memberSessions, memberSignOuts } from "../../db/schema";
 import { IdentityError, type IdentityErrorCode } from "~/integrations/cognito/cognito-errors.server";
@@ -301,6 +302,8 @@ export async function endSession(db: Database, sessionId: string, now = new Date
   return row?.refreshTokenEncrypted ?? null;
 }
 
+const SessionIdSchema = z.uuid();
+
 /**
  * Deactivates one of the member's own devices, named by its session row (pages) or its device key (API); never
  * another member's: the sub is part of the match. Returns the ended session's encrypted refresh token, or null
@@ -311,6 +314,8 @@ export async function deactivateDevice(
   input: { sub: string; sessionId?: string; deviceKey?: string; exceptSessionId?: string; now?: Date },
 ): Promise<{ refreshTokenEncrypted: string; deviceName: string } | null> {
   if (!input.sessionId && !input.deviceKey) return null;
+  // Session ids come from forms here: one that is no UUID names no session (PostgreSQL would refuse it with an error).
+  if (input.sessionId && !SessionIdSchema.safeParse(input.sessionId).success) return null;
   const [row] = await db
     .update(memberSessions)
     .set({ revokedAt: input.now ?? new Date() })

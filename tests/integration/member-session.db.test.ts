@@ -78,6 +78,15 @@ test("a member cannot deactivate another member's device", async () => {
   expect(await findLiveSession(database().db, sessionId)).not.toBeNull();
 });
 
+test("a posted device id that is no session id deactivates nothing, and is no database error", async () => {
+  const sub = crypto.randomUUID();
+  await start(sub, "phone");
+  for (const sessionId of ["", "not-a-uuid", "１２３", "\u0000", "x".repeat(10_000)]) {
+    expect(await deactivateDevice(database().db, { sub, sessionId })).toBeNull();
+  }
+  expect(await listActiveDevices(database().db, sub, {})).toHaveLength(1);
+});
+
 test("a pending sign-in expires after ten minutes", async () => {
   const sub = crypto.randomUUID();
   await start(sub, "x", 1);

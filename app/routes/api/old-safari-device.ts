@@ -12,7 +12,7 @@ const api = apiRoute({
         device: describeDevice(request.headers.get("User-Agent")),
         originJti: member.originJti ?? undefined,
       });
-      await revokeRefreshTokens({ identity: getIdentityProvider(), secrets: config.sessionSecrets }, ended);
+      await revokeRefreshTokens({ db, identity: getIdentityProvider(), secrets: config.sessionSecrets }, ended);
       return { removed: ended.length };
     },
   },

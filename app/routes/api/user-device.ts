@@ -38,7 +38,7 @@ const api = apiRoute({
       const ended = await deactivateDevice(db, { sub: member.sub, deviceKey: deviceKeyOf(params) });
       // Another member's key finds nothing, exactly like a key that never existed.
       if (!ended) throw new ApiError("not_found");
-      await revokeRefreshTokens({ identity: getIdentityProvider(), secrets: config.sessionSecrets }, [
+      await revokeRefreshTokens({ db, identity: getIdentityProvider(), secrets: config.sessionSecrets }, [
         ended.refreshTokenEncrypted,
       ]);
       return deviceList(db, member, config);

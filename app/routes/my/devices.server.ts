@@ -1,11 +1,8 @@
-import { z } from "zod";
 import { getDatabase } from "../../../db/client.server";
 import { getConfig } from "~/config.server";
 import { deactivateDevice, listActiveDevices, revokeRefreshTokens } from "~/domain/member-session.server";
 import { getIdentityProvider } from "~/integrations/cognito/identity.server";
 import type { SignedInMember } from "~/middleware/member-session.server";
-
-const SessionIdSchema = z.uuid();
 
 export function devicesOf(member: SignedInMember) {
   return listActiveDevices(getDatabase(), member.sub, { sessionId: member.sessionId });
@@ -15,10 +12,9 @@ export function devicesOf(member: SignedInMember) {
  * Deactivates one of the member's other browsers: its session row ends (it is signed out on its next request)
  * and its refresh token is revoked at Cognito, best effort. Never another member's session (the sub is part of
  * the match) and never this browser's own (that is what signing out is for). Null when nothing was deactivated,
- * a posted id that is no session id (a UUID, which PostgreSQL would refuse with an error) included.
+ * a posted id that is no session id included.
  */
 export async function deactivateMemberDevice(member: SignedInMember, deviceSessionId: string) {
-  if (!SessionIdSchema.safeParse(deviceSessionId).success) return null;
   const config = getConfig();
   const ended = await deactivateDevice(getDatabase(), {
     sub: member.sub,
@@ -26,7 +22,7 @@ export async function deactivateMemberDevice(member: SignedInMember, deviceSessi
     exceptSessionId: member.sessionId,
   });
   if (ended) {
-    await revokeRefreshTokens({ identity: getIdentityProvider(), secrets: config.sessionSecrets }, [
+    await revokeRefreshTokens({ db: getDatabase(), identity: getIdentityProvider(), secrets: config.sessionSecrets }, [
       ended.refreshTokenEncrypted,
     ]);
   }
