@@ -76,7 +76,7 @@ async function main() {
   await database.migrate();
   setDatabase(database);
   // Retention and the two-systems repairs (owed Cognito deletions and revocations); see app/domain/purge.server.ts.
-  schedulePurge({ db: database.db, identity: getIdentityProvider(), secrets: config.sessionSecrets });
+  const stopPurge = schedulePurge({ db: database.db, identity: getIdentityProvider(), secrets: config.sessionSecrets });
 
   const http = await createHttpApp(config);
   const server: Server = applyServerTimeouts(createServer(http.listener)).listen(config.port, config.host);
@@ -107,6 +107,7 @@ async function main() {
     logger.info({ signal }, "shutting down");
     setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS).unref();
     // Stop accepting connections, let in-flight requests finish, then release the database and stand-ins.
+    stopPurge();
     server.closeIdleConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await http.close();
