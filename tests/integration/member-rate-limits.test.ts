@@ -228,6 +228,19 @@ test("the N+1th API call of one member is 429 with Retry-After and the envelope,
   }
 });
 
+test("the API cancellation's address look-up counts with the member's Cognito reads: over the limit it is 429 and nothing changes", async () => {
+  const member = await apiMember("api-withdrawal-limited");
+  for (let attempt = 0; attempt < PER_MEMBER; attempt++) {
+    expect((await api("/api/refresh-user", member.accessToken, { userSub: member.sub }, someIp())).status).toBe(200);
+  }
+  const body = { reason: "price", agreeDisclaimer: true, password: TEST_PASSWORD };
+  const refused = await api("/api/withdrawal-reasons", member.accessToken, body, someIp());
+  expect(refused.status).toBe(429);
+  expect(refused.json.error).toMatchObject({ code: "rate_limited" });
+  // Not cancelled: the member's token is still accepted (a cancelled member's is 401).
+  expect((await api("/api/user-availability", member.accessToken, { email: "x@example.jp" }, someIp())).status).toBe(200);
+});
+
 test("the per-IP limit holds across members, on the pages and in the API", async () => {
   const ip = someIp();
   const browsers = [];

@@ -9,6 +9,8 @@ const api = apiRoute({
     handle: async (call) => {
       const { member, body, db, config, locale } = call;
       const identity = getIdentityProvider();
+      // The address look-up is an AdminGetUser like refresh-user's: counted with it before Cognito is asked.
+      await limitAttempts(call, "memberRefresh");
       const { email } = await identity.getUser(member.sub);
       // The password check is a sign-in: it counts against the same limits as one (as on /my/withdrawal/).
       await limitAttempts(call, "signIn", email);
