@@ -1,14 +1,7 @@
-import {
-  type CognitoIdentityProviderClient,
-  InitiateAuthCommand,
-  ListUserPoolClientsCommand,
-  ListUserPoolsCommand,
-} from "@aws-sdk/client-cognito-identity-provider";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import enApi from "../../locales/en/api.json";
 import jaToasts from "../../locales/ja/toasts.json";
-import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
-import { STAND_IN_CLIENT_NAME, STAND_IN_POOL_NAME } from "~/server/embedded/provision-cognito";
+import { type StandInSdk, bearerTokensFor, connectToStandIn } from "../support/bearer-tokens";
 import { type ServerProcess, startServerProcess } from "../support/server-process";
 import { TEST_PASSWORD, createTestMember } from "../support/test-members";
 
@@ -29,25 +22,15 @@ const LIMITS = Object.fromEntries(
 );
 
 let server: ServerProcess;
-let sdk: { cognito: CognitoIdentityProviderClient; clientId: string };
+let sdk: StandInSdk;
 
 beforeAll(async () => {
   server = await startServerProcess("preview", { NODE_ENV: "production", LOG_LEVEL: "warn", TRUST_PROXY_HOPS: "1", ...LIMITS });
-  const cognito = createCognitoClient({
-    region: "ap-northeast-1",
-    endpoint: `http://127.0.0.1:${server.standInPort}`,
-    userPoolId: "",
-    clientId: "",
-  });
-  const pools = await cognito.send(new ListUserPoolsCommand({ MaxResults: 60 }));
-  const userPoolId = pools.UserPools?.find((pool) => pool.Name === STAND_IN_POOL_NAME)?.Id ?? "";
-  const clients = await cognito.send(new ListUserPoolClientsCommand({ UserPoolId: userPoolId, MaxResults: 60 }));
-  const clientId = clients.UserPoolClients?.find((client) => client.ClientName === STAND_IN_CLIENT_NAME)?.ClientId ?? "";
-  sdk = { cognito, clientId };
+  sdk = await connectToStandIn(server.standInPort);
 }, 180_000);
 
 afterAll(async () => {
-  sdk?.cognito.destroy();
+  sdk?.destroy();
   await server?.stop();
 });
 
@@ -99,16 +82,7 @@ async function signedInBrowser(label: string, ip: string, member?: { email: stri
 /** A member (new unless given) signed in by a sibling service with the SDK: its tokens. */
 async function apiMember(label: string, email?: string) {
   email ??= (await createTestMember(server.standInPort, label)).email;
-  const output = await sdk.cognito.send(
-    new InitiateAuthCommand({
-      ClientId: sdk.clientId,
-      AuthFlow: "USER_PASSWORD_AUTH",
-      AuthParameters: { USERNAME: email, PASSWORD: TEST_PASSWORD },
-    }),
-  );
-  const accessToken = output.AuthenticationResult?.AccessToken ?? "";
-  const sub = JSON.parse(Buffer.from(accessToken.split(".")[1] ?? "", "base64url").toString()).sub as string;
-  return { email, sub, accessToken, refreshToken: output.AuthenticationResult?.RefreshToken ?? "" };
+  return { email, ...(await bearerTokensFor(sdk, email, TEST_PASSWORD)) };
 }
 
 async function api(path: string, token: string, body: unknown, ip: string) {
