@@ -27,6 +27,13 @@ test("the menu closes when the member navigates", async ({ page }) => {
   await expect(page).toHaveURL(/localhost:\d+\/$/);
   // With JavaScript off a navigation loads a new document, whose menu starts closed; with it on, the menu closes.
   await expect(page.locator("details.site-menu .site-menu__drawer")).toBeHidden();
+  // "Hidden" holds for a page without the menu too: the home page must be there, its menu closed and usable again.
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("ひとつのIDで、すべてのサービスへ");
+  const menuAfter = page.locator("details.site-menu");
+  await expect(menuAfter).toHaveCount(1);
+  await expect(menuAfter).not.toHaveAttribute("open");
+  await menuAfter.locator("summary").click();
+  await expect(menuAfter.locator(".site-menu__drawer").getByRole("link", { name: "ホーム" })).toBeVisible();
 });
 
 test("the compact user menu of narrow screens opens and closes", async ({ page }) => {

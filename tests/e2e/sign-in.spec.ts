@@ -3,6 +3,8 @@ import { STANDIN_PORT } from "../../playwright.config";
 import { createTestMember } from "../support/test-members";
 import { signIn } from "../support/sign-in-form";
 
+const LOGIN_FAILED = "ログインに失敗しました。メールアドレスとパスワードを確認してください";
+
 test("a members-only page sends visitors to sign-in and back there afterwards", async ({ page }) => {
   const member = await createTestMember(STANDIN_PORT, "guard");
   await page.goto("/my/profile/");
@@ -26,9 +28,18 @@ test("a wrong password keeps the e-mail, never the password, and says why", asyn
 });
 
 test("an unknown address reads exactly like a wrong password", async ({ page }) => {
+  const member = await createTestMember(STANDIN_PORT, "unknown-vs-wrong");
+  await page.goto("/auth/sign-in/");
+  await signIn(page, { email: member.email, password: "not-the-password" });
+  await expect(page.getByRole("alert")).toHaveText(LOGIN_FAILED);
+  const wrongPassword = await page.getByRole("alert").innerText();
+
   await page.goto("/auth/sign-in/");
   await signIn(page, { email: "nobody-here@example.jp", password: "whatever-password" });
-  await expect(page.getByRole("alert")).toContainText("ログインに失敗しました");
+  // The whole message, not a shared prefix: a hint that the address is unknown would give its absence away.
+  await expect(page.getByRole("alert")).toHaveText(wrongPassword);
+  await expect(page.getByLabel("メールアドレス")).toHaveValue("nobody-here@example.jp");
+  await expect(page.getByLabel("パスワード")).toHaveValue("");
 });
 
 test("empty fields are explained in the page's language", async ({ page }) => {

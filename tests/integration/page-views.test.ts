@@ -1,0 +1,56 @@
+import { beforeAll, describe, expect, test } from "vitest";
+import { get, profileEmailIn, setCookieNamed, signedIn } from "../support/session-http";
+import { DEVICE_LIMIT_SERVER_ENV, type TestServer, useTestServers } from "../support/session-servers";
+import { getRequestCounts, resetRequestCounts, setFault } from "../support/stand-in-faults";
+import { createTestMember } from "../support/test-members";
+
+/**
+ * Signed-in page views over HTTP against the production build (preview mode) and its Cognito stand-in, whose harness
+ * counts requests and injects faults (SECURITY.md items 1, 5, 7; DESIGN.md "Sessions and devices"): a page view
+ * costs no Cognito call, and keeps working while Cognito is down or slow.
+ */
+
+const servers = useTestServers({ main: DEVICE_LIMIT_SERVER_ENV });
+let main: TestServer;
+beforeAll(() => {
+  main = servers.main;
+});
+
+describe("signed-in page views", () => {
+  test("make zero requests to Cognito (the access token is checked locally, the JWKS is cached)", async () => {
+    const member = await createTestMember(main.standInPort, "zero-calls");
+    const cookie = await signedIn(main, member);
+    // Warm-up: the process fetches the JWKS at most once, and may have done so already.
+    expect((await get(main, "/my/profile/", cookie)).status).toBe(200);
+    await resetRequestCounts(main.standIn);
+
+    for (let round = 0; round < 3; round++) {
+      for (const path of ["/my/profile/", "/", "/en/my/profile/", "/auth/sign-in/"]) {
+        const response = await get(main, path, cookie);
+        expect(response.status, path).toBe(200);
+        const html = await response.text();
+        if (path.includes("/my/profile/")) expect(profileEmailIn(html)).toBe(member.email);
+      }
+    }
+    expect(await getRequestCounts(main.standIn)).toEqual({ total: 0, byOperation: {} });
+  });
+
+  test.each([
+    ["failing", { mode: "fail" } as const],
+    ["slow", { mode: "slow", delayMs: 20_000 } as const],
+  ])("keep working while Cognito is %s", async (_, fault) => {
+    const member = await createTestMember(main.standInPort, "cognito-down");
+    const cookie = await signedIn(main, member);
+    // Every API operation answers 500, or only after 20 s (the JWKS is already cached, see above).
+    await setFault(main.standIn, fault);
+    for (let round = 0; round < 3; round++) {
+      const started = Date.now();
+      const response = await get(main, "/my/profile/", cookie);
+      expect(response.status).toBe(200);
+      expect(profileEmailIn(await response.text())).toBe(member.email);
+      expect(setCookieNamed(response, "id_session")).toBeUndefined();
+      // Nothing waited on Cognito: one call would have taken the SDK's 5 s time-out at least.
+      expect(Date.now() - started).toBeLessThan(4_000);
+    }
+  });
+});

@@ -1,0 +1,238 @@
+import { AdminDisableUserCommand, SignUpCommand } from "@aws-sdk/client-cognito-identity-provider";
+import { beforeAll, describe, expect, test } from "vitest";
+import { cookieHeader, get, post, sessionPair, setCookieNamed, signIn, signedIn } from "../support/session-http";
+import { DEVICE_LIMIT, DEVICE_LIMIT_SERVER_ENV, type TestServer, sdk, useTestServers } from "../support/session-servers";
+import { resetHarness, setFault } from "../support/stand-in-faults";
+import { TEST_PASSWORD, createTestMember } from "../support/test-members";
+
+/**
+ * Sign-in over HTTP against the production build (preview mode) and its Cognito stand-in, whose harness injects
+ * faults (SECURITY.md items 1, 5, 7, 15; DESIGN.md "Sessions and devices"): the cookies' attributes, no account
+ * enumeration at sign-in and sign-up, throttling and outages at sign-in, and the device limit under concurrent
+ * sign-ins and at "Continue login".
+ */
+
+const servers = useTestServers({ main: DEVICE_LIMIT_SERVER_ENV });
+let main: TestServer;
+beforeAll(() => {
+  main = servers.main;
+});
+
+// Pages carry their translations as data, so a message counts only where it is rendered.
+const headingIn = (html: string) => /<h1[^>]*>([^<]*)<\/h1>/.exec(html)?.[1];
+const errorsIn = (html: string) => [...html.matchAll(/class="error-list__item"[^>]*>([^<]*)</g)].map((match) => match[1]);
+
+const LOGIN_FAILED = "ログインに失敗しました。メールアドレスとパスワードを確認してください";
+const LOGIN_ATTEMPT_LIMIT = "ログイン試行回数の上限を超えました。数分後に再度お試しください";
+const IDENTITY_UNAVAILABLE = "認証サービスが一時的に利用できません。時間をおいて再度お試しください";
+const DEVICE_LIMIT_HEADING = "ログイン中のデバイスが上限に達しています";
+
+/** Nothing that looks like a stack trace or an internal error name reaches the page. */
+function expectNoInternals(html: string) {
+  expect(html).not.toMatch(/\n\s+at\s/);
+  expect(html).not.toMatch(/\(\/[^)]*\.(ts|js|mjs):\d+:\d+\)/);
+  expect(html).not.toMatch(/InternalErrorException|TimeoutError|IdentityError/);
+}
+
+// ---- cookie attributes ---------------------------------------------------------------------------------------------
+
+test("sign-in cookies are HttpOnly, SameSite=Lax, Path=/, host-only on plain http, 30 days for the session", async () => {
+  const member = await createTestMember(main.standInPort, "cookies");
+  const { response } = await signIn(main, member);
+  expect(response.status).toBe(302);
+
+  const session = setCookieNamed(response, "id_session") ?? "";
+  const device = setCookieNamed(response, "id_device") ?? "";
+  for (const cookie of [session, device]) {
+    expect(cookie).not.toBe("");
+    expect(cookie).toMatch(/; HttpOnly(;|$)/);
+    expect(cookie).toMatch(/; SameSite=Lax(;|$)/);
+    expect(cookie).toMatch(/; Path=\/(;|$)/);
+    // The test server is plain http on localhost: no Secure flag, no __Secure- prefix, no shared domain.
+    expect(cookie).not.toMatch(/; Secure(;|$)/i);
+    expect(cookie).not.toMatch(/Domain=/i);
+  }
+  expect(session).toMatch(/; Max-Age=2592000(;|$)/);
+  const deviceMaxAge = Number(/; Max-Age=(\d+)/.exec(device)?.[1]);
+  expect(deviceMaxAge).toBeGreaterThan(365 * 24 * 60 * 60);
+  expect(response.headers.getSetCookie().some((cookie) => cookie.startsWith("__Secure-"))).toBe(false);
+});
+
+// ---- no account enumeration --------------------------------------------------------------------------------------
+
+/** The page with the echoed address and the per-response nonce taken out. */
+function normalized(html: string, email: string): string {
+  return html.replaceAll(email, "<EMAIL>").replace(/nonce="[^"]*"/g, 'nonce=""');
+}
+
+const cookieNames = (response: Response) =>
+  response.headers
+    .getSetCookie()
+    .map((cookie) => cookie.slice(0, cookie.indexOf("=")))
+    .sort();
+
+describe("no account enumeration", () => {
+  test("sign-in: wrong password, unknown, unconfirmed and disabled users read the same", async () => {
+    const { cognito, userPoolId, clientId } = await sdk(main);
+    const confirmed = await createTestMember(main.standInPort, "enum-wrong");
+    const disabled = await createTestMember(main.standInPort, "enum-disabled");
+    await cognito.send(new AdminDisableUserCommand({ UserPoolId: userPoolId, Username: disabled.email }));
+    const unconfirmed = `enum-unconfirmed-${crypto.randomUUID().slice(0, 8)}@example.jp`;
+    await cognito.send(
+      new SignUpCommand({
+        ClientId: clientId,
+        Username: unconfirmed,
+        Password: TEST_PASSWORD,
+        UserAttributes: [{ Name: "email", Value: unconfirmed }],
+      }),
+    );
+
+    const attempts = [
+      { label: "wrong password", email: confirmed.email, password: "not-the-password" },
+      { label: "unknown e-mail", email: `enum-nobody-${crypto.randomUUID().slice(0, 8)}@example.jp`, password: TEST_PASSWORD },
+      // The right password: a wrong one would be refused before the account's state is even looked at.
+      { label: "unconfirmed", email: unconfirmed, password: TEST_PASSWORD },
+      { label: "disabled", email: disabled.email, password: TEST_PASSWORD },
+    ];
+    const results = [];
+    for (const attempt of attempts) {
+      const { response } = await signIn(main, { email: attempt.email, password: attempt.password });
+      const html = await response.text();
+      expect(errorsIn(html), attempt.label).toEqual([LOGIN_FAILED]);
+      expect(html, attempt.label).toContain(`value="${attempt.email}"`);
+      results.push({
+        label: attempt.label,
+        status: response.status,
+        cookies: cookieNames(response),
+        page: normalized(html, attempt.email),
+      });
+    }
+    const [reference, ...others] = results;
+    for (const other of others) {
+      expect(other.status, `${other.label} vs ${reference!.label}`).toBe(reference!.status);
+      expect(other.cookies, `${other.label} vs ${reference!.label}`).toEqual(reference!.cookies);
+      expect(other.page, `${other.label} vs ${reference!.label}`).toBe(reference!.page);
+    }
+    expect(reference!.status).toBe(400);
+  });
+
+  test("sign-up step 1: a new address and a confirmed one get the same status, redirect and next page", async () => {
+    const existing = await createTestMember(main.standInPort, "enum-existing");
+    const fresh = `enum-new-${crypto.randomUUID().slice(0, 8)}@example.jp`;
+    const results = [];
+    for (const email of [fresh, existing.email]) {
+      const response = await post(main, "/auth/sign-up/", {
+        email,
+        password: "another-long-password",
+        agreeIdTerms: "on",
+        agreeDataTerms: "on",
+        agreePrivacy: "on",
+      });
+      const location = response.headers.get("Location");
+      const next = await get(main, location ?? "/auth/sign-up/", cookieHeader(response));
+      const html = await next.text();
+      expect(html, email).toContain(email);
+      results.push({
+        status: response.status,
+        location,
+        cookies: cookieNames(response),
+        nextStatus: next.status,
+        nextPage: normalized(html, email),
+      });
+    }
+    expect(results[0]!.status).toBe(302);
+    expect(results[0]!.location).toBe("/auth/sign-up/");
+    expect(results[1]).toEqual(results[0]);
+  });
+});
+
+// ---- throttling and outages at sign-in ---------------------------------------------------------------------------
+
+describe("sign-in while Cognito throttles or is down", () => {
+  test("throttled: the attempt-limit message, 429, no session", async () => {
+    const member = await createTestMember(main.standInPort, "throttled");
+    await setFault(main.standIn, { mode: "throttle", operations: ["AdminInitiateAuth"] });
+    const { response } = await signIn(main, member);
+    expect(response.status).toBe(429);
+    const html = await response.text();
+    expect(errorsIn(html)).toEqual([LOGIN_ATTEMPT_LIMIT]);
+    expect(html).not.toContain(member.password);
+    expect(setCookieNamed(response, "id_session")).toBeUndefined();
+    expectNoInternals(html);
+  });
+
+  test("failing: temporarily unavailable, 503, no stack trace", async () => {
+    const member = await createTestMember(main.standInPort, "failing");
+    await setFault(main.standIn, { mode: "fail", operations: ["AdminInitiateAuth"] });
+    const { response } = await signIn(main, member);
+    expect(response.status).toBe(503);
+    const html = await response.text();
+    expect(errorsIn(html)).toEqual([IDENTITY_UNAVAILABLE]);
+    expect(setCookieNamed(response, "id_session")).toBeUndefined();
+    expectNoInternals(html);
+  });
+
+  test("slower than the deadline: temporarily unavailable within the deadline, no session", { timeout: 45_000 }, async () => {
+    const member = await createTestMember(main.standInPort, "slow");
+    await setFault(main.standIn, { mode: "slow", delayMs: 20_000, operations: ["AdminInitiateAuth"] });
+    const started = Date.now();
+    const { response } = await signIn(main, member);
+    const elapsed = Date.now() - started;
+    expect(response.status).toBe(503);
+    const html = await response.text();
+    expect(errorsIn(html)).toEqual([IDENTITY_UNAVAILABLE]);
+    expect(setCookieNamed(response, "id_session")).toBeUndefined();
+    expectNoInternals(html);
+    // The call deadline is 8 s (the SDK's per-attempt time-out 5 s); well before the stand-in's 20 s.
+    expect(elapsed).toBeLessThan(12_000);
+  });
+});
+
+// ---- the device limit: concurrent sign-ins, and "Continue login" while Cognito is down ---------------------------
+
+test("concurrent sign-ins from six browsers at a device limit of two: exactly two sessions", async () => {
+  const member = await createTestMember(main.standInPort, "concurrent");
+  const attempts = await Promise.all(Array.from({ length: 6 }, () => signIn(main, member)));
+
+  const active = attempts.filter(({ cookie }) => sessionPair(cookie) !== "");
+  const held = attempts.filter(({ cookie }) => sessionPair(cookie) === "");
+  expect(active).toHaveLength(DEVICE_LIMIT);
+  expect(held).toHaveLength(6 - DEVICE_LIMIT);
+  for (const { response } of attempts) expect(response.status).toBe(302);
+
+  for (const { response, cookie } of held) {
+    expect(response.headers.get("Location")).toBe("/auth/sign-in/");
+    const screen = await get(main, "/auth/sign-in/", cookie);
+    expect(screen.status).toBe(200);
+    const html = await screen.text();
+    expect(headingIn(html)).toBe(DEVICE_LIMIT_HEADING);
+    expect(html).toMatch(/data-testid="device-count"[^>]*>[^<]*2台</);
+  }
+  for (const { cookie } of active) expect((await get(main, "/my/profile/", cookie)).status).toBe(200);
+});
+
+test("'Continue login' with Cognito down: the unavailable message, the sign-in still held, and no device slot taken", async () => {
+  const member = await createTestMember(main.standInPort, "continue-down");
+  const first = await signedIn(main, member);
+  await signedIn(main, member);
+  const held = await signIn(main, member);
+  expect(sessionPair(held.cookie)).toBe("");
+  // A slot frees up (the first browser signs out), then Cognito goes down before "Continue login".
+  expect((await post(main, "/auth/sign-out/", {}, first)).status).toBe(302);
+  await setFault(main.standIn, { mode: "fail", operations: ["AdminInitiateAuth"] });
+
+  const continued = await post(main, "/auth/sign-in/", { intent: "continue" }, held.cookie);
+  expect(continued.status).toBe(302);
+  expect(continued.headers.get("Location")).toBe("/auth/sign-in/");
+  expect(setCookieNamed(continued, "id_session")).toBeUndefined();
+  const screen = await get(main, "/auth/sign-in/", cookieHeader(held.response, continued));
+  const html = await screen.text();
+  expect(headingIn(html)).toBe(DEVICE_LIMIT_HEADING);
+  expect(html).toContain(IDENTITY_UNAVAILABLE);
+  expectNoInternals(html);
+
+  // The freed slot is still free: another browser signs in straight away.
+  await resetHarness(main.standIn);
+  const other = await signIn(main, member);
+  expect(sessionPair(other.cookie)).not.toBe("");
+});

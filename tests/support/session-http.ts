@@ -1,0 +1,72 @@
+import { expect } from "vitest";
+import type { TestServer } from "./session-servers";
+
+/**
+ * A browser's side of the session tests, over plain HTTP: form posts from our own origin, page views, and the
+ * cookie jar they build up.
+ */
+
+/** A form post as a browser on our own origin sends it. */
+export function post(server: TestServer, path: string, fields: Record<string, string>, cookie = "") {
+  return fetch(`${server.origin}${path}`, {
+    method: "POST",
+    redirect: "manual",
+    headers: {
+      "Content-Type": "application/x-www-form-urlencoded",
+      Origin: server.origin,
+      "Sec-Fetch-Site": "same-origin",
+      "Accept-Language": "ja",
+      ...(cookie ? { Cookie: cookie } : {}),
+    },
+    body: new URLSearchParams(fields),
+  });
+}
+
+export function get(server: TestServer, path: string, cookie = "") {
+  return fetch(`${server.origin}${path}`, {
+    redirect: "manual",
+    headers: { "Accept-Language": "ja", ...(cookie ? { Cookie: cookie } : {}) },
+  });
+}
+
+export function setCookieNamed(response: Response, name: string): string | undefined {
+  return response.headers.getSetCookie().find((value) => value.startsWith(`${name}=`));
+}
+
+export const isCleared = (setCookie: string) => /;\s*Max-Age=0(;|$)/i.test(setCookie) || setCookie.split(";")[0]!.endsWith("=");
+
+/** The Cookie header a browser sends after these responses: every cookie they set, minus the ones they cleared. */
+export function cookieHeader(...responses: Response[]): string {
+  const jar = new Map<string, string>();
+  for (const response of responses) {
+    for (const setCookie of response.headers.getSetCookie()) {
+      const pair = setCookie.split(";")[0]!;
+      const name = pair.slice(0, pair.indexOf("="));
+      if (isCleared(setCookie)) jar.delete(name);
+      else jar.set(name, pair);
+    }
+  }
+  return [...jar.values()].join("; ");
+}
+
+/** The session cookie's pair in a Cookie header. */
+export function sessionPair(header: string): string {
+  return header.split("; ").find((item) => item.startsWith("id_session=")) ?? "";
+}
+
+export async function signIn(server: TestServer, member: { email: string; password: string }, cookie = "") {
+  const response = await post(server, "/auth/sign-in/", { intent: "sign-in", ...member }, cookie);
+  return { response, cookie: cookieHeader(response) };
+}
+
+/** Signs in and checks it worked: the Cookie header of the now signed-in browser. */
+export async function signedIn(server: TestServer, member: { email: string; password: string }): Promise<string> {
+  const { response, cookie } = await signIn(server, member);
+  expect(response.status).toBe(302);
+  expect(sessionPair(cookie)).not.toBe("");
+  return cookie;
+}
+
+// Pages carry their translations as data, so a message counts only where it is rendered.
+// Pages carry their translations as data, so a message counts only where it is rendered.
+export const profileEmailIn = (html: string) => /data-testid="email"[^>]*>([^<]*)</.exec(html)?.[1];

@@ -1,0 +1,93 @@
+import {
+  type CognitoIdentityProviderClient,
+  ListUserPoolClientsCommand,
+  ListUserPoolsCommand,
+} from "@aws-sdk/client-cognito-identity-provider";
+import { afterAll, afterEach, beforeAll, expect } from "vitest";
+import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
+import { STAND_IN_CLIENT_NAME, STAND_IN_POOL_NAME } from "~/server/embedded/provision-cognito";
+import { type ServerProcess, startServerProcess } from "./server-process";
+import { resetHarness } from "./stand-in-faults";
+
+/** The production build in preview mode with its Cognito stand-in, as the session tests reach it over HTTP. */
+export interface TestServer {
+  process: ServerProcess;
+  /** The stand-in's endpoint (harness and SDK). */
+  standIn: string;
+  standInPort: number;
+  /** The app's own origin: APP_ORIGIN names localhost, and posts must come from it. */
+  origin: string;
+}
+
+export const DEVICE_LIMIT = 2;
+export const SHORT_TOKEN_TTL_S = 2;
+/** The shared server: a device limit of two, Cognito's 60-minute access tokens. */
+export const DEVICE_LIMIT_SERVER_ENV = { DEVICE_LIMIT: String(DEVICE_LIMIT) };
+/** A server whose stand-in issues 2-second access tokens, for the refresh tests. */
+export const SHORT_TOKENS_SERVER_ENV = { STANDIN_ACCESS_TOKEN_TTL_S: String(SHORT_TOKEN_TTL_S) };
+
+async function startTestServer(env: Record<string, string>): Promise<TestServer> {
+  const server = await startServerProcess("preview", { NODE_ENV: "production", LOG_LEVEL: "silent", ...env });
+  return {
+    process: server,
+    standIn: `http://127.0.0.1:${server.standInPort}`,
+    standInPort: server.standInPort,
+    origin: `http://localhost:${new URL(server.url).port}`,
+  };
+}
+
+/**
+ * Starts one server per entry together before the file's tests, resets the stand-ins' faults and counts after each
+ * test, and stops the servers after the file. Each server costs about 10 s of CPU: start only those a file needs.
+ * The returned object's entries are filled in once the servers are up.
+ */
+export function useTestServers<Name extends string>(envs: Record<Name, Record<string, string>>): Record<Name, TestServer> {
+  const servers = {} as Record<Name, TestServer>;
+  const names = Object.keys(envs) as Name[];
+
+  beforeAll(async () => {
+    const started = await Promise.allSettled(names.map((name) => startTestServer(envs[name])));
+    const failed = started.find((result) => result.status === "rejected");
+    if (failed) {
+      await Promise.all(started.map((result) => (result.status === "fulfilled" ? result.value.process.stop() : null)));
+      throw failed.reason;
+    }
+    names.forEach((name, index) => (servers[name] = (started[index] as PromiseFulfilledResult<TestServer>).value));
+    // Readiness loads the pool's JWKS, which a process then keeps for 10 minutes (far longer than a file runs):
+    // from here on, the stand-in's request counts are the page views' own.
+    for (const server of Object.values<TestServer>(servers)) {
+      expect((await fetch(`${server.process.url}/readyz/`)).status).toBe(200);
+    }
+  }, 90_000);
+
+  afterAll(async () => {
+    for (const server of Object.values<TestServer>(servers)) {
+      sdkClients.get(server)?.cognito.destroy();
+      sdkClients.delete(server);
+    }
+    await Promise.all(Object.values<TestServer>(servers).map((server) => server.process.stop()));
+  });
+
+  afterEach(async () => {
+    await Promise.all(Object.values<TestServer>(servers).map((server) => resetHarness(server.standIn)));
+  });
+
+  return servers;
+}
+
+/** SDK clients on each server's stand-in, with the pool and app client ids. */
+const sdkClients = new Map<TestServer, { cognito: CognitoIdentityProviderClient; userPoolId: string; clientId: string }>();
+
+/** An SDK client on this server's stand-in (as an administrator would use it), with its pool and app client. */
+export async function sdk(server: TestServer) {
+  const known = sdkClients.get(server);
+  if (known) return known;
+  const cognito = createCognitoClient({ region: "ap-northeast-1", endpoint: server.standIn, userPoolId: "", clientId: "" });
+  const pools = await cognito.send(new ListUserPoolsCommand({ MaxResults: 60 }));
+  const userPoolId = pools.UserPools?.find((pool) => pool.Name === STAND_IN_POOL_NAME)?.Id ?? "";
+  const clients = await cognito.send(new ListUserPoolClientsCommand({ UserPoolId: userPoolId, MaxResults: 60 }));
+  const clientId = clients.UserPoolClients?.find((client) => client.ClientName === STAND_IN_CLIENT_NAME)?.ClientId ?? "";
+  const created = { cognito, userPoolId, clientId };
+  sdkClients.set(server, created);
+  return created;
+}
