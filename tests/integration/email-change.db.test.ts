@@ -13,6 +13,7 @@ import { type MailboxEntry, listMailboxEntries, mailboxDirectory } from "~/integ
 import { createIdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { MailUnavailableError, createMailer } from "~/integrations/mailer.server";
 import { type EmbeddedStack, startEmbeddedStack } from "~/server/embedded/embedded-stack";
+import { cognitoConfigOf } from "../support/stand-in-config";
 import { makeTempDir } from "../support/temp-dir";
 
 // The real parts: the Cognito stand-in through the AWS SDK, the SMTP capture, and PGlite (or PostgreSQL in CI).
@@ -34,12 +35,7 @@ afterAll(async () => {
 });
 
 function identity() {
-  return createIdentityProvider({
-    region: stack.env.COGNITO_REGION!,
-    endpoint: stack.env.COGNITO_ENDPOINT,
-    userPoolId: stack.env.COGNITO_USER_POOL_ID!,
-    clientId: stack.env.COGNITO_CLIENT_ID!,
-  });
+  return createIdentityProvider(cognitoConfigOf(stack));
 }
 
 function deps(smtpUrl = stack.env.SMTP_URL!) {

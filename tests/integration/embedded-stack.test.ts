@@ -9,6 +9,7 @@ import { afterAll, beforeAll, expect, test } from "vitest";
 import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
 import { listMailboxEntries, mailboxDirectory } from "~/integrations/dev-mailbox.server";
 import { type EmbeddedStack, startEmbeddedStack } from "~/server/embedded/embedded-stack";
+import { cognitoConfigOf } from "../support/stand-in-config";
 import { makeTempDir } from "../support/temp-dir";
 
 // The real embedded stack: cognito-local in its own process over HTTP through the AWS SDK, and a real SMTP capture.
@@ -25,12 +26,7 @@ afterAll(async () => {
 });
 
 function cognito() {
-  return createCognitoClient({
-    region: stack.env.COGNITO_REGION!,
-    endpoint: stack.env.COGNITO_ENDPOINT,
-    userPoolId: stack.env.COGNITO_USER_POOL_ID!,
-    clientId: stack.env.COGNITO_CLIENT_ID!,
-  });
+  return createCognitoClient(cognitoConfigOf(stack));
 }
 
 test("the pool is provisioned with the password policy, and the development admin signs in as an admin", async () => {

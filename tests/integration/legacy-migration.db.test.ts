@@ -13,6 +13,7 @@ import { IdentityError } from "~/integrations/cognito/cognito-errors.server";
 import { createIdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { listMailboxEntries, mailboxDirectory } from "~/integrations/dev-mailbox.server";
 import { type EmbeddedStack, startEmbeddedStack } from "~/server/embedded/embedded-stack";
+import { cognitoConfigOf } from "../support/stand-in-config";
 import { getRequestCounts, resetHarness, resetRequestCounts, setFault } from "../support/stand-in-faults";
 import { makeTempDir } from "../support/temp-dir";
 
@@ -41,12 +42,7 @@ afterAll(async () => {
 function deps() {
   return {
     db: handle.db,
-    identity: createIdentityProvider({
-      region: stack.env.COGNITO_REGION!,
-      endpoint: stack.env.COGNITO_ENDPOINT,
-      userPoolId: stack.env.COGNITO_USER_POOL_ID!,
-      clientId: stack.env.COGNITO_CLIENT_ID!,
-    }),
+    identity: createIdentityProvider(cognitoConfigOf(stack)),
     deviceLimit: 3,
     secrets: ["s".repeat(32)],
   };

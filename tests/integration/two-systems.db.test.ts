@@ -16,6 +16,7 @@ import { createIdentityProvider } from "~/integrations/cognito/identity-provider
 import { listMailboxEntries, mailboxDirectory } from "~/integrations/dev-mailbox.server";
 import { createMailer } from "~/integrations/mailer.server";
 import { type EmbeddedStack, startEmbeddedStack } from "~/server/embedded/embedded-stack";
+import { cognitoConfigOf } from "../support/stand-in-config";
 import { resetHarness, setFault } from "../support/stand-in-faults";
 import { makeTempDir } from "../support/temp-dir";
 
@@ -49,12 +50,7 @@ afterAll(async () => {
 });
 
 function identity() {
-  return createIdentityProvider({
-    region: stack.env.COGNITO_REGION!,
-    endpoint: stack.env.COGNITO_ENDPOINT,
-    userPoolId: stack.env.COGNITO_USER_POOL_ID!,
-    clientId: stack.env.COGNITO_CLIENT_ID!,
-  });
+  return createIdentityProvider(cognitoConfigOf(stack));
 }
 
 const fault = (operation: string, times = 100) =>

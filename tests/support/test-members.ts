@@ -1,10 +1,5 @@
-import {
-  AdminCreateUserCommand,
-  AdminSetUserPasswordCommand,
-  ListUserPoolsCommand,
-} from "@aws-sdk/client-cognito-identity-provider";
-import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
-import { STAND_IN_POOL_NAME } from "~/server/embedded/provision-cognito";
+import { AdminCreateUserCommand, AdminSetUserPasswordCommand } from "@aws-sdk/client-cognito-identity-provider";
+import { connectToStandIn } from "./bearer-tokens";
 
 export const TEST_PASSWORD = "correct-horse-battery";
 
@@ -13,15 +8,8 @@ export const TEST_PASSWORD = "correct-horse-battery";
  * are not about sign-up start signed-up without walking the sign-up pages.
  */
 export async function createTestMember(standInPort: number, label: string): Promise<{ email: string; password: string }> {
-  const cognito = createCognitoClient({
-    region: "ap-northeast-1",
-    endpoint: `http://127.0.0.1:${standInPort}`,
-    userPoolId: "",
-    clientId: "",
-  });
-  const pools = await cognito.send(new ListUserPoolsCommand({ MaxResults: 60 }));
-  const UserPoolId = pools.UserPools?.find((pool) => pool.Name === STAND_IN_POOL_NAME)?.Id;
-  if (!UserPoolId) throw new Error("The e2e stand-in has no member-account pool");
+  const sdk = await connectToStandIn(standInPort);
+  const { cognito, userPoolId: UserPoolId } = sdk;
   const email = `${label}-${crypto.randomUUID().slice(0, 8)}@example.jp`;
   await cognito.send(
     new AdminCreateUserCommand({
@@ -38,6 +26,6 @@ export async function createTestMember(standInPort: number, label: string): Prom
   await cognito.send(
     new AdminSetUserPasswordCommand({ UserPoolId, Username: email, Password: TEST_PASSWORD, Permanent: true }),
   );
-  cognito.destroy();
+  sdk.destroy();
   return { email, password: TEST_PASSWORD };
 }

@@ -1,0 +1,12 @@
+import type { Config } from "~/config.server";
+import type { EmbeddedStack } from "~/server/embedded/embedded-stack";
+
+/** The Cognito settings the embedded stack provisioned, as the app's config holds them. */
+export function cognitoConfigOf(stack: EmbeddedStack): Config["cognito"] {
+  return {
+    region: stack.env.COGNITO_REGION!,
+    endpoint: stack.env.COGNITO_ENDPOINT,
+    userPoolId: stack.env.COGNITO_USER_POOL_ID!,
+    clientId: stack.env.COGNITO_CLIENT_ID!,
+  };
+}
