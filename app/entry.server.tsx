@@ -13,6 +13,10 @@ import { NonceContext } from "./components/nonce";
 import { logger } from "./integrations/logger.server";
 import { requestInfoContext } from "./server/request-context";
 
+// The HTTP server builds the services once from this module so that they share the routes' module instances
+// (its own copies of the app's classes would fail the routes' instanceof checks).
+export { createAppServices, servicesContext } from "./services.server";
+
 export const streamTimeout = 5_000;
 
 export default function handleRequest(

@@ -1,13 +1,13 @@
 import type { TFunction } from "i18next";
 import type { RouterContextProvider } from "react-router";
 import type { ToastMessage } from "remix-toast";
-import { getConfig } from "~/config.server";
 import { themeForService } from "~/domain/service-recognition.server";
 import { resolveService } from "~/routing/service-cookie.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { displayName } from "~/domain/display-name.server";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { peekMember } from "~/middleware/member-session.server";
+import { servicesOf } from "~/services.server";
 import { getToastUtils } from "~/toast.server";
 
 /**
@@ -38,7 +38,7 @@ async function readToast(request: Request) {
 const FRAME_NAMESPACES = ["common", "errors"] as const;
 
 export async function loadRootData(request: Request, context: Readonly<RouterContextProvider>) {
-  const config = getConfig();
+  const { config } = servicesOf(context);
   const { toast, headers } = await readToast(request);
   const locale = getLocale(context);
   // Not getMember: the frame must render on the 503 page too, where the member is unknown.

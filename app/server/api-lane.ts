@@ -1,13 +1,14 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import compression from "compression";
-import { RouterContextProvider, createRequestHandler, type ServerBuild } from "react-router";
+import { createRequestHandler, type ServerBuild } from "react-router";
 import { ApiError, apiErrorResponse, translatorFor } from "~/api/api-response.server";
 import { MAX_API_BODY_BYTES } from "~/api/contract";
 import { localeFromAcceptLanguage } from "~/i18n/locales";
 import { logger } from "~/integrations/logger.server";
 import { isApiPath } from "~/routing/api-paths";
 import type { ApiCors } from "./cors";
-import { type RequestInfo, requestInfoContext } from "./request-context";
+import type { RequestContextFactory } from "./app-context";
+import type { RequestInfo } from "./request-context";
 import { headersOf, readBody } from "./node-request";
 
 /** Answers up to this size go out as they are: gzip of a device list would cost more CPU than it saves bytes. */
@@ -23,6 +24,7 @@ export interface ApiLaneOptions {
   mode: "development" | "production";
   /** Our public origin: the base of the URL React Router sees (no API answer depends on the Host header). */
   origin: string;
+  contextFor: RequestContextFactory;
   cors: ApiCors;
   /** Request id, security headers and the access log line, as for every other request. */
   beginRequest(req: IncomingMessage, res: ServerResponse): RequestInfo;
@@ -122,8 +124,7 @@ export function createApiLane(options: ApiLaneOptions) {
       }
       // No abort signal: an API handler runs to completion, so a dropped connection cannot leave half an effect.
       const request = new Request(url, { method, headers: headersOf(req), body });
-      const context = new RouterContextProvider(new Map([[requestInfoContext, requestInfo]]));
-      const response = await handleRequest(request, context);
+      const response = await handleRequest(request, await options.contextFor(requestInfo));
       const answer = method === "HEAD" || !response.body ? undefined : Buffer.from(await response.arrayBuffer());
       send(req, res, response, answer);
     } catch (error) {

@@ -6,12 +6,13 @@ import compression from "compression";
 import express from "express";
 import proxyAddr from "proxy-addr";
 import type { ServerBuild } from "react-router";
-import { isDatabaseReachable } from "../../db/client.server";
+import { type DatabaseHandle, isDatabaseReachable } from "../../db/client.server";
 import { type Config, SIBLING_SERVICES } from "~/config.server";
 import { isApiPath } from "~/routing/api-paths";
 import { isJwksLoaded } from "~/integrations/cognito/jwks.server";
 import { logger } from "~/integrations/logger.server";
 import { type Build, createApiLane } from "./api-lane";
+import { requestContextFactory } from "./app-context";
 import { answerUnhandledError, createPageLane } from "./page-lane";
 import type { RequestInfo } from "./request-context";
 import { apiCors } from "./cors";
@@ -44,7 +45,7 @@ const COMPRESSION_LEVEL = 4;
  * (page-lane.ts: methods, form bodies and their size checked first); the member API takes its own lane
  * (api-lane.ts) to the same React Router handler.
  */
-export async function createHttpApp(config: Config): Promise<HttpApp> {
+export async function createHttpApp(config: Config, database: DatabaseHandle): Promise<HttpApp> {
   const app = express();
   app.disable("x-powered-by");
   // Client IPs come from X-Forwarded-For only through the configured number of trusted proxies (SECURITY.md 3).
@@ -123,13 +124,15 @@ export async function createHttpApp(config: Config): Promise<HttpApp> {
   }
   const mode = config.mode === "dev" ? "development" : "production";
 
-  app.all("/{*splat}", createPageLane({ build, mode, origin: config.origin }));
+  const contextFor = requestContextFactory(build, config, database.db);
+  app.all("/{*splat}", createPageLane({ build, mode, origin: config.origin, contextFor }));
   app.use(answerUnhandledError);
 
   const apiLane = createApiLane({
     build,
     mode,
     origin: config.origin,
+    contextFor,
     // The API authenticates with bearer tokens only and reads no cookie, so the pages' origin check has nothing
     // to protect there; browsers may call it from the sibling origins only (CORS).
     cors: apiCors(SIBLING_SERVICES.flatMap((service) => config.services[service].origin ?? [])),

@@ -78,7 +78,7 @@ async function main() {
   // Retention and the two-systems repairs (owed Cognito deletions and revocations); see app/domain/purge.server.ts.
   const stopPurge = schedulePurge({ db: database.db, identity: getIdentityProvider(), secrets: config.sessionSecrets });
 
-  const http = await createHttpApp(config);
+  const http = await createHttpApp(config, database);
   const server: Server = applyServerTimeouts(createServer(http.listener)).listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);

@@ -1,10 +1,10 @@
 import { type IncomingMessage, STATUS_CODES } from "node:http";
 import { writeReadableStreamToWritable } from "@react-router/node";
 import type { ErrorRequestHandler, Request as ExpressRequest, RequestHandler, Response as ExpressResponse } from "express";
-import { RouterContextProvider, createRequestHandler } from "react-router";
+import { createRequestHandler } from "react-router";
 import { logger } from "~/integrations/logger.server";
 import { type Build, narrowBuild, pageRoutesOf } from "./api-lane";
-import { requestInfoContext } from "./request-context";
+import type { RequestContextFactory } from "./app-context";
 import { headersOf, readBody } from "./node-request";
 
 /** Every page form posts a few fields (the largest, sign-up's questionnaire, is under 4 kB). */
@@ -31,6 +31,7 @@ export interface PageLaneOptions {
   mode: "development" | "production";
   /** Our public origin: the base of every URL React Router sees, whatever the Host header says (or lacks). */
   origin: string;
+  contextFor: RequestContextFactory;
 }
 
 /** A request the pages refuse before React Router runs, and why (logged, never shown). */
@@ -95,8 +96,7 @@ export function createPageLane(options: PageLaneOptions): RequestHandler {
         body: outcome,
         signal: controller.signal,
       });
-      const context = new RouterContextProvider(new Map([[requestInfoContext, res.locals.requestInfo]]));
-      await send(res, await handleRequest(request, context));
+      await send(res, await handleRequest(request, await options.contextFor(res.locals.requestInfo)));
     } catch (error) {
       next(error);
     }

@@ -1,0 +1,37 @@
+import { type RouterContext, RouterContextProvider, type ServerBuild } from "react-router";
+import type { Database } from "../../db/client.server";
+import type { Config } from "~/config.server";
+import type { AppServices, createAppServices, servicesContext } from "~/services.server";
+import type { Build } from "./api-lane";
+import { type RequestInfo, requestInfoContext } from "./request-context";
+
+/** What app/entry.server.tsx exports besides the renderer. */
+interface AppEntryModule {
+  createAppServices: typeof createAppServices;
+  servicesContext: typeof servicesContext;
+}
+
+/** Makes the router context of one request: what the HTTP layer learned about it, and the app's services. */
+export type RequestContextFactory = (requestInfo: RequestInfo) => Promise<RouterContextProvider>;
+
+/**
+ * The services are built once per loaded build (once at boot in production; again after a development reload)
+ * through the build's own entry module, so that they are made of the same module instances as the routes.
+ */
+export function requestContextFactory(build: Build, config: Config, db: Database): RequestContextFactory {
+  const servicesByEntry = new WeakMap<object, AppServices>();
+  return async (requestInfo) => {
+    const loaded: ServerBuild = typeof build === "function" ? await build() : build;
+    const entry = loaded.entry.module as unknown as AppEntryModule;
+    let services = servicesByEntry.get(entry);
+    if (!services) {
+      services = entry.createAppServices(config, db);
+      servicesByEntry.set(entry, services);
+    }
+    const values = new Map<RouterContext<unknown>, unknown>([
+      [requestInfoContext as RouterContext<unknown>, requestInfo],
+      [entry.servicesContext as RouterContext<unknown>, services],
+    ]);
+    return new RouterContextProvider(values);
+  };
+}

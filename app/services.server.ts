@@ -1,0 +1,32 @@
+import { type RouterContextProvider, createContext } from "react-router";
+import type { Database } from "../db/client.server";
+import type { Config } from "~/config.server";
+import { type IdentityProvider, createIdentityProvider } from "~/integrations/cognito/identity-provider.server";
+import { type Mailer, createMailer } from "~/integrations/mailer.server";
+
+/** The time, as a service: tests of expiry and retention set it instead of waiting. */
+export interface Clock {
+  now(): Date;
+}
+
+export const systemClock: Clock = { now: () => new Date() };
+
+/** What loaders, actions and middleware work with, built once at boot (app/server/main.ts). */
+export interface AppServices {
+  config: Config;
+  db: Database;
+  identity: IdentityProvider;
+  mailer: Mailer;
+  clock: Clock;
+}
+
+export function createAppServices(config: Config, db: Database, clock: Clock = systemClock): AppServices {
+  return { config, db, identity: createIdentityProvider(config.cognito), mailer: createMailer(config), clock };
+}
+
+export const servicesContext = createContext<AppServices>();
+
+/** The request's services; the HTTP server puts them in every request's context. */
+export function servicesOf(context: Readonly<RouterContextProvider>): AppServices {
+  return context.get(servicesContext);
+}
