@@ -1,6 +1,7 @@
 import { expect, test } from "@playwright/test";
 import { STANDIN_PORT } from "../../playwright.config";
 import { createTestMember } from "../support/test-members";
+import { fillProfileFields } from "../support/profile-form";
 import { signIn } from "../support/sign-in-form";
 
 test("a member without a profile is led to fill it in; errors keep what was typed; the change is shown and greeted", async ({
@@ -20,12 +21,14 @@ test("a member without a profile is led to fill it in; errors keep what was type
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("会員情報の変更");
 
   // The family name is missing: named in Japanese, and everything typed stays.
-  await page.locator('[name="givenName"]').fill("太郎");
-  await page.locator('[name="birthYear"]').fill("1980");
-  await page.locator('[name="country"]').selectOption("JP");
-  await page.locator('[name="prefecture"]').fill("東京都");
-  await page.locator('[name="occupation"]').selectOption("architect");
-  await page.locator('[name="organization"]').fill("山田設計事務所");
+  await fillProfileFields(page, {
+    givenName: "太郎",
+    birthYear: "1980",
+    country: "JP",
+    prefecture: "東京都",
+    occupation: "architect",
+    organization: "山田設計事務所",
+  });
   await page.getByRole("button", { name: "変更する" }).click();
   await expect(page.getByText("こちらに入力してください")).toHaveCount(1);
   await expect(page.locator('[name="givenName"]')).toHaveValue("太郎");
@@ -70,12 +73,14 @@ test("the same in English under /en/", async ({ page }) => {
   await page.getByRole("link", { name: "Fill in membership information" }).click();
   await expect(page).toHaveURL(/\/en\/my\/profile\/edit\/$/);
   await expect(page.locator('[name="preferredLanguage"]')).toHaveValue("en");
-  await page.locator('[name="givenName"]').fill("Jane");
-  await page.locator('[name="birthYear"]').fill("1975");
-  await page.locator('[name="country"]').selectOption("GB");
-  await page.locator('[name="prefecture"]').fill("London");
-  await page.locator('[name="occupation"]').selectOption("academic");
-  await page.locator('[name="organization"]').fill("University");
+  await fillProfileFields(page, {
+    givenName: "Jane",
+    birthYear: "1975",
+    country: "GB",
+    prefecture: "London",
+    occupation: "academic",
+    organization: "University",
+  });
   await page.getByRole("button", { name: "Save changes" }).click();
   await expect(page.getByText("Please enter here")).toHaveCount(1);
   await expect(page.locator('[name="givenName"]')).toHaveValue("Jane");

@@ -1,6 +1,7 @@
 import { type Page, expect, test } from "@playwright/test";
 import { STANDIN_PORT } from "../../playwright.config";
 import { latestCodeFor } from "../support/mailbox";
+import { fillProfileFields } from "../support/profile-form";
 import { createTestMember } from "../support/test-members";
 
 const PASSWORD = "a-long-enough-password";
@@ -19,13 +20,15 @@ async function submitCredentials(page: Page, email: string) {
 }
 
 async function fillAccountInfo(page: Page) {
-  await page.locator('[name="familyName"]').fill("山田");
-  await page.locator('[name="givenName"]').fill("太郎");
-  await page.locator('[name="birthYear"]').fill("1980");
-  await page.locator('[name="country"]').selectOption("JP");
-  await page.locator('[name="prefecture"]').fill("東京都");
-  await page.locator('[name="occupation"]').selectOption("architect");
-  await page.locator('[name="organization"]').fill("山田設計事務所");
+  await fillProfileFields(page, {
+    familyName: "山田",
+    givenName: "太郎",
+    birthYear: "1980",
+    country: "JP",
+    prefecture: "東京都",
+    occupation: "architect",
+    organization: "山田設計事務所",
+  });
   await page.getByLabel("雑誌", { exact: true }).check();
   await page.getByLabel("価格").check();
   await page.getByLabel("ウェブメディア").check();
