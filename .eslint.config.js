@@ -97,9 +97,7 @@ export default defineConfig(
   layer([`app/**/*.${TS}`], [NO_TESTS], { ignores: [`app/server/dev*.ts`] }),
   layer([`app/domain/**/*.${TS}`], [NO_TESTS, ...DOMAIN_RULES]),
   layer([`app/integrations/**/*.${TS}`], [NO_TESTS, ...INTEGRATION_RULES]),
-  ...ROUTE_DEPTHS.map((depth) =>
-    layer([`app/routes/${"*/".repeat(depth)}*.${TS}`], [NO_TESTS, ...routeRules(depth)]),
-  ),
+  ...ROUTE_DEPTHS.map((depth) => layer([`app/routes/${"*/".repeat(depth)}*.${TS}`], [NO_TESTS, ...routeRules(depth)])),
   // db/ holds schema, migrations and the client: it may name app/'s types (`import type`) but runs no app/ code.
   layer(
     [`db/**/*.${TS}`],
