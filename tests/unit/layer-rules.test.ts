@@ -75,8 +75,10 @@ test("routes do not import each other, nor another folder's server module", asyn
   const right = ["./sign-in.server", "./rate-limits.server", "./+types/sign-in", "~/components/button", "~/domain/x"];
   const code = [...wrong, ...right].map((source, i) => `import * as m${i} from "${source}";`).join("\n");
   expect(await reportedImports("app/routes/auth/sign-in.tsx", code)).toEqual(wrong);
-  expect(await reportedImports("app/routes/email-update.tsx", 'import { x } from "./my/email-edit.server";')).toEqual([
+  const elsewhere = ['import { x } from "./my/email-edit.server";', 'const lazy = () => import("./auth/sign-in");'];
+  expect(await reportedImports("app/routes/email-update.tsx", elsewhere.join("\n"))).toEqual([
     "./my/email-edit.server",
+    "./auth/sign-in",
   ]);
 });
 
