@@ -13,6 +13,10 @@ fi
 echo "== type check =="
 npm run typecheck
 
+echo "== lint (layer rules included) and format check =="
+npm run lint
+npm run format:check
+
 echo "== production build =="
 npx react-router build
 

@@ -49,9 +49,12 @@ test("database faults are told apart from bugs, through wrapped causes", () => {
 });
 
 test("the OpenAPI document lists a repeated device registration's 200 beside the first one's 201, with the same body", () => {
-  const paths = buildOpenApiDocument("https://id.example.jp").paths as Record<string, Record<string, { responses: Record<string, any> }>>;
+  const paths = buildOpenApiDocument("https://id.example.jp").paths as Record<
+    string,
+    Record<string, { responses: Record<string, { content: unknown; description: string }> }>
+  >;
   const responses = paths["/api/user-devices/{id}"]!.post!.responses;
   expect(Object.keys(responses)).toEqual(expect.arrayContaining(["200", "201"]));
-  expect(responses["200"].content).toEqual(responses["201"].content);
-  expect(responses["200"].description).toMatch(/already/);
+  expect(responses["200"]!.content).toEqual(responses["201"]!.content);
+  expect(responses["200"]!.description).toMatch(/already/);
 });

@@ -1,0 +1,112 @@
+// ESLint flat config, kept as a dotfile because the repository's top level is fixed: `npm run lint` passes it with
+// --config. No type-aware rules, so a run stays fast on a 2-core machine; `tsc` does the type checking.
+import js from "@eslint/js";
+import { defineConfig } from "eslint/config";
+import reactHooks from "eslint-plugin-react-hooks";
+import tseslint from "typescript-eslint";
+
+// An import names a folder of app/ either through the `~/` alias or by walking up with `../`; the layer rules must
+// catch both spellings.
+const inApp = (folder) => `^(~/|(\\.\\./)+)${folder}(/|$)`;
+
+const NO_TESTS = {
+  regex: "^(\\.\\./)+tests(/|$)",
+  message: "Production code does not import the tests' tree; only the dev entry (app/server/dev*.ts) may.",
+};
+
+const DOMAIN_RULES = [
+  { regex: "^(react-router|@react-router/.*)$", message: "The domain knows nothing of React Router." },
+  { regex: inApp("routing"), message: "The domain builds no URLs: return data and let the route or mailer link it." },
+  { regex: inApp("middleware"), message: "The domain does not depend on middleware; middleware wires the domain." },
+  { regex: inApp("routes"), message: "The domain does not import routes." },
+  { regex: inApp("components"), message: "The domain does not import components." },
+  { regex: "^(i18next|remix-i18next|react-i18next)(/|$)", message: "The domain renders no localized text." },
+  {
+    // ~/i18n/locales is the locale list and the Locale type, no i18n runtime: the domain may use it.
+    regex: `^(~/|(\\.\\./)+)i18n/(?!locales$)`,
+    message: "The domain uses only ~/i18n/locales (the locale list); translations belong to routes and the mailer.",
+  },
+];
+
+const INTEGRATION_RULES = [{ regex: inApp("domain"), message: "Integrations (adapters) do not import the domain." }];
+
+const ROUTE_ADAPTER_RULE = {
+  regex: inApp("integrations/cognito"),
+  message: "Routes do not reach into the Cognito adapter: use the domain's verbs and the edge error mapping.",
+};
+
+// A route module may import only the `.server` modules of its own folder (its companion or a helper the folder
+// shares) and its generated `./+types/*`; every other path into app/routes/ is another route.
+function routeRules(depth) {
+  const up = depth === 0 ? "" : `|(\\.\\./){1,${depth}}(?!\\.\\./)`;
+  return [
+    {
+      regex: `^(~/routes/|\\./(?!\\+types/|[^/]+\\.server$)${up})`,
+      message: "Routes do not import each other: move shared code to the domain, components or routing.",
+    },
+    ROUTE_ADAPTER_RULE,
+  ];
+}
+
+// The same rules for dynamic import(): no-restricted-imports sees only static imports and re-exports.
+// `/` is written \x2F because esquery ends a regex literal at the first slash.
+const dynamicImports = (rules) =>
+  rules.map(({ regex, message }) => ({
+    selector: `ImportExpression[source.value=/${regex.replaceAll("/", "\\x2F")}/]`,
+    message,
+  }));
+
+function layer(files, rules, extra = {}) {
+  return {
+    files,
+    ...extra,
+    rules: {
+      "@typescript-eslint/no-restricted-imports": ["error", { patterns: rules }],
+      "no-restricted-syntax": ["error", ...dynamicImports(rules)],
+    },
+  };
+}
+
+const TS = "{ts,tsx}";
+const ROUTE_DEPTHS = [0, 1, 2, 3];
+
+export default defineConfig(
+  {
+    ignores: [
+      "build/",
+      ".react-router/",
+      ".data/",
+      ".cognito/",
+      "test-results/",
+      "playwright-report/",
+      "db/migrations/",
+      "public/",
+    ],
+  },
+  js.configs.recommended,
+  tseslint.configs.recommended,
+  { files: [`app/**/*.${TS}`], ...reactHooks.configs.flat.recommended },
+  {
+    rules: {
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+    },
+  },
+
+  // Layer rules. Flat config replaces a rule's options when two blocks match a file, so each block below repeats the
+  // app-wide NO_TESTS restriction; the dev entry is the one file of app/ allowed to load test support.
+  layer([`app/**/*.${TS}`], [NO_TESTS], { ignores: [`app/server/dev*.ts`] }),
+  layer([`app/domain/**/*.${TS}`], [NO_TESTS, ...DOMAIN_RULES]),
+  layer([`app/integrations/**/*.${TS}`], [NO_TESTS, ...INTEGRATION_RULES]),
+  ...ROUTE_DEPTHS.map((depth) => layer([`app/routes/${"*/".repeat(depth)}*.${TS}`], [NO_TESTS, ...routeRules(depth)])),
+  // db/ holds schema, migrations and the client: it may name app/'s types (`import type`) but runs no app/ code.
+  layer(
+    [`db/**/*.${TS}`],
+    [
+      {
+        regex: "^(~/|(\\.\\./)+app(/|$))",
+        allowTypeImports: true,
+        message: "db/ imports only types from app/; jobs that need the domain live outside db/.",
+      },
+    ],
+  ),
+);

@@ -1,0 +1,62 @@
+import { readdirSync } from "node:fs";
+import path from "node:path";
+import { expect, test } from "vitest";
+
+const APP = path.resolve(import.meta.dirname, "../../app");
+
+// Names that appear in more than one folder of app/ and are one thing, with the folders they appear in.
+const SAME_THING: Record<string, string[]> = {
+  // A stylesheet named after the component or page it styles.
+  "api-reference": ["routes/docs", "styles"],
+  "language-switch": ["components", "styles"],
+  "site-footer": ["components", "styles"],
+  "site-header": ["components", "styles"],
+  "site-menu": ["components", "styles"],
+  "user-menu": ["components", "styles"],
+  // The server's toast helpers and the toasts' stylesheet.
+  toast: [".", "styles"],
+  // The catch-all 404 of the page lane and of the API lane.
+  "not-found": ["routes", "routes/api"],
+};
+
+// Collisions found when this test was written (issue 10). Each is two different things under one name: rename one side
+// and delete its entry; the second test fails while an entry outlives its collision.
+const RENAMES_PENDING: Record<string, string[]> = {
+  "canonical-url": ["middleware", "routing"],
+  "legal-document": ["components", "routes/docs"],
+  "member-session": ["domain", "middleware"],
+  profile: ["domain", "routes/my"],
+  "sign-in": ["domain", "routes/auth"],
+  "sign-up": ["domain", "routes/auth"],
+  withdrawal: ["domain", "routes/my"],
+};
+
+const KNOWN = { ...SAME_THING, ...RENAMES_PENDING };
+
+/** Every file name under app/ without its suffixes (`x.server.ts`, `x.tsx` and `x.css` are all `x`), with its folders. */
+function foldersByName(): Map<string, string[]> {
+  const byName = new Map<string, Set<string>>();
+  for (const entry of readdirSync(APP, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const folder = path.relative(APP, entry.parentPath) || ".";
+    const name = entry.name.split(".")[0]!;
+    byName.set(name, (byName.get(name) ?? new Set()).add(folder));
+  }
+  return new Map([...byName].map(([name, folders]) => [name, [...folders].sort()]));
+}
+
+test("no file name under app/ stands for different things in two folders", () => {
+  const collisions = Object.fromEntries(
+    [...foldersByName()].filter(
+      ([name, folders]) => folders.length > 1 && folders.join() !== KNOWN[name]?.slice().sort().join(),
+    ),
+  );
+  expect(collisions).toEqual({});
+});
+
+test("every listed name still appears in exactly the folders listed", () => {
+  const byName = foldersByName();
+  for (const [name, folders] of Object.entries(KNOWN)) {
+    expect(byName.get(name), name).toEqual(folders.slice().sort());
+  }
+});
