@@ -68,12 +68,16 @@ test("groups are fieldsets with a legend, described by their errors, with the in
     { value: "b", label: "B" },
   ];
   const boxes = render(
-    createElement(CheckboxGroupField, { legend: "Which?", id: "f-q2", name: "q2", options, defaultValue: "b", errors: ["validation.required"] }),
+    createElement(CheckboxGroupField, {
+      legend: "Which?",
+      options,
+      field: { id: "f-q2", name: "q2", initialValue: "b", errors: ["validation.required"] },
+    }),
   );
   expect(boxes).toMatch(/^<fieldset class="form-fieldset" aria-describedby="f-q2-error"><legend>Which\?<\/legend>/);
   expect(attributesOf(boxes, "input", 'value="a"')).toEqual(['type="checkbox"', 'name="q2"', 'value="a"']);
   expect(attributesOf(boxes, "input", 'value="b"')).toEqual(['type="checkbox"', 'name="q2"', 'checked=""', 'value="b"']);
-  const radios = render(createElement(RadioGroupField, { legend: "One", id: "f-q1", name: "q1", options, defaultValue: "a" }));
+  const radios = render(createElement(RadioGroupField, { legend: "One", options, field: { id: "f-q1", name: "q1", initialValue: "a" } }));
   expect(radios).toContain('<fieldset class="form-fieldset"><legend>One</legend>');
   expect(attributesOf(radios, "input", 'value="a"')).toEqual(['type="radio"', 'name="q1"', 'checked=""', 'value="a"']);
   expect(attributesOf(radios, "input", 'value="b"')).toEqual(['type="radio"', 'name="q1"', 'value="b"']);

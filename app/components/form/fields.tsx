@@ -182,13 +182,18 @@ export function CheckboxField({
   );
 }
 
-type ChoiceGroupProps = {
-  legend: ReactNode;
-  /** Conform's field id: the error list's id (`${id}-error`) is derived from it. */
+/** What a group needs of its field; Conform's field metadata has it. */
+type ChoiceField<Value> = {
+  /** The error list's id (`${id}-error`) is derived from it, as Conform's errorId is. */
   id: string;
   name: string;
-  options: readonly SelectOption[];
   errors?: readonly string[] | undefined;
+  initialValue?: Value | undefined;
+};
+
+type ChoiceGroupProps = {
+  legend: ReactNode;
+  options: readonly SelectOption[];
   hint?: ReactNode;
 };
 
@@ -196,24 +201,27 @@ type ChoiceGroupProps = {
 function ChoiceGroup({
   type,
   legend,
-  id,
-  name,
+  field,
   options,
-  errors,
   hint,
   isChecked,
-}: ChoiceGroupProps & { type: "checkbox" | "radio"; isChecked: (value: string) => boolean }) {
-  const ids = useFieldIds(id, hint, errors);
+}: ChoiceGroupProps & {
+  type: "checkbox" | "radio";
+  field: ChoiceField<unknown>;
+  isChecked: (value: string) => boolean;
+}) {
+  const ids = useFieldIds(field.id, hint, field.errors);
   return (
     <fieldset className="form-fieldset" aria-describedby={ids.describedBy}>
       <legend>{legend}</legend>
       <Hint ids={ids} hint={hint} />
       {options.map((option) => (
         <label key={option.value} className="form-check">
-          <input type={type} name={name} value={option.value} defaultChecked={isChecked(option.value)} /> {option.label}
+          <input type={type} name={field.name} value={option.value} defaultChecked={isChecked(option.value)} />{" "}
+          {option.label}
         </label>
       ))}
-      <ErrorList id={ids.errorId} errors={errors} />
+      <ErrorList id={ids.errorId} errors={field.errors} />
     </fieldset>
   );
 }
@@ -223,14 +231,14 @@ function ChoiceGroup({
  * ticked and a list when several were.
  */
 export function CheckboxGroupField({
-  defaultValue,
+  field,
   ...group
-}: ChoiceGroupProps & { defaultValue: string | readonly (string | undefined)[] | undefined }) {
-  const chosen = new Set([defaultValue].flat());
-  return <ChoiceGroup {...group} type="checkbox" isChecked={(value) => chosen.has(value)} />;
+}: ChoiceGroupProps & { field: ChoiceField<string | readonly (string | undefined)[]> }) {
+  const chosen = new Set([field.initialValue].flat());
+  return <ChoiceGroup {...group} field={field} type="checkbox" isChecked={(value) => chosen.has(value)} />;
 }
 
 /** One answer out of several. */
-export function RadioGroupField({ defaultValue, ...group }: ChoiceGroupProps & { defaultValue: string | undefined }) {
-  return <ChoiceGroup {...group} type="radio" isChecked={(value) => value === defaultValue} />;
+export function RadioGroupField({ field, ...group }: ChoiceGroupProps & { field: ChoiceField<string> }) {
+  return <ChoiceGroup {...group} field={field} type="radio" isChecked={(value) => value === field.initialValue} />;
 }

@@ -258,7 +258,11 @@ function AccountForm({
   lastResult: SubmissionResult<string[]> | undefined;
 }) {
   const { t } = useTranslation("signUp");
-  const [form, fields] = useSchemaForm(AccountInfoSchema, lastResult, { validateInBrowser: false });
+  const [form, fields] = useSchemaForm(AccountInfoSchema, lastResult, {
+    // The schema's default: without it no radio would start checked.
+    defaultValue: { q1: "none" },
+    validateInBrowser: false,
+  });
   const otherDetail = (field: typeof fields.q2Other) => (
     <InputField label={t("account.otherDetail")} errors={field.errors} inputProps={getInputProps(field, { type: "text" })} />
   );
@@ -272,27 +276,18 @@ function AccountForm({
           <legend>{t("account.questionnaire")}</legend>
           <RadioGroupField
             legend={t("account.q1")}
-            id={fields.q1.id}
-            name={fields.q1.name}
-            errors={fields.q1.errors}
-            defaultValue={fields.q1.initialValue ?? "none"}
+            field={fields.q1}
             options={Q1_OPTIONS.map((value) => ({ value, label: t(`options.q1.${value}`) }))}
           />
           <CheckboxGroupField
             legend={t("account.q2")}
-            id={fields.q2.id}
-            name={fields.q2.name}
-            errors={fields.q2.errors}
-            defaultValue={fields.q2.initialValue}
+            field={fields.q2}
             options={Q2_OPTIONS.map((value) => ({ value, label: t(`options.q2.${value}`) }))}
           />
           {otherDetail(fields.q2Other)}
           <CheckboxGroupField
             legend={t("account.q3")}
-            id={fields.q3.id}
-            name={fields.q3.name}
-            errors={fields.q3.errors}
-            defaultValue={fields.q3.initialValue}
+            field={fields.q3}
             options={Q3_OPTIONS.map((value) => ({ value, label: t(`options.q3.${value}`) }))}
           />
           {otherDetail(fields.q3Other)}
