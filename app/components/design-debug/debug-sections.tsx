@@ -5,7 +5,7 @@ import { Form } from "react-router";
 import { AdminShell } from "~/components/admin-shell";
 import { Button, buttonClassName } from "~/components/button";
 import { ErrorPage } from "~/components/error-page";
-import { ErrorList, FormField, SelectField } from "~/components/form-field";
+import { CheckboxField, ErrorList, InputField, SelectField } from "~/components/form/fields";
 import { SiteHeader } from "~/components/site-header";
 import { type DeviceRow, DeviceTable } from "~/components/device-table";
 import { type ToastKind, ToastMessage } from "~/components/toast-region";
@@ -160,16 +160,16 @@ function TextFieldSamples() {
   return (
     <fieldset className="design-fieldset">
       <legend>{t("debug.fieldsLegend")}</legend>
-      <FormField
+      <InputField
         label={t("debug.fields.email")}
         inputProps={{ name: "email", type: "email", required: true, autoComplete: "off" }}
       />
-      <FormField
+      <InputField
         label={t("debug.fields.email")}
         inputProps={{ name: "email-invalid", type: "email", required: true, autoComplete: "off" }}
         errors={["validation.required"]}
       />
-      <FormField
+      <InputField
         label={t("debug.fields.password")}
         hint={t("debug.fields.passwordHint")}
         inputProps={{
@@ -181,17 +181,17 @@ function TextFieldSamples() {
         }}
         errors={["validation.passwordTooShort"]}
       />
-      <FormField
+      <InputField
         label={t("debug.fields.organization")}
         inputProps={{ name: "organization", defaultValue: t("sample.memberName") }}
       />
-      <FormField
+      <InputField
         label={t("debug.fields.birthYear")}
         hint={t("debug.fields.birthYearHint")}
         inputProps={{ name: "birthYear", inputMode: "numeric", required: true }}
         errors={["validation.required", "validation.inputError"]}
       />
-      <FormField
+      <InputField
         label={t("debug.fields.code")}
         inputProps={{ name: "code", inputMode: "numeric", autoComplete: "one-time-code", required: true }}
         errors={["validation.codeRequired"]}
@@ -238,17 +238,15 @@ function SelectFieldSamples() {
   );
 }
 
-/** A consent checkbox with its error: FormField is for text-like controls, so the wiring is written out here. */
+/** A consent checkbox with its error. */
 function AgreementSample() {
   const { t } = useTranslation("devtools");
   return (
-    <div className="form-field form-field--invalid">
-      <label className="form-field__check">
-        <input type="checkbox" name="agree" aria-invalid aria-describedby="agree-sample-error" />
-        {t("debug.fields.agreeTerms")}
-      </label>
-      <ErrorList id="agree-sample-error" errors={["validation.agree"]} />
-    </div>
+    <CheckboxField
+      label={t("debug.fields.agreeTerms")}
+      errors={["validation.agree"]}
+      inputProps={{ id: "agree-sample", name: "agree" }}
+    />
   );
 }
 

@@ -1,10 +1,10 @@
-import { type SubmissionResult, getFormProps, getInputProps, useForm } from "@conform-to/react";
-import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
+import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
 import { Form, data, redirect, useNavigation } from "react-router";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
-import { useClearAfterServerError } from "~/components/use-clear-after-server-error";
-import { ErrorList, FormField } from "~/components/form-field";
+import { FormAlert, InputField } from "~/components/form/fields";
+import { useSchemaForm } from "~/components/form/use-schema-form";
 import { ConfirmPasswordResetSchema, RequestPasswordResetSchema } from "~/domain/auth-schemas";
 import { IdentityError, httpStatusFor } from "~/integrations/cognito/cognito-errors.server";
 import { loadTranslations } from "~/i18n/translations.server";
@@ -131,22 +131,14 @@ export default function ForgotPasswordPage({ loaderData, actionData }: Route.Com
 function RequestStep({ lastResult }: { lastResult: SubmissionResult<string[]> | undefined }) {
   const { t } = useTranslation("passwordReset");
   const navigation = useNavigation();
-  const [form, fields] = useForm({
-    lastResult,
-    constraint: getZodConstraint(RequestPasswordResetSchema),
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: RequestPasswordResetSchema }),
-    shouldValidate: "onBlur",
-    shouldRevalidate: "onInput",
-  });
+  const [form, fields] = useSchemaForm(RequestPasswordResetSchema, lastResult);
   return (
     <section className="content auth-page">
       <h1>{t("request.title")}</h1>
       <p>{t("request.lead")}</p>
       <Form method="post" {...getFormProps(form)} className="form">
-        <div role="alert" id={form.errorId}>
-          <ErrorList errors={form.errors} />
-        </div>
-        <FormField
+        <FormAlert form={form} />
+        <InputField
           label={t("request.email")}
           errors={fields.email.errors}
           inputProps={{ ...getInputProps(fields.email, { type: "email" }), autoComplete: "username" }}
@@ -171,31 +163,20 @@ function ConfirmStep({
 }) {
   const { t } = useTranslation("passwordReset");
   const navigation = useNavigation();
-  const [form, fields] = useForm({
-    lastResult,
-    constraint: getZodConstraint(ConfirmPasswordResetSchema),
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: ConfirmPasswordResetSchema }),
-    shouldValidate: "onBlur",
-    shouldRevalidate: "onInput",
-  });
+  const [form, fields] = useSchemaForm(ConfirmPasswordResetSchema, lastResult, { secretFields: ["password"] });
   const submitting = navigation.state === "submitting" && navigation.formData?.get("intent") === "confirm";
-  // hideFields keeps the password out of the server's answer, but with JavaScript on, Conform leaves what was
-  // typed in the input: empty it as well, so a refused password is never shown back (as without JavaScript).
-  useClearAfterServerError(lastResult, fields.password.id);
   return (
     <section className="content auth-page">
       <h1>{t("confirm.title")}</h1>
       <p>{t(resent ? "confirm.resentLead" : "confirm.lead", { email })}</p>
       <Form method="post" {...getFormProps(form)} className="form">
-        <div role="alert" id={form.errorId}>
-          <ErrorList errors={form.errors} />
-        </div>
+        <FormAlert form={form} />
         {/* Not submitted (the address comes from the cookie); shown, and there for password managers. */}
-        <FormField
+        <InputField
           label={t("confirm.email")}
           inputProps={{ id: "password-reset-email", type: "email", value: email, readOnly: true, autoComplete: "username" }}
         />
-        <FormField
+        <InputField
           label={t("confirm.code")}
           errors={fields.code.errors}
           inputProps={{
@@ -204,7 +185,7 @@ function ConfirmStep({
             autoComplete: "one-time-code",
           }}
         />
-        <FormField
+        <InputField
           label={t("confirm.password")}
           hint={t("confirm.passwordHint")}
           errors={fields.password.errors}

@@ -1,11 +1,11 @@
-import { type SubmissionResult, getFormProps, getInputProps, useForm } from "@conform-to/react";
-import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
+import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
 import { Form, data, redirect, useNavigation } from "react-router";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
 import { DeactivateDeviceForm, type DeviceRow, DeviceTable } from "~/components/device-table";
-import { useClearAfterServerError } from "~/components/use-clear-after-server-error";
-import { ErrorList, FormField } from "~/components/form-field";
+import { FormAlert, InputField } from "~/components/form/fields";
+import { useSchemaForm } from "~/components/form/use-schema-form";
 import { getConfig } from "~/config.server";
 import { SignInSchema } from "~/domain/auth-schemas";
 import { displayName } from "~/domain/display-name.server";
@@ -125,28 +125,19 @@ export default function SignInPage({ loaderData, actionData }: Route.ComponentPr
 function SignInForm({ lastResult }: { lastResult: SubmissionResult<string[]> | undefined }) {
   const { t, i18n } = useTranslation("auth");
   const navigation = useNavigation();
-  const [form, fields] = useForm({
-    lastResult,
-    constraint: getZodConstraint(SignInSchema),
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: SignInSchema }),
-    shouldValidate: "onBlur",
-    shouldRevalidate: "onInput",
-  });
-  useClearAfterServerError(lastResult, fields.password.id);
+  const [form, fields] = useSchemaForm(SignInSchema, lastResult, { secretFields: ["password"] });
   return (
     <section className="content auth-page">
       <h1>{t("signIn.title")}</h1>
       <p>{t("signIn.lead")}</p>
       <Form method="post" {...getFormProps(form)} className="form">
-        <div role="alert" id={form.errorId}>
-          <ErrorList errors={form.errors} />
-        </div>
-        <FormField
+        <FormAlert form={form} />
+        <InputField
           label={t("signIn.email")}
           errors={fields.email.errors}
           inputProps={{ ...getInputProps(fields.email, { type: "email" }), autoComplete: "username" }}
         />
-        <FormField
+        <InputField
           label={t("signIn.password")}
           errors={fields.password.errors}
           inputProps={{ ...getInputProps(fields.password, { type: "password" }), autoComplete: "current-password" }}

@@ -1,25 +1,16 @@
-import {
-  type FieldMetadata,
-  type SubmissionResult,
-  getFormProps,
-  getInputProps,
-  getSelectProps,
-  useForm,
-} from "@conform-to/react";
-import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
-import type { ReactNode } from "react";
-import type { z } from "zod";
+import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
 import { Form, data, redirect, useNavigation } from "react-router";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
-import { useClearAfterServerError } from "~/components/use-clear-after-server-error";
-import { ErrorList, FormField, SelectField } from "~/components/form-field";
+import { CheckboxField, CheckboxGroupField, FormAlert, InputField, RadioGroupField } from "~/components/form/fields";
+import { useSchemaForm } from "~/components/form/use-schema-form";
+import { ProfileFields } from "~/components/profile-fields";
 import { useRootData } from "~/components/use-root-data";
 import {
   AccountInfoSchema,
   COUNTRIES,
   ConfirmationCodeSchema,
-  OCCUPATIONS,
   Q1_OPTIONS,
   Q2_OPTIONS,
   Q3_OPTIONS,
@@ -186,35 +177,11 @@ function SignUpSteps({ current }: { current: (typeof STEPS)[number] }) {
   );
 }
 
-/**
- * Validated on the server only: Conform leaves fields that are absent from the posted data (unchecked
- * checkboxes: the agreements, the questionnaire) out of browser-side validation, so their messages would only
- * appear after a server round trip anyway. One path for everyone, JavaScript or not.
- */
-function useSignUpForm<Schema extends z.ZodType<Record<string, unknown>>>(
-  schema: Schema,
-  lastResult: SubmissionResult<string[]> | undefined,
-) {
-  return useForm<z.input<Schema> & Record<string, unknown>, z.output<Schema>, string[]>({
-    lastResult,
-    constraint: getZodConstraint(schema),
-  });
-}
-
-function FormAlert({ id, errors }: { id: string; errors: string[] | undefined }) {
-  return (
-    <div role="alert" id={id}>
-      <ErrorList errors={errors} />
-    </div>
-  );
-}
-
 function CredentialsForm({ lastResult }: { lastResult: SubmissionResult<string[]> | undefined }) {
   const { t } = useTranslation("signUp");
   const { locale, links } = useRootData();
   const navigation = useNavigation();
-  const [form, fields] = useSignUpForm(SignUpSchema, lastResult);
-  useClearAfterServerError(lastResult, fields.password.id);
+  const [form, fields] = useSchemaForm(SignUpSchema, lastResult, { validateInBrowser: false, secretFields: ["password"] });
   const agreements = [
     { field: fields.agreeIdTerms, label: t("credentials.agreeIdTerms"), href: pathFor("docs-terms-of-use-shinkenchiku-id", locale), link: t("credentials.idTermsLink") },
     { field: fields.agreeDataTerms, label: t("credentials.agreeDataTerms"), href: links.dataTerms, link: t("credentials.dataTermsLink") },
@@ -224,13 +191,13 @@ function CredentialsForm({ lastResult }: { lastResult: SubmissionResult<string[]
     <>
       <p>{t("credentials.lead")}</p>
       <Form method="post" {...getFormProps(form)} className="form">
-        <FormAlert id={form.errorId} errors={form.errors} />
-        <FormField
+        <FormAlert form={form} />
+        <InputField
           label={t("credentials.email")}
           errors={fields.email.errors}
           inputProps={{ ...getInputProps(fields.email, { type: "email" }), autoComplete: "email" }}
         />
-        <FormField
+        <InputField
           label={t("credentials.password")}
           hint={t("credentials.passwordHint")}
           errors={fields.password.errors}
@@ -239,11 +206,11 @@ function CredentialsForm({ lastResult }: { lastResult: SubmissionResult<string[]
         <fieldset className="form-fieldset">
           <legend>{t("credentials.agreementsLegend")}</legend>
           {agreements.map(({ field, label, href, link }) => (
-            <Checkbox key={field.name} field={field} label={label}>
+            <CheckboxField key={field.name} label={label} errors={field.errors} inputProps={getInputProps(field, { type: "checkbox" })}>
               <a href={href} target="_blank" rel="noopener">
                 {link}
               </a>
-            </Checkbox>
+            </CheckboxField>
           ))}
         </fieldset>
         <Button name="intent" value="credentials" pending={navigation.state === "submitting"} block>
@@ -254,28 +221,15 @@ function CredentialsForm({ lastResult }: { lastResult: SubmissionResult<string[]
   );
 }
 
-function Checkbox({ field, label, children }: { field: FieldMetadata<string>; label: string; children?: ReactNode }) {
-  return (
-    <div className="form-check">
-      <label>
-        <input {...getInputProps(field, { type: "checkbox" })} aria-describedby={field.errors ? field.errorId : undefined} />{" "}
-        {label}
-      </label>{" "}
-      {children}
-      <ErrorList id={field.errorId} errors={field.errors} />
-    </div>
-  );
-}
-
 function CodeForm({ email, lastResult }: { email: string; lastResult: SubmissionResult<string[]> | undefined }) {
   const { t } = useTranslation("signUp");
-  const [form, fields] = useSignUpForm(ConfirmationCodeSchema, lastResult);
+  const [form, fields] = useSchemaForm(ConfirmationCodeSchema, lastResult, { validateInBrowser: false });
   return (
     <>
       <p>{t("code.lead", { email })}</p>
       <Form method="post" {...getFormProps(form)} className="form">
-        <FormAlert id={form.errorId} errors={form.errors} />
-        <FormField
+        <FormAlert form={form} />
+        <InputField
           label={t("code.code")}
           errors={fields.code.errors}
           inputProps={{ ...getInputProps(fields.code, { type: "text" }), inputMode: "numeric", autoComplete: "one-time-code" }}
@@ -304,101 +258,45 @@ function AccountForm({
   lastResult: SubmissionResult<string[]> | undefined;
 }) {
   const { t } = useTranslation("signUp");
-  const { t: tf } = useTranslation("forms");
-  const { locale } = useRootData();
-  const [form, fields] = useSignUpForm(AccountInfoSchema, lastResult);
-  const select = tf("validation.selectRequired");
-  const text = (field: FieldMetadata<string | number | undefined>, label: string, hint?: string) => (
-    <FormField label={label} hint={hint} errors={field.errors} inputProps={getInputProps(field, { type: "text" })} />
+  const [form, fields] = useSchemaForm(AccountInfoSchema, lastResult, {
+    // The schema's default: without it no radio would start checked.
+    defaultValue: { q1: "none" },
+    validateInBrowser: false,
+  });
+  const otherDetail = (field: typeof fields.q2Other) => (
+    <InputField label={t("account.otherDetail")} errors={field.errors} inputProps={getInputProps(field, { type: "text" })} />
   );
   return (
     <>
       <p>{t("account.lead")}</p>
       <Form method="post" {...getFormProps(form)} className="form">
-        <FormAlert id={form.errorId} errors={form.errors} />
-        <p className="notice" id="real-names-note">
-          {t("account.realNames")}
-        </p>
-        {text(fields.familyName, t("account.familyName"))}
-        {text(fields.givenName, t("account.givenName"))}
-        <FormField
-          label={t("account.birthYear")}
-          hint={t("account.birthYearHint")}
-          errors={fields.birthYear.errors}
-          inputProps={{ ...getInputProps(fields.birthYear, { type: "text" }), inputMode: "numeric", autoComplete: "bday-year" }}
-        />
-        <SelectField
-          label={t("account.country")}
-          errors={fields.country.errors}
-          selectProps={getSelectProps(fields.country)}
-          options={countries}
-          placeholder={select}
-        />
-        {text(fields.prefecture, t("account.prefecture"))}
-        <SelectField
-          label={t("account.occupation")}
-          errors={fields.occupation.errors}
-          selectProps={getSelectProps(fields.occupation)}
-          options={OCCUPATIONS.map((value) => ({ value, label: t(`options.occupation.${value}`) }))}
-          placeholder={select}
-        />
-        {text(fields.organization, t("account.organization"))}
-        <SelectField
-          label={t("account.preferredLanguage")}
-          errors={fields.preferredLanguage.errors}
-          selectProps={{ ...getSelectProps(fields.preferredLanguage), defaultValue: fields.preferredLanguage.initialValue ?? locale }}
-          options={(["ja", "en"] as const).map((value) => ({ value, label: t(`options.language.${value}`) }))}
-        />
+        <FormAlert form={form} />
+        <ProfileFields fields={fields} countries={countries} />
         <fieldset className="form-fieldset">
           <legend>{t("account.questionnaire")}</legend>
-          <fieldset className="form-fieldset" aria-describedby={fields.q1.errors ? fields.q1.errorId : undefined}>
-            <legend>{t("account.q1")}</legend>
-            {Q1_OPTIONS.map((value) => (
-              <label key={value} className="form-check">
-                <input
-                  type="radio"
-                  name={fields.q1.name}
-                  value={value}
-                  defaultChecked={(fields.q1.initialValue ?? "none") === value}
-                />{" "}
-                {t(`options.q1.${value}`)}
-              </label>
-            ))}
-            <ErrorList id={fields.q1.errorId} errors={fields.q1.errors} />
-          </fieldset>
-          <ChoiceGroup field={fields.q2} legend={t("account.q2")} options={Q2_OPTIONS.map((value) => ({ value, label: t(`options.q2.${value}`) }))} />
-          {text(fields.q2Other, t("account.otherDetail"))}
-          <ChoiceGroup field={fields.q3} legend={t("account.q3")} options={Q3_OPTIONS.map((value) => ({ value, label: t(`options.q3.${value}`) }))} />
-          {text(fields.q3Other, t("account.otherDetail"))}
+          <RadioGroupField
+            legend={t("account.q1")}
+            field={fields.q1}
+            options={Q1_OPTIONS.map((value) => ({ value, label: t(`options.q1.${value}`) }))}
+          />
+          <CheckboxGroupField
+            legend={t("account.q2")}
+            field={fields.q2}
+            options={Q2_OPTIONS.map((value) => ({ value, label: t(`options.q2.${value}`) }))}
+          />
+          {otherDetail(fields.q2Other)}
+          <CheckboxGroupField
+            legend={t("account.q3")}
+            field={fields.q3}
+            options={Q3_OPTIONS.map((value) => ({ value, label: t(`options.q3.${value}`) }))}
+          />
+          {otherDetail(fields.q3Other)}
         </fieldset>
         <Button name="intent" value="account" block>
           {t("account.submit")}
         </Button>
       </Form>
     </>
-  );
-}
-
-function ChoiceGroup({
-  field,
-  legend,
-  options,
-}: {
-  field: FieldMetadata<string[]>;
-  legend: string;
-  options: { value: string; label: string }[];
-}) {
-  const chosen = new Set(Array.isArray(field.initialValue) ? field.initialValue : []);
-  return (
-    <fieldset className="form-fieldset" aria-describedby={field.errors ? field.errorId : undefined}>
-      <legend>{legend}</legend>
-      {options.map((option) => (
-        <label key={option.value} className="form-check">
-          <input type="checkbox" name={field.name} value={option.value} defaultChecked={chosen.has(option.value)} /> {option.label}
-        </label>
-      ))}
-      <ErrorList id={field.errorId} errors={field.errors} />
-    </fieldset>
   );
 }
 

@@ -1,10 +1,11 @@
-import { type SubmissionResult, getFormProps, getInputProps, useForm } from "@conform-to/react";
-import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
+import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
 import { Form, data, redirect, useNavigation } from "react-router";
 import { z } from "zod";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
-import { ErrorList, FormField } from "~/components/form-field";
+import { FormAlert, InputField } from "~/components/form/fields";
+import { useSchemaForm } from "~/components/form/use-schema-form";
 import { EmailSchema } from "~/domain/auth-schemas";
 import { EmailChangeError } from "~/domain/email-change.server";
 import { IdentityError, httpStatusFor } from "~/integrations/cognito/cognito-errors.server";
@@ -95,13 +96,7 @@ function EmailChangeForm({
 }) {
   const { t, i18n } = useTranslation("emailChange");
   const navigation = useNavigation();
-  const [form, fields] = useForm({
-    lastResult,
-    constraint: getZodConstraint(EmailChangeSchema),
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: EmailChangeSchema }),
-    shouldValidate: "onBlur",
-    shouldRevalidate: "onInput",
-  });
+  const [form, fields] = useSchemaForm(EmailChangeSchema, lastResult);
   return (
     <section className="content auth-page">
       <h1>{t("edit.title")}</h1>
@@ -111,10 +106,8 @@ function EmailChangeForm({
         <dd data-testid="current-email">{currentEmail}</dd>
       </dl>
       <Form method="post" {...getFormProps(form)} className="form">
-        <div role="alert" id={form.errorId}>
-          <ErrorList errors={form.errors} />
-        </div>
-        <FormField
+        <FormAlert form={form} />
+        <InputField
           label={t("edit.newEmail")}
           errors={fields.email.errors}
           inputProps={{ ...getInputProps(fields.email, { type: "email" }), autoComplete: "email" }}

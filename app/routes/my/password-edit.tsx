@@ -1,10 +1,10 @@
-import { type SubmissionResult, getFormProps, getInputProps, useForm } from "@conform-to/react";
-import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
+import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
 import { Form, data, useNavigation } from "react-router";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
-import { ErrorList, FormField } from "~/components/form-field";
-import { useClearAfterServerError } from "~/components/use-clear-after-server-error";
+import { FormAlert, InputField } from "~/components/form/fields";
+import { useSchemaForm } from "~/components/form/use-schema-form";
 import { PasswordChangeSchema } from "~/domain/auth-schemas";
 import { IdentityError, httpStatusFor } from "~/integrations/cognito/cognito-errors.server";
 import { loadTranslations } from "~/i18n/translations.server";
@@ -64,31 +64,22 @@ export default function PasswordEditPage({ actionData }: Route.ComponentProps) {
 function PasswordChangeForm({ lastResult }: { lastResult: SubmissionResult<string[]> | undefined }) {
   const { t, i18n } = useTranslation("account");
   const navigation = useNavigation();
-  const [form, fields] = useForm({
-    lastResult,
-    constraint: getZodConstraint(PasswordChangeSchema),
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: PasswordChangeSchema }),
-    shouldValidate: "onBlur",
-    shouldRevalidate: "onInput",
+  const [form, fields] = useSchemaForm(PasswordChangeSchema, lastResult, {
+    secretFields: ["currentPassword", "newPassword"],
   });
-  // The server never sends the passwords back; with JavaScript on, empty what was typed as well.
-  useClearAfterServerError(lastResult, fields.currentPassword.id);
-  useClearAfterServerError(lastResult, fields.newPassword.id);
   return (
     <section className="content auth-page">
       <h1>{t("passwordEdit.title")}</h1>
       <p>{t("passwordEdit.lead")}</p>
       <p data-testid="other-devices-notice">{t("passwordEdit.otherDevices")}</p>
       <Form method="post" {...getFormProps(form)} className="form">
-        <div role="alert" id={form.errorId}>
-          <ErrorList errors={form.errors} />
-        </div>
-        <FormField
+        <FormAlert form={form} />
+        <InputField
           label={t("passwordEdit.currentPassword")}
           errors={fields.currentPassword.errors}
           inputProps={{ ...getInputProps(fields.currentPassword, { type: "password" }), autoComplete: "current-password" }}
         />
-        <FormField
+        <InputField
           label={t("passwordEdit.newPassword")}
           hint={t("passwordEdit.newPasswordHint")}
           errors={fields.newPassword.errors}

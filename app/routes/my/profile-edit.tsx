@@ -1,13 +1,14 @@
-import { type FieldMetadata, type SubmissionResult, getFormProps, getInputProps, getSelectProps, useForm } from "@conform-to/react";
-import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
-import type { z } from "zod";
+import { getFormProps } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
 import { Form, data, useNavigation } from "react-router";
 import { getDatabase } from "../../../db/client.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
-import { ErrorList, FormField, SelectField } from "~/components/form-field";
+import { FormAlert } from "~/components/form/fields";
+import { useSchemaForm } from "~/components/form/use-schema-form";
+import { ProfileFields } from "~/components/profile-fields";
 import { useRootData } from "~/components/use-root-data";
-import { COUNTRIES, OCCUPATIONS, ProfileSchema } from "~/domain/auth-schemas";
+import { COUNTRIES, ProfileSchema } from "~/domain/auth-schemas";
 import { isProfileFilled } from "~/domain/display-name.server";
 import { findProfile, updateProfile } from "~/domain/profile.server";
 import { IdentityError, httpStatusFor } from "~/integrations/cognito/cognito-errors.server";
@@ -75,68 +76,24 @@ export async function action({ request, context }: Route.ActionArgs) {
   return getToastUtils().redirectWithSuccess(pathFor("my-profile", locale), "profileChanged");
 }
 
-/**
- * Validated on the server only, like sign-up's account-info step: one path for everyone, JavaScript or not.
- * The fields and their rules are sign-up's (ProfileSchema); the questionnaire is not asked again.
- */
+/** The fields and their rules are sign-up's (ProfileSchema); the questionnaire is not asked again. */
 export default function ProfileEditPage({ loaderData, actionData }: Route.ComponentProps) {
   const { t } = useTranslation("profile");
-  const { t: ts } = useTranslation("signUp");
-  const { t: tf } = useTranslation("forms");
   const { locale } = useRootData();
   const navigation = useNavigation();
-  const lastResult: SubmissionResult<string[]> | undefined = actionData?.result;
-  const [form, fields] = useForm<z.input<typeof ProfileSchema> & Record<string, unknown>, z.output<typeof ProfileSchema>, string[]>({
-    lastResult,
+  // Validated on the server only, like sign-up's account-info step.
+  const [form, fields] = useSchemaForm(ProfileSchema, actionData?.result, {
     defaultValue: loaderData.defaultValue,
-    constraint: getZodConstraint(ProfileSchema),
+    validateInBrowser: false,
   });
-  const select = tf("validation.selectRequired");
-  const text = (field: FieldMetadata<string | number | undefined>, label: string) => (
-    <FormField label={label} errors={field.errors} inputProps={getInputProps(field, { type: "text" })} />
-  );
   return (
     <section className="content auth-page">
       <h1>{t("editTitle")}</h1>
       {loaderData.filled ? null : <p className="notice">{t("notFilled")}</p>}
       <p>{t("editLead")}</p>
       <Form method="post" {...getFormProps(form)} className="form">
-        <div role="alert" id={form.errorId}>
-          <ErrorList errors={form.errors} />
-        </div>
-        <p className="notice" id="real-names-note">
-          {ts("account.realNames")}
-        </p>
-        {text(fields.familyName, ts("account.familyName"))}
-        {text(fields.givenName, ts("account.givenName"))}
-        <FormField
-          label={ts("account.birthYear")}
-          hint={ts("account.birthYearHint")}
-          errors={fields.birthYear.errors}
-          inputProps={{ ...getInputProps(fields.birthYear, { type: "text" }), inputMode: "numeric", autoComplete: "bday-year" }}
-        />
-        <SelectField
-          label={ts("account.country")}
-          errors={fields.country.errors}
-          selectProps={getSelectProps(fields.country)}
-          options={loaderData.countries}
-          placeholder={select}
-        />
-        {text(fields.prefecture, ts("account.prefecture"))}
-        <SelectField
-          label={ts("account.occupation")}
-          errors={fields.occupation.errors}
-          selectProps={getSelectProps(fields.occupation)}
-          options={OCCUPATIONS.map((value) => ({ value, label: ts(`options.occupation.${value}`) }))}
-          placeholder={select}
-        />
-        {text(fields.organization, ts("account.organization"))}
-        <SelectField
-          label={ts("account.preferredLanguage")}
-          errors={fields.preferredLanguage.errors}
-          selectProps={{ ...getSelectProps(fields.preferredLanguage), defaultValue: fields.preferredLanguage.initialValue ?? locale }}
-          options={(["ja", "en"] as const).map((value) => ({ value, label: ts(`options.language.${value}`) }))}
-        />
+        <FormAlert form={form} />
+        <ProfileFields fields={fields} countries={loaderData.countries} />
         <Button pending={navigation.state === "submitting"} block>
           {t("submit")}
         </Button>

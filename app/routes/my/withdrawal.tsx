@@ -1,11 +1,10 @@
-import { type SubmissionResult, getFormProps, getInputProps, getSelectProps, getTextareaProps, useForm } from "@conform-to/react";
-import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
+import { type SubmissionResult, getFormProps, getInputProps, getSelectProps, getTextareaProps } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
 import { Form, data, useNavigation } from "react-router";
-import type { z } from "zod";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
-import { ErrorList, FormField, SelectField } from "~/components/form-field";
-import { useClearAfterServerError } from "~/components/use-clear-after-server-error";
+import { CheckboxField, FormAlert, InputField, SelectField, TextareaField } from "~/components/form/fields";
+import { useSchemaForm } from "~/components/form/use-schema-form";
 import {
   WITHDRAWAL_REASONS,
   type WithdrawalAnswers,
@@ -110,23 +109,16 @@ function Notices() {
   );
 }
 
-/** Validated on the server only, like sign-up: an unchecked checkbox is absent from the posted data. */
 function ReasonForm({ lastResult }: { lastResult: SubmissionResult<string[]> | undefined }) {
   const { t, i18n } = useTranslation("withdrawal");
   const navigation = useNavigation();
-  const [form, fields] = useForm<z.input<typeof WithdrawalFormSchema>, WithdrawalAnswers, string[]>({
-    lastResult,
-    constraint: getZodConstraint(WithdrawalFormSchema),
-  });
-  const detailIds = { error: fields.detail.errorId, hint: `${fields.detail.id}-description` };
-  const detailInvalid = (fields.detail.errors?.length ?? 0) > 0;
+  // Validated on the server only, like sign-up: an unchecked checkbox is absent from the posted data.
+  const [form, fields] = useSchemaForm(WithdrawalFormSchema, lastResult, { validateInBrowser: false });
   return (
     <>
       <Notices />
       <Form method="post" {...getFormProps(form)} className="form">
-        <div role="alert" id={form.errorId}>
-          <ErrorList errors={form.errors} />
-        </div>
+        <FormAlert form={form} />
         <SelectField
           label={t("reason")}
           errors={fields.reason.errors}
@@ -134,32 +126,17 @@ function ReasonForm({ lastResult }: { lastResult: SubmissionResult<string[]> | u
           selectProps={getSelectProps(fields.reason)}
           options={WITHDRAWAL_REASONS.map((value) => ({ value, label: t(`reasons.${value}`) }))}
         />
-        <div className={["form-field", detailInvalid ? "form-field--invalid" : ""].filter(Boolean).join(" ")}>
-          <label className="form-field__label" htmlFor={fields.detail.id}>
-            {t("detail")}
-          </label>
-          <p className="form-field__hint" id={detailIds.hint}>
-            {t("detailHint")}
-          </p>
-          <textarea
-            {...getTextareaProps(fields.detail)}
-            className="form-field__control"
-            rows={4}
-            aria-invalid={detailInvalid || undefined}
-            aria-describedby={[detailIds.hint, detailInvalid ? detailIds.error : null].filter(Boolean).join(" ")}
-          />
-          <ErrorList id={detailIds.error} errors={fields.detail.errors} />
-        </div>
-        <div className="form-check">
-          <label>
-            <input
-              {...getInputProps(fields.agreeDisclaimer, { type: "checkbox" })}
-              aria-describedby={fields.agreeDisclaimer.errors ? fields.agreeDisclaimer.errorId : undefined}
-            />{" "}
-            {t("disclaimer")}
-          </label>
-          <ErrorList id={fields.agreeDisclaimer.errorId} errors={fields.agreeDisclaimer.errors} />
-        </div>
+        <TextareaField
+          label={t("detail")}
+          hint={t("detailHint")}
+          errors={fields.detail.errors}
+          textareaProps={{ ...getTextareaProps(fields.detail), rows: 4 }}
+        />
+        <CheckboxField
+          label={t("disclaimer")}
+          errors={fields.agreeDisclaimer.errors}
+          inputProps={getInputProps(fields.agreeDisclaimer, { type: "checkbox" })}
+        />
         <Button name="intent" value="confirm" pending={navigation.state === "submitting"} block>
           {t("next")}
         </Button>
@@ -174,11 +151,10 @@ function ReasonForm({ lastResult }: { lastResult: SubmissionResult<string[]> | u
 function ConfirmForm({ answers, lastResult }: { answers: WithdrawalAnswers; lastResult: SubmissionResult<string[]> | undefined }) {
   const { t, i18n } = useTranslation("withdrawal");
   const navigation = useNavigation();
-  const [form, fields] = useForm<z.input<typeof WithdrawalConfirmSchema>, z.output<typeof WithdrawalConfirmSchema>, string[]>({
-    lastResult,
-    constraint: getZodConstraint(WithdrawalConfirmSchema),
+  const [form, fields] = useSchemaForm(WithdrawalConfirmSchema, lastResult, {
+    validateInBrowser: false,
+    secretFields: ["password"],
   });
-  useClearAfterServerError(lastResult, fields.password.id);
   const hidden = (
     <>
       <input type="hidden" name="reason" value={answers.reason} />
@@ -198,11 +174,9 @@ function ConfirmForm({ answers, lastResult }: { answers: WithdrawalAnswers; last
         </dd>
       </dl>
       <Form method="post" {...getFormProps(form)} className="form">
-        <div role="alert" id={form.errorId}>
-          <ErrorList errors={form.errors} />
-        </div>
+        <FormAlert form={form} />
         {hidden}
-        <FormField
+        <InputField
           label={t("password")}
           errors={fields.password.errors}
           inputProps={{ ...getInputProps(fields.password, { type: "password" }), autoComplete: "current-password" }}

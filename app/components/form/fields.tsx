@@ -1,0 +1,244 @@
+import {
+  type InputHTMLAttributes,
+  type ReactNode,
+  type SelectHTMLAttributes,
+  type TextareaHTMLAttributes,
+  useId,
+} from "react";
+import { useTranslation } from "~/i18n/use-translation";
+import { useMessageTranslator } from "../use-message-translator";
+
+type FieldBaseProps = {
+  label: ReactNode;
+  /** Message keys (e.g. "validation.required") from the form's Zod schema; translated here. */
+  errors?: readonly string[] | undefined;
+  /** Help shown under the label and read with the control. */
+  hint?: ReactNode;
+  className?: string;
+};
+
+/**
+ * Ids follow Conform's convention (`${id}-error`, `${id}-description`), so props from Conform's getInputProps and
+ * these elements agree. aria-describedby is set here, once, from what is actually on screen.
+ */
+function useFieldIds(id: string | undefined, hint: ReactNode, errors: readonly string[] | undefined) {
+  const fallbackId = useId();
+  const controlId = id ?? fallbackId;
+  const errorId = `${controlId}-error`;
+  const hintId = `${controlId}-description`;
+  const hasErrors = (errors?.length ?? 0) > 0;
+  const describedBy = [hint ? hintId : null, hasErrors ? errorId : null].filter(Boolean).join(" ");
+  return {
+    controlId,
+    errorId,
+    hintId,
+    hasErrors,
+    describedBy: describedBy || undefined,
+    controlProps: {
+      id: controlId,
+      "aria-invalid": hasErrors || undefined,
+      "aria-describedby": describedBy || undefined,
+    },
+  };
+}
+
+type FieldIds = ReturnType<typeof useFieldIds>;
+
+function Hint({ ids, hint }: { ids: FieldIds; hint: ReactNode }) {
+  return hint ? (
+    <p className="form-field__hint" id={ids.hintId}>
+      {hint}
+    </p>
+  ) : null;
+}
+
+function Field({
+  label,
+  errors,
+  hint,
+  className,
+  required,
+  ids,
+  children,
+}: FieldBaseProps & { required: boolean; ids: FieldIds; children: ReactNode }) {
+  const { t } = useTranslation("forms");
+  return (
+    <div className={["form-field", ids.hasErrors ? "form-field--invalid" : "", className ?? ""].filter(Boolean).join(" ")}>
+      <label className="form-field__label" htmlFor={ids.controlId}>
+        {label}
+        {required ? <span className="form-field__required">{t("form.required")}</span> : null}
+      </label>
+      <Hint ids={ids} hint={hint} />
+      {children}
+      <ErrorList id={ids.errorId} errors={errors} />
+    </div>
+  );
+}
+
+/** The list of a field's (or a whole form's) error messages; renders nothing when there are none. */
+export function ErrorList({ id, errors }: { id?: string; errors?: readonly string[] | undefined }) {
+  const translate = useMessageTranslator();
+  if (!errors?.length) return null;
+  return (
+    <ul className="error-list" id={id}>
+      {errors.map((error) => (
+        <li key={error} className="error-list__item">
+          {translate(error)}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/**
+ * The form-level messages (a refusal from Cognito, a rate limit), announced when they appear. Conform points
+ * the form's aria-describedby at `errorId`, so the region is always there, empty until needed.
+ */
+export function FormAlert({ form }: { form: { errorId: string; errors?: readonly string[] | undefined } }) {
+  return (
+    <div role="alert" id={form.errorId}>
+      <ErrorList errors={form.errors} />
+    </div>
+  );
+}
+
+const controlClassName = (className: string | undefined) => `form-field__control ${className ?? ""}`.trim();
+
+/** A labelled <input> with its hint and errors wired for assistive technology. */
+export function InputField({
+  inputProps,
+  ...field
+}: FieldBaseProps & { inputProps: InputHTMLAttributes<HTMLInputElement> }) {
+  const ids = useFieldIds(inputProps.id, field.hint, field.errors);
+  return (
+    <Field {...field} ids={ids} required={Boolean(inputProps.required)}>
+      <input {...inputProps} {...ids.controlProps} className={controlClassName(inputProps.className)} />
+    </Field>
+  );
+}
+
+/** A labelled <textarea>, wired like InputField. */
+export function TextareaField({
+  textareaProps,
+  ...field
+}: FieldBaseProps & { textareaProps: TextareaHTMLAttributes<HTMLTextAreaElement> }) {
+  const ids = useFieldIds(textareaProps.id, field.hint, field.errors);
+  return (
+    <Field {...field} ids={ids} required={Boolean(textareaProps.required)}>
+      <textarea {...textareaProps} {...ids.controlProps} className={controlClassName(textareaProps.className)} />
+    </Field>
+  );
+}
+
+export type SelectOption = { value: string; label: string };
+
+/** A labelled <select>; the empty first option ("Please select") is what a required select rejects. */
+export function SelectField({
+  selectProps,
+  options,
+  placeholder,
+  ...field
+}: FieldBaseProps & {
+  selectProps: SelectHTMLAttributes<HTMLSelectElement>;
+  options: readonly SelectOption[];
+  placeholder?: string;
+}) {
+  const ids = useFieldIds(selectProps.id, field.hint, field.errors);
+  return (
+    <Field {...field} ids={ids} required={Boolean(selectProps.required)}>
+      <select {...selectProps} {...ids.controlProps} className={controlClassName(selectProps.className)}>
+        {placeholder !== undefined ? <option value="">{placeholder}</option> : null}
+        {options.map((option) => (
+          <option key={option.value} value={option.value}>
+            {option.label}
+          </option>
+        ))}
+      </select>
+    </Field>
+  );
+}
+
+/**
+ * One checkbox (a consent, an agreement): the label wraps the box; `children` follow the label (e.g. a link to
+ * the terms, kept out of the label so a click on it does not tick the box).
+ */
+export function CheckboxField({
+  label,
+  errors,
+  hint,
+  inputProps,
+  children,
+}: Omit<FieldBaseProps, "className"> & { inputProps: InputHTMLAttributes<HTMLInputElement>; children?: ReactNode }) {
+  const ids = useFieldIds(inputProps.id, hint, errors);
+  return (
+    <div className="form-check">
+      <label>
+        <input {...inputProps} {...ids.controlProps} type="checkbox" /> {label}
+      </label>
+      {children ? <> {children}</> : null}
+      <Hint ids={ids} hint={hint} />
+      <ErrorList id={ids.errorId} errors={errors} />
+    </div>
+  );
+}
+
+/** What a group needs of its field; Conform's field metadata has it. */
+type ChoiceField<Value> = {
+  /** The error list's id (`${id}-error`) is derived from it, as Conform's errorId is. */
+  id: string;
+  name: string;
+  errors?: readonly string[] | undefined;
+  initialValue?: Value | undefined;
+};
+
+type ChoiceGroupProps = {
+  legend: ReactNode;
+  options: readonly SelectOption[];
+  hint?: ReactNode;
+};
+
+/** A fieldset of same-named boxes or radios; the fieldset, not each control, is described by the errors. */
+function ChoiceGroup({
+  type,
+  legend,
+  field,
+  options,
+  hint,
+  isChecked,
+}: ChoiceGroupProps & {
+  type: "checkbox" | "radio";
+  field: ChoiceField<unknown>;
+  isChecked: (value: string) => boolean;
+}) {
+  const ids = useFieldIds(field.id, hint, field.errors);
+  return (
+    <fieldset className="form-fieldset" aria-describedby={ids.describedBy}>
+      <legend>{legend}</legend>
+      <Hint ids={ids} hint={hint} />
+      {options.map((option) => (
+        <label key={option.value} className="form-check">
+          <input type={type} name={field.name} value={option.value} defaultChecked={isChecked(option.value)} />{" "}
+          {option.label}
+        </label>
+      ))}
+      <ErrorList id={ids.errorId} errors={field.errors} />
+    </fieldset>
+  );
+}
+
+/**
+ * Several answers to one question, posted under one name. A reply's initial value is a string when one box was
+ * ticked and a list when several were.
+ */
+export function CheckboxGroupField({
+  field,
+  ...group
+}: ChoiceGroupProps & { field: ChoiceField<string | readonly (string | undefined)[]> }) {
+  const chosen = new Set([field.initialValue].flat());
+  return <ChoiceGroup {...group} field={field} type="checkbox" isChecked={(value) => chosen.has(value)} />;
+}
+
+/** One answer out of several. */
+export function RadioGroupField({ field, ...group }: ChoiceGroupProps & { field: ChoiceField<string> }) {
+  return <ChoiceGroup {...group} field={field} type="radio" isChecked={(value) => value === field.initialValue} />;
+}
