@@ -72,7 +72,7 @@ export async function action({ request, context }: Route.ActionArgs) {
       { status: httpStatusFor(error) },
     );
   }
-  return getToastUtils().redirectWithSuccess(pathFor("my-profile", locale), "profileChanged");
+  return getToastUtils(context).redirectWithSuccess(pathFor("my-profile", locale), "profileChanged");
 }
 
 /**

@@ -3,6 +3,7 @@ import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
 import { Form, data, useNavigation } from "react-router";
 import type { z } from "zod";
 import { AppLink } from "~/components/app-link";
+import { sessionCookie } from "~/cookies/app-cookies.server";
 import { Button } from "~/components/button";
 import { ErrorList, FormField, SelectField } from "~/components/form-field";
 import { useClearAfterServerError } from "~/components/use-clear-after-server-error";
@@ -17,8 +18,8 @@ import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { getMember } from "~/middleware/member-session.server";
-import { clearSessionCookie } from "~/middleware/session-cookies.server";
 import { pathFor } from "~/routing/route-table";
+import { servicesOf } from "~/services.server";
 import { getToastUtils } from "~/toast.server";
 import { checkAttemptLimit } from "../auth/rate-limits.server";
 import type { Route } from "./+types/withdrawal";
@@ -76,8 +77,8 @@ export async function action({ request, context }: Route.ActionArgs) {
     if (!(error instanceof IdentityError)) throw error;
     return confirmFailure({ formErrors: [`toasts:${error.messageKey}`] }, httpStatusFor(error));
   }
-  const headers = new Headers({ "Set-Cookie": await clearSessionCookie() });
-  return getToastUtils().redirectWithSuccess(pathFor("index", locale), "cancellationDone", { headers });
+  const headers = new Headers({ "Set-Cookie": await sessionCookie.clear(servicesOf(context).config) });
+  return getToastUtils(context).redirectWithSuccess(pathFor("index", locale), "cancellationDone", { headers });
 }
 
 export default function WithdrawalPage({ actionData }: Route.ComponentProps) {
