@@ -118,7 +118,7 @@ export async function resolvePageSession(
       return { kind: "unverified" };
     }
     // Cognito refused the refresh token (revoked, expired, user disabled): this session is over.
-    await endSessions(services, { sessionId: session.id });
+    await endSessions(services, { sessionId: session.id, refreshRefused: true });
     return { kind: "signedOut" };
   }
 }

@@ -13,8 +13,11 @@ type SessionServices = Pick<AppServices, "db" | "identity" | "config" | "clock">
 
 /** Which sessions end. */
 export type SessionsToEnd =
-  /** One session by its id, pending or active: sign-out, leaving the device-limit screen, a refused refresh. */
-  | { sessionId: string }
+  /**
+   * One session by its id, pending or active: sign-out, leaving the device-limit screen, a refused refresh
+   * (`refreshRefused`: Cognito already refused its refresh token, so there is nothing left to revoke).
+   */
+  | { sessionId: string; refreshRefused?: boolean }
   /**
    * One of the member's own active devices, by its session row (pages) or its device key (API); never another
    * member's (the sub is part of the match) and never `exceptSessionId` (the asking browser).
@@ -121,10 +124,9 @@ export async function endSessions(
     await alongside?.(tx);
     return condition ? endSessionRows(tx, condition, services.clock.now()) : [];
   });
-  await revokeRefreshTokens(
-    services,
-    ended.map((row) => row.refreshTokenEncrypted),
-  );
+  const endedTokens = ended.map((row) => row.refreshTokenEncrypted);
+  if ("refreshRefused" in which && which.refreshRefused) await recordRevocationsConfirmed(services.db, endedTokens);
+  else await revokeRefreshTokens(services, endedTokens);
   return ended.map((row) => ({ sessionId: row.id, deviceName: row.deviceName }));
 }
 
