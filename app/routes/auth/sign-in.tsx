@@ -25,7 +25,7 @@ import { servicesOf } from "~/services.server";
 import { getToastUtils } from "~/toast.server";
 import type { Route } from "./+types/sign-in";
 import { checkAttemptLimit } from "./rate-limits.server";
-import { activeSessionCookies, returnTargetFrom, signInWithPassword } from "./sign-in.server";
+import { activeSessionCookies, returnTargetFrom, signInWithPassword } from "./sign-in-flow.server";
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   const services = servicesOf(context);
