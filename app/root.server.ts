@@ -27,10 +27,10 @@ function translateToast(toast: ToastMessage, t: TFunction<"toasts">) {
  * visible links ahead of time, and a prefetch must neither eat a toast meant for the page being shown nor, by
  * answering late, overwrite the cookie a form post has just set. Without a toast nothing is written either.
  */
-async function readToast(request: Request) {
+async function readToast(request: Request, context: Readonly<RouterContextProvider>) {
   const purpose = request.headers.get("Sec-Purpose") ?? request.headers.get("Purpose") ?? "";
   if (/prefetch/i.test(purpose)) return { toast: undefined, headers: new Headers() };
-  const { toast, headers } = await getToastUtils().getToast(request);
+  const { toast, headers } = await getToastUtils(context).getToast(request);
   return { toast, headers: toast ? headers : new Headers() };
 }
 
@@ -39,11 +39,11 @@ const FRAME_NAMESPACES = ["common", "errors"] as const;
 
 export async function loadRootData(request: Request, context: Readonly<RouterContextProvider>) {
   const { config } = servicesOf(context);
-  const { toast, headers } = await readToast(request);
+  const { toast, headers } = await readToast(request, context);
   const locale = getLocale(context);
   // Not getMember: the frame must render on the 503 page too, where the member is unknown.
   const { member } = peekMember(context);
-  const { service, setCookie } = await resolveService(request, config.origin);
+  const { service, setCookie } = await resolveService(request, config);
   if (setCookie) headers.append("Set-Cookie", setCookie);
   return {
     headers,

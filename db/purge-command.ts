@@ -24,7 +24,7 @@ const identity =
 
 const handle = openDatabase({ databaseUrl: env.DATABASE_URL, dataDir: env.DATA_DIR ?? ".data" });
 try {
-  const report = await runPurgeExclusively({ db: handle.db, identity, secrets }, new Date());
+  const report = await runPurgeExclusively({ db: handle.db, identity, config: { sessionSecrets: secrets } }, new Date());
   if (!report) {
     console.log("Another purge is running; nothing done.");
   } else {

@@ -2,12 +2,13 @@ import type { RouterContextProvider } from "react-router";
 import type { z } from "zod";
 import { type Database, getDatabase } from "../../db/client.server";
 import { type Config, getConfig } from "~/config.server";
-import { listActiveDevices } from "~/domain/member-session.server";
+import { listActiveDevices } from "~/domain/device-list.server";
 import type { MemberRecord } from "~/domain/profile.server";
 import { type LimitedAction, countAttempt } from "~/domain/rate-limit.server";
 import { logger, runWithRequestId } from "~/integrations/logger.server";
 import type { Locale } from "~/i18n/locales";
 import { requestInfoContext } from "~/server/request-context";
+import { type AppServices, servicesOf } from "~/services.server";
 import { ApiError, apiErrorResponse, apiJson, apiLocaleOf, toApiError, translatorFor } from "./api-response.server";
 import { type ApiMember, authenticateBearer } from "./bearer-auth.server";
 import { type ApiBody, type ApiOperationId, type ApiResponseBody, apiEndpoint } from "./contract";
@@ -22,6 +23,7 @@ export interface ApiCall<Id extends ApiOperationId> {
   clientIp: string;
   db: Database;
   config: Config;
+  services: AppServices;
 }
 
 type ApiHandler<Id extends ApiOperationId> = (call: ApiCall<Id>) => Promise<ApiResponseBody<Id> | ApiOutcome<Id>>;
@@ -101,6 +103,7 @@ export function apiRoute(handlers: Handlers) {
         clientIp,
         db,
         config,
+        services: servicesOf(context),
       });
       const { status, body: responseBody } =
         result instanceof ApiOutcome ? result : { status: endpoint.success.status, body: result };

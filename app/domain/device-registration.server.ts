@@ -1,16 +1,11 @@
 import { decodeJwt } from "jose";
-import type { Database } from "../../db/client.server";
 import { IdentityError } from "~/integrations/cognito/cognito-errors.server";
-import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
+import type { AppServices } from "~/services.server";
+import { startSession } from "./device-admission.server";
 import { describeDevice } from "./device-description.server";
-import { type SessionDevice, revokeRefreshTokens, startSession } from "./member-session.server";
+import type { SessionDevice } from "./device-list.server";
 
-export interface DeviceRegistrationDependencies {
-  db: Database;
-  identity: Pick<IdentityProvider, "refresh" | "revokeRefreshToken">;
-  deviceLimit: number;
-  secrets: string[];
-}
+export type DeviceRegistrationDependencies = Pick<AppServices, "db" | "identity" | "config" | "clock">;
 
 export type DeviceRegistration =
   | { kind: "registered"; created: boolean }
@@ -43,18 +38,15 @@ export async function registerDevice(
   const access = decodeJwt(tokens.accessToken);
   const id = decodeJwt(tokens.idToken);
   if (access.sub !== input.sub) return { kind: "invalidRefreshToken" };
-  const result = await startSession(deps.db, {
+  const result = await startSession(deps, {
     sub: input.sub,
     email: typeof id.email === "string" ? id.email : "",
     deviceKey: input.deviceKey,
     device: describeDevice(input.userAgent),
     refreshToken: input.refreshToken,
     originJti: typeof access.origin_jti === "string" ? access.origin_jti : null,
-    deviceLimit: deps.deviceLimit,
-    secrets: deps.secrets,
     overLimit: "refuse",
   });
-  await revokeRefreshTokens(deps, result.endedRefreshTokens);
   if (result.kind === "deviceLimit") return { kind: "deviceLimit", devices: result.devices };
   return { kind: "registered", created: !result.reused };
 }

@@ -8,7 +8,7 @@ import { IdentityError } from "~/integrations/cognito/cognito-errors.server";
 import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import type { Mailer } from "~/integrations/mailer.server";
 import { pathFor } from "~/routing/route-table";
-import { lockMember } from "./member-session.server";
+import { lockMember } from "./member-lock.server";
 
 /** The link in the confirmation mail works for one hour (spec: "E-mail change link valid 1 hour"). */
 export const EMAIL_CHANGE_TTL_MS = 60 * 60 * 1000;

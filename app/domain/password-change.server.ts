@@ -1,14 +1,10 @@
-import type { Database } from "../../db/client.server";
-import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { logger } from "~/integrations/logger.server";
-import { renewSessionSignIn, signOutEverywhere } from "./member-session.server";
+import type { AppServices } from "~/services.server";
+import { renewSessionSignIn } from "./page-sessions.server";
+import { signOutEverywhere } from "./session-ending.server";
 import { originJtiOf } from "./sign-in.server";
 
-export interface PasswordChangeDependencies {
-  db: Database;
-  identity: Pick<IdentityProvider, "changePassword" | "revokeRefreshToken" | "signOutEverywhere" | "signIn">;
-  secrets: string[];
-}
+export type PasswordChangeDependencies = Pick<AppServices, "db" | "identity" | "config" | "clock">;
 
 export interface PasswordChangeResult {
   endedSessions: number;
@@ -44,11 +40,10 @@ export async function changePassword(
   try {
     const tokens = await deps.identity.signIn({ email: input.email, password: input.newPassword });
     if (!tokens.refreshToken) throw new Error("Cognito returned no refresh token at sign-in");
-    await renewSessionSignIn(deps.db, {
+    await renewSessionSignIn(deps, {
       sessionId: input.sessionId,
       refreshToken: tokens.refreshToken,
       originJti: originJtiOf(tokens.accessToken),
-      secrets: deps.secrets,
     });
     return { endedSessions, accessToken: tokens.accessToken };
   } catch (error) {

@@ -1,19 +1,12 @@
-import type { Database } from "../../db/client.server";
 import { IdentityError, type IdentityErrorCode } from "~/integrations/cognito/cognito-errors.server";
 import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { logger } from "~/integrations/logger.server";
-import { signOutEverywhere } from "./member-session.server";
+import type { AppServices } from "~/services.server";
+import { signOutEverywhere } from "./session-ending.server";
 
 export type PasswordResetIdentity = Pick<IdentityProvider, "forgotPassword" | "confirmForgotPassword">;
 
-export interface PasswordResetDependencies {
-  db: Database;
-  identity: Pick<
-    IdentityProvider,
-    "forgotPassword" | "confirmForgotPassword" | "getUser" | "signOutEverywhere" | "revokeRefreshToken"
-  >;
-  secrets: string[];
-}
+export type PasswordResetDependencies = Pick<AppServices, "db" | "identity" | "config" | "clock">;
 
 /**
  * What Cognito's ForgotPassword may reveal about the account itself: unknown, unconfirmed, disabled

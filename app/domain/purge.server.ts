@@ -1,9 +1,12 @@
-import { lt, sql } from "drizzle-orm";
+import { and, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
 import type { Database } from "../../db/client.server";
-import { emailChangeTokens } from "../../db/schema";
+import { emailChangeTokens, memberSessions } from "../../db/schema";
+import type { Config } from "~/config.server";
 import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { logger } from "~/integrations/logger.server";
-import { purgeEndedSessions, revokeOwedRefreshTokens } from "./member-session.server";
+import type { Clock } from "~/services.server";
+import { PENDING_SIGN_IN_TTL_MS } from "./device-admission.server";
+import { revokeOwedRefreshTokens } from "./refresh-tokens.server";
 import { finishOwedCognitoDeletions, purgeCancelledProfiles } from "./withdrawal.server";
 
 /** E-mail-change tokens are kept this long after they expire (used or not), then deleted. */
@@ -14,13 +17,23 @@ export const PURGE_INTERVAL_MS = 6 * 60 * 60 * 1000;
 export const PURGE_FIRST_RUN_DELAY_MS = 5 * 60 * 1000;
 /** Any constant works; it only has to be the same in every instance (and differ from the migration lock's). */
 export const PURGE_LOCK_KEY = 727_310_002;
+/**
+ * Ended sessions are kept this long, then deleted: well beyond an access token's longest life (one day), since
+ * the member API refuses a token by its ended row (tokenStanding), and long enough to see recent sign-outs.
+ */
+export const ENDED_SESSION_RETENTION_DAYS = 30;
+/**
+ * An ended session whose revocation is still owed after this long is deleted all the same: by then its refresh
+ * token has expired under Cognito's default 30-day validity (or its secret was rotated out and it cannot be opened).
+ */
+export const OWED_REVOCATION_GIVE_UP_DAYS = 90;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 export interface PurgeDependencies {
   db: Database;
   /** Without it (the command run without Cognito settings) the Cognito retries are left to the server's schedule. */
-  identity?: Pick<IdentityProvider, "deleteUser" | "revokeRefreshToken">;
-  secrets: string[];
+  identity?: Pick<IdentityProvider, "deleteUser" | "revokeRefreshToken"> | undefined;
+  config: Pick<Config, "sessionSecrets">;
 }
 
 export interface PurgeReport {
@@ -39,6 +52,37 @@ export async function purgeEmailChangeTokens(db: Database, now: Date): Promise<{
   return { deleted: rows.length };
 }
 
+/**
+ * Deletes sessions ended more than ENDED_SESSION_RETENTION_DAYS before `now` whose refresh token is confirmed
+ * revoked (an owed revocation keeps its row, the only place the token is, up to OWED_REVOCATION_GIVE_UP_DAYS), and
+ * ends pending sign-ins left on the device-limit screen past their lifetime so their refresh tokens get revoked too.
+ */
+export async function purgeEndedSessions(db: Database, now: Date): Promise<{ deleted: number }> {
+  await db
+    .update(memberSessions)
+    .set({ revokedAt: now })
+    .where(
+      and(
+        isNull(memberSessions.activatedAt),
+        isNull(memberSessions.revokedAt),
+        lt(memberSessions.createdAt, new Date(now.getTime() - PENDING_SIGN_IN_TTL_MS)),
+      ),
+    );
+  const deleted = await db
+    .delete(memberSessions)
+    .where(
+      or(
+        and(
+          lt(memberSessions.revokedAt, new Date(now.getTime() - ENDED_SESSION_RETENTION_DAYS * DAY_MS)),
+          isNotNull(memberSessions.refreshTokenRevokedAt),
+        ),
+        lt(memberSessions.revokedAt, new Date(now.getTime() - OWED_REVOCATION_GIVE_UP_DAYS * DAY_MS)),
+      ),
+    )
+    .returning({ id: memberSessions.id });
+  return { deleted: deleted.length };
+}
+
 /** Deletions by the retention rules: ended sessions, old e-mail-change tokens, cancelled members past retention. */
 async function purgeExpiredData(db: Database, now: Date) {
   const { deleted: endedSessions } = await purgeEndedSessions(db, now);
@@ -51,7 +95,7 @@ async function purgeExpiredData(db: Database, now: Date) {
 async function finishOwedCognitoWork(deps: PurgeDependencies) {
   if (!deps.identity) return { cognitoDeletions: null, revocations: null };
   const cognitoDeletions = await finishOwedCognitoDeletions({ db: deps.db, identity: deps.identity });
-  const revocations = await revokeOwedRefreshTokens({ db: deps.db, identity: deps.identity, secrets: deps.secrets });
+  const revocations = await revokeOwedRefreshTokens({ db: deps.db, identity: deps.identity, config: deps.config });
   return { cognitoDeletions, revocations };
 }
 
@@ -86,16 +130,15 @@ export async function runPurgeExclusively(deps: PurgeDependencies, now: Date): P
  * PURGE_INTERVAL_MS. The timers are unref'd (they never keep the process alive). Returns a stop function.
  */
 export function schedulePurge(
-  deps: PurgeDependencies,
-  options: { clock?: () => Date; firstRunDelayMs?: number; intervalMs?: number } = {},
+  deps: PurgeDependencies & { clock: Clock },
+  options: { firstRunDelayMs?: number; intervalMs?: number } = {},
 ): () => void {
-  const clock = options.clock ?? (() => new Date());
   let running = false;
   const run = async () => {
     if (running) return;
     running = true;
     try {
-      const report = await runPurgeExclusively(deps, clock());
+      const report = await runPurgeExclusively(deps, deps.clock.now());
       if (report) logger.info({ purge: report }, "purge ran");
     } catch (error) {
       logger.warn({ err: error }, "the scheduled purge failed; it runs again at the next interval");

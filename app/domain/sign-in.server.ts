@@ -1,17 +1,11 @@
 import { decodeJwt } from "jose";
-import type { Database } from "../../db/client.server";
 import { IdentityError, type IdentityErrorCode } from "~/integrations/cognito/cognito-errors.server";
-import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
+import type { AppServices } from "~/services.server";
+import { type StartSessionResult, startSession } from "./device-admission.server";
 import { describeDevice } from "./device-description.server";
 import { migrateLegacyAccount } from "./legacy-accounts.server";
-import { type StartSessionResult, revokeRefreshTokens, startSession } from "./member-session.server";
 
-export interface SignInDependencies {
-  db: Database;
-  identity: IdentityProvider;
-  deviceLimit: number;
-  secrets: string[];
-}
+export type SignInDependencies = Pick<AppServices, "db" | "identity" | "config" | "clock">;
 
 export type SignInResult = StartSessionResult & { accessToken: string };
 
@@ -54,17 +48,14 @@ export async function signIn(
   const sub = String(claims.sub);
   const email = typeof claims.email === "string" ? claims.email : input.email;
   if (!tokens.refreshToken) throw new Error("Cognito returned no refresh token at sign-in");
-  const session = await startSession(deps.db, {
+  const session = await startSession(deps, {
     sub,
     email,
     deviceKey: input.deviceKey,
     device: describeDevice(input.userAgent),
     refreshToken: tokens.refreshToken,
     originJti: originJtiOf(tokens.accessToken),
-    deviceLimit: deps.deviceLimit,
-    secrets: deps.secrets,
     overLimit: "hold",
   });
-  await revokeRefreshTokens(deps, session.endedRefreshTokens);
   return { ...session, accessToken: tokens.accessToken };
 }

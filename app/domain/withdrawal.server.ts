@@ -4,17 +4,14 @@ import { legacyCredentials, memberProfiles, memberSessions, memberSignOuts, with
 import { IdentityError } from "~/integrations/cognito/cognito-errors.server";
 import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { logger } from "~/integrations/logger.server";
-import { lockMember, revokeRefreshTokens } from "./member-session.server";
+import type { AppServices } from "~/services.server";
+import { endSessions } from "./session-ending.server";
 import type { WithdrawalReason } from "./withdrawal-schema";
 
 /** Spec section 9: a cancelled member's data is kept as backup for 13 months, then purged (`npm run purge`). */
 export const CANCELLED_DATA_RETENTION_MONTHS = 13;
 
-export interface WithdrawalDependencies {
-  db: Database;
-  identity: Pick<IdentityProvider, "signIn" | "deleteUser" | "revokeRefreshToken">;
-  secrets: string[];
-}
+export type WithdrawalDependencies = Pick<AppServices, "db" | "identity" | "config" | "clock">;
 
 type CognitoDeletionDependencies = { db: Database; identity: Pick<IdentityProvider, "deleteUser"> };
 
@@ -25,7 +22,6 @@ export interface CancellationInput {
   reason: WithdrawalReason;
   detail?: string | undefined;
   locale: string;
-  now?: Date;
 }
 
 /**
@@ -35,14 +31,14 @@ export interface CancellationInput {
  * cancelled with its Cognito deletion owed. From that commit on the member is out (no sign-in can start a session
  * of a cancelled member, see startSession), so the Cognito user is deleted only afterwards: if that fails or times
  * out, the record says so and finishOwedCognitoDeletions (the purge job) completes it; "user not found" counts as
- * done. A repeated submission finds the cancellation recorded and changes nothing. Refresh tokens (the sessions'
- * and the check's own) are revoked last, with retries.
+ * done. A repeated submission finds the cancellation recorded and changes nothing. The sessions' refresh tokens are
+ * revoked as they end (endSessions, with retries), the check's own last.
  */
 export async function cancelMembership(
   deps: WithdrawalDependencies,
   input: CancellationInput,
 ): Promise<{ kind: "cancelled"; endedSessions: number; cognitoDeleted: boolean } | { kind: "passwordMismatch" }> {
-  const now = input.now ?? new Date();
+  const now = deps.clock.now();
   let checkRefreshToken: string | undefined;
   try {
     ({ refreshToken: checkRefreshToken } = await deps.identity.signIn({ email: input.email, password: input.password }));
@@ -52,9 +48,8 @@ export async function cancelMembership(
     }
     throw error;
   }
-  const ended = await deps.db.transaction(async (tx) => {
-    // The same per-member lock as the session code, so no sign-in slips a session in meanwhile.
-    await lockMember(tx, input.sub);
+  // Recorded under the member's session lock, with every session's end, so no sign-in slips a session in meanwhile.
+  const ended = await endSessions(deps, { sub: input.sub, all: true }, async (tx) => {
     const [profile] = await tx
       .select({ cancelledAt: memberProfiles.cancelledAt })
       .from(memberProfiles)
@@ -76,15 +71,8 @@ export async function cancelMembership(
           set: { cancelledAt: now, cognitoDeletedAt: null, updatedAt: now },
         });
     }
-    const sessions = await tx
-      .update(memberSessions)
-      .set({ revokedAt: now })
-      .where(and(eq(memberSessions.sub, input.sub), isNull(memberSessions.revokedAt)))
-      .returning({ refreshTokenEncrypted: memberSessions.refreshTokenEncrypted });
-    return sessions.map((row) => row.refreshTokenEncrypted);
   });
   const cognitoDeleted = await deleteCognitoUser(deps, input.sub);
-  await revokeRefreshTokens(deps, ended);
   if (checkRefreshToken && !cognitoDeleted) {
     // A deleted user's tokens are dead already; otherwise the check's own sign-in must not outlive the membership.
     await deps.identity

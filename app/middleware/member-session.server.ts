@@ -1,22 +1,11 @@
 import { type MiddlewareFunction, type RouterContextProvider, createContext, data } from "react-router";
-import { getDatabase, isDatabaseUnavailable } from "../../db/client.server";
-import { getConfig } from "~/config.server";
-import { endSession, findLiveSession, type LiveSession, openRefreshToken } from "~/domain/member-session.server";
-import { verifyAccessToken } from "~/integrations/cognito/access-token.server";
-import { IdentityError, type IdentityErrorCode } from "~/integrations/cognito/cognito-errors.server";
-import { getIdentityProvider } from "~/integrations/cognito/identity.server";
+import { isDatabaseUnavailable } from "../../db/client.server";
+import { sessionCookie } from "~/cookies/app-cookies.server";
+import { type PageSessionResolution, type SignedInMember, resolvePageSession } from "~/domain/page-sessions.server";
 import { logger } from "~/integrations/logger.server";
-import { clearSessionCookie, readSessionCookie, serializeSessionCookie } from "./session-cookies.server";
+import { servicesOf } from "~/services.server";
 
-export interface SignedInMember {
-  sub: string;
-  email: string;
-  familyName: string | null;
-  givenName: string | null;
-  groups: string[];
-  sessionId: string;
-  accessToken: string;
-}
+export type { SignedInMember };
 
 export const memberContext = createContext<SignedInMember | null>(null);
 /** Set when the database could not be asked whose session the cookie names: the member is unknown, not absent. */
@@ -47,98 +36,37 @@ export function peekMember(context: Readonly<RouterContextProvider>): {
   return { member: context.get(memberContext), databaseUnavailable: context.get(databaseUnavailableContext) };
 }
 
-type Resolution =
-  | { kind: "member"; member: SignedInMember; refreshedCookie?: string }
-  | { kind: "signedOut" }
-  /** Cognito could not answer (down, slow, throttling): anonymous for this request, the session kept for the next. */
-  | { kind: "unverified" }
-  /** The database could not answer: the member is unknown; pages answer 503 and the session is kept. */
-  | { kind: "databaseUnavailable" };
+/** The database could not answer: the member is unknown; pages answer 503 and the session is kept. */
+type Resolution = PageSessionResolution | { kind: "databaseUnavailable" };
 
-/**
- * Refresh failures that say nothing about the refresh token: Cognito down, slow or throttling (TooManyRequests,
- * LimitExceeded). The session must survive them (SECURITY.md 15); ending it would sign the member out for good
- * because Cognito was busy for a moment.
- */
-const TRANSIENT_REFRESH_FAILURES: ReadonlySet<IdentityErrorCode> = new Set([
-  "unavailable",
-  "throttled",
-  "signInThrottled",
-]);
-
-function toMember(session: LiveSession, groups: string[], accessToken: string): SignedInMember {
-  return {
-    sub: session.sub,
-    email: session.email,
-    familyName: session.familyName,
-    givenName: session.givenName,
-    groups,
-    sessionId: session.id,
-    accessToken,
-  };
-}
-
-/**
- * A page view costs no Cognito call: the access token is verified locally (cached JWKS) and the session row is
- * read once. Only an expired access token costs one refresh. A revoked or unknown session, a token that is not
- * ours or a refused refresh all end in "signed out", and the cookie is removed.
- */
-async function resolveMember(sid: string, accessToken: string): Promise<Resolution> {
-  const config = getConfig();
-  const db = getDatabase();
-  const [check, session] = await Promise.all([verifyAccessToken(accessToken, config.cognito), findLiveSession(db, sid)]);
-  if (!session) return { kind: "signedOut" };
-  if (check.valid) {
-    return check.claims.sub === session.sub
-      ? { kind: "member", member: toMember(session, check.claims.groups, accessToken) }
-      : { kind: "signedOut" };
-  }
-  if ("unverifiable" in check) return { kind: "unverified" };
-  if (!check.expired) return { kind: "signedOut" };
-
-  const refreshToken = openRefreshToken(session, config.sessionSecrets);
-  if (!refreshToken) return { kind: "signedOut" };
-  try {
-    const tokens = await getIdentityProvider().refresh(refreshToken);
-    const refreshed = await verifyAccessToken(tokens.accessToken, config.cognito);
-    if (!refreshed.valid || refreshed.claims.sub !== session.sub) return { kind: "signedOut" };
-    return {
-      kind: "member",
-      member: toMember(session, refreshed.claims.groups, tokens.accessToken),
-      refreshedCookie: await serializeSessionCookie({ sid, at: tokens.accessToken }),
-    };
-  } catch (error) {
-    if (error instanceof IdentityError && TRANSIENT_REFRESH_FAILURES.has(error.code)) {
-      logger.warn({ err: error, code: error.code }, "could not refresh a session: Cognito unavailable or throttling");
-      return { kind: "unverified" };
-    }
-    // Cognito refused the refresh token (revoked, expired, user disabled): this session is over.
-    await endSession(db, sid);
-    return { kind: "signedOut" };
-  }
-}
-
+/** Resolves the session cookie's member (app/domain/page-sessions.server.ts) and writes the cookie back. */
 export const memberSessionMiddleware: MiddlewareFunction<Response> = async ({ request, context }, next) => {
-  const cookie = await readSessionCookie(request);
+  const services = servicesOf(context);
+  const cookie = await sessionCookie.read(services.config, request);
   if (!cookie) {
     context.set(memberContext, null);
     return next();
   }
-  const resolution = await resolveMember(cookie.sid, cookie.at).catch((error: unknown): Resolution => {
-    if (!isDatabaseUnavailable(error)) throw error;
-    // Thrown from here, the error would reach only the root's bare last-resort page; the layouts answer 503.
-    logger.warn({ err: error }, "database unavailable at the session check");
-    return { kind: "databaseUnavailable" };
-  });
+  const resolution = await resolvePageSession(services, { sessionId: cookie.sid, accessToken: cookie.at }).catch(
+    (error: unknown): Resolution => {
+      if (!isDatabaseUnavailable(error)) throw error;
+      // Thrown from here, the error would reach only the root's bare last-resort page; the layouts answer 503.
+      logger.warn({ err: error }, "database unavailable at the session check");
+      return { kind: "databaseUnavailable" };
+    },
+  );
   context.set(databaseUnavailableContext, resolution.kind === "databaseUnavailable");
   context.set(memberContext, resolution.kind === "member" ? resolution.member : null);
   const response = await next();
   if (resolution.kind === "member") {
     // A signed-in page is the member's own: never stored by a shared cache or the browser's disk cache.
     response.headers.set("Cache-Control", "no-store");
-    if (resolution.refreshedCookie) response.headers.append("Set-Cookie", resolution.refreshedCookie);
+    if (resolution.refreshedAccessToken) {
+      const refreshed = { sid: cookie.sid, at: resolution.refreshedAccessToken };
+      response.headers.append("Set-Cookie", await sessionCookie.serialize(services.config, refreshed));
+    }
   } else if (resolution.kind === "signedOut") {
-    response.headers.append("Set-Cookie", await clearSessionCookie());
+    response.headers.append("Set-Cookie", await sessionCookie.clear(services.config));
   }
   return response;
 };

@@ -42,7 +42,7 @@ export async function action({ params, context }: Route.ActionArgs) {
   }
   const member = getMember(context);
   const next = member ? pathFor("my-profile", locale) : pathFor("auth-sign-in", locale);
-  return getToastUtils().redirectWithSuccess(next, "emailChanged");
+  return getToastUtils(context).redirectWithSuccess(next, "emailChanged");
 }
 
 export default function EmailUpdatePage({ loaderData, actionData }: Route.ComponentProps) {

@@ -12,6 +12,7 @@ import { getIdentityProvider } from "~/integrations/cognito/identity.server";
 import { createIdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { identityPoolProblems } from "~/integrations/cognito/pool-contract.server";
 import { logger } from "~/integrations/logger.server";
+import { systemClock } from "~/services.server";
 import { type EmbeddedStack } from "./embedded/embedded-stack";
 import { createHttpApp } from "./http-app";
 import { applyServerTimeouts } from "./server-timeouts";
@@ -76,7 +77,7 @@ async function main() {
   await database.migrate();
   setDatabase(database);
   // Retention and the two-systems repairs (owed Cognito deletions and revocations); see app/domain/purge.server.ts.
-  const stopPurge = schedulePurge({ db: database.db, identity: getIdentityProvider(), secrets: config.sessionSecrets });
+  const stopPurge = schedulePurge({ db: database.db, identity: getIdentityProvider(), config, clock: systemClock });
 
   const http = await createHttpApp(config, database);
   const server: Server = applyServerTimeouts(createServer(http.listener)).listen(config.port, config.host);

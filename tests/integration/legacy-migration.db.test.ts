@@ -4,6 +4,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
 import { type DatabaseHandle, openDatabase } from "../../db/client.server";
 import { legacyCredentials, memberProfiles } from "../../db/schema";
+import { parseConfig } from "~/config.server";
 import { importLegacyRows, parseLegacyCsv } from "~/domain/legacy-accounts.server";
 import { MAX_LEGACY_BCRYPT_COST, legacyPasswordCheckStats } from "~/domain/legacy-password.server";
 import { signIn } from "~/domain/sign-in.server";
@@ -13,6 +14,7 @@ import { IdentityError } from "~/integrations/cognito/cognito-errors.server";
 import { createIdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { listMailboxEntries, mailboxDirectory } from "~/integrations/dev-mailbox.server";
 import { type EmbeddedStack, startEmbeddedStack } from "~/server/embedded/embedded-stack";
+import { systemClock } from "~/services.server";
 import { cognitoConfigOf } from "../support/stand-in-config";
 import { getRequestCounts, resetHarness, resetRequestCounts, setFault } from "../support/stand-in-faults";
 import { makeTempDir } from "../support/temp-dir";
@@ -43,8 +45,8 @@ function deps() {
   return {
     db: handle.db,
     identity: createIdentityProvider(cognitoConfigOf(stack)),
-    deviceLimit: 3,
-    secrets: ["s".repeat(32)],
+    config: { ...parseConfig({}), deviceLimit: 3, sessionSecrets: ["s".repeat(32)] },
+    clock: systemClock,
   };
 }
 

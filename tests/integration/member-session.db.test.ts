@@ -1,18 +1,14 @@
 import { eq } from "drizzle-orm";
 import { expect, test } from "vitest";
-import {
-  activatePendingSession,
-  deactivateDevice,
-  endSession,
-  findLiveSession,
-  openRefreshToken,
-  endOutdatedBrowserEntriesFor,
-  recordSignOutEverywhere,
-  renewSessionSignIn,
-  listActiveDevices,
-  startSession,
-  tokenStanding,
-} from "~/domain/member-session.server";
+import { parseConfig } from "~/config.server";
+import { recordSignOutEverywhere, tokenStanding } from "~/domain/api-token-standing.server";
+import { activatePendingSession, startSession } from "~/domain/device-admission.server";
+import { listActiveDevices } from "~/domain/device-list.server";
+import { findLiveSession, renewSessionSignIn } from "~/domain/page-sessions.server";
+import { openRefreshToken } from "~/domain/refresh-tokens.server";
+import { endSessions } from "~/domain/session-ending.server";
+import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
+import { systemClock } from "~/services.server";
 import { memberProfiles, memberSessions } from "../../db/schema";
 import { useTestDatabase } from "../support/test-database";
 
@@ -20,20 +16,40 @@ const SECRETS = ["k".repeat(32)];
 const DEVICE = { deviceName: "Android 14", browser: "Chrome 131" };
 const database = useTestDatabase("sessions");
 
+/** No Cognito in this file: a revoked refresh token is only recorded here. */
+const revokedAtCognito: string[] = [];
+const identity = {
+  revokeRefreshToken: async (refreshToken: string) => void revokedAtCognito.push(refreshToken),
+} as unknown as IdentityProvider;
+const baseConfig = parseConfig({});
+
+function services(options: { deviceLimit?: number; now?: Date } = {}) {
+  const { now } = options;
+  return {
+    db: database().db,
+    identity,
+    config: { ...baseConfig, sessionSecrets: SECRETS, deviceLimit: options.deviceLimit ?? 2 },
+    clock: now ? { now: () => now } : systemClock,
+  };
+}
+
+/** Deactivates one of the member's devices; the ended session or null. */
+async function deactivate(sub: string, device: { sessionId: string } | { deviceKey: string }) {
+  return (await endSessions(services(), { sub, device }))[0] ?? null;
+}
+
 /** A token's standing, for a token issued now unless said otherwise. */
 const standingOf = (sub: string, originJti: string | null, issuedAt = new Date()) =>
   tokenStanding(database().db, { sub, originJti, issuedAt });
 
 function start(sub: string, deviceKey: string, deviceLimit = 2) {
-  return startSession(database().db, {
+  return startSession(services({ deviceLimit }), {
     sub,
     email: `${sub.slice(0, 8)}@example.jp`,
     deviceKey,
     device: DEVICE,
     refreshToken: `refresh-${deviceKey}`,
     originJti: null,
-    deviceLimit,
-    secrets: SECRETS,
     overLimit: "hold",
   });
 }
@@ -59,13 +75,12 @@ test("over the device limit a sign-in waits, and continues once a device is deac
   if (c.kind !== "deviceLimit") return;
   expect(c.devices).toHaveLength(2);
   expect(await findLiveSession(database().db, c.sessionId)).toBeNull();
-  expect((await activatePendingSession(database().db, { sessionId: c.sessionId, deviceLimit: 2 })).kind).toBe("deviceLimit");
+  expect((await activatePendingSession(services({ deviceLimit: 2 }), c.sessionId)).kind).toBe("deviceLimit");
 
-  expect(await deactivateDevice(database().db, { sub, sessionId: a.sessionId })).toMatchObject({ deviceName: "Android 14" });
-  expect(await activatePendingSession(database().db, { sessionId: c.sessionId, deviceLimit: 2 })).toEqual({
+  expect(await deactivate(sub, { sessionId: a.sessionId })).toMatchObject({ deviceName: "Android 14" });
+  expect(await activatePendingSession(services({ deviceLimit: 2 }), c.sessionId)).toEqual({
     kind: "active",
     sessionId: c.sessionId,
-    endedRefreshTokens: [],
   });
   expect(await findLiveSession(database().db, a.sessionId)).toBeNull();
   expect(await findLiveSession(database().db, c.sessionId)).not.toBeNull();
@@ -74,7 +89,7 @@ test("over the device limit a sign-in waits, and continues once a device is deac
 test("a member cannot deactivate another member's device", async () => {
   const owner = crypto.randomUUID();
   const { sessionId } = await start(owner, "owner-browser");
-  expect(await deactivateDevice(database().db, { sub: crypto.randomUUID(), sessionId })).toBeNull();
+  expect(await deactivate(crypto.randomUUID(), { sessionId })).toBeNull();
   expect(await findLiveSession(database().db, sessionId)).not.toBeNull();
 });
 
@@ -82,7 +97,7 @@ test("a posted device id that is no session id deactivates nothing, and is no da
   const sub = crypto.randomUUID();
   await start(sub, "phone");
   for (const sessionId of ["", "not-a-uuid", "１２３", "\u0000", "x".repeat(10_000)]) {
-    expect(await deactivateDevice(database().db, { sub, sessionId })).toBeNull();
+    expect(await deactivate(sub, { sessionId })).toBeNull();
   }
   expect(await listActiveDevices(database().db, sub, {})).toHaveLength(1);
 });
@@ -92,7 +107,7 @@ test("a pending sign-in expires after ten minutes", async () => {
   await start(sub, "x", 1);
   const pending = await start(sub, "y", 1);
   const later = new Date(Date.now() + 11 * 60 * 1000);
-  expect(await activatePendingSession(database().db, { sessionId: pending.sessionId, deviceLimit: 5, now: later })).toEqual({
+  expect(await activatePendingSession(services({ deviceLimit: 5, now: later }), pending.sessionId)).toEqual({
     kind: "expired",
   });
 });
@@ -104,26 +119,24 @@ test("concurrent sign-ins at the limit never exceed it", async () => {
   expect(results.filter((result) => result.kind === "deviceLimit")).toHaveLength(5);
 });
 
-test("a session ends once; its refresh token comes back for revocation", async () => {
+test("a session ends once, and its refresh token is revoked at Cognito", async () => {
   const { sessionId } = await start(crypto.randomUUID(), "ending");
-  const sealed = await endSession(database().db, sessionId);
-  expect(openRefreshToken({ refreshTokenEncrypted: sealed! }, SECRETS)).toBe("refresh-ending");
-  expect(await endSession(database().db, sessionId)).toBeNull();
+  expect(await endSessions(services(), { sessionId })).toHaveLength(1);
+  expect(revokedAtCognito).toContain("refresh-ending");
+  expect(await endSessions(services(), { sessionId })).toEqual([]);
   expect(await findLiveSession(database().db, sessionId)).toBeNull();
 });
 
 const SAFARI = { deviceName: "macOS Sonoma", browser: "Safari 17" };
 
 function register(sub: string, deviceKey: string, originJti: string, options: { device?: typeof DEVICE; limit?: number } = {}) {
-  return startSession(database().db, {
+  return startSession(services({ deviceLimit: options.limit ?? 2 }), {
     sub,
     email: "api@example.jp",
     deviceKey,
     device: options.device ?? DEVICE,
     refreshToken: `refresh-${originJti}`,
     originJti,
-    deviceLimit: options.limit ?? 2,
-    secrets: SECRETS,
     overLimit: "refuse",
   });
 }
@@ -132,9 +145,9 @@ test("a renewed sign-in replaces a live session's refresh token and origin; an e
   const sub = crypto.randomUUID();
   const kept = await start(sub, "kept");
   const ended = await start(sub, "ended");
-  await endSession(database().db, ended.sessionId);
+  await endSessions(services(), { sessionId: ended.sessionId });
   for (const { sessionId } of [kept, ended]) {
-    await renewSessionSignIn(database().db, { sessionId, refreshToken: "renewed", originJti: "new-origin", secrets: SECRETS });
+    await renewSessionSignIn(services(), { sessionId, refreshToken: "renewed", originJti: "new-origin" });
   }
   const live = await findLiveSession(database().db, kept.sessionId);
   expect(openRefreshToken(live!, SECRETS)).toBe("renewed");
@@ -148,7 +161,7 @@ test("the API registers a device once: the same sign-in registered again keeps i
   const sub = crypto.randomUUID();
   const first = await register(sub, "key-1", "jti-1");
   const again = await register(sub, "key-1", "jti-1");
-  expect(again).toEqual({ kind: "active", sessionId: first.sessionId, endedRefreshTokens: [], reused: true });
+  expect(again).toEqual({ kind: "active", sessionId: first.sessionId, reused: true });
   expect(await listActiveDevices(database().db, sub, { originJti: "jti-1" })).toEqual([
     expect.objectContaining({ deviceKey: "key-1", current: true }),
   ]);
@@ -170,7 +183,7 @@ test("a Safari that lost its device key replaces its own outdated entry instead 
   await register(sub, "chrome", "c1");
   const returning = await register(sub, "safari-new-key", "s2", { device: SAFARI });
   expect(returning.kind).toBe("active");
-  expect(returning.endedRefreshTokens).toHaveLength(1);
+  expect(revokedAtCognito).toContain("refresh-s1");
   const keys = (await listActiveDevices(database().db, sub, {})).map((device) => device.deviceKey).sort();
   expect(keys).toEqual(["chrome", "safari-new-key"]);
   expect(await standingOf(sub, "s1")).toBe("ended");
@@ -189,7 +202,7 @@ test("the outdated-Safari clean-up on its own ends the other entries of that Saf
   await register(sub, "chrome", "c-1", { limit: 5 });
   // An entry recorded before the rule existed (registration would have ended it): only the clean-up can.
   const now = new Date();
-  await database().db.insert(memberSessions).values({
+  const [old] = await database().db.insert(memberSessions).values({
     sub,
     email: "api@example.jp",
     deviceKey: "lost-key",
@@ -198,14 +211,14 @@ test("the outdated-Safari clean-up on its own ends the other entries of that Saf
     refreshTokenEncrypted: "sealed-old",
     originJti: "s-old",
     activatedAt: now,
-  });
-  const ended = await endOutdatedBrowserEntriesFor(database().db, { sub, device: SAFARI, originJti: "s-current" });
-  expect(ended).toEqual(["sealed-old"]);
+  }).returning();
+  const ended = await endSessions(services(), { sub, outdatedBrowser: SAFARI, keepOriginJti: "s-current" });
+  expect(ended.map((session) => session.sessionId)).toEqual([old!.id]);
   const remaining = await listActiveDevices(database().db, sub, { originJti: "s-current" });
   expect(remaining.map((device) => device.deviceKey).sort()).toEqual(["chrome", "current"]);
   expect(remaining.find((device) => device.current)?.deviceKey).toBe("current");
   // Not a browser that loses its key: nothing to clean up.
-  expect(await endOutdatedBrowserEntriesFor(database().db, { sub, device: DEVICE, originJti: "x" })).toHaveLength(0);
+  expect(await endSessions(services(), { sub, outdatedBrowser: DEVICE, keepOriginJti: "x" })).toHaveLength(0);
 });
 
 test("a token's standing follows its session: live, ended, unregistered, cancelled", async () => {
@@ -216,7 +229,7 @@ test("a token's standing follows its session: live, ended, unregistered, cancell
   expect(await standingOf(sub, null)).toBe("unregistered");
   // Another member's sign-in id says nothing about this member's token.
   expect(await standingOf(crypto.randomUUID(), "live-jti")).toBe("unregistered");
-  await deactivateDevice(database().db, { sub, deviceKey: "key" });
+  await deactivate(sub, { deviceKey: "key" });
   expect(await standingOf(sub, "live-jti")).toBe("ended");
   await database().db.insert(memberProfiles).values({ sub, cancelledAt: new Date() });
   expect(await standingOf(sub, "never-seen")).toBe("cancelled");

@@ -3,18 +3,17 @@ import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
 import { type DatabaseHandle, openDatabase } from "../../db/client.server";
 import { emailChangeTokens, memberProfiles, memberSessions, memberSignOuts } from "../../db/schema";
 import { confirmEmailChange, hashEmailChangeToken, requestEmailChange } from "~/domain/email-change.server";
-import {
-  findLiveSession,
-  revokeOwedRefreshTokens,
-  revokeRefreshTokens,
-  startSession,
-} from "~/domain/member-session.server";
+import { parseConfig } from "~/config.server";
+import { startSession } from "~/domain/device-admission.server";
+import { findLiveSession } from "~/domain/page-sessions.server";
+import { revokeOwedRefreshTokens, revokeRefreshTokens } from "~/domain/refresh-tokens.server";
 import { confirmPasswordReset, requestPasswordReset } from "~/domain/password-reset.server";
 import { cancelMembership, finishOwedCognitoDeletions } from "~/domain/withdrawal.server";
 import { IdentityError } from "~/integrations/cognito/cognito-errors.server";
 import { createIdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { listMailboxEntries, mailboxDirectory } from "~/integrations/dev-mailbox.server";
 import { createMailer } from "~/integrations/mailer.server";
+import { systemClock } from "~/services.server";
 import { type EmbeddedStack, startEmbeddedStack } from "~/server/embedded/embedded-stack";
 import { cognitoConfigOf } from "../support/stand-in-config";
 import { resetHarness, setFault } from "../support/stand-in-faults";
@@ -53,6 +52,16 @@ function identity() {
   return createIdentityProvider(cognitoConfigOf(stack));
 }
 
+/** The services the session verbs take, with this file's secrets and a device limit of three. */
+function services(identityProvider = identity()) {
+  return {
+    db: handle.db,
+    identity: identityProvider,
+    config: { ...parseConfig({}), sessionSecrets: SECRETS, deviceLimit: 3 },
+    clock: systemClock,
+  };
+}
+
 const fault = (operation: string, times = 100) =>
   setFault(stack.env.COGNITO_ENDPOINT!, { mode: "fail", operations: [operation], times });
 
@@ -65,15 +74,13 @@ async function createMember(label: string) {
 /** A real sign-in at the stand-in recorded as a session of this browser. */
 async function signIn(member: { sub: string; email: string }, deviceKey = crypto.randomUUID()) {
   const tokens = await identity().signIn({ email: member.email, password: PASSWORD });
-  const session = await startSession(handle.db, {
+  const session = await startSession(services(), {
     sub: member.sub,
     email: member.email,
     deviceKey,
     device: DEVICE,
     refreshToken: tokens.refreshToken!,
     originJti: null,
-    deviceLimit: 3,
-    secrets: SECRETS,
     overLimit: "hold",
   });
   return { ...session, refreshToken: tokens.refreshToken! };
@@ -96,7 +103,7 @@ async function cognitoHas(email: string) {
 
 const cancel = (member: { sub: string; email: string }, deps = { identity: identity() }) =>
   cancelMembership(
-    { db: handle.db, identity: deps.identity, secrets: SECRETS },
+    services(deps.identity),
     { sub: member.sub, email: member.email, password: PASSWORD, reason: "other", detail: "理由", locale: "ja" },
   );
 
@@ -165,15 +172,13 @@ test("a sign-in that authenticated before a cancellation committed cannot record
   const tokens = await identity().signIn({ email: member.email, password: PASSWORD });
   await cancel(member);
   await expect(
-    startSession(handle.db, {
+    startSession(services(), {
       sub: member.sub,
       email: member.email,
       deviceKey: "late-browser",
       device: DEVICE,
       refreshToken: tokens.refreshToken!,
       originJti: null,
-      deviceLimit: 3,
-      secrets: SECRETS,
       overLimit: "hold",
     }),
   ).rejects.toMatchObject({ code: "invalidCredentials" });
@@ -185,7 +190,7 @@ test("a password reset ends every session of the member and signs out everywhere
   const member = await createMember("reset");
   const first = await signIn(member);
   const second = await signIn(member);
-  const deps = { db: handle.db, identity: identity(), secrets: SECRETS };
+  const deps = services();
   await requestPasswordReset(deps.identity, member.email);
   const entries = await listMailboxEntries(mailboxDirectory(temp.dir));
   const code = entries.find((entry) => entry.kind === "code" && entry.to.includes(member.email))?.code;
@@ -212,7 +217,12 @@ test("a revocation Cognito cannot confirm is retried, kept as owed, and finished
   const encryptedOf = (sessionId: string) => rows.find((row) => row.id === sessionId)!.refreshTokenEncrypted;
   const revocationOf = async (sessionId: string) =>
     (await handle.db.select().from(memberSessions).where(eq(memberSessions.id, sessionId)))[0]?.refreshTokenRevokedAt;
-  const deps = { db: handle.db, identity: identity(), secrets: SECRETS, retryDelaysMs: QUICK_RETRIES };
+  const deps = {
+    db: handle.db,
+    identity: identity(),
+    config: { sessionSecrets: SECRETS },
+    retryDelaysMs: QUICK_RETRIES,
+  };
 
   // Cognito fails for a moment, then answers: the retry gets the revocation through.
   // Three failing requests: the SDK's own two tries and our second try's first; our second try gets through.

@@ -1,12 +1,16 @@
 import { eq, inArray, sql } from "drizzle-orm";
 import { expect, test, vi } from "vitest";
 import { emailChangeTokens, memberProfiles, memberSessions, memberSignOuts, withdrawalReasons } from "../../db/schema";
+import { PENDING_SIGN_IN_TTL_MS } from "~/domain/device-admission.server";
 import {
+  EMAIL_CHANGE_TOKEN_RETENTION_DAYS,
   ENDED_SESSION_RETENTION_DAYS,
   OWED_REVOCATION_GIVE_UP_DAYS,
-  PENDING_SIGN_IN_TTL_MS,
-} from "~/domain/member-session.server";
-import { EMAIL_CHANGE_TOKEN_RETENTION_DAYS, PURGE_LOCK_KEY, runPurge, runPurgeExclusively, schedulePurge } from "~/domain/purge.server";
+  PURGE_LOCK_KEY,
+  runPurge,
+  runPurgeExclusively,
+  schedulePurge,
+} from "~/domain/purge.server";
 import { purgeCancelledProfiles, retentionCutoff } from "~/domain/withdrawal.server";
 import { useTestDatabase } from "../support/test-database";
 
@@ -127,7 +131,7 @@ test("ended sessions and e-mail-change tokens are purged after their retention, 
   const expiredToken = await addEmailChangeToken(sub, new Date(NOW.getTime() - (EMAIL_CHANGE_TOKEN_RETENTION_DAYS + 1) * DAY_MS));
   const freshToken = await addEmailChangeToken(sub, new Date(NOW.getTime() - (EMAIL_CHANGE_TOKEN_RETENTION_DAYS - 1) * DAY_MS));
 
-  const report = await runPurge({ db, secrets: [] }, NOW);
+  const report = await runPurge({ db, config: { sessionSecrets: [] } }, NOW);
   // Other tests' rows are purged too: the counts are at least this test's.
   expect(report.endedSessions).toBeGreaterThanOrEqual(1);
   expect(report.emailChangeTokens).toBeGreaterThanOrEqual(1);
@@ -148,11 +152,11 @@ test("ended sessions and e-mail-change tokens are purged after their retention, 
 // Two connections are needed to hold the lock elsewhere: PostgreSQL only (PGlite has one connection).
 test.runIf(!!process.env.TEST_DATABASE_URL)("the purge runs under an advisory lock: a run while another holds it does nothing", async () => {
   const { db } = database();
-  expect(await runPurgeExclusively({ db, secrets: [] }, NOW)).not.toBeNull();
+  expect(await runPurgeExclusively({ db, config: { sessionSecrets: [] } }, NOW)).not.toBeNull();
   // Held by an open transaction (another instance's run): this run is skipped, not run twice.
   await db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(${PURGE_LOCK_KEY})`);
-    expect(await runPurgeExclusively({ db, secrets: [] }, NOW)).toBeNull();
+    expect(await runPurgeExclusively({ db, config: { sessionSecrets: [] } }, NOW)).toBeNull();
   });
 });
 
@@ -162,7 +166,10 @@ test("the server process's schedule runs the purge by its clock", async () => {
   // Expires tomorrow by the real clock: only a clock a month ahead finds it past its retention.
   const token = await addEmailChangeToken(sub, new Date(Date.now() + DAY_MS));
   const monthAhead = new Date(Date.now() + (EMAIL_CHANGE_TOKEN_RETENTION_DAYS + 30) * DAY_MS);
-  const stop = schedulePurge({ db, secrets: [] }, { clock: () => monthAhead, firstRunDelayMs: 0, intervalMs: 60_000 });
+  const stop = schedulePurge(
+    { db, config: { sessionSecrets: [] }, clock: { now: () => monthAhead } },
+    { firstRunDelayMs: 0, intervalMs: 60_000 },
+  );
   try {
     await vi.waitFor(
       async () => expect(await db.select().from(emailChangeTokens).where(eq(emailChangeTokens.tokenHash, token))).toEqual([]),

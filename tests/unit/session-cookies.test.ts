@@ -1,4 +1,6 @@
-import { afterEach, expect, test, vi } from "vitest";
+import { expect, test } from "vitest";
+import { parseConfig } from "~/config.server";
+import { readOrCreateDeviceKey, sessionCookie } from "~/cookies/app-cookies.server";
 
 /**
  * The auth cookies' attributes come from the configuration (SECURITY.md 7, DESIGN.md "Sessions and devices"):
@@ -6,15 +8,15 @@ import { afterEach, expect, test, vi } from "vitest";
  */
 const SECRET = "s".repeat(32);
 
-afterEach(() => {
-  vi.unstubAllEnvs();
-  vi.resetModules();
-});
-
-/** session-cookies.server.ts from a fresh module graph, so the configuration is parsed from this test's environment. */
+/** The cookie helpers for a configuration parsed from this environment. */
 async function cookiesWith(env: Record<string, string>) {
-  for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
-  return import("~/middleware/session-cookies.server");
+  const config = parseConfig(env);
+  return {
+    readSessionCookie: (request: Request) => sessionCookie.read(config, request),
+    serializeSessionCookie: (value: { sid: string; at: string }) => sessionCookie.serialize(config, value),
+    clearSessionCookie: () => sessionCookie.clear(config),
+    readOrCreateDeviceKey: (request: Request) => readOrCreateDeviceKey(config, request),
+  };
 }
 
 function attributesOf(setCookie: string) {

@@ -1,18 +1,16 @@
 import { apiRoute } from "~/api/api-handler.server";
 import { describeDevice } from "~/domain/device-description.server";
-import { endOutdatedBrowserEntriesFor, revokeRefreshTokens } from "~/domain/member-session.server";
-import { getIdentityProvider } from "~/integrations/cognito/identity.server";
+import { endSessions } from "~/domain/session-ending.server";
 
 const api = apiRoute({
   DELETE: {
     operation: "removeOutdatedSafariDevice",
-    handle: async ({ request, member, db, config }) => {
-      const ended = await endOutdatedBrowserEntriesFor(db, {
+    handle: async ({ request, member, services }) => {
+      const ended = await endSessions(services, {
         sub: member.sub,
-        device: describeDevice(request.headers.get("User-Agent")),
-        originJti: member.originJti ?? undefined,
+        outdatedBrowser: describeDevice(request.headers.get("User-Agent")),
+        keepOriginJti: member.originJti ?? undefined,
       });
-      await revokeRefreshTokens({ db, identity: getIdentityProvider(), secrets: config.sessionSecrets }, ended);
       return { removed: ended.length };
     },
   },

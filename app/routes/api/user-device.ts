@@ -1,8 +1,7 @@
 import { ApiError } from "~/api/api-response.server";
 import { apiRoute, deviceList, limitAttempts, withStatus } from "~/api/api-handler.server";
 import { registerDevice } from "~/domain/device-registration.server";
-import { deactivateDevice, revokeRefreshTokens } from "~/domain/member-session.server";
-import { getIdentityProvider } from "~/integrations/cognito/identity.server";
+import { endSessions } from "~/domain/session-ending.server";
 
 /** Device keys are what our own sign-in puts in its cookie: random, URL-safe, at most 128 characters. */
 const DEVICE_KEY = /^[A-Za-z0-9_-]{1,128}$/;
@@ -17,13 +16,15 @@ const api = apiRoute({
   POST: {
     operation: "registerUserDevice",
     handle: async (call) => {
-      const { request, member, body, params, db, config } = call;
+      const { request, member, body, params, db, config, services } = call;
       const deviceKey = deviceKeyOf(params);
       await limitAttempts(call, "deviceRegistration");
-      const result = await registerDevice(
-        { db, identity: getIdentityProvider(), deviceLimit: config.deviceLimit, secrets: config.sessionSecrets },
-        { sub: member.sub, deviceKey, refreshToken: body.refreshToken, userAgent: request.headers.get("User-Agent") },
-      );
+      const result = await registerDevice(services, {
+        sub: member.sub,
+        deviceKey,
+        refreshToken: body.refreshToken,
+        userAgent: request.headers.get("User-Agent"),
+      });
       if (result.kind === "invalidRefreshToken") throw new ApiError("invalid_refresh_token");
       if (result.kind === "deviceLimit") {
         throw new ApiError("device_limit_exceeded", { devices: await deviceList(db, member, config) });
@@ -34,13 +35,10 @@ const api = apiRoute({
   },
   DELETE: {
     operation: "deactivateUserDevice",
-    handle: async ({ member, params, db, config }) => {
-      const ended = await deactivateDevice(db, { sub: member.sub, deviceKey: deviceKeyOf(params) });
+    handle: async ({ member, params, db, config, services }) => {
+      const ended = await endSessions(services, { sub: member.sub, device: { deviceKey: deviceKeyOf(params) } });
       // Another member's key finds nothing, exactly like a key that never existed.
-      if (!ended) throw new ApiError("not_found");
-      await revokeRefreshTokens({ db, identity: getIdentityProvider(), secrets: config.sessionSecrets }, [
-        ended.refreshTokenEncrypted,
-      ]);
+      if (ended.length === 0) throw new ApiError("not_found");
       return deviceList(db, member, config);
     },
   },

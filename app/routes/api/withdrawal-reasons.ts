@@ -1,21 +1,20 @@
 import { ApiError } from "~/api/api-response.server";
 import { apiRoute, limitAttempts } from "~/api/api-handler.server";
 import { cancelMembership } from "~/domain/withdrawal.server";
-import { getIdentityProvider } from "~/integrations/cognito/identity.server";
 
 const api = apiRoute({
   POST: {
     operation: "cancelMembership",
     handle: async (call) => {
-      const { member, body, db, config, locale } = call;
-      const identity = getIdentityProvider();
+      const { member, body, locale, services } = call;
+      const { identity } = services;
       // The address look-up is an AdminGetUser like refresh-user's: counted with it before Cognito is asked.
       await limitAttempts(call, "memberRefresh");
       const { email } = await identity.getUser(member.sub);
       // The password check is a sign-in: it counts against the same limits as one (as on /my/withdrawal/).
       await limitAttempts(call, "signIn", email);
       const result = await cancelMembership(
-        { db, identity, secrets: config.sessionSecrets },
+        services,
         { sub: member.sub, email, password: body.password, reason: body.reason, detail: body.detail, locale },
       );
       if (result.kind === "passwordMismatch") throw new ApiError("password_mismatch");

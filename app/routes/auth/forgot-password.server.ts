@@ -1,64 +1,27 @@
-import { type Cookie, createCookie } from "react-router";
 import { getDatabase } from "../../../db/client.server";
 import { getConfig } from "~/config.server";
+import {
+  PASSWORD_RESET_COOKIE_MAX_AGE_S,
+  type PasswordResetState,
+  passwordResetCookie,
+} from "~/cookies/app-cookies.server";
 import { confirmPasswordReset, requestPasswordReset } from "~/domain/password-reset.server";
 import { getIdentityProvider } from "~/integrations/cognito/identity.server";
-
-/**
- * How long the reset remembers the address between its two steps. Cognito's code lives an hour; half of that is
- * plenty to read a mail, and a forgotten tab falls back to the first step instead of naming the address.
- */
-export const PASSWORD_RESET_COOKIE_MAX_AGE_S = 30 * 60;
-
-export interface PasswordResetState {
-  email: string;
-  /** How many codes this reset has asked for: the page says "a new code" after a resend. */
-  sends: number;
-  /** Epoch ms. Checked here too, because the signature alone would accept the value for ever. */
-  expiresAt: number;
-}
-
-let cookie: Cookie | undefined;
-
-/**
- * The reset's state, so the two steps work without JavaScript: HttpOnly, SameSite=Lax, Path=/, signed with the
- * session secrets, Secure outside plain-http development. Unlike the session cookies it stays on this host (no
- * Domain): no sibling service needs it, so over https it takes the stricter `__Host-` prefix.
- */
-function getPasswordResetCookie(): Cookie {
-  if (!cookie) {
-    const config = getConfig();
-    cookie = createCookie(`${config.secureCookies ? "__Host-" : ""}id_password_reset`, {
-      path: "/",
-      httpOnly: true,
-      sameSite: "lax",
-      secure: config.secureCookies,
-      secrets: config.sessionSecrets,
-      maxAge: PASSWORD_RESET_COOKIE_MAX_AGE_S,
-    });
-  }
-  return cookie;
-}
-
-function isPasswordResetState(value: unknown): value is PasswordResetState {
-  if (typeof value !== "object" || value === null) return false;
-  const state = value as PasswordResetState;
-  return typeof state.email === "string" && typeof state.sends === "number" && typeof state.expiresAt === "number";
-}
+import { systemClock } from "~/services.server";
 
 /** The reset under way in this browser, or null (none, tampered with, or older than the cookie's lifetime). */
 export async function readPasswordReset(request: Request, now = Date.now()): Promise<PasswordResetState | null> {
-  const value: unknown = await getPasswordResetCookie().parse(request.headers.get("Cookie"));
-  return isPasswordResetState(value) && value.expiresAt > now ? value : null;
+  const value = await passwordResetCookie.read(getConfig(), request);
+  return value && value.expiresAt > now ? value : null;
 }
 
 function serializePasswordReset(email: string, sends: number): Promise<string> {
   const expiresAt = Date.now() + PASSWORD_RESET_COOKIE_MAX_AGE_S * 1000;
-  return getPasswordResetCookie().serialize({ email, sends, expiresAt } satisfies PasswordResetState);
+  return passwordResetCookie.serialize(getConfig(), { email, sends, expiresAt });
 }
 
 export function clearPasswordReset(): Promise<string> {
-  return getPasswordResetCookie().serialize("", { maxAge: 0 });
+  return passwordResetCookie.clear(getConfig());
 }
 
 /** Step 1: a code is mailed if the address has an ID; either way the answer is the cookie for step 2. */
@@ -79,7 +42,7 @@ export async function finishPasswordReset(
   input: { code: string; password: string },
 ): Promise<string> {
   await confirmPasswordReset(
-    { db: getDatabase(), identity: getIdentityProvider(), secrets: getConfig().sessionSecrets },
+    { db: getDatabase(), identity: getIdentityProvider(), config: getConfig(), clock: systemClock },
     { email: state.email, ...input },
   );
   return clearPasswordReset();

@@ -53,13 +53,13 @@ export async function action({ request, context }: Route.ActionArgs) {
   if (intent === "resend" && pending) {
     // Another reset mail: it counts with the requests, as a Cognito throttle would answer (a toast, same step).
     const limited = await checkAttemptLimit(context, "forgotPassword", pending.email);
-    if (limited) return getToastUtils().redirectWithError(here, limited.messageKey);
+    if (limited) return getToastUtils(context).redirectWithError(here, limited.messageKey);
     let renewed: string;
     try {
       renewed = await resendPasswordResetCode(pending);
     } catch (error) {
       if (!(error instanceof IdentityError)) throw error;
-      return getToastUtils().redirectWithError(here, error.messageKey);
+      return getToastUtils(context).redirectWithError(here, error.messageKey);
     }
     throw redirect(here, { headers: setCookie(renewed) });
   }
@@ -76,7 +76,7 @@ export async function action({ request, context }: Route.ActionArgs) {
     }
     try {
       const cleared = await finishPasswordReset(pending, submission.value);
-      return getToastUtils().redirectWithSuccess(pathFor("auth-sign-in", locale), "passwordChanged", {
+      return getToastUtils(context).redirectWithSuccess(pathFor("auth-sign-in", locale), "passwordChanged", {
         headers: setCookie(cleared),
       });
     } catch (error) {

@@ -6,29 +6,29 @@ import { Button } from "~/components/button";
 import { DeactivateDeviceForm, type DeviceRow, DeviceTable } from "~/components/device-table";
 import { FormAlert, InputField } from "~/components/form/fields";
 import { useSchemaForm } from "~/components/form/use-schema-form";
-import { getConfig } from "~/config.server";
+import { pendingSignInCookie } from "~/cookies/app-cookies.server";
 import { SignInSchema } from "~/domain/auth-schemas";
+import {
+  continuePendingSignIn,
+  deactivateDeviceForPendingSignIn,
+  listDevicesForPendingSession,
+} from "~/domain/device-admission.server";
 import { displayName } from "~/domain/display-name.server";
 import { IdentityError, httpStatusFor } from "~/integrations/cognito/cognito-errors.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { getMember } from "~/middleware/member-session.server";
-import { readPendingSignIn } from "~/middleware/session-cookies.server";
+import { endSessions } from "~/domain/session-ending.server";
 import { pathFor } from "~/routing/route-table";
+import { servicesOf } from "~/services.server";
 import { getToastUtils } from "~/toast.server";
 import type { Route } from "./+types/sign-in";
 import { checkAttemptLimit } from "./rate-limits.server";
-import {
-  abandonPendingSignIn,
-  continuePendingSignIn,
-  deactivateForPendingSignIn,
-  devicesForPendingSignIn,
-  returnTargetFrom,
-  signInWithPassword,
-} from "./sign-in.server";
+import { activeSessionCookies, returnTargetFrom, signInWithPassword } from "./sign-in-flow.server";
 
 export async function loader({ request, context }: Route.LoaderArgs) {
+  const services = servicesOf(context);
   const locale = getLocale(context);
   const translations = loadTranslations(context, ["auth", "forms", "toasts"]);
   const title = getInstance(context).t("auth:signIn.title");
@@ -40,17 +40,17 @@ export async function loader({ request, context }: Route.LoaderArgs) {
       translations,
       name: displayName(member, locale),
       email: member.email,
-      continueTo: await returnTargetFrom(request, locale),
+      continueTo: await returnTargetFrom(request, locale, services.config),
     };
   }
-  const pending = await readPendingSignIn(request);
-  const devices = pending ? await devicesForPendingSignIn(pending) : null;
+  const pending = await pendingSignInCookie.read(services.config, request);
+  const devices = pending ? await listDevicesForPendingSession(services, pending) : null;
   if (devices) {
     return {
       view: "deviceLimit" as const,
       title,
       translations,
-      deviceLimit: getConfig().deviceLimit,
+      deviceLimit: services.config.deviceLimit,
       devices: devices.map((device) => ({ ...device, lastLoginAt: device.lastLoginAt.toISOString() })),
     };
   }
@@ -58,35 +58,47 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 }
 
 export async function action({ request, context }: Route.ActionArgs) {
+  const services = servicesOf(context);
+  const { config } = services;
   const locale = getLocale(context);
   const formData = await request.formData();
   const intent = formData.get("intent");
   const here = `${pathFor("auth-sign-in", locale)}${new URL(request.url).search}`;
-  const toasts = getToastUtils();
-  const pending = await readPendingSignIn(request);
+  const toasts = getToastUtils(context);
+  const pending = await pendingSignInCookie.read(config, request);
+  /** Back from the device-limit screen, or the held sign-in expired: it is dropped. */
+  const abandonPending = async (pendingSessionId: string) => {
+    await endSessions(services, { sessionId: pendingSessionId });
+    return toHeaders([await pendingSignInCookie.clear(config)]);
+  };
 
   if (intent === "deactivate" && pending) {
-    const ended = await deactivateForPendingSignIn(pending, String(formData.get("device") ?? ""));
+    const ended = await deactivateDeviceForPendingSignIn(services, {
+      pendingSessionId: pending,
+      deviceSessionId: String(formData.get("device") ?? ""),
+    });
     return ended
       ? toasts.redirectWithSuccess(here, { message: "deviceDeactivated", values: { device: ended.deviceName } })
       : toasts.redirectWithError(here, "deviceDeactivateFailed");
   }
   if (intent === "continue" && pending) {
-    const continued = await continuePendingSignIn(pending).catch((error: unknown) => {
+    const continued = await continuePendingSignIn(services, pending).catch((error: unknown) => {
       // Cognito down or throttling: the sign-in stays held (no slot taken) and the screen says why.
       if (error instanceof IdentityError) return error;
       throw error;
     });
     if (continued instanceof IdentityError) return toasts.redirectWithError(here, continued.messageKey);
-    const { outcome, setCookies } = continued;
-    if (outcome.kind === "active" && setCookies) {
-      return toasts.redirectWithSuccess(await returnTargetFrom(request, locale), "loggedIn", { headers: toHeaders(setCookies) });
+    if (continued.kind === "active") {
+      const setCookies = await activeSessionCookies(config, continued.sessionId, continued.accessToken);
+      return toasts.redirectWithSuccess(await returnTargetFrom(request, locale, config), "loggedIn", {
+        headers: toHeaders(setCookies),
+      });
     }
-    if (outcome.kind === "deviceLimit") return toasts.redirectWithInfo(here, "deviceLimitExceeded");
-    return toasts.redirectWithError(here, "loginFailed", { headers: toHeaders(await abandonPendingSignIn(pending)) });
+    if (continued.kind === "deviceLimit") return toasts.redirectWithInfo(here, "deviceLimitExceeded");
+    return toasts.redirectWithError(here, "loginFailed", { headers: await abandonPending(pending) });
   }
   if (intent === "back" && pending) {
-    throw redirect(here, { headers: toHeaders(await abandonPendingSignIn(pending)) });
+    throw redirect(here, { headers: await abandonPending(pending) });
   }
 
   const submission = parseWithZod(formData, { schema: SignInSchema });
@@ -98,9 +110,11 @@ export async function action({ request, context }: Route.ActionArgs) {
     return data({ result: submission.reply({ formErrors: [limited.formError], hideFields: ["password"] }) }, limited.init);
   }
   try {
-    const { result, setCookies } = await signInWithPassword(request, submission.value);
+    const { result, setCookies } = await signInWithPassword(services, request, submission.value);
     if (result.kind === "deviceLimit") throw redirect(here, { headers: toHeaders(setCookies) });
-    return toasts.redirectWithSuccess(await returnTargetFrom(request, locale), "loggedIn", { headers: toHeaders(setCookies) });
+    return toasts.redirectWithSuccess(await returnTargetFrom(request, locale, config), "loggedIn", {
+      headers: toHeaders(setCookies),
+    });
   } catch (error) {
     if (!(error instanceof IdentityError)) throw error;
     return data(

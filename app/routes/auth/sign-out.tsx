@@ -4,18 +4,19 @@ import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { getMember } from "~/middleware/member-session.server";
-import { clearSessionCookie, readSessionCookie } from "~/middleware/session-cookies.server";
+import { sessionCookie } from "~/cookies/app-cookies.server";
+import { endSessions } from "~/domain/session-ending.server";
 import { pathFor } from "~/routing/route-table";
+import { servicesOf } from "~/services.server";
 import { getToastUtils } from "~/toast.server";
 import type { Route } from "./+types/sign-out";
-import { signOutSession } from "./sign-in.server";
 
 /**
  * A page with a button, not a link that signs out: GET never changes state (SECURITY.md item 8). Shown to a browser
  * with a session cookie even when its member cannot be confirmed right now (Cognito down, token not refreshable).
  */
 export async function loader({ request, context }: Route.LoaderArgs) {
-  if (!getMember(context) && !(await readSessionCookie(request))) throw redirect(pathFor("index", getLocale(context)));
+  if (!getMember(context) && !(await sessionCookie.read(servicesOf(context).config, request))) throw redirect(pathFor("index", getLocale(context)));
   return {
     title: getInstance(context).t("auth:signOut.title"),
     translations: loadTranslations(context, ["auth"]),
@@ -28,11 +29,13 @@ export async function loader({ request, context }: Route.LoaderArgs) {
  * all the same.
  */
 export async function action({ request, context }: Route.ActionArgs) {
+  const services = servicesOf(context);
   const home = pathFor("index", getLocale(context));
-  const sessionId = getMember(context)?.sessionId ?? (await readSessionCookie(request))?.sid;
-  if (sessionId) await signOutSession(sessionId);
-  const headers = new Headers({ "Set-Cookie": await clearSessionCookie() });
-  return getToastUtils().redirectWithSuccess(home, "loggedOut", { headers });
+  const sessionId = getMember(context)?.sessionId ?? (await sessionCookie.read(services.config, request))?.sid;
+  // This browser's session ends on the server and at Cognito.
+  if (sessionId) await endSessions(services, { sessionId });
+  const headers = new Headers({ "Set-Cookie": await sessionCookie.clear(services.config) });
+  return getToastUtils(context).redirectWithSuccess(home, "loggedOut", { headers });
 }
 
 export default function SignOutPage() {

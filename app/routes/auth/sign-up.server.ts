@@ -1,14 +1,11 @@
-import { createCookie } from "react-router";
 import { getDatabase } from "../../../db/client.server";
 import { getConfig } from "~/config.server";
 import type { AccountInfo } from "~/domain/auth-schemas";
-import { decryptSecret, encryptSecret } from "~/domain/session-crypto.server";
+import { SIGN_UP_FLOW_MAX_AGE_S, signUpFlowCookie } from "~/cookies/app-cookies.server";
+import { decryptSecret, encryptSecret } from "~/domain/refresh-tokens.server";
 import { confirmSignUp, resendSignUpCode as resendCode, saveAccountInfo, startSignUp } from "~/domain/sign-up.server";
 import { getIdentityProvider } from "~/integrations/cognito/identity.server";
 import { referrerServiceOf } from "~/routing/service-cookie.server";
-
-/** Long enough to fetch a code from the mailbox and fill in the account information. */
-export const SIGN_UP_FLOW_MAX_AGE_S = 2 * 60 * 60;
 
 export type SignUpStep = "code" | "account" | "done";
 
@@ -27,29 +24,14 @@ const FLOW_PURPOSE = "sign-up-flow";
 /** The sealed text is padded to a multiple of this many characters, so that its length says nothing beyond the address's length. */
 const FLOW_PADDING_BYTES = 64;
 
-let flowCookie: ReturnType<typeof createCookie> | undefined;
-
 /**
  * Where the visitor is in the sign-up steps. Sealed with AES-256-GCM under the session secrets (and signed, like
  * every cookie here): nobody can read the address or the sub out of it, which would tell registered, unconfirmed
  * and new addresses apart (SECURITY.md 1), nor change it. It expires inside too, not only in the browser.
  */
-function getFlowCookie() {
-  const config = getConfig();
-  flowCookie ??= createCookie(`${config.secureCookies ? "__Secure-" : ""}id_sign_up`, {
-    path: "/",
-    httpOnly: true,
-    sameSite: "lax",
-    secure: config.secureCookies,
-    secrets: config.sessionSecrets,
-    maxAge: SIGN_UP_FLOW_MAX_AGE_S,
-  });
-  return flowCookie;
-}
-
 export async function readSignUpFlow(request: Request): Promise<SignUpFlow | null> {
-  const sealed: unknown = await getFlowCookie().parse(request.headers.get("Cookie"));
-  if (typeof sealed !== "string" || !sealed) return null;
+  const sealed = await signUpFlowCookie.read(getConfig(), request);
+  if (!sealed) return null;
   const opened = decryptSecret(sealed, getConfig().sessionSecrets);
   if (!opened) return null;
   let value: unknown;
@@ -77,11 +59,11 @@ export function saveSignUpFlow(flow: SignUpFlow): Promise<string> {
   });
   // JSON allows trailing white space, so the padding needs no marker.
   const padded = plain.padEnd(Math.ceil(plain.length / FLOW_PADDING_BYTES) * FLOW_PADDING_BYTES);
-  return getFlowCookie().serialize(encryptSecret(padded, getConfig().sessionSecrets));
+  return signUpFlowCookie.serialize(getConfig(), encryptSecret(padded, getConfig().sessionSecrets));
 }
 
 export function clearSignUpFlow(): Promise<string> {
-  return getFlowCookie().serialize("", { maxAge: 0 });
+  return signUpFlowCookie.clear(getConfig());
 }
 
 export async function requestSignUpCode(input: { email: string; password: string; locale: string }): Promise<SignUpFlow> {
@@ -100,6 +82,6 @@ export function confirmSignUpCode(flow: SignUpFlow, code: string) {
 export async function completeAccountInfo(request: Request, flow: SignUpFlow, info: AccountInfo) {
   await saveAccountInfo(
     { db: getDatabase(), identity: getIdentityProvider() },
-    { sub: flow.sub, info, referrerService: await referrerServiceOf(request) },
+    { sub: flow.sub, info, referrerService: await referrerServiceOf(request, getConfig()) },
   );
 }

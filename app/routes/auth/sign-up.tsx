@@ -97,7 +97,7 @@ export async function action({ request, context }: Route.ActionArgs) {
       const submission = parseWithZod(formData, { schema: ConfirmationCodeSchema });
       return identityFailure(intent, error, (options) => submission.reply(options));
     }
-    return getToastUtils().redirectWithSuccess(here, "codeResent");
+    return getToastUtils(context).redirectWithSuccess(here, "codeResent");
   }
 
   if (intent === "code" && flow?.step === "code") {

@@ -26,7 +26,7 @@ export async function action({ params, request, context }: Route.ActionArgs) {
   if (params.page !== "toast") throw data(null, { status: 405 });
   const kind = (await request.formData()).get("kind");
   const back = pathFor("rebranding-debugs-page", getLocale(context), { page: "toast" });
-  const toasts = getToastUtils();
+  const toasts = getToastUtils(context);
   switch (kind) {
     case "success":
       return toasts.redirectWithSuccess(back, "changesSaved");

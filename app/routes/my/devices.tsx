@@ -1,23 +1,25 @@
 import { AppLink } from "~/components/app-link";
 import { DeactivateDeviceForm, DeviceTable } from "~/components/device-table";
-import { getConfig } from "~/config.server";
+import { listActiveDevices } from "~/domain/device-list.server";
+import { endSessions } from "~/domain/session-ending.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { getMember } from "~/middleware/member-session.server";
 import { pathFor } from "~/routing/route-table";
+import { servicesOf } from "~/services.server";
 import { getToastUtils } from "~/toast.server";
 import type { Route } from "./+types/devices";
-import { deactivateMemberDevice, devicesOf } from "./devices.server";
 
 export async function loader({ context }: Route.LoaderArgs) {
   // The member layout's guard has run: there is a member.
   const member = getMember(context)!;
-  const devices = await devicesOf(member);
+  const { config, db } = servicesOf(context);
+  const devices = await listActiveDevices(db, member.sub, { sessionId: member.sessionId });
   return {
     title: getInstance(context).t("account:devices.title"),
     translations: loadTranslations(context, ["account", "auth", "toasts"]),
-    deviceLimit: getConfig().deviceLimit,
+    deviceLimit: config.deviceLimit,
     devices: devices.map((device) => ({ ...device, lastLoginAt: device.lastLoginAt.toISOString() })),
   };
 }
@@ -26,11 +28,17 @@ export async function action({ request, context }: Route.ActionArgs) {
   const member = getMember(context)!;
   const here = pathFor("my-devices", getLocale(context));
   const formData = await request.formData();
-  const toasts = getToastUtils();
-  const ended =
+  const toasts = getToastUtils(context);
+  // One of the member's other browsers: it is signed out on its next request. This browser's own is not
+  // deactivated here (that is what signing out is for).
+  const [ended] =
     formData.get("intent") === "deactivate"
-      ? await deactivateMemberDevice(member, String(formData.get("device") ?? ""))
-      : null;
+      ? await endSessions(servicesOf(context), {
+          sub: member.sub,
+          device: { sessionId: String(formData.get("device") ?? "") },
+          exceptSessionId: member.sessionId,
+        })
+      : [];
   return ended
     ? toasts.redirectWithSuccess(here, { message: "deviceDeactivated", values: { device: ended.deviceName } })
     : toasts.redirectWithError(here, "deviceDeactivateFailed");

@@ -54,7 +54,7 @@ export async function action({ request, context }: Route.ActionArgs) {
     return data({ result: submission.reply({ ...errors, hideFields: HIDDEN }) }, { status: httpStatusFor(error) });
   }
   const headers = sessionCookie ? { "Set-Cookie": sessionCookie } : undefined;
-  return getToastUtils().redirectWithSuccess(pathFor("my-profile", locale), "passwordChanged", { headers });
+  return getToastUtils(context).redirectWithSuccess(pathFor("my-profile", locale), "passwordChanged", { headers });
 }
 
 export default function PasswordEditPage({ actionData }: Route.ComponentProps) {

@@ -73,7 +73,7 @@ export async function action({ request, context }: Route.ActionArgs) {
       { status: httpStatusFor(error) },
     );
   }
-  return getToastUtils().redirectWithSuccess(pathFor("my-profile", locale), "profileChanged");
+  return getToastUtils(context).redirectWithSuccess(pathFor("my-profile", locale), "profileChanged");
 }
 
 /** The fields and their rules are sign-up's (ProfileSchema); the questionnaire is not asked again. */

@@ -4,6 +4,7 @@ import { cancelMembership } from "~/domain/withdrawal.server";
 import type { WithdrawalAnswers } from "~/domain/withdrawal-schema";
 import { getIdentityProvider } from "~/integrations/cognito/identity.server";
 import type { SignedInMember } from "~/middleware/member-session.server";
+import { systemClock } from "~/services.server";
 
 /** Cancels the signed-in member's membership (password checked at Cognito; every session ends). */
 export function cancelMemberMembership(
@@ -11,7 +12,7 @@ export function cancelMemberMembership(
   input: WithdrawalAnswers & { password: string; locale: string },
 ) {
   return cancelMembership(
-    { db: getDatabase(), identity: getIdentityProvider(), secrets: getConfig().sessionSecrets },
+    { db: getDatabase(), identity: getIdentityProvider(), config: getConfig(), clock: systemClock },
     {
       sub: member.sub,
       email: member.email,

@@ -2,6 +2,7 @@ import { type SubmissionResult, getFormProps, getInputProps, getSelectProps, get
 import { parseWithZod } from "@conform-to/zod/v4";
 import { Form, data, useNavigation } from "react-router";
 import { AppLink } from "~/components/app-link";
+import { sessionCookie } from "~/cookies/app-cookies.server";
 import { Button } from "~/components/button";
 import { CheckboxField, FormAlert, InputField, SelectField, TextareaField } from "~/components/form/fields";
 import { useSchemaForm } from "~/components/form/use-schema-form";
@@ -16,8 +17,8 @@ import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { getMember } from "~/middleware/member-session.server";
-import { clearSessionCookie } from "~/middleware/session-cookies.server";
 import { pathFor } from "~/routing/route-table";
+import { servicesOf } from "~/services.server";
 import { getToastUtils } from "~/toast.server";
 import { checkAttemptLimit } from "../auth/rate-limits.server";
 import type { Route } from "./+types/withdrawal";
@@ -75,8 +76,8 @@ export async function action({ request, context }: Route.ActionArgs) {
     if (!(error instanceof IdentityError)) throw error;
     return confirmFailure({ formErrors: [`toasts:${error.messageKey}`] }, httpStatusFor(error));
   }
-  const headers = new Headers({ "Set-Cookie": await clearSessionCookie() });
-  return getToastUtils().redirectWithSuccess(pathFor("index", locale), "cancellationDone", { headers });
+  const headers = new Headers({ "Set-Cookie": await sessionCookie.clear(servicesOf(context).config) });
+  return getToastUtils(context).redirectWithSuccess(pathFor("index", locale), "cancellationDone", { headers });
 }
 
 export default function WithdrawalPage({ actionData }: Route.ComponentProps) {

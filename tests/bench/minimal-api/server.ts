@@ -16,9 +16,13 @@ import { randomBytes } from "node:crypto";
 import http from "node:http";
 import { openDatabase } from "../../../db/client.server";
 import { describeDevice } from "~/domain/device-description.server";
-import { listActiveDevices, startSession, tokenStanding } from "~/domain/member-session.server";
+import { parseConfig } from "~/config.server";
+import { tokenStanding } from "~/domain/api-token-standing.server";
+import { startSession } from "~/domain/device-admission.server";
+import { listActiveDevices } from "~/domain/device-list.server";
 import { localeFromAcceptLanguage } from "~/i18n/locales";
 import { verifyAccessToken } from "~/integrations/cognito/access-token.server";
+import { createIdentityProvider } from "~/integrations/cognito/identity-provider.server";
 
 /** What the benchmark passes in MINIMAL_API_SESSION: our server's session row, to be recorded here the same way. */
 export interface SeedSession {
@@ -108,17 +112,20 @@ async function startServer() {
   // A shared PostgreSQL already holds our server's row; an own PGlite gets the same one, through the same code.
   if (!databaseUrl) {
     const seed = JSON.parse(requiredEnv("MINIMAL_API_SESSION")) as SeedSession;
-    const result = await startSession(db, {
+    const services = {
+      db,
+      identity: createIdentityProvider(cognito),
+      config: { ...parseConfig({}), deviceLimit, sessionSecrets: [randomBytes(32).toString("base64url")] },
+      clock: { now: () => new Date(seed.lastLoginAt) },
+    };
+    const result = await startSession(services, {
       sub: seed.sub,
       email: seed.email,
       deviceKey: seed.deviceKey,
       device: describeDevice(seed.userAgent),
       refreshToken: seed.refreshToken,
       originJti: seed.originJti,
-      deviceLimit,
-      secrets: [randomBytes(32).toString("base64url")],
       overLimit: "refuse",
-      now: new Date(seed.lastLoginAt),
     });
     if (result.kind !== "active") throw new Error(`could not record the session (${result.kind})`);
   }

@@ -1,0 +1,79 @@
+import { randomBytes } from "node:crypto";
+import { z } from "zod";
+import { SERVICE_THEMES } from "~/domain/service-recognition.server";
+import { type CookieConfig, defineCookie } from "./signed-cookie.server";
+
+/** Auth cookies last 30 days (spec section 9); the device key outlives sign-ins (browsers cap cookies at 400 days). */
+export const SESSION_COOKIE_MAX_AGE_S = 30 * 24 * 60 * 60;
+export const DEVICE_COOKIE_MAX_AGE_S = 400 * 24 * 60 * 60;
+export const PENDING_SIGN_IN_COOKIE_MAX_AGE_S = 10 * 60;
+/** Long enough to fetch a code from the mailbox and fill in the account information. */
+export const SIGN_UP_FLOW_MAX_AGE_S = 2 * 60 * 60;
+/**
+ * How long the reset remembers the address between its two steps. Cognito's code lives an hour; half of that is
+ * plenty to read a mail, and a forgotten tab falls back to the first step instead of naming the address.
+ */
+export const PASSWORD_RESET_COOKIE_MAX_AGE_S = 30 * 60;
+
+export const SessionCookieSchema = z.object({
+  /** The member_sessions row. */
+  sid: z.string(),
+  /** The short-lived Cognito access token, so page views need no upstream call. */
+  at: z.string(),
+});
+export type SessionCookieValue = z.infer<typeof SessionCookieSchema>;
+
+/** The page session: shared with the sibling services, which see the member signed in. */
+export const sessionCookie = defineCookie("id_session", SessionCookieSchema, {
+  shared: true,
+  maxAge: SESSION_COOKIE_MAX_AGE_S,
+});
+
+/** The session id of a sign-in held on the device-limit screen. */
+export const pendingSignInCookie = defineCookie("id_pending_sign_in", z.string().min(1), {
+  shared: true,
+  maxAge: PENDING_SIGN_IN_COOKIE_MAX_AGE_S,
+});
+
+/** The browser's long-lived device key. */
+export const deviceCookie = defineCookie("id_device", z.string().min(1), {
+  shared: true,
+  maxAge: DEVICE_COOKIE_MAX_AGE_S,
+});
+
+/**
+ * Which service sent the member here, for the rest of the browser session, so the header keeps that service's
+ * look while the member moves between our own pages (their referrer is then our own origin).
+ */
+export const serviceCookie = defineCookie("service", z.enum(SERVICE_THEMES));
+
+/**
+ * Where the visitor is in the sign-up steps: text sealed with AES-256-GCM under the session secrets (see
+ * app/routes/auth/sign-up.server.ts), so nobody can read the address or the sub out of it.
+ */
+export const signUpFlowCookie = defineCookie("id_sign_up", z.string().min(1), { maxAge: SIGN_UP_FLOW_MAX_AGE_S });
+
+export const PasswordResetStateSchema = z.object({
+  email: z.string(),
+  /** How many codes this reset has asked for: the page says "a new code" after a resend. */
+  sends: z.number(),
+  /** Epoch ms. Checked on reading too, because the signature alone would accept the value for ever. */
+  expiresAt: z.number(),
+});
+export type PasswordResetState = z.infer<typeof PasswordResetStateSchema>;
+
+/** The password reset's state, so its two steps work without JavaScript; no sibling service needs it. */
+export const passwordResetCookie = defineCookie("id_password_reset", PasswordResetStateSchema, {
+  maxAge: PASSWORD_RESET_COOKIE_MAX_AGE_S,
+});
+
+/** The browser's device key, and a Set-Cookie when it had none yet. */
+export async function readOrCreateDeviceKey(
+  config: CookieConfig,
+  request: Request,
+): Promise<{ deviceKey: string; setCookie?: string }> {
+  const deviceKey = await deviceCookie.read(config, request);
+  if (deviceKey) return { deviceKey };
+  const created = randomBytes(18).toString("base64url");
+  return { deviceKey: created, setCookie: await deviceCookie.serialize(config, created) };
+}
