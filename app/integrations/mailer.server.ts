@@ -1,5 +1,5 @@
 import nodemailer from "nodemailer";
-import { type Config, getConfig } from "~/config.server";
+import type { Config } from "~/config.server";
 
 /** A mail server that does not answer within this is "down": the member hears so instead of waiting. */
 export const MAIL_TIMEOUT_MS = 5_000;
@@ -37,12 +37,4 @@ export function createMailer(config: Pick<Config, "smtpUrl" | "mailFrom">): Mail
       }
     },
   };
-}
-
-let mailer: Mailer | undefined;
-
-/** The process's mailer, made from the configuration on first use. */
-export function getMailer(): Mailer {
-  mailer ??= createMailer(getConfig());
-  return mailer;
 }
