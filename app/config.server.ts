@@ -271,3 +271,14 @@ function ipv4OfMapped(hostname: string): string | null {
   const [high, low] = [parseInt(match[1]!, 16), parseInt(match[2]!, 16)];
   return [high >> 8, high & 255, low >> 8, low & 255].join(".");
 }
+
+let cachedConfig: Config | undefined;
+
+/**
+ * The process's configuration, parsed from process.env on first use. Only the cookie modules (session cookies,
+ * toast, service cookie) still read it; everything else gets config from the request's services.
+ */
+export function getConfig(): Config {
+  cachedConfig ??= parseConfig(process.env);
+  return cachedConfig;
+}

@@ -1,11 +1,10 @@
 import { type MiddlewareFunction, type RouterContextProvider, createContext, data } from "react-router";
-import { getDatabase, isDatabaseUnavailable } from "../../db/client.server";
-import { getConfig } from "~/config.server";
+import { isDatabaseUnavailable } from "../../db/client.server";
 import { endSession, findLiveSession, type LiveSession, openRefreshToken } from "~/domain/member-session.server";
 import { verifyAccessToken } from "~/integrations/cognito/access-token.server";
 import { IdentityError, type IdentityErrorCode } from "~/integrations/cognito/cognito-errors.server";
-import { getIdentityProvider } from "~/integrations/cognito/identity.server";
 import { logger } from "~/integrations/logger.server";
+import { type AppServices, servicesOf } from "~/services.server";
 import { clearSessionCookie, readSessionCookie, serializeSessionCookie } from "./session-cookies.server";
 
 export interface SignedInMember {
@@ -83,9 +82,11 @@ function toMember(session: LiveSession, groups: string[], accessToken: string): 
  * read once. Only an expired access token costs one refresh. A revoked or unknown session, a token that is not
  * ours or a refused refresh all end in "signed out", and the cookie is removed.
  */
-async function resolveMember(sid: string, accessToken: string): Promise<Resolution> {
-  const config = getConfig();
-  const db = getDatabase();
+async function resolveMember(
+  { config, db, identity }: AppServices,
+  sid: string,
+  accessToken: string,
+): Promise<Resolution> {
   const [check, session] = await Promise.all([verifyAccessToken(accessToken, config.cognito), findLiveSession(db, sid)]);
   if (!session) return { kind: "signedOut" };
   if (check.valid) {
@@ -99,7 +100,7 @@ async function resolveMember(sid: string, accessToken: string): Promise<Resoluti
   const refreshToken = openRefreshToken(session, config.sessionSecrets);
   if (!refreshToken) return { kind: "signedOut" };
   try {
-    const tokens = await getIdentityProvider().refresh(refreshToken);
+    const tokens = await identity.refresh(refreshToken);
     const refreshed = await verifyAccessToken(tokens.accessToken, config.cognito);
     if (!refreshed.valid || refreshed.claims.sub !== session.sub) return { kind: "signedOut" };
     return {
@@ -124,7 +125,7 @@ export const memberSessionMiddleware: MiddlewareFunction<Response> = async ({ re
     context.set(memberContext, null);
     return next();
   }
-  const resolution = await resolveMember(cookie.sid, cookie.at).catch((error: unknown): Resolution => {
+  const resolution = await resolveMember(servicesOf(context), cookie.sid, cookie.at).catch((error: unknown): Resolution => {
     if (!isDatabaseUnavailable(error)) throw error;
     // Thrown from here, the error would reach only the root's bare last-resort page; the layouts answer 503.
     logger.warn({ err: error }, "database unavailable at the session check");

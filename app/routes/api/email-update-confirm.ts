@@ -1,15 +1,13 @@
 import { ApiError } from "~/api/api-response.server";
 import { apiRoute } from "~/api/api-handler.server";
 import { confirmEmailChange } from "~/domain/email-change.server";
-import { getIdentityProvider } from "~/integrations/cognito/identity.server";
-import { getMailer } from "~/integrations/mailer.server";
 
 const api = apiRoute({
   POST: {
     operation: "confirmEmailUpdate",
-    handle: async ({ member, params, db, config, locale }) => {
+    handle: async ({ member, params, db, config, locale, identity, mailer }) => {
       const outcome = await confirmEmailChange(
-        { db, identity: getIdentityProvider(), mailer: getMailer(), origin: config.origin },
+        { db, identity, mailer, origin: config.origin },
         // Another member's token reads as expired: the caller learns nothing about it.
         { token: params.token ?? "", locale, sub: member.sub },
       );

@@ -1,23 +1,20 @@
 import { ApiError } from "~/api/api-response.server";
 import { apiRoute, limitAttempts } from "~/api/api-handler.server";
 import { EmailChangeError, requestEmailChange } from "~/domain/email-change.server";
-import { getIdentityProvider } from "~/integrations/cognito/identity.server";
-import { getMailer } from "~/integrations/mailer.server";
 
 const api = apiRoute({
   POST: {
     operation: "requestEmailUpdate",
     handle: async (call) => {
-      const { member, body, db, config, locale } = call;
+      const { member, body, db, config, locale, identity, mailer } = call;
       // Its answer says whether an address has an ID (an address check), and it mails whatever address is typed.
       await limitAttempts(call, "emailCheck");
       await limitAttempts(call, "emailChange");
-      const identity = getIdentityProvider();
       // The address now, from Cognito: a bearer token does not carry it.
       const { email: currentEmail } = await identity.getUser(member.sub);
       try {
         const { expiresAt } = await requestEmailChange(
-          { db, identity, mailer: getMailer(), origin: config.origin },
+          { db, identity, mailer, origin: config.origin },
           { sub: member.sub, currentEmail, newEmail: body.email, locale },
         );
         return { email: body.email, expiresAt: expiresAt.toISOString() };

@@ -2,7 +2,6 @@ import { ApiError } from "~/api/api-response.server";
 import { apiRoute, deviceList, limitAttempts, withStatus } from "~/api/api-handler.server";
 import { registerDevice } from "~/domain/device-registration.server";
 import { deactivateDevice, revokeRefreshTokens } from "~/domain/member-session.server";
-import { getIdentityProvider } from "~/integrations/cognito/identity.server";
 
 /** Device keys are what our own sign-in puts in its cookie: random, URL-safe, at most 128 characters. */
 const DEVICE_KEY = /^[A-Za-z0-9_-]{1,128}$/;
@@ -17,11 +16,11 @@ const api = apiRoute({
   POST: {
     operation: "registerUserDevice",
     handle: async (call) => {
-      const { request, member, body, params, db, config } = call;
+      const { request, member, body, params, db, config, identity } = call;
       const deviceKey = deviceKeyOf(params);
       await limitAttempts(call, "deviceRegistration");
       const result = await registerDevice(
-        { db, identity: getIdentityProvider(), deviceLimit: config.deviceLimit, secrets: config.sessionSecrets },
+        { db, identity, deviceLimit: config.deviceLimit, secrets: config.sessionSecrets },
         { sub: member.sub, deviceKey, refreshToken: body.refreshToken, userAgent: request.headers.get("User-Agent") },
       );
       if (result.kind === "invalidRefreshToken") throw new ApiError("invalid_refresh_token");
@@ -34,11 +33,11 @@ const api = apiRoute({
   },
   DELETE: {
     operation: "deactivateUserDevice",
-    handle: async ({ member, params, db, config }) => {
+    handle: async ({ member, params, db, config, identity }) => {
       const ended = await deactivateDevice(db, { sub: member.sub, deviceKey: deviceKeyOf(params) });
       // Another member's key finds nothing, exactly like a key that never existed.
       if (!ended) throw new ApiError("not_found");
-      await revokeRefreshTokens({ db, identity: getIdentityProvider(), secrets: config.sessionSecrets }, [
+      await revokeRefreshTokens({ db, identity, secrets: config.sessionSecrets }, [
         ended.refreshTokenEncrypted,
       ]);
       return deviceList(db, member, config);

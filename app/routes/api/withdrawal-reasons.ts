@@ -1,14 +1,12 @@
 import { ApiError } from "~/api/api-response.server";
 import { apiRoute, limitAttempts } from "~/api/api-handler.server";
 import { cancelMembership } from "~/domain/withdrawal.server";
-import { getIdentityProvider } from "~/integrations/cognito/identity.server";
 
 const api = apiRoute({
   POST: {
     operation: "cancelMembership",
     handle: async (call) => {
-      const { member, body, db, config, locale } = call;
-      const identity = getIdentityProvider();
+      const { member, body, db, config, locale, identity } = call;
       // The address look-up is an AdminGetUser like refresh-user's: counted with it before Cognito is asked.
       await limitAttempts(call, "memberRefresh");
       const { email } = await identity.getUser(member.sub);
