@@ -8,6 +8,7 @@ import { IdentityError } from "~/integrations/cognito/cognito-errors.server";
 import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import type { Mailer } from "~/integrations/mailer.server";
 import { pathFor } from "~/routing/route-table";
+import { DomainError } from "./domain-error.server";
 import { lockMember } from "./member-session.server";
 
 /** The link in the confirmation mail works for one hour (spec: "E-mail change link valid 1 hour"). */
@@ -19,14 +20,6 @@ export interface EmailChangeDependencies {
   mailer: Mailer;
   /** The app's public origin, for the absolute link in the mail. */
   origin: string;
-}
-
-/** A request the member can correct: the same address again, or an address another account holds. */
-export class EmailChangeError extends Error {
-  constructor(readonly code: "sameAddress" | "emailUnavailable") {
-    super(`E-mail change refused: ${code}`);
-    this.name = "EmailChangeError";
-  }
 }
 
 export type EmailChangeOutcome =
@@ -66,8 +59,8 @@ export async function requestEmailChange(
   input: { sub: string; currentEmail: string; newEmail: string; locale: Locale; now?: Date },
 ): Promise<{ expiresAt: Date }> {
   const newEmail = input.newEmail.trim().toLowerCase();
-  if (newEmail === input.currentEmail.trim().toLowerCase()) throw new EmailChangeError("sameAddress");
-  if (await isAddressTaken(deps.identity, newEmail, input.sub)) throw new EmailChangeError("emailUnavailable");
+  if (newEmail === input.currentEmail.trim().toLowerCase()) throw new DomainError("sameAddress");
+  if (await isAddressTaken(deps.identity, newEmail, input.sub)) throw new DomainError("emailUnavailable");
 
   const token = randomBytes(32).toString("base64url");
   const tokenHash = hashEmailChangeToken(token);

@@ -1,6 +1,5 @@
-import { ApiError } from "~/api/api-response.server";
 import { apiRoute, limitAttempts } from "~/api/api-handler.server";
-import { EmailChangeError, requestEmailChange } from "~/domain/email-change.server";
+import { requestEmailChange } from "~/domain/email-change.server";
 
 const api = apiRoute({
   POST: {
@@ -12,16 +11,11 @@ const api = apiRoute({
       await limitAttempts(call, "emailChange");
       // The address now, from Cognito: a bearer token does not carry it.
       const { email: currentEmail } = await identity.getUser(member.sub);
-      try {
-        const { expiresAt } = await requestEmailChange(
-          { db, identity, mailer, origin: config.origin },
-          { sub: member.sub, currentEmail, newEmail: body.email, locale },
-        );
-        return { email: body.email, expiresAt: expiresAt.toISOString() };
-      } catch (error) {
-        if (!(error instanceof EmailChangeError)) throw error;
-        throw new ApiError(error.code === "sameAddress" ? "email_unchanged" : "email_unavailable");
-      }
+      const { expiresAt } = await requestEmailChange(
+        { db, identity, mailer, origin: config.origin },
+        { sub: member.sub, currentEmail, newEmail: body.email, locale },
+      );
+      return { email: body.email, expiresAt: expiresAt.toISOString() };
     },
   },
 });
