@@ -1,8 +1,5 @@
 import { type Cookie, createCookie } from "react-router";
-import { getDatabase } from "../../../db/client.server";
 import { getConfig } from "~/config.server";
-import { confirmPasswordReset, requestPasswordReset } from "~/domain/password-reset.server";
-import { getIdentityProvider } from "~/integrations/cognito/identity.server";
 
 /**
  * How long the reset remembers the address between its two steps. Cognito's code lives an hour; half of that is
@@ -52,35 +49,12 @@ export async function readPasswordReset(request: Request, now = Date.now()): Pro
   return isPasswordResetState(value) && value.expiresAt > now ? value : null;
 }
 
-function serializePasswordReset(email: string, sends: number): Promise<string> {
+/** The reset cookie for the address, `sends` codes in: the 30 minutes start again from now. */
+export function serializePasswordReset(email: string, sends: number): Promise<string> {
   const expiresAt = Date.now() + PASSWORD_RESET_COOKIE_MAX_AGE_S * 1000;
   return getPasswordResetCookie().serialize({ email, sends, expiresAt } satisfies PasswordResetState);
 }
 
 export function clearPasswordReset(): Promise<string> {
   return getPasswordResetCookie().serialize("", { maxAge: 0 });
-}
-
-/** Step 1: a code is mailed if the address has an ID; either way the answer is the cookie for step 2. */
-export async function startPasswordReset(email: string): Promise<string> {
-  await requestPasswordReset(getIdentityProvider(), email);
-  return serializePasswordReset(email, 1);
-}
-
-/** "Send the code again": a fresh code, and the 30 minutes start again from it. */
-export async function resendPasswordResetCode(state: PasswordResetState): Promise<string> {
-  await requestPasswordReset(getIdentityProvider(), state.email);
-  return serializePasswordReset(state.email, state.sends + 1);
-}
-
-/** Step 2: the new password is set; the answer is the Set-Cookie that ends the reset. */
-export async function finishPasswordReset(
-  state: PasswordResetState,
-  input: { code: string; password: string },
-): Promise<string> {
-  await confirmPasswordReset(
-    { db: getDatabase(), identity: getIdentityProvider(), secrets: getConfig().sessionSecrets },
-    { email: state.email, ...input },
-  );
-  return clearPasswordReset();
 }

@@ -6,21 +6,17 @@ import { Button } from "~/components/button";
 import { useClearAfterServerError } from "~/components/use-clear-after-server-error";
 import { ErrorList, FormField } from "~/components/form-field";
 import { ConfirmPasswordResetSchema, RequestPasswordResetSchema } from "~/domain/auth-schemas";
-import { IdentityError, httpStatusFor } from "~/integrations/cognito/cognito-errors.server";
+import { confirmPasswordReset, requestPasswordReset } from "~/domain/password-reset.server";
+import { domainErrorOf, messageKeyOf, replyWithDomainError } from "~/errors/error-responses.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { pathFor } from "~/routing/route-table";
+import { servicesOf } from "~/services.server";
 import { getToastUtils } from "~/toast.server";
 import type { Route } from "./+types/forgot-password";
 import { checkAttemptLimit } from "./rate-limits.server";
-import {
-  clearPasswordReset,
-  finishPasswordReset,
-  readPasswordReset,
-  resendPasswordResetCode,
-  startPasswordReset,
-} from "./forgot-password.server";
+import { clearPasswordReset, readPasswordReset, serializePasswordReset } from "./forgot-password.server";
 
 /** The step comes from the reset cookie alone, so a refresh or JavaScript being off never loses the member's place. */
 export async function loader({ request, context }: Route.LoaderArgs) {
@@ -45,6 +41,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   const formData = await request.formData();
   const intent = formData.get("intent");
   const pending = await readPasswordReset(request);
+  const { db, identity, config } = servicesOf(context);
 
   if (intent === "start-over") throw redirect(here, { headers: setCookie(await clearPasswordReset()) });
   // The 30 minutes are over (or the cookie is gone): back to the first step.
@@ -54,14 +51,12 @@ export async function action({ request, context }: Route.ActionArgs) {
     // Another reset mail: it counts with the requests, as a Cognito throttle would answer (a toast, same step).
     const limited = await checkAttemptLimit(context, "forgotPassword", pending.email);
     if (limited) return getToastUtils().redirectWithError(here, limited.messageKey);
-    let renewed: string;
     try {
-      renewed = await resendPasswordResetCode(pending);
+      await requestPasswordReset(identity, pending.email);
     } catch (error) {
-      if (!(error instanceof IdentityError)) throw error;
-      return getToastUtils().redirectWithError(here, error.messageKey);
+      return getToastUtils().redirectWithError(here, messageKeyOf(domainErrorOf(error)));
     }
-    throw redirect(here, { headers: setCookie(renewed) });
+    throw redirect(here, { headers: setCookie(await serializePasswordReset(pending.email, pending.sends + 1)) });
   }
 
   if (intent === "confirm" && pending) {
@@ -75,19 +70,20 @@ export async function action({ request, context }: Route.ActionArgs) {
       return data({ form: "confirm" as const, result }, limited.init);
     }
     try {
-      const cleared = await finishPasswordReset(pending, submission.value);
-      return getToastUtils().redirectWithSuccess(pathFor("auth-sign-in", locale), "passwordChanged", {
-        headers: setCookie(cleared),
-      });
-    } catch (error) {
-      if (!(error instanceof IdentityError)) throw error;
-      const message = `toasts:${error.messageKey}`;
-      const errors = error.code === "invalidPassword" ? { fieldErrors: { password: [message] } } : { formErrors: [message] };
-      return data(
-        { form: "confirm" as const, result: submission.reply({ ...errors, hideFields: ["password"] }) },
-        { status: httpStatusFor(error) },
+      await confirmPasswordReset(
+        { db, identity, secrets: config.sessionSecrets },
+        { email: pending.email, ...submission.value },
       );
+    } catch (error) {
+      return replyWithDomainError(submission, error, {
+        hideFields: ["password"],
+        fields: { invalidPassword: "password" },
+        extra: { form: "confirm" as const },
+      });
     }
+    return getToastUtils().redirectWithSuccess(pathFor("auth-sign-in", locale), "passwordChanged", {
+      headers: setCookie(await clearPasswordReset()),
+    });
   }
 
   const submission = parseWithZod(formData, { schema: RequestPasswordResetSchema });
@@ -96,18 +92,13 @@ export async function action({ request, context }: Route.ActionArgs) {
   }
   const limited = await checkAttemptLimit(context, "forgotPassword", submission.value.email);
   if (limited) return data({ form: "request" as const, result: submission.reply({ formErrors: [limited.formError] }) }, limited.init);
-  let started: string;
   try {
-    started = await startPasswordReset(submission.value.email);
+    await requestPasswordReset(identity, submission.value.email);
   } catch (error) {
-    if (!(error instanceof IdentityError)) throw error;
-    return data(
-      { form: "request" as const, result: submission.reply({ formErrors: [`toasts:${error.messageKey}`] }) },
-      { status: httpStatusFor(error) },
-    );
+    return replyWithDomainError(submission, error, { extra: { form: "request" as const } });
   }
   // Known or not, the answer is this same redirect (SECURITY.md item 1): only the cookie's address differs.
-  throw redirect(here, { headers: setCookie(started) });
+  throw redirect(here, { headers: setCookie(await serializePasswordReset(submission.value.email, 1)) });
 }
 
 

@@ -1,11 +1,6 @@
 import { createCookie } from "react-router";
-import { getDatabase } from "../../../db/client.server";
 import { getConfig } from "~/config.server";
-import type { AccountInfo } from "~/domain/auth-schemas";
 import { decryptSecret, encryptSecret } from "~/domain/session-crypto.server";
-import { confirmSignUp, resendSignUpCode as resendCode, saveAccountInfo, startSignUp } from "~/domain/sign-up.server";
-import { getIdentityProvider } from "~/integrations/cognito/identity.server";
-import { referrerServiceOf } from "~/routing/service-cookie.server";
 
 /** Long enough to fetch a code from the mailbox and fill in the account information. */
 export const SIGN_UP_FLOW_MAX_AGE_S = 2 * 60 * 60;
@@ -82,24 +77,4 @@ export function saveSignUpFlow(flow: SignUpFlow): Promise<string> {
 
 export function clearSignUpFlow(): Promise<string> {
   return getFlowCookie().serialize("", { maxAge: 0 });
-}
-
-export async function requestSignUpCode(input: { email: string; password: string; locale: string }): Promise<SignUpFlow> {
-  const { sub } = await startSignUp(getIdentityProvider(), input);
-  return { step: "code", email: input.email, sub };
-}
-
-export function resendSignUpCode(flow: SignUpFlow) {
-  return resendCode(getIdentityProvider(), flow);
-}
-
-export function confirmSignUpCode(flow: SignUpFlow, code: string) {
-  return confirmSignUp(getIdentityProvider(), { ...flow, code });
-}
-
-export async function completeAccountInfo(request: Request, flow: SignUpFlow, info: AccountInfo) {
-  await saveAccountInfo(
-    { db: getDatabase(), identity: getIdentityProvider() },
-    { sub: flow.sub, info, referrerService: await referrerServiceOf(request) },
-  );
 }
