@@ -6,16 +6,17 @@ import { Button } from "~/components/button";
 import { DeactivateDeviceForm, type DeviceRow, DeviceTable } from "~/components/device-table";
 import { useClearAfterServerError } from "~/components/use-clear-after-server-error";
 import { ErrorList, FormField } from "~/components/form-field";
-import { getConfig } from "~/config.server";
 import { SignInSchema } from "~/domain/auth-schemas";
 import { displayName } from "~/domain/display-name.server";
-import { IdentityError, httpStatusFor } from "~/integrations/cognito/cognito-errors.server";
+import { DomainError } from "~/domain/domain-error.server";
+import { domainErrorOf, messageKeyOf, replyWithDomainError } from "~/errors/error-responses.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { getMember } from "~/middleware/member-session.server";
 import { readPendingSignIn } from "~/middleware/session-cookies.server";
 import { pathFor } from "~/routing/route-table";
+import { servicesOf } from "~/services.server";
 import { getToastUtils } from "~/toast.server";
 import type { Route } from "./+types/sign-in";
 import { checkAttemptLimit } from "./rate-limits.server";
@@ -33,6 +34,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const translations = loadTranslations(context, ["auth", "forms", "toasts"]);
   const title = getInstance(context).t("auth:signIn.title");
   const member = getMember(context);
+  const services = servicesOf(context);
   if (member) {
     return {
       view: "alreadySignedIn" as const,
@@ -40,17 +42,17 @@ export async function loader({ request, context }: Route.LoaderArgs) {
       translations,
       name: displayName(member, locale),
       email: member.email,
-      continueTo: await returnTargetFrom(request, locale),
+      continueTo: await returnTargetFrom(services.config, request, locale),
     };
   }
   const pending = await readPendingSignIn(request);
-  const devices = pending ? await devicesForPendingSignIn(pending) : null;
+  const devices = pending ? await devicesForPendingSignIn(services, pending) : null;
   if (devices) {
     return {
       view: "deviceLimit" as const,
       title,
       translations,
-      deviceLimit: getConfig().deviceLimit,
+      deviceLimit: services.config.deviceLimit,
       devices: devices.map((device) => ({ ...device, lastLoginAt: device.lastLoginAt.toISOString() })),
     };
   }
@@ -64,29 +66,27 @@ export async function action({ request, context }: Route.ActionArgs) {
   const here = `${pathFor("auth-sign-in", locale)}${new URL(request.url).search}`;
   const toasts = getToastUtils();
   const pending = await readPendingSignIn(request);
+  const services = servicesOf(context);
 
   if (intent === "deactivate" && pending) {
-    const ended = await deactivateForPendingSignIn(pending, String(formData.get("device") ?? ""));
+    const ended = await deactivateForPendingSignIn(services, pending, String(formData.get("device") ?? ""));
     return ended
       ? toasts.redirectWithSuccess(here, { message: "deviceDeactivated", values: { device: ended.deviceName } })
       : toasts.redirectWithError(here, "deviceDeactivateFailed");
   }
   if (intent === "continue" && pending) {
-    const continued = await continuePendingSignIn(pending).catch((error: unknown) => {
-      // Cognito down or throttling: the sign-in stays held (no slot taken) and the screen says why.
-      if (error instanceof IdentityError) return error;
-      throw error;
-    });
-    if (continued instanceof IdentityError) return toasts.redirectWithError(here, continued.messageKey);
+    // Cognito down or throttling: the sign-in stays held (no slot taken) and the screen says why.
+    const continued = await continuePendingSignIn(services, pending).catch(domainErrorOf);
+    if (continued instanceof DomainError) return toasts.redirectWithError(here, messageKeyOf(continued));
     const { outcome, setCookies } = continued;
     if (outcome.kind === "active" && setCookies) {
-      return toasts.redirectWithSuccess(await returnTargetFrom(request, locale), "loggedIn", { headers: toHeaders(setCookies) });
+      return toasts.redirectWithSuccess(await returnTargetFrom(services.config, request, locale), "loggedIn", { headers: toHeaders(setCookies) });
     }
     if (outcome.kind === "deviceLimit") return toasts.redirectWithInfo(here, "deviceLimitExceeded");
-    return toasts.redirectWithError(here, "loginFailed", { headers: toHeaders(await abandonPendingSignIn(pending)) });
+    return toasts.redirectWithError(here, "loginFailed", { headers: toHeaders(await abandonPendingSignIn(services, pending)) });
   }
   if (intent === "back" && pending) {
-    throw redirect(here, { headers: toHeaders(await abandonPendingSignIn(pending)) });
+    throw redirect(here, { headers: toHeaders(await abandonPendingSignIn(services, pending)) });
   }
 
   const submission = parseWithZod(formData, { schema: SignInSchema });
@@ -98,15 +98,11 @@ export async function action({ request, context }: Route.ActionArgs) {
     return data({ result: submission.reply({ formErrors: [limited.formError], hideFields: ["password"] }) }, limited.init);
   }
   try {
-    const { result, setCookies } = await signInWithPassword(request, submission.value);
+    const { result, setCookies } = await signInWithPassword(services, request, submission.value);
     if (result.kind === "deviceLimit") throw redirect(here, { headers: toHeaders(setCookies) });
-    return toasts.redirectWithSuccess(await returnTargetFrom(request, locale), "loggedIn", { headers: toHeaders(setCookies) });
+    return toasts.redirectWithSuccess(await returnTargetFrom(services.config, request, locale), "loggedIn", { headers: toHeaders(setCookies) });
   } catch (error) {
-    if (!(error instanceof IdentityError)) throw error;
-    return data(
-      { result: submission.reply({ formErrors: [`toasts:${error.messageKey}`], hideFields: ["password"] }) },
-      { status: httpStatusFor(error) },
-    );
+    return replyWithDomainError(submission, error, { hideFields: ["password"] });
   }
 }
 

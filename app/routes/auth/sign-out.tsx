@@ -8,6 +8,7 @@ import { clearSessionCookie, readSessionCookie } from "~/middleware/session-cook
 import { pathFor } from "~/routing/route-table";
 import { getToastUtils } from "~/toast.server";
 import type { Route } from "./+types/sign-out";
+import { servicesOf } from "~/services.server";
 import { signOutSession } from "./sign-in.server";
 
 /**
@@ -30,7 +31,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 export async function action({ request, context }: Route.ActionArgs) {
   const home = pathFor("index", getLocale(context));
   const sessionId = getMember(context)?.sessionId ?? (await readSessionCookie(request))?.sid;
-  if (sessionId) await signOutSession(sessionId);
+  if (sessionId) await signOutSession(servicesOf(context), sessionId);
   const headers = new Headers({ "Set-Cookie": await clearSessionCookie() });
   return getToastUtils().redirectWithSuccess(home, "loggedOut", { headers });
 }

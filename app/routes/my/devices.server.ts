@@ -1,11 +1,9 @@
-import { getDatabase } from "../../../db/client.server";
-import { getConfig } from "~/config.server";
 import { deactivateDevice, listActiveDevices, revokeRefreshTokens } from "~/domain/member-session.server";
-import { getIdentityProvider } from "~/integrations/cognito/identity.server";
 import type { SignedInMember } from "~/middleware/member-session.server";
+import type { AppServices } from "~/services.server";
 
-export function devicesOf(member: SignedInMember) {
-  return listActiveDevices(getDatabase(), member.sub, { sessionId: member.sessionId });
+export function devicesOf({ db }: AppServices, member: SignedInMember) {
+  return listActiveDevices(db, member.sub, { sessionId: member.sessionId });
 }
 
 /**
@@ -14,15 +12,18 @@ export function devicesOf(member: SignedInMember) {
  * the match) and never this browser's own (that is what signing out is for). Null when nothing was deactivated,
  * a posted id that is no session id included.
  */
-export async function deactivateMemberDevice(member: SignedInMember, deviceSessionId: string) {
-  const config = getConfig();
-  const ended = await deactivateDevice(getDatabase(), {
+export async function deactivateMemberDevice(
+  { db, identity, config }: AppServices,
+  member: SignedInMember,
+  deviceSessionId: string,
+) {
+  const ended = await deactivateDevice(db, {
     sub: member.sub,
     sessionId: deviceSessionId,
     exceptSessionId: member.sessionId,
   });
   if (ended) {
-    await revokeRefreshTokens({ db: getDatabase(), identity: getIdentityProvider(), secrets: config.sessionSecrets }, [
+    await revokeRefreshTokens({ db, identity, secrets: config.sessionSecrets }, [
       ended.refreshTokenEncrypted,
     ]);
   }

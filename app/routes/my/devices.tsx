@@ -1,35 +1,35 @@
 import { AppLink } from "~/components/app-link";
 import { DeactivateDeviceForm, DeviceTable } from "~/components/device-table";
-import { getConfig } from "~/config.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
-import { getMember } from "~/middleware/member-session.server";
+import { requireMember } from "~/middleware/require-member.server";
 import { pathFor } from "~/routing/route-table";
 import { getToastUtils } from "~/toast.server";
+import { servicesOf } from "~/services.server";
 import type { Route } from "./+types/devices";
 import { deactivateMemberDevice, devicesOf } from "./devices.server";
 
-export async function loader({ context }: Route.LoaderArgs) {
-  // The member layout's guard has run: there is a member.
-  const member = getMember(context)!;
-  const devices = await devicesOf(member);
+export async function loader({ request, context }: Route.LoaderArgs) {
+  const member = requireMember(context, request);
+  const services = servicesOf(context);
+  const devices = await devicesOf(services, member);
   return {
     title: getInstance(context).t("account:devices.title"),
     translations: loadTranslations(context, ["account", "auth", "toasts"]),
-    deviceLimit: getConfig().deviceLimit,
+    deviceLimit: services.config.deviceLimit,
     devices: devices.map((device) => ({ ...device, lastLoginAt: device.lastLoginAt.toISOString() })),
   };
 }
 
 export async function action({ request, context }: Route.ActionArgs) {
-  const member = getMember(context)!;
+  const member = requireMember(context, request);
   const here = pathFor("my-devices", getLocale(context));
   const formData = await request.formData();
   const toasts = getToastUtils();
   const ended =
     formData.get("intent") === "deactivate"
-      ? await deactivateMemberDevice(member, String(formData.get("device") ?? ""))
+      ? await deactivateMemberDevice(servicesOf(context), member, String(formData.get("device") ?? ""))
       : null;
   return ended
     ? toasts.redirectWithSuccess(here, { message: "deviceDeactivated", values: { device: ended.deviceName } })
