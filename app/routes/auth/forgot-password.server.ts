@@ -1,5 +1,5 @@
 import { type Cookie, createCookie } from "react-router";
-import { getConfig } from "~/config.server";
+import type { Config } from "~/config.server";
 
 /**
  * How long the reset remembers the address between its two steps. Cognito's code lives an hour; half of that is
@@ -15,26 +15,22 @@ export interface PasswordResetState {
   expiresAt: number;
 }
 
-let cookie: Cookie | undefined;
+type CookieConfig = Pick<Config, "secureCookies" | "sessionSecrets">;
 
 /**
  * The reset's state, so the two steps work without JavaScript: HttpOnly, SameSite=Lax, Path=/, signed with the
  * session secrets, Secure outside plain-http development. Unlike the session cookies it stays on this host (no
  * Domain): no sibling service needs it, so over https it takes the stricter `__Host-` prefix.
  */
-function getPasswordResetCookie(): Cookie {
-  if (!cookie) {
-    const config = getConfig();
-    cookie = createCookie(`${config.secureCookies ? "__Host-" : ""}id_password_reset`, {
-      path: "/",
-      httpOnly: true,
-      sameSite: "lax",
-      secure: config.secureCookies,
-      secrets: config.sessionSecrets,
-      maxAge: PASSWORD_RESET_COOKIE_MAX_AGE_S,
-    });
-  }
-  return cookie;
+function passwordResetCookie(config: CookieConfig): Cookie {
+  return createCookie(`${config.secureCookies ? "__Host-" : ""}id_password_reset`, {
+    path: "/",
+    httpOnly: true,
+    sameSite: "lax",
+    secure: config.secureCookies,
+    secrets: config.sessionSecrets,
+    maxAge: PASSWORD_RESET_COOKIE_MAX_AGE_S,
+  });
 }
 
 function isPasswordResetState(value: unknown): value is PasswordResetState {
@@ -44,17 +40,17 @@ function isPasswordResetState(value: unknown): value is PasswordResetState {
 }
 
 /** The reset under way in this browser, or null (none, tampered with, or older than the cookie's lifetime). */
-export async function readPasswordReset(request: Request, now = Date.now()): Promise<PasswordResetState | null> {
-  const value: unknown = await getPasswordResetCookie().parse(request.headers.get("Cookie"));
+export async function readPasswordReset(config: CookieConfig, request: Request, now = Date.now()): Promise<PasswordResetState | null> {
+  const value: unknown = await passwordResetCookie(config).parse(request.headers.get("Cookie"));
   return isPasswordResetState(value) && value.expiresAt > now ? value : null;
 }
 
 /** The reset cookie for the address, `sends` codes in: the 30 minutes start again from now. */
-export function serializePasswordReset(email: string, sends: number): Promise<string> {
+export function serializePasswordReset(config: CookieConfig, email: string, sends: number): Promise<string> {
   const expiresAt = Date.now() + PASSWORD_RESET_COOKIE_MAX_AGE_S * 1000;
-  return getPasswordResetCookie().serialize({ email, sends, expiresAt } satisfies PasswordResetState);
+  return passwordResetCookie(config).serialize({ email, sends, expiresAt } satisfies PasswordResetState);
 }
 
-export function clearPasswordReset(): Promise<string> {
-  return getPasswordResetCookie().serialize("", { maxAge: 0 });
+export function clearPasswordReset(config: CookieConfig): Promise<string> {
+  return passwordResetCookie(config).serialize("", { maxAge: 0 });
 }

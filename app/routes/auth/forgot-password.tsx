@@ -22,7 +22,7 @@ import { clearPasswordReset, readPasswordReset, serializePasswordReset } from ".
 export async function loader({ request, context }: Route.LoaderArgs) {
   const i18n = getInstance(context);
   const translations = loadTranslations(context, ["passwordReset", "forms", "toasts"]);
-  const pending = await readPasswordReset(request);
+  const pending = await readPasswordReset(servicesOf(context).config, request);
   if (pending) {
     return {
       view: "confirm" as const,
@@ -40,10 +40,10 @@ export async function action({ request, context }: Route.ActionArgs) {
   const here = pathFor("auth-forgot-password", locale);
   const formData = await request.formData();
   const intent = formData.get("intent");
-  const pending = await readPasswordReset(request);
+  const pending = await readPasswordReset(servicesOf(context).config, request);
   const { db, identity, config } = servicesOf(context);
 
-  if (intent === "start-over") throw redirect(here, { headers: setCookie(await clearPasswordReset()) });
+  if (intent === "start-over") throw redirect(here, { headers: setCookie(await clearPasswordReset(config)) });
   // The 30 minutes are over (or the cookie is gone): back to the first step.
   if ((intent === "resend" || intent === "confirm") && !pending) throw redirect(here);
 
@@ -56,7 +56,7 @@ export async function action({ request, context }: Route.ActionArgs) {
     } catch (error) {
       return getToastUtils().redirectWithError(here, messageKeyOf(domainErrorOf(error)));
     }
-    throw redirect(here, { headers: setCookie(await serializePasswordReset(pending.email, pending.sends + 1)) });
+    throw redirect(here, { headers: setCookie(await serializePasswordReset(config, pending.email, pending.sends + 1)) });
   }
 
   if (intent === "confirm" && pending) {
@@ -82,7 +82,7 @@ export async function action({ request, context }: Route.ActionArgs) {
       });
     }
     return getToastUtils().redirectWithSuccess(pathFor("auth-sign-in", locale), "passwordChanged", {
-      headers: setCookie(await clearPasswordReset()),
+      headers: setCookie(await clearPasswordReset(config)),
     });
   }
 
@@ -98,7 +98,7 @@ export async function action({ request, context }: Route.ActionArgs) {
     return replyWithDomainError(submission, error, { extra: { form: "request" as const } });
   }
   // Known or not, the answer is this same redirect (SECURITY.md item 1): only the cookie's address differs.
-  throw redirect(here, { headers: setCookie(await serializePasswordReset(submission.value.email, 1)) });
+  throw redirect(here, { headers: setCookie(await serializePasswordReset(config, submission.value.email, 1)) });
 }
 
 

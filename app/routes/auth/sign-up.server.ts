@@ -1,5 +1,5 @@
 import { createCookie } from "react-router";
-import { getConfig } from "~/config.server";
+import type { Config } from "~/config.server";
 import { decryptSecret, encryptSecret } from "~/domain/session-crypto.server";
 
 /** Long enough to fetch a code from the mailbox and fill in the account information. */
@@ -17,21 +17,20 @@ export interface SignUpFlow {
   sub: string;
 }
 
+type CookieConfig = Pick<Config, "secureCookies" | "sessionSecrets">;
+
 /** Marks the sealed value as a sign-up flow, so that nothing else sealed under the same secrets passes for one. */
 const FLOW_PURPOSE = "sign-up-flow";
 /** The sealed text is padded to a multiple of this many characters, so that its length says nothing beyond the address's length. */
 const FLOW_PADDING_BYTES = 64;
-
-let flowCookie: ReturnType<typeof createCookie> | undefined;
 
 /**
  * Where the visitor is in the sign-up steps. Sealed with AES-256-GCM under the session secrets (and signed, like
  * every cookie here): nobody can read the address or the sub out of it, which would tell registered, unconfirmed
  * and new addresses apart (SECURITY.md 1), nor change it. It expires inside too, not only in the browser.
  */
-function getFlowCookie() {
-  const config = getConfig();
-  flowCookie ??= createCookie(`${config.secureCookies ? "__Secure-" : ""}id_sign_up`, {
+function flowCookie(config: CookieConfig) {
+  return createCookie(`${config.secureCookies ? "__Secure-" : ""}id_sign_up`, {
     path: "/",
     httpOnly: true,
     sameSite: "lax",
@@ -39,13 +38,12 @@ function getFlowCookie() {
     secrets: config.sessionSecrets,
     maxAge: SIGN_UP_FLOW_MAX_AGE_S,
   });
-  return flowCookie;
 }
 
-export async function readSignUpFlow(request: Request): Promise<SignUpFlow | null> {
-  const sealed: unknown = await getFlowCookie().parse(request.headers.get("Cookie"));
+export async function readSignUpFlow(config: CookieConfig, request: Request): Promise<SignUpFlow | null> {
+  const sealed: unknown = await flowCookie(config).parse(request.headers.get("Cookie"));
   if (typeof sealed !== "string" || !sealed) return null;
-  const opened = decryptSecret(sealed, getConfig().sessionSecrets);
+  const opened = decryptSecret(sealed, config.sessionSecrets);
   if (!opened) return null;
   let value: unknown;
   try {
@@ -62,7 +60,7 @@ export async function readSignUpFlow(request: Request): Promise<SignUpFlow | nul
   return { step, email, sub };
 }
 
-export function saveSignUpFlow(flow: SignUpFlow): Promise<string> {
+export function saveSignUpFlow(config: CookieConfig, flow: SignUpFlow): Promise<string> {
   const plain = JSON.stringify({
     purpose: FLOW_PURPOSE,
     expiresAt: Date.now() + SIGN_UP_FLOW_MAX_AGE_S * 1000,
@@ -72,9 +70,9 @@ export function saveSignUpFlow(flow: SignUpFlow): Promise<string> {
   });
   // JSON allows trailing white space, so the padding needs no marker.
   const padded = plain.padEnd(Math.ceil(plain.length / FLOW_PADDING_BYTES) * FLOW_PADDING_BYTES);
-  return getFlowCookie().serialize(encryptSecret(padded, getConfig().sessionSecrets));
+  return flowCookie(config).serialize(encryptSecret(padded, config.sessionSecrets));
 }
 
-export function clearSignUpFlow(): Promise<string> {
-  return getFlowCookie().serialize("", { maxAge: 0 });
+export function clearSignUpFlow(config: CookieConfig): Promise<string> {
+  return flowCookie(config).serialize("", { maxAge: 0 });
 }

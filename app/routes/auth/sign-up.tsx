@@ -43,7 +43,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const locale = getLocale(context);
   // Signed in already: the sign-in page shows who, with Continue (spec: already-logged-in notice).
   if (getMember(context)) throw redirect(pathFor("auth-sign-in", locale));
-  const flow = await readSignUpFlow(request);
+  const flow = await readSignUpFlow(servicesOf(context).config, request);
   const regionNames = new Intl.DisplayNames([locale], { type: "region" });
   const t = getInstance(context).getFixedT(locale, "signUp");
   return data(
@@ -59,7 +59,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
       })),
     },
     // The completed screen is shown once; the flow's cookie goes with it.
-    flow?.step === "done" ? { headers: { "Set-Cookie": await clearSignUpFlow() } } : undefined,
+    flow?.step === "done" ? { headers: { "Set-Cookie": await clearSignUpFlow(servicesOf(context).config) } } : undefined,
   );
 }
 
@@ -74,10 +74,10 @@ export async function action({ request, context }: Route.ActionArgs) {
   const here = pathFor("auth-sign-up", locale);
   const formData = await request.formData();
   const intent = String(formData.get("intent") ?? "");
-  const flow = await readSignUpFlow(request);
+  const flow = await readSignUpFlow(servicesOf(context).config, request);
   const { db, identity } = servicesOf(context);
 
-  if (intent === "restart") return withCookie(here, await clearSignUpFlow());
+  if (intent === "restart") return withCookie(here, await clearSignUpFlow(servicesOf(context).config));
 
   if (intent === "resend" && flow?.step === "code") {
     const limited = await checkAttemptLimit(context, "codeResend", flow.email);
@@ -104,7 +104,7 @@ export async function action({ request, context }: Route.ActionArgs) {
     } catch (error) {
       return replyWithDomainError(submission, error, { extra: { intent } });
     }
-    return withCookie(here, await saveSignUpFlow({ ...flow, step: "account" }));
+    return withCookie(here, await saveSignUpFlow(servicesOf(context).config, { ...flow, step: "account" }));
   }
 
   if (intent === "account" && flow?.step === "account") {
@@ -118,7 +118,7 @@ export async function action({ request, context }: Route.ActionArgs) {
     } catch (error) {
       return replyWithDomainError(submission, error, { extra: { intent } });
     }
-    return withCookie(here, await saveSignUpFlow({ ...flow, step: "done" }));
+    return withCookie(here, await saveSignUpFlow(servicesOf(context).config, { ...flow, step: "done" }));
   }
 
   const submission = parseWithZod(formData, { schema: SignUpSchema });
@@ -137,7 +137,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   } catch (error) {
     return replyWithDomainError(submission, error, { hideFields: ["password"], extra: { intent: "credentials" } });
   }
-  return withCookie(here, await saveSignUpFlow({ step: "code", email, sub }));
+  return withCookie(here, await saveSignUpFlow(servicesOf(context).config, { step: "code", email, sub }));
 }
 
 export default function SignUpPage({ loaderData, actionData }: Route.ComponentProps) {
