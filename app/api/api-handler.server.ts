@@ -7,9 +7,10 @@ import type { MemberRecord } from "~/domain/profile.server";
 import { type LimitedAction, countAttempt } from "~/domain/rate-limit.server";
 import { logger, runWithRequestId } from "~/integrations/logger.server";
 import type { Locale } from "~/i18n/locales";
+import { translatorFor } from "~/i18n/translator.server";
 import { requestInfoContext } from "~/server/request-context";
 import { type AppServices, servicesOf } from "~/services.server";
-import { ApiError, apiErrorResponse, apiJson, apiLocaleOf, toApiError, translatorFor } from "./api-response.server";
+import { ApiError, apiErrorResponse, apiJson, apiLocaleOf, toApiError } from "./api-response.server";
 import { type ApiMember, authenticateBearer } from "./bearer-auth.server";
 import { type ApiBody, type ApiOperationId, type ApiResponseBody, apiEndpoint } from "./contract";
 

@@ -1,7 +1,6 @@
-import i18next from "i18next";
 import { isDatabaseUnavailable } from "../../db/client.server";
-import { DEFAULT_LOCALE, type Locale, localeFromAcceptLanguage } from "~/i18n/locales";
-import { NAMESPACES, RESOURCES } from "~/i18n/resources";
+import { type Locale, localeFromAcceptLanguage } from "~/i18n/locales";
+import { type Translate, translatorFor } from "~/i18n/translator.server";
 import { toDomainError } from "~/domain/domain-error.server";
 import { httpStatusOf } from "~/errors/error-responses.server";
 import { logger } from "~/integrations/logger.server";
@@ -41,29 +40,9 @@ export function apiJson(body: unknown, init: { status?: number; headers?: Record
   });
 }
 
-/** i18next's `t` for the request's language, with namespaced keys ("api:errors.not_found"). */
-export type Translate = (key: string) => string;
-
-/**
- * One i18next instance for the whole process, initialised once: the API translates only its error messages, and
- * creating an instance per request (as the pages' middleware does) would cost it a sixth of its CPU.
- */
-const translator = i18next.createInstance();
-void translator.init({
-  resources: RESOURCES,
-  ns: NAMESPACES,
-  fallbackLng: DEFAULT_LOCALE,
-  initAsync: false,
-  interpolation: { escapeValue: false },
-});
-
 /** The API's language: Accept-Language (DESIGN.md "Sibling services"), Japanese by default. */
 export function apiLocaleOf(request: Request): Locale {
   return localeFromAcceptLanguage(request.headers.get("Accept-Language"));
-}
-
-export function translatorFor(locale: Locale): Translate {
-  return translator.getFixedT(locale) as unknown as Translate;
 }
 
 /** The error envelope, its message and field messages in the request's language. */

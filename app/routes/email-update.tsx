@@ -11,6 +11,7 @@ import { pathFor } from "~/routing/route-table";
 import { getToastUtils } from "~/toast.server";
 import { servicesOf } from "~/services.server";
 import type { Route } from "./+types/email-update";
+import { emailUpdateLinkFor } from "~/routing/email-update-link";
 
 type PageState = "confirm" | "expired";
 
@@ -29,7 +30,7 @@ export async function action({ params, context }: Route.ActionArgs) {
   let outcome;
   try {
     const { db, identity, mailer, config } = servicesOf(context);
-    outcome = await confirmEmailChange({ db, identity, mailer, origin: config.origin }, { token: params.token, locale });
+    outcome = await confirmEmailChange({ db, identity, mailer, confirmationLink: emailUpdateLinkFor(config.origin) }, { token: params.token, locale });
   } catch (failure) {
     const error = domainErrorOf(failure);
     return data({ state: "confirm" as PageState, error: messageKeyOf(error) }, { status: httpStatusOf(error) });

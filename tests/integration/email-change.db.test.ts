@@ -15,6 +15,7 @@ import { MailUnavailableError, createMailer } from "~/integrations/mailer.server
 import { type EmbeddedStack, startEmbeddedStack } from "~/server/embedded/embedded-stack";
 import { cognitoConfigOf } from "../support/stand-in-config";
 import { makeTempDir } from "../support/temp-dir";
+import { emailUpdateLinkFor } from "~/routing/email-update-link";
 
 // The real parts: the Cognito stand-in through the AWS SDK, the SMTP capture, and PGlite (or PostgreSQL in CI).
 const temp = makeTempDir("email-change");
@@ -43,7 +44,7 @@ function deps(smtpUrl = stack.env.SMTP_URL!) {
     db: handle.db,
     identity: identity(),
     mailer: createMailer({ smtpUrl, mailFrom: "ID <no-reply@localhost>" }),
-    origin: ORIGIN,
+    confirmationLink: emailUpdateLinkFor(ORIGIN),
   };
 }
 

@@ -1,5 +1,6 @@
 import { apiRoute, limitAttempts } from "~/api/api-handler.server";
 import { requestEmailChange } from "~/domain/email-change.server";
+import { emailUpdateLinkFor } from "~/routing/email-update-link";
 
 const api = apiRoute({
   POST: {
@@ -12,7 +13,7 @@ const api = apiRoute({
       // The address now, from Cognito: a bearer token does not carry it.
       const { email: currentEmail } = await identity.getUser(member.sub);
       const { expiresAt } = await requestEmailChange(
-        { db, identity, mailer, origin: config.origin },
+        { db, identity, mailer, confirmationLink: emailUpdateLinkFor(config.origin) },
         { sub: member.sub, currentEmail, newEmail: body.email, locale },
       );
       return { email: body.email, expiresAt: expiresAt.toISOString() };

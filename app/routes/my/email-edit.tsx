@@ -16,6 +16,7 @@ import { pathFor } from "~/routing/route-table";
 import { checkAttemptLimit } from "../auth/rate-limits.server";
 import { servicesOf } from "~/services.server";
 import type { Route } from "./+types/email-edit";
+import { emailUpdateLinkFor } from "~/routing/email-update-link";
 
 const EmailChangeSchema = z.object({ email: EmailSchema });
 
@@ -43,7 +44,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   const { db, identity, mailer, config } = servicesOf(context);
   try {
     await requestEmailChange(
-      { db, identity, mailer, origin: config.origin },
+      { db, identity, mailer, confirmationLink: emailUpdateLinkFor(config.origin) },
       { sub: member.sub, currentEmail: member.email, newEmail: submission.value.email, locale },
     );
   } catch (error) {
