@@ -5,26 +5,29 @@ import { MailUnavailableError } from "~/integrations/mailer.server";
  * What went wrong, in the member's terms. The identity codes keep the names of the Cognito adapter's verdicts
  * (one table in app/integrations/cognito/cognito-errors.server.ts decides them); the rest are the domain's own.
  */
-export type DomainErrorCode =
-  | "invalidCredentials"
-  | "currentPasswordMismatch"
-  | "userNotConfirmed"
-  | "usernameExists"
-  | "codeMismatch"
-  | "codeExpired"
-  | "invalidPassword"
-  | "legacyPasswordBelowPolicy"
-  | "invalidInput"
-  | "emailUnavailable"
-  | "userNotFound"
-  | "alreadyConfirmed"
-  | "signInThrottled"
-  | "throttled"
-  | "unavailable"
-  /** An e-mail change to the address the member already has. */
-  | "sameAddress"
-  /** The mail server did not take the mail. */
-  | "mailUnavailable";
+export const DOMAIN_ERROR_CODES = [
+  "invalidCredentials",
+  "currentPasswordMismatch",
+  "userNotConfirmed",
+  "usernameExists",
+  "codeMismatch",
+  "codeExpired",
+  "invalidPassword",
+  "legacyPasswordBelowPolicy",
+  "invalidInput",
+  "emailUnavailable",
+  "userNotFound",
+  "alreadyConfirmed",
+  "signInThrottled",
+  "throttled",
+  "unavailable",
+  // An e-mail change to the address the member already has.
+  "sameAddress",
+  // The mail server did not take the mail.
+  "mailUnavailable",
+] as const;
+
+export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];
 
 /** A failure the member or the caller can be told about; the edge (app/errors) says it as a message and a status. */
 export class DomainError extends Error {
