@@ -1,5 +1,5 @@
 import { eq } from "drizzle-orm";
-import { RouterContextProvider, UNSAFE_DataWithResponseInit as DataWithResponseInit } from "react-router";
+import { RouterContextProvider } from "react-router";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { memberProfiles } from "../../db/schema";
 import { parseConfig } from "~/config.server";
@@ -13,6 +13,7 @@ import * as emailEdit from "~/routes/my/email-edit";
 import * as profile from "~/routes/my/profile";
 import * as profileEdit from "~/routes/my/profile-edit";
 import { type EmbeddedStack, startEmbeddedStack } from "~/server/embedded/embedded-stack";
+import { pathFor } from "~/routing/route-table";
 import { requestInfoContext } from "~/server/request-context";
 import { type AppServices, createAppServices, servicesContext } from "~/services.server";
 import { bearerTokensFor, connectToStandIn } from "../support/bearer-tokens";
@@ -46,6 +47,9 @@ async function createMember(label: string): Promise<SignedInMember> {
   const { sub } = await identity.getUser(email);
   return { sub, email, familyName: null, givenName: null, groups: [], sessionId: crypto.randomUUID(), accessToken: "" };
 }
+
+/** What an action answers with `data(…, init)`. */
+type DataReply = { data: { result: { error?: Record<string, string[]> } }; init: ResponseInit | null };
 
 /** What the HTTP server and the root middleware put in a request's context: services, request info, language, member. */
 async function contextFor(request: Request, member: SignedInMember | null) {
@@ -84,25 +88,24 @@ test("the profile page's loader shows the stored profile of the member in the co
     country: "JP",
     preferredLanguage: "ja",
   });
-  const request = get("/my/profile/");
+  const request = get(pathFor("my-profile", "ja"));
   const data = await profile.loader(routeArgs(request, await contextFor(request, member)));
   expect(data).toMatchObject({ subject: member.sub, email: member.email, profile: { familyName: "山田", birthYear: 1980 } });
 });
 
 test("the profile page's loader sends a visitor to sign-in with the way back", async () => {
-  const request = get("/en/my/profile/");
+  const request = get(pathFor("my-profile", "en"));
   const thrown = await profile.loader(routeArgs(request, await contextFor(request, null))).catch((error: unknown) => error);
   expect(thrown).toBeInstanceOf(Response);
   expect((thrown as Response).status).toBe(302);
-  expect((thrown as Response).headers.get("Location")).toBe("/en/auth/sign-in/?to=my-profile");
+  expect((thrown as Response).headers.get("Location")).toBe(`${pathFor("auth-sign-in", "en")}?to=my-profile`);
 });
 
 test("the profile edit action answers bad input with 400 and the field errors, and stores nothing", async () => {
   const member = await createMember("profile-edit");
-  const request = post("/my/profile-edit/", { familyName: "", givenName: "太郎", birthYear: "not a year" });
+  const request = post(pathFor("my-profile-edit", "ja"), { familyName: "", givenName: "太郎", birthYear: "not a year" });
   const answer = await profileEdit.action(routeArgs(request, await contextFor(request, member)));
-  expect(answer).toBeInstanceOf(DataWithResponseInit);
-  const { data, init } = answer as unknown as DataWithResponseInit<{ result: { error?: Record<string, string[]> } }>;
+  const { data, init } = answer as unknown as DataReply;
   expect(init?.status).toBe(400);
   expect(Object.keys(data.result.error ?? {})).toEqual(expect.arrayContaining(["familyName", "birthYear"]));
   const rows = await database().db.select().from(memberProfiles).where(eq(memberProfiles.sub, member.sub));
@@ -113,34 +116,34 @@ test("an e-mail change goes from the edit action through the mailed link to the 
   const member = await createMember("email");
   const newEmail = `new-${crypto.randomUUID().slice(0, 8)}@example.jp`;
 
-  const editRequest = post("/en/my/email-edit/", { email: newEmail });
+  const editRequest = post(pathFor("my-email-edit", "en"), { email: newEmail });
   const sent = await emailEdit.action(routeArgs(editRequest, await contextFor(editRequest, member)));
   expect(sent).toBeInstanceOf(Response);
-  expect((sent as Response).headers.get("Location")).toBe("/en/my/email-edit/?sent");
+  expect((sent as Response).headers.get("Location")).toBe(`${pathFor("my-email-edit", "en")}?sent`);
 
   const mail = await newestMailTo(newEmail);
   expect(mail?.subject).toBe("Confirm your e-mail address change");
   const token = new RegExp(`^${ORIGIN}/en/email-update/([^/\\s]+)/$`, "m").exec(mail?.text ?? "")?.[1];
   expect(token).toBeTruthy();
 
-  const pageRequest = get(`/en/email-update/${token}/`);
+  const pageRequest = get(pathFor("email-update", "en", { token: token! }));
   const page = await emailUpdate.loader(routeArgs(pageRequest, await contextFor(pageRequest, null), { token: token! }));
   expect(page.state).toBe("confirm");
 
-  const confirmRequest = post(`/en/email-update/${token}/`, {});
+  const confirmRequest = post(pathFor("email-update", "en", { token: token! }), {});
   const confirmed = await emailUpdate.action(
     routeArgs(confirmRequest, await contextFor(confirmRequest, null), { token: token! }),
   );
   expect(confirmed).toBeInstanceOf(Response);
-  expect((confirmed as Response).headers.get("Location")).toBe("/en/auth/sign-in/");
+  expect((confirmed as Response).headers.get("Location")).toBe(pathFor("auth-sign-in", "en"));
   expect((await services.identity.getUser(member.sub)).email).toBe(newEmail);
 });
 
 test("the e-mail change action puts the member's own address on the field with 400", async () => {
   const member = await createMember("same");
-  const request = post("/my/email-edit/", { email: member.email });
+  const request = post(pathFor("my-email-edit", "ja"), { email: member.email });
   const answer = await emailEdit.action(routeArgs(request, await contextFor(request, member)));
-  const { data, init } = answer as unknown as DataWithResponseInit<{ result: { error?: Record<string, string[]> } }>;
+  const { data, init } = answer as unknown as DataReply;
   expect(init?.status).toBe(400);
   expect(data.result.error?.email).toEqual(["emailChange:errors.sameAddress"]);
 });
