@@ -1,6 +1,6 @@
 import { isDatabaseUnavailable } from "../../db/client.server";
 import { type Locale, localeFromAcceptLanguage } from "~/i18n/locales";
-import { type Translate, translatorFor } from "~/i18n/translator.server";
+import type { Translate } from "~/i18n/translator.server";
 import { toDomainError } from "~/domain/domain-error.server";
 import { httpStatusOf } from "~/errors/error-responses.server";
 import { logger } from "~/integrations/logger.server";

@@ -15,7 +15,7 @@ import { pathFor } from "~/routing/route-table";
 import { servicesOf } from "~/services.server";
 import { getToastUtils } from "~/toast.server";
 import type { Route } from "./+types/forgot-password";
-import { checkAttemptLimit } from "./rate-limits.server";
+import { checkAttemptLimit } from "~/middleware/attempt-limit.server";
 import { clearPasswordReset, readPasswordReset, serializePasswordReset } from "./forgot-password.server";
 
 /** The step comes from the reset cookie alone, so a refresh or JavaScript being off never loses the member's place. */

@@ -19,7 +19,7 @@ import { pathFor } from "~/routing/route-table";
 import { servicesOf } from "~/services.server";
 import { getToastUtils } from "~/toast.server";
 import type { Route } from "./+types/sign-in";
-import { checkAttemptLimit } from "./rate-limits.server";
+import { checkAttemptLimit } from "~/middleware/attempt-limit.server";
 import {
   abandonPendingSignIn,
   continuePendingSignIn,

@@ -36,7 +36,7 @@ import { referrerServiceOf } from "~/routing/service-cookie.server";
 import { servicesOf } from "~/services.server";
 import { getToastUtils } from "~/toast.server";
 import type { Route } from "./+types/sign-up";
-import { checkAttemptLimit } from "./rate-limits.server";
+import { checkAttemptLimit } from "~/middleware/attempt-limit.server";
 import { clearSignUpFlow, readSignUpFlow, saveSignUpFlow } from "./sign-up.server";
 
 export async function loader({ request, context }: Route.LoaderArgs) {

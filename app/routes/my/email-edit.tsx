@@ -13,7 +13,7 @@ import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { requireMember } from "~/middleware/require-member.server";
 import { pathFor } from "~/routing/route-table";
-import { checkAttemptLimit } from "../auth/rate-limits.server";
+import { checkAttemptLimit } from "~/middleware/attempt-limit.server";
 import { servicesOf } from "~/services.server";
 import type { Route } from "./+types/email-edit";
 import { emailUpdateLinkFor } from "~/routing/email-update-link";

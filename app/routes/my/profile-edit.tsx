@@ -16,7 +16,7 @@ import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { requireMember } from "~/middleware/require-member.server";
 import { pathFor } from "~/routing/route-table";
 import { getToastUtils } from "~/toast.server";
-import { checkAttemptLimit } from "../auth/rate-limits.server";
+import { checkAttemptLimit } from "~/middleware/attempt-limit.server";
 import { servicesOf } from "~/services.server";
 import type { Route } from "./+types/profile-edit";
 

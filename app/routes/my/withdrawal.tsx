@@ -21,7 +21,7 @@ import { requireMember } from "~/middleware/require-member.server";
 import { clearSessionCookie } from "~/middleware/session-cookies.server";
 import { pathFor } from "~/routing/route-table";
 import { getToastUtils } from "~/toast.server";
-import { checkAttemptLimit } from "../auth/rate-limits.server";
+import { checkAttemptLimit } from "~/middleware/attempt-limit.server";
 import { servicesOf } from "~/services.server";
 import type { Route } from "./+types/withdrawal";
 
