@@ -271,11 +271,3 @@ function ipv4OfMapped(hostname: string): string | null {
   const [high, low] = [parseInt(match[1]!, 16), parseInt(match[2]!, 16)];
   return [high >> 8, high & 255, low >> 8, low & 255].join(".");
 }
-
-let cachedConfig: Config | undefined;
-
-/** The process's configuration, parsed from process.env on first use. */
-export function getConfig(): Config {
-  cachedConfig ??= parseConfig(process.env);
-  return cachedConfig;
-}

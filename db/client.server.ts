@@ -65,26 +65,10 @@ export function openDatabase(options: { databaseUrl?: string; dataDir: string })
   };
 }
 
-// The HTTP server (tsx) and the React Router build (Vite) load this file as two modules; the open database
-// lives on globalThis so both use the one connection pool (and PGlite its one data directory).
-const KEY = Symbol.for("member-account.database");
-const registry = globalThis as unknown as Record<symbol, DatabaseHandle | undefined>;
-
-export function setDatabase(handle: DatabaseHandle | undefined): void {
-  registry[KEY] = handle;
-}
-
-/** The process's database, opened by the server at start-up. */
-export function getDatabase(): Database {
-  const handle = registry[KEY];
-  if (!handle) throw new Error("The database has not been opened (the server opens it at start-up)");
-  return handle.db;
-}
-
 /** True when a trivial query answers: used by /readyz/. */
-export async function isDatabaseReachable(): Promise<boolean> {
+export async function isDatabaseReachable(db: Database): Promise<boolean> {
   try {
-    await getDatabase().execute(sql`select 1`);
+    await db.execute(sql`select 1`);
     return true;
   } catch {
     return false;

@@ -1,29 +1,30 @@
 import type { RouterContextProvider } from "react-router";
 import type { z } from "zod";
-import { type Database, getDatabase } from "../../db/client.server";
-import { type Config, getConfig } from "~/config.server";
+import type { Database } from "../../db/client.server";
+import type { Config } from "~/config.server";
 import { listActiveDevices } from "~/domain/device-list.server";
 import type { MemberRecord } from "~/domain/profile.server";
 import { type LimitedAction, countAttempt } from "~/domain/rate-limit.server";
 import { logger, runWithRequestId } from "~/integrations/logger.server";
 import type { Locale } from "~/i18n/locales";
+import { translatorFor } from "~/i18n/translator.server";
 import { requestInfoContext } from "~/server/request-context";
 import { type AppServices, servicesOf } from "~/services.server";
-import { ApiError, apiErrorResponse, apiJson, apiLocaleOf, toApiError, translatorFor } from "./api-response.server";
+import { ApiError, apiErrorResponse, apiJson, apiLocaleOf, toApiError } from "./api-response.server";
 import { type ApiMember, authenticateBearer } from "./bearer-auth.server";
 import { type ApiBody, type ApiOperationId, type ApiResponseBody, apiEndpoint } from "./contract";
 
-/** Everything an endpoint's handler gets: the authenticated member, the validated body, the path parameters. */
-export interface ApiCall<Id extends ApiOperationId> {
+/**
+ * Everything an endpoint's handler gets: the authenticated member, the validated body, the path parameters, and
+ * the app's services.
+ */
+export interface ApiCall<Id extends ApiOperationId> extends AppServices {
   request: Request;
   member: ApiMember;
   body: ApiBody<Id>;
   params: Readonly<Record<string, string | undefined>>;
   locale: Locale;
   clientIp: string;
-  db: Database;
-  config: Config;
-  services: AppServices;
 }
 
 type ApiHandler<Id extends ApiOperationId> = (call: ApiCall<Id>) => Promise<ApiResponseBody<Id> | ApiOutcome<Id>>;
@@ -89,8 +90,8 @@ export function apiRoute(handlers: Handlers) {
       const route = handlers[method as Method];
       if (!route) throw new ApiError("method_not_allowed", { headers: { Allow: allowed } });
       const endpoint = apiEndpoint(route.operation);
-      const db = getDatabase();
-      const config = getConfig();
+      const services = servicesOf(context);
+      const { db, config } = services;
       const member = await authenticateBearer(request, { db, cognito: config.cognito });
       const body = "body" in endpoint ? await readJsonBody(request, endpoint.body) : undefined;
       const handler = route.handle as ApiHandler<ApiOperationId>;
@@ -101,9 +102,7 @@ export function apiRoute(handlers: Handlers) {
         params,
         locale,
         clientIp,
-        db,
-        config,
-        services: servicesOf(context),
+        ...services,
       });
       const { status, body: responseBody } =
         result instanceof ApiOutcome ? result : { status: endpoint.success.status, body: result };

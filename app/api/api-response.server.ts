@@ -1,10 +1,9 @@
-import i18next from "i18next";
 import { isDatabaseUnavailable } from "../../db/client.server";
-import { DEFAULT_LOCALE, type Locale, localeFromAcceptLanguage } from "~/i18n/locales";
-import { NAMESPACES, RESOURCES } from "~/i18n/resources";
-import { IdentityError, httpStatusFor } from "~/integrations/cognito/cognito-errors.server";
+import { type Locale, localeFromAcceptLanguage } from "~/i18n/locales";
+import type { Translate } from "~/i18n/translator.server";
+import { toDomainError } from "~/domain/domain-error.server";
+import { httpStatusOf } from "~/errors/error-responses.server";
 import { logger } from "~/integrations/logger.server";
-import { MailUnavailableError } from "~/integrations/mailer.server";
 import { API_ERROR_STATUS, type ApiErrorCode } from "./contract";
 
 /** A refusal the API answers with its envelope; route modules and the handler throw these. */
@@ -41,29 +40,9 @@ export function apiJson(body: unknown, init: { status?: number; headers?: Record
   });
 }
 
-/** i18next's `t` for the request's language, with namespaced keys ("api:errors.not_found"). */
-export type Translate = (key: string) => string;
-
-/**
- * One i18next instance for the whole process, initialised once: the API translates only its error messages, and
- * creating an instance per request (as the pages' middleware does) would cost it a sixth of its CPU.
- */
-const translator = i18next.createInstance();
-void translator.init({
-  resources: RESOURCES,
-  ns: NAMESPACES,
-  fallbackLng: DEFAULT_LOCALE,
-  initAsync: false,
-  interpolation: { escapeValue: false },
-});
-
 /** The API's language: Accept-Language (DESIGN.md "Sibling services"), Japanese by default. */
 export function apiLocaleOf(request: Request): Locale {
   return localeFromAcceptLanguage(request.headers.get("Accept-Language"));
-}
-
-export function translatorFor(locale: Locale): Translate {
-  return translator.getFixedT(locale) as unknown as Translate;
 }
 
 /** The error envelope, its message and field messages in the request's language. */
@@ -89,20 +68,28 @@ export function apiErrorResponse(error: ApiError, context: { translate: Translat
 }
 
 /**
- * What a failure below the route means to a caller. Cognito's failures keep the one table's verdict (its HTTP
- * status rule); a busy or unreachable Cognito, mail server or database is 503 with Retry-After, so callers back
+ * What a failure below the route means to a caller. Domain errors keep the pages' status rule
+ * (app/errors/error-responses.server.ts); a busy or unreachable Cognito, mail server or database is 503 with Retry-After, so callers back
  * off and try again; anything else is a bug, logged with the request id, and a 500 that says nothing more.
  */
 export function toApiError(error: unknown, requestId: string): ApiError {
   if (error instanceof ApiError) return error;
-  if (error instanceof IdentityError) {
-    if (error.code === "emailUnavailable" || error.code === "usernameExists") return new ApiError("email_unavailable");
-    const status = httpStatusFor(error);
+  const domainError = toDomainError(error);
+  if (domainError) {
+    switch (domainError.code) {
+      case "emailUnavailable":
+      case "usernameExists":
+        return new ApiError("email_unavailable");
+      case "sameAddress":
+        return new ApiError("email_unchanged");
+      case "mailUnavailable":
+        return new ApiError("mail_unavailable", { headers: { "Retry-After": "60" } });
+    }
+    const status = httpStatusOf(domainError);
     if (status === 503) return new ApiError("service_unavailable", { headers: { "Retry-After": "30" } });
     if (status === 429) return new ApiError("rate_limited", { headers: { "Retry-After": "60" } });
     return new ApiError("identity_refused");
   }
-  if (error instanceof MailUnavailableError) return new ApiError("mail_unavailable", { headers: { "Retry-After": "60" } });
   if (isDatabaseUnavailable(error)) {
     logger.error({ err: error, requestId }, "database unavailable during an API call");
     return new ApiError("service_unavailable", { headers: { "Retry-After": "10" } });

@@ -2,12 +2,11 @@ import { createHash, randomBytes } from "node:crypto";
 import { and, eq, gt, isNull } from "drizzle-orm";
 import type { Database } from "../../db/client.server";
 import { emailChangeTokens, memberSessions } from "../../db/schema";
-import { RESOURCES } from "~/i18n/resources";
 import type { Locale } from "~/i18n/locales";
 import { IdentityError } from "~/integrations/cognito/cognito-errors.server";
 import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import type { Mailer } from "~/integrations/mailer.server";
-import { pathFor } from "~/routing/route-table";
+import { DomainError } from "./domain-error.server";
 import { lockMember } from "./member-lock.server";
 
 /** The link in the confirmation mail works for one hour (spec: "E-mail change link valid 1 hour"). */
@@ -17,16 +16,8 @@ export interface EmailChangeDependencies {
   db: Database;
   identity: Pick<IdentityProvider, "getUser" | "updateAttributes">;
   mailer: Mailer;
-  /** The app's public origin, for the absolute link in the mail. */
-  origin: string;
-}
-
-/** A request the member can correct: the same address again, or an address another account holds. */
-export class EmailChangeError extends Error {
-  constructor(readonly code: "sameAddress" | "emailUnavailable") {
-    super(`E-mail change refused: ${code}`);
-    this.name = "EmailChangeError";
-  }
+  /** The absolute URL of the page that confirms a change, in the member's language (the edge knows the routes). */
+  confirmationLink: (token: string, locale: Locale) => string;
 }
 
 export type EmailChangeOutcome =
@@ -39,10 +30,6 @@ export type EmailChangeOutcome =
 /** Only the SHA-256 of a token is ever stored or looked up. */
 export function hashEmailChangeToken(token: string): string {
   return createHash("sha256").update(token, "utf8").digest("hex");
-}
-
-function mailText(locale: Locale, key: keyof (typeof RESOURCES)["ja"]["emailChange"]["mail"], values: Record<string, string>) {
-  return RESOURCES[locale].emailChange.mail[key].replace(/\{\{(\w+)\}\}/g, (_, name: string) => values[name] ?? "");
 }
 
 /** Whether another member's sign-in uses the address (the member's own address is not "taken"). */
@@ -66,8 +53,8 @@ export async function requestEmailChange(
   input: { sub: string; currentEmail: string; newEmail: string; locale: Locale; now?: Date },
 ): Promise<{ expiresAt: Date }> {
   const newEmail = input.newEmail.trim().toLowerCase();
-  if (newEmail === input.currentEmail.trim().toLowerCase()) throw new EmailChangeError("sameAddress");
-  if (await isAddressTaken(deps.identity, newEmail, input.sub)) throw new EmailChangeError("emailUnavailable");
+  if (newEmail === input.currentEmail.trim().toLowerCase()) throw new DomainError("sameAddress");
+  if (await isAddressTaken(deps.identity, newEmail, input.sub)) throw new DomainError("emailUnavailable");
 
   const token = randomBytes(32).toString("base64url");
   const tokenHash = hashEmailChangeToken(token);
@@ -90,12 +77,11 @@ export async function requestEmailChange(
     });
   });
 
-  const link = `${deps.origin}${pathFor("email-update", input.locale, { token })}`;
   try {
-    await deps.mailer.sendMail({
+    await deps.mailer.sendEmailChangeLink({
       to: newEmail,
-      subject: mailText(input.locale, "confirmSubject", {}),
-      text: mailText(input.locale, "confirmText", { link }),
+      locale: input.locale,
+      link: deps.confirmationLink(token, input.locale),
     });
   } catch (error) {
     await deps.db.delete(emailChangeTokens).where(eq(emailChangeTokens.tokenHash, tokenHash));
@@ -169,11 +155,7 @@ export async function confirmEmailChange(
 
   const locale = input.locale ?? "ja";
   await deps.mailer
-    .sendMail({
-      to: outcome.oldEmail,
-      subject: mailText(locale, "changedSubject", {}),
-      text: mailText(locale, "changedText", { newEmail: outcome.newEmail }),
-    })
+    .sendEmailChangedNotice({ to: outcome.oldEmail, locale, newEmail: outcome.newEmail })
     .catch(() => {
       // Best effort: the change is done; a missing notice must not undo it or show an error.
     });

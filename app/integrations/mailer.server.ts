@@ -1,5 +1,7 @@
 import nodemailer from "nodemailer";
-import { type Config, getConfig } from "~/config.server";
+import type { Config } from "~/config.server";
+import type { Locale } from "~/i18n/locales";
+import { translatorFor } from "~/i18n/translator.server";
 
 /** A mail server that does not answer within this is "down": the member hears so instead of waiting. */
 export const MAIL_TIMEOUT_MS = 5_000;
@@ -12,11 +14,15 @@ export class MailUnavailableError extends Error {
   }
 }
 
+/** The mails the app sends to members; the texts are the locales' ("emailChange:mail.*"). */
 export interface Mailer {
-  sendMail(message: { to: string; subject: string; text: string }): Promise<void>;
+  /** The link that confirms a new address, to that address. */
+  sendEmailChangeLink(mail: { to: string; locale: Locale; link: string }): Promise<void>;
+  /** The notice to the old address that the change is done. */
+  sendEmailChangedNotice(mail: { to: string; locale: Locale; newEmail: string }): Promise<void>;
 }
 
-/** Sends plain-text mail through SMTP_URL (the embedded capture in dev and tests). */
+/** Sends plain-text mail through SMTP_URL (the embedded capture in dev and tests), rendered with i18next. */
 export function createMailer(config: Pick<Config, "smtpUrl" | "mailFrom">): Mailer {
   const transport = config.smtpUrl
     ? nodemailer.createTransport({
@@ -27,22 +33,22 @@ export function createMailer(config: Pick<Config, "smtpUrl" | "mailFrom">): Mail
         dnsTimeout: MAIL_TIMEOUT_MS,
       })
     : null;
+  async function send(to: string, subject: string, text: string) {
+    if (!transport) throw new MailUnavailableError(new Error("SMTP_URL is not set"));
+    try {
+      await transport.sendMail({ from: config.mailFrom, to, subject, text });
+    } catch (error) {
+      throw new MailUnavailableError(error);
+    }
+  }
   return {
-    async sendMail({ to, subject, text }) {
-      if (!transport) throw new MailUnavailableError(new Error("SMTP_URL is not set"));
-      try {
-        await transport.sendMail({ from: config.mailFrom, to, subject, text });
-      } catch (error) {
-        throw new MailUnavailableError(error);
-      }
+    sendEmailChangeLink({ to, locale, link }) {
+      const t = translatorFor(locale);
+      return send(to, t("emailChange:mail.confirmSubject"), t("emailChange:mail.confirmText", { link }));
+    },
+    sendEmailChangedNotice({ to, locale, newEmail }) {
+      const t = translatorFor(locale);
+      return send(to, t("emailChange:mail.changedSubject"), t("emailChange:mail.changedText", { newEmail }));
     },
   };
-}
-
-let mailer: Mailer | undefined;
-
-/** The process's mailer, made from the configuration on first use. */
-export function getMailer(): Mailer {
-  mailer ??= createMailer(getConfig());
-  return mailer;
 }

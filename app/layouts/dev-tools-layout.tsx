@@ -7,7 +7,7 @@ import type { Route } from "./+types/dev-tools-layout";
 
 /** Internal pages exist in development and preview only; as a style guide they show every kind of text. */
 export function loader({ context }: Route.LoaderArgs) {
-  requireDevTools();
+  requireDevTools(context);
   return { translations: loadTranslations(context, ["devtools", "toasts", "forms", "admin", "auth"]) };
 }
 

@@ -1,10 +1,9 @@
-import { Outlet, redirect } from "react-router";
+import { Outlet } from "react-router";
 import { FramedErrorPage } from "~/components/error-page";
 import { PageFrame } from "~/components/page-frame";
-import { localeFromPathname, pathnameForLocale } from "~/i18n/locales";
 import { databaseFaultMiddleware } from "~/middleware/database-fault.server";
 import { peekMember } from "~/middleware/member-session.server";
-import { routeNameForPathname } from "~/routing/route-table";
+import { redirectToSignIn } from "~/middleware/require-member.server";
 import type { Route } from "./+types/member-layout";
 
 /**
@@ -17,10 +16,7 @@ export const middleware: Route.MiddlewareFunction[] = [
   async ({ request, context }, next) => {
     const { member, databaseUnavailable } = peekMember(context);
     if (member || databaseUnavailable) return next();
-    const { pathname } = new URL(request.url);
-    const signIn = pathnameForLocale("/auth/sign-in/", localeFromPathname(pathname));
-    const name = routeNameForPathname(pathname);
-    throw redirect(name ? `${signIn}?to=${encodeURIComponent(name)}` : signIn);
+    redirectToSignIn(request);
   },
 ];
 

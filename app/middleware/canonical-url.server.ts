@@ -1,6 +1,6 @@
 import { redirect, type MiddlewareFunction } from "react-router";
-import { getConfig } from "~/config.server";
 import { decideCanonicalUrl } from "~/routing/canonical-url";
+import { servicesOf } from "~/services.server";
 
 export const LOCALE_COOKIE_MAX_AGE_S = 365 * 24 * 60 * 60;
 
@@ -27,7 +27,7 @@ function readRememberedLocale(request: Request): string | undefined {
 }
 
 /** Trailing-slash, ?locale= and root-language redirects for page requests (GET and HEAD only). */
-export const canonicalUrlMiddleware: MiddlewareFunction<Response> = async ({ request }, next) => {
+export const canonicalUrlMiddleware: MiddlewareFunction<Response> = async ({ request, context }, next) => {
   if (request.method !== "GET" && request.method !== "HEAD") return next();
   const decision = decideCanonicalUrl({
     url: new URL(request.url),
@@ -37,7 +37,7 @@ export const canonicalUrlMiddleware: MiddlewareFunction<Response> = async ({ req
   if (decision.kind === "continue") return next();
   const headers = new Headers();
   if (decision.rememberLocale) {
-    headers.append("Set-Cookie", serializeLocaleCookie(decision.rememberLocale, getConfig().secureCookies));
+    headers.append("Set-Cookie", serializeLocaleCookie(decision.rememberLocale, servicesOf(context).config.secureCookies));
   }
   // Only the trailing-slash rule is permanent; the language redirects depend on the cookie and the query.
   throw redirect(decision.location, { status: decision.permanent ? 301 : 302, headers });

@@ -1,5 +1,6 @@
 import type { MiddlewareFunction } from "react-router";
 import { isDatabaseReachable } from "../../db/client.server";
+import { servicesOf } from "~/services.server";
 import { peekMember, serviceUnavailable } from "./member-session.server";
 
 /**
@@ -12,6 +13,6 @@ import { peekMember, serviceUnavailable } from "./member-session.server";
 export const databaseFaultMiddleware: MiddlewareFunction<Response> = async ({ context }, next) => {
   const response = await next();
   if (peekMember(context).databaseUnavailable) serviceUnavailable();
-  if (response.status === 500 && !(await isDatabaseReachable())) serviceUnavailable();
+  if (response.status === 500 && !(await isDatabaseReachable(servicesOf(context).db))) serviceUnavailable();
   return response;
 };

@@ -1,23 +1,23 @@
 import { Form, data, useNavigation } from "react-router";
-import { getDatabase } from "../../db/client.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
-import { isEmailChangeTokenUsable } from "~/domain/email-change.server";
-import { IdentityError, httpStatusFor } from "~/integrations/cognito/cognito-errors.server";
+import { confirmEmailChange, isEmailChangeTokenUsable } from "~/domain/email-change.server";
+import { domainErrorOf, httpStatusOf, messageKeyOf } from "~/errors/error-responses.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { getMember } from "~/middleware/member-session.server";
 import { pathFor } from "~/routing/route-table";
 import { getToastUtils } from "~/toast.server";
+import { servicesOf } from "~/services.server";
 import type { Route } from "./+types/email-update";
-import { confirmEmailChangeLink } from "./my/email-edit.server";
+import { emailUpdateLinkFor } from "~/routing/email-update-link";
 
 type PageState = "confirm" | "expired";
 
 /** Opening the link only shows the page: mail scanners that follow links must not complete the change. */
 export async function loader({ params, context }: Route.LoaderArgs) {
-  const usable = await isEmailChangeTokenUsable(getDatabase(), params.token);
+  const usable = await isEmailChangeTokenUsable(servicesOf(context).db, params.token);
   return {
     title: getInstance(context).t("emailChange:confirm.title"),
     state: (usable ? "confirm" : "expired") satisfies PageState as PageState,
@@ -29,10 +29,11 @@ export async function action({ params, context }: Route.ActionArgs) {
   const locale = getLocale(context);
   let outcome;
   try {
-    outcome = await confirmEmailChangeLink(params.token, locale);
-  } catch (error) {
-    if (!(error instanceof IdentityError)) throw error;
-    return data({ state: "confirm" as PageState, error: `toasts:${error.messageKey}` }, { status: httpStatusFor(error) });
+    const { db, identity, mailer, config } = servicesOf(context);
+    outcome = await confirmEmailChange({ db, identity, mailer, confirmationLink: emailUpdateLinkFor(config.origin) }, { token: params.token, locale });
+  } catch (failure) {
+    const error = domainErrorOf(failure);
+    return data({ state: "confirm" as PageState, error: messageKeyOf(error) }, { status: httpStatusOf(error) });
   }
   if (outcome.kind === "expired") {
     return data({ state: "expired" as PageState, error: null }, { status: 410 });

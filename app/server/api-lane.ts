@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import compression from "compression";
 import { createRequestHandler, type ServerBuild } from "react-router";
-import { ApiError, apiErrorResponse, translatorFor } from "~/api/api-response.server";
+import { ApiError, apiErrorResponse } from "~/api/api-response.server";
+import { translatorFor } from "~/i18n/translator.server";
 import { MAX_API_BODY_BYTES } from "~/api/contract";
 import { localeFromAcceptLanguage } from "~/i18n/locales";
 import { logger } from "~/integrations/logger.server";

@@ -100,9 +100,9 @@ export async function createHttpApp(config: Config, database: DatabaseHandle): P
   });
   app.get("/readyz/", async (_req, res) => {
     res.setHeader("Cache-Control", "no-store");
-    const [database, jwks] = await Promise.all([isDatabaseReachable(), isJwksLoaded(config.cognito)]);
-    const ready = database && jwks;
-    res.status(ready ? 200 : 503).json({ status: ready ? "ready" : "unavailable", database, jwks });
+    const [reachable, jwks] = await Promise.all([isDatabaseReachable(database.db), isJwksLoaded(config.cognito)]);
+    const ready = reachable && jwks;
+    res.status(ready ? 200 : 503).json({ status: ready ? "ready" : "unavailable", database: reachable, jwks });
   });
 
   let closeVite = async () => {};

@@ -3,12 +3,11 @@
  * embedded defaults) and `npm start` (the production build on real configuration only).
  */
 import { type Server, createServer } from "node:http";
-import { openDatabase, setDatabase } from "../../db/client.server";
+import { openDatabase } from "../../db/client.server";
 import { type AppMode, type Config, ConfigError, parseConfig, parseModeArgument } from "~/config.server";
 import { MIN_PASSWORD_LENGTH } from "~/domain/auth-schemas";
 import { schedulePurge } from "~/domain/purge.server";
 import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
-import { getIdentityProvider } from "~/integrations/cognito/identity.server";
 import { createIdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { identityPoolProblems } from "~/integrations/cognito/pool-contract.server";
 import { logger } from "~/integrations/logger.server";
@@ -75,9 +74,8 @@ async function main() {
 
   const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   await database.migrate();
-  setDatabase(database);
   // Retention and the two-systems repairs (owed Cognito deletions and revocations); see app/domain/purge.server.ts.
-  const stopPurge = schedulePurge({ db: database.db, identity: getIdentityProvider(), config, clock: systemClock });
+  const stopPurge = schedulePurge({ db: database.db, identity: createIdentityProvider(config.cognito), config, clock: systemClock });
 
   const http = await createHttpApp(config, database);
   const server: Server = applyServerTimeouts(createServer(http.listener)).listen(config.port, config.host);

@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { type DatabaseHandle, isDatabaseReachable, openDatabase, setDatabase } from "../../db/client.server";
+import { type DatabaseHandle, isDatabaseReachable, openDatabase } from "../../db/client.server";
 import { memberProfiles } from "../../db/schema";
 import { makeTempDir } from "../support/temp-dir";
 
@@ -11,18 +11,16 @@ let handle: DatabaseHandle;
 beforeAll(async () => {
   handle = openDatabase({ databaseUrl: process.env.TEST_DATABASE_URL, dataDir: temp.dir });
   await handle.migrate();
-  setDatabase(handle);
 });
 
 afterAll(async () => {
-  setDatabase(undefined);
   await handle.close();
   temp.remove();
 });
 
 test("migrations apply again without error (every start runs them)", async () => {
   await handle.migrate();
-  expect(await isDatabaseReachable()).toBe(true);
+  expect(await isDatabaseReachable(handle.db)).toBe(true);
 });
 
 test("a member profile is stored and read back by its Cognito sub", async () => {

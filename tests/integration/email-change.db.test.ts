@@ -4,17 +4,18 @@ import { type DatabaseHandle, openDatabase } from "../../db/client.server";
 import { emailChangeTokens, memberSessions } from "../../db/schema";
 import {
   EMAIL_CHANGE_TTL_MS,
-  EmailChangeError,
   confirmEmailChange,
   hashEmailChangeToken,
   requestEmailChange,
 } from "~/domain/email-change.server";
 import { type MailboxEntry, listMailboxEntries, mailboxDirectory } from "~/integrations/dev-mailbox.server";
 import { createIdentityProvider } from "~/integrations/cognito/identity-provider.server";
+import { DomainError } from "~/domain/domain-error.server";
 import { MailUnavailableError, createMailer } from "~/integrations/mailer.server";
 import { type EmbeddedStack, startEmbeddedStack } from "~/server/embedded/embedded-stack";
 import { cognitoConfigOf } from "../support/stand-in-config";
 import { makeTempDir } from "../support/temp-dir";
+import { emailUpdateLinkFor } from "~/routing/email-update-link";
 
 // The real parts: the Cognito stand-in through the AWS SDK, the SMTP capture, and PGlite (or PostgreSQL in CI).
 const temp = makeTempDir("email-change");
@@ -43,7 +44,7 @@ function deps(smtpUrl = stack.env.SMTP_URL!) {
     db: handle.db,
     identity: identity(),
     mailer: createMailer({ smtpUrl, mailFrom: "ID <no-reply@localhost>" }),
-    origin: ORIGIN,
+    confirmationLink: emailUpdateLinkFor(ORIGIN),
   };
 }
 
@@ -126,15 +127,15 @@ test("the same address, or one another member holds, is refused before any mail"
     newEmail: member.email.toUpperCase(),
     locale: "ja",
   }).catch((error: unknown) => error);
-  expect(same).toBeInstanceOf(EmailChangeError);
-  expect((same as EmailChangeError).code).toBe("sameAddress");
+  expect(same).toBeInstanceOf(DomainError);
+  expect((same as DomainError).code).toBe("sameAddress");
   const taken = await requestEmailChange(deps(), {
     sub: member.sub,
     currentEmail: member.email,
     newEmail: other.email,
     locale: "ja",
   }).catch((error: unknown) => error);
-  expect((taken as EmailChangeError).code).toBe("emailUnavailable");
+  expect((taken as DomainError).code).toBe("emailUnavailable");
   expect(await handle.db.select().from(emailChangeTokens).where(eq(emailChangeTokens.sub, member.sub))).toHaveLength(0);
 });
 

@@ -11,6 +11,7 @@ import { signIn } from "~/domain/sign-in.server";
 import { confirmSignUp, startSignUp } from "~/domain/sign-up.server";
 import { COGNITO_MAX_ATTEMPTS } from "~/integrations/cognito/cognito-client.server";
 import { IdentityError } from "~/integrations/cognito/cognito-errors.server";
+import { domainErrorOf, messageKeyOf } from "~/errors/error-responses.server";
 import { createIdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { listMailboxEntries, mailboxDirectory } from "~/integrations/dev-mailbox.server";
 import { type EmbeddedStack, startEmbeddedStack } from "~/server/embedded/embedded-stack";
@@ -66,7 +67,7 @@ test("the import reports bad rows by line and field and loads the good ones, and
 test("a legacy member's first sign-in moves the account to Cognito with the same password and profile", async () => {
   const wrong = await signInAs("legacy-js-on@example.jp", "not-the-old-password").catch((error: unknown) => error);
   expect(wrong).toBeInstanceOf(IdentityError);
-  expect((wrong as IdentityError).messageKey).toBe("loginFailed");
+  expect(messageKeyOf(domainErrorOf(wrong))).toBe("toasts:loginFailed");
 
   const first = await signInAs("Legacy-JS-On@example.jp", "old-password-2019");
   expect(first.kind).toBe("active");
@@ -132,7 +133,7 @@ test("someone's unconfirmed sign-up of a legacy address neither locks the member
   // password opens nothing.
   const code = await latestCodeFor(email);
   expect((await failureOf(confirmSignUp(identity, { email, sub: squatter.sub, code }))).code).toBe("codeMismatch");
-  expect((await failureOf(signInAs(email, "squatters-password"))).messageKey).toBe("loginFailed");
+  expect(messageKeyOf(domainErrorOf((await failureOf(signInAs(email, "squatters-password")))))).toBe("toasts:loginFailed");
   expect((await signInAs(email, OLD_PASSWORD)).kind).toBe("active");
 });
 
@@ -142,7 +143,7 @@ test("an address that signed up again after 2021 keeps its own password: the old
   const { sub } = await startSignUp(identity, { email, password: "new-password-2026", locale: "ja" });
   await confirmSignUp(identity, { email, sub, code: await latestCodeFor(email) });
 
-  expect((await failureOf(signInAs(email, OLD_PASSWORD))).messageKey).toBe("loginFailed");
+  expect(messageKeyOf(domainErrorOf((await failureOf(signInAs(email, OLD_PASSWORD)))))).toBe("toasts:loginFailed");
   expect((await identity.getUser(email)).sub).toBe(sub);
   expect((await legacyRowOf(email))?.migratedAt).toBeNull();
   expect((await signInAs(email, "new-password-2026")).kind).toBe("active");
@@ -156,7 +157,7 @@ test("AdminSetUserPassword failing: a clear message, no user left behind, and th
 
   const failed = await failureOf(signInAs(email, OLD_PASSWORD));
   expect(failed).toBeInstanceOf(IdentityError);
-  expect(failed.messageKey).toBe("identityUnavailable");
+  expect(messageKeyOf(domainErrorOf(failed))).toBe("toasts:identityUnavailable");
   expect(await deps().identity.findUser(email)).toBeNull();
   expect((await legacyRowOf(email))?.migratedAt).toBeNull();
 
@@ -172,7 +173,7 @@ test("when the undo fails as well, the half-made user is recognised and replaced
     operations: ["AdminSetUserPassword", "AdminDeleteUser"],
     times: 2 * COGNITO_MAX_ATTEMPTS,
   });
-  expect((await failureOf(signInAs(email, OLD_PASSWORD))).messageKey).toBe("identityUnavailable");
+  expect(messageKeyOf(domainErrorOf((await failureOf(signInAs(email, OLD_PASSWORD)))))).toBe("toasts:identityUnavailable");
   const halfMade = await deps().identity.findUser(email);
   expect(halfMade?.status).toBe("FORCE_CHANGE_PASSWORD");
   expect((await legacyRowOf(email))?.migratedSub).toBe(halfMade?.sub);
@@ -199,12 +200,12 @@ test("a legacy password the pool's policy refuses stops the migration before any
   const email = await importLegacyMember("short-password", "short7!");
   await resetRequestCounts(stack.env.COGNITO_ENDPOINT!);
   const refused = await failureOf(signInAs(email, "short7!"));
-  expect(refused.messageKey).toBe("legacyPasswordNotCarriedOver");
+  expect(messageKeyOf(domainErrorOf(refused))).toBe("toasts:legacyPasswordNotCarriedOver");
   const counts = await getRequestCounts(stack.env.COGNITO_ENDPOINT!);
   expect(counts.byOperation.AdminCreateUser ?? 0).toBe(0);
   expect(await deps().identity.findUser(email)).toBeNull();
   // A wrong password still reads as a failed sign-in, revealing nothing.
-  expect((await failureOf(signInAs(email, "short8!!"))).messageKey).toBe("loginFailed");
+  expect(messageKeyOf(domainErrorOf((await failureOf(signInAs(email, "short8!!")))))).toBe("toasts:loginFailed");
 });
 
 test("every refused sign-in costs one bcrypt compare, legacy row or not", async () => {
@@ -218,7 +219,7 @@ test("every refused sign-in costs one bcrypt compare, legacy row or not", async 
   ];
   for (const { label, email } of cases) {
     const before = legacyPasswordCheckStats().comparesRun;
-    expect((await failureOf(signInAs(email, "wrong-password-1"))).messageKey, label).toBe("loginFailed");
+    expect(messageKeyOf(domainErrorOf((await failureOf(signInAs(email, "wrong-password-1"))))), label).toBe("toasts:loginFailed");
     expect(legacyPasswordCheckStats().comparesRun - before, label).toBe(1);
   }
 });

@@ -18,6 +18,7 @@ import { type EmbeddedStack, startEmbeddedStack } from "~/server/embedded/embedd
 import { cognitoConfigOf } from "../support/stand-in-config";
 import { resetHarness, setFault } from "../support/stand-in-faults";
 import { makeTempDir } from "../support/temp-dir";
+import { emailUpdateLinkFor } from "~/routing/email-update-link";
 
 /**
  * SECURITY.md 25 (two systems, one truth) and issue 9 items 5-6, on the real parts: the Cognito stand-in through
@@ -244,7 +245,7 @@ test("an e-mail change whose database step fails after Cognito changed leaves no
   const member = await createMember("email-fault");
   const session = await signIn(member);
   const mailer = createMailer({ smtpUrl: stack.env.SMTP_URL!, mailFrom: "ID <no-reply@localhost>" });
-  const deps = { db: handle.db, identity: identity(), mailer, origin: "http://localhost:3999" };
+  const deps = { db: handle.db, identity: identity(), mailer, confirmationLink: emailUpdateLinkFor("http://localhost:3999") };
   const newEmail = `moved-${crypto.randomUUID().slice(0, 8)}@example.jp`;
   await requestEmailChange(deps, { sub: member.sub, currentEmail: member.email, newEmail, locale: "ja" });
   const mail = (await listMailboxEntries(mailboxDirectory(temp.dir))).find(
@@ -274,7 +275,7 @@ test("an e-mail change whose database step fails after Cognito changed leaves no
 test("a double submit of the e-mail change confirm changes the address once; of the request, leaves one working link", async () => {
   const member = await createMember("email-double");
   const mailer = createMailer({ smtpUrl: stack.env.SMTP_URL!, mailFrom: "ID <no-reply@localhost>" });
-  const deps = { db: handle.db, identity: identity(), mailer, origin: "http://localhost:3999" };
+  const deps = { db: handle.db, identity: identity(), mailer, confirmationLink: emailUpdateLinkFor("http://localhost:3999") };
   const newEmail = `double-${crypto.randomUUID().slice(0, 8)}@example.jp`;
   const request = () => requestEmailChange(deps, { sub: member.sub, currentEmail: member.email, newEmail, locale: "ja" });
   await Promise.all([request(), request()]);

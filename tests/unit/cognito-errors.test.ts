@@ -1,6 +1,8 @@
 import { expect, test } from "vitest";
-import jaToasts from "../../locales/ja/toasts.json";
-import { IDENTITY_ERROR_MESSAGES, IdentityError, toIdentityError } from "~/integrations/cognito/cognito-errors.server";
+import { DOMAIN_ERROR_CODES, DomainError, toDomainError } from "~/domain/domain-error.server";
+import { messageKeyOf } from "~/errors/error-responses.server";
+import { RESOURCES } from "~/i18n/resources";
+import { IdentityError, toIdentityError } from "~/integrations/cognito/cognito-errors.server";
 
 function named(name: string): Error {
   const error = new Error("from Cognito");
@@ -8,8 +10,17 @@ function named(name: string): Error {
   return error;
 }
 
-test("every identity error code has a message in the toasts namespace", () => {
-  for (const key of Object.values(IDENTITY_ERROR_MESSAGES)) expect(Object.keys(jaToasts)).toContain(key);
+test("every domain error code has a message in both languages", () => {
+  for (const code of DOMAIN_ERROR_CODES) {
+    const [namespace, path] = messageKeyOf(new DomainError(code)).split(":") as [string, string];
+    for (const locale of ["ja", "en"] as const) {
+      const text = path.split(".").reduce<unknown>(
+        (node, part) => (node as Record<string, unknown> | undefined)?.[part],
+        (RESOURCES[locale] as Record<string, unknown>)[namespace],
+      );
+      expect(typeof text, `${code} in ${locale}`).toBe("string");
+    }
+  }
 });
 
 test.each([
@@ -32,7 +43,7 @@ test.each([
   const mapped = toIdentityError(named(name), operation);
   expect(mapped).toBeInstanceOf(IdentityError);
   expect(mapped.code).toBe(code);
-  expect(mapped.messageKey).toBe(messageKey);
+  expect(messageKeyOf(toDomainError(mapped)!)).toBe(`toasts:${messageKey}`);
 });
 
 test("time-outs, network failures and unknown errors mean unavailable, never a crash", () => {

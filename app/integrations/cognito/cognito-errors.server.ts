@@ -19,27 +19,6 @@ export type IdentityErrorCode =
   | "throttled"
   | "unavailable";
 
-/** Where each code sends the member: a message key in the "toasts" namespace. */
-export const IDENTITY_ERROR_MESSAGES: Record<IdentityErrorCode, string> = {
-  invalidCredentials: "loginFailed",
-  currentPasswordMismatch: "currentPasswordMismatch",
-  // Sign-in treats unconfirmed like wrong credentials (no account enumeration); flows that know better resend.
-  userNotConfirmed: "loginFailed",
-  usernameExists: "emailUnavailable",
-  codeMismatch: "codeMismatch",
-  codeExpired: "codeMismatch",
-  invalidPassword: "invalidPassword",
-  // A pre-July-2021 password Cognito's policy refuses: the account cannot move over with it (legacy-accounts.server.ts).
-  legacyPasswordBelowPolicy: "legacyPasswordNotCarriedOver",
-  invalidInput: "invalidInput",
-  emailUnavailable: "emailUnavailable",
-  userNotFound: "loginFailed",
-  alreadyConfirmed: "codeMismatch",
-  signInThrottled: "loginAttemptLimitExceeded",
-  throttled: "attemptLimitExceeded",
-  unavailable: "identityUnavailable",
-};
-
 type Operation =
   | "SignUp"
   | "ConfirmSignUp"
@@ -84,15 +63,8 @@ const ERROR_TABLE: { error: string; operation?: Operation; code: IdentityErrorCo
   { error: "InternalErrorException", code: "unavailable" },
 ];
 
-/** The HTTP status a page answers with: 503 when Cognito is down, 429 when it throttles, else 400; never 500. */
-export function httpStatusFor(error: IdentityError): 400 | 429 | 503 {
-  if (error.code === "unavailable") return 503;
-  return error.code === "throttled" || error.code === "signInThrottled" ? 429 : 400;
-}
-
-/** A Cognito failure, as the domain sees it. `cause` keeps the original for the logs only. */
+/** A Cognito failure, as the adapter reports it (the domain turns it into a DomainError). `cause` keeps the original for the logs only. */
 export class IdentityError extends Error {
-  readonly messageKey: string;
   constructor(
     readonly code: IdentityErrorCode,
     readonly operation: Operation,
@@ -100,7 +72,6 @@ export class IdentityError extends Error {
   ) {
     super(`${operation} failed: ${code}`, { cause });
     this.name = "IdentityError";
-    this.messageKey = IDENTITY_ERROR_MESSAGES[code];
   }
 }
 

@@ -1,15 +1,14 @@
 import { ApiError } from "~/api/api-response.server";
 import { apiRoute } from "~/api/api-handler.server";
 import { confirmEmailChange } from "~/domain/email-change.server";
-import { getIdentityProvider } from "~/integrations/cognito/identity.server";
-import { getMailer } from "~/integrations/mailer.server";
+import { emailUpdateLinkFor } from "~/routing/email-update-link";
 
 const api = apiRoute({
   POST: {
     operation: "confirmEmailUpdate",
-    handle: async ({ member, params, db, config, locale }) => {
+    handle: async ({ member, params, db, config, locale, identity, mailer }) => {
       const outcome = await confirmEmailChange(
-        { db, identity: getIdentityProvider(), mailer: getMailer(), origin: config.origin },
+        { db, identity, mailer, confirmationLink: emailUpdateLinkFor(config.origin) },
         // Another member's token reads as expired: the caller learns nothing about it.
         { token: params.token ?? "", locale, sub: member.sub },
       );

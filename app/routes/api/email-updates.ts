@@ -1,30 +1,22 @@
-import { ApiError } from "~/api/api-response.server";
 import { apiRoute, limitAttempts } from "~/api/api-handler.server";
-import { EmailChangeError, requestEmailChange } from "~/domain/email-change.server";
-import { getIdentityProvider } from "~/integrations/cognito/identity.server";
-import { getMailer } from "~/integrations/mailer.server";
+import { requestEmailChange } from "~/domain/email-change.server";
+import { emailUpdateLinkFor } from "~/routing/email-update-link";
 
 const api = apiRoute({
   POST: {
     operation: "requestEmailUpdate",
     handle: async (call) => {
-      const { member, body, db, config, locale } = call;
+      const { member, body, db, config, locale, identity, mailer } = call;
       // Its answer says whether an address has an ID (an address check), and it mails whatever address is typed.
       await limitAttempts(call, "emailCheck");
       await limitAttempts(call, "emailChange");
-      const identity = getIdentityProvider();
       // The address now, from Cognito: a bearer token does not carry it.
       const { email: currentEmail } = await identity.getUser(member.sub);
-      try {
-        const { expiresAt } = await requestEmailChange(
-          { db, identity, mailer: getMailer(), origin: config.origin },
-          { sub: member.sub, currentEmail, newEmail: body.email, locale },
-        );
-        return { email: body.email, expiresAt: expiresAt.toISOString() };
-      } catch (error) {
-        if (!(error instanceof EmailChangeError)) throw error;
-        throw new ApiError(error.code === "sameAddress" ? "email_unchanged" : "email_unavailable");
-      }
+      const { expiresAt } = await requestEmailChange(
+        { db, identity, mailer, confirmationLink: emailUpdateLinkFor(config.origin) },
+        { sub: member.sub, currentEmail, newEmail: body.email, locale },
+      );
+      return { email: body.email, expiresAt: expiresAt.toISOString() };
     },
   },
 });

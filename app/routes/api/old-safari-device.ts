@@ -5,8 +5,9 @@ import { endSessions } from "~/domain/session-ending.server";
 const api = apiRoute({
   DELETE: {
     operation: "removeOutdatedSafariDevice",
-    handle: async ({ request, member, services }) => {
-      const ended = await endSessions(services, {
+    handle: async (call) => {
+      const { request, member } = call;
+      const ended = await endSessions(call, {
         sub: member.sub,
         outdatedBrowser: describeDevice(request.headers.get("User-Agent")),
         keepOriginJti: member.originJti ?? undefined,

@@ -1,14 +1,13 @@
 import { apiRoute, limitAttempts } from "~/api/api-handler.server";
 import { isAddressTaken } from "~/domain/email-change.server";
-import { getIdentityProvider } from "~/integrations/cognito/identity.server";
 
 const api = apiRoute({
   POST: {
     operation: "checkUserAvailability",
     handle: async (call) => {
-      const { member, body } = call;
+      const { member, body, identity } = call;
       await limitAttempts(call, "emailCheck");
-      const taken = await isAddressTaken(getIdentityProvider(), body.email, member.sub);
+      const taken = await isAddressTaken(identity, body.email, member.sub);
       return { email: body.email, available: !taken };
     },
   },

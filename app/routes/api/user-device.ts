@@ -16,10 +16,10 @@ const api = apiRoute({
   POST: {
     operation: "registerUserDevice",
     handle: async (call) => {
-      const { request, member, body, params, db, config, services } = call;
+      const { request, member, body, params, db, config } = call;
       const deviceKey = deviceKeyOf(params);
       await limitAttempts(call, "deviceRegistration");
-      const result = await registerDevice(services, {
+      const result = await registerDevice(call, {
         sub: member.sub,
         deviceKey,
         refreshToken: body.refreshToken,
@@ -35,8 +35,9 @@ const api = apiRoute({
   },
   DELETE: {
     operation: "deactivateUserDevice",
-    handle: async ({ member, params, db, config, services }) => {
-      const ended = await endSessions(services, { sub: member.sub, device: { deviceKey: deviceKeyOf(params) } });
+    handle: async (call) => {
+      const { member, params, db, config } = call;
+      const ended = await endSessions(call, { sub: member.sub, device: { deviceKey: deviceKeyOf(params) } });
       // Another member's key finds nothing, exactly like a key that never existed.
       if (ended.length === 0) throw new ApiError("not_found");
       return deviceList(db, member, config);

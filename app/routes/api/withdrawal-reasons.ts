@@ -6,15 +6,14 @@ const api = apiRoute({
   POST: {
     operation: "cancelMembership",
     handle: async (call) => {
-      const { member, body, locale, services } = call;
-      const { identity } = services;
+      const { member, body, locale, identity } = call;
       // The address look-up is an AdminGetUser like refresh-user's: counted with it before Cognito is asked.
       await limitAttempts(call, "memberRefresh");
       const { email } = await identity.getUser(member.sub);
       // The password check is a sign-in: it counts against the same limits as one (as on /my/withdrawal/).
       await limitAttempts(call, "signIn", email);
       const result = await cancelMembership(
-        services,
+        call,
         { sub: member.sub, email, password: body.password, reason: body.reason, detail: body.detail, locale },
       );
       if (result.kind === "passwordMismatch") throw new ApiError("password_mismatch");

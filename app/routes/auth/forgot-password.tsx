@@ -6,27 +6,23 @@ import { Button } from "~/components/button";
 import { FormAlert, InputField } from "~/components/form/fields";
 import { useSchemaForm } from "~/components/form/use-schema-form";
 import { ConfirmPasswordResetSchema, RequestPasswordResetSchema } from "~/domain/auth-schemas";
-import { IdentityError, httpStatusFor } from "~/integrations/cognito/cognito-errors.server";
+import { confirmPasswordReset, requestPasswordReset } from "~/domain/password-reset.server";
+import { domainErrorOf, messageKeyOf, replyWithDomainError } from "~/errors/error-responses.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { pathFor } from "~/routing/route-table";
+import { servicesOf } from "~/services.server";
 import { getToastUtils } from "~/toast.server";
 import type { Route } from "./+types/forgot-password";
-import { checkAttemptLimit } from "./rate-limits.server";
-import {
-  clearPasswordReset,
-  finishPasswordReset,
-  readPasswordReset,
-  resendPasswordResetCode,
-  startPasswordReset,
-} from "./forgot-password.server";
+import { checkAttemptLimit } from "~/middleware/attempt-limit.server";
+import { clearPasswordReset, readPasswordReset, serializePasswordReset } from "./forgot-password.server";
 
 /** The step comes from the reset cookie alone, so a refresh or JavaScript being off never loses the member's place. */
 export async function loader({ request, context }: Route.LoaderArgs) {
   const i18n = getInstance(context);
   const translations = loadTranslations(context, ["passwordReset", "forms", "toasts"]);
-  const pending = await readPasswordReset(request);
+  const pending = await readPasswordReset(servicesOf(context).config, request);
   if (pending) {
     return {
       view: "confirm" as const,
@@ -44,9 +40,11 @@ export async function action({ request, context }: Route.ActionArgs) {
   const here = pathFor("auth-forgot-password", locale);
   const formData = await request.formData();
   const intent = formData.get("intent");
-  const pending = await readPasswordReset(request);
+  const services = servicesOf(context);
+  const { identity, config } = services;
+  const pending = await readPasswordReset(config, request);
 
-  if (intent === "start-over") throw redirect(here, { headers: setCookie(await clearPasswordReset()) });
+  if (intent === "start-over") throw redirect(here, { headers: setCookie(await clearPasswordReset(config)) });
   // The 30 minutes are over (or the cookie is gone): back to the first step.
   if ((intent === "resend" || intent === "confirm") && !pending) throw redirect(here);
 
@@ -54,14 +52,12 @@ export async function action({ request, context }: Route.ActionArgs) {
     // Another reset mail: it counts with the requests, as a Cognito throttle would answer (a toast, same step).
     const limited = await checkAttemptLimit(context, "forgotPassword", pending.email);
     if (limited) return getToastUtils(context).redirectWithError(here, limited.messageKey);
-    let renewed: string;
     try {
-      renewed = await resendPasswordResetCode(pending);
+      await requestPasswordReset(identity, pending.email);
     } catch (error) {
-      if (!(error instanceof IdentityError)) throw error;
-      return getToastUtils(context).redirectWithError(here, error.messageKey);
+      return getToastUtils(context).redirectWithError(here, messageKeyOf(domainErrorOf(error)));
     }
-    throw redirect(here, { headers: setCookie(renewed) });
+    throw redirect(here, { headers: setCookie(await serializePasswordReset(config, pending.email, pending.sends + 1)) });
   }
 
   if (intent === "confirm" && pending) {
@@ -75,19 +71,17 @@ export async function action({ request, context }: Route.ActionArgs) {
       return data({ form: "confirm" as const, result }, limited.init);
     }
     try {
-      const cleared = await finishPasswordReset(pending, submission.value);
-      return getToastUtils(context).redirectWithSuccess(pathFor("auth-sign-in", locale), "passwordChanged", {
-        headers: setCookie(cleared),
-      });
+      await confirmPasswordReset(services, { email: pending.email, ...submission.value });
     } catch (error) {
-      if (!(error instanceof IdentityError)) throw error;
-      const message = `toasts:${error.messageKey}`;
-      const errors = error.code === "invalidPassword" ? { fieldErrors: { password: [message] } } : { formErrors: [message] };
-      return data(
-        { form: "confirm" as const, result: submission.reply({ ...errors, hideFields: ["password"] }) },
-        { status: httpStatusFor(error) },
-      );
+      return replyWithDomainError(submission, error, {
+        hideFields: ["password"],
+        fields: { invalidPassword: "password" },
+        extra: { form: "confirm" as const },
+      });
     }
+    return getToastUtils(context).redirectWithSuccess(pathFor("auth-sign-in", locale), "passwordChanged", {
+      headers: setCookie(await clearPasswordReset(config)),
+    });
   }
 
   const submission = parseWithZod(formData, { schema: RequestPasswordResetSchema });
@@ -96,18 +90,13 @@ export async function action({ request, context }: Route.ActionArgs) {
   }
   const limited = await checkAttemptLimit(context, "forgotPassword", submission.value.email);
   if (limited) return data({ form: "request" as const, result: submission.reply({ formErrors: [limited.formError] }) }, limited.init);
-  let started: string;
   try {
-    started = await startPasswordReset(submission.value.email);
+    await requestPasswordReset(identity, submission.value.email);
   } catch (error) {
-    if (!(error instanceof IdentityError)) throw error;
-    return data(
-      { form: "request" as const, result: submission.reply({ formErrors: [`toasts:${error.messageKey}`] }) },
-      { status: httpStatusFor(error) },
-    );
+    return replyWithDomainError(submission, error, { extra: { form: "request" as const } });
   }
   // Known or not, the answer is this same redirect (SECURITY.md item 1): only the cookie's address differs.
-  throw redirect(here, { headers: setCookie(started) });
+  throw redirect(here, { headers: setCookie(await serializePasswordReset(config, submission.value.email, 1)) });
 }
 
 

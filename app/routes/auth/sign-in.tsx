@@ -14,17 +14,18 @@ import {
   listDevicesForPendingSession,
 } from "~/domain/device-admission.server";
 import { displayName } from "~/domain/display-name.server";
-import { IdentityError, httpStatusFor } from "~/integrations/cognito/cognito-errors.server";
+import { DomainError } from "~/domain/domain-error.server";
+import { domainErrorOf, messageKeyOf, replyWithDomainError } from "~/errors/error-responses.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
+import { checkAttemptLimit } from "~/middleware/attempt-limit.server";
 import { getMember } from "~/middleware/member-session.server";
 import { endSessions } from "~/domain/session-ending.server";
 import { pathFor } from "~/routing/route-table";
 import { servicesOf } from "~/services.server";
 import { getToastUtils } from "~/toast.server";
 import type { Route } from "./+types/sign-in";
-import { checkAttemptLimit } from "./rate-limits.server";
 import { activeSessionCookies, returnTargetFrom, signInWithPassword } from "./sign-in-flow.server";
 
 export async function loader({ request, context }: Route.LoaderArgs) {
@@ -82,12 +83,9 @@ export async function action({ request, context }: Route.ActionArgs) {
       : toasts.redirectWithError(here, "deviceDeactivateFailed");
   }
   if (intent === "continue" && pending) {
-    const continued = await continuePendingSignIn(services, pending).catch((error: unknown) => {
-      // Cognito down or throttling: the sign-in stays held (no slot taken) and the screen says why.
-      if (error instanceof IdentityError) return error;
-      throw error;
-    });
-    if (continued instanceof IdentityError) return toasts.redirectWithError(here, continued.messageKey);
+    // Cognito down or throttling: the sign-in stays held (no slot taken) and the screen says why.
+    const continued = await continuePendingSignIn(services, pending).catch(domainErrorOf);
+    if (continued instanceof DomainError) return toasts.redirectWithError(here, messageKeyOf(continued));
     if (continued.kind === "active") {
       const setCookies = await activeSessionCookies(config, continued.sessionId, continued.accessToken);
       return toasts.redirectWithSuccess(await returnTargetFrom(request, locale, config), "loggedIn", {
@@ -116,11 +114,7 @@ export async function action({ request, context }: Route.ActionArgs) {
       headers: toHeaders(setCookies),
     });
   } catch (error) {
-    if (!(error instanceof IdentityError)) throw error;
-    return data(
-      { result: submission.reply({ formErrors: [`toasts:${error.messageKey}`], hideFields: ["password"] }) },
-      { status: httpStatusFor(error) },
-    );
+    return replyWithDomainError(submission, error, { hideFields: ["password"] });
   }
 }
 

@@ -1,11 +1,6 @@
-import { getDatabase } from "../../../db/client.server";
-import { getConfig } from "~/config.server";
-import type { AccountInfo } from "~/domain/auth-schemas";
+import type { Config } from "~/config.server";
 import { SIGN_UP_FLOW_MAX_AGE_S, signUpFlowCookie } from "~/cookies/app-cookies.server";
 import { decryptSecret, encryptSecret } from "~/domain/refresh-tokens.server";
-import { confirmSignUp, resendSignUpCode as resendCode, saveAccountInfo, startSignUp } from "~/domain/sign-up.server";
-import { getIdentityProvider } from "~/integrations/cognito/identity.server";
-import { referrerServiceOf } from "~/routing/service-cookie.server";
 
 export type SignUpStep = "code" | "account" | "done";
 
@@ -29,10 +24,10 @@ const FLOW_PADDING_BYTES = 64;
  * every cookie here): nobody can read the address or the sub out of it, which would tell registered, unconfirmed
  * and new addresses apart (SECURITY.md 1), nor change it. It expires inside too, not only in the browser.
  */
-export async function readSignUpFlow(request: Request): Promise<SignUpFlow | null> {
-  const sealed = await signUpFlowCookie.read(getConfig(), request);
+export async function readSignUpFlow(config: Config, request: Request): Promise<SignUpFlow | null> {
+  const sealed = await signUpFlowCookie.read(config, request);
   if (!sealed) return null;
-  const opened = decryptSecret(sealed, getConfig().sessionSecrets);
+  const opened = decryptSecret(sealed, config.sessionSecrets);
   if (!opened) return null;
   let value: unknown;
   try {
@@ -49,7 +44,7 @@ export async function readSignUpFlow(request: Request): Promise<SignUpFlow | nul
   return { step, email, sub };
 }
 
-export function saveSignUpFlow(flow: SignUpFlow): Promise<string> {
+export function saveSignUpFlow(config: Config, flow: SignUpFlow): Promise<string> {
   const plain = JSON.stringify({
     purpose: FLOW_PURPOSE,
     expiresAt: Date.now() + SIGN_UP_FLOW_MAX_AGE_S * 1000,
@@ -59,29 +54,9 @@ export function saveSignUpFlow(flow: SignUpFlow): Promise<string> {
   });
   // JSON allows trailing white space, so the padding needs no marker.
   const padded = plain.padEnd(Math.ceil(plain.length / FLOW_PADDING_BYTES) * FLOW_PADDING_BYTES);
-  return signUpFlowCookie.serialize(getConfig(), encryptSecret(padded, getConfig().sessionSecrets));
+  return signUpFlowCookie.serialize(config, encryptSecret(padded, config.sessionSecrets));
 }
 
-export function clearSignUpFlow(): Promise<string> {
-  return signUpFlowCookie.clear(getConfig());
-}
-
-export async function requestSignUpCode(input: { email: string; password: string; locale: string }): Promise<SignUpFlow> {
-  const { sub } = await startSignUp(getIdentityProvider(), input);
-  return { step: "code", email: input.email, sub };
-}
-
-export function resendSignUpCode(flow: SignUpFlow) {
-  return resendCode(getIdentityProvider(), flow);
-}
-
-export function confirmSignUpCode(flow: SignUpFlow, code: string) {
-  return confirmSignUp(getIdentityProvider(), { ...flow, code });
-}
-
-export async function completeAccountInfo(request: Request, flow: SignUpFlow, info: AccountInfo) {
-  await saveAccountInfo(
-    { db: getDatabase(), identity: getIdentityProvider() },
-    { sub: flow.sub, info, referrerService: await referrerServiceOf(request, getConfig()) },
-  );
+export function clearSignUpFlow(config: Config): Promise<string> {
+  return signUpFlowCookie.clear(config);
 }

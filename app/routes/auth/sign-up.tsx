@@ -16,31 +16,25 @@ import {
   Q3_OPTIONS,
   SignUpSchema,
 } from "~/domain/auth-schemas";
-import { IdentityError, httpStatusFor } from "~/integrations/cognito/cognito-errors.server";
+import { confirmSignUp, resendSignUpCode, saveAccountInfo, startSignUp } from "~/domain/sign-up.server";
+import { replyWithDomainError } from "~/errors/error-responses.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { getMember } from "~/middleware/member-session.server";
 import { pathFor } from "~/routing/route-table";
+import { referrerServiceOf } from "~/routing/service-cookie.server";
+import { servicesOf } from "~/services.server";
 import { getToastUtils } from "~/toast.server";
 import type { Route } from "./+types/sign-up";
-import { checkAttemptLimit } from "./rate-limits.server";
-import {
-  type SignUpFlow,
-  clearSignUpFlow,
-  completeAccountInfo,
-  confirmSignUpCode,
-  readSignUpFlow,
-  requestSignUpCode,
-  resendSignUpCode,
-  saveSignUpFlow,
-} from "./sign-up.server";
+import { checkAttemptLimit } from "~/middleware/attempt-limit.server";
+import { clearSignUpFlow, readSignUpFlow, saveSignUpFlow } from "./sign-up.server";
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   const locale = getLocale(context);
   // Signed in already: the sign-in page shows who, with Continue (spec: already-logged-in notice).
   if (getMember(context)) throw redirect(pathFor("auth-sign-in", locale));
-  const flow = await readSignUpFlow(request);
+  const flow = await readSignUpFlow(servicesOf(context).config, request);
   const regionNames = new Intl.DisplayNames([locale], { type: "region" });
   const t = getInstance(context).getFixedT(locale, "signUp");
   return data(
@@ -56,7 +50,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
       })),
     },
     // The completed screen is shown once; the flow's cookie goes with it.
-    flow?.step === "done" ? { headers: { "Set-Cookie": await clearSignUpFlow() } } : undefined,
+    flow?.step === "done" ? { headers: { "Set-Cookie": await clearSignUpFlow(servicesOf(context).config) } } : undefined,
   );
 }
 
@@ -66,24 +60,15 @@ function withCookie(location: string, cookie: string) {
   return redirect(location, { headers: { "Set-Cookie": cookie } });
 }
 
-/** A Cognito refusal as a message on the form (role=alert): shown with JavaScript off too, what was typed kept. */
-function identityFailure(
-  intent: string,
-  error: unknown,
-  reply: (options: { formErrors: string[] }) => SubmissionResult<string[]>,
-) {
-  if (!(error instanceof IdentityError)) throw error;
-  return data<ActionResult>({ intent, result: reply({ formErrors: [`toasts:${error.messageKey}`] }) }, { status: httpStatusFor(error) });
-}
-
 export async function action({ request, context }: Route.ActionArgs) {
   const locale = getLocale(context);
   const here = pathFor("auth-sign-up", locale);
   const formData = await request.formData();
   const intent = String(formData.get("intent") ?? "");
-  const flow = await readSignUpFlow(request);
+  const { db, identity, config } = servicesOf(context);
+  const flow = await readSignUpFlow(config, request);
 
-  if (intent === "restart") return withCookie(here, await clearSignUpFlow());
+  if (intent === "restart") return withCookie(here, await clearSignUpFlow(config));
 
   if (intent === "resend" && flow?.step === "code") {
     const limited = await checkAttemptLimit(context, "codeResend", flow.email);
@@ -92,10 +77,10 @@ export async function action({ request, context }: Route.ActionArgs) {
       return data<ActionResult>({ intent, result: submission.reply({ formErrors: [limited.formError] }) }, limited.init);
     }
     try {
-      await resendSignUpCode(flow);
+      await resendSignUpCode(identity, flow);
     } catch (error) {
       const submission = parseWithZod(formData, { schema: ConfirmationCodeSchema });
-      return identityFailure(intent, error, (options) => submission.reply(options));
+      return replyWithDomainError(submission, error, { extra: { intent } });
     }
     return getToastUtils(context).redirectWithSuccess(here, "codeResent");
   }
@@ -106,22 +91,25 @@ export async function action({ request, context }: Route.ActionArgs) {
     const limited = await checkAttemptLimit(context, "codeCheck", flow.email);
     if (limited) return data<ActionResult>({ intent, result: submission.reply({ formErrors: [limited.formError] }) }, limited.init);
     try {
-      await confirmSignUpCode(flow, submission.value.code);
+      await confirmSignUp(identity, { ...flow, code: submission.value.code });
     } catch (error) {
-      return identityFailure(intent, error, (options) => submission.reply(options));
+      return replyWithDomainError(submission, error, { extra: { intent } });
     }
-    return withCookie(here, await saveSignUpFlow({ ...flow, step: "account" }));
+    return withCookie(here, await saveSignUpFlow(config, { ...flow, step: "account" }));
   }
 
   if (intent === "account" && flow?.step === "account") {
     const submission = parseWithZod(formData, { schema: AccountInfoSchema });
     if (submission.status !== "success") return data<ActionResult>({ intent, result: submission.reply() }, { status: 400 });
     try {
-      await completeAccountInfo(request, flow, submission.value);
+      await saveAccountInfo(
+        { db, identity },
+        { sub: flow.sub, info: submission.value, referrerService: await referrerServiceOf(request, config) },
+      );
     } catch (error) {
-      return identityFailure(intent, error, (options) => submission.reply(options));
+      return replyWithDomainError(submission, error, { extra: { intent } });
     }
-    return withCookie(here, await saveSignUpFlow({ ...flow, step: "done" }));
+    return withCookie(here, await saveSignUpFlow(config, { ...flow, step: "done" }));
   }
 
   const submission = parseWithZod(formData, { schema: SignUpSchema });
@@ -133,13 +121,14 @@ export async function action({ request, context }: Route.ActionArgs) {
     const result = submission.reply({ formErrors: [limited.formError], hideFields: ["password"] });
     return data<ActionResult>({ intent: "credentials", result }, limited.init);
   }
-  let next: SignUpFlow;
+  const { email, password } = submission.value;
+  let sub: string;
   try {
-    next = await requestSignUpCode({ email: submission.value.email, password: submission.value.password, locale });
+    ({ sub } = await startSignUp(identity, { email, password, locale }));
   } catch (error) {
-    return identityFailure("credentials", error, (options) => submission.reply({ ...options, hideFields: ["password"] }));
+    return replyWithDomainError(submission, error, { hideFields: ["password"], extra: { intent: "credentials" } });
   }
-  return withCookie(here, await saveSignUpFlow(next));
+  return withCookie(here, await saveSignUpFlow(config, { step: "code", email, sub }));
 }
 
 export default function SignUpPage({ loaderData, actionData }: Route.ComponentProps) {

@@ -1,13 +1,13 @@
 import { useTranslation } from "~/i18n/use-translation";
-import { getConfig } from "~/config.server";
 import { listMailboxEntries, mailboxDirectory } from "~/integrations/dev-mailbox.server";
 import { requireDevTools } from "~/routing/dev-tools-only.server";
+import { servicesOf } from "~/services.server";
 import type { Route } from "./+types/mailbox";
 
-export async function loader() {
+export async function loader({ context }: Route.LoaderArgs) {
   // The layout's loader guards too, but loaders run in parallel: this one must not read the mailbox either.
-  requireDevTools();
-  const entries = await listMailboxEntries(mailboxDirectory(getConfig().dataDir));
+  requireDevTools(context);
+  const entries = await listMailboxEntries(mailboxDirectory(servicesOf(context).config.dataDir));
   return { entries };
 }
 

@@ -1,8 +1,8 @@
 import { Fragment } from "react";
-import { getConfig } from "~/config.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance } from "~/middleware/i18n.server";
+import { servicesOf } from "~/services.server";
 import type { Route } from "./+types/api-reference";
 import { type ApiEndpointDoc, type ApiErrorDoc, type ApiFieldDoc, getApiReference } from "./api-reference.server";
 import { formatDocsPageTitle } from "./legal-document.server";
@@ -12,7 +12,7 @@ const OPENAPI_DOCUMENT_PATH = "/api/openapi.json";
 
 export async function loader({ context }: Route.LoaderArgs) {
   return {
-    reference: getApiReference(getConfig().origin),
+    reference: getApiReference(servicesOf(context).config.origin),
     pageTitle: formatDocsPageTitle(context, getInstance(context).t("api:reference.title")),
     translations: loadTranslations(context, ["api"]),
   };

@@ -5,15 +5,14 @@ import { endSessions } from "~/domain/session-ending.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
-import { getMember } from "~/middleware/member-session.server";
+import { requireMember } from "~/middleware/require-member.server";
 import { pathFor } from "~/routing/route-table";
 import { servicesOf } from "~/services.server";
 import { getToastUtils } from "~/toast.server";
 import type { Route } from "./+types/devices";
 
-export async function loader({ context }: Route.LoaderArgs) {
-  // The member layout's guard has run: there is a member.
-  const member = getMember(context)!;
+export async function loader({ request, context }: Route.LoaderArgs) {
+  const member = requireMember(context, request);
   const { config, db } = servicesOf(context);
   const devices = await listActiveDevices(db, member.sub, { sessionId: member.sessionId });
   return {
@@ -25,7 +24,7 @@ export async function loader({ context }: Route.LoaderArgs) {
 }
 
 export async function action({ request, context }: Route.ActionArgs) {
-  const member = getMember(context)!;
+  const member = requireMember(context, request);
   const here = pathFor("my-devices", getLocale(context));
   const formData = await request.formData();
   const toasts = getToastUtils(context);

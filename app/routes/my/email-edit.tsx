@@ -7,22 +7,22 @@ import { Button } from "~/components/button";
 import { FormAlert, InputField } from "~/components/form/fields";
 import { useSchemaForm } from "~/components/form/use-schema-form";
 import { EmailSchema } from "~/domain/auth-schemas";
-import { EmailChangeError } from "~/domain/email-change.server";
-import { IdentityError, httpStatusFor } from "~/integrations/cognito/cognito-errors.server";
-import { MailUnavailableError } from "~/integrations/mailer.server";
+import { requestEmailChange } from "~/domain/email-change.server";
+import { replyWithDomainError } from "~/errors/error-responses.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
-import { getMember } from "~/middleware/member-session.server";
+import { requireMember } from "~/middleware/require-member.server";
 import { pathFor } from "~/routing/route-table";
-import { checkAttemptLimit } from "../auth/rate-limits.server";
+import { checkAttemptLimit } from "~/middleware/attempt-limit.server";
+import { servicesOf } from "~/services.server";
 import type { Route } from "./+types/email-edit";
-import { requestMemberEmailChange } from "./email-edit.server";
+import { emailUpdateLinkFor } from "~/routing/email-update-link";
 
 const EmailChangeSchema = z.object({ email: EmailSchema });
 
 export function loader({ request, context }: Route.LoaderArgs) {
-  const member = getMember(context)!;
+  const member = requireMember(context, request);
   const sent = new URL(request.url).searchParams.has("sent");
   return {
     title: getInstance(context).t(sent ? "emailChange:sent.title" : "emailChange:edit.title"),
@@ -33,8 +33,7 @@ export function loader({ request, context }: Route.LoaderArgs) {
 }
 
 export async function action({ request, context }: Route.ActionArgs) {
-  // The member layout's guard has run: there is a member.
-  const member = getMember(context)!;
+  const member = requireMember(context, request);
   const locale = getLocale(context);
   const submission = parseWithZod(await request.formData(), { schema: EmailChangeSchema });
   if (submission.status !== "success") {
@@ -43,23 +42,15 @@ export async function action({ request, context }: Route.ActionArgs) {
   // Each request mails whatever address was typed and says whether it has an ID: counted like the API's.
   const limited = await checkAttemptLimit(context, "emailChange", member.sub);
   if (limited) return data({ result: submission.reply({ formErrors: [limited.formError] }) }, limited.init);
+  const { db, identity, mailer, config } = servicesOf(context);
   try {
-    await requestMemberEmailChange(member, submission.value.email, locale);
+    await requestEmailChange(
+      { db, identity, mailer, confirmationLink: emailUpdateLinkFor(config.origin) },
+      { sub: member.sub, currentEmail: member.email, newEmail: submission.value.email, locale },
+    );
   } catch (error) {
-    if (error instanceof EmailChangeError) {
-      const message = error.code === "sameAddress" ? "emailChange:errors.sameAddress" : "toasts:emailUnavailable";
-      return data({ result: submission.reply({ fieldErrors: { email: [message] } }) }, { status: 400 });
-    }
-    if (error instanceof MailUnavailableError) {
-      return data({ result: submission.reply({ formErrors: ["emailChange:errors.mailUnavailable"] }) }, { status: 503 });
-    }
-    if (error instanceof IdentityError) {
-      return data(
-        { result: submission.reply({ formErrors: [`toasts:${error.messageKey}`] }) },
-        { status: httpStatusFor(error) },
-      );
-    }
-    throw error;
+    // The address itself is what the member corrects: those two refusals sit on the field.
+    return replyWithDomainError(submission, error, { fields: { sameAddress: "email", emailUnavailable: "email" } });
   }
   // The confirmation notice: a GET of this page, so reloading it sends nothing again.
   return redirect(`${pathFor("my-email-edit", locale)}?sent`);

@@ -5,17 +5,19 @@ import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
 import { FormAlert, InputField } from "~/components/form/fields";
 import { useSchemaForm } from "~/components/form/use-schema-form";
+import { sessionCookie } from "~/cookies/app-cookies.server";
 import { PasswordChangeSchema } from "~/domain/auth-schemas";
-import { IdentityError, httpStatusFor } from "~/integrations/cognito/cognito-errors.server";
+import { changePassword } from "~/domain/password-change.server";
+import { replyWithDomainError } from "~/errors/error-responses.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
-import { getMember } from "~/middleware/member-session.server";
+import { requireMember } from "~/middleware/require-member.server";
 import { pathFor } from "~/routing/route-table";
 import { getToastUtils } from "~/toast.server";
-import { checkAttemptLimit } from "../auth/rate-limits.server";
+import { checkAttemptLimit } from "~/middleware/attempt-limit.server";
+import { servicesOf } from "~/services.server";
 import type { Route } from "./+types/password-edit";
-import { changeMemberPassword } from "./password-edit.server";
 
 const HIDDEN = ["currentPassword", "newPassword"];
 
@@ -27,8 +29,7 @@ export function loader({ context }: Route.LoaderArgs) {
 }
 
 export async function action({ request, context }: Route.ActionArgs) {
-  // The member layout's guard has run: there is a member.
-  const member = getMember(context)!;
+  const member = requireMember(context, request);
   const locale = getLocale(context);
   const submission = parseWithZod(await request.formData(), { schema: PasswordChangeSchema });
   if (submission.status !== "success") {
@@ -39,21 +40,23 @@ export async function action({ request, context }: Route.ActionArgs) {
   if (limited) {
     return data({ result: submission.reply({ formErrors: [limited.formError], hideFields: HIDDEN }) }, limited.init);
   }
-  let sessionCookie: string | null;
+  const services = servicesOf(context);
+  let accessToken: string | null;
   try {
-    sessionCookie = await changeMemberPassword(member, submission.value);
+    // Every other sign-in of the member's is signed out; this browser keeps its session with the new sign-in.
+    ({ accessToken } = await changePassword(
+      services,
+      { sub: member.sub, email: member.email, sessionId: member.sessionId, accessToken: member.accessToken, ...submission.value },
+    ));
   } catch (error) {
-    if (!(error instanceof IdentityError)) throw error;
-    const message = `toasts:${error.messageKey}`;
-    const errors: { formErrors?: string[]; fieldErrors?: Record<string, string[]> } =
-      error.code === "currentPasswordMismatch"
-        ? { fieldErrors: { currentPassword: [message] } }
-        : error.code === "invalidPassword"
-          ? { fieldErrors: { newPassword: [message] } }
-          : { formErrors: [message] };
-    return data({ result: submission.reply({ ...errors, hideFields: HIDDEN }) }, { status: httpStatusFor(error) });
+    return replyWithDomainError(submission, error, {
+      hideFields: HIDDEN,
+      fields: { currentPasswordMismatch: "currentPassword", invalidPassword: "newPassword" },
+    });
   }
-  const headers = sessionCookie ? { "Set-Cookie": sessionCookie } : undefined;
+  const headers = accessToken
+    ? { "Set-Cookie": await sessionCookie.serialize(services.config, { sid: member.sessionId, at: accessToken }) }
+    : undefined;
   return getToastUtils(context).redirectWithSuccess(pathFor("my-profile", locale), "passwordChanged", { headers });
 }
 

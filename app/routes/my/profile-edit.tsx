@@ -1,7 +1,6 @@
 import { getFormProps } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { Form, data, useNavigation } from "react-router";
-import { getDatabase } from "../../../db/client.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
 import { FormAlert } from "~/components/form/fields";
@@ -11,24 +10,23 @@ import { useRootData } from "~/components/use-root-data";
 import { COUNTRIES, ProfileSchema } from "~/domain/auth-schemas";
 import { isProfileFilled } from "~/domain/display-name.server";
 import { findProfile, updateProfile } from "~/domain/profile.server";
-import { IdentityError, httpStatusFor } from "~/integrations/cognito/cognito-errors.server";
-import { getIdentityProvider } from "~/integrations/cognito/identity.server";
+import { replyWithDomainError } from "~/errors/error-responses.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
-import { getMember } from "~/middleware/member-session.server";
+import { requireMember } from "~/middleware/require-member.server";
 import { pathFor } from "~/routing/route-table";
 import { getToastUtils } from "~/toast.server";
-import { checkAttemptLimit } from "../auth/rate-limits.server";
+import { checkAttemptLimit } from "~/middleware/attempt-limit.server";
+import { servicesOf } from "~/services.server";
 import type { Route } from "./+types/profile-edit";
 
-export async function loader({ context }: Route.LoaderArgs) {
-  // The member layout's guard has run: there is a member.
-  const member = getMember(context)!;
+export async function loader({ request, context }: Route.LoaderArgs) {
+  const member = requireMember(context, request);
   const locale = getLocale(context);
   const t = getInstance(context).getFixedT(locale, "signUp");
   const regionNames = new Intl.DisplayNames([locale], { type: "region" });
-  const profile = await findProfile(getDatabase(), member.sub);
+  const profile = await findProfile(servicesOf(context).db, member.sub);
   return {
     title: getInstance(context).getFixedT(locale, "profile")("editTitle"),
     filled: profile !== null && isProfileFilled({ email: member.email, ...profile }),
@@ -53,7 +51,7 @@ export async function loader({ context }: Route.LoaderArgs) {
 }
 
 export async function action({ request, context }: Route.ActionArgs) {
-  const member = getMember(context)!;
+  const member = requireMember(context, request);
   const locale = getLocale(context);
   const submission = parseWithZod(await request.formData(), { schema: ProfileSchema });
   if (submission.status !== "success") return data({ result: submission.reply() }, { status: 400 });
@@ -61,17 +59,10 @@ export async function action({ request, context }: Route.ActionArgs) {
   const limited = await checkAttemptLimit(context, "profileUpdate", member.sub);
   if (limited) return data({ result: submission.reply({ formErrors: [limited.formError] }) }, limited.init);
   try {
-    await updateProfile(
-      { db: getDatabase(), identity: getIdentityProvider() },
-      { sub: member.sub, profile: submission.value },
-    );
+    await updateProfile(servicesOf(context), { sub: member.sub, profile: submission.value });
   } catch (error) {
     // Cognito refused or is unavailable: a message on the form (role=alert), what was typed kept; nothing stored.
-    if (!(error instanceof IdentityError)) throw error;
-    return data(
-      { result: submission.reply({ formErrors: [`toasts:${error.messageKey}`] }) },
-      { status: httpStatusFor(error) },
-    );
+    return replyWithDomainError(submission, error);
   }
   return getToastUtils(context).redirectWithSuccess(pathFor("my-profile", locale), "profileChanged");
 }

@@ -1,4 +1,3 @@
-import { getDatabase } from "../../../db/client.server";
 import { AppLink } from "~/components/app-link";
 import { useRootData } from "~/components/use-root-data";
 import { OCCUPATIONS } from "~/domain/auth-schemas";
@@ -7,16 +6,16 @@ import { findProfile } from "~/domain/profile.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
-import { getMember } from "~/middleware/member-session.server";
+import { requireMember } from "~/middleware/require-member.server";
 import { pathFor } from "~/routing/route-table";
+import { servicesOf } from "~/services.server";
 import type { Route } from "./+types/profile";
 
-export async function loader({ context }: Route.LoaderArgs) {
-  // The member layout's guard has run: there is a member.
-  const member = getMember(context)!;
+export async function loader({ request, context }: Route.LoaderArgs) {
+  const member = requireMember(context, request);
   const locale = getLocale(context);
   const t = getInstance(context).getFixedT(locale, "signUp");
-  const profile = await findProfile(getDatabase(), member.sub);
+  const profile = await findProfile(servicesOf(context).db, member.sub);
   const country = profile?.country ?? null;
   return {
     title: getInstance(context).getFixedT(locale, "profile")("title"),

@@ -12,17 +12,17 @@ import {
   WithdrawalConfirmSchema,
   WithdrawalFormSchema,
 } from "~/domain/withdrawal-schema";
-import { IdentityError, httpStatusFor } from "~/integrations/cognito/cognito-errors.server";
+import { cancelMembership } from "~/domain/withdrawal.server";
+import { replyWithDomainError } from "~/errors/error-responses.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
-import { getMember } from "~/middleware/member-session.server";
+import { requireMember } from "~/middleware/require-member.server";
 import { pathFor } from "~/routing/route-table";
-import { servicesOf } from "~/services.server";
 import { getToastUtils } from "~/toast.server";
-import { checkAttemptLimit } from "../auth/rate-limits.server";
+import { checkAttemptLimit } from "~/middleware/attempt-limit.server";
+import { servicesOf } from "~/services.server";
 import type { Route } from "./+types/withdrawal";
-import { cancelMemberMembership } from "./withdrawal.server";
 
 const HIDDEN = ["password"];
 
@@ -42,8 +42,7 @@ export function loader({ context }: Route.LoaderArgs) {
  * JavaScript: step 1's answers travel to step 2 in hidden fields and are validated again with the password.
  */
 export async function action({ request, context }: Route.ActionArgs) {
-  // The member layout's guard has run: there is a member.
-  const member = getMember(context)!;
+  const member = requireMember(context, request);
   const locale = getLocale(context);
   const formData = await request.formData();
   const intent = String(formData.get("intent") ?? "");
@@ -67,16 +66,23 @@ export async function action({ request, context }: Route.ActionArgs) {
   // Guessing the password here is guessing the sign-in password: it counts with the sign-in attempts.
   const limited = await checkAttemptLimit(context, "signIn", member.email);
   if (limited) return confirmFailure({ formErrors: [limited.formError] }, limited.init.status);
+  const services = servicesOf(context);
   try {
-    const outcome = await cancelMemberMembership(member, { ...submission.value, locale });
+    const { password, reason, detail } = submission.value;
+    const outcome = await cancelMembership(
+      services,
+      { sub: member.sub, email: member.email, password, reason, detail, locale },
+    );
     if (outcome.kind === "passwordMismatch") {
       return confirmFailure({ fieldErrors: { password: ["toasts:cancellationPasswordMismatch"] } }, 400);
     }
   } catch (error) {
-    if (!(error instanceof IdentityError)) throw error;
-    return confirmFailure({ formErrors: [`toasts:${error.messageKey}`] }, httpStatusFor(error));
+    return replyWithDomainError(submission, error, {
+      hideFields: HIDDEN,
+      extra: { step: "confirm" as const, answers: answers.value },
+    });
   }
-  const headers = new Headers({ "Set-Cookie": await sessionCookie.clear(servicesOf(context).config) });
+  const headers = new Headers({ "Set-Cookie": await sessionCookie.clear(services.config) });
   return getToastUtils(context).redirectWithSuccess(pathFor("index", locale), "cancellationDone", { headers });
 }
 

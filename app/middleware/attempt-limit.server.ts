@@ -1,9 +1,8 @@
 import type { RouterContextProvider } from "react-router";
-import { getDatabase } from "../../../db/client.server";
-import { getConfig } from "~/config.server";
 import { type LimitedAction, countAttempt } from "~/domain/rate-limit.server";
 import { logger } from "~/integrations/logger.server";
 import { requestInfoContext } from "~/server/request-context";
+import { servicesOf } from "~/services.server";
 
 /** A refused attempt, for the action to answer in its own shape (form error, or toast where the form has none). */
 export interface AttemptRefusal {
@@ -31,7 +30,8 @@ export async function checkAttemptLimit(
   subject: string,
 ): Promise<AttemptRefusal | null> {
   const { clientIp } = context.get(requestInfoContext);
-  const result = await countAttempt(getDatabase(), { action, subject, clientIp, overrides: getConfig().rateLimits });
+  const { db, config } = servicesOf(context);
+  const result = await countAttempt(db, { action, subject, clientIp, overrides: config.rateLimits });
   if (result.allowed) return null;
   // Neither the subject nor the IP: the policy and the request id (on every line) find the access-log line.
   logger.warn({ policy: result.policy, retryAfterS: result.retryAfterS }, "rate limit reached");

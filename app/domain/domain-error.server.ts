@@ -1,0 +1,52 @@
+import { IdentityError } from "~/integrations/cognito/cognito-errors.server";
+import { MailUnavailableError } from "~/integrations/mailer.server";
+
+/**
+ * What went wrong, in the member's terms. The identity codes keep the names of the Cognito adapter's verdicts
+ * (one table in app/integrations/cognito/cognito-errors.server.ts decides them); the rest are the domain's own.
+ */
+export const DOMAIN_ERROR_CODES = [
+  "invalidCredentials",
+  "currentPasswordMismatch",
+  "userNotConfirmed",
+  "usernameExists",
+  "codeMismatch",
+  "codeExpired",
+  "invalidPassword",
+  "legacyPasswordBelowPolicy",
+  "invalidInput",
+  "emailUnavailable",
+  "userNotFound",
+  "alreadyConfirmed",
+  "signInThrottled",
+  "throttled",
+  "unavailable",
+  // An e-mail change to the address the member already has.
+  "sameAddress",
+  // The mail server did not take the mail.
+  "mailUnavailable",
+] as const;
+
+export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];
+
+/** A failure the member or the caller can be told about; the edge (app/errors) says it as a message and a status. */
+export class DomainError extends Error {
+  constructor(
+    readonly code: DomainErrorCode,
+    options?: { cause?: unknown },
+  ) {
+    super(`Refused: ${code}`, options);
+    this.name = "DomainError";
+  }
+}
+
+/**
+ * The domain's boundary for the adapters' errors: a Cognito verdict or an unsent mail becomes the DomainError of
+ * the same meaning; anything else (a bug, a database fault) is not a domain error and gives null.
+ */
+export function toDomainError(error: unknown): DomainError | null {
+  if (error instanceof DomainError) return error;
+  if (error instanceof IdentityError) return new DomainError(error.code, { cause: error });
+  if (error instanceof MailUnavailableError) return new DomainError("mailUnavailable", { cause: error });
+  return null;
+}

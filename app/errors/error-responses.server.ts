@@ -1,0 +1,70 @@
+import type { SubmissionResult } from "@conform-to/react";
+import { data } from "react-router";
+import { type DomainError, type DomainErrorCode, toDomainError } from "~/domain/domain-error.server";
+
+/** What each domain error tells the member: a namespaced message key. */
+const MESSAGE_KEYS: Record<DomainErrorCode, string> = {
+  invalidCredentials: "toasts:loginFailed",
+  currentPasswordMismatch: "toasts:currentPasswordMismatch",
+  // Sign-in treats unconfirmed like wrong credentials (no account enumeration); flows that know better resend.
+  userNotConfirmed: "toasts:loginFailed",
+  usernameExists: "toasts:emailUnavailable",
+  codeMismatch: "toasts:codeMismatch",
+  codeExpired: "toasts:codeMismatch",
+  invalidPassword: "toasts:invalidPassword",
+  // A pre-July-2021 password Cognito's policy refuses: the account cannot move over with it.
+  legacyPasswordBelowPolicy: "toasts:legacyPasswordNotCarriedOver",
+  invalidInput: "toasts:invalidInput",
+  emailUnavailable: "toasts:emailUnavailable",
+  userNotFound: "toasts:loginFailed",
+  alreadyConfirmed: "toasts:codeMismatch",
+  signInThrottled: "toasts:loginAttemptLimitExceeded",
+  throttled: "toasts:attemptLimitExceeded",
+  unavailable: "toasts:identityUnavailable",
+  sameAddress: "emailChange:errors.sameAddress",
+  mailUnavailable: "emailChange:errors.mailUnavailable",
+};
+
+export function messageKeyOf(error: DomainError): string {
+  return MESSAGE_KEYS[error.code];
+}
+
+/** The status a page or the API answers with: 503 when a service below is down, 429 when it throttles, else 400. */
+export function httpStatusOf(error: DomainError): 400 | 429 | 503 {
+  if (error.code === "unavailable" || error.code === "mailUnavailable") return 503;
+  return error.code === "throttled" || error.code === "signInThrottled" ? 429 : 400;
+}
+
+/** The domain error of a failure, or the failure rethrown when it is none (a bug or a fault: the error page). */
+export function domainErrorOf(error: unknown): DomainError {
+  const domainError = toDomainError(error);
+  if (!domainError) throw error;
+  return domainError;
+}
+
+interface Replyable {
+  reply(options?: {
+    formErrors?: string[];
+    fieldErrors?: Record<string, string[]>;
+    hideFields?: string[];
+  }): SubmissionResult<string[]>;
+}
+
+/**
+ * A failed action's answer: the form's reply with the error's message (on a field when `fields` names one for its
+ * code, else on the form) and the error's status. `extra` joins the reply in the action's data.
+ */
+export function replyWithDomainError<Extra extends object = object>(
+  submission: Replyable,
+  failure: unknown,
+  options: { hideFields?: string[]; fields?: Partial<Record<DomainErrorCode, string>>; extra?: Extra } = {},
+) {
+  const error = domainErrorOf(failure);
+  const message = messageKeyOf(error);
+  const field = options.fields?.[error.code];
+  const result = submission.reply({
+    ...(field ? { fieldErrors: { [field]: [message] } } : { formErrors: [message] }),
+    hideFields: options.hideFields,
+  });
+  return data({ ...(options.extra as Extra), result }, { status: httpStatusOf(error) });
+}

@@ -1,0 +1,164 @@
+import { eq } from "drizzle-orm";
+import { RouterContextProvider } from "react-router";
+import { afterAll, beforeAll, expect, test } from "vitest";
+import { memberProfiles } from "../../db/schema";
+import { parseConfig } from "~/config.server";
+import { createIdentityProvider } from "~/integrations/cognito/identity-provider.server";
+import { type MailboxEntry, listMailboxEntries, mailboxDirectory } from "~/integrations/dev-mailbox.server";
+import { i18nextMiddleware } from "~/middleware/i18n.server";
+import { type SignedInMember, memberContext } from "~/middleware/member-session.server";
+import * as userAvailability from "~/routes/api/user-availability";
+import * as emailUpdate from "~/routes/email-update";
+import * as emailEdit from "~/routes/my/email-edit";
+import * as profile from "~/routes/my/profile";
+import * as profileEdit from "~/routes/my/profile-edit";
+import { type EmbeddedStack, startEmbeddedStack } from "~/server/embedded/embedded-stack";
+import { pathFor } from "~/routing/route-table";
+import { requestInfoContext } from "~/server/request-context";
+import { type AppServices, createAppServices, servicesContext } from "~/services.server";
+import { bearerTokensFor, connectToStandIn } from "../support/bearer-tokens";
+import { useTestDatabase } from "../support/test-database";
+import { makeTempDir } from "../support/temp-dir";
+
+// Loaders and actions called directly, with a context of real services: PGlite (or PostgreSQL in CI), the Cognito
+// stand-in over HTTP and the SMTP capture. No HTTP server: what a route answers is what these calls return.
+const ORIGIN = "http://localhost:3998";
+const PASSWORD = "correct-horse-battery";
+const temp = makeTempDir("route-modules");
+const database = useTestDatabase("route-modules-db");
+let stack: EmbeddedStack;
+let services: AppServices;
+
+beforeAll(async () => {
+  stack = await startEmbeddedStack({ dataDir: temp.dir, adminGroup: "admin" });
+  const config = parseConfig({ ...stack.env, APP_MODE: "dev", APP_ORIGIN: ORIGIN, DATA_DIR: temp.dir });
+  services = createAppServices(config, database().db);
+}, 60_000);
+
+afterAll(async () => {
+  await stack?.stop();
+  temp.remove();
+});
+
+async function createMember(label: string): Promise<SignedInMember> {
+  const email = `${label}-${crypto.randomUUID().slice(0, 8)}@example.jp`;
+  const identity = createIdentityProvider(services.config.cognito);
+  await identity.createConfirmedUser({ email, password: PASSWORD, attributes: { locale: "ja" } });
+  const { sub } = await identity.getUser(email);
+  return { sub, email, familyName: null, givenName: null, groups: [], sessionId: crypto.randomUUID(), accessToken: "" };
+}
+
+/** What an action answers with `data(…, init)`. */
+type DataReply = { data: { result: { error?: Record<string, string[]> } }; init: ResponseInit | null };
+
+/** What the HTTP server and the root middleware put in a request's context: services, request info, language, member. */
+async function contextFor(request: Request, member: SignedInMember | null) {
+  const context = new RouterContextProvider();
+  context.set(servicesContext, services);
+  context.set(requestInfoContext, { requestId: "route-modules", nonce: "", clientIp: "192.0.2.10" });
+  context.set(memberContext, member);
+  await i18nextMiddleware({ request, context, params: {}, unstable_pattern: "" } as never, async () => new Response());
+  return context;
+}
+
+function get(path: string) {
+  return new Request(`${ORIGIN}${path}`);
+}
+
+function post(path: string, fields: Record<string, string>) {
+  return new Request(`${ORIGIN}${path}`, { method: "POST", body: new URLSearchParams(fields) });
+}
+
+function routeArgs(request: Request, context: RouterContextProvider, params: Record<string, string> = {}) {
+  return { request, context, params } as never;
+}
+
+async function newestMailTo(address: string): Promise<MailboxEntry | undefined> {
+  const entries = await listMailboxEntries(mailboxDirectory(temp.dir));
+  return entries.find((entry) => entry.kind === "mail" && entry.to.includes(address));
+}
+
+test("the profile page's loader shows the stored profile of the member in the context", async () => {
+  const member = await createMember("profile");
+  await database().db.insert(memberProfiles).values({
+    sub: member.sub,
+    familyName: "山田",
+    givenName: "太郎",
+    birthYear: 1980,
+    country: "JP",
+    preferredLanguage: "ja",
+  });
+  const request = get(pathFor("my-profile", "ja"));
+  const data = await profile.loader(routeArgs(request, await contextFor(request, member)));
+  expect(data).toMatchObject({ subject: member.sub, email: member.email, profile: { familyName: "山田", birthYear: 1980 } });
+});
+
+test("the profile page's loader sends a visitor to sign-in with the way back", async () => {
+  const request = get(pathFor("my-profile", "en"));
+  const thrown = await profile.loader(routeArgs(request, await contextFor(request, null))).catch((error: unknown) => error);
+  expect(thrown).toBeInstanceOf(Response);
+  expect((thrown as Response).status).toBe(302);
+  expect((thrown as Response).headers.get("Location")).toBe(`${pathFor("auth-sign-in", "en")}?to=my-profile`);
+});
+
+test("the profile edit action answers bad input with 400 and the field errors, and stores nothing", async () => {
+  const member = await createMember("profile-edit");
+  const request = post(pathFor("my-profile-edit", "ja"), { familyName: "", givenName: "太郎", birthYear: "not a year" });
+  const answer = await profileEdit.action(routeArgs(request, await contextFor(request, member)));
+  const { data, init } = answer as unknown as DataReply;
+  expect(init?.status).toBe(400);
+  expect(Object.keys(data.result.error ?? {})).toEqual(expect.arrayContaining(["familyName", "birthYear"]));
+  const rows = await database().db.select().from(memberProfiles).where(eq(memberProfiles.sub, member.sub));
+  expect(rows).toEqual([]);
+});
+
+test("an e-mail change goes from the edit action through the mailed link to the confirmation action", async () => {
+  const member = await createMember("email");
+  const newEmail = `new-${crypto.randomUUID().slice(0, 8)}@example.jp`;
+
+  const editRequest = post(pathFor("my-email-edit", "en"), { email: newEmail });
+  const sent = await emailEdit.action(routeArgs(editRequest, await contextFor(editRequest, member)));
+  expect(sent).toBeInstanceOf(Response);
+  expect((sent as Response).headers.get("Location")).toBe(`${pathFor("my-email-edit", "en")}?sent`);
+
+  const mail = await newestMailTo(newEmail);
+  expect(mail?.subject).toBe("Confirm your e-mail address change");
+  const token = new RegExp(`^${ORIGIN}/en/email-update/([^/\\s]+)/$`, "m").exec(mail?.text ?? "")?.[1];
+  expect(token).toBeTruthy();
+
+  const pageRequest = get(pathFor("email-update", "en", { token: token! }));
+  const page = await emailUpdate.loader(routeArgs(pageRequest, await contextFor(pageRequest, null), { token: token! }));
+  expect(page.state).toBe("confirm");
+
+  const confirmRequest = post(pathFor("email-update", "en", { token: token! }), {});
+  const confirmed = await emailUpdate.action(
+    routeArgs(confirmRequest, await contextFor(confirmRequest, null), { token: token! }),
+  );
+  expect(confirmed).toBeInstanceOf(Response);
+  expect((confirmed as Response).headers.get("Location")).toBe(pathFor("auth-sign-in", "en"));
+  expect((await services.identity.getUser(member.sub)).email).toBe(newEmail);
+});
+
+test("the e-mail change action puts the member's own address on the field with 400", async () => {
+  const member = await createMember("same");
+  const request = post(pathFor("my-email-edit", "ja"), { email: member.email });
+  const answer = await emailEdit.action(routeArgs(request, await contextFor(request, member)));
+  const { data, init } = answer as unknown as DataReply;
+  expect(init?.status).toBe(400);
+  expect(data.result.error?.email).toEqual(["emailChange:errors.sameAddress"]);
+});
+
+test("the availability API handler answers from the bearer token and Cognito", async () => {
+  const member = await createMember("api");
+  const other = await createMember("api-other");
+  const sdk = await connectToStandIn(Number(new URL(services.config.cognito.endpoint!).port));
+  const { accessToken } = await bearerTokensFor(sdk, member.email, PASSWORD).finally(() => sdk.destroy());
+  const request = new Request(`${ORIGIN}/api/user-availability`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${accessToken}`, "Content-Type": "application/json", "Accept-Language": "en" },
+    body: JSON.stringify({ email: other.email }),
+  });
+  const response = await userAvailability.action(routeArgs(request, await contextFor(request, null)));
+  expect(response.status).toBe(200);
+  expect(await response.json()).toEqual({ email: other.email, available: false });
+});

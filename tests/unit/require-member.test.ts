@@ -1,0 +1,57 @@
+import { RouterContextProvider } from "react-router";
+import { expect, test } from "vitest";
+import { parseConfig } from "~/config.server";
+import { type SignedInMember, memberContext } from "~/middleware/member-session.server";
+import { requireAdmin, requireMember } from "~/middleware/require-member.server";
+import { pathFor } from "~/routing/route-table";
+import { type AppServices, servicesContext } from "~/services.server";
+
+const member: SignedInMember = {
+  sub: "sub-1",
+  email: "member@example.jp",
+  familyName: null,
+  givenName: null,
+  groups: [],
+  sessionId: "session-1",
+  accessToken: "token",
+};
+
+function contextWith(signedIn: SignedInMember | null) {
+  const context = new RouterContextProvider();
+  // The verbs read the admin group from the configuration only.
+  context.set(servicesContext, { config: parseConfig({ APP_MODE: "dev", ADMIN_GROUP: "staff" }) } as AppServices);
+  context.set(memberContext, signedIn);
+  return context;
+}
+
+function thrownBy(verb: () => unknown) {
+  try {
+    verb();
+  } catch (thrown) {
+    if (thrown instanceof Response) return { status: thrown.status, location: thrown.headers.get("Location") };
+    return { status: (thrown as { init?: ResponseInit | null }).init?.status, location: null };
+  }
+  throw new Error("the verb let the request through");
+}
+
+test("requireMember gives the signed-in member", () => {
+  expect(requireMember(contextWith(member), new Request("http://localhost/my/profile/"))).toBe(member);
+});
+
+test("requireMember sends a visitor to sign-in in the page's language, with the way back", () => {
+  const request = new Request(`http://localhost${pathFor("my-profile-edit", "en")}`);
+  expect(thrownBy(() => requireMember(contextWith(null), request))).toEqual({
+    status: 302,
+    location: `${pathFor("auth-sign-in", "en")}?to=my-profile-edit`,
+  });
+});
+
+test("requireAdmin gives a member of the configured admin group", () => {
+  const admin = { ...member, groups: ["staff"] };
+  expect(requireAdmin(contextWith(admin))).toBe(admin);
+});
+
+test("requireAdmin sends a visitor to / and forbids a member outside the admin group", () => {
+  expect(thrownBy(() => requireAdmin(contextWith(null)))).toEqual({ status: 302, location: "/" });
+  expect(thrownBy(() => requireAdmin(contextWith({ ...member, groups: ["admin"] })))).toEqual({ status: 403, location: null });
+});
