@@ -13,8 +13,8 @@ fi
 echo "== type check =="
 npm run typecheck
 
-echo "== production build =="
-npx react-router build
+echo "== production build (React Router's and the compiled server) =="
+npm run build
 
 echo "== unit and integration tests =="
 npx vitest run

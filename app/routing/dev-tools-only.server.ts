@@ -1,5 +1,6 @@
 import { data } from "react-router";
 import { getConfig } from "~/config.server";
+import { sharedContext } from "~/server/request-context";
 
 /**
  * Internal pages (demo, design-debug style guide, dev mailbox) do not exist in production: 404.
@@ -9,3 +10,27 @@ import { getConfig } from "~/config.server";
 export function requireDevTools(): void {
   if (!getConfig().devToolsEnabled) throw data(null, { status: 404 });
 }
+
+/** One captured mail, or one code the Cognito stand-in would have sent. */
+export interface MailboxEntry {
+  id: string;
+  receivedAt: string;
+  kind: "mail" | "code";
+  to: string[];
+  subject: string;
+  text: string;
+  html?: string;
+  /** For stand-in codes: the code itself, so tests and developers need not parse the message. */
+  code?: string;
+}
+
+/** The development mailbox, newest first. */
+export interface DevMailbox {
+  entries(): Promise<MailboxEntry[]>;
+}
+
+/**
+ * The mailbox lives with the stand-ins in the tests' tree: the dev and preview entry (app/server/dev.ts) hands
+ * it to every request; production has none.
+ */
+export const devMailboxContext = sharedContext<DevMailbox | null>("dev-mailbox", null);

@@ -9,10 +9,10 @@ import {
   hashEmailChangeToken,
   requestEmailChange,
 } from "~/domain/email-change.server";
-import { type MailboxEntry, listMailboxEntries, mailboxDirectory } from "~/integrations/dev-mailbox.server";
+import { type MailboxEntry, listMailboxEntries, mailboxDirectory } from "../support/stand-ins/dev-mailbox";
 import { createIdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { MailUnavailableError, createMailer } from "~/integrations/mailer.server";
-import { type EmbeddedStack, startEmbeddedStack } from "~/server/embedded/embedded-stack";
+import { type EmbeddedStack, startEmbeddedStack } from "../support/stand-ins/embedded-stack";
 import { cognitoConfigOf } from "../support/stand-in-config";
 import { makeTempDir } from "../support/temp-dir";
 

@@ -7,8 +7,8 @@ import { decodeJwt } from "jose";
 import { createTransport } from "nodemailer";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
-import { listMailboxEntries, mailboxDirectory } from "~/integrations/dev-mailbox.server";
-import { type EmbeddedStack, startEmbeddedStack } from "~/server/embedded/embedded-stack";
+import { listMailboxEntries, mailboxDirectory } from "../support/stand-ins/dev-mailbox";
+import { type EmbeddedStack, startEmbeddedStack } from "../support/stand-ins/embedded-stack";
 import { cognitoConfigOf } from "../support/stand-in-config";
 import { makeTempDir } from "../support/temp-dir";
 

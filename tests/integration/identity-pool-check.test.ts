@@ -10,9 +10,9 @@ import { MIN_PASSWORD_LENGTH } from "~/domain/auth-schemas";
 import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
 import { createIdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { identityPoolProblems } from "~/integrations/cognito/pool-contract.server";
-import { mailboxDirectory } from "~/integrations/dev-mailbox.server";
-import { findFreePort, startCognitoStandIn } from "~/server/embedded/cognito-stand-in";
-import { STAND_IN_CLIENT_NAME, STAND_IN_POOL_NAME } from "~/server/embedded/provision-cognito";
+import { mailboxDirectory } from "../support/stand-ins/dev-mailbox";
+import { findFreePort, startCognitoStandIn } from "../support/stand-ins/cognito-stand-in";
+import { STAND_IN_CLIENT_NAME, STAND_IN_POOL_NAME } from "../support/stand-ins/provision-cognito";
 import { ADMIN_GROUP, type ContractStandIn, REGION, startContractStandIn } from "../contract/contract-fixture";
 import { makeTempDir } from "../support/temp-dir";
 

@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { expect, test } from "vitest";
-import { findFreePort } from "~/server/embedded/cognito-stand-in";
+import { findFreePort } from "../support/stand-ins/cognito-stand-in";
 import { makeTempDir } from "../support/temp-dir";
 
 /** Runs the server with the given arguments and environment and collects how it ends. */

@@ -13,9 +13,9 @@ import { confirmPasswordReset, requestPasswordReset } from "~/domain/password-re
 import { cancelMembership, finishOwedCognitoDeletions } from "~/domain/withdrawal.server";
 import { IdentityError } from "~/integrations/cognito/cognito-errors.server";
 import { createIdentityProvider } from "~/integrations/cognito/identity-provider.server";
-import { listMailboxEntries, mailboxDirectory } from "~/integrations/dev-mailbox.server";
+import { listMailboxEntries, mailboxDirectory } from "../support/stand-ins/dev-mailbox";
 import { createMailer } from "~/integrations/mailer.server";
-import { type EmbeddedStack, startEmbeddedStack } from "~/server/embedded/embedded-stack";
+import { type EmbeddedStack, startEmbeddedStack } from "../support/stand-ins/embedded-stack";
 import { cognitoConfigOf } from "../support/stand-in-config";
 import { resetHarness, setFault } from "../support/stand-in-faults";
 import { makeTempDir } from "../support/temp-dir";

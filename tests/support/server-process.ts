@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { findFreePort } from "~/server/embedded/cognito-stand-in";
+import { findFreePort } from "./stand-ins/cognito-stand-in";
 import { makeTempDir } from "./temp-dir";
 
 export interface ServerProcess {

@@ -1,5 +1,5 @@
 import type { Config } from "~/config.server";
-import type { EmbeddedStack } from "~/server/embedded/embedded-stack";
+import type { EmbeddedStack } from "./stand-ins/embedded-stack";
 
 /** The Cognito settings the embedded stack provisioned, as the app's config holds them. */
 export function cognitoConfigOf(stack: EmbeddedStack): Config["cognito"] {

@@ -2,7 +2,8 @@ import { randomBytes } from "node:crypto";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
-import { mailboxDirectory } from "~/integrations/dev-mailbox.server";
+import type { DevMailbox } from "~/routing/dev-tools-only.server";
+import { listMailboxEntries, mailboxDirectory } from "./dev-mailbox";
 import { startCognitoStandIn } from "./cognito-stand-in";
 import { startMailCapture } from "./mail-capture";
 import { provisionStandInPool } from "./provision-cognito";
@@ -11,6 +12,8 @@ export interface EmbeddedStack {
   /** Environment values that point the app at the embedded parts. */
   env: Record<string, string>;
   admin: { email: string; password: string };
+  /** What the dev mailbox page lists. */
+  mailbox: DevMailbox;
   stop(): Promise<void>;
 }
 
@@ -64,6 +67,7 @@ export async function startEmbeddedStack(options: {
         SESSION_SECRETS: await loadOrCreateSessionSecret(dataDir),
       },
       admin: pool.admin,
+      mailbox: { entries: () => listMailboxEntries(mailboxDir) },
       async stop() {
         await Promise.all([standIn.stop(), mail.stop()]);
       },
