@@ -30,7 +30,7 @@ export interface DevMailbox {
 }
 
 /**
- * The mailbox lives with the stand-ins in the tests' tree: the dev and preview entry (app/server/dev.ts) hands
+ * The mailbox lives with the stand-ins in the tests' tree: the dev and preview entry (app/server/dev-entry.ts) hands
  * it to every request; production has none.
  */
 export const devMailboxContext = sharedContext<DevMailbox | null>("dev-mailbox", null);

@@ -46,7 +46,11 @@ const COMPRESSION_LEVEL = 4;
  * (page-lane.ts: methods, form bodies and their size checked first); the member API takes its own lane
  * (api-lane.ts) to the same React Router handler.
  */
-export async function createHttpApp(config: Config, database: DatabaseHandle, devMailbox?: DevMailbox): Promise<HttpApp> {
+export async function createHttpApp(
+  config: Config,
+  database: DatabaseHandle,
+  devMailbox?: DevMailbox,
+): Promise<HttpApp> {
   const app = express();
   app.disable("x-powered-by");
   // Client IPs come from X-Forwarded-For only through the configured number of trusted proxies (SECURITY.md 3).

@@ -3,7 +3,7 @@ import { expect, test } from "vitest";
 import { findFreePort } from "../support/stand-ins/cognito-stand-in";
 import { makeTempDir } from "../support/temp-dir";
 
-/** Runs the compiled production server (`npm run build`) with the given arguments and environment and collects how it ends. */
+/** Runs the compiled production server (`npm run build`) with these arguments and environment; collects how it ends. */
 function startServer(args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ["build/http-server/main.js", ...args], {

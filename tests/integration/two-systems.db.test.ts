@@ -15,7 +15,8 @@ import { IdentityError } from "~/integrations/cognito/cognito-errors.server";
 import { createIdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { listMailboxEntries, mailboxDirectory } from "../support/stand-ins/dev-mailbox";
 import { createMailer } from "~/integrations/mailer.server";
-import { type EmbeddedStack, startEmbeddedStack } from "../support/stand-ins/embedded-stack";
+import type { StandIns } from "~/server/start-server";
+import { startEmbeddedStack } from "../support/stand-ins/embedded-stack";
 import { cognitoConfigOf } from "../support/stand-in-config";
 import { resetHarness, setFault } from "../support/stand-in-faults";
 import { makeTempDir } from "../support/temp-dir";
@@ -25,7 +26,7 @@ import { makeTempDir } from "../support/temp-dir";
  * the AWS SDK (its harness makes it fail), the SMTP capture, and PGlite (or PostgreSQL in CI).
  */
 const temp = makeTempDir("two-systems");
-let stack: EmbeddedStack;
+let stack: StandIns;
 let handle: DatabaseHandle;
 const SECRETS = ["s".repeat(32)];
 const PASSWORD = "correct-horse-battery";

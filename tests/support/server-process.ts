@@ -33,7 +33,7 @@ export async function startServerProcess(mode: "dev" | "preview", env: Record<st
 
 class PortTakenError extends Error {}
 
-/** start-server.ts's banner line naming the embedded stand-in (dev and preview always have one), printed once listening. */
+/** The banner line naming the embedded stand-in (dev and preview always have one), printed once listening. */
 const STAND_IN_LINE = /Cognito stand-in \(AWS SDK endpoint\): http:\/\/127\.0\.0\.1:(\d+)/;
 
 async function startOnce(mode: "dev" | "preview", env: Record<string, string>): Promise<ServerProcess> {
