@@ -46,8 +46,8 @@ export default defineConfig({
   webServer: {
     // Staff's legacy-account import runs first, as in production, so legacy members can sign in.
     command:
-      "node --import tsx db/legacy-import-command.ts tests/fixtures/legacy-accounts.csv && " +
-      "node --import tsx app/server/main.ts --mode=preview",
+      "node build/http-server/legacy-import.js tests/fixtures/legacy-accounts.csv && " +
+      "node --import tsx app/server/dev-entry.ts --mode=preview",
     url: `http://localhost:${PORT}/healthz/`,
     reuseExistingServer: false,
     // The legacy import, then the server: generous, since CI machines can be busy (60 s once was not enough).

@@ -7,7 +7,7 @@ import type { RateLimitPolicyName } from "~/domain/rate-limit.server";
  * The README's configuration table documents each variable; keep the two in step.
  *
  * Modes: `production` needs real configuration (Cognito, PostgreSQL, SMTP, secrets) and refuses the stand-in;
- * `dev` and `preview` run on embedded defaults that app/server/embedded fills in before this is parsed.
+ * `dev` and `preview` run on embedded defaults that the stand-ins (started by app/server/dev-entry.ts) fill in first.
  */
 export const APP_MODES = ["dev", "preview", "production"] as const;
 export type AppMode = (typeof APP_MODES)[number];

@@ -11,7 +11,7 @@ export interface Clock {
 
 export const systemClock: Clock = { now: () => new Date() };
 
-/** What loaders, actions and middleware work with, built once at boot (app/server/main.ts). */
+/** What loaders, actions and middleware work with, built once at boot (app/server/start-server.ts). */
 export interface AppServices {
   config: Config;
   db: Database;

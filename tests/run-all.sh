@@ -17,8 +17,8 @@ echo "== lint (layer rules included) and format check =="
 npm run lint
 npm run format:check
 
-echo "== production build =="
-npx react-router build
+echo "== production build (React Router's and the compiled server) =="
+npm run build
 
 echo "== unit and integration tests =="
 npx vitest run

@@ -1,6 +1,7 @@
 import { type RouterContext, RouterContextProvider, type ServerBuild } from "react-router";
 import type { Database } from "../../db/client.server";
 import type { Config } from "~/config.server";
+import { type DevMailbox, devMailboxContext } from "~/routing/dev-tools-only.server";
 import type { AppServices, createAppServices, servicesContext } from "~/services.server";
 import type { Build } from "./api-lane";
 import { type RequestInfo, requestInfoContext } from "./request-context";
@@ -17,8 +18,14 @@ export type RequestContextFactory = (requestInfo: RequestInfo) => Promise<Router
 /**
  * The services are built once per loaded build (once at boot in production; again after a development reload)
  * through the build's own entry module, so that they are made of the same module instances as the routes.
+ * The dev mailbox (dev and preview only) goes under its shared key.
  */
-export function requestContextFactory(build: Build, config: Config, db: Database): RequestContextFactory {
+export function requestContextFactory(
+  build: Build,
+  config: Config,
+  db: Database,
+  devMailbox?: DevMailbox,
+): RequestContextFactory {
   const servicesByEntry = new WeakMap<object, AppServices>();
   return async (requestInfo) => {
     const loaded: ServerBuild = typeof build === "function" ? await build() : build;
@@ -32,6 +39,7 @@ export function requestContextFactory(build: Build, config: Config, db: Database
       [requestInfoContext as RouterContext<unknown>, requestInfo],
       [entry.servicesContext as RouterContext<unknown>, services],
     ]);
+    if (devMailbox) values.set(devMailboxContext as RouterContext<unknown>, devMailbox);
     return new RouterContextProvider(values);
   };
 }

@@ -10,6 +10,7 @@ import { type DatabaseHandle, isDatabaseReachable } from "../../db/client.server
 import { type Config, SIBLING_SERVICES } from "~/config.server";
 import { isApiPath } from "~/routing/api-paths";
 import { isJwksLoaded } from "~/integrations/cognito/jwks.server";
+import type { DevMailbox } from "~/routing/dev-tools-only.server";
 import { logger } from "~/integrations/logger.server";
 import { type Build, createApiLane } from "./api-lane";
 import { requestContextFactory } from "./app-context";
@@ -45,7 +46,11 @@ const COMPRESSION_LEVEL = 4;
  * (page-lane.ts: methods, form bodies and their size checked first); the member API takes its own lane
  * (api-lane.ts) to the same React Router handler.
  */
-export async function createHttpApp(config: Config, database: DatabaseHandle): Promise<HttpApp> {
+export async function createHttpApp(
+  config: Config,
+  database: DatabaseHandle,
+  devMailbox?: DevMailbox,
+): Promise<HttpApp> {
   const app = express();
   app.disable("x-powered-by");
   // Client IPs come from X-Forwarded-For only through the configured number of trusted proxies (SECURITY.md 3).
@@ -124,7 +129,7 @@ export async function createHttpApp(config: Config, database: DatabaseHandle): P
   }
   const mode = config.mode === "dev" ? "development" : "production";
 
-  const contextFor = requestContextFactory(build, config, database.db);
+  const contextFor = requestContextFactory(build, config, database.db, devMailbox);
   app.all("/{*splat}", createPageLane({ build, mode, origin: config.origin, contextFor }));
   app.use(answerUnhandledError);
 

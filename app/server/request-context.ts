@@ -9,8 +9,14 @@ export interface RequestInfo {
   clientIp: string;
 }
 
-// The HTTP server (run by tsx) and the React Router build (bundled by Vite) load this file as two separate
-// modules, so the context key lives on globalThis: both copies must hand React Router the same key.
-const KEY = Symbol.for("member-account.request-info");
-const registry = globalThis as unknown as Record<symbol, RouterContext<RequestInfo> | undefined>;
-export const requestInfoContext: RouterContext<RequestInfo> = (registry[KEY] ??= createContext<RequestInfo>());
+// The HTTP server and the React Router build load this file as two separate modules (two module graphs),
+// so a key the server fills in lives on globalThis: both copies must hand React Router the same key.
+const registry = globalThis as unknown as Record<symbol, RouterContext<unknown> | undefined>;
+
+/** A router context key shared by both module graphs, registered under `name`. */
+export function sharedContext<T>(name: string, defaultValue?: T): RouterContext<T> {
+  const key = Symbol.for(`member-account.${name}`);
+  return (registry[key] ??= createContext<T>(defaultValue) as RouterContext<unknown>) as RouterContext<T>;
+}
+
+export const requestInfoContext = sharedContext<RequestInfo>("request-info");

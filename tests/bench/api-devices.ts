@@ -42,7 +42,7 @@ import {
 } from "@aws-sdk/client-cognito-identity-provider";
 import { decodeJwt } from "jose";
 import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
-import { STAND_IN_CLIENT_NAME, STAND_IN_POOL_NAME } from "~/server/embedded/provision-cognito";
+import { STAND_IN_CLIENT_NAME, STAND_IN_POOL_NAME } from "../support/stand-ins/provision-cognito";
 import { getRequestCounts, resetRequestCounts } from "../support/stand-in-faults";
 import { createTestMember } from "../support/test-members";
 import {

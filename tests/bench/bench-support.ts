@@ -27,8 +27,18 @@ const START_TIMEOUT_MS = 180_000;
  * configuration and dependencies. The app is rebuilt only when one of them is newer than the build, because other
  * work may be serving the existing build right now and a rebuild replaces its fingerprinted assets.
  */
-const APP_BUILD_INPUTS = ["app", "locales", "public", "react-router.config.ts", "vite.config.ts", "package-lock.json"];
-const APP_BUILD_OUTPUT = path.join(REPO_ROOT, "build/server/index.js");
+const APP_BUILD_INPUTS = [
+  "app",
+  "db",
+  "locales",
+  "public",
+  "react-router.config.ts",
+  "vite.config.ts",
+  "vite.server.config.ts",
+  "package-lock.json",
+];
+/** `npm run build` writes the compiled server after React Router's build. */
+const APP_BUILD_OUTPUT = path.join(REPO_ROOT, "build/http-server/main.js");
 
 /** autocannon ships no types: this describes the part of its programmatic API used here. */
 export interface AutocannonResult {
@@ -116,10 +126,10 @@ function isAppBuildStale(): boolean {
   return APP_BUILD_INPUTS.some((input) => newestModificationTime(path.join(REPO_ROOT, input)) > builtAt);
 }
 
-/** Runs `npx react-router build` in `cwd`, showing its output only when it fails. */
-export async function buildReactRouterApp(name: string, cwd: string) {
+/** Runs `npx react-router build` (or another build command) in `cwd`, showing its output only when it fails. */
+export async function buildReactRouterApp(name: string, cwd: string, command = ["npx", "react-router", "build"]) {
   console.log(`Building ${name}…`);
-  const child = spawn("npx", ["react-router", "build"], { cwd, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(command[0]!, command.slice(1), { cwd, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
@@ -132,7 +142,7 @@ export async function buildReactRouterApp(name: string, cwd: string) {
 
 /** Builds the app only when its build is older than its sources. */
 export async function ensureAppBuild() {
-  if (isAppBuildStale()) await buildReactRouterApp("the app", REPO_ROOT);
+  if (isAppBuildStale()) await buildReactRouterApp("the app", REPO_ROOT, ["npm", "run", "build"]);
   else console.log("The app's build is newer than its sources; using it.");
 }
 
@@ -228,7 +238,7 @@ export async function startPreviewServer(env: Record<string, string> = {}): Prom
   const port = await findFreePort();
   return startServer({
     name: "our server",
-    script: "app/server/main.ts",
+    script: "app/server/dev-entry.ts",
     args: ["--mode=preview"],
     port,
     env: { APP_ORIGIN: `http://${HOST}:${port}`, DATA_DIR: makeTempDir("data"), LOG_LEVEL: "info", ...env },

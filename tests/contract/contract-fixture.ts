@@ -12,9 +12,9 @@ import {
   type AuthenticationResultType,
 } from "@aws-sdk/client-cognito-identity-provider";
 import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
-import { listMailboxEntries, mailboxDirectory } from "~/integrations/dev-mailbox.server";
-import { type RunningStandIn, startCognitoStandIn } from "~/server/embedded/cognito-stand-in";
-import { type ProvisionedPool, provisionStandInPool } from "~/server/embedded/provision-cognito";
+import { listMailboxEntries, mailboxDirectory } from "../support/stand-ins/dev-mailbox";
+import { type RunningStandIn, startCognitoStandIn } from "../support/stand-ins/cognito-stand-in";
+import { type ProvisionedPool, provisionStandInPool } from "../support/stand-ins/provision-cognito";
 import { makeTempDir } from "../support/temp-dir";
 
 export const REGION = "ap-northeast-1";

@@ -2,7 +2,7 @@ import net from "node:net";
 import { InitiateAuthCommand, ListUserPoolClientsCommand, ListUserPoolsCommand } from "@aws-sdk/client-cognito-identity-provider";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
-import { STAND_IN_CLIENT_NAME, STAND_IN_POOL_NAME } from "~/server/embedded/provision-cognito";
+import { STAND_IN_CLIENT_NAME, STAND_IN_POOL_NAME } from "../support/stand-ins/provision-cognito";
 import { PAGE_BODY_LIMIT_BYTES } from "~/server/page-lane";
 import { type ServerProcess, startServerProcess } from "../support/server-process";
 import { TEST_PASSWORD, createTestMember } from "../support/test-members";

@@ -8,18 +8,19 @@ import {
   hashEmailChangeToken,
   requestEmailChange,
 } from "~/domain/email-change.server";
-import { type MailboxEntry, listMailboxEntries, mailboxDirectory } from "~/integrations/dev-mailbox.server";
+import { type MailboxEntry, listMailboxEntries, mailboxDirectory } from "../support/stand-ins/dev-mailbox";
 import { createIdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { DomainError } from "~/domain/domain-error.server";
 import { MailUnavailableError, createMailer } from "~/integrations/mailer.server";
-import { type EmbeddedStack, startEmbeddedStack } from "~/server/embedded/embedded-stack";
+import type { StandIns } from "~/server/start-server";
+import { startEmbeddedStack } from "../support/stand-ins/embedded-stack";
 import { cognitoConfigOf } from "../support/stand-in-config";
 import { makeTempDir } from "../support/temp-dir";
 import { emailUpdateLinkFor } from "~/routing/email-update-link";
 
 // The real parts: the Cognito stand-in through the AWS SDK, the SMTP capture, and PGlite (or PostgreSQL in CI).
 const temp = makeTempDir("email-change");
-let stack: EmbeddedStack;
+let stack: StandIns;
 let handle: DatabaseHandle;
 const ORIGIN = "http://localhost:3999";
 

@@ -7,14 +7,15 @@ import { decodeJwt } from "jose";
 import { createTransport } from "nodemailer";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
-import { listMailboxEntries, mailboxDirectory } from "~/integrations/dev-mailbox.server";
-import { type EmbeddedStack, startEmbeddedStack } from "~/server/embedded/embedded-stack";
+import { listMailboxEntries, mailboxDirectory } from "../support/stand-ins/dev-mailbox";
+import type { StandIns } from "~/server/start-server";
+import { startEmbeddedStack } from "../support/stand-ins/embedded-stack";
 import { cognitoConfigOf } from "../support/stand-in-config";
 import { makeTempDir } from "../support/temp-dir";
 
 // The real embedded stack: cognito-local in its own process over HTTP through the AWS SDK, and a real SMTP capture.
 const temp = makeTempDir("embedded");
-let stack: EmbeddedStack;
+let stack: StandIns;
 
 beforeAll(async () => {
   stack = await startEmbeddedStack({ dataDir: temp.dir, adminGroup: "admin" });

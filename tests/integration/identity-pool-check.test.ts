@@ -10,9 +10,9 @@ import { MIN_PASSWORD_LENGTH } from "~/domain/auth-schemas";
 import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
 import { createIdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { identityPoolProblems } from "~/integrations/cognito/pool-contract.server";
-import { mailboxDirectory } from "~/integrations/dev-mailbox.server";
-import { findFreePort, startCognitoStandIn } from "~/server/embedded/cognito-stand-in";
-import { STAND_IN_CLIENT_NAME, STAND_IN_POOL_NAME } from "~/server/embedded/provision-cognito";
+import { mailboxDirectory } from "../support/stand-ins/dev-mailbox";
+import { findFreePort, startCognitoStandIn } from "../support/stand-ins/cognito-stand-in";
+import { STAND_IN_CLIENT_NAME, STAND_IN_POOL_NAME } from "../support/stand-ins/provision-cognito";
 import { ADMIN_GROUP, type ContractStandIn, REGION, startContractStandIn } from "../contract/contract-fixture";
 import { makeTempDir } from "../support/temp-dir";
 
@@ -34,7 +34,7 @@ afterAll(async () => {
 
 const EXPECTED = { minimumPasswordLength: MIN_PASSWORD_LENGTH, adminGroup: ADMIN_GROUP };
 
-/** The check as main.ts runs it, for a pool and client on the stand-in. */
+/** The check as start-server.ts runs it, for a pool and client on the stand-in. */
 async function problemsOf(userPoolId: string, clientId: string, adminGroup = ADMIN_GROUP): Promise<string[]> {
   const identity = createIdentityProvider({ region: REGION, endpoint: standIn.endpoint, userPoolId, clientId }, standIn.cognito);
   return identityPoolProblems(identity, { ...EXPECTED, adminGroup });
@@ -152,7 +152,7 @@ test("the server refuses to start on a pool that breaks the contract, listing ev
 /** Runs the server and collects how it ends; one that starts after all is stopped, so the test fails, not hangs. */
 function runServer(args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "app/server/main.ts", ...args], {
+    const child = spawn(process.execPath, ["--import", "tsx", "app/server/dev-entry.ts", ...args], {
       env: { PATH: process.env.PATH ?? "", NODE_ENV: "production", LOG_LEVEL: "silent", ...env },
     });
     let output = "";

@@ -13,8 +13,9 @@ import { COGNITO_MAX_ATTEMPTS } from "~/integrations/cognito/cognito-client.serv
 import { IdentityError } from "~/integrations/cognito/cognito-errors.server";
 import { domainErrorOf, messageKeyOf } from "~/errors/error-responses.server";
 import { createIdentityProvider } from "~/integrations/cognito/identity-provider.server";
-import { listMailboxEntries, mailboxDirectory } from "~/integrations/dev-mailbox.server";
-import { type EmbeddedStack, startEmbeddedStack } from "~/server/embedded/embedded-stack";
+import { listMailboxEntries, mailboxDirectory } from "../support/stand-ins/dev-mailbox";
+import type { StandIns } from "~/server/start-server";
+import { startEmbeddedStack } from "../support/stand-ins/embedded-stack";
 import { systemClock } from "~/services.server";
 import { cognitoConfigOf } from "../support/stand-in-config";
 import { getRequestCounts, resetHarness, resetRequestCounts, setFault } from "../support/stand-in-faults";
@@ -22,7 +23,7 @@ import { makeTempDir } from "../support/temp-dir";
 
 // The real parts: the Cognito stand-in over HTTP through the AWS SDK, and PGlite (or PostgreSQL in CI).
 const temp = makeTempDir("legacy");
-let stack: EmbeddedStack;
+let stack: StandIns;
 let handle: DatabaseHandle;
 
 beforeAll(async () => {

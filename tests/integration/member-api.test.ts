@@ -12,7 +12,7 @@ import { SignJWT, decodeProtectedHeader, generateKeyPair } from "jose";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { API_ENDPOINTS } from "~/api/contract";
 import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
-import { STAND_IN_CLIENT_NAME, STAND_IN_POOL_NAME } from "~/server/embedded/provision-cognito";
+import { STAND_IN_CLIENT_NAME, STAND_IN_POOL_NAME } from "../support/stand-ins/provision-cognito";
 import { type ServerProcess, startServerProcess } from "../support/server-process";
 import { TEST_PASSWORD, createTestMember } from "../support/test-members";
 

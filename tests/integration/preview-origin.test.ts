@@ -4,8 +4,8 @@ import {
 } from "@aws-sdk/client-cognito-identity-provider";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
-import { listMailboxEntries, mailboxDirectory } from "~/integrations/dev-mailbox.server";
-import { STAND_IN_CLIENT_NAME } from "~/server/embedded/provision-cognito";
+import { listMailboxEntries, mailboxDirectory } from "../support/stand-ins/dev-mailbox";
+import { STAND_IN_CLIENT_NAME } from "../support/stand-ins/provision-cognito";
 import { type ServerProcess, startServerProcess } from "../support/server-process";
 import { makeTempDir } from "../support/temp-dir";
 import { createTestMember } from "../support/test-members";

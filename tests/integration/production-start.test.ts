@@ -1,12 +1,12 @@
 import { spawn } from "node:child_process";
 import { expect, test } from "vitest";
-import { findFreePort } from "~/server/embedded/cognito-stand-in";
+import { findFreePort } from "../support/stand-ins/cognito-stand-in";
 import { makeTempDir } from "../support/temp-dir";
 
-/** Runs the server with the given arguments and environment and collects how it ends. */
+/** Runs the compiled production server (`npm run build`) with these arguments and environment; collects how it ends. */
 function startServer(args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "app/server/main.ts", ...args], {
+    const child = spawn(process.execPath, ["build/http-server/main.js", ...args], {
       env: { PATH: process.env.PATH ?? "", NODE_ENV: "production", LOG_LEVEL: "silent", ...env },
     });
     let output = "";
@@ -22,7 +22,7 @@ function startServer(args: string[], env: Record<string, string>): Promise<{ cod
 
 const startProduction = (env: Record<string, string>) => startServer(["--mode=production"], env);
 
-/** Each test spawns the server under tsx: seconds on a quiet machine, far more on a loaded one. */
+/** Each test spawns the server: seconds on a quiet machine, far more on a loaded one. */
 const SPAWN_TIMEOUT_MS = 60_000;
 
 /** Every required variable set, pointing nowhere real: what is left to refuse is what a test changes. */

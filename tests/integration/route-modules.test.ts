@@ -4,7 +4,6 @@ import { afterAll, beforeAll, expect, test } from "vitest";
 import { memberProfiles } from "../../db/schema";
 import { parseConfig } from "~/config.server";
 import { createIdentityProvider } from "~/integrations/cognito/identity-provider.server";
-import { type MailboxEntry, listMailboxEntries, mailboxDirectory } from "~/integrations/dev-mailbox.server";
 import { i18nextMiddleware } from "~/middleware/i18n.server";
 import { type SignedInMember, memberContext } from "~/middleware/member-session.server";
 import * as userAvailability from "~/routes/api/user-availability";
@@ -12,11 +11,14 @@ import * as emailUpdate from "~/routes/email-update";
 import * as emailEdit from "~/routes/my/email-edit";
 import * as profile from "~/routes/my/profile";
 import * as profileEdit from "~/routes/my/profile-edit";
-import { type EmbeddedStack, startEmbeddedStack } from "~/server/embedded/embedded-stack";
+import type { MailboxEntry } from "~/routing/dev-tools-only.server";
 import { pathFor } from "~/routing/route-table";
 import { requestInfoContext } from "~/server/request-context";
+import type { StandIns } from "~/server/start-server";
 import { type AppServices, createAppServices, servicesContext } from "~/services.server";
 import { bearerTokensFor, connectToStandIn } from "../support/bearer-tokens";
+import { listMailboxEntries, mailboxDirectory } from "../support/stand-ins/dev-mailbox";
+import { startEmbeddedStack } from "../support/stand-ins/embedded-stack";
 import { useTestDatabase } from "../support/test-database";
 import { makeTempDir } from "../support/temp-dir";
 
@@ -26,7 +28,7 @@ const ORIGIN = "http://localhost:3998";
 const PASSWORD = "correct-horse-battery";
 const temp = makeTempDir("route-modules");
 const database = useTestDatabase("route-modules-db");
-let stack: EmbeddedStack;
+let stack: StandIns;
 let services: AppServices;
 
 beforeAll(async () => {

@@ -2,9 +2,9 @@ import { existsSync } from "node:fs";
 import { expect, test } from "vitest";
 import { startServerProcess } from "../support/server-process";
 
-// The production server on embedded defaults; `npm test` builds before it runs the Vitest suites.
+// The compiled production server on embedded defaults; `npm test` builds before it runs the Vitest suites.
 test("the preview server starts on embedded defaults, logs requests without secrets, and shuts down cleanly", async () => {
-  expect(existsSync("build/server/index.js"), "run `npx react-router build` first").toBe(true);
+  expect(existsSync("build/http-server/start-server.js"), "run `npm run build` first").toBe(true);
   const server = await startServerProcess("preview", { LOG_LEVEL: "info" });
   try {
     expect(server.stdout()).toMatch(/Development admin: admin@example\.com \/ \S+/);

@@ -9,7 +9,7 @@ import { AdminGetUserCommand, ListUserPoolsCommand } from "@aws-sdk/client-cogni
 import { createCookie } from "react-router";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
-import { STAND_IN_POOL_NAME } from "~/server/embedded/provision-cognito";
+import { STAND_IN_POOL_NAME } from "../support/stand-ins/provision-cognito";
 import { type ServerProcess, startServerProcess } from "../support/server-process";
 import { createTestMember } from "../support/test-members";
 import { makeTempDir } from "../support/temp-dir";

@@ -11,10 +11,11 @@ import { confirmPasswordReset, requestPasswordReset } from "~/domain/password-re
 import { cancelMembership, finishOwedCognitoDeletions } from "~/domain/withdrawal.server";
 import { IdentityError } from "~/integrations/cognito/cognito-errors.server";
 import { createIdentityProvider } from "~/integrations/cognito/identity-provider.server";
-import { listMailboxEntries, mailboxDirectory } from "~/integrations/dev-mailbox.server";
+import { listMailboxEntries, mailboxDirectory } from "../support/stand-ins/dev-mailbox";
 import { createMailer } from "~/integrations/mailer.server";
 import { systemClock } from "~/services.server";
-import { type EmbeddedStack, startEmbeddedStack } from "~/server/embedded/embedded-stack";
+import type { StandIns } from "~/server/start-server";
+import { startEmbeddedStack } from "../support/stand-ins/embedded-stack";
 import { cognitoConfigOf } from "../support/stand-in-config";
 import { resetHarness, setFault } from "../support/stand-in-faults";
 import { makeTempDir } from "../support/temp-dir";
@@ -25,7 +26,7 @@ import { emailUpdateLinkFor } from "~/routing/email-update-link";
  * the AWS SDK (its harness makes it fail), the SMTP capture, and PGlite (or PostgreSQL in CI).
  */
 const temp = makeTempDir("two-systems");
-let stack: EmbeddedStack;
+let stack: StandIns;
 let handle: DatabaseHandle;
 const SECRETS = ["s".repeat(32)];
 const PASSWORD = "correct-horse-battery";

@@ -5,7 +5,7 @@ import {
   ListUserPoolsCommand,
 } from "@aws-sdk/client-cognito-identity-provider";
 import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
-import { STAND_IN_CLIENT_NAME, STAND_IN_POOL_NAME } from "~/server/embedded/provision-cognito";
+import { STAND_IN_CLIENT_NAME, STAND_IN_POOL_NAME } from "./stand-ins/provision-cognito";
 
 /** The AWS SDK pointed at a server's Cognito stand-in, as a sibling service holds it. destroy() when done. */
 export interface StandInSdk {

@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { chmodSync, existsSync, readdirSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
-import { findFreePort } from "~/server/embedded/cognito-stand-in";
+import { findFreePort } from "./stand-ins/cognito-stand-in";
 import { makeTempDir } from "./temp-dir";
 
 /** The newest local PostgreSQL server binaries (Debian's postgresql package), or null when none is installed. */

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { findFreePort } from "~/server/embedded/cognito-stand-in";
+import { findFreePort } from "./stand-ins/cognito-stand-in";
 import { makeTempDir } from "./temp-dir";
 
 export interface ServerProcess {
@@ -17,7 +17,10 @@ const START_TIMEOUT_MS = 180_000;
 /** A port chosen for the server can be taken by another process before the server binds it: then try again. */
 const START_ATTEMPTS = 3;
 
-/** Starts the real server (`app/server/main.ts`) in a mode, on a free port with a fresh data directory. */
+/**
+ * Starts the real server in a mode, on a free port with a fresh data directory: the dev entry on the stand-ins,
+ * which runs the source in dev and the compiled production server (`npm run build`) in preview.
+ */
 export async function startServerProcess(mode: "dev" | "preview", env: Record<string, string> = {}): Promise<ServerProcess> {
   for (let attempt = 1; ; attempt++) {
     try {
@@ -30,13 +33,13 @@ export async function startServerProcess(mode: "dev" | "preview", env: Record<st
 
 class PortTakenError extends Error {}
 
-/** main.ts's banner line naming the embedded stand-in (dev and preview always have one), printed once listening. */
+/** The banner line naming the embedded stand-in (dev and preview always have one), printed once listening. */
 const STAND_IN_LINE = /Cognito stand-in \(AWS SDK endpoint\): http:\/\/127\.0\.0\.1:(\d+)/;
 
 async function startOnce(mode: "dev" | "preview", env: Record<string, string>): Promise<ServerProcess> {
   const port = await findFreePort();
   const temp = makeTempDir("server");
-  const child = spawn(process.execPath, ["--import", "tsx", "app/server/main.ts", `--mode=${mode}`], {
+  const child = spawn(process.execPath, ["--import", "tsx", "app/server/dev-entry.ts", `--mode=${mode}`], {
     env: { ...process.env, PORT: String(port), DATA_DIR: temp.dir, APP_ORIGIN: `http://localhost:${port}`, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -5,7 +5,7 @@ import {
 } from "@aws-sdk/client-cognito-identity-provider";
 import { afterAll, afterEach, beforeAll, expect } from "vitest";
 import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
-import { STAND_IN_CLIENT_NAME, STAND_IN_POOL_NAME } from "~/server/embedded/provision-cognito";
+import { STAND_IN_CLIENT_NAME, STAND_IN_POOL_NAME } from "./stand-ins/provision-cognito";
 import { type ServerProcess, startServerProcess } from "./server-process";
 import { resetHarness } from "./stand-in-faults";
 

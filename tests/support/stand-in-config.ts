@@ -1,8 +1,8 @@
 import type { Config } from "~/config.server";
-import type { EmbeddedStack } from "~/server/embedded/embedded-stack";
+import type { StandIns } from "~/server/start-server";
 
 /** The Cognito settings the embedded stack provisioned, as the app's config holds them. */
-export function cognitoConfigOf(stack: EmbeddedStack): Config["cognito"] {
+export function cognitoConfigOf(stack: StandIns): Config["cognito"] {
   return {
     region: stack.env.COGNITO_REGION!,
     endpoint: stack.env.COGNITO_ENDPOINT,

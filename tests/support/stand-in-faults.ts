@@ -19,4 +19,4 @@ export {
   type FaultState,
   type RequestCounts,
   type ThrottleError,
-} from "~/server/embedded/stand-in/harness-client";
+} from "./stand-ins/stand-in/harness-client";

@@ -1,14 +1,13 @@
+import { data } from "react-router";
 import { useTranslation } from "~/i18n/use-translation";
-import { listMailboxEntries, mailboxDirectory } from "~/integrations/dev-mailbox.server";
-import { requireDevTools } from "~/routing/dev-tools-only.server";
-import { servicesOf } from "~/services.server";
+import { devMailboxContext } from "~/routing/dev-tools-only.server";
 import type { Route } from "./+types/mailbox";
 
 export async function loader({ context }: Route.LoaderArgs) {
-  // The layout's loader guards too, but loaders run in parallel: this one must not read the mailbox either.
-  requireDevTools(context);
-  const entries = await listMailboxEntries(mailboxDirectory(servicesOf(context).config.dataDir));
-  return { entries };
+  // Only the dev and preview entry hands out a mailbox: production answers 404 here even before the layout's guard.
+  const mailbox = context.get(devMailboxContext);
+  if (!mailbox) throw data(null, { status: 404 });
+  return { entries: await mailbox.entries() };
 }
 
 /** Captured mail and stand-in codes, newest first (development and preview only: see the dev-tools layout). */

@@ -2,17 +2,11 @@ import { randomBytes } from "node:crypto";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
-import { mailboxDirectory } from "~/integrations/dev-mailbox.server";
+import type { StandIns } from "~/server/start-server";
+import { listMailboxEntries, mailboxDirectory } from "./dev-mailbox";
 import { startCognitoStandIn } from "./cognito-stand-in";
 import { startMailCapture } from "./mail-capture";
 import { provisionStandInPool } from "./provision-cognito";
-
-export interface EmbeddedStack {
-  /** Environment values that point the app at the embedded parts. */
-  env: Record<string, string>;
-  admin: { email: string; password: string };
-  stop(): Promise<void>;
-}
 
 const STAND_IN_REGION = "ap-northeast-1";
 
@@ -37,7 +31,7 @@ export async function startEmbeddedStack(options: {
   adminGroup: string;
   cognitoPort?: number;
   smtpPort?: number;
-}): Promise<EmbeddedStack> {
+}): Promise<StandIns> {
   const dataDir = path.resolve(options.dataDir);
   await mkdir(dataDir, { recursive: true });
   const mailboxDir = mailboxDirectory(dataDir);
@@ -64,6 +58,7 @@ export async function startEmbeddedStack(options: {
         SESSION_SECRETS: await loadOrCreateSessionSecret(dataDir),
       },
       admin: pool.admin,
+      mailbox: { entries: () => listMailboxEntries(mailboxDir) },
       async stop() {
         await Promise.all([standIn.stop(), mail.stop()]);
       },

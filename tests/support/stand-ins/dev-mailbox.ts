@@ -1,23 +1,14 @@
 import { randomUUID } from "node:crypto";
 import { mkdir, readFile, readdir, writeFile } from "node:fs/promises";
 import path from "node:path";
+import type { MailboxEntry } from "~/routing/dev-tools-only.server";
 
 /**
  * The development mailbox: every mail the embedded SMTP capture receives and every code the Cognito stand-in
- * would have sent, one JSON file each, so the app, the stand-in process and the tests all read the same box.
- * Development and preview only; production has no mailbox.
+ * would have sent, one JSON file each, so the app's mailbox page, the stand-in process and the tests all read
+ * the same box. Development and preview only; production has no mailbox.
  */
-export interface MailboxEntry {
-  id: string;
-  receivedAt: string;
-  kind: "mail" | "code";
-  to: string[];
-  subject: string;
-  text: string;
-  html?: string;
-  /** For stand-in codes: the code itself, so tests and developers need not parse the message. */
-  code?: string;
-}
+export type { MailboxEntry };
 
 const MAX_LISTED = 200;
 
@@ -52,3 +43,4 @@ export async function listMailboxEntries(directory: string, limit = MAX_LISTED):
   );
   return entries;
 }
+

@@ -5,10 +5,10 @@
  * revocations. Works on DATABASE_URL or the embedded PGlite in DATA_DIR. The server also runs it on a schedule;
  * this command is for cron or a scheduled task (README.md).
  */
-import { CANCELLED_DATA_RETENTION_MONTHS } from "../app/domain/withdrawal.server";
-import { runPurgeExclusively } from "../app/domain/purge.server";
-import { createIdentityProvider } from "../app/integrations/cognito/identity-provider.server";
-import { openDatabase } from "./client.server";
+import { CANCELLED_DATA_RETENTION_MONTHS } from "~/domain/withdrawal.server";
+import { runPurgeExclusively } from "~/domain/purge.server";
+import { createIdentityProvider } from "~/integrations/cognito/identity-provider.server";
+import { openDatabase } from "../../db/client.server";
 
 const env = process.env;
 const secrets = (env.SESSION_SECRETS ?? "").split(",").filter(Boolean);

@@ -1,7 +1,7 @@
 import { once } from "node:events";
 import PostalMime from "postal-mime";
 import { SMTPServer } from "smtp-server";
-import { addMailboxEntry } from "~/integrations/dev-mailbox.server";
+import { addMailboxEntry } from "./dev-mailbox";
 
 export interface RunningMailCapture {
   url: string;

@@ -10,7 +10,7 @@ import { createServer as createHttpServer, type RequestListener, type Server } f
 import { createRequire } from "node:module";
 import path from "node:path";
 import { pino } from "pino";
-import { addMailboxEntry } from "../../integrations/dev-mailbox.server";
+import { addMailboxEntry } from "./dev-mailbox";
 import { createStandInHarness } from "./stand-in-harness";
 import type { LocalServices, LocalTokenGenerator } from "./stand-in/cognito-local";
 import { accessTokenLifetimeFromEnv, withCognitoTokenLifetimes } from "./stand-in/tokens";

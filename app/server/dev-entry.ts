@@ -1,0 +1,28 @@
+/**
+ * `npm run dev` and `npm run preview`: starts the development stand-ins (the Cognito stand-in, the SMTP capture
+ * and the dev mailbox, in tests/support/stand-ins) and then the server on them: from source under Vite in dev,
+ * the compiled production server in preview. The only file in app/ that imports the tests' tree; the production
+ * server (main.ts) never imports this one.
+ */
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { startEmbeddedStack } from "../../tests/support/stand-ins/embedded-stack";
+import { modeFromArguments, refuseToStart } from "./refuse-to-start";
+
+/** Where `npm run build:server` puts the compiled server (see vite.server.config.ts). */
+const COMPILED_START_SERVER = path.resolve("build/http-server/start-server.js");
+
+const mode = modeFromArguments();
+if (mode === "production") {
+  refuseToStart("--mode=production runs without stand-ins:", ["start it with `npm start`"], "Quick start");
+}
+const { startServer } = (
+  mode === "dev" ? await import("./start-server") : await import(pathToFileURL(COMPILED_START_SERVER).href)
+) as typeof import("./start-server");
+const standIns = await startEmbeddedStack({
+  dataDir: process.env.DATA_DIR ?? ".data",
+  adminGroup: process.env.ADMIN_GROUP ?? "admin",
+  cognitoPort: Number(process.env.STANDIN_COGNITO_PORT ?? 0),
+  smtpPort: Number(process.env.STANDIN_SMTP_PORT ?? 0),
+});
+await startServer(mode, standIns);
