@@ -6,8 +6,8 @@ import { OCCUPATIONS, type ProfileSchema } from "~/domain/auth-schemas";
 import { useTranslation } from "~/i18n/use-translation";
 
 type ProfileInput = z.input<typeof ProfileSchema>;
-// The form's own schema is left open (`any`, as Conform's helpers do): sign-up's and profile edit's forms differ.
-type ProfileFieldsMetadata = { [Key in keyof ProfileInput]-?: FieldMetadata<ProfileInput[Key], any, string[]> };
+// The form's own schema is left open: sign-up's and profile edit's forms differ.
+type ProfileFieldsMetadata = { [Key in keyof ProfileInput]-?: FieldMetadata<ProfileInput[Key], Record<string, unknown>, string[]> };
 
 /**
  * The profile's fields (ProfileSchema), asked at sign-up's account-info step and changed on profile edit.
@@ -25,7 +25,7 @@ export function ProfileFields({
   const { t: tf } = useTranslation("forms");
   const { locale } = useRootData();
   const select = tf("validation.selectRequired");
-  const text = (field: FieldMetadata<string | undefined, any, string[]>, label: string) => (
+  const text = (field: FieldMetadata<string | undefined, Record<string, unknown>, string[]>, label: string) => (
     <InputField label={label} errors={field.errors} inputProps={getInputProps(field, { type: "text" })} />
   );
   return (

@@ -9,6 +9,7 @@ import { z } from "zod";
  * PostgreSQL's text cannot hold NUL, and UTF-8 cannot carry a lone surrogate, so PostgreSQL and Cognito would store
  * something other than what was checked, or fail.
  */
+// eslint-disable-next-line no-control-regex -- NUL is exactly what this refuses
 const UNSTORABLE_CHARACTERS = /\u0000|[\uD800-\uDFFF]/u;
 
 /** A string of storable characters: the start of every free-text field's schema (add trim, lengths after it). */

@@ -5,6 +5,7 @@ const PROBE_ORIGIN = "http://return-target.invalid";
 /** Percent-decoding rounds checked for a hidden "//" or "\": more than any legitimate path needs. */
 const MAX_DECODING_ROUNDS = 3;
 /** Control characters and backslashes are never part of a path we produce; browsers read "\" as "/". */
+// eslint-disable-next-line no-control-regex -- control characters are exactly what this refuses
 const NEVER_IN_A_PATH = /[\u0000-\u001f\u007f\\]/;
 
 /**

@@ -101,7 +101,11 @@ function decodings(value: string, depth = 3): string[] {
             }
           })(),
         ];
-        for (const candidate of candidates) if (!found.has(candidate)) (found.add(candidate), next.push(candidate));
+        for (const candidate of candidates) {
+          if (found.has(candidate)) continue;
+          found.add(candidate);
+          next.push(candidate);
+        }
       }
     }
     frontier = next;
