@@ -12,7 +12,7 @@ import {
 import type { Route } from "./+types/root";
 import { useNonce } from "./components/nonce";
 import { localeFromPathname } from "./i18n/locales";
-import { canonicalUrlMiddleware } from "./middleware/canonical-url.server";
+import { canonicalUrlMiddleware } from "./middleware/canonical-redirect.server";
 import { i18nextMiddleware } from "./middleware/i18n.server";
 import { memberSessionMiddleware } from "./middleware/member-session.server";
 import { noStoreMiddleware } from "./middleware/no-store.server";

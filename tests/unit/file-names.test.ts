@@ -17,21 +17,16 @@ const SAME_THING: Record<string, string[]> = {
   toast: [".", "styles"],
   // The catch-all 404 of the page lane and of the API lane.
   "not-found": ["routes", "routes/api"],
-};
-
-// Collisions found when this test was written (issue 10). Each is two different things under one name: rename one side
-// and delete its entry; the second test fails while an entry outlives its collision.
-const RENAMES_PENDING: Record<string, string[]> = {
-  "canonical-url": ["middleware", "routing"],
-  "legal-document": ["components", "routes/docs"],
-  "member-session": ["domain", "middleware"],
+  // A feature's page and the domain rules it runs.
   profile: ["domain", "routes/my"],
   "sign-in": ["domain", "routes/auth"],
   "sign-up": ["domain", "routes/auth"],
   withdrawal: ["domain", "routes/my"],
+  // A command-line job and the domain rules it runs.
+  purge: ["commands", "domain"],
 };
 
-const KNOWN = { ...SAME_THING, ...RENAMES_PENDING };
+const KNOWN = SAME_THING;
 
 /** Every file name under app/ without its suffixes (`x.server.ts`, `x.tsx` and `x.css` are all `x`), with its folders. */
 function foldersByName(): Map<string, string[]> {

@@ -5,7 +5,7 @@ import { getInstance } from "~/middleware/i18n.server";
 import { servicesOf } from "~/services.server";
 import type { Route } from "./+types/api-reference";
 import { type ApiEndpointDoc, type ApiErrorDoc, type ApiFieldDoc, getApiReference } from "./api-reference.server";
-import { formatDocsPageTitle } from "./legal-document.server";
+import { formatDocsPageTitle } from "./docs-texts.server";
 
 /** Served by app/routes/api/openapi-json.ts; the page links to it with a plain <a> (it is JSON, not a page). */
 const OPENAPI_DOCUMENT_PATH = "/api/openapi.json";

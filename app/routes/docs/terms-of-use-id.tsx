@@ -1,6 +1,6 @@
 import { LegalDocument } from "~/components/legal-document";
 import type { Route } from "./+types/terms-of-use-id";
-import { formatDocsPageTitle, loadLegalDocument } from "./legal-document.server";
+import { formatDocsPageTitle, loadLegalDocument } from "./docs-texts.server";
 
 export async function loader({ context }: Route.LoaderArgs) {
   const content = loadLegalDocument(context, "termsId");

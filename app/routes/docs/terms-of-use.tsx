@@ -2,7 +2,7 @@ import { AppLink } from "~/components/app-link";
 import { useRootData } from "~/components/use-root-data";
 import { pathFor } from "~/routing/route-table";
 import type { Route } from "./+types/terms-of-use";
-import { formatDocsPageTitle, getDocsT } from "./legal-document.server";
+import { formatDocsPageTitle, getDocsT } from "./docs-texts.server";
 
 export async function loader({ context }: Route.LoaderArgs) {
   const t = getDocsT(context);
