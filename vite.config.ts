@@ -1,10 +1,37 @@
 import { reactRouter } from "@react-router/dev/vite";
-import { defineConfig } from "vite";
+import { type UserConfig, defineConfig } from "vite";
 
 const FRAME_MODULES =
   /\/app\/(i18n|routing)\/|\/app\/components\/(page-frame|site-|user-menu|language-switch|toast-region|app-link|icons|use-|nonce|error-page)/;
 
-export default defineConfig({
+/**
+ * `npm run build:server` (`vite build --mode http-server`): the HTTP server and the command-line jobs compiled to
+ * plain JavaScript in build/http-server/, so production runs them with `node` and no TypeScript loader. Packages
+ * stay external; the pages are React Router's own build (build/server/index.js), which the server loads at start.
+ */
+const httpServerBuild: UserConfig = {
+  resolve: { tsconfigPaths: true },
+  publicDir: false,
+  build: {
+    ssr: true,
+    target: "node20",
+    outDir: "build/http-server",
+    emptyOutDir: true,
+    sourcemap: true,
+    rolldownOptions: {
+      input: {
+        main: "app/server/main.ts",
+        "start-server": "app/server/start-server.ts",
+        purge: "app/commands/purge.ts",
+        "legacy-import": "app/commands/legacy-import.ts",
+        migrate: "app/commands/migrate.ts",
+      },
+      output: { entryFileNames: "[name].js", chunkFileNames: "chunks/[name]-[hash].js" },
+    },
+  },
+};
+
+const appBuild: UserConfig = {
   // Vitest must not load the React Router plugin (STACK.md trap 3); it has its own vitest.config.ts.
   plugins: [reactRouter()],
   resolve: { tsconfigPaths: true },
@@ -21,4 +48,6 @@ export default defineConfig({
       },
     },
   },
-});
+};
+
+export default defineConfig(({ mode }) => (mode === "http-server" ? httpServerBuild : appBuild));

@@ -9,7 +9,7 @@ import { pathToFileURL } from "node:url";
 import { startEmbeddedStack } from "../../tests/support/stand-ins/embedded-stack";
 import { modeFromArguments, refuseToStart } from "./refuse-to-start";
 
-/** Where `npm run build:server` puts the compiled server (see vite.server.config.ts). */
+/** Where `npm run build:server` puts the compiled server (vite.config.ts, mode "http-server"). */
 const COMPILED_START_SERVER = path.resolve("build/http-server/start-server.js");
 
 const mode = modeFromArguments();

@@ -34,7 +34,6 @@ const APP_BUILD_INPUTS = [
   "public",
   "react-router.config.ts",
   "vite.config.ts",
-  "vite.server.config.ts",
   "package-lock.json",
 ];
 /** `npm run build` writes the compiled server after React Router's build. */
