@@ -3,7 +3,12 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   resolve: { tsconfigPaths: true },
   test: {
-    include: ["app/**/*.test.ts", "tests/unit/**/*.test.ts", "tests/integration/**/*.test.ts", "tests/contract/**/*.test.ts"],
+    include: [
+      "app/**/*.test.ts",
+      "tests/unit/**/*.test.ts",
+      "tests/integration/**/*.test.ts",
+      "tests/contract/**/*.test.ts",
+    ],
     environment: "node",
     testTimeout: 30_000,
     // beforeAll hooks start servers; a loaded 2-core CI machine once needed over 60 s.

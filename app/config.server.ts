@@ -19,7 +19,8 @@ export type AppMode = (typeof APP_MODES)[number];
 export function parseModeArgument(args: string[]): AppMode {
   let mode: string | undefined;
   try {
-    mode = parseArgs({ args, options: { mode: { type: "string" } }, strict: true, allowPositionals: false }).values.mode;
+    mode = parseArgs({ args, options: { mode: { type: "string" } }, strict: true, allowPositionals: false }).values
+      .mode;
   } catch (error) {
     throw new ConfigError([`${(error as Error).message}; the server takes only --mode=<${APP_MODES.join("|")}>`]);
   }
@@ -142,7 +143,11 @@ const WILDCARD_HOSTS = new Set(["0.0.0.0", "::", "[::]"]);
  * address they listen on, so the banner's URL, mailed links and the origin check agree.
  */
 function defaultOrigin(host: string, port: number): string {
-  const hostname = WILDCARD_HOSTS.has(host) ? "localhost" : host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
+  const hostname = WILDCARD_HOSTS.has(host)
+    ? "localhost"
+    : host.includes(":") && !host.startsWith("[")
+      ? `[${host}]`
+      : host;
   return `http://${hostname}:${port}`;
 }
 
@@ -214,9 +219,7 @@ function toConfig(env: z.infer<typeof EnvSchema>) {
 export function parseConfig(environment: Record<string, string | undefined>): Config {
   const parsed = EnvSchema.safeParse(environment);
   if (!parsed.success) {
-    throw new ConfigError(
-      parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`),
-    );
+    throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`));
   }
   const env = parsed.data;
   const problems: string[] = [];

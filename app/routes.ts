@@ -35,8 +35,4 @@ const apiRoutes = prefix("api", [
   route("*", "routes/api/not-found.ts", { id: "api.not-found" }),
 ]);
 
-export default [
-  ...apiRoutes,
-  ...localizedRoutes("ja"),
-  ...prefix("en", localizedRoutes("en")),
-] satisfies RouteConfig;
+export default [...apiRoutes, ...localizedRoutes("ja"), ...prefix("en", localizedRoutes("en"))] satisfies RouteConfig;

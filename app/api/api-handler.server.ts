@@ -67,7 +67,9 @@ async function readJsonBody(request: Request, schema: z.ZodType): Promise<unknow
 }
 
 type Method = "GET" | "POST" | "DELETE";
-type Handlers = { [M in Method]?: { [Id in ApiOperationId]: { operation: Id; handle: ApiHandler<Id> } }[ApiOperationId] };
+type Handlers = {
+  [M in Method]?: { [Id in ApiOperationId]: { operation: Id; handle: ApiHandler<Id> } }[ApiOperationId];
+};
 
 interface RouteArgs {
   request: Request;
@@ -112,7 +114,8 @@ export function apiRoute(handlers: Handlers) {
     }
   }
   // Outside the root's middleware (app/server/api-lane.ts): the API enters its request's log context itself.
-  const handleLogged = (args: RouteArgs) => runWithRequestId(args.context.get(requestInfoContext).requestId, () => handle(args));
+  const handleLogged = (args: RouteArgs) =>
+    runWithRequestId(args.context.get(requestInfoContext).requestId, () => handle(args));
   return { loader: handleLogged, action: handleLogged };
 }
 

@@ -46,11 +46,17 @@ export function apiLocaleOf(request: Request): Locale {
 }
 
 /** The error envelope, its message and field messages in the request's language. */
-export function apiErrorResponse(error: ApiError, context: { translate: Translate; locale: string; requestId: string }) {
+export function apiErrorResponse(
+  error: ApiError,
+  context: { translate: Translate; locale: string; requestId: string },
+) {
   const { translate } = context;
   const fields = error.options.fields
     ? Object.fromEntries(
-        Object.entries(error.options.fields).map(([name, keys]) => [name, keys.map((key) => translate(`forms:${key}`))]),
+        Object.entries(error.options.fields).map(([name, keys]) => [
+          name,
+          keys.map((key) => translate(`forms:${key}`)),
+        ]),
       )
     : undefined;
   return apiJson(

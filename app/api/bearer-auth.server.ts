@@ -17,7 +17,8 @@ const BEARER = /^Bearer\s+([A-Za-z0-9\-_]+\.[A-Za-z0-9\-_]+\.[A-Za-z0-9\-_]*)\s*
 
 /** RFC 6750: a 401 says which scheme to use and why the token failed. */
 function unauthorized(reason: "missing" | "invalid"): ApiError {
-  const challenge = reason === "missing" ? 'Bearer realm="member-api"' : 'Bearer realm="member-api", error="invalid_token"';
+  const challenge =
+    reason === "missing" ? 'Bearer realm="member-api"' : 'Bearer realm="member-api", error="invalid_token"';
   return new ApiError("unauthorized", { headers: { "WWW-Authenticate": challenge } });
 }
 

@@ -65,8 +65,8 @@ export const SERVICE_NAMES = ["id", "data", "compe", "online", "shop"] as const;
 
 const DeviceSchema = z.object({
   key: z.string().describe("The browser's device key: the `{id}` of the device endpoints."),
-  name: z.string().describe("Operating system or device, e.g. \"iOS 17.4\"."),
-  browser: z.string().describe("Browser and major version, e.g. \"Safari 17\"."),
+  name: z.string().describe('Operating system or device, e.g. "iOS 17.4".'),
+  browser: z.string().describe('Browser and major version, e.g. "Safari 17".'),
   lastLoginAt: z.iso.datetime(),
   current: z.boolean().describe("Whether this is the device the bearer token was issued to."),
 });
@@ -246,7 +246,8 @@ export const API_ENDPOINTS = [
 
 export type ApiOperationId = (typeof API_ENDPOINTS)[number]["operationId"];
 type EndpointById<Id extends ApiOperationId> = Extract<(typeof API_ENDPOINTS)[number], { operationId: Id }>;
-export type ApiBody<Id extends ApiOperationId> = EndpointById<Id> extends { body: z.ZodType } ? z.output<EndpointById<Id>["body"]> : undefined;
+export type ApiBody<Id extends ApiOperationId> =
+  EndpointById<Id> extends { body: z.ZodType } ? z.output<EndpointById<Id>["body"]> : undefined;
 export type ApiResponseBody<Id extends ApiOperationId> = z.input<EndpointById<Id>["success"]["schema"]>;
 
 /** Every code an endpoint may answer: its own, the common ones, and 413 where it reads a body. */

@@ -14,7 +14,11 @@ type JsonSchema = Record<string, unknown>;
 
 /** JSON Schema 2020-12 (OpenAPI 3.1's dialect) of what a caller sends ("input") or receives ("output"). */
 function jsonSchemaOf(schema: z.ZodType, io: "input" | "output"): JsonSchema {
-  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { target: "draft-2020-12", io, unrepresentable: "any" });
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, {
+    target: "draft-2020-12",
+    io,
+    unrepresentable: "any",
+  });
   return rest;
 }
 
@@ -59,7 +63,8 @@ function successResponses(endpoint: ApiEndpoint) {
 /** An endpoint's error responses, grouped by status; each lists the codes that status can carry. */
 function errorResponses(endpoint: ApiEndpoint) {
   const byStatus = new Map<number, ApiErrorCode[]>();
-  for (const code of errorCodesOf(endpoint)) byStatus.set(API_ERROR_STATUS[code], [...(byStatus.get(API_ERROR_STATUS[code]) ?? []), code]);
+  for (const code of errorCodesOf(endpoint))
+    byStatus.set(API_ERROR_STATUS[code], [...(byStatus.get(API_ERROR_STATUS[code]) ?? []), code]);
   return Object.fromEntries(
     [...byStatus.entries()]
       .sort(([a], [b]) => a - b)
@@ -87,10 +92,7 @@ export function buildOpenApiDocument(origin: string) {
       summary: operation.summary,
       description: operation.description,
       security: [{ bearerAuth: [] }],
-      parameters: [
-        ...pathParameters(endpoint.path),
-        { $ref: "#/components/parameters/AcceptLanguage" },
-      ],
+      parameters: [...pathParameters(endpoint.path), { $ref: "#/components/parameters/AcceptLanguage" }],
       ...(endpoint.body
         ? {
             requestBody: {
@@ -110,7 +112,13 @@ export function buildOpenApiDocument(origin: string) {
     info: {
       title: texts.reference.title,
       version: "1.0.0",
-      description: [texts.reference.intro, texts.reference.auth, texts.reference.language, texts.reference.errors, texts.reference.cors].join("\n\n"),
+      description: [
+        texts.reference.intro,
+        texts.reference.auth,
+        texts.reference.language,
+        texts.reference.errors,
+        texts.reference.cors,
+      ].join("\n\n"),
     },
     servers: [{ url: origin }],
     paths,

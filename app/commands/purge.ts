@@ -24,7 +24,10 @@ const identity =
 
 const handle = openDatabase({ databaseUrl: env.DATABASE_URL, dataDir: env.DATA_DIR ?? ".data" });
 try {
-  const report = await runPurgeExclusively({ db: handle.db, identity, config: { sessionSecrets: secrets } }, new Date());
+  const report = await runPurgeExclusively(
+    { db: handle.db, identity, config: { sessionSecrets: secrets } },
+    new Date(),
+  );
   if (!report) {
     console.log("Another purge is running; nothing done.");
   } else {
@@ -38,7 +41,9 @@ try {
           `${report.revocations.confirmed} owed revocation(s) done (${report.revocations.owed} still owed).`,
       );
     } else {
-      console.log("Cognito settings or SESSION_SECRETS not set: owed Cognito deletions and revocations left to the server.");
+      console.log(
+        "Cognito settings or SESSION_SECRETS not set: owed Cognito deletions and revocations left to the server.",
+      );
     }
   }
 } finally {

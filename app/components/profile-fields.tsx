@@ -7,7 +7,9 @@ import { useTranslation } from "~/i18n/use-translation";
 
 type ProfileInput = z.input<typeof ProfileSchema>;
 // The form's own schema is left open: sign-up's and profile edit's forms differ.
-type ProfileFieldsMetadata = { [Key in keyof ProfileInput]-?: FieldMetadata<ProfileInput[Key], Record<string, unknown>, string[]> };
+type ProfileFieldsMetadata = {
+  [Key in keyof ProfileInput]-?: FieldMetadata<ProfileInput[Key], Record<string, unknown>, string[]>;
+};
 
 /**
  * The profile's fields (ProfileSchema), asked at sign-up's account-info step and changed on profile edit.
@@ -39,7 +41,11 @@ export function ProfileFields({
         label={t("account.birthYear")}
         hint={t("account.birthYearHint")}
         errors={fields.birthYear.errors}
-        inputProps={{ ...getInputProps(fields.birthYear, { type: "text" }), inputMode: "numeric", autoComplete: "bday-year" }}
+        inputProps={{
+          ...getInputProps(fields.birthYear, { type: "text" }),
+          inputMode: "numeric",
+          autoComplete: "bday-year",
+        }}
       />
       <SelectField
         label={t("account.country")}
@@ -60,7 +66,10 @@ export function ProfileFields({
       <SelectField
         label={t("account.preferredLanguage")}
         errors={fields.preferredLanguage.errors}
-        selectProps={{ ...getSelectProps(fields.preferredLanguage), defaultValue: fields.preferredLanguage.initialValue ?? locale }}
+        selectProps={{
+          ...getSelectProps(fields.preferredLanguage),
+          defaultValue: fields.preferredLanguage.initialValue ?? locale,
+        }}
         options={(["ja", "en"] as const).map((value) => ({ value, label: t(`options.language.${value}`) }))}
       />
     </>

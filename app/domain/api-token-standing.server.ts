@@ -17,7 +17,9 @@ export async function tokenStanding(
   const [row] = await db
     .select({
       live: sql<boolean | null>`bool_or(${memberSessions.revokedAt} is null)`,
-      cancelled: sql<boolean | null>`(select ${memberProfiles.cancelledAt} is not null from ${memberProfiles} where ${memberProfiles.sub} = ${input.sub})`,
+      cancelled: sql<
+        boolean | null
+      >`(select ${memberProfiles.cancelledAt} is not null from ${memberProfiles} where ${memberProfiles.sub} = ${input.sub})`,
       signedOutSince: sql<boolean>`exists (select 1 from ${memberSignOuts} where ${memberSignOuts.sub} = ${input.sub} and ${memberSignOuts.signedOutAt} > ${input.issuedAt.toISOString()})`,
     })
     .from(memberSessions)

@@ -79,8 +79,36 @@ export const OCCUPATIONS = [
 ] as const;
 /** ISO 3166-1 codes offered first; "other" covers the rest. Names come from Intl.DisplayNames in the page's language. */
 export const COUNTRIES = [
-  "JP", "US", "GB", "CN", "KR", "TW", "HK", "SG", "TH", "VN", "ID", "MY", "PH", "IN",
-  "AU", "NZ", "CA", "FR", "DE", "IT", "ES", "NL", "CH", "SE", "DK", "NO", "FI", "BR", "MX", "other",
+  "JP",
+  "US",
+  "GB",
+  "CN",
+  "KR",
+  "TW",
+  "HK",
+  "SG",
+  "TH",
+  "VN",
+  "ID",
+  "MY",
+  "PH",
+  "IN",
+  "AU",
+  "NZ",
+  "CA",
+  "FR",
+  "DE",
+  "IT",
+  "ES",
+  "NL",
+  "CH",
+  "SE",
+  "DK",
+  "NO",
+  "FI",
+  "BR",
+  "MX",
+  "other",
 ] as const;
 
 const requiredText = (max: number) =>
@@ -88,7 +116,9 @@ const requiredText = (max: number) =>
 const requiredChoice = <T extends readonly [string, ...string[]]>(values: T) =>
   z.enum(values, { error: "validation.selectRequired" });
 const choices = <T extends readonly [string, ...string[]]>(values: T) =>
-  z.array(z.enum(values, { error: "validation.selectError" }), { error: "validation.selectRequired" }).min(1, "validation.selectRequired");
+  z
+    .array(z.enum(values, { error: "validation.selectError" }), { error: "validation.selectRequired" })
+    .min(1, "validation.selectRequired");
 
 /** The profile fields (spec section 3), shared by sign-up's account-info step and the profile edit page. */
 const PROFILE_FIELDS = {
@@ -139,7 +169,10 @@ export type AccountInfo = z.infer<typeof AccountInfoSchema>;
 export const RequestPasswordResetSchema = z.object({ email: EmailSchema });
 
 export const ConfirmPasswordResetSchema = z.object({
-  code: storableText("validation.codeRequired").trim().min(1, "validation.codeRequired").max(64, "validation.inputError"),
+  code: storableText("validation.codeRequired")
+    .trim()
+    .min(1, "validation.codeRequired")
+    .max(64, "validation.inputError"),
   // Never trimmed: the member's password is exactly what they typed (or pasted).
   password: NewPasswordSchema,
 });

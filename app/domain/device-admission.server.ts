@@ -130,7 +130,10 @@ export async function activatePendingSession(
     if (others.length >= services.config.deviceLimit) {
       return { kind: "deviceLimit", sessionId: pending.id, devices: others };
     }
-    await tx.update(memberSessions).set({ activatedAt: now, lastLoginAt: now }).where(eq(memberSessions.id, pending.id));
+    await tx
+      .update(memberSessions)
+      .set({ activatedAt: now, lastLoginAt: now })
+      .where(eq(memberSessions.id, pending.id));
     return { kind: "active", sessionId: pending.id };
   });
 }
@@ -144,9 +147,7 @@ async function findPendingSession(db: Database, sessionId: string, now: Date) {
       refreshTokenEncrypted: memberSessions.refreshTokenEncrypted,
     })
     .from(memberSessions)
-    .where(
-      and(eq(memberSessions.id, sessionId), isNull(memberSessions.revokedAt), isNull(memberSessions.activatedAt)),
-    );
+    .where(and(eq(memberSessions.id, sessionId), isNull(memberSessions.revokedAt), isNull(memberSessions.activatedAt)));
   if (!row || now.getTime() - row.createdAt.getTime() > PENDING_SIGN_IN_TTL_MS) return null;
   return row;
 }
@@ -175,9 +176,7 @@ export async function deactivateDeviceForPendingSignIn(
 }
 
 export type ContinuedSignIn =
-  | { kind: "active"; sessionId: string; accessToken: string }
-  | { kind: "deviceLimit" }
-  | { kind: "expired" };
+  { kind: "active"; sessionId: string; accessToken: string } | { kind: "deviceLimit" } | { kind: "expired" };
 
 /**
  * Continues a sign-in from the device-limit screen: active (with the access token for the cookie), still over the

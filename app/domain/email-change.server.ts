@@ -154,10 +154,8 @@ export async function confirmEmailChange(
   if (outcome.kind !== "changed") return outcome;
 
   const locale = input.locale ?? "ja";
-  await deps.mailer
-    .sendEmailChangedNotice({ to: outcome.oldEmail, locale, newEmail: outcome.newEmail })
-    .catch(() => {
-      // Best effort: the change is done; a missing notice must not undo it or show an error.
-    });
+  await deps.mailer.sendEmailChangedNotice({ to: outcome.oldEmail, locale, newEmail: outcome.newEmail }).catch(() => {
+    // Best effort: the change is done; a missing notice must not undo it or show an error.
+  });
   return outcome;
 }

@@ -6,7 +6,12 @@ import { type LegacyProfile, legacyCredentials, memberProfiles } from "../../db/
 import { IdentityError } from "~/integrations/cognito/cognito-errors.server";
 import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { logger } from "~/integrations/logger.server";
-import { MAX_LEGACY_BCRYPT_COST, bcryptCostOf, checkLegacyPassword, meetsPoolPasswordPolicy } from "./legacy-password.server";
+import {
+  MAX_LEGACY_BCRYPT_COST,
+  bcryptCostOf,
+  checkLegacyPassword,
+  meetsPoolPasswordPolicy,
+} from "./legacy-password.server";
 import { UNCONFIRMED_STATUS, deleteUserIfPresent } from "./sign-up.server";
 
 /** What one CSV row must look like; unknown columns are ignored (SECURITY.md item 13). */
@@ -43,14 +48,18 @@ const emptyToUndefined = (record: Record<string, string>) =>
 
 /** Parses the staff's export; every bad row is reported by line and field, and the good rows still import. */
 export function parseLegacyCsv(text: string): { rows: LegacyRow[]; errors: RowError[] } {
-  const records = parse(text, { columns: true, skip_empty_lines: true, trim: true, bom: true }) as Record<string, string>[];
+  const records = parse(text, { columns: true, skip_empty_lines: true, trim: true, bom: true }) as Record<
+    string,
+    string
+  >[];
   const rows: LegacyRow[] = [];
   const errors: RowError[] = [];
   records.forEach((record, index) => {
     const parsed = LegacyRowSchema.safeParse(emptyToUndefined(record));
     const line = index + 2; // the header is line 1
     if (!parsed.success) {
-      for (const issue of parsed.error.issues) errors.push({ line, field: issue.path.join("."), message: issue.message });
+      for (const issue of parsed.error.issues)
+        errors.push({ line, field: issue.path.join("."), message: issue.message });
       return;
     }
     const row = parsed.data;
@@ -78,7 +87,8 @@ export function parseLegacyCsv(text: string): { rows: LegacyRow[]; errors: RowEr
  */
 export async function importLegacyRows(db: Database, rows: LegacyRow[]): Promise<number> {
   const tooCostly = rows.find((row) => !(bcryptCostOf(row.passwordHash) <= MAX_LEGACY_BCRYPT_COST));
-  if (tooCostly) throw new Error(`A legacy password hash has a bcrypt cost above ${MAX_LEGACY_BCRYPT_COST}; nothing imported`);
+  if (tooCostly)
+    throw new Error(`A legacy password hash has a bcrypt cost above ${MAX_LEGACY_BCRYPT_COST}; nothing imported`);
   for (const row of rows) {
     await db
       .insert(legacyCredentials)
@@ -131,7 +141,11 @@ async function moveToCognito(
 ): Promise<{ migrated: boolean; failure?: unknown }> {
   const { email, profile } = legacy;
   if (!(await clearWayForMigration(identity, email, legacy.migratedSub))) return { migrated: false };
-  const attributes = { family_name: profile.familyName, given_name: profile.givenName, locale: profile.preferredLanguage ?? "ja" };
+  const attributes = {
+    family_name: profile.familyName,
+    given_name: profile.givenName,
+    locale: profile.preferredLanguage ?? "ja",
+  };
   const sub = await identity.createUnmailedUser({ email, attributes });
   const pending = and(eq(legacyCredentials.email, email), isNull(legacyCredentials.migratedAt));
   try {
@@ -141,14 +155,23 @@ async function moveToCognito(
       .insert(memberProfiles)
       .values({ sub, ...profile, preferredLanguage: profile.preferredLanguage ?? "ja", referrerService: "legacy" })
       .onConflictDoNothing();
-    await tx.update(legacyCredentials).set({ migratedAt: sql`now()`, migratedSub: sub }).where(pending);
+    await tx
+      .update(legacyCredentials)
+      .set({ migratedAt: sql`now()`, migratedSub: sub })
+      .where(pending);
     return { migrated: true };
   } catch (error) {
     await deleteUserIfPresent(identity, email).catch((undoError: unknown) => {
       logger.error({ err: undoError, migratedSub: sub }, "legacy migration stopped half-way; the next sign-in retries");
     });
-    const refused = error instanceof IdentityError && error.operation === "AdminSetUserPassword" && REFUSED_PASSWORD_CODES.has(error.code);
-    return { migrated: false, failure: refused ? new IdentityError("legacyPasswordBelowPolicy", "AdminSetUserPassword", error) : error };
+    const refused =
+      error instanceof IdentityError &&
+      error.operation === "AdminSetUserPassword" &&
+      REFUSED_PASSWORD_CODES.has(error.code);
+    return {
+      migrated: false,
+      failure: refused ? new IdentityError("legacyPasswordBelowPolicy", "AdminSetUserPassword", error) : error,
+    };
   }
 }
 
@@ -173,7 +196,8 @@ export async function migrateLegacyAccount(
   if (!(await checkLegacyPassword(input.password, legacy?.passwordHash ?? null)) || !legacy) return false;
   // Moved already, maybe by the same member's other sign-in a moment ago: Cognito has the account now.
   if (legacy.migratedAt) return true;
-  if (!meetsPoolPasswordPolicy(input.password)) throw new IdentityError("legacyPasswordBelowPolicy", "AdminSetUserPassword");
+  if (!meetsPoolPasswordPolicy(input.password))
+    throw new IdentityError("legacyPasswordBelowPolicy", "AdminSetUserPassword");
 
   const outcome = await deps.db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`legacy-migration:${email}`}, 0))`);

@@ -24,7 +24,14 @@ export interface PasswordChangeResult {
  */
 export async function changePassword(
   deps: PasswordChangeDependencies,
-  input: { sub: string; email: string; sessionId: string; accessToken: string; currentPassword: string; newPassword: string },
+  input: {
+    sub: string;
+    email: string;
+    sessionId: string;
+    accessToken: string;
+    currentPassword: string;
+    newPassword: string;
+  },
 ): Promise<PasswordChangeResult> {
   await deps.identity.changePassword({
     accessToken: input.accessToken,

@@ -28,25 +28,53 @@ const HOUR_MS = 60 * MINUTE_MS;
  * Per IP: slows one host spraying many accounts. Generous, because offices, universities and mobile carriers put
  * many members behind one address (and the e2e suite signs in ~100 times from 127.0.0.1 in a run).
  */
-export const SIGN_IN_PER_ACCOUNT = { scope: "sign-in:account", limit: 10, windowMs: 15 * MINUTE_MS } satisfies RateLimitPolicy;
+export const SIGN_IN_PER_ACCOUNT = {
+  scope: "sign-in:account",
+  limit: 10,
+  windowMs: 15 * MINUTE_MS,
+} satisfies RateLimitPolicy;
 export const SIGN_IN_PER_IP = { scope: "sign-in:ip", limit: 300, windowMs: 15 * MINUTE_MS } satisfies RateLimitPolicy;
 /** Each sign-up of an address may mail it a code. */
 export const SIGN_UP_PER_ACCOUNT = { scope: "sign-up:account", limit: 5, windowMs: HOUR_MS } satisfies RateLimitPolicy;
 export const SIGN_UP_PER_IP = { scope: "sign-up:ip", limit: 100, windowMs: HOUR_MS } satisfies RateLimitPolicy;
 /** Sign-up confirmation codes and password-reset codes: six digits, so guesses must stay few. */
-export const CODE_CHECK_PER_ACCOUNT = { scope: "code-check:account", limit: 10, windowMs: 15 * MINUTE_MS } satisfies RateLimitPolicy;
-export const CODE_CHECK_PER_IP = { scope: "code-check:ip", limit: 100, windowMs: 15 * MINUTE_MS } satisfies RateLimitPolicy;
+export const CODE_CHECK_PER_ACCOUNT = {
+  scope: "code-check:account",
+  limit: 10,
+  windowMs: 15 * MINUTE_MS,
+} satisfies RateLimitPolicy;
+export const CODE_CHECK_PER_IP = {
+  scope: "code-check:ip",
+  limit: 100,
+  windowMs: 15 * MINUTE_MS,
+} satisfies RateLimitPolicy;
 /** "Send the code again" on the sign-up code step: every resend is a mail. */
-export const CODE_RESEND_PER_ACCOUNT = { scope: "code-resend:account", limit: 5, windowMs: HOUR_MS } satisfies RateLimitPolicy;
+export const CODE_RESEND_PER_ACCOUNT = {
+  scope: "code-resend:account",
+  limit: 5,
+  windowMs: HOUR_MS,
+} satisfies RateLimitPolicy;
 export const CODE_RESEND_PER_IP = { scope: "code-resend:ip", limit: 100, windowMs: HOUR_MS } satisfies RateLimitPolicy;
 /** Password-reset requests, "send the code again" included: each one mails a code. */
-export const FORGOT_PASSWORD_PER_ACCOUNT = { scope: "forgot-password:account", limit: 5, windowMs: HOUR_MS } satisfies RateLimitPolicy;
-export const FORGOT_PASSWORD_PER_IP = { scope: "forgot-password:ip", limit: 100, windowMs: HOUR_MS } satisfies RateLimitPolicy;
+export const FORGOT_PASSWORD_PER_ACCOUNT = {
+  scope: "forgot-password:account",
+  limit: 5,
+  windowMs: HOUR_MS,
+} satisfies RateLimitPolicy;
+export const FORGOT_PASSWORD_PER_IP = {
+  scope: "forgot-password:ip",
+  limit: 100,
+  windowMs: HOUR_MS,
+} satisfies RateLimitPolicy;
 /**
  * The API's address checks (POST /api/user-availability, /api/email-updates) per member: each answer says whether
  * an address has an ID, so a stolen token must not turn the API into a directory of members.
  */
-export const EMAIL_CHECK_PER_MEMBER = { scope: "email-check:member", limit: 30, windowMs: HOUR_MS } satisfies RateLimitPolicy;
+export const EMAIL_CHECK_PER_MEMBER = {
+  scope: "email-check:member",
+  limit: 30,
+  windowMs: HOUR_MS,
+} satisfies RateLimitPolicy;
 /** The same per client: a host holding many tokens must not sum their allowances into a directory either. */
 export const EMAIL_CHECK_PER_IP = { scope: "email-check:ip", limit: 300, windowMs: HOUR_MS } satisfies RateLimitPolicy;
 
@@ -58,23 +86,55 @@ export const EMAIL_CHECK_PER_IP = { scope: "email-check:ip", limit: 300, windowM
  * for many members; these stay generous, yet one host stays far below the account's quotas (tens per second).
  */
 /** Profile edits (page) and the API's user registration: each one is an AdminUpdateUserAttributes. */
-export const PROFILE_UPDATE_PER_MEMBER = { scope: "profile-update:member", limit: 20, windowMs: HOUR_MS } satisfies RateLimitPolicy;
-export const PROFILE_UPDATE_PER_IP = { scope: "profile-update:ip", limit: 600, windowMs: HOUR_MS } satisfies RateLimitPolicy;
+export const PROFILE_UPDATE_PER_MEMBER = {
+  scope: "profile-update:member",
+  limit: 20,
+  windowMs: HOUR_MS,
+} satisfies RateLimitPolicy;
+export const PROFILE_UPDATE_PER_IP = {
+  scope: "profile-update:ip",
+  limit: 600,
+  windowMs: HOUR_MS,
+} satisfies RateLimitPolicy;
 /**
  * E-mail change requests (page and API): each one mails a link to any address the member typed, and its answer
  * says whether that address has an ID. A member changes address a few times in their life: five an hour is ample.
  */
-export const EMAIL_CHANGE_PER_MEMBER = { scope: "email-change:member", limit: 5, windowMs: HOUR_MS } satisfies RateLimitPolicy;
-export const EMAIL_CHANGE_PER_IP = { scope: "email-change:ip", limit: 100, windowMs: HOUR_MS } satisfies RateLimitPolicy;
+export const EMAIL_CHANGE_PER_MEMBER = {
+  scope: "email-change:member",
+  limit: 5,
+  windowMs: HOUR_MS,
+} satisfies RateLimitPolicy;
+export const EMAIL_CHANGE_PER_IP = {
+  scope: "email-change:ip",
+  limit: 100,
+  windowMs: HOUR_MS,
+} satisfies RateLimitPolicy;
 /** POST /api/refresh-user: an AdminGetUser each; a sibling refreshes a member on its sign-in or after an edit. */
-export const MEMBER_REFRESH_PER_MEMBER = { scope: "member-refresh:member", limit: 60, windowMs: HOUR_MS } satisfies RateLimitPolicy;
-export const MEMBER_REFRESH_PER_IP = { scope: "member-refresh:ip", limit: 3000, windowMs: HOUR_MS } satisfies RateLimitPolicy;
+export const MEMBER_REFRESH_PER_MEMBER = {
+  scope: "member-refresh:member",
+  limit: 60,
+  windowMs: HOUR_MS,
+} satisfies RateLimitPolicy;
+export const MEMBER_REFRESH_PER_IP = {
+  scope: "member-refresh:ip",
+  limit: 3000,
+  windowMs: HOUR_MS,
+} satisfies RateLimitPolicy;
 /**
  * POST /api/user-devices/{id}: each one checks a refresh token with Cognito, from the sign-in quota itself. A
  * member registers one device per sign-in; thirty an hour covers a family of browsers and retries.
  */
-export const DEVICE_REGISTRATION_PER_MEMBER = { scope: "device-registration:member", limit: 30, windowMs: HOUR_MS } satisfies RateLimitPolicy;
-export const DEVICE_REGISTRATION_PER_IP = { scope: "device-registration:ip", limit: 1000, windowMs: HOUR_MS } satisfies RateLimitPolicy;
+export const DEVICE_REGISTRATION_PER_MEMBER = {
+  scope: "device-registration:member",
+  limit: 30,
+  windowMs: HOUR_MS,
+} satisfies RateLimitPolicy;
+export const DEVICE_REGISTRATION_PER_IP = {
+  scope: "device-registration:ip",
+  limit: 1000,
+  windowMs: HOUR_MS,
+} satisfies RateLimitPolicy;
 
 export const RATE_LIMIT_POLICIES = {
   SIGN_IN_PER_ACCOUNT,
@@ -198,9 +258,7 @@ export async function deleteEndedRateLimitWindows(db: Database, now = new Date()
   return deleted.length;
 }
 
-export type AttemptResult =
-  | { allowed: true }
-  | { allowed: false; policy: RateLimitPolicyName; retryAfterS: number };
+export type AttemptResult = { allowed: true } | { allowed: false; policy: RateLimitPolicyName; retryAfterS: number };
 
 /**
  * Counts one attempt at an action per client network and per subject (an account's e-mail, lower-cased, or a

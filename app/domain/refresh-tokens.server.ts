@@ -119,14 +119,18 @@ export async function recordRevocationsConfirmed(db: Database, refreshTokensEncr
   await db
     .update(memberSessions)
     .set({ refreshTokenRevokedAt: new Date() })
-    .where(and(inArray(memberSessions.refreshTokenEncrypted, refreshTokensEncrypted), isNotNull(memberSessions.revokedAt)));
+    .where(
+      and(inArray(memberSessions.refreshTokenEncrypted, refreshTokensEncrypted), isNotNull(memberSessions.revokedAt)),
+    );
 }
 
 /** How many owed revocations one purge run tries, so a long Cognito outage does not make one run endless. */
 export const OWED_REVOCATIONS_PER_RUN = 500;
 
 /** The purge job's retry of revocations Cognito did not confirm when their sessions ended. */
-export async function revokeOwedRefreshTokens(services: RevocationServices): Promise<{ confirmed: number; owed: number }> {
+export async function revokeOwedRefreshTokens(
+  services: RevocationServices,
+): Promise<{ confirmed: number; owed: number }> {
   const rows = await services.db
     .select({ refreshTokenEncrypted: memberSessions.refreshTokenEncrypted })
     .from(memberSessions)

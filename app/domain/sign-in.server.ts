@@ -20,7 +20,11 @@ export function originJtiOf(accessToken: string): string | null {
  * Cognito does not know, and one whose only user is a sign-up nobody confirmed (with the password its starter
  * chose, so Cognito says wrong password or unconfirmed). Every one of them costs the same bcrypt compare.
  */
-const LEGACY_CANDIDATE_CODES: ReadonlySet<IdentityErrorCode> = new Set(["userNotFound", "invalidCredentials", "userNotConfirmed"]);
+const LEGACY_CANDIDATE_CODES: ReadonlySet<IdentityErrorCode> = new Set([
+  "userNotFound",
+  "invalidCredentials",
+  "userNotConfirmed",
+]);
 
 /** Cognito's answer, after moving a pre-July-2021 account over first when Cognito does not have it yet. */
 async function authenticate(deps: SignInDependencies, input: { email: string; password: string }) {

@@ -18,7 +18,10 @@ export type SignUpIdentity = Pick<
  * starts clean (otherwise the first password typed for an address would win over the owner's, SECURITY.md 21),
  * or a legacy migration's half-made user. "Not found" counts as done.
  */
-export async function deleteUserIfPresent(identity: Pick<IdentityProvider, "deleteUser">, email: string): Promise<void> {
+export async function deleteUserIfPresent(
+  identity: Pick<IdentityProvider, "deleteUser">,
+  email: string,
+): Promise<void> {
   try {
     await identity.deleteUser(email);
   } catch (error) {
@@ -61,7 +64,10 @@ export async function startSignUp(
 }
 
 /** The user of the address if it is still the one this flow's sign-up created. */
-async function userOfFlow(identity: SignUpIdentity, flow: { email: string; sub: string }): Promise<IdentityUser | null> {
+async function userOfFlow(
+  identity: SignUpIdentity,
+  flow: { email: string; sub: string },
+): Promise<IdentityUser | null> {
   const user = await identity.findUser(flow.email);
   return user?.sub === flow.sub ? user : null;
 }

@@ -15,7 +15,10 @@ const answers = {
   agreeDisclaimer: z.literal("on", { error: "validation.agree" }),
 };
 
-function requireDetailForOther(value: { reason: WithdrawalReason; detail?: string | undefined }, context: z.RefinementCtx) {
+function requireDetailForOther(
+  value: { reason: WithdrawalReason; detail?: string | undefined },
+  context: z.RefinementCtx,
+) {
   if (value.reason === "other" && !value.detail) {
     context.addIssue({ code: "custom", path: ["detail"], message: "validation.required" });
   }
@@ -25,9 +28,7 @@ function requireDetailForOther(value: { reason: WithdrawalReason; detail?: strin
 export const WithdrawalFormSchema = z.object(answers).superRefine(requireDetailForOther);
 export type WithdrawalAnswers = z.infer<typeof WithdrawalFormSchema>;
 
-const password = storableText()
-  .min(1, "validation.required")
-  .max(MAX_PASSWORD_LENGTH, "validation.inputError");
+const password = storableText().min(1, "validation.required").max(MAX_PASSWORD_LENGTH, "validation.inputError");
 
 /** Step 2: step 1's answers (carried in hidden fields) plus the password. */
 export const WithdrawalConfirmSchema = z.object({ ...answers, password }).superRefine(requireDetailForOther);

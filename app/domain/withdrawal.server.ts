@@ -41,7 +41,10 @@ export async function cancelMembership(
   const now = deps.clock.now();
   let checkRefreshToken: string | undefined;
   try {
-    ({ refreshToken: checkRefreshToken } = await deps.identity.signIn({ email: input.email, password: input.password }));
+    ({ refreshToken: checkRefreshToken } = await deps.identity.signIn({
+      email: input.email,
+      password: input.password,
+    }));
   } catch (error) {
     if (error instanceof IdentityError && (error.code === "invalidCredentials" || error.code === "userNotFound")) {
       return { kind: "passwordMismatch" };
@@ -77,7 +80,9 @@ export async function cancelMembership(
     // A deleted user's tokens are dead already; otherwise the check's own sign-in must not outlive the membership.
     await deps.identity
       .revokeRefreshToken(checkRefreshToken)
-      .catch((error: unknown) => logger.warn({ err: error }, "could not revoke the cancellation check's refresh token"));
+      .catch((error: unknown) =>
+        logger.warn({ err: error }, "could not revoke the cancellation check's refresh token"),
+      );
   }
   return { kind: "cancelled", endedSessions: ended.length, cognitoDeleted };
 }

@@ -21,8 +21,7 @@ export function localeFromPathname(pathname: string): Locale {
 
 /** The same page in another language: /my/x/ <-> /en/my/x/. */
 export function pathnameForLocale(pathname: string, target: Locale): string {
-  const unprefixed =
-    localeFromPathname(pathname) === "en" ? pathname.slice(EN_PREFIX.length) || "/" : pathname;
+  const unprefixed = localeFromPathname(pathname) === "en" ? pathname.slice(EN_PREFIX.length) || "/" : pathname;
   return target === "en" ? `${EN_PREFIX}${unprefixed}` : unprefixed;
 }
 

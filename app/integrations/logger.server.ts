@@ -49,12 +49,15 @@ export function withoutQueryValues(error: unknown, depth = 0): unknown {
   Object.defineProperty(copy, "message", { value: message, enumerable: false, writable: true });
   Object.defineProperty(copy, "stack", {
     // Rebuilt from the frames alone: a stack starts with the message, and its values with it.
-    value: error.stack && [`${error.name}: ${message}`, ...error.stack.split("\n").filter((line) => /^\s+at /.test(line))].join("\n"),
+    value:
+      error.stack &&
+      [`${error.name}: ${message}`, ...error.stack.split("\n").filter((line) => /^\s+at /.test(line))].join("\n"),
     enumerable: false,
     writable: true,
   });
   if (error.cause !== undefined) copy.cause = withoutQueryValues(error.cause, depth + 1);
-  if (Array.isArray(copy.errors)) copy.errors = copy.errors.map((inner: unknown) => withoutQueryValues(inner, depth + 1));
+  if (Array.isArray(copy.errors))
+    copy.errors = copy.errors.map((inner: unknown) => withoutQueryValues(inner, depth + 1));
   return copy;
 }
 

@@ -37,7 +37,10 @@ export const canonicalUrlMiddleware: MiddlewareFunction<Response> = async ({ req
   if (decision.kind === "continue") return next();
   const headers = new Headers();
   if (decision.rememberLocale) {
-    headers.append("Set-Cookie", serializeLocaleCookie(decision.rememberLocale, servicesOf(context).config.secureCookies));
+    headers.append(
+      "Set-Cookie",
+      serializeLocaleCookie(decision.rememberLocale, servicesOf(context).config.secureCookies),
+    );
   }
   // Only the trailing-slash rule is permanent; the language redirects depend on the cookie and the query.
   throw redirect(decision.location, { status: decision.permanent ? 301 : 302, headers });

@@ -10,7 +10,8 @@ const PRIVATE_SECTIONS = /^(?:\/en)?\/(?:auth|my|email-update)(?:\/|$)/;
  * may show its holder's address or account. The device key is not among them: it is read at sign-in only, and
  * every browser that ever signed in keeps it on every page.
  */
-const SESSION_AND_FLOW_COOKIE = /(?:^|;\s*)(?:__Secure-|__Host-)?id_(?:session|pending_sign_in|sign_up|password_reset)=/;
+const SESSION_AND_FLOW_COOKIE =
+  /(?:^|;\s*)(?:__Secure-|__Host-)?id_(?:session|pending_sign_in|sign_up|password_reset)=/;
 
 /** Whether a page response is one browser's own, never to be kept by a shared cache or the browser's disk cache. */
 export function isPrivatePageResponse(request: Request, response: Response): boolean {

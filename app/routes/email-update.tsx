@@ -30,7 +30,10 @@ export async function action({ params, context }: Route.ActionArgs) {
   let outcome;
   try {
     const { db, identity, mailer, config } = servicesOf(context);
-    outcome = await confirmEmailChange({ db, identity, mailer, confirmationLink: emailUpdateLinkFor(config.origin) }, { token: params.token, locale });
+    outcome = await confirmEmailChange(
+      { db, identity, mailer, confirmationLink: emailUpdateLinkFor(config.origin) },
+      { token: params.token, locale },
+    );
   } catch (failure) {
     const error = domainErrorOf(failure);
     return data({ state: "confirm" as PageState, error: messageKeyOf(error) }, { status: httpStatusOf(error) });

@@ -113,9 +113,7 @@ export default function HomePage() {
 }
 
 export const meta: Route.MetaFunction = ({ loaderData }) =>
-  loaderData
-    ? [{ title: loaderData.title }, { name: "description", content: loaderData.description }]
-    : [];
+  loaderData ? [{ title: loaderData.title }, { name: "description", content: loaderData.description }] : [];
 
 /** Sign up and log in for visitors; a signed-in member goes to their membership info instead. */
 function AccountActions({

@@ -1,16 +1,9 @@
-import {
-  type Locale,
-  isLocale,
-  localeFromAcceptLanguage,
-  localeFromPathname,
-  pathnameForLocale,
-} from "~/i18n/locales";
+import { type Locale, isLocale, localeFromAcceptLanguage, localeFromPathname, pathnameForLocale } from "~/i18n/locales";
 
 export const LOCALE_QUERY_PARAM = "locale";
 
 export type CanonicalDecision =
-  | { kind: "continue" }
-  | { kind: "redirect"; location: string; permanent?: boolean; rememberLocale?: Locale };
+  { kind: "continue" } | { kind: "redirect"; location: string; permanent?: boolean; rememberLocale?: Locale };
 
 /**
  * Where a page request should really go, before any page runs:

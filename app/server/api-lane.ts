@@ -56,7 +56,8 @@ export function apiRoutesOf(build: ServerBuild): ServerBuild {
  */
 export function pageRoutesOf(build: ServerBuild): ServerBuild {
   const pageIds = new Set(Object.keys(build.routes).filter((id) => !isApiRoute(build.routes[id])));
-  const pick = <T>(routes: Record<string, T>) => Object.fromEntries(Object.entries(routes).filter(([id]) => pageIds.has(id)));
+  const pick = <T>(routes: Record<string, T>) =>
+    Object.fromEntries(Object.entries(routes).filter(([id]) => pageIds.has(id)));
   // The browser's route manifest must name the same routes as the server's, or rendering fails.
   return { ...build, routes: pick(build.routes), assets: { ...build.assets, routes: pick(build.assets.routes) } };
 }

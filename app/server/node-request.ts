@@ -48,9 +48,24 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer<Ar
  * Content-Type appended after the checked one would make fetch's formData() throw.
  */
 const FIRST_VALUE_ONLY_FIELDS = new Set([
-  "age", "authorization", "content-length", "content-type", "etag", "expires", "from", "host", "if-modified-since",
-  "if-unmodified-since", "last-modified", "location", "max-forwards", "proxy-authorization", "referer",
-  "retry-after", "server", "user-agent",
+  "age",
+  "authorization",
+  "content-length",
+  "content-type",
+  "etag",
+  "expires",
+  "from",
+  "host",
+  "if-modified-since",
+  "if-unmodified-since",
+  "last-modified",
+  "location",
+  "max-forwards",
+  "proxy-authorization",
+  "referer",
+  "retry-after",
+  "server",
+  "user-agent",
 ]);
 
 /** The request's headers as node:http reads them: repeated ones stay repeated, except the single-value fields. */

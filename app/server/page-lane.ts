@@ -1,6 +1,11 @@
 import { type IncomingMessage, STATUS_CODES } from "node:http";
 import { writeReadableStreamToWritable } from "@react-router/node";
-import type { ErrorRequestHandler, Request as ExpressRequest, RequestHandler, Response as ExpressResponse } from "express";
+import type {
+  ErrorRequestHandler,
+  Request as ExpressRequest,
+  RequestHandler,
+  Response as ExpressResponse,
+} from "express";
 import { createRequestHandler } from "react-router";
 import { logger } from "~/integrations/logger.server";
 import { type Build, narrowBuild, pageRoutesOf } from "./api-lane";
@@ -59,7 +64,10 @@ const REFUSAL_TEXT: Record<Refusal["status"], string> = {
 export function createPageLane(options: PageLaneOptions): RequestHandler {
   const handleRequest = createRequestHandler(narrowBuild(options.build, pageRoutesOf), options.mode);
 
-  async function refusalOrBody(req: IncomingMessage, url: URL): Promise<Refusal | Buffer<ArrayBuffer> | "gone" | undefined> {
+  async function refusalOrBody(
+    req: IncomingMessage,
+    url: URL,
+  ): Promise<Refusal | Buffer<ArrayBuffer> | "gone" | undefined> {
     const method = req.method ?? "GET";
     if (!PAGE_METHODS.has(method)) {
       return { status: 405, reason: "method not allowed", headers: { Allow: ALLOW_HEADER } };
@@ -112,22 +120,35 @@ export function createPageLane(options: PageLaneOptions): RequestHandler {
 export const answerUnhandledError: ErrorRequestHandler = (error: unknown, _req, res, _next) => {
   const status = httpStatusOf(error);
   const requestId = res.locals.requestInfo?.requestId;
-  if (status < 500) logger.warn({ requestId, status, reason: String((error as Error)?.message ?? error) }, "request refused");
+  if (status < 500)
+    logger.warn({ requestId, status, reason: String((error as Error)?.message ?? error) }, "request refused");
   else logger.error({ err: error, requestId }, "request failed");
   if (res.headersSent) return void res.destroy();
-  res.status(status).type("text/plain").send(STATUS_CODES[status] ?? "Error");
+  res
+    .status(status)
+    .type("text/plain")
+    .send(STATUS_CODES[status] ?? "Error");
 };
 
 function httpStatusOf(error: unknown): number {
-  const status = (error as { status?: unknown; statusCode?: unknown } | null)?.status ?? (error as { statusCode?: unknown } | null)?.statusCode;
+  const status =
+    (error as { status?: unknown; statusCode?: unknown } | null)?.status ??
+    (error as { statusCode?: unknown } | null)?.statusCode;
   return typeof status === "number" && status >= 400 && status < 600 ? status : 500;
 }
 
 function refuse(req: ExpressRequest, res: ExpressResponse, refusal: Refusal) {
-  logger.warn({ requestId: res.locals.requestInfo?.requestId, status: refusal.status, reason: refusal.reason }, "page request refused");
+  logger.warn(
+    { requestId: res.locals.requestInfo?.requestId, status: refusal.status, reason: refusal.reason },
+    "page request refused",
+  );
   // Whatever is left of a body we stopped reading is not worth draining: the connection closes after the answer.
   if (!req.complete) res.setHeader("Connection", "close");
-  res.status(refusal.status).set(refusal.headers ?? {}).type("text/plain").send(REFUSAL_TEXT[refusal.status]);
+  res
+    .status(refusal.status)
+    .set(refusal.headers ?? {})
+    .type("text/plain")
+    .send(REFUSAL_TEXT[refusal.status]);
 }
 
 /**

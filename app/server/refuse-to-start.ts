@@ -2,7 +2,9 @@ import { type AppMode, ConfigError, parseModeArgument } from "~/config.server";
 
 /** Stops the process before it serves anything, naming every problem. */
 export function refuseToStart(heading: string, problems: string[], reference: string): never {
-  console.error(`${heading}\n${problems.map((problem) => `  - ${problem}`).join("\n")}\nSee the README's ${reference}.`);
+  console.error(
+    `${heading}\n${problems.map((problem) => `  - ${problem}`).join("\n")}\nSee the README's ${reference}.`,
+  );
   process.exit(1);
 }
 

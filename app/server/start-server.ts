@@ -61,7 +61,12 @@ export async function startServer(mode: AppMode, standIns?: StandIns): Promise<v
   const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   await database.migrate();
   // Retention and the two-systems repairs (owed Cognito deletions and revocations); see app/domain/purge.server.ts.
-  const stopPurge = schedulePurge({ db: database.db, identity: createIdentityProvider(config.cognito), config, clock: systemClock });
+  const stopPurge = schedulePurge({
+    db: database.db,
+    identity: createIdentityProvider(config.cognito),
+    config,
+    clock: systemClock,
+  });
 
   const http = await createHttpApp(config, database, standIns?.mailbox);
   const server: Server = applyServerTimeouts(createServer(http.listener)).listen(config.port, config.host);

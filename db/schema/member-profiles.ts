@@ -32,7 +32,9 @@ export const memberProfiles = pgTable(
   },
   (table) => [
     // The purge job scans only cancelled members by cancellation time.
-    index("member_profiles_cancelled_at_idx").on(table.cancelledAt).where(sql`${table.cancelledAt} is not null`),
+    index("member_profiles_cancelled_at_idx")
+      .on(table.cancelledAt)
+      .where(sql`${table.cancelledAt} is not null`),
     // Cancellations whose Cognito user is still to be deleted: the purge job's retry list.
     index("member_profiles_cognito_deletion_owed_idx")
       .on(table.cancelledAt)

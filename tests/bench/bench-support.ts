@@ -115,7 +115,9 @@ function newestModificationTime(entry: string): number {
   if (!stats.isDirectory()) return stats.mtimeMs;
   return Math.max(
     stats.mtimeMs,
-    ...readdirSync(entry, { recursive: true, encoding: "utf8" }).map((child) => statSync(path.join(entry, child)).mtimeMs),
+    ...readdirSync(entry, { recursive: true, encoding: "utf8" }).map(
+      (child) => statSync(path.join(entry, child)).mtimeMs,
+    ),
   );
 }
 
@@ -295,7 +297,9 @@ export function printTable(header: string[], rows: string[][]) {
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]?.length ?? 0)));
   // The first column is text and reads best left-aligned; the rest are numbers.
   const format = (row: string[]) =>
-    row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join("  ");
+    row
+      .map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!)))
+      .join("  ");
   console.log(format(header));
   console.log(widths.map((width) => "-".repeat(width)).join("  "));
   for (const row of rows) console.log(format(row));

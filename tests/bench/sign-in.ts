@@ -58,7 +58,12 @@ interface PostResponse {
 }
 
 /** A form post as a browser on our own origin sends it, over a keep-alive connection. */
-function postForm(agent: http.Agent, url: string, fields: Record<string, string>, cookie: string): Promise<PostResponse> {
+function postForm(
+  agent: http.Agent,
+  url: string,
+  fields: Record<string, string>,
+  cookie: string,
+): Promise<PostResponse> {
   const body = new URLSearchParams(fields).toString();
   const { origin } = new URL(url);
   return new Promise((resolve, reject) => {
@@ -78,7 +83,9 @@ function postForm(agent: http.Agent, url: string, fields: Record<string, string>
       },
       (response) => {
         response.resume();
-        response.on("end", () => resolve({ status: response.statusCode ?? 0, setCookies: response.headers["set-cookie"] ?? [] }));
+        response.on("end", () =>
+          resolve({ status: response.statusCode ?? 0, setCookies: response.headers["set-cookie"] ?? [] }),
+        );
         response.on("error", reject);
       },
     );
@@ -260,7 +267,9 @@ async function measurePages(app: RunningServer, standIn: StandIn) {
   );
   console.log(
     `Cognito requests during the signed-in runs (warm-ups included): ${cognitoDuringPages.total}` +
-      (cognitoDuringPages.total ? ` ${JSON.stringify(cognitoDuringPages.byOperation)}` : " (page views verify tokens locally)"),
+      (cognitoDuringPages.total
+        ? ` ${JSON.stringify(cognitoDuringPages.byOperation)}`
+        : " (page views verify tokens locally)"),
   );
 }
 

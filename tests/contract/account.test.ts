@@ -36,10 +36,17 @@ const forgot = (email: string) =>
   cognito.cognito.send(new ForgotPasswordCommand({ ClientId: cognito.clientId, Username: email }));
 const confirmForgot = (email: string, code: string, password: string) =>
   cognito.cognito.send(
-    new ConfirmForgotPasswordCommand({ ClientId: cognito.clientId, Username: email, ConfirmationCode: code, Password: password }),
+    new ConfirmForgotPasswordCommand({
+      ClientId: cognito.clientId,
+      Username: email,
+      ConfirmationCode: code,
+      Password: password,
+    }),
   );
 const adminGetUser = async (username: string) => {
-  const user = await cognito.cognito.send(new AdminGetUserCommand({ UserPoolId: cognito.userPoolId, Username: username }));
+  const user = await cognito.cognito.send(
+    new AdminGetUserCommand({ UserPoolId: cognito.userPoolId, Username: username }),
+  );
   return { ...user, attributes: Object.fromEntries((user.UserAttributes ?? []).map((a) => [a.Name, a.Value])) };
 };
 const otherThan = (code: string) => (code === "000000" ? "111111" : "000000");
@@ -66,7 +73,9 @@ describe("ForgotPassword and ConfirmForgotPassword", () => {
     await cognito.confirmedMember(email);
     await forgot(email);
     const code = await cognito.latestCode(email);
-    expect((await rejection(confirmForgot(email, otherThan(code), "new-password-2"))).name).toBe("CodeMismatchException");
+    expect((await rejection(confirmForgot(email, otherThan(code), "new-password-2"))).name).toBe(
+      "CodeMismatchException",
+    );
     await expect(cognito.signIn(email)).resolves.toHaveProperty("AccessToken");
   });
 
@@ -204,7 +213,12 @@ describe("AdminCreateUser and AdminSetUserPassword (legacy account migration)", 
     expect(created.User?.UserStatus).toBe("FORCE_CHANGE_PASSWORD");
     expect(await cognito.codesFor(email)).toHaveLength(0);
     await cognito.cognito.send(
-      new AdminSetUserPasswordCommand({ UserPoolId: cognito.userPoolId, Username: email, Password: "legacy-pass-1", Permanent: true }),
+      new AdminSetUserPasswordCommand({
+        UserPoolId: cognito.userPoolId,
+        Username: email,
+        Password: "legacy-pass-1",
+        Permanent: true,
+      }),
     );
     expect((await adminGetUser(email)).UserStatus).toBe("CONFIRMED");
     await expect(cognito.signIn(email, "legacy-pass-1")).resolves.toHaveProperty("AccessToken");
@@ -228,7 +242,12 @@ describe("AdminCreateUser and AdminSetUserPassword (legacy account migration)", 
     expect((await rejection(create())).name).toBe("UsernameExistsException");
     const error = await rejection(
       cognito.cognito.send(
-        new AdminSetUserPasswordCommand({ UserPoolId: cognito.userPoolId, Username: email, Password: "short", Permanent: true }),
+        new AdminSetUserPasswordCommand({
+          UserPoolId: cognito.userPoolId,
+          Username: email,
+          Password: "short",
+          Permanent: true,
+        }),
       ),
     );
     expect(error.name).toBe("InvalidPasswordException");

@@ -132,7 +132,9 @@ export async function startContractStandIn(label: string): Promise<ContractStand
 }
 
 /** The error a promise rejects with (fails the test when it resolves). */
-export async function rejection(promise: Promise<unknown>): Promise<Error & { $metadata?: { httpStatusCode?: number; attempts?: number } }> {
+export async function rejection(
+  promise: Promise<unknown>,
+): Promise<Error & { $metadata?: { httpStatusCode?: number; attempts?: number } }> {
   try {
     await promise;
   } catch (error) {

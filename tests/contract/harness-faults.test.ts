@@ -106,13 +106,17 @@ describe("faults", () => {
     await setFault(cognito.endpoint, { mode: "slow", delayMs: 1_000, operations: ["AdminCreateUser"] });
     const impatient = cognito.client({ maxAttempts: 1, requestTimeout: 200, throwOnRequestTimeout: true });
     const error = await rejection(
-      impatient.send(new AdminCreateUserCommand({ UserPoolId: cognito.userPoolId, Username: email, MessageAction: "SUPPRESS" })),
+      impatient.send(
+        new AdminCreateUserCommand({ UserPoolId: cognito.userPoolId, Username: email, MessageAction: "SUPPRESS" }),
+      ),
     );
     expect(error.name).toBe("TimeoutError");
     // The stand-in does not carry out a request whose client gave up while it was being delayed.
     await new Promise((resolve) => setTimeout(resolve, 1_100));
     await resetHarness(cognito.endpoint);
-    const lookup = await rejection(cognito.cognito.send(new AdminGetUserCommand({ UserPoolId: cognito.userPoolId, Username: email })));
+    const lookup = await rejection(
+      cognito.cognito.send(new AdminGetUserCommand({ UserPoolId: cognito.userPoolId, Username: email })),
+    );
     expect(lookup.name).toBe("UserNotFoundException");
   });
 
@@ -156,7 +160,9 @@ describe("operations cognito-local lacks", () => {
   // A stand-in gap must not look like a transient fault (HTTP 500), which the SDK would retry.
   test("answer HTTP 400 StandInUnsupportedException at once, without SDK retries", async () => {
     const error = await rejection(
-      cognito.client().send(new AdminResetUserPasswordCommand({ UserPoolId: cognito.userPoolId, Username: "x@example.jp" })),
+      cognito
+        .client()
+        .send(new AdminResetUserPasswordCommand({ UserPoolId: cognito.userPoolId, Username: "x@example.jp" })),
     );
     expect(error.name).toBe("StandInUnsupportedException");
     expect(error.$metadata?.httpStatusCode).toBe(400);

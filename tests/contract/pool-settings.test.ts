@@ -57,7 +57,9 @@ describe("DescribeUserPool", () => {
   });
 
   test("an unknown pool is ResourceNotFoundException", async () => {
-    const error = await rejection(cognito.cognito.send(new DescribeUserPoolCommand({ UserPoolId: "ap-northeast-1_none" })));
+    const error = await rejection(
+      cognito.cognito.send(new DescribeUserPoolCommand({ UserPoolId: "ap-northeast-1_none" })),
+    );
     expect(error.name).toBe("ResourceNotFoundException");
   });
 });
@@ -116,12 +118,17 @@ describe("DescribeUserPoolClient", () => {
       }),
     );
     expect(updated.UserPoolClient?.RefreshTokenRotation).toEqual({ Feature: "DISABLED", RetryGracePeriodSeconds: 0 });
-    expect((await describeClient(ClientId)).RefreshTokenRotation).toEqual({ Feature: "DISABLED", RetryGracePeriodSeconds: 0 });
+    expect((await describeClient(ClientId)).RefreshTokenRotation).toEqual({
+      Feature: "DISABLED",
+      RetryGracePeriodSeconds: 0,
+    });
   });
 
   test("a client of another pool, or none, is ResourceNotFoundException", async () => {
     const error = await rejection(
-      cognito.cognito.send(new DescribeUserPoolClientCommand({ UserPoolId: "ap-northeast-1_none", ClientId: cognito.clientId })),
+      cognito.cognito.send(
+        new DescribeUserPoolClientCommand({ UserPoolId: "ap-northeast-1_none", ClientId: cognito.clientId }),
+      ),
     );
     expect(error.name).toBe("ResourceNotFoundException");
   });
@@ -129,7 +136,9 @@ describe("DescribeUserPoolClient", () => {
 
 describe("GetGroup", () => {
   test("finds the provisioned admin group; an unknown group is ResourceNotFoundException", async () => {
-    const { Group } = await cognito.cognito.send(new GetGroupCommand({ UserPoolId: cognito.userPoolId, GroupName: ADMIN_GROUP }));
+    const { Group } = await cognito.cognito.send(
+      new GetGroupCommand({ UserPoolId: cognito.userPoolId, GroupName: ADMIN_GROUP }),
+    );
     expect(Group).toMatchObject({ GroupName: ADMIN_GROUP, UserPoolId: cognito.userPoolId });
     const error = await rejection(
       cognito.cognito.send(new GetGroupCommand({ UserPoolId: cognito.userPoolId, GroupName: "no-such-group" })),

@@ -272,7 +272,10 @@ describe("token claims, verified against the JWKS", () => {
   // The OpenID configuration names the same issuer and JWKS as the tokens.
   test("the OpenID configuration names the public issuer", async () => {
     const issuer = `${cognito.endpoint}/${cognito.userPoolId}`;
-    const configuration = (await (await fetch(`${issuer}/.well-known/openid-configuration`)).json()) as Record<string, string>;
+    const configuration = (await (await fetch(`${issuer}/.well-known/openid-configuration`)).json()) as Record<
+      string,
+      string
+    >;
     expect(configuration.issuer).toBe(issuer);
     expect(configuration.jwks_uri).toBe(`${issuer}/.well-known/jwks.json`);
   });

@@ -26,7 +26,9 @@ afterAll(async () => {
 const signUp = (email: string, password = PASSWORD) =>
   cognito.cognito.send(new SignUpCommand({ ClientId: cognito.clientId, Username: email, Password: password }));
 const confirm = (email: string, code: string) =>
-  cognito.cognito.send(new ConfirmSignUpCommand({ ClientId: cognito.clientId, Username: email, ConfirmationCode: code }));
+  cognito.cognito.send(
+    new ConfirmSignUpCommand({ ClientId: cognito.clientId, Username: email, ConfirmationCode: code }),
+  );
 const resend = (email: string) =>
   cognito.cognito.send(new ResendConfirmationCodeCommand({ ClientId: cognito.clientId, Username: email }));
 const attributesOf = async (email: string) => {
@@ -168,7 +170,8 @@ describe("AdminDeleteUser of an unconfirmed sign-up (the app replaces one, so th
     const codes = await cognito.codesFor(email);
     expect(codes).toHaveLength(2);
     const secondCode = codes[0]!;
-    if (secondCode !== firstCode) expect((await rejection(confirm(email, firstCode))).name).toBe("CodeMismatchException");
+    if (secondCode !== firstCode)
+      expect((await rejection(confirm(email, firstCode))).name).toBe("CodeMismatchException");
     await confirm(email, secondCode);
     expect(await attributesOf(email)).toMatchObject({ status: "CONFIRMED", sub: second.UserSub });
     await expect(cognito.signIn(email, "second-password-2")).resolves.toHaveProperty("AccessToken");

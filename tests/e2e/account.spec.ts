@@ -3,7 +3,11 @@ import { STANDIN_PORT } from "../../playwright.config";
 import { createTestMember } from "../support/test-members";
 import { signIn } from "../support/sign-in-form";
 
-async function signedInContext(browser: Browser, member: { email: string; password: string }, javaScriptEnabled: boolean) {
+async function signedInContext(
+  browser: Browser,
+  member: { email: string; password: string },
+  javaScriptEnabled: boolean,
+) {
   const context = await browser.newContext({ locale: "ja-JP", javaScriptEnabled });
   const page = await context.newPage();
   await page.goto("/auth/sign-in/?to=my-profile");
@@ -32,7 +36,9 @@ test("changing the password: a wrong current password is refused, then the other
 
   await page.goto("/my/password/edit/");
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("パスワード変更");
-  await expect(page.getByTestId("other-devices-notice")).toContainText("このブラウザ以外のデバイスはすべてログアウトされます");
+  await expect(page.getByTestId("other-devices-notice")).toContainText(
+    "このブラウザ以外のデバイスはすべてログアウトされます",
+  );
 
   await page.getByLabel("現在のパスワード").fill("not-my-password");
   await page.getByLabel("新しいパスワード").fill(newPassword);

@@ -7,7 +7,11 @@ import { signIn } from "../support/sign-in-form";
 
 const NEW_PASSWORD = "a-brand-new-passphrase";
 
-async function requestReset(page: Page, email: string, labels = { email: "メールアドレス", submit: "確認コードを送信" }) {
+async function requestReset(
+  page: Page,
+  email: string,
+  labels = { email: "メールアドレス", submit: "確認コードを送信" },
+) {
   await page.getByLabel(labels.email).fill(email);
   await page.getByRole("button", { name: labels.submit }).click();
 }
@@ -90,7 +94,13 @@ async function requestOverHttp(request: APIRequestContext, email: string) {
   const next = await request.get(posted.headers().location ?? "/", { headers: { Cookie: cookie } });
   const html = await next.text();
   const heading = /<h1[^>]*>([^<]*)<\/h1>/.exec(html)?.[1];
-  return { status: posted.status(), location: posted.headers().location, setCookie, nextStatus: next.status(), heading };
+  return {
+    status: posted.status(),
+    location: posted.headers().location,
+    setCookie,
+    nextStatus: next.status(),
+    heading,
+  };
 }
 
 test("an unknown address gets exactly the answer and page a member's address gets", async ({
@@ -152,7 +162,10 @@ test("a new password of 7 characters is refused in the page's language", async (
   await expect(page.getByLabel("Confirmation code")).toHaveValue("123456");
 });
 
-test("both steps, with their errors showing, have no serious accessibility violations", async ({ page, javaScriptEnabled }) => {
+test("both steps, with their errors showing, have no serious accessibility violations", async ({
+  page,
+  javaScriptEnabled,
+}) => {
   test.skip(!javaScriptEnabled, "axe-core needs JavaScript in the page");
   const seriousViolations = async () =>
     (await new AxeBuilder({ page }).analyze()).violations

@@ -78,7 +78,11 @@ test("sign-out ends the session on the server: the old cookie no longer signs in
   await expect(page).toHaveURL(/\/auth\/sign-in\/\?to=my-profile$/);
 });
 
-async function signedInContext(browser: Browser, member: { email: string; password: string }, javaScriptEnabled: boolean) {
+async function signedInContext(
+  browser: Browser,
+  member: { email: string; password: string },
+  javaScriptEnabled: boolean,
+) {
   const context = await browser.newContext({ locale: "ja-JP", javaScriptEnabled });
   const page = await context.newPage();
   await page.goto("/auth/sign-in/?to=my-profile");
@@ -108,7 +112,10 @@ test("at the device limit the member deactivates a device and continues; that de
   await expect(page.getByTestId("toast")).toContainText("デバイス数が上限を超えています");
 
   // The oldest device is the first context's browser.
-  await page.getByRole("button", { name: /を無効にする$/ }).first().click();
+  await page
+    .getByRole("button", { name: /を無効にする$/ })
+    .first()
+    .click();
   await expect(page.getByTestId("toast")).toContainText("を無効にしました");
   await page.getByRole("button", { name: "ログインを続ける" }).click();
   await expect(page).toHaveURL(/\/my\/profile\/$/);

@@ -43,7 +43,12 @@ const someIp = () => {
   return `2001:db8:${a!.toString(16)}:${b!.toString(16)}::1`;
 };
 
-function post(server: ServerProcess, path: string, fields: Record<string, string>, headers: Record<string, string> = {}) {
+function post(
+  server: ServerProcess,
+  path: string,
+  fields: Record<string, string>,
+  headers: Record<string, string> = {},
+) {
   return fetch(`${server.url}${path}`, {
     method: "POST",
     redirect: "manual",
@@ -57,9 +62,11 @@ function signIn(server: ServerProcess, email: string, password: string, forwarde
 }
 
 /** The form's error list as rendered (pages also carry their translations as data, so a bare search would lie). */
-const errorsIn = (html: string) => [...html.matchAll(/class="error-list__item"[^>]*>([^<]*)</g)].map((match) => match[1]);
+const errorsIn = (html: string) =>
+  [...html.matchAll(/class="error-list__item"[^>]*>([^<]*)</g)].map((match) => match[1]);
 
-const signInCalls = async () => (await getRequestCounts(`http://127.0.0.1:${standInPort}`)).byOperation.AdminInitiateAuth ?? 0;
+const signInCalls = async () =>
+  (await getRequestCounts(`http://127.0.0.1:${standInPort}`)).byOperation.AdminInitiateAuth ?? 0;
 
 test("the attempt after the per-account limit is refused without asking Cognito, the same for any account", async () => {
   const member = await createTestMember(standInPort, "limited");
@@ -113,7 +120,8 @@ test("behind a trusted proxy each forwarded client has its own per-IP limit", as
 test("password-reset requests over the per-account limit say the attempt limit is exceeded, known address or not", async () => {
   const member = await createTestMember(standInPort, "reset-limited");
   for (const email of [member.email, unknownAddress()]) {
-    const request = () => post(proxied, "/auth/forgot-password/", { intent: "request", email }, { "X-Forwarded-For": someIp() });
+    const request = () =>
+      post(proxied, "/auth/forgot-password/", { intent: "request", email }, { "X-Forwarded-For": someIp() });
     for (let attempt = 0; attempt < FORGOT_PASSWORD_PER_ACCOUNT; attempt++) expect((await request()).status).toBe(302);
     const refused = await request();
     expect(refused.status).toBe(429);

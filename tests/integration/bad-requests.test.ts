@@ -1,5 +1,9 @@
 import net from "node:net";
-import { InitiateAuthCommand, ListUserPoolClientsCommand, ListUserPoolsCommand } from "@aws-sdk/client-cognito-identity-provider";
+import {
+  InitiateAuthCommand,
+  ListUserPoolClientsCommand,
+  ListUserPoolsCommand,
+} from "@aws-sdk/client-cognito-identity-provider";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
 import { STAND_IN_CLIENT_NAME, STAND_IN_POOL_NAME } from "../support/stand-ins/provision-cognito";
@@ -45,14 +49,18 @@ function rawRequest(request: string): Promise<RawResponse> {
       const [head = "", body = ""] = text.split("\r\n\r\n", 2);
       const [statusLine = "", ...headerLines] = head.split("\r\n");
       const headers = new Map(
-        headerLines.map((line) => [line.slice(0, line.indexOf(":")).toLowerCase(), line.slice(line.indexOf(":") + 1).trim()]),
+        headerLines.map((line) => [
+          line.slice(0, line.indexOf(":")).toLowerCase(),
+          line.slice(line.indexOf(":") + 1).trim(),
+        ]),
       );
       resolve({ status: Number(statusLine.split(" ")[1]), headers, body });
     });
   });
 }
 
-const rawGet = (target: string) => rawRequest(`GET ${target} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`);
+const rawGet = (target: string) =>
+  rawRequest(`GET ${target} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`);
 
 /**
  * The log lines of one request (by its X-Request-Id), once its access line is out, and any line in the same stretch
@@ -67,7 +75,9 @@ async function logOf(response: { headers: { get(name: string): string | null | u
   }
   const lines = server.stdout().slice(since).split("\n").filter(Boolean);
   return {
-    ownLines: lines.filter((line) => line.includes(requestId!)).map((line) => JSON.parse(line) as { level: number; msg: string }),
+    ownLines: lines
+      .filter((line) => line.includes(requestId!))
+      .map((line) => JSON.parse(line) as { level: number; msg: string }),
     unstructured: lines.filter((line) => !line.startsWith("{")),
   };
 }
@@ -76,7 +86,8 @@ async function logOf(response: { headers: { get(name: string): string | null | u
 async function expectStatusAndCleanLog(send: () => Promise<RawResponse | Response>, status: number) {
   const since = server.stdout().length;
   const response = await send();
-  const headers = response instanceof Response ? response.headers : { get: (name: string) => response.headers.get(name) ?? null };
+  const headers =
+    response instanceof Response ? response.headers : { get: (name: string) => response.headers.get(name) ?? null };
   expect(response.status).toBe(status);
   const log = await logOf({ headers }, since);
   expect(log.unstructured).toEqual([]);
@@ -152,7 +163,10 @@ describe("page request bodies are bounded", () => {
   const form = (bytes: number) => `email=${"a".repeat(bytes - "email=".length)}`;
 
   test("a 1 MB form post gets 413, and the server answers normally afterwards", async () => {
-    await expectStatusAndCleanLog(() => postPage("/auth/sign-in/", form(ONE_MB), "application/x-www-form-urlencoded"), 413);
+    await expectStatusAndCleanLog(
+      () => postPage("/auth/sign-in/", form(ONE_MB), "application/x-www-form-urlencoded"),
+      413,
+    );
     expect((await fetch(pageUrl("/auth/sign-in/"))).status).toBe(200);
   });
 
@@ -218,7 +232,10 @@ describe("bad page posts get a 4xx", () => {
 
   test.each(["PUT", "PATCH", "DELETE", "TRACE"])("%s on a page gets 405 with Allow", async (method) => {
     const response = await expectStatusAndCleanLog(
-      () => rawRequest(`${method} /auth/sign-in/ HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`),
+      () =>
+        rawRequest(
+          `${method} /auth/sign-in/ HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`,
+        ),
       405,
     );
     expect((response as RawResponse).headers.get("allow")).toBe("GET, HEAD, POST");
@@ -228,7 +245,13 @@ describe("bad page posts get a 4xx", () => {
     const { cookie } = await signedInCookie("devices");
     for (const device of ["not-a-uuid", "", "' OR 1=1 --", "00000000-0000-0000-0000-00000000000g"]) {
       const response = await expectStatusAndCleanLog(
-        () => postPage("/my/devices/", new URLSearchParams({ intent: "deactivate", device }), "application/x-www-form-urlencoded", cookie),
+        () =>
+          postPage(
+            "/my/devices/",
+            new URLSearchParams({ intent: "deactivate", device }),
+            "application/x-www-form-urlencoded",
+            cookie,
+          ),
         302,
       );
       expect((response as Response).headers.get("location")).toBe("/my/devices/");
@@ -254,34 +277,43 @@ describe("bad page posts get a 4xx", () => {
     expect(await (response as Response).text()).toContain("使用できない文字が含まれています");
   });
 
-  test.each([["\u0000"], ["\ud800"]])("%j in POST /api/user-registration is a 422 naming the field", async (character) => {
-    const { email } = await createTestMember(server.standInPort, "api-unstorable");
-    const accessToken = await accessTokenOf(email);
-    const profile = {
-      familyName: `Tanaka${character}`,
-      givenName: "Hanako",
-      birthYear: 1990,
-      country: "JP",
-      prefecture: "Tokyo",
-      occupation: "architect",
-      organization: "Tanaka Sekkei",
-      preferredLanguage: "en",
-      q2: ["content"],
-      q3: ["web"],
-    };
-    const response = await expectStatusAndCleanLog(
-      () =>
-        fetch(`${server.url}/api/user-registration`, {
-          method: "POST",
-          headers: { Authorization: `Bearer ${accessToken}`, "Content-Type": "application/json", "Accept-Language": "en" },
-          body: JSON.stringify(profile),
-        }),
-      422,
-    );
-    const envelope = (await (response as Response).json()) as { error: { code: string; fields: Record<string, string[]> } };
-    expect(envelope.error.code).toBe("validation_failed");
-    expect(envelope.error.fields).toEqual({ familyName: ["This contains characters that cannot be used"] });
-  });
+  test.each([["\u0000"], ["\ud800"]])(
+    "%j in POST /api/user-registration is a 422 naming the field",
+    async (character) => {
+      const { email } = await createTestMember(server.standInPort, "api-unstorable");
+      const accessToken = await accessTokenOf(email);
+      const profile = {
+        familyName: `Tanaka${character}`,
+        givenName: "Hanako",
+        birthYear: 1990,
+        country: "JP",
+        prefecture: "Tokyo",
+        occupation: "architect",
+        organization: "Tanaka Sekkei",
+        preferredLanguage: "en",
+        q2: ["content"],
+        q3: ["web"],
+      };
+      const response = await expectStatusAndCleanLog(
+        () =>
+          fetch(`${server.url}/api/user-registration`, {
+            method: "POST",
+            headers: {
+              Authorization: `Bearer ${accessToken}`,
+              "Content-Type": "application/json",
+              "Accept-Language": "en",
+            },
+            body: JSON.stringify(profile),
+          }),
+        422,
+      );
+      const envelope = (await (response as Response).json()) as {
+        error: { code: string; fields: Record<string, string[]> };
+      };
+      expect(envelope.error.code).toBe("validation_failed");
+      expect(envelope.error.fields).toEqual({ familyName: ["This contains characters that cannot be used"] });
+    },
+  );
 
   test("an HTTP/1.0 request without a Host header gets the page (its URL comes from APP_ORIGIN)", async () => {
     const response = await expectStatusAndCleanLog(() => rawRequest("GET /auth/sign-in/ HTTP/1.0\r\n\r\n"), 200);
@@ -303,9 +335,12 @@ describe("bad page posts get a 4xx", () => {
     },
   );
 
-  test.each(["/%", "/assets/%E0%A4%A"])("the malformed escape in %s is a 400, logged without a stack trace", async (target) => {
-    await expectStatusAndCleanLog(() => rawGet(target), 400);
-  });
+  test.each(["/%", "/assets/%E0%A4%A"])(
+    "the malformed escape in %s is a 400, logged without a stack trace",
+    async (target) => {
+      await expectStatusAndCleanLog(() => rawGet(target), 400);
+    },
+  );
 
   test("a request target that is no path gets 400", async () => {
     await expectStatusAndCleanLog(() => rawGet("http://evil.example/auth/sign-in/"), 400);
@@ -325,7 +360,8 @@ async function accessTokenOf(email: string): Promise<string> {
     const pools = await cognito.send(new ListUserPoolsCommand({ MaxResults: 60 }));
     const userPoolId = pools.UserPools?.find((pool) => pool.Name === STAND_IN_POOL_NAME)?.Id ?? "";
     const clients = await cognito.send(new ListUserPoolClientsCommand({ UserPoolId: userPoolId, MaxResults: 60 }));
-    const clientId = clients.UserPoolClients?.find((client) => client.ClientName === STAND_IN_CLIENT_NAME)?.ClientId ?? "";
+    const clientId =
+      clients.UserPoolClients?.find((client) => client.ClientName === STAND_IN_CLIENT_NAME)?.ClientId ?? "";
     const output = await cognito.send(
       new InitiateAuthCommand({
         ClientId: clientId,

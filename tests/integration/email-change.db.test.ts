@@ -57,7 +57,9 @@ async function createMember(label: string) {
 }
 
 async function newestMailTo(address: string): Promise<MailboxEntry | undefined> {
-  return (await listMailboxEntries(mailboxDirectory(temp.dir))).find((entry) => entry.kind === "mail" && entry.to.includes(address));
+  return (await listMailboxEntries(mailboxDirectory(temp.dir))).find(
+    (entry) => entry.kind === "mail" && entry.to.includes(address),
+  );
 }
 
 async function tokenFromMail(address: string): Promise<string> {
@@ -109,7 +111,13 @@ test("the link expires after an hour", async () => {
   const member = await createMember("expiry");
   const newEmail = `later-${crypto.randomUUID().slice(0, 8)}@example.jp`;
   const requestedAt = new Date("2026-01-01T00:00:00Z");
-  await requestEmailChange(deps(), { sub: member.sub, currentEmail: member.email, newEmail, locale: "ja", now: requestedAt });
+  await requestEmailChange(deps(), {
+    sub: member.sub,
+    currentEmail: member.email,
+    newEmail,
+    locale: "ja",
+    now: requestedAt,
+  });
   const token = await tokenFromMail(newEmail);
   const late = new Date(requestedAt.getTime() + EMAIL_CHANGE_TTL_MS + 1);
   expect(await confirmEmailChange(deps(), { token, now: late })).toEqual({ kind: "expired" });

@@ -7,7 +7,14 @@ import { WITHDRAWAL_REASONS } from "~/domain/withdrawal-schema";
 import { ROUTE_SECTIONS } from "~/routing/route-table";
 import { type BearerTokens, type StandInSdk, bearerTokensFor, connectToStandIn } from "../support/bearer-tokens";
 import { PageClient, cookieHeader, expectResponse, withSetCookies } from "../support/page-client";
-import { type RawOutcome, formUrlEncode, multipartEncode, sendRawBytes, serializeRequest, setCookiesOf } from "../support/raw-http";
+import {
+  type RawOutcome,
+  formUrlEncode,
+  multipartEncode,
+  sendRawBytes,
+  serializeRequest,
+  setCookiesOf,
+} from "../support/raw-http";
 import { type ServerProcess, startServerProcess } from "../support/server-process";
 import { TEST_PASSWORD, createTestMember } from "../support/test-members";
 
@@ -169,7 +176,14 @@ const SESSION_SETUP: Record<Exclude<SessionName, "anonymous">, (session: Session
   signUpAccount: async (session) => {
     await SESSION_SETUP.signUpCode(session);
     const response = expectResponse(
-      await client.post("/auth/sign-up/", [["intent", "code"], ["code", session.extra.code!]], session.cookies),
+      await client.post(
+        "/auth/sign-up/",
+        [
+          ["intent", "code"],
+          ["code", session.extra.code!],
+        ],
+        session.cookies,
+      ),
       "sign-up code",
     );
     if (response.status !== 302) throw new Error(`The sign-up code step answered ${response.status}`);
@@ -178,7 +192,10 @@ const SESSION_SETUP: Record<Exclude<SessionName, "anonymous">, (session: Session
   passwordReset: async (session) => {
     session.member ??= await newMember("fuzz-reset");
     const response = expectResponse(
-      await client.post("/auth/forgot-password/", [["intent", "request"], ["email", session.member.email]]),
+      await client.post("/auth/forgot-password/", [
+        ["intent", "request"],
+        ["email", session.member.email],
+      ]),
       "forgot password",
     );
     session.cookies = withSetCookies(new Map(), response);
@@ -201,14 +218,18 @@ const SESSION_SETUP: Record<Exclude<SessionName, "anonymous">, (session: Session
     session.member ??= await newMember("fuzz-email-change");
     session.cookies = await client.signIn(session.member, deviceOnly(session.cookies));
     const newEmail = `fuzz-changed-${crypto.randomUUID().slice(0, 8)}@example.jp`;
-    const response = expectResponse(await client.post("/my/email/edit/", [["email", newEmail]], session.cookies), "e-mail change");
+    const response = expectResponse(
+      await client.post("/my/email/edit/", [["email", newEmail]], session.cookies),
+      "e-mail change",
+    );
     if (response.status !== 302) throw new Error(`The e-mail change answered ${response.status}`);
     const mail = await client.latestMailboxEntry(newEmail, "mail");
     session.extra.token = /\/email-update\/([A-Za-z0-9_-]+)\//.exec(mail)?.[1] ?? "";
   },
 };
 
-const deviceOnly = (cookies: Map<string, string>) => new Map([...cookies].filter(([name]) => name.includes("id_device")));
+const deviceOnly = (cookies: Map<string, string>) =>
+  new Map([...cookies].filter(([name]) => name.includes("id_device")));
 
 const BEARER_SETUP: Record<Exclude<BearerName, "none">, (bearer: BearerSession) => Promise<void>> = {
   apiMember: async (bearer) => {
@@ -367,7 +388,16 @@ const sixDigits = (rng: Rng) => String(rng.int(1_000_000)).padStart(6, "0");
 const newPassword = (rng: Rng) => `fuzz-${rng.hex(12)}`;
 
 const PAGE_FORMS: PageForm[] = [
-  { kind: "page", name: "home (index route)", route: "index", path: () => "/", index: true, sessions: ["anonymous", "member"], fields: () => [], weight: 1 },
+  {
+    kind: "page",
+    name: "home (index route)",
+    route: "index",
+    path: () => "/",
+    index: true,
+    sessions: ["anonymous", "member"],
+    fields: () => [],
+    weight: 1,
+  },
   {
     kind: "page",
     name: "sign-in",
@@ -377,7 +407,10 @@ const PAGE_FORMS: PageForm[] = [
     intents: ["sign-in", "continue", "deactivate", "back"],
     fields: (ctx) => [
       ["intent", "sign-in"],
-      ["email", ctx.rng.chance(0.5) ? (sessions.get("member")?.member?.email ?? freshEmail(ctx.rng)) : freshEmail(ctx.rng)],
+      [
+        "email",
+        ctx.rng.chance(0.5) ? (sessions.get("member")?.member?.email ?? freshEmail(ctx.rng)) : freshEmail(ctx.rng),
+      ],
       ["password", ctx.rng.chance(0.5) ? TEST_PASSWORD : newPassword(ctx.rng)],
     ],
     weight: 5,
@@ -399,7 +432,10 @@ const PAGE_FORMS: PageForm[] = [
     path: () => "/auth/sign-in/",
     sessions: ["pendingSignIn"],
     intents: ["continue", "deactivate", "back"],
-    fields: (ctx) => [["intent", "deactivate"], ["device", ctx.rng.uuid()]],
+    fields: (ctx) => [
+      ["intent", "deactivate"],
+      ["device", ctx.rng.uuid()],
+    ],
     weight: 3,
   },
   {
@@ -436,7 +472,10 @@ const PAGE_FORMS: PageForm[] = [
     path: () => "/auth/sign-up/",
     sessions: ["signUpCode"],
     intents: ["credentials", "code", "resend", "restart", "account"],
-    fields: (ctx) => [["intent", "code"], ["code", ctx.rng.chance(0.2) ? (ctx.session.extra.code ?? "") : sixDigits(ctx.rng)]],
+    fields: (ctx) => [
+      ["intent", "code"],
+      ["code", ctx.rng.chance(0.2) ? (ctx.session.extra.code ?? "") : sixDigits(ctx.rng)],
+    ],
     weight: 4,
   },
   {
@@ -446,7 +485,10 @@ const PAGE_FORMS: PageForm[] = [
     path: () => "/auth/sign-up/",
     sessions: ["signUpCode"],
     intents: ["credentials", "code", "resend", "restart", "account"],
-    fields: (ctx) => [["intent", ctx.rng.pick(["resend", "restart"])], ["code", ""]],
+    fields: (ctx) => [
+      ["intent", ctx.rng.pick(["resend", "restart"])],
+      ["code", ""],
+    ],
     weight: 2,
   },
   {
@@ -466,7 +508,10 @@ const PAGE_FORMS: PageForm[] = [
     path: () => "/auth/forgot-password/",
     sessions: ["anonymous"],
     intents: ["request", "confirm", "resend", "start-over"],
-    fields: (ctx) => [["intent", "request"], ["email", freshEmail(ctx.rng)]],
+    fields: (ctx) => [
+      ["intent", "request"],
+      ["email", freshEmail(ctx.rng)],
+    ],
     weight: 3,
   },
   {
@@ -493,7 +538,15 @@ const PAGE_FORMS: PageForm[] = [
     fields: (ctx) => [["intent", ctx.rng.pick(["resend", "start-over"])]],
     weight: 1,
   },
-  { kind: "page", name: "sign-out", route: "auth-sign-out", path: () => "/auth/sign-out/", sessions: ["signOut", "anonymous"], fields: () => [], weight: 2 },
+  {
+    kind: "page",
+    name: "sign-out",
+    route: "auth-sign-out",
+    path: () => "/auth/sign-out/",
+    sessions: ["signOut", "anonymous"],
+    fields: () => [],
+    weight: 2,
+  },
   {
     kind: "page",
     name: "my/profile/edit",
@@ -531,7 +584,10 @@ const PAGE_FORMS: PageForm[] = [
     path: () => "/my/devices/",
     sessions: ["member"],
     intents: ["deactivate"],
-    fields: (ctx) => [["intent", "deactivate"], ["device", ctx.rng.uuid()]],
+    fields: (ctx) => [
+      ["intent", "deactivate"],
+      ["device", ctx.rng.uuid()],
+    ],
     weight: 4,
   },
   {
@@ -607,7 +663,15 @@ const registration = (rng: Rng): Record<string, unknown> => {
 };
 
 const API_CALLS: ApiCall[] = [
-  { kind: "api", name: "GET /api/openapi.json", method: "GET", template: "/api/openapi.json", path: () => "/api/openapi.json", bearer: "none", weight: 1 },
+  {
+    kind: "api",
+    name: "GET /api/openapi.json",
+    method: "GET",
+    template: "/api/openapi.json",
+    path: () => "/api/openapi.json",
+    bearer: "none",
+    weight: 1,
+  },
   {
     kind: "api",
     name: "POST /api/user-availability",
@@ -675,7 +739,15 @@ const API_CALLS: ApiCall[] = [
     },
     weight: 3,
   },
-  { kind: "api", name: "GET /api/user-devices", method: "GET", template: "/api/user-devices", path: () => "/api/user-devices", bearer: "apiMember", weight: 2 },
+  {
+    kind: "api",
+    name: "GET /api/user-devices",
+    method: "GET",
+    template: "/api/user-devices",
+    path: () => "/api/user-devices",
+    bearer: "apiMember",
+    weight: 2,
+  },
   {
     kind: "api",
     name: "POST /api/user-devices/{id}",
@@ -744,8 +816,37 @@ const HUGE_LENGTHS = [300, 5_000, 70_000, 300_000];
 const LONE_SURROGATES = ["\ud800", "\udfff", "a\udc00b", "\ud83d"];
 const RTL = ["\u202eabc\u202c", "مرحبا", "שלום עולם", "\u200f\u061c"];
 const FULL_WIDTH = ["ｔｅｓｔ＠ｅｘａｍｐｌｅ．ｊｐ", "１９９０", "１２３４５６", "ＡＢＣ　ｄｅｆ", "ｊａ"];
-const WRONG_TYPES_TEXT = ["-1", "0", "1e309", "NaN", "Infinity", "0x1F", "true", "null", "[]", "{}", "[object Object]", "1990.5", " 1990 ", "99999999999999999999999"];
-const WRONG_TYPES_JSON: unknown[] = [0, -1, 1e308, true, false, null, [], {}, ["a", "b"], { $ne: null }, "", [[[]]], 1.5];
+const WRONG_TYPES_TEXT = [
+  "-1",
+  "0",
+  "1e309",
+  "NaN",
+  "Infinity",
+  "0x1F",
+  "true",
+  "null",
+  "[]",
+  "{}",
+  "[object Object]",
+  "1990.5",
+  " 1990 ",
+  "99999999999999999999999",
+];
+const WRONG_TYPES_JSON: unknown[] = [
+  0,
+  -1,
+  1e308,
+  true,
+  false,
+  null,
+  [],
+  {},
+  ["a", "b"],
+  { $ne: null },
+  "",
+  [[[]]],
+  1.5,
+];
 const CONTROL = ["\r\n", "\t", "\x1b[31m", "\x7f", "\u0085", "\u2028", "line\nbreak"];
 const TRICKY = [
   "'; DROP TABLE member_profiles;--",
@@ -762,7 +863,19 @@ const TRICKY = [
   "\uffff",
 ];
 const ODD_METHODS = ["PUT", "PATCH", "DELETE", "TRACE", "OPTIONS", "HEAD", "GET", "PROPFIND", "M-SEARCH"];
-const FIELD_NAME_TRICKS = ["__proto__", "constructor", "prototype", "toString", "email[]", "q2[0]", "a.b", "", "intent ", "Email", "password\u0000"];
+const FIELD_NAME_TRICKS = [
+  "__proto__",
+  "constructor",
+  "prototype",
+  "toString",
+  "email[]",
+  "q2[0]",
+  "a.b",
+  "",
+  "intent ",
+  "Email",
+  "password\u0000",
+];
 
 /** Every value the mutations put into a field, as text: JSON bodies get them as strings, forms as they are. */
 function mutateValue(rng: Rng, kind: string, current: string): string {
@@ -790,7 +903,17 @@ function mutateValue(rng: Rng, kind: string, current: string): string {
   }
 }
 
-const VALUE_KINDS = ["empty-value", "huge-value", "nul-in-value", "lone-surrogate", "rtl-text", "full-width", "wrong-type", "control-chars", "tricky-text"];
+const VALUE_KINDS = [
+  "empty-value",
+  "huge-value",
+  "nul-in-value",
+  "lone-surrogate",
+  "rtl-text",
+  "full-width",
+  "wrong-type",
+  "control-chars",
+  "tricky-text",
+];
 
 function valueMutator(kind: string): Mutator {
   return {
@@ -806,7 +929,8 @@ function valueMutator(kind: string): Mutator {
         }
         const key = rng.pick(keys);
         if (kind === "wrong-type") body[key] = rng.pick(WRONG_TYPES_JSON);
-        else if (Array.isArray(body[key])) body[key] = [mutateValue(rng, kind, String((body[key] as unknown[])[0] ?? ""))];
+        else if (Array.isArray(body[key]))
+          body[key] = [mutateValue(rng, kind, String((body[key] as unknown[])[0] ?? ""))];
         else body[key] = mutateValue(rng, kind, String(body[key] ?? ""));
         return;
       }
@@ -841,7 +965,9 @@ const MUTATORS: Mutator[] = [
         const text = JSON.stringify(draft.json);
         const body = draft.json as Record<string, unknown>;
         const key = rng.pick([...Object.keys(body), "email"]);
-        draft.rawBody = Buffer.from(text.replace(/^\{/, `{${JSON.stringify(key)}:${JSON.stringify(rng.pick(TRICKY))},`));
+        draft.rawBody = Buffer.from(
+          text.replace(/^\{/, `{${JSON.stringify(key)}:${JSON.stringify(rng.pick(TRICKY))},`),
+        );
         return;
       }
       const [name] = draft.pairs.length > 0 ? rng.pick(draft.pairs) : ["intent"];
@@ -875,10 +1001,13 @@ const MUTATORS: Mutator[] = [
     mutate(draft, rng) {
       const name = rng.pick(FIELD_NAME_TRICKS);
       if (draft.encoding === "json") {
-        draft.rawBody = Buffer.from(JSON.stringify(draft.json).replace(/^\{/, `{${JSON.stringify(name)}:{"isAdmin":true,"sub":"x"},`));
+        draft.rawBody = Buffer.from(
+          JSON.stringify(draft.json).replace(/^\{/, `{${JSON.stringify(name)}:{"isAdmin":true,"sub":"x"},`),
+        );
         return;
       }
-      for (let count = 1 + rng.int(3); count > 0; count--) draft.pairs.push([rng.pick(FIELD_NAME_TRICKS), rng.pick(TRICKY)]);
+      for (let count = 1 + rng.int(3); count > 0; count--)
+        draft.pairs.push([rng.pick(FIELD_NAME_TRICKS), rng.pick(TRICKY)]);
     },
   },
   {
@@ -951,11 +1080,19 @@ const MUTATORS: Mutator[] = [
         draft.rawBody = Buffer.from("just some text\n");
         setHeader(draft, "Content-Type", rng.pick(["text/plain", "text/html", "application/octet-stream"]));
       } else if (variant === 2) {
-        draft.rawBody = Buffer.from(formUrlEncode(draft.pairs.length > 0 ? draft.pairs : Object.entries(draft.json as object).map(([k, v]) => [k, String(v)])));
+        draft.rawBody = Buffer.from(
+          formUrlEncode(
+            draft.pairs.length > 0 ? draft.pairs : Object.entries(draft.json as object).map(([k, v]) => [k, String(v)]),
+          ),
+        );
         setHeader(draft, "Content-Type", null);
       } else if (variant === 3) {
         draft.rawBody = Buffer.from(formUrlEncode(draft.pairs.length > 0 ? draft.pairs : [["email", "a@example.jp"]]));
-        setHeader(draft, "Content-Type", draft.encoding === "json" ? "application/x-www-form-urlencoded" : "application/json");
+        setHeader(
+          draft,
+          "Content-Type",
+          draft.encoding === "json" ? "application/x-www-form-urlencoded" : "application/json",
+        );
       } else if (variant === 4) {
         const type = rng.pick([
           "application/x-www-form-urlencoded; charset=shift_jis",
@@ -967,7 +1104,8 @@ const MUTATORS: Mutator[] = [
           "multipart/mixed",
         ]);
         setHeader(draft, "Content-Type", type);
-        draft.rawBody = draft.encoding === "json" ? Buffer.from(JSON.stringify(draft.json)) : Buffer.from(formUrlEncode(draft.pairs));
+        draft.rawBody =
+          draft.encoding === "json" ? Buffer.from(JSON.stringify(draft.json)) : Buffer.from(formUrlEncode(draft.pairs));
       } else {
         draft.rawBody = Buffer.from([0xff, 0xfe, 0x00, 0x41, 0xc3, 0x28, 0xe2, 0x82]);
       }
@@ -979,7 +1117,9 @@ const MUTATORS: Mutator[] = [
     mutate(draft, rng) {
       const encoded = formUrlEncode(draft.pairs);
       const junk = rng.pick(["%", "%zz", "%E3%81", "%C0%AF", "%ED%A0%80", "%%", "%u0041", "+%2", "&&&==&", "=%FF%FE"]);
-      draft.rawBody = Buffer.from(`${encoded}${rng.chance(0.5) ? "&" : ""}${rng.pick(["email=", "intent=", "x="])}${junk}`);
+      draft.rawBody = Buffer.from(
+        `${encoded}${rng.chance(0.5) ? "&" : ""}${rng.pick(["email=", "intent=", "x="])}${junk}`,
+      );
       setHeader(draft, "Content-Type", "application/x-www-form-urlencoded");
     },
   },
@@ -996,7 +1136,8 @@ const MUTATORS: Mutator[] = [
     applies: "both",
     mutate(draft, rng) {
       const size = rng.pick([40_000, 100_000, 900_000]);
-      if (draft.encoding === "json") draft.rawBody = Buffer.from(JSON.stringify({ ...(draft.json as object), padding: "x".repeat(size) }));
+      if (draft.encoding === "json")
+        draft.rawBody = Buffer.from(JSON.stringify({ ...(draft.json as object), padding: "x".repeat(size) }));
       else draft.rawBody = Buffer.from(`${formUrlEncode(draft.pairs)}&padding=${"x".repeat(size)}`);
     },
   },
@@ -1027,7 +1168,9 @@ const MUTATORS: Mutator[] = [
     name: "non-object-json",
     applies: "api",
     mutate(draft, rng) {
-      draft.rawBody = Buffer.from(rng.pick(["[]", "null", "1", '"text"', "true", "[{}]", JSON.stringify([draft.json])]));
+      draft.rawBody = Buffer.from(
+        rng.pick(["[]", "null", "1", '"text"', "true", "[{}]", JSON.stringify([draft.json])]),
+      );
     },
   },
   {
@@ -1125,7 +1268,8 @@ const MUTATORS: Mutator[] = [
     name: "bearer",
     applies: "api",
     mutate(draft, rng) {
-      const token = draft.headers.find(([name]) => name === "Authorization")?.[1]?.replace(/^Bearer /, "") ?? "eyJ.eyJ.sig";
+      const token =
+        draft.headers.find(([name]) => name === "Authorization")?.[1]?.replace(/^Bearer /, "") ?? "eyJ.eyJ.sig";
       const [header, payload] = token.split(".");
       const forgedNone = `${Buffer.from('{"alg":"none","typ":"JWT"}').toString("base64url")}.${payload ?? ""}.`;
       const value = rng.pick([
@@ -1153,7 +1297,12 @@ const MUTATORS: Mutator[] = [
     applies: "both",
     mutate(draft, rng) {
       const variant = rng.int(8);
-      if (variant === 0) setHeader(draft, "Accept-Language", rng.pick(["", "*", "xx-YY;q=abc", "en;q=2,ja;q=-1", "a".repeat(5000), "ja,en;q=0.5,".repeat(200)]));
+      if (variant === 0)
+        setHeader(
+          draft,
+          "Accept-Language",
+          rng.pick(["", "*", "xx-YY;q=abc", "en;q=2,ja;q=-1", "a".repeat(5000), "ja,en;q=0.5,".repeat(200)]),
+        );
       if (variant === 1) draft.headers.push(["X-Fuzz", "v".repeat(rng.pick([1000, 7000]))]);
       if (variant === 2) setHeader(draft, "Origin", rng.pick(["null", "http://evil.example", "", "http://localhost"]));
       if (variant === 3) {
@@ -1161,7 +1310,11 @@ const MUTATORS: Mutator[] = [
         draft.headers.push(["Sec-Fetch-Site", rng.pick(["same-origin", "none", "same-site", "cross-site", "garbage"])]);
       }
       if (variant === 4) draft.headers.push(["Content-Type", rng.pick(["text/plain", "application/json"])]);
-      if (variant === 5) draft.headers.push(["X-Forwarded-For", rng.pick(["not-an-ip", "1.2.3.4, ::1", "", "999.999.1.1", "::ffff:127.0.0.1"])]);
+      if (variant === 5)
+        draft.headers.push([
+          "X-Forwarded-For",
+          rng.pick(["not-an-ip", "1.2.3.4, ::1", "", "999.999.1.1", "::ffff:127.0.0.1"]),
+        ]);
       if (variant === 6) draft.headers.push(["Transfer-Encoding", "chunked"]);
       if (variant === 7) draft.headers.push(["Expect", "100-continue"]);
     },
@@ -1189,7 +1342,9 @@ async function plan(index: number): Promise<Planned> {
     return { index, target: "raw HTTP", mutation: raw.name, bytes, describe: () => showRequest(bytes) };
   }
   const target = pickWeighted(rng, TARGETS);
-  const mutator = rng.pick(MUTATORS_IN_USE.filter((candidate) => candidate.applies === "both" || candidate.applies === target.kind));
+  const mutator = rng.pick(
+    MUTATORS_IN_USE.filter((candidate) => candidate.applies === "both" || candidate.applies === target.kind),
+  );
   const sessionName = target.kind === "page" ? rng.pick(target.sessions) : "anonymous";
   const session = await readySession(sessionName);
   const bearer = await readyBearer(target.kind === "api" ? target.bearer : "none");
@@ -1285,7 +1440,8 @@ function serializeDraft(draft: Draft, rng: Rng): Buffer {
         ? Buffer.concat([Buffer.from(`${body.length.toString(16)}\r\n`), body, Buffer.from("\r\n0\r\n\r\n")])
         : Buffer.from("0\r\n\r\n");
   }
-  const sendsBody = body !== undefined && (chunked || (draft.method !== "GET" && draft.method !== "HEAD") || body.length > 0);
+  const sendsBody =
+    body !== undefined && (chunked || (draft.method !== "GET" && draft.method !== "HEAD") || body.length > 0);
   return serializeRequest({
     method: draft.method,
     target: `${draft.path}${draft.query}`,
@@ -1298,7 +1454,9 @@ function serializeDraft(draft: Draft, rng: Rng): Buffer {
 function showRequest(bytes: Buffer): string {
   const headEnd = bytes.indexOf("\r\n\r\n");
   const head = bytes.subarray(0, headEnd === -1 ? bytes.length : headEnd).toString("latin1");
-  const lines = head.split("\r\n").map((line) => (line.length > 160 ? `${line.slice(0, 160)}… (${line.length} chars)` : line));
+  const lines = head
+    .split("\r\n")
+    .map((line) => (line.length > 160 ? `${line.slice(0, 160)}… (${line.length} chars)` : line));
   const body = headEnd === -1 ? Buffer.alloc(0) : bytes.subarray(headEnd + 4);
   return `\n      ${lines.join("\n      ")}\n      body (${body.length} bytes): ${showBytes(body)}`;
 }
@@ -1312,11 +1470,20 @@ function showBytes(bytes: Buffer): string {
 /** The malformed HTTP that fetch() cannot send: written byte for byte. */
 const RAW_CASES: { name: string; bytes: (port: number) => Buffer }[] = [
   { name: "HTTP/1.0 without Host (GET /)", bytes: () => Buffer.from("GET / HTTP/1.0\r\n\r\n") },
-  { name: "HTTP/1.0 without Host (GET /auth/sign-in/)", bytes: () => Buffer.from("GET /auth/sign-in/ HTTP/1.0\r\n\r\n") },
+  {
+    name: "HTTP/1.0 without Host (GET /auth/sign-in/)",
+    bytes: () => Buffer.from("GET /auth/sign-in/ HTTP/1.0\r\n\r\n"),
+  },
   {
     name: "HTTP/1.0 without Host (POST a form)",
     bytes: () =>
-      wire("POST /auth/sign-in/ HTTP/1.0", "Content-Type: application/x-www-form-urlencoded", "Content-Length: 7", "", "email=a"),
+      wire(
+        "POST /auth/sign-in/ HTTP/1.0",
+        "Content-Type: application/x-www-form-urlencoded",
+        "Content-Length: 7",
+        "",
+        "email=a",
+      ),
   },
   { name: "HTTP/1.0 without Host (API)", bytes: () => Buffer.from("GET /api/user-devices HTTP/1.0\r\n\r\n") },
   { name: "raw /api/../x", bytes: (port) => get("/api/../x", port) },
@@ -1332,21 +1499,57 @@ const RAW_CASES: { name: string; bytes: (port: number) => Buffer }[] = [
   { name: "bad percent-encoding in email-update token", bytes: (port) => post("/email-update/%zz%/", port, true) },
   { name: "lone % in the query", bytes: (port) => get("/auth/sign-in/?to=%", port) },
   { name: "absolute-form request target", bytes: (port) => get(`http://evil.example/auth/sign-in/`, port) },
-  { name: "asterisk request target", bytes: (port) => Buffer.from(`OPTIONS * HTTP/1.1\r\nHost: localhost:${port}\r\nConnection: close\r\n\r\n`) },
+  {
+    name: "asterisk request target",
+    bytes: (port) => Buffer.from(`OPTIONS * HTTP/1.1\r\nHost: localhost:${port}\r\nConnection: close\r\n\r\n`),
+  },
   { name: "HTTP/1.1 without Host", bytes: () => Buffer.from("GET / HTTP/1.1\r\nConnection: close\r\n\r\n") },
-  { name: "two Host headers", bytes: (port) => Buffer.from(`GET / HTTP/1.1\r\nHost: localhost:${port}\r\nHost: evil.example\r\nConnection: close\r\n\r\n`) },
-  { name: "odd Host header", bytes: () => Buffer.from("GET /auth/sign-in/ HTTP/1.1\r\nHost: [::1\r\nConnection: close\r\n\r\n") },
-  { name: "Host with a bad port", bytes: () => Buffer.from("POST /auth/sign-out/ HTTP/1.1\r\nHost: localhost:abc\r\nContent-Length: 0\r\nConnection: close\r\n\r\n") },
+  {
+    name: "two Host headers",
+    bytes: (port) =>
+      Buffer.from(`GET / HTTP/1.1\r\nHost: localhost:${port}\r\nHost: evil.example\r\nConnection: close\r\n\r\n`),
+  },
+  {
+    name: "odd Host header",
+    bytes: () => Buffer.from("GET /auth/sign-in/ HTTP/1.1\r\nHost: [::1\r\nConnection: close\r\n\r\n"),
+  },
+  {
+    name: "Host with a bad port",
+    bytes: () =>
+      Buffer.from(
+        "POST /auth/sign-out/ HTTP/1.1\r\nHost: localhost:abc\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+      ),
+  },
   { name: "backslash path", bytes: (port) => get("/\\evil.example/", port) },
   { name: "double-slash path", bytes: (port) => get("//evil.example", port) },
-  { name: "TRACE on a page", bytes: (port) => Buffer.from(`TRACE /auth/sign-in/ HTTP/1.1\r\nHost: localhost:${port}\r\nConnection: close\r\n\r\n`) },
-  { name: "TRACE on the API", bytes: (port) => Buffer.from(`TRACE /api/user-devices HTTP/1.1\r\nHost: localhost:${port}\r\nConnection: close\r\n\r\n`) },
-  { name: "unknown method on a page", bytes: (port) => Buffer.from(`FUZZ /auth/sign-in/ HTTP/1.1\r\nHost: localhost:${port}\r\nConnection: close\r\n\r\n`) },
-  { name: "a header line without a colon", bytes: (port) => Buffer.from(`GET / HTTP/1.1\r\nHost: localhost:${port}\r\nno colon here\r\nConnection: close\r\n\r\n`) },
+  {
+    name: "TRACE on a page",
+    bytes: (port) =>
+      Buffer.from(`TRACE /auth/sign-in/ HTTP/1.1\r\nHost: localhost:${port}\r\nConnection: close\r\n\r\n`),
+  },
+  {
+    name: "TRACE on the API",
+    bytes: (port) =>
+      Buffer.from(`TRACE /api/user-devices HTTP/1.1\r\nHost: localhost:${port}\r\nConnection: close\r\n\r\n`),
+  },
+  {
+    name: "unknown method on a page",
+    bytes: (port) =>
+      Buffer.from(`FUZZ /auth/sign-in/ HTTP/1.1\r\nHost: localhost:${port}\r\nConnection: close\r\n\r\n`),
+  },
+  {
+    name: "a header line without a colon",
+    bytes: (port) =>
+      Buffer.from(`GET / HTTP/1.1\r\nHost: localhost:${port}\r\nno colon here\r\nConnection: close\r\n\r\n`),
+  },
   {
     name: "non-ASCII bytes in the path",
     bytes: (port) =>
-      Buffer.concat([Buffer.from("GET /auth/"), Buffer.from([0xe3, 0x81, 0x82, 0xff]), wire("/ HTTP/1.1", host(port), CLOSE, "", "")]),
+      Buffer.concat([
+        Buffer.from("GET /auth/"),
+        Buffer.from([0xe3, 0x81, 0x82, 0xff]),
+        wire("/ HTTP/1.1", host(port), CLOSE, "", ""),
+      ]),
   },
   {
     name: "chunked body with a bad chunk size",
@@ -1384,7 +1587,13 @@ const RAW_CASES: { name: string; bytes: (port: number) => Buffer }[] = [
         "",
       ),
   },
-  { name: "negative Content-Length", bytes: (port) => Buffer.from(`POST /auth/sign-in/ HTTP/1.1\r\nHost: localhost:${port}\r\nContent-Length: -1\r\nConnection: close\r\n\r\n`) },
+  {
+    name: "negative Content-Length",
+    bytes: (port) =>
+      Buffer.from(
+        `POST /auth/sign-in/ HTTP/1.1\r\nHost: localhost:${port}\r\nContent-Length: -1\r\nConnection: close\r\n\r\n`,
+      ),
+  },
 ];
 
 /** Request lines joined with CRLF: a blank line ends the head. */
@@ -1425,7 +1634,9 @@ const TARGETS: Target[] = [...PAGE_FORMS, ...API_CALLS].filter(
     target.name.includes(onlyTarget) &&
     MUTATORS_IN_USE.some((mutator) => mutator.applies === "both" || mutator.applies === target.kind),
 );
-const RAW_CASES_IN_USE = "raw HTTP".includes(onlyTarget) ? RAW_CASES.filter((raw) => raw.name.includes(onlyMutation)) : [];
+const RAW_CASES_IN_USE = "raw HTTP".includes(onlyTarget)
+  ? RAW_CASES.filter((raw) => raw.name.includes(onlyMutation))
+  : [];
 
 // ---- results --------------------------------------------------------------------------------------------------------
 
@@ -1449,7 +1660,9 @@ function noteSessionEffects(planned: Planned, outcome: RawOutcome) {
   }
   const session = used.value as Session;
   // Set or cleared: either way the session is no longer what the next request expects.
-  if (setCookiesOf(response).some(([name, value]) => session.cookies.has(name) && session.cookies.get(name) !== value)) {
+  if (
+    setCookiesOf(response).some(([name, value]) => session.cookies.has(name) && session.cookies.get(name) !== value)
+  ) {
     session.stale = true;
   }
 }
@@ -1468,9 +1681,18 @@ function serverLogFor(planned: Planned, outcome: RawOutcome, startedAt: number, 
 
 function summarizeLogLine(line: string): string {
   try {
-    const entry = JSON.parse(line) as { msg?: string; err?: { type?: string; message?: string; stack?: string }; level?: number };
-    const frames = (entry.err?.stack ?? "").split("\n").map((frame) => frame.trim()).filter((frame) => frame.startsWith("at "));
-    const error = entry.err ? `: ${entry.err.type ?? ""} ${(entry.err.message ?? "").replace(/\s+/g, " ").slice(0, 300)}` : "";
+    const entry = JSON.parse(line) as {
+      msg?: string;
+      err?: { type?: string; message?: string; stack?: string };
+      level?: number;
+    };
+    const frames = (entry.err?.stack ?? "")
+      .split("\n")
+      .map((frame) => frame.trim())
+      .filter((frame) => frame.startsWith("at "));
+    const error = entry.err
+      ? `: ${entry.err.type ?? ""} ${(entry.err.message ?? "").replace(/\s+/g, " ").slice(0, 300)}`
+      : "";
     return `[level ${entry.level}] ${entry.msg ?? ""}${error}${frames.length > 0 ? ` @ ${frames.slice(0, 3).join(" | ")}` : ""}`;
   } catch {
     return line.slice(0, 400);
@@ -1508,18 +1730,23 @@ function describeOutcome(outcome: RawOutcome): string {
 
 test("every page with an action and every API endpoint has a row in the fuzz table", () => {
   const pagesWithAction = ROUTE_SECTIONS.flatMap((section): readonly { name: string; file: string }[] => section.pages)
-    .filter((page) => /export (async )?function action\b|export const action\b/.test(readFileSync(`app/${page.file}`, "utf8")))
+    .filter((page) =>
+      /export (async )?function action\b|export const action\b/.test(readFileSync(`app/${page.file}`, "utf8")),
+    )
     .map((page) => page.name);
   expect(pagesWithAction.filter((name) => !PAGE_FORMS.some((form) => form.route === name))).toEqual([]);
   const endpoints = API_ENDPOINTS.map((endpoint) => `${endpoint.method.toUpperCase()} ${endpoint.path}`);
-  expect(endpoints.filter((endpoint) => !API_CALLS.some((call) => `${call.method} ${call.template}` === endpoint))).toEqual([]);
+  expect(
+    endpoints.filter((endpoint) => !API_CALLS.some((call) => `${call.method} ${call.template}` === endpoint)),
+  ).toEqual([]);
 });
-
 
 describe("against the production build", () => {
   beforeAll(async () => {
     // Every rate limit raised, so the fuzz reaches the code behind them (a 429 that still comes is not a failure).
-    const limits = Object.fromEntries(Object.keys(RATE_LIMIT_POLICIES).map((name) => [`RATE_LIMIT_${name}`, "1000000"]));
+    const limits = Object.fromEntries(
+      Object.keys(RATE_LIMIT_POLICIES).map((name) => [`RATE_LIMIT_${name}`, "1000000"]),
+    );
     server = await startServerProcess("preview", {
       NODE_ENV: "production",
       LOG_LEVEL: "warn",
@@ -1538,7 +1765,9 @@ describe("against the production build", () => {
   test(
     "a few thousand mutated requests over every form action and API endpoint: no 5xx, no broken connection",
     async () => {
-      console.log(`fuzz: seed ${SEED} (replay with FUZZ_SEED=${SEED}), up to ${REQUEST_COUNT} requests or ${BUDGET_MS / 1000} s`);
+      console.log(
+        `fuzz: seed ${SEED} (replay with FUZZ_SEED=${SEED}), up to ${REQUEST_COUNT} requests or ${BUDGET_MS / 1000} s`,
+      );
       const failures = new Map<string, Failure>();
       /**
        * 503 is the app's deliberate "temporarily unavailable" answer when Cognito (here the stand-in) is slow or
@@ -1605,8 +1834,13 @@ describe("against the production build", () => {
       await Promise.all(Array.from({ length: CONCURRENCY }, worker));
 
       const seconds = ((Date.now() - startedAt) / 1000).toFixed(1);
-      const statuses = [...statusCounts].sort(([a], [b]) => String(a).localeCompare(String(b))).map(([status, count]) => `${status}×${count}`);
-      const slowest = [...timeByTarget].sort(([, a], [, b]) => b - a).slice(0, 5).map(([name, ms]) => `${name} ${(ms / 1000).toFixed(1)} s`);
+      const statuses = [...statusCounts]
+        .sort(([a], [b]) => String(a).localeCompare(String(b)))
+        .map(([status, count]) => `${status}×${count}`);
+      const slowest = [...timeByTarget]
+        .sort(([, a], [, b]) => b - a)
+        .slice(0, 5)
+        .map(([name, ms]) => `${name} ${(ms / 1000).toFixed(1)} s`);
       const setUps = [...renewals].map(([name, count]) => `${name}×${count}`);
       console.log(`fuzz: ${sent} requests in ${seconds} s; statuses ${statuses.join(" ")}`);
       console.log(`fuzz: most time: ${slowest.join(", ")}; set-ups: ${setUps.join(" ")}`);

@@ -36,7 +36,10 @@ const EXPECTED = { minimumPasswordLength: MIN_PASSWORD_LENGTH, adminGroup: ADMIN
 
 /** The check as start-server.ts runs it, for a pool and client on the stand-in. */
 async function problemsOf(userPoolId: string, clientId: string, adminGroup = ADMIN_GROUP): Promise<string[]> {
-  const identity = createIdentityProvider({ region: REGION, endpoint: standIn.endpoint, userPoolId, clientId }, standIn.cognito);
+  const identity = createIdentityProvider(
+    { region: REGION, endpoint: standIn.endpoint, userPoolId, clientId },
+    standIn.cognito,
+  );
   return identityPoolProblems(identity, { ...EXPECTED, adminGroup });
 }
 
@@ -57,7 +60,9 @@ test("a client with revocation off, hidden existence errors, rotation on and no 
   );
   const clientId = created.UserPoolClient!.ClientId!;
   expect(await problemsOf(standIn.userPoolId, clientId)).toEqual([
-    expect.stringContaining(`app client ${clientId}: ExplicitAuthFlows is ["ALLOW_USER_SRP_AUTH","ALLOW_REFRESH_TOKEN_AUTH"], must include "ALLOW_ADMIN_USER_PASSWORD_AUTH"`),
+    expect.stringContaining(
+      `app client ${clientId}: ExplicitAuthFlows is ["ALLOW_USER_SRP_AUTH","ALLOW_REFRESH_TOKEN_AUTH"], must include "ALLOW_ADMIN_USER_PASSWORD_AUTH"`,
+    ),
     expect.stringContaining("EnableTokenRevocation is false, must be true"),
     expect.stringContaining('PreventUserExistenceErrors is "ENABLED", must be "LEGACY"'),
     expect.stringContaining('RefreshTokenRotation.Feature is "ENABLED", must be "DISABLED"'),
@@ -101,7 +106,10 @@ test("the server refuses to start on a pool that breaks the contract, listing ev
   // embedded provisioning keeps what exists, so only the start-up check stands between it and a running server.
   const temp = makeTempDir("pool-check-start");
   try {
-    const wrong = await startCognitoStandIn({ dataDir: path.join(temp.dir, "cognito"), mailboxDir: mailboxDirectory(temp.dir) });
+    const wrong = await startCognitoStandIn({
+      dataDir: path.join(temp.dir, "cognito"),
+      mailboxDir: mailboxDirectory(temp.dir),
+    });
     const cognito = createCognitoClient({ region: REGION, endpoint: wrong.endpoint, userPoolId: "", clientId: "" });
     try {
       const pool = await cognito.send(
@@ -136,7 +144,10 @@ test("the server refuses to start on a pool that breaks the contract, listing ev
       await wrong.stop();
     }
 
-    const { code, output } = await runServer(["--mode=preview"], { DATA_DIR: temp.dir, PORT: String(await findFreePort()) });
+    const { code, output } = await runServer(["--mode=preview"], {
+      DATA_DIR: temp.dir,
+      PORT: String(await findFreePort()),
+    });
     expect(output).not.toContain("ready at");
     expect(code).toBe(1);
     expect(output).toContain("do not meet the deployment contract");

@@ -93,7 +93,11 @@ const OLD_PASSWORD = "old-password-2019";
 async function importLegacyMember(label: string, password = OLD_PASSWORD) {
   const email = `${label}-${crypto.randomUUID().slice(0, 8)}@example.jp`;
   await importLegacyRows(handle.db, [
-    { email, passwordHash: bcrypt.hashSync(password, 4), profile: { familyName: "旧", givenName: label, preferredLanguage: "ja" } },
+    {
+      email,
+      passwordHash: bcrypt.hashSync(password, 4),
+      profile: { familyName: "旧", givenName: label, preferredLanguage: "ja" },
+    },
   ]);
   return email;
 }
@@ -134,7 +138,9 @@ test("someone's unconfirmed sign-up of a legacy address neither locks the member
   // password opens nothing.
   const code = await latestCodeFor(email);
   expect((await failureOf(confirmSignUp(identity, { email, sub: squatter.sub, code }))).code).toBe("codeMismatch");
-  expect(messageKeyOf(domainErrorOf((await failureOf(signInAs(email, "squatters-password")))))).toBe("toasts:loginFailed");
+  expect(messageKeyOf(domainErrorOf(await failureOf(signInAs(email, "squatters-password"))))).toBe(
+    "toasts:loginFailed",
+  );
   expect((await signInAs(email, OLD_PASSWORD)).kind).toBe("active");
 });
 
@@ -144,7 +150,7 @@ test("an address that signed up again after 2021 keeps its own password: the old
   const { sub } = await startSignUp(identity, { email, password: "new-password-2026", locale: "ja" });
   await confirmSignUp(identity, { email, sub, code: await latestCodeFor(email) });
 
-  expect(messageKeyOf(domainErrorOf((await failureOf(signInAs(email, OLD_PASSWORD)))))).toBe("toasts:loginFailed");
+  expect(messageKeyOf(domainErrorOf(await failureOf(signInAs(email, OLD_PASSWORD))))).toBe("toasts:loginFailed");
   expect((await identity.getUser(email)).sub).toBe(sub);
   expect((await legacyRowOf(email))?.migratedAt).toBeNull();
   expect((await signInAs(email, "new-password-2026")).kind).toBe("active");
@@ -174,7 +180,9 @@ test("when the undo fails as well, the half-made user is recognised and replaced
     operations: ["AdminSetUserPassword", "AdminDeleteUser"],
     times: 2 * COGNITO_MAX_ATTEMPTS,
   });
-  expect(messageKeyOf(domainErrorOf((await failureOf(signInAs(email, OLD_PASSWORD)))))).toBe("toasts:identityUnavailable");
+  expect(messageKeyOf(domainErrorOf(await failureOf(signInAs(email, OLD_PASSWORD))))).toBe(
+    "toasts:identityUnavailable",
+  );
   const halfMade = await deps().identity.findUser(email);
   expect(halfMade?.status).toBe("FORCE_CHANGE_PASSWORD");
   expect((await legacyRowOf(email))?.migratedSub).toBe(halfMade?.sub);
@@ -206,7 +214,7 @@ test("a legacy password the pool's policy refuses stops the migration before any
   expect(counts.byOperation.AdminCreateUser ?? 0).toBe(0);
   expect(await deps().identity.findUser(email)).toBeNull();
   // A wrong password still reads as a failed sign-in, revealing nothing.
-  expect(messageKeyOf(domainErrorOf((await failureOf(signInAs(email, "short8!!")))))).toBe("toasts:loginFailed");
+  expect(messageKeyOf(domainErrorOf(await failureOf(signInAs(email, "short8!!"))))).toBe("toasts:loginFailed");
 });
 
 test("every refused sign-in costs one bcrypt compare, legacy row or not", async () => {
@@ -220,7 +228,9 @@ test("every refused sign-in costs one bcrypt compare, legacy row or not", async 
   ];
   for (const { label, email } of cases) {
     const before = legacyPasswordCheckStats().comparesRun;
-    expect(messageKeyOf(domainErrorOf((await failureOf(signInAs(email, "wrong-password-1"))))), label).toBe("toasts:loginFailed");
+    expect(messageKeyOf(domainErrorOf(await failureOf(signInAs(email, "wrong-password-1")))), label).toBe(
+      "toasts:loginFailed",
+    );
     expect(legacyPasswordCheckStats().comparesRun - before, label).toBe(1);
   }
 });
@@ -228,7 +238,9 @@ test("every refused sign-in costs one bcrypt compare, legacy row or not", async 
 test("the import refuses bcrypt hashes above the cost cap, by line and field", async () => {
   const tooCostly = bcrypt.hashSync("x", 4).replace("$04$", `$${MAX_LEGACY_BCRYPT_COST + 1}$`);
   const atCap = bcrypt.hashSync("x", 4).replace("$04$", `$${MAX_LEGACY_BCRYPT_COST}$`);
-  const { rows, errors } = parseLegacyCsv(`email,password_hash\ncostly@example.jp,${tooCostly}\nat-cap@example.jp,${atCap}\n`);
+  const { rows, errors } = parseLegacyCsv(
+    `email,password_hash\ncostly@example.jp,${tooCostly}\nat-cap@example.jp,${atCap}\n`,
+  );
   expect(rows.map((row) => row.email)).toEqual(["at-cap@example.jp"]);
   expect(errors).toEqual([{ line: 2, field: "password_hash", message: `bcrypt cost above ${MAX_LEGACY_BCRYPT_COST}` }]);
   await expect(

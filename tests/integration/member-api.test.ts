@@ -57,21 +57,22 @@ async function startTestServer(env: Record<string, string> = {}): Promise<TestSe
   const pools = await cognito.send(new ListUserPoolsCommand({ MaxResults: 60 }));
   const userPoolId = pools.UserPools?.find((pool) => pool.Name === STAND_IN_POOL_NAME)?.Id ?? "";
   const clients = await cognito.send(new ListUserPoolClientsCommand({ UserPoolId: userPoolId, MaxResults: 60 }));
-  const clientId = clients.UserPoolClients?.find((client) => client.ClientName === STAND_IN_CLIENT_NAME)?.ClientId ?? "";
+  const clientId =
+    clients.UserPoolClients?.find((client) => client.ClientName === STAND_IN_CLIENT_NAME)?.ClientId ?? "";
   return { process, standIn, standInPort, url: process.url, sdk: { cognito, userPoolId, clientId } };
 }
 
 beforeAll(async () => {
-  const started = await Promise.allSettled([
-    startTestServer(),
-    startTestServer({ STANDIN_ACCESS_TOKEN_TTL_S: "2" }),
-  ]);
+  const started = await Promise.allSettled([startTestServer(), startTestServer({ STANDIN_ACCESS_TOKEN_TTL_S: "2" })]);
   const failed = started.find((result) => result.status === "rejected");
   if (failed) {
     await Promise.all(started.map((result) => (result.status === "fulfilled" ? result.value.process.stop() : null)));
     throw failed.reason;
   }
-  [main, shortTokens] = started.map((result) => (result as PromiseFulfilledResult<TestServer>).value) as [TestServer, TestServer];
+  [main, shortTokens] = started.map((result) => (result as PromiseFulfilledResult<TestServer>).value) as [
+    TestServer,
+    TestServer,
+  ];
 }, 90_000);
 
 afterAll(async () => {
@@ -116,7 +117,13 @@ async function anotherSignIn(member: Member, server = main): Promise<Member> {
 async function api(
   method: string,
   path: string,
-  options: { token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string>; server?: TestServer } = {},
+  options: {
+    token?: string;
+    body?: unknown;
+    rawBody?: string;
+    headers?: Record<string, string>;
+    server?: TestServer;
+  } = {},
 ) {
   const server = options.server ?? main;
   const response = await fetch(`${server.url}${path}`, {
@@ -128,7 +135,10 @@ async function api(
       ...(options.body !== undefined || options.rawBody !== undefined ? { "Content-Type": "application/json" } : {}),
       ...options.headers,
     },
-    body: method === "GET" ? undefined : (options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body))),
+    body:
+      method === "GET"
+        ? undefined
+        : (options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body))),
   });
   const text = await response.text();
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- answers of every shape; each test asserts what it reads
@@ -142,7 +152,11 @@ async function api(
 }
 
 function registerDevice(member: Member, key: string, headers: Record<string, string> = {}) {
-  return api("POST", `/api/user-devices/${key}`, { token: member.accessToken, body: { refreshToken: member.refreshToken }, headers });
+  return api("POST", `/api/user-devices/${key}`, {
+    token: member.accessToken,
+    body: { refreshToken: member.refreshToken },
+    headers,
+  });
 }
 
 const PROFILE = {
@@ -191,8 +205,18 @@ describe("bearer tokens (SECURITY.md 12)", () => {
       .setProtectedHeader({ alg: "RS256", kid: decodeProtectedHeader(member.accessToken).kid })
       .sign(privateKey);
     const tampered = `${header}.${Buffer.from(JSON.stringify({ ...claims, sub: crypto.randomUUID() })).toString("base64url")}.${member.accessToken.split(".")[2]}`;
-    for (const authorization of [undefined, "Bearer", "Basic abc", `Bearer ${unsigned}`, `Bearer ${forged}`, `Bearer ${wrongIssuer}`, `Bearer ${tampered}`]) {
-      const response = await api("GET", "/api/user-devices", { headers: authorization ? { Authorization: authorization } : {} });
+    for (const authorization of [
+      undefined,
+      "Bearer",
+      "Basic abc",
+      `Bearer ${unsigned}`,
+      `Bearer ${forged}`,
+      `Bearer ${wrongIssuer}`,
+      `Bearer ${tampered}`,
+    ]) {
+      const response = await api("GET", "/api/user-devices", {
+        headers: authorization ? { Authorization: authorization } : {},
+      });
       expect(response.status, authorization).toBe(401);
       expect(response.json.error).toMatchObject({ code: "unauthorized", requestId: expect.any(String) });
       expect(response.headers.get("WWW-Authenticate")).toMatch(/^Bearer realm="member-api"/);
@@ -214,7 +238,9 @@ describe("bearer tokens (SECURITY.md 12)", () => {
 
   test("an expired token gets 401; the caller refreshes once and the retry succeeds", async () => {
     const member = await newMember("api-expiry", shortTokens);
-    expect((await api("GET", "/api/user-devices", { token: member.accessToken, server: shortTokens })).status).toBe(200);
+    expect((await api("GET", "/api/user-devices", { token: member.accessToken, server: shortTokens })).status).toBe(
+      200,
+    );
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     const expired = await api("GET", "/api/user-devices", { token: member.accessToken, server: shortTokens });
     expect(expired.status).toBe(401);
@@ -226,7 +252,10 @@ describe("bearer tokens (SECURITY.md 12)", () => {
         AuthParameters: { REFRESH_TOKEN: member.refreshToken },
       }),
     );
-    const retry = await api("GET", "/api/user-devices", { token: refreshed.AuthenticationResult?.AccessToken, server: shortTokens });
+    const retry = await api("GET", "/api/user-devices", {
+      token: refreshed.AuthenticationResult?.AccessToken,
+      server: shortTokens,
+    });
     expect(retry.status).toBe(200);
   });
 
@@ -290,7 +319,10 @@ describe("responses", () => {
     const notJson = await api("POST", "/api/user-availability", { token: member.accessToken, rawBody: "{email:" });
     expect(notJson.status).toBe(400);
     expect(notJson.json.error.code).toBe("bad_request");
-    const huge = await api("POST", "/api/user-availability", { token: member.accessToken, rawBody: JSON.stringify({ email: "a".repeat(40_000) }) });
+    const huge = await api("POST", "/api/user-availability", {
+      token: member.accessToken,
+      rawBody: JSON.stringify({ email: "a".repeat(40_000) }),
+    });
     expect(huge.status).toBe(413);
     // Without a Content-Length (chunked) it is refused all the same (tests/unit/api-lane.test.ts: read how far).
     const chunk = new TextEncoder().encode(" ".repeat(8 * 1024));
@@ -303,7 +335,11 @@ describe("responses", () => {
     });
     const chunked = await fetch(`${main.url}/api/user-availability`, {
       method: "POST",
-      headers: { Authorization: `Bearer ${member.accessToken}`, "Content-Type": "application/json", "Accept-Language": "en" },
+      headers: {
+        Authorization: `Bearer ${member.accessToken}`,
+        "Content-Type": "application/json",
+        "Accept-Language": "en",
+      },
       body: stream,
       duplex: "half",
     } as RequestInit);
@@ -332,7 +368,10 @@ describe("responses", () => {
     expect(plainDocument.headers.get("Content-Encoding")).toBeNull();
     expect(Number(plainDocument.headers.get("Content-Length"))).toBe((await plainDocument.arrayBuffer()).byteLength);
 
-    const head = await fetch(`${main.url}/api/user-devices`, { method: "HEAD", headers: { Authorization: `Bearer ${member.accessToken}` } });
+    const head = await fetch(`${main.url}/api/user-devices`, {
+      method: "HEAD",
+      headers: { Authorization: `Bearer ${member.accessToken}` },
+    });
     expect(head.status).toBe(200);
     expect(await head.text()).toBe("");
     // The pages' canonical-URL middleware does not apply: a trailing slash is no redirect (a POST could not follow it).
@@ -341,28 +380,49 @@ describe("responses", () => {
 
     // The API is served at /api/ only: paths that React Router's matching alone would take for it are pages' 404s.
     for (const path of ["/API/user-devices", "/%61pi/user-devices"]) {
-      const lookalike = await fetch(`${main.url}${path}`, { headers: { Authorization: `Bearer ${member.accessToken}` } });
+      const lookalike = await fetch(`${main.url}${path}`, {
+        headers: { Authorization: `Bearer ${member.accessToken}` },
+      });
       expect(lookalike.status, path).toBe(404);
       expect(lookalike.headers.get("Content-Type"), path).toMatch(/^text\/html/);
     }
 
     // fetch() cannot send TRACE, so node:http does; the envelope still answers.
     const trace = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const request = http.request(`${main.url}/api/user-devices`, { method: "TRACE", headers: { "Accept-Language": "en" } }, (response) => {
-        let body = "";
-        response.on("data", (chunk: Buffer) => (body += chunk.toString()));
-        response.on("end", () => resolve({ status: response.statusCode ?? 0, body }));
-      });
+      const request = http.request(
+        `${main.url}/api/user-devices`,
+        { method: "TRACE", headers: { "Accept-Language": "en" } },
+        (response) => {
+          let body = "";
+          response.on("data", (chunk: Buffer) => (body += chunk.toString()));
+          response.on("end", () => resolve({ status: response.statusCode ?? 0, body }));
+        },
+      );
       request.on("error", reject);
       request.end();
     });
     expect(trace.status).toBe(405);
-    expect(JSON.parse(trace.body).error).toMatchObject({ code: "method_not_allowed", message: "This method is not allowed here" });
+    expect(JSON.parse(trace.body).error).toMatchObject({
+      code: "method_not_allowed",
+      message: "This method is not allowed here",
+    });
   });
 
   test("bad input anywhere is answered with a 4xx envelope, never a 5xx (SECURITY.md 14)", async () => {
     const member = await newMember("api-fuzz");
-    const bodies = [null, [], "text", 42, { email: 5 }, { email: ["a@b.jp"] }, { userSub: { $ne: null } }, { reason: "x".repeat(5000) }, { a: { b: { c: { d: [] } } } }, { refreshToken: 7 }, { birthYear: "1e309" }];
+    const bodies = [
+      null,
+      [],
+      "text",
+      42,
+      { email: 5 },
+      { email: ["a@b.jp"] },
+      { userSub: { $ne: null } },
+      { reason: "x".repeat(5000) },
+      { a: { b: { c: { d: [] } } } },
+      { refreshToken: 7 },
+      { birthYear: "1e309" },
+    ];
     const paths = API_ENDPOINTS.map((endpoint) => ({
       method: endpoint.method.toUpperCase(),
       path: endpoint.path.replace("{token}", "not-a-token").replace("{id}", "fuzz-key"),
@@ -381,7 +441,11 @@ describe("CORS", () => {
   test("a configured sibling origin may call from a browser; other origins are refused at the preflight", async () => {
     const allowed = await fetch(`${main.url}/api/user-devices`, {
       method: "OPTIONS",
-      headers: { Origin: SIBLING_ORIGIN, "Access-Control-Request-Method": "GET", "Access-Control-Request-Headers": "authorization" },
+      headers: {
+        Origin: SIBLING_ORIGIN,
+        "Access-Control-Request-Method": "GET",
+        "Access-Control-Request-Headers": "authorization",
+      },
     });
     expect(allowed.status).toBe(204);
     expect(allowed.headers.get("Access-Control-Allow-Origin")).toBe(SIBLING_ORIGIN);
@@ -399,9 +463,15 @@ describe("CORS", () => {
 
     // The real request: the sibling's origin is named; another origin's answer carries no permission to read it.
     const member = await newMember("api-cors");
-    const fromSibling = await api("GET", "/api/user-devices", { token: member.accessToken, headers: { Origin: SIBLING_ORIGIN } });
+    const fromSibling = await api("GET", "/api/user-devices", {
+      token: member.accessToken,
+      headers: { Origin: SIBLING_ORIGIN },
+    });
     expect(fromSibling.headers.get("Access-Control-Allow-Origin")).toBe(SIBLING_ORIGIN);
-    const fromElsewhere = await api("GET", "/api/user-devices", { token: member.accessToken, headers: { Origin: "https://evil.example" } });
+    const fromElsewhere = await api("GET", "/api/user-devices", {
+      token: member.accessToken,
+      headers: { Origin: "https://evil.example" },
+    });
     expect(fromElsewhere.headers.get("Access-Control-Allow-Origin")).toBeNull();
   });
 
@@ -420,12 +490,20 @@ describe("POST /api/user-availability", () => {
   test("free, taken by another member, invalid, no token", async () => {
     const member = await newMember("api-avail");
     const other = await newMember("api-avail-other");
-    const free = await api("POST", "/api/user-availability", { token: member.accessToken, body: { email: ` Free-${crypto.randomUUID()}@Example.jp ` } });
+    const free = await api("POST", "/api/user-availability", {
+      token: member.accessToken,
+      body: { email: ` Free-${crypto.randomUUID()}@Example.jp ` },
+    });
     expect(free.status).toBe(200);
     expect(free.json).toEqual({ email: expect.stringMatching(/^free-.*@example\.jp$/), available: true });
-    const taken = await api("POST", "/api/user-availability", { token: member.accessToken, body: { email: other.email } });
+    const taken = await api("POST", "/api/user-availability", {
+      token: member.accessToken,
+      body: { email: other.email },
+    });
     expect(taken.json).toEqual({ email: other.email, available: false });
-    expect((await api("POST", "/api/user-availability", { token: member.accessToken, body: {} })).json.error.fields.email).toHaveLength(1);
+    expect(
+      (await api("POST", "/api/user-availability", { token: member.accessToken, body: {} })).json.error.fields.email,
+    ).toHaveLength(1);
     expect((await api("POST", "/api/user-availability", { body: { email: other.email } })).status).toBe(401);
   });
 });
@@ -451,19 +529,35 @@ describe("POST /api/refresh-user and /api/user-registration", () => {
       email: member.email,
       profile: { familyName: "Tanaka", givenName: "Hanako", birthYear: 1990, preferredLanguage: "en" },
     });
-    const repeated = await api("POST", "/api/user-registration", { token: member.accessToken, body: { ...PROFILE, givenName: "Hana" } });
+    const repeated = await api("POST", "/api/user-registration", {
+      token: member.accessToken,
+      body: { ...PROFILE, givenName: "Hana" },
+    });
     expect(repeated.json.user.profile.givenName).toBe("Hana");
 
-    const refreshed = await api("POST", "/api/refresh-user", { token: member.accessToken, body: { userSub: member.sub } });
+    const refreshed = await api("POST", "/api/refresh-user", {
+      token: member.accessToken,
+      body: { userSub: member.sub },
+    });
     expect(refreshed.status).toBe(200);
-    expect(refreshed.json.user).toMatchObject({ sub: member.sub, email: member.email, emailVerified: true, profile: { givenName: "Hana" } });
+    expect(refreshed.json.user).toMatchObject({
+      sub: member.sub,
+      email: member.email,
+      emailVerified: true,
+      profile: { givenName: "Hana" },
+    });
     // Unknown fields cannot smuggle anything in (SECURITY.md 13): the member is still who the token says.
     expect(refreshed.json.user.sub).not.toBe(other.sub);
 
-    const crossMember = await api("POST", "/api/refresh-user", { token: member.accessToken, body: { userSub: other.sub } });
+    const crossMember = await api("POST", "/api/refresh-user", {
+      token: member.accessToken,
+      body: { userSub: other.sub },
+    });
     expect(crossMember.status).toBe(403);
     expect(crossMember.json.error.code).toBe("forbidden");
-    expect((await api("POST", "/api/refresh-user", { token: member.accessToken, body: { userSub: "me" } })).status).toBe(422);
+    expect(
+      (await api("POST", "/api/refresh-user", { token: member.accessToken, body: { userSub: "me" } })).status,
+    ).toBe(422);
     expect((await api("POST", "/api/refresh-user", { body: { userSub: member.sub } })).status).toBe(401);
     expect((await api("POST", "/api/user-registration", { body: PROFILE })).status).toBe(401);
   });
@@ -475,11 +569,16 @@ describe("e-mail change", () => {
     const other = await newMember("api-email-other");
     const newEmail = `api-new-${crypto.randomUUID().slice(0, 8)}@example.jp`;
 
-    expect((await api("POST", "/api/email-updates", { token: member.accessToken, body: { email: member.email } })).json.error.code).toBe("email_unchanged");
+    expect(
+      (await api("POST", "/api/email-updates", { token: member.accessToken, body: { email: member.email } })).json.error
+        .code,
+    ).toBe("email_unchanged");
     const taken = await api("POST", "/api/email-updates", { token: member.accessToken, body: { email: other.email } });
     expect(taken.status).toBe(409);
     expect(taken.json.error.code).toBe("email_unavailable");
-    expect((await api("POST", "/api/email-updates", { token: member.accessToken, body: { email: "x" } })).status).toBe(422);
+    expect((await api("POST", "/api/email-updates", { token: member.accessToken, body: { email: "x" } })).status).toBe(
+      422,
+    );
     expect((await api("POST", "/api/email-updates", { body: { email: newEmail } })).status).toBe(401);
 
     const requested = await api("POST", "/api/email-updates", { token: member.accessToken, body: { email: newEmail } });
@@ -521,7 +620,13 @@ describe("POST /api/withdrawal-reasons", () => {
     });
     expect(wrong.status).toBe(422);
     expect(wrong.json.error).toMatchObject({ code: "password_mismatch", message: "The password does not match" });
-    expect((await api("POST", "/api/withdrawal-reasons", { body: { reason: "price", agreeDisclaimer: true, password: TEST_PASSWORD } })).status).toBe(401);
+    expect(
+      (
+        await api("POST", "/api/withdrawal-reasons", {
+          body: { reason: "price", agreeDisclaimer: true, password: TEST_PASSWORD },
+        })
+      ).status,
+    ).toBe(401);
 
     const cancelled = await api("POST", "/api/withdrawal-reasons", {
       token: member.accessToken,
@@ -530,7 +635,9 @@ describe("POST /api/withdrawal-reasons", () => {
     expect(cancelled.status).toBe(200);
     expect(cancelled.json).toEqual({ cancelled: true, endedSessions: 0 });
     expect((await api("GET", "/api/user-devices", { token: member.accessToken })).status).toBe(401);
-    await main.sdk.cognito.send(new SignUpCommand({ ClientId: main.sdk.clientId, Username: member.email, Password: TEST_PASSWORD }));
+    await main.sdk.cognito.send(
+      new SignUpCommand({ ClientId: main.sdk.clientId, Username: member.email, Password: TEST_PASSWORD }),
+    );
   });
 });
 
@@ -541,7 +648,15 @@ describe("devices", () => {
     const created = await registerDevice(member, "browser-one");
     expect(created.status).toBe(201);
     expect(created.json).toEqual({
-      devices: [{ key: "browser-one", name: expect.any(String), browser: expect.any(String), lastLoginAt: expect.any(String), current: true }],
+      devices: [
+        {
+          key: "browser-one",
+          name: expect.any(String),
+          browser: expect.any(String),
+          lastLoginAt: expect.any(String),
+          current: true,
+        },
+      ],
       deviceLimit: DEVICE_LIMIT,
       overLimit: false,
     });
@@ -549,14 +664,29 @@ describe("devices", () => {
     const listed = await api("GET", "/api/user-devices", { token: member.accessToken });
     expect(listed.json.devices).toHaveLength(1);
 
-    expect((await api("POST", "/api/user-devices/browser-two", { token: member.accessToken, body: {} })).json.error.fields).toEqual({
+    expect(
+      (await api("POST", "/api/user-devices/browser-two", { token: member.accessToken, body: {} })).json.error.fields,
+    ).toEqual({
       refreshToken: [expect.any(String)],
     });
-    expect((await api("POST", "/api/user-devices/bad%20key!", { token: member.accessToken, body: { refreshToken: member.refreshToken } })).status).toBe(422);
-    const garbage = await api("POST", "/api/user-devices/browser-two", { token: member.accessToken, body: { refreshToken: "not-a-refresh-token" } });
+    expect(
+      (
+        await api("POST", "/api/user-devices/bad%20key!", {
+          token: member.accessToken,
+          body: { refreshToken: member.refreshToken },
+        })
+      ).status,
+    ).toBe(422);
+    const garbage = await api("POST", "/api/user-devices/browser-two", {
+      token: member.accessToken,
+      body: { refreshToken: "not-a-refresh-token" },
+    });
     expect(garbage.json.error.code).toBe("invalid_refresh_token");
     // Member B's refresh token cannot be filed under member A.
-    const foreign = await api("POST", "/api/user-devices/browser-two", { token: member.accessToken, body: { refreshToken: other.refreshToken } });
+    const foreign = await api("POST", "/api/user-devices/browser-two", {
+      token: member.accessToken,
+      body: { refreshToken: other.refreshToken },
+    });
     expect(foreign.status).toBe(422);
     expect(foreign.json.error.code).toBe("invalid_refresh_token");
     expect((await registerDevice({ ...member, accessToken: "" }, "browser-two")).status).toBe(401);
@@ -583,7 +713,10 @@ describe("devices", () => {
     const refused = await registerDevice(third, "three");
     expect(refused.status).toBe(409);
     expect(refused.json.error.code).toBe("device_limit_exceeded");
-    expect(refused.json.error.devices.devices.map((device: { key: string }) => device.key).sort()).toEqual(["one", "two"]);
+    expect(refused.json.error.devices.devices.map((device: { key: string }) => device.key).sort()).toEqual([
+      "one",
+      "two",
+    ]);
     expect((await api("DELETE", "/api/user-devices/one", { token: third.accessToken })).status).toBe(200);
     expect((await registerDevice(third, "three")).status).toBe(201);
   });
@@ -594,7 +727,9 @@ describe("devices", () => {
     const results = await Promise.all(signIns.map((signIn, index) => registerDevice(signIn, `parallel-${index}`)));
     expect(results.filter((result) => result.status === 201)).toHaveLength(DEVICE_LIMIT);
     expect(results.filter((result) => result.status === 409)).toHaveLength(6 - DEVICE_LIMIT);
-    expect((await api("GET", "/api/user-devices", { token: member.accessToken })).json.devices).toHaveLength(DEVICE_LIMIT);
+    expect((await api("GET", "/api/user-devices", { token: member.accessToken })).json.devices).toHaveLength(
+      DEVICE_LIMIT,
+    );
   });
 
   test("a Safari that lost its key: registering again ends the outdated entry; DELETE /api/old-safari-device does it on its own", async () => {
@@ -606,7 +741,11 @@ describe("devices", () => {
     expect((await registerDevice(after, "safari-new-key", safari)).status).toBe(201);
     const listed = await api("GET", "/api/user-devices", { token: after.accessToken });
     expect(listed.json.devices.map((device: { key: string }) => device.key)).toEqual(["safari-new-key"]);
-    expect(listed.json.devices[0]).toMatchObject({ name: expect.stringMatching(/macOS/), browser: "Safari 17", current: true });
+    expect(listed.json.devices[0]).toMatchObject({
+      name: expect.stringMatching(/macOS/),
+      browser: "Safari 17",
+      current: true,
+    });
     expect((await api("GET", "/api/user-devices", { token: before.accessToken })).status).toBe(401);
 
     // Nothing outdated left: the clean-up keeps the caller's own entry.

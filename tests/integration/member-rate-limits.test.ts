@@ -25,7 +25,12 @@ let server: ServerProcess;
 let sdk: StandInSdk;
 
 beforeAll(async () => {
-  server = await startServerProcess("preview", { NODE_ENV: "production", LOG_LEVEL: "warn", TRUST_PROXY_HOPS: "1", ...LIMITS });
+  server = await startServerProcess("preview", {
+    NODE_ENV: "production",
+    LOG_LEVEL: "warn",
+    TRUST_PROXY_HOPS: "1",
+    ...LIMITS,
+  });
   sdk = await connectToStandIn(server.standInPort);
 }, 180_000);
 
@@ -67,9 +72,12 @@ function post(path: string, fields: Record<string, string>, options: { ip: strin
   });
 }
 
-
 /** A new member signed in through the sign-in page: the browser's Cookie header. */
-async function signedInBrowser(label: string, ip: string, member?: { email: string; password: string }): Promise<string> {
+async function signedInBrowser(
+  label: string,
+  ip: string,
+  member?: { email: string; password: string },
+): Promise<string> {
   member ??= await createTestMember(server.standInPort, label);
   const response = await post("/auth/sign-in/", { intent: "sign-in", ...member }, { ip });
   expect(response.status).toBe(302);
@@ -97,7 +105,8 @@ async function api(path: string, token: string, body: unknown, ip: string) {
   return { status: response.status, headers: response.headers, json: (await response.json()) as any };
 }
 
-const errorsIn = (html: string) => [...html.matchAll(/class="error-list__item"[^>]*>([^<]*)</g)].map((match) => match[1]);
+const errorsIn = (html: string) =>
+  [...html.matchAll(/class="error-list__item"[^>]*>([^<]*)</g)].map((match) => match[1]);
 
 const PROFILE_FORM = {
   familyName: "Tanaka",
@@ -153,7 +162,11 @@ test("the e-mail change page is limited per member, and the API's e-mail updates
   const member = await createTestMember(server.standInPort, "email-limited");
   const browser = await signedInBrowser("", someIp(), member);
   for (let change = 0; change < PER_MEMBER; change++) {
-    const requested = await post("/my/email/edit/", { email: `new-${crypto.randomUUID().slice(0, 8)}@example.jp` }, { ip: someIp(), cookie: browser });
+    const requested = await post(
+      "/my/email/edit/",
+      { email: `new-${crypto.randomUUID().slice(0, 8)}@example.jp` },
+      { ip: someIp(), cookie: browser },
+    );
     expect(requested.status).toBe(302);
     expect(requested.headers.get("Location")).toMatch(/\/my\/email\/edit\/\?sent$/);
   }
@@ -170,7 +183,15 @@ test("the e-mail change page is limited per member, and the API's e-mail updates
   expect(viaApi.json.error.code).toBe("rate_limited");
 
   const other = await signedInBrowser("email-other", someIp());
-  expect((await post("/my/email/edit/", { email: `new-${crypto.randomUUID().slice(0, 8)}@example.jp` }, { ip: someIp(), cookie: other })).status).toBe(302);
+  expect(
+    (
+      await post(
+        "/my/email/edit/",
+        { email: `new-${crypto.randomUUID().slice(0, 8)}@example.jp` },
+        { ip: someIp(), cookie: other },
+      )
+    ).status,
+  ).toBe(302);
 });
 
 test("the N+1th API call of one member is 429 with Retry-After and the envelope, for every limited endpoint", async () => {
@@ -196,7 +217,10 @@ test("the N+1th API call of one member is 429 with Retry-After and the envelope,
 
     const other = await apiMember("api-other");
     const [otherPath, otherBody] = call(other);
-    expect((await api(otherPath, other.accessToken, otherBody, someIp())).status, `${name}, another member`).toBeLessThan(300);
+    expect(
+      (await api(otherPath, other.accessToken, otherBody, someIp())).status,
+      `${name}, another member`,
+    ).toBeLessThan(300);
   }
 });
 
@@ -210,7 +234,9 @@ test("the API cancellation's address look-up counts with the member's Cognito re
   expect(refused.status).toBe(429);
   expect(refused.json.error).toMatchObject({ code: "rate_limited" });
   // Not cancelled: the member's token is still accepted (a cancelled member's is 401).
-  expect((await api("/api/user-availability", member.accessToken, { email: "x@example.jp" }, someIp())).status).toBe(200);
+  expect((await api("/api/user-availability", member.accessToken, { email: "x@example.jp" }, someIp())).status).toBe(
+    200,
+  );
 });
 
 test("the per-IP limit holds across members, on the pages and in the API", async () => {
@@ -218,7 +244,8 @@ test("the per-IP limit holds across members, on the pages and in the API", async
   const browsers = [];
   for (let index = 0; index <= PER_IP; index++) browsers.push(await signedInBrowser(`ip-limited-${index}`, someIp()));
   const statuses = [];
-  for (const browser of browsers) statuses.push((await post("/my/profile/edit/", PROFILE_FORM, { ip, cookie: browser })).status);
+  for (const browser of browsers)
+    statuses.push((await post("/my/profile/edit/", PROFILE_FORM, { ip, cookie: browser })).status);
   expect(statuses).toEqual([...Array<number>(PER_IP).fill(302), 429]);
 
   const apiIp = someIp();

@@ -129,7 +129,12 @@ test("a session ends once, and its refresh token is revoked at Cognito", async (
 
 const SAFARI = { deviceName: "macOS Sonoma", browser: "Safari 17" };
 
-function register(sub: string, deviceKey: string, originJti: string, options: { device?: typeof DEVICE; limit?: number } = {}) {
+function register(
+  sub: string,
+  deviceKey: string,
+  originJti: string,
+  options: { device?: typeof DEVICE; limit?: number } = {},
+) {
   return startSession(services({ deviceLimit: options.limit ?? 2 }), {
     sub,
     email: "api@example.jp",
@@ -202,16 +207,19 @@ test("the outdated-Safari clean-up on its own ends the other entries of that Saf
   await register(sub, "chrome", "c-1", { limit: 5 });
   // An entry recorded before the rule existed (registration would have ended it): only the clean-up can.
   const now = new Date();
-  const [old] = await database().db.insert(memberSessions).values({
-    sub,
-    email: "api@example.jp",
-    deviceKey: "lost-key",
-    deviceName: SAFARI.deviceName,
-    browser: SAFARI.browser,
-    refreshTokenEncrypted: "sealed-old",
-    originJti: "s-old",
-    activatedAt: now,
-  }).returning();
+  const [old] = await database()
+    .db.insert(memberSessions)
+    .values({
+      sub,
+      email: "api@example.jp",
+      deviceKey: "lost-key",
+      deviceName: SAFARI.deviceName,
+      browser: SAFARI.browser,
+      refreshTokenEncrypted: "sealed-old",
+      originJti: "s-old",
+      activatedAt: now,
+    })
+    .returning();
   const ended = await endSessions(services(), { sub, outdatedBrowser: SAFARI, keepOriginJti: "s-current" });
   expect(ended.map((session) => session.sessionId)).toEqual([old!.id]);
   const remaining = await listActiveDevices(database().db, sub, { originJti: "s-current" });

@@ -31,7 +31,11 @@ function post(path: string, fields: Record<string, string>) {
   return fetch(`${server.url}${path}`, {
     method: "POST",
     redirect: "manual",
-    headers: { "Content-Type": "application/x-www-form-urlencoded", "Sec-Fetch-Site": "same-origin", "Accept-Language": "ja" },
+    headers: {
+      "Content-Type": "application/x-www-form-urlencoded",
+      "Sec-Fetch-Site": "same-origin",
+      "Accept-Language": "ja",
+    },
     body: new URLSearchParams(fields),
   });
 }

@@ -57,7 +57,8 @@ async function startReset(): Promise<string> {
 // Pages carry their translations as data, so a message counts only where it is rendered: a heading, an error
 // list item or the toast.
 const headingIn = (html: string) => /<h1[^>]*>([^<]*)<\/h1>/.exec(html)?.[1];
-const errorsIn = (html: string) => [...html.matchAll(/class="error-list__item"[^>]*>([^<]*)</g)].map((match) => match[1]);
+const errorsIn = (html: string) =>
+  [...html.matchAll(/class="error-list__item"[^>]*>([^<]*)</g)].map((match) => match[1]);
 const toastIn = (html: string) => /data-testid="toast"[^>]*>([^<]*)</.exec(html)?.[1];
 
 const THROTTLES: [string, FaultSettings][] = [
@@ -66,26 +67,31 @@ const THROTTLES: [string, FaultSettings][] = [
   ["TooManyFailedAttemptsException", { mode: "error", error: "TooManyFailedAttemptsException" }],
 ];
 
-test.each(THROTTLES)("a throttled request (%s) says the attempt limit is exceeded, in either language", async (_, fault) => {
-  await setFault(standIn, { ...fault, operations: ["ForgotPassword"] });
-  const ja = await post("/auth/forgot-password/", { intent: "request", email: unknownAddress() });
-  expect(ja.status).toBe(429);
-  expect(resetCookieOf(ja)).toBe("");
-  expect(errorsIn(await ja.text())).toEqual(["試行回数の上限を超えました。時間をおいて再度お試しください"]);
+test.each(THROTTLES)(
+  "a throttled request (%s) says the attempt limit is exceeded, in either language",
+  async (_, fault) => {
+    await setFault(standIn, { ...fault, operations: ["ForgotPassword"] });
+    const ja = await post("/auth/forgot-password/", { intent: "request", email: unknownAddress() });
+    expect(ja.status).toBe(429);
+    expect(resetCookieOf(ja)).toBe("");
+    expect(errorsIn(await ja.text())).toEqual(["試行回数の上限を超えました。時間をおいて再度お試しください"]);
 
-  const email = unknownAddress();
-  const en = await post("/en/auth/forgot-password/", { intent: "request", email });
-  expect(en.status).toBe(429);
-  const page = await en.text();
-  expect(errorsIn(page)).toEqual(["Attempt limit exceeded. Please try again later"]);
-  expect(page).toContain(`value="${email}"`);
-});
+    const email = unknownAddress();
+    const en = await post("/en/auth/forgot-password/", { intent: "request", email });
+    expect(en.status).toBe(429);
+    const page = await en.text();
+    expect(errorsIn(page)).toEqual(["Attempt limit exceeded. Please try again later"]);
+    expect(page).toContain(`value="${email}"`);
+  },
+);
 
 test("Cognito failing on the request says it is temporarily unavailable (503), not a 500", async () => {
   await setFault(standIn, { mode: "fail", operations: ["ForgotPassword"] });
   const response = await post("/auth/forgot-password/", { intent: "request", email: unknownAddress() });
   expect(response.status).toBe(503);
-  expect(errorsIn(await response.text())).toEqual(["認証サービスが一時的に利用できません。時間をおいて再度お試しください"]);
+  expect(errorsIn(await response.text())).toEqual([
+    "認証サービスが一時的に利用できません。時間をおいて再度お試しください",
+  ]);
 });
 
 test("a throttled confirm keeps the code, never the password, and says the attempt limit is exceeded", async () => {
@@ -106,9 +112,15 @@ test("a throttled confirm keeps the code, never the password, and says the attem
 test("Cognito failing on the confirm step says it is temporarily unavailable (503)", async () => {
   const cookie = await startReset();
   await setFault(standIn, { mode: "fail", operations: ["ConfirmForgotPassword"] });
-  const response = await post("/auth/forgot-password/", { intent: "confirm", code: "123456", password: "long-enough-1" }, cookie);
+  const response = await post(
+    "/auth/forgot-password/",
+    { intent: "confirm", code: "123456", password: "long-enough-1" },
+    cookie,
+  );
   expect(response.status).toBe(503);
-  expect(errorsIn(await response.text())).toEqual(["認証サービスが一時的に利用できません。時間をおいて再度お試しください"]);
+  expect(errorsIn(await response.text())).toEqual([
+    "認証サービスが一時的に利用できません。時間をおいて再度お試しください",
+  ]);
 });
 
 test("a throttled resend comes back to the confirm step with the attempt-limit toast", async () => {
@@ -116,8 +128,14 @@ test("a throttled resend comes back to the confirm step with the attempt-limit t
   await setFault(standIn, { mode: "throttle", operations: ["ForgotPassword"] });
   const response = await post("/auth/forgot-password/", { intent: "resend" }, cookie);
   expect(response.status).toBe(302);
-  const toast = response.headers.getSetCookie().find((value) => value.startsWith("toast="))?.split(";")[0] ?? "";
-  const next = await fetch(`${appOrigin()}${response.headers.get("Location")}`, { headers: { Cookie: `${cookie}; ${toast}` } });
+  const toast =
+    response.headers
+      .getSetCookie()
+      .find((value) => value.startsWith("toast="))
+      ?.split(";")[0] ?? "";
+  const next = await fetch(`${appOrigin()}${response.headers.get("Location")}`, {
+    headers: { Cookie: `${cookie}; ${toast}` },
+  });
   expect(next.status).toBe(200);
   const page = await next.text();
   expect(toastIn(page)).toBe("試行回数の上限を超えました。時間をおいて再度お試しください");

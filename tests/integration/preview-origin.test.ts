@@ -1,7 +1,4 @@
-import {
-  DescribeUserPoolClientCommand,
-  InitiateAuthCommand,
-} from "@aws-sdk/client-cognito-identity-provider";
+import { DescribeUserPoolClientCommand, InitiateAuthCommand } from "@aws-sdk/client-cognito-identity-provider";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
 import { listMailboxEntries, mailboxDirectory } from "../support/stand-ins/dev-mailbox";
@@ -21,7 +18,12 @@ const data = makeTempDir("preview-origin");
 
 beforeAll(async () => {
   // An empty APP_ORIGIN is unset: the test support otherwise names localhost for every server it starts.
-  server = await startServerProcess("preview", { APP_ORIGIN: "", DATA_DIR: data.dir, NODE_ENV: "production", LOG_LEVEL: "silent" });
+  server = await startServerProcess("preview", {
+    APP_ORIGIN: "",
+    DATA_DIR: data.dir,
+    NODE_ENV: "production",
+    LOG_LEVEL: "silent",
+  });
 }, 180_000);
 
 afterAll(async () => {
@@ -100,7 +102,12 @@ test("the banner names the stand-in's user pool and app client, enough for a sib
   const [, UserPoolId, ClientId] = ids as unknown as [string, string, string];
   // Only what the banner says: the stand-in's endpoint, the pool id and the client id.
   const endpoint = /Cognito stand-in \(AWS SDK endpoint\): (\S+)/.exec(server.stdout())![1]!;
-  const cognito = createCognitoClient({ region: "ap-northeast-1", endpoint, userPoolId: UserPoolId, clientId: ClientId });
+  const cognito = createCognitoClient({
+    region: "ap-northeast-1",
+    endpoint,
+    userPoolId: UserPoolId,
+    clientId: ClientId,
+  });
   try {
     const client = await cognito.send(new DescribeUserPoolClientCommand({ UserPoolId, ClientId }));
     expect(client.UserPoolClient?.ClientName).toBe(STAND_IN_CLIENT_NAME);

@@ -37,39 +37,62 @@ const COMPLETE = {
   TRUST_PROXY_HOPS: "1",
 };
 
-test("npm start refuses to run without real configuration and names what is missing", async () => {
-  const { code, output } = await startProduction({});
-  expect(code).toBe(1);
-  for (const variable of ["APP_ORIGIN", "SESSION_SECRETS", "DATABASE_URL", "COGNITO_USER_POOL_ID", "SMTP_URL", "TRUST_PROXY_HOPS"]) {
-    expect(output).toContain(`${variable} is required in production`);
-  }
-}, SPAWN_TIMEOUT_MS);
-
-test("npm start refuses the Cognito stand-in", async () => {
-  const { code, output } = await startProduction({ ...COMPLETE, COGNITO_ENDPOINT: "http://[::ffff:127.0.0.1]:9229" });
-  expect(code).toBe(1);
-  expect(output).toContain("COGNITO_ENDPOINT points at a local stand-in");
-}, SPAWN_TIMEOUT_MS);
-
-test("npm start refuses a plain-http origin and an unstated proxy-hop count", async () => {
-  const { TRUST_PROXY_HOPS: _unset, ...withoutHops } = COMPLETE;
-  const { code, output } = await startProduction({ ...withoutHops, APP_ORIGIN: "http://id.example.jp" });
-  expect(code).toBe(1);
-  expect(output).toContain("APP_ORIGIN must be https in production");
-  expect(output).toContain("TRUST_PROXY_HOPS is required in production");
-}, SPAWN_TIMEOUT_MS);
-
-test("the server refuses to start without a mode, or with a misspelt one, instead of running development", async () => {
-  // The environment alone would be enough for development mode: only the missing mode may stop it.
-  const temp = makeTempDir("no-mode");
-  try {
-    for (const args of [[], ["--mode=prod"]]) {
-      const { code, output } = await startServer(args, { DATA_DIR: temp.dir, PORT: String(await findFreePort()) });
-      expect(output, args.join(" ")).not.toContain("ready at");
-      expect(code, args.join(" ")).toBe(1);
-      expect(output, args.join(" ")).toMatch(/--mode.*dev.*preview.*production/);
+test(
+  "npm start refuses to run without real configuration and names what is missing",
+  async () => {
+    const { code, output } = await startProduction({});
+    expect(code).toBe(1);
+    for (const variable of [
+      "APP_ORIGIN",
+      "SESSION_SECRETS",
+      "DATABASE_URL",
+      "COGNITO_USER_POOL_ID",
+      "SMTP_URL",
+      "TRUST_PROXY_HOPS",
+    ]) {
+      expect(output).toContain(`${variable} is required in production`);
     }
-  } finally {
-    temp.remove();
-  }
-}, 2 * SPAWN_TIMEOUT_MS);
+  },
+  SPAWN_TIMEOUT_MS,
+);
+
+test(
+  "npm start refuses the Cognito stand-in",
+  async () => {
+    const { code, output } = await startProduction({ ...COMPLETE, COGNITO_ENDPOINT: "http://[::ffff:127.0.0.1]:9229" });
+    expect(code).toBe(1);
+    expect(output).toContain("COGNITO_ENDPOINT points at a local stand-in");
+  },
+  SPAWN_TIMEOUT_MS,
+);
+
+test(
+  "npm start refuses a plain-http origin and an unstated proxy-hop count",
+  async () => {
+    const { TRUST_PROXY_HOPS: _unset, ...withoutHops } = COMPLETE;
+    const { code, output } = await startProduction({ ...withoutHops, APP_ORIGIN: "http://id.example.jp" });
+    expect(code).toBe(1);
+    expect(output).toContain("APP_ORIGIN must be https in production");
+    expect(output).toContain("TRUST_PROXY_HOPS is required in production");
+  },
+  SPAWN_TIMEOUT_MS,
+);
+
+test(
+  "the server refuses to start without a mode, or with a misspelt one, instead of running development",
+  async () => {
+    // The environment alone would be enough for development mode: only the missing mode may stop it.
+    const temp = makeTempDir("no-mode");
+    try {
+      for (const args of [[], ["--mode=prod"]]) {
+        const { code, output } = await startServer(args, { DATA_DIR: temp.dir, PORT: String(await findFreePort()) });
+        expect(output, args.join(" ")).not.toContain("ready at");
+        expect(code, args.join(" ")).toBe(1);
+        expect(output, args.join(" ")).toMatch(/--mode.*dev.*preview.*production/);
+      }
+    } finally {
+      temp.remove();
+    }
+  },
+  2 * SPAWN_TIMEOUT_MS,
+);

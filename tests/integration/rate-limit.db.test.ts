@@ -30,7 +30,9 @@ test("the N+1th hit in a window is refused, with the seconds left until the wind
   const policy = { scope: ownScope(), limit: 3, windowMs: 15 * MINUTE_MS };
   const results = [];
   for (let hit = 0; hit < 5; hit++) {
-    results.push(await hitRateLimit(database().db, { ...policy, subject: "member@example.jp", now: at(10 * MINUTE_MS) }));
+    results.push(
+      await hitRateLimit(database().db, { ...policy, subject: "member@example.jp", now: at(10 * MINUTE_MS) }),
+    );
   }
   expect(results.map((result) => result.allowed)).toEqual([true, true, true, false, false]);
   expect(results[0]!.retryAfterS).toBe(0);
@@ -39,7 +41,8 @@ test("the N+1th hit in a window is refused, with the seconds left until the wind
 
 test("a new window starts a new count", async () => {
   const policy = { scope: ownScope(), limit: 2, windowMs: 15 * MINUTE_MS };
-  const hit = (offsetMs: number) => hitRateLimit(database().db, { ...policy, subject: "203.0.113.7", now: at(offsetMs) });
+  const hit = (offsetMs: number) =>
+    hitRateLimit(database().db, { ...policy, subject: "203.0.113.7", now: at(offsetMs) });
   expect((await hit(0)).allowed).toBe(true);
   expect((await hit(MINUTE_MS)).allowed).toBe(true);
   const refused = await hit(15 * MINUTE_MS - 1);
@@ -53,11 +56,13 @@ test("a new window starts a new count", async () => {
 test("twenty hits at once let exactly the limit through", async () => {
   const policy = { scope: ownScope(), limit: 5, windowMs: 15 * MINUTE_MS };
   const results = await Promise.all(
-    Array.from({ length: 20 }, () => hitRateLimit(database().db, { ...policy, subject: "burst@example.jp", now: START })),
+    Array.from({ length: 20 }, () =>
+      hitRateLimit(database().db, { ...policy, subject: "burst@example.jp", now: START }),
+    ),
   );
   expect(results.filter((result) => result.allowed)).toHaveLength(5);
-  const [row] = await database().db
-    .select({ count: rateLimitWindows.count })
+  const [row] = await database()
+    .db.select({ count: rateLimitWindows.count })
     .from(rateLimitWindows)
     .where(sql`${rateLimitWindows.key} like ${`${policy.scope}:%`}`);
   expect(row?.count).toBe(20);
@@ -70,14 +75,22 @@ test("different subjects and different policies never share a count", async () =
   expect((await hitRateLimit(database().db, { ...policy, subject: "a@example.jp", now: START })).allowed).toBe(false);
   expect((await hitRateLimit(database().db, { ...policy, subject: "b@example.jp", now: START })).allowed).toBe(true);
   const otherPolicy = { ...policy, scope: ownScope() };
-  expect((await hitRateLimit(database().db, { ...otherPolicy, subject: "a@example.jp", now: START })).allowed).toBe(true);
+  expect((await hitRateLimit(database().db, { ...otherPolicy, subject: "a@example.jp", now: START })).allowed).toBe(
+    true,
+  );
 });
 
 test("subjects are stored hashed: no e-mail address or IP in the table", async () => {
   const scope = ownScope();
-  await hitRateLimit(database().db, { scope, limit: 1, windowMs: MINUTE_MS, subject: "Private.Person@example.jp", now: START });
-  const rows = await database().db
-    .select({ key: rateLimitWindows.key })
+  await hitRateLimit(database().db, {
+    scope,
+    limit: 1,
+    windowMs: MINUTE_MS,
+    subject: "Private.Person@example.jp",
+    now: START,
+  });
+  const rows = await database()
+    .db.select({ key: rateLimitWindows.key })
     .from(rateLimitWindows)
     .where(sql`${rateLimitWindows.key} like ${`${scope}:%`}`);
   expect(rows).toHaveLength(1);
@@ -91,8 +104,8 @@ test("ended windows are swept a grace period after they end, current ones never"
   await hitRateLimit(database().db, { ...policy, subject: "current", now: at(60 * MINUTE_MS) });
   const windowsLeft = async () =>
     (
-      await database().db
-        .select({ windowStart: rateLimitWindows.windowStart })
+      await database()
+        .db.select({ windowStart: rateLimitWindows.windowStart })
         .from(rateLimitWindows)
         .where(sql`${rateLimitWindows.key} like ${`${policy.scope}:%`}`)
         .orderBy(rateLimitWindows.windowStart)
@@ -109,7 +122,13 @@ test("an auth attempt counts per IP and per lower-cased account, and a refusal n
   const clientIp = `${ownNetwork()}::1`;
   const overrides = { SIGN_IN_PER_ACCOUNT: 2, SIGN_IN_PER_IP: 1_000 };
   const attempt = (address: string, ip = clientIp) =>
-    countAttempt(database().db, { action: "signIn", subject: address, clientIp: ip, overrides, now: at(2 * MINUTE_MS) });
+    countAttempt(database().db, {
+      action: "signIn",
+      subject: address,
+      clientIp: ip,
+      overrides,
+      now: at(2 * MINUTE_MS),
+    });
   expect(await attempt(email)).toEqual({ allowed: true });
   expect(await attempt(email.toLowerCase())).toEqual({ allowed: true });
   // Another IP does not help: the account's count is the same whichever network asks.
@@ -130,7 +149,10 @@ test("an IP over its limit is refused before its accounts are counted", async ()
   const email = `ip-first-${crypto.randomUUID().slice(0, 8)}@example.jp`;
   expect((await attempt(`first-${email}`, `${network}::1`)).allowed).toBe(true);
   // Another address in the same /64 is the same client.
-  expect(await attempt(email, `${network}:abcd::2`)).toMatchObject({ allowed: false, policy: "FORGOT_PASSWORD_PER_IP" });
+  expect(await attempt(email, `${network}:abcd::2`)).toMatchObject({
+    allowed: false,
+    policy: "FORGOT_PASSWORD_PER_IP",
+  });
   // That refusal did not use up the account: from another network it still has its one request.
   expect(await attempt(email, `${ownNetwork()}::1`)).toEqual({ allowed: true });
 });
@@ -143,7 +165,10 @@ test("a member action counts per member and per IP, the page's and the API's att
   const [member, other] = [crypto.randomUUID(), crypto.randomUUID()];
   expect(await update(member)).toEqual({ allowed: true });
   expect(await update(member, `${ownNetwork()}::1`)).toEqual({ allowed: true });
-  expect(await update(member, `${ownNetwork()}::1`)).toMatchObject({ allowed: false, policy: "PROFILE_UPDATE_PER_MEMBER" });
+  expect(await update(member, `${ownNetwork()}::1`)).toMatchObject({
+    allowed: false,
+    policy: "PROFILE_UPDATE_PER_MEMBER",
+  });
   // Another member is not affected by the first one's count...
   expect(await update(other)).toEqual({ allowed: true });
   // ...but the network's count holds across members: its third attempt is its last.

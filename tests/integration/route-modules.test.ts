@@ -92,12 +92,18 @@ test("the profile page's loader shows the stored profile of the member in the co
   });
   const request = get(pathFor("my-profile", "ja"));
   const data = await profile.loader(routeArgs(request, await contextFor(request, member)));
-  expect(data).toMatchObject({ subject: member.sub, email: member.email, profile: { familyName: "山田", birthYear: 1980 } });
+  expect(data).toMatchObject({
+    subject: member.sub,
+    email: member.email,
+    profile: { familyName: "山田", birthYear: 1980 },
+  });
 });
 
 test("the profile page's loader sends a visitor to sign-in with the way back", async () => {
   const request = get(pathFor("my-profile", "en"));
-  const thrown = await profile.loader(routeArgs(request, await contextFor(request, null))).catch((error: unknown) => error);
+  const thrown = await profile
+    .loader(routeArgs(request, await contextFor(request, null)))
+    .catch((error: unknown) => error);
   expect(thrown).toBeInstanceOf(Response);
   expect((thrown as Response).status).toBe(302);
   expect((thrown as Response).headers.get("Location")).toBe(`${pathFor("auth-sign-in", "en")}?to=my-profile`);
@@ -105,7 +111,11 @@ test("the profile page's loader sends a visitor to sign-in with the way back", a
 
 test("the profile edit action answers bad input with 400 and the field errors, and stores nothing", async () => {
   const member = await createMember("profile-edit");
-  const request = post(pathFor("my-profile-edit", "ja"), { familyName: "", givenName: "太郎", birthYear: "not a year" });
+  const request = post(pathFor("my-profile-edit", "ja"), {
+    familyName: "",
+    givenName: "太郎",
+    birthYear: "not a year",
+  });
   const answer = await profileEdit.action(routeArgs(request, await contextFor(request, member)));
   const { data, init } = answer as unknown as DataReply;
   expect(init?.status).toBe(400);

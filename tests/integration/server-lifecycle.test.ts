@@ -17,7 +17,10 @@ test("the preview server starts on embedded defaults, logs requests without secr
 
     // Logs are written when a response finishes; give the line a moment to reach the pipe.
     await expect.poll(() => server.stdout().includes(requestId!)).toBe(true);
-    const line = server.stdout().split("\n").find((candidate) => candidate.includes(requestId!))!;
+    const line = server
+      .stdout()
+      .split("\n")
+      .find((candidate) => candidate.includes(requestId!))!;
     expect(JSON.parse(line)).toMatchObject({ requestId, method: "GET", path: "/healthz/", status: 200 });
     expect(server.stdout()).not.toContain("do-not-log-me");
 

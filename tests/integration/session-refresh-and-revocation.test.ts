@@ -230,7 +230,12 @@ describe("a password change", () => {
     expect((await refreshSibling()).AuthenticationResult?.AccessToken).toBeTruthy();
 
     const newPassword = `New-${crypto.randomUUID()}`;
-    const changed = await post(shortTokens, "/my/password/edit/", { currentPassword: member.password, newPassword }, cookie);
+    const changed = await post(
+      shortTokens,
+      "/my/password/edit/",
+      { currentPassword: member.password, newPassword },
+      cookie,
+    );
     expect(changed.status).toBe(302);
     expect(changed.headers.get("Location")).toBe("/my/profile/");
 
@@ -262,6 +267,8 @@ describe("a password change", () => {
     // Its signature still holds for the rest of the hour; the API refuses it all the same.
     expect((await listDevices()).status).toBe(401);
     // This browser's own pages are not affected.
-    expect((await get(main, "/my/profile/", withCookie(cookie, setCookieNamed(changed, "id_session") ?? ""))).status).toBe(200);
+    expect(
+      (await get(main, "/my/profile/", withCookie(cookie, setCookieNamed(changed, "id_session") ?? ""))).status,
+    ).toBe(200);
   });
 });

@@ -1,7 +1,13 @@
 import { AdminDisableUserCommand, SignUpCommand } from "@aws-sdk/client-cognito-identity-provider";
 import { beforeAll, describe, expect, test } from "vitest";
 import { cookieHeader, get, post, sessionPair, setCookieNamed, signIn, signedIn } from "../support/session-http";
-import { DEVICE_LIMIT, DEVICE_LIMIT_SERVER_ENV, type TestServer, sdk, useTestServers } from "../support/session-servers";
+import {
+  DEVICE_LIMIT,
+  DEVICE_LIMIT_SERVER_ENV,
+  type TestServer,
+  sdk,
+  useTestServers,
+} from "../support/session-servers";
 import { resetHarness, setFault } from "../support/stand-in-faults";
 import { TEST_PASSWORD, createTestMember } from "../support/test-members";
 
@@ -20,7 +26,8 @@ beforeAll(() => {
 
 // Pages carry their translations as data, so a message counts only where it is rendered.
 const headingIn = (html: string) => /<h1[^>]*>([^<]*)<\/h1>/.exec(html)?.[1];
-const errorsIn = (html: string) => [...html.matchAll(/class="error-list__item"[^>]*>([^<]*)</g)].map((match) => match[1]);
+const errorsIn = (html: string) =>
+  [...html.matchAll(/class="error-list__item"[^>]*>([^<]*)</g)].map((match) => match[1]);
 
 const LOGIN_FAILED = "ログインに失敗しました。メールアドレスとパスワードを確認してください";
 const LOGIN_ATTEMPT_LIMIT = "ログイン試行回数の上限を超えました。数分後に再度お試しください";
@@ -89,7 +96,11 @@ describe("no account enumeration", () => {
 
     const attempts = [
       { label: "wrong password", email: confirmed.email, password: "not-the-password" },
-      { label: "unknown e-mail", email: `enum-nobody-${crypto.randomUUID().slice(0, 8)}@example.jp`, password: TEST_PASSWORD },
+      {
+        label: "unknown e-mail",
+        email: `enum-nobody-${crypto.randomUUID().slice(0, 8)}@example.jp`,
+        password: TEST_PASSWORD,
+      },
       // The right password: a wrong one would be refused before the account's state is even looked at.
       { label: "unconfirmed", email: unconfirmed, password: TEST_PASSWORD },
       { label: "disabled", email: disabled.email, password: TEST_PASSWORD },
@@ -172,20 +183,24 @@ describe("sign-in while Cognito throttles or is down", () => {
     expectNoInternals(html);
   });
 
-  test("slower than the deadline: temporarily unavailable within the deadline, no session", { timeout: 45_000 }, async () => {
-    const member = await createTestMember(main.standInPort, "slow");
-    await setFault(main.standIn, { mode: "slow", delayMs: 20_000, operations: ["AdminInitiateAuth"] });
-    const started = Date.now();
-    const { response } = await signIn(main, member);
-    const elapsed = Date.now() - started;
-    expect(response.status).toBe(503);
-    const html = await response.text();
-    expect(errorsIn(html)).toEqual([IDENTITY_UNAVAILABLE]);
-    expect(setCookieNamed(response, "id_session")).toBeUndefined();
-    expectNoInternals(html);
-    // The call deadline is 8 s (the SDK's per-attempt time-out 5 s); well before the stand-in's 20 s.
-    expect(elapsed).toBeLessThan(12_000);
-  });
+  test(
+    "slower than the deadline: temporarily unavailable within the deadline, no session",
+    { timeout: 45_000 },
+    async () => {
+      const member = await createTestMember(main.standInPort, "slow");
+      await setFault(main.standIn, { mode: "slow", delayMs: 20_000, operations: ["AdminInitiateAuth"] });
+      const started = Date.now();
+      const { response } = await signIn(main, member);
+      const elapsed = Date.now() - started;
+      expect(response.status).toBe(503);
+      const html = await response.text();
+      expect(errorsIn(html)).toEqual([IDENTITY_UNAVAILABLE]);
+      expect(setCookieNamed(response, "id_session")).toBeUndefined();
+      expectNoInternals(html);
+      // The call deadline is 8 s (the SDK's per-attempt time-out 5 s); well before the stand-in's 20 s.
+      expect(elapsed).toBeLessThan(12_000);
+    },
+  );
 });
 
 // ---- the device limit: concurrent sign-ins, and "Continue login" while Cognito is down ---------------------------

@@ -72,9 +72,9 @@ test("a confirmed address: no code, its password unchanged, and the flow's code 
   const flow = await signUp(email, "someone-elses-password");
   expect(flow.sub).not.toBe(existing.sub);
   expect(await cognito.codesFor(email)).toHaveLength(1);
-  expect((await refusal(confirmSignUp(identity, { email, sub: flow.sub, code: await cognito.latestCode(email) }))).code).toBe(
-    "codeMismatch",
-  );
+  expect(
+    (await refusal(confirmSignUp(identity, { email, sub: flow.sub, code: await cognito.latestCode(email) }))).code,
+  ).toBe("codeMismatch");
   await resendSignUpCode(identity, { email, sub: flow.sub });
   expect(await cognito.codesFor(email)).toHaveLength(1);
   await expect(cognito.signIn(email, "members-password-1")).resolves.toHaveProperty("AccessToken");

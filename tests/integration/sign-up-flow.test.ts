@@ -23,7 +23,12 @@ const dataDir = makeTempDir("sign-up-flow");
 let server: ServerProcess;
 let origin: string;
 const cognito = () =>
-  createCognitoClient({ region: "ap-northeast-1", endpoint: `http://127.0.0.1:${server.standInPort}`, userPoolId: "", clientId: "" });
+  createCognitoClient({
+    region: "ap-northeast-1",
+    endpoint: `http://127.0.0.1:${server.standInPort}`,
+    userPoolId: "",
+    clientId: "",
+  });
 
 beforeAll(async () => {
   writeFileSync(path.join(dataDir.dir, "session-secret"), SESSION_SECRET);
@@ -64,9 +69,16 @@ function postSignUp(fields: Record<string, string>, cookie = "") {
 }
 
 const stepOne = (email: string) =>
-  postSignUp({ email, password: "another-long-password", agreeIdTerms: "on", agreeDataTerms: "on", agreePrivacy: "on" });
+  postSignUp({
+    email,
+    password: "another-long-password",
+    agreeIdTerms: "on",
+    agreeDataTerms: "on",
+    agreePrivacy: "on",
+  });
 
-const getSignUp = (cookie: string) => fetch(`${origin}/auth/sign-up/`, { redirect: "manual", headers: { Cookie: cookie } });
+const getSignUp = (cookie: string) =>
+  fetch(`${origin}/auth/sign-up/`, { redirect: "manual", headers: { Cookie: cookie } });
 
 function flowCookieOf(response: Response): string {
   const setCookie = response.headers.getSetCookie().find((value) => value.startsWith(`${FLOW_COOKIE}=`));
@@ -130,7 +142,10 @@ test("step 1 reads the same for a new, a confirmed and an unconfirmed address: s
       kind,
       status: response.status,
       location: response.headers.get("Location"),
-      cookieNames: response.headers.getSetCookie().map((cookie) => cookie.slice(0, cookie.indexOf("="))).sort(),
+      cookieNames: response.headers
+        .getSetCookie()
+        .map((cookie) => cookie.slice(0, cookie.indexOf("=")))
+        .sort(),
       // Percent-decoded: the URI encoding of base64's "+" and "/" varies the raw length at random, whatever the kind.
       cookieLength: decodeURIComponent(flowCookie).length,
       nextStatus: next.status,

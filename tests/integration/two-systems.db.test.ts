@@ -104,10 +104,14 @@ async function cognitoHas(email: string) {
 }
 
 const cancel = (member: { sub: string; email: string }, deps = { identity: identity() }) =>
-  cancelMembership(
-    services(deps.identity),
-    { sub: member.sub, email: member.email, password: PASSWORD, reason: "other", detail: "理由", locale: "ja" },
-  );
+  cancelMembership(services(deps.identity), {
+    sub: member.sub,
+    email: member.email,
+    password: PASSWORD,
+    reason: "other",
+    detail: "理由",
+    locale: "ja",
+  });
 
 test("a Cognito delete that timed out after succeeding leaves the cancellation recorded; the retry counts 'not found' as done", async () => {
   const member = await createMember("cancel-timeout");
@@ -158,16 +162,19 @@ test.each([
   // The password check is a sign-in: its throttling is the sign-in's own code.
   ["throttling", { mode: "throttle" } as const, "signInThrottled"],
   ["down", { mode: "fail" } as const, "unavailable"],
-])("Cognito %s at the cancellation's password check: an error to show, and nothing changed anywhere", async (_, settings, code) => {
-  const member = await createMember("cancel-check");
-  const session = await signIn(member);
-  await setFault(stack.env.COGNITO_ENDPOINT!, { ...settings, operations: ["AdminInitiateAuth"] });
-  await expect(cancel(member)).rejects.toMatchObject({ code });
-  await resetHarness(stack.env.COGNITO_ENDPOINT!);
-  expect((await profileOf(member.sub))?.cancelledAt ?? null).toBeNull();
-  expect(await findLiveSession(handle.db, session.sessionId)).not.toBeNull();
-  expect(await cognitoHas(member.email)).toBe(true);
-});
+])(
+  "Cognito %s at the cancellation's password check: an error to show, and nothing changed anywhere",
+  async (_, settings, code) => {
+    const member = await createMember("cancel-check");
+    const session = await signIn(member);
+    await setFault(stack.env.COGNITO_ENDPOINT!, { ...settings, operations: ["AdminInitiateAuth"] });
+    await expect(cancel(member)).rejects.toMatchObject({ code });
+    await resetHarness(stack.env.COGNITO_ENDPOINT!);
+    expect((await profileOf(member.sub))?.cancelledAt ?? null).toBeNull();
+    expect(await findLiveSession(handle.db, session.sessionId)).not.toBeNull();
+    expect(await cognitoHas(member.email)).toBe(true);
+  },
+);
 
 test("a sign-in that authenticated before a cancellation committed cannot record a live session afterwards", async () => {
   const member = await createMember("cancel-race");
@@ -246,7 +253,12 @@ test("an e-mail change whose database step fails after Cognito changed leaves no
   const member = await createMember("email-fault");
   const session = await signIn(member);
   const mailer = createMailer({ smtpUrl: stack.env.SMTP_URL!, mailFrom: "ID <no-reply@localhost>" });
-  const deps = { db: handle.db, identity: identity(), mailer, confirmationLink: emailUpdateLinkFor("http://localhost:3999") };
+  const deps = {
+    db: handle.db,
+    identity: identity(),
+    mailer,
+    confirmationLink: emailUpdateLinkFor("http://localhost:3999"),
+  };
   const newEmail = `moved-${crypto.randomUUID().slice(0, 8)}@example.jp`;
   await requestEmailChange(deps, { sub: member.sub, currentEmail: member.email, newEmail, locale: "ja" });
   const mail = (await listMailboxEntries(mailboxDirectory(temp.dir))).find(
@@ -267,7 +279,10 @@ test("an e-mail change whose database step fails after Cognito changed leaves no
   }
   // Cognito has the new address already; the link was not used up, so opening it again finishes the change.
   expect((await identity().getUser(member.sub)).email).toBe(newEmail);
-  const [row] = await handle.db.select().from(emailChangeTokens).where(eq(emailChangeTokens.tokenHash, hashEmailChangeToken(token!)));
+  const [row] = await handle.db
+    .select()
+    .from(emailChangeTokens)
+    .where(eq(emailChangeTokens.tokenHash, hashEmailChangeToken(token!)));
   expect(row?.usedAt).toBeNull();
   await expect(confirmEmailChange(deps, { token: token! })).resolves.toMatchObject({ kind: "changed", newEmail });
   expect((await findLiveSession(handle.db, session.sessionId))?.email).toBe(newEmail);
@@ -276,9 +291,15 @@ test("an e-mail change whose database step fails after Cognito changed leaves no
 test("a double submit of the e-mail change confirm changes the address once; of the request, leaves one working link", async () => {
   const member = await createMember("email-double");
   const mailer = createMailer({ smtpUrl: stack.env.SMTP_URL!, mailFrom: "ID <no-reply@localhost>" });
-  const deps = { db: handle.db, identity: identity(), mailer, confirmationLink: emailUpdateLinkFor("http://localhost:3999") };
+  const deps = {
+    db: handle.db,
+    identity: identity(),
+    mailer,
+    confirmationLink: emailUpdateLinkFor("http://localhost:3999"),
+  };
   const newEmail = `double-${crypto.randomUUID().slice(0, 8)}@example.jp`;
-  const request = () => requestEmailChange(deps, { sub: member.sub, currentEmail: member.email, newEmail, locale: "ja" });
+  const request = () =>
+    requestEmailChange(deps, { sub: member.sub, currentEmail: member.email, newEmail, locale: "ja" });
   await Promise.all([request(), request()]);
   const unused = await handle.db.select().from(emailChangeTokens).where(eq(emailChangeTokens.sub, member.sub));
   expect(unused.filter((row) => row.usedAt === null)).toHaveLength(1);
@@ -287,6 +308,9 @@ test("a double submit of the e-mail change confirm changes the address once; of 
     .filter((entry) => entry.kind === "mail" && entry.to.includes(newEmail))
     .map((entry) => /email-update\/([\w-]+)\//.exec(entry.text ?? "")?.[1] ?? "");
   const live = tokens.find((token) => hashEmailChangeToken(token) === unused[0]!.tokenHash)!;
-  const outcomes = await Promise.all([confirmEmailChange(deps, { token: live }), confirmEmailChange(deps, { token: live })]);
+  const outcomes = await Promise.all([
+    confirmEmailChange(deps, { token: live }),
+    confirmEmailChange(deps, { token: live }),
+  ]);
   expect(outcomes.map((outcome) => outcome.kind).sort()).toEqual(["changed", "expired"]);
 });

@@ -74,7 +74,10 @@ test("purges only profiles cancelled more than 13 months ago; reasons stay", asy
   expect(purged).toBe(1);
 
   const subs = [expired, recent, justInside, active];
-  const profiles = await db.select({ sub: memberProfiles.sub }).from(memberProfiles).where(inArray(memberProfiles.sub, subs));
+  const profiles = await db
+    .select({ sub: memberProfiles.sub })
+    .from(memberProfiles)
+    .where(inArray(memberProfiles.sub, subs));
   expect(profiles.map((row) => row.sub).sort()).toEqual([recent, justInside, active].sort());
   expect(await db.select().from(memberSessions).where(eq(memberSessions.sub, expired))).toEqual([]);
   expect(await db.select().from(memberSessions).where(eq(memberSessions.sub, recent))).toHaveLength(1);
@@ -90,7 +93,10 @@ test("purges only profiles cancelled more than 13 months ago; reasons stay", asy
   expect((await purgeCancelledProfiles(db, NOW)).purged).toBe(0);
   const later = new Date(NOW.getTime() + 2 * DAY_MS);
   expect((await purgeCancelledProfiles(db, later)).purged).toBe(1);
-  const left = await db.select({ sub: memberProfiles.sub }).from(memberProfiles).where(inArray(memberProfiles.sub, subs));
+  const left = await db
+    .select({ sub: memberProfiles.sub })
+    .from(memberProfiles)
+    .where(inArray(memberProfiles.sub, subs));
   expect(left.map((row) => row.sub).sort()).toEqual([recent, active].sort());
 });
 
@@ -105,14 +111,24 @@ test("a cancellation whose Cognito user is still to be deleted is not purged: it
 async function addSession(sub: string, values: Partial<typeof memberSessions.$inferInsert>) {
   const [row] = await database()
     .db.insert(memberSessions)
-    .values({ sub, email: "x@example.jp", deviceKey: crypto.randomUUID(), deviceName: "d", browser: "b", refreshTokenEncrypted: crypto.randomUUID(), ...values })
+    .values({
+      sub,
+      email: "x@example.jp",
+      deviceKey: crypto.randomUUID(),
+      deviceName: "d",
+      browser: "b",
+      refreshTokenEncrypted: crypto.randomUUID(),
+      ...values,
+    })
     .returning({ id: memberSessions.id });
   return row!.id;
 }
 
 async function addEmailChangeToken(sub: string, expiresAt: Date) {
   const tokenHash = crypto.randomUUID();
-  await database().db.insert(emailChangeTokens).values({ tokenHash, sub, oldEmail: "a@example.jp", newEmail: "b@example.jp", expiresAt });
+  await database()
+    .db.insert(emailChangeTokens)
+    .values({ tokenHash, sub, oldEmail: "a@example.jp", newEmail: "b@example.jp", expiresAt });
   return tokenHash;
 }
 
@@ -125,11 +141,21 @@ test("ended sessions and e-mail-change tokens are purged after their retention, 
   const recent = await addSession(sub, { revokedAt: endedRecently, refreshTokenRevokedAt: endedRecently });
   // Its revocation was never confirmed: kept, since the row is the only place the token is to retry it.
   const owedRevocation = await addSession(sub, { revokedAt: endedLongAgo });
-  const owedTooLong = await addSession(sub, { revokedAt: new Date(NOW.getTime() - (OWED_REVOCATION_GIVE_UP_DAYS + 1) * DAY_MS) });
+  const owedTooLong = await addSession(sub, {
+    revokedAt: new Date(NOW.getTime() - (OWED_REVOCATION_GIVE_UP_DAYS + 1) * DAY_MS),
+  });
   const live = await addSession(sub, { activatedAt: endedLongAgo });
-  const abandonedPending = await addSession(sub, { createdAt: new Date(NOW.getTime() - PENDING_SIGN_IN_TTL_MS - 1000) });
-  const expiredToken = await addEmailChangeToken(sub, new Date(NOW.getTime() - (EMAIL_CHANGE_TOKEN_RETENTION_DAYS + 1) * DAY_MS));
-  const freshToken = await addEmailChangeToken(sub, new Date(NOW.getTime() - (EMAIL_CHANGE_TOKEN_RETENTION_DAYS - 1) * DAY_MS));
+  const abandonedPending = await addSession(sub, {
+    createdAt: new Date(NOW.getTime() - PENDING_SIGN_IN_TTL_MS - 1000),
+  });
+  const expiredToken = await addEmailChangeToken(
+    sub,
+    new Date(NOW.getTime() - (EMAIL_CHANGE_TOKEN_RETENTION_DAYS + 1) * DAY_MS),
+  );
+  const freshToken = await addEmailChangeToken(
+    sub,
+    new Date(NOW.getTime() - (EMAIL_CHANGE_TOKEN_RETENTION_DAYS - 1) * DAY_MS),
+  );
 
   const report = await runPurge({ db, config: { sessionSecrets: [] } }, NOW);
   // Other tests' rows are purged too: the counts are at least this test's.
@@ -150,15 +176,18 @@ test("ended sessions and e-mail-change tokens are purged after their retention, 
 });
 
 // Two connections are needed to hold the lock elsewhere: PostgreSQL only (PGlite has one connection).
-test.runIf(!!process.env.TEST_DATABASE_URL)("the purge runs under an advisory lock: a run while another holds it does nothing", async () => {
-  const { db } = database();
-  expect(await runPurgeExclusively({ db, config: { sessionSecrets: [] } }, NOW)).not.toBeNull();
-  // Held by an open transaction (another instance's run): this run is skipped, not run twice.
-  await db.transaction(async (tx) => {
-    await tx.execute(sql`select pg_advisory_xact_lock(${PURGE_LOCK_KEY})`);
-    expect(await runPurgeExclusively({ db, config: { sessionSecrets: [] } }, NOW)).toBeNull();
-  });
-});
+test.runIf(!!process.env.TEST_DATABASE_URL)(
+  "the purge runs under an advisory lock: a run while another holds it does nothing",
+  async () => {
+    const { db } = database();
+    expect(await runPurgeExclusively({ db, config: { sessionSecrets: [] } }, NOW)).not.toBeNull();
+    // Held by an open transaction (another instance's run): this run is skipped, not run twice.
+    await db.transaction(async (tx) => {
+      await tx.execute(sql`select pg_advisory_xact_lock(${PURGE_LOCK_KEY})`);
+      expect(await runPurgeExclusively({ db, config: { sessionSecrets: [] } }, NOW)).toBeNull();
+    });
+  },
+);
 
 test("the server process's schedule runs the purge by its clock", async () => {
   const { db } = database();
@@ -172,7 +201,8 @@ test("the server process's schedule runs the purge by its clock", async () => {
   );
   try {
     await vi.waitFor(
-      async () => expect(await db.select().from(emailChangeTokens).where(eq(emailChangeTokens.tokenHash, token))).toEqual([]),
+      async () =>
+        expect(await db.select().from(emailChangeTokens).where(eq(emailChangeTokens.tokenHash, token))).toEqual([]),
       { timeout: 15_000, interval: 100 },
     );
   } finally {

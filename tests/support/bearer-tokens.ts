@@ -25,7 +25,8 @@ export async function connectToStandIn(standInPort: number): Promise<StandInSdk>
   const pools = await cognito.send(new ListUserPoolsCommand({ MaxResults: 60 }));
   const userPoolId = pools.UserPools?.find((pool) => pool.Name === STAND_IN_POOL_NAME)?.Id ?? "";
   const clients = await cognito.send(new ListUserPoolClientsCommand({ UserPoolId: userPoolId, MaxResults: 60 }));
-  const clientId = clients.UserPoolClients?.find((client) => client.ClientName === STAND_IN_CLIENT_NAME)?.ClientId ?? "";
+  const clientId =
+    clients.UserPoolClients?.find((client) => client.ClientName === STAND_IN_CLIENT_NAME)?.ClientId ?? "";
   if (!userPoolId || !clientId) throw new Error("The stand-in has no member-account pool or app client");
   return { cognito, userPoolId, clientId, destroy: () => cognito.destroy() };
 }

@@ -26,7 +26,11 @@ export class PageClient {
     return sendRawRequest(this.port, {
       method: "POST",
       target: path,
-      headers: [...this.headers(cookies), ["Origin", this.origin], ["Content-Type", "application/x-www-form-urlencoded"]],
+      headers: [
+        ...this.headers(cookies),
+        ["Origin", this.origin],
+        ["Content-Type", "application/x-www-form-urlencoded"],
+      ],
       body: Buffer.from(formUrlEncode(fields)),
     });
   }
@@ -44,7 +48,15 @@ export class PageClient {
    */
   async signIn(member: { email: string; password: string }, cookies: Map<string, string> = new Map()) {
     const response = expectResponse(
-      await this.post("/auth/sign-in/", [["intent", "sign-in"], ["email", member.email], ["password", member.password]], cookies),
+      await this.post(
+        "/auth/sign-in/",
+        [
+          ["intent", "sign-in"],
+          ["email", member.email],
+          ["password", member.password],
+        ],
+        cookies,
+      ),
       "sign-in",
     );
     if (response.status !== 302) throw new Error(`Sign-in of ${member.email} answered ${response.status}`);
@@ -101,5 +113,10 @@ export function expectResponse(outcome: RawOutcome, what: string): RawResponse {
 }
 
 function decodeHtml(html: string): string {
-  return html.replace(/&amp;/g, "&").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&#x27;/g, "'");
+  return html
+    .replace(/&amp;/g, "&")
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&quot;/g, '"')
+    .replace(/&#x27;/g, "'");
 }

@@ -28,7 +28,9 @@ export async function startTestPostgres(): Promise<{ url: string; stop(): Promis
   const asRoot = process.getuid?.() === 0;
   const run = (command: string, args: string[]) =>
     asRoot
-      ? execFileSync("su", ["postgres", "-s", "/bin/sh", "-c", [command, ...args].map((arg) => `'${arg}'`).join(" ")], { stdio: "pipe" })
+      ? execFileSync("su", ["postgres", "-s", "/bin/sh", "-c", [command, ...args].map((arg) => `'${arg}'`).join(" ")], {
+          stdio: "pipe",
+        })
       : execFileSync(command, args, { stdio: "pipe" });
   const data = path.join(temp.dir, "data");
   run(path.join(bin, "initdb"), ["-A", "trust", "-U", "postgres", "-D", data]);

@@ -135,7 +135,8 @@ export function wtf8(text: string): Buffer {
     if (code < 0x80) bytes.push(code);
     else if (code < 0x800) bytes.push(0xc0 | (code >> 6), 0x80 | (code & 0x3f));
     else if (code < 0x10000) bytes.push(0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f));
-    else bytes.push(0xf0 | (code >> 18), 0x80 | ((code >> 12) & 0x3f), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f));
+    else
+      bytes.push(0xf0 | (code >> 18), 0x80 | ((code >> 12) & 0x3f), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f));
   }
   return Buffer.from(bytes);
 }
@@ -145,7 +146,10 @@ export function formUrlEncode(pairs: [string, string][]): string {
   const encode = (text: string) =>
     [...wtf8(text)]
       .map((byte) =>
-        (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a) || "-._*".includes(String.fromCharCode(byte))
+        (byte >= 0x30 && byte <= 0x39) ||
+        (byte >= 0x41 && byte <= 0x5a) ||
+        (byte >= 0x61 && byte <= 0x7a) ||
+        "-._*".includes(String.fromCharCode(byte))
           ? String.fromCharCode(byte)
           : byte === 0x20
             ? "+"
@@ -156,7 +160,10 @@ export function formUrlEncode(pairs: [string, string][]): string {
 }
 
 /** multipart/form-data of name/value pairs as a browser sends it, with the boundary to put in Content-Type. */
-export function multipartEncode(pairs: [string, string][], boundary = `----fuzz${Math.random().toString(36).slice(2)}`) {
+export function multipartEncode(
+  pairs: [string, string][],
+  boundary = `----fuzz${Math.random().toString(36).slice(2)}`,
+) {
   const parts = pairs.map(([name, value]) =>
     Buffer.concat([
       Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name.replace(/"/g, "%22")}"\r\n\r\n`),

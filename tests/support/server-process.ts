@@ -21,7 +21,10 @@ const START_ATTEMPTS = 3;
  * Starts the real server in a mode, on a free port with a fresh data directory: the dev entry on the stand-ins,
  * which runs the source in dev and the compiled production server (`npm run build`) in preview.
  */
-export async function startServerProcess(mode: "dev" | "preview", env: Record<string, string> = {}): Promise<ServerProcess> {
+export async function startServerProcess(
+  mode: "dev" | "preview",
+  env: Record<string, string> = {},
+): Promise<ServerProcess> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await startOnce(mode, env);

@@ -33,7 +33,8 @@ export function setCookieNamed(response: Response, name: string): string | undef
   return response.headers.getSetCookie().find((value) => value.startsWith(`${name}=`));
 }
 
-export const isCleared = (setCookie: string) => /;\s*Max-Age=0(;|$)/i.test(setCookie) || setCookie.split(";")[0]!.endsWith("=");
+export const isCleared = (setCookie: string) =>
+  /;\s*Max-Age=0(;|$)/i.test(setCookie) || setCookie.split(";")[0]!.endsWith("=");
 
 /** The Cookie header a browser sends after these responses: every cookie they set, minus the ones they cleared. */
 export function cookieHeader(...responses: Response[]): string {

@@ -41,7 +41,9 @@ async function startTestServer(env: Record<string, string>): Promise<TestServer>
  * test, and stops the servers after the file. Each server costs about 10 s of CPU: start only those a file needs.
  * The returned object's entries are filled in once the servers are up.
  */
-export function useTestServers<Name extends string>(envs: Record<Name, Record<string, string>>): Record<Name, TestServer> {
+export function useTestServers<Name extends string>(
+  envs: Record<Name, Record<string, string>>,
+): Record<Name, TestServer> {
   const servers = {} as Record<Name, TestServer>;
   const names = Object.keys(envs) as Name[];
 
@@ -76,17 +78,26 @@ export function useTestServers<Name extends string>(envs: Record<Name, Record<st
 }
 
 /** SDK clients on each server's stand-in, with the pool and app client ids. */
-const sdkClients = new Map<TestServer, { cognito: CognitoIdentityProviderClient; userPoolId: string; clientId: string }>();
+const sdkClients = new Map<
+  TestServer,
+  { cognito: CognitoIdentityProviderClient; userPoolId: string; clientId: string }
+>();
 
 /** An SDK client on this server's stand-in (as an administrator would use it), with its pool and app client. */
 export async function sdk(server: TestServer) {
   const known = sdkClients.get(server);
   if (known) return known;
-  const cognito = createCognitoClient({ region: "ap-northeast-1", endpoint: server.standIn, userPoolId: "", clientId: "" });
+  const cognito = createCognitoClient({
+    region: "ap-northeast-1",
+    endpoint: server.standIn,
+    userPoolId: "",
+    clientId: "",
+  });
   const pools = await cognito.send(new ListUserPoolsCommand({ MaxResults: 60 }));
   const userPoolId = pools.UserPools?.find((pool) => pool.Name === STAND_IN_POOL_NAME)?.Id ?? "";
   const clients = await cognito.send(new ListUserPoolClientsCommand({ UserPoolId: userPoolId, MaxResults: 60 }));
-  const clientId = clients.UserPoolClients?.find((client) => client.ClientName === STAND_IN_CLIENT_NAME)?.ClientId ?? "";
+  const clientId =
+    clients.UserPoolClients?.find((client) => client.ClientName === STAND_IN_CLIENT_NAME)?.ClientId ?? "";
   const created = { cognito, userPoolId, clientId };
   sdkClients.set(server, created);
   return created;

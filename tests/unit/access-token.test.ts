@@ -59,8 +59,14 @@ test("keys that cannot be fetched make a token unverifiable, not invalid", async
 
 test("a good access token passes; wrong use, client, issuer or an expired one do not", async () => {
   expect((await verifyAccessToken(await token({ "cognito:groups": ["admin"] }), cognito())).valid).toBe(true);
-  expect(await verifyAccessToken(await token({ token_use: "id" }), cognito())).toEqual({ valid: false, expired: false });
-  expect(await verifyAccessToken(await token({ client_id: "other" }), cognito())).toEqual({ valid: false, expired: false });
+  expect(await verifyAccessToken(await token({ token_use: "id" }), cognito())).toEqual({
+    valid: false,
+    expired: false,
+  });
+  expect(await verifyAccessToken(await token({ client_id: "other" }), cognito())).toEqual({
+    valid: false,
+    expired: false,
+  });
   expect(await verifyAccessToken(await token({}, "key-1", "-1s"), cognito())).toEqual({ valid: false, expired: true });
   const unsigned = `${Buffer.from('{"alg":"none"}').toString("base64url")}.${Buffer.from('{"sub":"x"}').toString("base64url")}.`;
   expect(await verifyAccessToken(unsigned, cognito())).toEqual({ valid: false, expired: false });

@@ -28,13 +28,25 @@ test("faults below the API become the envelope's codes: Cognito by the one error
   // The bug and database cases are logged as errors on purpose; not in this test's output.
   logger.level = "silent";
   const codeOf = (error: unknown) => toApiError(error, "request-1");
-  expect(codeOf(new IdentityError("unavailable", "AdminGetUser"))).toMatchObject({ code: "service_unavailable", status: 503 });
+  expect(codeOf(new IdentityError("unavailable", "AdminGetUser"))).toMatchObject({
+    code: "service_unavailable",
+    status: 503,
+  });
   expect(codeOf(new IdentityError("throttled", "AdminGetUser"))).toMatchObject({ code: "rate_limited", status: 429 });
-  expect(codeOf(new IdentityError("emailUnavailable", "AdminUpdateUserAttributes"))).toMatchObject({ code: "email_unavailable", status: 409 });
-  expect(codeOf(new IdentityError("invalidInput", "AdminUpdateUserAttributes"))).toMatchObject({ code: "identity_refused", status: 400 });
+  expect(codeOf(new IdentityError("emailUnavailable", "AdminUpdateUserAttributes"))).toMatchObject({
+    code: "email_unavailable",
+    status: 409,
+  });
+  expect(codeOf(new IdentityError("invalidInput", "AdminUpdateUserAttributes"))).toMatchObject({
+    code: "identity_refused",
+    status: 400,
+  });
   expect(codeOf(new MailUnavailableError("smtp down"))).toMatchObject({ code: "mail_unavailable", status: 503 });
   const refused = Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" });
-  expect(codeOf(new Error("Failed query", { cause: refused }))).toMatchObject({ code: "service_unavailable", status: 503 });
+  expect(codeOf(new Error("Failed query", { cause: refused }))).toMatchObject({
+    code: "service_unavailable",
+    status: 503,
+  });
   expect(codeOf(new TypeError("x is undefined"))).toMatchObject({ code: "internal_error", status: 500 });
   const own = new ApiError("not_found");
   expect(codeOf(own)).toBe(own);

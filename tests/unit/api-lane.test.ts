@@ -64,10 +64,14 @@ test("a client that hangs up mid-body is 'gone'", async () => {
 test("a repeated Content-Type reaches the app as the one the lanes checked (node's first), other repeats stay", () => {
   const headers = headersOf({
     rawHeaders: [
-      "Content-Type", "application/x-www-form-urlencoded",
-      "Accept", "text/html",
-      "content-type", "application/json",
-      "Accept", "application/json",
+      "Content-Type",
+      "application/x-www-form-urlencoded",
+      "Accept",
+      "text/html",
+      "content-type",
+      "application/json",
+      "Accept",
+      "application/json",
     ],
   });
   expect(headers.get("Content-Type")).toBe("application/x-www-form-urlencoded");

@@ -33,7 +33,15 @@ test.each([
 
 test("leading slashes collapse into one in the permanent trailing-slash redirect", () => {
   expect(decideFor("//evil.example")).toEqual({ kind: "redirect", location: "/evil.example/", permanent: true });
-  expect(decideFor("///evil.example/?a=1")).toEqual({ kind: "redirect", location: "/evil.example/?a=1", permanent: true });
-  expect(decideFor("/docs/terms-of-use")).toEqual({ kind: "redirect", location: "/docs/terms-of-use/", permanent: true });
+  expect(decideFor("///evil.example/?a=1")).toEqual({
+    kind: "redirect",
+    location: "/evil.example/?a=1",
+    permanent: true,
+  });
+  expect(decideFor("/docs/terms-of-use")).toEqual({
+    kind: "redirect",
+    location: "/docs/terms-of-use/",
+    permanent: true,
+  });
   expect(decideFor("/docs/terms-of-use/")).toEqual({ kind: "continue" });
 });

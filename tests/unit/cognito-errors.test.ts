@@ -14,10 +14,12 @@ test("every domain error code has a message in both languages", () => {
   for (const code of DOMAIN_ERROR_CODES) {
     const [namespace, path] = messageKeyOf(new DomainError(code)).split(":") as [string, string];
     for (const locale of ["ja", "en"] as const) {
-      const text = path.split(".").reduce<unknown>(
-        (node, part) => (node as Record<string, unknown> | undefined)?.[part],
-        (RESOURCES[locale] as Record<string, unknown>)[namespace],
-      );
+      const text = path
+        .split(".")
+        .reduce<unknown>(
+          (node, part) => (node as Record<string, unknown> | undefined)?.[part],
+          (RESOURCES[locale] as Record<string, unknown>)[namespace],
+        );
       expect(typeof text, `${code} in ${locale}`).toBe("string");
     }
   }

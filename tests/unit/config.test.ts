@@ -81,7 +81,9 @@ test("the default origin follows HOST and PORT, and an empty APP_ORIGIN counts a
   expect(parseConfig({ APP_MODE: "preview", HOST: "0.0.0.0", PORT: "4000" }).origin).toBe("http://localhost:4000");
   expect(parseConfig({ APP_MODE: "preview", HOST: "::1", PORT: "4000" }).origin).toBe("http://[::1]:4000");
   expect(parseConfig({ APP_MODE: "preview", APP_ORIGIN: "", PORT: "4000" }).origin).toBe("http://127.0.0.1:4000");
-  expect(parseConfig({ APP_MODE: "preview", APP_ORIGIN: "http://localhost:4000/" }).origin).toBe("http://localhost:4000");
+  expect(parseConfig({ APP_MODE: "preview", APP_ORIGIN: "http://localhost:4000/" }).origin).toBe(
+    "http://localhost:4000",
+  );
   expect(problemsOf({ APP_MODE: "preview", PORT: "0" })).toEqual([
     "PORT=0 (any free port) needs APP_ORIGIN: links and the origin check name the port",
   ]);

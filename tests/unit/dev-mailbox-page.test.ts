@@ -6,7 +6,11 @@ import { type MailboxEntry, devMailboxContext } from "~/routing/dev-tools-only.s
 type LoaderArgs = Parameters<typeof loader>[0];
 
 function loadWith(context: RouterContextProvider) {
-  return loader({ context, request: new Request("http://localhost/__dev/mailbox/"), params: {} } as unknown as LoaderArgs);
+  return loader({
+    context,
+    request: new Request("http://localhost/__dev/mailbox/"),
+    params: {},
+  } as unknown as LoaderArgs);
 }
 
 test("the mailbox page lists what the dev entry's mailbox holds", async () => {

@@ -4,9 +4,7 @@ import { displayName, isProfileFilled } from "~/domain/display-name.server";
 test("the e-mail is shown until both names are filled", () => {
   expect(displayName({ email: "taro@example.jp" }, "ja")).toBe("taro@example.jp");
   expect(displayName({ email: "taro@example.jp", familyName: "山田" }, "ja")).toBe("taro@example.jp");
-  expect(displayName({ email: "taro@example.jp", familyName: "山田", givenName: "  " }, "en")).toBe(
-    "taro@example.jp",
-  );
+  expect(displayName({ email: "taro@example.jp", familyName: "山田", givenName: "  " }, "en")).toBe("taro@example.jp");
   expect(isProfileFilled({ email: "x@example.jp", familyName: "山田", givenName: null })).toBe(false);
 });
 

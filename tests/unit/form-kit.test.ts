@@ -23,7 +23,9 @@ function render(element: ReactElement): string {
 
 /** The attributes of the first `<tagName>` whose attributes contain `marker`, in any order. */
 function attributesOf(html: string, tagName: string, marker: string): string[] {
-  const tag = [...html.matchAll(new RegExp(`<${tagName}( [^>]*)/?>`, "g"))].find(([, attributes]) => attributes?.includes(marker));
+  const tag = [...html.matchAll(new RegExp(`<${tagName}( [^>]*)/?>`, "g"))].find(([, attributes]) =>
+    attributes?.includes(marker),
+  );
   return (tag?.[1] ?? "").match(/[\w-]+(="[^"]*")?/g) ?? [];
 }
 
@@ -36,16 +38,26 @@ test("an input is labelled, marked required, and described by its hint and then 
       inputProps: { id: "f-email", name: "email", required: true },
     }),
   );
-  expect(html).toContain('<label class="form-field__label" for="f-email">Email<span class="form-field__required">Required</span></label>');
+  expect(html).toContain(
+    '<label class="form-field__label" for="f-email">Email<span class="form-field__required">Required</span></label>',
+  );
   expect(html).toContain('<p class="form-field__hint" id="f-email-description">We write to it.</p>');
   expect(attributesOf(html, "input", 'id="f-email"')).toEqual(
-    expect.arrayContaining(['required=""', 'aria-invalid="true"', 'aria-describedby="f-email-description f-email-error"']),
+    expect.arrayContaining([
+      'required=""',
+      'aria-invalid="true"',
+      'aria-describedby="f-email-description f-email-error"',
+    ]),
   );
-  expect(html).toContain('<ul class="error-list" id="f-email-error"><li class="error-list__item">Enter this.</li></ul>');
+  expect(html).toContain(
+    '<ul class="error-list" id="f-email-error"><li class="error-list__item">Enter this.</li></ul>',
+  );
 });
 
 test("a valid field is neither invalid nor described by an error list that is not there", () => {
-  const html = render(createElement(TextareaField, { label: "Detail", textareaProps: { id: "f-detail", name: "detail" } }));
+  const html = render(
+    createElement(TextareaField, { label: "Detail", textareaProps: { id: "f-detail", name: "detail" } }),
+  );
   expect(html).toContain('<textarea id="f-detail" name="detail" class="form-field__control"></textarea>');
   expect(html).not.toContain("aria-");
   expect(html).not.toContain("error-list");
@@ -53,7 +65,11 @@ test("a valid field is neither invalid nor described by an error list that is no
 
 test("a checkbox's label wraps it and its error describes it", () => {
   const html = render(
-    createElement(CheckboxField, { label: "I agree", errors: ["validation.agree"], inputProps: { id: "f-agree", name: "agree" } }),
+    createElement(CheckboxField, {
+      label: "I agree",
+      errors: ["validation.agree"],
+      inputProps: { id: "f-agree", name: "agree" },
+    }),
   );
   expect(html).toMatch(/<label><input [^>]*\/> I agree<\/label>/);
   expect(attributesOf(html, "input", 'id="f-agree"')).toEqual(
@@ -76,15 +92,24 @@ test("groups are fieldsets with a legend, described by their errors, with the in
   );
   expect(boxes).toMatch(/^<fieldset class="form-fieldset" aria-describedby="f-q2-error"><legend>Which\?<\/legend>/);
   expect(attributesOf(boxes, "input", 'value="a"')).toEqual(['type="checkbox"', 'name="q2"', 'value="a"']);
-  expect(attributesOf(boxes, "input", 'value="b"')).toEqual(['type="checkbox"', 'name="q2"', 'checked=""', 'value="b"']);
-  const radios = render(createElement(RadioGroupField, { legend: "One", options, field: { id: "f-q1", name: "q1", initialValue: "a" } }));
+  expect(attributesOf(boxes, "input", 'value="b"')).toEqual([
+    'type="checkbox"',
+    'name="q2"',
+    'checked=""',
+    'value="b"',
+  ]);
+  const radios = render(
+    createElement(RadioGroupField, { legend: "One", options, field: { id: "f-q1", name: "q1", initialValue: "a" } }),
+  );
   expect(radios).toContain('<fieldset class="form-fieldset"><legend>One</legend>');
   expect(attributesOf(radios, "input", 'value="a"')).toEqual(['type="radio"', 'name="q1"', 'checked=""', 'value="a"']);
   expect(attributesOf(radios, "input", 'value="b"')).toEqual(['type="radio"', 'name="q1"', 'value="b"']);
 });
 
 test("the form alert is there before any error, with the id Conform points the form at", () => {
-  expect(render(createElement(FormAlert, { form: { errorId: "f-error" } }))).toBe('<div role="alert" id="f-error"></div>');
+  expect(render(createElement(FormAlert, { form: { errorId: "f-error" } }))).toBe(
+    '<div role="alert" id="f-error"></div>',
+  );
   expect(render(createElement(FormAlert, { form: { errorId: "f-error", errors: ["validation.required"] } }))).toContain(
     '<div role="alert" id="f-error"><ul class="error-list"><li class="error-list__item">Enter this.</li></ul></div>',
   );

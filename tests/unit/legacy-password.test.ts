@@ -35,7 +35,10 @@ test("a hash above the cost cap never matches, and costs a compare at the dummy'
 test("at most MAX_CONCURRENT_BCRYPT_COMPARES run at once; the rest wait, and past the queue's size are refused", async () => {
   const total = MAX_CONCURRENT_BCRYPT_COMPARES + MAX_WAITING_BCRYPT_COMPARES;
   const admitted = Array.from({ length: total }, () => checkLegacyPassword("wrong", HASH));
-  expect(legacyPasswordCheckStats()).toMatchObject({ running: MAX_CONCURRENT_BCRYPT_COMPARES, waiting: MAX_WAITING_BCRYPT_COMPARES });
+  expect(legacyPasswordCheckStats()).toMatchObject({
+    running: MAX_CONCURRENT_BCRYPT_COMPARES,
+    waiting: MAX_WAITING_BCRYPT_COMPARES,
+  });
   const refused = await checkLegacyPassword("wrong", HASH).catch((error: unknown) => error);
   expect(refused).toBeInstanceOf(IdentityError);
   expect(messageKeyOf(domainErrorOf(refused))).toBe("toasts:loginAttemptLimitExceeded");

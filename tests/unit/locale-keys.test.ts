@@ -20,9 +20,11 @@ const placeholders = (text: string) => [...text.matchAll(/{{\s*(\w+)\s*}}/g)].ma
 const namespaces = readdirSync(path.join(LOCALES_DIR, "ja")).filter((file) => file.endsWith(".json"));
 
 test("both languages have the same namespace files", () => {
-  expect(readdirSync(path.join(LOCALES_DIR, "en")).filter((f) => f.endsWith(".json")).sort()).toEqual(
-    [...namespaces].sort(),
-  );
+  expect(
+    readdirSync(path.join(LOCALES_DIR, "en"))
+      .filter((f) => f.endsWith(".json"))
+      .sort(),
+  ).toEqual([...namespaces].sort());
 });
 
 test.each(namespaces)("%s has the same keys, placeholders and no empty strings in ja and en", (file) => {

@@ -38,7 +38,11 @@ const CLIENT: UserPoolClientType = {
   RefreshTokenRotation: { Feature: "DISABLED", RetryGracePeriodSeconds: 0 },
 };
 
-function problems(change: { pool?: Partial<UserPoolType>; client?: Partial<UserPoolClientType>; adminGroupExists?: boolean }) {
+function problems(change: {
+  pool?: Partial<UserPoolType>;
+  client?: Partial<UserPoolClientType>;
+  adminGroupExists?: boolean;
+}) {
   const described: DescribedPool = {
     pool: { ...POOL, ...change.pool },
     client: { ...CLIENT, ...change.client },
@@ -72,9 +76,9 @@ test("a password policy that differs from the app's rule is refused, one line pe
     expect.stringContaining("PasswordPolicy.MinimumLength is 12, must be 8"),
     expect.stringContaining("PasswordPolicy.RequireSymbols is true, must be false"),
   ]);
-  expect(problems({ pool: { Policies: { PasswordPolicy: { ...policy, MinimumLength: 6, RequireSymbols: false } } } })).toEqual([
-    expect.stringContaining("PasswordPolicy.MinimumLength is 6, must be 8"),
-  ]);
+  expect(
+    problems({ pool: { Policies: { PasswordPolicy: { ...policy, MinimumLength: 6, RequireSymbols: false } } } }),
+  ).toEqual([expect.stringContaining("PasswordPolicy.MinimumLength is 6, must be 8")]);
 });
 
 test("a pool where only administrators create users is refused: members sign themselves up", () => {

@@ -53,5 +53,8 @@ test("requireAdmin gives a member of the configured admin group", () => {
 
 test("requireAdmin sends a visitor to / and forbids a member outside the admin group", () => {
   expect(thrownBy(() => requireAdmin(contextWith(null)))).toEqual({ status: 302, location: "/" });
-  expect(thrownBy(() => requireAdmin(contextWith({ ...member, groups: ["admin"] })))).toEqual({ status: 403, location: null });
+  expect(thrownBy(() => requireAdmin(contextWith({ ...member, groups: ["admin"] })))).toEqual({
+    status: 403,
+    location: null,
+  });
 });

@@ -399,7 +399,13 @@ const SAMPLE_DEVICES: DeviceRow[] = [
   { id: "sample-1", deviceName: "Windows", browser: "Chrome", lastLoginAt: "2024-04-01T09:30:00+09:00", current: true },
   { id: "sample-2", deviceName: "iOS", browser: "Safari", lastLoginAt: "2024-03-28T21:05:00+09:00", current: false },
   { id: "sample-3", deviceName: "macOS", browser: "Firefox", lastLoginAt: "2024-03-02T12:00:00+09:00", current: false },
-  { id: "sample-4", deviceName: "Android", browser: "Chrome", lastLoginAt: "2024-02-14T08:45:00+09:00", current: false },
+  {
+    id: "sample-4",
+    deviceName: "Android",
+    browser: "Chrome",
+    lastLoginAt: "2024-02-14T08:45:00+09:00",
+    current: false,
+  },
 ];
 const SAMPLE_DEVICE_LIMIT = 3;
 

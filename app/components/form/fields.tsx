@@ -63,7 +63,9 @@ function Field({
 }: FieldBaseProps & { required: boolean; ids: FieldIds; children: ReactNode }) {
   const { t } = useTranslation("forms");
   return (
-    <div className={["form-field", ids.hasErrors ? "form-field--invalid" : "", className ?? ""].filter(Boolean).join(" ")}>
+    <div
+      className={["form-field", ids.hasErrors ? "form-field--invalid" : "", className ?? ""].filter(Boolean).join(" ")}
+    >
       <label className="form-field__label" htmlFor={ids.controlId}>
         {label}
         {required ? <span className="form-field__required">{t("form.required")}</span> : null}

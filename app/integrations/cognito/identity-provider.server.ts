@@ -48,7 +48,9 @@ export interface IdentityUser {
   attributes: Record<string, string>;
 }
 
-export type UserAttributes = Partial<Record<"email" | "email_verified" | "locale" | "family_name" | "given_name", string>>;
+export type UserAttributes = Partial<
+  Record<"email" | "email_verified" | "locale" | "family_name" | "given_name", string>
+>;
 
 function toAttributeList(attributes: UserAttributes): AttributeType[] {
   return Object.entries(attributes)
@@ -71,7 +73,10 @@ function toTokens(result: AuthenticationResultType | undefined, operation: Cogni
  * SDK's own per-attempt time-out and bounded retries (cognito-client.server.ts); every failure comes out as an
  * IdentityError from the one error table. The stand-in is reached through exactly this code.
  */
-export function createIdentityProvider(cognito: Config["cognito"], client: CognitoIdentityProviderClient = createCognitoClient(cognito)) {
+export function createIdentityProvider(
+  cognito: Config["cognito"],
+  client: CognitoIdentityProviderClient = createCognitoClient(cognito),
+) {
   const { userPoolId: UserPoolId, clientId: ClientId } = cognito;
 
   async function call<T>(operation: CognitoOperation, run: (abortSignal: AbortSignal) => Promise<T>): Promise<T> {
@@ -241,7 +246,12 @@ export function createIdentityProvider(cognito: Config["cognito"], client: Cogni
     setPermanentPassword: (input: { email: string; password: string }) =>
       call("AdminSetUserPassword", (abortSignal) =>
         client.send(
-          new AdminSetUserPasswordCommand({ UserPoolId, Username: input.email, Password: input.password, Permanent: true }),
+          new AdminSetUserPasswordCommand({
+            UserPoolId,
+            Username: input.email,
+            Password: input.password,
+            Permanent: true,
+          }),
           { abortSignal },
         ),
       ).then(() => undefined),

@@ -24,8 +24,13 @@ export interface PoolExpectations {
 export const REQUIRED_AUTH_FLOWS = ["ALLOW_ADMIN_USER_PASSWORD_AUTH", "ALLOW_REFRESH_TOKEN_AUTH"] as const;
 
 /** The policy the pool must have: the app's length rule and no character-class rules the forms do not ask for. */
-export function requiredPasswordPolicy(minimumPasswordLength: number): Required<
-  Pick<PasswordPolicyType, "MinimumLength" | "RequireLowercase" | "RequireUppercase" | "RequireNumbers" | "RequireSymbols">
+export function requiredPasswordPolicy(
+  minimumPasswordLength: number,
+): Required<
+  Pick<
+    PasswordPolicyType,
+    "MinimumLength" | "RequireLowercase" | "RequireUppercase" | "RequireNumbers" | "RequireSymbols"
+  >
 > {
   return {
     MinimumLength: minimumPasswordLength,

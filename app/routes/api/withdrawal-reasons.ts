@@ -12,10 +12,14 @@ const api = apiRoute({
       const { email } = await identity.getUser(member.sub);
       // The password check is a sign-in: it counts against the same limits as one (as on /my/withdrawal/).
       await limitAttempts(call, "signIn", email);
-      const result = await cancelMembership(
-        call,
-        { sub: member.sub, email, password: body.password, reason: body.reason, detail: body.detail, locale },
-      );
+      const result = await cancelMembership(call, {
+        sub: member.sub,
+        email,
+        password: body.password,
+        reason: body.reason,
+        detail: body.detail,
+        locale,
+      });
       if (result.kind === "passwordMismatch") throw new ApiError("password_mismatch");
       return { cancelled: true as const, endedSessions: result.endedSessions };
     },

@@ -6,7 +6,11 @@ import {
 } from "~/cookies/app-cookies.server";
 
 /** The reset under way in this browser, or null (none, tampered with, or older than the cookie's lifetime). */
-export async function readPasswordReset(config: Config, request: Request, now = Date.now()): Promise<PasswordResetState | null> {
+export async function readPasswordReset(
+  config: Config,
+  request: Request,
+  now = Date.now(),
+): Promise<PasswordResetState | null> {
   const value = await passwordResetCookie.read(config, request);
   return value && value.expiresAt > now ? value : null;
 }

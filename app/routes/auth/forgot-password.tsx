@@ -57,13 +57,18 @@ export async function action({ request, context }: Route.ActionArgs) {
     } catch (error) {
       return getToastUtils(context).redirectWithError(here, messageKeyOf(domainErrorOf(error)));
     }
-    throw redirect(here, { headers: setCookie(await serializePasswordReset(config, pending.email, pending.sends + 1)) });
+    throw redirect(here, {
+      headers: setCookie(await serializePasswordReset(config, pending.email, pending.sends + 1)),
+    });
   }
 
   if (intent === "confirm" && pending) {
     const submission = parseWithZod(formData, { schema: ConfirmPasswordResetSchema });
     if (submission.status !== "success") {
-      return data({ form: "confirm" as const, result: submission.reply({ hideFields: ["password"] }) }, { status: 400 });
+      return data(
+        { form: "confirm" as const, result: submission.reply({ hideFields: ["password"] }) },
+        { status: 400 },
+      );
     }
     const limited = await checkAttemptLimit(context, "codeCheck", pending.email);
     if (limited) {
@@ -89,7 +94,11 @@ export async function action({ request, context }: Route.ActionArgs) {
     return data({ form: "request" as const, result: submission.reply() }, { status: 400 });
   }
   const limited = await checkAttemptLimit(context, "forgotPassword", submission.value.email);
-  if (limited) return data({ form: "request" as const, result: submission.reply({ formErrors: [limited.formError] }) }, limited.init);
+  if (limited)
+    return data(
+      { form: "request" as const, result: submission.reply({ formErrors: [limited.formError] }) },
+      limited.init,
+    );
   try {
     await requestPasswordReset(identity, submission.value.email);
   } catch (error) {
@@ -98,7 +107,6 @@ export async function action({ request, context }: Route.ActionArgs) {
   // Known or not, the answer is this same redirect (SECURITY.md item 1): only the cookie's address differs.
   throw redirect(here, { headers: setCookie(await serializePasswordReset(config, submission.value.email, 1)) });
 }
-
 
 function setCookie(cookie: string): Headers {
   return new Headers({ "Set-Cookie": cookie });
@@ -163,7 +171,13 @@ function ConfirmStep({
         {/* Not submitted (the address comes from the cookie); shown, and there for password managers. */}
         <InputField
           label={t("confirm.email")}
-          inputProps={{ id: "password-reset-email", type: "email", value: email, readOnly: true, autoComplete: "username" }}
+          inputProps={{
+            id: "password-reset-email",
+            type: "email",
+            value: email,
+            readOnly: true,
+            autoComplete: "username",
+          }}
         />
         <InputField
           label={t("confirm.code")}

@@ -30,7 +30,10 @@ export async function returnTargetFrom(request: Request, locale: Locale, config:
 
 /** Cookies for a session that is active now. */
 export async function activeSessionCookies(config: Config, sessionId: string, accessToken: string): Promise<string[]> {
-  return [await sessionCookie.serialize(config, { sid: sessionId, at: accessToken }), await pendingSignInCookie.clear(config)];
+  return [
+    await sessionCookie.serialize(config, { sid: sessionId, at: accessToken }),
+    await pendingSignInCookie.clear(config),
+  ];
 }
 
 /** The sign-in form's post: the domain's sign-in for this browser's device key, and the cookies it leaves. */

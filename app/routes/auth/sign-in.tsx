@@ -105,7 +105,10 @@ export async function action({ request, context }: Route.ActionArgs) {
   }
   const limited = await checkAttemptLimit(context, "signIn", submission.value.email);
   if (limited) {
-    return data({ result: submission.reply({ formErrors: [limited.formError], hideFields: ["password"] }) }, limited.init);
+    return data(
+      { result: submission.reply({ formErrors: [limited.formError], hideFields: ["password"] }) },
+      limited.init,
+    );
   }
   try {
     const { result, setCookies } = await signInWithPassword(services, request, submission.value);
@@ -182,23 +185,14 @@ function AlreadySignedIn({ name, email, continueTo }: { name: string; email: str
   );
 }
 
-function DeviceLimit({
-  deviceLimit,
-  devices,
-}: {
-  deviceLimit: number;
-  devices: DeviceRow[];
-}) {
+function DeviceLimit({ deviceLimit, devices }: { deviceLimit: number; devices: DeviceRow[] }) {
   const { t } = useTranslation("auth");
   return (
     <section className="content auth-page device-limit">
       <h1>{t("deviceLimit.title")}</h1>
       <p>{t("deviceLimit.lead", { deviceLimit })}</p>
       <p data-testid="device-count">{t("deviceLimit.count", { count: devices.length })}</p>
-      <DeviceTable
-        devices={devices}
-        action={(device) => <DeactivateDeviceForm device={device} />}
-      />
+      <DeviceTable devices={devices} action={(device) => <DeactivateDeviceForm device={device} />} />
       <Form method="post" className="actions">
         <Button name="intent" value="continue">
           {t("deviceLimit.continue")}

@@ -16,7 +16,8 @@ import type { Route } from "./+types/sign-out";
  * with a session cookie even when its member cannot be confirmed right now (Cognito down, token not refreshable).
  */
 export async function loader({ request, context }: Route.LoaderArgs) {
-  if (!getMember(context) && !(await sessionCookie.read(servicesOf(context).config, request))) throw redirect(pathFor("index", getLocale(context)));
+  if (!getMember(context) && !(await sessionCookie.read(servicesOf(context).config, request)))
+    throw redirect(pathFor("index", getLocale(context)));
   return {
     title: getInstance(context).t("auth:signOut.title"),
     translations: loadTranslations(context, ["auth"]),

@@ -36,9 +36,16 @@ export async function readSignUpFlow(config: Config, request: Request): Promise<
     return null;
   }
   if (typeof value !== "object" || value === null) return null;
-  const { purpose, expiresAt, step, email, sub } = value as Partial<SignUpFlow> & { purpose?: unknown; expiresAt?: unknown };
+  const { purpose, expiresAt, step, email, sub } = value as Partial<SignUpFlow> & {
+    purpose?: unknown;
+    expiresAt?: unknown;
+  };
   if (purpose !== FLOW_PURPOSE || typeof expiresAt !== "number" || expiresAt <= Date.now()) return null;
-  if ((step !== "code" && step !== "account" && step !== "done") || typeof email !== "string" || typeof sub !== "string") {
+  if (
+    (step !== "code" && step !== "account" && step !== "done") ||
+    typeof email !== "string" ||
+    typeof sub !== "string"
+  ) {
     return null;
   }
   return { step, email, sub };

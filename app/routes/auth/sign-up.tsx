@@ -50,7 +50,9 @@ export async function loader({ request, context }: Route.LoaderArgs) {
       })),
     },
     // The completed screen is shown once; the flow's cookie goes with it.
-    flow?.step === "done" ? { headers: { "Set-Cookie": await clearSignUpFlow(servicesOf(context).config) } } : undefined,
+    flow?.step === "done"
+      ? { headers: { "Set-Cookie": await clearSignUpFlow(servicesOf(context).config) } }
+      : undefined,
   );
 }
 
@@ -74,7 +76,10 @@ export async function action({ request, context }: Route.ActionArgs) {
     const limited = await checkAttemptLimit(context, "codeResend", flow.email);
     if (limited) {
       const submission = parseWithZod(formData, { schema: ConfirmationCodeSchema });
-      return data<ActionResult>({ intent, result: submission.reply({ formErrors: [limited.formError] }) }, limited.init);
+      return data<ActionResult>(
+        { intent, result: submission.reply({ formErrors: [limited.formError] }) },
+        limited.init,
+      );
     }
     try {
       await resendSignUpCode(identity, flow);
@@ -87,9 +92,14 @@ export async function action({ request, context }: Route.ActionArgs) {
 
   if (intent === "code" && flow?.step === "code") {
     const submission = parseWithZod(formData, { schema: ConfirmationCodeSchema });
-    if (submission.status !== "success") return data<ActionResult>({ intent, result: submission.reply() }, { status: 400 });
+    if (submission.status !== "success")
+      return data<ActionResult>({ intent, result: submission.reply() }, { status: 400 });
     const limited = await checkAttemptLimit(context, "codeCheck", flow.email);
-    if (limited) return data<ActionResult>({ intent, result: submission.reply({ formErrors: [limited.formError] }) }, limited.init);
+    if (limited)
+      return data<ActionResult>(
+        { intent, result: submission.reply({ formErrors: [limited.formError] }) },
+        limited.init,
+      );
     try {
       await confirmSignUp(identity, { ...flow, code: submission.value.code });
     } catch (error) {
@@ -100,7 +110,8 @@ export async function action({ request, context }: Route.ActionArgs) {
 
   if (intent === "account" && flow?.step === "account") {
     const submission = parseWithZod(formData, { schema: AccountInfoSchema });
-    if (submission.status !== "success") return data<ActionResult>({ intent, result: submission.reply() }, { status: 400 });
+    if (submission.status !== "success")
+      return data<ActionResult>({ intent, result: submission.reply() }, { status: 400 });
     try {
       await saveAccountInfo(
         { db, identity },
@@ -114,7 +125,10 @@ export async function action({ request, context }: Route.ActionArgs) {
 
   const submission = parseWithZod(formData, { schema: SignUpSchema });
   if (submission.status !== "success") {
-    return data<ActionResult>({ intent: "credentials", result: submission.reply({ hideFields: ["password"] }) }, { status: 400 });
+    return data<ActionResult>(
+      { intent: "credentials", result: submission.reply({ hideFields: ["password"] }) },
+      { status: 400 },
+    );
   }
   const limited = await checkAttemptLimit(context, "signUp", submission.value.email);
   if (limited) {
@@ -170,11 +184,29 @@ function CredentialsForm({ lastResult }: { lastResult: SubmissionResult<string[]
   const { t } = useTranslation("signUp");
   const { locale, links } = useRootData();
   const navigation = useNavigation();
-  const [form, fields] = useSchemaForm(SignUpSchema, lastResult, { validateInBrowser: false, secretFields: ["password"] });
+  const [form, fields] = useSchemaForm(SignUpSchema, lastResult, {
+    validateInBrowser: false,
+    secretFields: ["password"],
+  });
   const agreements = [
-    { field: fields.agreeIdTerms, label: t("credentials.agreeIdTerms"), href: pathFor("docs-terms-of-use-shinkenchiku-id", locale), link: t("credentials.idTermsLink") },
-    { field: fields.agreeDataTerms, label: t("credentials.agreeDataTerms"), href: links.dataTerms, link: t("credentials.dataTermsLink") },
-    { field: fields.agreePrivacy, label: t("credentials.agreePrivacy"), href: pathFor("docs-privacy-policy", locale), link: t("credentials.privacyLink") },
+    {
+      field: fields.agreeIdTerms,
+      label: t("credentials.agreeIdTerms"),
+      href: pathFor("docs-terms-of-use-shinkenchiku-id", locale),
+      link: t("credentials.idTermsLink"),
+    },
+    {
+      field: fields.agreeDataTerms,
+      label: t("credentials.agreeDataTerms"),
+      href: links.dataTerms,
+      link: t("credentials.dataTermsLink"),
+    },
+    {
+      field: fields.agreePrivacy,
+      label: t("credentials.agreePrivacy"),
+      href: pathFor("docs-privacy-policy", locale),
+      link: t("credentials.privacyLink"),
+    },
   ];
   return (
     <>
@@ -195,7 +227,12 @@ function CredentialsForm({ lastResult }: { lastResult: SubmissionResult<string[]
         <fieldset className="form-fieldset">
           <legend>{t("credentials.agreementsLegend")}</legend>
           {agreements.map(({ field, label, href, link }) => (
-            <CheckboxField key={field.name} label={label} errors={field.errors} inputProps={getInputProps(field, { type: "checkbox" })}>
+            <CheckboxField
+              key={field.name}
+              label={label}
+              errors={field.errors}
+              inputProps={getInputProps(field, { type: "checkbox" })}
+            >
               <a href={href} target="_blank" rel="noopener">
                 {link}
               </a>
@@ -221,7 +258,11 @@ function CodeForm({ email, lastResult }: { email: string; lastResult: Submission
         <InputField
           label={t("code.code")}
           errors={fields.code.errors}
-          inputProps={{ ...getInputProps(fields.code, { type: "text" }), inputMode: "numeric", autoComplete: "one-time-code" }}
+          inputProps={{
+            ...getInputProps(fields.code, { type: "text" }),
+            inputMode: "numeric",
+            autoComplete: "one-time-code",
+          }}
         />
         <Button name="intent" value="code" block>
           {t("code.submit")}
@@ -253,7 +294,11 @@ function AccountForm({
     validateInBrowser: false,
   });
   const otherDetail = (field: typeof fields.q2Other) => (
-    <InputField label={t("account.otherDetail")} errors={field.errors} inputProps={getInputProps(field, { type: "text" })} />
+    <InputField
+      label={t("account.otherDetail")}
+      errors={field.errors}
+      inputProps={getInputProps(field, { type: "text" })}
+    />
   );
   return (
     <>

@@ -44,10 +44,13 @@ export async function action({ request, context }: Route.ActionArgs) {
   let accessToken: string | null;
   try {
     // Every other sign-in of the member's is signed out; this browser keeps its session with the new sign-in.
-    ({ accessToken } = await changePassword(
-      services,
-      { sub: member.sub, email: member.email, sessionId: member.sessionId, accessToken: member.accessToken, ...submission.value },
-    ));
+    ({ accessToken } = await changePassword(services, {
+      sub: member.sub,
+      email: member.email,
+      sessionId: member.sessionId,
+      accessToken: member.accessToken,
+      ...submission.value,
+    }));
   } catch (error) {
     return replyWithDomainError(submission, error, {
       hideFields: HIDDEN,
@@ -80,7 +83,10 @@ function PasswordChangeForm({ lastResult }: { lastResult: SubmissionResult<strin
         <InputField
           label={t("passwordEdit.currentPassword")}
           errors={fields.currentPassword.errors}
-          inputProps={{ ...getInputProps(fields.currentPassword, { type: "password" }), autoComplete: "current-password" }}
+          inputProps={{
+            ...getInputProps(fields.currentPassword, { type: "password" }),
+            autoComplete: "current-password",
+          }}
         />
         <InputField
           label={t("passwordEdit.newPassword")}

@@ -1,4 +1,10 @@
-import { type SubmissionResult, getFormProps, getInputProps, getSelectProps, getTextareaProps } from "@conform-to/react";
+import {
+  type SubmissionResult,
+  getFormProps,
+  getInputProps,
+  getSelectProps,
+  getTextareaProps,
+} from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { Form, data, useNavigation } from "react-router";
 import { AppLink } from "~/components/app-link";
@@ -62,17 +68,24 @@ export async function action({ request, context }: Route.ActionArgs) {
     );
   }
   const confirmFailure = (errors: { formErrors?: string[]; fieldErrors?: Record<string, string[]> }, status: number) =>
-    data<ActionResult>({ step: "confirm", answers: answers.value, result: submission.reply({ ...errors, hideFields: HIDDEN }) }, { status });
+    data<ActionResult>(
+      { step: "confirm", answers: answers.value, result: submission.reply({ ...errors, hideFields: HIDDEN }) },
+      { status },
+    );
   // Guessing the password here is guessing the sign-in password: it counts with the sign-in attempts.
   const limited = await checkAttemptLimit(context, "signIn", member.email);
   if (limited) return confirmFailure({ formErrors: [limited.formError] }, limited.init.status);
   const services = servicesOf(context);
   try {
     const { password, reason, detail } = submission.value;
-    const outcome = await cancelMembership(
-      services,
-      { sub: member.sub, email: member.email, password, reason, detail, locale },
-    );
+    const outcome = await cancelMembership(services, {
+      sub: member.sub,
+      email: member.email,
+      password,
+      reason,
+      detail,
+      locale,
+    });
     if (outcome.kind === "passwordMismatch") {
       return confirmFailure({ fieldErrors: { password: ["toasts:cancellationPasswordMismatch"] } }, 400);
     }
@@ -155,7 +168,13 @@ function ReasonForm({ lastResult }: { lastResult: SubmissionResult<string[]> | u
   );
 }
 
-function ConfirmForm({ answers, lastResult }: { answers: WithdrawalAnswers; lastResult: SubmissionResult<string[]> | undefined }) {
+function ConfirmForm({
+  answers,
+  lastResult,
+}: {
+  answers: WithdrawalAnswers;
+  lastResult: SubmissionResult<string[]> | undefined;
+}) {
   const { t, i18n } = useTranslation("withdrawal");
   const navigation = useNavigation();
   const [form, fields] = useSchemaForm(WithdrawalConfirmSchema, lastResult, {

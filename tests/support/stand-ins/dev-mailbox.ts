@@ -37,10 +37,13 @@ export async function listMailboxEntries(directory: string, limit = MAX_LISTED):
   } catch {
     return [];
   }
-  const newest = names.filter((name) => name.endsWith(".json")).sort().reverse().slice(0, limit);
+  const newest = names
+    .filter((name) => name.endsWith(".json"))
+    .sort()
+    .reverse()
+    .slice(0, limit);
   const entries = await Promise.all(
     newest.map(async (name) => JSON.parse(await readFile(path.join(directory, name), "utf8")) as MailboxEntry),
   );
   return entries;
 }
-

@@ -45,7 +45,12 @@ export async function startEmbeddedStack(options: {
     throw error;
   });
   try {
-    const cognito = createCognitoClient({ region: STAND_IN_REGION, endpoint: standIn.endpoint, userPoolId: "", clientId: "" });
+    const cognito = createCognitoClient({
+      region: STAND_IN_REGION,
+      endpoint: standIn.endpoint,
+      userPoolId: "",
+      clientId: "",
+    });
     const pool = await provisionStandInPool(cognito, { dataDir, adminGroup: options.adminGroup });
     cognito.destroy();
     return {

@@ -35,7 +35,10 @@ export async function startMailCapture(options: { mailboxDir: string; port?: num
               html: mail.html ?? undefined,
             }),
           )
-          .then(() => callback(), (error: Error) => callback(error));
+          .then(
+            () => callback(),
+            (error: Error) => callback(error),
+          );
       });
     },
   });

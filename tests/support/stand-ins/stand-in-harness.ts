@@ -147,7 +147,8 @@ export function createStandInHarness(options: StandInHarnessOptions) {
 
   async function appClient(clientId: unknown): Promise<LocalAppClient> {
     const client = typeof clientId === "string" ? await cognito.getAppClient(ctx, clientId) : null;
-    if (!client) throw new CognitoFault("ResourceNotFoundException", `User pool client ${String(clientId)} does not exist.`);
+    if (!client)
+      throw new CognitoFault("ResourceNotFoundException", `User pool client ${String(clientId)} does not exist.`);
     return client;
   }
 
@@ -332,7 +333,9 @@ export function createStandInHarness(options: StandInHarnessOptions) {
       const user = await pool.getUserByRefreshToken(ctx, token as string);
       if (!user) {
         const owner = await findUser(pool, claims["cognito:username"]);
-        throw owner?.HarnessRevokedOrigins?.includes(origin) ? fault.refreshTokenRevoked() : fault.invalidRefreshToken();
+        throw owner?.HarnessRevokedOrigins?.includes(origin)
+          ? fault.refreshTokenRevoked()
+          : fault.invalidRefreshToken();
       }
       if (typeof claims.exp === "number" && claims.exp * 1000 <= Date.now()) throw fault.refreshTokenExpired();
       if (!user.Enabled) throw fault.userDisabled();
@@ -396,7 +399,12 @@ export function createStandInHarness(options: StandInHarnessOptions) {
       async after(_body, result, { user, pool }) {
         // Confirming with the code Cognito sent to the e-mail address verifies that address.
         const confirmed = user && pool ? await findUser(pool, user.Username) : null;
-        if (confirmed && pool && pool.options.AutoVerifiedAttributes?.includes("email") && attribute(confirmed, "email")) {
+        if (
+          confirmed &&
+          pool &&
+          pool.options.AutoVerifiedAttributes?.includes("email") &&
+          attribute(confirmed, "email")
+        ) {
           await save(pool, { ...confirmed, Attributes: withAttribute(confirmed, "email_verified", "true") });
         }
         return result;
@@ -541,7 +549,11 @@ export function createStandInHarness(options: StandInHarnessOptions) {
         assertPasswordConforms(body.Password, pool.options.Policies?.PasswordPolicy);
         const user = await findUser(pool, body.Username);
         if (!user) throw preventsExistenceErrors(client) ? fault.codeMismatch() : fault.usernameClientNotFound();
-        if (user.UserStatus === "UNCONFIRMED" || !user.ConfirmationCode || user.ConfirmationCode !== body.ConfirmationCode) {
+        if (
+          user.UserStatus === "UNCONFIRMED" ||
+          !user.ConfirmationCode ||
+          user.ConfirmationCode !== body.ConfirmationCode
+        ) {
           throw fault.codeMismatch();
         }
       },
@@ -668,7 +680,8 @@ export function createStandInHarness(options: StandInHarnessOptions) {
       return { status: 400, body: { __type: "StandInInternalException", message: message || "cognito-local failed" } };
     }
     const correct = (error: CognitoFault) => errorResponse(error);
-    if (type === "InvalidPasswordException" && message === "Invalid password") return correct(fault.incorrectCredentials());
+    if (type === "InvalidPasswordException" && message === "Invalid password")
+      return correct(fault.incorrectCredentials());
     if (type === "UserNotFoundException") return correct(fault.userNotFound());
     if (type === "CodeMismatchException") return correct(fault.codeMismatch());
     return { status, body };
@@ -775,7 +788,8 @@ export function createStandInHarness(options: StandInHarnessOptions) {
         try {
           return json(200, switches.setFault(JSON.parse(raw.toString("utf8") || "{}")));
         } catch (error) {
-          const message = error instanceof InvalidFaultSettings || error instanceof SyntaxError ? error.message : String(error);
+          const message =
+            error instanceof InvalidFaultSettings || error instanceof SyntaxError ? error.message : String(error);
           return json(400, { error: message });
         }
       case "GET /requests":

@@ -22,7 +22,8 @@ export const fault = {
   userNotConfirmed: () => new CognitoFault("UserNotConfirmedException", "User is not confirmed."),
   passwordResetRequired: () =>
     new CognitoFault("PasswordResetRequiredException", "Password reset required for the user"),
-  codeMismatch: () => new CognitoFault("CodeMismatchException", "Invalid verification code provided, please try again."),
+  codeMismatch: () =>
+    new CognitoFault("CodeMismatchException", "Invalid verification code provided, please try again."),
   invalidParameter: (message: string) => new CognitoFault("InvalidParameterException", message),
   invalidPassword: (reason: string) =>
     new CognitoFault("InvalidPasswordException", `Password did not conform with policy: ${reason}`),

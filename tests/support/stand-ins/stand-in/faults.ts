@@ -157,7 +157,11 @@ function parseFaultSettings(input: unknown): FaultSettings {
     if (typeof value[key] !== "string") throw new InvalidFaultSettings(`${key} must be a string`);
     settings[key] = value[key] as string;
   }
-  if (mode === "throttle" && settings.error && !["TooManyRequestsException", "LimitExceededException"].includes(settings.error)) {
+  if (
+    mode === "throttle" &&
+    settings.error &&
+    !["TooManyRequestsException", "LimitExceededException"].includes(settings.error)
+  ) {
     throw new InvalidFaultSettings("error must be TooManyRequestsException or LimitExceededException for throttle");
   }
   return settings;

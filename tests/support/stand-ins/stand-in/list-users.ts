@@ -30,7 +30,8 @@ const SEARCHABLE: Record<string, { value: (user: LocalUser) => string | undefine
 };
 
 export function parseFilter(filter: unknown): (user: LocalUser) => boolean {
-  if (filter === undefined || filter === null || (typeof filter === "string" && filter.trim() === "")) return () => true;
+  if (filter === undefined || filter === null || (typeof filter === "string" && filter.trim() === ""))
+    return () => true;
   if (typeof filter !== "string") throw fault.invalidParameter("Error while parsing filter.");
   const match = FILTER.exec(filter);
   if (!match?.groups) throw fault.invalidParameter("Error while parsing filter.");
@@ -54,7 +55,8 @@ function decodeToken(token: unknown): number {
   if (token === undefined || token === null) return 0;
   try {
     const parsed = JSON.parse(Buffer.from(String(token), "base64url").toString("utf8")) as { offset?: unknown };
-    if (typeof parsed.offset === "number" && Number.isInteger(parsed.offset) && parsed.offset >= 0) return parsed.offset;
+    if (typeof parsed.offset === "number" && Number.isInteger(parsed.offset) && parsed.offset >= 0)
+      return parsed.offset;
   } catch {
     // falls through to the error below
   }
@@ -88,7 +90,8 @@ export function listUsersPage(
   const matches = users.filter(parseFilter(request.Filter));
   matches.sort(
     (a, b) =>
-      new Date(a.UserCreateDate).getTime() - new Date(b.UserCreateDate).getTime() || a.Username.localeCompare(b.Username),
+      new Date(a.UserCreateDate).getTime() - new Date(b.UserCreateDate).getTime() ||
+      a.Username.localeCompare(b.Username),
   );
   const { page, next } = pageOf(matches, limit, request.PaginationToken);
   const wanted = Array.isArray(request.AttributesToGet) ? new Set(request.AttributesToGet as string[]) : undefined;
