@@ -1,19 +1,16 @@
 import { type Browser, expect, test } from "@playwright/test";
 import { STANDIN_PORT } from "../../playwright.config";
 import { createTestMember } from "../support/test-members";
-import { signIn } from "../support/sign-in-form";
+import { browserSigningIn, signIn } from "../support/sign-in-form";
 
 async function signedInContext(
   browser: Browser,
   member: { email: string; password: string },
   javaScriptEnabled: boolean,
 ) {
-  const context = await browser.newContext({ locale: "ja-JP", javaScriptEnabled });
-  const page = await context.newPage();
-  await page.goto("/auth/sign-in/?to=my-profile");
-  await signIn(page, member);
-  await expect(page).toHaveURL(/\/my\/profile\/$/);
-  return { context, page };
+  const opened = await browserSigningIn(browser, member, javaScriptEnabled);
+  await expect(opened.page).toHaveURL(/\/my\/profile\/$/);
+  return opened;
 }
 
 test("the account pages are for members only", async ({ page }) => {

@@ -1,7 +1,7 @@
-import { type Browser, expect, test } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { STANDIN_PORT } from "../../playwright.config";
 import { createTestMember } from "../support/test-members";
-import { signIn } from "../support/sign-in-form";
+import { browserSigningIn, signIn } from "../support/sign-in-form";
 
 const LOGIN_FAILED = "ログインに失敗しました。メールアドレスとパスワードを確認してください";
 
@@ -78,33 +78,21 @@ test("sign-out ends the session on the server: the old cookie no longer signs in
   await expect(page).toHaveURL(/\/auth\/sign-in\/\?to=my-profile$/);
 });
 
-async function signedInContext(
-  browser: Browser,
-  member: { email: string; password: string },
-  javaScriptEnabled: boolean,
-) {
-  const context = await browser.newContext({ locale: "ja-JP", javaScriptEnabled });
-  const page = await context.newPage();
-  await page.goto("/auth/sign-in/?to=my-profile");
-  await signIn(page, member);
-  return { context, page };
-}
-
 test("at the device limit the member deactivates a device and continues; that device is signed out", async ({
   browser,
   javaScriptEnabled,
 }) => {
   test.setTimeout(60_000);
   const member = await createTestMember(STANDIN_PORT, "devices");
-  const first = await signedInContext(browser, member, javaScriptEnabled);
+  const first = await browserSigningIn(browser, member, javaScriptEnabled);
   await expect(first.page).toHaveURL(/\/my\/profile\/$/);
   for (let index = 0; index < 2; index++) {
-    const other = await signedInContext(browser, member, javaScriptEnabled);
+    const other = await browserSigningIn(browser, member, javaScriptEnabled);
     await expect(other.page).toHaveURL(/\/my\/profile\/$/);
     await other.context.close();
   }
 
-  const fourth = await signedInContext(browser, member, javaScriptEnabled);
+  const fourth = await browserSigningIn(browser, member, javaScriptEnabled);
   const page = fourth.page;
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("ログイン中のデバイスが上限に達しています");
   await expect(page.getByTestId("device-count")).toHaveText("ログイン中のデバイス：3台");

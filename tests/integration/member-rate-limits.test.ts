@@ -3,6 +3,7 @@ import enApi from "../../locales/en/api.json";
 import jaToasts from "../../locales/ja/toasts.json";
 import { type StandInSdk, bearerTokensFor, connectToStandIn } from "../support/bearer-tokens";
 import { type ServerProcess, startServerProcess } from "../support/server-process";
+import { postForm } from "../support/session-http";
 import { TEST_PASSWORD, createTestMember } from "../support/test-members";
 
 /**
@@ -58,17 +59,9 @@ function cookieHeader(...responses: Response[]): string {
 }
 
 function post(path: string, fields: Record<string, string>, options: { ip: string; cookie?: string }) {
-  return fetch(`${server.url}${path}`, {
-    method: "POST",
-    redirect: "manual",
-    headers: {
-      "Content-Type": "application/x-www-form-urlencoded",
-      "Sec-Fetch-Site": "same-origin",
-      "Accept-Language": "ja",
-      "X-Forwarded-For": options.ip,
-      ...(options.cookie ? { Cookie: options.cookie } : {}),
-    },
-    body: new URLSearchParams(fields),
+  return postForm(`${server.url}${path}`, fields, {
+    cookie: options.cookie,
+    headers: { "X-Forwarded-For": options.ip },
   });
 }
 

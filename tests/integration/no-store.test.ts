@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "vitest";
 import jaAuth from "../../locales/ja/auth.json";
 import { type ServerProcess, startServerProcess } from "../support/server-process";
+import { postForm } from "../support/session-http";
 import { createTestMember } from "../support/test-members";
 
 /**
@@ -28,16 +29,7 @@ const cookiesFrom = (response: Response) =>
     .join("; ");
 
 function post(path: string, fields: Record<string, string>) {
-  return fetch(`${server.url}${path}`, {
-    method: "POST",
-    redirect: "manual",
-    headers: {
-      "Content-Type": "application/x-www-form-urlencoded",
-      "Sec-Fetch-Site": "same-origin",
-      "Accept-Language": "ja",
-    },
-    body: new URLSearchParams(fields),
-  });
+  return postForm(`${server.url}${path}`, fields);
 }
 
 /** Posts a form, then loads the page its redirect names with the cookies the post set: the next screen. */

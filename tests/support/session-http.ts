@@ -6,20 +6,29 @@ import type { TestServer } from "./session-servers";
  * cookie jar they build up.
  */
 
-/** A form post as a browser on our own origin sends it. */
-export function post(server: TestServer, path: string, fields: Record<string, string>, cookie = "") {
-  return fetch(`${server.origin}${path}`, {
+/** A form post as a browser on the page's own site sends it (JavaScript off: no redirect followed). */
+export function postForm(
+  url: string,
+  fields: Record<string, string>,
+  options: { cookie?: string; headers?: Record<string, string> } = {},
+) {
+  return fetch(url, {
     method: "POST",
     redirect: "manual",
     headers: {
       "Content-Type": "application/x-www-form-urlencoded",
-      Origin: server.origin,
       "Sec-Fetch-Site": "same-origin",
       "Accept-Language": "ja",
-      ...(cookie ? { Cookie: cookie } : {}),
+      ...(options.cookie ? { Cookie: options.cookie } : {}),
+      ...options.headers,
     },
     body: new URLSearchParams(fields),
   });
+}
+
+/** A form post as a browser on our own origin sends it. */
+export function post(server: TestServer, path: string, fields: Record<string, string>, cookie = "") {
+  return postForm(`${server.origin}${path}`, fields, { cookie, headers: { Origin: server.origin } });
 }
 
 export function get(server: TestServer, path: string, cookie = "") {

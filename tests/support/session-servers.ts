@@ -1,11 +1,5 @@
-import {
-  type CognitoIdentityProviderClient,
-  ListUserPoolClientsCommand,
-  ListUserPoolsCommand,
-} from "@aws-sdk/client-cognito-identity-provider";
 import { afterAll, afterEach, beforeAll, expect } from "vitest";
-import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
-import { STAND_IN_CLIENT_NAME, STAND_IN_POOL_NAME } from "./stand-ins/provision-cognito";
+import { type StandInSdk, connectToStandIn } from "./bearer-tokens";
 import { type ServerProcess, startServerProcess } from "./server-process";
 import { resetHarness } from "./stand-in-faults";
 
@@ -78,27 +72,13 @@ export function useTestServers<Name extends string>(
 }
 
 /** SDK clients on each server's stand-in, with the pool and app client ids. */
-const sdkClients = new Map<
-  TestServer,
-  { cognito: CognitoIdentityProviderClient; userPoolId: string; clientId: string }
->();
+const sdkClients = new Map<TestServer, StandInSdk>();
 
 /** An SDK client on this server's stand-in (as an administrator would use it), with its pool and app client. */
-export async function sdk(server: TestServer) {
+export async function sdk(server: TestServer): Promise<StandInSdk> {
   const known = sdkClients.get(server);
   if (known) return known;
-  const cognito = createCognitoClient({
-    region: "ap-northeast-1",
-    endpoint: server.standIn,
-    userPoolId: "",
-    clientId: "",
-  });
-  const pools = await cognito.send(new ListUserPoolsCommand({ MaxResults: 60 }));
-  const userPoolId = pools.UserPools?.find((pool) => pool.Name === STAND_IN_POOL_NAME)?.Id ?? "";
-  const clients = await cognito.send(new ListUserPoolClientsCommand({ UserPoolId: userPoolId, MaxResults: 60 }));
-  const clientId =
-    clients.UserPoolClients?.find((client) => client.ClientName === STAND_IN_CLIENT_NAME)?.ClientId ?? "";
-  const created = { cognito, userPoolId, clientId };
+  const created = await connectToStandIn(Number(new URL(server.standIn).port));
   sdkClients.set(server, created);
   return created;
 }

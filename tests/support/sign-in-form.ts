@@ -1,4 +1,4 @@
-import type { Page } from "@playwright/test";
+import type { Browser, Page } from "@playwright/test";
 
 const LABELS = {
   ja: { email: "メールアドレス", password: "パスワード", submit: "ログイン" },
@@ -11,4 +11,17 @@ export async function signIn(page: Page, member: { email: string; password: stri
   await page.getByLabel(labels.email).fill(member.email);
   await page.getByLabel(labels.password).fill(member.password);
   await page.getByRole("button", { name: labels.submit }).click();
+}
+
+/** A new browser (Japanese, JavaScript on or off) that has just posted the sign-in form, asking to go to the profile. */
+export async function browserSigningIn(
+  browser: Browser,
+  member: { email: string; password: string },
+  javaScriptEnabled: boolean,
+) {
+  const context = await browser.newContext({ locale: "ja-JP", javaScriptEnabled });
+  const page = await context.newPage();
+  await page.goto("/auth/sign-in/?to=my-profile");
+  await signIn(page, member);
+  return { context, page };
 }
