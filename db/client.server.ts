@@ -26,7 +26,7 @@ const STATEMENT_TIMEOUT_MS = 10_000;
 
 /**
  * PostgreSQL through postgres.js when a URL is given, otherwise embedded PGlite in `${dataDir}/pglite`.
- * PGlite allows one process per data directory (STACK.md trap 9).
+ * PGlite allows one process per data directory: a second one would corrupt it.
  */
 export function openDatabase(options: { databaseUrl?: string; dataDir: string }): DatabaseHandle {
   if (options.databaseUrl) {

@@ -40,7 +40,7 @@ export function apiJson(body: unknown, init: { status?: number; headers?: Record
   });
 }
 
-/** The API's language: Accept-Language (DESIGN.md "Sibling services"), Japanese by default. */
+/** The API's language: Accept-Language, as sibling services forward it, Japanese by default. */
 export function apiLocaleOf(request: Request): Locale {
   return localeFromAcceptLanguage(request.headers.get("Accept-Language"));
 }

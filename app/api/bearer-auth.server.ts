@@ -23,7 +23,7 @@ function unauthorized(reason: "missing" | "invalid"): ApiError {
 }
 
 /**
- * SECURITY.md 12: the access token is verified locally against the pool's cached JWKS (RS256 only, issuer, app
+ * The access token is verified locally against the pool's cached JWKS (RS256 only, issuer, app
  * client, token_use "access", expiry: app/integrations/cognito/access-token.server.ts), then its sign-in is looked
  * up once: a token whose session was ended, or of a cancelled member, is refused although its signature still
  * holds. No Cognito call. Keys that cannot be fetched are "temporarily unavailable" (503), not a verdict on the token.

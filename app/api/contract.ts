@@ -5,7 +5,7 @@ import { WithdrawalApiSchema } from "~/domain/withdrawal-schema";
 /**
  * The member API's contract: every endpoint with its request and response schemas. The route modules validate
  * with these, and /api/openapi.json is generated from them (app/api/openapi.ts), so the document cannot drift
- * from what the code accepts. Objects ignore unknown fields (SECURITY.md 13): no body can set a sub or a group.
+ * from what the code accepts. Objects ignore unknown fields: no body can set a sub or a group.
  */
 
 /** Stable error codes: callers branch on these, never on the message (which follows Accept-Language). */
@@ -55,7 +55,7 @@ export const API_ERROR_STATUS: Record<ApiErrorCode, number> = {
   service_unavailable: 503,
 };
 
-/** A JSON body larger than this is refused (413) unread: the largest real one (a registration) is under 2 kB. */
+/** A JSON body larger than this is refused (413) unread: well above the largest real one (a registration). */
 export const MAX_API_BODY_BYTES = 32 * 1024;
 
 /** What any endpoint may answer besides its own errors. */

@@ -1,6 +1,6 @@
 /**
  * `npm run purge`: the retention rules and the two-systems repairs (app/domain/purge.server.ts): members who
- * cancelled more than 13 months ago (spec section 9), ended sessions and old e-mail-change tokens, and, when the
+ * cancelled more than 13 months ago, ended sessions and old e-mail-change tokens, and, when the
  * Cognito settings and SESSION_SECRETS are in the environment, owed Cognito deletions and refresh-token
  * revocations. Works on DATABASE_URL or the embedded PGlite in DATA_DIR. The server also runs it on a schedule;
  * this command is for cron or a scheduled task (README.md).

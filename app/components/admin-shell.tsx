@@ -4,7 +4,7 @@ import { NavLink } from "react-router";
 import { pathnameForLocale } from "~/i18n/locales";
 import { useRootData } from "./use-root-data";
 
-// The admin pages arrive with the admin issue; the spec fixes their paths.
+// Literal paths because the admin pages are not in the route table yet; these paths are fixed.
 const ADMIN_LINKS = [
   { label: "users", path: "/admin/" },
   { label: "downloads", path: "/admin/downloads/" },
@@ -12,7 +12,7 @@ const ADMIN_LINKS = [
 ] as const;
 
 /**
- * The admin layout from the spec: the heading 管理画面 and links to the user list, downloads and CSV import.
+ * The admin layout: the heading 管理画面 and links to the user list, downloads and CSV import.
  * The heading is the page's h1, so each admin page titles itself with an h2.
  */
 export function AdminShell({ children }: { children: ReactNode }) {

@@ -12,7 +12,7 @@ function getConnection(): NetworkInformation | undefined {
 
 /**
  * Prefetching spends the visitor's data on pages they may never open: skip it when they asked to save data, on
- * 2g-class connections (the spec's rule), and offline, where it can only fail.
+ * 2g-class connections, where every byte is slow, and offline, where it can only fail.
  */
 function getPrefetchPolicy(): PrefetchPolicy {
   const connection = getConnection();

@@ -8,7 +8,7 @@ import { PageFrame } from "./page-frame";
 
 type ErrorKind = "notFound" | "serverError" | "serviceUnavailable";
 
-/** The spec names three error pages; every other status (403, 405, …) reads as the generic 500 page. */
+/** The site has three error pages; every other status (403, 405, …) reads as the generic 500 page. */
 function getErrorKind(status: number): ErrorKind {
   if (status === 404) return "notFound";
   if (status === 503) return "serviceUnavailable";

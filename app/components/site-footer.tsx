@@ -5,7 +5,7 @@ import { LanguageSwitch } from "./language-switch";
 import { getSiblingLinks } from "./site-navigation";
 import { useRootData } from "./use-root-data";
 
-/** The spec's copyright years: the publisher's founding year to the last redesign. */
+/** The copyright years: the publisher's founding year to the last redesign. */
 const COPYRIGHT_YEARS = "1925-2023";
 
 export function SiteFooter() {

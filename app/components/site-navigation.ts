@@ -7,7 +7,7 @@ export type NavItem = {
   to: string;
 };
 
-// Literal paths because the auth and account pages are not in the route table yet; the spec fixes these paths.
+// Literal paths because the auth and account pages are not in the route table yet; these paths are fixed.
 export function getSignUpPath(locale: Locale): string {
   return pathnameForLocale("/auth/sign-up/", locale);
 }

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { SERVICE_THEMES } from "~/domain/service-recognition.server";
 import { type CookieConfig, defineCookie } from "./signed-cookie.server";
 
-/** Auth cookies last 30 days (spec section 9); the device key outlives sign-ins (browsers cap cookies at 400 days). */
+/** Auth cookies last 30 days; the device key outlives sign-ins (browsers cap cookies at 400 days). */
 export const SESSION_COOKIE_MAX_AGE_S = 30 * 24 * 60 * 60;
 export const DEVICE_COOKIE_MAX_AGE_S = 400 * 24 * 60 * 60;
 export const PENDING_SIGN_IN_COOKIE_MAX_AGE_S = 10 * 60;

@@ -34,7 +34,7 @@ export const SignInSchema = z.object({
   password: storableText().min(1, "validation.required").max(256, "validation.inputError"),
 });
 
-/** The pool's policy (SECURITY.md item 4): at least 8 characters, long passphrases welcome. */
+/** The Cognito pool's password policy: at least 8 characters, long passphrases welcome. */
 export const MIN_PASSWORD_LENGTH = 8;
 export const MAX_PASSWORD_LENGTH = 256;
 
@@ -61,7 +61,7 @@ export const ConfirmationCodeSchema = z.object({
     .regex(/^\d{6}$/, "validation.codeFormat"),
 });
 
-/** Sign-up questionnaire options (spec section 3); labels live in the signUp namespace. */
+/** Sign-up questionnaire options; labels live in the signUp namespace. */
 export const Q1_OPTIONS = ["none", "work", "friend", "magazine", "facebook", "instagram", "twitter"] as const;
 export const Q2_OPTIONS = ["search", "content", "price", "other"] as const;
 export const Q3_OPTIONS = ["print", "web", "instagram", "twitter", "other"] as const;
@@ -120,7 +120,7 @@ const choices = <T extends readonly [string, ...string[]]>(values: T) =>
     .array(z.enum(values, { error: "validation.selectError" }), { error: "validation.selectRequired" })
     .min(1, "validation.selectRequired");
 
-/** The profile fields (spec section 3), shared by sign-up's account-info step and the profile edit page. */
+/** The profile fields, shared by sign-up's account-info step and the profile edit page. */
 const PROFILE_FIELDS = {
   familyName: requiredText(50),
   givenName: requiredText(50),
@@ -150,7 +150,7 @@ export const AccountInfoFields = z.object({
   q3Other: storableText().trim().max(200, "validation.tooLong").optional(),
 });
 
-/** "Other" asks for the specific reason (spec section 5). */
+/** "Other" asks for the specific reason. */
 export function refineAccountInfo(
   value: { q2: string[]; q2Other?: string | undefined; q3: string[]; q3Other?: string | undefined },
   context: z.RefinementCtx,

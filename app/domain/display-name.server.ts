@@ -6,7 +6,7 @@ export interface NamedMember {
   givenName?: string | null;
 }
 
-/** The profile counts as filled only when both names are present (spec section 3). */
+/** The profile counts as filled only when both names are present. */
 export function isProfileFilled(member: NamedMember): boolean {
   return Boolean(member.familyName?.trim()) && Boolean(member.givenName?.trim());
 }

@@ -9,7 +9,7 @@ import type { Mailer } from "~/integrations/mailer.server";
 import { DomainError } from "./domain-error.server";
 import { lockMember } from "./member-lock.server";
 
-/** The link in the confirmation mail works for one hour (spec: "E-mail change link valid 1 hour"). */
+/** The link in the confirmation mail works for one hour. */
 export const EMAIL_CHANGE_TTL_MS = 60 * 60 * 1000;
 
 export interface EmailChangeDependencies {
@@ -22,7 +22,7 @@ export interface EmailChangeDependencies {
 
 export type EmailChangeOutcome =
   | { kind: "changed"; sub: string; oldEmail: string; newEmail: string }
-  /** Unknown, already used or past its hour: the spec's "expired URL". */
+  /** Unknown, already used or past its hour: the page says the URL has expired. */
   | { kind: "expired" }
   /** Another account took the address between the request and the confirmation. */
   | { kind: "emailUnavailable" };
@@ -46,7 +46,7 @@ export async function isAddressTaken(identity: Pick<IdentityProvider, "getUser">
 /**
  * Starts an e-mail change: checks the new address is free, stores the hash of a fresh random token, and mails the
  * link to the new address in the member's language. When the mail cannot be sent the token row is deleted again
- * and the MailUnavailableError is rethrown, so no usable half-made token is left behind (SECURITY.md 17).
+ * and the MailUnavailableError is rethrown, so no usable half-made token is left behind.
  */
 export async function requestEmailChange(
   deps: EmailChangeDependencies,

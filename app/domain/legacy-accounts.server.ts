@@ -14,7 +14,7 @@ import {
 } from "./legacy-password.server";
 import { UNCONFIRMED_STATUS, deleteUserIfPresent } from "./sign-up.server";
 
-/** What one CSV row must look like; unknown columns are ignored (SECURITY.md item 13). */
+/** What one CSV row must look like; unknown columns are ignored, so no column can set anything else. */
 const LegacyRowSchema = z.object({
   email: z.string().trim().toLowerCase().pipe(z.email()),
   password_hash: z
@@ -176,11 +176,12 @@ async function moveToCognito(
 }
 
 /**
- * The lazy migration (DESIGN.md "Identity"): Cognito refused the sign-in (unknown address, wrong password or an
- * unconfirmed account), but the legacy table has the address and the password matches, so the account moves to
- * Cognito with that same password and its profile comes along. Returns false when there is nothing to migrate
- * (the caller then answers like any failed sign-in), true when Cognito has the account now (the caller signs in
- * again; an account moved long ago whose password has changed since fails there). One bcrypt compare runs either way (legacy-password.server.ts).
+ * The lazy migration: Cognito refused the sign-in (unknown address, wrong password or an unconfirmed account),
+ * but the legacy table has the address and the password matches, so the account moves to Cognito with that same
+ * password and its profile comes along. Returns false when there is nothing to migrate (the caller then answers
+ * like any failed sign-in), true when Cognito has the account now (the caller signs in again; an account moved
+ * long ago whose password has changed since fails there). One bcrypt compare runs either way
+ * (legacy-password.server.ts).
  *
  * A password Cognito would refuse stops it before any user is created. If a step after AdminCreateUser fails,
  * the created user is deleted again; if even that fails, the sub recorded on the legacy row lets the next attempt

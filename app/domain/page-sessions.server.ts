@@ -56,7 +56,7 @@ export async function findLiveSession(db: Database, sessionId: string): Promise<
 
 /**
  * Refresh failures that say nothing about the refresh token: Cognito down, slow or throttling (TooManyRequests,
- * LimitExceeded). The session must survive them (SECURITY.md 15); ending it would sign the member out for good
+ * LimitExceeded). The session must survive them; ending it would sign the member out for good
  * because Cognito was busy for a moment.
  */
 const TRANSIENT_REFRESH_FAILURES: ReadonlySet<IdentityErrorCode> = new Set([

@@ -11,7 +11,7 @@ export type PasswordResetDependencies = Pick<AppServices, "db" | "identity" | "c
 /**
  * What Cognito's ForgotPassword may reveal about the account itself: unknown, unconfirmed, disabled
  * (NotAuthorized) or without a verified e-mail (InvalidParameter). Telling any of these apart from "code sent"
- * would let anyone test which addresses have an ID (SECURITY.md item 1), so they all read as success.
+ * would let anyone test which addresses have an ID, so they all read as success.
  */
 const HIDDEN_ON_REQUEST: ReadonlySet<IdentityErrorCode> = new Set([
   "userNotFound",

@@ -6,7 +6,7 @@ import { rateLimitWindows } from "../../db/schema";
 import { logger } from "~/integrations/logger.server";
 
 /**
- * Rate limits counted in PostgreSQL, so they hold across every instance (DESIGN.md "Running at scale"). Fixed
+ * Rate limits counted in PostgreSQL, so they hold across every instance. Fixed
  * windows: each hit is one atomic upsert-increment of the (key, window) row, so concurrent hits can never let more
  * than `limit` through, whichever instance serves them. A burst at a window's edge may see up to twice the limit
  * in one window's length; that is the price of one row and one statement per hit.
@@ -24,7 +24,7 @@ const HOUR_MS = 60 * MINUTE_MS;
 
 /*
  * Per account: stops guessing one member's password or code, and mail-bombing one address. The subject is the
- * lower-cased e-mail whether or not it has an ID, so a refusal says nothing about the account (SECURITY.md 1).
+ * lower-cased e-mail whether or not it has an ID, so a refusal says nothing about the account.
  * Per IP: slows one host spraying many accounts. Generous, because offices, universities and mobile carriers put
  * many members behind one address (and the e2e suite signs in ~100 times from 127.0.0.1 in a run).
  */
@@ -79,7 +79,7 @@ export const EMAIL_CHECK_PER_MEMBER = {
 export const EMAIL_CHECK_PER_IP = { scope: "email-check:ip", limit: 300, windowMs: HOUR_MS } satisfies RateLimitPolicy;
 
 /*
- * What signed-in members do that calls Cognito or sends mail, pages and API alike (SECURITY.md 23). Cognito's
+ * What signed-in members do that calls Cognito or sends mail, pages and API alike. Cognito's
  * request quotas belong to the whole AWS account, and sign-in shares them: one free account looping over an edit
  * must not be able to throttle every member's sign-in. Per member: far above what a person or a sibling service
  * acting for one member does. Per IP: sibling services call the API from their own servers, so one address speaks

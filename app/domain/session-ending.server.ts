@@ -44,9 +44,9 @@ function losesDeviceKey(device: DeviceDescription): boolean {
 }
 
 /**
- * The member's other live entries for the same Safari on the same system (spec: "before creating a device, an
- * outdated browser-specific device entry is deleted"), but the asking device's own. Two Macs with the same Safari
- * and macOS versions are indistinguishable here; the other one is signed out and signs in again. Null: nothing to end.
+ * The member's other live entries for the same Safari on the same system, but the asking device's own: a browser update
+ * must not leave its old self in the device list and count against the device limit. Two Macs with the same Safari and
+ * macOS versions are indistinguishable here; the other one is signed out and signs in again. Null: nothing to end.
  */
 export function outdatedBrowserEntries(input: {
   sub: string;

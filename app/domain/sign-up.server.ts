@@ -15,7 +15,7 @@ export type SignUpIdentity = Pick<
 
 /**
  * Deletes a user nobody owns yet: a sign-up that was never confirmed, so that whoever proves the address next
- * starts clean (otherwise the first password typed for an address would win over the owner's, SECURITY.md 21),
+ * starts clean (otherwise the first password typed for an address would win over the owner's),
  * or a legacy migration's half-made user. "Not found" counts as done.
  */
 export async function deleteUserIfPresent(
@@ -32,7 +32,7 @@ export async function deleteUserIfPresent(
 /**
  * Where another kind of address makes one more Cognito call, this makes a harmless one in its place (a look-up of
  * a random name that no user has), so that the number of calls, and with it the time taken, does not tell new,
- * confirmed and unconfirmed addresses apart (SECURITY.md 1). A read: Cognito's largest quota, and no effect.
+ * confirmed and unconfirmed addresses apart. A read: Cognito's largest quota, and no effect.
  */
 async function balancingLookup(identity: SignUpIdentity): Promise<void> {
   await identity.findUser(randomUUID());
@@ -40,8 +40,8 @@ async function balancingLookup(identity: SignUpIdentity): Promise<void> {
 
 /**
  * Step 1. Always ends on "check your e-mail for the code", whatever the address's history, so the page never
- * tells whether an address is registered (SECURITY.md 1): a new address gets a code; an address that signed up
- * but never confirmed is signed up again with the password typed now, and gets a fresh code (spec section 4);
+ * tells whether an address is registered: a new address gets a code; an address that signed up
+ * but never confirmed is signed up again with the password typed now, and gets a fresh code;
  * a confirmed address gets nothing. Every kind makes three calls: AdminGetUser, the deletion or a balancing
  * look-up, and SignUp (asked even when the address is known to be taken).
  * `sub` is the created user's; for a taken address a random id that no user has, so the code step cannot finish.

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { MAX_PASSWORD_LENGTH, storableText } from "./auth-schemas";
 
 /**
- * The cancellation form (spec sections 3 and 5): a reason, the specific reason when it is "other", the disclaimer
+ * The cancellation form: a reason, the specific reason when it is "other", the disclaimer
  * agreement, then on the confirmation step the password. Messages are keys of the "forms" namespace.
  */
 export const WITHDRAWAL_REASONS = ["noLongerNeeded", "price", "content", "usability", "otherAccount", "other"] as const;

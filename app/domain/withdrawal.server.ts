@@ -8,7 +8,7 @@ import type { AppServices } from "~/services.server";
 import { endSessions } from "./session-ending.server";
 import type { WithdrawalReason } from "./withdrawal-schema";
 
-/** Spec section 9: a cancelled member's data is kept as backup for 13 months, then purged (`npm run purge`). */
+/** A cancelled member's data is kept as backup for 13 months, then purged (`npm run purge`). */
 export const CANCELLED_DATA_RETENTION_MONTHS = 13;
 
 export type WithdrawalDependencies = Pick<AppServices, "db" | "identity" | "config" | "clock">;

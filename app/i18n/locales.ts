@@ -27,7 +27,7 @@ export function pathnameForLocale(pathname: string, target: Locale): string {
 
 /**
  * The preferred supported language from an Accept-Language header, honouring q-values.
- * Only the root path uses this (DESIGN.md: browser-language detection only at /).
+ * Only the root path uses this: every other URL names its language.
  */
 export function localeFromAcceptLanguage(header: string | null): Locale {
   if (!header) return DEFAULT_LOCALE;

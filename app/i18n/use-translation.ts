@@ -5,11 +5,11 @@ import { DEFAULT_LOCALE, type Locale, isLocale } from "./locales";
 import type { Resources } from "./resources";
 
 /**
- * Components translate with this hook rather than react-i18next: i18next's browser runtime alone would
- * spend a sixth of the home page's 120 kB JavaScript budget. The server keeps i18next (remix-i18next
- * middleware); each loader sends the namespaces its page needs as `translations` (translations.server.ts),
- * and this hook looks keys up in whatever the matched routes sent. The `t` it returns has i18next's own type,
- * so a key missing from the Japanese resources is still a compile error.
+ * Components translate with this hook rather than react-i18next: i18next's browser runtime alone would take a large
+ * share of the home page's JavaScript budget (README: Design decisions). The server keeps i18next (remix-i18next
+ * middleware); each loader sends the namespaces its page needs as `translations` (translations.server.ts), and this
+ * hook looks keys up in whatever the matched routes sent. The `t` it returns has i18next's own type, so a key missing
+ * from the Japanese resources is still a compile error.
  */
 export type Namespace = keyof Resources;
 export type Translations = Partial<Record<Namespace, unknown>>;

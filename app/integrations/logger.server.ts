@@ -12,7 +12,10 @@ const STORE_KEY = Symbol.for("member-account.request-log-context");
 const registry = globalThis as unknown as Record<symbol, AsyncLocalStorage<RequestLogContext> | undefined>;
 const requestLogContext = (registry[STORE_KEY] ??= new AsyncLocalStorage<RequestLogContext>());
 
-/** Runs `work` (and everything it awaits) with every log line carrying this request id (SECURITY.md 20). */
+/**
+ * Runs `work` (and everything it awaits) with every log line carrying this request id, so one request's lines can be
+ * found together.
+ */
 export function runWithRequestId<T>(requestId: string, work: () => T): T {
   return requestLogContext.run({ requestId }, work);
 }
@@ -90,10 +93,9 @@ const LOGGER_OPTIONS: LoggerOptions = {
 };
 
 /**
- * Structured JSON logs (pino). Anything that could carry a secret is redacted at the source as well as here:
- * request logs never include query strings, bodies or cookies, and errors lose their query values (SECURITY.md
- * item 20). Lines written inside a request carry its id (runWithRequestId), warnings and errors from domain code
- * included.
+ * Structured JSON logs (pino). Anything that could carry a secret is redacted at the source as well as here: request
+ * logs never include query strings, bodies or cookies, and errors lose their query values. Lines written inside a
+ * request carry its id (runWithRequestId), warnings and errors from domain code included.
  */
 export function createLogger(destination?: DestinationStream): Logger {
   return pino(LOGGER_OPTIONS, destination);

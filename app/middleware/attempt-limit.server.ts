@@ -6,23 +6,26 @@ import { servicesOf } from "~/services.server";
 
 /** A refused attempt, for the action to answer in its own shape (form error, or toast where the form has none). */
 export interface AttemptRefusal {
-  /** A key of the "toasts" namespace: the spec's attempt-limit messages, the same for every account state. */
+  /**
+   * A key of the "toasts" namespace: the attempt-limit messages, the same for every account state so a refusal says
+   * nothing about the account.
+   */
   messageKey: "loginAttemptLimitExceeded" | "attemptLimitExceeded";
   /** The same, as a form error (`submission.reply({ formErrors: [formError] })`). */
   formError: string;
   /**
    * Too Many Requests. No Retry-After: React Router sends an action's headers on a document response only through
-   * the route's `headers` export, and the spec's message already says when to come back.
+   * the route's `headers` export, and the message already says when to come back.
    */
   init: { status: 429 };
 }
 
 /**
  * Counts one attempt at a limited action for this client and this subject, before Cognito or the mailer is asked
- * anything: the address typed for sign-in, sign-up, code checks, code resends and password resets; the member's
- * sub for what a signed-in member does (profile and e-mail changes). Null: go ahead. The client IP is the one the
- * HTTP layer settled on: the socket's, or X-Forwarded-For's through TRUST_PROXY_HOPS configured proxies only
- * (SECURITY.md 3). The member API counts the same actions through app/api/api-handler.server.ts.
+ * anything: the address typed for sign-in, sign-up, code checks, code resends and password resets; the member's sub for
+ * what a signed-in member does (profile and e-mail changes). Null: go ahead. The client IP is the one the HTTP layer
+ * settled on: the socket's, or X-Forwarded-For's through TRUST_PROXY_HOPS configured proxies only. The member API
+ * counts the same actions through app/api/api-handler.server.ts.
  */
 export async function checkAttemptLimit(
   context: Readonly<RouterContextProvider>,

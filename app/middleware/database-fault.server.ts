@@ -4,8 +4,8 @@ import { servicesOf } from "~/services.server";
 import { peekMember, serviceUnavailable } from "./member-session.server";
 
 /**
- * The layouts' first middleware: a page that could not be served because the database is down answers the spec's
- * 503 page inside the site frame (SECURITY.md 16), not a 500; the next request after the database is back is
+ * The layouts' first middleware: a page that could not be served because the database is down answers the
+ * 503 page inside the site frame, not a 500; the next request after the database is back is
  * served normally (the connection pool reconnects by itself). Thrown after next(), so the root's data (frame,
  * translations) is there and the layout's own error boundary draws the page. Cases: the session check could not
  * reach the database (the member is unknown), or the page failed with a 500 while the database does not answer.

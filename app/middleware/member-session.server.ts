@@ -11,7 +11,7 @@ export const memberContext = createContext<SignedInMember | null>(null);
 /** Set when the database could not be asked whose session the cookie names: the member is unknown, not absent. */
 const databaseUnavailableContext = createContext<boolean>(false);
 
-/** The answer for a page that needs the database while it is down: the layouts' 503 page (SECURITY.md 16). */
+/** The answer for a page that needs the database while it is down: the layouts' 503 page, not a 500. */
 export function serviceUnavailable(): never {
   throw data(null, { status: 503, headers: { "Retry-After": "30" } });
 }

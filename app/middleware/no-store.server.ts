@@ -24,9 +24,9 @@ export function isPrivatePageResponse(request: Request, response: Response): boo
 }
 
 /**
- * One rule for every page instead of a `headers` export per route (SECURITY.md 10, issue 9 item 10): private
- * pages, redirects and errors included, are `Cache-Control: no-store`. Outermost in the root's middleware, so it
- * sees the final response.
+ * One rule for every page instead of a `headers` export per route so none can be forgotten: private pages, redirects
+ * and errors included, are `Cache-Control: no-store`, and no shared cache keeps a member's data. Outermost in the
+ * root's middleware, so it sees the final response.
  */
 export const noStoreMiddleware: MiddlewareFunction<Response> = async ({ request }, next) => {
   const response = await next();

@@ -20,8 +20,7 @@ export function requireMember(context: Readonly<RouterContextProvider>, request:
 }
 
 /**
- * A signed-in member of the configured admin group. Signed out goes to `/` (spec sections 4 and 6: an
- * unauthenticated admin call sends the user to /); a member outside the group is forbidden.
+ * A signed-in member of the configured admin group. Signed out goes to `/`; a member outside the group is forbidden.
  */
 export function requireAdmin(context: Readonly<RouterContextProvider>): SignedInMember {
   const member = getMember(context);

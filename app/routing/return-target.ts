@@ -9,9 +9,9 @@ const MAX_DECODING_ROUNDS = 3;
 const NEVER_IN_A_PATH = /[\u0000-\u001f\u007f\\]/;
 
 /**
- * Where to send a member after signing in: a route name from the spec ("my-profile"), a path on this site, or a
+ * Where to send a member after signing in: a route name ("my-profile"), a path on this site, or a
  * page of an allowlisted sibling origin. Anything else (`//evil`, `/\evil`, `/.//evil`, `javascript:`, encoded
- * tricks) is refused and the caller falls back to its default (SECURITY.md item 9).
+ * tricks) is refused and the caller falls back to its default, so the sign-in page cannot be used as an open redirect.
  */
 export function resolveReturnTarget(
   to: string | null | undefined,

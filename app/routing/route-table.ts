@@ -2,7 +2,7 @@ import { type Locale, pathnameForLocale } from "../i18n/locales";
 
 /**
  * The one table of localized pages. app/routes.ts turns it into a Japanese (unprefixed) and an English (/en/)
- * route for each entry, so the two languages can never drift apart. Route names come from the spec and are
+ * route for each entry, so the two languages can never drift apart. Route names are
  * what guards and `to` parameters use.
  */
 export const ROUTE_SECTIONS = [

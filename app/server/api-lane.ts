@@ -72,9 +72,8 @@ export function narrowBuild(build: Build, narrow: (build: ServerBuild) => Server
  * resource routes only (apiRoutesOf), without the pages' Express stack (router, static files, origin check,
  * compression of every answer). What that stack does for every request is done here too: request id, security
  * headers and access log (beginRequest), CORS, and gzip for the answers big enough to gain from it (the OpenAPI
- * document). tests/bench/api-devices.ts measures it: with this lane a device-list call on PostgreSQL runs at about
- * 60% of a bare node:http handler's rate (the issue's target is half), against 38-44% through Express and the
- * pages' full route table.
+ * document). Skipping Express and the pages' route table is what keeps the API near a bare node:http handler's
+ * rate (README: Benchmarks).
  */
 export function createApiLane(options: ApiLaneOptions) {
   const handleRequest = createRequestHandler(narrowBuild(options.build, apiRoutesOf), options.mode);

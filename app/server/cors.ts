@@ -13,7 +13,7 @@ const PREFLIGHT_MAX_AGE_S = 600;
 export type ApiCors = (req: IncomingMessage, res: ServerResponse) => "pass" | "answered" | "refused";
 
 /**
- * CORS for /api/ (DESIGN.md "Sibling services"): only the configured sibling origins (SERVICE_ORIGIN_*) may call
+ * CORS for /api/: only the configured sibling origins (SERVICE_ORIGIN_*) may call
  * the API from a browser, and without credentials: the API reads bearer tokens, never cookies. A preflight from
  * any other origin is refused (403, no Access-Control-* headers), so the browser never sends the real request.
  * Preflights are answered here because React Router has no OPTIONS handler for resource routes.

@@ -53,7 +53,8 @@ export async function createHttpApp(
 ): Promise<HttpApp> {
   const app = express();
   app.disable("x-powered-by");
-  // Client IPs come from X-Forwarded-For only through the configured number of trusted proxies (SECURITY.md 3).
+  // Client IPs come from X-Forwarded-For only through the configured number of trusted proxies: anyone can
+  // write that header, so trusting more hops would let a client pick its own IP for the rate limits.
   app.set("trust proxy", config.trustProxyHops);
   const trustProxy = app.get("trust proxy fn") as Parameters<typeof proxyAddr>[1];
   const headers = securityHeaders(config);

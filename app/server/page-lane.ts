@@ -12,7 +12,7 @@ import { type Build, narrowBuild, pageRoutesOf } from "./api-lane";
 import type { RequestContextFactory } from "./app-context";
 import { headersOf, readBody } from "./node-request";
 
-/** Every page form posts a few fields (the largest, sign-up's questionnaire, is under 4 kB). */
+/** Every page form posts a few fields (sign-up's questionnaire is the largest). */
 export const PAGE_BODY_LIMIT_BYTES = 64 * 1024;
 /**
  * Pages whose forms may post more than PAGE_BODY_LIMIT_BYTES, by path in both languages (a later admin CSV upload
@@ -54,9 +54,9 @@ const REFUSAL_TEXT: Record<Refusal["status"], string> = {
 };
 
 /**
- * The pages' way into React Router, in place of @react-router/express's handler: one place that checks what
- * every page route would otherwise have to (SECURITY.md 14, 22), before any route runs. A page is read with GET or
- * HEAD and posted to with a form: other methods get 405, other bodies 415, broken multipart 400, and a body is
+ * The pages' way into React Router, in place of @react-router/express's handler: one place that checks what every page
+ * route would otherwise have to, before any route runs, so bad input gets a 4xx and never a 500. A page is read with
+ * GET or HEAD and posted to with a form: other methods get 405, other bodies 415, broken multipart 400, and a body is
  * read by streamed count up to its page's limit (413 past it, the connection then closed), so an action's
  * request.formData() can neither fail nor buffer an unbounded upload. The URL comes from our configured origin, so a
  * missing or malformed Host header (HTTP/1.0) cannot fail the request and a forged one cannot reach the app.

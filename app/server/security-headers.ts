@@ -8,7 +8,7 @@ export interface SecurityHeaders {
 }
 
 /**
- * Headers every response carries (SECURITY.md item 10), worked out once per configuration: only the nonce
+ * Headers every response carries, worked out once per configuration: only the nonce
  * changes from page to page. Development relaxes the pages' CSP because Vite's dev client injects inline code
  * and styles.
  */

@@ -1,13 +1,13 @@
 import type { Server } from "node:http";
 
 /**
- * node:http's timeouts, set explicitly (SECURITY.md 22) rather than left to Node's defaults, which change between
+ * node:http's timeouts, set explicitly rather than left to Node's defaults, which change between
  * releases and let a slow client hold a connection for five minutes.
  */
 export const SERVER_TIMEOUTS = {
   /** A client must have sent its request headers by then (slowloris), answered 408. */
   headersTimeoutMs: 20_000,
-  /** ...and its whole request, body included: page forms and API bodies are a few kB (64 kB at most). */
+  /** ...and its whole request, body included: page forms and API bodies are small. */
   requestTimeoutMs: 30_000,
   /**
    * An idle keep-alive connection closes after this. Longer than the load balancer's idle timeout (ALB's default

@@ -21,7 +21,7 @@ export const memberSessions = pgTable(
     refreshTokenEncrypted: text().notNull(),
     /**
      * The `origin_jti` claim Cognito puts in every access token issued from this sign-in's refresh token. It ties
-     * a bearer token on `/api/*` to its session, so a token of an ended session is refused (SECURITY.md 12).
+     * a bearer token on `/api/*` to its session, so a token of an ended session is refused.
      */
     originJti: text(),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),

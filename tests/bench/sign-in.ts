@@ -117,7 +117,7 @@ function outcomeOf(response: PostResponse): Outcome {
 
 /**
  * `browsers.length` browsers sign in over and over for `seconds`, each keeping the device cookie it was given, so
- * each sign-in replaces that browser's previous session (DESIGN.md: one session per browser).
+ * each sign-in replaces that browser's previous session (one session per browser).
  */
 async function signInLoop(
   app: RunningServer,

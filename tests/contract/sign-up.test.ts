@@ -60,7 +60,7 @@ describe("SignUp", () => {
     expect(error.$metadata?.httpStatusCode).toBe(400);
   });
 
-  // Same error for an existing account that is still unconfirmed: the app resends its code instead (DESIGN.md).
+  // Same error for an existing account that is still unconfirmed: the app relies on this to resend its code instead.
   test("an address with an unconfirmed sign-up also gives UsernameExistsException", async () => {
     const email = cognito.email("unconfirmed");
     await signUp(email);

@@ -87,7 +87,7 @@ test("the attempt after the per-account limit is refused without asking Cognito,
   expect(page).not.toContain(member.password);
   expect(await signInCalls()).toBe(callsBefore);
 
-  // An address with no ID is limited the same way and reads the same (SECURITY.md 1).
+  // An address with no ID is limited the same way and reads the same, so the limit reveals nothing about the account.
   const nobody = unknownAddress();
   for (let attempt = 0; attempt < SIGN_IN_PER_ACCOUNT; attempt++) {
     expect((await signIn(proxied, nobody, "not-the-password")).status).toBe(400);

@@ -12,7 +12,7 @@ import { type ServerProcess, startServerProcess } from "../support/server-proces
 import { TEST_PASSWORD, createTestMember } from "../support/test-members";
 
 /**
- * Requests an attacker, a fuzzer or an old client sends, against the production build (issue 9 items 2-4): each gets
+ * Requests an attacker, a fuzzer or an old client sends, against the production build: each gets
  * its exact 4xx (or the form's own message), never a 500, never a redirect to another site, and leaves one
  * structured log line per request, no error and no raw stack trace. Raw requests go over node:net where fetch would
  * fix them first (Host-less HTTP/1.0, dot segments, TRACE).

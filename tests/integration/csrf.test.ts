@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { type ServerProcess, startServerProcess } from "../support/server-process";
 
-// SECURITY.md item 8: cookie-authenticated posts from another origin, sibling subdomains included, get 403.
+// Cookie-authenticated posts from another origin, sibling subdomains included, get 403.
 let server: ServerProcess;
 
 beforeAll(async () => {

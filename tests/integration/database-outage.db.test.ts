@@ -4,8 +4,8 @@ import { type ServerProcess, startServerProcess } from "../support/server-proces
 import { createTestMember } from "../support/test-members";
 
 /**
- * SECURITY.md 16 and issue 9 item 5: the production build on a real PostgreSQL reached through a proxy the test
- * cuts and restores. While the database is down, pages that need it answer the spec's 503 page inside the site
+ * A database outage: the production build on a real PostgreSQL reached through a proxy the test
+ * cuts and restores. While the database is down, pages that need it answer the 503 page inside the site
  * frame (not a 500, no stack trace); once it is back, the same requests are served again without a restart.
  * Needs a PostgreSQL: TEST_DATABASE_URL (.ci/run's second pass over the *.db.test.ts files) or the local server
  * binaries (a throwaway cluster); skipped on a machine with neither.

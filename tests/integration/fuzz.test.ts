@@ -19,7 +19,7 @@ import { type ServerProcess, startServerProcess } from "../support/server-proces
 import { TEST_PASSWORD, createTestMember } from "../support/test-members";
 
 /**
- * Issue 9 "Show": a fuzz of every page form action (posted as a browser with JavaScript off would, with the app's
+ * A fuzz of every page form action (posted as a browser with JavaScript off would, with the app's
  * Origin and a signed-in cookie where the route needs one) and every /api/* endpoint (with and without a valid
  * bearer token), against the production build in preview mode, loopback only. Each request is a valid one with one
  * mutation (MUTATORS), or one of the malformed raw requests (RAW_CASES). Any 5xx or broken connection is a failure;

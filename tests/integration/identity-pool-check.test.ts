@@ -17,7 +17,7 @@ import { ADMIN_GROUP, type ContractStandIn, REGION, startContractStandIn } from 
 import { makeTempDir } from "../support/temp-dir";
 
 /**
- * The start-up check of the Cognito pool against the deployment contract (SECURITY.md 24), through the Cognito
+ * The start-up check of the Cognito pool against the deployment contract, through the Cognito
  * adapter against the stand-in: a pool provisioned as the contract says passes, one made otherwise gives the
  * expected problems, and the server refuses to start on it with the list.
  */

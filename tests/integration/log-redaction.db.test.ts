@@ -7,7 +7,7 @@ import { useTestDatabase } from "../support/test-database";
 
 /**
  * What the app's logger writes for real failing queries (PGlite, or PostgreSQL with TEST_DATABASE_URL): the
- * values a statement was given (e-mails, keys, tokens) appear nowhere in the line (issue 9 item 10).
+ * values a statement was given (e-mails, keys, tokens) appear nowhere in the line.
  */
 const database = useTestDatabase("log-redaction");
 

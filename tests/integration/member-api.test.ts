@@ -20,7 +20,7 @@ import { TEST_PASSWORD, createTestMember } from "../support/test-members";
  * The member API from the outside, as a sibling service calls it: this test process is the sibling, the app runs
  * as its production build (preview mode) in another process, and every token comes from the Cognito stand-in
  * through the AWS SDK, exactly as a sibling service gets them. Covers every endpoint's success, validation error,
- * 401 and cross-member cases (issue 4 "Show"), SECURITY.md 12 (forged, alg:none, expired, revoked tokens), CORS
+ * 401 and cross-member cases, bearer tokens (forged, alg:none, expired, revoked), CORS
  * for sibling origins only, the device limit under concurrent registrations, and the OpenAPI document.
  *
  * Two servers start together: the main one (DEVICE_LIMIT=2, one configured sibling origin) and one whose stand-in
@@ -190,7 +190,7 @@ async function emailUpdateTokenFor(email: string): Promise<string> {
 
 // ---- tests -----------------------------------------------------------------------------------------------------
 
-describe("bearer tokens (SECURITY.md 12)", () => {
+describe("bearer tokens", () => {
   test("missing, malformed, unsigned (alg:none) and forged tokens get 401 with the envelope", async () => {
     const member = await newMember("api-tokens");
     const [header, payload] = member.accessToken.split(".");
@@ -408,7 +408,7 @@ describe("responses", () => {
     });
   });
 
-  test("bad input anywhere is answered with a 4xx envelope, never a 5xx (SECURITY.md 14)", async () => {
+  test("bad input anywhere is answered with a 4xx envelope, never a 5xx", async () => {
     const member = await newMember("api-fuzz");
     const bodies = [
       null,
@@ -546,7 +546,7 @@ describe("POST /api/refresh-user and /api/user-registration", () => {
       emailVerified: true,
       profile: { givenName: "Hana" },
     });
-    // Unknown fields cannot smuggle anything in (SECURITY.md 13): the member is still who the token says.
+    // Unknown fields cannot smuggle anything in: the member is still who the token says.
     expect(refreshed.json.user.sub).not.toBe(other.sub);
 
     const crossMember = await api("POST", "/api/refresh-user", {

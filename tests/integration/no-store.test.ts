@@ -6,7 +6,7 @@ import { createTestMember } from "../support/test-members";
 
 /**
  * Pages that show what one browser's cookies hold are never stored by a shared cache or the browser's disk
- * cache (issue 9 item 10, SECURITY.md 10): the three screens a signed-out browser sees with personal data on
+ * cache: the three screens a signed-out browser sees with personal data on
  * them, requested over HTTP from the production build as a browser does (post, follow the redirect with the
  * cookies it set). DEVICE_LIMIT=1, so a second sign-in reaches the device-limit screen.
  */

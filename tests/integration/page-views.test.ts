@@ -6,7 +6,7 @@ import { createTestMember } from "../support/test-members";
 
 /**
  * Signed-in page views over HTTP against the production build (preview mode) and its Cognito stand-in, whose harness
- * counts requests and injects faults (SECURITY.md items 1, 5, 7; DESIGN.md "Sessions and devices"): a page view
+ * counts requests and injects faults: a page view
  * costs no Cognito call, and keeps working while Cognito is down or slow.
  */
 

@@ -4,7 +4,7 @@ import { type FaultSettings, resetHarness, setFault } from "../support/stand-in-
 
 /**
  * The forgot-password page over HTTP against the production build, its Cognito stand-in made to throttle or
- * fail: the member reads the spec's message in the page's language, the status says what happened, never a 500.
+ * fail: the member reads the page's own message in the page's language, the status says what happened, never a 500.
  */
 let server: ServerProcess;
 let standIn: string;

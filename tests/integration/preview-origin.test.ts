@@ -8,7 +8,7 @@ import { makeTempDir } from "../support/temp-dir";
 import { createTestMember } from "../support/test-members";
 
 /**
- * Preview as a newcomer runs it, with no APP_ORIGIN (issue 9, item 11): the URL the banner announces is the origin
+ * Preview as a newcomer runs it, with no APP_ORIGIN: the URL the banner announces is the origin
  * the app works on (posts from it are accepted, mailed links name it), and the banner names the stand-in's pool and
  * app client, with which a sibling service's engineer gets a member's token.
  */

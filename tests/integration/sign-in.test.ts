@@ -13,7 +13,7 @@ import { TEST_PASSWORD, createTestMember } from "../support/test-members";
 
 /**
  * Sign-in over HTTP against the production build (preview mode) and its Cognito stand-in, whose harness injects
- * faults (SECURITY.md items 1, 5, 7, 15; DESIGN.md "Sessions and devices"): the cookies' attributes, no account
+ * faults: the cookies' attributes, no account
  * enumeration at sign-in and sign-up, throttling and outages at sign-in, and the device limit under concurrent
  * sign-ins and at "Continue login".
  */

@@ -1,6 +1,6 @@
 /**
- * Sign-up cannot be pre-claimed (SECURITY.md 21, issue 9 items 1 and 7): the sign-up domain against the Cognito
- * stand-in over HTTP through the AWS SDK, with the codes it mails.
+ * Sign-up cannot be pre-claimed (the first password typed for an address never wins over its owner's): the
+ * sign-up domain against the Cognito stand-in over HTTP through the AWS SDK, with the codes it mails.
  */
 import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
 import { confirmSignUp, resendSignUpCode, startSignUp } from "~/domain/sign-up.server";

@@ -1,7 +1,7 @@
 /**
- * The sign-up flow over HTTP against the production build (preview mode) and its Cognito stand-in (SECURITY.md 1,
- * issue 9 item 7): the flow cookie says nothing about the address and cannot be forged or altered, and new,
- * confirmed and unconfirmed addresses get the same answer at step 1.
+ * The sign-up flow over HTTP against the production build (preview mode) and its Cognito stand-in: the flow
+ * cookie says nothing about the address and cannot be forged or altered, and new, confirmed and unconfirmed
+ * addresses get the same answer at step 1.
  */
 import { writeFileSync } from "node:fs";
 import path from "node:path";

@@ -71,7 +71,7 @@ test("development defaults need no variables, use plain-http cookies and name th
   expect(config.mode).toBe("dev");
   expect(config.devToolsEnabled).toBe(true);
   expect(config.secureCookies).toBe(false);
-  // The banner announces this origin; links in mail and the origin check use it too (issue 9, item 11).
+  // The banner announces this origin; links in mail and the origin check use it too.
   expect(config.origin).toBe("http://127.0.0.1:3000");
   expect(config.trustProxyHops).toBe(0);
   expect(config.databaseUrl).toBeUndefined();

@@ -3,7 +3,7 @@ import { parseConfig } from "~/config.server";
 import { readOrCreateDeviceKey, sessionCookie } from "~/cookies/app-cookies.server";
 
 /**
- * The auth cookies' attributes come from the configuration (SECURITY.md 7, DESIGN.md "Sessions and devices"):
+ * The auth cookies' attributes come from the configuration:
  * behind https they are Secure with the `__Secure-` prefix, and COOKIE_DOMAIN shares them with the sibling services.
  */
 const SECRET = "s".repeat(32);

@@ -1,6 +1,6 @@
 /**
- * The design-debug subpages the spec names (/rebranding-debugs/{page}/). The spec gives only the names; the
- * subject of each is ours, and the index page says it (devtools "debugPages.{page}").
+ * The design-debug subpages (/rebranding-debugs/{page}/). Their names are fixed; the subject of each is ours, and the
+ * index page says it (devtools "debugPages.{page}").
  */
 export const DEBUG_PAGES = [
   "a-1",

@@ -315,7 +315,7 @@ function ToastKinds() {
   );
 }
 
-// The spec's toast catalogue (section 8) by kind; the device-limit notice is advice, so it is info.
+// Every toast the app shows, by kind; the device-limit notice is advice, so it is info.
 const TOAST_CATALOGUE: Record<ToastKind, (keyof Resources["toasts"] & string)[]> = {
   success: [
     "loggedOut",

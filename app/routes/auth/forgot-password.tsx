@@ -104,7 +104,8 @@ export async function action({ request, context }: Route.ActionArgs) {
   } catch (error) {
     return replyWithDomainError(submission, error, { extra: { form: "request" as const } });
   }
-  // Known or not, the answer is this same redirect (SECURITY.md item 1): only the cookie's address differs.
+  // Known or not, the answer is this same redirect, so the page tells nobody whether an address has an ID: only the
+  // cookie's address differs.
   throw redirect(here, { headers: setCookie(await serializePasswordReset(config, submission.value.email, 1)) });
 }
 

@@ -12,8 +12,9 @@ import { getToastUtils } from "~/toast.server";
 import type { Route } from "./+types/sign-out";
 
 /**
- * A page with a button, not a link that signs out: GET never changes state (SECURITY.md item 8). Shown to a browser
- * with a session cookie even when its member cannot be confirmed right now (Cognito down, token not refreshable).
+ * A page with a button, not a link that signs out: GET never changes state, so no link or prefetch can sign a member
+ * out. Shown to a browser with a session cookie even when its member cannot be confirmed right now (Cognito down, token
+ * not refreshable).
  */
 export async function loader({ request, context }: Route.LoaderArgs) {
   if (!getMember(context) && !(await sessionCookie.read(servicesOf(context).config, request)))

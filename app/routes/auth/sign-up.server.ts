@@ -22,7 +22,7 @@ const FLOW_PADDING_BYTES = 64;
 /**
  * Where the visitor is in the sign-up steps. Sealed with AES-256-GCM under the session secrets (and signed, like
  * every cookie here): nobody can read the address or the sub out of it, which would tell registered, unconfirmed
- * and new addresses apart (SECURITY.md 1), nor change it. It expires inside too, not only in the browser.
+ * and new addresses apart, nor change it. It expires inside too, not only in the browser.
  */
 export async function readSignUpFlow(config: Config, request: Request): Promise<SignUpFlow | null> {
   const sealed = await signUpFlowCookie.read(config, request);

@@ -32,7 +32,7 @@ import { clearSignUpFlow, readSignUpFlow, saveSignUpFlow } from "./sign-up.serve
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   const locale = getLocale(context);
-  // Signed in already: the sign-in page shows who, with Continue (spec: already-logged-in notice).
+  // Signed in already: the sign-in page shows who, with Continue.
   if (getMember(context)) throw redirect(pathFor("auth-sign-in", locale));
   const flow = await readSignUpFlow(servicesOf(context).config, request);
   const regionNames = new Intl.DisplayNames([locale], { type: "region" });

@@ -2,7 +2,7 @@ import type { RouterContextProvider } from "react-router";
 import type { LegalDocumentContent } from "~/components/legal-document";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
 
-/** Both terms of use and the privacy policy are dated 1 May 2021 (spec §1). */
+/** Both terms of use and the privacy policy are dated 1 May 2021. */
 export const LEGAL_DOCUMENTS_DATED_ISO = "2021-05-01";
 
 export type LegalDocumentKey = "termsId" | "termsOnline" | "privacyPolicy";

@@ -55,7 +55,8 @@ export async function action({ request, context }: Route.ActionArgs) {
   const locale = getLocale(context);
   const submission = parseWithZod(await request.formData(), { schema: ProfileSchema });
   if (submission.status !== "success") return data({ result: submission.reply() }, { status: 400 });
-  // Every edit is a Cognito call from the quota every member's sign-in shares (SECURITY.md 23).
+  // Every edit is a Cognito call from the quota every member's sign-in shares, so one member cannot throttle everyone's
+  // sign-in.
   const limited = await checkAttemptLimit(context, "profileUpdate", member.sub);
   if (limited) return data({ result: submission.reply({ formErrors: [limited.formError] }) }, limited.init);
   try {

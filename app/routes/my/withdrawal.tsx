@@ -44,7 +44,7 @@ export function loader({ context }: Route.LoaderArgs) {
 }
 
 /**
- * Form, then confirmation, then submit with the password (spec section 4), all server-side so it works without
+ * Form, then confirmation, then submit with the password, all server-side so it works without
  * JavaScript: step 1's answers travel to step 2 in hidden fields and are validated again with the password.
  */
 export async function action({ request, context }: Route.ActionArgs) {
