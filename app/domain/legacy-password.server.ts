@@ -1,5 +1,5 @@
 import bcrypt from "bcryptjs";
-import { IdentityError } from "~/integrations/cognito/cognito-errors.server";
+import { DomainError } from "./domain-error.server";
 import { NewPasswordSchema } from "./auth-schemas";
 
 /**
@@ -34,7 +34,7 @@ let comparesRun = 0;
 async function inCompareSlot<T>(work: () => Promise<T>): Promise<T> {
   if (running < MAX_CONCURRENT_BCRYPT_COMPARES) running += 1;
   else if (waiting.length >= MAX_WAITING_BCRYPT_COMPARES)
-    throw new IdentityError("signInThrottled", "AdminInitiateAuth");
+    throw new DomainError("signInThrottled");
   // A finished compare hands its slot straight to the first in line, so `running` stays the same.
   else await new Promise<void>((resolve) => waiting.push(resolve));
   try {
