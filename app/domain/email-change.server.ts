@@ -45,7 +45,7 @@ export async function isAddressTaken(identity: Pick<IdentityProvider, "getUser">
 /**
  * Starts an e-mail change: checks the new address is free, stores the hash of a fresh random token, and mails the
  * link to the new address in the member's language. When the mail cannot be sent the token row is deleted again
- * and the MailUnavailableError is rethrown, so no usable half-made token is left behind.
+ * and the "mailUnavailable" DomainError is rethrown, so no usable half-made token is left behind.
  */
 export async function requestEmailChange(
   deps: EmailChangeDependencies,

@@ -195,8 +195,7 @@ export async function migrateLegacyAccount(
   if (!(await checkLegacyPassword(input.password, legacy?.passwordHash ?? null)) || !legacy) return false;
   // Moved already, maybe by the same member's other sign-in a moment ago: Cognito has the account now.
   if (legacy.migratedAt) return true;
-  if (!meetsPoolPasswordPolicy(input.password))
-    throw new DomainError("legacyPasswordBelowPolicy");
+  if (!meetsPoolPasswordPolicy(input.password)) throw new DomainError("legacyPasswordBelowPolicy");
 
   const outcome = await deps.db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`legacy-migration:${email}`}, 0))`);
