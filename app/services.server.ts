@@ -1,6 +1,7 @@
 import { type RouterContextProvider, createContext } from "react-router";
 import type { Database } from "../db/client.server";
 import type { Config } from "~/config.server";
+import { withDomainErrors } from "~/domain/domain-error.server";
 import { type IdentityProvider, createIdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { type Mailer, createMailer } from "~/integrations/mailer.server";
 
@@ -21,7 +22,13 @@ export interface AppServices {
 }
 
 export function createAppServices(config: Config, db: Database, clock: Clock = systemClock): AppServices {
-  return { config, db, identity: createIdentityProvider(config.cognito), mailer: createMailer(config), clock };
+  return {
+    config,
+    db,
+    identity: withDomainErrors(createIdentityProvider(config.cognito)),
+    mailer: withDomainErrors(createMailer(config)),
+    clock,
+  };
 }
 
 export const servicesContext = createContext<AppServices>();

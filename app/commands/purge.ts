@@ -6,6 +6,7 @@
  * this command is for cron or a scheduled task (README.md).
  */
 import { CANCELLED_DATA_RETENTION_MONTHS } from "~/domain/withdrawal.server";
+import { withDomainErrors } from "~/domain/domain-error.server";
 import { runPurgeExclusively } from "~/domain/purge.server";
 import { createIdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { openDatabase } from "../../db/client.server";
@@ -14,12 +15,14 @@ const env = process.env;
 const secrets = (env.SESSION_SECRETS ?? "").split(",").filter(Boolean);
 const identity =
   env.COGNITO_USER_POOL_ID && env.COGNITO_CLIENT_ID && secrets.length > 0
-    ? createIdentityProvider({
-        region: env.COGNITO_REGION ?? "ap-northeast-1",
-        userPoolId: env.COGNITO_USER_POOL_ID,
-        clientId: env.COGNITO_CLIENT_ID,
-        endpoint: env.COGNITO_ENDPOINT,
-      })
+    ? withDomainErrors(
+        createIdentityProvider({
+          region: env.COGNITO_REGION ?? "ap-northeast-1",
+          userPoolId: env.COGNITO_USER_POOL_ID,
+          clientId: env.COGNITO_CLIENT_ID,
+          endpoint: env.COGNITO_ENDPOINT,
+        }),
+      )
     : undefined;
 
 const handle = openDatabase({ databaseUrl: env.DATABASE_URL, dataDir: env.DATA_DIR ?? ".data" });

@@ -1,7 +1,7 @@
 import { and, eq, isNotNull, isNull } from "drizzle-orm";
 import type { Database } from "../../db/client.server";
 import { memberProfiles, memberSessions } from "../../db/schema";
-import { IdentityError } from "~/integrations/cognito/cognito-errors.server";
+import { DomainError } from "./domain-error.server";
 import type { AppServices } from "~/services.server";
 import type { DeviceDescription } from "./device-description.server";
 import { type SessionDevice, listActiveDevices } from "./device-list.server";
@@ -35,7 +35,7 @@ async function isCancelled(tx: Database, sub: string): Promise<boolean> {
  * the device limit it is active at once; over it, pages hold it (pending) for the member to deactivate devices on
  * the device-limit screen, while the API refuses it (no row: the caller frees a slot and registers again).
  * Registering the same sign-in for the same device again (the API retried) changes nothing but the login time.
- * A cancelled member gets no session (IdentityError "invalidCredentials", as a wrong password reads): a sign-in
+ * A cancelled member gets no session (DomainError "invalidCredentials", as a wrong password reads): a sign-in
  * that authenticated at Cognito just before the cancellation deleted the user must not outlive it.
  */
 export async function startSession(
@@ -56,7 +56,7 @@ export async function startSession(
   const { result, endedRefreshTokens } = await services.db.transaction(async (tx) => {
     await lockMember(tx, input.sub);
     if (await isCancelled(tx, input.sub)) {
-      throw new IdentityError("invalidCredentials", "AdminInitiateAuth", new Error("the membership is cancelled"));
+      throw new DomainError("invalidCredentials", { cause: new Error("the membership is cancelled") });
     }
     const ownLive = and(
       eq(memberSessions.sub, input.sub),
@@ -181,7 +181,7 @@ export type ContinuedSignIn =
 /**
  * Continues a sign-in from the device-limit screen: active (with the access token for the cookie), still over the
  * limit, or expired. The held sign-in kept only its refresh token, so one refresh gives the access token; it comes
- * before the activation, so Cognito being down or throttling (an IdentityError) leaves the sign-in held and no slot
+ * before the activation, so Cognito being down or throttling (a DomainError) leaves the sign-in held and no slot
  * taken.
  */
 export async function continuePendingSignIn(

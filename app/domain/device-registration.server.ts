@@ -1,5 +1,5 @@
 import { decodeJwt } from "jose";
-import { IdentityError } from "~/integrations/cognito/cognito-errors.server";
+import { DomainError } from "./domain-error.server";
 import type { AppServices } from "~/services.server";
 import { startSession } from "./device-admission.server";
 import { describeDevice } from "./device-description.server";
@@ -29,7 +29,7 @@ export async function registerDevice(
   try {
     tokens = await deps.identity.refresh(input.refreshToken);
   } catch (error) {
-    if (error instanceof IdentityError && (error.code === "invalidCredentials" || error.code === "userNotFound")) {
+    if (error instanceof DomainError && (error.code === "invalidCredentials" || error.code === "userNotFound")) {
       return { kind: "invalidRefreshToken" };
     }
     throw error;

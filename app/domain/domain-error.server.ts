@@ -50,3 +50,26 @@ export function toDomainError(error: unknown): DomainError | null {
   if (error instanceof MailUnavailableError) return new DomainError("mailUnavailable", { cause: error });
   return null;
 }
+
+type AsyncMethods<T> = { [K in keyof T]: (...args: never[]) => Promise<unknown> };
+
+/**
+ * An adapter (the identity provider, the mailer) as the domain uses it: each method throws the DomainError of its
+ * adapter's failure (the adapter's error as `cause`), so no domain verb sees the adapter's error types. Other
+ * failures (bugs, faults) pass through unchanged.
+ */
+export function withDomainErrors<T extends AsyncMethods<T>>(adapter: T): T {
+  const entries = Object.entries(adapter as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>).map(
+    ([name, method]) => [
+      name,
+      async (...args: unknown[]) => {
+        try {
+          return await method.apply(adapter, args);
+        } catch (error) {
+          throw toDomainError(error) ?? error;
+        }
+      },
+    ],
+  );
+  return Object.fromEntries(entries) as T;
+}

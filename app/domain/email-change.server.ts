@@ -3,7 +3,6 @@ import { and, eq, gt, isNull } from "drizzle-orm";
 import type { Database } from "../../db/client.server";
 import { emailChangeTokens, memberSessions } from "../../db/schema";
 import type { Locale } from "~/i18n/locales";
-import { IdentityError } from "~/integrations/cognito/cognito-errors.server";
 import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import type { Mailer } from "~/integrations/mailer.server";
 import { DomainError } from "./domain-error.server";
@@ -38,7 +37,7 @@ export async function isAddressTaken(identity: Pick<IdentityProvider, "getUser">
     const holder = await identity.getUser(email);
     return holder.sub !== sub;
   } catch (error) {
-    if (error instanceof IdentityError && error.code === "userNotFound") return false;
+    if (error instanceof DomainError && error.code === "userNotFound") return false;
     throw error;
   }
 }
@@ -46,7 +45,7 @@ export async function isAddressTaken(identity: Pick<IdentityProvider, "getUser">
 /**
  * Starts an e-mail change: checks the new address is free, stores the hash of a fresh random token, and mails the
  * link to the new address in the member's language. When the mail cannot be sent the token row is deleted again
- * and the MailUnavailableError is rethrown, so no usable half-made token is left behind.
+ * and the "mailUnavailable" DomainError is rethrown, so no usable half-made token is left behind.
  */
 export async function requestEmailChange(
   deps: EmailChangeDependencies,
@@ -143,7 +142,7 @@ export async function confirmEmailChange(
       await deps.identity.updateAttributes(claimed.sub, { email: claimed.newEmail, email_verified: "true" });
     } catch (error) {
       // Another account took the address meanwhile: the link is used up (committed), nothing else changes.
-      if (error instanceof IdentityError && (error.code === "emailUnavailable" || error.code === "usernameExists")) {
+      if (error instanceof DomainError && (error.code === "emailUnavailable" || error.code === "usernameExists")) {
         return { kind: "emailUnavailable" };
       }
       throw error;

@@ -3,7 +3,7 @@ import { and, eq, isNull, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Database } from "../../db/client.server";
 import { type LegacyProfile, legacyCredentials, memberProfiles } from "../../db/schema";
-import { IdentityError } from "~/integrations/cognito/cognito-errors.server";
+import { DomainError, type DomainErrorCode } from "./domain-error.server";
 import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { logger } from "~/integrations/logger.server";
 import {
@@ -108,7 +108,7 @@ export type LegacyMigrationIdentity = Pick<
 >;
 
 /** Cognito refusing the password itself: the pool's policy is stricter than the app's rules. */
-const REFUSED_PASSWORD_CODES: ReadonlySet<string> = new Set(["invalidPassword", "invalidInput"]);
+const REFUSED_PASSWORD_CODES: ReadonlySet<DomainErrorCode> = new Set(["invalidPassword", "invalidInput"]);
 
 /**
  * Makes room for the legacy account: true when Cognito has no user for the address, or had one that nobody can
@@ -164,13 +164,11 @@ async function moveToCognito(
     await deleteUserIfPresent(identity, email).catch((undoError: unknown) => {
       logger.error({ err: undoError, migratedSub: sub }, "legacy migration stopped half-way; the next sign-in retries");
     });
-    const refused =
-      error instanceof IdentityError &&
-      error.operation === "AdminSetUserPassword" &&
-      REFUSED_PASSWORD_CODES.has(error.code);
+    // setPermanentPassword is the transaction's one identity call, so these codes are Cognito refusing the password.
+    const refused = error instanceof DomainError && REFUSED_PASSWORD_CODES.has(error.code);
     return {
       migrated: false,
-      failure: refused ? new IdentityError("legacyPasswordBelowPolicy", "AdminSetUserPassword", error) : error,
+      failure: refused ? new DomainError("legacyPasswordBelowPolicy", { cause: error }) : error,
     };
   }
 }
@@ -197,8 +195,7 @@ export async function migrateLegacyAccount(
   if (!(await checkLegacyPassword(input.password, legacy?.passwordHash ?? null)) || !legacy) return false;
   // Moved already, maybe by the same member's other sign-in a moment ago: Cognito has the account now.
   if (legacy.migratedAt) return true;
-  if (!meetsPoolPasswordPolicy(input.password))
-    throw new IdentityError("legacyPasswordBelowPolicy", "AdminSetUserPassword");
+  if (!meetsPoolPasswordPolicy(input.password)) throw new DomainError("legacyPasswordBelowPolicy");
 
   const outcome = await deps.db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`legacy-migration:${email}`}, 0))`);

@@ -1,5 +1,5 @@
 import bcrypt from "bcryptjs";
-import { IdentityError } from "~/integrations/cognito/cognito-errors.server";
+import { DomainError } from "./domain-error.server";
 import { NewPasswordSchema } from "./auth-schemas";
 
 /**
@@ -33,8 +33,7 @@ let comparesRun = 0;
 /** Runs `work` once one of the MAX_CONCURRENT_BCRYPT_COMPARES slots is free. */
 async function inCompareSlot<T>(work: () => Promise<T>): Promise<T> {
   if (running < MAX_CONCURRENT_BCRYPT_COMPARES) running += 1;
-  else if (waiting.length >= MAX_WAITING_BCRYPT_COMPARES)
-    throw new IdentityError("signInThrottled", "AdminInitiateAuth");
+  else if (waiting.length >= MAX_WAITING_BCRYPT_COMPARES) throw new DomainError("signInThrottled");
   // A finished compare hands its slot straight to the first in line, so `running` stays the same.
   else await new Promise<void>((resolve) => waiting.push(resolve));
   try {

@@ -2,7 +2,7 @@ import { and, eq, isNotNull, isNull } from "drizzle-orm";
 import type { Database } from "../../db/client.server";
 import { memberProfiles, memberSessions } from "../../db/schema";
 import { verifyAccessToken } from "~/integrations/cognito/access-token.server";
-import { IdentityError, type IdentityErrorCode } from "~/integrations/cognito/cognito-errors.server";
+import { DomainError, type DomainErrorCode } from "./domain-error.server";
 import { logger } from "~/integrations/logger.server";
 import type { AppServices } from "~/services.server";
 import { encryptSecret, openRefreshToken } from "./refresh-tokens.server";
@@ -59,7 +59,7 @@ export async function findLiveSession(db: Database, sessionId: string): Promise<
  * LimitExceeded). The session must survive them; ending it would sign the member out for good
  * because Cognito was busy for a moment.
  */
-const TRANSIENT_REFRESH_FAILURES: ReadonlySet<IdentityErrorCode> = new Set([
+const TRANSIENT_REFRESH_FAILURES: ReadonlySet<DomainErrorCode> = new Set([
   "unavailable",
   "throttled",
   "signInThrottled",
@@ -113,7 +113,7 @@ export async function resolvePageSession(
       refreshedAccessToken: tokens.accessToken,
     };
   } catch (error) {
-    if (error instanceof IdentityError && TRANSIENT_REFRESH_FAILURES.has(error.code)) {
+    if (error instanceof DomainError && TRANSIENT_REFRESH_FAILURES.has(error.code)) {
       logger.warn({ err: error, code: error.code }, "could not refresh a session: Cognito unavailable or throttling");
       return { kind: "unverified" };
     }

@@ -13,7 +13,7 @@ export interface PasswordChangeResult {
 }
 
 /**
- * Changes the member's password with their access token (a wrong current password comes out as the IdentityError
+ * Changes the member's password with their access token (a wrong current password comes out as the DomainError
  * "currentPasswordMismatch"), then signs out every other sign-in. Their session rows end, which is what signs
  * other browsers out on their next request. Cognito keeps refresh tokens through a password change, so a global
  * sign-out revokes every one of them, including sign-ins no session of ours records (a sibling service's before

@@ -1,4 +1,4 @@
-import { IdentityError, type IdentityErrorCode } from "~/integrations/cognito/cognito-errors.server";
+import { DomainError, type DomainErrorCode } from "./domain-error.server";
 import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { logger } from "~/integrations/logger.server";
 import type { AppServices } from "~/services.server";
@@ -13,7 +13,7 @@ export type PasswordResetDependencies = Pick<AppServices, "db" | "identity" | "c
  * (NotAuthorized) or without a verified e-mail (InvalidParameter). Telling any of these apart from "code sent"
  * would let anyone test which addresses have an ID, so they all read as success.
  */
-const HIDDEN_ON_REQUEST: ReadonlySet<IdentityErrorCode> = new Set([
+const HIDDEN_ON_REQUEST: ReadonlySet<DomainErrorCode> = new Set([
   "userNotFound",
   "userNotConfirmed",
   "invalidCredentials",
@@ -24,7 +24,7 @@ const HIDDEN_ON_REQUEST: ReadonlySet<IdentityErrorCode> = new Set([
  * On ConfirmForgotPassword the same account states (and an expired code) read as a wrong code: after an
  * enumeration-safe request, an unknown address must fail the confirm step exactly like a known one would.
  */
-const READ_AS_CODE_MISMATCH: ReadonlySet<IdentityErrorCode> = new Set([
+const READ_AS_CODE_MISMATCH: ReadonlySet<DomainErrorCode> = new Set([
   "codeExpired",
   "userNotFound",
   "userNotConfirmed",
@@ -33,13 +33,13 @@ const READ_AS_CODE_MISMATCH: ReadonlySet<IdentityErrorCode> = new Set([
 
 /**
  * Asks Cognito to mail a reset code. Resolves the same way whether or not the address has an ID; throttling and
- * Cognito being unavailable still come out as IdentityErrors, which say nothing about the account.
+ * Cognito being unavailable still come out as DomainErrors, which say nothing about the account.
  */
 export async function requestPasswordReset(identity: PasswordResetIdentity, email: string): Promise<void> {
   try {
     await identity.forgotPassword(email);
   } catch (error) {
-    if (error instanceof IdentityError && HIDDEN_ON_REQUEST.has(error.code)) {
+    if (error instanceof DomainError && HIDDEN_ON_REQUEST.has(error.code)) {
       // No address in the log: this line must not become an enumeration oracle of its own.
       logger.info({ identityError: error.code }, "password reset requested for an address that cannot reset");
       return;
@@ -53,7 +53,7 @@ async function subOf(identity: PasswordResetDependencies["identity"], email: str
   try {
     return (await identity.getUser(email)).sub || null;
   } catch (error) {
-    if (error instanceof IdentityError && error.code === "userNotFound") return null;
+    if (error instanceof DomainError && error.code === "userNotFound") return null;
     throw error;
   }
 }
@@ -72,8 +72,8 @@ export async function confirmPasswordReset(
   try {
     await deps.identity.confirmForgotPassword(input);
   } catch (error) {
-    if (error instanceof IdentityError && READ_AS_CODE_MISMATCH.has(error.code)) {
-      throw new IdentityError("codeMismatch", "ConfirmForgotPassword", error);
+    if (error instanceof DomainError && READ_AS_CODE_MISMATCH.has(error.code)) {
+      throw new DomainError("codeMismatch", { cause: error });
     }
     throw error;
   }

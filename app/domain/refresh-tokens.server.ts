@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto";
 import { and, asc, inArray, isNotNull, isNull, sql } from "drizzle-orm";
 import { memberSessions } from "../../db/schema";
-import { IdentityError, type IdentityErrorCode } from "~/integrations/cognito/cognito-errors.server";
+import { DomainError, type DomainErrorCode } from "./domain-error.server";
 import type { Database } from "../../db/client.server";
 import type { Config } from "~/config.server";
 import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
@@ -61,7 +61,7 @@ export const REVOCATION_RETRY_DELAYS_MS = [200, 1_000] as const;
  * Failures that say nothing about the token (Cognito down, slow, throttling): worth another try. Any other refusal
  * means Cognito will not take the token any more (already revoked, expired, user deleted), which is the goal.
  */
-const TRANSIENT_REVOCATION_FAILURES: ReadonlySet<IdentityErrorCode> = new Set(["unavailable", "throttled"]);
+const TRANSIENT_REVOCATION_FAILURES: ReadonlySet<DomainErrorCode> = new Set(["unavailable", "throttled"]);
 
 /** Narrower than the app's services: the purge command revokes with no more than these. */
 export interface RevocationServices {
@@ -80,7 +80,7 @@ async function revokeWithRetries(services: RevocationServices, refreshToken: str
       await services.identity.revokeRefreshToken(refreshToken);
       return true;
     } catch (error) {
-      const transient = !(error instanceof IdentityError) || TRANSIENT_REVOCATION_FAILURES.has(error.code);
+      const transient = !(error instanceof DomainError) || TRANSIENT_REVOCATION_FAILURES.has(error.code);
       if (!transient) return true;
       if (attempt >= delays.length) {
         logger.warn({ err: error }, "could not revoke a refresh token at Cognito; the purge job will retry");

@@ -1,5 +1,5 @@
 import { decodeJwt } from "jose";
-import { IdentityError, type IdentityErrorCode } from "~/integrations/cognito/cognito-errors.server";
+import { DomainError, type DomainErrorCode } from "./domain-error.server";
 import type { AppServices } from "~/services.server";
 import { type StartSessionResult, startSession } from "./device-admission.server";
 import { describeDevice } from "./device-description.server";
@@ -20,7 +20,7 @@ export function originJtiOf(accessToken: string): string | null {
  * Cognito does not know, and one whose only user is a sign-up nobody confirmed (with the password its starter
  * chose, so Cognito says wrong password or unconfirmed). Every one of them costs the same bcrypt compare.
  */
-const LEGACY_CANDIDATE_CODES: ReadonlySet<IdentityErrorCode> = new Set([
+const LEGACY_CANDIDATE_CODES: ReadonlySet<DomainErrorCode> = new Set([
   "userNotFound",
   "invalidCredentials",
   "userNotConfirmed",
@@ -31,7 +31,7 @@ async function authenticate(deps: SignInDependencies, input: { email: string; pa
   try {
     return await deps.identity.signIn(input);
   } catch (error) {
-    if (!(error instanceof IdentityError && LEGACY_CANDIDATE_CODES.has(error.code))) throw error;
+    if (!(error instanceof DomainError && LEGACY_CANDIDATE_CODES.has(error.code))) throw error;
     if (!(await migrateLegacyAccount(deps, input))) throw error;
     // The migrated account's username is the lower-cased address.
     return deps.identity.signIn({ ...input, email: input.email.trim().toLowerCase() });
@@ -40,7 +40,7 @@ async function authenticate(deps: SignInDependencies, input: { email: string; pa
 
 /**
  * Authenticates with Cognito and records the browser's session (or holds it at the device limit). Cognito's
- * failures come out as IdentityErrors; wrong password, unknown and unconfirmed users read the same to the member.
+ * failures come out as DomainErrors; wrong password, unknown and unconfirmed users read the same to the member.
  */
 export async function signIn(
   deps: SignInDependencies,

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Database } from "../../db/client.server";
-import { IdentityError } from "~/integrations/cognito/cognito-errors.server";
+import { DomainError } from "./domain-error.server";
 import type { IdentityProvider, IdentityUser } from "~/integrations/cognito/identity-provider.server";
 import type { AccountInfo } from "./auth-schemas";
 import { writeProfile } from "./profile.server";
@@ -25,7 +25,7 @@ export async function deleteUserIfPresent(
   try {
     await identity.deleteUser(email);
   } catch (error) {
-    if (!(error instanceof IdentityError && error.code === "userNotFound")) throw error;
+    if (!(error instanceof DomainError && error.code === "userNotFound")) throw error;
   }
 }
 
@@ -58,7 +58,7 @@ export async function startSignUp(
     return { sub };
   } catch (error) {
     // Confirmed, or signed up by someone else a moment ago: their sign-up stands.
-    if (!(error instanceof IdentityError) || error.code !== "usernameExists") throw error;
+    if (!(error instanceof DomainError) || error.code !== "usernameExists") throw error;
     return { sub: randomUUID() };
   }
 }
@@ -85,7 +85,7 @@ export async function confirmSignUp(
   const user = await userOfFlow(identity, input);
   if (!user) {
     await balancingLookup(identity);
-    throw new IdentityError("codeMismatch", "ConfirmSignUp");
+    throw new DomainError("codeMismatch");
   }
   if (user.confirmed) return;
   await identity.confirmSignUp({ email: input.email, code: input.code });

@@ -1,7 +1,7 @@
 import { and, eq, inArray, isNotNull, isNull, lt } from "drizzle-orm";
 import type { Database } from "../../db/client.server";
 import { legacyCredentials, memberProfiles, memberSessions, memberSignOuts, withdrawalReasons } from "../../db/schema";
-import { IdentityError } from "~/integrations/cognito/cognito-errors.server";
+import { DomainError } from "./domain-error.server";
 import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { logger } from "~/integrations/logger.server";
 import type { AppServices } from "~/services.server";
@@ -26,7 +26,7 @@ export interface CancellationInput {
 
 /**
  * Cancels a membership. The password is checked by signing in at Cognito (a wrong one comes out as the result
- * "passwordMismatch"; other Cognito failures throw IdentityError, and nothing changed). Then the cancellation is
+ * "passwordMismatch"; other Cognito failures throw DomainError, and nothing changed). Then the cancellation is
  * recorded in one transaction under the member's session lock: the reason, every session ended, the profile marked
  * cancelled with its Cognito deletion owed. From that commit on the member is out (no sign-in can start a session
  * of a cancelled member, see startSession), so the Cognito user is deleted only afterwards: if that fails or times
@@ -46,7 +46,7 @@ export async function cancelMembership(
       password: input.password,
     }));
   } catch (error) {
-    if (error instanceof IdentityError && (error.code === "invalidCredentials" || error.code === "userNotFound")) {
+    if (error instanceof DomainError && (error.code === "invalidCredentials" || error.code === "userNotFound")) {
       return { kind: "passwordMismatch" };
     }
     throw error;
@@ -96,7 +96,7 @@ async function deleteCognitoUser(deps: CognitoDeletionDependencies, sub: string)
   try {
     await deps.identity.deleteUser(sub);
   } catch (error) {
-    if (!(error instanceof IdentityError && error.code === "userNotFound")) {
+    if (!(error instanceof DomainError && error.code === "userNotFound")) {
       logger.warn({ err: error }, "could not delete a cancelled member's Cognito user; the purge job will retry");
       return false;
     }

@@ -7,6 +7,7 @@ import { type Server, createServer } from "node:http";
 import { openDatabase } from "../../db/client.server";
 import { type AppMode, type Config, ConfigError, parseConfig } from "~/config.server";
 import { MIN_PASSWORD_LENGTH } from "~/domain/auth-schemas";
+import { withDomainErrors } from "~/domain/domain-error.server";
 import { schedulePurge } from "~/domain/purge.server";
 import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
 import { createIdentityProvider } from "~/integrations/cognito/identity-provider.server";
@@ -63,7 +64,7 @@ export async function startServer(mode: AppMode, standIns?: StandIns): Promise<v
   // Retention and the two-systems repairs (owed Cognito deletions and revocations); see app/domain/purge.server.ts.
   const stopPurge = schedulePurge({
     db: database.db,
-    identity: createIdentityProvider(config.cognito),
+    identity: withDomainErrors(createIdentityProvider(config.cognito)),
     config,
     clock: systemClock,
   });

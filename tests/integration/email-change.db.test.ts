@@ -10,8 +10,8 @@ import {
 } from "~/domain/email-change.server";
 import { type MailboxEntry, listMailboxEntries, mailboxDirectory } from "../support/stand-ins/dev-mailbox";
 import { createIdentityProvider } from "~/integrations/cognito/identity-provider.server";
-import { DomainError } from "~/domain/domain-error.server";
-import { MailUnavailableError, createMailer } from "~/integrations/mailer.server";
+import { DomainError, withDomainErrors } from "~/domain/domain-error.server";
+import { createMailer } from "~/integrations/mailer.server";
 import type { StandIns } from "~/server/start-server";
 import { startEmbeddedStack } from "../support/stand-ins/embedded-stack";
 import { cognitoConfigOf } from "../support/stand-in-config";
@@ -37,14 +37,14 @@ afterAll(async () => {
 });
 
 function identity() {
-  return createIdentityProvider(cognitoConfigOf(stack));
+  return withDomainErrors(createIdentityProvider(cognitoConfigOf(stack)));
 }
 
 function deps(smtpUrl = stack.env.SMTP_URL!) {
   return {
     db: handle.db,
     identity: identity(),
-    mailer: createMailer({ smtpUrl, mailFrom: "ID <no-reply@localhost>" }),
+    mailer: withDomainErrors(createMailer({ smtpUrl, mailFrom: "ID <no-reply@localhost>" })),
     confirmationLink: emailUpdateLinkFor(ORIGIN),
   };
 }
@@ -156,6 +156,7 @@ test("mail server down: a clear error and no token left behind", async () => {
     newEmail: `unsent-${crypto.randomUUID().slice(0, 8)}@example.jp`,
     locale: "ja",
   }).catch((error: unknown) => error);
-  expect(failure).toBeInstanceOf(MailUnavailableError);
+  expect(failure).toBeInstanceOf(DomainError);
+  expect((failure as DomainError).code).toBe("mailUnavailable");
   expect(await handle.db.select().from(emailChangeTokens).where(eq(emailChangeTokens.sub, member.sub))).toHaveLength(0);
 }, 20_000);

@@ -10,7 +10,7 @@ import { MAX_LEGACY_BCRYPT_COST, legacyPasswordCheckStats } from "~/domain/legac
 import { signIn } from "~/domain/sign-in.server";
 import { confirmSignUp, startSignUp } from "~/domain/sign-up.server";
 import { COGNITO_MAX_ATTEMPTS } from "~/integrations/cognito/cognito-client.server";
-import { IdentityError } from "~/integrations/cognito/cognito-errors.server";
+import { DomainError, withDomainErrors } from "~/domain/domain-error.server";
 import { domainErrorOf, messageKeyOf } from "~/errors/error-responses.server";
 import { createIdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { listMailboxEntries, mailboxDirectory } from "../support/stand-ins/dev-mailbox";
@@ -46,7 +46,7 @@ afterAll(async () => {
 function deps() {
   return {
     db: handle.db,
-    identity: createIdentityProvider(cognitoConfigOf(stack)),
+    identity: withDomainErrors(createIdentityProvider(cognitoConfigOf(stack))),
     config: { ...parseConfig({}), deviceLimit: 3, sessionSecrets: ["s".repeat(32)] },
     clock: systemClock,
   };
@@ -67,7 +67,7 @@ test("the import reports bad rows by line and field and loads the good ones, and
 
 test("a legacy member's first sign-in moves the account to Cognito with the same password and profile", async () => {
   const wrong = await signInAs("legacy-js-on@example.jp", "not-the-old-password").catch((error: unknown) => error);
-  expect(wrong).toBeInstanceOf(IdentityError);
+  expect(wrong).toBeInstanceOf(DomainError);
   expect(messageKeyOf(domainErrorOf(wrong))).toBe("toasts:loginFailed");
 
   const first = await signInAs("Legacy-JS-On@example.jp", "old-password-2019");
@@ -110,7 +110,7 @@ const failureOf = (promise: Promise<unknown>) =>
     () => {
       throw new Error("expected the sign-in to fail");
     },
-    (error: unknown) => error as IdentityError,
+    (error: unknown) => error as DomainError,
   );
 
 async function latestCodeFor(email: string): Promise<string> {
@@ -163,7 +163,7 @@ test("AdminSetUserPassword failing: a clear message, no user left behind, and th
   await setFault(endpoint, { mode: "fail", operations: ["AdminSetUserPassword"], times: COGNITO_MAX_ATTEMPTS });
 
   const failed = await failureOf(signInAs(email, OLD_PASSWORD));
-  expect(failed).toBeInstanceOf(IdentityError);
+  expect(failed).toBeInstanceOf(DomainError);
   expect(messageKeyOf(domainErrorOf(failed))).toBe("toasts:identityUnavailable");
   expect(await deps().identity.findUser(email)).toBeNull();
   expect((await legacyRowOf(email))?.migratedAt).toBeNull();

@@ -3,7 +3,6 @@ import { RouterContextProvider } from "react-router";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { memberProfiles } from "../../db/schema";
 import { parseConfig } from "~/config.server";
-import { createIdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { i18nextMiddleware } from "~/middleware/i18n.server";
 import { type SignedInMember, memberContext } from "~/middleware/member-session.server";
 import * as userAvailability from "~/routes/api/user-availability";
@@ -44,9 +43,8 @@ afterAll(async () => {
 
 async function createMember(label: string): Promise<SignedInMember> {
   const email = `${label}-${crypto.randomUUID().slice(0, 8)}@example.jp`;
-  const identity = createIdentityProvider(services.config.cognito);
-  await identity.createConfirmedUser({ email, password: PASSWORD, attributes: { locale: "ja" } });
-  const { sub } = await identity.getUser(email);
+  await services.identity.createConfirmedUser({ email, password: PASSWORD, attributes: { locale: "ja" } });
+  const { sub } = await services.identity.getUser(email);
   return { sub, email, familyName: null, givenName: null, groups: [], sessionId: crypto.randomUUID(), accessToken: "" };
 }
 

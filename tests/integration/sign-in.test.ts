@@ -38,7 +38,7 @@ const DEVICE_LIMIT_HEADING = "ログイン中のデバイスが上限に達し�
 function expectNoInternals(html: string) {
   expect(html).not.toMatch(/\n\s+at\s/);
   expect(html).not.toMatch(/\(\/[^)]*\.(ts|js|mjs):\d+:\d+\)/);
-  expect(html).not.toMatch(/InternalErrorException|TimeoutError|IdentityError/);
+  expect(html).not.toMatch(/InternalErrorException|TimeoutError|IdentityError|DomainError/);
 }
 
 // ---- cookie attributes ---------------------------------------------------------------------------------------------

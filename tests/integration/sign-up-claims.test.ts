@@ -4,7 +4,7 @@
  */
 import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
 import { confirmSignUp, resendSignUpCode, startSignUp } from "~/domain/sign-up.server";
-import { IdentityError } from "~/integrations/cognito/cognito-errors.server";
+import { DomainError, withDomainErrors } from "~/domain/domain-error.server";
 import { type IdentityProvider, createIdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { type ContractStandIn, REGION, startContractStandIn } from "../contract/contract-fixture";
 import { getRequestCounts, resetHarness, resetRequestCounts } from "../support/stand-in-faults";
@@ -14,12 +14,14 @@ let identity: IdentityProvider;
 
 beforeAll(async () => {
   cognito = await startContractStandIn("sign-up-claims");
-  identity = createIdentityProvider({
-    region: REGION,
-    endpoint: cognito.endpoint,
-    userPoolId: cognito.userPoolId,
-    clientId: cognito.clientId,
-  });
+  identity = withDomainErrors(
+    createIdentityProvider({
+      region: REGION,
+      endpoint: cognito.endpoint,
+      userPoolId: cognito.userPoolId,
+      clientId: cognito.clientId,
+    }),
+  );
 }, 60_000);
 
 afterEach(async () => {
@@ -32,11 +34,11 @@ afterAll(async () => {
 
 const signUp = (email: string, password: string) => startSignUp(identity, { email, password, locale: "ja" });
 
-async function refusal(promise: Promise<unknown>): Promise<IdentityError> {
+async function refusal(promise: Promise<unknown>): Promise<DomainError> {
   try {
     await promise;
   } catch (error) {
-    if (error instanceof IdentityError) return error;
+    if (error instanceof DomainError) return error;
     throw error;
   }
   throw new Error("expected a refusal");
@@ -91,7 +93,7 @@ test("entering the code twice (a double submit) passes both times", async () => 
 const callsDuring = async (work: () => Promise<unknown>) => {
   await resetRequestCounts(cognito.endpoint);
   await work().catch((error: unknown) => {
-    if (!(error instanceof IdentityError)) throw error;
+    if (!(error instanceof DomainError)) throw error;
   });
   const { byOperation } = await getRequestCounts(cognito.endpoint);
   return { total: Object.values(byOperation).reduce((sum, count) => sum + count, 0), byOperation };

@@ -9,7 +9,7 @@ import { findLiveSession } from "~/domain/page-sessions.server";
 import { revokeOwedRefreshTokens, revokeRefreshTokens } from "~/domain/refresh-tokens.server";
 import { confirmPasswordReset, requestPasswordReset } from "~/domain/password-reset.server";
 import { cancelMembership, finishOwedCognitoDeletions } from "~/domain/withdrawal.server";
-import { IdentityError } from "~/integrations/cognito/cognito-errors.server";
+import { DomainError, withDomainErrors } from "~/domain/domain-error.server";
 import { createIdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { listMailboxEntries, mailboxDirectory } from "../support/stand-ins/dev-mailbox";
 import { createMailer } from "~/integrations/mailer.server";
@@ -52,7 +52,7 @@ afterAll(async () => {
 });
 
 function identity() {
-  return createIdentityProvider(cognitoConfigOf(stack));
+  return withDomainErrors(createIdentityProvider(cognitoConfigOf(stack)));
 }
 
 /** The services the session verbs take, with this file's secrets and a device limit of three. */
@@ -99,7 +99,7 @@ async function cognitoHas(email: string) {
     .getUser(email)
     .then(() => true)
     .catch((error: unknown) => {
-      if (error instanceof IdentityError && error.code === "userNotFound") return false;
+      if (error instanceof DomainError && error.code === "userNotFound") return false;
       throw error;
     });
 }
@@ -123,7 +123,7 @@ test("a Cognito delete that timed out after succeeding leaves the cancellation r
     ...real,
     deleteUser: async (username: string) => {
       await real.deleteUser(username);
-      throw new IdentityError("unavailable", "AdminDeleteUser");
+      throw new DomainError("unavailable");
     },
   };
 
@@ -253,7 +253,7 @@ test("a revocation Cognito cannot confirm is retried, kept as owed, and finished
 test("an e-mail change whose database step fails after Cognito changed leaves no stale session e-mail; the link finishes it", async () => {
   const member = await createMember("email-fault");
   const session = await signIn(member);
-  const mailer = createMailer({ smtpUrl: stack.env.SMTP_URL!, mailFrom: "ID <no-reply@localhost>" });
+  const mailer = withDomainErrors(createMailer({ smtpUrl: stack.env.SMTP_URL!, mailFrom: "ID <no-reply@localhost>" }));
   const deps = {
     db: handle.db,
     identity: identity(),
@@ -291,7 +291,7 @@ test("an e-mail change whose database step fails after Cognito changed leaves no
 
 test("a double submit of the e-mail change confirm changes the address once; of the request, leaves one working link", async () => {
   const member = await createMember("email-double");
-  const mailer = createMailer({ smtpUrl: stack.env.SMTP_URL!, mailFrom: "ID <no-reply@localhost>" });
+  const mailer = withDomainErrors(createMailer({ smtpUrl: stack.env.SMTP_URL!, mailFrom: "ID <no-reply@localhost>" }));
   const deps = {
     db: handle.db,
     identity: identity(),

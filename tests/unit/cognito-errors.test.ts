@@ -1,8 +1,9 @@
 import { expect, test } from "vitest";
-import { DOMAIN_ERROR_CODES, DomainError, toDomainError } from "~/domain/domain-error.server";
+import { DOMAIN_ERROR_CODES, DomainError, toDomainError, withDomainErrors } from "~/domain/domain-error.server";
 import { messageKeyOf } from "~/errors/error-responses.server";
 import { RESOURCES } from "~/i18n/resources";
 import { IdentityError, toIdentityError } from "~/integrations/cognito/cognito-errors.server";
+import { MailUnavailableError } from "~/integrations/mailer.server";
 
 function named(name: string): Error {
   const error = new Error("from Cognito");
@@ -53,4 +54,26 @@ test("time-outs, network failures and unknown errors mean unavailable, never a c
   expect(toIdentityError(named("AbortError"), "AdminInitiateAuth").code).toBe("unavailable");
   expect(toIdentityError(new TypeError("fetch failed"), "SignUp").code).toBe("unavailable");
   expect(toIdentityError("a string", "SignUp").code).toBe("unavailable");
+});
+
+test("withDomainErrors: the adapters' failures reach the domain as DomainErrors with the adapter's error as cause", async () => {
+  const refused = new IdentityError("codeExpired", "ConfirmSignUp");
+  const bug = new TypeError("a bug");
+  const adapter = withDomainErrors({
+    confirm: async (code: string) => {
+      if (code === "old") throw refused;
+      if (code === "bug") throw bug;
+      return `confirmed ${code}`;
+    },
+    send: async () => {
+      throw new MailUnavailableError("smtp down");
+    },
+  });
+  await expect(adapter.confirm("123456")).resolves.toBe("confirmed 123456");
+  const failure = await adapter.confirm("old").catch((error: unknown) => error);
+  expect(failure).toBeInstanceOf(DomainError);
+  expect(failure).toMatchObject({ code: "codeExpired", cause: refused });
+  await expect(adapter.send()).rejects.toMatchObject({ name: "DomainError", code: "mailUnavailable" });
+  // Not an adapter's verdict: a bug stays what it is.
+  await expect(adapter.confirm("bug")).rejects.toBe(bug);
 });

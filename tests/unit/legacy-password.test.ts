@@ -8,7 +8,7 @@ import {
   legacyPasswordCheckStats,
   meetsPoolPasswordPolicy,
 } from "~/domain/legacy-password.server";
-import { IdentityError } from "~/integrations/cognito/cognito-errors.server";
+import { DomainError } from "~/domain/domain-error.server";
 import { domainErrorOf, messageKeyOf } from "~/errors/error-responses.server";
 
 const HASH = bcrypt.hashSync("old-password-2019", 4);
@@ -40,7 +40,7 @@ test("at most MAX_CONCURRENT_BCRYPT_COMPARES run at once; the rest wait, and pas
     waiting: MAX_WAITING_BCRYPT_COMPARES,
   });
   const refused = await checkLegacyPassword("wrong", HASH).catch((error: unknown) => error);
-  expect(refused).toBeInstanceOf(IdentityError);
+  expect(refused).toBeInstanceOf(DomainError);
   expect(messageKeyOf(domainErrorOf(refused))).toBe("toasts:loginAttemptLimitExceeded");
   expect(await Promise.all(admitted)).toEqual(Array.from({ length: total }, () => false));
   expect(legacyPasswordCheckStats()).toMatchObject({ running: 0, waiting: 0 });
