@@ -28,6 +28,14 @@ const DOMAIN_RULES = [
   },
 ];
 
+// The adapters' own errors reach the domain only through withDomainErrors (app/domain/domain-error.server.ts): the
+// domain's verbs see DomainError codes, never an adapter's error class.
+const ADAPTER_ERRORS = {
+  regex: "^(~/|(\\.\\./)+)integrations/(cognito/cognito-errors|mailer)\\.server$",
+  allowTypeImports: true,
+  message: "The domain sees adapter errors only as DomainError: convert in domain-error.server.ts (withDomainErrors).",
+};
+
 const INTEGRATION_RULES = [{ regex: inApp("domain"), message: "Integrations (adapters) do not import the domain." }];
 
 const ROUTE_ADAPTER_RULE = {
@@ -95,7 +103,10 @@ export default defineConfig(
   // Layer rules. Flat config replaces a rule's options when two blocks match a file, so each block below repeats the
   // app-wide NO_TESTS restriction; the dev entry is the one file of app/ allowed to load test support.
   layer([`app/**/*.${TS}`], [NO_TESTS], { ignores: [`app/server/dev*.ts`] }),
-  layer([`app/domain/**/*.${TS}`], [NO_TESTS, ...DOMAIN_RULES]),
+  layer([`app/domain/**/*.${TS}`], [NO_TESTS, ...DOMAIN_RULES, ADAPTER_ERRORS], {
+    ignores: ["app/domain/domain-error.server.ts"],
+  }),
+  layer(["app/domain/domain-error.server.ts"], [NO_TESTS, ...DOMAIN_RULES]),
   layer([`app/integrations/**/*.${TS}`], [NO_TESTS, ...INTEGRATION_RULES]),
   ...ROUTE_DEPTHS.map((depth) => layer([`app/routes/${"*/".repeat(depth)}*.${TS}`], [NO_TESTS, ...routeRules(depth)])),
   // db/ holds schema, migrations and the client: it may name app/'s types (`import type`) but runs no app/ code.

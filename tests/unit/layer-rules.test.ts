@@ -46,6 +46,19 @@ test("the domain may import the database, the integrations' types and the locale
   expect(await reportedImports("app/domain/x.server.ts", code)).toEqual([]);
 });
 
+test("the domain meets adapter errors only where it turns them into DomainError", async () => {
+  const code = [
+    'import { IdentityError } from "~/integrations/cognito/cognito-errors.server";',
+    'import { MailUnavailableError } from "../integrations/mailer.server";',
+    'import type { Mailer } from "~/integrations/mailer.server";',
+  ].join("\n");
+  expect(await reportedImports("app/domain/x.server.ts", code)).toEqual([
+    "~/integrations/cognito/cognito-errors.server",
+    "../integrations/mailer.server",
+  ]);
+  expect(await reportedImports("app/domain/domain-error.server.ts", code)).toEqual([]);
+});
+
 test("integrations import no domain module, by alias or by relative path", async () => {
   const code = [
     'import { startSession } from "~/domain/member-session.server";',
