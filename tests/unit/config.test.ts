@@ -28,16 +28,21 @@ test("production names every missing variable", () => {
   ]);
 });
 
+const PRODUCTION = {
+  APP_MODE: "production",
+  APP_ORIGIN: "https://id.example.jp",
+  SESSION_SECRETS: SECRET,
+  DATABASE_URL: "postgres://app@db.internal/app",
+  COGNITO_REGION: "ap-northeast-1",
+  COGNITO_USER_POOL_ID: "ap-northeast-1_abc",
+  COGNITO_CLIENT_ID: "client",
+  SMTP_URL: "smtp://mail.internal:25",
+  TRUST_PROXY_HOPS: "0",
+};
+
 test("production with everything set parses, and refuses a loopback Cognito endpoint", () => {
   const env = {
-    APP_MODE: "production",
-    APP_ORIGIN: "https://id.example.jp",
-    SESSION_SECRETS: SECRET,
-    DATABASE_URL: "postgres://app@db.internal/app",
-    COGNITO_REGION: "ap-northeast-1",
-    COGNITO_USER_POOL_ID: "ap-northeast-1_abc",
-    COGNITO_CLIENT_ID: "client",
-    SMTP_URL: "smtp://mail.internal:25",
+    ...PRODUCTION,
     TRUST_PROXY_HOPS: "1",
     COOKIE_DOMAIN: ".example.jp",
     SERVICE_HOSTS_DATA: "data.example.jp, www.data.example.jp",
@@ -88,18 +93,6 @@ test("the default origin follows HOST and PORT, and an empty APP_ORIGIN counts a
     "PORT=0 (any free port) needs APP_ORIGIN: links and the origin check name the port",
   ]);
 });
-
-const PRODUCTION = {
-  APP_MODE: "production",
-  APP_ORIGIN: "https://id.example.jp",
-  SESSION_SECRETS: SECRET,
-  DATABASE_URL: "postgres://app@db.internal/app",
-  COGNITO_REGION: "ap-northeast-1",
-  COGNITO_USER_POOL_ID: "ap-northeast-1_abc",
-  COGNITO_CLIENT_ID: "client",
-  SMTP_URL: "smtp://mail.internal:25",
-  TRUST_PROXY_HOPS: "0",
-};
 
 test("production refuses a plain-http origin", () => {
   expect(problemsOf(PRODUCTION)).toEqual([]);
