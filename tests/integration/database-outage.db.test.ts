@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { startCuttableProxy, startTestPostgres } from "../support/postgres-server";
 import { type ServerProcess, startServerProcess } from "../support/server-process";
+import { postForm } from "../support/session-http";
 import { createTestMember } from "../support/test-members";
 
 /**
@@ -45,17 +46,7 @@ function get(path: string, cookie = "") {
 }
 
 function post(path: string, fields: Record<string, string>, cookie = "") {
-  return fetch(`${origin}${path}`, {
-    method: "POST",
-    redirect: "manual",
-    headers: {
-      "Content-Type": "application/x-www-form-urlencoded",
-      Origin: origin,
-      "Sec-Fetch-Site": "same-origin",
-      ...(cookie ? { Cookie: cookie } : {}),
-    },
-    body: new URLSearchParams(fields),
-  });
+  return postForm(`${origin}${path}`, fields, { cookie, headers: { Origin: origin } });
 }
 
 function expectServiceUnavailablePage(html: string, title: string) {

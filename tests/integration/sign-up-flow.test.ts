@@ -11,6 +11,7 @@ import { afterAll, beforeAll, expect, test } from "vitest";
 import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
 import { STAND_IN_POOL_NAME } from "../support/stand-ins/provision-cognito";
 import { type ServerProcess, startServerProcess } from "../support/server-process";
+import { postForm } from "../support/session-http";
 import { createTestMember } from "../support/test-members";
 import { makeTempDir } from "../support/temp-dir";
 
@@ -54,18 +55,7 @@ async function subOf(email: string): Promise<string> {
 }
 
 function postSignUp(fields: Record<string, string>, cookie = "") {
-  return fetch(`${origin}/auth/sign-up/`, {
-    method: "POST",
-    redirect: "manual",
-    headers: {
-      "Content-Type": "application/x-www-form-urlencoded",
-      Origin: origin,
-      "Sec-Fetch-Site": "same-origin",
-      "Accept-Language": "ja",
-      ...(cookie ? { Cookie: cookie } : {}),
-    },
-    body: new URLSearchParams(fields),
-  });
+  return postForm(`${origin}/auth/sign-up/`, fields, { cookie, headers: { Origin: origin } });
 }
 
 const stepOne = (email: string) =>

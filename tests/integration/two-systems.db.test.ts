@@ -51,6 +51,16 @@ afterAll(async () => {
   temp.remove();
 });
 
+/** What the e-mail change verbs need, on this test's stand-in and SMTP capture. */
+function emailChangeDeps() {
+  return {
+    db: handle.db,
+    identity: identity(),
+    mailer: withDomainErrors(createMailer({ smtpUrl: stack.env.SMTP_URL!, mailFrom: "ID <no-reply@localhost>" })),
+    confirmationLink: emailUpdateLinkFor("http://localhost:3999"),
+  };
+}
+
 function identity() {
   return withDomainErrors(createIdentityProvider(cognitoConfigOf(stack)));
 }
@@ -253,13 +263,7 @@ test("a revocation Cognito cannot confirm is retried, kept as owed, and finished
 test("an e-mail change whose database step fails after Cognito changed leaves no stale session e-mail; the link finishes it", async () => {
   const member = await createMember("email-fault");
   const session = await signIn(member);
-  const mailer = withDomainErrors(createMailer({ smtpUrl: stack.env.SMTP_URL!, mailFrom: "ID <no-reply@localhost>" }));
-  const deps = {
-    db: handle.db,
-    identity: identity(),
-    mailer,
-    confirmationLink: emailUpdateLinkFor("http://localhost:3999"),
-  };
+  const deps = emailChangeDeps();
   const newEmail = `moved-${crypto.randomUUID().slice(0, 8)}@example.jp`;
   await requestEmailChange(deps, { sub: member.sub, currentEmail: member.email, newEmail, locale: "ja" });
   const mail = (await listMailboxEntries(mailboxDirectory(temp.dir))).find(
@@ -291,13 +295,7 @@ test("an e-mail change whose database step fails after Cognito changed leaves no
 
 test("a double submit of the e-mail change confirm changes the address once; of the request, leaves one working link", async () => {
   const member = await createMember("email-double");
-  const mailer = withDomainErrors(createMailer({ smtpUrl: stack.env.SMTP_URL!, mailFrom: "ID <no-reply@localhost>" }));
-  const deps = {
-    db: handle.db,
-    identity: identity(),
-    mailer,
-    confirmationLink: emailUpdateLinkFor("http://localhost:3999"),
-  };
+  const deps = emailChangeDeps();
   const newEmail = `double-${crypto.randomUUID().slice(0, 8)}@example.jp`;
   const request = () =>
     requestEmailChange(deps, { sub: member.sub, currentEmail: member.email, newEmail, locale: "ja" });
