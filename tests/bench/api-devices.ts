@@ -32,7 +32,6 @@
  * It is a report, not a test: it exits non-zero only when it cannot measure (build failure, a server that does not
  * start, a set-up call or a check that fails, non-2xx answers or errors during a run), never because a number is bad.
  */
-import http from "node:http";
 import path from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import {
@@ -57,6 +56,7 @@ import {
   ensureAppBuild,
   findFreePort,
   httpGet,
+  httpRequest,
   makeTempDir,
   measureThroughput,
   printTable,
@@ -112,25 +112,10 @@ function combineRounds(runs: AutocannonResult[]): AutocannonResult {
 /** A JSON POST with exactly the given headers. */
 function postJson(url: string, body: unknown, headers: Record<string, string>): Promise<HttpResponse> {
   const text = JSON.stringify(body);
-  return new Promise((resolve, reject) => {
-    const request = http.request(
-      url,
-      {
-        method: "POST",
-        agent: false,
-        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(text), ...headers },
-      },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on("data", (chunk: Buffer) => chunks.push(chunk));
-        response.on("end", () =>
-          resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }),
-        );
-        response.on("error", reject);
-      },
-    );
-    request.on("error", reject);
-    request.end(text);
+  return httpRequest(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", "content-length": String(Buffer.byteLength(text)), ...headers },
+    body: text,
   });
 }
 

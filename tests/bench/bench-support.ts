@@ -158,19 +158,31 @@ export async function findFreePort(): Promise<number> {
   return port;
 }
 
-/** A plain GET with exactly the given headers (fetch would add Accept-Language, which changes our `/`). */
-export function httpGet(url: string, headers: Record<string, string> = {}): Promise<HttpResponse> {
+/** A request with exactly the given headers (fetch would add Accept-Language, which changes our `/`). */
+export function httpRequest(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<HttpResponse> {
   return new Promise((resolve, reject) => {
-    const request = http.get(url, { headers, agent: false }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on("data", (chunk: Buffer) => chunks.push(chunk));
-      response.on("end", () =>
-        resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }),
-      );
-      response.on("error", reject);
-    });
+    const request = http.request(
+      url,
+      { method: options.method ?? "GET", headers: options.headers, agent: false },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on("data", (chunk: Buffer) => chunks.push(chunk));
+        response.on("end", () =>
+          resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }),
+        );
+        response.on("error", reject);
+      },
+    );
     request.on("error", reject);
+    request.end(options.body);
   });
+}
+
+export function httpGet(url: string, headers: Record<string, string> = {}): Promise<HttpResponse> {
+  return httpRequest(url, { headers });
 }
 
 async function stopServer(server: RunningServer) {
