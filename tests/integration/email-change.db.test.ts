@@ -28,7 +28,7 @@ beforeAll(async () => {
   stack = await startEmbeddedStack({ dataDir: temp.dir, adminGroup: "admin" });
   handle = openDatabase({ databaseUrl: process.env.TEST_DATABASE_URL, dataDir: temp.dir });
   await handle.migrate();
-}, 60_000);
+});
 
 afterAll(async () => {
   await handle?.close();

@@ -34,7 +34,7 @@ beforeAll(async () => {
   stack = await startEmbeddedStack({ dataDir: temp.dir, adminGroup: "admin" });
   const config = parseConfig({ ...stack.env, APP_MODE: "dev", APP_ORIGIN: ORIGIN, DATA_DIR: temp.dir });
   services = createAppServices(config, database().db);
-}, 60_000);
+});
 
 afterAll(async () => {
   await stack?.stop();

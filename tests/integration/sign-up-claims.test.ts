@@ -22,7 +22,7 @@ beforeAll(async () => {
       clientId: cognito.clientId,
     }),
   );
-}, 60_000);
+});
 
 afterEach(async () => {
   await resetHarness(cognito.endpoint);

@@ -39,7 +39,7 @@ beforeAll(async () => {
   stack = await startEmbeddedStack({ dataDir: temp.dir, adminGroup: "admin" });
   handle = openDatabase({ databaseUrl: process.env.TEST_DATABASE_URL, dataDir: temp.dir });
   await handle.migrate();
-}, 60_000);
+});
 
 afterEach(async () => {
   await resetHarness(stack.env.COGNITO_ENDPOINT!);

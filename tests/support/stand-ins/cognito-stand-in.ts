@@ -36,7 +36,8 @@ export async function findFreePort(): Promise<number> {
   return port;
 }
 
-const READY_TIMEOUT_MS = 20_000;
+// Generous: a loaded CI machine may take long to start a process; the hooks that wait for it allow 180 s.
+const READY_TIMEOUT_MS = 150_000;
 
 /**
  * Starts the Cognito stand-in (cognito-local behind the stand-in harness) as a child process on a loopback port
