@@ -17,7 +17,7 @@ export interface SignedCookieOptions {
  * The house cookie: HttpOnly, SameSite=Lax, Path=/, signed with the session secrets (the first signs, every one
  * verifies, so secrets rotate), Secure outside plain-http development, where the prefix makes browsers refuse it
  * over plain http. SameSite=Lax does not separate sibling subdomains, so state-changing requests are also checked
- * by origin (csrf.server.ts).
+ * by origin (app/server/csrf.ts).
  */
 export function createSignedCookie(config: CookieConfig, name: string, options: SignedCookieOptions = {}): Cookie {
   const prefix = config.secureCookies ? (options.shared ? "__Secure-" : "__Host-") : "";
