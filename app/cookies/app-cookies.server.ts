@@ -67,6 +67,30 @@ export const passwordResetCookie = defineCookie("id_password_reset", PasswordRes
   maxAge: PASSWORD_RESET_COOKIE_MAX_AGE_S,
 });
 
+const LOCALE_COOKIE_NAME = "i18n_redirected";
+const LOCALE_COOKIE_MAX_AGE_S = 365 * 24 * 60 * 60;
+
+/**
+ * The chosen language, the one cookie that is not signed: it keeps the name and plain value ("en") that Nuxt's i18n
+ * module uses in the sibling services, so each side's tooling reads the other's. It only decides redirects.
+ */
+export const localeCookie = {
+  read(request: Request): string | undefined {
+    const header = request.headers.get("Cookie") ?? "";
+    return new RegExp(`(?:^|;\\s*)${LOCALE_COOKIE_NAME}=([^;]*)`).exec(header)?.[1];
+  },
+  serialize(config: Pick<CookieConfig, "secureCookies">, locale: string): string {
+    return [
+      `${LOCALE_COOKIE_NAME}=${locale}`,
+      "Path=/",
+      `Max-Age=${LOCALE_COOKIE_MAX_AGE_S}`,
+      "SameSite=Lax",
+      "HttpOnly",
+      ...(config.secureCookies ? ["Secure"] : []),
+    ].join("; ");
+  },
+};
+
 /** The browser's device key, and a Set-Cookie when it had none yet. */
 export async function readOrCreateDeviceKey(
   config: CookieConfig,
