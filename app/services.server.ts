@@ -12,7 +12,7 @@ export interface Clock {
 
 export const systemClock: Clock = { now: () => new Date() };
 
-/** What loaders, actions and middleware work with, built once at boot (app/server/start-server.ts). */
+/** What loaders, actions and middleware work with, built once per loaded build (app/server/app-context.ts). */
 export interface AppServices {
   config: Config;
   db: Database;

@@ -16,7 +16,7 @@ interface AppEntryModule {
 export type RequestContextFactory = (requestInfo: RequestInfo) => Promise<RouterContextProvider>;
 
 /**
- * The services are built once per loaded build (once at boot in production; again after a development reload)
+ * The services are built once per loaded build, on its first request (once in production; again after a development reload)
  * through the build's own entry module, so that they are made of the same module instances as the routes.
  * The dev mailbox (dev and preview only) goes under its shared key.
  */
