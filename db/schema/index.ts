@@ -5,3 +5,5 @@ export * from "./rate-limits";
 export * from "./withdrawal-reasons";
 export * from "./email-change-tokens";
 export * from "./member-sign-outs";
+export * from "./member-directory";
+export * from "./staff-audit-events";

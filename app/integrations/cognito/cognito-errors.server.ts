@@ -35,7 +35,11 @@ type Operation =
   | "AdminCreateUser"
   | "AdminSetUserPassword"
   | "AdminDeleteUser"
-  | "AdminDisableUser";
+  | "AdminDisableUser"
+  | "AdminEnableUser"
+  | "AdminListGroupsForUser"
+  | "ListUsers"
+  | "DescribeUserPool";
 
 export type CognitoOperation = Operation;
 

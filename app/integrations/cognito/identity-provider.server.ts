@@ -2,8 +2,10 @@ import {
   AdminCreateUserCommand,
   AdminDeleteUserCommand,
   AdminDisableUserCommand,
+  AdminEnableUserCommand,
   AdminGetUserCommand,
   AdminInitiateAuthCommand,
+  AdminListGroupsForUserCommand,
   AdminSetUserPasswordCommand,
   AdminUpdateUserAttributesCommand,
   AdminUserGlobalSignOutCommand,
@@ -17,9 +19,11 @@ import {
   DescribeUserPoolCommand,
   ForgotPasswordCommand,
   GetGroupCommand,
+  ListUsersCommand,
   ResendConfirmationCodeCommand,
   RevokeTokenCommand,
   SignUpCommand,
+  type UserType,
 } from "@aws-sdk/client-cognito-identity-provider";
 import type { Config } from "~/config.server";
 import { type CognitoOperation, IdentityError, toIdentityError } from "./cognito-errors.server";
@@ -46,6 +50,31 @@ export interface IdentityUser {
   /** Cognito's UserStatus: UNCONFIRMED, CONFIRMED, FORCE_CHANGE_PASSWORD, RESET_REQUIRED, … */
   status: string;
   attributes: Record<string, string>;
+  /** Cognito's UserCreateDate and UserLastModifiedDate. */
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** One page of ListUsers: Cognito pages by at most 60 users, often fewer, with a token while more remain. */
+export interface IdentityUserPage {
+  users: IdentityUser[];
+  paginationToken?: string;
+}
+
+/** What staff see of the pool (GET /api/admin/user-pool). */
+export interface PoolSummary {
+  id: string;
+  name: string;
+  /** DescribeUserPool's EstimatedNumberOfUsers: an estimate, not a count. */
+  estimatedUsers: number;
+  passwordPolicy: {
+    minimumLength: number;
+    requireUppercase: boolean;
+    requireLowercase: boolean;
+    requireNumbers: boolean;
+    requireSymbols: boolean;
+    temporaryPasswordValidityDays: number;
+  };
 }
 
 export type UserAttributes = Partial<
@@ -56,6 +85,40 @@ function toAttributeList(attributes: UserAttributes): AttributeType[] {
   return Object.entries(attributes)
     .filter((entry): entry is [string, string] => typeof entry[1] === "string")
     .map(([Name, Value]) => ({ Name, Value }));
+}
+
+function toIdentityUser(input: {
+  attributes: AttributeType[] | undefined;
+  enabled: boolean | undefined;
+  status: string | undefined;
+  createdAt: Date | undefined;
+  updatedAt: Date | undefined;
+}): IdentityUser {
+  const attributes = Object.fromEntries(
+    (input.attributes ?? []).map((attribute) => [attribute.Name ?? "", attribute.Value ?? ""]),
+  );
+  const createdAt = input.createdAt ?? new Date(0);
+  return {
+    sub: attributes.sub ?? "",
+    email: attributes.email ?? "",
+    emailVerified: attributes.email_verified === "true",
+    enabled: input.enabled ?? true,
+    confirmed: input.status === "CONFIRMED",
+    status: input.status ?? "",
+    attributes,
+    createdAt,
+    updatedAt: input.updatedAt ?? createdAt,
+  };
+}
+
+function fromUserType(user: UserType): IdentityUser {
+  return toIdentityUser({
+    attributes: user.Attributes,
+    enabled: user.Enabled,
+    status: user.UserStatus,
+    createdAt: user.UserCreateDate,
+    updatedAt: user.UserLastModifiedDate,
+  });
 }
 
 function toTokens(result: AuthenticationResultType | undefined, operation: CognitoOperation): IdentityTokens {
@@ -90,18 +153,13 @@ export function createIdentityProvider(
   const getUser = (username: string) =>
     call("AdminGetUser", async (abortSignal): Promise<IdentityUser> => {
       const output = await client.send(new AdminGetUserCommand({ UserPoolId, Username: username }), { abortSignal });
-      const attributes = Object.fromEntries(
-        (output.UserAttributes ?? []).map((attribute) => [attribute.Name ?? "", attribute.Value ?? ""]),
-      );
-      return {
-        sub: attributes.sub ?? "",
-        email: attributes.email ?? "",
-        emailVerified: attributes.email_verified === "true",
-        enabled: output.Enabled ?? true,
-        confirmed: output.UserStatus === "CONFIRMED",
-        status: output.UserStatus ?? "",
-        attributes,
-      };
+      return toIdentityUser({
+        attributes: output.UserAttributes,
+        enabled: output.Enabled,
+        status: output.UserStatus,
+        createdAt: output.UserCreateDate,
+        updatedAt: output.UserLastModifiedDate,
+      });
     });
 
   return {
@@ -271,6 +329,57 @@ export function createIdentityProvider(
       call("AdminDisableUser", (abortSignal) =>
         client.send(new AdminDisableUserCommand({ UserPoolId, Username: username }), { abortSignal }),
       ).then(() => undefined),
+
+    enableUser: (username: string) =>
+      call("AdminEnableUser", (abortSignal) =>
+        client.send(new AdminEnableUserCommand({ UserPoolId, Username: username }), { abortSignal }),
+      ).then(() => undefined),
+
+    /** The user's groups (all of them: a member is in few, so the pages are followed). */
+    listGroupsForUser: (username: string) =>
+      call("AdminListGroupsForUser", async (abortSignal) => {
+        const groups: string[] = [];
+        let NextToken: string | undefined;
+        do {
+          const output = await client.send(
+            new AdminListGroupsForUserCommand({ UserPoolId, Username: username, Limit: 60, NextToken }),
+            { abortSignal },
+          );
+          groups.push(...(output.Groups ?? []).flatMap((group) => (group.GroupName ? [group.GroupName] : [])));
+          NextToken = output.NextToken;
+        } while (NextToken);
+        return groups;
+      }),
+
+    /** One page of every user in the pool; pass the previous page's token for the next. */
+    listUsers: (input: { paginationToken?: string; limit?: number } = {}) =>
+      call("ListUsers", async (abortSignal): Promise<IdentityUserPage> => {
+        const output = await client.send(
+          new ListUsersCommand({ UserPoolId, Limit: input.limit ?? 60, PaginationToken: input.paginationToken }),
+          { abortSignal },
+        );
+        return { users: (output.Users ?? []).map(fromUserType), paginationToken: output.PaginationToken };
+      }),
+
+    poolSummary: () =>
+      call("DescribeUserPool", async (abortSignal): Promise<PoolSummary> => {
+        const output = await client.send(new DescribeUserPoolCommand({ UserPoolId }), { abortSignal });
+        const pool = output.UserPool;
+        const policy = pool?.Policies?.PasswordPolicy;
+        return {
+          id: pool?.Id ?? UserPoolId,
+          name: pool?.Name ?? "",
+          estimatedUsers: pool?.EstimatedNumberOfUsers ?? 0,
+          passwordPolicy: {
+            minimumLength: policy?.MinimumLength ?? 8,
+            requireUppercase: policy?.RequireUppercase ?? false,
+            requireLowercase: policy?.RequireLowercase ?? false,
+            requireNumbers: policy?.RequireNumbers ?? false,
+            requireSymbols: policy?.RequireSymbols ?? false,
+            temporaryPasswordValidityDays: policy?.TemporaryPasswordValidityDays ?? 7,
+          },
+        };
+      }),
 
     /**
      * The pool's and app client's settings and whether the admin group exists, for the start-up check against the
