@@ -17,9 +17,10 @@ function localizedRoutes(locale: Locale) {
 }
 
 /**
- * The member API (app/api/contract.ts lists its endpoints): resource routes, one language (messages follow
- * Accept-Language), no trailing slash, bearer tokens instead of cookies. The splat answers JSON 404s. React Router
- * serves them through app/server/api-lane.ts, as top-level routes without the root's page middleware.
+ * The member API and the admin API (app/api/contract.ts lists their endpoints): resource routes, one language
+ * (messages follow Accept-Language), no trailing slash, bearer tokens instead of cookies (an admin's for
+ * /api/admin/*). The splat answers JSON 404s. React Router serves them through app/server/api-lane.ts, as top-level
+ * routes without the root's page middleware.
  */
 const apiRoutes = prefix("api", [
   route("openapi.json", "routes/api/openapi-json.ts", { id: "api.openapi" }),
@@ -32,6 +33,12 @@ const apiRoutes = prefix("api", [
   route("user-devices", "routes/api/user-devices.ts", { id: "api.user-devices" }),
   route("user-devices/:id", "routes/api/user-device.ts", { id: "api.user-device" }),
   route("old-safari-device", "routes/api/old-safari-device.ts", { id: "api.old-safari-device" }),
+  ...prefix("admin", [
+    route("email-updates/:sub", "routes/api/admin/staff-email-change.ts", { id: "api.admin.email-update" }),
+    route("users/:sub/sign-out", "routes/api/admin/user-sign-out.ts", { id: "api.admin.user-sign-out" }),
+    route("users/:sub/disable", "routes/api/admin/user-disable.ts", { id: "api.admin.user-disable" }),
+    route("users/:sub/enable", "routes/api/admin/user-enable.ts", { id: "api.admin.user-enable" }),
+  ]),
   route("*", "routes/api/not-found.ts", { id: "api.not-found" }),
 ]);
 

@@ -12,19 +12,29 @@ import { requestInfoContext } from "~/server/request-context";
 import { type AppServices, servicesOf } from "~/services.server";
 import { ApiError, apiErrorResponse, apiJson, apiLocaleOf, toApiError } from "./api-response.server";
 import { type ApiMember, authenticateBearer } from "./bearer-auth.server";
-import { type ApiBody, type ApiOperationId, type ApiResponseBody, apiEndpoint } from "./contract";
+import {
+  type ApiBody,
+  type ApiEndpoint,
+  type ApiOperationId,
+  type ApiQuery,
+  type ApiResponseBody,
+  apiEndpoint,
+} from "./contract";
 
 /**
- * Everything an endpoint's handler gets: the authenticated member, the validated body, the path parameters, and
- * the app's services.
+ * Everything an endpoint's handler gets: the authenticated member, the validated body and query, the path
+ * parameters, and the app's services.
  */
 export interface ApiCall<Id extends ApiOperationId> extends AppServices {
   request: Request;
   member: ApiMember;
   body: ApiBody<Id>;
+  query: ApiQuery<Id>;
   params: Readonly<Record<string, string | undefined>>;
   locale: Locale;
   clientIp: string;
+  /** The request's id, as the logs and the error envelope carry it (staff actions record it in the audit log). */
+  requestId: string;
 }
 
 type ApiHandler<Id extends ApiOperationId> = (call: ApiCall<Id>) => Promise<ApiResponseBody<Id> | ApiOutcome<Id>>;
@@ -52,6 +62,12 @@ function fieldErrors(error: z.ZodError): Record<string, string[]> {
   return fields;
 }
 
+async function validated(input: unknown, schema: z.ZodType): Promise<unknown> {
+  const parsed = await schema.safeParseAsync(input);
+  if (!parsed.success) throw new ApiError("validation_failed", { fields: fieldErrors(parsed.error) });
+  return parsed.data;
+}
+
 /** The body is already in memory and at most MAX_API_BODY_BYTES long: app/server/api-lane.ts has read it. */
 async function readJsonBody(request: Request, schema: z.ZodType): Promise<unknown> {
   const text = await request.text();
@@ -61,9 +77,13 @@ async function readJsonBody(request: Request, schema: z.ZodType): Promise<unknow
   } catch {
     throw new ApiError("bad_request");
   }
-  const parsed = await schema.safeParseAsync(json);
-  if (!parsed.success) throw new ApiError("validation_failed", { fields: fieldErrors(parsed.error) });
-  return parsed.data;
+  return validated(json, schema);
+}
+
+/** Query parameters as one object; empty ones count as absent (the spec: callers omit them), a repeated one as its last. */
+function readQuery(request: Request, schema: z.ZodType): Promise<unknown> {
+  const entries = [...new URL(request.url).searchParams].filter(([, value]) => value !== "");
+  return validated(Object.fromEntries(entries), schema);
 }
 
 type Method = "GET" | "POST" | "DELETE";
@@ -78,8 +98,9 @@ interface RouteArgs {
 }
 
 /**
- * One resource route of the member API, per HTTP method: authenticate the bearer token, parse and validate the
- * JSON body with the endpoint's schema from the contract, run the handler, answer JSON. Every failure, bad input
+ * One resource route of the member API, per HTTP method: authenticate the bearer token (and, for an admin endpoint,
+ * require the admin group in its `cognito:groups`), parse and validate the query and the JSON body with the
+ * endpoint's schemas from the contract, run the handler, answer JSON. Every failure, bad input
  * or a fault below, comes out as the one error envelope in the Accept-Language locale, never as an HTML page.
  */
 export function apiRoute(handlers: Handlers) {
@@ -91,19 +112,23 @@ export function apiRoute(handlers: Handlers) {
       const method = request.method.toUpperCase() === "HEAD" ? "GET" : request.method.toUpperCase();
       const route = handlers[method as Method];
       if (!route) throw new ApiError("method_not_allowed", { headers: { Allow: allowed } });
-      const endpoint = apiEndpoint(route.operation);
+      const endpoint: ApiEndpoint = apiEndpoint(route.operation);
       const services = servicesOf(context);
       const { db, config } = services;
       const member = await authenticateBearer(request, { db, cognito: config.cognito });
-      const body = "body" in endpoint ? await readJsonBody(request, endpoint.body) : undefined;
+      if (endpoint.access === "admin" && !member.groups.includes(config.adminGroup)) throw new ApiError("forbidden");
+      const query = endpoint.query ? await readQuery(request, endpoint.query) : undefined;
+      const body = endpoint.body ? await readJsonBody(request, endpoint.body) : undefined;
       const handler = route.handle as ApiHandler<ApiOperationId>;
       const result = await handler({
         request,
         member,
         body: body as never,
+        query: query as never,
         params,
         locale,
         clientIp,
+        requestId,
         ...services,
       });
       const { status, body: responseBody } =

@@ -103,11 +103,18 @@ export const ErrorEnvelopeSchema = z.object({
 
 export type HttpMethod = "get" | "post" | "delete";
 
+/** Who may call an endpoint: any signed-in member (the default), or only members of the admin group (ADMIN_GROUP). */
+export type ApiAccess = "member" | "admin";
+
 export interface ApiEndpoint {
   operationId: string;
   method: HttpMethod;
   /** OpenAPI path template; `{name}` parameters. */
   path: string;
+  /** Admin endpoints answer a token without the admin group with 403 `forbidden`. */
+  access?: ApiAccess;
+  /** Query parameters, as one object of strings (empty ones are omitted by callers, and ignored). */
+  query?: z.ZodType;
   /** Request body, for the endpoints that take one (JSON). */
   body?: z.ZodType;
   /** The success status and its body; `repeat`: the status a repeated, idempotent call answers with the same body. */
@@ -160,6 +167,26 @@ const DeviceRegistrationRequest = z.object({
 });
 
 const OutdatedDeviceRemoval = z.object({ removed: z.int().describe("How many outdated entries were ended.") });
+
+// ---- the admin API (staff; access "admin") ----
+
+const StaffEmailUpdateRequest = z.object({ email: EmailSchema });
+const StaffEmailUpdated = z.object({
+  oldEmail: z.string(),
+  newEmail: z.string().describe("The member's address now, verified."),
+  voidedLinks: z.int().describe("The member's own pending e-mail change links that stopped working."),
+  notified: z
+    .object({ oldAddress: z.boolean(), newAddress: z.boolean() })
+    .describe("Whether each notice reached the mail server; a failed notice does not undo the change."),
+});
+const StaffSignOut = z.object({
+  endedSessions: z.int().describe("How many of the member's sessions ended."),
+  globalSignOut: z
+    .boolean()
+    .describe("Whether Cognito signed the member out everywhere (else the ended sessions were revoked one by one)."),
+});
+const StaffDisabled = StaffSignOut.extend({ enabled: z.literal(false) });
+const StaffEnabled = z.object({ enabled: z.literal(true) });
 
 export const API_ENDPOINTS = [
   {
@@ -242,17 +269,62 @@ export const API_ENDPOINTS = [
     success: { status: 200, schema: OutdatedDeviceRemoval },
     errors: [],
   },
+  {
+    operationId: "adminChangeUserEmail",
+    method: "post",
+    path: "/api/admin/email-updates/{sub}",
+    access: "admin",
+    body: StaffEmailUpdateRequest,
+    success: { status: 200, schema: StaffEmailUpdated },
+    errors: ["bad_request", "validation_failed", "not_found", "email_unchanged", "email_unavailable"],
+  },
+  {
+    operationId: "adminSignOutUser",
+    method: "post",
+    path: "/api/admin/users/{sub}/sign-out",
+    access: "admin",
+    success: { status: 200, schema: StaffSignOut },
+    errors: ["validation_failed", "not_found"],
+  },
+  {
+    operationId: "adminDisableUser",
+    method: "post",
+    path: "/api/admin/users/{sub}/disable",
+    access: "admin",
+    success: { status: 200, schema: StaffDisabled },
+    errors: ["validation_failed", "not_found"],
+  },
+  {
+    operationId: "adminEnableUser",
+    method: "post",
+    path: "/api/admin/users/{sub}/enable",
+    access: "admin",
+    success: { status: 200, schema: StaffEnabled },
+    errors: ["validation_failed", "not_found"],
+  },
 ] as const satisfies readonly ApiEndpoint[];
 
 export type ApiOperationId = (typeof API_ENDPOINTS)[number]["operationId"];
 type EndpointById<Id extends ApiOperationId> = Extract<(typeof API_ENDPOINTS)[number], { operationId: Id }>;
 export type ApiBody<Id extends ApiOperationId> =
   EndpointById<Id> extends { body: z.ZodType } ? z.output<EndpointById<Id>["body"]> : undefined;
+export type ApiQuery<Id extends ApiOperationId> =
+  EndpointById<Id> extends { query: z.ZodType } ? z.output<EndpointById<Id>["query"]> : undefined;
 export type ApiResponseBody<Id extends ApiOperationId> = z.input<EndpointById<Id>["success"]["schema"]>;
 
-/** Every code an endpoint may answer: its own, the common ones, and 413 where it reads a body. */
+/**
+ * Every code an endpoint may answer: its own, the common ones, 413 where it reads a body, 422 where it reads query
+ * parameters, and 403 where it needs the admin group.
+ */
 export function errorCodesOf(endpoint: ApiEndpoint): ApiErrorCode[] {
-  return [...endpoint.errors, ...COMMON_API_ERRORS, ...(endpoint.body ? (["payload_too_large"] as const) : [])];
+  const codes: ApiErrorCode[] = [
+    ...endpoint.errors,
+    ...COMMON_API_ERRORS,
+    ...(endpoint.body ? (["payload_too_large"] as const) : []),
+    ...(endpoint.query ? (["validation_failed"] as const) : []),
+    ...(endpoint.access === "admin" ? (["forbidden"] as const) : []),
+  ];
+  return [...new Set(codes)];
 }
 
 export function apiEndpoint<Id extends ApiOperationId>(operationId: Id): EndpointById<Id> {

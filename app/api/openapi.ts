@@ -40,14 +40,38 @@ const STATUS_TEXT: Record<number, string> = {
   503: "Service Unavailable",
 };
 
+const PATH_PARAMETER_DESCRIPTIONS: Record<string, string> = {
+  id: "The device key.",
+  token: "The token from the confirmation link.",
+  sub: "The member's sub (a UUID): 422 when malformed, 404 when no member has it.",
+};
+
 function pathParameters(path: string) {
-  return [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
+  return [...path.matchAll(/\{(\w+)\}/g)].map(([, name = ""]) => ({
     name,
     in: "path",
     required: true,
-    schema: { type: "string" },
-    description: name === "id" ? "The device key." : "The token from the confirmation link.",
+    schema: name === "sub" ? { type: "string", format: "uuid" } : { type: "string" },
+    description: PATH_PARAMETER_DESCRIPTIONS[name],
   }));
+}
+
+/** One query parameter per property of the endpoint's query schema (an object of strings). */
+function queryParameters(endpoint: ApiEndpoint) {
+  if (!endpoint.query) return [];
+  const schema = jsonSchemaOf(endpoint.query, "input");
+  const properties = (schema.properties ?? {}) as Record<string, Record<string, unknown>>;
+  const required = new Set((schema.required ?? []) as string[]);
+  return Object.entries(properties).map(([name, property]) => {
+    const { description, ...propertySchema } = property;
+    return {
+      name,
+      in: "query",
+      required: required.has(name),
+      schema: propertySchema,
+      ...(typeof description === "string" ? { description } : {}),
+    };
+  });
 }
 
 /** An endpoint's success response, and the one a repeated call gets where that differs (200 for 201). */
@@ -79,8 +103,8 @@ function errorResponses(endpoint: ApiEndpoint) {
 }
 
 /**
- * The OpenAPI 3.1 document of the member API, built from the contract's Zod schemas (the ones the endpoints
- * validate with) and the English texts of the "api" namespace.
+ * The OpenAPI 3.1 document of the member API and the admin API (tagged "admin"), built from the contract's Zod
+ * schemas (the ones the endpoints validate with) and the English texts of the "api" namespace.
  */
 export function buildOpenApiDocument(origin: string) {
   const texts = RESOURCES.en.api;
@@ -89,10 +113,15 @@ export function buildOpenApiDocument(origin: string) {
     const operation = texts.operations[endpoint.operationId as keyof typeof texts.operations];
     (paths[endpoint.path] ??= {})[endpoint.method] = {
       operationId: endpoint.operationId,
+      tags: [endpoint.access === "admin" ? "admin" : "member"],
       summary: operation.summary,
       description: operation.description,
       security: [{ bearerAuth: [] }],
-      parameters: [...pathParameters(endpoint.path), { $ref: "#/components/parameters/AcceptLanguage" }],
+      parameters: [
+        ...pathParameters(endpoint.path),
+        ...queryParameters(endpoint),
+        { $ref: "#/components/parameters/AcceptLanguage" },
+      ],
       ...(endpoint.body
         ? {
             requestBody: {
@@ -118,9 +147,14 @@ export function buildOpenApiDocument(origin: string) {
         texts.reference.language,
         texts.reference.errors,
         texts.reference.cors,
+        texts.reference.admin,
       ].join("\n\n"),
     },
     servers: [{ url: origin }],
+    tags: [
+      { name: "member", description: texts.reference.intro },
+      { name: "admin", description: texts.reference.admin },
+    ],
     paths,
     components: {
       securitySchemes: {

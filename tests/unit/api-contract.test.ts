@@ -2,6 +2,7 @@ import { expect, test } from "vitest";
 import { API_ENDPOINTS, API_ERROR_CODES, API_ERROR_STATUS } from "~/api/contract";
 import { ApiError, toApiError } from "~/api/api-response.server";
 import { buildOpenApiDocument } from "~/api/openapi";
+import { DomainError } from "~/domain/domain-error.server";
 import { LOCALES } from "~/i18n/locales";
 import { RESOURCES } from "~/i18n/resources";
 import { IdentityError } from "~/integrations/cognito/cognito-errors.server";
@@ -47,6 +48,7 @@ test("faults below the API become the envelope's codes: Cognito by the one error
     code: "service_unavailable",
     status: 503,
   });
+  expect(codeOf(new DomainError("memberNotFound"))).toMatchObject({ code: "not_found", status: 404 });
   expect(codeOf(new TypeError("x is undefined"))).toMatchObject({ code: "internal_error", status: 500 });
   const own = new ApiError("not_found");
   expect(codeOf(own)).toBe(own);
@@ -69,4 +71,20 @@ test("the OpenAPI document lists a repeated device registration's 200 beside the
   expect(Object.keys(responses)).toEqual(expect.arrayContaining(["200", "201"]));
   expect(responses["200"]!.content).toEqual(responses["201"]!.content);
   expect(responses["200"]!.description).toMatch(/already/);
+});
+
+test("the admin endpoints live under /api/admin/, are tagged admin and document their 403; no member endpoint is", () => {
+  const paths = buildOpenApiDocument("https://id.example.jp").paths as Record<
+    string,
+    Record<string, { tags: string[]; responses: Record<string, unknown> }>
+  >;
+  const admin = API_ENDPOINTS.filter((endpoint) => "access" in endpoint && endpoint.access === "admin");
+  expect(admin.length).toBeGreaterThan(0);
+  for (const endpoint of API_ENDPOINTS) {
+    const operation = paths[endpoint.path]![endpoint.method]!;
+    const isAdmin = admin.some((candidate) => candidate.operationId === endpoint.operationId);
+    expect(endpoint.path.startsWith("/api/admin/"), endpoint.operationId).toBe(isAdmin);
+    expect(operation.tags, endpoint.operationId).toEqual([isAdmin ? "admin" : "member"]);
+    if (isAdmin) expect(Object.keys(operation.responses), endpoint.operationId).toContain("403");
+  }
 });

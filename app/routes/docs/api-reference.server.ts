@@ -33,6 +33,10 @@ export interface ApiEndpointDoc {
   operationId: ApiOperationId;
   method: string;
   path: string;
+  /** Staff only (tagged "admin"): needs an admin's token. */
+  admin: boolean;
+  /** Null when the endpoint takes no query parameters. */
+  queryFields: ApiFieldDoc[] | null;
   /** Null when the endpoint takes no body. */
   requestFields: ApiFieldDoc[] | null;
   successStatus: number;
@@ -89,19 +93,30 @@ function allowedValues(schema: JsonSchema): unknown[] {
   ];
 }
 
+function fieldDoc(name: string, schema: unknown, required: boolean): ApiFieldDoc {
+  const field = isObject(schema) ? schema : {};
+  return {
+    name,
+    type: describeType(field),
+    required,
+    values: [...new Set(allowedValues(field).map((value) => JSON.stringify(value)))],
+  };
+}
+
 /** The top-level properties of an object schema. */
 function fieldsOf(schema: unknown): ApiFieldDoc[] {
   if (!isObject(schema) || !isObject(schema.properties)) return [];
   const required = new Set(asArray(schema.required));
-  return Object.entries(schema.properties).map(([name, property]) => {
-    const field = isObject(property) ? property : {};
-    return {
-      name,
-      type: describeType(field),
-      required: required.has(name),
-      values: [...new Set(allowedValues(field).map((value) => JSON.stringify(value)))],
-    };
-  });
+  return Object.entries(schema.properties).map(([name, property]) => fieldDoc(name, property, required.has(name)));
+}
+
+/** The operation's query parameters, as fields; null when it has none. */
+function queryFieldsOf(operation: JsonSchema): ApiFieldDoc[] | null {
+  const query = asArray(operation.parameters).filter(
+    (parameter): parameter is JsonSchema => isObject(parameter) && parameter.in === "query",
+  );
+  if (query.length === 0) return null;
+  return query.map((parameter) => fieldDoc(String(parameter.name), parameter.schema, parameter.required === true));
 }
 
 function jsonSchemaOfContent(holder: unknown): unknown {
@@ -152,6 +167,8 @@ function buildApiReference(origin: string): ApiReference {
         operationId: operation.operationId,
         method: method.toUpperCase(),
         path,
+        admin: asArray(operation.tags).includes("admin"),
+        queryFields: queryFieldsOf(operation),
         requestFields: requestSchema === undefined ? null : fieldsOf(requestSchema),
         successStatus,
         responseFields: fieldsOf(jsonSchemaOfContent(operation.responses[String(successStatus)])),

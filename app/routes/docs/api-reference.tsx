@@ -93,6 +93,13 @@ export default function ApiReferencePage({ loaderData }: Route.ComponentProps) {
         </p>
       </section>
 
+      <section aria-labelledby="api-admin">
+        <h2 id="api-admin">{t("reference.adminTitle")}</h2>
+        <p>
+          <TextWithCode text={t("reference.admin")} />
+        </p>
+      </section>
+
       <section aria-labelledby="api-endpoints">
         <h2 id="api-endpoints">{t("reference.endpointsTitle")}</h2>
         <ul className="api-reference__index" aria-label={t("reference.endpointsLabel")}>
@@ -124,10 +131,20 @@ function Endpoint({ endpoint }: { endpoint: ApiEndpointDoc }) {
       <h3 id={headingId} className="api-endpoint__title">
         <MethodAndPath endpoint={endpoint} />
       </h3>
-      <p className="api-endpoint__summary">{t(`operations.${endpoint.operationId}.summary`)}</p>
+      <p className="api-endpoint__summary">
+        {t(`operations.${endpoint.operationId}.summary`)}
+        {endpoint.admin ? <strong className="api-endpoint__access"> ({t("reference.adminOnly")})</strong> : null}
+      </p>
       <p>
         <TextWithCode text={t(`operations.${endpoint.operationId}.description`)} />
       </p>
+
+      {endpoint.queryFields ? (
+        <>
+          <h4>{t("reference.queryParameters")}</h4>
+          <FieldList fields={endpoint.queryFields} kind="request" />
+        </>
+      ) : null}
 
       <h4>{t("reference.request")}</h4>
       {endpoint.requestFields === null ? (

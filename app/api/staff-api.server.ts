@@ -1,0 +1,25 @@
+import { z } from "zod";
+import { type StaffActionActor, findStaffActor } from "~/domain/staff-actions.server";
+import { type ApiCall, limitAttempts } from "./api-handler.server";
+import { ApiError } from "./api-response.server";
+import type { ApiOperationId } from "./contract";
+
+const SubSchema = z.uuid();
+
+/** The `{sub}` of an admin endpoint's path: a malformed one is 422 (an unknown one is the domain's 404). */
+export function memberSubOf(params: Readonly<Record<string, string | undefined>>): string {
+  const sub = params.sub ?? "";
+  if (!SubSchema.safeParse(sub).success) {
+    throw new ApiError("validation_failed", { fields: { sub: ["validation.inputError"] } });
+  }
+  return sub;
+}
+
+/**
+ * The admin behind the bearer token, as the audit log records them (with this request's id), once their attempt
+ * has been counted against the staff rate limit (per admin and per client IP, as the admin pages count it).
+ */
+export async function staffActorOf<Id extends ApiOperationId>(call: ApiCall<Id>): Promise<StaffActionActor> {
+  await limitAttempts(call, "staffAction");
+  return { ...(await findStaffActor(call, call.member.sub)), requestId: call.requestId };
+}

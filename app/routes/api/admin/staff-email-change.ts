@@ -1,0 +1,16 @@
+import { apiRoute } from "~/api/api-handler.server";
+import { memberSubOf, staffActorOf } from "~/api/staff-api.server";
+import { changeMemberEmail } from "~/domain/staff-actions.server";
+
+const api = apiRoute({
+  POST: {
+    operation: "adminChangeUserEmail",
+    handle: async (call) => {
+      const sub = memberSubOf(call.params);
+      return changeMemberEmail(call, await staffActorOf(call), sub, call.body.email);
+    },
+  },
+});
+
+export const loader = api.loader;
+export const action = api.action;

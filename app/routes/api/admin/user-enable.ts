@@ -1,0 +1,16 @@
+import { apiRoute } from "~/api/api-handler.server";
+import { memberSubOf, staffActorOf } from "~/api/staff-api.server";
+import { enableMember } from "~/domain/staff-actions.server";
+
+const api = apiRoute({
+  POST: {
+    operation: "adminEnableUser",
+    handle: async (call) => {
+      const sub = memberSubOf(call.params);
+      return enableMember(call, await staffActorOf(call), sub);
+    },
+  },
+});
+
+export const loader = api.loader;
+export const action = api.action;
