@@ -42,12 +42,24 @@ export async function tokenStanding(
 }
 
 /**
- * Notes that every sign-in of the member was just signed out at Cognito (a password change), so the API refuses
- * access tokens issued before now by sign-ins no session records (see tokenStanding).
+ * Notes that every sign-in of the member was just signed out at Cognito (a password change, a staff action), so the
+ * API refuses access tokens issued before now by sign-ins no session records (see tokenStanding).
  */
-export async function recordSignOutEverywhere(db: Database, sub: string, now: Date): Promise<void> {
-  // Tokens say when they were issued in whole seconds: one issued in this very second may be a new sign-in's.
-  const signedOutAt = new Date(Math.floor(now.getTime() / 1000) * 1000);
+export async function recordSignOutEverywhere(
+  db: Database,
+  sub: string,
+  now: Date,
+  options: {
+    /**
+     * Tokens say when they were issued in whole seconds. By default a token of this very second stays good: it may
+     * be a new sign-in's (the member signing in again after changing their password). Staff cutting a member off
+     * refuse this second's tokens too; a sign-in in what is left of the second has to refresh once a second later.
+     */
+    includeThisSecond?: boolean;
+  } = {},
+): Promise<void> {
+  const seconds = now.getTime() / 1000;
+  const signedOutAt = new Date((options.includeThisSecond ? Math.floor(seconds) + 1 : Math.floor(seconds)) * 1000);
   await db
     .insert(memberSignOuts)
     .values({ sub, signedOutAt })

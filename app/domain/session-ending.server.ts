@@ -140,7 +140,12 @@ export async function endSessions(
  */
 export async function signOutEverywhere(
   services: SessionServices,
-  input: { sub: string; keepSessionId: string | null },
+  input: {
+    sub: string;
+    keepSessionId: string | null;
+    /** Also refuse tokens issued in this very second (staff cutting a member off; see recordSignOutEverywhere). */
+    includeThisSecond?: boolean;
+  },
 ): Promise<{ endedSessions: number; globalSignOut: boolean }> {
   const now = services.clock.now();
   const ended = await services.db.transaction(async (tx) => {
@@ -153,7 +158,7 @@ export async function signOutEverywhere(
     return endSessionRows(tx, condition, now);
   });
   const endedTokens = ended.map((row) => row.refreshTokenEncrypted);
-  await recordSignOutEverywhere(services.db, input.sub, now);
+  await recordSignOutEverywhere(services.db, input.sub, now, { includeThisSecond: input.includeThisSecond });
   try {
     await services.identity.signOutEverywhere(input.sub);
   } catch (error) {

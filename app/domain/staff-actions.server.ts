@@ -148,9 +148,9 @@ export interface StaffSignOutResult {
 
 /**
  * Ends every session of the member, pending sign-ins included, and signs them out everywhere at Cognito, which also
- * revokes sign-ins no session records (a sibling service's); the member API refuses tokens issued before now. This
- * is signOutEverywhere (app/domain/session-ending.server.ts) keeping no session: the member's browsers are signed
- * out on their next request.
+ * revokes sign-ins no session records (a sibling service's); the member API refuses every token issued up to now,
+ * this second's included. This is signOutEverywhere (app/domain/session-ending.server.ts) keeping no session: the
+ * member's browsers are signed out on their next request.
  */
 export async function endMemberSessions(
   services: StaffServices,
@@ -159,7 +159,7 @@ export async function endMemberSessions(
 ): Promise<StaffSignOutResult> {
   await requireTarget(services, targetSub);
   const liveSessions = await countLiveSessions(services, targetSub);
-  const result = await signOutEverywhere(services, { sub: targetSub, keepSessionId: null });
+  const result = await signOutEverywhere(services, { sub: targetSub, keepSessionId: null, includeThisSecond: true });
   await audit(services, actor, {
     action: "user.sessions-end",
     targetSub,
@@ -182,7 +182,7 @@ export async function disableMember(
   const target = await requireTarget(services, targetSub);
   const liveSessions = await countLiveSessions(services, targetSub);
   await services.identity.disableUser(targetSub);
-  const result = await signOutEverywhere(services, { sub: targetSub, keepSessionId: null });
+  const result = await signOutEverywhere(services, { sub: targetSub, keepSessionId: null, includeThisSecond: true });
   await audit(services, actor, {
     action: "user.disable",
     targetSub,

@@ -1,0 +1,150 @@
+import { afterAll, beforeAll, expect, test } from "vitest";
+import { type ApiOperationId, ErrorEnvelopeSchema, apiEndpoint } from "~/api/contract";
+import { type StandInSdk, bearerTokensFor, connectToStandIn } from "../support/bearer-tokens";
+import { type ServerProcess, startServerProcess } from "../support/server-process";
+import { createTestAdmin } from "../support/test-admins";
+import { TEST_PASSWORD, createTestMember } from "../support/test-members";
+
+/**
+ * The admin API through a real server: the production build (preview mode) in another process, tokens from its
+ * Cognito stand-in through the AWS SDK, an admin being a member of the admin group. Every answer is checked against
+ * the contract's schema for its endpoint (success or the error envelope). Who may call what (visitor, member,
+ * admin) is tests/integration/admin-access.test.ts.
+ */
+
+let server: ServerProcess;
+let sdk: StandInSdk;
+let adminToken: string;
+
+beforeAll(async () => {
+  server = await startServerProcess("preview", { NODE_ENV: "production", LOG_LEVEL: "silent" });
+  sdk = await connectToStandIn(server.standInPort);
+  const admin = await createTestAdmin(server.standInPort, "api-admin");
+  adminToken = (await bearerTokensFor(sdk, admin.email, admin.password)).accessToken;
+}, 180_000);
+
+afterAll(async () => {
+  sdk?.destroy();
+  await server?.stop();
+});
+
+async function newMember(label: string) {
+  const { email } = await createTestMember(server.standInPort, label);
+  const { sub, accessToken } = await bearerTokensFor(sdk, email, TEST_PASSWORD);
+  return { email, sub, accessToken };
+}
+
+/** Calls the API as the admin (or with `token`) and checks the answer against the endpoint's contract. */
+async function call(operationId: ApiOperationId, path: string, options: { body?: unknown; token?: string } = {}) {
+  const endpoint = apiEndpoint(operationId);
+  const response = await fetch(`${server.url}${path}`, {
+    method: endpoint.method.toUpperCase(),
+    headers: {
+      "Accept-Language": "en",
+      Authorization: `Bearer ${options.token ?? adminToken}`,
+      ...(options.body === undefined ? {} : { "Content-Type": "application/json" }),
+    },
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+  });
+  const json: unknown = await response.json();
+  const schema = response.ok ? endpoint.success.schema : ErrorEnvelopeSchema;
+  const parsed = schema.safeParse(json);
+  expect(parsed.success, `${operationId} ${response.status}: ${JSON.stringify(json)}`).toBe(true);
+  return { status: response.status, requestId: response.headers.get("X-Request-Id"), json: json as never };
+}
+
+/** Whether the member API still takes a token (GET /api/user-devices needs a live sign-in). */
+async function memberTokenStatus(accessToken: string): Promise<number> {
+  const response = await fetch(`${server.url}/api/user-devices`, {
+    headers: { Authorization: `Bearer ${accessToken}` },
+  });
+  await response.body?.cancel();
+  return response.status;
+}
+
+async function canSignIn(email: string): Promise<boolean> {
+  return bearerTokensFor(sdk, email, TEST_PASSWORD).then(
+    () => true,
+    () => false,
+  );
+}
+
+test("POST /api/admin/email-updates/{sub} changes the address; the member signs in with the new one", async () => {
+  const member = await newMember("api-email");
+  const newEmail = `api-new-${crypto.randomUUID().slice(0, 8)}@example.jp`;
+
+  const answer = await call("adminChangeUserEmail", `/api/admin/email-updates/${member.sub}`, {
+    body: { email: newEmail },
+  });
+
+  expect(answer.status).toBe(200);
+  expect(answer.json).toMatchObject({ oldEmail: member.email, newEmail, notified: { oldAddress: true } });
+  expect(await canSignIn(newEmail)).toBe(true);
+  expect(await canSignIn(member.email)).toBe(false);
+});
+
+test("the e-mail update refuses the same address (422), another member's (409), bad input (422) and an unknown sub (404)", async () => {
+  const member = await newMember("api-email-refused");
+  const other = await newMember("api-email-other");
+  const path = `/api/admin/email-updates/${member.sub}`;
+
+  const same = await call("adminChangeUserEmail", path, { body: { email: member.email } });
+  const taken = await call("adminChangeUserEmail", path, { body: { email: other.email } });
+  const invalid = await call("adminChangeUserEmail", path, { body: { email: "not an address" } });
+  const unknown = await call("adminChangeUserEmail", `/api/admin/email-updates/${crypto.randomUUID()}`, {
+    body: { email: `x-${member.email}` },
+  });
+  const malformed = await call("adminChangeUserEmail", "/api/admin/email-updates/not-a-sub", {
+    body: { email: `x-${member.email}` },
+  });
+
+  expect([same.status, same.json]).toMatchObject([422, { error: { code: "email_unchanged" } }]);
+  expect([taken.status, taken.json]).toMatchObject([409, { error: { code: "email_unavailable" } }]);
+  expect([invalid.status, invalid.json]).toMatchObject([
+    422,
+    { error: { code: "validation_failed", fields: { email: [expect.any(String)] } } },
+  ]);
+  expect([unknown.status, unknown.json]).toMatchObject([404, { error: { code: "not_found" } }]);
+  expect([malformed.status, malformed.json]).toMatchObject([
+    422,
+    { error: { code: "validation_failed", fields: { sub: [expect.any(String)] } } },
+  ]);
+  expect(await canSignIn(member.email)).toBe(true);
+});
+
+test("POST /api/admin/users/{sub}/sign-out ends the member's sign-ins: their token is refused from then on", async () => {
+  const member = await newMember("api-sign-out");
+  expect(await memberTokenStatus(member.accessToken)).toBe(200);
+
+  const answer = await call("adminSignOutUser", `/api/admin/users/${member.sub}/sign-out`);
+
+  expect(answer.status).toBe(200);
+  expect(answer.json).toMatchObject({ globalSignOut: true });
+  expect(await memberTokenStatus(member.accessToken)).toBe(401);
+});
+
+test("disable refuses the member's token and sign-in at once; enable lets them sign in again", async () => {
+  const member = await newMember("api-disable");
+
+  const disabled = await call("adminDisableUser", `/api/admin/users/${member.sub}/disable`);
+  expect([disabled.status, disabled.json]).toMatchObject([200, { enabled: false }]);
+  expect(await memberTokenStatus(member.accessToken)).toBe(401);
+  expect(await canSignIn(member.email)).toBe(false);
+
+  const enabled = await call("adminEnableUser", `/api/admin/users/${member.sub}/enable`);
+  expect([enabled.status, enabled.json]).toEqual([200, { enabled: true }]);
+  expect(await canSignIn(member.email)).toBe(true);
+});
+
+test("the staff actions name an unknown sub with 404 and a malformed one with 422", async () => {
+  const actions = [
+    ["adminSignOutUser", "sign-out"],
+    ["adminDisableUser", "disable"],
+    ["adminEnableUser", "enable"],
+  ] as const;
+  for (const [operationId, verb] of actions) {
+    const unknown = await call(operationId, `/api/admin/users/${crypto.randomUUID()}/${verb}`);
+    const malformed = await call(operationId, `/api/admin/users/12345/${verb}`);
+    expect([unknown.status, malformed.status], verb).toEqual([404, 422]);
+  }
+});
