@@ -16,6 +16,7 @@ import {
   setCookiesOf,
 } from "../support/raw-http";
 import { type ServerProcess, startServerProcess } from "../support/server-process";
+import { createTestAdmin } from "../support/test-admins";
 import { TEST_PASSWORD, createTestMember } from "../support/test-members";
 
 /**
@@ -92,7 +93,7 @@ type SessionName =
   | "passwordEdit"
   | "withdrawal"
   | "emailChange";
-type BearerName = "none" | "apiMember" | "apiWithdrawal";
+type BearerName = "none" | "apiMember" | "apiWithdrawal" | "apiAdmin";
 
 interface Renewable {
   /** Bumped on renewal: answers to requests sent with an older generation cannot mark the new one stale. */
@@ -240,6 +241,10 @@ const BEARER_SETUP: Record<Exclude<BearerName, "none">, (bearer: BearerSession) 
   apiWithdrawal: async (bearer) => {
     if (bearer.tokens) staleAccessTokens.push(bearer.tokens.accessToken);
     bearer.member = await newMember("fuzz-api-withdrawal");
+    bearer.tokens = await bearerTokensFor(sdk, bearer.member.email, bearer.member.password);
+  },
+  apiAdmin: async (bearer) => {
+    bearer.member ??= await createTestAdmin(server.standInPort, "fuzz-api-admin");
     bearer.tokens = await bearerTokensFor(sdk, bearer.member.email, bearer.member.password);
   },
 };
@@ -662,6 +667,15 @@ const registration = (rng: Rng): Record<string, unknown> => {
   };
 };
 
+/**
+ * The sub an admin endpoint names: mostly no member's (404) or a malformed one (422); staff actions that would lock
+ * the fuzz's own members out (disable, an e-mail change) never name a real one. `self`: the admin's own sub may come.
+ */
+const staffTarget = (ctx: Ctx, self: boolean) =>
+  self && ctx.rng.chance(0.5)
+    ? (ctx.bearer.tokens?.sub ?? "")
+    : ctx.rng.pick([ctx.rng.uuid(), ctx.rng.uuid(), "not-a-sub", "00000000-0000-0000-0000-000000000000"]);
+
 const API_CALLS: ApiCall[] = [
   {
     kind: "api",
@@ -776,6 +790,26 @@ const API_CALLS: ApiCall[] = [
     bearer: "apiMember",
     weight: 2,
   },
+  {
+    kind: "api",
+    name: "POST /api/admin/email-updates/{sub}",
+    method: "POST",
+    template: "/api/admin/email-updates/{sub}",
+    path: (ctx) => `/api/admin/email-updates/${staffTarget(ctx, false)}`,
+    bearer: "apiAdmin",
+    body: (ctx) => ({ email: freshEmail(ctx.rng) }),
+    weight: 2,
+  },
+  ...(["sign-out", "disable", "enable"] as const).map((verb): ApiCall => ({
+    kind: "api",
+    name: `POST /api/admin/users/{sub}/${verb}`,
+    method: "POST",
+    template: `/api/admin/users/{sub}/${verb}`,
+    // Signing the admin out is harmless (the fuzz signs in again); disabling it would end the admin's rows.
+    path: (ctx) => `/api/admin/users/${staffTarget(ctx, verb === "sign-out")}/${verb}`,
+    bearer: "apiAdmin",
+    weight: 1,
+  })),
   {
     kind: "api",
     name: "/api/* splat (no such endpoint)",
