@@ -1,0 +1,208 @@
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { API_ENDPOINTS, type ApiOperationId, ErrorEnvelopeSchema } from "~/api/contract";
+import { type StandInSdk, bearerTokensFor, connectToStandIn } from "../support/bearer-tokens";
+import { PageClient, expectResponse } from "../support/page-client";
+import { formUrlEncode, sendRawRequest } from "../support/raw-http";
+import { type ServerProcess, startServerProcess } from "../support/server-process";
+import { createTestAdmin } from "../support/test-admins";
+import { TEST_PASSWORD, createTestMember } from "../support/test-members";
+
+/**
+ * Who may use the staff side, from outside: the production build (preview mode) runs in its own process and this
+ * test speaks plain HTTP to it, as a visitor, a signed-in member and an admin, to every /admin/* page (both
+ * languages), the detail page's actions, and every /api/admin/* endpoint. Each cell expects exactly one status.
+ */
+
+type Role = "visitor" | "member" | "admin";
+
+interface Person {
+  email: string;
+  password: string;
+  sub: string;
+  accessToken: string;
+  cookies: Map<string, string>;
+}
+
+let server: ServerProcess;
+let client: PageClient;
+let sdk: StandInSdk;
+let member: Person;
+let admin: Person;
+/** The member the admin pages and endpoints are about; one per purpose, so that no action spoils another row. */
+const targets: Record<"page" | "email" | "actions", { email: string; sub: string }> = {} as never;
+
+async function person(role: "member" | "admin"): Promise<Person> {
+  const { email, password } =
+    role === "admin"
+      ? await createTestAdmin(server.standInPort, "access-admin")
+      : await createTestMember(server.standInPort, "access-member");
+  const { sub, accessToken } = await bearerTokensFor(sdk, email, password);
+  return { email, password, sub, accessToken, cookies: await client.signIn({ email, password }) };
+}
+
+async function target(label: string) {
+  const { email } = await createTestMember(server.standInPort, label);
+  const { sub } = await bearerTokensFor(sdk, email, TEST_PASSWORD);
+  return { email, sub };
+}
+
+beforeAll(async () => {
+  server = await startServerProcess("preview", { NODE_ENV: "production", LOG_LEVEL: "silent" });
+  client = new PageClient(server.url);
+  sdk = await connectToStandIn(server.standInPort);
+  [member, admin, targets.page, targets.email, targets.actions] = await Promise.all([
+    person("member"),
+    person("admin"),
+    target("access-page-target"),
+    target("access-email-target"),
+    target("access-actions-target"),
+  ]);
+  // The detail page shows members of the staff directory: the admin's refresh puts the page's target there.
+  const refreshed = await fetch(`${server.url}/api/admin/users/${targets.page.sub}/refresh`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${admin.accessToken}` },
+  });
+  await refreshed.body?.cancel();
+}, 180_000);
+
+afterAll(async () => {
+  sdk?.destroy();
+  await server?.stop();
+});
+
+function cookiesOf(role: Role): Map<string, string> {
+  return role === "visitor" ? new Map() : (role === "admin" ? admin : member).cookies;
+}
+
+async function canSignIn(email: string): Promise<boolean> {
+  return bearerTokensFor(sdk, email, TEST_PASSWORD).then(
+    () => true,
+    () => false,
+  );
+}
+
+describe("the admin pages", () => {
+  const pages = () => [
+    { path: "/admin/", name: "admin" },
+    { path: "/admin/users/", name: "admin-users" },
+    { path: `/admin/users/${targets.page.sub}/`, name: "admin-user" },
+    { path: "/admin/audit-log/", name: "admin-audit-log" },
+  ];
+
+  for (const prefix of ["", "/en"]) {
+    test(`${prefix || "/"}: a visitor is sent to sign-in with to=, a member gets 403, an admin 200`, async () => {
+      for (const page of pages()) {
+        const path = `${prefix}${page.path}`;
+        const statuses: Record<Role, number> = { visitor: 0, member: 0, admin: 0 };
+        let location = "";
+        for (const role of ["visitor", "member", "admin"] as const) {
+          const response = expectResponse(await client.get(path, cookiesOf(role)), `${role} GET ${path}`);
+          statuses[role] = response.status;
+          if (role === "visitor") location = response.headers.get("location")?.[0] ?? "";
+        }
+        expect(statuses, path).toEqual({ visitor: 302, member: 403, admin: 200 });
+        expect(location, path).toBe(`${prefix}/auth/sign-in/?to=${page.name}`);
+      }
+    });
+  }
+
+  test("the detail page's actions: a visitor is sent to sign-in, a member gets 403, a cross-site post 403, and nothing happens", async () => {
+    const path = `/admin/users/${targets.page.sub}/`;
+    const intents: [string, string][][] = [
+      [["intent", "disable"]],
+      [["intent", "sessions-end"]],
+      [["intent", "refresh"]],
+      [
+        ["intent", "email-change"],
+        ["email", `access-changed-${crypto.randomUUID().slice(0, 8)}@example.jp`],
+      ],
+    ];
+    for (const fields of intents) {
+      const intent = fields[0]![1];
+      const visitor = expectResponse(await client.post(path, fields), `visitor ${intent}`);
+      const byMember = expectResponse(await client.post(path, fields, member.cookies), `member ${intent}`);
+      const crossSite = expectResponse(await sendCrossSite(path, fields, admin.cookies), `cross-site admin ${intent}`);
+      expect([visitor.status, byMember.status, crossSite.status], intent).toEqual([302, 403, 403]);
+      expect(visitor.headers.get("location")?.[0], intent).toBe("/auth/sign-in/?to=admin-user");
+    }
+    expect(await canSignIn(targets.page.email)).toBe(true);
+  });
+});
+
+/** The admin's own browser, but the form came from another site (Origin and Sec-Fetch-Site say so). */
+function sendCrossSite(path: string, fields: [string, string][], cookies: Map<string, string>) {
+  return sendRawRequest(client.port, {
+    method: "POST",
+    target: path,
+    headers: [
+      ...client.headers(cookies),
+      ["Origin", "https://evil.example"],
+      ["Sec-Fetch-Site", "cross-site"],
+      ["Content-Type", "application/x-www-form-urlencoded"],
+    ],
+    body: Buffer.from(formUrlEncode(fields)),
+  });
+}
+
+/**
+ * One admin call per endpoint, in an order where each succeeds for the admin (disable before enable); the target
+ * differs where a call would spoil another (the e-mail change).
+ */
+const ADMIN_CALLS: { operationId: ApiOperationId; request: () => { path: string; body?: unknown } }[] = [
+  {
+    operationId: "adminChangeUserEmail",
+    request: () => ({
+      path: `/api/admin/email-updates/${targets.email.sub}`,
+      body: { email: `access-new-${crypto.randomUUID().slice(0, 8)}@example.jp` },
+    }),
+  },
+  { operationId: "adminSignOutUser", request: () => ({ path: `/api/admin/users/${targets.actions.sub}/sign-out` }) },
+  { operationId: "adminDisableUser", request: () => ({ path: `/api/admin/users/${targets.actions.sub}/disable` }) },
+  { operationId: "adminEnableUser", request: () => ({ path: `/api/admin/users/${targets.actions.sub}/enable` }) },
+];
+
+async function callApi(operationId: ApiOperationId, role: Role, request: { path: string; body?: unknown }) {
+  const endpoint = API_ENDPOINTS.find((candidate) => candidate.operationId === operationId)!;
+  const token = role === "visitor" ? null : (role === "admin" ? admin : member).accessToken;
+  const response = await fetch(`${server.url}${request.path}`, {
+    method: endpoint.method.toUpperCase(),
+    headers: {
+      ...(token ? { Authorization: `Bearer ${token}` } : {}),
+      ...(request.body === undefined ? {} : { "Content-Type": "application/json" }),
+    },
+    body: request.body === undefined ? undefined : JSON.stringify(request.body),
+  });
+  return { status: response.status, json: (await response.json()) as unknown };
+}
+
+describe("the admin API", () => {
+  test("every admin endpoint has a row here", () => {
+    const admins = API_ENDPOINTS.filter((endpoint) => "access" in endpoint && endpoint.access === "admin");
+    expect(admins.map((endpoint) => endpoint.operationId).sort()).toEqual(
+      ADMIN_CALLS.map((call) => call.operationId).sort(),
+    );
+  });
+
+  test("no token: 401 envelope; a member's token: 403 envelope; an admin's: 2xx", async () => {
+    for (const { operationId, request } of ADMIN_CALLS) {
+      const visitor = await callApi(operationId, "visitor", request());
+      const byMember = await callApi(operationId, "member", request());
+      const byAdmin = await callApi(operationId, "admin", request());
+      expect([visitor.status, byMember.status], operationId).toEqual([401, 403]);
+      expect(ErrorEnvelopeSchema.parse(visitor.json).error.code, operationId).toBe("unauthorized");
+      expect(ErrorEnvelopeSchema.parse(byMember.json).error.code, operationId).toBe("forbidden");
+      expect(byAdmin.status, `${operationId}: ${JSON.stringify(byAdmin.json)}`).toBeGreaterThanOrEqual(200);
+      expect(byAdmin.status, operationId).toBeLessThan(300);
+    }
+  });
+
+  test("a member cannot use the member API on another member's sub", async () => {
+    const response = await fetch(`${server.url}/api/refresh-user`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${member.accessToken}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ userSub: targets.page.sub }),
+    });
+    expect(response.status).toBe(403);
+    expect(ErrorEnvelopeSchema.parse(await response.json()).error.code).toBe("forbidden");
+  });
+});
