@@ -34,6 +34,11 @@ const apiRoutes = prefix("api", [
   route("user-devices/:id", "routes/api/user-device.ts", { id: "api.user-device" }),
   route("old-safari-device", "routes/api/old-safari-device.ts", { id: "api.old-safari-device" }),
   ...prefix("admin", [
+    route("users", "routes/api/admin/users.ts", { id: "api.admin.users" }),
+    route("users/count", "routes/api/admin/user-count.ts", { id: "api.admin.user-count" }),
+    route("users/:sub", "routes/api/admin/user.ts", { id: "api.admin.user" }),
+    route("user-pool", "routes/api/admin/user-pool.ts", { id: "api.admin.user-pool" }),
+    route("users/:sub/refresh", "routes/api/admin/user-refresh.ts", { id: "api.admin.user-refresh" }),
     route("email-updates/:sub", "routes/api/admin/staff-email-change.ts", { id: "api.admin.email-update" }),
     route("users/:sub/sign-out", "routes/api/admin/user-sign-out.ts", { id: "api.admin.user-sign-out" }),
     route("users/:sub/disable", "routes/api/admin/user-disable.ts", { id: "api.admin.user-disable" }),

@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { AccountInfoFields, EmailSchema, refineAccountInfo, storableText } from "~/domain/auth-schemas";
 import { SERVICE_NAMES } from "~/domain/member-search.server";
+import { MEMBER_STATUSES, MemberSearchParams } from "~/domain/member-search.server";
+import { STAFF_ACTIONS } from "~/domain/staff-audit-log.server";
 import { WithdrawalApiSchema } from "~/domain/withdrawal-schema";
 
 /**
@@ -171,6 +173,148 @@ const OutdatedDeviceRemoval = z.object({ removed: z.int().describe("How many out
 
 // ---- the admin API (staff; access "admin") ----
 
+const Timestamp = z.iso.datetime();
+
+const ListedMember = z.object({
+  sub: z.uuid(),
+  email: z.string(),
+  emailVerified: z.boolean(),
+  status: z.enum(MEMBER_STATUSES),
+  enabled: z.boolean(),
+  locale: z.string().nullable(),
+  familyName: z.string().nullable(),
+  givenName: z.string().nullable(),
+  referrerService: z.string().nullable(),
+  signedUpAt: Timestamp,
+  cancelledAt: Timestamp.nullable(),
+  legacyMigratedAt: Timestamp.nullable(),
+});
+const MemberPage = z.object({
+  members: z.array(ListedMember),
+  nextCursor: z.string().nullable().describe("Pass as `after` for the next page; null on the last page."),
+  previousCursor: z.string().nullable().describe("Pass as `before` for the previous page; null on the first page."),
+});
+const MemberCount = z.object({
+  count: z.int().describe("Members matching the filters (the paging parameters aside)."),
+});
+
+const UserPoolSummary = z.object({
+  id: z.string(),
+  name: z.string(),
+  estimatedUsers: z.int().describe("Cognito's estimate (DescribeUserPool), not a count."),
+  passwordPolicy: z.object({
+    minimumLength: z.int(),
+    requireUppercase: z.boolean(),
+    requireLowercase: z.boolean(),
+    requireNumbers: z.boolean(),
+    requireSymbols: z.boolean(),
+    temporaryPasswordValidityDays: z.int(),
+  }),
+  deviceLimit: z.int(),
+  directory: z
+    .object({
+      lastReconcile: z
+        .object({
+          startedAt: Timestamp,
+          finishedAt: Timestamp.nullable(),
+          status: z.string(),
+          usersSeen: z.int(),
+          drift: z.object({ added: z.int(), changed: z.int(), missing: z.int() }),
+        })
+        .nullable()
+        .describe("The latest walk of the pool that fixed the directory's drift; null before the first."),
+    })
+    .describe("How fresh the directory that search runs on is."),
+});
+
+const DirectoryEntrySchema = z.object({
+  username: z.string(),
+  email: z.string(),
+  emailVerified: z.boolean(),
+  cognitoStatus: z.string(),
+  enabled: z.boolean(),
+  status: z.enum(MEMBER_STATUSES),
+  signedUpAt: Timestamp,
+  cognitoUpdatedAt: Timestamp,
+  locale: z.string().nullable(),
+  familyName: z.string().nullable(),
+  givenName: z.string().nullable(),
+  groups: z.array(z.string()),
+  referrerService: z.string().nullable(),
+  cancelledAt: Timestamp.nullable(),
+  legacyMigratedAt: Timestamp.nullable(),
+  syncedAt: Timestamp,
+  seenInCognitoAt: Timestamp.nullable(),
+  missingFromCognitoAt: Timestamp.nullable(),
+});
+const StoredProfileSchema = z.object({
+  familyName: z.string().nullable(),
+  givenName: z.string().nullable(),
+  birthYear: z.int().nullable(),
+  country: z.string().nullable(),
+  prefecture: z.string().nullable(),
+  occupation: z.string().nullable(),
+  organization: z.string().nullable(),
+  preferredLanguage: z.string(),
+  questionnaire: z.record(z.string(), z.unknown()).nullable(),
+  referrerService: z.string().nullable(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  cancelledAt: Timestamp.nullable(),
+  cognitoDeletedAt: Timestamp.nullable(),
+});
+const AuditEventSchema = z.object({
+  id: z.int(),
+  occurredAt: Timestamp,
+  actorSub: z.uuid(),
+  actorEmail: z.string(),
+  action: z.enum(STAFF_ACTIONS),
+  targetSub: z.uuid().nullable(),
+  before: z.record(z.string(), z.unknown()).nullable(),
+  after: z.record(z.string(), z.unknown()).nullable(),
+  requestId: z.string(),
+});
+const MemberDetailSchema = z.object({
+  sub: z.uuid(),
+  directory: DirectoryEntrySchema.nullable().describe(
+    "The mirror of the Cognito user; null when only a profile is left.",
+  ),
+  profile: StoredProfileSchema.nullable(),
+  sessions: z.array(
+    z.object({
+      id: z.uuid(),
+      deviceName: z.string(),
+      browser: z.string(),
+      createdAt: Timestamp,
+      lastLoginAt: Timestamp,
+      activatedAt: Timestamp.nullable(),
+      revokedAt: Timestamp.nullable(),
+      live: z.boolean(),
+    }),
+  ),
+  emailChanges: z.array(
+    z.object({
+      oldEmail: z.string(),
+      newEmail: z.string(),
+      requestedAt: Timestamp,
+      expiresAt: Timestamp,
+      usedAt: Timestamp.nullable(),
+      state: z.enum(["used", "pending", "expired"]),
+    }),
+  ),
+  cancellation: z
+    .object({ reason: z.string(), detail: z.string().nullable(), locale: z.string(), cancelledAt: Timestamp })
+    .nullable(),
+  legacy: z.object({ email: z.string(), importedAt: Timestamp, migratedAt: Timestamp.nullable() }).nullable(),
+  auditEvents: z.array(AuditEventSchema).describe("The staff actions on this member, newest first (the latest 50)."),
+});
+const StaffRefreshed = z.object({
+  missing: z.boolean().describe("Cognito has no such user any longer; the directory now says so."),
+  changes: z
+    .record(z.string(), z.object({ before: z.unknown(), after: z.unknown() }))
+    .describe("Each directory field Cognito's answer changed, with its value before and after."),
+});
+
 const StaffEmailUpdateRequest = z.object({ email: EmailSchema });
 const StaffEmailUpdated = z.object({
   oldEmail: z.string(),
@@ -269,6 +413,48 @@ export const API_ENDPOINTS = [
     path: "/api/old-safari-device",
     success: { status: 200, schema: OutdatedDeviceRemoval },
     errors: [],
+  },
+  {
+    operationId: "adminListUsers",
+    method: "get",
+    path: "/api/admin/users",
+    access: "admin",
+    query: MemberSearchParams,
+    success: { status: 200, schema: MemberPage },
+    errors: [],
+  },
+  {
+    operationId: "adminCountUsers",
+    method: "get",
+    path: "/api/admin/users/count",
+    access: "admin",
+    query: MemberSearchParams,
+    success: { status: 200, schema: MemberCount },
+    errors: [],
+  },
+  {
+    operationId: "adminGetUserPool",
+    method: "get",
+    path: "/api/admin/user-pool",
+    access: "admin",
+    success: { status: 200, schema: UserPoolSummary },
+    errors: [],
+  },
+  {
+    operationId: "adminGetUser",
+    method: "get",
+    path: "/api/admin/users/{sub}",
+    access: "admin",
+    success: { status: 200, schema: MemberDetailSchema },
+    errors: ["validation_failed", "not_found"],
+  },
+  {
+    operationId: "adminRefreshUser",
+    method: "post",
+    path: "/api/admin/users/{sub}/refresh",
+    access: "admin",
+    success: { status: 200, schema: StaffRefreshed },
+    errors: ["validation_failed", "not_found"],
   },
   {
     operationId: "adminChangeUserEmail",

@@ -23,3 +23,17 @@ export async function staffActorOf<Id extends ApiOperationId>(call: ApiCall<Id>)
   await limitAttempts(call, "staffAction");
   return { ...(await findStaffActor(call, call.member.sub)), requestId: call.requestId };
 }
+
+/** A value as JSON carries it: every Date an ISO 8601 string (what the contract's timestamps describe). */
+export type AsJson<T> = T extends Date
+  ? string
+  : T extends readonly (infer Item)[]
+    ? AsJson<Item>[]
+    : T extends object
+      ? { [Key in keyof T]: AsJson<T[Key]> }
+      : T;
+
+/** The admin endpoints answer the domain's records, which hold Dates; JSON turns them into ISO strings. */
+export function asJson<T>(value: T): AsJson<T> {
+  return JSON.parse(JSON.stringify(value)) as AsJson<T>;
+}

@@ -6,6 +6,7 @@ import type { IdentityUser } from "~/integrations/cognito/identity-provider.serv
 import type { AppServices } from "~/services.server";
 import { DomainError } from "./domain-error.server";
 import { isAddressTaken } from "./email-change.server";
+import { type DirectoryEntry, refreshDirectoryEntry } from "./member-directory.server";
 import { lockMember } from "./member-lock.server";
 import { signOutEverywhere } from "./session-ending.server";
 import { type StaffActor, recordStaffAction } from "./staff-audit-log.server";
@@ -72,6 +73,43 @@ async function countLiveSessions(services: StaffServices, sub: string): Promise<
     .from(memberSessions)
     .where(and(eq(memberSessions.sub, sub), isNull(memberSessions.revokedAt)));
   return row?.live ?? 0;
+}
+
+export interface StaffRefreshResult {
+  /** Cognito has no user of this sub (any longer): the directory row says so now. */
+  missing: boolean;
+  /** The directory fields Cognito's answer changed, each with its value before and after. */
+  changes: Record<string, { before: unknown; after: unknown }>;
+}
+
+function valuesOf(entry: DirectoryEntry | null, fields: string[]): Record<string, unknown> {
+  return Object.fromEntries(fields.map((field) => [field, entry?.[field as keyof DirectoryEntry] ?? null]));
+}
+
+/**
+ * Reads the member again from Cognito into the directory and says what changed. A sub neither the directory nor
+ * Cognito knows is "memberNotFound"; one only the directory knows is now marked missing from Cognito.
+ */
+export async function refreshMember(
+  services: StaffServices,
+  actor: StaffActionActor,
+  targetSub: string,
+): Promise<StaffRefreshResult> {
+  if (!SubSchema.safeParse(targetSub).success) throw new DomainError("memberNotFound");
+  const refresh = await refreshDirectoryEntry(services, targetSub);
+  if (refresh.missing && !refresh.before) throw new DomainError("memberNotFound");
+  const before = valuesOf(refresh.before, refresh.changedFields);
+  const after = valuesOf(refresh.after, refresh.changedFields);
+  await audit(services, actor, {
+    action: "user.refresh",
+    targetSub,
+    before,
+    after: { ...after, missing: refresh.missing },
+  });
+  const changes = Object.fromEntries(
+    refresh.changedFields.map((field) => [field, { before: before[field], after: after[field] }]),
+  );
+  return { missing: refresh.missing, changes };
 }
 
 export interface StaffEmailChangeResult {

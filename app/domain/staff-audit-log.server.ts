@@ -26,7 +26,7 @@ export interface StaffAuditEvent {
   occurredAt: Date;
   actorSub: string;
   actorEmail: string;
-  action: string;
+  action: StaffAction;
   targetSub: string | null;
   before: AuditState | null;
   after: AuditState | null;
@@ -57,7 +57,7 @@ export async function recordStaffAction(
       requestId: event.requestId,
     })
     .returning();
-  return row!;
+  return row as StaffAuditEvent;
 }
 
 export const AUDIT_PAGE_SIZE_DEFAULT = 50;
@@ -130,6 +130,7 @@ export async function listAuditEvents(
     )
     .orderBy(desc(staffAuditEvents.occurredAt), desc(staffAuditEvents.id))
     .limit(limit + 1);
-  const events = rows.slice(0, limit);
+  // Only recordStaffAction writes the table, and only with STAFF_ACTIONS.
+  const events = rows.slice(0, limit) as StaffAuditEvent[];
   return { events, nextCursor: rows.length > limit ? String(events.at(-1)!.id) : null };
 }
