@@ -149,6 +149,11 @@ function sendCrossSite(path: string, fields: [string, string][], cookies: Map<st
  * differs where a call would spoil another (the e-mail change).
  */
 const ADMIN_CALLS: { operationId: ApiOperationId; request: () => { path: string; body?: unknown } }[] = [
+  { operationId: "adminListUsers", request: () => ({ path: "/api/admin/users?status=active&limit=5" }) },
+  { operationId: "adminCountUsers", request: () => ({ path: "/api/admin/users/count?status=active" }) },
+  { operationId: "adminGetUserPool", request: () => ({ path: "/api/admin/user-pool" }) },
+  { operationId: "adminRefreshUser", request: () => ({ path: `/api/admin/users/${targets.actions.sub}/refresh` }) },
+  { operationId: "adminGetUser", request: () => ({ path: `/api/admin/users/${targets.actions.sub}` }) },
   {
     operationId: "adminChangeUserEmail",
     request: () => ({

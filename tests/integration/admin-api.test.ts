@@ -1,3 +1,4 @@
+import { AdminUpdateUserAttributesCommand } from "@aws-sdk/client-cognito-identity-provider";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { type ApiOperationId, ErrorEnvelopeSchema, apiEndpoint } from "~/api/contract";
 import { type StandInSdk, bearerTokensFor, connectToStandIn } from "../support/bearer-tokens";
@@ -147,4 +148,70 @@ test("the staff actions name an unknown sub with 404 and a malformed one with 42
     const malformed = await call(operationId, `/api/admin/users/12345/${verb}`);
     expect([unknown.status, malformed.status], verb).toEqual([404, 422]);
   }
+});
+
+test("refresh reads the member into the directory and says what changed; the detail shows it with the audit trail", async () => {
+  const member = await newMember("api-refresh");
+  const refreshed = await call("adminRefreshUser", `/api/admin/users/${member.sub}/refresh`);
+  expect(refreshed.status).toBe(200);
+  expect(refreshed.json).toMatchObject({ missing: false });
+
+  await sdk.cognito.send(
+    new AdminUpdateUserAttributesCommand({
+      UserPoolId: sdk.userPoolId,
+      Username: member.email,
+      UserAttributes: [{ Name: "family_name", Value: "Staffrefresh" }],
+    }),
+  );
+  const again = await call("adminRefreshUser", `/api/admin/users/${member.sub}/refresh`);
+  expect(again.json).toMatchObject({ changes: { familyName: { before: null, after: "Staffrefresh" } } });
+
+  const detail = await call("adminGetUser", `/api/admin/users/${member.sub}`);
+  expect(detail.status).toBe(200);
+  expect(detail.json).toMatchObject({
+    sub: member.sub,
+    directory: { email: member.email, familyName: "Staffrefresh", enabled: true },
+  });
+  const trail = (detail.json as { auditEvents: { action: string; requestId: string }[] }).auditEvents;
+  expect(trail.map((event) => event.action)).toEqual(["user.refresh", "user.refresh"]);
+  expect(trail[0]!.requestId).toBe(again.requestId);
+});
+
+test("search finds a member by e-mail prefix and the count agrees; bad parameters are 422 per field", async () => {
+  const label = `api-search-${crypto.randomUUID().slice(0, 8)}`;
+  const members = [await newMember(label), await newMember(label)];
+  for (const member of members) await call("adminRefreshUser", `/api/admin/users/${member.sub}/refresh`);
+
+  const page = await call("adminListUsers", `/api/admin/users?q=${label}&limit=1&status=`);
+  const count = await call("adminCountUsers", `/api/admin/users/count?q=${label}`);
+  const invalid = await call("adminListUsers", "/api/admin/users?status=sleeping&limit=0");
+
+  expect(page.status).toBe(200);
+  const first = page.json as { members: { email: string }[]; nextCursor: string | null };
+  expect(first.members).toHaveLength(1);
+  expect(first.nextCursor).not.toBeNull();
+  const next = await call("adminListUsers", `/api/admin/users?q=${label}&limit=1&after=${first.nextCursor}`);
+  const second = next.json as { members: { email: string }[] };
+  expect([...first.members, ...second.members].map((member) => member.email).sort()).toEqual(
+    members.map((member) => member.email).sort(),
+  );
+  expect(count.json).toEqual({ count: 2 });
+  expect([invalid.status, invalid.json]).toMatchObject([
+    422,
+    { error: { code: "validation_failed", fields: { status: [expect.any(String)], limit: [expect.any(String)] } } },
+  ]);
+});
+
+test("the detail and refresh name an unknown sub with 404 and a malformed one with 422", async () => {
+  const unknown = crypto.randomUUID();
+  expect((await call("adminGetUser", `/api/admin/users/${unknown}`)).status).toBe(404);
+  expect((await call("adminRefreshUser", `/api/admin/users/${unknown}/refresh`)).status).toBe(404);
+  expect((await call("adminGetUser", "/api/admin/users/not-a-sub")).status).toBe(422);
+  expect((await call("adminRefreshUser", "/api/admin/users/not-a-sub/refresh")).status).toBe(422);
+});
+
+test("the user pool: Cognito's description, the device limit and the directory's freshness", async () => {
+  const pool = await call("adminGetUserPool", "/api/admin/user-pool");
+  expect(pool.status).toBe(200);
+  expect(pool.json).toMatchObject({ id: sdk.userPoolId, deviceLimit: expect.any(Number) });
 });

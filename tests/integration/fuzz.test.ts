@@ -676,6 +676,19 @@ const staffTarget = (ctx: Ctx, self: boolean) =>
     ? (ctx.bearer.tokens?.sub ?? "")
     : ctx.rng.pick([ctx.rng.uuid(), ctx.rng.uuid(), "not-a-sub", "00000000-0000-0000-0000-000000000000"]);
 
+/** A search of the member list, valid or not, in a query string (URLSearchParams encodes whatever it gets). */
+const adminSearch = (rng: Rng) =>
+  new URLSearchParams([
+    ["q", rng.pick(["fuzz", "山田", "taro", "", "%", "a".repeat(400), rng.uuid()])],
+    ["status", rng.pick(["active", "cancelled", "disabled", "unconfirmed", "", "sleeping"])],
+    ["sort", rng.pick(["signed-up-desc", "email-asc", "name-asc", "random"])],
+    ["limit", rng.pick(["1", "50", "100", "0", "101", "x"])],
+    ...(rng.chance(0.3) ? [["after", rng.pick(["", "bm90LWEtY3Vyc29y", rng.hex(40)])] as [string, string]] : []),
+    ...(rng.chance(0.2)
+      ? [["signedUpFrom", rng.pick(["2024-01-01", "2024-13-01", "yesterday"])] as [string, string]]
+      : []),
+  ]).toString();
+
 const API_CALLS: ApiCall[] = [
   {
     kind: "api",
@@ -789,6 +802,51 @@ const API_CALLS: ApiCall[] = [
     path: () => "/api/old-safari-device",
     bearer: "apiMember",
     weight: 2,
+  },
+  {
+    kind: "api",
+    name: "GET /api/admin/users",
+    method: "GET",
+    template: "/api/admin/users",
+    path: (ctx) => `/api/admin/users?${adminSearch(ctx.rng)}`,
+    bearer: "apiAdmin",
+    weight: 2,
+  },
+  {
+    kind: "api",
+    name: "GET /api/admin/users/count",
+    method: "GET",
+    template: "/api/admin/users/count",
+    path: (ctx) => `/api/admin/users/count?${adminSearch(ctx.rng)}`,
+    bearer: "apiAdmin",
+    weight: 1,
+  },
+  {
+    kind: "api",
+    name: "GET /api/admin/user-pool",
+    method: "GET",
+    template: "/api/admin/user-pool",
+    path: () => "/api/admin/user-pool",
+    bearer: "apiAdmin",
+    weight: 1,
+  },
+  {
+    kind: "api",
+    name: "GET /api/admin/users/{sub}",
+    method: "GET",
+    template: "/api/admin/users/{sub}",
+    path: (ctx) => `/api/admin/users/${staffTarget(ctx, true)}`,
+    bearer: "apiAdmin",
+    weight: 1,
+  },
+  {
+    kind: "api",
+    name: "POST /api/admin/users/{sub}/refresh",
+    method: "POST",
+    template: "/api/admin/users/{sub}/refresh",
+    path: (ctx) => `/api/admin/users/${staffTarget(ctx, true)}/refresh`,
+    bearer: "apiAdmin",
+    weight: 1,
   },
   {
     kind: "api",

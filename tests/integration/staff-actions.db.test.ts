@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
+import { AdminUpdateUserAttributesCommand } from "@aws-sdk/client-cognito-identity-provider";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { emailChangeTokens, memberSessions, staffAuditEvents } from "../../db/schema";
+import { emailChangeTokens, memberDirectory, memberSessions, staffAuditEvents } from "../../db/schema";
 import { authenticateBearer } from "~/api/bearer-auth.server";
 import { parseConfig } from "~/config.server";
 import { DomainError, withDomainErrors } from "~/domain/domain-error.server";
@@ -11,6 +12,7 @@ import {
   disableMember,
   enableMember,
   endMemberSessions,
+  refreshMember,
 } from "~/domain/staff-actions.server";
 import { listAuditEvents } from "~/domain/staff-audit-log.server";
 import { createMailer } from "~/integrations/mailer.server";
@@ -245,6 +247,17 @@ test("disabling refuses the member's sign-in and API tokens at once, even one no
   });
 });
 
+test("a member the directory shows disabled (say, by the reconcile after a disable in the AWS console) has every token refused", async () => {
+  const member = await createMember("directory-disabled");
+  await refreshMember(services, actor(), member.sub);
+  const unregistered = await signIn(member, false);
+  expect(await bearerVerdict(unregistered)).toBe("accepted");
+
+  await database().db.update(memberDirectory).set({ enabled: false }).where(eq(memberDirectory.sub, member.sub));
+
+  expect(await bearerVerdict(unregistered)).toBe("refused");
+});
+
 test("enabling lets a disabled member sign in again, and is recorded", async () => {
   const member = await createMember("staff-enable");
   await disableMember(services, actor(), member.sub);
@@ -261,6 +274,41 @@ test("enabling lets a disabled member sign in again, and is recorded", async () 
   const { events } = await listAuditEvents(database().db, { targetSub: member.sub });
   expect(events.map((event) => event.action)).toEqual(["user.enable", "user.disable"]);
   expect(events[0]).toMatchObject({ requestId: staff.requestId, before: { enabled: false }, after: { enabled: true } });
+});
+
+test("refreshing reads the member from Cognito into the directory, says what changed and records it", async () => {
+  const member = await createMember("staff-refresh");
+  const first = await refreshMember(services, actor(), member.sub);
+  expect(first.missing).toBe(false);
+  // Changed at Cognito behind the app's back (another tool, the console): the directory does not know yet.
+  await sdk.cognito.send(
+    new AdminUpdateUserAttributesCommand({
+      UserPoolId: sdk.userPoolId,
+      Username: member.sub,
+      UserAttributes: [{ Name: "given_name", Value: "Refreshed" }],
+    }),
+  );
+  const staff = actor();
+
+  const result = await refreshMember(services, staff, member.sub);
+
+  expect(result).toEqual({ missing: false, changes: { givenName: { before: null, after: "Refreshed" } } });
+  const [row] = await database().db.select().from(memberDirectory).where(eq(memberDirectory.sub, member.sub));
+  expect(row?.givenName).toBe("Refreshed");
+  const { events } = await listAuditEvents(database().db, { targetSub: member.sub, action: "user.refresh" });
+  expect(events[0]).toMatchObject({
+    requestId: staff.requestId,
+    before: { givenName: null },
+    after: { givenName: "Refreshed", missing: false },
+  });
+});
+
+test("refreshing a sub that neither the directory nor Cognito knows is refused and recorded nowhere", async () => {
+  const unknown = crypto.randomUUID();
+  const error = await refreshMember(services, actor(), unknown).catch((failure: unknown) => failure);
+  expect((error as DomainError).code).toBe("memberNotFound");
+  const rows = await database().db.select().from(memberDirectory).where(eq(memberDirectory.sub, unknown));
+  expect(rows).toEqual([]);
 });
 
 test("the audit table refuses UPDATE and DELETE", async () => {

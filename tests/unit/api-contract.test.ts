@@ -3,6 +3,7 @@ import { API_ENDPOINTS, API_ERROR_CODES, API_ERROR_STATUS } from "~/api/contract
 import { ApiError, toApiError } from "~/api/api-response.server";
 import { buildOpenApiDocument } from "~/api/openapi";
 import { DomainError } from "~/domain/domain-error.server";
+import { getApiReference } from "~/routes/docs/api-reference.server";
 import { LOCALES } from "~/i18n/locales";
 import { RESOURCES } from "~/i18n/resources";
 import { IdentityError } from "~/integrations/cognito/cognito-errors.server";
@@ -87,4 +88,23 @@ test("the admin endpoints live under /api/admin/, are tagged admin and document 
     expect(operation.tags, endpoint.operationId).toEqual([isAdmin ? "admin" : "member"]);
     if (isAdmin) expect(Object.keys(operation.responses), endpoint.operationId).toContain("403");
   }
+});
+
+test("query parameters are documented from the endpoint's query schema, in the document and on the reference page", () => {
+  const paths = buildOpenApiDocument("https://id.example.jp").paths as Record<
+    string,
+    Record<string, { parameters: { name?: string; in?: string; schema?: { enum?: string[] } }[] }>
+  >;
+  const query = paths["/api/admin/users"]!.get!.parameters.filter((parameter) => parameter.in === "query");
+  expect(query.map((parameter) => parameter.name)).toEqual(
+    expect.arrayContaining(["q", "status", "sort", "after", "before", "limit"]),
+  );
+  expect(query.find((parameter) => parameter.name === "status")?.schema?.enum).toContain("disabled");
+
+  const reference = getApiReference("https://id.example.jp");
+  const list = reference.endpoints.find((endpoint) => endpoint.operationId === "adminListUsers");
+  expect(list).toMatchObject({ admin: true, requestFields: null });
+  expect(list?.queryFields?.map((field) => field.name)).toContain("status");
+  const member = reference.endpoints.find((endpoint) => endpoint.operationId === "listUserDevices");
+  expect(member).toMatchObject({ admin: false, queryFields: null });
 });
