@@ -315,7 +315,9 @@ const StaffRefreshed = z.object({
     .describe("Each directory field Cognito's answer changed, with its value before and after."),
 });
 
-const StaffEmailUpdateRequest = z.object({ email: EmailSchema });
+/** What an admin endpoint on one member (`{sub}`) may answer: a malformed sub (422), an unknown one (404). */
+const ON_A_MEMBER = ["validation_failed", "not_found"] as const;
+
 const StaffEmailUpdated = z.object({
   oldEmail: z.string(),
   newEmail: z.string().describe("The member's address now, verified."),
@@ -446,7 +448,7 @@ export const API_ENDPOINTS = [
     path: "/api/admin/users/{sub}",
     access: "admin",
     success: { status: 200, schema: MemberDetailSchema },
-    errors: ["validation_failed", "not_found"],
+    errors: ON_A_MEMBER,
   },
   {
     operationId: "adminRefreshUser",
@@ -454,16 +456,16 @@ export const API_ENDPOINTS = [
     path: "/api/admin/users/{sub}/refresh",
     access: "admin",
     success: { status: 200, schema: StaffRefreshed },
-    errors: ["validation_failed", "not_found"],
+    errors: ON_A_MEMBER,
   },
   {
     operationId: "adminChangeUserEmail",
     method: "post",
     path: "/api/admin/email-updates/{sub}",
     access: "admin",
-    body: StaffEmailUpdateRequest,
+    body: EmailUpdateRequest,
     success: { status: 200, schema: StaffEmailUpdated },
-    errors: ["bad_request", "validation_failed", "not_found", "email_unchanged", "email_unavailable"],
+    errors: [...ON_A_MEMBER, "bad_request", "email_unchanged", "email_unavailable"],
   },
   {
     operationId: "adminSignOutUser",
@@ -471,7 +473,7 @@ export const API_ENDPOINTS = [
     path: "/api/admin/users/{sub}/sign-out",
     access: "admin",
     success: { status: 200, schema: StaffSignOut },
-    errors: ["validation_failed", "not_found"],
+    errors: ON_A_MEMBER,
   },
   {
     operationId: "adminDisableUser",
@@ -479,7 +481,7 @@ export const API_ENDPOINTS = [
     path: "/api/admin/users/{sub}/disable",
     access: "admin",
     success: { status: 200, schema: StaffDisabled },
-    errors: ["validation_failed", "not_found"],
+    errors: ON_A_MEMBER,
   },
   {
     operationId: "adminEnableUser",
@@ -487,7 +489,7 @@ export const API_ENDPOINTS = [
     path: "/api/admin/users/{sub}/enable",
     access: "admin",
     success: { status: 200, schema: StaffEnabled },
-    errors: ["validation_failed", "not_found"],
+    errors: ON_A_MEMBER,
   },
 ] as const satisfies readonly ApiEndpoint[];
 
