@@ -669,7 +669,7 @@ const registration = (rng: Rng): Record<string, unknown> => {
 
 /**
  * The sub an admin endpoint names: mostly no member's (404) or a malformed one (422); staff actions that would lock
- * the fuzz's own members out (disable, an e-mail change) never name a real one. `self`: the admin's own sub may come.
+ * the fuzz's own members out never name a real one. `self`: the admin's own sub may come (reads and the refresh).
  */
 const staffTarget = (ctx: Ctx, self: boolean) =>
   self && ctx.rng.chance(0.5)
@@ -863,8 +863,8 @@ const API_CALLS: ApiCall[] = [
     name: `POST /api/admin/users/{sub}/${verb}`,
     method: "POST",
     template: `/api/admin/users/{sub}/${verb}`,
-    // Signing the admin out is harmless (the fuzz signs in again); disabling it would end the admin's rows.
-    path: (ctx) => `/api/admin/users/${staffTarget(ctx, verb === "sign-out")}/${verb}`,
+    // Never the admin's own sub: signing it out or disabling it would refuse the fuzz's admin token.
+    path: (ctx) => `/api/admin/users/${staffTarget(ctx, false)}/${verb}`,
     bearer: "apiAdmin",
     weight: 1,
   })),
