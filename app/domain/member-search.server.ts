@@ -1,4 +1,4 @@
-import { type SQL, and, count, eq, isNotNull, isNull, or, sql } from "drizzle-orm";
+import { type SQL, and, count, eq, gte, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
 import { z } from "zod";
 import { LOCALES } from "~/i18n/locales";
 import type { Database } from "../../db/client.server";
@@ -186,10 +186,8 @@ function filterConditions(query: MemberSearchQuery): SQL | undefined {
       : query.referrer
         ? eq(d.referrerService, query.referrer)
         : undefined,
-    query.signedUpFrom ? sql`${d.signedUpAt} >= ${tokyoDayStart(query.signedUpFrom)}` : undefined,
-    query.signedUpTo
-      ? sql`${d.signedUpAt} < ${new Date(tokyoDayStart(query.signedUpTo).getTime() + DAY_MS)}`
-      : undefined,
+    query.signedUpFrom ? gte(d.signedUpAt, tokyoDayStart(query.signedUpFrom)) : undefined,
+    query.signedUpTo ? lt(d.signedUpAt, new Date(tokyoDayStart(query.signedUpTo).getTime() + DAY_MS)) : undefined,
     query.legacy === "migrated" ? isNotNull(d.legacyMigratedAt) : undefined,
     query.legacy === "not-migrated" ? isNull(d.legacyMigratedAt) : undefined,
   );
