@@ -4,7 +4,7 @@ import { withdrawalReasons } from "../../db/schema";
 import { type DirectoryMemberSeed, insertDirectoryMembers, microsOf } from "../support/directory-members";
 import { useTestDatabase } from "../support/test-database";
 
-const database = useTestDatabase("admin-dashboard");
+const database = useTestDatabase("admin-dashboard", { ownDatabase: true });
 /** 15 November 2026, noon in Japan: the months shown are 2025-12 to 2026-11. */
 const NOW = new Date("2026-11-15T03:00:00Z");
 const MONTHS = [

@@ -55,18 +55,16 @@ async function addCancelledMigratedMember() {
     createdAt: hoursBefore(100),
     ...values,
   });
-  await db
-    .insert(memberSessions)
-    .values([
-      session("ended, used last", {
-        activatedAt: hoursBefore(100),
-        lastLoginAt: hoursBefore(3),
-        revokedAt: hoursBefore(2),
-      }),
-      session("live, older", { activatedAt: hoursBefore(100), lastLoginAt: hoursBefore(50) }),
-      session("waiting on the device limit", { activatedAt: null, lastLoginAt: hoursBefore(4) }),
-      session("live, newer", { activatedAt: hoursBefore(10), lastLoginAt: hoursBefore(5) }),
-    ]);
+  await db.insert(memberSessions).values([
+    session("ended, used last", {
+      activatedAt: hoursBefore(100),
+      lastLoginAt: hoursBefore(3),
+      revokedAt: hoursBefore(2),
+    }),
+    session("live, older", { activatedAt: hoursBefore(100), lastLoginAt: hoursBefore(50) }),
+    session("waiting on the device limit", { activatedAt: null, lastLoginAt: hoursBefore(4) }),
+    session("live, newer", { activatedAt: hoursBefore(10), lastLoginAt: hoursBefore(5) }),
+  ]);
   const token = (name: string, createdHoursAgo: number, usedAt: Date | null, expiresAt: Date) => ({
     tokenHash: `${SECRETS.tokenHash}-${name}-${sub}`,
     sub,

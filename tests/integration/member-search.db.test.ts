@@ -13,7 +13,7 @@ import {
 import { type DirectoryMemberSeed, insertDirectoryMembers, microsOf } from "../support/directory-members";
 import { useTestDatabase } from "../support/test-database";
 
-const database = useTestDatabase("member-search");
+const database = useTestDatabase("member-search", { ownDatabase: true });
 
 const MEMBER_COUNT = 300;
 /** 2026-01-01 00:00 in Japan: member i signs up on Japanese day floor(i / 3) after it. */
