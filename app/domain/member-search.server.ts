@@ -1,13 +1,14 @@
 import { type SQL, and, count, eq, gte, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
 import { z } from "zod";
 import { LOCALES } from "~/i18n/locales";
+import { storableText } from "./auth-schemas";
 import type { Database } from "../../db/client.server";
 import { memberDirectory } from "../../db/schema";
 
 /**
  * The staff's member list: one search box, filters, sorts and keyset pagination over the member directory
  * (db/schema/member-directory.ts), for the `/admin/` page and `GET /api/admin/users` (and its `/count`).
- * Every query is shaped for an index of migration 0009: prefix searches are ranges on the `collate "C"` search
+ * Every query is shaped for an index of migrations 0009 and 0010: prefix searches are ranges on the `collate "C"` search
  * keys, and every sort is (key, sub) so a page starts where the previous one ended, at any depth.
  */
 
@@ -33,7 +34,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-const SearchText = z.string().trim().max(MAX_SEARCH_LENGTH, "validation.tooLong");
+const SearchText = storableText().trim().max(MAX_SEARCH_LENGTH, "validation.tooLong");
 const Day = z.iso.date({ error: "validation.inputError" });
 const Cursor = z.string().max(MAX_CURSOR_LENGTH, "validation.inputError");
 
@@ -251,11 +252,12 @@ function decodeCursor(cursor: string, sort: MemberSort): DecodedCursor | null {
     const value: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
     if (!Array.isArray(value) || value.length !== 3) return null;
     const [cursorSort, key, sub] = value as unknown[];
-    if (cursorSort !== sort || typeof key !== "string" || typeof sub !== "string" || !UUID_PATTERN.test(sub)) {
-      return null;
-    }
-    if (SORT_ORDERS[sort].numericKey && !/^-?\d{1,19}$/.test(key)) return null;
-    return { key, sub };
+    if (cursorSort !== sort || typeof sub !== "string" || !UUID_PATTERN.test(sub)) return null;
+    // A forged key PostgreSQL cannot take (a NUL, a bigint out of range) would fail the query, not find nothing.
+    const storableKey = storableText().safeParse(key);
+    if (!storableKey.success) return null;
+    if (SORT_ORDERS[sort].numericKey && !/^-?\d{1,18}$/.test(storableKey.data)) return null;
+    return { key: storableKey.data, sub };
   } catch {
     return null;
   }

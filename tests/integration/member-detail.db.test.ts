@@ -194,6 +194,7 @@ test("a member is opened by sub or by exact e-mail in any case, never by a prefi
   expect(await findSubByEmailOrSub(db, email.slice(0, -3))).toBeNull();
   expect(await findSubByEmailOrSub(db, "nobody@example.jp")).toBeNull();
   expect(await findSubByEmailOrSub(db, "   ")).toBeNull();
+  expect(await findSubByEmailOrSub(db, `${email}\u0000`)).toBeNull();
 });
 
 test("of two users that had the same address, the one Cognito still has is opened", async () => {

@@ -296,6 +296,18 @@ test("bad parameters are reported per field, never thrown", () => {
   });
 });
 
+test("text PostgreSQL cannot hold is a field error, in the box and in a forged cursor", () => {
+  expect(parseMemberSearch({ q: "山田\u0000" })).toMatchObject({
+    success: false,
+    fieldErrors: { q: ["validation.invalidCharacters"] },
+  });
+  const forged = (key: string, sort = "email-asc") =>
+    Buffer.from(JSON.stringify([sort, key, crypto.randomUUID()])).toString("base64url");
+  expect(parseMemberSearch({ sort: "email-asc", after: forged("a@example.jp") }).success).toBe(true);
+  expect(parseMemberSearch({ sort: "email-asc", after: forged("a\u0000") }).success).toBe(false);
+  expect(parseMemberSearch({ after: forged("9".repeat(19), "signed-up-desc") }).success).toBe(false);
+});
+
 test("a cursor must be one this list made, for the same sort; after and before exclude each other", async () => {
   const page = await searchMembers(database().db, queryOf({ limit: "5" }));
   const cursor = page.nextCursor!;
