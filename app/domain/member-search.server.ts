@@ -44,13 +44,22 @@ const Cursor = z.string().max(MAX_CURSOR_LENGTH, "validation.inputError");
  */
 export const MemberSearchParams = z
   .object({
-    q: SearchText.optional(),
+    q: SearchText.optional().describe(
+      "One search box: a sub (UUID); an e-mail address or its start when it holds @; else the start of an e-mail " +
+        'or of a name in either order ("山田太郎", "山田 太郎", "taro yamada"). Case and spaces do not matter.',
+    ),
     status: z.enum(MEMBER_STATUSES, { error: "validation.selectError" }).optional(),
     locale: z.enum(LOCALES, { error: "validation.selectError" }).optional(),
-    referrer: z.enum(SERVICE_NAMES, { error: "validation.selectError" }).optional(),
+    referrer: z
+      .enum(SERVICE_NAMES, { error: "validation.selectError" })
+      .optional()
+      .describe('The service the member signed up from; "id" includes members with none recorded.'),
     signedUpFrom: Day.optional().describe("First sign-up day, inclusive (YYYY-MM-DD, Japan time)."),
     signedUpTo: Day.optional().describe("Last sign-up day, inclusive (YYYY-MM-DD, Japan time)."),
-    legacy: z.enum(LEGACY_STATES, { error: "validation.selectError" }).optional(),
+    legacy: z
+      .enum(LEGACY_STATES, { error: "validation.selectError" })
+      .optional()
+      .describe("Whether the member was migrated from a pre-2021 account."),
     sort: z.enum(MEMBER_SORTS, { error: "validation.selectError" }).default(DEFAULT_MEMBER_SORT),
     after: Cursor.optional().describe("The `nextCursor` of the previous answer: the page after it."),
     before: Cursor.optional().describe("The `previousCursor` of the previous answer: the page before it."),
