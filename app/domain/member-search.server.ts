@@ -310,7 +310,7 @@ export async function searchMembers(db: Database, query: MemberSearchQuery): Pro
   const page = rows.slice(0, query.limit);
   if (backward) {
     page.reverse();
-    // Rows inserted since the walk began can leave fewer than a page before the cursor: show the first page.
+    // Members removed since the walk began can leave less than a page before the cursor: show the first page.
     if (!hasMore && page.length < query.limit) return searchMembers(db, { ...query, before: undefined });
   }
   const cursorOf = (row: (typeof page)[number] | undefined) =>
