@@ -780,6 +780,15 @@ describe("OpenAPI", () => {
       "POST /api/user-devices/{id}",
       "DELETE /api/user-devices/{id}",
       "DELETE /api/old-safari-device",
+      "GET /api/admin/users",
+      "GET /api/admin/users/count",
+      "GET /api/admin/user-pool",
+      "GET /api/admin/users/{sub}",
+      "POST /api/admin/users/{sub}/refresh",
+      "POST /api/admin/email-updates/{sub}",
+      "POST /api/admin/users/{sub}/sign-out",
+      "POST /api/admin/users/{sub}/disable",
+      "POST /api/admin/users/{sub}/enable",
     ].sort();
     expect(documented).toEqual(expected);
     // A repeated registration answers 200 (see "register (201, then 200 on repeat)"), so the document says so.
@@ -788,7 +797,11 @@ describe("OpenAPI", () => {
     // Every documented operation is served: without a token it is a 401, not a 404 or 405.
     for (const operation of documented) {
       const [method, path] = operation.split(" ") as [string, string];
-      const response = await api(method, path.replace("{token}", "t").replace("{id}", "k"), { body: {} });
+      const response = await api(
+        method,
+        path.replace("{token}", "t").replace("{id}", "k").replace("{sub}", crypto.randomUUID()),
+        { body: {} },
+      );
       expect(response.status, operation).toBe(401);
     }
   });
