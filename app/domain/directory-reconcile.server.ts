@@ -5,6 +5,7 @@ import type { IdentityProvider, IdentityUserPage } from "~/integrations/cognito/
 import { logger } from "~/integrations/logger.server";
 import type { Clock } from "~/services.server";
 import { type DirectorySave, saveManyFromCognito } from "./member-directory.server";
+import { scheduleRepeating } from "./repeating-job.server";
 
 /** ListUsers' largest page. */
 export const RECONCILE_PAGE_SIZE = 60;
@@ -298,43 +299,33 @@ export async function latestReconcileReport(db: Database): Promise<ReconcileRepo
 /**
  * Runs the reconcile on a schedule inside the server process: first after `firstRunDelayMs`, then every
  * `intervalMs` (every instance tries; claimRun lets one work). A run interrupted by a restart is resumed by the next
- * attempt once its heartbeat is stale. Timers are unref'd. Returns a stop function that also ends the walk in hand
- * after its current page.
+ * attempt once its heartbeat is stale. Returns a stop function that also ends the walk in hand after its current
+ * page, releasing the run for the next attempt.
  */
 export function scheduleDirectoryReconcile(
   deps: ReconcileDependencies,
   options: { requestsPerSecond: number; intervalMs: number; firstRunDelayMs?: number },
 ): () => void {
   const stopping = new AbortController();
-  let running = false;
-  const run = async () => {
-    if (running) return;
-    running = true;
-    try {
-      const outcome = await reconcileDirectory(deps, {
-        requestsPerSecond: options.requestsPerSecond,
-        signal: stopping.signal,
-      });
-      if (outcome.kind === "finished") {
-        const { usersSeen, drift } = outcome.run;
-        logger.info({ usersSeen, drift }, "member directory reconciled with Cognito");
+  const stopSchedule = scheduleRepeating(
+    async () => {
+      try {
+        const outcome = await reconcileDirectory(deps, {
+          requestsPerSecond: options.requestsPerSecond,
+          signal: stopping.signal,
+        });
+        if (outcome.kind === "finished") {
+          const { usersSeen, drift } = outcome.run;
+          logger.info({ usersSeen, drift }, "member directory reconciled with Cognito");
+        }
+      } catch (error) {
+        logger.warn({ err: error }, "the directory reconcile failed; it runs again at the next interval");
       }
-    } catch (error) {
-      logger.warn({ err: error }, "the directory reconcile failed; it runs again at the next interval");
-    } finally {
-      running = false;
-    }
-  };
-  let interval: NodeJS.Timeout | undefined;
-  const first = setTimeout(() => {
-    void run();
-    interval = setInterval(() => void run(), options.intervalMs);
-    interval.unref();
-  }, options.firstRunDelayMs ?? RECONCILE_FIRST_RUN_DELAY_MS);
-  first.unref();
+    },
+    { firstRunDelayMs: options.firstRunDelayMs ?? RECONCILE_FIRST_RUN_DELAY_MS, intervalMs: options.intervalMs },
+  );
   return () => {
     stopping.abort();
-    clearTimeout(first);
-    if (interval) clearInterval(interval);
+    stopSchedule();
   };
 }

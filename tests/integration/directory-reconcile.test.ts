@@ -3,7 +3,12 @@ import { eq, inArray } from "drizzle-orm";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { type DatabaseHandle, openDatabase } from "../../db/client.server";
 import { directoryReconcileRuns, memberDirectory } from "../../db/schema";
-import { RECONCILE_PAGE_SIZE, latestReconcileReport, reconcileDirectory } from "~/domain/directory-reconcile.server";
+import {
+  RECONCILE_PAGE_SIZE,
+  latestReconcileReport,
+  reconcileDirectory,
+  scheduleDirectoryReconcile,
+} from "~/domain/directory-reconcile.server";
 import { withDomainErrors } from "~/domain/domain-error.server";
 import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
 import { createIdentityProvider } from "~/integrations/cognito/identity-provider.server";
@@ -226,4 +231,36 @@ test("a run whose worker looks dead is taken over from its page token, and the o
   // Every page once: the pages the first worker committed plus the ones the second read, none twice.
   expect(run!.pagesRead).toBe(Math.ceil(run!.usersSeen / RECONCILE_PAGE_SIZE));
   expect(run!.drift).toMatchObject({ added: 0, changed: 0, missing: 0 });
+}, 240_000);
+
+test("the server's schedule fills an empty directory soon after start; stopping it releases the walk in hand", async () => {
+  await handle.db.delete(memberDirectory);
+  await handle.db.delete(directoryReconcileRuns);
+  const stopFast = scheduleDirectoryReconcile(deps(), {
+    requestsPerSecond: REQUESTS_PER_SECOND,
+    intervalMs: 60 * 60 * 1000,
+    firstRunDelayMs: 0,
+  });
+  try {
+    await expect
+      .poll(async () => (await latestReconcileReport(handle.db))?.status, { timeout: 60_000, interval: 500 })
+      .toBe("finished");
+  } finally {
+    stopFast();
+  }
+  const report = await latestReconcileReport(handle.db);
+  expect(await handle.db.$count(memberDirectory)).toBe(report!.usersSeen);
+
+  // A server shutting down mid-walk: the run stays to be resumed, released at once for whichever instance is next.
+  await handle.db.delete(directoryReconcileRuns);
+  const stopSlow = scheduleDirectoryReconcile(deps(), {
+    requestsPerSecond: 5,
+    intervalMs: 60 * 60 * 1000,
+    firstRunDelayMs: 0,
+  });
+  const runningRun = async () =>
+    (await handle.db.select().from(directoryReconcileRuns).where(eq(directoryReconcileRuns.status, "running")))[0];
+  await expect.poll(async () => (await runningRun())?.pagesRead ?? 0, { timeout: 30_000 }).toBeGreaterThanOrEqual(1);
+  stopSlow();
+  await expect.poll(async () => (await runningRun())?.heartbeatAt.getTime(), { timeout: 10_000 }).toBe(0);
 }, 240_000);
