@@ -1,5 +1,6 @@
 import { AdminAddUserToGroupCommand } from "@aws-sdk/client-cognito-identity-provider";
 import { eq, inArray } from "drizzle-orm";
+import postgres from "postgres";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { type DatabaseHandle, openDatabase } from "../../db/client.server";
 import { directoryReconcileRuns, memberDirectory } from "../../db/schema";
@@ -24,6 +25,7 @@ import { makeTempDir } from "../support/temp-dir";
 const temp = makeTempDir("directory-reconcile");
 let stack: StandIns;
 let handle: DatabaseHandle;
+let dropOwnDatabase = async () => {};
 let seeded: { sub: string; email: string }[];
 const SEEDED_USERS = 5000;
 /** High, so a run over 5,000 users takes seconds; the pace is what the rate check measures. */
@@ -32,7 +34,7 @@ const RECONCILE_OPERATIONS = new Set(["ListUsers", "ListGroups", "ListUsersInGro
 
 beforeAll(async () => {
   stack = await startEmbeddedStack({ dataDir: temp.dir, adminGroup: "admin" });
-  handle = openDatabase({ databaseUrl: process.env.TEST_DATABASE_URL, dataDir: temp.dir });
+  handle = await openOwnDatabase();
   await handle.migrate();
   seeded = await seedUsers(
     endpoint(),
@@ -46,9 +48,29 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await handle?.close();
+  await dropOwnDatabase();
   await stack?.stop();
   temp.remove();
 });
+
+/**
+ * A run marks every directory row it did not see as missing, and these tests empty the directory: on a PostgreSQL
+ * server shared with the other *.db.test.ts files running at the same time, they get a database of their own.
+ */
+async function openOwnDatabase(): Promise<DatabaseHandle> {
+  const serverUrl = process.env.TEST_DATABASE_URL;
+  if (!serverUrl) return openDatabase({ dataDir: temp.dir });
+  const name = `directory_reconcile_${crypto.randomUUID().slice(0, 8)}`;
+  const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database ${name}`);
+  dropOwnDatabase = async () => {
+    await admin.unsafe(`drop database if exists ${name}`);
+    await admin.end();
+  };
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return openDatabase({ databaseUrl: url.toString(), dataDir: temp.dir });
+}
 
 const endpoint = () => stack.env.COGNITO_ENDPOINT!;
 
