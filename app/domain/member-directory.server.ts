@@ -84,11 +84,6 @@ export function changedIdentityFields(before: DirectoryEntry, user: IdentityColu
   return changed;
 }
 
-/** Whether the row differs from Cognito's answer in anything but groups (which ListUsers does not give). */
-export function differsFromCognito(before: DirectoryEntry, user: IdentityUser): boolean {
-  return changedIdentityFields(before, identityColumnsOf(user, before.groups)).length > 0;
-}
-
 const toSnakeCase = (key: string) => key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
 const excluded = (key: string): SQL => sql.raw(`excluded.${toSnakeCase(key)}`);
 
