@@ -219,7 +219,22 @@ const UserPoolSummary = z.object({
           finishedAt: Timestamp.nullable(),
           status: z.string(),
           usersSeen: z.int(),
-          drift: z.object({ added: z.int(), changed: z.int(), missing: z.int() }),
+          pagesRead: z.int(),
+          drift: z.object({
+            added: z.int(),
+            changed: z.int(),
+            missing: z.int(),
+            examples: z
+              .array(
+                z.object({
+                  sub: z.string(),
+                  kind: z.enum(["added", "changed", "missing"]),
+                  fields: z.array(z.string()).optional(),
+                }),
+              )
+              .describe("A few of the drifted users, with the fields that differed."),
+          }),
+          lastError: z.string().nullable(),
         })
         .nullable()
         .describe("The latest walk of the pool that fixed the directory's drift; null before the first."),

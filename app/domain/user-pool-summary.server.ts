@@ -1,7 +1,6 @@
-import { desc } from "drizzle-orm";
-import { directoryReconcileRuns } from "../../db/schema";
 import type { PoolSummary } from "~/integrations/cognito/identity-provider.server";
 import type { AppServices } from "~/services.server";
+import { latestReconcileReport } from "./directory-reconcile.server";
 
 /**
  * DescribeUserPool answers from a quota shared by the whole AWS account, and its estimate changes slowly: staff
@@ -24,21 +23,8 @@ async function cachedPoolSummary(services: Pick<AppServices, "identity" | "confi
   return summary;
 }
 
-/** The latest reconcile run (app/domain/member-directory.server.ts keeps the directory; the job walks the pool). */
-async function latestReconcile(services: Pick<AppServices, "db">) {
-  const [run] = await services.db
-    .select()
-    .from(directoryReconcileRuns)
-    .orderBy(desc(directoryReconcileRuns.startedAt))
-    .limit(1);
-  if (!run) return null;
-  const { added, changed, missing } = run.drift;
-  const { startedAt, finishedAt, status, usersSeen } = run;
-  return { startedAt, finishedAt, status, usersSeen, drift: { added, changed, missing } };
-}
-
 /** What staff see of the user pool: Cognito's description (cached), the device limit, and the directory's freshness. */
 export async function describeUserPool(services: Pick<AppServices, "identity" | "config" | "clock" | "db">) {
-  const [summary, lastReconcile] = await Promise.all([cachedPoolSummary(services), latestReconcile(services)]);
+  const [summary, lastReconcile] = await Promise.all([cachedPoolSummary(services), latestReconcileReport(services.db)]);
   return { ...summary, deviceLimit: services.config.deviceLimit, directory: { lastReconcile } };
 }
