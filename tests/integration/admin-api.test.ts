@@ -13,12 +13,19 @@ import { TEST_PASSWORD, createTestMember } from "../support/test-members";
  * admin) is tests/integration/admin-access.test.ts.
  */
 
+/** Above what the other tests' admin does in this file, low enough for one test to reach. */
+const STAFF_ACTION_LIMIT = 40;
+
 let server: ServerProcess;
 let sdk: StandInSdk;
 let adminToken: string;
 
 beforeAll(async () => {
-  server = await startServerProcess("preview", { NODE_ENV: "production", LOG_LEVEL: "silent" });
+  server = await startServerProcess("preview", {
+    NODE_ENV: "production",
+    LOG_LEVEL: "silent",
+    RATE_LIMIT_STAFF_ACTION_PER_ADMIN: String(STAFF_ACTION_LIMIT),
+  });
   sdk = await connectToStandIn(server.standInPort);
   const admin = await createTestAdmin(server.standInPort, "api-admin");
   adminToken = (await bearerTokensFor(sdk, admin.email, admin.password)).accessToken;
@@ -214,4 +221,26 @@ test("the user pool: Cognito's description, the device limit and the directory's
   const pool = await call("adminGetUserPool", "/api/admin/user-pool");
   expect(pool.status).toBe(200);
   expect(pool.json).toMatchObject({ id: sdk.userPoolId, deviceLimit: expect.any(Number) });
+});
+
+test("staff actions are limited per admin: past the limit 429 with Retry-After, nothing done; other admins unaffected", async () => {
+  const busy = await createTestAdmin(server.standInPort, "api-busy-admin");
+  const busyToken = (await bearerTokensFor(sdk, busy.email, busy.password)).accessToken;
+  const member = await newMember("api-rate-limited");
+  for (let attempt = 0; attempt < STAFF_ACTION_LIMIT; attempt++) {
+    const unknown = await call("adminRefreshUser", `/api/admin/users/${crypto.randomUUID()}/refresh`, {
+      token: busyToken,
+    });
+    expect(unknown.status).toBe(404);
+  }
+
+  const response = await fetch(`${server.url}/api/admin/users/${member.sub}/disable`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${busyToken}` },
+  });
+  expect(response.status).toBe(429);
+  expect(Number(response.headers.get("Retry-After"))).toBeGreaterThan(0);
+  expect(ErrorEnvelopeSchema.parse(await response.json()).error.code).toBe("rate_limited");
+  expect(await canSignIn(member.email)).toBe(true);
+  expect((await call("adminRefreshUser", `/api/admin/users/${member.sub}/refresh`)).status).toBe(200);
 });
