@@ -139,7 +139,14 @@ export async function changeMemberEmail(
   const [holder] = await services.db
     .select({ sub: memberDirectory.sub })
     .from(memberDirectory)
-    .where(and(eq(memberDirectory.emailKey, newEmail), ne(memberDirectory.sub, targetSub)))
+    .where(
+      and(
+        eq(memberDirectory.emailKey, newEmail),
+        ne(memberDirectory.sub, targetSub),
+        // A row Cognito no longer has (a cancelled member's) keeps its address for staff, but frees it.
+        isNull(memberDirectory.missingFromCognitoAt),
+      ),
+    )
     .limit(1);
   if (holder || (await isAddressTaken(services.identity, newEmail, targetSub))) {
     throw new DomainError("emailUnavailable");

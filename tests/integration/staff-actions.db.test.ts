@@ -186,6 +186,25 @@ test("an e-mail change refuses the member's own address and another member's, an
   expect((await listAuditEvents(database().db, { targetSub: member.sub })).events).toEqual([]);
 });
 
+test("the directory refuses an address a member holds there, but not one whose holder Cognito no longer has", async () => {
+  const member = await createMember("staff-email-directory");
+  const held = `held-${crypto.randomUUID().slice(0, 8)}@example.jp`;
+  const freed = `freed-${crypto.randomUUID().slice(0, 8)}@example.jp`;
+  const now = new Date();
+  const row = { username: "x", cognitoStatus: "CONFIRMED", signedUpAt: now, cognitoUpdatedAt: now };
+  // Rows as the directory holds them: one of a member Cognito has, one of a cancelled member it deleted.
+  await database()
+    .db.insert(memberDirectory)
+    .values([
+      { ...row, sub: crypto.randomUUID(), email: held.toUpperCase() },
+      { ...row, sub: crypto.randomUUID(), email: freed, missingFromCognitoAt: now },
+    ]);
+
+  const refused = await changeMemberEmail(services, actor(), member.sub, held).catch((error: unknown) => error);
+  expect((refused as DomainError).code).toBe("emailUnavailable");
+  await expect(changeMemberEmail(services, actor(), member.sub, freed)).resolves.toMatchObject({ newEmail: freed });
+});
+
 test("every action refuses a sub that names no member, and a malformed one, recording nothing", async () => {
   const unknown = crypto.randomUUID();
   const attempts = [
