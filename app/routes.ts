@@ -38,6 +38,7 @@ const apiRoutes = prefix("api", [
     route("users/count", "routes/api/admin/user-count.ts", { id: "api.admin.user-count" }),
     route("users/:sub", "routes/api/admin/user.ts", { id: "api.admin.user" }),
     route("user-pool", "routes/api/admin/user-pool.ts", { id: "api.admin.user-pool" }),
+    route("audit-events", "routes/api/admin/audit-events.ts", { id: "api.admin.audit-events" }),
     route("users/:sub/refresh", "routes/api/admin/user-refresh.ts", { id: "api.admin.user-refresh" }),
     route("email-updates/:sub", "routes/api/admin/staff-email-change.ts", { id: "api.admin.email-update" }),
     route("users/:sub/sign-out", "routes/api/admin/user-sign-out.ts", { id: "api.admin.user-sign-out" }),

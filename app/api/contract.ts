@@ -2,7 +2,7 @@ import { z } from "zod";
 import { AccountInfoFields, EmailSchema, refineAccountInfo, storableText } from "~/domain/auth-schemas";
 import { SERVICE_NAMES } from "~/domain/member-search.server";
 import { MEMBER_STATUSES, MemberSearchParams } from "~/domain/member-search.server";
-import { STAFF_ACTIONS } from "~/domain/staff-audit-log.server";
+import { AuditLogParams, STAFF_ACTIONS } from "~/domain/staff-audit-log.server";
 import { WithdrawalApiSchema } from "~/domain/withdrawal-schema";
 
 /**
@@ -289,6 +289,10 @@ const AuditEventSchema = z.object({
   after: z.record(z.string(), z.unknown()).nullable(),
   requestId: z.string(),
 });
+const AuditEventPage = z.object({
+  events: z.array(AuditEventSchema).describe("Newest first."),
+  nextCursor: z.string().nullable().describe("Pass as `cursor` for the next page; null on the last page."),
+});
 const MemberDetailSchema = z.object({
   sub: z.uuid(),
   directory: DirectoryEntrySchema.nullable().describe(
@@ -464,6 +468,15 @@ export const API_ENDPOINTS = [
     access: "admin",
     success: { status: 200, schema: MemberDetailSchema },
     errors: ON_A_MEMBER,
+  },
+  {
+    operationId: "adminListAuditEvents",
+    method: "get",
+    path: "/api/admin/audit-events",
+    access: "admin",
+    query: AuditLogParams,
+    success: { status: 200, schema: AuditEventPage },
+    errors: [],
   },
   {
     operationId: "adminRefreshUser",

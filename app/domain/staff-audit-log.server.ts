@@ -79,12 +79,16 @@ const CURSOR = /^\d{1,15}$/;
  */
 export const AuditLogParams = z.object({
   /** The admin who acted: an e-mail address (any case) or a sub. */
-  actor: optional(z.string().trim().max(254, "validation.inputError")),
+  actor: optional(z.string().trim().max(254, "validation.inputError")).describe(
+    "The admin: an e-mail address or a sub.",
+  ),
   action: optional(z.enum(STAFF_ACTIONS, { error: "validation.selectError" })),
   targetSub: optional(z.uuid("validation.inputError")),
-  from: optional(z.iso.date("validation.inputError")),
-  to: optional(z.iso.date("validation.inputError")),
-  cursor: optional(z.string().regex(CURSOR, "validation.inputError")),
+  from: optional(z.iso.date("validation.inputError")).describe("First day, inclusive (YYYY-MM-DD, UTC)."),
+  to: optional(z.iso.date("validation.inputError")).describe("Last day, inclusive (YYYY-MM-DD, UTC)."),
+  cursor: optional(z.string().regex(CURSOR, "validation.inputError")).describe(
+    "The `nextCursor` of the previous page.",
+  ),
   limit: optional(
     z.coerce
       .number()

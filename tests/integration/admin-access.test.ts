@@ -156,6 +156,7 @@ const ADMIN_CALLS: { operationId: ApiOperationId; request: () => { path: string;
   { operationId: "adminListUsers", request: () => ({ path: "/api/admin/users?status=active&limit=5" }) },
   { operationId: "adminCountUsers", request: () => ({ path: "/api/admin/users/count?status=active" }) },
   { operationId: "adminGetUserPool", request: () => ({ path: "/api/admin/user-pool" }) },
+  { operationId: "adminListAuditEvents", request: () => ({ path: "/api/admin/audit-events?action=user.refresh" }) },
   { operationId: "adminRefreshUser", request: () => ({ path: `/api/admin/users/${targets.actions.sub}/refresh` }) },
   { operationId: "adminGetUser", request: () => ({ path: `/api/admin/users/${targets.actions.sub}` }) },
   {

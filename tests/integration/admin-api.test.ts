@@ -244,3 +244,26 @@ test("staff actions are limited per admin: past the limit 429 with Retry-After, 
   expect(await canSignIn(member.email)).toBe(true);
   expect((await call("adminRefreshUser", `/api/admin/users/${member.sub}/refresh`)).status).toBe(200);
 });
+
+test("the audit log lists the staff actions on a member, newest first, by page; bad filters are 422", async () => {
+  const member = await newMember("api-audit");
+  const signOut = await call("adminSignOutUser", `/api/admin/users/${member.sub}/sign-out`);
+  const disable = await call("adminDisableUser", `/api/admin/users/${member.sub}/disable`);
+
+  const first = await call("adminListAuditEvents", `/api/admin/audit-events?targetSub=${member.sub}&limit=1&actor=`);
+  const page = first.json as { events: { action: string; requestId: string }[]; nextCursor: string | null };
+  const second = await call(
+    "adminListAuditEvents",
+    `/api/admin/audit-events?targetSub=${member.sub}&limit=1&cursor=${page.nextCursor}`,
+  );
+  const invalid = await call("adminListAuditEvents", "/api/admin/audit-events?action=user.delete&from=yesterday");
+
+  expect(page.events).toEqual([expect.objectContaining({ action: "user.disable", requestId: disable.requestId })]);
+  expect((second.json as typeof page).events).toEqual([
+    expect.objectContaining({ action: "user.sessions-end", requestId: signOut.requestId }),
+  ]);
+  expect([invalid.status, invalid.json]).toMatchObject([
+    422,
+    { error: { code: "validation_failed", fields: { action: [expect.any(String)], from: [expect.any(String)] } } },
+  ]);
+});

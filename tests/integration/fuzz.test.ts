@@ -832,6 +832,22 @@ const API_CALLS: ApiCall[] = [
   },
   {
     kind: "api",
+    name: "GET /api/admin/audit-events",
+    method: "GET",
+    template: "/api/admin/audit-events",
+    path: (ctx) =>
+      `/api/admin/audit-events?${new URLSearchParams([
+        ["action", ctx.rng.pick(["user.refresh", "user.disable", "", "user.delete"])],
+        ["actor", ctx.rng.pick(["", "staff@example.jp", ctx.rng.uuid(), "x".repeat(300)])],
+        ["from", ctx.rng.pick(["", "2026-01-01", "2026-02-30"])],
+        ["cursor", ctx.rng.pick(["", "1", "99999999999999999999", "abc"])],
+        ["limit", ctx.rng.pick(["", "1", "200", "201", "-1"])],
+      ]).toString()}`,
+    bearer: "apiAdmin",
+    weight: 1,
+  },
+  {
+    kind: "api",
     name: "GET /api/admin/users/{sub}",
     method: "GET",
     template: "/api/admin/users/{sub}",

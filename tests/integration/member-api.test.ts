@@ -783,6 +783,7 @@ describe("OpenAPI", () => {
       "GET /api/admin/users",
       "GET /api/admin/users/count",
       "GET /api/admin/user-pool",
+      "GET /api/admin/audit-events",
       "GET /api/admin/users/{sub}",
       "POST /api/admin/users/{sub}/refresh",
       "POST /api/admin/email-updates/{sub}",
