@@ -1,0 +1,104 @@
+import { scaleBand, scaleLinear, scaleOrdinal } from "d3-scale";
+import { stack } from "d3-shape";
+import { useId } from "react";
+import { ChartFrame, ChartTable } from "./chart-frame";
+import { CHART_HEIGHT, CHART_MARGIN, CHART_WIDTH, PLOT_BOTTOM, PLOT_RIGHT, ValueAxis } from "./chart-geometry";
+
+export interface StackSeries {
+  key: string;
+  label: string;
+  /** One value per category, in the categories' order. */
+  values: readonly number[];
+}
+
+/** Enough distinct classes for the cancellation reasons; colours live in admin.css (the theme's palette). */
+const SERIES_CLASS_COUNT = 8;
+
+/**
+ * Categories (months) as vertical bars split by series (reasons), stacked with d3-shape's stack. The legend names
+ * each series; the table after the chart holds every number, with a total per category.
+ */
+export function StackedBarChart({
+  title,
+  description,
+  categoryHeading,
+  totalHeading,
+  categories,
+  series,
+}: {
+  title: string;
+  description: string;
+  categoryHeading: string;
+  totalHeading: string;
+  categories: readonly string[];
+  series: readonly StackSeries[];
+}) {
+  const id = useId();
+  const rows = categories.map((category, index) => ({
+    category,
+    ...Object.fromEntries(series.map((entry) => [entry.key, entry.values[index] ?? 0])),
+  }));
+  const layers = stack<Record<string, number | string>>()
+    .keys(series.map((entry) => entry.key))
+    .value((row, key) => Number(row[key] ?? 0))(rows);
+  const totals = rows.map((_, index) => series.reduce((sum, entry) => sum + (entry.values[index] ?? 0), 0));
+  const x = scaleBand().domain(categories).range([CHART_MARGIN.left, PLOT_RIGHT]).padding(0.2);
+  const y = scaleLinear()
+    .domain([0, Math.max(1, ...totals)])
+    .nice()
+    .range([PLOT_BOTTOM, CHART_MARGIN.top]);
+  const seriesClass = scaleOrdinal<string, string>()
+    .domain(series.map((entry) => entry.key))
+    .range(Array.from({ length: SERIES_CLASS_COUNT }, (_, index) => `admin-chart__series-${index}`));
+  return (
+    <ChartFrame id={id} title={title}>
+      <svg
+        className="admin-chart__svg"
+        viewBox={`0 0 ${CHART_WIDTH} ${CHART_HEIGHT}`}
+        role="img"
+        aria-labelledby={`${id}-title ${id}-desc`}
+      >
+        <title id={`${id}-title`}>{title}</title>
+        <desc id={`${id}-desc`}>{description}</desc>
+        <ValueAxis scale={y} />
+        {layers.map((layer) => (
+          <g key={layer.key} className={seriesClass(layer.key)}>
+            {layer.map((point, index) => (
+              <rect
+                key={categories[index]}
+                x={x(categories[index] ?? "")}
+                y={y(point[1])}
+                width={x.bandwidth()}
+                height={y(point[0]) - y(point[1])}
+              />
+            ))}
+          </g>
+        ))}
+        <g aria-hidden="true" className="admin-chart__ticks">
+          {categories.map((category) => (
+            <text key={category} x={(x(category) ?? 0) + x.bandwidth() / 2} y={PLOT_BOTTOM + 16} textAnchor="middle">
+              {category}
+            </text>
+          ))}
+        </g>
+      </svg>
+      {/* The legend is for sighted readers; the table below names every series for everyone. */}
+      <ul className="admin-chart__legend" aria-hidden="true">
+        {series.map((entry) => (
+          <li key={entry.key} className={seriesClass(entry.key)}>
+            <span className="admin-chart__swatch" />
+            {entry.label}
+          </li>
+        ))}
+      </ul>
+      <ChartTable
+        caption={title}
+        headings={[categoryHeading, ...series.map((entry) => entry.label), totalHeading]}
+        rows={categories.map((category, index) => ({
+          label: category,
+          values: [...series.map((entry) => entry.values[index] ?? 0), totals[index] ?? 0],
+        }))}
+      />
+    </ChartFrame>
+  );
+}
