@@ -75,7 +75,7 @@ test("a stacked chart stacks each category's series and totals them in its table
     ["2026-10", "3", "1", "4"],
     ["2026-11", "0", "5", "5"],
   ]);
-  expect(html).toContain("<th scope=\"col\" class=\"admin-table__number\">Price</th>");
+  expect(html).toContain('<th scope="col" class="admin-table__number">Price</th>');
   // Two series of two categories: four rectangles, the second series starting where the first ends.
   const rects = [...html.matchAll(/<rect x="([^"]+)" y="([^"]+)" width="[^"]+" height="([^"]+)"/g)].map(
     ([, x, y, height]) => ({ x: Number(x), y: Number(y), height: Number(height) }),

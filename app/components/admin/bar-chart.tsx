@@ -58,12 +58,7 @@ export function BarChart({
         </g>
         <g aria-hidden="true" className="admin-chart__ticks">
           {bars.map((bar) => (
-            <text
-              key={bar.label}
-              x={(x(bar.label) ?? 0) + x.bandwidth() / 2}
-              y={PLOT_BOTTOM + 16}
-              textAnchor="middle"
-            >
+            <text key={bar.label} x={(x(bar.label) ?? 0) + x.bandwidth() / 2} y={PLOT_BOTTOM + 16} textAnchor="middle">
               {bar.label}
             </text>
           ))}

@@ -11,7 +11,7 @@ export interface StackSeries {
   values: readonly number[];
 }
 
-/** Enough distinct classes for the cancellation reasons; colours live in admin.css (the theme's palette). */
+/** Enough distinct classes for the cancellation reasons; colours live in admin.css. */
 const SERIES_CLASS_COUNT = 8;
 
 /**

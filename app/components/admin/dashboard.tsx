@@ -1,0 +1,78 @@
+import { useTranslation } from "~/i18n/use-translation";
+import { BarChart } from "./bar-chart";
+import { StackedBarChart } from "./stacked-bar-chart";
+
+/** The dashboard's four figures, as app/domain/admin-dashboard.server.ts counts them. */
+export interface DashboardData {
+  signUpsPerMonth: readonly { month: string; count: number }[];
+  cancellationsPerMonth: readonly { month: string; byReason: Readonly<Record<string, number>> }[];
+  membersByLanguage: readonly { locale: string; count: number }[];
+  membersByReferrer: readonly { referrer: string; count: number }[];
+}
+
+const sum = (values: readonly number[]) => values.reduce((total, value) => total + value, 0);
+
+/** Sign-ups, cancellations by reason, members by language and by referrer: four server-rendered charts. */
+export function AdminDashboard({ figures }: { figures: DashboardData }) {
+  const { t, i18n } = useTranslation("admin");
+  const number = new Intl.NumberFormat(i18n.language);
+  const signUps = figures.signUpsPerMonth.map((entry) => ({ label: entry.month, value: entry.count }));
+  const peak = signUps.reduce((best, entry) => (entry.value > best.value ? entry : best), { label: "", value: 0 });
+  const reasons = [...new Set(figures.cancellationsPerMonth.flatMap((entry) => Object.keys(entry.byReason)))];
+  const cancellationSeries = reasons.map((reason) => ({
+    key: reason,
+    label: t(`withdrawal:reasons.${reason}`),
+    values: figures.cancellationsPerMonth.map((entry) => entry.byReason[reason] ?? 0),
+  }));
+  const languages = figures.membersByLanguage.map((entry) => ({
+    label: t(`languages.${entry.locale}`),
+    value: entry.count,
+  }));
+  const referrers = figures.membersByReferrer.map((entry) => ({
+    label: t(`referrers.${entry.referrer}`),
+    value: entry.count,
+  }));
+  const totalOf = (bars: readonly { value: number }[]) => number.format(sum(bars.map((bar) => bar.value)));
+  return (
+    <section className="admin-dashboard" aria-labelledby="admin-dashboard-title">
+      <h2 id="admin-dashboard-title">{t("dashboard.title")}</h2>
+      <div className="admin-dashboard__charts">
+        <BarChart
+          title={t("dashboard.signUps.title")}
+          description={t("dashboard.signUps.description", {
+            peakMonth: peak.label,
+            peak: number.format(peak.value),
+            total: totalOf(signUps),
+          })}
+          categoryHeading={t("dashboard.month")}
+          valueHeading={t("dashboard.count")}
+          bars={signUps}
+        />
+        <StackedBarChart
+          title={t("dashboard.cancellations.title")}
+          description={t("dashboard.cancellations.description", {
+            total: number.format(sum(cancellationSeries.flatMap((series) => series.values))),
+          })}
+          categoryHeading={t("dashboard.month")}
+          totalHeading={t("dashboard.total")}
+          categories={figures.cancellationsPerMonth.map((entry) => entry.month)}
+          series={cancellationSeries}
+        />
+        <BarChart
+          title={t("dashboard.byLanguage.title")}
+          description={t("dashboard.byLanguage.description", { total: totalOf(languages) })}
+          categoryHeading={t("dashboard.language")}
+          valueHeading={t("dashboard.count")}
+          bars={languages}
+        />
+        <BarChart
+          title={t("dashboard.byReferrer.title")}
+          description={t("dashboard.byReferrer.description", { total: totalOf(referrers) })}
+          categoryHeading={t("dashboard.referrer")}
+          valueHeading={t("dashboard.count")}
+          bars={referrers}
+        />
+      </div>
+    </section>
+  );
+}
