@@ -48,7 +48,7 @@ export const ROUTE_SECTIONS = [
   },
   {
     // Staff only: the layout sends visitors to sign-in, an ended session to /, and answers 403 to other members.
-    id: "admin",
+    id: "staff",
     layout: "layouts/admin-layout.tsx",
     pages: [
       { name: "admin", path: "admin", file: "routes/admin/index.tsx" },

@@ -2,6 +2,7 @@ import { useTranslation } from "~/i18n/use-translation";
 import { pathFor } from "~/routing/route-table";
 import { AppLink } from "../app-link";
 import { formatDateTime } from "./formats";
+import { useAdminLabels } from "./use-admin-labels";
 
 type AuditState = Readonly<Record<string, unknown>> | null;
 
@@ -31,6 +32,7 @@ function changedFields(before: AuditState, after: AuditState) {
 /** The audit log's events, newest first: who did what to whom, when, what changed, and under which request. */
 export function AuditEventTable({ events, caption }: { events: readonly AuditEventRow[]; caption: string }) {
   const { t, i18n } = useTranslation("admin");
+  const labels = useAdminLabels();
   return (
     <div className="admin-table-scroll">
       <table className="admin-table" data-testid="audit-events">
@@ -52,7 +54,7 @@ export function AuditEventTable({ events, caption }: { events: readonly AuditEve
               <tr key={event.id}>
                 <td>{formatDateTime(event.occurredAt, i18n.language)}</td>
                 <td>{event.actorEmail}</td>
-                <th scope="row">{t(`audit.actions.${event.action}`)}</th>
+                <th scope="row">{labels.action(event.action)}</th>
                 <td>
                   {event.targetSub ? (
                     <AppLink to={pathFor("admin-user", i18n.language, { sub: event.targetSub })}>

@@ -1,6 +1,7 @@
 import { useTranslation } from "~/i18n/use-translation";
 import { BarChart } from "./bar-chart";
 import { StackedBarChart } from "./stacked-bar-chart";
+import { useAdminLabels } from "./use-admin-labels";
 
 /** The dashboard's four figures, as app/domain/admin-dashboard.server.ts counts them. */
 export interface DashboardData {
@@ -15,21 +16,22 @@ const sum = (values: readonly number[]) => values.reduce((total, value) => total
 /** Sign-ups, cancellations by reason, members by language and by referrer: four server-rendered charts. */
 export function AdminDashboard({ figures }: { figures: DashboardData }) {
   const { t, i18n } = useTranslation("admin");
+  const labels = useAdminLabels();
   const number = new Intl.NumberFormat(i18n.language);
   const signUps = figures.signUpsPerMonth.map((entry) => ({ label: entry.month, value: entry.count }));
   const peak = signUps.reduce((best, entry) => (entry.value > best.value ? entry : best), { label: "", value: 0 });
   const reasons = [...new Set(figures.cancellationsPerMonth.flatMap((entry) => Object.keys(entry.byReason)))];
   const cancellationSeries = reasons.map((reason) => ({
     key: reason,
-    label: t(`withdrawal:reasons.${reason}`),
+    label: labels.reason(reason),
     values: figures.cancellationsPerMonth.map((entry) => entry.byReason[reason] ?? 0),
   }));
   const languages = figures.membersByLanguage.map((entry) => ({
-    label: t(`languages.${entry.locale}`),
+    label: labels.language(entry.locale),
     value: entry.count,
   }));
   const referrers = figures.membersByReferrer.map((entry) => ({
-    label: t(`referrers.${entry.referrer}`),
+    label: labels.referrer(entry.referrer),
     value: entry.count,
   }));
   const totalOf = (bars: readonly { value: number }[]) => number.format(sum(bars.map((bar) => bar.value)));

@@ -2,6 +2,7 @@ import type { ReactNode } from "react";
 import type { MemberDetail } from "~/domain/member-detail.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { formatDateTime } from "./formats";
+import { useAdminLabels } from "./use-admin-labels";
 
 /** The profile fields staff see, labelled as on the sign-up form. */
 const PROFILE_FIELDS = [
@@ -40,6 +41,7 @@ function Section({ id, title, children }: { id: string; title: string; children:
 /** The member as staff see them: Cognito, profile, sessions, e-mail history, cancellation, legacy state. */
 export function MemberDetailSections({ detail }: { detail: MemberDetail }) {
   const { t, i18n } = useTranslation("admin");
+  const labels = useAdminLabels();
   const when = (value: Date | string | null | undefined) => (value ? formatDateTime(value, i18n.language) : "—");
   const yesNo = (value: boolean) => (value ? t("yes") : t("no"));
   const { directory, profile, sessions, emailHistory, cancellation, legacy } = detail;
@@ -57,14 +59,12 @@ export function MemberDetailSections({ detail }: { detail: MemberDetail }) {
               </Fact>
               <Fact label={t("detail.emailVerified")}>{yesNo(directory.emailVerified)}</Fact>
               <Fact label={t("detail.status")}>
-                <span data-testid="member-status">{t(`statuses.${directory.memberStatus}`)}</span>
+                <span data-testid="member-status">{labels.status(directory.memberStatus)}</span>
               </Fact>
               <Fact label={t("detail.enabled")}>{yesNo(directory.enabled)}</Fact>
               <Fact label={t("detail.cognitoStatus")}>{directory.cognitoStatus}</Fact>
               <Fact label={t("detail.groups")}>{directory.groups.join(", ") || "—"}</Fact>
-              <Fact label={t("detail.locale")}>
-                {directory.locale ? t(`languages.${directory.locale}`) : t("notSet")}
-              </Fact>
+              <Fact label={t("detail.locale")}>{labels.language(directory.locale)}</Fact>
               <Fact label={t("detail.createdAt")}>{when(directory.signedUpAt)}</Fact>
               <Fact label={t("detail.updatedAt")}>{when(directory.cognitoUpdatedAt)}</Fact>
               <Fact label={t("detail.syncedAt")}>{when(directory.syncedAt)}</Fact>
@@ -80,7 +80,7 @@ export function MemberDetailSections({ detail }: { detail: MemberDetail }) {
         {profile ? (
           <Facts>
             {PROFILE_FIELDS.map((field) => (
-              <Fact key={field} label={t(`signUp:account.${field}`)}>
+              <Fact key={field} label={labels.profileField(field)}>
                 {profile[field] === null || profile[field] === undefined ? "—" : String(profile[field])}
               </Fact>
             ))}
@@ -166,7 +166,7 @@ export function MemberDetailSections({ detail }: { detail: MemberDetail }) {
       <Section id="detail-cancellation" title={t("detail.cancellation")}>
         {cancellation ? (
           <Facts>
-            <Fact label={t("detail.reason")}>{t(`withdrawal:reasons.${cancellation.reason}`)}</Fact>
+            <Fact label={t("detail.reason")}>{labels.reason(cancellation.reason)}</Fact>
             {cancellation.detail ? <Fact label={t("detail.reasonDetail")}>{cancellation.detail}</Fact> : null}
             <Fact label={t("detail.cancelledAt")}>{when(cancellation.cancelledAt)}</Fact>
           </Facts>

@@ -4,9 +4,11 @@ import { Button } from "~/components/button";
 import { AdminDashboard } from "~/components/admin/dashboard";
 import { formatDay, formatName } from "~/components/admin/formats";
 import { AdminGetForm } from "~/components/admin/get-form";
+import { useAdminLabels } from "~/components/admin/use-admin-labels";
 import { InputField, SelectField } from "~/components/form/fields";
 import { dashboardFigures } from "~/domain/admin-dashboard.server";
 import {
+  DEFAULT_MEMBER_SORT,
   LEGACY_STATES,
   MEMBER_SORTS,
   MEMBER_STATUSES,
@@ -26,6 +28,11 @@ import { withoutEmptyParams } from "~/routing/query-params";
 import { pathFor } from "~/routing/route-table";
 import { servicesOf } from "~/services.server";
 import type { Route } from "./+types/index";
+
+/** A select's options from a list of values. */
+function optionsOf<Value extends string>(values: readonly Value[], label: (value: Value) => string) {
+  return values.map((value) => ({ value, label: label(value) }));
+}
 
 /** The query string of a page link, "" for none. */
 const queryOf = (params: URLSearchParams) => (params.size > 0 ? `?${params}` : "");
@@ -87,8 +94,6 @@ function MemberSearchForm({
   const { t, i18n } = useTranslation("admin");
   const location = useLocation();
   const navigation = useNavigation();
-  const options = (values: readonly string[], label: (value: string) => string) =>
-    values.map((value) => ({ value, label: label(value) }));
   const field = (name: MemberSearchField) => ({ name, id: `member-search-${name}`, defaultValue: values[name] ?? "" });
   return (
     <section className="admin-section" aria-labelledby="member-search-title">
@@ -112,21 +117,21 @@ function MemberSearchForm({
           errors={fieldErrors.status}
           selectProps={field("status")}
           placeholder={t("list.any")}
-          options={options(MEMBER_STATUSES, (status) => t(`statuses.${status}`))}
+          options={optionsOf(MEMBER_STATUSES, (status) => t(`statuses.${status}`))}
         />
         <SelectField
           label={t("list.language")}
           errors={fieldErrors.locale}
           selectProps={field("locale")}
           placeholder={t("list.any")}
-          options={options(LOCALES, (locale) => t(`languages.${locale}`))}
+          options={optionsOf(LOCALES, (locale) => t(`languages.${locale}`))}
         />
         <SelectField
           label={t("list.referrer")}
           errors={fieldErrors.referrer}
           selectProps={field("referrer")}
           placeholder={t("list.any")}
-          options={options(SERVICE_NAMES, (service) => t(`referrers.${service}`))}
+          options={optionsOf(SERVICE_NAMES, (service) => t(`referrers.${service}`))}
         />
         <InputField
           label={t("list.signedUpFrom")}
@@ -143,13 +148,18 @@ function MemberSearchForm({
           errors={fieldErrors.legacy}
           selectProps={field("legacy")}
           placeholder={t("list.any")}
-          options={options(LEGACY_STATES, (state) => t(`list.legacyOptions.${state}`))}
+          options={optionsOf(LEGACY_STATES, (state) => t(`list.legacyOptions.${state}`))}
         />
         <SelectField
           label={t("list.sort")}
           errors={fieldErrors.sort}
           selectProps={field("sort")}
-          options={options(MEMBER_SORTS, (sort) => t(`list.sorts.${sort}`))}
+          // The default sort is the empty choice, so a plain search leaves "sort" out of the URL.
+          placeholder={t(`list.sorts.${DEFAULT_MEMBER_SORT}`)}
+          options={optionsOf(
+            MEMBER_SORTS.filter((sort) => sort !== DEFAULT_MEMBER_SORT),
+            (sort) => t(`list.sorts.${sort}`),
+          )}
         />
         {/* Paging and page size are links, not fields; a bad one is still reported here rather than silently lost. */}
         {[...(fieldErrors.after ?? []), ...(fieldErrors.before ?? []), ...(fieldErrors.limit ?? [])].length > 0 ? (
@@ -171,6 +181,7 @@ function MemberSearchForm({
 
 function MemberList({ loaderData }: { loaderData: Route.ComponentProps["loaderData"] }) {
   const { t, i18n } = useTranslation("admin");
+  const labels = useAdminLabels();
   const { members, count, pageLinks } = loaderData;
   if (count === null) return null;
   const listPath = pathFor("admin", i18n.language);
@@ -202,9 +213,9 @@ function MemberList({ loaderData }: { loaderData: Route.ComponentProps["loaderDa
                     <AppLink to={pathFor("admin-user", i18n.language, { sub: member.sub })}>{member.email}</AppLink>
                   </th>
                   <td>{formatName(member.familyName, member.givenName)}</td>
-                  <td>{t(`statuses.${member.status}`)}</td>
-                  <td>{member.locale ? t(`languages.${member.locale}`) : t("notSet")}</td>
-                  <td>{t(`referrers.${member.referrerService ?? "id"}`)}</td>
+                  <td>{labels.status(member.status)}</td>
+                  <td>{labels.language(member.locale)}</td>
+                  <td>{labels.referrer(member.referrerService)}</td>
                   <td>{formatDay(member.signedUpAt, i18n.language)}</td>
                 </tr>
               ))}
