@@ -44,7 +44,7 @@ export function MemberDetailSections({ detail }: { detail: MemberDetail }) {
   const labels = useAdminLabels();
   const when = (value: Date | string | null | undefined) => (value ? formatDateTime(value, i18n.language) : "—");
   const yesNo = (value: boolean) => (value ? t("yes") : t("no"));
-  const { directory, profile, sessions, emailHistory, cancellation, legacy } = detail;
+  const { directory, profile, sessions, emailChanges, cancellation, legacy } = detail;
   return (
     <>
       <Section id="detail-cognito" title={t("detail.cognito")}>
@@ -59,7 +59,7 @@ export function MemberDetailSections({ detail }: { detail: MemberDetail }) {
               </Fact>
               <Fact label={t("detail.emailVerified")}>{yesNo(directory.emailVerified)}</Fact>
               <Fact label={t("detail.status")}>
-                <span data-testid="member-status">{labels.status(directory.memberStatus)}</span>
+                <span data-testid="member-status">{labels.status(directory.status)}</span>
               </Fact>
               <Fact label={t("detail.enabled")}>{yesNo(directory.enabled)}</Fact>
               <Fact label={t("detail.cognitoStatus")}>{directory.cognitoStatus}</Fact>
@@ -113,16 +113,16 @@ export function MemberDetailSections({ detail }: { detail: MemberDetail }) {
               <tbody>
                 {sessions.map((session) => (
                   <tr key={session.id}>
-                    <th scope="row">{session.deviceName ?? "—"}</th>
-                    <td>{session.browser ?? "—"}</td>
+                    <th scope="row">{session.deviceName}</th>
+                    <td>{session.browser}</td>
                     <td>{when(session.createdAt)}</td>
-                    <td>{when(session.lastSignInAt)}</td>
+                    <td>{when(session.lastLoginAt)}</td>
                     <td>
                       {t(
-                        session.revokedAt
-                          ? "detail.sessionStates.ended"
-                          : session.activatedAt
-                            ? "detail.sessionStates.live"
+                        session.live
+                          ? "detail.sessionStates.live"
+                          : session.revokedAt
+                            ? "detail.sessionStates.ended"
                             : "detail.sessionStates.held",
                       )}
                     </td>
@@ -135,7 +135,7 @@ export function MemberDetailSections({ detail }: { detail: MemberDetail }) {
       </Section>
 
       <Section id="detail-email-history" title={t("detail.emailHistory")}>
-        {emailHistory.length === 0 ? (
+        {emailChanges.length === 0 ? (
           <p>{t("detail.noEmailHistory")}</p>
         ) : (
           <div className="admin-table-scroll">
@@ -149,12 +149,12 @@ export function MemberDetailSections({ detail }: { detail: MemberDetail }) {
                 </tr>
               </thead>
               <tbody>
-                {emailHistory.map((change) => (
+                {emailChanges.map((change) => (
                   <tr key={`${change.newEmail}-${String(change.requestedAt)}`}>
                     <td>{change.oldEmail}</td>
                     <td>{change.newEmail}</td>
                     <td>{when(change.usedAt ?? change.requestedAt)}</td>
-                    <td>{t(change.usedAt ? "detail.emailStates.used" : "detail.emailStates.pending")}</td>
+                    <td>{t(`detail.emailStates.${change.state}`)}</td>
                   </tr>
                 ))}
               </tbody>
