@@ -1,7 +1,7 @@
 import { data, redirect, useLocation, useNavigation } from "react-router";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
-import { AdminDashboard } from "~/components/admin/dashboard";
+import { AdminDashboard } from "~/components/admin/dashboard-charts";
 import { formatDay, formatName } from "~/components/admin/formats";
 import { AdminGetForm } from "~/components/admin/get-form";
 import { useAdminLabels } from "~/components/admin/use-admin-labels";
@@ -27,7 +27,7 @@ import { requireAdmin } from "~/middleware/require-member.server";
 import { withoutEmptyParams } from "~/routing/query-params";
 import { pathFor } from "~/routing/route-table";
 import { servicesOf } from "~/services.server";
-import type { Route } from "./+types/index";
+import type { Route } from "./+types/overview";
 
 /** A select's options from a list of values. */
 function optionsOf<Value extends string>(values: readonly Value[], label: (value: Value) => string) {
