@@ -108,6 +108,8 @@ const EnvSchema = z.object({
   RATE_LIMIT_MEMBER_REFRESH_PER_IP: attemptLimit,
   RATE_LIMIT_DEVICE_REGISTRATION_PER_MEMBER: attemptLimit,
   RATE_LIMIT_DEVICE_REGISTRATION_PER_IP: attemptLimit,
+  RATE_LIMIT_STAFF_ACTION_PER_ADMIN: attemptLimit,
+  RATE_LIMIT_STAFF_ACTION_PER_IP: attemptLimit,
 });
 
 /** Variables that production cannot run without; embedded modes get them from the embedded stack. */
@@ -211,6 +213,8 @@ function toConfig(env: z.infer<typeof EnvSchema>) {
       MEMBER_REFRESH_PER_IP: env.RATE_LIMIT_MEMBER_REFRESH_PER_IP,
       DEVICE_REGISTRATION_PER_MEMBER: env.RATE_LIMIT_DEVICE_REGISTRATION_PER_MEMBER,
       DEVICE_REGISTRATION_PER_IP: env.RATE_LIMIT_DEVICE_REGISTRATION_PER_IP,
+      STAFF_ACTION_PER_ADMIN: env.RATE_LIMIT_STAFF_ACTION_PER_ADMIN,
+      STAFF_ACTION_PER_IP: env.RATE_LIMIT_STAFF_ACTION_PER_IP,
     } satisfies Record<RateLimitPolicyName, number | undefined>,
   };
 }

@@ -2,6 +2,7 @@ import { type RouterContextProvider, createContext } from "react-router";
 import type { Database } from "../db/client.server";
 import type { Config } from "~/config.server";
 import { withDomainErrors } from "~/domain/domain-error.server";
+import { recordingDirectoryWrites } from "~/domain/member-directory.server";
 import { type IdentityProvider, createIdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { type Mailer, createMailer } from "~/integrations/mailer.server";
 
@@ -21,11 +22,19 @@ export interface AppServices {
   clock: Clock;
 }
 
+/**
+ * The identity provider as the domain uses it: failures as DomainError, and the member directory kept current after
+ * each of its writes. Every place that assembles an identity provider for the domain uses this one.
+ */
+export function createDomainIdentity(cognito: Config["cognito"], db: Database, clock: Clock = systemClock) {
+  return withDomainErrors(recordingDirectoryWrites(createIdentityProvider(cognito), db, clock));
+}
+
 export function createAppServices(config: Config, db: Database, clock: Clock = systemClock): AppServices {
   return {
     config,
     db,
-    identity: withDomainErrors(createIdentityProvider(config.cognito)),
+    identity: createDomainIdentity(config.cognito, db, clock),
     mailer: withDomainErrors(createMailer(config)),
     clock,
   };

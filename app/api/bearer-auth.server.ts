@@ -25,7 +25,7 @@ function unauthorized(reason: "missing" | "invalid"): ApiError {
 /**
  * The access token is verified locally against the pool's cached JWKS (RS256 only, issuer, app
  * client, token_use "access", expiry: app/integrations/cognito/access-token.server.ts), then its sign-in is looked
- * up once: a token whose session was ended, or of a cancelled member, is refused although its signature still
+ * up once: a token whose session was ended, or of a cancelled or disabled member, is refused although its signature still
  * holds. No Cognito call. Keys that cannot be fetched are "temporarily unavailable" (503), not a verdict on the token.
  */
 export async function authenticateBearer(
@@ -42,7 +42,7 @@ export async function authenticateBearer(
     throw unauthorized("invalid");
   }
   const standing = await tokenStanding(deps.db, check.claims);
-  if (standing === "ended" || standing === "cancelled") throw unauthorized("invalid");
+  if (standing === "ended" || standing === "cancelled" || standing === "disabled") throw unauthorized("invalid");
   return {
     sub: check.claims.sub,
     groups: check.claims.groups,

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { AccountInfoFields, EmailSchema, refineAccountInfo, storableText } from "~/domain/auth-schemas";
+import { SERVICE_NAMES } from "~/domain/member-search.server";
 import { WithdrawalApiSchema } from "~/domain/withdrawal-schema";
 
 /**
@@ -61,7 +62,7 @@ export const MAX_API_BODY_BYTES = 32 * 1024;
 /** What any endpoint may answer besides its own errors. */
 export const COMMON_API_ERRORS = ["unauthorized", "rate_limited", "service_unavailable", "internal_error"] as const;
 
-export const SERVICE_NAMES = ["id", "data", "compe", "online", "shop"] as const;
+export { SERVICE_NAMES };
 
 const DeviceSchema = z.object({
   key: z.string().describe("The browser's device key: the `{id}` of the device endpoints."),

@@ -6,26 +6,25 @@
  * this command is for cron or a scheduled task (README.md).
  */
 import { CANCELLED_DATA_RETENTION_MONTHS } from "~/domain/withdrawal.server";
-import { withDomainErrors } from "~/domain/domain-error.server";
 import { runPurgeExclusively } from "~/domain/purge.server";
-import { createIdentityProvider } from "~/integrations/cognito/identity-provider.server";
+import { createDomainIdentity } from "~/services.server";
 import { openDatabase } from "../../db/client.server";
 
 const env = process.env;
 const secrets = (env.SESSION_SECRETS ?? "").split(",").filter(Boolean);
+const handle = openDatabase({ databaseUrl: env.DATABASE_URL, dataDir: env.DATA_DIR ?? ".data" });
 const identity =
   env.COGNITO_USER_POOL_ID && env.COGNITO_CLIENT_ID && secrets.length > 0
-    ? withDomainErrors(
-        createIdentityProvider({
+    ? createDomainIdentity(
+        {
           region: env.COGNITO_REGION ?? "ap-northeast-1",
           userPoolId: env.COGNITO_USER_POOL_ID,
           clientId: env.COGNITO_CLIENT_ID,
           endpoint: env.COGNITO_ENDPOINT,
-        }),
+        },
+        handle.db,
       )
     : undefined;
-
-const handle = openDatabase({ databaseUrl: env.DATABASE_URL, dataDir: env.DATA_DIR ?? ".data" });
 try {
   const report = await runPurgeExclusively(
     { db: handle.db, identity, config: { sessionSecrets: secrets } },

@@ -1,18 +1,20 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Database } from "../../db/client.server";
-import { memberProfiles, memberSessions, memberSignOuts } from "../../db/schema";
+import { memberDirectory, memberProfiles, memberSessions, memberSignOuts } from "../../db/schema";
 
 /**
  * Where a bearer token's sign-in stands, in one indexed query: "ended" when its session was ended (signed out,
  * deactivated, password changed) and not registered again, or when no session records it and the member was
- * signed out everywhere after the token was issued; "cancelled" when the member cancelled; "live" when a session
+ * signed out everywhere after the token was issued; "cancelled" when the member cancelled; "disabled" when staff
+ * disabled the account (the directory says so: SECURITY.md 6 wants every token of a disabled member refused at
+ * once, a sibling's sign-in issued in the disabling second included); "live" when a session
  * holds it; "unregistered" for a sign-in no session records (a sibling service's, before it registers the
  * device). A token without `origin_jti` can only be "unregistered", "ended" or "cancelled".
  */
 export async function tokenStanding(
   db: Database,
   input: { sub: string; originJti: string | null; issuedAt: Date },
-): Promise<"live" | "ended" | "unregistered" | "cancelled"> {
+): Promise<"live" | "ended" | "unregistered" | "cancelled" | "disabled"> {
   // An aggregate without GROUP BY: exactly one row, whether or not any session matches.
   const [row] = await db
     .select({
@@ -20,6 +22,9 @@ export async function tokenStanding(
       cancelled: sql<
         boolean | null
       >`(select ${memberProfiles.cancelledAt} is not null from ${memberProfiles} where ${memberProfiles.sub} = ${input.sub})`,
+      disabled: sql<
+        boolean | null
+      >`(select not ${memberDirectory.enabled} from ${memberDirectory} where ${memberDirectory.sub} = ${input.sub})`,
       signedOutSince: sql<boolean>`exists (select 1 from ${memberSignOuts} where ${memberSignOuts.sub} = ${input.sub} and ${memberSignOuts.signedOutAt} > ${input.issuedAt.toISOString()})`,
     })
     .from(memberSessions)
@@ -30,6 +35,7 @@ export async function tokenStanding(
       ),
     );
   if (row?.cancelled) return "cancelled";
+  if (row?.disabled) return "disabled";
   if (row?.live === true) return "live";
   if (row?.live === false || row?.signedOutSince) return "ended";
   return "unregistered";

@@ -25,6 +25,8 @@ export const DOMAIN_ERROR_CODES = [
   "sameAddress",
   // The mail server did not take the mail.
   "mailUnavailable",
+  // A staff action named a sub that is neither in the directory nor in Cognito.
+  "memberNotFound",
 ] as const;
 
 export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];

@@ -136,6 +136,23 @@ export const DEVICE_REGISTRATION_PER_IP = {
   windowMs: HOUR_MS,
 } satisfies RateLimitPolicy;
 
+/**
+ * Staff actions on members (refresh, e-mail change, ending sessions, disable, enable; pages and the admin API alike),
+ * per admin: each calls Cognito, and the e-mail change mails two addresses. 120 in ten minutes is far beyond a
+ * person's pace at the admin screens, yet stops a stolen admin token or a runaway script well below Cognito's quotas.
+ */
+export const STAFF_ACTION_PER_ADMIN = {
+  scope: "staff-action:admin",
+  limit: 120,
+  windowMs: 10 * MINUTE_MS,
+} satisfies RateLimitPolicy;
+/** The same per client: staff work from a few office addresses, so this only bounds a host holding many tokens. */
+export const STAFF_ACTION_PER_IP = {
+  scope: "staff-action:ip",
+  limit: 600,
+  windowMs: 10 * MINUTE_MS,
+} satisfies RateLimitPolicy;
+
 export const RATE_LIMIT_POLICIES = {
   SIGN_IN_PER_ACCOUNT,
   SIGN_IN_PER_IP,
@@ -157,6 +174,8 @@ export const RATE_LIMIT_POLICIES = {
   MEMBER_REFRESH_PER_IP,
   DEVICE_REGISTRATION_PER_MEMBER,
   DEVICE_REGISTRATION_PER_IP,
+  STAFF_ACTION_PER_ADMIN,
+  STAFF_ACTION_PER_IP,
 } as const;
 
 export type RateLimitPolicyName = keyof typeof RATE_LIMIT_POLICIES;
@@ -178,7 +197,8 @@ export type LimitedAction =
   | "profileUpdate"
   | "emailChange"
   | "memberRefresh"
-  | "deviceRegistration";
+  | "deviceRegistration"
+  | "staffAction";
 
 const ACTION_POLICIES: Record<LimitedAction, { perIp: RateLimitPolicyName; perSubject: RateLimitPolicyName }> = {
   signIn: { perIp: "SIGN_IN_PER_IP", perSubject: "SIGN_IN_PER_ACCOUNT" },
@@ -191,6 +211,7 @@ const ACTION_POLICIES: Record<LimitedAction, { perIp: RateLimitPolicyName; perSu
   emailChange: { perIp: "EMAIL_CHANGE_PER_IP", perSubject: "EMAIL_CHANGE_PER_MEMBER" },
   memberRefresh: { perIp: "MEMBER_REFRESH_PER_IP", perSubject: "MEMBER_REFRESH_PER_MEMBER" },
   deviceRegistration: { perIp: "DEVICE_REGISTRATION_PER_IP", perSubject: "DEVICE_REGISTRATION_PER_MEMBER" },
+  staffAction: { perIp: "STAFF_ACTION_PER_IP", perSubject: "STAFF_ACTION_PER_ADMIN" },
 };
 
 export interface RateLimitResult {

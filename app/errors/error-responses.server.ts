@@ -23,15 +23,20 @@ const MESSAGE_KEYS: Record<DomainErrorCode, string> = {
   unavailable: "toasts:identityUnavailable",
   sameAddress: "emailChange:errors.sameAddress",
   mailUnavailable: "emailChange:errors.mailUnavailable",
+  memberNotFound: "errors:staff.memberNotFound",
 };
 
 export function messageKeyOf(error: DomainError): string {
   return MESSAGE_KEYS[error.code];
 }
 
-/** The status a page or the API answers with: 503 when a service below is down, 429 when it throttles, else 400. */
-export function httpStatusOf(error: DomainError): 400 | 429 | 503 {
+/**
+ * The status a page or the API answers with: 503 when a service below is down, 429 when it throttles, 404 for a
+ * member staff named that does not exist, else 400.
+ */
+export function httpStatusOf(error: DomainError): 400 | 404 | 429 | 503 {
   if (error.code === "unavailable" || error.code === "mailUnavailable") return 503;
+  if (error.code === "memberNotFound") return 404;
   return error.code === "throttled" || error.code === "signInThrottled" ? 429 : 400;
 }
 

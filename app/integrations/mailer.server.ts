@@ -20,6 +20,8 @@ export interface Mailer {
   sendEmailChangeLink(mail: { to: string; locale: Locale; link: string }): Promise<void>;
   /** The notice to the old address that the change is done. */
   sendEmailChangedNotice(mail: { to: string; locale: Locale; newEmail: string }): Promise<void>;
+  /** The notice that staff changed the address; the same text goes to the old and to the new address. */
+  sendStaffEmailChangeNotice(mail: { to: string; locale: Locale; oldEmail: string; newEmail: string }): Promise<void>;
 }
 
 /** Sends plain-text mail through SMTP_URL (the embedded capture in dev and tests), rendered with i18next. */
@@ -49,6 +51,14 @@ export function createMailer(config: Pick<Config, "smtpUrl" | "mailFrom">): Mail
     sendEmailChangedNotice({ to, locale, newEmail }) {
       const t = translatorFor(locale);
       return send(to, t("emailChange:mail.changedSubject"), t("emailChange:mail.changedText", { newEmail }));
+    },
+    sendStaffEmailChangeNotice({ to, locale, oldEmail, newEmail }) {
+      const t = translatorFor(locale);
+      return send(
+        to,
+        t("emailChange:mail.staffChangedSubject"),
+        t("emailChange:mail.staffChangedText", { oldEmail, newEmail }),
+      );
     },
   };
 }

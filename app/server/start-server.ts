@@ -7,14 +7,13 @@ import { type Server, createServer } from "node:http";
 import { openDatabase } from "../../db/client.server";
 import { type AppMode, type Config, ConfigError, parseConfig } from "~/config.server";
 import { MIN_PASSWORD_LENGTH } from "~/domain/auth-schemas";
-import { withDomainErrors } from "~/domain/domain-error.server";
 import { schedulePurge } from "~/domain/purge.server";
 import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
 import { createIdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { identityPoolProblems } from "~/integrations/cognito/pool-contract.server";
 import { logger } from "~/integrations/logger.server";
 import type { DevMailbox } from "~/routing/dev-tools-only.server";
-import { systemClock } from "~/services.server";
+import { createDomainIdentity, systemClock } from "~/services.server";
 import { createHttpApp } from "./http-app";
 import { refuseToStart } from "./refuse-to-start";
 import { applyServerTimeouts } from "./server-timeouts";
@@ -64,7 +63,7 @@ export async function startServer(mode: AppMode, standIns?: StandIns): Promise<v
   // Retention and the two-systems repairs (owed Cognito deletions and revocations); see app/domain/purge.server.ts.
   const stopPurge = schedulePurge({
     db: database.db,
-    identity: withDomainErrors(createIdentityProvider(config.cognito)),
+    identity: createDomainIdentity(config.cognito, database.db),
     config,
     clock: systemClock,
   });
