@@ -5,10 +5,10 @@ import { useAdminLabels } from "./use-admin-labels";
 
 /** The dashboard's four figures, as app/domain/admin-dashboard.server.ts counts them. */
 export interface DashboardData {
-  signUpsPerMonth: readonly { month: string; count: number }[];
-  cancellationsPerMonth: readonly { month: string; byReason: Readonly<Record<string, number>> }[];
-  membersByLanguage: readonly { locale: string; count: number }[];
-  membersByReferrer: readonly { referrer: string; count: number }[];
+  signUpsByMonth: readonly { month: string; signUps: number }[];
+  cancellationsByMonth: readonly { month: string; byReason: Readonly<Record<string, number>>; total: number }[];
+  membersByLanguage: readonly { locale: string | null; members: number }[];
+  membersByReferrer: readonly { service: string; members: number }[];
 }
 
 const sum = (values: readonly number[]) => values.reduce((total, value) => total + value, 0);
@@ -18,21 +18,21 @@ export function AdminDashboard({ figures }: { figures: DashboardData }) {
   const { t, i18n } = useTranslation("admin");
   const labels = useAdminLabels();
   const number = new Intl.NumberFormat(i18n.language);
-  const signUps = figures.signUpsPerMonth.map((entry) => ({ label: entry.month, value: entry.count }));
+  const signUps = figures.signUpsByMonth.map((entry) => ({ label: entry.month, value: entry.signUps }));
   const peak = signUps.reduce((best, entry) => (entry.value > best.value ? entry : best), { label: "", value: 0 });
-  const reasons = [...new Set(figures.cancellationsPerMonth.flatMap((entry) => Object.keys(entry.byReason)))];
+  const reasons = [...new Set(figures.cancellationsByMonth.flatMap((entry) => Object.keys(entry.byReason)))];
   const cancellationSeries = reasons.map((reason) => ({
     key: reason,
     label: labels.reason(reason),
-    values: figures.cancellationsPerMonth.map((entry) => entry.byReason[reason] ?? 0),
+    values: figures.cancellationsByMonth.map((entry) => entry.byReason[reason] ?? 0),
   }));
   const languages = figures.membersByLanguage.map((entry) => ({
     label: labels.language(entry.locale),
-    value: entry.count,
+    value: entry.members,
   }));
   const referrers = figures.membersByReferrer.map((entry) => ({
-    label: labels.referrer(entry.referrer),
-    value: entry.count,
+    label: labels.referrer(entry.service),
+    value: entry.members,
   }));
   const totalOf = (bars: readonly { value: number }[]) => number.format(sum(bars.map((bar) => bar.value)));
   return (
@@ -53,11 +53,11 @@ export function AdminDashboard({ figures }: { figures: DashboardData }) {
         <StackedBarChart
           title={t("dashboard.cancellations.title")}
           description={t("dashboard.cancellations.description", {
-            total: number.format(sum(cancellationSeries.flatMap((series) => series.values))),
+            total: number.format(sum(figures.cancellationsByMonth.map((entry) => entry.total))),
           })}
           categoryHeading={t("dashboard.month")}
           totalHeading={t("dashboard.total")}
-          categories={figures.cancellationsPerMonth.map((entry) => entry.month)}
+          categories={figures.cancellationsByMonth.map((entry) => entry.month)}
           series={cancellationSeries}
         />
         <BarChart
