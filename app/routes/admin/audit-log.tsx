@@ -39,6 +39,8 @@ export async function loader({ request, context }: Route.LoaderArgs) {
       // Keyset pages go one way (older); the way back is the newest page, since the log grows at its top.
       newestQuery: url.searchParams.has("cursor") ? `?${firstParams}`.replace(/\?$/, "") : null,
       olderQuery: page?.nextCursor ? `?${nextParams}` : null,
+      // The component may not import the server-only audit module: the action names come with the data.
+      actions: STAFF_ACTIONS,
       translations: loadTranslations(context, ["admin", "forms"]),
     },
     { status: filter.success ? 200 : 400 },
@@ -61,7 +63,7 @@ export default function AuditLogPage({ loaderData }: Route.ComponentProps) {
           errors={fieldErrors.action}
           selectProps={field("action")}
           placeholder={t("list.any")}
-          options={STAFF_ACTIONS.map((action) => ({ value: action, label: t(`audit.actions.${action}`) }))}
+          options={loaderData.actions.map((action) => ({ value: action, label: t(`audit.actions.${action}`) }))}
         />
         <InputField label={t("audit.target")} errors={fieldErrors.targetSub} inputProps={field("targetSub")} />
         <InputField label={t("audit.from")} errors={fieldErrors.from} inputProps={{ ...field("from"), type: "date" }} />

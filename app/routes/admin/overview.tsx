@@ -68,6 +68,14 @@ export async function loader({ request, context }: Route.LoaderArgs) {
       members: page?.members ?? [],
       count,
       pageLinks: pageLinks || null,
+      // The form's choices come with the data: the component may not import the server-only search module.
+      choices: {
+        statuses: MEMBER_STATUSES,
+        referrers: SERVICE_NAMES,
+        legacyStates: LEGACY_STATES,
+        sorts: MEMBER_SORTS,
+        defaultSort: DEFAULT_MEMBER_SORT,
+      },
       translations: loadTranslations(context, ["admin", "forms", "withdrawal"]),
     },
     { status: search.success ? 200 : 400 },
@@ -78,7 +86,7 @@ export default function AdminIndexPage({ loaderData }: Route.ComponentProps) {
   return (
     <>
       <AdminDashboard figures={loaderData.figures} />
-      <MemberSearchForm values={loaderData.values} fieldErrors={loaderData.fieldErrors} />
+      <MemberSearchForm values={loaderData.values} fieldErrors={loaderData.fieldErrors} choices={loaderData.choices} />
       <MemberList loaderData={loaderData} />
     </>
   );
@@ -87,9 +95,11 @@ export default function AdminIndexPage({ loaderData }: Route.ComponentProps) {
 function MemberSearchForm({
   values,
   fieldErrors,
+  choices,
 }: {
   values: Partial<Record<MemberSearchField, string>>;
   fieldErrors: Partial<Record<MemberSearchField, string[]>>;
+  choices: Route.ComponentProps["loaderData"]["choices"];
 }) {
   const { t, i18n } = useTranslation("admin");
   const location = useLocation();
@@ -117,7 +127,7 @@ function MemberSearchForm({
           errors={fieldErrors.status}
           selectProps={field("status")}
           placeholder={t("list.any")}
-          options={optionsOf(MEMBER_STATUSES, (status) => t(`statuses.${status}`))}
+          options={optionsOf(choices.statuses, (status) => t(`statuses.${status}`))}
         />
         <SelectField
           label={t("list.language")}
@@ -131,7 +141,7 @@ function MemberSearchForm({
           errors={fieldErrors.referrer}
           selectProps={field("referrer")}
           placeholder={t("list.any")}
-          options={optionsOf(SERVICE_NAMES, (service) => t(`referrers.${service}`))}
+          options={optionsOf(choices.referrers, (service) => t(`referrers.${service}`))}
         />
         <InputField
           label={t("list.signedUpFrom")}
@@ -148,16 +158,16 @@ function MemberSearchForm({
           errors={fieldErrors.legacy}
           selectProps={field("legacy")}
           placeholder={t("list.any")}
-          options={optionsOf(LEGACY_STATES, (state) => t(`list.legacyOptions.${state}`))}
+          options={optionsOf(choices.legacyStates, (state) => t(`list.legacyOptions.${state}`))}
         />
         <SelectField
           label={t("list.sort")}
           errors={fieldErrors.sort}
           selectProps={field("sort")}
           // The default sort is the empty choice, so a plain search leaves "sort" out of the URL.
-          placeholder={t(`list.sorts.${DEFAULT_MEMBER_SORT}`)}
+          placeholder={t(`list.sorts.${choices.defaultSort}`)}
           options={optionsOf(
-            MEMBER_SORTS.filter((sort) => sort !== DEFAULT_MEMBER_SORT),
+            choices.sorts.filter((sort) => sort !== choices.defaultSort),
             (sort) => t(`list.sorts.${sort}`),
           )}
         />
