@@ -74,7 +74,7 @@ test("staff find a member and fix them: search, filters, paging, refresh, e-mail
   test.setTimeout(300_000);
   const tag = `adm${crypto.randomUUID().slice(0, 8)}`;
   const familyName = uniqueFamilyName();
-  const admin = await createTestAdmin(STANDIN_PORT, tag);
+  const admin = await createTestAdmin(STANDIN_PORT, `staff-${tag}`);
   const members = [];
   for (const [index, givenName] of ["太郎", "花子", "次郎"].entries()) {
     members.push(
