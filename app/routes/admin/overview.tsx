@@ -34,8 +34,27 @@ function optionsOf<Value extends string>(values: readonly Value[], label: (value
   return values.map((value) => ({ value, label: label(value) }));
 }
 
-/** The query string of a page link, "" for none. */
-const queryOf = (params: URLSearchParams) => (params.size > 0 ? `?${params}` : "");
+/**
+ * The page's URL calls the language filter `language`: `?locale=` is the site's own language switch, which the
+ * canonical-URL middleware turns into a redirect to that language's page (dropping the filter). The search
+ * schema and the admin API keep `locale`.
+ */
+const PAGE_PARAM: Partial<Record<MemberSearchField, string>> = { locale: "language" };
+const pageParamOf = (name: MemberSearchField) => PAGE_PARAM[name] ?? name;
+
+/** The search query in a page URL's parameters, under the schema's names. */
+function searchQueryOf(pageParams: URLSearchParams): URLSearchParams {
+  const renamed = Object.fromEntries(Object.entries(PAGE_PARAM).map(([field, param]) => [param, field]));
+  return new URLSearchParams([...pageParams].map(([name, value]) => [renamed[name] ?? name, value]));
+}
+
+/** The query string of a page link, under the page's names, "" for none. */
+function pageQueryOf(searchParams: URLSearchParams): string {
+  const params = new URLSearchParams(
+    [...searchParams].map(([name, value]) => [pageParamOf(name as MemberSearchField), value]),
+  );
+  return params.size > 0 ? `?${params}` : "";
+}
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   requireAdmin(context, request);
@@ -43,7 +62,8 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const shortUrl = withoutEmptyParams(url);
   if (shortUrl) throw redirect(shortUrl);
   const { db, clock } = servicesOf(context);
-  const search = parseMemberSearch(url.searchParams);
+  const given = searchQueryOf(url.searchParams);
+  const search = parseMemberSearch(given);
   // Invalid parameters leave the list empty with a message by each field; the dashboard and the form still work.
   const [figures, page, count] = await Promise.all([
     dashboardFigures(db, clock.now()),
@@ -53,17 +73,17 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const pageLinks = search.success &&
     page && {
       previous: page.previousCursor
-        ? queryOf(searchParamsOf({ ...search.query, after: undefined, before: page.previousCursor }))
+        ? pageQueryOf(searchParamsOf({ ...search.query, after: undefined, before: page.previousCursor }))
         : null,
       next: page.nextCursor
-        ? queryOf(searchParamsOf({ ...search.query, before: undefined, after: page.nextCursor }))
+        ? pageQueryOf(searchParamsOf({ ...search.query, before: undefined, after: page.nextCursor }))
         : null,
     };
   return data(
     {
       title: getInstance(context).t("admin:meta.dashboard"),
       figures,
-      values: Object.fromEntries(url.searchParams) as Partial<Record<MemberSearchField, string>>,
+      values: Object.fromEntries(given) as Partial<Record<MemberSearchField, string>>,
       fieldErrors: search.success ? {} : search.fieldErrors,
       members: page?.members ?? [],
       count,
@@ -104,7 +124,11 @@ function MemberSearchForm({
   const { t, i18n } = useTranslation("admin");
   const location = useLocation();
   const navigation = useNavigation();
-  const field = (name: MemberSearchField) => ({ name, id: `member-search-${name}`, defaultValue: values[name] ?? "" });
+  const field = (name: MemberSearchField) => ({
+    name: pageParamOf(name),
+    id: `member-search-${name}`,
+    defaultValue: values[name] ?? "",
+  });
   return (
     <section className="admin-section" aria-labelledby="member-search-title">
       <h2 id="member-search-title">{t("list.title")}</h2>
