@@ -19,7 +19,11 @@ export interface AuditEventRow {
   requestId: string;
 }
 
-const showValue = (value: unknown) => (value === undefined ? "—" : JSON.stringify(value));
+/** A value as staff read it: text as it is, anything else as JSON; a field the state did not have as a dash. */
+function showValue(value: unknown): string {
+  if (value === undefined) return "—";
+  return typeof value === "string" ? value : JSON.stringify(value);
+}
 
 /** The fields an action changed, each with its value before and after; unchanged fields are left out. */
 function changedFields(before: AuditState, after: AuditState) {

@@ -19,6 +19,7 @@ export function useAdminLabels() {
     /** No referrer is a sign-up on this app itself ("id"). */
     referrer: (value: string | null) => labelOf(`referrers.${value ?? "id"}`, value ?? "id"),
     reason: (value: string) => labelOf(`withdrawal:reasons.${value}`, value),
+    /** Actions are named like "user.refresh": the locales nest them the same way. */
     action: (value: string) => labelOf(`audit.actions.${value}`, value),
     profileField: (name: string) => labelOf(`signUp:account.${name}`, name),
   };
