@@ -125,11 +125,13 @@ export async function action({ request, params, context }: Route.ActionArgs) {
 async function runConfirmedAction(
   intent: ConfirmedAction,
   ...[services, actor, sub]: Parameters<typeof endMemberSessions>
-): Promise<string> {
+): Promise<string | { message: string; values: Record<string, string> }> {
   switch (intent) {
-    case "refresh":
-      await refreshMember(services, actor, sub);
-      return "admin:toasts.refreshed";
+    case "refresh": {
+      const { changes } = await refreshMember(services, actor, sub);
+      const fields = Object.keys(changes).join(", ");
+      return fields ? { message: "admin:toasts.refreshedChanged", values: { fields } } : "admin:toasts.refreshed";
+    }
     case "sessions-end":
       await endMemberSessions(services, actor, sub);
       return "admin:toasts.sessionsEnded";
