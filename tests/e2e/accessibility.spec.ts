@@ -1,7 +1,7 @@
 import AxeBuilder from "@axe-core/playwright";
 import { type Page, expect, test } from "@playwright/test";
 import { STANDIN_PORT } from "../../playwright.config";
-import { createTestAdmin, refreshIntoDirectory } from "../support/admin-members";
+import { createStaffAdmin, refreshIntoDirectory } from "../support/admin-members";
 import { signIn } from "../support/sign-in-form";
 
 const PAGES = [
@@ -54,7 +54,7 @@ test("every design-debug subpage has no serious or critical accessibility violat
 
 test("the admin pages have no serious or critical accessibility violations", async ({ page, request }) => {
   test.setTimeout(120_000);
-  const admin = await createTestAdmin(STANDIN_PORT, "axe");
+  const admin = await createStaffAdmin(STANDIN_PORT, "axe");
   await refreshIntoDirectory(request, STANDIN_PORT, admin, []);
   await page.goto("/auth/sign-in/?to=admin");
   await signIn(page, admin);

@@ -1,6 +1,6 @@
 import { type Browser, type Page, expect, test } from "@playwright/test";
 import { STANDIN_PORT } from "../../playwright.config";
-import { createNamedMember, createTestAdmin, refreshIntoDirectory } from "../support/admin-members";
+import { createNamedMember, createStaffAdmin, refreshIntoDirectory } from "../support/admin-members";
 import { signIn } from "../support/sign-in-form";
 import { createTestMember } from "../support/test-members";
 
@@ -42,7 +42,7 @@ async function confirmAction(page: Page, button: string, confirm: string) {
 }
 
 test("the admin pages send a visitor to sign-in and come back after it", async ({ page }) => {
-  const admin = await createTestAdmin(STANDIN_PORT, "admin-visitor");
+  const admin = await createStaffAdmin(STANDIN_PORT, "admin-visitor");
   await page.goto("/admin/");
   await expect(page).toHaveURL(/\/auth\/sign-in\/\?to=admin$/);
   await signIn(page, admin);
@@ -74,7 +74,7 @@ test("staff find a member and fix them: search, filters, paging, refresh, e-mail
   test.setTimeout(300_000);
   const tag = `adm${crypto.randomUUID().slice(0, 8)}`;
   const familyName = uniqueFamilyName();
-  const admin = await createTestAdmin(STANDIN_PORT, `staff-${tag}`);
+  const admin = await createStaffAdmin(STANDIN_PORT, `staff-${tag}`);
   const members = [];
   for (const [index, givenName] of ["太郎", "花子", "次郎"].entries()) {
     members.push(

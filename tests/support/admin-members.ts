@@ -59,8 +59,11 @@ export async function createNamedMember(
   }
 }
 
-/** An admin of its own for one test: sharing the development admin would fill its device slots across tests. */
-export function createTestAdmin(standInPort: number, label: string): Promise<StaffTestMember> {
+/**
+ * An admin of its own for one test, with its sub (the directory is refreshed by sub): sharing the development admin
+ * would fill its device slots across tests.
+ */
+export function createStaffAdmin(standInPort: number, label: string): Promise<StaffTestMember> {
   return createNamedMember(standInPort, {
     email: `${label}-admin-${crypto.randomUUID().slice(0, 8)}@example.jp`,
     admin: true,
