@@ -9,6 +9,7 @@ import { MemberDetailSections } from "~/components/admin/member-detail-sections"
 import { FormAlert, InputField } from "~/components/form/fields";
 import { useSchemaForm } from "~/components/form/use-schema-form";
 import { EmailSchema } from "~/domain/auth-schemas";
+import { toDomainError } from "~/domain/domain-error.server";
 import { findMemberDetail } from "~/domain/member-detail.server";
 import {
   changeMemberEmail,
@@ -95,6 +96,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
     try {
       await changeMemberEmail(services, actor, sub, submission.value.email);
     } catch (error) {
+      throwNotFoundForUnknownMember(error);
       return replyWithDomainError(submission, error, {
         fields: { sameAddress: "email", emailUnavailable: "email" },
         extra: { form: "emailChange" as const },
@@ -117,8 +119,14 @@ export async function action({ request, params, context }: Route.ActionArgs) {
     const message = await runConfirmedAction(submission.value.intent, services, actor, sub);
     return toast.redirectWithSuccess(detailPath, message);
   } catch (error) {
+    throwNotFoundForUnknownMember(error);
     return replyWithDomainError(submission, error, { extra: { form: "staffAction" as const } });
   }
+}
+
+/** An action on a sub no member has answers the page's 404, as the loader does, rather than a form message. */
+function throwNotFoundForUnknownMember(error: unknown) {
+  if (toDomainError(error)?.code === "memberNotFound") throw data(null, { status: 404 });
 }
 
 /** Runs one confirmed action and says which toast reports it. */
