@@ -23,6 +23,7 @@ const httpServerBuild: UserConfig = {
         main: "app/server/main.ts",
         "start-server": "app/server/start-server.ts",
         purge: "app/commands/purge.ts",
+        "reconcile-directory": "app/commands/reconcile-directory.ts",
         "legacy-import": "app/commands/legacy-import.ts",
         migrate: "app/commands/migrate.ts",
       },

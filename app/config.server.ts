@@ -70,6 +70,11 @@ const EnvSchema = z.object({
   COGNITO_ENDPOINT: optionalUrl,
   ADMIN_GROUP: z.string().min(1).default("admin"),
   DEVICE_LIMIT: z.coerce.number().int().min(1).max(100).default(3),
+  // The member directory's reconcile job (app/domain/directory-reconcile.server.ts). Cognito's ListUsers quota is 30
+  // requests per second for the whole AWS account, shared with every other caller: 25 leaves the rest some room.
+  DIRECTORY_RECONCILE_REQUESTS_PER_SECOND: z.coerce.number().positive().max(25).default(5),
+  // 0: no schedule in the server (run `npm run directory:reconcile` from cron instead).
+  DIRECTORY_RECONCILE_INTERVAL_MINUTES: z.coerce.number().int().min(0).max(10_080).default(360),
 
   SMTP_URL: optionalUrl,
   MAIL_FROM: z.string().default("ID <no-reply@localhost>"),
@@ -179,6 +184,10 @@ function toConfig(env: z.infer<typeof EnvSchema>) {
     },
     adminGroup: env.ADMIN_GROUP,
     deviceLimit: env.DEVICE_LIMIT,
+    directoryReconcile: {
+      requestsPerSecond: env.DIRECTORY_RECONCILE_REQUESTS_PER_SECOND,
+      intervalMinutes: env.DIRECTORY_RECONCILE_INTERVAL_MINUTES,
+    },
     smtpUrl: env.SMTP_URL ?? "",
     mailFrom: env.MAIL_FROM,
     services: {

@@ -49,5 +49,6 @@ try {
     }
   }
 } finally {
+  await identity?.settleDirectoryWrites();
   await handle.close();
 }

@@ -8,6 +8,7 @@ import {
   memberSessions,
   withdrawalReasons,
 } from "../../db/schema";
+import { storableText } from "./auth-schemas";
 import { type MemberStatus, searchTermOf } from "./member-search.server";
 
 /**
@@ -203,7 +204,8 @@ async function selectLegacy(db: Database, sub: string): Promise<LegacyEntry | nu
  */
 export async function findSubByEmailOrSub(db: Database, text: string): Promise<string | null> {
   const term = searchTermOf(text);
-  if (!term) return null;
+  // Text PostgreSQL cannot hold (a NUL) names nobody; the query would fail rather than find nothing.
+  if (!term || !storableText().safeParse(text).success) return null;
   if (term.kind === "sub") return term.sub;
   const d = memberDirectory;
   const [row] = await db

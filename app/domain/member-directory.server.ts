@@ -84,11 +84,6 @@ export function changedIdentityFields(before: DirectoryEntry, user: IdentityColu
   return changed;
 }
 
-/** Whether the row differs from Cognito's answer in anything but groups (which ListUsers does not give). */
-export function differsFromCognito(before: DirectoryEntry, user: IdentityUser): boolean {
-  return changedIdentityFields(before, identityColumnsOf(user, before.groups)).length > 0;
-}
-
 const toSnakeCase = (key: string) => key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
 const excluded = (key: string): SQL => sql.raw(`excluded.${toSnakeCase(key)}`);
 
@@ -246,7 +241,7 @@ export function recordingDirectoryWrites<T extends Pick<IdentityProvider, Record
   identity: T,
   db: Database,
   clock: Clock,
-): T {
+): T & { settleDirectoryWrites(): Promise<void> } {
   let queue: Promise<void> = Promise.resolve();
   const record = (write: string, run: (now: Date) => Promise<unknown>) => {
     const now = clock.now();
@@ -262,13 +257,11 @@ export function recordingDirectoryWrites<T extends Pick<IdentityProvider, Record
         },
       );
   };
-  const updateRow = (name: string, columns: Partial<DirectoryEntry>, now: Date) => {
-    const where = rowNamed(name);
-    return db
+  const updateRow = (name: string, columns: Partial<DirectoryEntry>, now: Date) =>
+    db
       .update(memberDirectory)
       .set({ ...columns, cognitoUpdatedAt: now, syncedAt: now })
-      .where(where);
-  };
+      .where(rowNamed(name));
   const insertRow = (
     row: Omit<IdentityColumns, "username" | "signedUpAt" | "cognitoUpdatedAt" | "groups">,
     now: Date,
@@ -293,6 +286,8 @@ export function recordingDirectoryWrites<T extends Pick<IdentityProvider, Record
 
   return {
     ...identity,
+    /** Resolves once every directory write recorded so far is done: a command waits for it before it closes the database. */
+    settleDirectoryWrites: () => queue,
     async signUp(input) {
       const result = await identity.signUp(input);
       record("signUp", (now) =>

@@ -1,13 +1,14 @@
-import { type SQL, and, count, eq, isNotNull, isNull, or, sql } from "drizzle-orm";
+import { type SQL, and, count, eq, gte, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
 import { z } from "zod";
 import { LOCALES } from "~/i18n/locales";
+import { storableText } from "./auth-schemas";
 import type { Database } from "../../db/client.server";
 import { memberDirectory } from "../../db/schema";
 
 /**
  * The staff's member list: one search box, filters, sorts and keyset pagination over the member directory
  * (db/schema/member-directory.ts), for the `/admin/` page and `GET /api/admin/users` (and its `/count`).
- * Every query is shaped for an index of migration 0009: prefix searches are ranges on the `collate "C"` search
+ * Every query is shaped for an index of migrations 0009 and 0010: prefix searches are ranges on the `collate "C"` search
  * keys, and every sort is (key, sub) so a page starts where the previous one ended, at any depth.
  */
 
@@ -33,7 +34,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-const SearchText = z.string().trim().max(MAX_SEARCH_LENGTH, "validation.tooLong");
+const SearchText = storableText().trim().max(MAX_SEARCH_LENGTH, "validation.tooLong");
 const Day = z.iso.date({ error: "validation.inputError" });
 const Cursor = z.string().max(MAX_CURSOR_LENGTH, "validation.inputError");
 
@@ -43,13 +44,22 @@ const Cursor = z.string().max(MAX_CURSOR_LENGTH, "validation.inputError");
  */
 export const MemberSearchParams = z
   .object({
-    q: SearchText.optional(),
+    q: SearchText.optional().describe(
+      "One search box: a sub (UUID); an e-mail address or its start when it holds @; else the start of an e-mail " +
+        'or of a name in either order ("山田太郎", "山田 太郎", "taro yamada"). Case and spaces do not matter.',
+    ),
     status: z.enum(MEMBER_STATUSES, { error: "validation.selectError" }).optional(),
     locale: z.enum(LOCALES, { error: "validation.selectError" }).optional(),
-    referrer: z.enum(SERVICE_NAMES, { error: "validation.selectError" }).optional(),
+    referrer: z
+      .enum(SERVICE_NAMES, { error: "validation.selectError" })
+      .optional()
+      .describe('The service the member signed up from; "id" includes members with none recorded.'),
     signedUpFrom: Day.optional().describe("First sign-up day, inclusive (YYYY-MM-DD, Japan time)."),
     signedUpTo: Day.optional().describe("Last sign-up day, inclusive (YYYY-MM-DD, Japan time)."),
-    legacy: z.enum(LEGACY_STATES, { error: "validation.selectError" }).optional(),
+    legacy: z
+      .enum(LEGACY_STATES, { error: "validation.selectError" })
+      .optional()
+      .describe("Whether the member was migrated from a pre-2021 account."),
     sort: z.enum(MEMBER_SORTS, { error: "validation.selectError" }).default(DEFAULT_MEMBER_SORT),
     after: Cursor.optional().describe("The `nextCursor` of the previous answer: the page after it."),
     before: Cursor.optional().describe("The `previousCursor` of the previous answer: the page before it."),
@@ -186,10 +196,8 @@ function filterConditions(query: MemberSearchQuery): SQL | undefined {
       : query.referrer
         ? eq(d.referrerService, query.referrer)
         : undefined,
-    query.signedUpFrom ? sql`${d.signedUpAt} >= ${tokyoDayStart(query.signedUpFrom)}` : undefined,
-    query.signedUpTo
-      ? sql`${d.signedUpAt} < ${new Date(tokyoDayStart(query.signedUpTo).getTime() + DAY_MS)}`
-      : undefined,
+    query.signedUpFrom ? gte(d.signedUpAt, tokyoDayStart(query.signedUpFrom)) : undefined,
+    query.signedUpTo ? lt(d.signedUpAt, new Date(tokyoDayStart(query.signedUpTo).getTime() + DAY_MS)) : undefined,
     query.legacy === "migrated" ? isNotNull(d.legacyMigratedAt) : undefined,
     query.legacy === "not-migrated" ? isNull(d.legacyMigratedAt) : undefined,
   );
@@ -253,11 +261,12 @@ function decodeCursor(cursor: string, sort: MemberSort): DecodedCursor | null {
     const value: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
     if (!Array.isArray(value) || value.length !== 3) return null;
     const [cursorSort, key, sub] = value as unknown[];
-    if (cursorSort !== sort || typeof key !== "string" || typeof sub !== "string" || !UUID_PATTERN.test(sub)) {
-      return null;
-    }
-    if (SORT_ORDERS[sort].numericKey && !/^-?\d{1,19}$/.test(key)) return null;
-    return { key, sub };
+    if (cursorSort !== sort || typeof sub !== "string" || !UUID_PATTERN.test(sub)) return null;
+    // A forged key PostgreSQL cannot take (a NUL, a bigint out of range) would fail the query, not find nothing.
+    const storableKey = storableText().safeParse(key);
+    if (!storableKey.success) return null;
+    if (SORT_ORDERS[sort].numericKey && !/^-?\d{1,18}$/.test(storableKey.data)) return null;
+    return { key: storableKey.data, sub };
   } catch {
     return null;
   }
@@ -301,7 +310,7 @@ export async function searchMembers(db: Database, query: MemberSearchQuery): Pro
   const page = rows.slice(0, query.limit);
   if (backward) {
     page.reverse();
-    // Rows inserted since the walk began can leave fewer than a page before the cursor: show the first page.
+    // Members removed since the walk began can leave less than a page before the cursor: show the first page.
     if (!hasMore && page.length < query.limit) return searchMembers(db, { ...query, before: undefined });
   }
   const cursorOf = (row: (typeof page)[number] | undefined) =>

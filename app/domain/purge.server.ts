@@ -7,6 +7,7 @@ import { logger } from "~/integrations/logger.server";
 import type { Clock } from "~/services.server";
 import { PENDING_SIGN_IN_TTL_MS } from "./device-admission.server";
 import { revokeOwedRefreshTokens } from "./refresh-tokens.server";
+import { scheduleRepeating } from "./repeating-job.server";
 import { finishOwedCognitoDeletions, purgeCancelledProfiles } from "./withdrawal.server";
 
 /** E-mail-change tokens are kept this long after they expire (used or not), then deleted. */
@@ -127,34 +128,24 @@ export async function runPurgeExclusively(deps: PurgeDependencies, now: Date): P
 
 /**
  * Runs the purge on a schedule inside the server process: first after PURGE_FIRST_RUN_DELAY_MS, then every
- * PURGE_INTERVAL_MS. The timers are unref'd (they never keep the process alive). Returns a stop function.
+ * PURGE_INTERVAL_MS. Returns a stop function.
  */
 export function schedulePurge(
   deps: PurgeDependencies & { clock: Clock },
   options: { firstRunDelayMs?: number; intervalMs?: number } = {},
 ): () => void {
-  let running = false;
-  const run = async () => {
-    if (running) return;
-    running = true;
-    try {
-      const report = await runPurgeExclusively(deps, deps.clock.now());
-      if (report) logger.info({ purge: report }, "purge ran");
-    } catch (error) {
-      logger.warn({ err: error }, "the scheduled purge failed; it runs again at the next interval");
-    } finally {
-      running = false;
-    }
-  };
-  let interval: NodeJS.Timeout | undefined;
-  const first = setTimeout(() => {
-    void run();
-    interval = setInterval(() => void run(), options.intervalMs ?? PURGE_INTERVAL_MS);
-    interval.unref();
-  }, options.firstRunDelayMs ?? PURGE_FIRST_RUN_DELAY_MS);
-  first.unref();
-  return () => {
-    clearTimeout(first);
-    if (interval) clearInterval(interval);
-  };
+  return scheduleRepeating(
+    async () => {
+      try {
+        const report = await runPurgeExclusively(deps, deps.clock.now());
+        if (report) logger.info({ purge: report }, "purge ran");
+      } catch (error) {
+        logger.warn({ err: error }, "the scheduled purge failed; it runs again at the next interval");
+      }
+    },
+    {
+      firstRunDelayMs: options.firstRunDelayMs ?? PURGE_FIRST_RUN_DELAY_MS,
+      intervalMs: options.intervalMs ?? PURGE_INTERVAL_MS,
+    },
+  );
 }

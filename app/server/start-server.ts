@@ -7,6 +7,7 @@ import { type Server, createServer } from "node:http";
 import { openDatabase } from "../../db/client.server";
 import { type AppMode, type Config, ConfigError, parseConfig } from "~/config.server";
 import { MIN_PASSWORD_LENGTH } from "~/domain/auth-schemas";
+import { scheduleDirectoryReconcile } from "~/domain/directory-reconcile.server";
 import { schedulePurge } from "~/domain/purge.server";
 import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
 import { createIdentityProvider } from "~/integrations/cognito/identity-provider.server";
@@ -61,12 +62,17 @@ export async function startServer(mode: AppMode, standIns?: StandIns): Promise<v
   const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   await database.migrate();
   // Retention and the two-systems repairs (owed Cognito deletions and revocations); see app/domain/purge.server.ts.
-  const stopPurge = schedulePurge({
-    db: database.db,
-    identity: createDomainIdentity(config.cognito, database.db),
-    config,
-    clock: systemClock,
-  });
+  const identity = createDomainIdentity(config.cognito, database.db);
+  const stopPurge = schedulePurge({ db: database.db, identity, config, clock: systemClock });
+  // The staff's member directory kept in step with Cognito (app/domain/directory-reconcile.server.ts).
+  const { requestsPerSecond, intervalMinutes } = config.directoryReconcile;
+  const stopReconcile =
+    intervalMinutes > 0
+      ? scheduleDirectoryReconcile(
+          { db: database.db, identity, clock: systemClock },
+          { requestsPerSecond, intervalMs: intervalMinutes * 60 * 1000 },
+        )
+      : () => {};
 
   const http = await createHttpApp(config, database, standIns?.mailbox);
   const server: Server = applyServerTimeouts(createServer(http.listener)).listen(config.port, config.host);
@@ -98,6 +104,7 @@ export async function startServer(mode: AppMode, standIns?: StandIns): Promise<v
     setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS).unref();
     // Stop accepting connections, let in-flight requests finish, then release the database and stand-ins.
     stopPurge();
+    stopReconcile();
     server.closeIdleConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await http.close();

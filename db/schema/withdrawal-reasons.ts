@@ -17,5 +17,9 @@ export const withdrawalReasons = pgTable(
     locale: text().notNull(),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
-  (table) => [index("withdrawal_reasons_created_at_idx").on(table.createdAt)],
+  (table) => [
+    index("withdrawal_reasons_created_at_idx").on(table.createdAt),
+    // The staff's member page shows the member's cancellation answers.
+    index("withdrawal_reasons_sub_idx").on(table.sub),
+  ],
 );

@@ -254,7 +254,14 @@ export async function startPreviewServer(env: Record<string, string> = {}): Prom
     script: "app/server/dev-entry.ts",
     args: ["--mode=preview"],
     port,
-    env: { APP_ORIGIN: `http://${HOST}:${port}`, DATA_DIR: makeTempDir("data"), LOG_LEVEL: "info", ...env },
+    env: {
+      APP_ORIGIN: `http://${HOST}:${port}`,
+      DATA_DIR: makeTempDir("data"),
+      LOG_LEVEL: "info",
+      // The benchmarks count Cognito calls: no scheduled directory reconcile adding its own.
+      DIRECTORY_RECONCILE_INTERVAL_MINUTES: "0",
+      ...env,
+    },
     readyPath: "/healthz/",
   });
 }

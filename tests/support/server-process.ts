@@ -43,7 +43,16 @@ async function startOnce(mode: "dev" | "preview", env: Record<string, string>): 
   const port = await findFreePort();
   const temp = makeTempDir("server");
   const child = spawn(process.execPath, ["--import", "tsx", "app/server/dev-entry.ts", `--mode=${mode}`], {
-    env: { ...process.env, PORT: String(port), DATA_DIR: temp.dir, APP_ORIGIN: `http://localhost:${port}`, ...env },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      DATA_DIR: temp.dir,
+      APP_ORIGIN: `http://localhost:${port}`,
+      // No scheduled directory reconcile: its Cognito calls would land in tests that count calls or fault the next
+      // one. A test that needs it sets its own interval.
+      DIRECTORY_RECONCILE_INTERVAL_MINUTES: "0",
+      ...env,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";

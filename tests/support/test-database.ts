@@ -1,3 +1,4 @@
+import postgres from "postgres";
 import { afterAll, beforeAll } from "vitest";
 import { type DatabaseHandle, openDatabase } from "../../db/client.server";
 import { makeTempDir } from "./temp-dir";
@@ -5,20 +6,48 @@ import { makeTempDir } from "./temp-dir";
 /**
  * One migrated database for a test file: PGlite in a temporary directory, or the PostgreSQL server named by
  * TEST_DATABASE_URL (as `.ci/run` does for the *.db.test.ts files). Returns a getter for use inside tests.
+ *
+ * `ownDatabase`: on PostgreSQL, a database of the file's own, created fresh beside TEST_DATABASE_URL's and
+ * dropped after, for tests that assert on whole tables (counts, every row of a list) and so cannot share them
+ * with the files running alongside.
  */
-export function useTestDatabase(label: string): () => DatabaseHandle {
+export function useTestDatabase(label: string, options: { ownDatabase?: boolean } = {}): () => DatabaseHandle {
   const temp = makeTempDir(label);
   let handle: DatabaseHandle | undefined;
+  let ownDatabase: { url: string; drop(): Promise<void> } | undefined;
   beforeAll(async () => {
-    handle = openDatabase({ databaseUrl: process.env.TEST_DATABASE_URL, dataDir: temp.dir });
+    let databaseUrl = process.env.TEST_DATABASE_URL;
+    if (databaseUrl && options.ownDatabase) {
+      ownDatabase = await createOwnDatabase(databaseUrl, label);
+      databaseUrl = ownDatabase.url;
+    }
+    handle = openDatabase({ databaseUrl, dataDir: temp.dir });
     await handle.migrate();
   });
   afterAll(async () => {
     await handle?.close();
+    await ownDatabase?.drop();
     temp.remove();
   });
   return () => {
     if (!handle) throw new Error("The test database is opened in beforeAll");
     return handle;
+  };
+}
+
+async function createOwnDatabase(sharedUrl: string, label: string) {
+  const url = new URL(sharedUrl);
+  const name = `${url.pathname.slice(1)}_${label}`.replace(/[^a-z0-9_]/gi, "_").toLowerCase();
+  const server = postgres(sharedUrl, { max: 1, onnotice: () => {} });
+  // A database left by an interrupted run is replaced.
+  await server.unsafe(`drop database if exists "${name}" with (force)`);
+  await server.unsafe(`create database "${name}"`);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      await server.unsafe(`drop database if exists "${name}" with (force)`);
+      await server.end();
+    },
   };
 }

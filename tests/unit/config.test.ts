@@ -163,3 +163,17 @@ test("the server's mode must be named, and named right", () => {
   expect(refusal(["--mdoe=production"])).toMatch(/Unknown option '--mdoe'.*--mode=<dev\|preview\|production>/);
   expect(refusal(["production"])).toMatch(/--mode=<dev\|preview\|production>/);
 });
+
+test("the directory reconcile job paces at 5 ListUsers requests a second every 6 hours unless told, and at most 25", () => {
+  expect(parseConfig({}).directoryReconcile).toEqual({ requestsPerSecond: 5, intervalMinutes: 360 });
+  expect(
+    parseConfig({ DIRECTORY_RECONCILE_REQUESTS_PER_SECOND: "20", DIRECTORY_RECONCILE_INTERVAL_MINUTES: "0" })
+      .directoryReconcile,
+  ).toEqual({ requestsPerSecond: 20, intervalMinutes: 0 });
+  const problems = problemsOf({
+    DIRECTORY_RECONCILE_REQUESTS_PER_SECOND: "30",
+    DIRECTORY_RECONCILE_INTERVAL_MINUTES: "-1",
+  });
+  expect(problems.some((problem) => problem.startsWith("DIRECTORY_RECONCILE_REQUESTS_PER_SECOND:"))).toBe(true);
+  expect(problems.some((problem) => problem.startsWith("DIRECTORY_RECONCILE_INTERVAL_MINUTES:"))).toBe(true);
+});

@@ -39,6 +39,8 @@ type Operation =
   | "AdminEnableUser"
   | "AdminListGroupsForUser"
   | "ListUsers"
+  | "ListGroups"
+  | "ListUsersInGroup"
   | "DescribeUserPool";
 
 export type CognitoOperation = Operation;

@@ -19,7 +19,9 @@ import {
   DescribeUserPoolCommand,
   ForgotPasswordCommand,
   GetGroupCommand,
+  ListGroupsCommand,
   ListUsersCommand,
+  ListUsersInGroupCommand,
   ResendConfirmationCodeCommand,
   RevokeTokenCommand,
   SignUpCommand,
@@ -359,6 +361,31 @@ export function createIdentityProvider(
           { abortSignal },
         );
         return { users: (output.Users ?? []).map(fromUserType), paginationToken: output.PaginationToken };
+      }),
+
+    /** One page of the pool's group names (the reconcile job reads memberships group by group). */
+    listGroups: (input: { nextToken?: string } = {}) =>
+      call("ListGroups", async (abortSignal) => {
+        const output = await client.send(new ListGroupsCommand({ UserPoolId, Limit: 60, NextToken: input.nextToken }), {
+          abortSignal,
+        });
+        const groups = (output.Groups ?? []).flatMap((group) => (group.GroupName ? [group.GroupName] : []));
+        return { groups, nextToken: output.NextToken };
+      }),
+
+    /** One page of a group's members, by sub. */
+    listUsersInGroup: (input: { groupName: string; nextToken?: string }) =>
+      call("ListUsersInGroup", async (abortSignal) => {
+        const output = await client.send(
+          new ListUsersInGroupCommand({
+            UserPoolId,
+            GroupName: input.groupName,
+            Limit: 60,
+            NextToken: input.nextToken,
+          }),
+          { abortSignal },
+        );
+        return { subs: (output.Users ?? []).map((user) => fromUserType(user).sub), nextToken: output.NextToken };
       }),
 
     poolSummary: () =>

@@ -269,6 +269,46 @@ export function createStandInHarness(options: StandInHarnessOptions) {
     await (await poolOf(stored)).saveAppClient(ctx, rotation ? { ...rest, RefreshTokenRotation: rotation } : rest);
   }
 
+  /**
+   * The bulk seed for tests of scale: users written into the pool's store in one write, as cognito-local keeps them
+   * (Username is the sub, as in a pool that signs in by e-mail), created a millisecond apart in the list's order.
+   */
+  async function seedUsers(body: Body): Promise<{ users: { sub: string; email: string }[] }> {
+    const pool = await poolById(body.userPoolId);
+    if (!Array.isArray(body.users)) throw new Error("users must be a list");
+    const start = services.clock.get().getTime();
+    const seeded = (body.users as Body[]).map((seed, index): LocalUser => {
+      const sub = randomUUID();
+      const email = text(seed.email);
+      if (!email) throw new Error(`users[${index}] has no email`);
+      const extra = Object.entries((seed.attributes ?? {}) as Record<string, string>).map(([Name, Value]) => ({
+        Name,
+        Value,
+      }));
+      const created = new Date(start + index);
+      return {
+        Username: sub,
+        Password: randomUUID(),
+        Attributes: [
+          { Name: "sub", Value: sub },
+          { Name: "email", Value: email },
+          { Name: "email_verified", Value: "true" },
+          ...extra,
+        ].sort((a, b) => a.Name.localeCompare(b.Name)),
+        Enabled: seed.enabled !== false,
+        UserStatus: text(seed.status) ?? "CONFIRMED",
+        UserCreateDate: created,
+        UserLastModifiedDate: created,
+      };
+    });
+    const existing = (await pool.dataStore.get<Record<string, LocalUser>>(ctx, "Users", {})) ?? {};
+    await pool.dataStore.set(ctx, "Users", {
+      ...existing,
+      ...Object.fromEntries(seeded.map((user) => [user.Username, user])),
+    });
+    return { users: seeded.map((user) => ({ sub: user.Username, email: attribute(user, "email") ?? "" })) };
+  }
+
   // ---- per-operation behaviour ----------------------------------------------------------------------------------
 
   interface Prepared {
@@ -794,6 +834,14 @@ export function createStandInHarness(options: StandInHarnessOptions) {
         }
       case "GET /requests":
         return json(200, switches.requestCounts());
+      case "GET /requests/log":
+        return json(200, { requests: switches.requestLog() });
+      case "POST /users":
+        try {
+          return json(200, await seedUsers(JSON.parse(raw.toString("utf8") || "{}") as Body));
+        } catch (error) {
+          return json(400, { error: String(error) });
+        }
       case "DELETE /requests":
         switches.resetCounts();
         return json(200, switches.requestCounts());

@@ -77,8 +77,16 @@ export interface Ctx {
   logger: unknown;
 }
 
+/** cognito-local's store of one pool (StormDB): each `set` rewrites the pool's whole JSON file. */
+export interface LocalDataStore {
+  get<T>(ctx: Ctx, key: string | string[], defaultValue?: T): Promise<T | null>;
+  set<T>(ctx: Ctx, key: string | string[], value: T): Promise<void>;
+}
+
 export interface LocalUserPool {
   readonly options: LocalUserPoolOptions;
+  /** The pool's store, used directly only to seed many users in one write (the harness's bulk seed). */
+  readonly dataStore: LocalDataStore;
   getUserByUsername(ctx: Ctx, username: string): Promise<LocalUser | null>;
   getUserByRefreshToken(ctx: Ctx, refreshToken: string): Promise<LocalUser | null>;
   listUsers(ctx: Ctx, filter?: string): Promise<LocalUser[]>;

@@ -47,6 +47,16 @@ export interface RequestCounts {
   byOperation: Record<string, number>;
 }
 
+/** One received request, for tests that check a pace (requests per second) rather than a count. */
+export interface LoggedRequest {
+  operation: string;
+  /** Epoch milliseconds when the harness received it. */
+  at: number;
+}
+
+/** The request log keeps the newest this many, so a long-running dev stand-in does not grow without bound. */
+const MAX_LOGGED_REQUESTS = 50_000;
+
 const DEFAULT_DELAY_MS = 10_000;
 const MESSAGES: Record<string, string> = {
   TooManyRequestsException: "Rate exceeded",
@@ -57,10 +67,17 @@ const MESSAGES: Record<string, string> = {
 export class HarnessSwitches {
   private fault: FaultState = { mode: "none", applied: 0 };
   private counts: RequestCounts = { total: 0, byOperation: {} };
+  private log: LoggedRequest[] = [];
 
   count(operation: string): void {
     this.counts.total += 1;
     this.counts.byOperation[operation] = (this.counts.byOperation[operation] ?? 0) + 1;
+    this.log.push({ operation, at: Date.now() });
+    if (this.log.length > MAX_LOGGED_REQUESTS) this.log.splice(0, this.log.length - MAX_LOGGED_REQUESTS);
+  }
+
+  requestLog(): LoggedRequest[] {
+    return [...this.log];
   }
 
   requestCounts(): RequestCounts {
@@ -69,6 +86,7 @@ export class HarnessSwitches {
 
   resetCounts(): void {
     this.counts = { total: 0, byOperation: {} };
+    this.log = [];
   }
 
   currentFault(): FaultState {

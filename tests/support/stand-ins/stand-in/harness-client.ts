@@ -2,9 +2,9 @@
  * Typed calls to the stand-in harness's control endpoint (`<endpoint>/__harness/…`), for tests and for anything
  * else that runs against the stand-in. Never part of production: production has no harness.
  */
-import { HARNESS_PATH, type FaultSettings, type FaultState, type RequestCounts } from "./faults";
+import { HARNESS_PATH, type FaultSettings, type FaultState, type LoggedRequest, type RequestCounts } from "./faults";
 
-export type { FaultMode, FaultSettings, FaultState, RequestCounts, ThrottleError } from "./faults";
+export type { FaultMode, FaultSettings, FaultState, LoggedRequest, RequestCounts, ThrottleError } from "./faults";
 export { JWKS_OPERATION, OPENID_CONFIGURATION_OPERATION } from "./faults";
 
 async function call<T>(endpoint: string, method: string, path: string, body?: unknown): Promise<T> {
@@ -39,4 +39,31 @@ export function getRequestCounts(endpoint: string): Promise<RequestCounts> {
 
 export async function resetRequestCounts(endpoint: string): Promise<void> {
   await call(endpoint, "DELETE", "/requests");
+}
+
+/** Every request since the last reset (the newest 50,000), with the time the stand-in received it. */
+export async function getRequestLog(endpoint: string): Promise<LoggedRequest[]> {
+  return (await call<{ requests: LoggedRequest[] }>(endpoint, "GET", "/requests/log")).requests;
+}
+
+/** A user for seedUsers: confirmed, enabled and verified unless told otherwise. */
+export interface SeedUser {
+  email: string;
+  attributes?: Record<string, string>;
+  status?: string;
+  enabled?: boolean;
+}
+
+/**
+ * Writes many users straight into the stand-in's store in one write (AdminCreateUser one at a time rewrites the
+ * pool's whole data file per user, far too slow for thousands). Their creation times follow the list's order.
+ * For tests of scale only; answers each user's sub.
+ */
+export async function seedUsers(
+  endpoint: string,
+  userPoolId: string,
+  users: SeedUser[],
+): Promise<{ sub: string; email: string }[]> {
+  return (await call<{ users: { sub: string; email: string }[] }>(endpoint, "POST", "/users", { userPoolId, users }))
+    .users;
 }
