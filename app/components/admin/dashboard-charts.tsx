@@ -1,20 +1,13 @@
+import type { DashboardFigures } from "~/domain/admin-dashboard.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { BarChart } from "./bar-chart";
 import { StackedBarChart } from "./stacked-bar-chart";
 import { useAdminLabels } from "./use-admin-labels";
 
-/** The dashboard's four figures, as app/domain/admin-dashboard.server.ts counts them. */
-export interface DashboardData {
-  signUpsByMonth: readonly { month: string; signUps: number }[];
-  cancellationsByMonth: readonly { month: string; byReason: Readonly<Record<string, number>>; total: number }[];
-  membersByLanguage: readonly { locale: string | null; members: number }[];
-  membersByReferrer: readonly { service: string; members: number }[];
-}
-
 const sum = (values: readonly number[]) => values.reduce((total, value) => total + value, 0);
 
 /** Sign-ups, cancellations by reason, members by language and by referrer: four server-rendered charts. */
-export function AdminDashboard({ figures }: { figures: DashboardData }) {
+export function AdminDashboard({ figures }: { figures: DashboardFigures }) {
   const { t, i18n } = useTranslation("admin");
   const labels = useAdminLabels();
   const number = new Intl.NumberFormat(i18n.language);
