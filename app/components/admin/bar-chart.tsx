@@ -1,7 +1,6 @@
-import { scaleBand, scaleLinear } from "d3-scale";
 import { useId } from "react";
 import { ChartFrame, ChartTable } from "./chart-frame";
-import { CHART_HEIGHT, CHART_MARGIN, CHART_WIDTH, PLOT_BOTTOM, PLOT_RIGHT, ValueAxis } from "./chart-geometry";
+import { ChartSvg, PLOT_BOTTOM, categoryScale, valueScale } from "./chart-geometry";
 
 export interface Bar {
   label: string;
@@ -26,25 +25,11 @@ export function BarChart({
   bars: readonly Bar[];
 }) {
   const id = useId();
-  const x = scaleBand()
-    .domain(bars.map((bar) => bar.label))
-    .range([CHART_MARGIN.left, PLOT_RIGHT])
-    .padding(0.2);
-  const y = scaleLinear()
-    .domain([0, Math.max(1, ...bars.map((bar) => bar.value))])
-    .nice()
-    .range([PLOT_BOTTOM, CHART_MARGIN.top]);
+  const x = categoryScale(bars.map((bar) => bar.label));
+  const y = valueScale(Math.max(...bars.map((bar) => bar.value)));
   return (
     <ChartFrame id={id} title={title}>
-      <svg
-        className="admin-chart__svg"
-        viewBox={`0 0 ${CHART_WIDTH} ${CHART_HEIGHT}`}
-        role="img"
-        aria-labelledby={`${id}-title ${id}-desc`}
-      >
-        <title id={`${id}-title`}>{title}</title>
-        <desc id={`${id}-desc`}>{description}</desc>
-        <ValueAxis scale={y} />
+      <ChartSvg id={id} title={title} description={description} x={x} y={y}>
         <g className="admin-chart__bars">
           {bars.map((bar) => (
             <rect
@@ -56,14 +41,7 @@ export function BarChart({
             />
           ))}
         </g>
-        <g aria-hidden="true" className="admin-chart__ticks">
-          {bars.map((bar) => (
-            <text key={bar.label} x={(x(bar.label) ?? 0) + x.bandwidth() / 2} y={PLOT_BOTTOM + 16} textAnchor="middle">
-              {bar.label}
-            </text>
-          ))}
-        </g>
-      </svg>
+      </ChartSvg>
       <ChartTable
         caption={title}
         headings={[categoryHeading, valueHeading]}

@@ -1,8 +1,8 @@
-import { scaleBand, scaleLinear, scaleOrdinal } from "d3-scale";
+import { scaleOrdinal } from "d3-scale";
 import { stack } from "d3-shape";
 import { useId } from "react";
 import { ChartFrame, ChartTable } from "./chart-frame";
-import { CHART_HEIGHT, CHART_MARGIN, CHART_WIDTH, PLOT_BOTTOM, PLOT_RIGHT, ValueAxis } from "./chart-geometry";
+import { ChartSvg, categoryScale, valueScale } from "./chart-geometry";
 
 export interface StackSeries {
   key: string;
@@ -42,25 +42,14 @@ export function StackedBarChart({
     .keys(series.map((entry) => entry.key))
     .value((row, key) => Number(row[key] ?? 0))(rows);
   const totals = rows.map((_, index) => series.reduce((sum, entry) => sum + (entry.values[index] ?? 0), 0));
-  const x = scaleBand().domain(categories).range([CHART_MARGIN.left, PLOT_RIGHT]).padding(0.2);
-  const y = scaleLinear()
-    .domain([0, Math.max(1, ...totals)])
-    .nice()
-    .range([PLOT_BOTTOM, CHART_MARGIN.top]);
+  const x = categoryScale(categories);
+  const y = valueScale(Math.max(...totals));
   const seriesClass = scaleOrdinal<string, string>()
     .domain(series.map((entry) => entry.key))
     .range(Array.from({ length: SERIES_CLASS_COUNT }, (_, index) => `admin-chart__series-${index}`));
   return (
     <ChartFrame id={id} title={title}>
-      <svg
-        className="admin-chart__svg"
-        viewBox={`0 0 ${CHART_WIDTH} ${CHART_HEIGHT}`}
-        role="img"
-        aria-labelledby={`${id}-title ${id}-desc`}
-      >
-        <title id={`${id}-title`}>{title}</title>
-        <desc id={`${id}-desc`}>{description}</desc>
-        <ValueAxis scale={y} />
+      <ChartSvg id={id} title={title} description={description} x={x} y={y}>
         {layers.map((layer) => (
           <g key={layer.key} className={seriesClass(layer.key)}>
             {layer.map((point, index) => (
@@ -74,14 +63,7 @@ export function StackedBarChart({
             ))}
           </g>
         ))}
-        <g aria-hidden="true" className="admin-chart__ticks">
-          {categories.map((category) => (
-            <text key={category} x={(x(category) ?? 0) + x.bandwidth() / 2} y={PLOT_BOTTOM + 16} textAnchor="middle">
-              {category}
-            </text>
-          ))}
-        </g>
-      </svg>
+      </ChartSvg>
       {/* The legend is for sighted readers; the table below names every series for everyone. */}
       <ul className="admin-chart__legend" aria-hidden="true">
         {series.map((entry) => (

@@ -4,6 +4,7 @@ import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
 import { AuditEventTable } from "~/components/admin/audit-event-table";
 import { AdminGetForm } from "~/components/admin/get-form";
+import { PageLinks } from "~/components/admin/page-links";
 import { InputField, SelectField } from "~/components/form/fields";
 import { AuditLogParams, STAFF_ACTIONS, listAuditEvents } from "~/domain/staff-audit-log.server";
 import { loadTranslations } from "~/i18n/translations.server";
@@ -75,18 +76,16 @@ export default function AuditLogPage({ loaderData }: Route.ComponentProps) {
         </div>
       </AdminGetForm>
       {events.length === 0 ? <p>{t("audit.empty")}</p> : <AuditEventTable events={events} caption={t("audit.title")} />}
-      {loaderData.newestQuery !== null || loaderData.olderQuery !== null ? (
-        <nav aria-label={t("list.pagination")} className="admin-pagination">
-          {loaderData.newestQuery !== null ? (
-            <AppLink to={`${logPath}${loaderData.newestQuery}`}>{t("audit.previous")}</AppLink>
-          ) : null}
-          {loaderData.olderQuery !== null ? (
-            <AppLink to={`${logPath}${loaderData.olderQuery}`} rel="next">
-              {t("audit.next")}
-            </AppLink>
-          ) : null}
-        </nav>
-      ) : null}
+      <PageLinks
+        previous={
+          loaderData.newestQuery === null
+            ? null
+            : { to: `${logPath}${loaderData.newestQuery}`, text: t("audit.previous") }
+        }
+        next={
+          loaderData.olderQuery === null ? null : { to: `${logPath}${loaderData.olderQuery}`, text: t("audit.next") }
+        }
+      />
     </section>
   );
 }

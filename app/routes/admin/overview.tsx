@@ -4,6 +4,7 @@ import { Button } from "~/components/button";
 import { AdminDashboard } from "~/components/admin/dashboard-charts";
 import { formatDay, formatName } from "~/components/admin/formats";
 import { AdminGetForm } from "~/components/admin/get-form";
+import { PageLinks } from "~/components/admin/page-links";
 import { useAdminLabels } from "~/components/admin/use-admin-labels";
 import { InputField, SelectField } from "~/components/form/fields";
 import { dashboardFigures } from "~/domain/admin-dashboard.server";
@@ -257,19 +258,13 @@ function MemberList({ loaderData }: { loaderData: Route.ComponentProps["loaderDa
           </table>
         </div>
       )}
-      {pageLinks && (pageLinks.previous !== null || pageLinks.next !== null) ? (
-        <nav aria-label={t("list.pagination")} className="admin-pagination">
-          {pageLinks.previous !== null ? (
-            <AppLink to={`${listPath}${pageLinks.previous}`} rel="prev">
-              {t("list.previous")}
-            </AppLink>
-          ) : null}
-          {pageLinks.next !== null ? (
-            <AppLink to={`${listPath}${pageLinks.next}`} rel="next">
-              {t("list.next")}
-            </AppLink>
-          ) : null}
-        </nav>
+      {pageLinks ? (
+        <PageLinks
+          previous={
+            pageLinks.previous === null ? null : { to: `${listPath}${pageLinks.previous}`, text: t("list.previous") }
+          }
+          next={pageLinks.next === null ? null : { to: `${listPath}${pageLinks.next}`, text: t("list.next") }}
+        />
       ) : null}
     </section>
   );
