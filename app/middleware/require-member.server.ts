@@ -4,12 +4,15 @@ import { routeNameForPathname } from "~/routing/route-table";
 import { servicesOf } from "~/services.server";
 import { type SignedInMember, getMember, peekMember } from "./member-session.server";
 
-/** Sign-in in the page's language, with `to=<route name>` so that the member comes back here afterwards. */
+/**
+ * Sign-in in the page's language, with `to=` so that the member comes back here afterwards: the route name of a
+ * plain page, or the path itself where the name would lose something (a member's detail page, a search's query).
+ */
 export function redirectToSignIn(request: Request): never {
-  const { pathname } = new URL(request.url);
+  const { pathname, search } = new URL(request.url);
   const signIn = pathnameForLocale("/auth/sign-in/", localeFromPathname(pathname));
-  const name = routeNameForPathname(pathname);
-  throw redirect(name ? `${signIn}?to=${encodeURIComponent(name)}` : signIn);
+  const to = (search === "" && routeNameForPathname(pathname)) || `${pathname}${search}`;
+  throw redirect(`${signIn}?to=${encodeURIComponent(to)}`);
 }
 
 /** The signed-in member; anyone else is sent to sign-in (the database down: the 503 page, see getMember). */

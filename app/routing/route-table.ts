@@ -52,8 +52,8 @@ export const ROUTE_SECTIONS = [
     layout: "layouts/admin-layout.tsx",
     pages: [
       { name: "admin", path: "admin", file: "routes/admin/overview.tsx" },
-      { name: "admin-users", path: "admin/users", file: "routes/admin/users.tsx" },
-      { name: "admin-user", path: "admin/users/:sub", file: "routes/admin/user.tsx" },
+      { name: "admin-users", path: "admin/users", file: "routes/admin/open-member.tsx" },
+      { name: "admin-user", path: "admin/users/:sub", file: "routes/admin/member.tsx" },
       { name: "admin-audit-log", path: "admin/audit-log", file: "routes/admin/audit-log.tsx" },
     ],
   },

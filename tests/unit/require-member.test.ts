@@ -60,6 +60,18 @@ test("requireAdmin sends a visitor to sign-in in the page's language, with the w
   });
 });
 
+test("requireAdmin sends a visitor to a member's page or a search to sign-in with that very page as the way back", () => {
+  for (const page of [
+    `${pathFor("admin-user", "ja", { sub: "0b7e8f52-4b1a-4c8e-9a51-2f9d3c1e6a70" })}`,
+    `${pathFor("admin", "ja")}?q=yamada`,
+  ]) {
+    expect(thrownBy(() => requireAdmin(contextWith(null), new Request(`http://localhost${page}`)))).toEqual({
+      status: 302,
+      location: `${pathFor("auth-sign-in", "ja")}?to=${encodeURIComponent(page)}`,
+    });
+  }
+});
+
 test("requireAdmin sends a browser whose session expired or ended to /", () => {
   for (const cookie of ["id_session=ended.signature", "theme=dark; __Secure-id_session=ended.signature"]) {
     const request = new Request(adminPage, { headers: { Cookie: cookie } });

@@ -10,7 +10,7 @@ import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { requireAdmin } from "~/middleware/require-member.server";
 import { pathFor } from "~/routing/route-table";
 import { servicesOf } from "~/services.server";
-import type { Route } from "./+types/users";
+import type { Route } from "./+types/open-member";
 
 /** The one field of the "open a member" form: a sub or an e-mail address. */
 const OpenMemberSchema = z.object({ member: z.string().trim().min(1).max(320) });

@@ -29,7 +29,7 @@ import { pathFor } from "~/routing/route-table";
 import { requestInfoContext } from "~/server/request-context";
 import { servicesOf } from "~/services.server";
 import { getToastUtils } from "~/toast.server";
-import type { Route } from "./+types/user";
+import type { Route } from "./+types/member";
 
 /** The actions that need nothing but a confirmation; each is one staff verb (app/domain/staff-actions.server.ts). */
 const CONFIRMED_ACTIONS = ["refresh", "sessions-end", "disable", "enable"] as const;
