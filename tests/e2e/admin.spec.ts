@@ -41,13 +41,21 @@ async function confirmAction(page: Page, button: string, confirm: string) {
   await page.getByTestId("confirm-panel").getByRole("button", { name: confirm }).click();
 }
 
-test("the admin pages send a visitor to sign-in and come back after it", async ({ page }) => {
+test("the admin pages send a visitor to sign-in and come back after it, to the very member's page", async ({
+  page,
+  request,
+}) => {
   const admin = await createStaffAdmin(STANDIN_PORT, "admin-visitor");
+  await refreshIntoDirectory(request, STANDIN_PORT, admin, []);
   await page.goto("/admin/");
   await expect(page).toHaveURL(/\/auth\/sign-in\/\?to=admin$/);
+  const memberPage = `/admin/users/${admin.sub}/`;
+  await page.goto(memberPage);
+  await expect(page).toHaveURL(`/auth/sign-in/?to=${encodeURIComponent(memberPage)}`);
   await signIn(page, admin);
-  await expect(page).toHaveURL(/\/admin\/$/);
+  await expect(page).toHaveURL(memberPage);
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("管理画面");
+  await expect(page.getByTestId("member-email")).toHaveText(admin.email);
 });
 
 test("a member outside the admin group gets the 403 page in both languages", async ({ page }) => {
