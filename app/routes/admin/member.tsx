@@ -80,19 +80,15 @@ export async function action({ request, params, context }: Route.ActionArgs) {
 
   if (String(formData.get("intent")).endsWith("email-change")) {
     const submission = parseWithZod(formData, { schema: StaffEmailChangeSchema });
-    if (submission.status !== "success")
+    if (submission.status !== "success") {
       return data({ form: "emailChange" as const, result: submission.reply() }, { status: 400 });
+    }
     // The review step changes nothing: it shows old → new with the confirming button.
     if (submission.value.intent === "review-email-change") {
       return { form: "emailChange" as const, result: submission.reply(), review: submission.value.email };
     }
-    const limited = await checkAttemptLimit(context, "staffAction", admin.sub);
-    if (limited) {
-      return data(
-        { form: "emailChange" as const, result: submission.reply({ formErrors: [limited.formError] }) },
-        limited.init,
-      );
-    }
+    const limited = await refusalAtStaffLimit(context, admin.sub, "emailChange", submission);
+    if (limited) return limited;
     try {
       await changeMemberEmail(services, actor, sub, submission.value.email);
     } catch (error) {
@@ -106,15 +102,11 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   }
 
   const submission = parseWithZod(formData, { schema: StaffActionSchema });
-  if (submission.status !== "success")
+  if (submission.status !== "success") {
     return data({ form: "staffAction" as const, result: submission.reply() }, { status: 400 });
-  const limited = await checkAttemptLimit(context, "staffAction", admin.sub);
-  if (limited) {
-    return data(
-      { form: "staffAction" as const, result: submission.reply({ formErrors: [limited.formError] }) },
-      limited.init,
-    );
   }
+  const limited = await refusalAtStaffLimit(context, admin.sub, "staffAction", submission);
+  if (limited) return limited;
   try {
     const message = await runConfirmedAction(submission.value.intent, services, actor, sub);
     return toast.redirectWithSuccess(detailPath, message);
@@ -122,6 +114,18 @@ export async function action({ request, params, context }: Route.ActionArgs) {
     throwNotFoundForUnknownMember(error);
     return replyWithDomainError(submission, error, { extra: { form: "staffAction" as const } });
   }
+}
+
+/** The form's answer when the admin has reached the staff actions' rate limit (per admin and per IP), else null. */
+async function refusalAtStaffLimit<Form extends "emailChange" | "staffAction">(
+  context: Route.ActionArgs["context"],
+  adminSub: string,
+  form: Form,
+  submission: { reply(options: { formErrors: string[] }): SubmissionResult<string[]> },
+) {
+  const limited = await checkAttemptLimit(context, "staffAction", adminSub);
+  if (!limited) return null;
+  return data({ form, result: submission.reply({ formErrors: [limited.formError] }) }, limited.init);
 }
 
 /** An action on a sub no member has answers the page's 404, as the loader does, rather than a form message. */
