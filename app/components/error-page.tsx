@@ -6,17 +6,19 @@ import { pathFor } from "~/routing/route-table";
 import { AppLink } from "./app-link";
 import { PageFrame } from "./page-frame";
 
-type ErrorKind = "notFound" | "serverError" | "serviceUnavailable";
+type ErrorKind = "notFound" | "forbidden" | "serverError" | "serviceUnavailable";
 
-/** The site has three error pages; every other status (403, 405, …) reads as the generic 500 page. */
+/** The site has four error pages; every other status (405, …) reads as the generic 500 page. */
 function getErrorKind(status: number): ErrorKind {
   if (status === 404) return "notFound";
+  // Only the staff pages answer 403 (a member outside the admin group).
+  if (status === 403) return "forbidden";
   if (status === 503) return "serviceUnavailable";
   return "serverError";
 }
 
 /**
- * The 404 / 500 / 503 page drawn by the layouts' ErrorBoundary. It never shows error details: the status is all
+ * The 404 / 403 / 500 / 503 page drawn by the layouts' ErrorBoundary. It never shows error details: the status is all
  * a visitor needs, and the server log has the rest.
  */
 export function ErrorPage({ status }: { status: number }) {
@@ -59,7 +61,7 @@ export function ErrorPage({ status }: { status: number }) {
 }
 
 /**
- * The layouts' error boundary: 404, 500 and 503 inside the site frame, so the member keeps the header, menu and
+ * The layouts' error boundary: 404, 403, 500 and 503 inside the site frame, so the member keeps the header, menu and
  * language switch.
  */
 export function FramedErrorPage() {

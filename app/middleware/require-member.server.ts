@@ -2,14 +2,17 @@ import { type RouterContextProvider, data, redirect } from "react-router";
 import { localeFromPathname, pathnameForLocale } from "~/i18n/locales";
 import { routeNameForPathname } from "~/routing/route-table";
 import { servicesOf } from "~/services.server";
-import { type SignedInMember, getMember } from "./member-session.server";
+import { type SignedInMember, getMember, peekMember } from "./member-session.server";
 
-/** Sign-in in the page's language, with `to=<route name>` so that the member comes back here afterwards. */
+/**
+ * Sign-in in the page's language, with `to=` so that the member comes back here afterwards: the route name of a
+ * plain page, or the path itself where the name would lose something (a member's detail page, a search's query).
+ */
 export function redirectToSignIn(request: Request): never {
-  const { pathname } = new URL(request.url);
+  const { pathname, search } = new URL(request.url);
   const signIn = pathnameForLocale("/auth/sign-in/", localeFromPathname(pathname));
-  const name = routeNameForPathname(pathname);
-  throw redirect(name ? `${signIn}?to=${encodeURIComponent(name)}` : signIn);
+  const to = (search === "" && routeNameForPathname(pathname)) || `${pathname}${search}`;
+  throw redirect(`${signIn}?to=${encodeURIComponent(to)}`);
 }
 
 /** The signed-in member; anyone else is sent to sign-in (the database down: the 503 page, see getMember). */
@@ -20,11 +23,43 @@ export function requireMember(context: Readonly<RouterContextProvider>, request:
 }
 
 /**
- * A signed-in member of the configured admin group. Signed out goes to `/`; a member outside the group is forbidden.
+ * A session cookie's name, whatever prefix it carries (__Secure- over https). Its presence without a member means a
+ * session that has expired or ended (the session middleware has just cleared it), not a visitor.
  */
-export function requireAdmin(context: Readonly<RouterContextProvider>): SignedInMember {
+const SESSION_COOKIE = /(?:^|;\s*)(?:__Secure-)?id_session=/;
+
+/** Whether the request came with a session cookie that did not give a member: the admin's session ran out. */
+function hadEndedSession(request: Request): boolean {
+  return SESSION_COOKIE.test(request.headers.get("Cookie") ?? "");
+}
+
+/**
+ * Where someone who is not signed in is sent from an admin page: a visitor to sign-in with `to=` (they come back
+ * after signing in); a browser whose session expired or ended to `/` (spec section 4: an admin call answered 401
+ * sends the user to /) rather than round a sign-in loop for a session that may have been ended on purpose.
+ */
+function redirectFromAdmin(request: Request): never {
+  if (hadEndedSession(request)) throw redirect("/");
+  redirectToSignIn(request);
+}
+
+/**
+ * The admin layout's guard: redirects only, so it can run as middleware on client navigations too (a middleware
+ * that throws a 403 would keep the root loader, and so the localized error page, from running; requireAdmin in
+ * the loaders answers that). The database down: the page goes ahead and answers 503.
+ */
+export function redirectUnlessSignedIn(context: Readonly<RouterContextProvider>, request: Request): void {
+  const { member, databaseUnavailable } = peekMember(context);
+  if (!member && !databaseUnavailable) redirectFromAdmin(request);
+}
+
+/**
+ * A signed-in member of the configured admin group, for the admin pages' loaders and actions. Anyone not signed
+ * in is redirected (redirectFromAdmin); a member outside the group is forbidden (403).
+ */
+export function requireAdmin(context: Readonly<RouterContextProvider>, request: Request): SignedInMember {
   const member = getMember(context);
-  if (!member) throw redirect("/");
+  if (!member) redirectFromAdmin(request);
   if (!member.groups.includes(servicesOf(context).config.adminGroup)) throw data(null, { status: 403 });
   return member;
 }

@@ -47,6 +47,17 @@ export const ROUTE_SECTIONS = [
     ],
   },
   {
+    // Staff only: the layout sends visitors to sign-in, an ended session to /, and answers 403 to other members.
+    id: "staff",
+    layout: "layouts/admin-layout.tsx",
+    pages: [
+      { name: "admin", path: "admin", file: "routes/admin/overview.tsx" },
+      { name: "admin-users", path: "admin/users", file: "routes/admin/open-member.tsx" },
+      { name: "admin-user", path: "admin/users/:sub", file: "routes/admin/member.tsx" },
+      { name: "admin-audit-log", path: "admin/audit-log", file: "routes/admin/audit-log.tsx" },
+    ],
+  },
+  {
     // Internal tools: development and preview only (the layout's middleware answers 404 in production).
     id: "dev-tools",
     layout: "layouts/dev-tools-layout.tsx",

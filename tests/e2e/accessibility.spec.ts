@@ -1,5 +1,8 @@
 import AxeBuilder from "@axe-core/playwright";
 import { type Page, expect, test } from "@playwright/test";
+import { STANDIN_PORT } from "../../playwright.config";
+import { createStaffAdmin, refreshIntoDirectory } from "../support/admin-members";
+import { signIn } from "../support/sign-in-form";
 
 const PAGES = [
   "/",
@@ -46,5 +49,28 @@ test("every design-debug subpage has no serious or critical accessibility violat
   for (const path of subpages) {
     await page.goto(path);
     await expectNoSeriousViolations(page, path);
+  }
+});
+
+test("the admin pages have no serious or critical accessibility violations", async ({ page, request }) => {
+  test.setTimeout(120_000);
+  const admin = await createStaffAdmin(STANDIN_PORT, "axe");
+  await refreshIntoDirectory(request, STANDIN_PORT, admin, []);
+  await page.goto("/auth/sign-in/?to=admin");
+  await signIn(page, admin);
+  await expect(page).toHaveURL(/\/admin\/$/);
+  for (const prefix of ["", "/en"]) {
+    for (const path of [
+      "/admin/",
+      `/admin/?q=${encodeURIComponent(admin.email)}`,
+      "/admin/?status=sleeping",
+      "/admin/users/",
+      `/admin/users/${admin.sub}/`,
+      `/admin/users/${admin.sub}/?confirm=disable`,
+      "/admin/audit-log/",
+    ]) {
+      await page.goto(`${prefix}${path}`);
+      await expectNoSeriousViolations(page, `${prefix}${path}`);
+    }
   }
 });

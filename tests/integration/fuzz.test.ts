@@ -18,6 +18,7 @@ import {
 import { type ServerProcess, startServerProcess } from "../support/server-process";
 import { createTestAdmin } from "../support/test-admins";
 import { TEST_PASSWORD, createTestMember } from "../support/test-members";
+import { createNamedMember } from "../support/admin-members";
 
 /**
  * A fuzz of every page form action (posted as a browser with JavaScript off would, with the app's
@@ -92,7 +93,8 @@ type SessionName =
   | "signOut"
   | "passwordEdit"
   | "withdrawal"
-  | "emailChange";
+  | "emailChange"
+  | "staff";
 type BearerName = "none" | "apiMember" | "apiWithdrawal" | "apiAdmin";
 
 interface Renewable {
@@ -144,6 +146,14 @@ async function newMember(label: string) {
 const SESSION_SETUP: Record<Exclude<SessionName, "anonymous">, (session: Session) => Promise<void>> = {
   member: async (session) => {
     session.member ??= await newMember("fuzz-member");
+    session.cookies = await client.signIn(session.member, deviceOnly(session.cookies));
+  },
+  // An admin: the staff pages' actions get past the guard (on random subs, so no real member is touched).
+  staff: async (session) => {
+    session.member ??= await createNamedMember(server.standInPort, {
+      email: `fuzz-staff-${crypto.randomUUID().slice(0, 8)}@example.jp`,
+      admin: true,
+    });
     session.cookies = await client.signIn(session.member, deviceOnly(session.cookies));
   },
   // The device-limit screen: DEVICE_LIMIT sign-ins on other devices, then one more on a new device.
@@ -617,6 +627,22 @@ const PAGE_FORMS: PageForm[] = [
       ...withdrawalAnswers(ctx.rng),
       ["password", ctx.rng.chance(0.5) ? memberPassword(ctx) : newPassword(ctx.rng)],
     ],
+    weight: 3,
+  },
+  {
+    kind: "page",
+    name: "admin/users/{sub}",
+    route: "admin-user",
+    path: (ctx) => `/admin/users/${ctx.rng.uuid()}/`,
+    sessions: ["anonymous", "member", "staff"],
+    intents: ["refresh", "sessions-end", "disable", "enable", "review-email-change", "email-change"],
+    fields: (ctx) =>
+      ctx.rng.chance(0.5)
+        ? [["intent", ctx.rng.pick(["refresh", "sessions-end", "disable", "enable"])]]
+        : [
+            ["intent", ctx.rng.pick(["review-email-change", "email-change"])],
+            ["email", freshEmail(ctx.rng)],
+          ],
     weight: 3,
   },
   {

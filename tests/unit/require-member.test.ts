@@ -2,7 +2,7 @@ import { RouterContextProvider } from "react-router";
 import { expect, test } from "vitest";
 import { parseConfig } from "~/config.server";
 import { type SignedInMember, memberContext } from "~/middleware/member-session.server";
-import { requireAdmin, requireMember } from "~/middleware/require-member.server";
+import { redirectUnlessSignedIn, requireAdmin, requireMember } from "~/middleware/require-member.server";
 import { pathFor } from "~/routing/route-table";
 import { type AppServices, servicesContext } from "~/services.server";
 
@@ -46,15 +46,50 @@ test("requireMember sends a visitor to sign-in in the page's language, with the 
   });
 });
 
+const adminPage = `http://localhost${pathFor("admin", "en")}`;
+
 test("requireAdmin gives a member of the configured admin group", () => {
   const admin = { ...member, groups: ["staff"] };
-  expect(requireAdmin(contextWith(admin))).toBe(admin);
+  expect(requireAdmin(contextWith(admin), new Request(adminPage))).toBe(admin);
 });
 
-test("requireAdmin sends a visitor to / and forbids a member outside the admin group", () => {
-  expect(thrownBy(() => requireAdmin(contextWith(null)))).toEqual({ status: 302, location: "/" });
-  expect(thrownBy(() => requireAdmin(contextWith({ ...member, groups: ["admin"] })))).toEqual({
+test("requireAdmin sends a visitor to sign-in in the page's language, with the way back", () => {
+  expect(thrownBy(() => requireAdmin(contextWith(null), new Request(adminPage)))).toEqual({
+    status: 302,
+    location: `${pathFor("auth-sign-in", "en")}?to=admin`,
+  });
+});
+
+test("requireAdmin sends a visitor to a member's page or a search to sign-in with that very page as the way back", () => {
+  for (const page of [
+    `${pathFor("admin-user", "ja", { sub: "0b7e8f52-4b1a-4c8e-9a51-2f9d3c1e6a70" })}`,
+    `${pathFor("admin", "ja")}?q=yamada`,
+  ]) {
+    expect(thrownBy(() => requireAdmin(contextWith(null), new Request(`http://localhost${page}`)))).toEqual({
+      status: 302,
+      location: `${pathFor("auth-sign-in", "ja")}?to=${encodeURIComponent(page)}`,
+    });
+  }
+});
+
+test("requireAdmin sends a browser whose session expired or ended to /", () => {
+  for (const cookie of ["id_session=ended.signature", "theme=dark; __Secure-id_session=ended.signature"]) {
+    const request = new Request(adminPage, { headers: { Cookie: cookie } });
+    expect(thrownBy(() => requireAdmin(contextWith(null), request))).toEqual({ status: 302, location: "/" });
+  }
+});
+
+test("requireAdmin forbids a member outside the admin group", () => {
+  expect(thrownBy(() => requireAdmin(contextWith({ ...member, groups: ["admin"] }), new Request(adminPage)))).toEqual({
     status: 403,
     location: null,
+  });
+});
+
+test("redirectUnlessSignedIn lets any member through and redirects only the signed out", () => {
+  expect(() => redirectUnlessSignedIn(contextWith(member), new Request(adminPage))).not.toThrow();
+  expect(thrownBy(() => redirectUnlessSignedIn(contextWith(null), new Request(adminPage)))).toEqual({
+    status: 302,
+    location: `${pathFor("auth-sign-in", "en")}?to=admin`,
   });
 });

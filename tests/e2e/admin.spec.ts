@@ -1,0 +1,212 @@
+import { type Browser, type Page, expect, test } from "@playwright/test";
+import { STANDIN_PORT } from "../../playwright.config";
+import { createNamedMember, createStaffAdmin, refreshIntoDirectory } from "../support/admin-members";
+import { signIn } from "../support/sign-in-form";
+import { createTestMember } from "../support/test-members";
+
+/** Common kanji for family names that no other test (or the other project's run) will share. */
+const KANJI = "山川田中村林森木本松竹梅桜花岡島石原野沢井上下";
+
+/** A family name of five random kanji: the search by Japanese name finds only this test's members. */
+function uniqueFamilyName(): string {
+  return Array.from({ length: 5 }, () => KANJI[Math.floor(Math.random() * KANJI.length)]).join("");
+}
+
+async function signedInBrowser(
+  browser: Browser,
+  member: { email: string; password: string },
+  javaScriptEnabled: boolean,
+  to: string,
+) {
+  const context = await browser.newContext({ locale: "ja-JP", javaScriptEnabled });
+  const page = await context.newPage();
+  await page.goto(`/auth/sign-in/?to=${to}`);
+  await signIn(page, member);
+  return { context, page };
+}
+
+/** Submits the member list's search form with the given fields, the rest left as they are. */
+async function search(page: Page, fields: { q?: string; status?: string; locale?: string }) {
+  const form = page.getByRole("form", { name: "検索と絞り込み" });
+  if (fields.q !== undefined) await form.getByLabel("検索", { exact: true }).fill(fields.q);
+  if (fields.status !== undefined) await form.getByLabel("状態").selectOption(fields.status);
+  if (fields.locale !== undefined) await form.getByLabel("言語", { exact: true }).selectOption(fields.locale);
+  await form.getByRole("button", { name: "検索", exact: true }).click();
+}
+
+/** Confirms one of the detail page's actions: its button asks, the panel's button does it. */
+async function confirmAction(page: Page, button: string, confirm: string) {
+  await page.getByRole("link", { name: button }).click();
+  await expect(page.getByTestId("confirm-panel")).toBeVisible();
+  await page.getByTestId("confirm-panel").getByRole("button", { name: confirm }).click();
+}
+
+test("the admin pages send a visitor to sign-in and come back after it, to the very member's page", async ({
+  page,
+  request,
+}) => {
+  const admin = await createStaffAdmin(STANDIN_PORT, "admin-visitor");
+  await refreshIntoDirectory(request, STANDIN_PORT, admin, []);
+  await page.goto("/admin/");
+  await expect(page).toHaveURL(/\/auth\/sign-in\/\?to=admin$/);
+  const memberPage = `/admin/users/${admin.sub}/`;
+  await page.goto(memberPage);
+  await expect(page).toHaveURL(`/auth/sign-in/?to=${encodeURIComponent(memberPage)}`);
+  await signIn(page, admin);
+  await expect(page).toHaveURL(memberPage);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("管理画面");
+  await expect(page.getByTestId("member-email")).toHaveText(admin.email);
+});
+
+test("a member outside the admin group gets the 403 page in both languages", async ({ page }) => {
+  const member = await createTestMember(STANDIN_PORT, "admin-forbidden");
+  await page.goto("/auth/sign-in/?to=my-profile");
+  await signIn(page, member);
+  await expect(page).toHaveURL(/\/my\/profile\/$/);
+  for (const [path, title] of [
+    ["/admin/", "このページを表示する権限がありません"],
+    ["/en/admin/audit-log/", "You do not have permission to view this page"],
+  ] as const) {
+    const response = await page.goto(path);
+    expect(response?.status()).toBe(403);
+    await expect(page.getByRole("heading", { level: 1 })).toHaveText(title);
+  }
+});
+
+test("staff find a member and fix them: search, filters, paging, refresh, e-mail, sessions, disable, enable, audit log", async ({
+  page,
+  browser,
+  request,
+  javaScriptEnabled,
+}) => {
+  test.setTimeout(300_000);
+  const tag = `adm${crypto.randomUUID().slice(0, 8)}`;
+  const familyName = uniqueFamilyName();
+  const admin = await createStaffAdmin(STANDIN_PORT, `staff-${tag}`);
+  const members = [];
+  for (const [index, givenName] of ["太郎", "花子", "次郎"].entries()) {
+    members.push(
+      await createNamedMember(STANDIN_PORT, {
+        email: `${tag}-${index}@example.jp`,
+        familyName,
+        givenName,
+        locale: index === 2 ? "en" : "ja",
+      }),
+    );
+  }
+  await refreshIntoDirectory(request, STANDIN_PORT, admin, members);
+  const [target] = members;
+  if (!target) throw new Error("no members were made");
+
+  await page.goto("/auth/sign-in/?to=admin");
+  await signIn(page, admin);
+  await expect(page).toHaveURL(/\/admin\/$/);
+
+  // The dashboard: four charts, each an image with its numbers in a table (the numbers are checked at the end).
+  await expect(page.locator("figure.admin-chart")).toHaveCount(4);
+  await expect(page.locator("figure.admin-chart svg[role=img]")).toHaveCount(4);
+
+  // By e-mail prefix; the URL keeps only what was filled in.
+  await search(page, { q: tag });
+  await expect(page).toHaveURL(new RegExp(`/admin/\\?q=${tag}$`));
+  await expect(page.locator("#member-list-count")).toHaveText("3 人が該当");
+  await expect(page.getByTestId("member-list").locator("tbody tr")).toHaveCount(3);
+
+  // By Japanese name, family and given name together.
+  await search(page, { q: `${familyName} 花子` });
+  await expect(page.locator("#member-list-count")).toHaveText("1 人が該当");
+  await expect(page.getByTestId("member-list")).toContainText(`${tag}-1@example.jp`);
+
+  // Filters.
+  await search(page, { q: familyName, locale: "en" });
+  await expect(page.locator("#member-list-count")).toHaveText("1 人が該当");
+  await expect(page.getByTestId("member-list")).toContainText(`${tag}-2@example.jp`);
+  await search(page, { locale: "", status: "disabled" });
+  await expect(page.locator("#member-list-count")).toHaveText("0 人が該当");
+
+  // An invalid parameter is shown by its field; the page still works.
+  const invalid = await page.goto(`/admin/?q=${tag}&status=sleeping`);
+  expect(invalid?.status()).toBe(400);
+  await expect(page.getByRole("alert")).toContainText("検索条件に誤りがあります");
+  await expect(page.locator("figure.admin-chart")).toHaveCount(4);
+
+  // Pages of two, forward and back, by keyset cursors.
+  await page.goto(`/admin/?q=${tag}&limit=2`);
+  const rows = page.getByTestId("member-list").locator("tbody tr");
+  await expect(rows).toHaveCount(2);
+  const firstPage = await rows.allTextContents();
+  await page.getByRole("link", { name: "次のページ" }).click();
+  await expect(rows).toHaveCount(1);
+  await expect(page.locator("#member-list-count")).toHaveText("3 人が該当");
+  await page.getByRole("link", { name: "前のページ" }).click();
+  await expect(rows).toHaveCount(2);
+  expect(await rows.allTextContents()).toEqual(firstPage);
+
+  // Open the member by e-mail from the open-a-member form.
+  await page.goto("/admin/users/");
+  await page.getByLabel("sub またはメールアドレス").fill(target.email);
+  await page.getByRole("button", { name: "開く" }).click();
+  await expect(page).toHaveURL(new RegExp(`/admin/users/${target.sub}/$`));
+  await expect(page.getByTestId("member-email")).toHaveText(target.email);
+
+  // Refresh from Cognito.
+  await confirmAction(page, "Cognito から再取得", "再取得する");
+  await expect(page.getByTestId("toast")).toContainText("Cognito から再取得しました");
+
+  // Change the e-mail: review old → new, then confirm; the member signs in with the new address.
+  const newEmail = `${tag}-new@example.jp`;
+  await page.getByLabel("新しいメールアドレス").fill(newEmail);
+  await page.getByRole("button", { name: "確認へ進む" }).click();
+  await expect(page.getByTestId("email-change-review")).toContainText(target.email);
+  await expect(page.getByTestId("email-change-review")).toContainText(newEmail);
+  await page.getByTestId("email-change-review").getByRole("button", { name: "変更する" }).click();
+  await expect(page.getByTestId("toast")).toContainText("メールアドレスを変更しました");
+  await expect(page.getByTestId("member-email")).toHaveText(newEmail);
+  const memberBrowser = await signedInBrowser(
+    browser,
+    { email: newEmail, password: target.password },
+    javaScriptEnabled,
+    "my-profile",
+  );
+  await expect(memberBrowser.page).toHaveURL(/\/my\/profile\/$/);
+
+  // End all sessions: the member's browser is signed out on its next page.
+  await confirmAction(page, "すべてのセッションを終了", "終了する");
+  await expect(page.getByTestId("toast")).toContainText("すべてのセッションを終了しました");
+  await memberBrowser.page.goto("/my/profile/");
+  await expect(memberBrowser.page).toHaveURL(/\/auth\/sign-in\/\?to=my-profile$/);
+
+  // Disable: sign-in fails. Enable: it works again.
+  await confirmAction(page, "アカウントを無効化", "無効化する");
+  await expect(page.getByTestId("toast")).toContainText("アカウントを無効化しました");
+  await expect(page.getByTestId("member-status")).toHaveText("無効化");
+  await signIn(memberBrowser.page, { email: newEmail, password: target.password });
+  await expect(memberBrowser.page.getByRole("alert")).toContainText("ログインに失敗しました");
+  await confirmAction(page, "アカウントを有効化", "有効化する");
+  await expect(page.getByTestId("toast")).toContainText("アカウントを有効化しました");
+  await signIn(memberBrowser.page, { email: newEmail, password: target.password });
+  await expect(memberBrowser.page).toHaveURL(/\/my\/profile\/$/);
+  await memberBrowser.context.close();
+
+  // The audit log shows each action, by the admin, on the member.
+  await page.getByRole("link", { name: "このユーザの操作履歴をすべて見る" }).click();
+  await expect(page).toHaveURL(new RegExp(`/admin/audit-log/\\?targetSub=${target.sub}$`));
+  // (The setup's refresh through the admin API is in it too.)
+  const events = page.getByTestId("audit-events").locator("tbody tr");
+  for (const action of ["Cognito から再取得", "メールアドレス変更", "セッション終了", "無効化", "有効化"]) {
+    await expect(events.filter({ hasText: action }).first()).toContainText(admin.email);
+  }
+  await expect(page.getByTestId("audit-events")).toContainText(newEmail);
+
+  // The dashboard counts the seeded members once its figures (cached for a minute) are recomputed: two active
+  // Japanese-speaking members and one English-speaking one of this test at least.
+  const membersIn = async (chart: number, row: string) => {
+    await page.goto("/admin/");
+    const cell = page.locator("figure.admin-chart").nth(chart).locator("tbody tr", { hasText: row }).locator("td");
+    return Number((await cell.first().textContent())?.replaceAll(",", ""));
+  };
+  await expect.poll(() => membersIn(2, "日本語"), { timeout: 90_000, intervals: [5_000] }).toBeGreaterThanOrEqual(2);
+  expect(await membersIn(2, "英語")).toBeGreaterThanOrEqual(1);
+  expect(await membersIn(3, "ID（直接）")).toBeGreaterThanOrEqual(3);
+  expect(await membersIn(0, new Date().toISOString().slice(0, 7))).toBeGreaterThanOrEqual(3);
+});

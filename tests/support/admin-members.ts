@@ -1,0 +1,91 @@
+import {
+  AdminAddUserToGroupCommand,
+  AdminCreateUserCommand,
+  AdminGetUserCommand,
+  AdminSetUserPasswordCommand,
+} from "@aws-sdk/client-cognito-identity-provider";
+import type { APIRequestContext } from "@playwright/test";
+import { bearerTokensFor, connectToStandIn } from "./bearer-tokens";
+import { TEST_PASSWORD } from "./test-members";
+
+/** The e2e server's admin group: playwright.config.ts leaves ADMIN_GROUP at its default. */
+const ADMIN_GROUP = "admin";
+
+export interface StaffTestMember {
+  sub: string;
+  email: string;
+  password: string;
+}
+
+/**
+ * A confirmed member made directly in the stand-in, with the names and language the staff search looks at. Each
+ * test passes its own unique values, so the js-on and js-off runs never find each other's members.
+ */
+export async function createNamedMember(
+  standInPort: number,
+  member: { email: string; familyName?: string; givenName?: string; locale?: "ja" | "en"; admin?: boolean },
+): Promise<StaffTestMember> {
+  const sdk = await connectToStandIn(standInPort);
+  const { cognito, userPoolId: UserPoolId } = sdk;
+  try {
+    const attributes = [
+      { Name: "email", Value: member.email },
+      { Name: "email_verified", Value: "true" },
+      { Name: "locale", Value: member.locale ?? "ja" },
+      ...(member.familyName ? [{ Name: "family_name", Value: member.familyName }] : []),
+      ...(member.givenName ? [{ Name: "given_name", Value: member.givenName }] : []),
+    ];
+    await cognito.send(
+      new AdminCreateUserCommand({
+        UserPoolId,
+        Username: member.email,
+        MessageAction: "SUPPRESS",
+        UserAttributes: attributes,
+      }),
+    );
+    await cognito.send(
+      new AdminSetUserPasswordCommand({ UserPoolId, Username: member.email, Password: TEST_PASSWORD, Permanent: true }),
+    );
+    if (member.admin) {
+      await cognito.send(
+        new AdminAddUserToGroupCommand({ UserPoolId, Username: member.email, GroupName: ADMIN_GROUP }),
+      );
+    }
+    const user = await cognito.send(new AdminGetUserCommand({ UserPoolId, Username: member.email }));
+    const sub = user.UserAttributes?.find((attribute) => attribute.Name === "sub")?.Value ?? "";
+    return { sub, email: member.email, password: TEST_PASSWORD };
+  } finally {
+    sdk.destroy();
+  }
+}
+
+/**
+ * An admin of its own for one test, with its sub (the directory is refreshed by sub): sharing the development admin
+ * would fill its device slots across tests.
+ */
+export function createStaffAdmin(standInPort: number, label: string): Promise<StaffTestMember> {
+  return createNamedMember(standInPort, {
+    email: `${label}-admin-${crypto.randomUUID().slice(0, 8)}@example.jp`,
+    admin: true,
+  });
+}
+
+/**
+ * Puts members into the staff directory the way staff would: the admin API's refresh (AdminGetUser, then the
+ * directory row), with the admin's bearer token.
+ */
+export async function refreshIntoDirectory(
+  request: APIRequestContext,
+  standInPort: number,
+  admin: StaffTestMember,
+  members: readonly StaffTestMember[],
+): Promise<void> {
+  const sdk = await connectToStandIn(standInPort);
+  const { accessToken } = await bearerTokensFor(sdk, admin.email, admin.password).finally(() => sdk.destroy());
+  for (const member of [admin, ...members]) {
+    const response = await request.post(`/api/admin/users/${member.sub}/refresh`, {
+      headers: { Authorization: `Bearer ${accessToken}` },
+    });
+    if (!response.ok()) throw new Error(`refresh of ${member.email}: ${response.status()} ${await response.text()}`);
+  }
+}
