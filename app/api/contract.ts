@@ -262,15 +262,8 @@ const DirectoryEntrySchema = z.object({
   seenInCognitoAt: Timestamp.nullable(),
   missingFromCognitoAt: Timestamp.nullable(),
 });
-const StoredProfileSchema = z.object({
-  familyName: z.string().nullable(),
-  givenName: z.string().nullable(),
-  birthYear: z.int().nullable(),
-  country: z.string().nullable(),
-  prefecture: z.string().nullable(),
-  occupation: z.string().nullable(),
-  organization: z.string().nullable(),
-  preferredLanguage: z.string(),
+/** The member API's profile with what staff see besides: the answers, the referrer and the bookkeeping. */
+const StoredProfileSchema = ProfileSchema.extend({
   questionnaire: z.record(z.string(), z.unknown()).nullable(),
   referrerService: z.string().nullable(),
   createdAt: Timestamp,
