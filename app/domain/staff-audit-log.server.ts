@@ -2,6 +2,7 @@ import { type SQL, and, desc, eq, gte, lt, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Database } from "../../db/client.server";
 import { staffAuditEvents } from "../../db/schema";
+import { tokyoDayStart } from "./member-search.server";
 
 /** Every kind of staff action the log records; the UI translates them (admin:audit.actions.*). */
 export const STAFF_ACTIONS = [
@@ -84,8 +85,8 @@ export const AuditLogParams = z.object({
   ),
   action: optional(z.enum(STAFF_ACTIONS, { error: "validation.selectError" })),
   targetSub: optional(z.uuid("validation.inputError")),
-  from: optional(z.iso.date("validation.inputError")).describe("First day, inclusive (YYYY-MM-DD, UTC)."),
-  to: optional(z.iso.date("validation.inputError")).describe("Last day, inclusive (YYYY-MM-DD, UTC)."),
+  from: optional(z.iso.date("validation.inputError")).describe("First day, inclusive (YYYY-MM-DD, Japan time)."),
+  to: optional(z.iso.date("validation.inputError")).describe("Last day, inclusive (YYYY-MM-DD, Japan time)."),
   cursor: optional(z.string().regex(CURSOR, "validation.inputError")).describe(
     "The `nextCursor` of the previous page.",
   ),
@@ -125,8 +126,8 @@ export async function listAuditEvents(
         params.actor ? actorCondition(params.actor) : undefined,
         params.action ? eq(staffAuditEvents.action, params.action) : undefined,
         params.targetSub ? eq(staffAuditEvents.targetSub, params.targetSub) : undefined,
-        params.from ? gte(staffAuditEvents.occurredAt, new Date(params.from)) : undefined,
-        params.to ? lt(staffAuditEvents.occurredAt, new Date(new Date(params.to).getTime() + DAY_MS)) : undefined,
+        params.from ? gte(staffAuditEvents.occurredAt, tokyoDayStart(params.from)) : undefined,
+        params.to ? lt(staffAuditEvents.occurredAt, new Date(tokyoDayStart(params.to).getTime() + DAY_MS)) : undefined,
         params.cursor
           ? sql`(${staffAuditEvents.occurredAt}, ${staffAuditEvents.id}) < (select e.occurred_at, e.id from ${staffAuditEvents} e where e.id = ${Number(params.cursor)})`
           : undefined,
