@@ -75,6 +75,8 @@ const EnvSchema = z.object({
   DIRECTORY_RECONCILE_REQUESTS_PER_SECOND: z.coerce.number().positive().max(25).default(5),
   // 0: no schedule in the server (run `npm run directory:reconcile` from cron instead).
   DIRECTORY_RECONCILE_INTERVAL_MINUTES: z.coerce.number().int().min(0).max(10_080).default(360),
+  // How old the admin dashboard's figures may be (app/domain/admin-dashboard.server.ts); 0: computed on every view.
+  ADMIN_DASHBOARD_MAX_AGE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(60),
 
   SMTP_URL: optionalUrl,
   MAIL_FROM: z.string().default("ID <no-reply@localhost>"),
@@ -188,6 +190,7 @@ function toConfig(env: z.infer<typeof EnvSchema>) {
       requestsPerSecond: env.DIRECTORY_RECONCILE_REQUESTS_PER_SECOND,
       intervalMinutes: env.DIRECTORY_RECONCILE_INTERVAL_MINUTES,
     },
+    adminDashboardMaxAgeMs: env.ADMIN_DASHBOARD_MAX_AGE_SECONDS * 1000,
     smtpUrl: env.SMTP_URL ?? "",
     mailFrom: env.MAIL_FROM,
     services: {

@@ -198,25 +198,17 @@ test("staff find a member and fix them: search, filters, paging, refresh, e-mail
   }
   await expect(page.getByTestId("audit-events")).toContainText(newEmail);
 
-  // The dashboard counts the seeded members once its figures (cached for a minute) are recomputed: two active
-  // Japanese-speaking members and one English-speaking one of this test at least.
+  // The dashboard counts the seeded members (the e2e server computes its figures on every view): two active
+  // Japanese-speaking members and one English-speaking one of this test at least; others' members add to them.
   const membersIn = async (chart: number, row: string) => {
     const cell = page.locator("figure.admin-chart").nth(chart).locator("tbody tr", { hasText: row }).locator("td");
     return Number((await cell.first().textContent())?.replaceAll(",", ""));
   };
   // The chart's months are Japan's (UTC+9, no daylight saving time).
   const tokyoMonth = new Date(Date.now() + 9 * 60 * 60 * 1000).toISOString().slice(0, 7);
-  // All at once, from one computation of the figures: each view may still show the previous minute's.
-  const seededCounts = async () => {
-    await page.goto("/admin/");
-    return {
-      japanese: (await membersIn(2, "日本語")) >= 2,
-      english: (await membersIn(2, "英語")) >= 1,
-      direct: (await membersIn(3, "ID（直接）")) >= 3,
-      thisMonth: (await membersIn(0, tokyoMonth)) >= 3,
-    };
-  };
-  await expect
-    .poll(seededCounts, { timeout: 90_000, intervals: [5_000] })
-    .toEqual({ japanese: true, english: true, direct: true, thisMonth: true });
+  await page.goto("/admin/");
+  expect(await membersIn(2, "日本語")).toBeGreaterThanOrEqual(2);
+  expect(await membersIn(2, "英語")).toBeGreaterThanOrEqual(1);
+  expect(await membersIn(3, "ID（直接）")).toBeGreaterThanOrEqual(3);
+  expect(await membersIn(0, tokyoMonth)).toBeGreaterThanOrEqual(3);
 });

@@ -4,7 +4,7 @@ import { type StandInSdk, bearerTokensFor, connectToStandIn } from "../support/b
 import { PageClient, expectResponse } from "../support/page-client";
 import { formUrlEncode, sendRawRequest } from "../support/raw-http";
 import { type ServerProcess, startServerProcess } from "../support/server-process";
-import { createTestAdmin } from "../support/test-admins";
+import { createStaffAdmin } from "../support/admin-members";
 import { TEST_PASSWORD, createTestMember } from "../support/test-members";
 
 /**
@@ -34,7 +34,7 @@ const targets: Record<"page" | "email" | "actions", { email: string; sub: string
 async function person(role: "member" | "admin"): Promise<Person> {
   const { email, password } =
     role === "admin"
-      ? await createTestAdmin(server.standInPort, "access-admin")
+      ? await createStaffAdmin(server.standInPort, "access-admin")
       : await createTestMember(server.standInPort, "access-member");
   const { sub, accessToken } = await bearerTokensFor(sdk, email, password);
   return { email, password, sub, accessToken, cookies: await client.signIn({ email, password }) };

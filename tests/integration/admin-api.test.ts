@@ -3,7 +3,7 @@ import { afterAll, beforeAll, expect, test } from "vitest";
 import { type ApiOperationId, ErrorEnvelopeSchema, apiEndpoint } from "~/api/contract";
 import { type StandInSdk, bearerTokensFor, connectToStandIn } from "../support/bearer-tokens";
 import { type ServerProcess, startServerProcess } from "../support/server-process";
-import { createTestAdmin } from "../support/test-admins";
+import { createStaffAdmin } from "../support/admin-members";
 import { TEST_PASSWORD, createTestMember } from "../support/test-members";
 
 /**
@@ -27,7 +27,7 @@ beforeAll(async () => {
     RATE_LIMIT_STAFF_ACTION_PER_ADMIN: String(STAFF_ACTION_LIMIT),
   });
   sdk = await connectToStandIn(server.standInPort);
-  const admin = await createTestAdmin(server.standInPort, "api-admin");
+  const admin = await createStaffAdmin(server.standInPort, "api-admin");
   adminToken = (await bearerTokensFor(sdk, admin.email, admin.password)).accessToken;
 }, 180_000);
 
@@ -224,7 +224,7 @@ test("the user pool: Cognito's description, the device limit and the directory's
 });
 
 test("staff actions are limited per admin: past the limit 429 with Retry-After, nothing done; other admins unaffected", async () => {
-  const busy = await createTestAdmin(server.standInPort, "api-busy-admin");
+  const busy = await createStaffAdmin(server.standInPort, "api-busy-admin");
   const busyToken = (await bearerTokensFor(sdk, busy.email, busy.password)).accessToken;
   const member = await newMember("api-rate-limited");
   for (let attempt = 0; attempt < STAFF_ACTION_LIMIT; attempt++) {

@@ -16,9 +16,8 @@ import {
   setCookiesOf,
 } from "../support/raw-http";
 import { type ServerProcess, startServerProcess } from "../support/server-process";
-import { createTestAdmin } from "../support/test-admins";
 import { TEST_PASSWORD, createTestMember } from "../support/test-members";
-import { createNamedMember } from "../support/admin-members";
+import { createNamedMember, createStaffAdmin } from "../support/admin-members";
 
 /**
  * A fuzz of every page form action (posted as a browser with JavaScript off would, with the app's
@@ -254,7 +253,7 @@ const BEARER_SETUP: Record<Exclude<BearerName, "none">, (bearer: BearerSession) 
     bearer.tokens = await bearerTokensFor(sdk, bearer.member.email, bearer.member.password);
   },
   apiAdmin: async (bearer) => {
-    bearer.member ??= await createTestAdmin(server.standInPort, "fuzz-api-admin");
+    bearer.member ??= await createStaffAdmin(server.standInPort, "fuzz-api-admin");
     bearer.tokens = await bearerTokensFor(sdk, bearer.member.email, bearer.member.password);
   },
 };

@@ -62,12 +62,12 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const url = new URL(request.url);
   const shortUrl = withoutEmptyParams(url);
   if (shortUrl) throw redirect(shortUrl);
-  const { db, clock } = servicesOf(context);
+  const { db, clock, config } = servicesOf(context);
   const given = searchQueryOf(url.searchParams);
   const search = parseMemberSearch(given);
   // Invalid parameters leave the list empty with a message by each field; the dashboard and the form still work.
   const [figures, page, count] = await Promise.all([
-    dashboardFigures(db, clock.now()),
+    dashboardFigures(db, clock.now(), { maxAgeMs: config.adminDashboardMaxAgeMs }),
     search.success ? searchMembers(db, search.query) : null,
     search.success ? countMembers(db, search.query) : null,
   ]);
