@@ -51,6 +51,8 @@ export interface TypedCookie<Value> {
   serialize(config: CookieConfig, value: Value): Promise<string>;
   /** The Set-Cookie that removes it. */
   clear(config: CookieConfig): Promise<string>;
+  /** Whether the request carries the cookie at all, valid or not (a session that has since ended, say). */
+  isPresent(config: CookieConfig, request: Request): boolean;
 }
 
 /** A signed cookie whose value is checked against its schema on every read. */
@@ -68,5 +70,9 @@ export function defineCookie<Schema extends z.ZodType>(
     },
     serialize: (config, value) => cookieFor(config).serialize(value),
     clear: (config) => cookieFor(config).serialize("", { maxAge: 0 }),
+    isPresent(config, request) {
+      const prefix = `${cookieFor(config).name}=`;
+      return (request.headers.get("Cookie") ?? "").split(";").some((pair) => pair.trim().startsWith(prefix));
+    },
   };
 }

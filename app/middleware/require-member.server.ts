@@ -1,4 +1,5 @@
 import { type RouterContextProvider, data, redirect } from "react-router";
+import { sessionCookie } from "~/cookies/app-cookies.server";
 import { localeFromPathname, pathnameForLocale } from "~/i18n/locales";
 import { routeNameForPathname } from "~/routing/route-table";
 import { servicesOf } from "~/services.server";
@@ -23,23 +24,13 @@ export function requireMember(context: Readonly<RouterContextProvider>, request:
 }
 
 /**
- * A session cookie's name, whatever prefix it carries (__Secure- over https). Its presence without a member means a
- * session that has expired or ended (the session middleware has just cleared it), not a visitor.
- */
-const SESSION_COOKIE = /(?:^|;\s*)(?:__Secure-)?id_session=/;
-
-/** Whether the request came with a session cookie that did not give a member: the admin's session ran out. */
-function hadEndedSession(request: Request): boolean {
-  return SESSION_COOKIE.test(request.headers.get("Cookie") ?? "");
-}
-
-/**
  * Where someone who is not signed in is sent from an admin page: a visitor to sign-in with `to=` (they come back
  * after signing in); a browser whose session expired or ended to `/` (spec section 4: an admin call answered 401
  * sends the user to /) rather than round a sign-in loop for a session that may have been ended on purpose.
  */
-function redirectFromAdmin(request: Request): never {
-  if (hadEndedSession(request)) throw redirect("/");
+function redirectFromAdmin(context: Readonly<RouterContextProvider>, request: Request): never {
+  // A session cookie that gave no member: the session middleware found it expired or ended (and cleared it).
+  if (sessionCookie.isPresent(servicesOf(context).config, request)) throw redirect("/");
   redirectToSignIn(request);
 }
 
@@ -50,7 +41,7 @@ function redirectFromAdmin(request: Request): never {
  */
 export function redirectUnlessSignedIn(context: Readonly<RouterContextProvider>, request: Request): void {
   const { member, databaseUnavailable } = peekMember(context);
-  if (!member && !databaseUnavailable) redirectFromAdmin(request);
+  if (!member && !databaseUnavailable) redirectFromAdmin(context, request);
 }
 
 /**
@@ -59,7 +50,7 @@ export function redirectUnlessSignedIn(context: Readonly<RouterContextProvider>,
  */
 export function requireAdmin(context: Readonly<RouterContextProvider>, request: Request): SignedInMember {
   const member = getMember(context);
-  if (!member) redirectFromAdmin(request);
+  if (!member) redirectFromAdmin(context, request);
   if (!member.groups.includes(servicesOf(context).config.adminGroup)) throw data(null, { status: 403 });
   return member;
 }

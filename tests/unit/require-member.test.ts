@@ -73,10 +73,15 @@ test("requireAdmin sends a visitor to a member's page or a search to sign-in wit
 });
 
 test("requireAdmin sends a browser whose session expired or ended to /", () => {
-  for (const cookie of ["id_session=ended.signature", "theme=dark; __Secure-id_session=ended.signature"]) {
+  for (const cookie of ["id_session=ended.signature", "theme=dark; id_session=ended.signature"]) {
     const request = new Request(adminPage, { headers: { Cookie: cookie } });
     expect(thrownBy(() => requireAdmin(contextWith(null), request))).toEqual({ status: 302, location: "/" });
   }
+  // Another cookie whose name merely ends the same is no session: that browser is a visitor.
+  const visitor = new Request(adminPage, { headers: { Cookie: "old_id_session=x" } });
+  expect(thrownBy(() => requireAdmin(contextWith(null), visitor)).location).toBe(
+    `${pathFor("auth-sign-in", "en")}?to=admin`,
+  );
 });
 
 test("requireAdmin forbids a member outside the admin group", () => {
