@@ -223,6 +223,7 @@ type RecordedMethods =
   | "confirmSignUp"
   | "updateAttributes"
   | "createUnmailedUser"
+  | "inviteUser"
   | "setPermanentPassword"
   | "deleteUser"
   | "disableUser"
@@ -278,6 +279,21 @@ export function recordingDirectoryWrites<T extends Pick<IdentityProvider, Record
         seenInCognitoAt: now,
       })
       .onConflictDoNothing();
+  /** A user made by AdminCreateUser: verified e-mail, no password of the member's own yet. */
+  const insertCreatedUser = (sub: string, input: { email: string; attributes: UserAttributes }, now: Date) =>
+    insertRow(
+      {
+        sub,
+        email: input.email,
+        emailVerified: true,
+        cognitoStatus: "FORCE_CHANGE_PASSWORD",
+        enabled: true,
+        locale: input.attributes.locale ?? null,
+        familyName: input.attributes.family_name ?? null,
+        givenName: input.attributes.given_name ?? null,
+      },
+      now,
+    );
   const markMissing = (name: string, now: Date) =>
     db
       .update(memberDirectory)
@@ -319,21 +335,12 @@ export function recordingDirectoryWrites<T extends Pick<IdentityProvider, Record
     },
     async createUnmailedUser(input) {
       const sub = await identity.createUnmailedUser(input);
-      record("createUnmailedUser", (now) =>
-        insertRow(
-          {
-            sub,
-            email: input.email,
-            emailVerified: true,
-            cognitoStatus: "FORCE_CHANGE_PASSWORD",
-            enabled: true,
-            locale: input.attributes.locale ?? null,
-            familyName: input.attributes.family_name ?? null,
-            givenName: input.attributes.given_name ?? null,
-          },
-          now,
-        ),
-      );
+      record("createUnmailedUser", (now) => insertCreatedUser(sub, input, now));
+      return sub;
+    },
+    async inviteUser(input) {
+      const sub = await identity.inviteUser(input);
+      record("inviteUser", (now) => insertCreatedUser(sub, input, now));
       return sub;
     },
     async setPermanentPassword(input) {

@@ -164,6 +164,26 @@ export function createIdentityProvider(
       });
     });
 
+  /** AdminCreateUser with a verified e-mail (staff vouch for it); the user is FORCE_CHANGE_PASSWORD until first sign-in. */
+  async function createUser(
+    input: { email: string; attributes: UserAttributes },
+    options: { mailInvitation: boolean },
+    abortSignal: AbortSignal,
+  ): Promise<string> {
+    const output = await client.send(
+      new AdminCreateUserCommand({
+        UserPoolId,
+        Username: input.email,
+        ...(options.mailInvitation ? { DesiredDeliveryMediums: ["EMAIL"] } : { MessageAction: "SUPPRESS" }),
+        UserAttributes: toAttributeList({ ...input.attributes, email: input.email, email_verified: "true" }),
+      }),
+      { abortSignal },
+    );
+    const sub = output.User?.Attributes?.find((attribute) => attribute.Name === "sub")?.Value;
+    if (!sub) throw new Error("AdminCreateUser answered no sub");
+    return sub;
+  }
+
   return {
     signUp: (input: { email: string; password: string; locale: string }) =>
       call("SignUp", async (abortSignal) => {
@@ -283,24 +303,18 @@ export function createIdentityProvider(
         ),
       ).then(() => undefined),
 
+    /**
+     * A member created by staff (the CSV import): Cognito mails the invitation with a temporary password, and the
+     * first sign-in answers the NEW_PASSWORD_REQUIRED challenge. Answers the new user's sub.
+     */
+    inviteUser: (input: { email: string; attributes: UserAttributes }) =>
+      call("AdminCreateUser", (abortSignal) => createUser(input, { mailInvitation: true }, abortSignal)),
+
     // ---- the legacy migration's steps, separate so that it can undo the creation when a later step fails ----
 
     /** A user with no usable password yet (FORCE_CHANGE_PASSWORD) and no mail sent; answers its sub. */
     createUnmailedUser: (input: { email: string; attributes: UserAttributes }) =>
-      call("AdminCreateUser", async (abortSignal) => {
-        const output = await client.send(
-          new AdminCreateUserCommand({
-            UserPoolId,
-            Username: input.email,
-            MessageAction: "SUPPRESS",
-            UserAttributes: toAttributeList({ ...input.attributes, email: input.email, email_verified: "true" }),
-          }),
-          { abortSignal },
-        );
-        const sub = output.User?.Attributes?.find((attribute) => attribute.Name === "sub")?.Value;
-        if (!sub) throw new Error("AdminCreateUser answered no sub");
-        return sub;
-      }),
+      call("AdminCreateUser", (abortSignal) => createUser(input, { mailInvitation: false }, abortSignal)),
 
     /** Sets the member's own password for good (CONFIRMED). */
     setPermanentPassword: (input: { email: string; password: string }) =>
