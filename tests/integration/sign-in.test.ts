@@ -281,9 +281,10 @@ test("an invited member signs in with the mailed temporary password, chooses a p
   const invited = await inviteMember(main.standInPort, "invited");
   const admin = await createStaffAdmin(main.standInPort, "invited");
   const { accessToken } = await bearerTokensFor(await sdk(main), admin.email, admin.password);
-  expect(
-    (await staffApi(`/api/admin/users/${invited.sub}/refresh`, "POST", accessToken)).directory?.cognitoStatus,
-  ).toBe("FORCE_CHANGE_PASSWORD");
+  await staffApi(`/api/admin/users/${invited.sub}/refresh`, "POST", accessToken);
+  expect((await staffApi(`/api/admin/users/${invited.sub}`, "GET", accessToken)).directory?.cognitoStatus).toBe(
+    "FORCE_CHANGE_PASSWORD",
+  );
   const temporaryPassword = await temporaryPasswordOf(invited.email);
 
   // The temporary password leads to "choose your password", `to` kept; the challenge rides in an HttpOnly cookie.
