@@ -30,7 +30,7 @@ export async function inviteMember(
     sdk.cognito,
   );
   try {
-    const sub = await identity.inviteUser({ email, attributes: { locale, family_name: "招待", given_name: "会員" } });
+    const sub = await identity.inviteUser({ email, attributes: { locale } });
     return { sub, email };
   } finally {
     sdk.destroy();
