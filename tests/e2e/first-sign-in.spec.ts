@@ -1,3 +1,4 @@
+import AxeBuilder from "@axe-core/playwright";
 import { expect, test } from "@playwright/test";
 import { STANDIN_PORT } from "../../playwright.config";
 import { inviteMember, latestTemporaryPassword } from "../support/invited-members";
@@ -28,6 +29,11 @@ test("an imported member signs in with the mailed temporary password and chooses
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("パスワードの設定");
   await expect(page.locator("main")).toContainText("あなたのために作成されたもの");
   await expect(page.getByLabel("メールアドレス")).toHaveValue(invited.email);
+  if (javaScriptEnabled) {
+    // axe runs inside the page, so only with JavaScript; the server-rendered page is the same either way.
+    const { violations } = await new AxeBuilder({ page }).analyze();
+    expect(violations.filter((violation) => ["serious", "critical"].includes(violation.impact ?? ""))).toEqual([]);
+  }
 
   // Too short: said on the field (in the browser with JavaScript, by the server without); a page the server answered
   // does not send the password back.
