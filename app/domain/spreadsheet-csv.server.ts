@@ -51,7 +51,7 @@ const CP932_TWIN_PATTERN = new RegExp(`[${Object.keys(CP932_TWINS).join("")}]`, 
  */
 export const CP932_REPLACEMENT = "\u3013";
 const CP932_ENCODING = "cp932";
-const NON_ASCII_PATTERN = /[^\x00-\x7F]/gu;
+const NON_ASCII_PATTERN = /[\u0080-\u{10FFFF}]/gu;
 /** Whether each non-ASCII character seen so far encodes; a file repeats the same few hundred characters. */
 const cp932Encodable = new Map<string, boolean>();
 
