@@ -3,7 +3,6 @@ import { z } from "zod";
 import type { Database, RowCursor } from "../../db/client.server";
 import { memberDirectory, withdrawalReasons } from "../../db/schema";
 import { DEFAULT_LOCALE, LOCALES } from "~/i18n/locales";
-import type { Translate } from "~/i18n/translator.server";
 import { DomainError } from "./domain-error.server";
 import { MemberSearchParams, filterConditions } from "./member-search.server";
 import {
@@ -194,11 +193,14 @@ interface WithdrawalReasonRow {
   detail: string | null;
 }
 
-/** Reason labels in `labelLocale` (the staff member's language); the code beside it stays for sorting and pivots. */
+/**
+ * Each reason as its code (for sorting and pivots) and its label in the staff member's language, which the route
+ * translates (`labelOf`): the domain holds no text.
+ */
 export async function exportWithdrawalReasons(
   services: ExportServices,
   request: ExportRequest<WithdrawalReasonsExportQuery>,
-  translate: Translate,
+  labelOf: (reason: string) => string,
 ): Promise<CsvDownload> {
   const w = withdrawalReasons;
   const selection = services.db
@@ -214,7 +216,7 @@ export async function exportWithdrawalReasons(
       formatJapanTime(new Date(row.created_at)),
       row.locale,
       row.reason,
-      translate(`withdrawal:reasons.${row.reason}`),
+      labelOf(row.reason),
       row.detail,
     ]),
   });

@@ -67,6 +67,7 @@ async function textOf(download: CsvDownload): Promise<string> {
 /** db.execute's rows: PGlite answers { rows }, postgres.js the rows themselves. */
 const rowsOf = (result: unknown) =>
   "rows" in (result as object) ? (result as { rows: unknown[] }).rows : [...(result as unknown[])];
+const labelsIn = (locale: "ja" | "en") => (reason: string) => translatorFor(locale)(`withdrawal:reasons.${reason}`);
 const recordsOf = (text: string) => parse(text, { bom: true, relax_column_count: true }) as string[][];
 const request = <Q>(query: Q) => ({ actor: ACTOR, requestId: "req-test", query });
 
@@ -146,7 +147,7 @@ test("bad parameters are field errors, not failures", () => {
 test("withdrawal reasons: labels in the staff's language, filter by locale, free text escaped", async () => {
   const all = recordsOf(
     await textOf(
-      await exportWithdrawalReasons(services(), request(WithdrawalReasonsExportParams.parse({})), translatorFor("ja")),
+      await exportWithdrawalReasons(services(), request(WithdrawalReasonsExportParams.parse({})), labelsIn("ja")),
     ),
   );
   expect(all).toEqual([
@@ -159,7 +160,7 @@ test("withdrawal reasons: labels in the staff's language, filter by locale, free
       await exportWithdrawalReasons(
         services(),
         request(WithdrawalReasonsExportParams.parse({ locale: "en" })),
-        translatorFor("en"),
+        labelsIn("en"),
       ),
     ),
   );
