@@ -1,0 +1,18 @@
+import type { CsvDownload } from "~/domain/member-export.server";
+import { CSV_CHARSETS, contentDisposition } from "~/domain/spreadsheet-csv.server";
+
+/**
+ * A download as the browser and API callers get it, from the page lane's resource routes and the admin API alike:
+ * an attachment named with the date and time, never stored by a cache (staff data), and `no-transform` so that no
+ * proxy or compression holds the stream back (app/server/write-body.ts). nosniff comes with every answer.
+ */
+export function csvDownloadResponse(download: CsvDownload, now: Date): Response {
+  return new Response(download.body, {
+    status: 200,
+    headers: {
+      "Content-Type": `text/csv; charset=${CSV_CHARSETS[download.encoding]}`,
+      "Content-Disposition": contentDisposition(download.baseName, now),
+      "Cache-Control": "no-store, no-transform",
+    },
+  });
+}
