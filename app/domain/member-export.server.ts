@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { Database, RowCursor } from "../../db/client.server";
 import { memberDirectory, withdrawalReasons } from "../../db/schema";
 import { DEFAULT_LOCALE, LOCALES } from "~/i18n/locales";
+import { logger } from "~/integrations/logger.server";
 import { DomainError } from "./domain-error.server";
 import { MemberSearchParams, filterConditions } from "./member-search.server";
 import {
@@ -286,10 +287,13 @@ async function startDownload<Query extends { encoding: CsvEncoding }>(
   if (running >= MAX_CONCURRENT_EXPORTS) throw new DomainError("throttled");
   runningExports.set(services.db, running + 1);
   let released = false;
-  const release = () => {
+  let rowsRead = 0;
+  // The log line says how far a download got: rows read against bytes the client took shows backpressure at work.
+  const release = (outcome: "complete" | "cancelled" | "failed") => {
     if (released) return;
     released = true;
     runningExports.set(services.db, (runningExports.get(services.db) ?? 1) - 1);
+    logger.info({ requestId: request.requestId, export: download.kind, rowsRead, outcome }, "download ended");
   };
   try {
     await recordStaffAction(services.db, {
@@ -301,7 +305,7 @@ async function startDownload<Query extends { encoding: CsvEncoding }>(
       requestId: request.requestId,
     });
   } catch (error) {
-    release();
+    release("failed");
     throw error;
   }
   const rows = download.rows;
@@ -313,10 +317,11 @@ async function startDownload<Query extends { encoding: CsvEncoding }>(
     async next() {
       try {
         const next = await rows.next();
-        if (next.done) release();
+        if (next.done) release("complete");
+        else rowsRead += 1;
         return next;
       } catch (error) {
-        release();
+        release("failed");
         throw error;
       }
     },
@@ -324,7 +329,7 @@ async function startDownload<Query extends { encoding: CsvEncoding }>(
       try {
         return await rows.return(undefined);
       } finally {
-        release();
+        release("cancelled");
       }
     },
   };
