@@ -81,6 +81,25 @@ export type EmailAddressesExportQuery = z.output<typeof EmailAddressesExportPara
 export const EXPORT_KINDS = ["users", "withdrawal-reasons", "email-addresses"] as const;
 export type ExportKind = (typeof EXPORT_KINDS)[number];
 
+/** Each download's query schema, by kind: the page's forms and the API validate with the same one. */
+export const EXPORT_PARAMS = {
+  users: MemberExportParams,
+  "withdrawal-reasons": WithdrawalReasonsExportParams,
+  "email-addresses": EmailAddressesExportParams,
+} as const;
+
+export function isExportKind(value: string | undefined): value is ExportKind {
+  return (EXPORT_KINDS as readonly (string | undefined)[]).includes(value);
+}
+
+/** A GET form's query for one download: empty fields mean "not given" (as in the admin list). */
+export function parseExportQuery<Kind extends ExportKind>(kind: Kind, params: URLSearchParams) {
+  const given = [...params].filter(([, value]) => value.trim() !== "");
+  return EXPORT_PARAMS[kind].safeParse(Object.fromEntries(given)) as z.ZodSafeParseResult<
+    z.output<(typeof EXPORT_PARAMS)[Kind]>
+  >;
+}
+
 /** A download ready to send: its file's base name (the date is added to it), its encoding and its body. */
 export interface CsvDownload {
   baseName: ExportKind;
