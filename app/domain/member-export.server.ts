@@ -1,4 +1,5 @@
-import { and, asc, eq, isNull, notInArray, or } from "drizzle-orm";
+import { and, asc, eq, isNull, notInArray, or, sql } from "drizzle-orm";
+import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import { z } from "zod";
 import type { Database, RowCursor } from "../../db/client.server";
 import { memberDirectory, withdrawalReasons } from "../../db/schema";
@@ -6,13 +7,7 @@ import { DEFAULT_LOCALE, LOCALES } from "~/i18n/locales";
 import { logger } from "~/integrations/logger.server";
 import { DomainError } from "./domain-error.server";
 import { MemberSearchParams, filterConditions } from "./member-search.server";
-import {
-  CSV_ENCODINGS,
-  type CsvCell,
-  type CsvEncoding,
-  formatJapanTime,
-  spreadsheetCsv,
-} from "./spreadsheet-csv.server";
+import { CSV_ENCODINGS, type CsvCell, type CsvEncoding, spreadsheetCsv } from "./spreadsheet-csv.server";
 import { type StaffActor, recordStaffAction } from "./staff-audit-log.server";
 
 /**
@@ -27,7 +22,7 @@ export const MAX_EXPORT_LIMIT = 200_000;
 /** Page numbers past this are a typo: even at a limit of 1 the offset stays an ordinary number. */
 const MAX_EXPORT_PAGE = 10_000_000;
 /** Rows per cursor fetch: a few hundred KB of row objects, and few enough round trips to stay near COPY's rate. */
-const CURSOR_BATCH_ROWS = 1_000;
+const CURSOR_BATCH_ROWS = 2_000;
 /**
  * Downloads running at once in this process. Each holds a pooled PostgreSQL connection (of 10) for as long as its
  * client reads, or on PGlite a materialised result: beyond this, callers get "try again later" (429).
@@ -145,12 +140,18 @@ interface MemberRow {
   given_name: string | null;
   locale: string | null;
   referrer_service: string | null;
-  signed_up_at: Date;
-  legacy_migrated_at: Date | null;
-  cancelled_at: Date | null;
+  signed_up_at: string;
+  legacy_migrated_at: string | null;
+  cancelled_at: string | null;
 }
 
-const japanTimeOrEmpty = (moment: Date | null) => (moment ? formatJapanTime(new Date(moment)) : null);
+/**
+ * A timestamp column as Japan time text in the form Excel reads as a date and time ("2026-11-22 23:15:00"),
+ * formatted by PostgreSQL: cheaper than a Date per cell in Node, and what COPY of the same query would write.
+ */
+function japanTimeText(column: AnyPgColumn, alias: string) {
+  return sql<string | null>`to_char(${column} at time zone 'Asia/Tokyo', 'YYYY-MM-DD HH24:MI:SS')`.as(alias);
+}
 
 function memberCells(row: MemberRow): CsvCell[] {
   return [
@@ -163,9 +164,9 @@ function memberCells(row: MemberRow): CsvCell[] {
     row.given_name,
     row.locale,
     row.referrer_service,
-    japanTimeOrEmpty(row.signed_up_at),
-    japanTimeOrEmpty(row.legacy_migrated_at),
-    japanTimeOrEmpty(row.cancelled_at),
+    row.signed_up_at,
+    row.legacy_migrated_at,
+    row.cancelled_at,
   ];
 }
 
@@ -187,9 +188,9 @@ export async function exportMembers(
       givenName: d.givenName,
       locale: d.locale,
       referrerService: d.referrerService,
-      signedUpAt: d.signedUpAt,
-      legacyMigratedAt: d.legacyMigratedAt,
-      cancelledAt: d.cancelledAt,
+      signedUpAt: japanTimeText(d.signedUpAt, "signed_up_at"),
+      legacyMigratedAt: japanTimeText(d.legacyMigratedAt, "legacy_migrated_at"),
+      cancelledAt: japanTimeText(d.cancelledAt, "cancelled_at"),
     })
     .from(d)
     .where(filterConditions(query))
@@ -207,7 +208,7 @@ export async function exportMembers(
 // ---- withdrawal reasons ----
 
 interface WithdrawalReasonRow {
-  created_at: Date;
+  created_at: string;
   locale: string;
   reason: string;
   detail: string | null;
@@ -224,7 +225,12 @@ export async function exportWithdrawalReasons(
 ): Promise<CsvDownload> {
   const w = withdrawalReasons;
   const selection = services.db
-    .select({ createdAt: w.createdAt, locale: w.locale, reason: w.reason, detail: w.detail })
+    .select({
+      createdAt: japanTimeText(w.createdAt, "created_at"),
+      locale: w.locale,
+      reason: w.reason,
+      detail: w.detail,
+    })
     .from(w)
     .where(request.query.locale ? eq(w.locale, request.query.locale) : undefined)
     .orderBy(asc(w.createdAt), asc(w.id));
@@ -233,7 +239,7 @@ export async function exportWithdrawalReasons(
     kind: "withdrawal-reasons",
     header,
     rows: mapRows(services.cursor<WithdrawalReasonRow>(selection.getSQL(), CURSOR_BATCH_ROWS), (row) => [
-      formatJapanTime(new Date(row.created_at)),
+      row.created_at,
       row.locale,
       row.reason,
       labelOf(row.reason),

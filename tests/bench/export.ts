@@ -39,8 +39,9 @@ const TARGET_RATIO = 0.5;
 const TARGET_GROWTH_MB = 50;
 
 /** The export's query (app/domain/member-export.server.ts, no filters), for COPY. */
+const japanTime = (column: string) => `to_char(${column} at time zone 'Asia/Tokyo', 'YYYY-MM-DD HH24:MI:SS')`;
 const EXPORT_QUERY = `select sub, email, email_verified, member_status, enabled, family_name, given_name, locale,
-  referrer_service, signed_up_at, legacy_migrated_at, cancelled_at
+  referrer_service, ${japanTime("signed_up_at")}, ${japanTime("legacy_migrated_at")}, ${japanTime("cancelled_at")}
   from member_directory order by signed_up_at, sub`;
 
 async function ensureDatabase(url: string) {
@@ -100,7 +101,7 @@ async function timeDownload(origin: string, path: string, token: string) {
   let newlines = 0;
   for await (const chunk of response.body!) {
     bytes += chunk.length;
-    for (const byte of chunk) if (byte === 0x0a) newlines++;
+    for (let at = chunk.indexOf(0x0a); at !== -1; at = chunk.indexOf(0x0a, at + 1)) newlines++;
   }
   return { seconds: (performance.now() - started) / 1000, bytes, lines: newlines };
 }
