@@ -7,7 +7,7 @@ import {
   EmailAddressesExportParams,
   MemberExportParams,
   WithdrawalReasonsExportParams,
-} from "~/domain/member-export.server";
+} from "~/domain/export-params.server";
 import { WithdrawalApiSchema } from "~/domain/withdrawal-schema";
 
 /**

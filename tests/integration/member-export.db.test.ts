@@ -6,11 +6,13 @@ import { beforeAll, expect, test } from "vitest";
 import { rowCursorFor } from "../../db/client.server";
 import { staffAuditEvents, withdrawalReasons } from "../../db/schema";
 import {
-  type CsvDownload,
   EmailAddressesExportParams,
-  MAX_CONCURRENT_EXPORTS,
   MemberExportParams,
   WithdrawalReasonsExportParams,
+} from "~/domain/export-params.server";
+import {
+  type CsvDownload,
+  MAX_CONCURRENT_EXPORTS,
   exportEmailAddresses,
   exportMembers,
   exportWithdrawalReasons,

@@ -1,12 +1,6 @@
 import { data, redirect } from "react-router";
-import {
-  type ExportKind,
-  exportEmailAddresses,
-  exportMembers,
-  exportWithdrawalReasons,
-  isExportKind,
-  parseExportQuery,
-} from "~/domain/member-export.server";
+import { type ExportKind, isExportKind, parseExportQuery } from "~/domain/export-params.server";
+import { exportEmailAddresses, exportMembers, exportWithdrawalReasons } from "~/domain/member-export.server";
 import { DomainError } from "~/domain/domain-error.server";
 import type { WithdrawalReason } from "~/domain/withdrawal-schema";
 import { localeFromPathname } from "~/i18n/locales";

@@ -6,11 +6,11 @@ import {
   DEFAULT_EXPORT_LIMIT,
   EXPORT_KINDS,
   type ExportKind,
-  MAX_CONCURRENT_EXPORTS,
   MAX_EXPORT_LIMIT,
   isExportKind,
   parseExportQuery,
-} from "~/domain/member-export.server";
+} from "~/domain/export-params.server";
+import { MAX_CONCURRENT_EXPORTS } from "~/domain/member-export.server";
 import { LEGACY_STATES, MEMBER_STATUSES, SERVICE_NAMES } from "~/domain/member-search.server";
 import { LOCALES } from "~/i18n/locales";
 import { loadTranslations } from "~/i18n/translations.server";
