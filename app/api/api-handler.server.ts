@@ -37,7 +37,10 @@ export interface ApiCall<Id extends ApiOperationId> extends AppServices {
   requestId: string;
 }
 
-type ApiHandler<Id extends ApiOperationId> = (call: ApiCall<Id>) => Promise<ApiResponseBody<Id> | ApiOutcome<Id>>;
+/** A handler answers its body (as JSON), or a Response it built itself: a streamed download (`mediaType` text/csv). */
+type ApiHandler<Id extends ApiOperationId> = (
+  call: ApiCall<Id>,
+) => Promise<ApiResponseBody<Id> | ApiOutcome<Id> | Response>;
 
 /** A success with a status other than the endpoint's usual one (e.g. 200 instead of 201 for a repeat). */
 export class ApiOutcome<Id extends ApiOperationId> {
@@ -131,6 +134,7 @@ export function apiRoute(handlers: Handlers) {
         requestId,
         ...services,
       });
+      if (result instanceof Response) return result;
       const { status, body: responseBody } =
         result instanceof ApiOutcome ? result : { status: endpoint.success.status, body: result };
       return apiJson(responseBody, { status, locale });

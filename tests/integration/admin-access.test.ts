@@ -91,6 +91,7 @@ describe("the admin pages", () => {
     { path: "/admin/users/", to: () => "admin-users" },
     { path: `/admin/users/${targets.page.sub}/`, to: (path: string) => path },
     { path: "/admin/audit-log/", to: () => "admin-audit-log" },
+    { path: "/admin/downloads/", to: () => "admin-downloads" },
   ];
 
   for (const prefix of ["", "/en"]) {
@@ -169,6 +170,12 @@ const ADMIN_CALLS: { operationId: ApiOperationId; request: () => { path: string;
   { operationId: "adminSignOutUser", request: () => ({ path: `/api/admin/users/${targets.actions.sub}/sign-out` }) },
   { operationId: "adminDisableUser", request: () => ({ path: `/api/admin/users/${targets.actions.sub}/disable` }) },
   { operationId: "adminEnableUser", request: () => ({ path: `/api/admin/users/${targets.actions.sub}/enable` }) },
+  { operationId: "adminExportUsers", request: () => ({ path: "/api/admin/users.csv?limit=5" }) },
+  { operationId: "adminExportWithdrawalReasons", request: () => ({ path: "/api/admin/downloads/withdrawal-reasons" }) },
+  {
+    operationId: "adminExportEmailAddresses",
+    request: () => ({ path: "/api/admin/downloads/email-addresses?locale=ja" }),
+  },
 ];
 
 async function callApi(operationId: ApiOperationId, role: Role, request: { path: string; body?: unknown }) {
@@ -182,7 +189,9 @@ async function callApi(operationId: ApiOperationId, role: Role, request: { path:
     },
     body: request.body === undefined ? undefined : JSON.stringify(request.body),
   });
-  return { status: response.status, json: (await response.json()) as unknown };
+  // The downloads answer CSV when they succeed; every error is the JSON envelope.
+  const isJson = response.headers.get("content-type")?.startsWith("application/json") ?? false;
+  return { status: response.status, json: (isJson ? await response.json() : await response.text()) as unknown };
 }
 
 describe("the admin API", () => {

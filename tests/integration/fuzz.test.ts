@@ -905,6 +905,47 @@ const API_CALLS: ApiCall[] = [
   },
   {
     kind: "api",
+    name: "GET /api/admin/users.csv",
+    method: "GET",
+    template: "/api/admin/users.csv",
+    path: (ctx) =>
+      `/api/admin/users.csv?${adminSearch(ctx.rng)}&${new URLSearchParams([
+        ["page", ctx.rng.pick(["", "0", "3", "-1", "x", "99999999999"])],
+        ["all", ctx.rng.pick(["", "1", "maybe"])],
+        ["header", ctx.rng.pick(["", "0", "false", "2"])],
+        ["encoding", ctx.rng.pick(["", "utf-8", "shift_jis", "latin1"])],
+      ]).toString()}`,
+    bearer: "apiAdmin",
+    weight: 1,
+  },
+  {
+    kind: "api",
+    name: "GET /api/admin/downloads/withdrawal-reasons",
+    method: "GET",
+    template: "/api/admin/downloads/withdrawal-reasons",
+    path: (ctx) =>
+      `/api/admin/downloads/withdrawal-reasons?${new URLSearchParams([
+        ["locale", ctx.rng.pick(["", "ja", "en", "fr", "x".repeat(300)])],
+        ["encoding", ctx.rng.pick(["", "utf-8", "shift_jis", "latin1"])],
+      ]).toString()}`,
+    bearer: "apiAdmin",
+    weight: 1,
+  },
+  {
+    kind: "api",
+    name: "GET /api/admin/downloads/email-addresses",
+    method: "GET",
+    template: "/api/admin/downloads/email-addresses",
+    path: (ctx) =>
+      `/api/admin/downloads/email-addresses?${new URLSearchParams([
+        ["locale", ctx.rng.pick(["", "ja", "en", "fr"])],
+        ["encoding", ctx.rng.pick(["", "utf-8", "shift_jis", "latin1"])],
+      ]).toString()}`,
+    bearer: "apiAdmin",
+    weight: 1,
+  },
+  {
+    kind: "api",
     name: "GET /api/admin/users/{sub}",
     method: "GET",
     template: "/api/admin/users/{sub}",
