@@ -85,6 +85,19 @@ export interface CsvImportProblem {
   otherRow?: number;
 }
 
+/**
+ * The values a problem's text (csv-import:problems.<code>) interpolates: the other row of a duplicate, the caps,
+ * the rows found. Pages and the API translate with the same values.
+ */
+export function problemMessageValues(problem: CsvImportProblem): Record<string, string> {
+  return {
+    otherRow: String(problem.otherRow ?? ""),
+    rows: problem.value ?? "",
+    maxRows: CSV_IMPORT_MAX_ROWS.toLocaleString("en"),
+    maxMegabytes: String(CSV_IMPORT_MAX_FILE_BYTES / (1024 * 1024)),
+  };
+}
+
 /** One row as it will be created: the e-mail (lower-cased, as Cognito matches it) and the profile form's values. */
 export type ImportRowValues = { email: string } & z.infer<typeof ProfileSchema>;
 
