@@ -13,7 +13,12 @@
 import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import postgres from "postgres";
-import { getImportJobProgress, startImportJob, startImportWorker, validateImport } from "~/domain/csv-import-job.server";
+import {
+  getImportJobProgress,
+  startImportJob,
+  startImportWorker,
+  validateImport,
+} from "~/domain/csv-import-job.server";
 import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
 import { createDomainIdentity, systemClock } from "~/services.server";
 import { openDatabase } from "../../db/client.server";
@@ -44,7 +49,9 @@ async function freshDatabase(url: string) {
 
 function csvOf(rows: number): Uint8Array {
   const run = randomUUID().slice(0, 8);
-  const lines = ["email,family_name,given_name,birth_year,country,prefecture,occupation,organization,preferred_language"];
+  const lines = [
+    "email,family_name,given_name,birth_year,country,prefecture,occupation,organization,preferred_language",
+  ];
   for (let index = 0; index < rows; index++)
     lines.push(`bench-${run}-${index}@import.example.jp,山田,花子${index},1990,JP,東京都,design,設計事務所,ja`);
   return new TextEncoder().encode(lines.join("\r\n"));
