@@ -37,7 +37,7 @@ export interface ApiCall<Id extends ApiOperationId> extends AppServices {
   requestId: string;
 }
 
-/** A handler answers its body (JSON), an ApiOutcome, or a whole Response for a download (success.contentType). */
+/** A handler answers its body (as JSON), or a Response it built itself: a streamed download (`mediaType` text/csv). */
 type ApiHandler<Id extends ApiOperationId> = (
   call: ApiCall<Id>,
 ) => Promise<ApiResponseBody<Id> | ApiOutcome<Id> | Response>;

@@ -3,6 +3,11 @@ import { AccountInfoFields, EmailSchema, refineAccountInfo, storableText } from 
 import { SERVICE_NAMES } from "~/domain/member-search.server";
 import { MEMBER_STATUSES, MemberSearchParams } from "~/domain/member-search.server";
 import { AuditLogParams, STAFF_ACTIONS } from "~/domain/staff-audit-log.server";
+import {
+  EmailAddressesExportParams,
+  MemberExportParams,
+  WithdrawalReasonsExportParams,
+} from "~/domain/member-export.server";
 import { WithdrawalApiSchema } from "~/domain/withdrawal-schema";
 import { CSV_IMPORT_COLUMNS, CSV_IMPORT_MAX_FILE_BYTES, CSV_IMPORT_MAX_ROWS } from "~/domain/csv-import-file.server";
 import { CSV_ENCODINGS } from "~/domain/spreadsheet-csv.server";
@@ -124,15 +129,13 @@ export interface ApiEndpoint {
   body?: z.ZodType;
   /** A body that is not JSON (the CSV import's file): read raw by the handler, up to its own size limit. */
   rawBody?: { contentType: string; maxBytes: number; description: string };
-  /**
-   * The success status and its body; `repeat`: the status a repeated, idempotent call answers with the same body.
-   * `contentType`: a download (CSV) instead of JSON; `schema` then describes nothing (z.string()).
-   */
+  /** The success status and its body; `repeat`: the status a repeated, idempotent call answers with the same body. */
   success: {
     status: 200 | 201 | 202;
     schema: z.ZodType;
     repeat?: { status: 200; description: string };
-    contentType?: "text/csv";
+    /** A download streamed as CSV instead of JSON: the handler answers a Response (app/routing/csv-download.server.ts). */
+    mediaType?: "text/csv";
   };
   /** The error codes this endpoint answers besides the ones every endpoint may (401, 429, 503, 500). */
   errors: readonly ApiErrorCode[];
@@ -186,6 +189,13 @@ const OutdatedDeviceRemoval = z.object({ removed: z.int().describe("How many out
 // ---- the admin API (staff; access "admin") ----
 
 const Timestamp = z.iso.datetime();
+
+const CsvFile = z
+  .string()
+  .describe(
+    "A CSV file (RFC 4180, CRLF): UTF-8 with a BOM (for Excel) or Shift_JIS (CP932) as asked; cells that could start " +
+      "a formula begin with a quote ('); times are Japan time (yyyy-mm-dd hh:mm:ss).",
+  );
 
 const ListedMember = z.object({
   sub: z.uuid(),
@@ -571,6 +581,34 @@ export const API_ENDPOINTS = [
     success: { status: 200, schema: StaffEnabled },
     errors: ON_A_MEMBER,
   },
+  // ---- the staff's downloads (CSV, streamed) ----
+  {
+    operationId: "adminExportUsers",
+    method: "get",
+    path: "/api/admin/users.csv",
+    access: "admin",
+    query: MemberExportParams,
+    success: { status: 200, schema: CsvFile, mediaType: "text/csv" },
+    errors: [],
+  },
+  {
+    operationId: "adminExportWithdrawalReasons",
+    method: "get",
+    path: "/api/admin/downloads/withdrawal-reasons",
+    access: "admin",
+    query: WithdrawalReasonsExportParams,
+    success: { status: 200, schema: CsvFile, mediaType: "text/csv" },
+    errors: [],
+  },
+  {
+    operationId: "adminExportEmailAddresses",
+    method: "get",
+    path: "/api/admin/downloads/email-addresses",
+    access: "admin",
+    query: EmailAddressesExportParams,
+    success: { status: 200, schema: CsvFile, mediaType: "text/csv" },
+    errors: [],
+  },
   {
     operationId: "adminCsvImportUserCreate",
     method: "post",
@@ -611,7 +649,7 @@ export const API_ENDPOINTS = [
     path: "/api/admin/csv-import/jobs/{id}/failed-rows.csv",
     access: "admin",
     query: CsvImportFailedRowsQuery,
-    success: { status: 200, schema: z.string(), contentType: "text/csv" },
+    success: { status: 200, schema: CsvFile, mediaType: "text/csv" },
     errors: ["not_found"],
   },
 ] as const satisfies readonly ApiEndpoint[];

@@ -76,9 +76,8 @@ function queryParameters(endpoint: ApiEndpoint) {
 
 /** An endpoint's success response, and the one a repeated call gets where that differs (200 for 201). */
 function successResponses(endpoint: ApiEndpoint) {
-  const content = endpoint.success.contentType
-    ? { [endpoint.success.contentType]: { schema: { type: "string" } } }
-    : { "application/json": { schema: jsonSchemaOf(endpoint.success.schema, "output") } };
+  const mediaType = endpoint.success.mediaType ?? "application/json";
+  const content = { [mediaType]: { schema: jsonSchemaOf(endpoint.success.schema, "output") } };
   const { status, repeat } = endpoint.success;
   return {
     ...(repeat ? { [String(repeat.status)]: { description: repeat.description, content } } : {}),

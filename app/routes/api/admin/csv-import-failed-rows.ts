@@ -2,8 +2,8 @@ import { apiRoute } from "~/api/api-handler.server";
 import { ApiError } from "~/api/api-response.server";
 import { importJobIdOf } from "~/api/staff-api.server";
 import { failedRowsCsv, getImportJobProgress } from "~/domain/csv-import-job.server";
-import { CSV_CHARSETS, contentDisposition } from "~/domain/spreadsheet-csv.server";
 import { translatorFor } from "~/i18n/translator.server";
+import { csvDownloadResponse } from "~/routing/csv-download.server";
 
 const api = apiRoute({
   GET: {
@@ -17,13 +17,7 @@ const api = apiRoute({
         encoding,
         reasonText: (code) => translate(`csvImport:rowFailures.${code}`),
       });
-      return new Response(body, {
-        headers: {
-          "Content-Type": `text/csv; charset=${CSV_CHARSETS[encoding]}`,
-          "Content-Disposition": contentDisposition("import-failed-rows", call.clock.now()),
-          "Cache-Control": "no-store",
-        },
-      });
+      return csvDownloadResponse({ body, encoding, baseName: "import-failed-rows" }, call.clock.now());
     },
   },
 });
