@@ -548,8 +548,8 @@ async function recordSkipped(db: Database, row: ClaimedRow, workerId: string): P
  * after the row was first claimed. It is then this row's, recorded without a second AdminCreateUser (and without a
  * second invitation mail); anyone else is a real member.
  */
-async function findOwnEarlierUser(deps: ImportWorkerDeps, row: ClaimedRow) {
-  if (row.attempts <= 1 || !row.firstClaimedAt) return null;
+async function findOwnEarlierUser(deps: ImportWorkerDeps, row: ClaimedRow, earlierAttempts: number) {
+  if (earlierAttempts < 1 || !row.firstClaimedAt) return null;
   const user = await deps.identity.findUser((row.values as ImportRowValues).email);
   if (!user || user.status !== "FORCE_CHANGE_PASSWORD") return null;
   const earliest = row.firstClaimedAt.getTime() - COGNITO_CLOCK_SKEW_MS;
@@ -592,7 +592,8 @@ async function processRow(
   } catch (error) {
     if (!(error instanceof DomainError)) throw error;
     if (ALREADY_MEMBER_CODES.has(error.code)) {
-      const own = await findOwnEarlierUser(deps, row);
+      // This claim counted itself in `attempts`: the ones before it are what may have reached Cognito.
+      const own = await findOwnEarlierUser(deps, row, row.attempts - 1);
       if (!own) return recordFailed(deps.db, row, workerId, "alreadyMember", error.code);
       await saveFromCognito(deps.db, own, [], new Date());
       return recordCreated(deps.db, row, workerId, own.sub);
@@ -604,6 +605,41 @@ async function processRow(
     }
     return recordFailed(deps.db, row, workerId, "refusedByCognito", error.code);
   }
+}
+
+/** Abandoned rows settled per pass of the worker's loop. */
+const ABANDONED_ROWS_PER_PASS = 20;
+
+/**
+ * A cancelled job's rows that a worker claimed and then died with (the lease ran out): their creation may or may not
+ * have reached Cognito, and no worker claims rows of a cancelled job. Settled by looking, never by creating: the
+ * row's own user (as findOwnEarlierUser knows it) makes it created, anything else skipped.
+ */
+export async function settleAbandonedRows(deps: ImportWorkerDeps, workerId: string, leaseMs: number): Promise<number> {
+  const abandoned = await deps.db
+    .update(csvImportRows)
+    .set({
+      claimedBy: workerId,
+      claimedUntil: sql`clock_timestamp() + make_interval(secs => ${leaseMs / 1000}::double precision)`,
+    })
+    .where(
+      sql`(${csvImportRows.jobId}, ${csvImportRows.rowNumber}) in (
+        select r.job_id, r.row_number from csv_import_rows r join csv_import_jobs j on j.id = r.job_id
+        where j.state = 'cancelled' and r.state = 'creating' and r.claimed_until < clock_timestamp()
+        limit ${ABANDONED_ROWS_PER_PASS}
+        for update of r skip locked)`,
+    )
+    .returning();
+  for (const row of abandoned) {
+    const own = await findOwnEarlierUser(deps, row, row.attempts);
+    if (!own) {
+      await recordSkipped(deps.db, row, workerId);
+      continue;
+    }
+    await saveFromCognito(deps.db, own, [], new Date());
+    await recordCreated(deps.db, row, workerId, own.sub);
+  }
+  return abandoned.length;
 }
 
 /**
@@ -682,6 +718,7 @@ export function startImportWorker(deps: ImportWorkerDeps, options: ImportWorkerO
       try {
         const job = await findActiveJob(deps.db);
         if (job) await workJob(deps, throttle, job, settings, stopping.signal);
+        await settleAbandonedRows(deps, settings.workerId, settings.leaseMs);
         // Nothing claimable: no job, or the rest of the rows wait for a retry or sit in another worker's hands.
         await pause(settings.idlePollMs, stopping.signal);
       } catch (error) {

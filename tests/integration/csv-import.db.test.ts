@@ -262,6 +262,37 @@ test("a row whose earlier attempt reached Cognito (the answer lost) is recorded 
   expect((await invitationsTo([email!])).get(email!)).toBe(1);
 });
 
+test("a cancelled job's row whose worker died mid-creation is settled by looking: created if its user exists", async () => {
+  const [made, notMade] = members("abandoned", 2);
+  const jobId = await storedJob([made!, notMade!]);
+  await startImportJob({ db: handle.db }, { jobId, actor: staff, requestId: "req", creationsPerSecond: 200 });
+  // Both rows claimed by a worker that died; only the first one's AdminCreateUser had reached Cognito.
+  await handle.db
+    .update(csvImportRows)
+    .set({ state: "creating", attempts: 1, firstClaimedAt: new Date(Date.now() - 5_000), claimedUntil: new Date(0) })
+    .where(eq(csvImportRows.jobId, jobId));
+  const sub = await withDomainErrors(createIdentityProvider(cognitoConfigOf(stack))).inviteUser({
+    email: made!,
+    attributes: {},
+  });
+  await cancelImportJob({ db: handle.db }, { jobId, actor: staff, requestId: "req" });
+  const worker = inProcessWorker();
+  await expect
+    .poll(async () => (await getImportJobProgress(handle.db, jobId))?.counts, { timeout: 10_000 })
+    .toMatchObject({ created: 1, skipped: 1, inFlight: 0 });
+  await worker.stop();
+  const rows = await handle.db
+    .select()
+    .from(csvImportRows)
+    .where(eq(csvImportRows.jobId, jobId))
+    .orderBy(csvImportRows.rowNumber);
+  expect(rows.map((row) => [row.state, row.sub])).toEqual([
+    ["created", sub],
+    ["skipped", null],
+  ]);
+  expect((await invitationsTo([made!, notMade!])).get(notMade!)).toBe(0);
+});
+
 test("a throttled Cognito is retried, not failed, and every row is created once", async () => {
   const emails = members("throttled", 4);
   const jobId = await storedJob(emails);
