@@ -51,6 +51,12 @@ const apiRoutes = prefix("api", [
     route("downloads/email-addresses", "routes/api/admin/email-addresses-csv.ts", {
       id: "api.admin.email-addresses-csv",
     }),
+    route("csv-import/user-create", "routes/api/admin/csv-import-user-create.ts", { id: "api.admin.csv-import" }),
+    route("csv-import/jobs/:id", "routes/api/admin/csv-import-job.ts", { id: "api.admin.csv-import-job" }),
+    route("csv-import/jobs/:id/cancel", "routes/api/admin/csv-import-cancel.ts", { id: "api.admin.csv-import-cancel" }),
+    route("csv-import/jobs/:id/failed-rows.csv", "routes/api/admin/csv-import-failed-rows.ts", {
+      id: "api.admin.csv-import-failed-rows",
+    }),
   ]),
   route("*", "routes/api/not-found.ts", { id: "api.not-found" }),
 ]);

@@ -47,11 +47,17 @@ export class ApiOutcome<Id extends ApiOperationId> {
   constructor(
     readonly status: number,
     readonly body: ApiResponseBody<Id>,
+    /** E.g. a 202's Location. */
+    readonly headers?: Record<string, string>,
   ) {}
 }
 
-export function withStatus<Id extends ApiOperationId>(status: number, body: ApiResponseBody<Id>): ApiOutcome<Id> {
-  return new ApiOutcome(status, body);
+export function withStatus<Id extends ApiOperationId>(
+  status: number,
+  body: ApiResponseBody<Id>,
+  headers?: Record<string, string>,
+): ApiOutcome<Id> {
+  return new ApiOutcome(status, body, headers);
 }
 
 /** Zod's issues as message keys of the "forms" namespace, per field; a message that is no key reads "input error". */
@@ -135,9 +141,12 @@ export function apiRoute(handlers: Handlers) {
         ...services,
       });
       if (result instanceof Response) return result;
-      const { status, body: responseBody } =
-        result instanceof ApiOutcome ? result : { status: endpoint.success.status, body: result };
-      return apiJson(responseBody, { status, locale });
+      const {
+        status,
+        body: responseBody,
+        headers,
+      } = result instanceof ApiOutcome ? result : { status: endpoint.success.status, body: result, headers: undefined };
+      return apiJson(responseBody, { status, locale, headers });
     } catch (error) {
       return apiErrorResponse(toApiError(error, requestId), { translate: translatorFor(locale), locale, requestId });
     }

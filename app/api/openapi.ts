@@ -131,6 +131,15 @@ export function buildOpenApiDocument(origin: string) {
             },
           }
         : {}),
+      ...(endpoint.rawBody
+        ? {
+            requestBody: {
+              required: true,
+              description: endpoint.rawBody.description,
+              content: { [endpoint.rawBody.contentType]: { schema: { type: "string" } } },
+            },
+          }
+        : {}),
       responses: {
         ...successResponses(endpoint),
         ...errorResponses(endpoint),

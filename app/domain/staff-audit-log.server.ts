@@ -13,6 +13,9 @@ export const STAFF_ACTIONS = [
   "user.enable",
   // A staff download (app/domain/member-export.server.ts): which one and its parameters.
   "data.export",
+  "csv-import.start",
+  "csv-import.cancel",
+  "csv-import.complete",
 ] as const;
 export type StaffAction = (typeof STAFF_ACTIONS)[number];
 

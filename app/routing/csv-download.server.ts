@@ -6,7 +6,11 @@ import { CSV_CHARSETS, contentDisposition } from "~/domain/spreadsheet-csv.serve
  * an attachment named with the date and time, never stored by a cache (staff data), and `no-transform` so that no
  * proxy or compression holds the stream back (app/server/write-body.ts). nosniff comes with every answer.
  */
-export function csvDownloadResponse(download: CsvDownload, now: Date): Response {
+export function csvDownloadResponse(
+  // Any named CSV body: the exports' (CsvDownload) and the CSV import's failed rows.
+  download: Pick<CsvDownload, "body" | "encoding"> & { baseName: string },
+  now: Date,
+): Response {
   return new Response(download.body, {
     status: 200,
     headers: {
