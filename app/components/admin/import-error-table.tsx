@@ -37,7 +37,13 @@ export function ImportErrorTable({ problems }: { problems: readonly ImportProble
               <th scope="row" className="admin-table__number">
                 {problem.row ?? "—"}
               </th>
-              <td>{problem.column ? <code>{problem.column}</code> : t("report.wholeRow")}</td>
+              <td>
+                {problem.column ? (
+                  <code>{problem.column}</code>
+                ) : (
+                  t(problem.row === null ? "report.wholeFile" : "report.wholeRow")
+                )}
+              </td>
               <td>{translate(`csvImport:problems.${problem.code}`, { otherRow: String(problem.otherRow ?? "") })}</td>
               <td className="admin-table__value">{problem.value ? <code>{problem.value}</code> : null}</td>
             </tr>

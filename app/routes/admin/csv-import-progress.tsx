@@ -8,8 +8,7 @@ import { Button, buttonClassName } from "~/components/button";
 import { ImportProgress } from "~/components/admin/import-progress";
 import { FormAlert } from "~/components/form/fields";
 import { useSchemaForm } from "~/components/form/use-schema-form";
-import { cancelImportJob, getImportProgress } from "~/domain/csv-import-job.server";
-import { toDomainError } from "~/domain/domain-error.server";
+import { cancelImportJob, getImportJobProgress } from "~/domain/csv-import-job.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { checkAttemptLimit } from "~/middleware/attempt-limit.server";
@@ -46,11 +45,26 @@ const isActive = (state: string) => state === "queued" || state === "running";
 export async function loader({ request, params, context }: Route.LoaderArgs) {
   requireAdmin(context, request);
   const id = jobIdOf(params);
-  const job = await getImportProgress(servicesOf(context).db, id);
+  const job = await getImportJobProgress(servicesOf(context).db, id);
   if (!job) throw data(null, { status: 404 });
   return {
     title: getInstance(context).t("adminImport:meta.job"),
-    job,
+    job: {
+      id: job.id,
+      state: job.state,
+      fileName: job.fileName,
+      createdByEmail: job.createdBy.email,
+      createdAt: job.createdAt,
+      startedAt: job.startedAt,
+      finishedAt: job.finishedAt,
+      total: job.totalRows,
+      created: job.counts.created,
+      failed: job.counts.failed,
+      skipped: job.counts.skipped,
+      remaining: job.remaining,
+      etaSeconds: job.etaSeconds,
+      creationsPerSecond: job.creationsPerSecond,
+    },
     active: isActive(job.state),
     confirm: ConfirmSchema.parse(new URL(request.url).searchParams.get("confirm") ?? undefined) ?? null,
     translations: loadTranslations(context, ["admin", "adminImport", "forms"]),
@@ -64,13 +78,13 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   if (submission.status !== "success") return data({ result: submission.reply() }, { status: 400 });
   const limited = await checkAttemptLimit(context, "staffAction", admin.sub);
   if (limited) return data({ result: submission.reply({ formErrors: [limited.formError] }) }, limited.init);
-  const actor = { sub: admin.sub, email: admin.email, requestId: context.get(requestInfoContext).requestId };
-  try {
-    await cancelImportJob(servicesOf(context), actor, id);
-  } catch (error) {
-    if (toDomainError(error)?.code === "importJobNotFound") throw data(null, { status: 404 });
-    throw error;
-  }
+  // Cancelling a job that has already ended changes nothing; the page then shows how it ended.
+  const job = await cancelImportJob(servicesOf(context), {
+    jobId: id,
+    actor: { sub: admin.sub, email: admin.email },
+    requestId: context.get(requestInfoContext).requestId,
+  });
+  if (!job) throw data(null, { status: 404 });
   return getToastUtils(context).redirectWithSuccess(
     pathFor("admin-csv-import-job", getLocale(context), { id }),
     "adminImport:toasts.cancelled",

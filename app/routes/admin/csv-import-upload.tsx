@@ -12,12 +12,11 @@ import { useSchemaForm } from "~/components/form/use-schema-form";
 import { CSV_IMPORT_MAX_FILE_BYTES, CSV_IMPORT_MAX_ROWS } from "~/domain/csv-import-file.server";
 import {
   cancelImportJob,
-  checkImportFile,
-  findImportJob,
+  getImportJobProgress,
   listImportJobs,
   startImportJob,
+  validateImport,
 } from "~/domain/csv-import-job.server";
-import { toDomainError } from "~/domain/domain-error.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { checkAttemptLimit } from "~/middleware/attempt-limit.server";
@@ -51,15 +50,28 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const readyId = ReadySchema.parse(new URL(request.url).searchParams.get("ready") ?? undefined);
   const [jobs, readyJob] = await Promise.all([
     listImportJobs(db, { limit: RECENT_JOBS_SHOWN }),
-    readyId ? findImportJob(db, readyId) : null,
+    readyId ? getImportJobProgress(db, readyId) : null,
   ]);
   return {
     title: t("meta.upload"),
     columns: describeImportColumns(t, locale),
     maxSize: formatMegabytes(CSV_IMPORT_MAX_FILE_BYTES, locale),
     maxRows: CSV_IMPORT_MAX_ROWS.toLocaleString(locale),
-    jobs,
-    ready: readyJob?.state === "validated" ? readyJob : null,
+    jobs: jobs.map((job) => ({
+      id: job.id,
+      createdAt: job.createdAt,
+      fileName: job.fileName,
+      state: job.state,
+      created: job.counts.created,
+      failed: job.counts.failed,
+      total: job.totalRows,
+      createdByEmail: job.createdBy.email,
+    })),
+    // Only a job still waiting to start: once started (or discarded), the link leads to nothing to do here.
+    ready:
+      readyJob?.state === "validated"
+        ? { id: readyJob.id, fileName: readyJob.fileName, totalRows: readyJob.totalRows }
+        : null,
     translations: loadTranslations(context, ["admin", "adminImport", "csvImport", "forms"]),
   };
 }
@@ -69,7 +81,8 @@ export async function action({ request, context }: Route.ActionArgs) {
   const formData = await request.formData();
   const services = servicesOf(context);
   const locale = getLocale(context);
-  const actor = { sub: admin.sub, email: admin.email, requestId: context.get(requestInfoContext).requestId };
+  const actor = { sub: admin.sub, email: admin.email };
+  const { requestId } = context.get(requestInfoContext);
 
   if (formData.has("intent")) {
     const submission = parseWithZod(formData, { schema: ValidatedJobSchema });
@@ -85,24 +98,20 @@ export async function action({ request, context }: Route.ActionArgs) {
     }
     const { intent, jobId } = submission.value;
     const toast = getToastUtils(context);
-    try {
-      if (intent === "start") {
-        await startImportJob(services, actor, jobId);
-        return toast.redirectWithSuccess(
-          pathFor("admin-csv-import-job", locale, { id: jobId }),
-          "adminImport:toasts.started",
-        );
-      }
-      await cancelImportJob(services, actor, jobId);
-      return toast.redirectWithSuccess(pathFor("admin-csv-import", locale), "adminImport:toasts.discarded");
-    } catch (error) {
-      // A job that is gone or already started is the page's 404 / the job's own page: nothing to start twice.
-      if (toDomainError(error)?.code === "importJobNotFound") throw data(null, { status: 404 });
-      if (toDomainError(error)?.code === "importJobNotValidated") {
-        throw redirect(pathFor("admin-csv-import-job", locale, { id: jobId }));
-      }
-      throw error;
+    if (intent === "start") {
+      // Starting twice (a double click, a second tab) changes nothing: either way staff land on the job's page.
+      const job = await startImportJob(services, {
+        jobId,
+        actor,
+        requestId,
+        creationsPerSecond: services.config.csvImport.creationsPerSecond,
+      });
+      if (!job) throw data(null, { status: 404 });
+      return toast.redirectWithSuccess(pathFor("admin-csv-import-job", locale, { id: jobId }), "adminImport:toasts.started");
     }
+    const job = await cancelImportJob(services, { jobId, actor, requestId });
+    if (!job) throw data(null, { status: 404 });
+    return toast.redirectWithSuccess(pathFor("admin-csv-import", locale), "adminImport:toasts.discarded");
   }
 
   const submission = parseWithZod(formData, { schema: ImportFileSchema });
@@ -114,26 +123,18 @@ export async function action({ request, context }: Route.ActionArgs) {
     return data({ form: "file" as const, result: submission.reply({ formErrors: [limited.formError] }) }, limited.init);
   }
   const { file } = submission.value;
-  const checked = await checkImportFile(services, actor, {
-    fileName: file.name,
+  const checked = await validateImport(services, {
     bytes: new Uint8Array(await file.arrayBuffer()),
+    fileName: file.name,
+    actor,
+    requestId,
+    store: true,
   });
-  if (checked.kind === "validated") {
+  // Clean: the job waits for "start" on a page of its own URL, so a reload shows it again rather than re-posting.
+  if (checked.kind === "clean" && checked.jobId) {
     throw redirect(`${pathFor("admin-csv-import", locale)}?ready=${checked.jobId}`);
   }
-  return data(
-    {
-      form: "file" as const,
-      result: submission.reply(),
-      report: {
-        fileName: file.name,
-        totalRows: checked.totalRows,
-        problemCount: checked.problemCount,
-        problems: checked.problems,
-      },
-    },
-    { status: 400 },
-  );
+  return data({ form: "file" as const, result: submission.reply(), report: checked.report }, { status: 400 });
 }
 
 export default function CsvImportPage({ loaderData, actionData }: Route.ComponentProps) {
