@@ -4,7 +4,7 @@ import { COUNTRIES, OCCUPATIONS, ProfileSchema } from "~/domain/auth-schemas";
 import { CSV_IMPORT_COLUMNS, type CsvImportColumn } from "~/domain/csv-import-file.server";
 import type { Locale } from "~/i18n/locales";
 
-type Translator = TFunction<["adminImport", "signUp"]>;
+type Translator = TFunction<("adminImport" | "signUp")[]>;
 
 /** The profile form's label of each profile column: the page says what a column means in the form's own words. */
 const PROFILE_LABEL_KEYS = {
