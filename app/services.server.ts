@@ -1,3 +1,4 @@
+import type { CognitoIdentityProviderClient } from "@aws-sdk/client-cognito-identity-provider";
 import { type RouterContextProvider, createContext } from "react-router";
 import type { Database } from "../db/client.server";
 import type { Config } from "~/config.server";
@@ -26,8 +27,13 @@ export interface AppServices {
  * The identity provider as the domain uses it: failures as DomainError, and the member directory kept current after
  * each of its writes. Every place that assembles an identity provider for the domain uses this one.
  */
-export function createDomainIdentity(cognito: Config["cognito"], db: Database, clock: Clock = systemClock) {
-  return withDomainErrors(recordingDirectoryWrites(createIdentityProvider(cognito), db, clock));
+export function createDomainIdentity(
+  cognito: Config["cognito"],
+  db: Database,
+  clock: Clock = systemClock,
+  client?: CognitoIdentityProviderClient,
+) {
+  return withDomainErrors(recordingDirectoryWrites(createIdentityProvider(cognito, client), db, clock));
 }
 
 export function createAppServices(config: Config, db: Database, clock: Clock = systemClock): AppServices {

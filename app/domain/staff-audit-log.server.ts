@@ -11,6 +11,9 @@ export const STAFF_ACTIONS = [
   "user.sessions-end",
   "user.disable",
   "user.enable",
+  "csv-import.start",
+  "csv-import.cancel",
+  "csv-import.complete",
 ] as const;
 export type StaffAction = (typeof STAFF_ACTIONS)[number];
 

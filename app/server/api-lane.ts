@@ -11,6 +11,7 @@ import type { ApiCors } from "./cors";
 import type { RequestContextFactory } from "./app-context";
 import type { RequestInfo } from "./request-context";
 import { headersOf, readBody } from "./node-request";
+import { isStreamedDownload, writeBody } from "./write-body";
 
 /** Answers up to this size go out as they are: gzip of a device list would cost more CPU than it saves bytes. */
 const COMPRESS_FROM_BYTES = 1024;
@@ -123,9 +124,13 @@ export function createApiLane(options: ApiLaneOptions) {
         if (!req.complete) res.setHeader("Connection", "close");
         return await sendError(req, res, new ApiError("payload_too_large"), requestInfo.requestId);
       }
-      // No abort signal: an API handler runs to completion, so a dropped connection cannot leave half an effect.
-      const request = new Request(url, { method, headers: headersOf(req), body });
+      // Only reads get an abort signal (a download's cursor stops when its client leaves): a POST or DELETE handler
+      // runs to completion, so a dropped connection cannot leave half an effect.
+      const request = new Request(url, { method, headers: headersOf(req), body, signal: readSignalOf(method, res) });
       const response = await handleRequest(request, await options.contextFor(requestInfo));
+      if (response.body && isStreamedDownload(response.headers.get("Content-Type"))) {
+        return await sendStreamed(res, response, response.body, method === "HEAD");
+      }
       const answer = method === "HEAD" || !response.body ? undefined : Buffer.from(await response.arrayBuffer());
       send(req, res, response, answer);
     } catch (error) {
@@ -134,4 +139,30 @@ export function createApiLane(options: ApiLaneOptions) {
       await sendError(req, res, new ApiError("internal_error"), requestInfo.requestId);
     }
   };
+}
+
+/** Aborted when the response closes before it finished (the client went away), for GET and HEAD only. */
+function readSignalOf(method: string, res: ServerResponse): AbortSignal | undefined {
+  if (method !== "GET" && method !== "HEAD") return undefined;
+  const controller = new AbortController();
+  res.on("close", () => {
+    if (!res.writableFinished) controller.abort();
+  });
+  return controller.signal;
+}
+
+/** A download as it is produced (never buffered, never compressed): see write-body.ts. */
+async function sendStreamed(
+  res: ServerResponse,
+  response: Response,
+  body: ReadableStream<Uint8Array>,
+  headOnly: boolean,
+) {
+  res.statusCode = response.status;
+  for (const [name, value] of response.headers) res.setHeader(name, value);
+  if (headOnly) {
+    await body.cancel();
+    return void res.end();
+  }
+  await writeBody(body, res);
 }

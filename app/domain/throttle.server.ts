@@ -1,0 +1,66 @@
+import { sql } from "drizzle-orm";
+import type { Database } from "../../db/client.server";
+import { throttleSlots } from "../../db/schema";
+
+/**
+ * A rate limit shared by every app instance on one database: the next free slot (GCRA's "theoretical arrival
+ * time") in one row per named limit. Taking a slot is one atomic statement, so instances never hand out the same
+ * slot and the total never runs above the rate; the caller waits until its slot. Unused slots (a caller that died
+ * while waiting) are simply lost: the rate can only come out lower, never higher. The database's clock decides
+ * (clock_timestamp(), not now(): a slot is reserved against the moment of the statement, not of a transaction).
+ */
+export interface Throttle {
+  /** Waits until this caller may make one call; rejects with the signal's reason when aborted while waiting. */
+  takeSlot(signal?: AbortSignal): Promise<void>;
+}
+
+/** The import's creations in Cognito (AdminCreateUser, in the account-wide UserCreation quota). */
+export const CSV_IMPORT_THROTTLE_NAME = "cognito.user-creation";
+
+/**
+ * Reserves the next slot and answers how long to wait for it. A limit with no row yet starts now. A slot that
+ * fell behind real time (nobody called for a while) restarts from now: there is no burst allowance, so even the
+ * first second after a pause stays at the rate.
+ */
+export async function reserveSlot(db: Database, name: string, perSecond: number): Promise<number> {
+  const spacingMs = 1000 / perSecond;
+  const interval = sql`make_interval(secs => ${spacingMs / 1000}::double precision)`;
+  const [slot] = await db
+    .insert(throttleSlots)
+    .values({ name, nextAt: sql`clock_timestamp() + ${interval}` })
+    .onConflictDoUpdate({
+      target: throttleSlots.name,
+      set: { nextAt: sql`greatest(${throttleSlots.nextAt}, clock_timestamp()) + ${interval}` },
+    })
+    // next_at here is the new value: the reserved slot starts one spacing before it.
+    .returning({
+      waitMs: sql<string>`greatest(0, extract(epoch from (${throttleSlots.nextAt} - ${interval} - clock_timestamp())) * 1000)`,
+    });
+  return Number(slot?.waitMs ?? 0);
+}
+
+/** Resolves after `ms`, or rejects with the signal's reason as soon as it is aborted. */
+export function pause(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/** The named limit at `perSecond` calls a second in total, across every instance sharing the database. */
+export function createThrottle(db: Database, name: string, perSecond: number): Throttle {
+  return {
+    async takeSlot(signal) {
+      const waitMs = await reserveSlot(db, name, perSecond);
+      if (waitMs > 0) await pause(waitMs, signal);
+    },
+  };
+}
