@@ -13,8 +13,14 @@ export interface ImportProblem {
   otherRow?: number;
 }
 
+/** The import's caps, which the whole-file messages name ("over {{maxMegabytes}} MB", "up to {{maxRows}} rows"). */
+export interface ImportLimits {
+  maxMegabytes: number;
+  maxRows: number;
+}
+
 /** The dry run's problems by row and column; it scrolls inside its own box on a phone. */
-export function ImportErrorTable({ problems }: { problems: readonly ImportProblem[] }) {
+export function ImportErrorTable({ problems, limits }: { problems: readonly ImportProblem[]; limits: ImportLimits }) {
   const { t } = useTranslation("adminImport");
   const translate = useMessageTranslator();
   return (
@@ -44,7 +50,15 @@ export function ImportErrorTable({ problems }: { problems: readonly ImportProble
                   t(problem.row === null ? "report.wholeFile" : "report.wholeRow")
                 )}
               </td>
-              <td>{translate(`csvImport:problems.${problem.code}`, { otherRow: String(problem.otherRow ?? "") })}</td>
+              <td>
+                {translate(`csvImport:problems.${problem.code}`, {
+                  otherRow: String(problem.otherRow ?? ""),
+                  // tooManyRows: the dry run gives the file's row count as the value.
+                  rows: problem.value ?? "",
+                  maxRows: String(limits.maxRows),
+                  maxMegabytes: String(limits.maxMegabytes),
+                })}
+              </td>
               <td className="admin-table__value">{problem.value ? <code>{problem.value}</code> : null}</td>
             </tr>
           ))}

@@ -45,7 +45,7 @@ export function ImportJobTable({ jobs }: { jobs: readonly ImportJobSummary[] }) 
               <th scope="row" className="admin-table__value">
                 {job.fileName}
               </th>
-              <td>{translate(`states.${job.state}`)}</td>
+              <td>{translate(`csvImport:states.${job.state}`)}</td>
               <td className="admin-table__number">
                 {job.created} / {job.failed} / {job.total}
               </td>

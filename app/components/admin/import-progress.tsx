@@ -41,7 +41,7 @@ export function ImportProgress({ job }: { job: ImportProgressView }) {
     <>
       <dl className="admin-facts" data-testid="import-facts">
         <dt>{t("job.state")}</dt>
-        <dd data-testid="import-state">{translate(`states.${job.state}`)}</dd>
+        <dd data-testid="import-state">{translate(`csvImport:states.${job.state}`)}</dd>
         <dt>{t("job.file")}</dt>
         <dd>{job.fileName}</dd>
         <dt>{t("job.by")}</dt>

@@ -5,12 +5,13 @@ import { z } from "zod";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
 import { CsvColumnsTable } from "~/components/admin/csv-columns-table";
-import { ImportErrorTable } from "~/components/admin/import-error-table";
+import { ImportErrorTable, type ImportLimits } from "~/components/admin/import-error-table";
 import { ImportJobTable } from "~/components/admin/import-job-table";
 import { FormAlert, InputField } from "~/components/form/fields";
 import { useSchemaForm } from "~/components/form/use-schema-form";
 import { CSV_IMPORT_MAX_FILE_BYTES, CSV_IMPORT_MAX_ROWS } from "~/domain/csv-import-file.server";
 import {
+  type ImportDryRunReport,
   cancelImportJob,
   getImportJobProgress,
   listImportJobs,
@@ -57,6 +58,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     columns: describeImportColumns(t, locale),
     maxSize: formatMegabytes(CSV_IMPORT_MAX_FILE_BYTES, locale),
     maxRows: CSV_IMPORT_MAX_ROWS.toLocaleString(locale),
+    limits: { maxMegabytes: CSV_IMPORT_MAX_FILE_BYTES / (1024 * 1024), maxRows: CSV_IMPORT_MAX_ROWS } as ImportLimits,
     jobs: jobs.map((job) => ({
       id: job.id,
       createdAt: job.createdAt,
@@ -107,7 +109,10 @@ export async function action({ request, context }: Route.ActionArgs) {
         creationsPerSecond: services.config.csvImport.creationsPerSecond,
       });
       if (!job) throw data(null, { status: 404 });
-      return toast.redirectWithSuccess(pathFor("admin-csv-import-job", locale, { id: jobId }), "adminImport:toasts.started");
+      return toast.redirectWithSuccess(
+        pathFor("admin-csv-import-job", locale, { id: jobId }),
+        "adminImport:toasts.started",
+      );
     }
     const job = await cancelImportJob(services, { jobId, actor, requestId });
     if (!job) throw data(null, { status: 404 });
@@ -139,7 +144,8 @@ export async function action({ request, context }: Route.ActionArgs) {
 
 export default function CsvImportPage({ loaderData, actionData }: Route.ComponentProps) {
   const { t, i18n } = useTranslation("adminImport");
-  const report = actionData && "report" in actionData ? actionData.report : null;
+  // Only the file form's refusal by the dry run carries a report (TypeScript's `in` narrowing leaves it unknown).
+  const report = actionData && "report" in actionData ? (actionData.report as ImportDryRunReport) : null;
   return (
     <>
       <section className="admin-section" aria-labelledby="csv-import-title">
@@ -147,7 +153,7 @@ export default function CsvImportPage({ loaderData, actionData }: Route.Componen
         <p>{t("upload.lead")}</p>
         <p>{t("upload.steps")}</p>
       </section>
-      {report ? <ImportReport report={report} /> : null}
+      {report ? <ImportReport report={report} limits={loaderData.limits} /> : null}
       {loaderData.ready ? (
         <ReadyPanel
           job={loaderData.ready}
@@ -201,10 +207,8 @@ function UploadForm({ lastResult }: { lastResult: SubmissionResult<string[]> | u
   );
 }
 
-type ActionReport = NonNullable<Extract<Route.ComponentProps["actionData"], { report: unknown }>>["report"];
-
 /** The dry run found problems: a summary, the problems by row and column, and what to do. */
-function ImportReport({ report }: { report: ActionReport }) {
+function ImportReport({ report, limits }: { report: ImportDryRunReport; limits: ImportLimits }) {
   const { t } = useTranslation("adminImport");
   return (
     <section className="admin-section" aria-labelledby="csv-report-title" data-testid="import-report">
@@ -222,7 +226,7 @@ function ImportReport({ report }: { report: ActionReport }) {
       {report.problems.length < report.problemCount ? (
         <p>{t("report.errorsShown", { shown: report.problems.length })}</p>
       ) : null}
-      <ImportErrorTable problems={report.problems} />
+      <ImportErrorTable problems={report.problems} limits={limits} />
     </section>
   );
 }
