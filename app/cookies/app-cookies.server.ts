@@ -67,6 +67,32 @@ export const passwordResetCookie = defineCookie("id_password_reset", PasswordRes
   maxAge: PASSWORD_RESET_COOKIE_MAX_AGE_S,
 });
 
+/**
+ * How long the first sign-in's "choose your password" step remembers Cognito's challenge: the longest
+ * AuthSessionValidity an app client can have (15 minutes). Cognito's own session (3 minutes by default) decides
+ * first; past it, the answer is "challengeExpired" and the member is sent back to sign in, told why.
+ */
+export const NEW_PASSWORD_CHALLENGE_COOKIE_MAX_AGE_S = 15 * 60;
+
+export const NewPasswordChallengeStateSchema = z.object({
+  /** The address typed at sign-in: shown on the page, and the rate limit's subject. */
+  email: z.string(),
+  /** Cognito's user name and challenge Session, which the answer must bring back. */
+  username: z.string(),
+  session: z.string(),
+  /** Epoch ms. Checked on reading too, because the signature alone would accept the value for ever. */
+  expiresAt: z.number(),
+});
+export type NewPasswordChallengeState = z.infer<typeof NewPasswordChallengeStateSchema>;
+
+/**
+ * An invited member's first sign-in between its two steps, so the page works without JavaScript and the Session never
+ * travels in a URL. Never the temporary password. This host only: no sibling service takes part.
+ */
+export const newPasswordChallengeCookie = defineCookie("id_new_password", NewPasswordChallengeStateSchema, {
+  maxAge: NEW_PASSWORD_CHALLENGE_COOKIE_MAX_AGE_S,
+});
+
 const LOCALE_COOKIE_NAME = "i18n_redirected";
 const LOCALE_COOKIE_MAX_AGE_S = 365 * 24 * 60 * 60;
 

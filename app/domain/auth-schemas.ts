@@ -177,6 +177,12 @@ export const ConfirmPasswordResetSchema = z.object({
   password: NewPasswordSchema,
 });
 
+/** An invited member's first sign-in: their own password instead of the temporary one Cognito mailed. */
+export const FirstPasswordSchema = z.object({
+  // Never trimmed: the member's password is exactly what they typed (or pasted).
+  password: NewPasswordSchema,
+});
+
 export const PasswordChangeSchema = z.object({
   // No length rule on the current password: accounts from before 1 July 2021 may have shorter ones.
   currentPassword: storableText().min(1, "validation.required").max(MAX_PASSWORD_LENGTH, "validation.inputError"),

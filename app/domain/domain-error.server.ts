@@ -21,6 +21,14 @@ export const DOMAIN_ERROR_CODES = [
   "signInThrottled",
   "throttled",
   "unavailable",
+  // An invited member's temporary password is past its validity: a new invitation (the forgot-password page) helps.
+  "temporaryPasswordExpired",
+  // Password reset for an invited member who never signed in: the invitation is mailed again instead.
+  "invitationPending",
+  // A new invitation for a member who has already chosen a password.
+  "invitationNotPending",
+  // The first sign-in's "choose your password" step took longer than Cognito's challenge session lives.
+  "challengeExpired",
   // An e-mail change to the address the member already has.
   "sameAddress",
   // The mail server did not take the mail.

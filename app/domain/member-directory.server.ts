@@ -225,6 +225,7 @@ type RecordedMethods =
   | "createUnmailedUser"
   | "inviteUser"
   | "setPermanentPassword"
+  | "answerNewPasswordChallenge"
   | "deleteUser"
   | "disableUser"
   | "enableUser";
@@ -346,6 +347,12 @@ export function recordingDirectoryWrites<T extends Pick<IdentityProvider, Record
     async setPermanentPassword(input) {
       await identity.setPermanentPassword(input);
       record("setPermanentPassword", (now) => updateRow(input.email, { cognitoStatus: "CONFIRMED" }, now));
+    },
+    async answerNewPasswordChallenge(input) {
+      const tokens = await identity.answerNewPasswordChallenge(input);
+      // The invited member chose a password: Cognito has made the user CONFIRMED.
+      record("answerNewPasswordChallenge", (now) => updateRow(input.username, { cognitoStatus: "CONFIRMED" }, now));
+      return tokens;
     },
     async deleteUser(username) {
       await identity.deleteUser(username);

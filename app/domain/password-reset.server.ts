@@ -4,7 +4,10 @@ import { logger } from "~/integrations/logger.server";
 import type { AppServices } from "~/services.server";
 import { signOutEverywhere } from "./session-ending.server";
 
-export type PasswordResetIdentity = Pick<IdentityProvider, "forgotPassword" | "confirmForgotPassword">;
+export type PasswordResetIdentity = Pick<
+  IdentityProvider,
+  "forgotPassword" | "confirmForgotPassword" | "resendInvitation"
+>;
 
 export type PasswordResetDependencies = Pick<AppServices, "db" | "identity" | "config" | "clock">;
 
@@ -31,19 +34,38 @@ const READ_AS_CODE_MISMATCH: ReadonlySet<DomainErrorCode> = new Set([
   "invalidCredentials",
 ]);
 
+/** A new invitation's refusals that mean "nobody to invite any more" (the member chose a password, or is gone). */
+const HIDDEN_ON_INVITATION: ReadonlySet<DomainErrorCode> = new Set(["invitationNotPending", "userNotFound"]);
+
 /**
  * Asks Cognito to mail a reset code. Resolves the same way whether or not the address has an ID; throttling and
  * Cognito being unavailable still come out as DomainErrors, which say nothing about the account.
+ *
+ * A member staff invited who never signed in has no password of their own to reset (Cognito refuses ForgotPassword
+ * while the user is FORCE_CHANGE_PASSWORD), and their temporary password may have expired: they get the invitation
+ * again, with a new temporary password (AdminCreateUser RESEND). The answer is the same as everyone's.
  */
 export async function requestPasswordReset(identity: PasswordResetIdentity, email: string): Promise<void> {
   try {
     await identity.forgotPassword(email);
   } catch (error) {
+    if (error instanceof DomainError && error.code === "invitationPending") return resendInvitation(identity, email);
     if (error instanceof DomainError && HIDDEN_ON_REQUEST.has(error.code)) {
       // No address in the log: this line must not become an enumeration oracle of its own.
       logger.info({ identityError: error.code }, "password reset requested for an address that cannot reset");
       return;
     }
+    throw error;
+  }
+}
+
+async function resendInvitation(identity: PasswordResetIdentity, email: string): Promise<void> {
+  try {
+    await identity.resendInvitation(email);
+    logger.info("password reset requested by an invited member: the invitation was mailed again");
+  } catch (error) {
+    // The member chose a password or was deleted in between: as for anyone who cannot reset, nothing is told.
+    if (error instanceof DomainError && HIDDEN_ON_INVITATION.has(error.code)) return;
     throw error;
   }
 }

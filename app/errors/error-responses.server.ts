@@ -21,6 +21,11 @@ const MESSAGE_KEYS: Record<DomainErrorCode, string> = {
   signInThrottled: "toasts:loginAttemptLimitExceeded",
   throttled: "toasts:attemptLimitExceeded",
   unavailable: "toasts:identityUnavailable",
+  temporaryPasswordExpired: "toasts:temporaryPasswordExpired",
+  // Both are handled by the password reset (a new invitation, or the usual neutral answer); never shown as such.
+  invitationPending: "toasts:loginFailed",
+  invitationNotPending: "toasts:loginFailed",
+  challengeExpired: "toasts:newPasswordChallengeExpired",
   sameAddress: "emailChange:errors.sameAddress",
   mailUnavailable: "emailChange:errors.mailUnavailable",
   memberNotFound: "errors:staff.memberNotFound",

@@ -11,7 +11,7 @@ const PRIVATE_SECTIONS = /^(?:\/en)?\/(?:auth|my|email-update|admin)(?:\/|$)/;
  * every browser that ever signed in keeps it on every page.
  */
 const SESSION_AND_FLOW_COOKIE =
-  /(?:^|;\s*)(?:__Secure-|__Host-)?id_(?:session|pending_sign_in|sign_up|password_reset)=/;
+  /(?:^|;\s*)(?:__Secure-|__Host-)?id_(?:session|pending_sign_in|sign_up|password_reset|new_password)=/;
 
 /** Whether a page response is one browser's own, never to be kept by a shared cache or the browser's disk cache. */
 export function isPrivatePageResponse(request: Request, response: Response): boolean {

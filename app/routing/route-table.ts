@@ -25,6 +25,9 @@ export const ROUTE_SECTIONS = [
       { name: "docs-privacy-policy", path: "docs/privacy-policy", file: "routes/docs/privacy-policy.tsx" },
       { name: "auth", path: "auth", file: "routes/auth/index.tsx" },
       { name: "auth-sign-in", path: "auth/sign-in", file: "routes/auth/sign-in.tsx" },
+      // An invited member's first sign-in: the temporary password worked, now their own password (Cognito's
+      // NEW_PASSWORD_REQUIRED challenge).
+      { name: "auth-new-password", path: "auth/sign-in/new-password", file: "routes/auth/new-password.tsx" },
       { name: "auth-sign-out", path: "auth/sign-out", file: "routes/auth/sign-out.tsx" },
       { name: "auth-forgot-password", path: "auth/forgot-password", file: "routes/auth/forgot-password.tsx" },
       { name: "auth-sign-up", path: "auth/sign-up", file: "routes/auth/sign-up.tsx" },

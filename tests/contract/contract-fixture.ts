@@ -12,7 +12,7 @@ import {
   type AuthenticationResultType,
 } from "@aws-sdk/client-cognito-identity-provider";
 import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
-import { listMailboxEntries, mailboxDirectory } from "../support/stand-ins/dev-mailbox";
+import { type MailboxEntry, listMailboxEntries, mailboxDirectory } from "../support/stand-ins/dev-mailbox";
 import { type RunningStandIn, startCognitoStandIn } from "../support/stand-ins/cognito-stand-in";
 import { type ProvisionedPool, provisionStandInPool } from "../support/stand-ins/provision-cognito";
 import { makeTempDir } from "../support/temp-dir";
@@ -34,6 +34,8 @@ export interface ContractStandIn {
   /** Every code the stand-in delivered to `email`, newest first. */
   codesFor(email: string): Promise<string[]>;
   latestCode(email: string): Promise<string>;
+  /** Every message the stand-in delivered to `email` (codes and invitations), newest first. */
+  messagesFor(email: string): Promise<MailboxEntry[]>;
   /** A unique address for one test. */
   email(label: string): string;
   /** Signs up and confirms `email` through SignUp + ConfirmSignUp with the mailed code. */
@@ -64,10 +66,10 @@ export async function startContractStandIn(label: string): Promise<ContractStand
   const cognito = createCognitoClient({ region: REGION, endpoint, userPoolId, clientId });
   const extraClients: CognitoIdentityProviderClient[] = [];
 
+  const messagesFor = async (email: string) =>
+    (await listMailboxEntries(mailboxDir)).filter((entry) => entry.kind === "code" && entry.to.includes(email));
   const codesFor = async (email: string) =>
-    (await listMailboxEntries(mailboxDir))
-      .filter((entry) => entry.kind === "code" && entry.to.includes(email) && entry.code)
-      .map((entry) => entry.code as string);
+    (await messagesFor(email)).filter((entry) => entry.code).map((entry) => entry.code as string);
 
   const fixture: ContractStandIn = {
     endpoint,
@@ -95,6 +97,7 @@ export async function startContractStandIn(label: string): Promise<ContractStand
       return client;
     },
     codesFor,
+    messagesFor,
     async latestCode(email) {
       const [code] = await codesFor(email);
       if (!code) throw new Error(`No code was delivered to ${email}`);

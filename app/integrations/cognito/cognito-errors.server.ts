@@ -1,6 +1,8 @@
 /**
  * The one table from Cognito's errors to what the app does and says. Error names follow the AWS API reference
- * (never the stand-in's quirks). A row with an operation wins over the row without one for the same error.
+ * (never the stand-in's quirks). A row with an operation wins over the row without one for the same error. Where
+ * Cognito gives one error name several meanings (NotAuthorizedException), a row may also name Cognito's exact
+ * message; such rows come first, and any other message falls through to the error's general row.
  */
 export type IdentityErrorCode =
   | "invalidCredentials"
@@ -17,13 +19,18 @@ export type IdentityErrorCode =
   | "alreadyConfirmed"
   | "signInThrottled"
   | "throttled"
-  | "unavailable";
+  | "unavailable"
+  | "temporaryPasswordExpired"
+  | "invitationPending"
+  | "invitationNotPending"
+  | "challengeExpired";
 
 type Operation =
   | "SignUp"
   | "ConfirmSignUp"
   | "ResendConfirmationCode"
   | "AdminInitiateAuth"
+  | "AdminRespondToAuthChallenge"
   | "RefreshToken"
   | "RevokeToken"
   | "AdminUserGlobalSignOut"
@@ -45,7 +52,27 @@ type Operation =
 
 export type CognitoOperation = Operation;
 
-const ERROR_TABLE: { error: string; operation?: Operation; code: IdentityErrorCode }[] = [
+const ERROR_TABLE: { error: string; operation?: Operation; message?: string; code: IdentityErrorCode }[] = [
+  // An invited member (AdminCreateUser) whose temporary password is older than TemporaryPasswordValidityDays. Cognito
+  // says so only after the password matched, so telling the member reveals nothing to anyone else.
+  {
+    error: "NotAuthorizedException",
+    operation: "AdminInitiateAuth",
+    message: "Temporary password has expired and must be reset by an administrator.",
+    code: "temporaryPasswordExpired",
+  },
+  // ForgotPassword for an invited member who never chose a password (FORCE_CHANGE_PASSWORD): only a new invitation
+  // (AdminCreateUser RESEND) helps.
+  {
+    error: "NotAuthorizedException",
+    operation: "ForgotPassword",
+    message: "User password cannot be reset in the current state.",
+    code: "invitationPending",
+  },
+  // The challenge's Session is used up, past AuthSessionValidity (3 minutes by default) or not this user's.
+  { error: "NotAuthorizedException", operation: "AdminRespondToAuthChallenge", code: "challengeExpired" },
+  // RESEND for a user who is no longer waiting for a first sign-in.
+  { error: "UnsupportedUserStateException", code: "invitationNotPending" },
   { error: "NotAuthorizedException", operation: "ChangePassword", code: "currentPasswordMismatch" },
   { error: "NotAuthorizedException", code: "invalidCredentials" },
   { error: "UserNotFoundException", operation: "AdminInitiateAuth", code: "userNotFound" },
@@ -88,8 +115,11 @@ export class IdentityError extends Error {
 export function toIdentityError(error: unknown, operation: Operation): IdentityError {
   if (error instanceof IdentityError) return error;
   const name = error instanceof Error ? error.name : "";
+  const message = error instanceof Error ? error.message : "";
+  const fits = (candidate: (typeof ERROR_TABLE)[number]) =>
+    candidate.error === name && (candidate.message === undefined || candidate.message === message);
   const row =
-    ERROR_TABLE.find((candidate) => candidate.error === name && candidate.operation === operation) ??
-    ERROR_TABLE.find((candidate) => candidate.error === name && candidate.operation === undefined);
+    ERROR_TABLE.find((candidate) => fits(candidate) && candidate.operation === operation) ??
+    ERROR_TABLE.find((candidate) => fits(candidate) && candidate.operation === undefined);
   return new IdentityError(row?.code ?? "unavailable", operation, error);
 }

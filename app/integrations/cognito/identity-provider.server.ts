@@ -5,6 +5,8 @@ import {
   AdminEnableUserCommand,
   AdminGetUserCommand,
   AdminInitiateAuthCommand,
+  type AdminInitiateAuthCommandOutput,
+  AdminRespondToAuthChallengeCommand,
   AdminListGroupsForUserCommand,
   AdminSetUserPasswordCommand,
   AdminUpdateUserAttributesCommand,
@@ -42,6 +44,20 @@ export interface IdentityTokens {
   refreshToken?: string;
   expiresInS: number;
 }
+
+/**
+ * What a password sign-in answers: the tokens, or, for a member staff invited (AdminCreateUser) signing in with the
+ * temporary password, Cognito's NEW_PASSWORD_REQUIRED challenge, to be answered with `answerNewPasswordChallenge`.
+ */
+export type PasswordSignIn =
+  | { kind: "tokens"; tokens: IdentityTokens }
+  | {
+      kind: "newPasswordRequired";
+      /** Cognito's user name (the sub in a pool that signs in by e-mail), which the answer must name. */
+      username: string;
+      /** Cognito's challenge Session: valid for the app client's AuthSessionValidity (3 minutes by default). */
+      session: string;
+    };
 
 export interface IdentityUser {
   sub: string;
@@ -164,6 +180,21 @@ export function createIdentityProvider(
       });
     });
 
+  function initiatePasswordAuth(
+    input: { email: string; password: string },
+    abortSignal: AbortSignal,
+  ): Promise<AdminInitiateAuthCommandOutput> {
+    return client.send(
+      new AdminInitiateAuthCommand({
+        UserPoolId,
+        ClientId,
+        AuthFlow: "ADMIN_USER_PASSWORD_AUTH",
+        AuthParameters: { USERNAME: input.email, PASSWORD: input.password },
+      }),
+      { abortSignal },
+    );
+  }
+
   /** AdminCreateUser with a verified e-mail (staff vouch for it); the user is FORCE_CHANGE_PASSWORD until first sign-in. */
   async function createUser(
     input: { email: string; attributes: UserAttributes },
@@ -211,18 +242,40 @@ export function createIdentityProvider(
         client.send(new ResendConfirmationCodeCommand({ ClientId, Username: email }), { abortSignal }),
       ).then(() => undefined),
 
+    /** The tokens of a password sign-in, where no challenge is possible (a signed-in member re-checked). */
     signIn: (input: { email: string; password: string }) =>
-      call("AdminInitiateAuth", async (abortSignal) => {
+      call("AdminInitiateAuth", async (abortSignal) =>
+        toTokens((await initiatePasswordAuth(input, abortSignal)).AuthenticationResult, "AdminInitiateAuth"),
+      ),
+
+    /** The sign-in form's password sign-in: the tokens, or the first sign-in's new-password challenge. */
+    beginSignIn: (input: { email: string; password: string }) =>
+      call("AdminInitiateAuth", async (abortSignal): Promise<PasswordSignIn> => {
+        const output = await initiatePasswordAuth(input, abortSignal);
+        if (output.ChallengeName === "NEW_PASSWORD_REQUIRED" && output.Session) {
+          return {
+            kind: "newPasswordRequired",
+            username: output.ChallengeParameters?.USER_ID_FOR_SRP ?? input.email,
+            session: output.Session,
+          };
+        }
+        return { kind: "tokens", tokens: toTokens(output.AuthenticationResult, "AdminInitiateAuth") };
+      }),
+
+    /** Answers NEW_PASSWORD_REQUIRED with the member's own password: the user is CONFIRMED and signed in. */
+    answerNewPasswordChallenge: (input: { username: string; session: string; newPassword: string }) =>
+      call("AdminRespondToAuthChallenge", async (abortSignal) => {
         const output = await client.send(
-          new AdminInitiateAuthCommand({
+          new AdminRespondToAuthChallengeCommand({
             UserPoolId,
             ClientId,
-            AuthFlow: "ADMIN_USER_PASSWORD_AUTH",
-            AuthParameters: { USERNAME: input.email, PASSWORD: input.password },
+            ChallengeName: "NEW_PASSWORD_REQUIRED",
+            Session: input.session,
+            ChallengeResponses: { USERNAME: input.username, NEW_PASSWORD: input.newPassword },
           }),
           { abortSignal },
         );
-        return toTokens(output.AuthenticationResult, "AdminInitiateAuth");
+        return toTokens(output.AuthenticationResult, "AdminRespondToAuthChallenge");
       }),
 
     refresh: (refreshToken: string) =>
@@ -309,6 +362,24 @@ export function createIdentityProvider(
      */
     inviteUser: (input: { email: string; attributes: UserAttributes }) =>
       call("AdminCreateUser", (abortSignal) => createUser(input, { mailInvitation: true }, abortSignal)),
+
+    /**
+     * A new invitation for a member who has not signed in yet (AdminCreateUser with MessageAction RESEND): a new
+     * temporary password, valid for the pool's TemporaryPasswordValidityDays again; the previous one stops working.
+     * A member who already chose a password is "invitationNotPending".
+     */
+    resendInvitation: (email: string) =>
+      call("AdminCreateUser", (abortSignal) =>
+        client.send(
+          new AdminCreateUserCommand({
+            UserPoolId,
+            Username: email,
+            MessageAction: "RESEND",
+            DesiredDeliveryMediums: ["EMAIL"],
+          }),
+          { abortSignal },
+        ),
+      ).then(() => undefined),
 
     // ---- the legacy migration's steps, separate so that it can undo the creation when a later step fails ----
 

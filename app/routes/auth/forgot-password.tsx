@@ -167,6 +167,8 @@ function ConfirmStep({
     <section className="content auth-page">
       <h1>{t("confirm.title")}</h1>
       <p>{t(resent ? "confirm.resentLead" : "confirm.lead", { email })}</p>
+      {/* The same words for everyone: whether the address belongs to an invited member is not told. */}
+      <p>{t("confirm.invitationNote")}</p>
       <Form method="post" {...getFormProps(form)} className="form">
         <FormAlert form={form} />
         {/* Not submitted (the address comes from the cookie); shown, and there for password managers. */}

@@ -1,11 +1,21 @@
+import type { RouterContextProvider } from "react-router";
+import { redirect } from "react-router";
 import { type Config, SIBLING_SERVICES } from "~/config.server";
-import { pendingSignInCookie, readOrCreateDeviceKey, sessionCookie } from "~/cookies/app-cookies.server";
-import { type SignInResult, signIn } from "~/domain/sign-in.server";
+import {
+  NEW_PASSWORD_CHALLENGE_COOKIE_MAX_AGE_S,
+  type NewPasswordChallengeState,
+  newPasswordChallengeCookie,
+  pendingSignInCookie,
+  readOrCreateDeviceKey,
+  sessionCookie,
+} from "~/cookies/app-cookies.server";
+import { type NewPasswordRequired, type SignInResult, completeFirstSignIn, signIn } from "~/domain/sign-in.server";
 import type { Locale } from "~/i18n/locales";
 import { resolveReturnTarget } from "~/routing/return-target";
 import { pathFor } from "~/routing/route-table";
 import { referrerServiceOf } from "~/routing/service-cookie.server";
 import type { AppServices } from "~/services.server";
+import { getToastUtils } from "~/toast.server";
 
 /** Sibling origins members may be returned to after signing in. */
 function allowedReturnOrigins(config: Config): string[] {
@@ -36,12 +46,19 @@ export async function activeSessionCookies(config: Config, sessionId: string, ac
   ];
 }
 
+/** The cookies a finished sign-in leaves: the session's when active, the held sign-in's at the device limit. */
+async function signedInCookies(config: Config, result: SignInResult): Promise<string[]> {
+  return result.kind === "active"
+    ? activeSessionCookies(config, result.sessionId, result.accessToken)
+    : [await pendingSignInCookie.serialize(config, result.sessionId)];
+}
+
 /** The sign-in form's post: the domain's sign-in for this browser's device key, and the cookies it leaves. */
 export async function signInWithPassword(
   services: AppServices,
   request: Request,
   input: { email: string; password: string },
-): Promise<{ result: SignInResult; setCookies: string[] }> {
+): Promise<{ result: SignInResult | NewPasswordRequired; setCookies: string[] }> {
   const device = await readOrCreateDeviceKey(services.config, request);
   const result = await signIn(services, {
     ...input,
@@ -49,10 +66,67 @@ export async function signInWithPassword(
     userAgent: request.headers.get("User-Agent"),
   });
   const setCookies = device.setCookie ? [device.setCookie] : [];
-  if (result.kind === "active") {
-    setCookies.push(...(await activeSessionCookies(services.config, result.sessionId, result.accessToken)));
+  if (result.kind === "newPasswordRequired") {
+    const { email, username, session } = result;
+    const expiresAt = Date.now() + NEW_PASSWORD_CHALLENGE_COOKIE_MAX_AGE_S * 1000;
+    setCookies.push(
+      await newPasswordChallengeCookie.serialize(services.config, { email, username, session, expiresAt }),
+    );
   } else {
-    setCookies.push(await pendingSignInCookie.serialize(services.config, result.sessionId));
+    setCookies.push(...(await signedInCookies(services.config, result)));
   }
   return { result, setCookies };
+}
+
+/** The invited member's first sign-in under way in this browser, or null (none, tampered with, or too old). */
+export async function readNewPasswordChallenge(
+  config: Config,
+  request: Request,
+  now = Date.now(),
+): Promise<NewPasswordChallengeState | null> {
+  const value = await newPasswordChallengeCookie.read(config, request);
+  return value && value.expiresAt > now ? value : null;
+}
+
+/** The "choose your password" post: the challenge answered, the session started, the challenge cookie gone. */
+export async function answerNewPasswordChallenge(
+  services: AppServices,
+  request: Request,
+  input: { challenge: NewPasswordChallengeState; newPassword: string },
+): Promise<{ result: SignInResult; setCookies: string[] }> {
+  const device = await readOrCreateDeviceKey(services.config, request);
+  const result = await completeFirstSignIn(services, {
+    email: input.challenge.email,
+    username: input.challenge.username,
+    session: input.challenge.session,
+    newPassword: input.newPassword,
+    deviceKey: device.deviceKey,
+    userAgent: request.headers.get("User-Agent"),
+  });
+  const setCookies = device.setCookie ? [device.setCookie] : [];
+  setCookies.push(await newPasswordChallengeCookie.clear(services.config));
+  setCookies.push(...(await signedInCookies(services.config, result)));
+  return { result, setCookies };
+}
+
+/**
+ * Where a finished sign-in goes, the same from the sign-in form and from the first sign-in's new password: at the
+ * device limit back to the sign-in page (its device-limit screen, `to` kept), otherwise on to `to` or the default,
+ * with the "logged in" toast.
+ */
+export async function redirectAfterSignIn(
+  context: Readonly<RouterContextProvider>,
+  request: Request,
+  input: { locale: Locale; config: Config; result: SignInResult; setCookies: string[] },
+): Promise<Response> {
+  const headers = new Headers();
+  for (const cookie of input.setCookies) headers.append("Set-Cookie", cookie);
+  if (input.result.kind === "deviceLimit") {
+    return redirect(`${pathFor("auth-sign-in", input.locale)}${new URL(request.url).search}`, { headers });
+  }
+  return getToastUtils(context).redirectWithSuccess(
+    await returnTargetFrom(request, input.locale, input.config),
+    "loggedIn",
+    { headers },
+  );
 }

@@ -26,7 +26,7 @@ import { pathFor } from "~/routing/route-table";
 import { servicesOf } from "~/services.server";
 import { getToastUtils } from "~/toast.server";
 import type { Route } from "./+types/sign-in";
-import { activeSessionCookies, returnTargetFrom, signInWithPassword } from "./sign-in-flow.server";
+import { activeSessionCookies, redirectAfterSignIn, returnTargetFrom, signInWithPassword } from "./sign-in-flow.server";
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   const services = servicesOf(context);
@@ -110,15 +110,20 @@ export async function action({ request, context }: Route.ActionArgs) {
       limited.init,
     );
   }
+  let signedIn: Awaited<ReturnType<typeof signInWithPassword>>;
   try {
-    const { result, setCookies } = await signInWithPassword(services, request, submission.value);
-    if (result.kind === "deviceLimit") throw redirect(here, { headers: toHeaders(setCookies) });
-    return toasts.redirectWithSuccess(await returnTargetFrom(request, locale, config), "loggedIn", {
-      headers: toHeaders(setCookies),
-    });
+    signedIn = await signInWithPassword(services, request, submission.value);
   } catch (error) {
     return replyWithDomainError(submission, error, { hideFields: ["password"] });
   }
+  const { result, setCookies } = signedIn;
+  if (result.kind === "newPasswordRequired") {
+    // An invited member's temporary password: their own password first, on its own page (`to` kept).
+    throw redirect(`${pathFor("auth-new-password", locale)}${new URL(request.url).search}`, {
+      headers: toHeaders(setCookies),
+    });
+  }
+  return redirectAfterSignIn(context, request, { locale, config, result, setCookies });
 }
 
 function toHeaders(setCookies: string[]): Headers {

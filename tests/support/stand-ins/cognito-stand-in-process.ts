@@ -93,11 +93,13 @@ const triggers = new TriggersService(
   new LambdaService(config.TriggerFunctions, null),
   new CryptoService(config.KMSConfig),
 );
+const messageDelivery = new MessageDeliveryService(mailboxSender);
 const services = {
   clock,
   cognito,
   config,
-  messages: new MessagesService(triggers, new MessageDeliveryService(mailboxSender)),
+  messages: new MessagesService(triggers, messageDelivery),
+  messageDelivery,
   otp,
   tokenGenerator: withCognitoTokenLifetimes(
     new JwtTokenGenerator(clock, triggers, config.TokenConfig) as LocalTokenGenerator,

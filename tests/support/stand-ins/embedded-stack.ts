@@ -51,7 +51,11 @@ export async function startEmbeddedStack(options: {
       userPoolId: "",
       clientId: "",
     });
-    const pool = await provisionStandInPool(cognito, { dataDir, adminGroup: options.adminGroup });
+    const pool = await provisionStandInPool(cognito, {
+      dataDir,
+      adminGroup: options.adminGroup,
+      appOrigin: process.env.APP_ORIGIN || `http://${process.env.HOST ?? "127.0.0.1"}:${process.env.PORT ?? "3000"}`,
+    });
     cognito.destroy();
     return {
       env: {

@@ -20,6 +20,38 @@ import { REQUIRED_CLIENT_SETTINGS, requiredPasswordPolicy } from "~/integrations
 export const STAND_IN_POOL_NAME = "member-account";
 export const STAND_IN_CLIENT_NAME = "member-account-web";
 
+/** Where the stand-in's invitations send members when the caller names no app origin (the dev server's default). */
+const DEFAULT_APP_ORIGIN = "http://127.0.0.1:3000";
+
+/**
+ * The pool's invitation (AdminCreateUserConfig.InviteMessageTemplate), which staff's CSV import makes Cognito send
+ * with a temporary password. Cognito keeps ONE template per pool whatever the member's language, so it speaks
+ * Japanese first and then English. Cognito requires both placeholders: {####} is the temporary password and
+ * {username} the user name, which in a pool that signs in by e-mail is an opaque id, so the text tells the member to
+ * sign in with the address instead. A real pool needs the same template (README, "Deployment contract").
+ */
+export function invitationTemplate(appOrigin: string): { EmailSubject: string; EmailMessage: string } {
+  const origin = appOrigin.replace(/\/$/, "");
+  return {
+    EmailSubject: "IDアカウントのご案内 / Your ID account",
+    EmailMessage: [
+      "IDアカウントをお作りしました。",
+      "次のページで、このメールアドレスと下の仮パスワードでログインし、ご自身のパスワードを決めてください。",
+      `${origin}/auth/sign-in/`,
+      "仮パスワード: {####}",
+      "仮パスワードの有効期限は7日です。期限が切れたら、ログインページの「パスワードをお忘れの方」から案内メールを送り直せます。",
+      "（お問い合わせ用のアカウント番号: {username}）",
+      "",
+      "An ID account has been created for you.",
+      "Sign in on the page below with this e-mail address and the temporary password, then choose your own password.",
+      `${origin}/en/auth/sign-in/`,
+      "Temporary password: {####}",
+      'The temporary password is valid for 7 days. Once it has expired, "Forgot your password?" on the sign-in page mails a new invitation.',
+      "(Account number for enquiries: {username})",
+    ].join("\n"),
+  };
+}
+
 export interface ProvisionedPool {
   userPoolId: string;
   clientId: string;
@@ -43,13 +75,13 @@ async function loadOrCreateAdminCredentials(dataDir: string): Promise<{ email: s
 }
 
 /**
- * Creates, only where missing, what the app expects of its user pool: the pool and the web app client as the
- * deployment contract wants them (pool-contract.server.ts), the admin group and a development admin account. Safe
+ * Creates, only where missing, what the app expects of its user pool: the pool (with the invitation template) and the
+ * web app client as the deployment contract wants them (pool-contract.server.ts), the admin group and a development admin account. Safe
  * to run at every start. An existing pool or client is left as it is: the start-up check reports any difference.
  */
 export async function provisionStandInPool(
   cognito: CognitoIdentityProviderClient,
-  options: { dataDir: string; adminGroup: string },
+  options: { dataDir: string; adminGroup: string; appOrigin?: string },
 ): Promise<ProvisionedPool> {
   const pools = await cognito.send(new ListUserPoolsCommand({ MaxResults: 60 }));
   let userPoolId = pools.UserPools?.find((pool) => pool.Name === STAND_IN_POOL_NAME)?.Id;
@@ -59,7 +91,10 @@ export async function provisionStandInPool(
         PoolName: STAND_IN_POOL_NAME,
         UsernameAttributes: ["email"],
         AutoVerifiedAttributes: ["email"],
-        AdminCreateUserConfig: { AllowAdminCreateUserOnly: false },
+        AdminCreateUserConfig: {
+          AllowAdminCreateUserOnly: false,
+          InviteMessageTemplate: invitationTemplate(options.appOrigin ?? DEFAULT_APP_ORIGIN),
+        },
         MfaConfiguration: "OFF",
         Policies: { PasswordPolicy: requiredPasswordPolicy(MIN_PASSWORD_LENGTH) },
       }),

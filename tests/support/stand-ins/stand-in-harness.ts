@@ -3,7 +3,7 @@
  * every request to cognito-local's server on an internal loopback port and corrects what cognito-local does
  * differently from real Cognito for the operations this app uses (error names and texts, password policy,
  * ResendConfirmationCode, global sign-out, token revocation, ListUsers paging, email_verified, ExpiresIn, the pool
- * and client settings the start-up check reads, …), so the app's one code path (the AWS SDK over HTTP) meets
+ * and client settings the start-up check reads, invitations and the NEW_PASSWORD_REQUIRED challenge, …), so the app's one code path (the AWS SDK over HTTP) meets
  * Cognito's behaviour in development and tests.
  *
  * It also carries the switches tests need (faults and a request counter), at HARNESS_PATH. Every correction is
@@ -31,6 +31,14 @@ import {
   faultDelay,
   faultError,
 } from "./stand-in/faults";
+import {
+  ChallengeSessions,
+  DEFAULT_AUTH_SESSION_VALIDITY_MINUTES,
+  agedInvitation,
+  generateTemporaryPassword,
+  invitationMessage,
+  temporaryPasswordExpired,
+} from "./stand-in/invitations";
 import { listUsersPage, pageLimit, pageOf } from "./stand-in/list-users";
 import { assertPasswordConforms } from "./stand-in/password-policy";
 import { originOfRefreshToken, shapeAuthenticationResult, verifiedClaims } from "./stand-in/tokens";
@@ -142,6 +150,7 @@ export function createStandInHarness(options: StandInHarnessOptions) {
   const { cognito } = services;
   const ctx: Ctx = { logger };
   const switches = new HarnessSwitches();
+  const challengeSessions = new ChallengeSessions();
 
   // ---- cognito-local in-process helpers -------------------------------------------------------------------------
 
@@ -309,11 +318,87 @@ export function createStandInHarness(options: StandInHarnessOptions) {
     return { users: seeded.map((user) => ({ sub: user.Username, email: attribute(user, "email") ?? "" })) };
   }
 
+  // ---- invitations ---------------------------------------------------------------------------------------------
+
+  /** Where AdminCreateUser's invitation goes: e-mail only (the stand-in sends no SMS), as cognito-local words it. */
+  function invitationDestination(mediums: unknown, attributes: unknown, username: unknown): string {
+    const wanted = Array.isArray(mediums) ? (mediums as string[]) : ["SMS"];
+    const list = Array.isArray(attributes) ? (attributes as { Name?: unknown; Value?: unknown }[]) : [];
+    const email = text(list.find((item) => item.Name === "email")?.Value) ?? text(username);
+    if (!wanted.includes("EMAIL") || !email?.includes("@")) {
+      throw fault.invalidParameter("User has no attribute matching desired delivery mediums");
+    }
+    return email;
+  }
+
+  /** The pool's invitation (InviteMessageTemplate, or Cognito's default text) with the user name and password. */
+  async function deliverInvitation(pool: LocalUserPool, user: LocalUser, temporaryPassword: string, body: Body) {
+    const destination = invitationDestination(body.DesiredDeliveryMediums, user.Attributes, attribute(user, "email"));
+    const template = pool.options.AdminCreateUserConfig?.InviteMessageTemplate;
+    await services.messageDelivery.deliver(
+      ctx,
+      user,
+      { AttributeName: "email", DeliveryMedium: "EMAIL", Destination: destination },
+      { __code: temporaryPassword, ...invitationMessage(template, user.Username, temporaryPassword) },
+    );
+  }
+
+  /**
+   * AdminCreateUser with MessageAction RESEND (cognito-local refuses it): a new temporary password, valid for the
+   * policy's days again, mailed anew; the previous one stops working. Only a user still waiting for a first sign-in.
+   */
+  async function resendInvitation(pool: LocalUserPool, body: Body) {
+    const user = await findUser(pool, body.Username);
+    if (!user) throw fault.userNotFound();
+    if (user.UserStatus !== "FORCE_CHANGE_PASSWORD") {
+      throw new CognitoFault(
+        "UnsupportedUserStateException",
+        `Resend not possible. ${String(body.Username)} status is ${user.UserStatus}.`,
+      );
+    }
+    invitationDestination(body.DesiredDeliveryMediums, user.Attributes, undefined);
+    const temporaryPassword =
+      text(body.TemporaryPassword) ?? generateTemporaryPassword(pool.options.Policies?.PasswordPolicy);
+    const now = services.clock.get();
+    const invited: LocalUser = {
+      ...user,
+      Password: temporaryPassword,
+      HarnessInvitedAt: now.toISOString(),
+      UserLastModifiedDate: now,
+    };
+    await pool.saveUser(ctx, invited);
+    await deliverInvitation(pool, invited, temporaryPassword, body);
+    return {
+      User: {
+        Username: invited.Username,
+        Attributes: invited.Attributes,
+        Enabled: invited.Enabled,
+        UserStatus: invited.UserStatus,
+        UserCreateDate: invited.UserCreateDate,
+        UserLastModifiedDate: invited.UserLastModifiedDate,
+      },
+    };
+  }
+
+  /** The harness's control: makes a user's current invitation `days` older (expiry tests need not wait). */
+  async function ageInvitation(body: Body): Promise<{ invitedAt: string }> {
+    const pool = await poolById(body.userPoolId);
+    const user = await findUser(pool, body.username);
+    if (!user) throw new Error(`No user ${String(body.username)}`);
+    const days = typeof body.days === "number" && body.days > 0 ? body.days : null;
+    if (days === null) throw new Error("days must be a positive number");
+    const aged = agedInvitation(user, days);
+    await save(pool, aged, false);
+    return { invitedAt: String(aged.HarnessInvitedAt) };
+  }
+
   // ---- per-operation behaviour ----------------------------------------------------------------------------------
 
   interface Prepared {
     /** Answer this instead of forwarding. */
     reply?: unknown;
+    /** Forward this request body instead of the one received. */
+    forwardBody?: Body;
     /** Carried to `after`. */
     user?: LocalUser | null;
     pool?: LocalUserPool;
@@ -346,8 +431,19 @@ export function createStandInHarness(options: StandInHarnessOptions) {
       if (!user.Enabled) throw fault.userDisabled();
       if (user.UserStatus === "UNCONFIRMED") throw fault.userNotConfirmed();
       if (user.UserStatus === "RESET_REQUIRED") throw fault.passwordResetRequired();
+      if (
+        user.UserStatus === "FORCE_CHANGE_PASSWORD" &&
+        temporaryPasswordExpired(user, pool.options.Policies?.PasswordPolicy, services.clock.get())
+      ) {
+        throw fault.temporaryPasswordExpired();
+      }
       if (user.UserStatus === "FORCE_CHANGE_PASSWORD" && admin) {
-        // cognito-local's AdminInitiateAuth would hand out tokens here; Cognito asks for a new password.
+        // cognito-local's AdminInitiateAuth would hand out tokens here; Cognito asks for a new password, with a
+        // Session bound to this user that AdminRespondToAuthChallenge must bring back.
+        const session = challengeSessions.issue(
+          { userPoolId: pool.options.Id, clientId: client.ClientId, username: user.Username },
+          client.AuthSessionValidity ?? DEFAULT_AUTH_SESSION_VALIDITY_MINUTES,
+        );
         return {
           reply: {
             ChallengeName: "NEW_PASSWORD_REQUIRED",
@@ -358,7 +454,7 @@ export function createStandInHarness(options: StandInHarnessOptions) {
                 Object.fromEntries(user.Attributes.filter((a) => a.Name !== "sub").map((a) => [a.Name, a.Value])),
               ),
             },
-            Session: randomUUID(),
+            Session: session,
           },
         };
       }
@@ -571,6 +667,8 @@ export function createStandInHarness(options: StandInHarnessOptions) {
           throw fault.usernameClientNotFound();
         }
         if (!user.Enabled) throw fault.userDisabled();
+        // An invited user has no password of their own to reset: only AdminCreateUser's RESEND helps.
+        if (user.UserStatus === "FORCE_CHANGE_PASSWORD") throw fault.passwordNotResettable();
         if (attribute(user, "email_verified") !== "true") {
           throw fault.invalidParameter(
             "Cannot reset password for the user as there is no registered/verified email or phone_number",
@@ -618,12 +716,85 @@ export function createStandInHarness(options: StandInHarnessOptions) {
     AdminCreateUser: {
       async before(body) {
         const pool = await poolById(body.UserPoolId);
-        if (body.TemporaryPassword !== undefined) {
-          assertPasswordConforms(body.TemporaryPassword, pool.options.Policies?.PasswordPolicy);
-        }
+        const policy = pool.options.Policies?.PasswordPolicy;
+        if (body.TemporaryPassword !== undefined) assertPasswordConforms(body.TemporaryPassword, policy);
+        if (body.MessageAction === "RESEND") return { reply: await resendInvitation(pool, body) };
         if (await findUser(pool, body.Username)) {
           throw new CognitoFault("UsernameExistsException", "User account already exists");
         }
+        const mailed = body.MessageAction !== "SUPPRESS";
+        if (mailed) invitationDestination(body.DesiredDeliveryMediums, body.UserAttributes, body.Username);
+        // cognito-local's own temporary password has 6 characters whatever the policy, and its welcome message has
+        // no text: the harness chooses the password and sends the pool's invitation itself.
+        return {
+          pool,
+          forwardBody: {
+            ...body,
+            TemporaryPassword: body.TemporaryPassword ?? generateTemporaryPassword(policy),
+            MessageAction: "SUPPRESS",
+          },
+        };
+      },
+      async after(body, result, { pool, forwardBody }) {
+        const created = result.User as { Username?: string } | undefined;
+        const user = pool && created?.Username ? await findUser(pool, created.Username) : null;
+        if (pool && user && body.MessageAction !== "SUPPRESS") {
+          await deliverInvitation(pool, user, String(forwardBody?.TemporaryPassword), body);
+        }
+        return result;
+      },
+    },
+
+    AdminRespondToAuthChallenge: {
+      async replace(body) {
+        const pool = await poolById(body.UserPoolId);
+        const client = await appClient(body.ClientId);
+        if (client.UserPoolId !== pool.options.Id) throw fault.invalidParameter("Invalid client id for the pool");
+        if (body.ChallengeName !== "NEW_PASSWORD_REQUIRED") {
+          throw new CognitoFault("StandInUnsupportedException", `ChallengeName ${String(body.ChallengeName)}`);
+        }
+        const responses = (body.ChallengeResponses ?? {}) as Record<string, unknown>;
+        if (!text(responses.USERNAME)) throw fault.invalidParameter("Missing required parameter USERNAME");
+        if (!text(responses.NEW_PASSWORD)) throw fault.invalidParameter("Missing required parameter NEW_PASSWORD");
+        if (!text(body.Session)) throw fault.invalidParameter("Missing required parameter Session");
+        const user = await findUser(pool, responses.USERNAME);
+        const binding = user
+          ? challengeSessions.find(body.Session, {
+              userPoolId: pool.options.Id,
+              clientId: client.ClientId,
+              username: user.Username,
+            })
+          : null;
+        if (!user || !binding || user.UserStatus !== "FORCE_CHANGE_PASSWORD") throw fault.challengeSessionExpired();
+        if (!user.Enabled) throw fault.userDisabled();
+        assertPasswordConforms(responses.NEW_PASSWORD, pool.options.Policies?.PasswordPolicy);
+        challengeSessions.useUp(body.Session as string);
+        const { HarnessInvitedAt: _invited, ...rest } = user;
+        const confirmed: LocalUser = {
+          ...rest,
+          Password: responses.NEW_PASSWORD as string,
+          UserStatus: "CONFIRMED",
+          UserLastModifiedDate: services.clock.get(),
+        };
+        await pool.saveUser(ctx, confirmed);
+        const groups = await pool.listUserGroupMembership(ctx, confirmed);
+        const tokens = await services.tokenGenerator.generate(
+          ctx,
+          confirmed,
+          groups,
+          client,
+          body.ClientMetadata as Record<string, string> | undefined,
+          "Authentication",
+        );
+        await pool.storeRefreshToken(ctx, tokens.RefreshToken, confirmed);
+        const signedIn = await findUser(pool, confirmed.Username);
+        return {
+          ChallengeParameters: {},
+          AuthenticationResult: shapeAuthenticationResult(
+            { AccessToken: tokens.AccessToken, IdToken: tokens.IdToken, RefreshToken: tokens.RefreshToken },
+            { originJti: originOfRefreshToken(tokens.RefreshToken), user: signedIn },
+          ),
+        };
       },
     },
 
@@ -756,7 +927,11 @@ export function createStandInHarness(options: StandInHarnessOptions) {
       if (behaviour?.replace) return { status: 200, body: await behaviour.replace(body) };
       const prepared = (await behaviour?.before?.(body)) ?? {};
       if (prepared.reply !== undefined) return { status: 200, body: prepared.reply };
-      const forwarded = await forward(operation, target, raw);
+      const forwarded = await forward(
+        operation,
+        target,
+        prepared.forwardBody ? Buffer.from(JSON.stringify(prepared.forwardBody)) : raw,
+      );
       if (forwarded.status !== 200) return correctedError(operation, forwarded.status, forwarded.body);
       const result = behaviour?.after ? await behaviour.after(body, forwarded.body, prepared) : forwarded.body;
       return { status: 200, body: result };
@@ -842,6 +1017,14 @@ export function createStandInHarness(options: StandInHarnessOptions) {
         } catch (error) {
           return json(400, { error: String(error) });
         }
+      case "POST /users/invitation-age":
+        try {
+          return json(200, await ageInvitation(JSON.parse(raw.toString("utf8") || "{}") as Body));
+        } catch (error) {
+          return json(400, { error: String(error) });
+        }
+      case "POST /challenge-sessions/expire":
+        return json(200, { expired: challengeSessions.expireAll() });
       case "DELETE /requests":
         switches.resetCounts();
         return json(200, switches.requestCounts());

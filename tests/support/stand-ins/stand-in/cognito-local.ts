@@ -26,6 +26,8 @@ export interface LocalUser {
    * are revoked, by RevokeToken, GlobalSignOut, AdminUserGlobalSignOut or AdminDisableUser.
    */
   HarnessRevokedOrigins?: string[];
+  /** The harness's own field: when the current temporary password was issued (AdminCreateUser, or its RESEND). */
+  HarnessInvitedAt?: string;
   [key: string]: unknown;
 }
 
@@ -52,6 +54,8 @@ export interface LocalAppClient {
   TokenValidityUnits?: { AccessToken?: string; IdToken?: string; RefreshToken?: string };
   /** Kept by the harness (cognito-local drops it): recorded and reported, never acted on. */
   RefreshTokenRotation?: { Feature?: string; RetryGracePeriodSeconds?: number };
+  /** Minutes a challenge's Session stays valid (Cognito's default 3). */
+  AuthSessionValidity?: number;
   [key: string]: unknown;
 }
 
@@ -70,6 +74,10 @@ export interface LocalUserPoolOptions {
   UsernameAttributes?: string[];
   AutoVerifiedAttributes?: string[];
   Policies?: { PasswordPolicy?: LocalPasswordPolicy };
+  AdminCreateUserConfig?: {
+    AllowAdminCreateUserOnly?: boolean;
+    InviteMessageTemplate?: { EmailSubject?: string; EmailMessage?: string; SMSMessage?: string };
+  };
   [key: string]: unknown;
 }
 
@@ -91,6 +99,7 @@ export interface LocalUserPool {
   getUserByRefreshToken(ctx: Ctx, refreshToken: string): Promise<LocalUser | null>;
   listUsers(ctx: Ctx, filter?: string): Promise<LocalUser[]>;
   saveUser(ctx: Ctx, user: LocalUser): Promise<void>;
+  storeRefreshToken(ctx: Ctx, refreshToken: string, user: LocalUser): Promise<void>;
   listGroups(ctx: Ctx): Promise<LocalGroup[]>;
   listUserGroupMembership(ctx: Ctx, user: LocalUser): Promise<string[]>;
   saveAppClient(ctx: Ctx, appClient: LocalAppClient): Promise<void>;
@@ -138,11 +147,26 @@ export interface LocalTokenGenerator {
   ): Promise<LocalTokens>;
 }
 
+/** A message as cognito-local's delivery takes it: the code, and the text when a template or trigger made one. */
+export interface LocalMessage {
+  __code: string;
+  emailSubject?: string;
+  emailMessage?: string;
+}
+
+/** cognito-local's last step of sending: hands the message to the sender (the dev mailbox here). */
+export interface LocalMessageDelivery {
+  deliver(ctx: Ctx, user: LocalUser, deliveryDetails: CodeDeliveryDetails, message: LocalMessage): Promise<void>;
+}
+
 /** What the harness needs of the services object cognito-local's Router is built from. */
 export interface LocalServices {
   cognito: LocalCognitoService;
   clock: { get(): Date };
   messages: LocalMessages;
+  /** The same delivery `messages` ends in, for the invitations the harness writes from the pool's template. */
+  messageDelivery: LocalMessageDelivery;
+  tokenGenerator: LocalTokenGenerator;
   otp: () => string;
 }
 

@@ -33,6 +33,15 @@ export const fault = {
   invalidAccessToken: () => new CognitoFault("NotAuthorizedException", "Invalid Access Token"),
   accessTokenRevoked: () => new CognitoFault("NotAuthorizedException", "Access Token has been revoked"),
   accessTokenExpired: () => new CognitoFault("NotAuthorizedException", "Access Token has expired"),
+  /** AdminInitiateAuth for an invited user whose temporary password is older than TemporaryPasswordValidityDays. */
+  temporaryPasswordExpired: () =>
+    new CognitoFault("NotAuthorizedException", "Temporary password has expired and must be reset by an administrator."),
+  /** ForgotPassword for a user in FORCE_CHANGE_PASSWORD (invited, never signed in). */
+  passwordNotResettable: () =>
+    new CognitoFault("NotAuthorizedException", "User password cannot be reset in the current state."),
+  /** A challenge answered with a Session that is unknown, used up, expired or another user's. */
+  challengeSessionExpired: () =>
+    new CognitoFault("NotAuthorizedException", "Invalid session for the user, session is expired."),
   internal: () => new CognitoFault("InternalErrorException", "An internal error occurred.", 500),
 };
 

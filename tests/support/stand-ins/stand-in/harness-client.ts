@@ -67,3 +67,21 @@ export async function seedUsers(
   return (await call<{ users: { sub: string; email: string }[] }>(endpoint, "POST", "/users", { userPoolId, users }))
     .users;
 }
+
+/**
+ * Makes a user's current invitation (AdminCreateUser or its RESEND) `days` older, so a test reaches an expired
+ * temporary password (TemporaryPasswordValidityDays) without waiting. `username` is the e-mail or the sub.
+ */
+export async function ageInvitation(
+  endpoint: string,
+  userPoolId: string,
+  username: string,
+  days: number,
+): Promise<void> {
+  await call(endpoint, "POST", "/users/invitation-age", { userPoolId, username, days });
+}
+
+/** Every NEW_PASSWORD_REQUIRED Session handed out so far expires now, as after Cognito's 3 minutes. */
+export async function expireChallengeSessions(endpoint: string): Promise<void> {
+  await call(endpoint, "POST", "/challenge-sessions/expire");
+}
