@@ -199,6 +199,11 @@ test("staff discard a checked file, and cancel a running import after confirming
   await signedInAsStaff(page, tag, javaScriptEnabled);
   const rows = Array.from({ length: 12 }, (_, index) => goodRow(`${tag}-${index}@example.jp`, "中村", "桜"));
 
+  // No file: the form says so (in the browser with JavaScript, from the action without).
+  await page.getByRole("button", { name: "チェックする" }).click();
+  await expect(page.getByText("CSVファイルを選んでください。")).toBeVisible();
+  await expect(page.getByTestId("import-report")).toHaveCount(0);
+
   // A file just over the cap (5 MB) still reaches the dry run, which says so in the page's language. (Past the cap
   // and the multipart allowance, the page lane answers 413 before any page runs.)
   const filler = ["x".repeat(198)]; // 200 bytes a line with its CRLF: 26,300 lines are about 5.02 MB

@@ -30,12 +30,29 @@ import { getToastUtils } from "~/toast.server";
 import type { Route } from "./+types/csv-import-upload";
 import { describeImportColumns, formatMegabytes } from "./csv-import-upload.server";
 
-/** The upload: a file to check (the dry run). Conform leaves an empty file input out, so "no file" is "required". */
+/**
+ * The upload: a file to check (the dry run). A browser posts a file input left empty as a nameless, empty part; a
+ * chosen file that is empty has a name, and the dry run reports it as an empty file.
+ */
 const ImportFileSchema = z.object({
-  file: z.instanceof(File, { message: "adminImport:upload.fileRequired" }),
+  file: z
+    .instanceof(File, { message: "adminImport:upload.fileRequired" })
+    .refine((file) => file.name !== "" || file.size > 0, { message: "adminImport:upload.fileRequired" }),
 });
 /** The checked file's panel: start its job, or discard it. */
 const ValidatedJobSchema = z.object({ intent: z.enum(["start", "discard"]), jobId: z.uuid() });
+
+/**
+ * The upload's file name as the job keeps it and the pages show it: a browser sends the name the file had, but a
+ * hand-made post may send anything, and PostgreSQL's text holds neither NUL nor a lone surrogate.
+ */
+// eslint-disable-next-line no-control-regex -- control characters are exactly what this drops
+const UNSHOWABLE_IN_FILE_NAME = /[\u0000-\u001f\u007f]|[\uD800-\uDFFF]/gu;
+const FILE_NAME_MAX_CHARS = 255;
+
+function fileNameOf(file: File): string {
+  return file.name.replace(UNSHOWABLE_IN_FILE_NAME, "").slice(0, FILE_NAME_MAX_CHARS) || "upload.csv";
+}
 
 /** How many recent imports the page lists (each links to its progress page). */
 const RECENT_JOBS_SHOWN = 20;
@@ -58,7 +75,10 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     columns: describeImportColumns(t, locale),
     maxSize: formatMegabytes(CSV_IMPORT_MAX_FILE_BYTES, locale),
     maxRows: CSV_IMPORT_MAX_ROWS.toLocaleString(locale),
-    limits: { maxMegabytes: CSV_IMPORT_MAX_FILE_BYTES / (1024 * 1024), maxRows: CSV_IMPORT_MAX_ROWS } as ImportLimits,
+    limits: {
+      maxMegabytes: CSV_IMPORT_MAX_FILE_BYTES / (1024 * 1024),
+      maxRows: CSV_IMPORT_MAX_ROWS,
+    } satisfies ImportLimits,
     jobs: jobs.map((job) => ({
       id: job.id,
       createdAt: job.createdAt,
@@ -114,8 +134,11 @@ export async function action({ request, context }: Route.ActionArgs) {
         "adminImport:toasts.started",
       );
     }
-    const job = await cancelImportJob(services, { jobId, actor, requestId });
-    if (!job) throw data(null, { status: 404 });
+    // Discarding is for a job nobody started: a stale page's button must not cancel an import that runs meanwhile.
+    const current = await getImportJobProgress(services.db, jobId);
+    if (!current) throw data(null, { status: 404 });
+    if (current.state !== "validated") throw redirect(pathFor("admin-csv-import-job", locale, { id: jobId }));
+    await cancelImportJob(services, { jobId, actor, requestId });
     return toast.redirectWithSuccess(pathFor("admin-csv-import", locale), "adminImport:toasts.discarded");
   }
 
@@ -128,9 +151,10 @@ export async function action({ request, context }: Route.ActionArgs) {
     return data({ form: "file" as const, result: submission.reply({ formErrors: [limited.formError] }) }, limited.init);
   }
   const { file } = submission.value;
+  const fileName = fileNameOf(file);
   const checked = await validateImport(services, {
     bytes: new Uint8Array(await file.arrayBuffer()),
-    fileName: file.name,
+    fileName,
     actor,
     requestId,
     store: true,
