@@ -2,6 +2,7 @@ import { CsvError, parse } from "csv-parse/sync";
 import iconv from "iconv-lite";
 import { z } from "zod";
 import { EmailSchema, ProfileSchema } from "./auth-schemas";
+import type { CsvEncoding } from "./spreadsheet-csv.server";
 
 /**
  * The staff's import file, from bytes to validated rows (no database here: the check against the member directory
@@ -41,8 +42,14 @@ export const CSV_IMPORT_COLUMNS = [
 ] as const;
 export type CsvImportColumn = (typeof CSV_IMPORT_COLUMNS)[number];
 
+/**
+ * The failed-rows download's columns after the original ones (csv-import-job.server.ts writes them). A file that has
+ * them is read with them ignored, so staff can fix the failed rows in that file and upload it as it is.
+ */
+export const FAILED_ROWS_EXTRA_COLUMNS = ["source_row", "failure_code", "failure_reason"] as const;
+
 /** How the bytes were read: UTF-8 (with or without BOM), or Shift_JIS as Windows writes it (CP932). */
-export type ImportFileEncoding = "utf-8" | "shift_jis";
+export type ImportFileEncoding = CsvEncoding;
 
 /** Stable codes; their texts are csv-import:problems.<code>. */
 export type CsvImportProblemCode =
@@ -76,6 +83,19 @@ export interface CsvImportProblem {
   value: string | null;
   /** duplicateInFile: the other row with the same address (each of the two names the other). */
   otherRow?: number;
+}
+
+/**
+ * The values a problem's text (csv-import:problems.<code>) interpolates: the other row of a duplicate, the caps,
+ * the rows found. Pages and the API translate with the same values.
+ */
+export function problemMessageValues(problem: CsvImportProblem): Record<string, string> {
+  return {
+    otherRow: String(problem.otherRow ?? ""),
+    rows: problem.value ?? "",
+    maxRows: CSV_IMPORT_MAX_ROWS.toLocaleString("en"),
+    maxMegabytes: String(CSV_IMPORT_MAX_FILE_BYTES / (1024 * 1024)),
+  };
 }
 
 /** One row as it will be created: the e-mail (lower-cased, as Cognito matches it) and the profile form's values. */
@@ -158,11 +178,13 @@ const KEY_COLUMNS = Object.fromEntries(Object.entries(COLUMN_KEYS).map(([column,
 
 const ImportRowSchema = ProfileSchema.extend({ email: EmailSchema });
 
+/** The header's columns by position; null for a column whose cells are ignored (the failed-rows download's extras). */
 function readHeader(cells: string[]): { columns: (CsvImportColumn | null)[]; problems: CsvImportProblem[] } {
   const problems: CsvImportProblem[] = [];
   const seen = new Set<string>();
   const columns = cells.map((cell) => {
     const name = cell.trim().toLowerCase();
+    if ((FAILED_ROWS_EXTRA_COLUMNS as readonly string[]).includes(name)) return null;
     if (!(CSV_IMPORT_COLUMNS as readonly string[]).includes(name)) {
       problems.push({ row: 1, column: cut(cell), code: "unknownColumn", value: null });
       return null;
@@ -179,7 +201,7 @@ function readHeader(cells: string[]): { columns: (CsvImportColumn | null)[]; pro
 function checkRow(
   rowNumber: number,
   cells: string[],
-  columns: CsvImportColumn[],
+  columns: (CsvImportColumn | null)[],
 ): { values: ImportRowValues | null; problems: CsvImportProblem[] } {
   if (cells.length !== columns.length)
     return {
@@ -189,7 +211,8 @@ function checkRow(
   const problems: CsvImportProblem[] = [];
   const record: Record<string, string> = {};
   cells.forEach((cell, index) => {
-    const column = columns[index]!;
+    const column = columns[index];
+    if (!column) return;
     const value = cell.replace(LEADING_SPACE, "");
     if (FORMULA_START.test(value)) problems.push({ row: rowNumber, column, code: "formula", value: cut(cell) });
     else if (value.trim() === "") problems.push({ row: rowNumber, column, code: "required", value: null });
@@ -265,6 +288,8 @@ export function readImportFile(bytes: Uint8Array): ImportFileReading {
   const records = parse(text, {
     bom: true,
     relax_column_count: true,
+    // A quote inside an unquoted cell (5'10") is taken as it is; an opened quote that never closes still stops reading.
+    relax_quotes: true,
     skip_records_with_error: true,
     info: true,
     on_skip: (error) => {
@@ -304,7 +329,7 @@ export function readImportFile(bytes: Uint8Array): ImportFileReading {
   const rows: ImportRow[] = [];
   const rowProblems: CsvImportProblem[] = [];
   for (const { record, info } of dataRows) {
-    const checked = checkRow(info.records, record, columns as CsvImportColumn[]);
+    const checked = checkRow(info.records, record, columns);
     rowProblems.push(...checked.problems);
     if (checked.values) rows.push({ rowNumber: info.records, values: checked.values });
   }

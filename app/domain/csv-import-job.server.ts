@@ -6,6 +6,7 @@ import {
   CSV_IMPORT_COLUMNS,
   CSV_IMPORT_REPORT_MAX_PROBLEMS,
   type CsvImportProblem,
+  FAILED_ROWS_EXTRA_COLUMNS,
   type ImportFileEncoding,
   type ImportRow,
   type ImportRowValues,
@@ -13,6 +14,7 @@ import {
 } from "./csv-import-file.server";
 import { DomainError } from "./domain-error.server";
 import { saveFromCognito } from "./member-directory.server";
+import { type CsvEncoding, spreadsheetCsv } from "./spreadsheet-csv.server";
 import { type StaffActor, recordStaffAction } from "./staff-audit-log.server";
 import { CSV_IMPORT_THROTTLE_NAME, type Throttle, createThrottle, pause } from "./throttle.server";
 import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
@@ -88,9 +90,6 @@ export interface ImportJobProgress {
   etaSeconds: number | null;
 }
 
-/** The failed-rows CSV's columns after the original ones; the import reads a file with them (they are ignored). */
-export const FAILED_ROWS_EXTRA_COLUMNS = ["source_row", "failure_code", "failure_reason"] as const;
-
 /** The audit log's actions for imports (admin:audit.actions.csv-import.*). */
 export const CSV_IMPORT_AUDIT_ACTIONS = {
   start: "csv-import.start",
@@ -100,6 +99,8 @@ export const CSV_IMPORT_AUDIT_ACTIONS = {
 
 /** Rows per statement when storing a job, and per batch of the mirror check (well below PostgreSQL's 65,535 parameters). */
 const INSERT_BATCH_ROWS = 1_000;
+
+export { FAILED_ROWS_EXTRA_COLUMNS };
 
 async function findExistingMembers(db: Database, emails: string[]): Promise<Set<string>> {
   const existing = new Set<string>();
@@ -379,6 +380,18 @@ export async function* failedRowCells(
     }
 }
 
+/**
+ * The failed-rows download: the original columns, the row it came from, the reason's code and its text in the
+ * staff's language. Streamed (spreadsheet-csv.server.ts: formula-safe, UTF-8 with BOM or CP932), read in batches.
+ */
+export function failedRowsCsv(
+  db: Database,
+  jobId: string,
+  options: { encoding: CsvEncoding; reasonText: (code: ImportRowFailureCode) => string },
+): ReadableStream<Uint8Array> {
+  return spreadsheetCsv(failedRowCells(db, jobId, options.reasonText), { encoding: options.encoding });
+}
+
 // ---------------------------------------------------------------- the worker
 
 export type ImportIdentity = Pick<IdentityProvider, "inviteUser" | "findUser">;
@@ -515,6 +528,13 @@ async function recordRetry(db: Database, row: ClaimedRow, workerId: string, deta
     .where(ownClaim(row, workerId));
 }
 
+async function releaseClaim(db: Database, row: ClaimedRow, workerId: string): Promise<void> {
+  await db
+    .update(csvImportRows)
+    .set({ state: "pending", ...released })
+    .where(ownClaim(row, workerId));
+}
+
 async function recordSkipped(db: Database, row: ClaimedRow, workerId: string): Promise<void> {
   await db
     .update(csvImportRows)
@@ -553,9 +573,16 @@ async function processRow(
   signal: AbortSignal,
 ): Promise<void> {
   const values = row.values as ImportRowValues;
-  await throttle.takeSlot(signal);
-  // Cancelled while this row waited for its slot: it never reached Cognito.
+  // Cancelled since the row was claimed: it never reached Cognito. Checked before the slot, so that nothing but
+  // the call itself sits between the slot's time and the request (the rate is kept where Cognito counts it).
   if (await jobIsCancelled(deps.db, row.jobId)) return recordSkipped(deps.db, row, workerId);
+  try {
+    await throttle.takeSlot(signal);
+  } catch (error) {
+    // Stopping (a deploy, a shutdown): the row never reached Cognito, so it goes back for the next worker at once.
+    await releaseClaim(deps.db, row, workerId);
+    throw error;
+  }
   try {
     const sub = await deps.identity.inviteUser({
       email: values.email,

@@ -55,12 +55,30 @@ export function pause(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-/** The named limit at `perSecond` calls a second in total, across every instance sharing the database. */
+/**
+ * The named limit at `perSecond` calls a second in total, across every instance sharing the database.
+ *
+ * A slot is only good for a call made soon after its time: a process that stalls (a busy event loop, a slow answer
+ * to the reservation itself) and wakes late would otherwise send its call beside the next slot's, and two calls would
+ * land closer than the spacing. So a slot is used only when, by this process's own clock, at most half a spacing
+ * can have passed since it began (measured from before the reservation was sent, so no clock needs to agree with
+ * the database's); a later one is dropped and another reserved. Dropped slots lower the rate, never raise it. Any
+ * window of a second then holds at most the rate's calls plus one that came late from the window before.
+ */
 export function createThrottle(db: Database, name: string, perSecond: number): Throttle {
+  const toleranceMs = 1000 / perSecond / 2;
   return {
     async takeSlot(signal) {
-      const waitMs = await reserveSlot(db, name, perSecond);
-      if (waitMs > 0) await pause(waitMs, signal);
+      for (;;) {
+        // The slot began `waitMs` after the statement ran, somewhere between asking and hearing back: wait for the
+        // latest moment it can be (never early), and judge lateness from the earliest.
+        const askedAt = performance.now();
+        const waitMs = await reserveSlot(db, name, perSecond);
+        const heardAt = performance.now();
+        if (waitMs > 0) await pause(heardAt + waitMs - performance.now(), signal);
+        if (performance.now() - (askedAt + waitMs) <= toleranceMs) return;
+        signal?.throwIfAborted();
+      }
     },
   };
 }

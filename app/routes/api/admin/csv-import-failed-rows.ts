@@ -1,0 +1,32 @@
+import { apiRoute } from "~/api/api-handler.server";
+import { ApiError } from "~/api/api-response.server";
+import { importJobIdOf } from "~/api/staff-api.server";
+import { failedRowsCsv, getImportJobProgress } from "~/domain/csv-import-job.server";
+import { CSV_CHARSETS, contentDisposition } from "~/domain/spreadsheet-csv.server";
+import { translatorFor } from "~/i18n/translator.server";
+
+const api = apiRoute({
+  GET: {
+    operation: "adminCsvImportFailedRows",
+    handle: async (call) => {
+      const jobId = importJobIdOf(call.params);
+      if (!(await getImportJobProgress(call.db, jobId))) throw new ApiError("not_found");
+      const { encoding } = call.query;
+      const translate = translatorFor(call.query.locale ?? call.locale);
+      const body = failedRowsCsv(call.db, jobId, {
+        encoding,
+        reasonText: (code) => translate(`csvImport:rowFailures.${code}`),
+      });
+      return new Response(body, {
+        headers: {
+          "Content-Type": `text/csv; charset=${CSV_CHARSETS[encoding]}`,
+          "Content-Disposition": contentDisposition("import-failed-rows", call.clock.now()),
+          "Cache-Control": "no-store",
+        },
+      });
+    },
+  },
+});
+
+export const loader = api.loader;
+export const action = api.action;
