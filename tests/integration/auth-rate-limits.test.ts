@@ -3,6 +3,7 @@ import jaToasts from "../../locales/ja/toasts.json";
 import { type ServerProcess, startServerProcess } from "../support/server-process";
 import { getRequestCounts } from "../support/stand-in-faults";
 import { createTestMember } from "../support/test-members";
+import { inviteMember, latestTemporaryPassword } from "../support/invited-members";
 
 /**
  * Rate limits over HTTP on the production build, posting as a browser form does. Small limits come from the
@@ -127,4 +128,34 @@ test("password-reset requests over the per-account limit say the attempt limit i
     expect(refused.status).toBe(429);
     expect(errorsIn(await refused.text())).toEqual([jaToasts.attemptLimitExceeded]);
   }
+});
+
+test("an invited member's 'choose your password' answer counts as a sign-in: over the limit, refused before Cognito", async () => {
+  const invited = await inviteMember(standInPort, "limited-invited");
+  const temporaryPassword = await latestTemporaryPassword(
+    async () => (await fetch(`${proxied.url}/__dev/mailbox/`)).text(),
+    invited.email,
+  );
+  const challenged = await signIn(proxied, invited.email, temporaryPassword);
+  expect(challenged.headers.get("Location")).toBe("/auth/sign-in/new-password/");
+  const cookie = challenged.headers
+    .getSetCookie()
+    .map((setCookie) => setCookie.split(";")[0]!)
+    .join("; ");
+  for (let attempt = 1; attempt < SIGN_IN_PER_ACCOUNT; attempt++) {
+    expect((await signIn(proxied, invited.email, "not-the-password")).status).toBe(400);
+  }
+  const answerCalls = async () =>
+    (await getRequestCounts(`http://127.0.0.1:${standInPort}`)).byOperation.AdminRespondToAuthChallenge ?? 0;
+  const callsBefore = await answerCalls();
+  const refused = await post(
+    proxied,
+    "/auth/sign-in/new-password/",
+    { password: "chosen-by-the-member-1" },
+    { Cookie: cookie, "X-Forwarded-For": someIp() },
+  );
+  expect(refused.status).toBe(429);
+  expect(errorsIn(await refused.text())).toEqual([jaToasts.loginAttemptLimitExceeded]);
+  expect(refused.headers.getSetCookie().filter((setCookie) => setCookie.startsWith("id_session"))).toEqual([]);
+  expect(await answerCalls()).toBe(callsBefore);
 });

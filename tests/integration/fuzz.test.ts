@@ -18,6 +18,7 @@ import {
 import { type ServerProcess, startServerProcess } from "../support/server-process";
 import { TEST_PASSWORD, createTestMember } from "../support/test-members";
 import { createNamedMember, createStaffAdmin } from "../support/admin-members";
+import { inviteMember, latestTemporaryPassword } from "../support/invited-members";
 
 /**
  * A fuzz of every page form action (posted as a browser with JavaScript off would, with the app's
@@ -93,6 +94,7 @@ type SessionName =
   | "passwordEdit"
   | "withdrawal"
   | "emailChange"
+  | "firstSignIn"
   | "staff";
 type BearerName = "none" | "apiMember" | "apiWithdrawal" | "apiAdmin";
 
@@ -222,6 +224,23 @@ const SESSION_SETUP: Record<Exclude<SessionName, "anonymous">, (session: Session
   withdrawal: async (session) => {
     session.member = await newMember("fuzz-withdrawal");
     session.cookies = await client.signIn(session.member);
+  },
+  // An invited member's first sign-in, on its "choose your password" step: a new invitation each time, since a
+  // chosen password ends the step.
+  firstSignIn: async (session) => {
+    const invited = await inviteMember(server.standInPort, "fuzz-invited");
+    const mailbox = async () => expectResponse(await client.get("/__dev/mailbox/"), "the dev mailbox").body.toString();
+    session.member = { email: invited.email, password: await latestTemporaryPassword(mailbox, invited.email) };
+    const response = expectResponse(
+      await client.post("/auth/sign-in/", [
+        ["intent", "sign-in"],
+        ["email", session.member.email],
+        ["password", session.member.password],
+      ]),
+      "an invited member's sign-in",
+    );
+    if (response.status !== 302) throw new Error(`The invited member's sign-in answered ${response.status}`);
+    session.cookies = withSetCookies(new Map(), response);
   },
   // Its own member: confirming the link changes the address, which would break the shared member's re-sign-in.
   emailChange: async (session) => {
@@ -460,6 +479,19 @@ const PAGE_FORMS: PageForm[] = [
     sessions: ["pendingSignIn"],
     intents: ["continue", "deactivate", "back"],
     fields: () => [["intent", "back"]],
+    weight: 1,
+  },
+  {
+    kind: "page",
+    name: "sign-in: choose your password",
+    route: "auth-new-password",
+    path: () => "/auth/sign-in/new-password/",
+    sessions: ["firstSignIn", "anonymous"],
+    intents: ["choose-password"],
+    fields: (ctx) => [
+      ["intent", "choose-password"],
+      ["password", newPassword(ctx.rng)],
+    ],
     weight: 1,
   },
   {

@@ -10,6 +10,10 @@ import {
 } from "../support/session-servers";
 import { resetHarness, setFault } from "../support/stand-in-faults";
 import { TEST_PASSWORD, createTestMember } from "../support/test-members";
+import { createStaffAdmin } from "../support/admin-members";
+import { bearerTokensFor } from "../support/bearer-tokens";
+import { inviteMember, latestTemporaryPassword } from "../support/invited-members";
+import { ageInvitation, expireChallengeSessions } from "../support/stand-ins/stand-in/harness-client";
 
 /**
  * Sign-in over HTTP against the production build (preview mode) and its Cognito stand-in, whose harness injects
@@ -250,4 +254,137 @@ test("'Continue login' with Cognito down: the unavailable message, the sign-in s
   await resetHarness(main.standIn);
   const other = await signIn(main, member);
   expect(sessionPair(other.cookie)).not.toBe("");
+});
+
+// ---- an invited member's first sign-in (staff's CSV import: AdminCreateUser mails a temporary password) -----------
+
+const CHOOSE_PASSWORD_HEADING = "パスワードの設定";
+const TEMPORARY_PASSWORD_EXPIRED =
+  "仮パスワードの有効期限が切れています。下の「パスワードをお忘れの方」から、新しい仮パスワードの案内メールを受け取ってください";
+const CHALLENGE_EXPIRED = "パスワードの設定に時間がかかったため、手続きが無効になりました。";
+const MEMBER_PASSWORD = "chosen-by-the-member-1";
+
+const temporaryPasswordOf = (email: string, after = "") =>
+  latestTemporaryPassword(async () => (await get(main, "/__dev/mailbox/")).text(), email, after);
+
+/** The staff API's view of a member: its directory row after a refresh by sub (AdminGetUser). */
+async function staffApi(path: string, method: "GET" | "POST", accessToken: string) {
+  const response = await fetch(`${main.origin}${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${accessToken}` },
+  });
+  expect(response.status).toBe(200);
+  return (await response.json()) as { directory?: { cognitoStatus: string } | null };
+}
+
+test("an invited member signs in with the mailed temporary password, chooses a password by field, and lands in the app", async () => {
+  const invited = await inviteMember(main.standInPort, "invited");
+  const admin = await createStaffAdmin(main.standInPort, "invited");
+  const { accessToken } = await bearerTokensFor(await sdk(main), admin.email, admin.password);
+  await staffApi(`/api/admin/users/${invited.sub}/refresh`, "POST", accessToken);
+  expect((await staffApi(`/api/admin/users/${invited.sub}`, "GET", accessToken)).directory?.cognitoStatus).toBe(
+    "FORCE_CHANGE_PASSWORD",
+  );
+  const temporaryPassword = await temporaryPasswordOf(invited.email);
+
+  // The temporary password leads to "choose your password", `to` kept; the challenge rides in an HttpOnly cookie.
+  const signInResponse = await post(main, "/auth/sign-in/?to=my-profile", {
+    intent: "sign-in",
+    email: invited.email,
+    password: temporaryPassword,
+  });
+  expect(signInResponse.status).toBe(302);
+  expect(signInResponse.headers.get("Location")).toBe("/auth/sign-in/new-password/?to=my-profile");
+  expect(setCookieNamed(signInResponse, "id_session")).toBeUndefined();
+  const challengeCookie = setCookieNamed(signInResponse, "id_new_password") ?? "";
+  expect(challengeCookie).toMatch(/; HttpOnly(;|$)/);
+  const challengeValue = decodeURIComponent(challengeCookie.split(";")[0]!.split("=").slice(1).join("="));
+  expect(Buffer.from(challengeValue.split(".")[0]!, "base64").toString("utf8")).not.toContain(temporaryPassword);
+  let cookie = cookieHeader(signInResponse);
+
+  const page = await get(main, "/auth/sign-in/new-password/?to=my-profile", cookie);
+  expect(page.status).toBe(200);
+  expect(page.headers.get("Cache-Control")).toContain("no-store");
+  const pageHtml = await page.text();
+  expect(headingIn(pageHtml)).toBe(CHOOSE_PASSWORD_HEADING);
+  expect(pageHtml).toContain(invited.email);
+
+  // Too short: refused on its field, nothing typed kept.
+  const weak = await post(main, "/auth/sign-in/new-password/?to=my-profile", { password: "short7!" }, cookie);
+  expect(weak.status).toBe(400);
+  const weakHtml = await weak.text();
+  expect(errorsIn(weakHtml)).toEqual(["8文字以上で入力してください"]);
+  expect(weakHtml).not.toContain("short7!");
+
+  const chosen = await post(main, "/auth/sign-in/new-password/?to=my-profile", { password: MEMBER_PASSWORD }, cookie);
+  expect(chosen.status).toBe(302);
+  expect(chosen.headers.get("Location")).toBe("/my/profile/");
+  cookie = cookieHeader(signInResponse, chosen);
+  expect(sessionPair(cookie)).not.toBe("");
+  expect(cookie).not.toContain("id_new_password=");
+  expect((await get(main, "/my/profile/", cookie)).status).toBe(200);
+
+  // The temporary password is spent; the member's own works; the directory says CONFIRMED (the app's own write).
+  expect((await signIn(main, { email: invited.email, password: temporaryPassword })).response.status).toBe(400);
+  await signedIn(main, { email: invited.email, password: MEMBER_PASSWORD });
+  await expect
+    .poll(async () => (await staffApi(`/api/admin/users/${invited.sub}`, "GET", accessToken)).directory?.cognitoStatus)
+    .toBe("CONFIRMED");
+});
+
+test("a 'choose your password' step older than Cognito's session goes back to sign-in and says why", async () => {
+  const invited = await inviteMember(main.standInPort, "slow-invited");
+  const temporaryPassword = await temporaryPasswordOf(invited.email);
+  const { response, cookie } = await signIn(main, { email: invited.email, password: temporaryPassword });
+  expect(response.headers.get("Location")).toBe("/auth/sign-in/new-password/");
+  await expireChallengeSessions(main.standIn);
+
+  const late = await post(main, "/auth/sign-in/new-password/", { password: MEMBER_PASSWORD }, cookie);
+  expect(late.status).toBe(302);
+  expect(late.headers.get("Location")).toBe("/auth/sign-in/");
+  expect(sessionPair(cookieHeader(late))).toBe("");
+  const html = await (await get(main, "/auth/sign-in/", cookieHeader(response, late))).text();
+  expect(html).toContain(CHALLENGE_EXPIRED);
+  // Without a challenge the page itself sends the browser to sign in.
+  expect((await get(main, "/auth/sign-in/new-password/", cookieHeader(response, late))).headers.get("Location")).toBe(
+    "/auth/sign-in/",
+  );
+  // The temporary password still answers with the challenge, so the member can try again.
+  expect(
+    (await signIn(main, { email: invited.email, password: temporaryPassword })).response.headers.get("Location"),
+  ).toBe("/auth/sign-in/new-password/");
+});
+
+test("an expired temporary password says so; forgot-password mails a new one, neutrally, and only that one works", async () => {
+  const invited = await inviteMember(main.standInPort, "expired-invited");
+  const first = await temporaryPasswordOf(invited.email);
+  const { userPoolId } = await sdk(main);
+  await ageInvitation(main.standIn, userPoolId, invited.email, 8);
+
+  const expired = await signIn(main, { email: invited.email, password: first });
+  expect(expired.response.status).toBe(400);
+  const expiredHtml = await expired.response.text();
+  expect(expiredHtml).toContain(TEMPORARY_PASSWORD_EXPIRED);
+  expect(expiredHtml).toContain('href="/auth/forgot-password/"');
+  expectNoInternals(expiredHtml);
+
+  // The reset request answers exactly as for an address nobody has; the invited member gets the invitation again.
+  const request = (email: string) => post(main, "/auth/forgot-password/", { intent: "request", email });
+  const forInvited = await request(invited.email);
+  const forNobody = await request(`nobody-${crypto.randomUUID().slice(0, 8)}@example.jp`);
+  expect(forInvited.status).toBe(302);
+  expect([forInvited.status, forInvited.headers.get("Location"), cookieNames(forInvited)]).toEqual([
+    forNobody.status,
+    forNobody.headers.get("Location"),
+    cookieNames(forNobody),
+  ]);
+  const second = await temporaryPasswordOf(invited.email, first);
+  expect(second).not.toBe(first);
+
+  expect((await signIn(main, { email: invited.email, password: first })).response.status).toBe(400);
+  const again = await signIn(main, { email: invited.email, password: second });
+  expect(again.response.headers.get("Location")).toBe("/auth/sign-in/new-password/");
+  const chosen = await post(main, "/auth/sign-in/new-password/", { password: MEMBER_PASSWORD }, again.cookie);
+  expect(chosen.status).toBe(302);
+  expect(sessionPair(cookieHeader(again.response, chosen))).not.toBe("");
 });

@@ -49,6 +49,32 @@ test.each([
   expect(messageKeyOf(toDomainError(mapped)!)).toBe(`toasts:${messageKey}`);
 });
 
+test("one error name, several meanings: Cognito's exact message picks the invitation rows, anything else the general one", () => {
+  const refusal = (name: string, message: string) => Object.assign(new Error(message), { name });
+  const expired = "Temporary password has expired and must be reset by an administrator.";
+  const notResettable = "User password cannot be reset in the current state.";
+  expect(toIdentityError(refusal("NotAuthorizedException", expired), "AdminInitiateAuth").code).toBe(
+    "temporaryPasswordExpired",
+  );
+  expect(messageKeyOf(new DomainError("temporaryPasswordExpired"))).toBe("toasts:temporaryPasswordExpired");
+  expect(toIdentityError(refusal("NotAuthorizedException", notResettable), "ForgotPassword").code).toBe(
+    "invitationPending",
+  );
+  // The same message from another operation, or another message from the same one, is an ordinary refusal.
+  expect(toIdentityError(refusal("NotAuthorizedException", expired), "ForgotPassword").code).toBe("invalidCredentials");
+  expect(toIdentityError(refusal("NotAuthorizedException", "User is disabled."), "ForgotPassword").code).toBe(
+    "invalidCredentials",
+  );
+  expect(
+    toIdentityError(refusal("NotAuthorizedException", "Incorrect username or password."), "AdminInitiateAuth").code,
+  ).toBe("invalidCredentials");
+  const session = "Invalid session for the user, session is expired.";
+  expect(toIdentityError(refusal("NotAuthorizedException", session), "AdminRespondToAuthChallenge").code).toBe(
+    "challengeExpired",
+  );
+  expect(toIdentityError(named("UnsupportedUserStateException"), "AdminCreateUser").code).toBe("invitationNotPending");
+});
+
 test("time-outs, network failures and unknown errors mean unavailable, never a crash", () => {
   expect(toIdentityError(named("TimeoutError"), "SignUp").code).toBe("unavailable");
   expect(toIdentityError(named("AbortError"), "AdminInitiateAuth").code).toBe("unavailable");

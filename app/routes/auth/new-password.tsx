@@ -16,7 +16,7 @@ import { pathFor } from "~/routing/route-table";
 import { servicesOf } from "~/services.server";
 import { getToastUtils } from "~/toast.server";
 import type { Route } from "./+types/new-password";
-import { answerNewPasswordChallenge, readNewPasswordChallenge, redirectAfterSignIn } from "./sign-in-flow.server";
+import { readNewPasswordChallenge, redirectAfterSignIn, signInWithFirstPassword } from "./sign-in-flow.server";
 
 /**
  * An invited member's first sign-in, second step (Cognito's NEW_PASSWORD_REQUIRED): the sign-in form sends them here
@@ -57,9 +57,9 @@ export async function action({ request, context }: Route.ActionArgs) {
       limited.init,
     );
   }
-  let signedIn: Awaited<ReturnType<typeof answerNewPasswordChallenge>>;
+  let signedIn: Awaited<ReturnType<typeof signInWithFirstPassword>>;
   try {
-    signedIn = await answerNewPasswordChallenge(services, request, {
+    signedIn = await signInWithFirstPassword(services, request, {
       challenge,
       newPassword: submission.value.password,
     });

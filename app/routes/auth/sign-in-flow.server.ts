@@ -89,7 +89,7 @@ export async function readNewPasswordChallenge(
 }
 
 /** The "choose your password" post: the challenge answered, the session started, the challenge cookie gone. */
-export async function answerNewPasswordChallenge(
+export async function signInWithFirstPassword(
   services: AppServices,
   request: Request,
   input: { challenge: NewPasswordChallengeState; newPassword: string },
