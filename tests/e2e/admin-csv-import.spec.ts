@@ -1,8 +1,10 @@
 import { readFile } from "node:fs/promises";
-import { type Browser, type Download, type Page, expect, test } from "@playwright/test";
+import { type APIRequestContext, type Browser, type Download, type Page, expect, test } from "@playwright/test";
 import { parse } from "csv-parse/sync";
+import iconv from "iconv-lite";
 import { STANDIN_PORT } from "../../playwright.config";
 import { createNamedMember, createStaffAdmin } from "../support/admin-members";
+import { latestTemporaryPassword } from "../support/invited-members";
 import { signIn } from "../support/sign-in-form";
 
 const UTF8_BOM = "\uFEFF";
@@ -44,20 +46,20 @@ async function expectNoSidewaysScroll(page: Page) {
   expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
 }
 
-/** The temporary password Cognito's invitation carried, read from the dev mailbox as the member reads the mail. */
-async function temporaryPasswordFor(page: Page, email: string): Promise<string> {
-  await page.goto("/__dev/mailbox/");
-  const code = page.locator("li.mailbox-entry").filter({ hasText: email }).locator(".mailbox-code").first();
-  await expect(code).toBeVisible();
-  return (await code.textContent()) ?? "";
-}
-
 /** An imported member's first sign-in: the temporary password, then "choose your password", then the app. */
-async function signInForTheFirstTime(browser: Browser, email: string, javaScriptEnabled: boolean) {
+async function signInForTheFirstTime(
+  browser: Browser,
+  request: APIRequestContext,
+  email: string,
+  javaScriptEnabled: boolean,
+) {
   const context = await browser.newContext({ locale: "ja-JP", javaScriptEnabled });
   const page = await context.newPage();
   try {
-    const temporaryPassword = await temporaryPasswordFor(page, email);
+    const temporaryPassword = await latestTemporaryPassword(
+      async () => (await request.get("/__dev/mailbox/")).text(),
+      email,
+    );
     await page.goto("/auth/sign-in/?to=my-profile");
     await signIn(page, { email, password: temporaryPassword });
     await expect(page).toHaveURL(/\/auth\/sign-in\/new-password\/\?to=my-profile$/);
@@ -83,6 +85,7 @@ async function signedInAsStaff(page: Page, label: string, javaScriptEnabled: boo
 test("staff import members from a CSV: errors by row and column, the fixed file, the job's progress and summary, the failed rows, an imported member's first sign-in", async ({
   page,
   browser,
+  request,
   javaScriptEnabled,
 }) => {
   test.setTimeout(120_000);
@@ -174,6 +177,14 @@ test("staff import members from a CSV: errors by row and column, the fixed file,
     expect.arrayContaining([taken, "高橋", "5", "alreadyMember", "このメールアドレスの会員は既に存在します。"]),
   );
 
+  // The same file in Shift_JIS for older Excel: Japanese text intact, no BOM.
+  const shiftJisLink = page.getByRole("link", { name: "（Shift_JIS 版）" });
+  const shiftJis = await page.request.get((await shiftJisLink.getAttribute("href")) ?? "");
+  expect(shiftJis.headers()["content-type"]).toBe("text/csv; charset=shift_jis");
+  const shiftJisText = iconv.decode(await shiftJis.body(), "cp932");
+  expect(shiftJisText).toContain("高橋");
+  expect(shiftJisText.startsWith(UTF8_BOM)).toBe(false);
+
   // The recent imports list the job; an id that is no job is the 404 page.
   await page.getByRole("link", { name: "CSVインポートに戻る" }).click();
   await expect(
@@ -187,7 +198,7 @@ test("staff import members from a CSV: errors by row and column, the fixed file,
   expect(unknown?.status()).toBe(404);
 
   // An imported member's first sign-in: the invitation's temporary password, then a password of their own.
-  await signInForTheFirstTime(browser, first, javaScriptEnabled);
+  await signInForTheFirstTime(browser, request, first, javaScriptEnabled);
 });
 
 test("staff discard a checked file, and cancel a running import after confirming", async ({

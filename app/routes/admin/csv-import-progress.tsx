@@ -156,15 +156,19 @@ type Job = Route.ComponentProps["loaderData"]["job"];
 function ImportSummary({ job }: { job: Job }) {
   const { t, i18n } = useTranslation("adminImport");
   const counts = { created: job.created, failed: job.failed, skipped: job.skipped };
+  const failedRowsPath = pathFor("admin-csv-import-failed-rows", i18n.language, { id: job.id });
   return (
     <div className="admin-confirm" data-testid="import-summary">
       <h3>{t("job.summaryTitle")}</h3>
       <p>{job.state === "completed" ? t("job.summaryCompleted", counts) : t("job.summaryCancelled", counts)}</p>
       {job.failed > 0 ? (
         <p>
-          {/* A download, not a page: the browser must fetch it itself, with or without JavaScript. */}
-          <AppLink to={pathFor("admin-csv-import-failed-rows", i18n.language, { id: job.id })} reloadDocument>
+          {/* Downloads, not pages: the browser must fetch them itself, with or without JavaScript. */}
+          <AppLink to={failedRowsPath} reloadDocument>
             {t("job.failedRows")}
+          </AppLink>{" "}
+          <AppLink to={`${failedRowsPath}?encoding=shift_jis`} reloadDocument>
+            {t("job.failedRowsShiftJis")}
           </AppLink>
         </p>
       ) : null}
