@@ -17,7 +17,7 @@ export function CsvColumnsTable({ columns }: { columns: readonly CsvColumnDoc[] 
   const { t } = useTranslation("adminImport");
   return (
     <div className="admin-table-scroll">
-      <table className="admin-table" data-testid="csv-columns">
+      <table className="admin-table admin-table--wide" data-testid="csv-columns">
         <caption className="visually-hidden">{t("upload.columnsCaption")}</caption>
         <thead>
           <tr>

@@ -25,7 +25,7 @@ export function ImportErrorTable({ problems, limits }: { problems: readonly Impo
   const translate = useMessageTranslator();
   return (
     <div className="admin-table-scroll">
-      <table className="admin-table" data-testid="import-errors">
+      <table className="admin-table admin-table--wide" data-testid="import-errors">
         <caption className="visually-hidden">{t("report.tableCaption")}</caption>
         <thead>
           <tr>

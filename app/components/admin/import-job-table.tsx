@@ -21,7 +21,7 @@ export function ImportJobTable({ jobs }: { jobs: readonly ImportJobSummary[] }) 
   const translate = t as unknown as (key: string) => string;
   return (
     <div className="admin-table-scroll">
-      <table className="admin-table" data-testid="import-jobs">
+      <table className="admin-table admin-table--wide" data-testid="import-jobs">
         <caption className="visually-hidden">{t("jobs.caption")}</caption>
         <thead>
           <tr>
