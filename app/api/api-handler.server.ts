@@ -141,8 +141,11 @@ export function apiRoute(handlers: Handlers) {
         ...services,
       });
       if (result instanceof Response) return result;
-      const { status, body: responseBody, headers } =
-        result instanceof ApiOutcome ? result : { status: endpoint.success.status, body: result, headers: undefined };
+      const {
+        status,
+        body: responseBody,
+        headers,
+      } = result instanceof ApiOutcome ? result : { status: endpoint.success.status, body: result, headers: undefined };
       return apiJson(responseBody, { status, locale, headers });
     } catch (error) {
       return apiErrorResponse(toApiError(error, requestId), { translate: translatorFor(locale), locale, requestId });

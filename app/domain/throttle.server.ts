@@ -14,6 +14,9 @@ export interface Throttle {
   takeSlot(signal?: AbortSignal): Promise<void>;
 }
 
+/** How late after its slot a call may still start, as a share of the spacing (below 1: see createThrottle). */
+export const SLOT_TOLERANCE_OF_SPACING = 0.9;
+
 /** The import's creations in Cognito (AdminCreateUser, in the account-wide UserCreation quota). */
 export const CSV_IMPORT_THROTTLE_NAME = "cognito.user-creation";
 
@@ -60,23 +63,35 @@ export function pause(ms: number, signal?: AbortSignal): Promise<void> {
  *
  * A slot is only good for a call made soon after its time: a process that stalls (a busy event loop, a slow answer
  * to the reservation itself) and wakes late would otherwise send its call beside the next slot's, and two calls would
- * land closer than the spacing. So a slot is used only when, by this process's own clock, at most half a spacing
- * can have passed since it began (measured from before the reservation was sent, so no clock needs to agree with
- * the database's); a later one is dropped and another reserved. Dropped slots lower the rate, never raise it. Any
- * window of a second then holds at most the rate's calls plus one that came late from the window before.
+ * land closer than the spacing. So a slot is used only when, by this process's own clock, less than one spacing can
+ * have passed since it began (measured from before the reservation was sent, so no clock needs to agree with the
+ * database's); a later one is dropped and another reserved. Dropped slots lower the rate, never raise it. Calls
+ * then start within [slot, slot + spacing), so any window of a second holds at most the rate's calls plus one.
+ *
+ * A process reserves one slot at a time (its lanes queue here, not on the row's lock in the database), which keeps
+ * each reservation's round trip, and so the uncertainty about when its slot began, short.
  */
 export function createThrottle(db: Database, name: string, perSecond: number): Throttle {
-  const toleranceMs = 1000 / perSecond / 2;
+  const toleranceMs = (1000 / perSecond) * SLOT_TOLERANCE_OF_SPACING;
+  let reserving: Promise<unknown> = Promise.resolve();
+  /** Reserves after the reservation before it in this process has been answered. */
+  const reserveInTurn = () => {
+    const turn = reserving.then(async () => {
+      const askedAt = performance.now();
+      const waitMs = await reserveSlot(db, name, perSecond);
+      return { askedAt, waitMs, heardAt: performance.now() };
+    });
+    reserving = turn.catch(() => {});
+    return turn;
+  };
   return {
     async takeSlot(signal) {
       for (;;) {
         // The slot began `waitMs` after the statement ran, somewhere between asking and hearing back: wait for the
         // latest moment it can be (never early), and judge lateness from the earliest.
-        const askedAt = performance.now();
-        const waitMs = await reserveSlot(db, name, perSecond);
-        const heardAt = performance.now();
+        const { askedAt, waitMs, heardAt } = await reserveInTurn();
         if (waitMs > 0) await pause(heardAt + waitMs - performance.now(), signal);
-        if (performance.now() - (askedAt + waitMs) <= toleranceMs) return;
+        if (performance.now() - (askedAt + waitMs) < toleranceMs) return;
         signal?.throwIfAborted();
       }
     },

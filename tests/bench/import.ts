@@ -13,10 +13,16 @@
 import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import postgres from "postgres";
-import { getImportJobProgress, startImportJob, startImportWorker, validateImport } from "~/domain/csv-import-job.server";
+import {
+  getImportJobProgress,
+  startImportJob,
+  startImportWorker,
+  validateImport,
+} from "~/domain/csv-import-job.server";
 import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
+import { type Throttle, createThrottle } from "~/domain/throttle.server";
 import { createDomainIdentity, systemClock } from "~/services.server";
-import { openDatabase } from "../../db/client.server";
+import { type Database, openDatabase } from "../../db/client.server";
 import { startEmbeddedStack } from "../support/stand-ins/embedded-stack";
 import { getRequestLog, resetRequestCounts } from "../support/stand-ins/stand-in/harness-client";
 import { cognitoConfigOf } from "../support/stand-in-config";
@@ -29,6 +35,7 @@ const RATE = Number(process.env.BENCH_RATE ?? 40);
 const WORKERS = Number(process.env.BENCH_WORKERS ?? 2);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const TARGET_RATIO = 0.9;
+const THROTTLE_SLOTS = Number(process.env.BENCH_THROTTLE_SLOTS ?? 400);
 const PROGRESS_EVERY_MS = 10_000;
 
 /** A fresh database each run: the job table and the throttle start empty. */
@@ -44,10 +51,34 @@ async function freshDatabase(url: string) {
 
 function csvOf(rows: number): Uint8Array {
   const run = randomUUID().slice(0, 8);
-  const lines = ["email,family_name,given_name,birth_year,country,prefecture,occupation,organization,preferred_language"];
+  const lines = [
+    "email,family_name,given_name,birth_year,country,prefecture,occupation,organization,preferred_language",
+  ];
   for (let index = 0; index < rows; index++)
     lines.push(`bench-${run}-${index}@import.example.jp,山田,花子${index},1990,JP,東京都,design,設計事務所,ja`);
   return new TextEncoder().encode(lines.join("\r\n"));
+}
+
+/**
+ * The throttle alone, without Cognito: WORKERS throttles (as separate instances would hold) with CONCURRENCY lanes
+ * each take THROTTLE_SLOTS slots in total. Shows the limiter's own ratio, apart from what the stand-in can serve.
+ */
+async function measureThrottleAlone(db: Database): Promise<{ achieved: number; busiest: number }> {
+  const throttles = Array.from({ length: WORKERS }, () => createThrottle(db, "bench.throttle-alone", RATE));
+  const times: number[] = [];
+  let left = THROTTLE_SLOTS;
+  const lane = async (throttle: Throttle) => {
+    while (left-- > 0) {
+      await throttle.takeSlot();
+      times.push(performance.now());
+    }
+  };
+  await Promise.all(throttles.flatMap((throttle) => Array.from({ length: CONCURRENCY }, () => lane(throttle))));
+  times.sort((a, b) => a - b);
+  return {
+    achieved: (times.length - 1) / ((times.at(-1)! - times[0]!) / 1000),
+    busiest: busiestWindow(times, 1000),
+  };
 }
 
 function busiestWindow(times: number[], windowMs: number): number {
@@ -68,6 +99,7 @@ await runBenchmarkMain(async () => {
   try {
     await database.migrate();
     const { db } = database;
+    const alone = await measureThrottleAlone(db);
     const staff = { sub: randomUUID(), email: "bench@import.example.jp" };
 
     const bytes = csvOf(ROWS);
@@ -132,6 +164,9 @@ await runBenchmarkMain(async () => {
         ["achieved rate (/s)", achieved.toFixed(2)],
         ["achieved ÷ configured", `${(achieved / RATE).toFixed(3)} (target ≥ ${TARGET_RATIO}, ≤ 1.0)`],
         ["busiest 1 s window (calls)", String(busiestWindow(times, 1000))],
+        [`throttle alone: ${THROTTLE_SLOTS} slots (/s)`, alone.achieved.toFixed(2)],
+        ["throttle alone ÷ configured", (alone.achieved / RATE).toFixed(3)],
+        ["throttle alone: busiest 1 s", String(alone.busiest)],
       ],
     );
     console.log("");

@@ -270,7 +270,8 @@ test("the audit log lists the staff actions on a member, newest first, by page; 
 
 // ---- the staff CSV import (app/domain/csv-import-job.server.ts; the job itself: csv-import.db.test.ts)
 
-const IMPORT_HEADER = "email,family_name,given_name,birth_year,country,prefecture,occupation,organization,preferred_language";
+const IMPORT_HEADER =
+  "email,family_name,given_name,birth_year,country,prefecture,occupation,organization,preferred_language";
 const importRow = (email: string) => `${email},山田,花子,1990,JP,東京都,design,設計事務所,en`;
 
 /** Posts a CSV file to the import endpoint as the admin; the answer is checked against the contract. */
@@ -288,7 +289,12 @@ async function postImport(csv: string, query: string) {
 }
 
 test("POST /api/admin/csv-import/user-create reports every bad row by row and column (422) and stores nothing", async () => {
-  const csv = [IMPORT_HEADER, importRow("ok@csv-api.example.jp"), importRow("not-an-address"), "x@csv-api.example.jp,山田"];
+  const csv = [
+    IMPORT_HEADER,
+    importRow("ok@csv-api.example.jp"),
+    importRow("not-an-address"),
+    "x@csv-api.example.jp,山田",
+  ];
   const refused = await postImport(csv.join("\r\n"), "?dryRun=true");
   expect(refused.status).toBe(422);
   expect(refused.json).toMatchObject({

@@ -40,7 +40,11 @@ const api = apiRoute({
         creationsPerSecond: call.config.csvImport.creationsPerSecond,
       });
       const job = await getImportJobProgress(call.db, validation.jobId);
-      return withStatus(202, { report, job: asJson(job) }, { Location: `/api/admin/csv-import/jobs/${validation.jobId}` });
+      return withStatus(
+        202,
+        { report, job: asJson(job) },
+        { Location: `/api/admin/csv-import/jobs/${validation.jobId}` },
+      );
     },
   },
 });
