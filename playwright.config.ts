@@ -63,6 +63,8 @@ export default defineConfig({
       LOG_LEVEL: "warn",
       // The dashboard's figures are computed on every view, so the staff test sees the members it seeded.
       ADMIN_DASHBOARD_MAX_AGE_SECONDS: "0",
+      // Slow on purpose: the CSV import's test sees a job running (progress, estimate, cancel) before it ends.
+      CSV_IMPORT_CREATIONS_PER_SECOND: "2",
       NODE_ENV: "production",
       SERVICE_HOSTS_DATA: "data.example.test",
       SERVICE_ORIGIN_DATA: "https://data.example.test",

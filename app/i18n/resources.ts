@@ -1,6 +1,7 @@
 import enAccount from "../../locales/en/account.json";
 import enApi from "../../locales/en/api.json";
 import enAdmin from "../../locales/en/admin.json";
+import enAdminImport from "../../locales/en/admin-import.json";
 import enAuth from "../../locales/en/auth.json";
 import enCommon from "../../locales/en/common.json";
 import enDevtools from "../../locales/en/devtools.json";
@@ -18,6 +19,7 @@ import enCsvImport from "../../locales/en/csv-import.json";
 import jaAccount from "../../locales/ja/account.json";
 import jaApi from "../../locales/ja/api.json";
 import jaAdmin from "../../locales/ja/admin.json";
+import jaAdminImport from "../../locales/ja/admin-import.json";
 import jaAuth from "../../locales/ja/auth.json";
 import jaCommon from "../../locales/ja/common.json";
 import jaDevtools from "../../locales/ja/devtools.json";
@@ -53,6 +55,7 @@ export const jaResources = {
   emailChange: jaEmailChange,
   api: jaApi,
   csvImport: jaCsvImport,
+  adminImport: jaAdminImport,
 };
 export type Resources = typeof jaResources;
 
@@ -78,6 +81,7 @@ const enResources: SameKeys<Resources> = {
   emailChange: enEmailChange,
   api: enApi,
   csvImport: enCsvImport,
+  adminImport: enAdminImport,
 };
 
 export const RESOURCES: Record<Locale, SameKeys<Resources>> = { ja: jaResources, en: enResources };

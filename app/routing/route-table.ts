@@ -61,6 +61,20 @@ export const ROUTE_SECTIONS = [
       { name: "admin-downloads", path: "admin/downloads", file: "routes/admin/downloads.tsx" },
       // The downloads themselves (users.csv, …): resource routes the page's GET forms submit to.
       { name: "admin-download", path: "admin/downloads/:file", file: "routes/admin/downloads-file.ts" },
+      // The CSV import: upload and dry run, the template, a job's progress, its failed rows. "template" is matched
+      // before ":id" (React Router ranks static segments first).
+      { name: "admin-csv-import", path: "admin/csv-import", file: "routes/admin/csv-import-upload.tsx" },
+      {
+        name: "admin-csv-import-template",
+        path: "admin/csv-import/template",
+        file: "routes/admin/csv-import-template.ts",
+      },
+      { name: "admin-csv-import-job", path: "admin/csv-import/:id", file: "routes/admin/csv-import-progress.tsx" },
+      {
+        name: "admin-csv-import-failed-rows",
+        path: "admin/csv-import/:id/failed-rows",
+        file: "routes/admin/csv-import-failed-rows-download.ts",
+      },
     ],
   },
   {

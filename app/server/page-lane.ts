@@ -6,7 +6,10 @@ import type {
   Response as ExpressResponse,
 } from "express";
 import { createRequestHandler } from "react-router";
+import { CSV_IMPORT_MAX_FILE_BYTES } from "~/domain/csv-import-file.server";
+import { LOCALES } from "~/i18n/locales";
 import { logger } from "~/integrations/logger.server";
+import { pathFor } from "~/routing/route-table";
 import { type Build, narrowBuild, pageRoutesOf } from "./api-lane";
 import type { RequestContextFactory } from "./app-context";
 import { headersOf, readBody } from "./node-request";
@@ -15,10 +18,20 @@ import { writeBody } from "./write-body";
 /** Every page form posts a few fields (sign-up's questionnaire is the largest). */
 export const PAGE_BODY_LIMIT_BYTES = 64 * 1024;
 /**
- * Pages whose forms may post more than PAGE_BODY_LIMIT_BYTES, by path in both languages (a later admin CSV upload
- * goes here with its own limit). Everything else gets the small one.
+ * Multipart's own bytes around an uploaded file: the boundaries, each part's headers and the form's other fields.
+ * Generous, so that a file just over the import's cap reaches the dry run and gets its translated "file too large"
+ * rather than the lane's plain 413.
  */
-const LARGER_PAGE_BODY_LIMITS_BYTES: ReadonlyMap<string, number> = new Map();
+const MULTIPART_OVERHEAD_BYTES = 64 * 1024;
+/** The staff's CSV upload: the import's file cap, in both languages. */
+const CSV_IMPORT_BODY_LIMIT_BYTES = CSV_IMPORT_MAX_FILE_BYTES + MULTIPART_OVERHEAD_BYTES;
+/**
+ * Pages whose forms may post more than PAGE_BODY_LIMIT_BYTES, by path in both languages. Everything else gets the
+ * small one.
+ */
+const LARGER_PAGE_BODY_LIMITS_BYTES: ReadonlyMap<string, number> = new Map(
+  LOCALES.map((locale) => [pathFor("admin-csv-import", locale), CSV_IMPORT_BODY_LIMIT_BYTES]),
+);
 
 /** Pages are read (GET, HEAD) and their forms post (POST); nothing else reaches a route. */
 const PAGE_METHODS = new Set(["GET", "HEAD", "POST"]);

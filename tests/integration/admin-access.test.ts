@@ -102,6 +102,8 @@ describe("the admin pages", () => {
     { path: `/admin/users/${targets.page.sub}/`, to: (path: string) => path },
     { path: "/admin/audit-log/", to: () => "admin-audit-log" },
     { path: "/admin/downloads/", to: () => "admin-downloads" },
+    { path: "/admin/csv-import/", to: () => "admin-csv-import" },
+    { path: "/admin/csv-import/template/", to: () => "admin-csv-import-template" },
   ];
 
   for (const prefix of ["", "/en"]) {

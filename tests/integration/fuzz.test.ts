@@ -677,6 +677,34 @@ const PAGE_FORMS: PageForm[] = [
     weight: 3,
   },
   {
+    // The CSV upload posts multipart with a file; as a urlencoded post its "file" is text (a 400). Start and
+    // discard name random jobs (404s), so the fuzz never starts an import.
+    kind: "page",
+    name: "admin/csv-import",
+    route: "admin-csv-import",
+    path: () => "/admin/csv-import/",
+    sessions: ["anonymous", "member", "staff"],
+    intents: ["start", "discard"],
+    fields: (ctx) =>
+      ctx.rng.chance(0.5)
+        ? [["file", "email,family_name\r\na@example.jp,山田\r\n"]]
+        : [
+            ["intent", ctx.rng.pick(["start", "discard"])],
+            ["jobId", ctx.rng.uuid()],
+          ],
+    weight: 2,
+  },
+  {
+    kind: "page",
+    name: "admin/csv-import/{id}",
+    route: "admin-csv-import-job",
+    path: (ctx) => `/admin/csv-import/${ctx.rng.uuid()}/`,
+    sessions: ["anonymous", "member", "staff"],
+    intents: ["cancel"],
+    fields: () => [["intent", "cancel"]],
+    weight: 1,
+  },
+  {
     kind: "page",
     name: "email-update/{token}",
     route: "email-update",
