@@ -52,7 +52,7 @@ const apiRoutes = prefix("api", [
       id: "api.admin.email-addresses-csv",
     }),
     route("csv-import/user-create", "routes/api/admin/csv-import-user-create.ts", { id: "api.admin.csv-import" }),
-    route("csv-import/jobs/:id", "routes/api/admin/csv-import-job.ts", { id: "api.admin.csv-import-job" }),
+    route("csv-import/jobs/:id", "routes/api/admin/csv-import-job-status.ts", { id: "api.admin.csv-import-job" }),
     route("csv-import/jobs/:id/cancel", "routes/api/admin/csv-import-cancel.ts", { id: "api.admin.csv-import-cancel" }),
     route("csv-import/jobs/:id/failed-rows.csv", "routes/api/admin/csv-import-failed-rows.ts", {
       id: "api.admin.csv-import-failed-rows",
