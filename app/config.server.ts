@@ -77,6 +77,11 @@ const EnvSchema = z.object({
   DIRECTORY_RECONCILE_INTERVAL_MINUTES: z.coerce.number().int().min(0).max(10_080).default(360),
   // How old the admin dashboard's figures may be (app/domain/admin-dashboard.server.ts); 0: computed on every view.
   ADMIN_DASHBOARD_MAX_AGE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(60),
+  // The staff CSV import (app/domain/csv-import-job.server.ts): AdminCreateUser calls a second across every instance.
+  // Cognito's UserCreation quota (50 a second by default, shared with SignUp by the whole AWS account) must stay above it.
+  CSV_IMPORT_CREATIONS_PER_SECOND: z.coerce.number().positive().max(1000).default(40),
+  // Creations in flight in one process, so that Cognito's latency does not hold the rate below the target.
+  CSV_IMPORT_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(8),
 
   SMTP_URL: optionalUrl,
   MAIL_FROM: z.string().default("ID <no-reply@localhost>"),
@@ -191,6 +196,10 @@ function toConfig(env: z.infer<typeof EnvSchema>) {
       intervalMinutes: env.DIRECTORY_RECONCILE_INTERVAL_MINUTES,
     },
     adminDashboardMaxAgeMs: env.ADMIN_DASHBOARD_MAX_AGE_SECONDS * 1000,
+    csvImport: {
+      creationsPerSecond: env.CSV_IMPORT_CREATIONS_PER_SECOND,
+      concurrency: env.CSV_IMPORT_CONCURRENCY,
+    },
     smtpUrl: env.SMTP_URL ?? "",
     mailFrom: env.MAIL_FROM,
     services: {

@@ -44,6 +44,19 @@ const apiRoutes = prefix("api", [
     route("users/:sub/sign-out", "routes/api/admin/user-sign-out.ts", { id: "api.admin.user-sign-out" }),
     route("users/:sub/disable", "routes/api/admin/user-disable.ts", { id: "api.admin.user-disable" }),
     route("users/:sub/enable", "routes/api/admin/user-enable.ts", { id: "api.admin.user-enable" }),
+    route("users.csv", "routes/api/admin/users-csv.ts", { id: "api.admin.users-csv" }),
+    route("downloads/withdrawal-reasons", "routes/api/admin/withdrawal-reasons-csv.ts", {
+      id: "api.admin.withdrawal-reasons-csv",
+    }),
+    route("downloads/email-addresses", "routes/api/admin/email-addresses-csv.ts", {
+      id: "api.admin.email-addresses-csv",
+    }),
+    route("csv-import/user-create", "routes/api/admin/csv-import-user-create.ts", { id: "api.admin.csv-import" }),
+    route("csv-import/jobs/:id", "routes/api/admin/csv-import-job.ts", { id: "api.admin.csv-import-job" }),
+    route("csv-import/jobs/:id/cancel", "routes/api/admin/csv-import-cancel.ts", { id: "api.admin.csv-import-cancel" }),
+    route("csv-import/jobs/:id/failed-rows.csv", "routes/api/admin/csv-import-failed-rows.ts", {
+      id: "api.admin.csv-import-failed-rows",
+    }),
   ]),
   route("*", "routes/api/not-found.ts", { id: "api.not-found" }),
 ]);

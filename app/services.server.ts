@@ -1,5 +1,6 @@
+import type { CognitoIdentityProviderClient } from "@aws-sdk/client-cognito-identity-provider";
 import { type RouterContextProvider, createContext } from "react-router";
-import type { Database } from "../db/client.server";
+import { type Database, type RowCursor, rowCursorFor } from "../db/client.server";
 import type { Config } from "~/config.server";
 import { withDomainErrors } from "~/domain/domain-error.server";
 import { recordingDirectoryWrites } from "~/domain/member-directory.server";
@@ -17,6 +18,8 @@ export const systemClock: Clock = { now: () => new Date() };
 export interface AppServices {
   config: Config;
   db: Database;
+  /** Reads a large result in batches (downloads): see db/client.server.ts. */
+  cursor: RowCursor;
   identity: IdentityProvider;
   mailer: Mailer;
   clock: Clock;
@@ -26,14 +29,20 @@ export interface AppServices {
  * The identity provider as the domain uses it: failures as DomainError, and the member directory kept current after
  * each of its writes. Every place that assembles an identity provider for the domain uses this one.
  */
-export function createDomainIdentity(cognito: Config["cognito"], db: Database, clock: Clock = systemClock) {
-  return withDomainErrors(recordingDirectoryWrites(createIdentityProvider(cognito), db, clock));
+export function createDomainIdentity(
+  cognito: Config["cognito"],
+  db: Database,
+  clock: Clock = systemClock,
+  client?: CognitoIdentityProviderClient,
+) {
+  return withDomainErrors(recordingDirectoryWrites(createIdentityProvider(cognito, client), db, clock));
 }
 
 export function createAppServices(config: Config, db: Database, clock: Clock = systemClock): AppServices {
   return {
     config,
     db,
+    cursor: rowCursorFor(db),
     identity: createDomainIdentity(config.cognito, db, clock),
     mailer: withDomainErrors(createMailer(config)),
     clock,

@@ -1,7 +1,7 @@
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
-import { sql } from "drizzle-orm";
-import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import { type SQL, sql } from "drizzle-orm";
+import { type PgDatabase, PgDialect, type PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
@@ -62,6 +62,75 @@ export function openDatabase(options: { databaseUrl?: string; dataDir: string })
     kind: "pglite",
     migrate: () => migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER }),
     close: () => client.close(),
+  };
+}
+
+/**
+ * Reads a query's rows in batches of `batchRows` as the caller iterates, so a download holds one batch in memory
+ * whatever the result's size; ending the iteration early (break, `return()`) closes the cursor. Rows come as the
+ * driver returns them, keyed by the result's column names (no Drizzle mapping: alias computed columns).
+ */
+export type RowCursor = <Row>(query: SQL, batchRows: number) => AsyncIterable<Row[]>;
+
+/** Renders Drizzle SQL to text and parameters as the app's Drizzle instances do (snake_case names). */
+const dialect = new PgDialect({ casing: "snake_case" });
+/**
+ * A download may outlast the pool's STATEMENT_TIMEOUT_MS by far (200,000 rows to a slow link): its connection gets
+ * this instead, for the time it holds the cursor.
+ */
+const CURSOR_STATEMENT_TIMEOUT_MS = 60 * 60 * 1000;
+let cursorSequence = 0;
+
+/** The row cursor of a database opened by openDatabase (PGlite or postgres.js underneath). */
+export function rowCursorFor(db: Database): RowCursor {
+  const client = (db as unknown as { $client: PGlite | postgres.Sql }).$client;
+  return client instanceof PGlite ? pgliteCursor(client) : postgresCursor(client);
+}
+
+/**
+ * postgres.js's own cursor, on a connection reserved for it: never inside `sql.begin` (porsager/postgres#1054), and
+ * a connection of its own can take a longer statement timeout. The connection is the pool's until the iteration
+ * ends, so callers cap how many run at once (app/domain/member-export.server.ts).
+ */
+function postgresCursor(client: postgres.Sql): RowCursor {
+  return async function* <Row>(query: SQL, batchRows: number) {
+    const { sql: text, params } = dialect.sqlToQuery(query);
+    const connection = await client.reserve();
+    try {
+      await connection.unsafe(`set statement_timeout = ${CURSOR_STATEMENT_TIMEOUT_MS}`);
+      for await (const batch of connection
+        .unsafe(text, params as postgres.ParameterOrJSON<never>[])
+        .cursor(batchRows)) {
+        yield batch as unknown as Row[];
+      }
+    } finally {
+      await connection.unsafe(`set statement_timeout = ${STATEMENT_TIMEOUT_MS}`).catch(() => {});
+      connection.release();
+    }
+  };
+}
+
+/**
+ * PGlite has one connection for the whole app: a cursor inside a transaction would hold every other request off
+ * for the whole download. A WITH HOLD cursor outlives its (implicit) transaction, so other queries run between two
+ * FETCHes. Its cost: PostgreSQL materialises the whole result when the DECLARE commits (in work_mem, then temporary
+ * files), so the query runs to the end up front; memory in Node still holds one batch.
+ */
+function pgliteCursor(client: PGlite): RowCursor {
+  return async function* <Row>(query: SQL, batchRows: number) {
+    const { sql: text, params } = dialect.sqlToQuery(query);
+    const name = `row_cursor_${++cursorSequence}`;
+    await client.query(`declare ${name} no scroll cursor with hold for ${text}`, params);
+    try {
+      for (;;) {
+        const { rows } = await client.query<Row>(`fetch ${batchRows} from ${name}`);
+        if (rows.length === 0) return;
+        yield rows;
+        if (rows.length < batchRows) return;
+      }
+    } finally {
+      await client.query(`close ${name}`).catch(() => {});
+    }
   };
 }
 

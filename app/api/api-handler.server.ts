@@ -37,18 +37,27 @@ export interface ApiCall<Id extends ApiOperationId> extends AppServices {
   requestId: string;
 }
 
-type ApiHandler<Id extends ApiOperationId> = (call: ApiCall<Id>) => Promise<ApiResponseBody<Id> | ApiOutcome<Id>>;
+/** A handler answers its body (as JSON), or a Response it built itself: a streamed download (`mediaType` text/csv). */
+type ApiHandler<Id extends ApiOperationId> = (
+  call: ApiCall<Id>,
+) => Promise<ApiResponseBody<Id> | ApiOutcome<Id> | Response>;
 
 /** A success with a status other than the endpoint's usual one (e.g. 200 instead of 201 for a repeat). */
 export class ApiOutcome<Id extends ApiOperationId> {
   constructor(
     readonly status: number,
     readonly body: ApiResponseBody<Id>,
+    /** E.g. a 202's Location. */
+    readonly headers?: Record<string, string>,
   ) {}
 }
 
-export function withStatus<Id extends ApiOperationId>(status: number, body: ApiResponseBody<Id>): ApiOutcome<Id> {
-  return new ApiOutcome(status, body);
+export function withStatus<Id extends ApiOperationId>(
+  status: number,
+  body: ApiResponseBody<Id>,
+  headers?: Record<string, string>,
+): ApiOutcome<Id> {
+  return new ApiOutcome(status, body, headers);
 }
 
 /** Zod's issues as message keys of the "forms" namespace, per field; a message that is no key reads "input error". */
@@ -131,9 +140,13 @@ export function apiRoute(handlers: Handlers) {
         requestId,
         ...services,
       });
-      const { status, body: responseBody } =
-        result instanceof ApiOutcome ? result : { status: endpoint.success.status, body: result };
-      return apiJson(responseBody, { status, locale });
+      if (result instanceof Response) return result;
+      const {
+        status,
+        body: responseBody,
+        headers,
+      } = result instanceof ApiOutcome ? result : { status: endpoint.success.status, body: result, headers: undefined };
+      return apiJson(responseBody, { status, locale, headers });
     } catch (error) {
       return apiErrorResponse(toApiError(error, requestId), { translate: translatorFor(locale), locale, requestId });
     }

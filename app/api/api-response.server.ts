@@ -15,6 +15,8 @@ export class ApiError extends Error {
       /** validation_failed: message keys of the "forms" namespace per field. */
       fields?: Record<string, string[]>;
       devices?: unknown;
+      /** validation_failed of a CSV import: every problem by row and column, already translated. */
+      problems?: unknown;
       headers?: Record<string, string>;
     } = {},
   ) {
@@ -67,6 +69,7 @@ export function apiErrorResponse(
         requestId: context.requestId,
         ...(fields ? { fields } : {}),
         ...(error.options.devices ? { devices: error.options.devices } : {}),
+        ...(error.options.problems ? { problems: error.options.problems } : {}),
       },
     },
     { status: error.status, locale: context.locale, headers: error.options.headers },

@@ -3,7 +3,14 @@ import { AccountInfoFields, EmailSchema, refineAccountInfo, storableText } from 
 import { SERVICE_NAMES } from "~/domain/member-search.server";
 import { MEMBER_STATUSES, MemberSearchParams } from "~/domain/member-search.server";
 import { AuditLogParams, STAFF_ACTIONS } from "~/domain/staff-audit-log.server";
+import {
+  EmailAddressesExportParams,
+  MemberExportParams,
+  WithdrawalReasonsExportParams,
+} from "~/domain/member-export.server";
 import { WithdrawalApiSchema } from "~/domain/withdrawal-schema";
+import { CSV_IMPORT_COLUMNS, CSV_IMPORT_MAX_FILE_BYTES, CSV_IMPORT_MAX_ROWS } from "~/domain/csv-import-file.server";
+import { CSV_ENCODINGS } from "~/domain/spreadsheet-csv.server";
 
 /**
  * The member API's contract: every endpoint with its request and response schemas. The route modules validate
@@ -120,8 +127,16 @@ export interface ApiEndpoint {
   query?: z.ZodType;
   /** Request body, for the endpoints that take one (JSON). */
   body?: z.ZodType;
+  /** A body that is not JSON (the CSV import's file): read raw by the handler, up to its own size limit. */
+  rawBody?: { contentType: string; maxBytes: number; description: string };
   /** The success status and its body; `repeat`: the status a repeated, idempotent call answers with the same body. */
-  success: { status: 200 | 201 | 202; schema: z.ZodType; repeat?: { status: 200; description: string } };
+  success: {
+    status: 200 | 201 | 202;
+    schema: z.ZodType;
+    repeat?: { status: 200; description: string };
+    /** A download streamed as CSV instead of JSON: the handler answers a Response (app/routing/csv-download.server.ts). */
+    mediaType?: "text/csv";
+  };
   /** The error codes this endpoint answers besides the ones every endpoint may (401, 429, 503, 500). */
   errors: readonly ApiErrorCode[];
 }
@@ -174,6 +189,13 @@ const OutdatedDeviceRemoval = z.object({ removed: z.int().describe("How many out
 // ---- the admin API (staff; access "admin") ----
 
 const Timestamp = z.iso.datetime();
+
+const CsvFile = z
+  .string()
+  .describe(
+    "A CSV file (RFC 4180, CRLF): UTF-8 with a BOM (for Excel) or Shift_JIS (CP932) as asked; cells that could start " +
+      "a formula begin with a quote ('); times are Japan time (yyyy-mm-dd hh:mm:ss).",
+  );
 
 const ListedMember = z.object({
   sub: z.uuid(),
@@ -329,6 +351,53 @@ const StaffRefreshed = z.object({
 
 /** What an admin endpoint on one member (`{sub}`) may answer: a malformed sub (422), an unknown one (404). */
 const ON_A_MEMBER = ["validation_failed", "not_found"] as const;
+
+// ---- the staff CSV import (app/domain/csv-import-job.server.ts)
+const CsvImportQuery = z.object({
+  dryRun: z.enum(["true", "false"], { error: "validation.inputError" }).optional().describe("true: validate only."),
+  fileName: storableText().trim().max(200, "validation.tooLong").optional().describe("Shown to staff with the job."),
+});
+const CsvImportFailedRowsQuery = z.object({
+  encoding: z.enum(CSV_ENCODINGS, { error: "validation.inputError" }).default("utf-8"),
+  locale: z.enum(["ja", "en"], { error: "validation.inputError" }).optional().describe("The reasons' language."),
+});
+const CsvImportProblemSchema = z.object({
+  row: z.int().nullable().describe("The row as Excel numbers it (the header is row 1); null: the whole file."),
+  column: z.string().nullable(),
+  code: z.string().describe("A stable code, e.g. invalidEmail, duplicateInFile, alreadyMember, formula."),
+  value: z.string().nullable().describe("The offending value, cut short."),
+  otherRow: z.int().optional().describe("duplicateInFile: the other row with the address."),
+  message: z.string(),
+});
+const CsvImportReportSchema = z.object({
+  fileName: z.string(),
+  encoding: z.enum(CSV_ENCODINGS).nullable(),
+  totalRows: z.int(),
+  problemCount: z.int().describe("Every problem found; `problems` lists the first ones."),
+  problems: z.array(CsvImportProblemSchema),
+});
+const CsvImportJobSchema = z.object({
+  id: z.uuid(),
+  state: z.enum(["validated", "queued", "running", "cancelled", "completed"]),
+  fileName: z.string(),
+  encoding: z.enum(CSV_ENCODINGS),
+  totalRows: z.int(),
+  createdBy: z.object({ sub: z.uuid(), email: z.string() }),
+  createdAt: z.iso.datetime(),
+  queuedAt: z.iso.datetime().nullable(),
+  startedAt: z.iso.datetime().nullable(),
+  finishedAt: z.iso.datetime().nullable(),
+  counts: z.object({ created: z.int(), failed: z.int(), skipped: z.int(), pending: z.int(), inFlight: z.int() }),
+  done: z.int(),
+  remaining: z.int(),
+  creationsPerSecond: z.number().nullable(),
+  achievedPerSecond: z.number().nullable(),
+  etaSeconds: z.int().nullable(),
+});
+const CsvImportAccepted = z.object({
+  report: CsvImportReportSchema,
+  job: CsvImportJobSchema.nullable().describe("The job, started; null for a dry run."),
+});
 
 const StaffEmailUpdated = z.object({
   oldEmail: z.string(),
@@ -512,7 +581,84 @@ export const API_ENDPOINTS = [
     success: { status: 200, schema: StaffEnabled },
     errors: ON_A_MEMBER,
   },
+  // ---- the staff's downloads (CSV, streamed) ----
+  {
+    operationId: "adminExportUsers",
+    method: "get",
+    path: "/api/admin/users.csv",
+    access: "admin",
+    query: MemberExportParams,
+    success: { status: 200, schema: CsvFile, mediaType: "text/csv" },
+    errors: [],
+  },
+  {
+    operationId: "adminExportWithdrawalReasons",
+    method: "get",
+    path: "/api/admin/downloads/withdrawal-reasons",
+    access: "admin",
+    query: WithdrawalReasonsExportParams,
+    success: { status: 200, schema: CsvFile, mediaType: "text/csv" },
+    errors: [],
+  },
+  {
+    operationId: "adminExportEmailAddresses",
+    method: "get",
+    path: "/api/admin/downloads/email-addresses",
+    access: "admin",
+    query: EmailAddressesExportParams,
+    success: { status: 200, schema: CsvFile, mediaType: "text/csv" },
+    errors: [],
+  },
+  {
+    operationId: "adminCsvImportUserCreate",
+    method: "post",
+    path: "/api/admin/csv-import/user-create",
+    access: "admin",
+    query: CsvImportQuery,
+    rawBody: {
+      contentType: "text/csv",
+      maxBytes: CSV_IMPORT_MAX_FILE_BYTES,
+      description: `The members to create, as CSV (UTF-8 with or without BOM, or Shift_JIS/CP932): a header row of ${CSV_IMPORT_COLUMNS.join(", ")}, then at most ${CSV_IMPORT_MAX_ROWS} rows.`,
+    },
+    success: {
+      status: 202,
+      schema: CsvImportAccepted,
+      repeat: { status: 200, description: "A dry run (`dryRun=true`): the file is clean; nothing is stored." },
+    },
+    errors: ["validation_failed", "payload_too_large"],
+  },
+  {
+    operationId: "adminCsvImportJob",
+    method: "get",
+    path: "/api/admin/csv-import/jobs/{id}",
+    access: "admin",
+    success: { status: 200, schema: CsvImportJobSchema },
+    errors: ["not_found"],
+  },
+  {
+    operationId: "adminCsvImportCancel",
+    method: "post",
+    path: "/api/admin/csv-import/jobs/{id}/cancel",
+    access: "admin",
+    success: { status: 200, schema: CsvImportJobSchema },
+    errors: ["not_found"],
+  },
+  {
+    operationId: "adminCsvImportFailedRows",
+    method: "get",
+    path: "/api/admin/csv-import/jobs/{id}/failed-rows.csv",
+    access: "admin",
+    query: CsvImportFailedRowsQuery,
+    success: { status: 200, schema: CsvFile, mediaType: "text/csv" },
+    errors: ["not_found"],
+  },
 ] as const satisfies readonly ApiEndpoint[];
+
+/** The request body limit of a path: an endpoint's own (rawBody), else MAX_API_BODY_BYTES. */
+export function maxApiBodyBytesOf(pathname: string): number {
+  const endpoint = (API_ENDPOINTS as readonly ApiEndpoint[]).find((candidate) => candidate.path === pathname);
+  return endpoint?.rawBody?.maxBytes ?? MAX_API_BODY_BYTES;
+}
 
 export type ApiOperationId = (typeof API_ENDPOINTS)[number]["operationId"];
 type EndpointById<Id extends ApiOperationId> = Extract<(typeof API_ENDPOINTS)[number], { operationId: Id }>;
@@ -530,7 +676,7 @@ export function errorCodesOf(endpoint: ApiEndpoint): ApiErrorCode[] {
   const codes: ApiErrorCode[] = [
     ...endpoint.errors,
     ...COMMON_API_ERRORS,
-    ...(endpoint.body ? (["payload_too_large"] as const) : []),
+    ...(endpoint.body || endpoint.rawBody ? (["payload_too_large"] as const) : []),
     ...(endpoint.query ? (["validation_failed"] as const) : []),
     ...(endpoint.access === "admin" ? (["forbidden"] as const) : []),
   ];

@@ -76,7 +76,8 @@ function queryParameters(endpoint: ApiEndpoint) {
 
 /** An endpoint's success response, and the one a repeated call gets where that differs (200 for 201). */
 function successResponses(endpoint: ApiEndpoint) {
-  const content = { "application/json": { schema: jsonSchemaOf(endpoint.success.schema, "output") } };
+  const mediaType = endpoint.success.mediaType ?? "application/json";
+  const content = { [mediaType]: { schema: jsonSchemaOf(endpoint.success.schema, "output") } };
   const { status, repeat } = endpoint.success;
   return {
     ...(repeat ? { [String(repeat.status)]: { description: repeat.description, content } } : {}),
@@ -127,6 +128,15 @@ export function buildOpenApiDocument(origin: string) {
             requestBody: {
               required: true,
               content: { "application/json": { schema: jsonSchemaOf(endpoint.body, "input") } },
+            },
+          }
+        : {}),
+      ...(endpoint.rawBody
+        ? {
+            requestBody: {
+              required: true,
+              description: endpoint.rawBody.description,
+              content: { [endpoint.rawBody.contentType]: { schema: { type: "string" } } },
             },
           }
         : {}),

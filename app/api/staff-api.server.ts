@@ -15,6 +15,15 @@ export function memberSubOf(params: Readonly<Record<string, string | undefined>>
   return sub;
 }
 
+/** The `{id}` of a CSV import job's path: a malformed one is 422, like a malformed sub. */
+export function importJobIdOf(params: Readonly<Record<string, string | undefined>>): string {
+  const id = params.id ?? "";
+  if (!SubSchema.safeParse(id).success) {
+    throw new ApiError("validation_failed", { fields: { id: ["validation.inputError"] } });
+  }
+  return id;
+}
+
 /**
  * The admin behind the bearer token, as the audit log records them (with this request's id), once their attempt
  * has been counted against the staff rate limit (per admin and per client IP, as the admin pages count it).

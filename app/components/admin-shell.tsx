@@ -4,11 +4,11 @@ import { useTranslation } from "~/i18n/use-translation";
 import { pathFor } from "~/routing/route-table";
 import { useRootData } from "./use-root-data";
 
-// The spec's third and fourth links (downloads, CSV import) come with the next issue's pages; linking them now would
-// lead staff to a 404.
+// The spec's fourth link (CSV import) comes with its page; linking it before would lead staff to a 404.
 const ADMIN_LINKS = [
   { label: "users", route: "admin" },
   { label: "auditLog", route: "admin-audit-log" },
+  { label: "downloads", route: "admin-downloads" },
 ] as const;
 
 /**

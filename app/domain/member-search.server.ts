@@ -182,8 +182,8 @@ export function tokyoDayStart(day: string): Date {
   return new Date(Date.parse(`${day}T00:00:00Z`) - TOKYO_OFFSET_MS);
 }
 
-/** Every filter of the query (the search box included), for the list and the count alike. */
-function filterConditions(query: MemberSearchQuery): SQL | undefined {
+/** Every filter of the query (the search box included), for the list, the count and the download alike. */
+export function filterConditions(query: MemberSearchQuery): SQL | undefined {
   const d = memberDirectory;
   const term = query.q === undefined ? null : searchTermOf(query.q);
   return and(

@@ -11,6 +11,11 @@ export const STAFF_ACTIONS = [
   "user.sessions-end",
   "user.disable",
   "user.enable",
+  // A staff download (app/domain/member-export.server.ts): which one and its parameters.
+  "data.export",
+  "csv-import.start",
+  "csv-import.cancel",
+  "csv-import.complete",
 ] as const;
 export type StaffAction = (typeof STAFF_ACTIONS)[number];
 

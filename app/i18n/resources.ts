@@ -14,6 +14,7 @@ import enProfile from "../../locales/en/profile.json";
 import enSignUp from "../../locales/en/sign-up.json";
 import enToasts from "../../locales/en/toasts.json";
 import enWithdrawal from "../../locales/en/withdrawal.json";
+import enCsvImport from "../../locales/en/csv-import.json";
 import jaAccount from "../../locales/ja/account.json";
 import jaApi from "../../locales/ja/api.json";
 import jaAdmin from "../../locales/ja/admin.json";
@@ -30,6 +31,7 @@ import jaProfile from "../../locales/ja/profile.json";
 import jaSignUp from "../../locales/ja/sign-up.json";
 import jaToasts from "../../locales/ja/toasts.json";
 import jaWithdrawal from "../../locales/ja/withdrawal.json";
+import jaCsvImport from "../../locales/ja/csv-import.json";
 import type { Locale } from "./locales";
 
 /** Japanese is the source of the key types: i18next's `t` only accepts keys that exist in it. */
@@ -50,6 +52,7 @@ export const jaResources = {
   withdrawal: jaWithdrawal,
   emailChange: jaEmailChange,
   api: jaApi,
+  csvImport: jaCsvImport,
 };
 export type Resources = typeof jaResources;
 
@@ -74,6 +77,7 @@ const enResources: SameKeys<Resources> = {
   withdrawal: enWithdrawal,
   emailChange: enEmailChange,
   api: enApi,
+  csvImport: enCsvImport,
 };
 
 export const RESOURCES: Record<Locale, SameKeys<Resources>> = { ja: jaResources, en: enResources };

@@ -58,6 +58,9 @@ export const ROUTE_SECTIONS = [
       { name: "admin-users", path: "admin/users", file: "routes/admin/open-member.tsx" },
       { name: "admin-user", path: "admin/users/:sub", file: "routes/admin/member.tsx" },
       { name: "admin-audit-log", path: "admin/audit-log", file: "routes/admin/audit-log.tsx" },
+      { name: "admin-downloads", path: "admin/downloads", file: "routes/admin/downloads.tsx" },
+      // The downloads themselves (users.csv, …): resource routes the page's GET forms submit to.
+      { name: "admin-download", path: "admin/downloads/:file", file: "routes/admin/downloads-file.ts" },
     ],
   },
   {

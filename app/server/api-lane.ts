@@ -3,7 +3,7 @@ import compression from "compression";
 import { createRequestHandler, type ServerBuild } from "react-router";
 import { ApiError, apiErrorResponse } from "~/api/api-response.server";
 import { translatorFor } from "~/i18n/translator.server";
-import { MAX_API_BODY_BYTES } from "~/api/contract";
+import { maxApiBodyBytesOf } from "~/api/contract";
 import { localeFromAcceptLanguage } from "~/i18n/locales";
 import { logger } from "~/integrations/logger.server";
 import { isApiPath } from "~/routing/api-paths";
@@ -11,6 +11,7 @@ import type { ApiCors } from "./cors";
 import type { RequestContextFactory } from "./app-context";
 import type { RequestInfo } from "./request-context";
 import { headersOf, readBody } from "./node-request";
+import { isStreamedDownload, writeBody } from "./write-body";
 
 /** Answers up to this size go out as they are: gzip of a device list would cost more CPU than it saves bytes. */
 const COMPRESS_FROM_BYTES = 1024;
@@ -116,16 +117,21 @@ export function createApiLane(options: ApiLaneOptions) {
     if (!isApiPath(url.pathname)) return sendError(req, res, new ApiError("not_found"), requestInfo.requestId);
     try {
       const hasBody = method !== "GET" && method !== "HEAD";
-      const body = hasBody ? await readBody(req, MAX_API_BODY_BYTES) : undefined;
+      // The CSV import's file has a limit of its own (the contract's rawBody); every other body MAX_API_BODY_BYTES.
+      const body = hasBody ? await readBody(req, maxApiBodyBytesOf(url.pathname)) : undefined;
       if (body === "gone") return;
       if (body === "too large") {
         // What is left unread is not worth draining: the connection closes after the answer.
         if (!req.complete) res.setHeader("Connection", "close");
         return await sendError(req, res, new ApiError("payload_too_large"), requestInfo.requestId);
       }
-      // No abort signal: an API handler runs to completion, so a dropped connection cannot leave half an effect.
-      const request = new Request(url, { method, headers: headersOf(req), body });
+      // Only reads get an abort signal (a download's cursor stops when its client leaves): a POST or DELETE handler
+      // runs to completion, so a dropped connection cannot leave half an effect.
+      const request = new Request(url, { method, headers: headersOf(req), body, signal: readSignalOf(method, res) });
       const response = await handleRequest(request, await options.contextFor(requestInfo));
+      if (response.body && isStreamedDownload(response.headers.get("Content-Type"))) {
+        return await sendStreamed(res, response, response.body, method === "HEAD");
+      }
       const answer = method === "HEAD" || !response.body ? undefined : Buffer.from(await response.arrayBuffer());
       send(req, res, response, answer);
     } catch (error) {
@@ -134,4 +140,30 @@ export function createApiLane(options: ApiLaneOptions) {
       await sendError(req, res, new ApiError("internal_error"), requestInfo.requestId);
     }
   };
+}
+
+/** Aborted when the response closes before it finished (the client went away), for GET and HEAD only. */
+function readSignalOf(method: string, res: ServerResponse): AbortSignal | undefined {
+  if (method !== "GET" && method !== "HEAD") return undefined;
+  const controller = new AbortController();
+  res.on("close", () => {
+    if (!res.writableFinished) controller.abort();
+  });
+  return controller.signal;
+}
+
+/** A download as it is produced (never buffered, never compressed): see write-body.ts. */
+async function sendStreamed(
+  res: ServerResponse,
+  response: Response,
+  body: ReadableStream<Uint8Array>,
+  headOnly: boolean,
+) {
+  res.statusCode = response.status;
+  for (const [name, value] of response.headers) res.setHeader(name, value);
+  if (headOnly) {
+    await body.cancel();
+    return void res.end();
+  }
+  await writeBody(body, res);
 }

@@ -13,6 +13,7 @@ import { isJwksLoaded } from "~/integrations/cognito/jwks.server";
 import type { DevMailbox } from "~/routing/dev-tools-only.server";
 import { logger } from "~/integrations/logger.server";
 import { type Build, createApiLane } from "./api-lane";
+import { isStreamedDownload } from "./write-body";
 import { requestContextFactory } from "./app-context";
 import { answerUnhandledError, createPageLane } from "./page-lane";
 import type { RequestInfo } from "./request-context";
@@ -98,7 +99,13 @@ export async function createHttpApp(
     res.status(403).type("text/plain").send("Forbidden: this request came from another site.");
   });
 
-  app.use(compression({ level: COMPRESSION_LEVEL }));
+  app.use(
+    compression({
+      level: COMPRESSION_LEVEL,
+      // Downloads stream as they are produced; compression would hold them back in its window (write-body.ts).
+      filter: (req, res) => !isStreamedDownload(res.getHeader("Content-Type")) && compression.filter(req, res),
+    }),
+  );
 
   app.get("/healthz/", (_req, res) => {
     res.setHeader("Cache-Control", "no-store");

@@ -1,5 +1,4 @@
 import { type IncomingMessage, STATUS_CODES } from "node:http";
-import { writeReadableStreamToWritable } from "@react-router/node";
 import type {
   ErrorRequestHandler,
   Request as ExpressRequest,
@@ -11,6 +10,7 @@ import { logger } from "~/integrations/logger.server";
 import { type Build, narrowBuild, pageRoutesOf } from "./api-lane";
 import type { RequestContextFactory } from "./app-context";
 import { headersOf, readBody } from "./node-request";
+import { writeBody } from "./write-body";
 
 /** Every page form posts a few fields (sign-up's questionnaire is the largest). */
 export const PAGE_BODY_LIMIT_BYTES = 64 * 1024;
@@ -175,10 +175,5 @@ async function send(res: ExpressResponse, response: Response) {
   res.status(response.status);
   for (const [name, value] of response.headers) res.append(name, value);
   if (!response.body) return void res.end();
-  try {
-    await writeReadableStreamToWritable(response.body, res);
-  } catch (error) {
-    // A member who left mid-page is no failure.
-    if (!res.destroyed && !res.writableEnded) throw error;
-  }
+  await writeBody(response.body, res);
 }

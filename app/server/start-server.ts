@@ -7,6 +7,7 @@ import { type Server, createServer } from "node:http";
 import { openDatabase } from "../../db/client.server";
 import { type AppMode, type Config, ConfigError, parseConfig } from "~/config.server";
 import { MIN_PASSWORD_LENGTH } from "~/domain/auth-schemas";
+import { startImportWorker } from "~/domain/csv-import-job.server";
 import { scheduleDirectoryReconcile } from "~/domain/directory-reconcile.server";
 import { schedulePurge } from "~/domain/purge.server";
 import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
@@ -74,6 +75,13 @@ export async function startServer(mode: AppMode, standIns?: StandIns): Promise<v
         )
       : () => {};
 
+  // The staff CSV import's worker: every instance runs one; they share jobs row by row and the rate in total.
+  const importCognito = createCognitoClient(config.cognito, { maxAttempts: 1 });
+  const importWorker = startImportWorker(
+    { db: database.db, identity: createDomainIdentity(config.cognito, database.db, systemClock, importCognito) },
+    config.csvImport,
+  );
+
   const http = await createHttpApp(config, database, standIns?.mailbox);
   const server: Server = applyServerTimeouts(createServer(http.listener)).listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => {
@@ -105,6 +113,8 @@ export async function startServer(mode: AppMode, standIns?: StandIns): Promise<v
     // Stop accepting connections, let in-flight requests finish, then release the database and stand-ins.
     stopPurge();
     stopReconcile();
+    await importWorker.stop();
+    importCognito.destroy();
     server.closeIdleConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await http.close();

@@ -7,3 +7,4 @@ export * from "./email-change-tokens";
 export * from "./member-sign-outs";
 export * from "./member-directory";
 export * from "./staff-audit-events";
+export * from "./csv-imports";

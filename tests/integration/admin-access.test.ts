@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { API_ENDPOINTS, type ApiOperationId, ErrorEnvelopeSchema } from "~/api/contract";
+import { CSV_IMPORT_COLUMNS } from "~/domain/csv-import-file.server";
 import { type StandInSdk, bearerTokensFor, connectToStandIn } from "../support/bearer-tokens";
 import { PageClient, expectResponse } from "../support/page-client";
 import { formUrlEncode, sendRawRequest } from "../support/raw-http";
@@ -29,7 +30,9 @@ let sdk: StandInSdk;
 let member: Person;
 let admin: Person;
 /** The member the admin pages and endpoints are about; one per purpose, so that no action spoils another row. */
-const targets: Record<"page" | "email" | "actions", { email: string; sub: string }> = {} as never;
+const targets: Record<"page" | "email" | "actions", { email: string; sub: string }> & { importJobId: string } =
+  {} as never;
+const IMPORT_CSV = `${CSV_IMPORT_COLUMNS.join(",")}\naccess-import@example.jp,山田,花子,1990,JP,東京都,design,会社,ja\n`;
 
 async function person(role: "member" | "admin"): Promise<Person> {
   const { email, password } =
@@ -63,6 +66,13 @@ beforeAll(async () => {
     headers: { Authorization: `Bearer ${admin.accessToken}` },
   });
   await refreshed.body?.cancel();
+  // A CSV import job (one row) for the job endpoints' rows.
+  const imported = await fetch(`${server.url}/api/admin/csv-import/user-create`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${admin.accessToken}`, "Content-Type": "text/csv" },
+    body: IMPORT_CSV,
+  });
+  targets.importJobId = ((await imported.json()) as { job: { id: string } }).job.id;
 }, 180_000);
 
 afterAll(async () => {
@@ -152,7 +162,7 @@ function sendCrossSite(path: string, fields: [string, string][], cookies: Map<st
  * One admin call per endpoint, in an order where each succeeds for the admin (disable before enable); the target
  * differs where a call would spoil another (the e-mail change).
  */
-const ADMIN_CALLS: { operationId: ApiOperationId; request: () => { path: string; body?: unknown } }[] = [
+const ADMIN_CALLS: { operationId: ApiOperationId; request: () => { path: string; body?: unknown; csv?: string } }[] = [
   { operationId: "adminListUsers", request: () => ({ path: "/api/admin/users?status=active&limit=5" }) },
   { operationId: "adminCountUsers", request: () => ({ path: "/api/admin/users/count?status=active" }) },
   { operationId: "adminGetUserPool", request: () => ({ path: "/api/admin/user-pool" }) },
@@ -169,9 +179,29 @@ const ADMIN_CALLS: { operationId: ApiOperationId; request: () => { path: string;
   { operationId: "adminSignOutUser", request: () => ({ path: `/api/admin/users/${targets.actions.sub}/sign-out` }) },
   { operationId: "adminDisableUser", request: () => ({ path: `/api/admin/users/${targets.actions.sub}/disable` }) },
   { operationId: "adminEnableUser", request: () => ({ path: `/api/admin/users/${targets.actions.sub}/enable` }) },
+  {
+    operationId: "adminCsvImportUserCreate",
+    request: () => ({
+      path: "/api/admin/csv-import/user-create?dryRun=true",
+      csv: IMPORT_CSV.replace("access-import@", "access-dry-run@"),
+    }),
+  },
+  { operationId: "adminCsvImportJob", request: () => ({ path: `/api/admin/csv-import/jobs/${targets.importJobId}` }) },
+  {
+    operationId: "adminCsvImportCancel",
+    request: () => ({ path: `/api/admin/csv-import/jobs/${targets.importJobId}/cancel` }),
+  },
+  {
+    operationId: "adminCsvImportFailedRows",
+    request: () => ({ path: `/api/admin/csv-import/jobs/${targets.importJobId}/failed-rows.csv` }),
+  },
 ];
 
-async function callApi(operationId: ApiOperationId, role: Role, request: { path: string; body?: unknown }) {
+async function callApi(
+  operationId: ApiOperationId,
+  role: Role,
+  request: { path: string; body?: unknown; csv?: string },
+) {
   const endpoint = API_ENDPOINTS.find((candidate) => candidate.operationId === operationId)!;
   const token = role === "visitor" ? null : (role === "admin" ? admin : member).accessToken;
   const response = await fetch(`${server.url}${request.path}`, {
@@ -179,10 +209,13 @@ async function callApi(operationId: ApiOperationId, role: Role, request: { path:
     headers: {
       ...(token ? { Authorization: `Bearer ${token}` } : {}),
       ...(request.body === undefined ? {} : { "Content-Type": "application/json" }),
+      ...(request.csv === undefined ? {} : { "Content-Type": "text/csv" }),
     },
-    body: request.body === undefined ? undefined : JSON.stringify(request.body),
+    body: request.csv ?? (request.body === undefined ? undefined : JSON.stringify(request.body)),
   });
-  return { status: response.status, json: (await response.json()) as unknown };
+  // The failed-rows download is CSV: its status is what this matrix checks.
+  const isJson = response.headers.get("Content-Type")?.startsWith("application/json");
+  return { status: response.status, json: (isJson ? await response.json() : await response.text()) as unknown };
 }
 
 describe("the admin API", () => {

@@ -267,3 +267,99 @@ test("the audit log lists the staff actions on a member, newest first, by page; 
     { error: { code: "validation_failed", fields: { action: [expect.any(String)], from: [expect.any(String)] } } },
   ]);
 });
+
+// ---- the staff CSV import (app/domain/csv-import-job.server.ts; the job itself: csv-import.db.test.ts)
+
+const IMPORT_HEADER =
+  "email,family_name,given_name,birth_year,country,prefecture,occupation,organization,preferred_language";
+const importRow = (email: string) => `${email},山田,花子,1990,JP,東京都,design,設計事務所,en`;
+
+/** Posts a CSV file to the import endpoint as the admin; the answer is checked against the contract. */
+async function postImport(csv: string, query: string) {
+  const endpoint = apiEndpoint("adminCsvImportUserCreate");
+  const response = await fetch(`${server.url}/api/admin/csv-import/user-create${query}`, {
+    method: "POST",
+    headers: { "Accept-Language": "en", Authorization: `Bearer ${adminToken}`, "Content-Type": "text/csv" },
+    body: csv,
+  });
+  const json: unknown = await response.json();
+  const parsed = (response.ok ? endpoint.success.schema : ErrorEnvelopeSchema).safeParse(json);
+  expect(parsed.success, `${response.status}: ${JSON.stringify(json)}`).toBe(true);
+  return { status: response.status, location: response.headers.get("Location"), json: json as never };
+}
+
+test("POST /api/admin/csv-import/user-create reports every bad row by row and column (422) and stores nothing", async () => {
+  const csv = [
+    IMPORT_HEADER,
+    importRow("ok@csv-api.example.jp"),
+    importRow("not-an-address"),
+    "x@csv-api.example.jp,山田",
+  ];
+  const refused = await postImport(csv.join("\r\n"), "?dryRun=true");
+  expect(refused.status).toBe(422);
+  expect(refused.json).toMatchObject({
+    error: {
+      code: "validation_failed",
+      problems: {
+        totalRows: 3,
+        problemCount: 2,
+        problems: [
+          { row: 3, column: "email", code: "invalidEmail", message: "This is not a valid e-mail address." },
+          { row: 4, column: null, code: "cellCount" },
+        ],
+      },
+    },
+  });
+});
+
+test("a CSV import through the API: dry run, then a started job (202, Location) that finishes; its failed rows as CSV", async () => {
+  const run = crypto.randomUUID().slice(0, 8);
+  const emails = [0, 1, 2].map((index) => `import-${run}-${index}@csv-api.example.jp`);
+  const csv = [IMPORT_HEADER, ...emails.map(importRow)].join("\r\n");
+
+  const dryRun = await postImport(csv, "?dryRun=true");
+  expect([dryRun.status, dryRun.json]).toMatchObject([200, { report: { totalRows: 3, problemCount: 0 }, job: null }]);
+
+  const started = await postImport(csv, "?fileName=members.csv");
+  expect(started.status).toBe(202);
+  const job = (started.json as { job: { id: string; state: string; fileName: string } }).job;
+  expect(job).toMatchObject({ state: "queued", fileName: "members.csv" });
+  expect(started.location).toBe(`/api/admin/csv-import/jobs/${job.id}`);
+
+  await expect
+    .poll(async () => ((await call("adminCsvImportJob", started.location!)).json as { state: string }).state, {
+      timeout: 20_000,
+    })
+    .toBe("completed");
+  const done = await call("adminCsvImportJob", started.location!);
+  expect(done.json).toMatchObject({ counts: { created: 3, failed: 0 }, remaining: 0 });
+  // Cancelling a finished job changes nothing.
+  expect((await call("adminCsvImportCancel", `${started.location}/cancel`)).json).toMatchObject({ state: "completed" });
+
+  const download = await fetch(`${server.url}${started.location}/failed-rows.csv?encoding=shift_jis`, {
+    headers: { Authorization: `Bearer ${adminToken}` },
+  });
+  expect(download.status).toBe(200);
+  expect(download.headers.get("Content-Type")).toBe("text/csv; charset=shift_jis");
+  expect(download.headers.get("Content-Disposition")).toContain("import-failed-rows");
+  // No failed row: the header alone.
+  expect(new TextDecoder().decode(await download.arrayBuffer()).trim()).toBe(
+    `${IMPORT_HEADER},source_row,failure_code,failure_reason`,
+  );
+  expect((await call("adminCsvImportJob", `/api/admin/csv-import/jobs/${crypto.randomUUID()}`)).status).toBe(404);
+});
+
+test("the import takes a file well above the API's 32 KB body limit, up to its own 5 MB", async () => {
+  const rows = Array.from({ length: 600 }, (_, index) => importRow(`big-${index}@csv-api.example.jp`));
+  const csv = [IMPORT_HEADER, ...rows].join("\r\n");
+  expect(new TextEncoder().encode(csv).length).toBeGreaterThan(32 * 1024);
+  const accepted = await postImport(csv, "?dryRun=true");
+  expect([accepted.status, accepted.json]).toMatchObject([200, { report: { totalRows: 600, problemCount: 0 } }]);
+
+  const tooLarge = await fetch(`${server.url}/api/admin/csv-import/user-create?dryRun=true`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${adminToken}`, "Content-Type": "text/csv" },
+    body: new Uint8Array(5 * 1024 * 1024 + 1),
+  });
+  expect(tooLarge.status).toBe(413);
+});

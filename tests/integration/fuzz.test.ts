@@ -903,6 +903,49 @@ const API_CALLS: ApiCall[] = [
     bearer: "apiAdmin",
     weight: 1,
   },
+  // The CSV import: a JSON body read as a CSV file is never a clean one, so nothing is ever created here.
+  {
+    kind: "api",
+    name: "POST /api/admin/csv-import/user-create",
+    method: "POST",
+    template: "/api/admin/csv-import/user-create",
+    path: (ctx) =>
+      `/api/admin/csv-import/user-create?${new URLSearchParams([
+        ["dryRun", ctx.rng.pick(["true", "", "false", "yes"])],
+        ["fileName", ctx.rng.pick(["", "members.csv", "x".repeat(300)])],
+      ]).toString()}`,
+    bearer: "apiAdmin",
+    body: (ctx) => ({ email: freshEmail(ctx.rng) }),
+    weight: 1,
+  },
+  {
+    kind: "api",
+    name: "GET /api/admin/csv-import/jobs/{id}",
+    method: "GET",
+    template: "/api/admin/csv-import/jobs/{id}",
+    path: (ctx) => `/api/admin/csv-import/jobs/${ctx.rng.pick([ctx.rng.uuid(), "not-a-uuid"])}`,
+    bearer: "apiAdmin",
+    weight: 1,
+  },
+  {
+    kind: "api",
+    name: "POST /api/admin/csv-import/jobs/{id}/cancel",
+    method: "POST",
+    template: "/api/admin/csv-import/jobs/{id}/cancel",
+    path: (ctx) => `/api/admin/csv-import/jobs/${ctx.rng.pick([ctx.rng.uuid(), "not-a-uuid"])}/cancel`,
+    bearer: "apiAdmin",
+    weight: 1,
+  },
+  {
+    kind: "api",
+    name: "GET /api/admin/csv-import/jobs/{id}/failed-rows.csv",
+    method: "GET",
+    template: "/api/admin/csv-import/jobs/{id}/failed-rows.csv",
+    path: (ctx) =>
+      `/api/admin/csv-import/jobs/${ctx.rng.pick([ctx.rng.uuid(), "x"])}/failed-rows.csv?encoding=${ctx.rng.pick(["", "utf-8", "shift_jis", "latin1"])}`,
+    bearer: "apiAdmin",
+    weight: 1,
+  },
   {
     kind: "api",
     name: "GET /api/admin/users/{sub}",

@@ -1,0 +1,17 @@
+import { apiRoute } from "~/api/api-handler.server";
+import { staffActorOf } from "~/api/staff-api.server";
+import { exportMembers } from "~/domain/member-export.server";
+import { csvDownloadResponse } from "~/routing/csv-download.server";
+
+const api = apiRoute({
+  GET: {
+    operation: "adminExportUsers",
+    handle: async (call) => {
+      const { requestId, ...actor } = await staffActorOf(call);
+      return csvDownloadResponse(await exportMembers(call, { actor, requestId, query: call.query }), call.clock.now());
+    },
+  },
+});
+
+export const loader = api.loader;
+export const action = api.action;

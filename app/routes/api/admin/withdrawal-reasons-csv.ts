@@ -1,0 +1,22 @@
+import { apiRoute } from "~/api/api-handler.server";
+import { staffActorOf } from "~/api/staff-api.server";
+import { exportWithdrawalReasons } from "~/domain/member-export.server";
+import { translatorFor } from "~/i18n/translator.server";
+import { csvDownloadResponse } from "~/routing/csv-download.server";
+
+const api = apiRoute({
+  GET: {
+    operation: "adminExportWithdrawalReasons",
+    handle: async (call) => {
+      const { requestId, ...actor } = await staffActorOf(call);
+      const translate = translatorFor(call.locale);
+      const download = await exportWithdrawalReasons(call, { actor, requestId, query: call.query }, (reason) =>
+        translate(`withdrawal:reasons.${reason}`),
+      );
+      return csvDownloadResponse(download, call.clock.now());
+    },
+  },
+});
+
+export const loader = api.loader;
+export const action = api.action;

@@ -1,0 +1,35 @@
+import type { CsvDownload } from "~/domain/member-export.server";
+import { CSV_CHARSETS, contentDisposition } from "~/domain/spreadsheet-csv.server";
+
+/**
+ * A download as the browser and API callers get it, from the page lane's resource routes and the admin API alike:
+ * an attachment named with the date and time, never stored by a cache (staff data), and `no-transform` so that no
+ * proxy or compression holds the stream back (app/server/write-body.ts). nosniff comes with every answer.
+ */
+export function csvDownloadResponse(
+  // Any named CSV body: the exports' (CsvDownload) and the CSV import's failed rows.
+  download: Pick<CsvDownload, "body" | "encoding"> & { baseName: string },
+  now: Date,
+): Response {
+  return new Response(download.body, {
+    status: 200,
+    headers: {
+      "Content-Type": `text/csv; charset=${CSV_CHARSETS[download.encoding]}`,
+      "Content-Disposition": contentDisposition(download.baseName, now),
+      "Cache-Control": "no-store, no-transform",
+    },
+  });
+}
+
+/**
+ * The downloads page's forms call the language `language`: `?locale=` is the site's own language switch, which the
+ * canonical-URL middleware turns into a redirect (dropping the value), as on the member list. The schemas and the
+ * admin API keep `locale`.
+ */
+export const DOWNLOAD_PAGE_PARAMS: Readonly<Record<string, string>> = { locale: "language" };
+
+/** A downloads page URL's parameters under the schemas' names. */
+export function exportParamsOfPage(pageParams: URLSearchParams): URLSearchParams {
+  const schemaName = Object.fromEntries(Object.entries(DOWNLOAD_PAGE_PARAMS).map(([field, param]) => [param, field]));
+  return new URLSearchParams([...pageParams].map(([name, value]) => [schemaName[name] ?? name, value]));
+}
