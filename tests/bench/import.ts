@@ -7,8 +7,9 @@
  *   npm run bench:import    # DATABASE_URL (default postgres://postgres@127.0.0.1:5432/bench_import),
  *                           # BENCH_ROWS=10000, BENCH_RATE=40, BENCH_WORKERS=2, BENCH_CONCURRENCY=8
  *
- * A report, never a pass/fail test. The stand-in (cognito-local) keeps a pool as one JSON file rewritten on every
- * write, so its cost per creation grows with the pool: the per-thousand table shows whether it keeps up.
+ * A report, never a pass/fail test. The stand-in (cognito-local) keeps a pool as one JSON file; it is saved behind
+ * the writes (stand-in/write-behind-store.ts), else each creation would cost in proportion to the pool's size: the
+ * per-thousand table shows whether the stand-in keeps up as the pool grows.
  */
 import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";

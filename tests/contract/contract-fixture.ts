@@ -41,6 +41,8 @@ export interface ContractStandIn {
   /** Signs up and confirms `email` through SignUp + ConfirmSignUp with the mailed code. */
   confirmedMember(email: string, password?: string): Promise<void>;
   signIn(email: string, password?: string): Promise<AuthenticationResultType>;
+  /** Stops the stand-in cleanly and starts it again on the same data and port, as a developer's restart does. */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -56,7 +58,8 @@ let counter = 0;
 export async function startContractStandIn(label: string): Promise<ContractStandIn> {
   const temp = makeTempDir(`contract-${label}`);
   const mailboxDir = mailboxDirectory(temp.dir);
-  const standIn = await startCognitoStandIn({ dataDir: path.join(temp.dir, "cognito"), mailboxDir });
+  const dataDir = path.join(temp.dir, "cognito");
+  const standIn = await startCognitoStandIn({ dataDir, mailboxDir });
   const endpoint = standIn.endpoint;
   const provisioning = createCognitoClient({ region: REGION, endpoint, userPoolId: "", clientId: "" });
   const pool = await provisionStandInPool(provisioning, { dataDir: temp.dir, adminGroup: ADMIN_GROUP });
@@ -124,10 +127,14 @@ export async function startContractStandIn(label: string): Promise<ContractStand
       if (!result.AuthenticationResult) throw new Error(`No tokens for ${email}: ${result.ChallengeName}`);
       return result.AuthenticationResult;
     },
+    async restart() {
+      await fixture.standIn.stop();
+      fixture.standIn = await startCognitoStandIn({ dataDir, mailboxDir, port: Number(new URL(endpoint).port) });
+    },
     async stop() {
       cognito.destroy();
       for (const client of extraClients) client.destroy();
-      await standIn.stop();
+      await fixture.standIn.stop();
       temp.remove();
     },
   };

@@ -169,3 +169,23 @@ describe("operations cognito-local lacks", () => {
     expect((await getRequestCounts(cognito.endpoint)).byOperation.AdminResetUserPassword).toBe(1);
   });
 });
+
+// Last in this file: the stand-in restarts. It saves its pools behind their writes (stand-in/write-behind-store.ts).
+describe("data across a restart", () => {
+  test("a user created just before a clean stop is there after the stand-in starts again", async () => {
+    const email = cognito.email("restart");
+    await cognito.cognito.send(
+      new AdminCreateUserCommand({
+        UserPoolId: cognito.userPoolId,
+        Username: email,
+        MessageAction: "SUPPRESS",
+        UserAttributes: [{ Name: "email", Value: email }],
+      }),
+    );
+    await cognito.restart();
+    const user = await cognito.cognito.send(
+      new AdminGetUserCommand({ UserPoolId: cognito.userPoolId, Username: email }),
+    );
+    expect(user.UserAttributes).toContainEqual({ Name: "email", Value: email });
+  });
+});

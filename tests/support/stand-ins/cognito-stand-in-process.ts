@@ -14,13 +14,13 @@ import { addMailboxEntry } from "./dev-mailbox";
 import { createStandInHarness } from "./stand-in-harness";
 import type { LocalServices, LocalTokenGenerator } from "./stand-in/cognito-local";
 import { accessTokenLifetimeFromEnv, withCognitoTokenLifetimes } from "./stand-in/tokens";
+import { WriteBehindDataStoreFactory } from "./stand-in/write-behind-store";
 
 const require = createRequire(import.meta.url);
 const lib = (file: string) => require(`cognito-local/lib/${file}`);
 const { DateClock, TriggersService, LambdaService, MessagesService } = lib("services");
 const { CognitoServiceFactoryImpl } = lib("services/cognitoService");
 const { CryptoService } = lib("services/crypto");
-const { StormDBDataStoreFactory } = lib("services/dataStore/stormDb");
 const { MessageDeliveryService } = lib("services/messageDelivery/messageDelivery");
 const { otp } = lib("services/otp");
 const { JwtTokenGenerator } = lib("services/tokenGenerator");
@@ -71,7 +71,8 @@ await once(front, "listening");
 const frontAddress = front.address();
 const port = typeof frontAddress === "object" && frontAddress ? frontAddress.port : requestedPort;
 const publicUrl = `http://${host}:${port}`;
-const config = await loadConfig(ctx, new StormDBDataStoreFactory(dataDirectory));
+const configStoreFactory = new WriteBehindDataStoreFactory(dataDirectory, logger);
+const config = await loadConfig(ctx, configStoreFactory);
 // cognito-local itself takes any free loopback port; only the harness in front of it is public.
 config.ServerConfig = { ...config.ServerConfig, port: 0, hostname: host, https: false };
 // Tokens name the public address as issuer, where the harness serves the JWKS.
@@ -81,7 +82,8 @@ config.TokenConfig = { ...config.TokenConfig, IssuerDomain: publicUrl };
 config.UserPoolDefaults = {};
 
 const clock = new DateClock();
-const dataStoreFactory = new StormDBDataStoreFactory(path.join(dataDirectory, "db"));
+// Pools are saved behind their writes (see write-behind-store.ts) and flushed before the process exits.
+const dataStoreFactory = new WriteBehindDataStoreFactory(path.join(dataDirectory, "db"), logger);
 const cognito = await new CognitoServiceFactoryImpl(
   path.join(dataDirectory, "db"),
   dataStoreFactory,
@@ -120,19 +122,24 @@ const harness = createStandInHarness({
 answer = harness.listener;
 process.send?.({ ready: true, port });
 
-function shutDown() {
-  let open = 2;
-  const closed = () => {
-    open -= 1;
-    if (open === 0) process.exit(0);
-  };
-  front.close(closed);
-  internal.close(closed);
+/** Stops answering, then writes what the stores hold, then exits; servers still open after 2 s are abandoned. */
+let shuttingDown = false;
+async function shutDown() {
+  if (shuttingDown) return;
+  shuttingDown = true;
+  const closed = Promise.all([front, internal].map((server) => new Promise((resolve) => server.close(resolve))));
   front.closeAllConnections();
   internal.closeAllConnections();
-  setTimeout(() => process.exit(0), 2_000).unref();
+  await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
+  try {
+    await Promise.all([configStoreFactory.flush(), dataStoreFactory.flush()]);
+  } catch (error) {
+    logger.error({ error }, "The stand-in could not save its data before exiting");
+    process.exit(1);
+  }
+  process.exit(0);
 }
-process.on("SIGTERM", shutDown);
-process.on("SIGINT", shutDown);
+process.on("SIGTERM", () => void shutDown());
+process.on("SIGINT", () => void shutDown());
 // The stand-in never outlives the app that started it.
-process.on("disconnect", shutDown);
+process.on("disconnect", () => void shutDown());

@@ -85,7 +85,7 @@ export interface Ctx {
   logger: unknown;
 }
 
-/** cognito-local's store of one pool (StormDB): each `set` rewrites the pool's whole JSON file. */
+/** cognito-local's store of one pool (StormDB): a `set` changes the value at once, the file is saved behind it. */
 export interface LocalDataStore {
   get<T>(ctx: Ctx, key: string | string[], defaultValue?: T): Promise<T | null>;
   set<T>(ctx: Ctx, key: string | string[], value: T): Promise<void>;

@@ -55,8 +55,8 @@ export interface SeedUser {
 }
 
 /**
- * Writes many users straight into the stand-in's store in one write (AdminCreateUser one at a time rewrites the
- * pool's whole data file per user, far too slow for thousands). Their creation times follow the list's order.
+ * Writes many users straight into the stand-in's store in one write (AdminCreateUser one at a time looks through
+ * the whole pool for each new user, far too slow for thousands). Their creation times follow the list's order.
  * For tests of scale only; answers each user's sub.
  */
 export async function seedUsers(
