@@ -790,6 +790,13 @@ describe("OpenAPI", () => {
       "POST /api/admin/users/{sub}/sign-out",
       "POST /api/admin/users/{sub}/disable",
       "POST /api/admin/users/{sub}/enable",
+      "GET /api/admin/users.csv",
+      "GET /api/admin/downloads/withdrawal-reasons",
+      "GET /api/admin/downloads/email-addresses",
+      "POST /api/admin/csv-import/user-create",
+      "GET /api/admin/csv-import/jobs/{id}",
+      "POST /api/admin/csv-import/jobs/{id}/cancel",
+      "GET /api/admin/csv-import/jobs/{id}/failed-rows.csv",
     ].sort();
     expect(documented).toEqual(expected);
     // A repeated registration answers 200 (see "register (201, then 200 on repeat)"), so the document says so.
