@@ -13,7 +13,7 @@ export interface ServerProcess {
 }
 
 /** Generous: CI runs on 2 cores that may be busy with other test processes (a 60 s limit once failed there). */
-const START_TIMEOUT_MS = 180_000;
+export const SERVER_START_TIMEOUT_MS = 180_000;
 /** A port chosen for the server can be taken by another process before the server binds it: then try again. */
 const START_ATTEMPTS = 3;
 
@@ -61,7 +61,7 @@ async function startOnce(mode: "dev" | "preview", env: Record<string, string>): 
   const url = `http://127.0.0.1:${port}`;
   // Ready when this child says so: its banner comes after it bound the port. A health check alone could be
   // answered by another server that took the port first.
-  const deadline = Date.now() + START_TIMEOUT_MS;
+  const deadline = Date.now() + SERVER_START_TIMEOUT_MS;
   let standInPort = 0;
   while (!(standInPort = Number(STAND_IN_LINE.exec(output)?.[1] ?? 0))) {
     if (child.exitCode !== null || Date.now() > deadline) {
