@@ -1,7 +1,8 @@
 import type { TFunction } from "i18next";
 import type { CsvColumnDoc } from "~/components/admin/csv-columns-table";
-import { COUNTRIES, OCCUPATIONS, ProfileSchema } from "~/domain/auth-schemas";
+import { OCCUPATIONS, ProfileSchema } from "~/domain/auth-schemas";
 import { CSV_IMPORT_COLUMNS, type CsvImportColumn } from "~/domain/csv-import-file.server";
+import { countryChoices } from "~/i18n/country-names";
 import type { Locale } from "~/i18n/locales";
 
 type Translator = TFunction<("adminImport" | "signUp")[]>;
@@ -27,7 +28,6 @@ const { shape } = ProfileSchema;
  * cannot state a rule the dry run does not apply.
  */
 export function describeImportColumns(t: Translator, locale: Locale): CsvColumnDoc[] {
-  const regionNames = new Intl.DisplayNames([locale], { type: "region" });
   const text = (max: number | null) => t("adminImport:upload.values.text", { max });
   const codeList = (codes: CsvColumnDoc["codes"]) => ({ values: t("adminImport:upload.values.codeList"), codes });
   const doc = (column: CsvImportColumn): Omit<CsvColumnDoc, "column" | "meaning"> => {
@@ -43,10 +43,7 @@ export function describeImportColumns(t: Translator, locale: Locale): CsvColumnD
         return { values: t("adminImport:upload.values.birthYear", { thisYear: shape.birthYear.maxValue }), codes: [] };
       case "country":
         return codeList(
-          COUNTRIES.map((code) => ({
-            code,
-            label: code === "other" ? t("signUp:options.otherCountry") : (regionNames.of(code) ?? code),
-          })),
+          countryChoices(locale, t("signUp:options.otherCountry")).map(({ value, label }) => ({ code: value, label })),
         );
       case "occupation":
         return codeList(OCCUPATIONS.map((code) => ({ code, label: t(`signUp:options.occupation.${code}`) })));

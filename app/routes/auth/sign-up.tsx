@@ -9,7 +9,6 @@ import { ProfileFields } from "~/components/profile-fields";
 import { useRootData } from "~/components/use-root-data";
 import {
   AccountInfoSchema,
-  COUNTRIES,
   ConfirmationCodeSchema,
   Q1_OPTIONS,
   Q2_OPTIONS,
@@ -18,6 +17,7 @@ import {
 } from "~/domain/auth-schemas";
 import { confirmSignUp, resendSignUpCode, saveAccountInfo, startSignUp } from "~/domain/sign-up.server";
 import { replyWithDomainError } from "~/errors/error-responses.server";
+import { countryChoices } from "~/i18n/country-names";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
@@ -35,7 +35,6 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   // Signed in already: the sign-in page shows who, with Continue.
   if (getMember(context)) throw redirect(pathFor("auth-sign-in", locale));
   const flow = await readSignUpFlow(servicesOf(context).config, request);
-  const regionNames = new Intl.DisplayNames([locale], { type: "region" });
   const t = getInstance(context).getFixedT(locale, "signUp");
   return data(
     {
@@ -43,11 +42,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
       translations: loadTranslations(context, ["signUp", "forms", "toasts"]),
       step: flow?.step ?? ("credentials" as const),
       email: flow?.email ?? null,
-      // Country names come from the server, so the server's and the browser's text cannot differ at hydration.
-      countries: COUNTRIES.map((code) => ({
-        value: code,
-        label: code === "other" ? t("options.otherCountry") : (regionNames.of(code) ?? code),
-      })),
+      countries: countryChoices(locale, t("options.otherCountry")),
     },
     // The completed screen is shown once; the flow's cookie goes with it.
     flow?.step === "done"

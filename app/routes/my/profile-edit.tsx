@@ -7,10 +7,11 @@ import { FormAlert } from "~/components/form/fields";
 import { useSchemaForm } from "~/components/form/use-schema-form";
 import { ProfileFields } from "~/components/profile-fields";
 import { useRootData } from "~/components/use-root-data";
-import { COUNTRIES, ProfileSchema } from "~/domain/auth-schemas";
+import { ProfileSchema } from "~/domain/auth-schemas";
 import { isProfileFilled } from "~/domain/display-name.server";
 import { findProfile, updateProfile } from "~/domain/profile.server";
 import { replyWithDomainError } from "~/errors/error-responses.server";
+import { countryChoices } from "~/i18n/country-names";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
@@ -25,7 +26,6 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const member = requireMember(context, request);
   const locale = getLocale(context);
   const t = getInstance(context).getFixedT(locale, "signUp");
-  const regionNames = new Intl.DisplayNames([locale], { type: "region" });
   const profile = await findProfile(servicesOf(context).db, member.sub);
   return {
     title: getInstance(context).getFixedT(locale, "profile")("editTitle"),
@@ -41,11 +41,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
       organization: profile?.organization ?? "",
       preferredLanguage: profile?.preferredLanguage ?? locale,
     },
-    // Country names come from the server, so the server's and the browser's text cannot differ at hydration.
-    countries: COUNTRIES.map((code) => ({
-      value: code,
-      label: code === "other" ? t("options.otherCountry") : (regionNames.of(code) ?? code),
-    })),
+    countries: countryChoices(locale, t("options.otherCountry")),
     translations: loadTranslations(context, ["profile", "signUp", "forms", "toasts"]),
   };
 }
