@@ -19,10 +19,13 @@ import { type StaffActor, recordStaffAction } from "./staff-audit-log.server";
 /**
  * The staff's three downloads (issue 12): members (`users.csv`), withdrawal reasons and the newsletter's e-mail
  * addresses, each read through a row cursor (db/client.server.ts) and streamed as a spreadsheet CSV as the client
- * takes it, so memory stays one batch whatever the size, and a client who leaves closes the cursor.
+ * takes it, so the data held stays one batch whatever the size, and a client who leaves closes the cursor.
  */
 
-/** Rows per cursor fetch: a few hundred KB of row objects, and few enough round trips to stay near COPY's rate. */
+/**
+ * Rows per cursor fetch: a few hundred KB of row objects, and few round trips per second (the row formatting in
+ * Node, not the fetches, is what keeps the export under COPY's rate: README "Benchmarks").
+ */
 const CURSOR_BATCH_ROWS = 2_000;
 /**
  * Downloads running at once in this process. Each holds a pooled PostgreSQL connection (of 10) for as long as its
