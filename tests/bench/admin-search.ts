@@ -17,7 +17,7 @@ import { findMemberDetail } from "~/domain/member-detail.server";
 import { type MemberSearchQuery, countMembers, parseMemberSearch, searchMembers } from "~/domain/member-search.server";
 import { openDatabase } from "../../db/client.server";
 import * as schema from "../../db/schema";
-import { printTable, runBenchmarkMain } from "./bench-support";
+import { ensureBenchDatabase, printTable, runBenchmarkMain } from "./bench-support";
 
 const DATABASE_URL = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/bench_admin";
 const MEMBERS = Number(process.env.BENCH_MEMBERS ?? 1_000_000);
@@ -28,20 +28,6 @@ const TARGET_P99_MS = 50;
 const DEEP_PAGE = 1_000;
 
 type Sql = postgres.Sql;
-
-/** Creates the benchmark's database on its server when it does not exist yet. */
-async function ensureDatabase(url: string) {
-  const name = decodeURIComponent(new URL(url).pathname.slice(1));
-  const maintenanceUrl = new URL(url);
-  maintenanceUrl.pathname = "/postgres";
-  const maintenance = postgres(maintenanceUrl.toString(), { max: 1, onnotice: () => {} });
-  try {
-    const [existing] = await maintenance`select 1 from pg_database where datname = ${name}`;
-    if (!existing) await maintenance.unsafe(`create database "${name.replaceAll('"', '""')}"`);
-  } finally {
-    await maintenance.end();
-  }
-}
 
 /**
  * A uniform number in [0, modulus) for member `i`, independent for each `salt`: the seed is deterministic, so
@@ -231,7 +217,7 @@ function figuresOf(sortedMs: number[], oursP50: number): string[] {
 }
 
 async function runBenchmark() {
-  await ensureDatabase(DATABASE_URL);
+  await ensureBenchDatabase(DATABASE_URL, { fresh: false });
   const handle = openDatabase({ databaseUrl: DATABASE_URL, dataDir: "unused" });
   await handle.migrate();
   await handle.close();

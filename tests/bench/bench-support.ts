@@ -10,6 +10,7 @@ import { createRequire } from "node:module";
 import net, { type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import postgres from "postgres";
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, "../..");
 export const HOST = "127.0.0.1";
@@ -322,4 +323,23 @@ export function printTable(header: string[], rows: string[][]) {
   console.log(format(header));
   console.log(widths.map((width) => "-".repeat(width)).join("  "));
   for (const row of rows) console.log(format(row));
+}
+
+/**
+ * Makes the benchmark's database on its PostgreSQL server: kept when it exists (a bench whose seed is expensive
+ * reuses it), or dropped and made again when `fresh` (a bench that must start from empty tables).
+ */
+export async function ensureBenchDatabase(url: string, options: { fresh: boolean }): Promise<void> {
+  const name = decodeURIComponent(new URL(url).pathname.slice(1));
+  const quotedName = `"${name.replaceAll('"', '""')}"`;
+  const maintenanceUrl = new URL(url);
+  maintenanceUrl.pathname = "/postgres";
+  const maintenance = postgres(maintenanceUrl.toString(), { max: 1, onnotice: () => {} });
+  try {
+    if (options.fresh) await maintenance.unsafe(`drop database if exists ${quotedName} with (force)`);
+    const [existing] = await maintenance`select 1 from pg_database where datname = ${name}`;
+    if (!existing) await maintenance.unsafe(`create database ${quotedName}`);
+  } finally {
+    await maintenance.end();
+  }
 }

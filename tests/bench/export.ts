@@ -20,6 +20,7 @@ import { createStaffAdmin } from "../support/admin-members";
 import { bearerTokensFor, connectToStandIn } from "../support/bearer-tokens";
 import {
   ensureAppBuild,
+  ensureBenchDatabase,
   findFreePort,
   makeTempDir,
   printTable,
@@ -43,19 +44,6 @@ const japanTime = (column: string) => `to_char(${column} at time zone 'Asia/Toky
 const EXPORT_QUERY = `select sub, email, email_verified, member_status, enabled, family_name, given_name, locale,
   referrer_service, ${japanTime("signed_up_at")}, ${japanTime("legacy_migrated_at")}, ${japanTime("cancelled_at")}
   from member_directory order by signed_up_at, sub`;
-
-async function ensureDatabase(url: string) {
-  const name = decodeURIComponent(new URL(url).pathname.slice(1));
-  const maintenanceUrl = new URL(url);
-  maintenanceUrl.pathname = "/postgres";
-  const maintenance = postgres(maintenanceUrl.toString(), { max: 1, onnotice: () => {} });
-  try {
-    const [existing] = await maintenance`select 1 from pg_database where datname = ${name}`;
-    if (!existing) await maintenance.unsafe(`create database "${name.replaceAll('"', '""')}"`);
-  } finally {
-    await maintenance.end();
-  }
-}
 
 /** Directory rows only (the export reads nothing else): Japanese names, a formula cell every 100th member. */
 async function seedMembers(sql: postgres.Sql, count: number) {
@@ -141,7 +129,7 @@ async function slowDownload(origin: string, path: string, token: string) {
 
 async function runBenchmark() {
   await ensureAppBuild();
-  await ensureDatabase(DATABASE_URL);
+  await ensureBenchDatabase(DATABASE_URL, { fresh: false });
   const handle = openDatabase({ databaseUrl: DATABASE_URL, dataDir: makeTempDir("unused") });
   await handle.migrate();
   await handle.close();

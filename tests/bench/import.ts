@@ -13,7 +13,6 @@
  */
 import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
-import postgres from "postgres";
 import {
   getImportJobProgress,
   startImportJob,
@@ -28,7 +27,7 @@ import { startEmbeddedStack } from "../support/stand-ins/embedded-stack";
 import { getRequestLog, resetRequestCounts } from "../support/stand-ins/stand-in/harness-client";
 import { cognitoConfigOf } from "../support/stand-in-config";
 import { makeTempDir } from "../support/temp-dir";
-import { printTable, runBenchmarkMain } from "./bench-support";
+import { ensureBenchDatabase, printTable, runBenchmarkMain } from "./bench-support";
 
 const DATABASE_URL = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/bench_import";
 const ROWS = Number(process.env.BENCH_ROWS ?? 10_000);
@@ -38,17 +37,6 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const TARGET_RATIO = 0.9;
 const THROTTLE_SLOTS = Number(process.env.BENCH_THROTTLE_SLOTS ?? 400);
 const PROGRESS_EVERY_MS = 10_000;
-
-/** A fresh database each run: the job table and the throttle start empty. */
-async function freshDatabase(url: string) {
-  const name = decodeURIComponent(new URL(url).pathname.slice(1));
-  const maintenanceUrl = new URL(url);
-  maintenanceUrl.pathname = "/postgres";
-  const maintenance = postgres(maintenanceUrl.toString(), { max: 1, onnotice: () => {} });
-  await maintenance.unsafe(`drop database if exists "${name}" with (force)`);
-  await maintenance.unsafe(`create database "${name}"`);
-  await maintenance.end();
-}
 
 function csvOf(rows: number): Uint8Array {
   const run = randomUUID().slice(0, 8);
@@ -94,7 +82,8 @@ function busiestWindow(times: number[], windowMs: number): number {
 await runBenchmarkMain(async () => {
   const temp = makeTempDir("bench-import");
   const stack = await startEmbeddedStack({ dataDir: temp.dir, adminGroup: "admin" });
-  await freshDatabase(DATABASE_URL);
+  // A fresh database each run: the job table and the throttle start empty.
+  await ensureBenchDatabase(DATABASE_URL, { fresh: true });
   const database = openDatabase({ databaseUrl: DATABASE_URL, dataDir: temp.dir });
   const workers: { stop(): Promise<void> }[] = [];
   try {
