@@ -4,6 +4,8 @@
  * DATABASE_URL (or DATA_DIR for PGlite), the COGNITO_* settings, CSV_IMPORT_CREATIONS_PER_SECOND,
  * CSV_IMPORT_CONCURRENCY, IMPORT_LEASE_MS. Prints "ready" once working; with IMPORT_EXIT_AFTER_JOB set to a job id,
  * exits 0 when that job has ended (PGlite allows one process per data directory, so the test waits for the exit).
+ * With IMPORT_LOG_CALL_STARTS=1, prints "call-start <epoch ms>" as each AdminCreateUser call starts: the throttle
+ * bounds when calls start, which is what the rate test checks (arrivals at the stand-in can bunch behind its queue).
  */
 import { openDatabase } from "../../db/client.server";
 import { getImportJobProgress, startImportWorker } from "~/domain/csv-import-job.server";
@@ -19,8 +21,16 @@ const cognito = {
 };
 const database = openDatabase({ databaseUrl: env.DATABASE_URL || undefined, dataDir: env.DATA_DIR ?? "." });
 const client = createCognitoClient(cognito, { maxAttempts: 1 });
+const identity = createDomainIdentity(cognito, database.db, systemClock, client);
+if (env.IMPORT_LOG_CALL_STARTS === "1") {
+  const inviteUser = identity.inviteUser;
+  identity.inviteUser = (input) => {
+    console.log(`call-start ${Date.now()}`);
+    return inviteUser(input);
+  };
+}
 const worker = startImportWorker(
-  { db: database.db, identity: createDomainIdentity(cognito, database.db, systemClock, client) },
+  { db: database.db, identity },
   {
     creationsPerSecond: Number(env.CSV_IMPORT_CREATIONS_PER_SECOND ?? 40),
     concurrency: Number(env.CSV_IMPORT_CONCURRENCY ?? 4),
