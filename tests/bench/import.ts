@@ -28,6 +28,7 @@ import { getRequestLog, resetRequestCounts } from "../support/stand-ins/stand-in
 import { cognitoConfigOf } from "../support/stand-in-config";
 import { makeTempDir } from "../support/temp-dir";
 import { ensureBenchDatabase, printTable, runBenchmarkMain } from "./bench-support";
+import { busiestWindow } from "../support/busiest-window";
 
 const DATABASE_URL = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/bench_import";
 const ROWS = Number(process.env.BENCH_ROWS ?? 10_000);
@@ -68,15 +69,6 @@ async function measureThrottleAlone(db: Database): Promise<{ achieved: number; b
     achieved: (times.length - 1) / ((times.at(-1)! - times[0]!) / 1000),
     busiest: busiestWindow(times, 1000),
   };
-}
-
-function busiestWindow(times: number[], windowMs: number): number {
-  let most = 0;
-  for (let start = 0, end = 0; start < times.length; start++) {
-    while (end < times.length && times[end]! < times[start]! + windowMs) end++;
-    most = Math.max(most, end - start);
-  }
-  return most;
 }
 
 await runBenchmarkMain(async () => {

@@ -27,6 +27,7 @@ import { startEmbeddedStack } from "../support/stand-ins/embedded-stack";
 import { getRequestLog, resetHarness, setFault } from "../support/stand-ins/stand-in/harness-client";
 import { cognitoConfigOf } from "../support/stand-in-config";
 import { makeTempDir } from "../support/temp-dir";
+import { busiestWindow } from "../support/busiest-window";
 
 // Real parts: the Cognito stand-in over HTTP through the AWS SDK (its invitation mails land in the dev mailbox), and
 // PGlite or, with TEST_DATABASE_URL, PostgreSQL. Workers run in this process, or in child processes (kill -9, and two
@@ -130,16 +131,6 @@ async function creationTimes(since: number): Promise<number[]> {
     .filter((request) => request.operation === "AdminCreateUser" && request.at >= since)
     .map((request) => request.at)
     .sort((a, b) => a - b);
-}
-
-/** The most calls in any window of `windowMs` (each window starts at a call). */
-function busiestWindow(times: number[], windowMs: number): number {
-  let most = 0;
-  for (let start = 0, end = 0; start < times.length; start++) {
-    while (end < times.length && times[end]! < times[start]! + windowMs) end++;
-    most = Math.max(most, end - start);
-  }
-  return most;
 }
 
 test("a small import creates each member once: Cognito user, profile, directory row and one invitation mail", async () => {
