@@ -81,7 +81,7 @@ const ROUTE_DEPTHS = [0, 1, 2, 3];
 export default defineConfig(
   {
     ignores: [
-      "build/",
+      "**/build/",
       ".react-router/",
       ".data/",
       ".cognito/",

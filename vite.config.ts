@@ -2,7 +2,7 @@ import { reactRouter } from "@react-router/dev/vite";
 import { type UserConfig, defineConfig } from "vite";
 
 const FRAME_MODULES =
-  /\/app\/(i18n|routing)\/|\/app\/components\/(page-frame|site-|user-menu|language-switch|toast-region|app-link|icons|use-|nonce|error-page)/;
+  /\/app\/(root\.tsx|layouts\/(default|member)-layout|i18n\/|routing\/)|\/app\/components\/(page-frame|site-|user-menu|language-switch|toast-region|app-link|icons|use-|nonce|error-page)/;
 
 /**
  * `npm run build:server` (`vite build --mode http-server`): the HTTP server and the command-line jobs compiled to
@@ -44,7 +44,13 @@ const appBuild: UserConfig = {
           // Every page loads the frame (header, menu, footer, toasts, error page) and the i18n and routing helpers:
           // one chunk compresses better than a dozen small ones and saves requests on slow phone connections.
           // Components only some pages use (forms, admin, legal documents, the style guide) stay out of it.
-          groups: [{ name: "app-shell", test: FRAME_MODULES }],
+          // The root and the member and default layouts are on every member page too: their few hundred bytes
+          // each cost less inside the frame's chunk than as files of their own.
+          // The form kit (fields, the form hook and Conform's prop helpers) is on every form page and no other.
+          groups: [
+            { name: "app-shell", test: FRAME_MODULES },
+            { name: "form-kit", test: /\/app\/components\/form\/|\/@conform-to\/react\// },
+          ],
         },
       },
     },

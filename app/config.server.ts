@@ -98,6 +98,8 @@ const EnvSchema = z.object({
   DATA_TERMS_URL: z.url().default("https://data.example.jp/terms/"),
   CORPORATE_URL: z.url().default("https://www.example.jp/"),
   OFFICIAL_SOCIAL_URL: z.url().default("https://x.com/"),
+  // The footer's "© 1925-2023 {holder}". The spec names no holder: unset, the footer shows the locales' placeholder.
+  COPYRIGHT_HOLDER: z.preprocess(emptyAsUnset, z.string().trim().min(1).max(200).optional()),
 
   // One per policy in app/domain/rate-limit.server.ts (README: "Rate limits").
   RATE_LIMIT_SIGN_IN_PER_ACCOUNT: attemptLimit,
@@ -213,6 +215,7 @@ function toConfig(env: z.infer<typeof EnvSchema>) {
       corporate: env.CORPORATE_URL,
       officialSocial: env.OFFICIAL_SOCIAL_URL,
     },
+    copyrightHolder: env.COPYRIGHT_HOLDER ?? null,
     rateLimits: {
       SIGN_IN_PER_ACCOUNT: env.RATE_LIMIT_SIGN_IN_PER_ACCOUNT,
       SIGN_IN_PER_IP: env.RATE_LIMIT_SIGN_IN_PER_IP,

@@ -8,7 +8,7 @@ import { displayName } from "~/domain/display-name.server";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { peekMember } from "~/middleware/member-session.server";
 import { servicesOf } from "~/services.server";
-import { getToastUtils } from "~/toast.server";
+import { getToastUtils, mayCarryToast } from "~/toast.server";
 
 /**
  * The toast is translated here, in the language of the page it lands on, so the browser needs no toast
@@ -25,11 +25,13 @@ function translateToast(toast: ToastMessage, t: TFunction<"toasts">) {
 /**
  * Reads (and so consumes) the toast a redirect left, except on prefetches: the browser fetches the data of
  * visible links ahead of time, and a prefetch must neither eat a toast meant for the page being shown nor, by
- * answering late, overwrite the cookie a form post has just set. Without a toast nothing is written either.
+ * answering late, overwrite the cookie a form post has just set. Without a toast nothing is written either, and
+ * without a toast cookie nothing is read.
  */
 async function readToast(request: Request, context: Readonly<RouterContextProvider>) {
   const purpose = request.headers.get("Sec-Purpose") ?? request.headers.get("Purpose") ?? "";
-  if (/prefetch/i.test(purpose)) return { toast: undefined, headers: new Headers() };
+  if (/prefetch/i.test(purpose) || !mayCarryToast(context, request))
+    return { toast: undefined, headers: new Headers() };
   const { toast, headers } = await getToastUtils(context).getToast(request);
   return { toast, headers: toast ? headers : new Headers() };
 }
@@ -54,6 +56,7 @@ export async function loadRootData(request: Request, context: Readonly<RouterCon
       toast: toast ? translateToast(toast, getInstance(context).getFixedT(locale, "toasts")) : null,
       member: member ? { displayName: displayName(member, locale), email: member.email } : null,
       devToolsEnabled: config.devToolsEnabled,
+      copyrightHolder: config.copyrightHolder,
       links: {
         dataTerms: config.links.dataTerms,
         corporate: config.links.corporate,

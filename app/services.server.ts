@@ -1,6 +1,6 @@
 import type { CognitoIdentityProviderClient } from "@aws-sdk/client-cognito-identity-provider";
 import { type RouterContextProvider, createContext } from "react-router";
-import { type Database, type RowCursor, rowCursorFor } from "../db/client.server";
+import { type CsvCopy, type Database, csvCopyFor } from "../db/client.server";
 import type { Config } from "~/config.server";
 import { withDomainErrors } from "~/domain/domain-error.server";
 import { recordingDirectoryWrites } from "~/domain/member-directory.server";
@@ -18,8 +18,8 @@ export const systemClock: Clock = { now: () => new Date() };
 export interface AppServices {
   config: Config;
   db: Database;
-  /** Reads a large result in batches (downloads): see db/client.server.ts. */
-  cursor: RowCursor;
+  /** PostgreSQL's CSV of a query, streamed (downloads): see db/client.server.ts. */
+  csvCopy: CsvCopy;
   identity: IdentityProvider;
   mailer: Mailer;
   clock: Clock;
@@ -42,7 +42,7 @@ export function createAppServices(config: Config, db: Database, clock: Clock = s
   return {
     config,
     db,
-    cursor: rowCursorFor(db),
+    csvCopy: csvCopyFor(db),
     identity: createDomainIdentity(config.cognito, db, clock),
     mailer: withDomainErrors(createMailer(config)),
     clock,

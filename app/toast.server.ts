@@ -9,10 +9,19 @@ import { servicesOf } from "~/services.server";
  * under "toast." so it is shown in the language of the page it lands on. The house cookie matters here:
  * remix-toast's own default is the public secret "s3Cr3t" and no Secure flag.
  */
+const toastCookieFor = oncePerConfig((config) => createSignedCookie(config, "toast"));
 const toastUtilsFor = oncePerConfig((config) =>
-  createToastUtilsWithCustomSession(createCookieSessionStorage({ cookie: createSignedCookie(config, "toast") })),
+  createToastUtilsWithCustomSession(createCookieSessionStorage({ cookie: toastCookieFor(config) })),
 );
 
 export function getToastUtils(context: Readonly<RouterContextProvider>) {
   return toastUtilsFor(servicesOf(context).config);
+}
+
+/**
+ * Whether the request may carry a toast: false when its Cookie header cannot hold the toast cookie, so that pages
+ * without one skip reading it (remix-toast signs and serialises an empty session on every read).
+ */
+export function mayCarryToast(context: Readonly<RouterContextProvider>, request: Request): boolean {
+  return (request.headers.get("Cookie") ?? "").includes(`${toastCookieFor(servicesOf(context).config).name}=`);
 }

@@ -1,4 +1,6 @@
 import path from "node:path";
+import type { Readable } from "node:stream";
+import { finished } from "node:stream/promises";
 import { PGlite } from "@electric-sql/pglite";
 import { type SQL, sql } from "drizzle-orm";
 import { type PgDatabase, PgDialect, type PgQueryResultHKT } from "drizzle-orm/pg-core";
@@ -66,70 +68,152 @@ export function openDatabase(options: { databaseUrl?: string; dataDir: string })
 }
 
 /**
- * Reads a query's rows in batches of `batchRows` as the caller iterates, so a download holds one batch in memory
- * whatever the result's size; ending the iteration early (break, `return()`) closes the cursor. Rows come as the
- * driver returns them, keyed by the result's column names (no Drizzle mapping: alias computed columns).
+ * PostgreSQL's own CSV of a query (`COPY (query) TO … WITH (FORMAT csv)`: RFC 4180 quoting, NULL as an empty
+ * field, LF line ends), in blocks of about COPY_BLOCK_BYTES as the caller iterates; ending the iteration early
+ * (break, `return()`) stops the query. Select text columns under the names the file's header should carry: COPY
+ * writes values in their text form (booleans as t/f), and its header is the result's column names.
  */
-export type RowCursor = <Row>(query: SQL, batchRows: number) => AsyncIterable<Row[]>;
+export type CsvCopy = (query: SQL, options: { header: boolean }) => AsyncIterable<Uint8Array>;
 
 /** Renders Drizzle SQL to text and parameters as the app's Drizzle instances do (snake_case names). */
 const dialect = new PgDialect({ casing: "snake_case" });
 /**
  * A download may outlast the pool's STATEMENT_TIMEOUT_MS by far (200,000 rows to a slow link): its connection gets
- * this instead, for the time it holds the cursor.
+ * this instead, for the time it holds the COPY.
  */
-const CURSOR_STATEMENT_TIMEOUT_MS = 60 * 60 * 1000;
-let cursorSequence = 0;
+const COPY_STATEMENT_TIMEOUT_MS = 60 * 60 * 1000;
+/**
+ * PostgreSQL sends COPY one row per message: rows are gathered into blocks of this size, so that what follows
+ * (formula escaping, the socket's writes) works per block, not per row.
+ */
+const COPY_BLOCK_BYTES = 64 * 1024;
 
-/** The row cursor of a database opened by openDatabase (PGlite or postgres.js underneath). */
-export function rowCursorFor(db: Database): RowCursor {
+/** The CSV COPY of a database opened by openDatabase (PGlite or postgres.js underneath). */
+export function csvCopyFor(db: Database): CsvCopy {
   const client = (db as unknown as { $client: PGlite | postgres.Sql }).$client;
-  return client instanceof PGlite ? pgliteCursor(client) : postgresCursor(client);
+  return client instanceof PGlite ? pgliteCsvCopy(client) : postgresCsvCopy(client);
+}
+
+const copyStatement = (queryText: string, header: boolean, target: string) =>
+  `copy (${queryText}) to ${target} with (format csv${header ? ", header" : ""})`;
+
+/**
+ * COPY takes no bind parameters, so the query's are written into its text as literals, each quoted by PostgreSQL
+ * itself (`format('%L', …)`, the server's quote_literal), never by string pasting in Node. `literalsOf` runs the
+ * quoting columns (literalColumns) with the values as their own bind parameters and returns the literals.
+ */
+async function withLiteralParameters(
+  query: SQL,
+  literalsOf: (values: (string | null)[]) => Promise<string[]>,
+): Promise<string> {
+  const { sql: text, params } = dialect.sqlToQuery(query);
+  const literals = await literalsOf(params.map(parameterText));
+  // One pass over Drizzle's text: a literal put in is never read again as a placeholder.
+  return text.replace(/\$(\d+)/g, (_, position: string) => literals[Number(position) - 1]!);
+}
+
+const literalColumns = (count: number) =>
+  Array.from({ length: count }, (_, index) => `format('%L', $${index + 1}::text)`);
+
+/**
+ * A bind parameter as the text PostgreSQL would read it. An untyped literal takes its type from where it stands,
+ * as a parameter does (a limit is a bigint, a time a timestamptz).
+ */
+function parameterText(value: unknown): string | null {
+  if (value === null || value === undefined) return null;
+  if (value instanceof Date) return value.toISOString();
+  if (typeof value === "string" || typeof value === "number" || typeof value === "bigint" || typeof value === "boolean")
+    return String(value);
+  throw new TypeError(`a COPY query parameter of type ${typeof value}`);
 }
 
 /**
- * postgres.js's own cursor, on a connection reserved for it: never inside `sql.begin` (porsager/postgres#1054), and
- * a connection of its own can take a longer statement timeout. The connection is the pool's until the iteration
- * ends, so callers cap how many run at once (app/domain/member-export.server.ts).
+ * COPY … TO STDOUT on a connection reserved for it, which can take a longer statement timeout. The connection is
+ * the pool's until the iteration ends, so callers cap how many run at once (app/domain/member-export.server.ts).
+ * postgres.js's COPY stream pauses the socket when it is not read (backpressure reaches PostgreSQL); a COPY ended
+ * early is cancelled (a CancelRequest) and its stream drained to the error that follows, so the connection goes
+ * back to the pool clean.
  */
-function postgresCursor(client: postgres.Sql): RowCursor {
-  return async function* <Row>(query: SQL, batchRows: number) {
-    const { sql: text, params } = dialect.sqlToQuery(query);
+function postgresCsvCopy(client: postgres.Sql): CsvCopy {
+  return async function* (query, { header }) {
     const connection = await client.reserve();
+    let copy: postgres.PendingQuery<postgres.Row[]> | undefined;
+    let stream: Readable | undefined;
     try {
-      await connection.unsafe(`set statement_timeout = ${CURSOR_STATEMENT_TIMEOUT_MS}`);
-      for await (const batch of connection
-        .unsafe(text, params as postgres.ParameterOrJSON<never>[])
-        .cursor(batchRows)) {
-        yield batch as unknown as Row[];
-      }
+      // The longer timeout and the literals in one round trip.
+      const queryText = await withLiteralParameters(query, async (values) => {
+        const columns = [`set_config('statement_timeout', '${COPY_STATEMENT_TIMEOUT_MS}', false)`];
+        const [row] = await connection
+          .unsafe(`select ${[...columns, ...literalColumns(values.length)].join(", ")}`, values)
+          .values();
+        return (row as string[]).slice(columns.length);
+      });
+      copy = connection.unsafe(copyStatement(queryText, header, "stdout"));
+      stream = await copy.readable();
+      // Not destroyed when the caller stops early: destroying it would leave postgres.js mid-COPY for good.
+      yield* inBlocks(stream.iterator({ destroyOnReturn: false }));
     } finally {
-      await connection.unsafe(`set statement_timeout = ${STATEMENT_TIMEOUT_MS}`).catch(() => {});
-      connection.release();
+      if (stream && !stream.readableEnded && !stream.destroyed) {
+        const ended = finished(stream).catch(() => {});
+        await copy!.cancel();
+        stream.resume();
+        await ended;
+      }
+      if (stream) resumeConnectionAfterCopy(stream);
+      // The download is over: the connection goes back to the pool once reset, without holding the body's end.
+      void connection
+        .unsafe(`set statement_timeout = ${STATEMENT_TIMEOUT_MS}`)
+        .catch(() => {})
+        .finally(() => connection.release());
     }
   };
 }
 
 /**
- * PGlite has one connection for the whole app: a cursor inside a transaction would hold every other request off
- * for the whole download. A WITH HOLD cursor outlives its (implicit) transaction, so other queries run between two
- * FETCHes. Its cost: PostgreSQL materialises the whole result when the DECLARE commits (in work_mem, then temporary
- * files), so the query runs to the end up front; memory in Node still holds one batch.
+ * postgres.js pauses its socket when the COPY stream is full and resumes it only when the stream is read; when the
+ * end of the COPY is already in the paused data, the stream ends with the socket still paused, and the connection
+ * never reads again (porsager/postgres#499, fix proposed in #1016, unreleased in 3.4). The stream's read hook is
+ * what resumes the socket: calling it once the COPY is over keeps the connection usable.
  */
-function pgliteCursor(client: PGlite): RowCursor {
-  return async function* <Row>(query: SQL, batchRows: number) {
-    const { sql: text, params } = dialect.sqlToQuery(query);
-    const name = `row_cursor_${++cursorSequence}`;
-    await client.query(`declare ${name} no scroll cursor with hold for ${text}`, params);
-    try {
-      for (;;) {
-        const { rows } = await client.query<Row>(`fetch ${batchRows} from ${name}`);
-        if (rows.length === 0) return;
-        yield rows;
-        if (rows.length < batchRows) return;
-      }
-    } finally {
-      await client.query(`close ${name}`).catch(() => {});
+export function resumeConnectionAfterCopy(stream: Readable) {
+  stream._read(0);
+}
+
+/** A stream's chunks (a row each, or more when reading lags) gathered into blocks of about COPY_BLOCK_BYTES. */
+async function* inBlocks(chunks: AsyncIterable<Uint8Array>) {
+  let parts: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of chunks) {
+    parts.push(chunk);
+    size += chunk.length;
+    if (size >= COPY_BLOCK_BYTES) {
+      yield Buffer.concat(parts, size);
+      parts = [];
+      size = 0;
+    }
+  }
+  if (size > 0) yield Buffer.concat(parts, size);
+}
+
+/**
+ * PGlite (one connection for the whole app) has COPY only into a Blob (`TO '/dev/blob'`): the whole file is made
+ * at once, then handed out in blocks. Embedded PGlite serves development and small installations; PostgreSQL,
+ * which streams, is the production setup.
+ */
+function pgliteCsvCopy(client: PGlite): CsvCopy {
+  return async function* (query, { header }) {
+    const queryText = await withLiteralParameters(query, async (values) => {
+      if (values.length === 0) return [];
+      const statement = `select ${literalColumns(values.length).join(", ")}`;
+      const { rows } = await client.query<string[]>(statement, values, { rowMode: "array" });
+      return rows[0]!;
+    });
+    const { blob } = await client.query(copyStatement(queryText, header, "'/dev/blob'"));
+    // PGlite gives no Blob at all when COPY wrote nothing (no rows, no header): an empty file.
+    if (!blob) return;
+    const file = new Uint8Array(await blob.arrayBuffer());
+    for (let start = 0; start < file.length; start += COPY_BLOCK_BYTES) {
+      yield file.subarray(start, start + COPY_BLOCK_BYTES);
     }
   };
 }

@@ -12,7 +12,18 @@ export interface DeviceRow {
   current: boolean;
 }
 
-/** Signed-in browsers: device, browser, last login and an action per row (Deactivate). Texts: "auth" namespace. */
+/**
+ * Signed-in browsers: device, browser, last login and an action per row (Deactivate). Texts: "auth" namespace.
+ * On a phone each row is a card (auth.css); the cells' data-label names the column the hidden head row named, and
+ * the explicit roles keep it a table for screen readers (some browsers drop table semantics under display: block).
+ */
+const COLUMN_KEYS = [
+  "deviceLimit.device",
+  "deviceLimit.browser",
+  "deviceLimit.lastLogin",
+  "deviceLimit.action",
+] as const;
+
 export function DeviceTable({ devices, action }: { devices: DeviceRow[]; action: (device: DeviceRow) => ReactNode }) {
   const { t, i18n } = useTranslation("auth");
   // A fixed zone keeps the server's and the browser's text identical (no hydration mismatch).
@@ -23,27 +34,32 @@ export function DeviceTable({ devices, action }: { devices: DeviceRow[]; action:
   });
   return (
     <div className="table-scroll">
-      <table className="device-table">
-        <thead>
-          <tr>
-            <th scope="col">{t("deviceLimit.device")}</th>
-            <th scope="col">{t("deviceLimit.browser")}</th>
-            <th scope="col">{t("deviceLimit.lastLogin")}</th>
-            <th scope="col">{t("deviceLimit.action")}</th>
+      <table className="device-table" role="table">
+        <thead role="rowgroup">
+          <tr role="row">
+            {COLUMN_KEYS.map((key) => (
+              <th key={key} scope="col" role="columnheader">
+                {t(key)}
+              </th>
+            ))}
           </tr>
         </thead>
-        <tbody>
+        <tbody role="rowgroup">
           {devices.map((device) => (
-            <tr key={device.id}>
-              <td>
+            <tr key={device.id} role="row">
+              <td role="cell" className="device-table__device">
                 {device.deviceName}
                 {device.current ? <span className="badge">{t("deviceLimit.current")}</span> : null}
               </td>
-              <td>{device.browser}</td>
-              <td>
+              <td role="cell" className="device-table__browser" data-label={t("deviceLimit.browser")}>
+                {device.browser}
+              </td>
+              <td role="cell" className="device-table__last-login" data-label={t("deviceLimit.lastLogin")}>
                 <time dateTime={device.lastLoginAt}>{dateFormat.format(new Date(device.lastLoginAt))}</time>
               </td>
-              <td>{action(device)}</td>
+              <td role="cell" className="device-table__action">
+                {action(device)}
+              </td>
             </tr>
           ))}
         </tbody>

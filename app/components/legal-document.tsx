@@ -6,7 +6,8 @@ export type LegalDocumentContent = {
   title: string;
   /** The date the document was adopted, as an ISO date for <time> and as localized text. */
   dated: { iso: string; label: string };
-  placeholderNotice: string;
+  /** Marks the text as a stand-in until the publisher's own: a short tag and the sentence that explains it. */
+  placeholder: { tag: string; notice: string };
   intro: string;
   tableOfContentsLabel: string;
   closing: string;
@@ -30,7 +31,8 @@ export function LegalDocument({ content }: { content: LegalDocumentContent }) {
           <time dateTime={content.dated.iso}>{content.dated.label}</time>
         </p>
         <p className="legal__notice" role="note">
-          {content.placeholderNotice}
+          <span className="legal__notice-tag">{content.placeholder.tag}</span>
+          <span>{content.placeholder.notice}</span>
         </p>
       </header>
       <p className="legal__intro">{content.intro}</p>

@@ -10,7 +10,7 @@ const COPYRIGHT_YEARS = "1925-2023";
 
 export function SiteFooter() {
   const { t } = useTranslation();
-  const { locale, links, theme } = useRootData();
+  const { locale, links, theme, copyrightHolder } = useRootData();
   const siblings = getSiblingLinks(links);
   return (
     <footer className="site-footer" data-theme={theme}>
@@ -42,7 +42,9 @@ export function SiteFooter() {
         </nav>
         <LanguageSwitch className="site-footer__language" />
         <p className="site-footer__copyright">
-          <small>{t("footer.copyright", { years: COPYRIGHT_YEARS, publisher: t("publisher") })}</small>
+          <small>
+            {t("footer.copyright", { years: COPYRIGHT_YEARS, publisher: copyrightHolder ?? t("publisher") })}
+          </small>
         </p>
       </div>
     </footer>

@@ -4,7 +4,7 @@ import { logger } from "~/integrations/logger.server";
 import type { Database } from "../../db/client.server";
 import { memberDirectory, withdrawalReasons } from "../../db/schema";
 import { SERVICE_NAMES } from "./member-search.server";
-import { WITHDRAWAL_REASONS } from "./withdrawal-schema";
+import { WITHDRAWAL_REASONS } from "./form-choices";
 
 /**
  * The figures above the staff's member list. Each is an aggregate over the whole directory (about 0.8 s over a

@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { COUNTRIES, OCCUPATIONS, Q1_OPTIONS, Q2_OPTIONS, Q3_OPTIONS } from "./form-choices";
+import { JAPAN, JAPANESE_PREFECTURES } from "./prefectures";
 
 /**
  * Form schemas shared by the browser (Conform) and the actions. Messages are keys of the "forms" namespace,
@@ -61,56 +63,6 @@ export const ConfirmationCodeSchema = z.object({
     .regex(/^\d{6}$/, "validation.codeFormat"),
 });
 
-/** Sign-up questionnaire options; labels live in the signUp namespace. */
-export const Q1_OPTIONS = ["none", "work", "friend", "magazine", "facebook", "instagram", "twitter"] as const;
-export const Q2_OPTIONS = ["search", "content", "price", "other"] as const;
-export const Q3_OPTIONS = ["print", "web", "instagram", "twitter", "other"] as const;
-export const OCCUPATIONS = [
-  "architect",
-  "design",
-  "engineering",
-  "construction",
-  "realEstate",
-  "academic",
-  "student",
-  "media",
-  "public",
-  "other",
-] as const;
-/** ISO 3166-1 codes offered first; "other" covers the rest. Names come from Intl.DisplayNames in the page's language. */
-export const COUNTRIES = [
-  "JP",
-  "US",
-  "GB",
-  "CN",
-  "KR",
-  "TW",
-  "HK",
-  "SG",
-  "TH",
-  "VN",
-  "ID",
-  "MY",
-  "PH",
-  "IN",
-  "AU",
-  "NZ",
-  "CA",
-  "FR",
-  "DE",
-  "IT",
-  "ES",
-  "NL",
-  "CH",
-  "SE",
-  "DK",
-  "NO",
-  "FI",
-  "BR",
-  "MX",
-  "other",
-] as const;
-
 const requiredText = (max: number) =>
   storableText().trim().min(1, "validation.required").max(max, "validation.tooLong");
 const requiredChoice = <T extends readonly [string, ...string[]]>(values: T) =>
@@ -165,6 +117,46 @@ export function refineAccountInfo(
 
 export const AccountInfoSchema = AccountInfoFields.superRefine(refineAccountInfo);
 export type AccountInfo = z.infer<typeof AccountInfoSchema>;
+
+/**
+ * The forms ask the prefecture twice: a list of Japan's 47 (`prefecture`) and free text for anywhere else (`region`).
+ * Without JavaScript both are on the page and the country decides which one counts; with it only that one is shown.
+ * Either way the profile gets the one `prefecture` that the member API and the CSV import send (free text there,
+ * for the callers that already send "Tokyo").
+ */
+const PREFECTURE_FORM_FIELDS = {
+  prefecture: z.enum(JAPANESE_PREFECTURES, { error: "validation.selectError" }).optional(),
+  region: storableText().trim().max(50, "validation.tooLong").optional(),
+};
+
+type PrefectureFormValue = { country: string; prefecture?: string | undefined; region?: string | undefined };
+
+function requirePrefectureForCountry(value: PrefectureFormValue, context: z.RefinementCtx) {
+  if (value.country === JAPAN && !value.prefecture) {
+    context.addIssue({ code: "custom", path: ["prefecture"], message: "validation.selectRequired" });
+  } else if (value.country !== JAPAN && !value.region) {
+    context.addIssue({ code: "custom", path: ["region"], message: "validation.required" });
+  }
+}
+
+/**
+ * A profile form's answers as the profile stores them: the prefecture is the answer the country calls for (present,
+ * as the form's schema required it). Not a transform in the schema: Conform reads the schema's constraints for the
+ * browser, and cannot read through one.
+ */
+export function withStoredPrefecture<Value extends PrefectureFormValue>({ region, ...value }: Value) {
+  return { ...value, prefecture: (value.country === JAPAN ? value.prefecture : region) ?? "" };
+}
+
+/** Membership information on /my/profile/edit/; withStoredPrefecture makes its value a Profile. */
+export const ProfileFormSchema = z
+  .object({ ...PROFILE_FIELDS, ...PREFECTURE_FORM_FIELDS })
+  .superRefine(requirePrefectureForCountry);
+
+/** Sign-up's account-info step; withStoredPrefecture makes its value an AccountInfo. */
+export const AccountInfoFormSchema = AccountInfoFields.extend(PREFECTURE_FORM_FIELDS)
+  .superRefine(refineAccountInfo)
+  .superRefine(requirePrefectureForCountry);
 
 export const RequestPasswordResetSchema = z.object({ email: EmailSchema });
 

@@ -145,6 +145,10 @@ async function findPendingSession(db: Database, sessionId: string, now: Date) {
       sub: memberSessions.sub,
       createdAt: memberSessions.createdAt,
       refreshTokenEncrypted: memberSessions.refreshTokenEncrypted,
+      deviceKey: memberSessions.deviceKey,
+      deviceName: memberSessions.deviceName,
+      browser: memberSessions.browser,
+      lastLoginAt: memberSessions.lastLoginAt,
     })
     .from(memberSessions)
     .where(and(eq(memberSessions.id, sessionId), isNull(memberSessions.revokedAt), isNull(memberSessions.activatedAt)));
@@ -152,13 +156,23 @@ async function findPendingSession(db: Database, sessionId: string, now: Date) {
   return row;
 }
 
-/** The devices a pending sign-in competes with, for the device-limit screen (null: no such pending sign-in). */
+/**
+ * For the device-limit screen: the browser signing in (its held sign-in, marked current) and the devices it competes
+ * with; null when there is no such pending sign-in. The browser's own earlier session, if it had one, is not among
+ * them: startSession ended it so that the held sign-in takes its place, so the held sign-in is this browser's session
+ * of the member, the one the screen marks "Currently logged in".
+ */
 export async function listDevicesForPendingSession(
   services: Pick<AppServices, "db" | "clock">,
   sessionId: string,
-): Promise<SessionDevice[] | null> {
+): Promise<{ signingIn: SessionDevice; devices: SessionDevice[] } | null> {
   const pending = await findPendingSession(services.db, sessionId, services.clock.now());
-  return pending ? listActiveDevices(services.db, pending.sub) : null;
+  if (!pending) return null;
+  const { id, deviceKey, deviceName, browser, lastLoginAt } = pending;
+  return {
+    signingIn: { id, deviceKey, deviceName, browser, lastLoginAt, current: true },
+    devices: await listActiveDevices(services.db, pending.sub),
+  };
 }
 
 /**

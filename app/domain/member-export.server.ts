@@ -1,6 +1,6 @@
-import { and, asc, eq, isNull, notInArray, or, sql } from "drizzle-orm";
+import { type SQL, and, asc, eq, isNull, notInArray, or, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
-import type { Database, RowCursor } from "../../db/client.server";
+import type { CsvCopy, Database } from "../../db/client.server";
 import { memberDirectory, withdrawalReasons } from "../../db/schema";
 import { DEFAULT_LOCALE, LOCALES } from "~/i18n/locales";
 import { logger } from "~/integrations/logger.server";
@@ -13,23 +13,21 @@ import {
   isFlagOn,
 } from "./export-params.server";
 import { filterConditions } from "./member-search.server";
-import { type CsvCell, type CsvEncoding, spreadsheetCsv } from "./spreadsheet-csv.server";
+import { type CsvEncoding, ExcelSafeCsvPass, spreadsheetCsvOfCopy } from "./spreadsheet-csv.server";
 import { type StaffActor, recordStaffAction } from "./staff-audit-log.server";
+import { WITHDRAWAL_REASONS } from "./form-choices";
 
 /**
  * The staff's three downloads (issue 12): members (`users.csv`), withdrawal reasons and the newsletter's e-mail
- * addresses, each read through a row cursor (db/client.server.ts) and streamed as a spreadsheet CSV as the client
- * takes it, so the data held stays one batch whatever the size, and a client who leaves closes the cursor.
+ * addresses. PostgreSQL writes each file (`COPY (query) TO STDOUT WITH (FORMAT csv)`: db/client.server.ts) and
+ * streams it as the client takes it; Node only makes it Excel-safe and encodes it (spreadsheet-csv.server.ts). So
+ * the data held is a block of the file whatever its size, a client who leaves stops the query, and no row becomes
+ * a JavaScript object (README "Benchmarks": that is what kept the rate under half of COPY's and grew the heap).
  */
 
 /**
- * Rows per cursor fetch: a few hundred KB of row objects, and few round trips per second (the row formatting in
- * Node, not the fetches, is what keeps the export under COPY's rate: README "Benchmarks").
- */
-const CURSOR_BATCH_ROWS = 2_000;
-/**
  * Downloads running at once in this process. Each holds a pooled PostgreSQL connection (of 10) for as long as its
- * client reads, or on PGlite a materialised result: beyond this, callers get "try again later" (429).
+ * client reads, or on PGlite the file made whole: beyond this, callers get "try again later" (429).
  */
 export const MAX_CONCURRENT_EXPORTS = 3;
 
@@ -42,7 +40,7 @@ export interface CsvDownload {
 
 export interface ExportServices {
   db: Database;
-  cursor: RowCursor;
+  csvCopy: CsvCopy;
 }
 
 export interface ExportRequest<Query> {
@@ -51,62 +49,21 @@ export interface ExportRequest<Query> {
   query: Query;
 }
 
-// ---- members ----
-
-const MEMBER_HEADER = [
-  "sub",
-  "email",
-  "email_verified",
-  "status",
-  "enabled",
-  "family_name",
-  "given_name",
-  "locale",
-  "referrer",
-  "signed_up_at",
-  "legacy_migrated_at",
-  "cancelled_at",
-] as const;
-
-interface MemberRow {
-  sub: string;
-  email: string;
-  email_verified: boolean;
-  member_status: string;
-  enabled: boolean;
-  family_name: string | null;
-  given_name: string | null;
-  locale: string | null;
-  referrer_service: string | null;
-  signed_up_at: string;
-  legacy_migrated_at: string | null;
-  cancelled_at: string | null;
-}
+/**
+ * The file's columns are the query's, named as the header says: COPY writes the result's column names as the header
+ * and every value in its text form, hence booleans as text ("true"/"false", not COPY's t/f).
+ */
+const named = (value: AnyPgColumn | SQL, header: string) => sql<string | null>`${value}`.as(header);
+const booleanText = (value: AnyPgColumn, header: string) => sql<string>`${value}::text`.as(header);
 
 /**
- * A timestamp column as Japan time text in the form Excel reads as a date and time ("2026-11-22 23:15:00"),
- * formatted by PostgreSQL: cheaper than a Date per cell in Node, and what COPY of the same query would write.
+ * A timestamp column as Japan time text in the form Excel reads as a date and time ("2026-11-22 23:15:00").
  */
-function japanTimeText(column: AnyPgColumn, alias: string) {
-  return sql<string | null>`to_char(${column} at time zone 'Asia/Tokyo', 'YYYY-MM-DD HH24:MI:SS')`.as(alias);
+function japanTimeText(column: AnyPgColumn, header: string) {
+  return sql<string | null>`to_char(${column} at time zone 'Asia/Tokyo', 'YYYY-MM-DD HH24:MI:SS')`.as(header);
 }
 
-function memberCells(row: MemberRow): CsvCell[] {
-  return [
-    row.sub,
-    row.email,
-    row.email_verified,
-    row.member_status,
-    row.enabled,
-    row.family_name,
-    row.given_name,
-    row.locale,
-    row.referrer_service,
-    row.signed_up_at,
-    row.legacy_migrated_at,
-    row.cancelled_at,
-  ];
-}
+// ---- members ----
 
 export async function exportMembers(
   services: ExportServices,
@@ -114,47 +71,40 @@ export async function exportMembers(
 ): Promise<CsvDownload> {
   const { query } = request;
   const d = memberDirectory;
-  const all = isFlagOn(query.all, false);
   const base = services.db
     .select({
       sub: d.sub,
       email: d.email,
-      emailVerified: d.emailVerified,
-      memberStatus: d.memberStatus,
-      enabled: d.enabled,
-      familyName: d.familyName,
-      givenName: d.givenName,
+      email_verified: booleanText(d.emailVerified, "email_verified"),
+      status: named(d.memberStatus, "status"),
+      enabled: booleanText(d.enabled, "enabled"),
+      family_name: d.familyName,
+      given_name: d.givenName,
       locale: d.locale,
-      referrerService: d.referrerService,
-      signedUpAt: japanTimeText(d.signedUpAt, "signed_up_at"),
-      legacyMigratedAt: japanTimeText(d.legacyMigratedAt, "legacy_migrated_at"),
-      cancelledAt: japanTimeText(d.cancelledAt, "cancelled_at"),
+      referrer: named(d.referrerService, "referrer"),
+      signed_up_at: japanTimeText(d.signedUpAt, "signed_up_at"),
+      legacy_migrated_at: japanTimeText(d.legacyMigratedAt, "legacy_migrated_at"),
+      cancelled_at: japanTimeText(d.cancelledAt, "cancelled_at"),
     })
     .from(d)
     .where(filterConditions(query))
     // The member_directory_signed_up_idx order: a stable order for pages and the cheapest to read in.
     .orderBy(asc(d.signedUpAt), asc(d.sub))
     .$dynamic();
-  const selection = all ? base : base.limit(query.limit).offset(query.page * query.limit);
+  const selection = isFlagOn(query.all, false) ? base : base.limit(query.limit).offset(query.page * query.limit);
   return startDownload(services, request, {
     kind: "users",
-    header: isFlagOn(query.header, true) ? MEMBER_HEADER : undefined,
-    rows: mapRows(services.cursor<MemberRow>(selection.getSQL(), CURSOR_BATCH_ROWS), memberCells),
+    query: selection.getSQL(),
+    header: isFlagOn(query.header, true),
   });
 }
 
 // ---- withdrawal reasons ----
 
-interface WithdrawalReasonRow {
-  created_at: string;
-  locale: string;
-  reason: string;
-  detail: string | null;
-}
-
 /**
  * Each reason as its code (for sorting and pivots) and its label in the staff member's language, which the route
- * translates (`labelOf`): the domain holds no text.
+ * translates (`labelOf`): the domain holds no text. The labels go into the query (a CASE over the known reasons),
+ * so PostgreSQL writes them with the rest; a reason no longer known keeps its code.
  */
 export async function exportWithdrawalReasons(
   services: ExportServices,
@@ -162,37 +112,25 @@ export async function exportWithdrawalReasons(
   labelOf: (reason: string) => string,
 ): Promise<CsvDownload> {
   const w = withdrawalReasons;
+  const labels = sql.join(
+    WITHDRAWAL_REASONS.map((reason) => sql`when ${reason} then ${labelOf(reason)}`),
+    sql` `,
+  );
   const selection = services.db
     .select({
-      createdAt: japanTimeText(w.createdAt, "created_at"),
+      cancelled_at: japanTimeText(w.createdAt, "cancelled_at"),
       locale: w.locale,
       reason: w.reason,
+      reason_label: named(sql`case ${w.reason} ${labels} else ${w.reason} end`, "reason_label"),
       detail: w.detail,
     })
     .from(w)
     .where(request.query.locale ? eq(w.locale, request.query.locale) : undefined)
     .orderBy(asc(w.createdAt), asc(w.id));
-  const header = ["cancelled_at", "locale", "reason", "reason_label", "detail"] as const;
-  return startDownload(services, request, {
-    kind: "withdrawal-reasons",
-    header,
-    rows: mapRows(services.cursor<WithdrawalReasonRow>(selection.getSQL(), CURSOR_BATCH_ROWS), (row) => [
-      row.created_at,
-      row.locale,
-      row.reason,
-      labelOf(row.reason),
-      row.detail,
-    ]),
-  });
+  return startDownload(services, request, { kind: "withdrawal-reasons", query: selection.getSQL(), header: true });
 }
 
 // ---- e-mail addresses ----
-
-interface EmailAddressRow {
-  email: string;
-  family_name: string | null;
-  given_name: string | null;
-}
 
 /**
  * The newsletter list: members who are active (not cancelled, enabled, past sign-up confirmation, still in
@@ -216,24 +154,10 @@ export async function exportEmailAddresses(
     .from(d)
     .where(and(eq(d.memberStatus, "active"), isNull(d.missingFromCognitoAt), inLanguage))
     .orderBy(asc(d.signedUpAt), asc(d.sub));
-  return startDownload(services, request, {
-    kind: "email-addresses",
-    header: ["email", "family_name", "given_name"],
-    rows: mapRows(services.cursor<EmailAddressRow>(selection.getSQL(), CURSOR_BATCH_ROWS), (row) => [
-      row.email,
-      row.family_name,
-      row.given_name,
-    ]),
-  });
+  return startDownload(services, request, { kind: "email-addresses", query: selection.getSQL(), header: true });
 }
 
 // ---- shared ----
-
-async function* mapRows<Row>(batches: AsyncIterable<Row[]>, cells: (row: Row) => CsvCell[]) {
-  for await (const batch of batches) {
-    for (const row of batch) yield cells(row);
-  }
-}
 
 const runningExports = new WeakMap<Database, number>();
 
@@ -244,18 +168,19 @@ const runningExports = new WeakMap<Database, number>();
 async function startDownload<Query extends { encoding: CsvEncoding }>(
   services: ExportServices,
   request: ExportRequest<Query>,
-  download: { kind: ExportKind; header?: readonly string[]; rows: AsyncGenerator<CsvCell[]> },
+  download: { kind: ExportKind; query: SQL; header: boolean },
 ): Promise<CsvDownload> {
   const running = runningExports.get(services.db) ?? 0;
   if (running >= MAX_CONCURRENT_EXPORTS) throw new DomainError("throttled");
   runningExports.set(services.db, running + 1);
+  const pass = new ExcelSafeCsvPass();
   let released = false;
-  let rowsRead = 0;
   // The log line says how far a download got: rows read against bytes the client took shows backpressure at work.
   const release = (outcome: "complete" | "cancelled" | "failed") => {
     if (released) return;
     released = true;
     runningExports.set(services.db, (runningExports.get(services.db) ?? 1) - 1);
+    const rowsRead = Math.max(0, pass.records - (download.header ? 1 : 0));
     logger.info({ requestId: request.requestId, export: download.kind, rowsRead, outcome }, "download ended");
   };
   try {
@@ -271,17 +196,16 @@ async function startDownload<Query extends { encoding: CsvEncoding }>(
     release("failed");
     throw error;
   }
-  const rows = download.rows;
+  const blocks = services.csvCopy(download.query, { header: download.header })[Symbol.asyncIterator]();
   // A generator that never started skips its finally on return(): this wrapper releases the slot either way.
-  const releasingRows: AsyncIterableIterator<CsvCell[]> = {
+  const releasingBlocks: AsyncIterableIterator<Uint8Array> = {
     [Symbol.asyncIterator]() {
       return this;
     },
     async next() {
       try {
-        const next = await rows.next();
+        const next = await blocks.next();
         if (next.done) release("complete");
-        else rowsRead += 1;
         return next;
       } catch (error) {
         release("failed");
@@ -290,7 +214,7 @@ async function startDownload<Query extends { encoding: CsvEncoding }>(
     },
     async return() {
       try {
-        return await rows.return(undefined);
+        return (await blocks.return?.()) ?? { done: true, value: undefined };
       } finally {
         release("cancelled");
       }
@@ -299,6 +223,6 @@ async function startDownload<Query extends { encoding: CsvEncoding }>(
   return {
     baseName: download.kind,
     encoding: request.query.encoding,
-    body: spreadsheetCsv(releasingRows, { header: download.header, encoding: request.query.encoding }),
+    body: spreadsheetCsvOfCopy(releasingBlocks, { encoding: request.query.encoding, pass }),
   };
 }

@@ -4,7 +4,11 @@ import { stringify } from "csv-stringify/sync";
 /**
  * CSV files the staff open in Japanese Excel (SECURITY.md 19, research §4): RFC 4180 quoting, formula cells
  * escaped, UTF-8 with a BOM (Excel only recognises UTF-8 by its BOM) or Shift_JIS as Windows writes it (CP932).
- * The body is a pull-based web stream, so a download reads its source only as fast as the client takes it.
+ * Two writers, one per source: rows made in Node (the import's failed rows, the template) go through csv-stringify
+ * (spreadsheetCsv); the database exports arrive as PostgreSQL's own CSV (COPY) and only get their formula cells
+ * escaped and line ends set (spreadsheetCsvOfCopy), since turning a million rows into JavaScript values is what
+ * made them slow. Either body is a pull-based web stream, so a download reads its source only as fast as the
+ * client takes it.
  */
 
 export const CSV_ENCODINGS = ["utf-8", "shift_jis"] as const;
@@ -109,7 +113,7 @@ export interface SpreadsheetCsvOptions {
 /**
  * A CSV body that pulls rows from `rows` only when its reader asks for the next chunk (highWaterMark 0: nothing
  * is read ahead), about ROWS_PER_CHUNK rows at a time. Cancelling the stream (the client went away) ends the
- * source with `return()`, which closes a database cursor behind it; an error in the source errors the stream.
+ * source with `return()`; an error in the source errors the stream.
  */
 export function spreadsheetCsv(
   rows: AsyncIterable<readonly CsvCell[]> | Iterable<readonly CsvCell[]>,
@@ -140,6 +144,196 @@ export function spreadsheetCsv(
         pending = "";
         if (text !== "") controller.enqueue(encodeText(text, options.encoding));
         if (finished) controller.close();
+      },
+      async cancel() {
+        if (!finished) {
+          finished = true;
+          await iterator.return?.();
+        }
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}
+
+// ---- PostgreSQL's CSV, made Excel-safe ----
+
+const QUOTE = 0x22;
+const COMMA = 0x2c;
+const LF = 0x0a;
+const CR = 0x0d;
+const TAB = 0x09;
+const APOSTROPHE = 0x27;
+const SAFE = 0;
+const FORMULA = 1;
+/** The block ends before the character can be told. */
+const CUT = 2;
+
+/**
+ * Whether the cell text starting at `at` starts a formula: = + - @ TAB, CR and LF (only inside quotes: an unquoted
+ * cell holds neither, so there they end an empty cell), ＝ ＋ － ＠ (U+FF1D, U+FF0B, U+FF0D, U+FF20) in UTF-8, and
+ * U+2212 MINUS SIGN, which the Shift_JIS variant turns into － (CP932_TWINS) after this pass has run.
+ */
+function formulaStartAt(bytes: Uint8Array, at: number, quoted: boolean): typeof SAFE | typeof FORMULA | typeof CUT {
+  const byte = bytes[at]!;
+  switch (byte) {
+    case 0x3d:
+    case 0x2b:
+    case 0x2d:
+    case 0x40:
+    case TAB:
+      return FORMULA;
+    case CR:
+    case LF:
+      return quoted ? FORMULA : SAFE;
+    case 0xef:
+    case 0xe2: {
+      if (at + 2 >= bytes.length) return CUT;
+      const second = bytes[at + 1];
+      const third = bytes[at + 2];
+      const fullWidth =
+        byte === 0xef && second === 0xbc && (third === 0x9d || third === 0x8b || third === 0x8d || third === 0xa0);
+      return fullWidth || (byte === 0xe2 && second === 0x88 && third === 0x92) ? FORMULA : SAFE;
+    }
+    default:
+      return SAFE;
+  }
+}
+
+/** Outside quotes, the bytes that matter: a quote, a comma, a line feed (everything else is copied as it is). */
+const STRUCTURAL_UNQUOTED = new Uint8Array(256);
+STRUCTURAL_UNQUOTED[QUOTE] = STRUCTURAL_UNQUOTED[COMMA] = STRUCTURAL_UNQUOTED[LF] = 1;
+
+const asBuffer = (bytes: Uint8Array) =>
+  Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+
+/**
+ * Makes PostgreSQL's CSV (COPY … WITH (FORMAT csv), UTF-8) what Excel should get, block by block: a `'` before
+ * every cell that starts like a formula (formulaStartAt, SECURITY.md 19; inside the quotes when the cell is quoted,
+ * so the quoting stays valid), and CRLF line ends (RFC 4180). It tracks only whether it is inside quotes and
+ * whether a cell starts (a doubled quote inside a cell closes and reopens, so it needs no case of its own). This
+ * runs over every byte of a file that may hold a million rows, and the export's rate beside COPY's depends on it:
+ * quoted text is skipped with a native search for the closing quote, other bytes with one table look-up each, and
+ * the bytes between insertions are copied natively.
+ */
+export class ExcelSafeCsvPass {
+  /** Records (lines of the file, a header included) seen so far. */
+  records = 0;
+  private inQuotes = false;
+  /** The next byte opens a cell (after a comma or a line end, or at the start). */
+  private cellStarts = true;
+  /** The next byte is the first of a quoted cell's text. */
+  private quotedTextStarts = false;
+  /** The start of a block held back: a cell's first character cut off by the block's end. */
+  private heldBack: Uint8Array | undefined;
+  /** Where a block's output is written (at most twice the block: one insertion before each byte). */
+  private scratch = Buffer.alloc(0);
+
+  /** The block with its insertions, minus a few bytes held for the next block when a cell's start is cut. */
+  transform(input: Uint8Array): Uint8Array {
+    const bytes = asBuffer(this.heldBack ? Buffer.concat([this.heldBack, input]) : input);
+    this.heldBack = undefined;
+    if (this.scratch.length < bytes.length * 2) this.scratch = Buffer.allocUnsafe(bytes.length * 2);
+    const output = this.scratch;
+    let { inQuotes, cellStarts, quotedTextStarts, records } = this;
+    const length = bytes.length;
+    let written = 0;
+    let copiedTo = 0;
+    let at = 0;
+    while (at < length) {
+      if (cellStarts || quotedTextStarts) {
+        if (cellStarts && bytes[at] === QUOTE) {
+          cellStarts = false;
+          inQuotes = true;
+          quotedTextStarts = true;
+          at += 1;
+          continue;
+        }
+        const start = formulaStartAt(bytes, at, quotedTextStarts);
+        if (start === CUT) break;
+        if (start === FORMULA) {
+          written += bytes.copy(output, written, copiedTo, at);
+          output[written++] = APOSTROPHE;
+          copiedTo = at;
+        }
+        cellStarts = false;
+        quotedTextStarts = false;
+      }
+      if (inQuotes) {
+        const closing = bytes.indexOf(QUOTE, at);
+        if (closing === -1) {
+          at = length;
+          break;
+        }
+        inQuotes = false;
+        at = closing + 1;
+        continue;
+      }
+      while (at < length && STRUCTURAL_UNQUOTED[bytes[at]!] === 0) at += 1;
+      if (at === length) break;
+      const byte = bytes[at];
+      if (byte === QUOTE) inQuotes = true;
+      else {
+        cellStarts = true;
+        if (byte === LF) {
+          records += 1;
+          written += bytes.copy(output, written, copiedTo, at);
+          output[written++] = CR;
+          copiedTo = at;
+        }
+      }
+      at += 1;
+    }
+    written += bytes.copy(output, written, copiedTo, at);
+    Object.assign(this, { inQuotes, cellStarts, quotedTextStarts, records });
+    if (at < length) this.heldBack = Uint8Array.from(bytes.subarray(at));
+    return Uint8Array.prototype.slice.call(output, 0, written);
+  }
+
+  /** What is left at the end of the file (nothing, unless the file ended inside a character). */
+  flush(): Uint8Array {
+    const rest = this.heldBack ?? new Uint8Array(0);
+    this.heldBack = undefined;
+    return rest;
+  }
+}
+
+/** Turns the pass's UTF-8 into the download's encoding; `last` ends a character cut at a block's end. */
+function encoderFor(encoding: CsvEncoding): (utf8: Uint8Array, last: boolean) => Uint8Array {
+  if (encoding === "utf-8") return (utf8) => utf8;
+  const decoder = new TextDecoder();
+  return (utf8, last) => iconv.encode(toCp932Text(decoder.decode(utf8, { stream: !last })), CP932_ENCODING);
+}
+
+/**
+ * A download body from PostgreSQL's CSV (db/client.server.ts `CsvCopy`): through ExcelSafeCsvPass, then in the
+ * chosen encoding, the UTF-8 BOM first. Like spreadsheetCsv it pulls a block only when its reader asks
+ * (highWaterMark 0), ends the source with `return()` when cancelled and errors when the source fails.
+ */
+export function spreadsheetCsvOfCopy(
+  blocks: AsyncIterable<Uint8Array>,
+  options: { encoding: CsvEncoding; pass?: ExcelSafeCsvPass },
+): ReadableStream<Uint8Array> {
+  const iterator = blocks[Symbol.asyncIterator]();
+  const pass = options.pass ?? new ExcelSafeCsvPass();
+  const encode = encoderFor(options.encoding);
+  let prefix: Uint8Array | undefined = options.encoding === "utf-8" ? Buffer.from(UTF8_BOM) : undefined;
+  let finished = false;
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        for (;;) {
+          const next = await iterator.next();
+          finished = next.done === true;
+          let bytes = encode(next.done ? pass.flush() : pass.transform(next.value), finished);
+          if (prefix) {
+            bytes = Buffer.concat([prefix, bytes]);
+            prefix = undefined;
+          }
+          if (bytes.length > 0) controller.enqueue(bytes);
+          if (finished) return controller.close();
+          if (bytes.length > 0) return;
+        }
       },
       async cancel() {
         if (!finished) {

@@ -1,18 +1,15 @@
 import { z } from "zod";
 import { MAX_PASSWORD_LENGTH, storableText } from "./auth-schemas";
+import { MAX_WITHDRAWAL_DETAIL_LENGTH, WITHDRAWAL_REASONS, type WithdrawalReason } from "./form-choices";
 
 /**
- * The cancellation form: a reason, the specific reason when it is "other", the disclaimer
- * agreement, then on the confirmation step the password. Messages are keys of the "forms" namespace.
+ * The cancellation form: a reason and the specific reason when it is "other"; then, on the confirmation step, the
+ * disclaimer agreement and the password (the spec's order). Messages are keys of the "forms" namespace.
  */
-export const WITHDRAWAL_REASONS = ["noLongerNeeded", "price", "content", "usability", "otherAccount", "other"] as const;
-export type WithdrawalReason = (typeof WITHDRAWAL_REASONS)[number];
-export const MAX_WITHDRAWAL_DETAIL_LENGTH = 1000;
 
 const answers = {
   reason: z.enum(WITHDRAWAL_REASONS, { error: "validation.selectRequired" }),
   detail: storableText().trim().max(MAX_WITHDRAWAL_DETAIL_LENGTH, "validation.tooLong").optional(),
-  agreeDisclaimer: z.literal("on", { error: "validation.agree" }),
 };
 
 function requireDetailForOther(
@@ -24,14 +21,16 @@ function requireDetailForOther(
   }
 }
 
-/** Step 1: the reason and the disclaimer. */
+/** Step 1: the reason. */
 export const WithdrawalFormSchema = z.object(answers).superRefine(requireDetailForOther);
 export type WithdrawalAnswers = z.infer<typeof WithdrawalFormSchema>;
 
 const password = storableText().min(1, "validation.required").max(MAX_PASSWORD_LENGTH, "validation.inputError");
 
-/** Step 2: step 1's answers (carried in hidden fields) plus the password. */
-export const WithdrawalConfirmSchema = z.object({ ...answers, password }).superRefine(requireDetailForOther);
+/** Step 2: step 1's answers (carried in hidden fields), the disclaimer agreement and the password. */
+export const WithdrawalConfirmSchema = z
+  .object({ ...answers, agreeDisclaimer: z.literal("on", { error: "validation.agree" }), password })
+  .superRefine(requireDetailForOther);
 
 /**
  * POST /api/withdrawal-reasons: the same answers as JSON, the disclaimer as `true` (the calling service shows

@@ -6,7 +6,7 @@ import type { IdentityProvider } from "~/integrations/cognito/identity-provider.
 import { logger } from "~/integrations/logger.server";
 import type { AppServices } from "~/services.server";
 import { endSessions } from "./session-ending.server";
-import type { WithdrawalReason } from "./withdrawal-schema";
+import type { WithdrawalReason } from "./form-choices";
 
 /** A cancelled member's data is kept as backup for 13 months, then purged (`npm run purge`). */
 export const CANCELLED_DATA_RETENTION_MONTHS = 13;

@@ -1,4 +1,4 @@
-import { COUNTRIES } from "~/domain/auth-schemas";
+import { COUNTRIES } from "~/domain/form-choices";
 import type { Locale } from "./locales";
 
 /**

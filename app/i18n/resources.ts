@@ -11,6 +11,7 @@ import enErrors from "../../locales/en/errors.json";
 import enForms from "../../locales/en/forms.json";
 import enHome from "../../locales/en/home.json";
 import enPasswordReset from "../../locales/en/password-reset.json";
+import enPrefectures from "../../locales/en/prefectures.json";
 import enProfile from "../../locales/en/profile.json";
 import enSignUp from "../../locales/en/sign-up.json";
 import enToasts from "../../locales/en/toasts.json";
@@ -29,6 +30,7 @@ import jaErrors from "../../locales/ja/errors.json";
 import jaForms from "../../locales/ja/forms.json";
 import jaHome from "../../locales/ja/home.json";
 import jaPasswordReset from "../../locales/ja/password-reset.json";
+import jaPrefectures from "../../locales/ja/prefectures.json";
 import jaProfile from "../../locales/ja/profile.json";
 import jaSignUp from "../../locales/ja/sign-up.json";
 import jaToasts from "../../locales/ja/toasts.json";
@@ -49,6 +51,7 @@ export const jaResources = {
   auth: jaAuth,
   passwordReset: jaPasswordReset,
   signUp: jaSignUp,
+  prefectures: jaPrefectures,
   profile: jaProfile,
   account: jaAccount,
   withdrawal: jaWithdrawal,
@@ -75,6 +78,7 @@ const enResources: SameKeys<Resources> = {
   auth: enAuth,
   passwordReset: enPasswordReset,
   signUp: enSignUp,
+  prefectures: enPrefectures,
   profile: enProfile,
   account: enAccount,
   withdrawal: enWithdrawal,

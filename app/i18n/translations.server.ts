@@ -2,9 +2,47 @@ import type { RouterContextProvider } from "react-router";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
 import type { Namespace, Translations } from "./use-translation";
 
+/**
+ * A namespace a page's components translate with: whole, or only some of its keys (dotted paths to texts or to
+ * subtrees) when the page needs few of them. Every text sent travels in the page's inline data, which counts
+ * against the 120 kB JavaScript budget (README: page weight).
+ */
+export type TranslationRequest = Namespace | { namespace: Namespace; keys: readonly string[] };
+
+type Tree = Record<string, unknown>;
+const isTree = (value: unknown): value is Tree => typeof value === "object" && value !== null;
+
+/** The parts of `bundle` at `paths`, nested as in the bundle, so lookups by the same keys find them. */
+export function pickKeys(bundle: unknown, paths: readonly string[]): Tree {
+  const picked: Tree = {};
+  for (const path of paths) {
+    const segments = path.split(".");
+    let source: unknown = bundle;
+    for (const segment of segments) source = isTree(source) ? source[segment] : undefined;
+    if (source === undefined) continue;
+    let target = picked;
+    for (const segment of segments.slice(0, -1)) {
+      const next = isTree(target[segment]) ? target[segment] : {};
+      target[segment] = next;
+      target = next;
+    }
+    target[segments.at(-1) ?? path] = source;
+  }
+  return picked;
+}
+
 /** The request language's resources for the given namespaces, for a loader to send to its components. */
-export function loadTranslations(context: Readonly<RouterContextProvider>, namespaces: Namespace[]): Translations {
+export function loadTranslations(
+  context: Readonly<RouterContextProvider>,
+  requests: readonly TranslationRequest[],
+): Translations {
   const locale = getLocale(context);
   const i18n = getInstance(context);
-  return Object.fromEntries(namespaces.map((namespace) => [namespace, i18n.getResourceBundle(locale, namespace)]));
+  return Object.fromEntries(
+    requests.map((request) =>
+      typeof request === "string"
+        ? [request, i18n.getResourceBundle(locale, request)]
+        : [request.namespace, pickKeys(i18n.getResourceBundle(locale, request.namespace), request.keys)],
+    ),
+  );
 }

@@ -6,8 +6,8 @@ import type { Resources } from "./resources";
 
 /**
  * Components translate with this hook rather than react-i18next: i18next's browser runtime alone would take a large
- * share of the home page's JavaScript budget (README: Design decisions). The server keeps i18next (remix-i18next
- * middleware); each loader sends the namespaces its page needs as `translations` (translations.server.ts), and this
+ * share of the home page's JavaScript budget (README: Design decisions). The server keeps i18next
+ * (app/middleware/i18n.server.ts); each loader sends the namespaces its page needs as `translations` (translations.server.ts), and this
  * hook looks keys up in whatever the matched routes sent. The `t` it returns has i18next's own type, so a key missing
  * from the Japanese resources is still a compile error.
  */

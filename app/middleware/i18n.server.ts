@@ -1,32 +1,29 @@
-import { createI18nextMiddleware } from "remix-i18next/middleware";
-import { DEFAULT_NAMESPACE, NAMESPACES, RESOURCES } from "~/i18n/resources";
-import type { RouterContextProvider } from "react-router";
-import { DEFAULT_LOCALE, LOCALES, type Locale, isLocale, localeFromPathname } from "~/i18n/locales";
+import { type MiddlewareFunction, type RouterContextProvider, createContext } from "react-router";
+import { DEFAULT_LOCALE, type Locale, localeFromPathname } from "~/i18n/locales";
+import { i18nextFor } from "~/i18n/translator.server";
 
 /**
  * The request's language comes from its path alone (/en/... is English). The ?locale= switch, the
  * i18n_redirected cookie and Accept-Language only decide where to redirect (see locale-routing.server.ts).
  */
-const [i18nextMiddleware, getLocaleString, getInstance] = createI18nextMiddleware({
-  detection: {
-    supportedLanguages: [...LOCALES],
-    fallbackLanguage: DEFAULT_LOCALE,
-    order: ["custom"],
-    findLocale: async (request) => localeFromPathname(new URL(request.url).pathname),
-  },
-  i18next: {
-    resources: RESOURCES,
-    ns: NAMESPACES,
-    defaultNS: DEFAULT_NAMESPACE,
-    fallbackLng: DEFAULT_LOCALE,
-    interpolation: { escapeValue: false },
-  },
-});
+const localeContext = createContext<Locale>(DEFAULT_LOCALE);
 
-export { i18nextMiddleware, getInstance };
+/**
+ * Sets the request's locale. Pages translate with the process's i18next instance for that locale
+ * (translator.server.ts), made once at start: remix-i18next's middleware made and initialised a new instance per
+ * request, a twentieth of a page view's CPU, though nothing ever changes an instance's language or resources.
+ */
+export const i18nextMiddleware: MiddlewareFunction<Response> = ({ request, context }, next) => {
+  context.set(localeContext, localeFromPathname(new URL(request.url).pathname));
+  return next();
+};
 
-/** The request's locale, narrowed to the two the app supports. */
+/** The request's locale. */
 export function getLocale(context: Readonly<RouterContextProvider>): Locale {
-  const locale = getLocaleString(context);
-  return isLocale(locale) ? locale : DEFAULT_LOCALE;
+  return context.get(localeContext);
+}
+
+/** i18next in the request's language: `t` and `getFixedT(null, ns)` translate into it. */
+export function getInstance(context: Readonly<RouterContextProvider>) {
+  return i18nextFor(getLocale(context));
 }

@@ -13,20 +13,39 @@ import { servicesOf } from "~/services.server";
 import type { Route } from "./+types/email-update";
 import { emailUpdateLinkFor } from "~/routing/email-update-link";
 
-type PageState = "confirm" | "expired";
+/** "incomplete": the link has no token (cut off, or typed by hand); "expired": used, too old or unknown. */
+type PageState = "confirm" | "expired" | "incomplete";
 
-/** Opening the link only shows the page: mail scanners that follow links must not complete the change. */
+/**
+ * Opening the link only shows the page: mail scanners that follow links must not complete the change. A link that
+ * cannot work answers 410 (its token is spent or unknown) or 404 (it has none), with a page that says so.
+ */
 export async function loader({ params, context }: Route.LoaderArgs) {
-  const usable = await isEmailChangeTokenUsable(servicesOf(context).db, params.token);
-  return {
-    title: getInstance(context).t("emailChange:confirm.title"),
-    state: (usable ? "confirm" : "expired") satisfies PageState as PageState,
-    translations: loadTranslations(context, ["emailChange", "toasts"]),
-  };
+  const state: PageState =
+    params.token === undefined
+      ? "incomplete"
+      : (await isEmailChangeTokenUsable(servicesOf(context).db, params.token))
+        ? "confirm"
+        : "expired";
+  return data(
+    {
+      title: getInstance(context).t(
+        state === "confirm" ? "emailChange:confirm.title" : "emailChange:confirm.invalidTitle",
+      ),
+      state,
+      translations: loadTranslations(context, [
+        // Not the mail texts: the server writes the mails.
+        { namespace: "emailChange", keys: ["confirm", "errors"] },
+        { namespace: "toasts", keys: ["emailUnavailable", "expiredUrl"] },
+      ]),
+    },
+    { status: { confirm: 200, expired: 410, incomplete: 404 }[state] },
+  );
 }
 
 export async function action({ params, context }: Route.ActionArgs) {
   const locale = getLocale(context);
+  if (params.token === undefined) return data({ state: "incomplete" as PageState, error: null }, { status: 404 });
   let outcome;
   try {
     const { db, identity, mailer, config } = servicesOf(context);
@@ -54,11 +73,12 @@ export default function EmailUpdatePage({ loaderData, actionData }: Route.Compon
   const navigation = useNavigation();
   const state = actionData?.state ?? loaderData.state;
   const error = actionData?.error ?? null;
-  if (state === "expired") {
+  if (state !== "confirm") {
+    const reason = error ?? (state === "incomplete" ? "emailChange:confirm.incompleteUrl" : "toasts:expiredUrl");
     return (
       <section className="content auth-page" data-testid="email-update-expired">
-        <h1>{t("confirm.title")}</h1>
-        <p role="alert">{error ? t(error as "confirm.title") : t("toasts:expiredUrl" as "confirm.title")}</p>
+        <h1>{t("confirm.invalidTitle")}</h1>
+        <p role="alert">{t(reason as "confirm.title")}</p>
         <p>{t("confirm.expiredLead")}</p>
         <p>
           <AppLink to={pathFor("my-email-edit", i18n.language)}>{t("confirm.toEdit")}</AppLink>

@@ -16,7 +16,10 @@ export async function loader({ context }: Route.LoaderArgs) {
   return {
     title: t("meta.title"),
     description: t("meta.description"),
-    translations: loadTranslations(context, ["home"]),
+    // Everything but the meta texts, which travel above as the title and description.
+    translations: loadTranslations(context, [
+      { namespace: "home", keys: ["hero", "actions", "about", "services", "plans", "cta"] },
+    ]),
   };
 }
 

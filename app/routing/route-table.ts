@@ -22,7 +22,8 @@ export const ROUTE_SECTIONS = [
         path: "docs/terms-of-use/shinkenchiku-online",
         file: "routes/docs/terms-of-use-online.tsx",
       },
-      { name: "docs-privacy-policy", path: "docs/privacy-policy", file: "routes/docs/privacy-policy.tsx" },
+      // The token is optional (spec): a sibling service may link to the policy with one; the page is the same.
+      { name: "docs-privacy-policy", path: "docs/privacy-policy/:token?", file: "routes/docs/privacy-policy.tsx" },
       { name: "auth", path: "auth", file: "routes/auth/index.tsx" },
       { name: "auth-sign-in", path: "auth/sign-in", file: "routes/auth/sign-in.tsx" },
       // An invited member's first sign-in: the temporary password worked, now their own password (Cognito's
@@ -31,7 +32,8 @@ export const ROUTE_SECTIONS = [
       { name: "auth-sign-out", path: "auth/sign-out", file: "routes/auth/sign-out.tsx" },
       { name: "auth-forgot-password", path: "auth/forgot-password", file: "routes/auth/forgot-password.tsx" },
       { name: "auth-sign-up", path: "auth/sign-up", file: "routes/auth/sign-up.tsx" },
-      { name: "email-update", path: "email-update/:token", file: "routes/email-update.tsx" },
+      // Without its token (a link cut short) the page says the link is invalid, rather than the site's 404.
+      { name: "email-update", path: "email-update/:token?", file: "routes/email-update.tsx" },
       { name: "docs-api", path: "docs/api", file: "routes/docs/api-reference.tsx" },
       { name: "not-found", path: "*", file: "routes/not-found.tsx" },
     ],
@@ -104,10 +106,15 @@ export function isRouteName(value: string): value is RouteName {
   return PATH_BY_NAME.has(value) && value !== "not-found";
 }
 
+/** A parameter the path cannot do without (`:sub`; `:token?` is optional). */
+const REQUIRED_PARAM = /:\w+(?![\w?])/;
+/** A parameter with the slash before it, which goes with it when an optional parameter is left out. */
+const PARAM_WITH_SLASH = /(\/?):(\w+)(\??)/g;
+
 /** The URL of a named page that needs no parameters, or null: what a `to=<route name>` may point at. */
 export function pathForRouteName(name: string, locale: Locale): string | null {
   const pattern = PATH_BY_NAME.get(name);
-  if (!isRouteName(name) || pattern === undefined || pattern.includes(":")) return null;
+  if (!isRouteName(name) || pattern === undefined || REQUIRED_PARAM.test(pattern)) return null;
   return pathFor(name, locale);
 }
 
@@ -134,6 +141,8 @@ export function routeNameFromId(id: string): string {
 /** The URL of a named page in a locale, always with the trailing slash. */
 export function pathFor(name: RouteName, locale: Locale, params: Record<string, string> = {}): string {
   const pattern = PATH_BY_NAME.get(name) ?? "";
-  const filled = pattern.replace(/:(\w+)/g, (_, key: string) => encodeURIComponent(params[key] ?? ""));
+  const filled = pattern.replace(PARAM_WITH_SLASH, (_, slash: string, key: string, optional: string) =>
+    optional && !params[key] ? "" : `${slash}${encodeURIComponent(params[key] ?? "")}`,
+  );
   return pathnameForLocale(filled === "" ? "/" : `/${filled}/`, locale);
 }

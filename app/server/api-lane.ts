@@ -56,9 +56,12 @@ export function apiRoutesOf(build: ServerBuild): ServerBuild {
  * page 404, never an API call with the pages' middleware and headers.
  */
 export function pageRoutesOf(build: ServerBuild): ServerBuild {
-  const pageIds = new Set(Object.keys(build.routes).filter((id) => !isApiRoute(build.routes[id])));
-  const pick = <T>(routes: Record<string, T>) =>
-    Object.fromEntries(Object.entries(routes).filter(([id]) => pageIds.has(id)));
+  return withRoutes(build, (id) => !isApiRoute(build.routes[id]));
+}
+
+/** The build with only the routes whose ids `keep` accepts. */
+export function withRoutes(build: ServerBuild, keep: (id: string) => boolean): ServerBuild {
+  const pick = <T>(routes: Record<string, T>) => Object.fromEntries(Object.entries(routes).filter(([id]) => keep(id)));
   // The browser's route manifest must name the same routes as the server's, or rendering fails.
   return { ...build, routes: pick(build.routes), assets: { ...build.assets, routes: pick(build.assets.routes) } };
 }

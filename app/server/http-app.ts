@@ -132,7 +132,13 @@ export async function createHttpApp(
       "/assets",
       express.static(path.join(BUILD_DIR, "client/assets"), { immutable: true, maxAge: IMMUTABLE_MAX_AGE }),
     );
-    app.use(express.static(path.join(BUILD_DIR, "client"), { maxAge: PUBLIC_FILE_MAX_AGE, redirect: false }));
+    const publicFiles = express.static(path.join(BUILD_DIR, "client"), {
+      maxAge: PUBLIC_FILE_MAX_AGE,
+      redirect: false,
+      index: false,
+    });
+    // Without directory indexes no path ending in "/" names a file, and every page's does: pages skip the look-up.
+    app.use((req, res, next) => (req.path.endsWith("/") ? next() : publicFiles(req, res, next)));
     build = (await import(pathToFileURL(path.join(BUILD_DIR, "server/index.js")).href)) as ServerBuild;
   }
   const mode = config.mode === "dev" ? "development" : "production";

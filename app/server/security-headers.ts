@@ -41,8 +41,12 @@ export function securityHeaders(config: Config): SecurityHeaders {
     "Permissions-Policy": "camera=(), microphone=(), geolocation=(), payment=()",
     ...(config.isProduction && secure ? { "Strict-Transport-Security": "max-age=63072000; includeSubDomains" } : {}),
   };
+  // The page policy joined once, in pieces around its nonce (none in development): per request only the nonce is
+  // put in.
+  const NONCE_MARK = "\0";
+  const pagePolicyPieces = pageDirectives(NONCE_MARK).join("; ").split(NONCE_MARK);
   return {
-    forPage: (nonce) => ({ "Content-Security-Policy": pageDirectives(nonce).join("; "), ...common }),
+    forPage: (nonce) => ({ "Content-Security-Policy": pagePolicyPieces.join(nonce), ...common }),
     forApi: Object.freeze({ "Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'", ...common }),
   };
 }

@@ -17,7 +17,7 @@ export function isStreamedDownload(contentType: string | number | string[] | und
  * the last (waiting for 'drain' when `write` says its buffer is full), so a slow client slows the source instead
  * of making us buffer the body; @react-router/node 7's writeReadableStreamToWritable ignores backpressure
  * (react-router#15049). When the response closes before the end (the client went away), the stream is cancelled,
- * which ends its source (a database cursor closes). Watches `res` 'close', not `req`: the request's 'close' comes
+ * which ends its source (the database query stops). Watches `res` 'close', not `req`: the request's 'close' comes
  * as soon as its body has been read (react-router#11248).
  */
 export async function writeBody(body: ReadableStream<Uint8Array>, res: ServerResponse): Promise<void> {

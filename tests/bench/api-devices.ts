@@ -48,17 +48,20 @@ import {
   CONNECTIONS,
   MEASURE_SECONDS,
   REPO_ROOT,
+  ROUNDS,
   THROUGHPUT_HEADER,
   WARMUP_SECONDS,
-  type AutocannonResult,
+  type ThroughputResult,
   type HttpResponse,
   type RunningServer,
+  combineRounds,
   ensureAppBuild,
   findFreePort,
   httpGet,
   httpRequest,
   makeTempDir,
   measureThroughput,
+  percent,
   printTable,
   runBenchmarkMain,
   startPreviewServer,
@@ -68,8 +71,6 @@ import {
 import type { SeedSession } from "./minimal-api/server";
 
 const RATIO_TARGET = 0.5;
-/** Alternating rounds: a machine that gets busier or quieter during the run then affects both servers alike. */
-const ROUNDS = Math.max(1, Math.floor(Number(process.env.BENCH_ROUNDS ?? 3)) || 1);
 const API_PATH = "/api/user-devices";
 const REGION = "ap-northeast-1";
 /** Both servers get the same limit, so `deviceLimit` in their answers is the same. */
@@ -87,26 +88,6 @@ interface StandIn {
 
 interface DeviceListBody {
   devices: { key: string; lastLoginAt: string; current: boolean }[];
-}
-
-const percent = (fraction: number) => `${(fraction * 100).toFixed(0)}%`;
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
-
-/** Equal-length rounds as one result: the mean rate, the median latencies, every failure counted. */
-function combineRounds(runs: AutocannonResult[]): AutocannonResult {
-  const sum = (pick: (run: AutocannonResult) => number) => runs.reduce((total, run) => total + pick(run), 0);
-  return {
-    requests: { mean: sum((run) => run.requests.mean) / runs.length },
-    latency: { p50: median(runs.map((run) => run.latency.p50)), p99: median(runs.map((run) => run.latency.p99)) },
-    non2xx: sum((run) => run.non2xx),
-    errors: sum((run) => run.errors),
-    timeouts: sum((run) => run.timeouts),
-  };
 }
 
 /** A JSON POST with exactly the given headers. */
@@ -261,18 +242,18 @@ async function runBenchmark() {
   await resetRequestCounts(standIn.endpoint);
   const oursUrl = app.origin + API_PATH;
   const minimalUrl = minimal.origin + API_PATH;
-  const oursRuns: AutocannonResult[] = [];
-  const minimalRuns: AutocannonResult[] = [];
+  const oursRuns: ThroughputResult[] = [];
+  const minimalRuns: ThroughputResult[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     console.log(`  round ${round + 1}/${ROUNDS}: our ${API_PATH}, then the minimal one…`);
-    oursRuns.push(await measureThroughput(oursUrl, authorization, { warmup: round === 0 }));
-    minimalRuns.push(await measureThroughput(minimalUrl, authorization, { warmup: round === 0 }));
+    oursRuns.push(await measureThroughput(oursUrl, authorization, { warmup: round === 0, server: app }));
+    minimalRuns.push(await measureThroughput(minimalUrl, authorization, { warmup: round === 0, server: minimal }));
   }
   console.log("  our /healthz/ (reference)…");
-  const healthz = await measureThroughput(`${app.origin}/healthz/`);
+  const healthz = await measureThroughput(`${app.origin}/healthz/`, {}, { server: app });
   const cognito = await getRequestCounts(standIn.endpoint);
 
-  const results: [string, AutocannonResult][] = [
+  const results: [string, ThroughputResult][] = [
     [`our ${API_PATH}`, combineRounds(oursRuns)],
     [`minimal ${API_PATH}`, combineRounds(minimalRuns)],
     ["our /healthz/ (reference)", healthz],

@@ -4,7 +4,7 @@
  * server and remove every temporary directory whether a run succeeds, fails or is interrupted.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
 import http, { type IncomingHttpHeaders } from "node:http";
 import { createRequire } from "node:module";
 import net, { type AddressInfo } from "node:net";
@@ -17,6 +17,8 @@ export const HOST = "127.0.0.1";
 
 export const MEASURE_SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 export const WARMUP_SECONDS = 2;
+/** Alternating rounds: a machine that gets busier or quieter during the run then affects every URL alike. */
+export const ROUNDS = Math.max(1, Math.floor(Number(process.env.BENCH_ROUNDS ?? 3)) || 1);
 export const CONNECTIONS = 10;
 /** Our server's grace period for in-flight requests is 10 s; past this it is stuck, not shutting down. */
 const STOP_TIMEOUT_MS = 15_000;
@@ -42,18 +44,23 @@ const APP_BUILD_OUTPUT = path.join(REPO_ROOT, "build/http-server/main.js");
 
 /** autocannon ships no types: this describes the part of its programmatic API used here. */
 export interface AutocannonResult {
-  requests: { mean: number };
+  requests: { mean: number; total: number };
   latency: { p50: number; p99: number };
   non2xx: number;
   errors: number;
   timeouts: number;
+}
+
+/** An autocannon run, with the server's CPU time per answered request when the server's process was given. */
+export interface ThroughputResult extends AutocannonResult {
+  /** Milliseconds of CPU (every thread of the server process, user and system) per request; NaN off Linux. */
+  cpuMsPerRequest: number;
 }
 type Autocannon = (options: {
   url: string;
   connections: number;
   duration: number;
   headers: Record<string, string>;
-  warmup?: { connections: number; duration: number };
 }) => PromiseLike<AutocannonResult>;
 const autocannon = createRequire(import.meta.url)("autocannon") as Autocannon;
 
@@ -280,38 +287,88 @@ export async function assertServesPage(server: RunningServer, pagePath: string, 
   return response;
 }
 
+const CLOCK_TICKS_PER_SECOND = 100;
+
+/**
+ * The CPU time a process has used so far (user and system, all its threads), in seconds, from /proc (Linux; the
+ * kernel reports it in USER_HZ, 100 per second on every Linux architecture). Undefined elsewhere.
+ */
+function cpuSecondsOf(pid: number | undefined): number | undefined {
+  const stat = pid === undefined ? undefined : readFileSync(`/proc/${pid}/stat`, { encoding: "utf8", flag: "r" });
+  if (!stat) return undefined;
+  // Fields after the command name (which may hold spaces, inside parentheses): utime and stime are the 12th and 13th.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+}
+
+function tryCpuSecondsOf(pid: number | undefined): number | undefined {
+  try {
+    return cpuSecondsOf(pid);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * A warm-up, then a fixed-length autocannon run against one URL; gzip accepted, as browsers do. `warmup: false`
- * skips the warm-up, for a further run against a server that was already warmed up.
+ * skips the warm-up, for a further run against a server that was already warmed up. Given the `server`, the result
+ * also says how much CPU its process spent per request during the run (warm-up excluded): unlike requests/s, that
+ * hardly depends on what else the machine is doing.
  */
 export async function measureThroughput(
   url: string,
   headers: Record<string, string> = {},
-  options: { warmup?: boolean } = {},
-): Promise<AutocannonResult> {
-  return autocannon({
-    url,
-    connections: CONNECTIONS,
-    duration: MEASURE_SECONDS,
-    // Browsers always ask for compressed pages, and compressing them is part of the server's cost.
-    headers: { "accept-encoding": "gzip", ...headers },
-    ...(options.warmup === false ? {} : { warmup: { connections: CONNECTIONS, duration: WARMUP_SECONDS } }),
-  });
+  options: { warmup?: boolean; server?: RunningServer } = {},
+): Promise<ThroughputResult> {
+  // Browsers always ask for compressed pages, and compressing them is part of the server's cost.
+  const run = (duration: number) =>
+    autocannon({ url, connections: CONNECTIONS, duration, headers: { "accept-encoding": "gzip", ...headers } });
+  if (options.warmup !== false) await run(WARMUP_SECONDS);
+  const cpuBefore = tryCpuSecondsOf(options.server?.child.pid);
+  const result = await run(MEASURE_SECONDS);
+  const cpuAfter = tryCpuSecondsOf(options.server?.child.pid);
+  const cpuMsPerRequest =
+    cpuBefore === undefined || cpuAfter === undefined || result.requests.total === 0
+      ? Number.NaN
+      : ((cpuAfter - cpuBefore) * 1000) / result.requests.total;
+  return { ...result, cpuMsPerRequest };
 }
 
-/** One table row for an autocannon result: label, req/s, p50, p99, non-2xx, errors. */
-export function throughputRow(label: string, result: AutocannonResult): string[] {
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
+
+/** Equal-length rounds as one result: the mean rate and CPU per request, the median latencies, every failure counted. */
+export function combineRounds(runs: ThroughputResult[]): ThroughputResult {
+  const sum = (pick: (run: ThroughputResult) => number) => runs.reduce((total, run) => total + pick(run), 0);
+  return {
+    requests: { mean: sum((run) => run.requests.mean) / runs.length, total: sum((run) => run.requests.total) },
+    latency: { p50: median(runs.map((run) => run.latency.p50)), p99: median(runs.map((run) => run.latency.p99)) },
+    non2xx: sum((run) => run.non2xx),
+    errors: sum((run) => run.errors),
+    timeouts: sum((run) => run.timeouts),
+    cpuMsPerRequest: sum((run) => run.cpuMsPerRequest) / runs.length,
+  };
+}
+
+export const percent = (fraction: number) => `${(fraction * 100).toFixed(0)}%`;
+
+/** One table row for a throughput result: label, req/s, p50, p99, CPU ms per request, non-2xx, errors. */
+export function throughputRow(label: string, result: ThroughputResult): string[] {
   return [
     label,
     result.requests.mean.toFixed(0),
     result.latency.p50.toFixed(1),
     result.latency.p99.toFixed(1),
+    Number.isNaN(result.cpuMsPerRequest) ? "-" : result.cpuMsPerRequest.toFixed(2),
     String(result.non2xx),
     String(result.errors + result.timeouts),
   ];
 }
 
-export const THROUGHPUT_HEADER = ["URL", "req/s", "p50 ms", "p99 ms", "non-2xx", "errors"];
+export const THROUGHPUT_HEADER = ["URL", "req/s", "p50 ms", "p99 ms", "CPU ms/req", "non-2xx", "errors"];
 
 export function printTable(header: string[], rows: string[][]) {
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]?.length ?? 0)));

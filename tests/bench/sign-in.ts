@@ -1,20 +1,14 @@
 /**
- * Sign-in and signed-in page benchmark (`npm run bench:auth`; BENCH_SECONDS=n sets each measurement's length,
- * default 10).
+ * Sign-in benchmark (`npm run bench:auth`; BENCH_SECONDS=n sets the measurement's length, default 10). The
+ * signed-in page's throughput beside the anonymous home page's is measured by `npm run bench` (page-throughput.ts).
  *
  * What it measures, against our production server in preview mode (the Cognito stand-in over HTTP through the
  * AWS SDK, PGlite, the real HTTP layer with one access log line per request sent to /dev/null), over loopback:
- *  a. Sign-in round trips: CONNECTIONS browsers post the sign-in form in a closed loop (each browser its own
- *     member and its own device cookie, so every sign-in replaces that browser's previous session and the device
- *     limit is never reached; DEVICE_LIMIT is raised anyway). One round trip is Cognito's AdminInitiateAuth at the
- *     stand-in plus the session transaction in the database, ending in a 302 with a session cookie. The stand-in's
- *     request counter gives the Cognito calls per sign-in (1 expected).
- *  b. A signed-in page (`/my/profile/` with a session cookie) next to the anonymous home page (`/`), each with
- *     autocannon (warm-up, then a fixed run), with the ratio of the two: a signed-in page view verifies the access
- *     token locally and reads the session row, so it should cost little more than an anonymous one (target ≥ 60%).
- *     The signed-in home page is measured too: the same document with and without a session, so its ratio
- *     isolates what being signed in costs. The stand-in's counter over the signed-in runs should read 0: page
- *     views make no Cognito call.
+ * sign-in round trips. CONNECTIONS browsers post the sign-in form in a closed loop (each browser its own member and
+ * its own device cookie, so every sign-in replaces that browser's previous session and the device limit is never
+ * reached; DEVICE_LIMIT is raised anyway). One round trip is Cognito's AdminInitiateAuth at the stand-in plus the
+ * session transaction in the database, ending in a 302 with a session cookie. The stand-in's request counter gives
+ * the Cognito calls per sign-in (1 expected).
  *
  * How to read it:
  *  - Sign-ins/s is dominated by the stand-in (cognito-local persists every sign-in to its JSON files); it says how
@@ -25,7 +19,7 @@
  *  - Absolute numbers depend on the machine (the load generator shares its CPUs with the server and the stand-in).
  *
  * It is a report, not a test: it exits non-zero only when it cannot measure (build failure, a server that does
- * not start, a sign-in or page that does not work), never because a number is bad.
+ * not start, a sign-in that does not work), never because a number is bad.
  */
 import http from "node:http";
 import { performance } from "node:perf_hooks";
@@ -34,69 +28,18 @@ import { createTestMember } from "../support/test-members";
 import {
   CONNECTIONS,
   MEASURE_SECONDS,
-  THROUGHPUT_HEADER,
   WARMUP_SECONDS,
-  type AutocannonResult,
   type RunningServer,
-  assertServesPage,
   ensureAppBuild,
   findFreePort,
-  measureThroughput,
   printTable,
   runBenchmarkMain,
   startPreviewServer,
-  throughputRow,
 } from "./bench-support";
+import { type PostResponse, pairOf, postForm, sessionCookieOf } from "./page-member";
 
-const SIGNED_IN_RATIO_TARGET = 0.6;
 /** Far above what one run can reach: the limits are not what this measures. */
 const RAISED_RATE_LIMIT = "1000000";
-
-interface PostResponse {
-  status: number;
-  setCookies: string[];
-}
-
-/** A form post as a browser on our own origin sends it, over a keep-alive connection. */
-function postForm(
-  agent: http.Agent,
-  url: string,
-  fields: Record<string, string>,
-  cookie: string,
-): Promise<PostResponse> {
-  const body = new URLSearchParams(fields).toString();
-  const { origin } = new URL(url);
-  return new Promise((resolve, reject) => {
-    const request = http.request(
-      url,
-      {
-        method: "POST",
-        agent,
-        headers: {
-          "content-type": "application/x-www-form-urlencoded",
-          "content-length": Buffer.byteLength(body),
-          origin,
-          "sec-fetch-site": "same-origin",
-          "accept-encoding": "gzip",
-          ...(cookie ? { cookie } : {}),
-        },
-      },
-      (response) => {
-        response.resume();
-        response.on("end", () =>
-          resolve({ status: response.statusCode ?? 0, setCookies: response.headers["set-cookie"] ?? [] }),
-        );
-        response.on("error", reject);
-      },
-    );
-    request.on("error", reject);
-    request.end(body);
-  });
-}
-
-const pairOf = (setCookie: string) => setCookie.split(";")[0]!;
-const sessionCookieOf = (response: PostResponse) =>
-  response.setCookies.find((cookie) => cookie.startsWith("id_session=") && !/Max-Age=0/i.test(cookie));
 
 type Outcome = "signedIn" | "rateLimited" | "deviceLimit" | "other";
 
@@ -167,7 +110,7 @@ interface StandIn {
 }
 
 async function measureSignIns(app: RunningServer, standIn: StandIn) {
-  console.log(`\n(a) Sign-in round trips: creating ${CONNECTIONS} members through the SDK…`);
+  console.log(`\nSign-in round trips: creating ${CONNECTIONS} members through the SDK…`);
   const browsers = [];
   for (let index = 0; index < CONNECTIONS; index++) {
     browsers.push({ ...(await createTestMember(standIn.port, `bench-${index}`)), deviceCookie: "" });
@@ -215,64 +158,6 @@ async function measureSignIns(app: RunningServer, standIn: StandIn) {
   );
 }
 
-async function measurePages(app: RunningServer, standIn: StandIn) {
-  console.log("\n(b) Signed-in page vs anonymous home page");
-  const member = await createTestMember(standIn.port, "bench-pages");
-  const signIn = await postForm(new http.Agent(), `${app.origin}/auth/sign-in/`, { intent: "sign-in", ...member }, "");
-  const session = sessionCookieOf(signIn);
-  if (!session) throw new Error(`the page member's sign-in answered ${signIn.status} without a session cookie`);
-  const cookie = pairOf(session);
-
-  const profile = await assertServesPage(app, "/my/profile/", { cookie });
-  if (!profile.body.toString("utf8").includes(member.email)) {
-    throw new Error("/my/profile/ answered 200 but not as the signed-in member");
-  }
-  await assertServesPage(app, "/");
-
-  console.log(
-    `  ${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up then ${MEASURE_SECONDS} s per URL, gzip accepted…`,
-  );
-  await resetRequestCounts(standIn.endpoint);
-  const signedIn = await measureThroughput(`${app.origin}/my/profile/`, { cookie });
-  const signedInHome = await measureThroughput(`${app.origin}/`, { cookie });
-  const cognitoDuringPages = await getRequestCounts(standIn.endpoint);
-  const anonymous = await measureThroughput(`${app.origin}/`);
-
-  const rows: [string, AutocannonResult][] = [
-    ["signed-in /my/profile/", signedIn],
-    ["signed-in /", signedInHome],
-    ["anonymous /", anonymous],
-  ];
-  console.log();
-  printTable(
-    THROUGHPUT_HEADER,
-    rows.map(([label, result]) => throughputRow(label, result)),
-  );
-  const ratio = signedIn.requests.mean / anonymous.requests.mean;
-  const verdict = ratio >= SIGNED_IN_RATIO_TARGET ? "meets" : "BELOW";
-  console.log(
-    `\nsigned-in /my/profile/ throughput = ${(ratio * 100).toFixed(0)}% of the anonymous home page's ` +
-      `(${ratio.toFixed(2)}×): ${verdict} the ${SIGNED_IN_RATIO_TARGET * 100}% target`,
-  );
-  console.log(
-    process.env.DATABASE_URL
-      ? "database: PostgreSQL (DATABASE_URL), as in production"
-      : "database: embedded PGlite, whose queries run on the app's own thread (the session row costs ~1 ms of it " +
-          "per view); production uses PostgreSQL: run with DATABASE_URL=postgres://… for that figure",
-  );
-  const sameDocument = signedInHome.requests.mean / anonymous.requests.mean;
-  console.log(
-    `signed-in / throughput = ${(sameDocument * 100).toFixed(0)}% of the anonymous one's: the same page, so the ` +
-      "difference is what the session check (local token check, session row) and the member header cost",
-  );
-  console.log(
-    `Cognito requests during the signed-in runs (warm-ups included): ${cognitoDuringPages.total}` +
-      (cognitoDuringPages.total
-        ? ` ${JSON.stringify(cognitoDuringPages.byOperation)}`
-        : " (page views verify tokens locally)"),
-  );
-}
-
 async function runBenchmark() {
   await ensureAppBuild();
   // A fixed stand-in port, so members can be created and Cognito requests counted through its harness.
@@ -285,7 +170,6 @@ async function runBenchmark() {
   });
   const standIn = { port: standInPort, endpoint: `http://127.0.0.1:${standInPort}` };
   await measureSignIns(app, standIn);
-  await measurePages(app, standIn);
 }
 
 await runBenchmarkMain(runBenchmark);

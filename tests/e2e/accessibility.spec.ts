@@ -1,7 +1,7 @@
-import AxeBuilder from "@axe-core/playwright";
-import { type Page, expect, test } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { STANDIN_PORT } from "../../playwright.config";
 import { createStaffAdmin, refreshIntoDirectory } from "../support/admin-members";
+import { expectNoSeriousViolations } from "../support/axe";
 import { signIn } from "../support/sign-in-form";
 
 const PAGES = [
@@ -21,14 +21,6 @@ const PAGES = [
 
 // axe runs inside the page, so it needs JavaScript; the server-rendered DOM it checks is the same either way.
 test.skip(({ javaScriptEnabled }) => !javaScriptEnabled, "axe-core needs JavaScript in the page");
-
-async function expectNoSeriousViolations(page: Page, path: string) {
-  const results = await new AxeBuilder({ page }).analyze();
-  const serious = results.violations
-    .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
-    .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`);
-  expect(serious, `axe on ${path}`).toEqual([]);
-}
 
 for (const path of PAGES) {
   for (const prefix of ["", "/en"]) {

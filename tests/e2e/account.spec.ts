@@ -50,7 +50,8 @@ test("changing the password: a wrong current password is refused, then the other
   await page.getByLabel("現在のパスワード").fill(member.password);
   await page.getByLabel("新しいパスワード").fill("short");
   await page.getByRole("button", { name: "パスワードを変更する" }).click();
-  await expect(page.locator("main")).toContainText("8文字以上");
+  // The message itself, not the hint ("8文字以上（256文字まで）"), or the next fill could race the reply.
+  await expect(page.locator("main")).toContainText("8文字以上で入力してください");
 
   await page.getByLabel("現在のパスワード").fill(member.password);
   await page.getByLabel("新しいパスワード").fill(newPassword);

@@ -64,3 +64,18 @@ test("an unknown link shows the expired-URL message, signed in or not", async ({
   await page.goto(`/en/email-update/${"x".repeat(43)}/`);
   await expect(page.getByTestId("email-update-expired")).toContainText("This URL has expired");
 });
+
+test("the confirmation link without its token says the link is invalid, with 404, in both languages", async ({
+  page,
+}) => {
+  const japanese = await page.goto("/email-update/");
+  expect(japanese?.status()).toBe(404);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("リンクが無効か、有効期限が切れています");
+  await expect(page.getByTestId("email-update-expired")).toContainText("URLが途中で切れています");
+
+  const english = await page.goto("/en/email-update/");
+  expect(english?.status()).toBe(404);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("This link is invalid or has expired");
+  await expect(page.getByTestId("email-update-expired")).toContainText("The URL is incomplete");
+  await expect(page.getByRole("main").getByRole("link", { name: "Change e-mail address" })).toBeVisible();
+});

@@ -56,7 +56,8 @@ test("a member without a profile is led to fill it in; errors keep what was type
   await page.getByRole("link", { name: "会員情報を変更する" }).click();
   await expect(page.locator('[name="familyName"]')).toHaveValue("山田");
   await expect(page.locator('[name="occupation"]')).toHaveValue("architect");
-  await page.locator('[name="prefecture"]').fill("大阪府");
+  await expect(page.locator('[name="prefecture"]')).toHaveValue("東京都");
+  await page.locator('[name="prefecture"]').selectOption("大阪府");
   await page.getByRole("button", { name: "変更する" }).click();
   await expect(page.getByTestId("prefecture")).toHaveText("大阪府");
   await expect(page.getByTestId("familyName")).toHaveText("山田");
@@ -77,7 +78,7 @@ test("the same in English under /en/", async ({ page }) => {
     givenName: "Jane",
     birthYear: "1975",
     country: "GB",
-    prefecture: "London",
+    region: "London",
     occupation: "academic",
     organization: "University",
   });
@@ -104,4 +105,57 @@ test("members only: the edit page sends visitors to sign-in and back", async ({ 
   await expect(page).toHaveURL(/\/auth\/sign-in\/\?to=my-profile-edit$/);
   await signIn(page, member);
   await expect(page).toHaveURL(/\/my\/profile\/edit\/$/);
+});
+
+test("the prefecture is a list of Japan's 47 for Japan and free text elsewhere; with JavaScript only the one that applies shows", async ({
+  page,
+  javaScriptEnabled,
+}) => {
+  test.setTimeout(60_000);
+  const member = await createTestMember(STANDIN_PORT, "prefecture");
+  await page.goto("/en/my/profile/edit/");
+  await signIn(page, member, "en");
+  await expect(page).toHaveURL(/\/en\/my\/profile\/edit\/$/);
+  const list = page.locator('select[name="prefecture"]');
+  const freeText = page.locator('input[name="region"]');
+  await expect(list.locator("option")).toHaveCount(48);
+  await expect(list.locator("option").nth(1)).toHaveText("Hokkaido");
+  await expect(list.locator("option").nth(47)).toHaveText("Okinawa");
+
+  await page.locator('[name="country"]').selectOption("FR");
+  if (javaScriptEnabled) {
+    await expect(list).toHaveCount(0);
+    await expect(freeText).toBeVisible();
+  } else {
+    // Both, each saying whom it is for; the server takes the one the country calls for.
+    await expect(page.getByText("If you live in Japan")).toBeVisible();
+    await expect(page.getByText("If you live outside Japan")).toBeVisible();
+  }
+  await fillProfileFields(page, {
+    familyName: "Martin",
+    givenName: "Claire",
+    birthYear: "1990",
+    region: "Île-de-France",
+    occupation: "design",
+    organization: "Atelier",
+  });
+  await page.getByRole("button", { name: "Save changes" }).click();
+  await expect(page).toHaveURL(/\/en\/my\/profile\/$/);
+  await expect(page.getByTestId("prefecture")).toHaveText("Île-de-France");
+
+  // Back to Japan: the list is required (without it, the free text left over does not count).
+  await page.goto("/en/my/profile/edit/");
+  await page.locator('[name="country"]').selectOption("JP");
+  if (javaScriptEnabled) {
+    await expect(freeText).toHaveCount(0);
+    await expect(list).toBeVisible();
+    await expect(list).toHaveAttribute("required", "");
+  }
+  await page.getByRole("button", { name: "Save changes" }).click();
+  await expect(page.locator(".error-list").getByText("Please select")).toBeVisible();
+  await list.selectOption("京都府");
+  await page.getByRole("button", { name: "Save changes" }).click();
+  await expect(page).toHaveURL(/\/en\/my\/profile\/$/);
+  // Stored as 京都府 (what the API and the exports carry), shown in the page's language.
+  await expect(page.getByTestId("prefecture")).toHaveText("Kyoto");
 });

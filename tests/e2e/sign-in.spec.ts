@@ -96,6 +96,13 @@ test("at the device limit the member deactivates a device and continues; that de
   const page = fourth.page;
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("ログイン中のデバイスが上限に達しています");
   await expect(page.getByTestId("device-count")).toHaveText("ログイン中のデバイス：3台");
+  // This browser is listed first, marked, with nothing to deactivate; the three it competes with follow.
+  const rows = page.locator(".device-table tbody tr");
+  await expect(rows).toHaveCount(4);
+  await expect(rows.first()).toContainText("現在ログイン中");
+  await expect(rows.first().getByRole("button")).toHaveCount(0);
+  await expect(page.locator("main").getByText("現在ログイン中")).toHaveCount(1);
+  await expect(page.getByRole("button", { name: /を無効にする$/ })).toHaveCount(3);
   await page.getByRole("button", { name: "ログインを続ける" }).click();
   await expect(page.getByTestId("toast")).toContainText("デバイス数が上限を超えています");
 

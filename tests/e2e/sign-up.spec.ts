@@ -98,3 +98,18 @@ test("the three agreements and an 8-character password are required", async ({ p
   await expect(page.getByText("Please agree")).toHaveCount(3);
   await expect(page.locator('[name="password"]')).toHaveValue("");
 });
+
+test("sign-in links to sign-up and sign-up to sign-in", async ({ page }) => {
+  await page.goto("/auth/sign-in/");
+  await page.getByRole("main").getByRole("link", { name: "新規登録" }).click();
+  await expect(page).toHaveURL(/\/auth\/sign-up\/$/);
+  await expect(page.getByRole("main")).toContainText("すでにIDをお持ちの方");
+  await page.getByRole("main").getByRole("link", { name: "ログイン" }).click();
+  await expect(page).toHaveURL(/\/auth\/sign-in\/$/);
+
+  await page.goto("/en/auth/sign-in/");
+  await page.getByRole("main").getByRole("link", { name: "Sign up" }).click();
+  await expect(page).toHaveURL(/\/en\/auth\/sign-up\/$/);
+  await page.getByRole("main").getByRole("link", { name: "Log in" }).click();
+  await expect(page).toHaveURL(/\/en\/auth\/sign-in\/$/);
+});

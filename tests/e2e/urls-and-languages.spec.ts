@@ -113,3 +113,20 @@ test("static assets are fingerprinted and cached immutably, and pages are compre
   expect(response.headers()["cache-control"]).toContain("immutable");
   expect(response.headers()["content-encoding"]).toBe("gzip");
 });
+
+test("the privacy policy's token variant shows the same policy and names the token-less URL as canonical", async ({
+  page,
+}) => {
+  for (const [prefix, heading] of [
+    ["", "プライバシー"],
+    ["/en", "Privacy"],
+  ] as const) {
+    const response = await page.goto(`${prefix}/docs/privacy-policy/from-data-service/`);
+    expect(response?.status()).toBe(200);
+    await expect(page.getByRole("heading", { level: 1 })).toContainText(heading);
+    await expect(page.locator('link[rel="canonical"]')).toHaveAttribute("href", `${prefix}/docs/privacy-policy/`);
+  }
+  // Without a token the page is its own canonical URL.
+  await page.goto("/docs/privacy-policy/");
+  await expect(page.locator('link[rel="canonical"]')).toHaveCount(0);
+});

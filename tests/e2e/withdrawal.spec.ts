@@ -22,27 +22,37 @@ test("cancelling: form, confirmation, a wrong password refused, then the account
   await expect(notices).toContainText("1営業日以内");
   await expect(notices).toContainText("13か月間");
 
-  // Nothing chosen: the select, the disclaimer; "other" then asks for the specific reason.
+  // Nothing chosen: the select; "other" then asks for the specific reason.
   await page.getByRole("button", { name: "確認画面へ進む" }).click();
   await expect(page.locator(".error-list").getByText("選択してください")).toBeVisible();
-  await expect(page.getByText("同意してください")).toBeVisible();
   await page.getByLabel("退会理由").selectOption("other");
-  await page.getByLabel("上記の注意事項を確認し、同意します").check();
   await page.getByRole("button", { name: "確認画面へ進む" }).click();
   await expect(page.getByText("こちらに入力してください")).toBeVisible();
   await expect(page.getByLabel("退会理由")).toHaveValue("other");
   await page.getByLabel("その他の理由").fill("海外に転居するため");
-  await page.getByLabel("上記の注意事項を確認し、同意します").check();
   await page.getByRole("button", { name: "確認画面へ進む" }).click();
 
+  // The confirmation asks for the disclaimer agreement, then the password (the spec's order).
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("退会の確認");
   await expect(page.getByTestId("withdrawal-summary")).toContainText("その他: 海外に転居するため");
+  const disclaimer = page.getByLabel("上記の注意事項を確認し、同意します");
+  const confirmFields = page.locator("form").filter({ has: disclaimer }).locator("input:not([type=hidden])");
+  await expect(confirmFields.first()).toHaveAttribute("name", "agreeDisclaimer");
+  await expect(confirmFields.nth(1)).toHaveAttribute("name", "password");
+  await page.getByLabel("パスワード").fill(member.password);
+  await page.getByRole("button", { name: "退会する" }).click();
+  await expect(page.getByText("同意してください")).toBeVisible();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("退会の確認");
+  await expect(page.getByTestId("withdrawal-summary")).toContainText("その他: 海外に転居するため");
+
+  await page.getByLabel("上記の注意事項を確認し、同意します").check();
   await page.getByLabel("パスワード").fill("not-my-password");
   await page.getByRole("button", { name: "退会する" }).click();
   await expect(page.locator("main")).toContainText("パスワードが一致しません");
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("退会の確認");
   await expect(page.getByLabel("パスワード")).toHaveValue("");
 
+  await page.getByLabel("上記の注意事項を確認し、同意します").check();
   await page.getByLabel("パスワード").fill(member.password);
   await page.getByRole("button", { name: "退会する" }).click();
   await expect(page).toHaveURL(/\/$/);

@@ -3,7 +3,7 @@ import { parse } from "csv-parse/sync";
 import { sql } from "drizzle-orm";
 import iconv from "iconv-lite";
 import { beforeAll, expect, test } from "vitest";
-import { rowCursorFor } from "../../db/client.server";
+import { csvCopyFor } from "../../db/client.server";
 import { staffAuditEvents, withdrawalReasons } from "../../db/schema";
 import {
   EmailAddressesExportParams,
@@ -22,7 +22,7 @@ import { insertDirectoryMembers, microsOf } from "../support/directory-members";
 import { useTestDatabase } from "../support/test-database";
 
 const database = useTestDatabase("member-export", { ownDatabase: true });
-const services = () => ({ db: database().db, cursor: rowCursorFor(database().db) });
+const services = () => ({ db: database().db, csvCopy: csvCopyFor(database().db) });
 const ACTOR = { sub: randomUUID(), email: "staff@example.jp" };
 
 const MEMBER_COUNT = 25;
@@ -118,6 +118,11 @@ test("users.csv: page and limit select rows page*limit.. exactly; header=0 leave
     await exportMembers(services(), request(MemberExportParams.parse({ all: "1", page: "9", limit: "1" }))),
   );
   expect(recordsOf(all)).toHaveLength(MEMBER_COUNT + 1);
+  // Past the last row without a header, COPY writes nothing (PGlite then gives no file at all): the BOM alone.
+  const beyond = await textOf(
+    await exportMembers(services(), request(MemberExportParams.parse({ page: "99", limit: "7", header: "0" }))),
+  );
+  expect(beyond).toBe("\uFEFF");
 });
 
 test("users.csv: the admin list's filters apply", async () => {
@@ -210,17 +215,35 @@ test("each export is recorded in the audit log with its parameters", async () =>
   expect(event!.after).toMatchObject({ export: "users", status: "active", encoding: "utf-8", page: 0, limit: 10000 });
 });
 
-test("a cursor read in part and abandoned is closed, and other queries run between its fetches", async () => {
-  const cursor = rowCursorFor(database().db);
-  const iterator = cursor<{ n: number }>(sql`select n from generate_series(1, 10000) as n`, 100)[
-    Symbol.asyncIterator
-  ]();
-  const first = await iterator.next();
-  expect(first.value).toHaveLength(100);
-  // Another request's query, while the download is open (PGlite has one connection).
+test("a COPY read in part and abandoned stops, and its connection serves other queries", async () => {
+  const copy = csvCopyFor(database().db);
+  const blocks = copy(sql`select n, repeat('x', 100) as filler from generate_series(1, 100000) as n`, {
+    header: false,
+  })[Symbol.asyncIterator]();
+  const first = await blocks.next();
+  expect(Buffer.from(first.value!).toString("utf8")).toMatch(/^1,x{100}\n2,x{100}\n/);
+  await blocks.return?.();
+  // Nothing still copies (PostgreSQL: the COPY was cancelled; PGlite made the file whole), and queries run.
+  expect(
+    rowsOf(
+      await database().db.execute(sql`select count(*)::int as copying from pg_stat_activity
+    where query like 'copy (select n, repeat%' and state = 'active'`),
+    ),
+  ).toEqual([{ copying: 0 }]);
   expect(rowsOf(await database().db.execute(sql`select 1 as one`))).toEqual([{ one: 1 }]);
-  await iterator.return?.();
-  expect(rowsOf(await database().db.execute(sql`select name from pg_cursors where name <> ''`))).toEqual([]);
+});
+
+test("hostile search text goes into the COPY as a literal, never as SQL", async () => {
+  for (const q of ["x'); drop table member_directory; --", "\\' or 1=1 --", "$1 $$ $2 E'\\x27"]) {
+    const text = await textOf(await exportMembers(services(), request(MemberExportParams.parse({ q }))));
+    expect(recordsOf(text)).toHaveLength(1);
+  }
+  const named = await textOf(
+    await exportMembers(services(), request(MemberExportParams.parse({ q: "member2", header: "0" }))),
+  );
+  expect(recordsOf(named).map((row) => row[1])).toEqual(
+    Array.from({ length: 5 }, (_, index) => `member${20 + index}@example.jp`),
+  );
 });
 
 test(`more than ${MAX_CONCURRENT_EXPORTS} downloads at once: the next is refused until one ends`, async () => {

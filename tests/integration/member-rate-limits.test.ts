@@ -106,7 +106,7 @@ const PROFILE_FORM = {
   givenName: "Hanako",
   birthYear: "1990",
   country: "JP",
-  prefecture: "Tokyo",
+  prefecture: "東京都",
   occupation: "architect",
   organization: "Tanaka Sekkei",
   preferredLanguage: "ja",

@@ -138,7 +138,8 @@ test("an e-mail change goes from the edit action through the mailed link to the 
 
   const pageRequest = get(pathFor("email-update", "en", { token: token! }));
   const page = await emailUpdate.loader(routeArgs(pageRequest, await contextFor(pageRequest, null), { token: token! }));
-  expect(page.state).toBe("confirm");
+  expect(page.data.state).toBe("confirm");
+  expect(page.init?.status).toBe(200);
 
   const confirmRequest = post(pathFor("email-update", "en", { token: token! }), {});
   const confirmed = await emailUpdate.action(
@@ -147,6 +148,26 @@ test("an e-mail change goes from the edit action through the mailed link to the 
   expect(confirmed).toBeInstanceOf(Response);
   expect((confirmed as Response).headers.get("Location")).toBe(pathFor("auth-sign-in", "en"));
   expect((await services.identity.getUser(member.sub)).email).toBe(newEmail);
+});
+
+test("the e-mail change link without its token, or with a spent one, says the link is invalid: 404 and 410", async () => {
+  const missingRequest = get("/en/email-update/");
+  const missing = await emailUpdate.loader(routeArgs(missingRequest, await contextFor(missingRequest, null)));
+  expect(missing.data.state).toBe("incomplete");
+  expect(missing.data.title).toBe("This link is invalid or has expired");
+  expect(missing.init?.status).toBe(404);
+  const postRequest = post("/en/email-update/", {});
+  const posted = await emailUpdate.action(routeArgs(postRequest, await contextFor(postRequest, null)));
+  expect(posted).toMatchObject({ data: { state: "incomplete" }, init: { status: 404 } });
+
+  const unknownPath = `/email-update/${"x".repeat(43)}/`;
+  const unknownRequest = get(unknownPath);
+  const unknown = await emailUpdate.loader(
+    routeArgs(unknownRequest, await contextFor(unknownRequest, null), { token: "x".repeat(43) }),
+  );
+  expect(unknown.data.state).toBe("expired");
+  expect(unknown.data.title).toBe("リンクが無効か、有効期限が切れています");
+  expect(unknown.init?.status).toBe(410);
 });
 
 test("the e-mail change action puts the member's own address on the field with 400", async () => {

@@ -226,6 +226,9 @@ test("concurrent sign-ins from six browsers at a device limit of two: exactly tw
     const html = await screen.text();
     expect(headingIn(html)).toBe(DEVICE_LIMIT_HEADING);
     expect(html).toMatch(/data-testid="device-count"[^>]*>[^<]*2台</);
+    // The held sign-in's own row, marked, beside the two deactivatable devices.
+    expect(html.match(/>現在ログイン中</g)).toHaveLength(1);
+    expect(html.match(/value="deactivate"/g)).toHaveLength(DEVICE_LIMIT);
   }
   for (const { cookie } of active) expect((await get(main, "/my/profile/", cookie)).status).toBe(200);
 });

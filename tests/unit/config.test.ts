@@ -177,3 +177,14 @@ test("the directory reconcile job paces at 5 ListUsers requests a second every 6
   expect(problems.some((problem) => problem.startsWith("DIRECTORY_RECONCILE_REQUESTS_PER_SECOND:"))).toBe(true);
   expect(problems.some((problem) => problem.startsWith("DIRECTORY_RECONCILE_INTERVAL_MINUTES:"))).toBe(true);
 });
+
+test("the footer's copyright holder is COPYRIGHT_HOLDER, trimmed; unset or empty leaves the locales' placeholder", () => {
+  expect(parseConfig({}).copyrightHolder).toBeNull();
+  expect(parseConfig({ COPYRIGHT_HOLDER: "" }).copyrightHolder).toBeNull();
+  expect(parseConfig({ COPYRIGHT_HOLDER: " Shinkenchiku-sha Co., Ltd. " }).copyrightHolder).toBe(
+    "Shinkenchiku-sha Co., Ltd.",
+  );
+  expect(
+    problemsOf({ COPYRIGHT_HOLDER: "x".repeat(201) }).some((problem) => problem.startsWith("COPYRIGHT_HOLDER:")),
+  ).toBe(true);
+});

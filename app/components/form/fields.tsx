@@ -161,23 +161,21 @@ export function SelectField({
 }
 
 /**
- * One checkbox (a consent, an agreement): the label wraps the box; `children` follow the label (e.g. a link to
- * the terms, kept out of the label so a click on it does not tick the box).
+ * One checkbox (a consent, an agreement): the label wraps the box. A link in the label (the terms' name) is followed
+ * when clicked and leaves the box as it was (HTML's label activation skips interactive content).
  */
 export function CheckboxField({
   label,
   errors,
   hint,
   inputProps,
-  children,
-}: Omit<FieldBaseProps, "className"> & { inputProps: InputHTMLAttributes<HTMLInputElement>; children?: ReactNode }) {
+}: Omit<FieldBaseProps, "className"> & { inputProps: InputHTMLAttributes<HTMLInputElement> }) {
   const ids = useFieldIds(inputProps.id, hint, errors);
   return (
     <div className="form-check">
       <label>
         <input {...inputProps} {...ids.controlProps} type="checkbox" /> {label}
       </label>
-      {children ? <> {children}</> : null}
       <Hint ids={ids} hint={hint} />
       <ErrorList id={ids.errorId} errors={errors} />
     </div>

@@ -1,56 +1,119 @@
-import { type DefaultValue, type SubmissionResult, useForm } from "@conform-to/react";
-import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
-import { useEffect } from "react";
+import type { DefaultValue, FormMetadata, SubmissionResult } from "@conform-to/react";
+import type { getZodConstraint } from "@conform-to/zod/v4";
+import { useEffect, useId, useState } from "react";
 import type { z } from "zod";
 
 type FormSchema = z.ZodType<Record<string, unknown>>;
 type FormInput<Schema extends FormSchema> = z.input<Schema> & Record<string, unknown>;
 
+/**
+ * A schema's constraints as HTML attributes (required, lengths, pattern): the loader derives them with
+ * `getZodConstraint(schema)` and sends them with its data, so the browser never downloads Zod.
+ */
+export type FormConstraint = ReturnType<typeof getZodConstraint>;
+
 type SchemaFormOptions<Schema extends FormSchema> = {
   /** Where the form starts (e.g. what is stored); a server reply's values take over after a refusal. */
   defaultValue?: DefaultValue<FormInput<Schema>>;
   /**
-   * false: the server alone validates. For forms with checkboxes: Conform leaves fields absent from the posted
-   * data (unchecked boxes) out of browser-side validation, so their messages would need a round trip anyway;
-   * one path for everyone, JavaScript or not.
-   */
-  validateInBrowser?: boolean;
-  /**
    * The fields the action leaves out of its reply (`hideFields`). Without JavaScript the new page never has
-   * them; with JavaScript the page stays and Conform keeps what was typed, so they are emptied here as well.
+   * them; with JavaScript the page stays and the typed values stay in the inputs, so they are emptied here as well.
    */
   secretFields?: readonly (keyof z.input<Schema> & string)[];
 };
 
 /**
- * The house's Conform setup, for every form: the schema's constraints as HTML attributes (the form works with
- * JavaScript off), the same Zod schema in the browser as in the action, errors shown once a field is left and
- * updated while typing.
+ * The members of Conform's form and field metadata that its prop helpers (getFormProps, getInputProps,
+ * getSelectProps, getTextareaProps) and our field components read. Conform's `useForm` would give all of them,
+ * but its browser runtime (client-side validation, intents, subscriptions) was 8.7 kB of every form page's
+ * JavaScript, and the action alone validates here; so this hook builds just these from the action's reply.
+ */
+type FieldState = {
+  id: string;
+  formId: string;
+  name: string;
+  errorId: string;
+  descriptionId: string;
+  initialValue: unknown;
+  errors: string[] | undefined;
+  valid: boolean;
+  key: undefined;
+} & FormConstraint[string];
+
+/**
+ * The house's form setup, for every form (`useSchemaForm<typeof TheSchema>(loaderData.constraint, …)`): the
+ * schema's constraints as HTML attributes, and the action's Zod verdict (Conform's `submission.reply()`) shown
+ * beside each field. The action alone validates, with JavaScript on or off: the same messages on one path, and no
+ * validation library in the page (Zod alone was a fifth of a form page's JavaScript). With JavaScript the reply
+ * comes back without a page load, typed values kept, and the first refused field gets the focus, as Conform does.
+ * Ids follow Conform's (`${formId}-${name}`, `-error`, `-description`), and the form has `noValidate`, as
+ * Conform's forms do: the server's messages, not the browser's, in the page's language.
  */
 export function useSchemaForm<Schema extends FormSchema>(
-  schema: Schema,
+  constraint: FormConstraint,
   lastResult: SubmissionResult<string[]> | undefined,
-  { defaultValue, validateInBrowser = true, secretFields = [] }: SchemaFormOptions<Schema> = {},
+  { defaultValue, secretFields = [] }: SchemaFormOptions<Schema> = {},
 ) {
-  const [form, fields] = useForm<FormInput<Schema>, z.output<Schema>, string[]>({
-    lastResult,
-    defaultValue,
-    constraint: getZodConstraint(schema),
-    ...(validateInBrowser
-      ? {
-          onValidate: ({ formData }) => parseWithZod(formData, { schema }),
-          shouldValidate: "onBlur",
-          shouldRevalidate: "onInput",
-        }
-      : {}),
+  const formId = useId();
+  // Like Conform, the form starts from the reply it was rendered with (no JavaScript) or from defaultValue; later
+  // replies leave the inputs as typed.
+  const [initial] = useState(() => ({
+    result: lastResult,
+    values: (lastResult?.initialValue ?? defaultValue ?? {}) as Record<string, unknown>,
+  }));
+  const errors = lastResult?.error ?? {};
+
+  const fieldState = (name: string): FieldState => {
+    const id = `${formId}-${name}`;
+    const fieldErrors = errors[name] ?? undefined;
+    return {
+      ...constraint[name],
+      id,
+      formId,
+      name,
+      errorId: `${id}-error`,
+      descriptionId: `${id}-description`,
+      initialValue: initial.values[name],
+      errors: fieldErrors,
+      valid: !fieldErrors,
+      key: undefined,
+    };
+  };
+  const formErrors = errors[""] ?? undefined;
+  const form = {
+    id: formId,
+    errorId: `${formId}-error`,
+    descriptionId: `${formId}-description`,
+    errors: formErrors,
+    valid: !formErrors,
+    noValidate: true,
+  };
+  const fields = new Proxy({} as Record<string, FieldState>, {
+    get: (_, name) => (typeof name === "string" ? fieldState(name) : undefined),
   });
-  const secretIds = secretFields.map((name) => fields[name].id).join(" ");
+
+  const secretIds = secretFields.map((name) => `${formId}-${name}`).join(" ");
   useEffect(() => {
-    if (lastResult?.status !== "error" || !secretIds) return;
-    for (const id of secretIds.split(" ")) {
+    if (lastResult?.status !== "error") return;
+    for (const id of secretIds.split(" ").filter(Boolean)) {
       const input = document.getElementById(id);
       if (input instanceof HTMLInputElement) input.value = "";
     }
-  }, [lastResult, secretIds]);
-  return [form, fields] as const;
+    // A reply that arrived without a page load: take the reader to the first field it refused.
+    if (lastResult === initial.result) return;
+    const formElement = document.getElementById(formId);
+    if (!(formElement instanceof HTMLFormElement)) return;
+    for (const element of formElement.elements) {
+      const name = element.getAttribute("name");
+      if (name && lastResult.error?.[name] && element instanceof HTMLElement) {
+        element.focus();
+        break;
+      }
+    }
+  }, [lastResult, secretIds, formId, initial.result]);
+
+  // Typed as Conform's own metadata, so the call sites keep using Conform's prop helpers, which read only the
+  // members above (FieldState).
+  type Form = FormMetadata<FormInput<Schema>, string[]>;
+  return [form as unknown as Form, fields as unknown as ReturnType<Form["getFieldset"]>] as const;
 }

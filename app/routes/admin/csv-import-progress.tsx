@@ -1,5 +1,5 @@
 import { type SubmissionResult, getFormProps } from "@conform-to/react";
-import { parseWithZod } from "@conform-to/zod/v4";
+import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
 import { useEffect } from "react";
 import { Form, data, useNavigation, useRevalidator } from "react-router";
 import { z } from "zod";
@@ -7,7 +7,7 @@ import { AppLink } from "~/components/app-link";
 import { Button, buttonClassName } from "~/components/button";
 import { ImportProgress } from "~/components/admin/import-progress";
 import { FormAlert } from "~/components/form/fields";
-import { useSchemaForm } from "~/components/form/use-schema-form";
+import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
 import { cancelImportJob, getImportJobProgress } from "~/domain/csv-import-job.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
@@ -68,6 +68,7 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
     active: isActive(job.state),
     confirm: ConfirmSchema.parse(new URL(request.url).searchParams.get("confirm") ?? undefined) ?? null,
     translations: loadTranslations(context, ["admin", "adminImport", "csvImport", "forms"]),
+    constraint: getZodConstraint(CancelImportSchema),
   };
 }
 
@@ -122,7 +123,7 @@ export default function CsvImportJobPage({ loaderData, actionData }: Route.Compo
       ) : null}
       {active ? (
         loaderData.confirm ? (
-          <CancelPanel jobPath={jobPath} lastResult={actionData?.result} />
+          <CancelPanel jobPath={jobPath} constraint={loaderData.constraint} lastResult={actionData?.result} />
         ) : (
           <p>
             {/* A link, not a post: asking to confirm changes nothing, and works without JavaScript. */}
@@ -176,10 +177,20 @@ function ImportSummary({ job }: { job: Job }) {
   );
 }
 
-function CancelPanel({ jobPath, lastResult }: { jobPath: string; lastResult: SubmissionResult<string[]> | undefined }) {
+function CancelPanel({
+  jobPath,
+  constraint,
+  lastResult,
+}: {
+  jobPath: string;
+  constraint: FormConstraint;
+  lastResult: SubmissionResult<string[]> | undefined;
+}) {
   const { t } = useTranslation("adminImport");
   const navigation = useNavigation();
-  const [form] = useSchemaForm(CancelImportSchema, lastResult, { defaultValue: { intent: "cancel" } });
+  const [form] = useSchemaForm<typeof CancelImportSchema>(constraint, lastResult, {
+    defaultValue: { intent: "cancel" },
+  });
   return (
     <Form method="post" action={jobPath} {...getFormProps(form)} className="admin-confirm" data-testid="confirm-panel">
       <FormAlert form={form} />

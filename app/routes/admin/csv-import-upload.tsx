@@ -1,5 +1,5 @@
 import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
-import { parseWithZod } from "@conform-to/zod/v4";
+import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
 import { Form, data, redirect, useNavigation } from "react-router";
 import { z } from "zod";
 import { AppLink } from "~/components/app-link";
@@ -8,7 +8,7 @@ import { CsvColumnsTable } from "~/components/admin/csv-columns-table";
 import { ImportErrorTable, type ImportLimits } from "~/components/admin/import-error-table";
 import { ImportJobTable } from "~/components/admin/import-job-table";
 import { FormAlert, InputField } from "~/components/form/fields";
-import { useSchemaForm } from "~/components/form/use-schema-form";
+import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
 import { CSV_IMPORT_MAX_FILE_BYTES, CSV_IMPORT_MAX_ROWS } from "~/domain/csv-import-file.server";
 import {
   type ImportDryRunReport,
@@ -72,6 +72,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   ]);
   return {
     title: t("meta.upload"),
+    constraints: { file: getZodConstraint(ImportFileSchema), validated: getZodConstraint(ValidatedJobSchema) },
     columns: describeImportColumns(t, locale),
     maxSize: formatMegabytes(CSV_IMPORT_MAX_FILE_BYTES, locale),
     maxRows: CSV_IMPORT_MAX_ROWS.toLocaleString(locale),
@@ -181,10 +182,14 @@ export default function CsvImportPage({ loaderData, actionData }: Route.Componen
       {loaderData.ready ? (
         <ReadyPanel
           job={loaderData.ready}
+          constraint={loaderData.constraints.validated}
           lastResult={actionData?.form === "validated" ? actionData.result : undefined}
         />
       ) : (
-        <UploadForm lastResult={actionData?.form === "file" ? actionData.result : undefined} />
+        <UploadForm
+          constraint={loaderData.constraints.file}
+          lastResult={actionData?.form === "file" ? actionData.result : undefined}
+        />
       )}
       <section className="admin-section" aria-labelledby="csv-format-title">
         <h3 id="csv-format-title">{t("upload.formatTitle")}</h3>
@@ -210,10 +215,16 @@ export default function CsvImportPage({ loaderData, actionData }: Route.Componen
   );
 }
 
-function UploadForm({ lastResult }: { lastResult: SubmissionResult<string[]> | undefined }) {
+function UploadForm({
+  constraint,
+  lastResult,
+}: {
+  constraint: FormConstraint;
+  lastResult: SubmissionResult<string[]> | undefined;
+}) {
   const { t } = useTranslation("adminImport");
   const navigation = useNavigation();
-  const [form, fields] = useSchemaForm(ImportFileSchema, lastResult);
+  const [form, fields] = useSchemaForm<typeof ImportFileSchema>(constraint, lastResult);
   return (
     <section className="admin-section" aria-labelledby="csv-upload-title">
       <h3 id="csv-upload-title">{t("upload.formTitle")}</h3>
@@ -258,10 +269,18 @@ function ImportReport({ report, limits }: { report: ImportDryRunReport; limits: 
 type ReadyJob = NonNullable<Route.ComponentProps["loaderData"]["ready"]>;
 
 /** A clean file waits as a validated job: start it, or discard it and upload another. */
-function ReadyPanel({ job, lastResult }: { job: ReadyJob; lastResult: SubmissionResult<string[]> | undefined }) {
+function ReadyPanel({
+  job,
+  constraint,
+  lastResult,
+}: {
+  job: ReadyJob;
+  constraint: FormConstraint;
+  lastResult: SubmissionResult<string[]> | undefined;
+}) {
   const { t } = useTranslation("adminImport");
   const navigation = useNavigation();
-  const [form] = useSchemaForm(ValidatedJobSchema, lastResult, { defaultValue: { jobId: job.id } });
+  const [form] = useSchemaForm<typeof ValidatedJobSchema>(constraint, lastResult, { defaultValue: { jobId: job.id } });
   return (
     <section className="admin-section admin-confirm" aria-labelledby="csv-ready-title" data-testid="import-ready">
       <h3 id="csv-ready-title">{t("report.readyTitle")}</h3>

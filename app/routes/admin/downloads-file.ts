@@ -2,7 +2,7 @@ import { data, redirect } from "react-router";
 import { type ExportKind, isExportKind, parseExportQuery } from "~/domain/export-params.server";
 import { exportEmailAddresses, exportMembers, exportWithdrawalReasons } from "~/domain/member-export.server";
 import { DomainError } from "~/domain/domain-error.server";
-import type { WithdrawalReason } from "~/domain/withdrawal-schema";
+import type { WithdrawalReason } from "~/domain/form-choices";
 import { localeFromPathname } from "~/i18n/locales";
 import { getInstance } from "~/middleware/i18n.server";
 import { requireAdmin } from "~/middleware/require-member.server";

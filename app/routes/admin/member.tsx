@@ -1,5 +1,5 @@
 import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
-import { parseWithZod } from "@conform-to/zod/v4";
+import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
 import { Form, data, useNavigation } from "react-router";
 import { z } from "zod";
 import { AppLink } from "~/components/app-link";
@@ -7,7 +7,7 @@ import { Button } from "~/components/button";
 import { AuditEventTable } from "~/components/admin/audit-event-table";
 import { MemberDetailSections } from "~/components/admin/member-detail-sections";
 import { FormAlert, InputField } from "~/components/form/fields";
-import { useSchemaForm } from "~/components/form/use-schema-form";
+import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
 import { EmailSchema } from "~/domain/auth-schemas";
 import { toDomainError } from "~/domain/domain-error.server";
 import { findMemberDetail } from "~/domain/member-detail.server";
@@ -66,6 +66,10 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
     auditEvents: audit.events,
     confirm: ConfirmSchema.parse(new URL(request.url).searchParams.get("confirm") ?? undefined) ?? null,
     translations: loadTranslations(context, ["admin", "forms", "signUp", "withdrawal"]),
+    constraints: {
+      staffAction: getZodConstraint(StaffActionSchema),
+      emailChange: getZodConstraint(StaffEmailChangeSchema),
+    },
   };
 }
 
@@ -172,6 +176,7 @@ export default function AdminUserPage({ loaderData, actionData }: Route.Componen
         enabled={detail.directory?.enabled ?? true}
         currentEmail={detail.directory?.email ?? ""}
         confirm={loaderData.confirm}
+        constraints={loaderData.constraints}
         actionData={actionData}
       />
       <MemberDetailSections detail={detail} />
@@ -200,12 +205,14 @@ function StaffActions({
   enabled,
   currentEmail,
   confirm,
+  constraints,
   actionData,
 }: {
   sub: string;
   enabled: boolean;
   currentEmail: string;
   confirm: ConfirmedAction | null;
+  constraints: Record<"staffAction" | "emailChange", FormConstraint>;
   actionData: ActionData;
 }) {
   const { t, i18n } = useTranslation("admin");
@@ -218,6 +225,7 @@ function StaffActions({
         <ConfirmPanel
           action={confirm}
           detailPath={detailPath}
+          constraint={constraints.staffAction}
           lastResult={actionData?.form === "staffAction" ? actionData.result : undefined}
         />
       ) : (
@@ -235,6 +243,7 @@ function StaffActions({
       <EmailChangePanel
         currentEmail={currentEmail}
         detailPath={detailPath}
+        constraint={constraints.emailChange}
         lastResult={actionData?.form === "emailChange" ? actionData.result : undefined}
         review={actionData && "review" in actionData ? actionData.review : null}
       />
@@ -250,15 +259,17 @@ function actionKey(action: ConfirmedAction) {
 function ConfirmPanel({
   action,
   detailPath,
+  constraint,
   lastResult,
 }: {
   action: ConfirmedAction;
   detailPath: string;
+  constraint: FormConstraint;
   lastResult: SubmissionResult<string[]> | undefined;
 }) {
   const { t } = useTranslation("admin");
   const navigation = useNavigation();
-  const [form] = useSchemaForm(StaffActionSchema, lastResult, { defaultValue: { intent: action } });
+  const [form] = useSchemaForm<typeof StaffActionSchema>(constraint, lastResult, { defaultValue: { intent: action } });
   return (
     <Form
       method="post"
@@ -283,17 +294,19 @@ function ConfirmPanel({
 function EmailChangePanel({
   currentEmail,
   detailPath,
+  constraint,
   lastResult,
   review,
 }: {
   currentEmail: string;
   detailPath: string;
+  constraint: FormConstraint;
   lastResult: SubmissionResult<string[]> | undefined;
   review: string | null;
 }) {
   const { t } = useTranslation("admin");
   const navigation = useNavigation();
-  const [form, fields] = useSchemaForm(StaffEmailChangeSchema, lastResult);
+  const [form, fields] = useSchemaForm<typeof StaffEmailChangeSchema>(constraint, lastResult);
   if (review) {
     return (
       <Form method="post" action={detailPath} className="admin-confirm" data-testid="email-change-review">

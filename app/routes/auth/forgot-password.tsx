@@ -1,13 +1,13 @@
 import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
-import { parseWithZod } from "@conform-to/zod/v4";
+import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
 import { Form, data, redirect, useNavigation } from "react-router";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
 import { FormAlert, InputField } from "~/components/form/fields";
-import { useSchemaForm } from "~/components/form/use-schema-form";
+import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
 import { ConfirmPasswordResetSchema, RequestPasswordResetSchema } from "~/domain/auth-schemas";
 import { confirmPasswordReset, requestPasswordReset } from "~/domain/password-reset.server";
-import { domainErrorOf, messageKeyOf, replyWithDomainError } from "~/errors/error-responses.server";
+import { domainErrorOf, messageKeyOf, replyWithDomainError, formErrorToasts } from "~/errors/error-responses.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
@@ -21,18 +21,30 @@ import { clearPasswordReset, readPasswordReset, serializePasswordReset } from ".
 /** The step comes from the reset cookie alone, so a refresh or JavaScript being off never loses the member's place. */
 export async function loader({ request, context }: Route.LoaderArgs) {
   const i18n = getInstance(context);
-  const translations = loadTranslations(context, ["passwordReset", "forms", "toasts"]);
+  // Each step's own texts only: whatever the loader sends is weighed with the page's JavaScript.
+  const translationsFor = (step: "request" | "confirm") =>
+    loadTranslations(context, [
+      { namespace: "passwordReset", keys: [step, "backToSignIn"] },
+      "forms",
+      formErrorToasts(),
+    ]);
   const pending = await readPasswordReset(servicesOf(context).config, request);
   if (pending) {
     return {
       view: "confirm" as const,
       title: i18n.t("passwordReset:confirm.title"),
-      translations,
+      translations: translationsFor("confirm"),
       email: pending.email,
       resent: pending.sends > 1,
+      constraint: getZodConstraint(ConfirmPasswordResetSchema),
     };
   }
-  return { view: "request" as const, title: i18n.t("passwordReset:request.title"), translations };
+  return {
+    view: "request" as const,
+    title: i18n.t("passwordReset:request.title"),
+    translations: translationsFor("request"),
+    constraint: getZodConstraint(RequestPasswordResetSchema),
+  };
 }
 
 export async function action({ request, context }: Route.ActionArgs) {
@@ -119,17 +131,29 @@ export default function ForgotPasswordPage({ loaderData, actionData }: Route.Com
       <ConfirmStep
         email={loaderData.email}
         resent={loaderData.resent}
+        constraint={loaderData.constraint}
         lastResult={actionData?.form === "confirm" ? actionData.result : undefined}
       />
     );
   }
-  return <RequestStep lastResult={actionData?.form === "request" ? actionData.result : undefined} />;
+  return (
+    <RequestStep
+      constraint={loaderData.constraint}
+      lastResult={actionData?.form === "request" ? actionData.result : undefined}
+    />
+  );
 }
 
-function RequestStep({ lastResult }: { lastResult: SubmissionResult<string[]> | undefined }) {
+function RequestStep({
+  constraint,
+  lastResult,
+}: {
+  constraint: FormConstraint;
+  lastResult: SubmissionResult<string[]> | undefined;
+}) {
   const { t } = useTranslation("passwordReset");
   const navigation = useNavigation();
-  const [form, fields] = useSchemaForm(RequestPasswordResetSchema, lastResult);
+  const [form, fields] = useSchemaForm<typeof RequestPasswordResetSchema>(constraint, lastResult);
   return (
     <section className="content auth-page">
       <h1>{t("request.title")}</h1>
@@ -139,7 +163,12 @@ function RequestStep({ lastResult }: { lastResult: SubmissionResult<string[]> | 
         <InputField
           label={t("request.email")}
           errors={fields.email.errors}
-          inputProps={{ ...getInputProps(fields.email, { type: "email" }), autoComplete: "username" }}
+          inputProps={{
+            ...getInputProps(fields.email, { type: "email" }),
+            autoComplete: "username",
+            inputMode: "email",
+            enterKeyHint: "send",
+          }}
         />
         <Button name="intent" value="request" pending={navigation.state === "submitting"} block>
           {t("request.submit")}
@@ -153,15 +182,19 @@ function RequestStep({ lastResult }: { lastResult: SubmissionResult<string[]> | 
 function ConfirmStep({
   email,
   resent,
+  constraint,
   lastResult,
 }: {
   email: string;
   resent: boolean;
+  constraint: FormConstraint;
   lastResult: SubmissionResult<string[]> | undefined;
 }) {
   const { t } = useTranslation("passwordReset");
   const navigation = useNavigation();
-  const [form, fields] = useSchemaForm(ConfirmPasswordResetSchema, lastResult, { secretFields: ["password"] });
+  const [form, fields] = useSchemaForm<typeof ConfirmPasswordResetSchema>(constraint, lastResult, {
+    secretFields: ["password"],
+  });
   const submitting = navigation.state === "submitting" && navigation.formData?.get("intent") === "confirm";
   return (
     <section className="content auth-page">
@@ -180,6 +213,8 @@ function ConfirmStep({
             value: email,
             readOnly: true,
             autoComplete: "username",
+            inputMode: "email",
+            enterKeyHint: "next",
           }}
         />
         <InputField
@@ -189,13 +224,19 @@ function ConfirmStep({
             ...getInputProps(fields.code, { type: "text" }),
             inputMode: "numeric",
             autoComplete: "one-time-code",
+            enterKeyHint: "next",
           }}
         />
         <InputField
           label={t("confirm.password")}
           hint={t("confirm.passwordHint")}
           errors={fields.password.errors}
-          inputProps={{ ...getInputProps(fields.password, { type: "password" }), autoComplete: "new-password" }}
+          inputProps={{
+            ...getInputProps(fields.password, { type: "password" }),
+            autoComplete: "new-password",
+            inputMode: "text",
+            enterKeyHint: "done",
+          }}
         />
         <Button name="intent" value="confirm" pending={submitting} block>
           {t("confirm.submit")}

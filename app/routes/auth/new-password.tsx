@@ -1,13 +1,13 @@
 import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
-import { parseWithZod } from "@conform-to/zod/v4";
+import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
 import { Form, data, redirect, useNavigation } from "react-router";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
 import { FormAlert, InputField } from "~/components/form/fields";
-import { useSchemaForm } from "~/components/form/use-schema-form";
+import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
 import { newPasswordChallengeCookie } from "~/cookies/app-cookies.server";
 import { FirstPasswordSchema } from "~/domain/auth-schemas";
-import { domainErrorOf, replyWithDomainError } from "~/errors/error-responses.server";
+import { domainErrorOf, replyWithDomainError, formErrorToasts } from "~/errors/error-responses.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { checkAttemptLimit } from "~/middleware/attempt-limit.server";
@@ -27,8 +27,9 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   if (!challenge) throw redirect(`${pathFor("auth-sign-in", getLocale(context))}${new URL(request.url).search}`);
   return {
     title: getInstance(context).t("auth:newPassword.title"),
-    translations: loadTranslations(context, ["auth", "forms", "toasts"]),
+    translations: loadTranslations(context, [{ namespace: "auth", keys: ["newPassword"] }, "forms", formErrorToasts()]),
     email: challenge.email,
+    constraint: getZodConstraint(FirstPasswordSchema),
   };
 }
 
@@ -74,13 +75,25 @@ export async function action({ request, context }: Route.ActionArgs) {
 }
 
 export default function NewPasswordPage({ loaderData, actionData }: Route.ComponentProps) {
-  return <NewPasswordForm email={loaderData.email} lastResult={actionData?.result} />;
+  return (
+    <NewPasswordForm email={loaderData.email} constraint={loaderData.constraint} lastResult={actionData?.result} />
+  );
 }
 
-function NewPasswordForm({ email, lastResult }: { email: string; lastResult: SubmissionResult<string[]> | undefined }) {
+function NewPasswordForm({
+  email,
+  constraint,
+  lastResult,
+}: {
+  email: string;
+  constraint: FormConstraint;
+  lastResult: SubmissionResult<string[]> | undefined;
+}) {
   const { t, i18n } = useTranslation("auth");
   const navigation = useNavigation();
-  const [form, fields] = useSchemaForm(FirstPasswordSchema, lastResult, { secretFields: ["password"] });
+  const [form, fields] = useSchemaForm<typeof FirstPasswordSchema>(constraint, lastResult, {
+    secretFields: ["password"],
+  });
   return (
     <section className="content auth-page">
       <h1>{t("newPassword.title")}</h1>
@@ -96,13 +109,20 @@ function NewPasswordForm({ email, lastResult }: { email: string; lastResult: Sub
             value: email,
             readOnly: true,
             autoComplete: "username",
+            inputMode: "email",
+            enterKeyHint: "next",
           }}
         />
         <InputField
           label={t("newPassword.password")}
           hint={t("newPassword.passwordHint")}
           errors={fields.password.errors}
-          inputProps={{ ...getInputProps(fields.password, { type: "password" }), autoComplete: "new-password" }}
+          inputProps={{
+            ...getInputProps(fields.password, { type: "password" }),
+            autoComplete: "new-password",
+            inputMode: "text",
+            enterKeyHint: "done",
+          }}
         />
         <Button name="intent" value="choose-password" pending={navigation.state === "submitting"} block>
           {t("newPassword.submit")}

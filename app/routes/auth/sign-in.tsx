@@ -1,11 +1,11 @@
 import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
-import { parseWithZod } from "@conform-to/zod/v4";
+import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
 import { Form, data, redirect, useNavigation } from "react-router";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
 import { DeactivateDeviceForm, type DeviceRow, DeviceTable } from "~/components/device-table";
 import { FormAlert, InputField } from "~/components/form/fields";
-import { useSchemaForm } from "~/components/form/use-schema-form";
+import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
 import { pendingSignInCookie } from "~/cookies/app-cookies.server";
 import { SignInSchema } from "~/domain/auth-schemas";
 import {
@@ -15,7 +15,7 @@ import {
 } from "~/domain/device-admission.server";
 import { displayName } from "~/domain/display-name.server";
 import { DomainError } from "~/domain/domain-error.server";
-import { domainErrorOf, messageKeyOf, replyWithDomainError } from "~/errors/error-responses.server";
+import { domainErrorOf, messageKeyOf, replyWithDomainError, formErrorToasts } from "~/errors/error-responses.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
@@ -31,7 +31,11 @@ import { activeSessionCookies, redirectAfterSignIn, returnTargetFrom, signInWith
 export async function loader({ request, context }: Route.LoaderArgs) {
   const services = servicesOf(context);
   const locale = getLocale(context);
-  const translations = loadTranslations(context, ["auth", "forms", "toasts"]);
+  const translations = loadTranslations(context, [
+    { namespace: "auth", keys: ["signIn", "alreadySignedIn", "deviceLimit"] },
+    "forms",
+    formErrorToasts(),
+  ]);
   const title = getInstance(context).t("auth:signIn.title");
   const member = getMember(context);
   if (member) {
@@ -45,17 +49,22 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     };
   }
   const pending = await pendingSignInCookie.read(services.config, request);
-  const devices = pending ? await listDevicesForPendingSession(services, pending) : null;
-  if (devices) {
+  const listed = pending ? await listDevicesForPendingSession(services, pending) : null;
+  if (listed) {
     return {
       view: "deviceLimit" as const,
       title,
       translations,
       deviceLimit: services.config.deviceLimit,
-      devices: devices.map((device) => ({ ...device, lastLoginAt: device.lastLoginAt.toISOString() })),
+      // This browser first, marked; the count is of the devices it competes with.
+      devices: [listed.signingIn, ...listed.devices].map((device) => ({
+        ...device,
+        lastLoginAt: device.lastLoginAt.toISOString(),
+      })),
+      signedInCount: listed.devices.length,
     };
   }
-  return { view: "form" as const, title, translations };
+  return { view: "form" as const, title, translations, constraint: getZodConstraint(SignInSchema) };
 }
 
 export async function action({ request, context }: Route.ActionArgs) {
@@ -135,13 +144,19 @@ function toHeaders(setCookies: string[]): Headers {
 export default function SignInPage({ loaderData, actionData }: Route.ComponentProps) {
   if (loaderData.view === "alreadySignedIn") return <AlreadySignedIn {...loaderData} />;
   if (loaderData.view === "deviceLimit") return <DeviceLimit {...loaderData} />;
-  return <SignInForm lastResult={actionData?.result} />;
+  return <SignInForm constraint={loaderData.constraint} lastResult={actionData?.result} />;
 }
 
-function SignInForm({ lastResult }: { lastResult: SubmissionResult<string[]> | undefined }) {
+function SignInForm({
+  constraint,
+  lastResult,
+}: {
+  constraint: FormConstraint;
+  lastResult: SubmissionResult<string[]> | undefined;
+}) {
   const { t, i18n } = useTranslation("auth");
   const navigation = useNavigation();
-  const [form, fields] = useSchemaForm(SignInSchema, lastResult, { secretFields: ["password"] });
+  const [form, fields] = useSchemaForm<typeof SignInSchema>(constraint, lastResult, { secretFields: ["password"] });
   return (
     <section className="content auth-page">
       <h1>{t("signIn.title")}</h1>
@@ -151,12 +166,22 @@ function SignInForm({ lastResult }: { lastResult: SubmissionResult<string[]> | u
         <InputField
           label={t("signIn.email")}
           errors={fields.email.errors}
-          inputProps={{ ...getInputProps(fields.email, { type: "email" }), autoComplete: "username" }}
+          inputProps={{
+            ...getInputProps(fields.email, { type: "email" }),
+            autoComplete: "username",
+            inputMode: "email",
+            enterKeyHint: "next",
+          }}
         />
         <InputField
           label={t("signIn.password")}
           errors={fields.password.errors}
-          inputProps={{ ...getInputProps(fields.password, { type: "password" }), autoComplete: "current-password" }}
+          inputProps={{
+            ...getInputProps(fields.password, { type: "password" }),
+            autoComplete: "current-password",
+            inputMode: "text",
+            enterKeyHint: "go",
+          }}
         />
         <Button name="intent" value="sign-in" pending={navigation.state === "submitting"} block>
           {t("signIn.submit")}
@@ -164,6 +189,9 @@ function SignInForm({ lastResult }: { lastResult: SubmissionResult<string[]> | u
       </Form>
       <p>
         <AppLink to={pathFor("auth-forgot-password", i18n.language)}>{t("signIn.forgotPassword")}</AppLink>
+      </p>
+      <p>
+        {t("signIn.noAccount")} <AppLink to={pathFor("auth-sign-up", i18n.language)}>{t("signIn.signUp")}</AppLink>
       </p>
     </section>
   );
@@ -190,14 +218,26 @@ function AlreadySignedIn({ name, email, continueTo }: { name: string; email: str
   );
 }
 
-function DeviceLimit({ deviceLimit, devices }: { deviceLimit: number; devices: DeviceRow[] }) {
+function DeviceLimit({
+  deviceLimit,
+  devices,
+  signedInCount,
+}: {
+  deviceLimit: number;
+  devices: DeviceRow[];
+  signedInCount: number;
+}) {
   const { t } = useTranslation("auth");
   return (
     <section className="content auth-page device-limit">
       <h1>{t("deviceLimit.title")}</h1>
       <p>{t("deviceLimit.lead", { deviceLimit })}</p>
-      <p data-testid="device-count">{t("deviceLimit.count", { count: devices.length })}</p>
-      <DeviceTable devices={devices} action={(device) => <DeactivateDeviceForm device={device} />} />
+      <p data-testid="device-count">{t("deviceLimit.count", { count: signedInCount })}</p>
+      {/* Not this browser's own row: "Back" is how it gives up its sign-in. */}
+      <DeviceTable
+        devices={devices}
+        action={(device) => (device.current ? null : <DeactivateDeviceForm device={device} />)}
+      />
       <Form method="post" className="actions">
         <Button name="intent" value="continue">
           {t("deviceLimit.continue")}

@@ -1,26 +1,26 @@
 import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
-import { parseWithZod } from "@conform-to/zod/v4";
-import { Form, data, redirect, useNavigation } from "react-router";
+import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
+import { Form, type RouterContextProvider, data, redirect, useNavigation } from "react-router";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
 import { CheckboxField, CheckboxGroupField, FormAlert, InputField, RadioGroupField } from "~/components/form/fields";
-import { useSchemaForm } from "~/components/form/use-schema-form";
+import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
 import { ProfileFields } from "~/components/profile-fields";
 import { useRootData } from "~/components/use-root-data";
 import {
-  AccountInfoSchema,
+  AccountInfoFormSchema,
   ConfirmationCodeSchema,
-  Q1_OPTIONS,
-  Q2_OPTIONS,
-  Q3_OPTIONS,
   SignUpSchema,
+  withStoredPrefecture,
 } from "~/domain/auth-schemas";
+import { Q1_OPTIONS, Q2_OPTIONS, Q3_OPTIONS } from "~/domain/form-choices";
 import { confirmSignUp, resendSignUpCode, saveAccountInfo, startSignUp } from "~/domain/sign-up.server";
-import { replyWithDomainError } from "~/errors/error-responses.server";
+import { replyWithDomainError, formErrorToasts } from "~/errors/error-responses.server";
 import { countryChoices } from "~/i18n/country-names";
-import { loadTranslations } from "~/i18n/translations.server";
+import { type TranslationRequest, loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
+import type { Locale } from "~/i18n/locales";
 import { getMember } from "~/middleware/member-session.server";
 import { pathFor } from "~/routing/route-table";
 import { referrerServiceOf } from "~/routing/service-cookie.server";
@@ -28,7 +28,43 @@ import { servicesOf } from "~/services.server";
 import { getToastUtils } from "~/toast.server";
 import type { Route } from "./+types/sign-up";
 import { checkAttemptLimit } from "~/middleware/attempt-limit.server";
-import { clearSignUpFlow, readSignUpFlow, saveSignUpFlow } from "./sign-up.server";
+import { type SignUpFlow, clearSignUpFlow, readSignUpFlow, saveSignUpFlow } from "./sign-up.server";
+
+/**
+ * What the flow's current step shows, and only that: each step's texts, form constraints and (for the profile)
+ * country list, since everything a loader sends is weighed with the page's JavaScript (README: page weight).
+ */
+function stepData(context: Readonly<RouterContextProvider>, locale: Locale, flow: SignUpFlow | null) {
+  const texts = (keys: string[], more: TranslationRequest[] = []) =>
+    loadTranslations(context, [{ namespace: "signUp", keys: ["title", "steps", ...keys] }, ...more]);
+  const formTexts: TranslationRequest[] = ["forms", formErrorToasts()];
+  switch (flow?.step ?? "credentials") {
+    case "credentials":
+      return {
+        step: "credentials" as const,
+        translations: texts(["credentials"], formTexts),
+        constraint: getZodConstraint(SignUpSchema),
+      };
+    case "code":
+      return {
+        step: "code" as const,
+        email: flow?.email ?? "",
+        translations: texts(["code"], formTexts),
+        constraint: getZodConstraint(ConfirmationCodeSchema),
+      };
+    case "account": {
+      const t = getInstance(context).getFixedT(locale, "signUp");
+      return {
+        step: "account" as const,
+        translations: texts(["account", "options"], ["prefectures", ...formTexts]),
+        countries: countryChoices(locale, t("options.otherCountry")),
+        constraint: getZodConstraint(AccountInfoFormSchema),
+      };
+    }
+    case "done":
+      return { step: "done" as const, translations: texts(["done"]) };
+  }
+}
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   const locale = getLocale(context);
@@ -36,18 +72,11 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   if (getMember(context)) throw redirect(pathFor("auth-sign-in", locale));
   const flow = await readSignUpFlow(servicesOf(context).config, request);
   const t = getInstance(context).getFixedT(locale, "signUp");
+  const view = stepData(context, locale, flow);
   return data(
-    {
-      title: t("title"),
-      translations: loadTranslations(context, ["signUp", "forms", "toasts"]),
-      step: flow?.step ?? ("credentials" as const),
-      email: flow?.email ?? null,
-      countries: countryChoices(locale, t("options.otherCountry")),
-    },
+    { title: t("title"), ...view },
     // The completed screen is shown once; the flow's cookie goes with it.
-    flow?.step === "done"
-      ? { headers: { "Set-Cookie": await clearSignUpFlow(servicesOf(context).config) } }
-      : undefined,
+    view.step === "done" ? { headers: { "Set-Cookie": await clearSignUpFlow(servicesOf(context).config) } } : undefined,
   );
 }
 
@@ -104,13 +133,17 @@ export async function action({ request, context }: Route.ActionArgs) {
   }
 
   if (intent === "account" && flow?.step === "account") {
-    const submission = parseWithZod(formData, { schema: AccountInfoSchema });
+    const submission = parseWithZod(formData, { schema: AccountInfoFormSchema });
     if (submission.status !== "success")
       return data<ActionResult>({ intent, result: submission.reply() }, { status: 400 });
     try {
       await saveAccountInfo(
         { db, identity },
-        { sub: flow.sub, info: submission.value, referrerService: await referrerServiceOf(request, config) },
+        {
+          sub: flow.sub,
+          info: withStoredPrefecture(submission.value),
+          referrerService: await referrerServiceOf(request, config),
+        },
       );
     } catch (error) {
       return replyWithDomainError(submission, error, { extra: { intent } });
@@ -148,11 +181,14 @@ export default function SignUpPage({ loaderData, actionData }: Route.ComponentPr
       <h1>{loaderData.step === "done" ? t("done.title") : t("title")}</h1>
       <SignUpSteps current={loaderData.step} />
       {loaderData.step === "credentials" ? (
-        <CredentialsForm lastResult={actionData?.intent === "credentials" ? actionData.result : undefined} />
+        <CredentialsForm
+          constraint={loaderData.constraint}
+          lastResult={actionData?.intent === "credentials" ? actionData.result : undefined}
+        />
       ) : loaderData.step === "code" ? (
-        <CodeForm email={loaderData.email ?? ""} lastResult={lastResult} />
+        <CodeForm email={loaderData.email} constraint={loaderData.constraint} lastResult={lastResult} />
       ) : loaderData.step === "account" ? (
-        <AccountForm countries={loaderData.countries} lastResult={lastResult} />
+        <AccountForm countries={loaderData.countries} constraint={loaderData.constraint} lastResult={lastResult} />
       ) : (
         <Completed />
       )}
@@ -175,34 +211,34 @@ function SignUpSteps({ current }: { current: (typeof STEPS)[number] }) {
   );
 }
 
-function CredentialsForm({ lastResult }: { lastResult: SubmissionResult<string[]> | undefined }) {
+function CredentialsForm({
+  constraint,
+  lastResult,
+}: {
+  constraint: FormConstraint;
+  lastResult: SubmissionResult<string[]> | undefined;
+}) {
   const { t } = useTranslation("signUp");
   const { locale, links } = useRootData();
   const navigation = useNavigation();
-  const [form, fields] = useSchemaForm(SignUpSchema, lastResult, {
-    validateInBrowser: false,
+  const [form, fields] = useSchemaForm<typeof SignUpSchema>(constraint, lastResult, {
     secretFields: ["password"],
   });
   const agreements = [
     {
       field: fields.agreeIdTerms,
-      label: t("credentials.agreeIdTerms"),
       href: pathFor("docs-terms-of-use-shinkenchiku-id", locale),
-      link: t("credentials.idTermsLink"),
+      document: t("credentials.idTermsLink"),
     },
-    {
-      field: fields.agreeDataTerms,
-      label: t("credentials.agreeDataTerms"),
-      href: links.dataTerms,
-      link: t("credentials.dataTermsLink"),
-    },
+    { field: fields.agreeDataTerms, href: links.dataTerms, document: t("credentials.dataTermsLink") },
     {
       field: fields.agreePrivacy,
-      label: t("credentials.agreePrivacy"),
       href: pathFor("docs-privacy-policy", locale),
-      link: t("credentials.privacyLink"),
+      document: t("credentials.privacyLink"),
     },
   ];
+  // The sentence around a document's name, which each language puts in its own place.
+  const [agreeBefore, agreeAfter] = t("credentials.agreeTo").split("{{document}}");
   return (
     <>
       <p>{t("credentials.lead")}</p>
@@ -211,40 +247,67 @@ function CredentialsForm({ lastResult }: { lastResult: SubmissionResult<string[]
         <InputField
           label={t("credentials.email")}
           errors={fields.email.errors}
-          inputProps={{ ...getInputProps(fields.email, { type: "email" }), autoComplete: "email" }}
+          inputProps={{
+            ...getInputProps(fields.email, { type: "email" }),
+            autoComplete: "email",
+            inputMode: "email",
+            enterKeyHint: "next",
+          }}
         />
         <InputField
           label={t("credentials.password")}
           hint={t("credentials.passwordHint")}
           errors={fields.password.errors}
-          inputProps={{ ...getInputProps(fields.password, { type: "password" }), autoComplete: "new-password" }}
+          inputProps={{
+            ...getInputProps(fields.password, { type: "password" }),
+            autoComplete: "new-password",
+            inputMode: "text",
+            enterKeyHint: "send",
+          }}
         />
         <fieldset className="form-fieldset">
           <legend>{t("credentials.agreementsLegend")}</legend>
-          {agreements.map(({ field, label, href, link }) => (
+          {agreements.map(({ field, href, document }) => (
             <CheckboxField
               key={field.name}
-              label={label}
+              // The document's name is the link, once: "I agree to the [privacy policy]".
+              label={
+                <>
+                  {agreeBefore}
+                  <a href={href} target="_blank" rel="noopener">
+                    {document}
+                  </a>
+                  {agreeAfter}
+                </>
+              }
               errors={field.errors}
               inputProps={getInputProps(field, { type: "checkbox" })}
-            >
-              <a href={href} target="_blank" rel="noopener">
-                {link}
-              </a>
-            </CheckboxField>
+            />
           ))}
         </fieldset>
         <Button name="intent" value="credentials" pending={navigation.state === "submitting"} block>
           {t("credentials.submit")}
         </Button>
       </Form>
+      <p>
+        {t("credentials.haveAccount")}{" "}
+        <AppLink to={pathFor("auth-sign-in", locale)}>{t("credentials.signInLink")}</AppLink>
+      </p>
     </>
   );
 }
 
-function CodeForm({ email, lastResult }: { email: string; lastResult: SubmissionResult<string[]> | undefined }) {
+function CodeForm({
+  email,
+  constraint,
+  lastResult,
+}: {
+  email: string;
+  constraint: FormConstraint;
+  lastResult: SubmissionResult<string[]> | undefined;
+}) {
   const { t } = useTranslation("signUp");
-  const [form, fields] = useSchemaForm(ConfirmationCodeSchema, lastResult, { validateInBrowser: false });
+  const [form, fields] = useSchemaForm<typeof ConfirmationCodeSchema>(constraint, lastResult);
   return (
     <>
       <p>{t("code.lead", { email })}</p>
@@ -257,6 +320,7 @@ function CodeForm({ email, lastResult }: { email: string; lastResult: Submission
             ...getInputProps(fields.code, { type: "text" }),
             inputMode: "numeric",
             autoComplete: "one-time-code",
+            enterKeyHint: "done",
           }}
         />
         <Button name="intent" value="code" block>
@@ -277,22 +341,23 @@ function CodeForm({ email, lastResult }: { email: string; lastResult: Submission
 
 function AccountForm({
   countries,
+  constraint,
   lastResult,
 }: {
   countries: { value: string; label: string }[];
+  constraint: FormConstraint;
   lastResult: SubmissionResult<string[]> | undefined;
 }) {
   const { t } = useTranslation("signUp");
-  const [form, fields] = useSchemaForm(AccountInfoSchema, lastResult, {
+  const [form, fields] = useSchemaForm<typeof AccountInfoFormSchema>(constraint, lastResult, {
     // The schema's default: without it no radio would start checked.
     defaultValue: { q1: "none" },
-    validateInBrowser: false,
   });
-  const otherDetail = (field: typeof fields.q2Other) => (
+  const otherDetail = (field: typeof fields.q2Other, enterKeyHint: "next" | "done") => (
     <InputField
       label={t("account.otherDetail")}
       errors={field.errors}
-      inputProps={getInputProps(field, { type: "text" })}
+      inputProps={{ ...getInputProps(field, { type: "text" }), autoComplete: "off", inputMode: "text", enterKeyHint }}
     />
   );
   return (
@@ -300,7 +365,7 @@ function AccountForm({
       <p>{t("account.lead")}</p>
       <Form method="post" {...getFormProps(form)} className="form">
         <FormAlert form={form} />
-        <ProfileFields fields={fields} countries={countries} />
+        <ProfileFields fields={fields} countries={countries} moreFieldsFollow />
         <fieldset className="form-fieldset">
           <legend>{t("account.questionnaire")}</legend>
           <RadioGroupField
@@ -313,13 +378,13 @@ function AccountForm({
             field={fields.q2}
             options={Q2_OPTIONS.map((value) => ({ value, label: t(`options.q2.${value}`) }))}
           />
-          {otherDetail(fields.q2Other)}
+          {otherDetail(fields.q2Other, "next")}
           <CheckboxGroupField
             legend={t("account.q3")}
             field={fields.q3}
             options={Q3_OPTIONS.map((value) => ({ value, label: t(`options.q3.${value}`) }))}
           />
-          {otherDetail(fields.q3Other)}
+          {otherDetail(fields.q3Other, "done")}
         </fieldset>
         <Button name="intent" value="account" block>
           {t("account.submit")}

@@ -31,7 +31,7 @@ export function loadLegalDocument(
   return {
     title: source.title,
     dated: { iso: LEGAL_DOCUMENTS_DATED_ISO, label: t("common.dated", { date: datedLabel }) },
-    placeholderNotice: t("common.placeholderNotice"),
+    placeholder: { tag: t("common.placeholderTag"), notice: t("common.placeholderNotice") },
     intro: source.intro,
     tableOfContentsLabel: t("common.tableOfContents"),
     closing: t("common.closing"),

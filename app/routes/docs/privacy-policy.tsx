@@ -1,14 +1,31 @@
 import { LegalDocument } from "~/components/legal-document";
+import { getLocale } from "~/middleware/i18n.server";
+import { pathFor } from "~/routing/route-table";
 import type { Route } from "./+types/privacy-policy";
 import { formatDocsPageTitle, loadLegalDocument } from "./docs-texts.server";
 
-export async function loader({ context }: Route.LoaderArgs) {
+/**
+ * The policy, with or without a token in the path. The spec gives the `{token}` variant but not its meaning; sibling
+ * services link with one, so any token shows the same one policy, and the page names the token-less URL as
+ * canonical so that it is one document to search engines.
+ */
+export async function loader({ params, context }: Route.LoaderArgs) {
   const content = loadLegalDocument(context, "privacyPolicy");
-  return { content, pageTitle: formatDocsPageTitle(context, content.title) };
+  return {
+    content,
+    pageTitle: formatDocsPageTitle(context, content.title),
+    canonicalPath: params.token === undefined ? null : pathFor("docs-privacy-policy", getLocale(context)),
+  };
 }
 
 export default function PrivacyPolicyPage({ loaderData }: Route.ComponentProps) {
   return <LegalDocument content={loaderData.content} />;
 }
 
-export const meta: Route.MetaFunction = ({ loaderData }) => (loaderData ? [{ title: loaderData.pageTitle }] : []);
+export const meta: Route.MetaFunction = ({ loaderData }) =>
+  loaderData
+    ? [
+        { title: loaderData.pageTitle },
+        ...(loaderData.canonicalPath ? [{ tagName: "link", rel: "canonical", href: loaderData.canonicalPath }] : []),
+      ]
+    : [];

@@ -17,7 +17,10 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const devices = await listActiveDevices(db, member.sub, { sessionId: member.sessionId });
   return {
     title: getInstance(context).t("account:devices.title"),
-    translations: loadTranslations(context, ["account", "auth", "toasts"]),
+    translations: loadTranslations(context, [
+      { namespace: "account", keys: ["devices"] },
+      { namespace: "auth", keys: ["deviceLimit"] },
+    ]),
     deviceLimit: config.deviceLimit,
     devices: devices.map((device) => ({ ...device, lastLoginAt: device.lastLoginAt.toISOString() })),
   };

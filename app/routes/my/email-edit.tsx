@@ -1,14 +1,14 @@
 import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
-import { parseWithZod } from "@conform-to/zod/v4";
+import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
 import { Form, data, redirect, useNavigation } from "react-router";
 import { z } from "zod";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
 import { FormAlert, InputField } from "~/components/form/fields";
-import { useSchemaForm } from "~/components/form/use-schema-form";
+import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
 import { EmailSchema } from "~/domain/auth-schemas";
 import { requestEmailChange } from "~/domain/email-change.server";
-import { replyWithDomainError } from "~/errors/error-responses.server";
+import { replyWithDomainError, formErrorToasts } from "~/errors/error-responses.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
@@ -28,7 +28,13 @@ export function loader({ request, context }: Route.LoaderArgs) {
     title: getInstance(context).t(sent ? "emailChange:sent.title" : "emailChange:edit.title"),
     currentEmail: member.email,
     sent,
-    translations: loadTranslations(context, ["emailChange", "forms", "toasts"]),
+    translations: loadTranslations(context, [
+      // Not the mail texts: the server writes the mails.
+      { namespace: "emailChange", keys: ["edit", "sent", "errors"] },
+      "forms",
+      formErrorToasts(),
+    ]),
+    constraint: getZodConstraint(EmailChangeSchema),
   };
 }
 
@@ -60,7 +66,11 @@ export default function EmailEditPage({ loaderData, actionData }: Route.Componen
   return loaderData.sent ? (
     <SentNotice />
   ) : (
-    <EmailChangeForm currentEmail={loaderData.currentEmail} lastResult={actionData?.result} />
+    <EmailChangeForm
+      currentEmail={loaderData.currentEmail}
+      constraint={loaderData.constraint}
+      lastResult={actionData?.result}
+    />
   );
 }
 
@@ -80,14 +90,16 @@ function SentNotice() {
 
 function EmailChangeForm({
   currentEmail,
+  constraint,
   lastResult,
 }: {
   currentEmail: string;
+  constraint: FormConstraint;
   lastResult: SubmissionResult<string[]> | undefined;
 }) {
   const { t, i18n } = useTranslation("emailChange");
   const navigation = useNavigation();
-  const [form, fields] = useSchemaForm(EmailChangeSchema, lastResult);
+  const [form, fields] = useSchemaForm<typeof EmailChangeSchema>(constraint, lastResult);
   return (
     <section className="content auth-page">
       <h1>{t("edit.title")}</h1>
@@ -101,7 +113,12 @@ function EmailChangeForm({
         <InputField
           label={t("edit.newEmail")}
           errors={fields.email.errors}
-          inputProps={{ ...getInputProps(fields.email, { type: "email" }), autoComplete: "email" }}
+          inputProps={{
+            ...getInputProps(fields.email, { type: "email" }),
+            autoComplete: "email",
+            inputMode: "email",
+            enterKeyHint: "send",
+          }}
         />
         <Button pending={navigation.state === "submitting"} block>
           {t("edit.submit")}

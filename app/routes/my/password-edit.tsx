@@ -1,14 +1,14 @@
 import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
-import { parseWithZod } from "@conform-to/zod/v4";
+import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
 import { Form, data, useNavigation } from "react-router";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
 import { FormAlert, InputField } from "~/components/form/fields";
-import { useSchemaForm } from "~/components/form/use-schema-form";
+import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
 import { sessionCookie } from "~/cookies/app-cookies.server";
 import { PasswordChangeSchema } from "~/domain/auth-schemas";
 import { changePassword } from "~/domain/password-change.server";
-import { replyWithDomainError } from "~/errors/error-responses.server";
+import { replyWithDomainError, formErrorToasts } from "~/errors/error-responses.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
@@ -24,7 +24,12 @@ const HIDDEN = ["currentPassword", "newPassword"];
 export function loader({ context }: Route.LoaderArgs) {
   return {
     title: getInstance(context).t("account:passwordEdit.title"),
-    translations: loadTranslations(context, ["account", "forms", "toasts"]),
+    translations: loadTranslations(context, [
+      { namespace: "account", keys: ["passwordEdit"] },
+      "forms",
+      formErrorToasts(),
+    ]),
+    constraint: getZodConstraint(PasswordChangeSchema),
   };
 }
 
@@ -63,14 +68,20 @@ export async function action({ request, context }: Route.ActionArgs) {
   return getToastUtils(context).redirectWithSuccess(pathFor("my-profile", locale), "passwordChanged", { headers });
 }
 
-export default function PasswordEditPage({ actionData }: Route.ComponentProps) {
-  return <PasswordChangeForm lastResult={actionData?.result} />;
+export default function PasswordEditPage({ loaderData, actionData }: Route.ComponentProps) {
+  return <PasswordChangeForm constraint={loaderData.constraint} lastResult={actionData?.result} />;
 }
 
-function PasswordChangeForm({ lastResult }: { lastResult: SubmissionResult<string[]> | undefined }) {
+function PasswordChangeForm({
+  constraint,
+  lastResult,
+}: {
+  constraint: FormConstraint;
+  lastResult: SubmissionResult<string[]> | undefined;
+}) {
   const { t, i18n } = useTranslation("account");
   const navigation = useNavigation();
-  const [form, fields] = useSchemaForm(PasswordChangeSchema, lastResult, {
+  const [form, fields] = useSchemaForm<typeof PasswordChangeSchema>(constraint, lastResult, {
     secretFields: ["currentPassword", "newPassword"],
   });
   return (
@@ -86,13 +97,20 @@ function PasswordChangeForm({ lastResult }: { lastResult: SubmissionResult<strin
           inputProps={{
             ...getInputProps(fields.currentPassword, { type: "password" }),
             autoComplete: "current-password",
+            inputMode: "text",
+            enterKeyHint: "next",
           }}
         />
         <InputField
           label={t("passwordEdit.newPassword")}
           hint={t("passwordEdit.newPasswordHint")}
           errors={fields.newPassword.errors}
-          inputProps={{ ...getInputProps(fields.newPassword, { type: "password" }), autoComplete: "new-password" }}
+          inputProps={{
+            ...getInputProps(fields.newPassword, { type: "password" }),
+            autoComplete: "new-password",
+            inputMode: "text",
+            enterKeyHint: "done",
+          }}
         />
         <Button pending={navigation.state === "submitting"} block>
           {t("passwordEdit.submit")}

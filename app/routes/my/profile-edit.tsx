@@ -1,5 +1,5 @@
 import { getFormProps } from "@conform-to/react";
-import { parseWithZod } from "@conform-to/zod/v4";
+import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
 import { Form, data, useNavigation } from "react-router";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
@@ -7,10 +7,11 @@ import { FormAlert } from "~/components/form/fields";
 import { useSchemaForm } from "~/components/form/use-schema-form";
 import { ProfileFields } from "~/components/profile-fields";
 import { useRootData } from "~/components/use-root-data";
-import { ProfileSchema } from "~/domain/auth-schemas";
+import { ProfileFormSchema, withStoredPrefecture } from "~/domain/auth-schemas";
+import { JAPAN, listedPrefectureOf } from "~/domain/prefectures";
 import { isProfileFilled } from "~/domain/display-name.server";
 import { findProfile, updateProfile } from "~/domain/profile.server";
-import { replyWithDomainError } from "~/errors/error-responses.server";
+import { replyWithDomainError, formErrorToasts } from "~/errors/error-responses.server";
 import { countryChoices } from "~/i18n/country-names";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
@@ -36,27 +37,37 @@ export async function loader({ request, context }: Route.LoaderArgs) {
       givenName: profile?.givenName ?? "",
       birthYear: profile?.birthYear?.toString() ?? "",
       country: profile?.country ?? "",
-      prefecture: profile?.prefecture ?? "",
+      // A stored prefecture goes to the control its country shows: the list when it names one of Japan's.
+      prefecture: profile?.country === JAPAN ? (listedPrefectureOf(profile.prefecture) ?? "") : "",
+      region: profile?.country === JAPAN ? "" : (profile?.prefecture ?? ""),
       occupation: profile?.occupation ?? "",
       organization: profile?.organization ?? "",
       preferredLanguage: profile?.preferredLanguage ?? locale,
     },
     countries: countryChoices(locale, t("options.otherCountry")),
-    translations: loadTranslations(context, ["profile", "signUp", "forms", "toasts"]),
+    translations: loadTranslations(context, [
+      "profile",
+      // The profile fields' labels and choices, not the rest of the sign-up flow's texts.
+      { namespace: "signUp", keys: ["account", "options"] },
+      "prefectures",
+      "forms",
+      formErrorToasts(),
+    ]),
+    constraint: getZodConstraint(ProfileFormSchema),
   };
 }
 
 export async function action({ request, context }: Route.ActionArgs) {
   const member = requireMember(context, request);
   const locale = getLocale(context);
-  const submission = parseWithZod(await request.formData(), { schema: ProfileSchema });
+  const submission = parseWithZod(await request.formData(), { schema: ProfileFormSchema });
   if (submission.status !== "success") return data({ result: submission.reply() }, { status: 400 });
   // Every edit is a Cognito call from the quota every member's sign-in shares, so one member cannot throttle everyone's
   // sign-in.
   const limited = await checkAttemptLimit(context, "profileUpdate", member.sub);
   if (limited) return data({ result: submission.reply({ formErrors: [limited.formError] }) }, limited.init);
   try {
-    await updateProfile(servicesOf(context), { sub: member.sub, profile: submission.value });
+    await updateProfile(servicesOf(context), { sub: member.sub, profile: withStoredPrefecture(submission.value) });
   } catch (error) {
     // Cognito refused or is unavailable: a message on the form (role=alert), what was typed kept; nothing stored.
     return replyWithDomainError(submission, error);
@@ -64,15 +75,14 @@ export async function action({ request, context }: Route.ActionArgs) {
   return getToastUtils(context).redirectWithSuccess(pathFor("my-profile", locale), "profileChanged");
 }
 
-/** The fields and their rules are sign-up's (ProfileSchema); the questionnaire is not asked again. */
+/** The fields and their rules are sign-up's (ProfileFormSchema); the questionnaire is not asked again. */
 export default function ProfileEditPage({ loaderData, actionData }: Route.ComponentProps) {
   const { t } = useTranslation("profile");
   const { locale } = useRootData();
   const navigation = useNavigation();
   // Validated on the server only, like sign-up's account-info step.
-  const [form, fields] = useSchemaForm(ProfileSchema, actionData?.result, {
+  const [form, fields] = useSchemaForm<typeof ProfileFormSchema>(loaderData.constraint, actionData?.result, {
     defaultValue: loaderData.defaultValue,
-    validateInBrowser: false,
   });
   return (
     <section className="content auth-page">
@@ -81,7 +91,7 @@ export default function ProfileEditPage({ loaderData, actionData }: Route.Compon
       <p>{t("editLead")}</p>
       <Form method="post" {...getFormProps(form)} className="form">
         <FormAlert form={form} />
-        <ProfileFields fields={fields} countries={loaderData.countries} />
+        <ProfileFields fields={fields} countries={loaderData.countries} moreFieldsFollow={false} />
         <Button pending={navigation.state === "submitting"} block>
           {t("submit")}
         </Button>

@@ -1,8 +1,11 @@
 import { AppLink } from "~/components/app-link";
+import { SubjectId } from "~/components/subject-id";
 import { useRootData } from "~/components/use-root-data";
-import { OCCUPATIONS } from "~/domain/auth-schemas";
+import { OCCUPATIONS } from "~/domain/form-choices";
 import { isProfileFilled } from "~/domain/display-name.server";
 import { findProfile } from "~/domain/profile.server";
+import { JAPAN, listedPrefectureOf } from "~/domain/prefectures";
+import { prefectureNameKey } from "~/i18n/prefecture-names";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
@@ -17,6 +20,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const t = getInstance(context).getFixedT(locale, "signUp");
   const profile = await findProfile(servicesOf(context).db, member.sub);
   const country = profile?.country ?? null;
+  const listedPrefecture = country === JAPAN ? listedPrefectureOf(profile?.prefecture) : undefined;
   return {
     title: getInstance(context).getFixedT(locale, "profile")("title"),
     subject: member.sub,
@@ -30,7 +34,15 @@ export async function loader({ request, context }: Route.LoaderArgs) {
         : country === "other"
           ? t("options.otherCountry")
           : (new Intl.DisplayNames([locale], { type: "region" }).of(country) ?? country),
-    translations: loadTranslations(context, ["profile", "signUp"]),
+    // One of Japan's 47 in the page's language ("Tokyo"); anything else as typed.
+    prefectureName: listedPrefecture
+      ? getInstance(context).getFixedT(locale, "prefectures")(prefectureNameKey(listedPrefecture))
+      : (profile?.prefecture ?? null),
+    translations: loadTranslations(context, [
+      "profile",
+      // The labels and the option names the page shows, not the sign-up form's texts.
+      { namespace: "signUp", keys: ["account", "options.occupation", "options.language"] },
+    ]),
   };
 }
 
@@ -61,9 +73,8 @@ export default function ProfilePage({ loaderData }: Route.ComponentProps) {
       <dl className="definition-list">
         <dt>{t("subject")}</dt>
         <dd>
-          <span data-testid="subject">{loaderData.subject}</span>
-          <br />
-          <small>{t("subjectHint")}</small>
+          <SubjectId value={loaderData.subject} />
+          <small className="definition-list__hint">{t("subjectHint")}</small>
         </dd>
         <dt>{t("email")}</dt>
         <dd data-testid="email">{loaderData.email}</dd>
@@ -76,7 +87,7 @@ export default function ProfilePage({ loaderData }: Route.ComponentProps) {
         <dt>{ts("account.country")}</dt>
         <dd data-testid="country">{value(loaderData.countryName)}</dd>
         <dt>{ts("account.prefecture")}</dt>
-        <dd data-testid="prefecture">{value(profile?.prefecture)}</dd>
+        <dd data-testid="prefecture">{value(loaderData.prefectureName)}</dd>
         <dt>{ts("account.occupation")}</dt>
         <dd data-testid="occupation">
           {value(isOccupation(occupation) ? ts(`options.occupation.${occupation}`) : occupation)}

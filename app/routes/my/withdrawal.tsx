@@ -5,21 +5,17 @@ import {
   getSelectProps,
   getTextareaProps,
 } from "@conform-to/react";
-import { parseWithZod } from "@conform-to/zod/v4";
+import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
 import { Form, data, useNavigation } from "react-router";
 import { AppLink } from "~/components/app-link";
 import { sessionCookie } from "~/cookies/app-cookies.server";
 import { Button } from "~/components/button";
 import { CheckboxField, FormAlert, InputField, SelectField, TextareaField } from "~/components/form/fields";
-import { useSchemaForm } from "~/components/form/use-schema-form";
-import {
-  WITHDRAWAL_REASONS,
-  type WithdrawalAnswers,
-  WithdrawalConfirmSchema,
-  WithdrawalFormSchema,
-} from "~/domain/withdrawal-schema";
+import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
+import { WITHDRAWAL_REASONS } from "~/domain/form-choices";
+import { type WithdrawalAnswers, WithdrawalConfirmSchema, WithdrawalFormSchema } from "~/domain/withdrawal-schema";
 import { cancelMembership } from "~/domain/withdrawal.server";
-import { replyWithDomainError } from "~/errors/error-responses.server";
+import { replyWithDomainError, formErrorToasts } from "~/errors/error-responses.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
@@ -39,13 +35,17 @@ type ActionResult =
 export function loader({ context }: Route.LoaderArgs) {
   return {
     title: getInstance(context).t("withdrawal:title"),
-    translations: loadTranslations(context, ["withdrawal", "forms", "toasts"]),
+    translations: loadTranslations(context, ["withdrawal", "forms", formErrorToasts("cancellationPasswordMismatch")]),
+    constraints: {
+      reasons: getZodConstraint(WithdrawalFormSchema),
+      confirm: getZodConstraint(WithdrawalConfirmSchema),
+    },
   };
 }
 
 /**
- * Form, then confirmation, then submit with the password, all server-side so it works without
- * JavaScript: step 1's answers travel to step 2 in hidden fields and are validated again with the password.
+ * Form, then confirmation, then submit with the disclaimer agreement and the password, all server-side so it works
+ * without JavaScript: step 1's answers travel to step 2 in hidden fields and are validated again with the rest.
  */
 export async function action({ request, context }: Route.ActionArgs) {
   const member = requireMember(context, request);
@@ -99,16 +99,20 @@ export async function action({ request, context }: Route.ActionArgs) {
   return getToastUtils(context).redirectWithSuccess(pathFor("index", locale), "cancellationDone", { headers });
 }
 
-export default function WithdrawalPage({ actionData }: Route.ComponentProps) {
+export default function WithdrawalPage({ loaderData, actionData }: Route.ComponentProps) {
   const { t } = useTranslation("withdrawal");
   const confirming = actionData?.step === "confirm";
   return (
     <section className="content auth-page withdrawal">
       <h1>{confirming ? t("confirmTitle") : t("title")}</h1>
       {actionData?.step === "confirm" ? (
-        <ConfirmForm answers={actionData.answers} lastResult={actionData.result} />
+        <ConfirmForm
+          answers={actionData.answers}
+          constraint={loaderData.constraints.confirm}
+          lastResult={actionData.result}
+        />
       ) : (
-        <ReasonForm lastResult={actionData?.result} />
+        <ReasonForm constraint={loaderData.constraints.reasons} lastResult={actionData?.result} />
       )}
     </section>
   );
@@ -129,11 +133,17 @@ function Notices() {
   );
 }
 
-function ReasonForm({ lastResult }: { lastResult: SubmissionResult<string[]> | undefined }) {
+function ReasonForm({
+  constraint,
+  lastResult,
+}: {
+  constraint: FormConstraint;
+  lastResult: SubmissionResult<string[]> | undefined;
+}) {
   const { t, i18n } = useTranslation("withdrawal");
   const navigation = useNavigation();
   // Validated on the server only, like sign-up: an unchecked checkbox is absent from the posted data.
-  const [form, fields] = useSchemaForm(WithdrawalFormSchema, lastResult, { validateInBrowser: false });
+  const [form, fields] = useSchemaForm<typeof WithdrawalFormSchema>(constraint, lastResult);
   return (
     <>
       <Notices />
@@ -143,19 +153,21 @@ function ReasonForm({ lastResult }: { lastResult: SubmissionResult<string[]> | u
           label={t("reason")}
           errors={fields.reason.errors}
           placeholder={t("reasonPlaceholder")}
-          selectProps={getSelectProps(fields.reason)}
+          selectProps={{ ...getSelectProps(fields.reason), autoComplete: "off" }}
           options={WITHDRAWAL_REASONS.map((value) => ({ value, label: t(`reasons.${value}`) }))}
         />
         <TextareaField
           label={t("detail")}
           hint={t("detailHint")}
           errors={fields.detail.errors}
-          textareaProps={{ ...getTextareaProps(fields.detail), rows: 4 }}
-        />
-        <CheckboxField
-          label={t("disclaimer")}
-          errors={fields.agreeDisclaimer.errors}
-          inputProps={getInputProps(fields.agreeDisclaimer, { type: "checkbox" })}
+          // Enter is a new line in the text; the keyboard says so.
+          textareaProps={{
+            ...getTextareaProps(fields.detail),
+            rows: 4,
+            autoComplete: "off",
+            inputMode: "text",
+            enterKeyHint: "enter",
+          }}
         />
         <Button name="intent" value="confirm" pending={navigation.state === "submitting"} block>
           {t("next")}
@@ -170,22 +182,22 @@ function ReasonForm({ lastResult }: { lastResult: SubmissionResult<string[]> | u
 
 function ConfirmForm({
   answers,
+  constraint,
   lastResult,
 }: {
   answers: WithdrawalAnswers;
+  constraint: FormConstraint;
   lastResult: SubmissionResult<string[]> | undefined;
 }) {
   const { t, i18n } = useTranslation("withdrawal");
   const navigation = useNavigation();
-  const [form, fields] = useSchemaForm(WithdrawalConfirmSchema, lastResult, {
-    validateInBrowser: false,
+  const [form, fields] = useSchemaForm<typeof WithdrawalConfirmSchema>(constraint, lastResult, {
     secretFields: ["password"],
   });
   const hidden = (
     <>
       <input type="hidden" name="reason" value={answers.reason} />
       {answers.detail ? <input type="hidden" name="detail" value={answers.detail} /> : null}
-      <input type="hidden" name="agreeDisclaimer" value="on" />
     </>
   );
   return (
@@ -202,10 +214,20 @@ function ConfirmForm({
       <Form method="post" {...getFormProps(form)} className="form">
         <FormAlert form={form} />
         {hidden}
+        <CheckboxField
+          label={t("disclaimer")}
+          errors={fields.agreeDisclaimer.errors}
+          inputProps={getInputProps(fields.agreeDisclaimer, { type: "checkbox" })}
+        />
         <InputField
           label={t("password")}
           errors={fields.password.errors}
-          inputProps={{ ...getInputProps(fields.password, { type: "password" }), autoComplete: "current-password" }}
+          inputProps={{
+            ...getInputProps(fields.password, { type: "password" }),
+            autoComplete: "current-password",
+            inputMode: "text",
+            enterKeyHint: "done",
+          }}
         />
         <Button name="intent" value="submit" variant="danger" pending={navigation.state === "submitting"} block>
           {t("submit")}

@@ -1,0 +1,60 @@
+/**
+ * The choices the forms offer, apart from their Zod schemas (auth-schemas.ts, withdrawal-schema.ts): pages import
+ * these to draw options and labels, and a page that imported a schema module for them would make every browser
+ * download Zod, whose schema definitions the bundler cannot drop. Keep this module free of Zod.
+ */
+
+/** Sign-up questionnaire options; labels live in the signUp namespace. */
+export const Q1_OPTIONS = ["none", "work", "friend", "magazine", "facebook", "instagram", "twitter"] as const;
+export const Q2_OPTIONS = ["search", "content", "price", "other"] as const;
+export const Q3_OPTIONS = ["print", "web", "instagram", "twitter", "other"] as const;
+export const OCCUPATIONS = [
+  "architect",
+  "design",
+  "engineering",
+  "construction",
+  "realEstate",
+  "academic",
+  "student",
+  "media",
+  "public",
+  "other",
+] as const;
+/** ISO 3166-1 codes offered first; "other" covers the rest. Names come from Intl.DisplayNames in the page's language. */
+export const COUNTRIES = [
+  "JP",
+  "US",
+  "GB",
+  "CN",
+  "KR",
+  "TW",
+  "HK",
+  "SG",
+  "TH",
+  "VN",
+  "ID",
+  "MY",
+  "PH",
+  "IN",
+  "AU",
+  "NZ",
+  "CA",
+  "FR",
+  "DE",
+  "IT",
+  "ES",
+  "NL",
+  "CH",
+  "SE",
+  "DK",
+  "NO",
+  "FI",
+  "BR",
+  "MX",
+  "other",
+] as const;
+
+/** The cancellation form's reasons; labels live in the withdrawal namespace. */
+export const WITHDRAWAL_REASONS = ["noLongerNeeded", "price", "content", "usability", "otherAccount", "other"] as const;
+export type WithdrawalReason = (typeof WITHDRAWAL_REASONS)[number];
+export const MAX_WITHDRAWAL_DETAIL_LENGTH = 1000;
