@@ -14,9 +14,13 @@ export function isLocale(value: unknown): value is Locale {
   return typeof value === "string" && (LOCALES as readonly string[]).includes(value);
 }
 
-/** The locale a path belongs to: /en and /en/... are English, everything else Japanese. */
+/**
+ * The locale a path belongs to: /en and /en/... are English, everything else Japanese. In any case, as React
+ * Router matches paths: /EN/ is served by the English routes, so it must be in English too.
+ */
 export function localeFromPathname(pathname: string): Locale {
-  return pathname === EN_PREFIX || pathname.startsWith(`${EN_PREFIX}/`) ? "en" : "ja";
+  const prefix = pathname.slice(0, EN_PREFIX.length + 1).toLowerCase();
+  return prefix === EN_PREFIX || prefix === `${EN_PREFIX}/` ? "en" : "ja";
 }
 
 /** The same page in another language: /my/x/ <-> /en/my/x/. */

@@ -69,36 +69,101 @@ const REFUSAL_TEXT: Record<Refusal["status"], string> = {
 /** Where React Router's browser side asks for the routes of the paths it links to (its default). */
 const ROUTE_DISCOVERY_PATH = "/__manifest";
 
-/**
- * One language's pages and the root above them. React Router matches every request against its whole route table
- * several times (the server's match, the query's, the render's router and its partial manifest) and rebuilds the
- * render's route tree each time: half the table is nearly half that work, a tenth of a page view's CPU.
- */
-function localeRoutesOf(locale: Locale) {
-  return (build: ServerBuild) =>
-    withRoutes(build, (id) => build.routes[id]?.parentId === undefined || id.startsWith(routeId(locale, "")));
+/** Where a page path can lead: its language, and its first segment below the language's prefix ("" for home). */
+interface RouteAddress {
+  locale: Locale;
+  firstSegment: string;
 }
 
 /**
- * The language whose routes the path can match, decided as React Router matches: on the page's path (a data
- * request's suffix removed, as our trailing-slash-aware data requests have it), decoded as a whole (left as it is
- * when it cannot be), ignoring case. Only English routes can match below /en (they outrank the Japanese catch-all
- * there), and only Japanese ones elsewhere.
+ * A page path's address, decided as React Router matches: on the page's path (a data request's suffix removed, as
+ * our trailing-slash-aware data requests have it), decoded (left as it is when it cannot be), ignoring case. Only
+ * English routes can match below /en (they outrank the Japanese catch-all there), and only Japanese ones elsewhere.
  */
-function routeLocaleOf(requestPathname: string): Locale {
+function routeAddressOf(requestPathname: string): RouteAddress {
   const pathname = requestPathname.endsWith("/_.data")
     ? requestPathname.slice(0, -"_.data".length)
     : requestPathname.replace(/\.data$/, "");
-  let decoded = pathname;
+  let segments = pathname.split("/").slice(1);
   try {
-    decoded = pathname
-      .split("/")
-      .map((segment) => decodeURIComponent(segment).replaceAll("/", "%2F"))
-      .join("/");
+    segments = segments.map((segment) => decodeURIComponent(segment));
   } catch {
     // React Router matches the raw path then too.
   }
-  return decoded.split("/", 2)[1]?.toLowerCase() === "en" ? "en" : "ja";
+  segments = segments.map((segment) => segment.toLowerCase());
+  return segments[0] === "en"
+    ? { locale: "en", firstSegment: segments[1] ?? "" }
+    : { locale: "ja", firstSegment: segments[0] ?? "" };
+}
+
+type PageRoute = ServerBuild["routes"][string];
+
+/** A page route's first segment below its language's prefix, or null for a route that can match any path (a layout, the catch-all). */
+function firstSegmentOf(route: PageRoute): string | null {
+  if (route?.path === undefined) return null;
+  const segments = route.path.toLowerCase().split("/");
+  if (route.id.startsWith(routeId("en", ""))) segments.shift();
+  const first = segments[0] ?? "";
+  return first.startsWith(":") || first.startsWith("*") ? null : first;
+}
+
+/**
+ * Which of a language's routes a handler holds: its whole table, the routes under one first segment, or none of
+ * those (for a path whose first segment no route has). Layouts and catch-alls, which can match anywhere, are in
+ * every section.
+ */
+type Section = { kind: "whole" } | { kind: "segment"; firstSegment: string } | { kind: "elsewhere" };
+
+/**
+ * The root and the routes of `section` of one language. React Router matches every request against its whole route
+ * table several times (the server's match, the query's, the render's router and its partial manifest) and rebuilds
+ * the render's route tree each time: a section of one language's table is a fraction of that work (README:
+ * Benchmarks).
+ */
+function sectionRoutesOf(locale: Locale, section: Section) {
+  return (build: ServerBuild) =>
+    withRoutes(build, (id) => {
+      const route = build.routes[id];
+      if (route?.parentId === undefined) return true;
+      if (!id.startsWith(routeId(locale, ""))) return false;
+      const routeSegment = firstSegmentOf(route);
+      if (routeSegment === null || section.kind === "whole") return true;
+      return section.kind === "segment" && routeSegment === section.firstSegment;
+    });
+}
+
+/** Every first segment some page route of `locale` starts with. */
+function firstSegmentsOf(build: ServerBuild, locale: Locale): string[] {
+  const segments = Object.entries(build.routes)
+    .filter(([id]) => id.startsWith(routeId(locale, "")))
+    .map(([, route]) => firstSegmentOf(route));
+  return [...new Set(segments.filter((segment) => segment !== null))];
+}
+
+type RouteHandler = ReturnType<typeof createRequestHandler>;
+
+/**
+ * The handler for a page path: one per language and first segment, all made at start, and one per language for
+ * the segments no route starts with (its layouts and catch-all: the 404 page), so requests cannot make more.
+ * Development's build is loaded per request and may change: there a language's whole table serves every path.
+ */
+function sectionHandlers(pages: Build, mode: PageLaneOptions["mode"]): (address: RouteAddress) => RouteHandler {
+  const handlerOf = (locale: Locale, section: Section) =>
+    createRequestHandler(narrowBuild(pages, sectionRoutesOf(locale, section)), mode);
+  const byLocale = new Map(
+    LOCALES.map((locale) => {
+      const segments = typeof pages === "function" ? [] : firstSegmentsOf(pages, locale);
+      const sections = new Map(
+        segments.map((firstSegment) => [firstSegment, handlerOf(locale, { kind: "segment", firstSegment })]),
+      );
+      const elsewhere = handlerOf(locale, typeof pages === "function" ? { kind: "whole" } : { kind: "elsewhere" });
+      return [locale, { sections, elsewhere }];
+    }),
+  );
+  return ({ locale, firstSegment }) => {
+    const { sections, elsewhere } = byLocale.get(locale)!;
+    return sections.get(firstSegment) ?? elsewhere;
+  };
 }
 
 /**
@@ -111,14 +176,11 @@ function routeLocaleOf(requestPathname: string): Locale {
  */
 export function createPageLane(options: PageLaneOptions): RequestHandler {
   const pages = narrowBuild(options.build, pageRoutesOf);
-  const handlerFor: Record<Locale | "every", ReturnType<typeof createRequestHandler>> = {
-    ja: createRequestHandler(narrowBuild(pages, localeRoutesOf("ja")), options.mode),
-    en: createRequestHandler(narrowBuild(pages, localeRoutesOf("en")), options.mode),
-    // The browser's route discovery may ask about pages of either language at once.
-    every: createRequestHandler(pages, options.mode),
-  };
+  // The browser's route discovery may ask about pages of either language at once.
+  const everyPage = createRequestHandler(pages, options.mode);
+  const handlerFor = sectionHandlers(pages, options.mode);
   const handleRequest = (request: Request, context: RouterContextProvider, pathname: string) =>
-    handlerFor[pathname === ROUTE_DISCOVERY_PATH ? "every" : routeLocaleOf(pathname)](request, context);
+    (pathname === ROUTE_DISCOVERY_PATH ? everyPage : handlerFor(routeAddressOf(pathname)))(request, context);
 
   async function refusalOrBody(
     req: IncomingMessage,

@@ -158,6 +158,57 @@ describe("redirects stay on our origin", () => {
 
 // ---- item 3: bounded requests ------------------------------------------------------------------------------------
 
+describe("a page path reaches its page however it is written", () => {
+  // One path per first segment the pages have (the server gives each its own slice of the route table), in both
+  // languages, and paths no route starts with.
+  const pagePaths = [
+    "/",
+    "/auth/sign-in/",
+    "/docs/api/",
+    "/email-update/not-a-token/",
+    "/my/profile/",
+    "/admin/",
+    "/en/",
+    "/en/auth/sign-up/",
+    "/en/docs/terms-of-use/",
+    "/en/my/devices/",
+  ];
+  const titleOf = async (response: Response) => /<title>([^<]*)<\/title>/.exec(await response.text())?.[1];
+  const get = (path: string) => fetch(pageUrl(path), { redirect: "manual", headers: { "Accept-Language": "ja" } });
+  /** The path with the first letter after its language prefix percent-encoded, as React Router decodes it. */
+  const encodedFirstLetter = (path: string) => {
+    const prefix = path.startsWith("/en/") ? "/en" : "";
+    const rest = path.slice(prefix.length);
+    return /^\/[a-z]/.test(rest) ? `${prefix}/%${rest.charCodeAt(1).toString(16)}${rest.slice(2)}` : path;
+  };
+
+  test.each(pagePaths)("%s in capitals and percent-encoded answers as it does as written", async (path) => {
+    const expected = await get(path);
+    const expectedTitle = await titleOf(expected);
+    const variants = [path.toUpperCase(), encodedFirstLetter(path)].filter((variant) => variant !== path);
+    for (const variant of variants) {
+      const response = await get(variant);
+      // A redirect's `to` names the path as written, so only where it leads is compared.
+      const locationPath = (answer: Response) => answer.headers.get("location")?.split("?")[0] ?? null;
+      expect({ variant, status: response.status, location: locationPath(response) }).toEqual({
+        variant,
+        status: expected.status,
+        location: locationPath(expected),
+      });
+      expect(await titleOf(response)).toBe(expectedTitle);
+    }
+  });
+
+  test.each(["/no-such-section/", "/auth/no-such-page/", "/en/no-such-section/", "/en/auth/no-such-page/"])(
+    "%s is the 404 page of its language",
+    async (path) => {
+      const response = await get(path);
+      expect(response.status).toBe(404);
+      expect(await response.text()).toContain(path.startsWith("/en/") ? 'lang="en"' : 'lang="ja"');
+    },
+  );
+});
+
 describe("page request bodies are bounded", () => {
   const ONE_MB = 1024 * 1024;
   const form = (bytes: number) => `email=${"a".repeat(bytes - "email=".length)}`;

@@ -12,6 +12,9 @@ test("paths map between languages", () => {
   expect(localeFromPathname("/en/")).toBe("en");
   expect(localeFromPathname("/en")).toBe("en");
   expect(localeFromPathname("/english/")).toBe("ja");
+  // React Router matches paths in any case, so /EN/ is an English route and must be in English.
+  expect(localeFromPathname("/EN/my/profile/")).toBe("en");
+  expect(localeFromPathname("/En")).toBe("en");
   expect(pathnameForLocale("/docs/privacy-policy/", "en")).toBe("/en/docs/privacy-policy/");
   expect(pathnameForLocale("/en/docs/privacy-policy/", "ja")).toBe("/docs/privacy-policy/");
   expect(pathnameForLocale("/en/", "ja")).toBe("/");
