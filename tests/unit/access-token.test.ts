@@ -1,7 +1,7 @@
 import { createServer } from "node:http";
 import { once } from "node:events";
 import { SignJWT, exportJWK, generateKeyPair } from "jose";
-import { afterAll, beforeAll, expect, test } from "vitest";
+import { afterAll, afterEach, beforeAll, expect, test, vi } from "vitest";
 import { verifyAccessToken } from "~/integrations/cognito/access-token.server";
 
 // A local JWKS endpoint standing in for the pool's; its answer can be switched to a failure.
@@ -33,10 +33,15 @@ afterAll(() => {
   server.close();
 });
 
+afterEach(() => {
+  vi.useRealTimers();
+});
+
 const cognito = () => ({ region: "ap-northeast-1", userPoolId: POOL, clientId: CLIENT, endpoint });
 
-function token(claims: Record<string, unknown>, kid = "key-1", expiresIn = "1h") {
-  return new SignJWT({ token_use: "access", client_id: CLIENT, ...claims })
+/** A token of its own each time (its jti), so no test gets a verdict another test's token left in memory. */
+function token(claims: Record<string, unknown>, kid = "key-1", expiresIn: string | number = "1h") {
+  return new SignJWT({ token_use: "access", client_id: CLIENT, jti: crypto.randomUUID(), ...claims })
     .setProtectedHeader({ alg: "RS256", kid })
     .setSubject("11111111-1111-1111-1111-111111111111")
     .setIssuer(`${endpoint}/${POOL}`)
@@ -70,4 +75,19 @@ test("a good access token passes; wrong use, client, issuer or an expired one do
   expect(await verifyAccessToken(await token({}, "key-1", "-1s"), cognito())).toEqual({ valid: false, expired: true });
   const unsigned = `${Buffer.from('{"alg":"none"}').toString("base64url")}.${Buffer.from('{"sub":"x"}').toString("base64url")}.`;
   expect(await verifyAccessToken(unsigned, cognito())).toEqual({ valid: false, expired: false });
+});
+
+test("a token that passed passes again until it expires, only for the pool and client it passed for", async () => {
+  vi.useFakeTimers({ toFake: ["Date"], now: new Date() });
+  const expiresAt = Math.floor(Date.now() / 1000) + 60;
+  const good = await token({ "cognito:groups": ["admin"] }, "key-1", expiresAt);
+  const first = await verifyAccessToken(good, cognito());
+  expect(first).toMatchObject({ valid: true, claims: { groups: ["admin"], expiresAt: new Date(expiresAt * 1000) } });
+  expect(await verifyAccessToken(good, cognito())).toEqual(first);
+  // Another app client of the same pool does not inherit the verdict.
+  expect(await verifyAccessToken(good, { ...cognito(), clientId: "other" })).toEqual({ valid: false, expired: false });
+  vi.setSystemTime((expiresAt - 1) * 1000);
+  expect((await verifyAccessToken(good, cognito())).valid).toBe(true);
+  vi.setSystemTime(expiresAt * 1000);
+  expect(await verifyAccessToken(good, cognito())).toEqual({ valid: false, expired: true });
 });

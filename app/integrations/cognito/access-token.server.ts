@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { errors as joseErrors, jwtVerify } from "jose";
 import type { Config } from "~/config.server";
 import { cognitoIssuer, getJwks } from "./jwks.server";
@@ -31,10 +32,42 @@ const TOKEN_VERDICTS = new Set([
 ]);
 
 /**
+ * Tokens that passed, by a hash of the token and the pool and client they passed for, with their claims. A page
+ * view checks its member's token on every request, and the RS256 signature check was the largest single cost of
+ * a signed-in view (README: Benchmarks). A token that passed passes again until it expires: its claims cannot
+ * change, and the pool's keys stay cached until a token names one we lack (jwks.server.ts). Whether a session
+ * was revoked is the session row's question, asked on every request all the same. Only tokens that passed are
+ * kept (no one fills this without signing in), at most VERIFIED_TOKENS_MAX, the oldest dropped first.
+ */
+const VERIFIED_TOKENS_MAX = 10_000;
+const verifiedTokens = new Map<string, AccessTokenClaims>();
+
+const verifiedTokenKey = (token: string, cognito: Config["cognito"]) =>
+  createHash("sha256")
+    .update(`${cognitoIssuer(cognito)}\n${cognito.clientId}\n${token}`)
+    .digest("base64url");
+
+/** As jose decides expiry: in whole seconds, expired from the second of `exp` on. */
+const hasExpired = (claims: AccessTokenClaims) => Math.floor(Date.now() / 1000) * 1000 >= claims.expiresAt.getTime();
+
+/**
  * Verifies a Cognito access token locally, against the pool's cached JWKS: signature (RS256 only, so `alg:none`
  * and HMAC tricks fail), issuer, expiry, `token_use` and the app client. No call to Cognito.
  */
 export async function verifyAccessToken(token: string, cognito: Config["cognito"]): Promise<AccessTokenCheck> {
+  const key = verifiedTokenKey(token, cognito);
+  const known = verifiedTokens.get(key);
+  if (known && !hasExpired(known)) return { valid: true, claims: known };
+  verifiedTokens.delete(key);
+  const check = await verifySignedToken(token, cognito);
+  if (check.valid) {
+    if (verifiedTokens.size >= VERIFIED_TOKENS_MAX) verifiedTokens.delete(verifiedTokens.keys().next().value!);
+    verifiedTokens.set(key, check.claims);
+  }
+  return check;
+}
+
+async function verifySignedToken(token: string, cognito: Config["cognito"]): Promise<AccessTokenCheck> {
   try {
     const { payload } = await jwtVerify(token, getJwks(cognito), {
       issuer: cognitoIssuer(cognito),
