@@ -1,5 +1,6 @@
 import { type SubmissionResult, getFormProps } from "@conform-to/react";
-import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
+import { getZodConstraint } from "@conform-to/zod/v4";
+import { parseSubmission } from "~/errors/error-responses.server";
 import { useEffect } from "react";
 import { Form, data, useNavigation, useRevalidator } from "react-router";
 import { z } from "zod";
@@ -75,7 +76,7 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
 export async function action({ request, params, context }: Route.ActionArgs) {
   const admin = requireAdmin(context, request);
   const id = jobIdOf(params);
-  const submission = parseWithZod(await request.formData(), { schema: CancelImportSchema });
+  const submission = parseSubmission(context, await request.formData(), CancelImportSchema);
   if (submission.status !== "success") return data({ result: submission.reply() }, { status: 400 });
   const limited = await checkAttemptLimit(context, "staffAction", admin.sub);
   if (limited) return data({ result: submission.reply({ formErrors: [limited.formError] }) }, limited.init);

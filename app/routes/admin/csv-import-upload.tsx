@@ -1,5 +1,6 @@
 import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
-import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
+import { getZodConstraint } from "@conform-to/zod/v4";
+import { parseSubmission } from "~/errors/error-responses.server";
 import { Form, data, redirect, useNavigation } from "react-router";
 import { z } from "zod";
 import { AppLink } from "~/components/app-link";
@@ -108,7 +109,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   const { requestId } = context.get(requestInfoContext);
 
   if (formData.has("intent")) {
-    const submission = parseWithZod(formData, { schema: ValidatedJobSchema });
+    const submission = parseSubmission(context, formData, ValidatedJobSchema);
     if (submission.status !== "success") {
       return data({ form: "validated" as const, result: submission.reply() }, { status: 400 });
     }
@@ -143,7 +144,7 @@ export async function action({ request, context }: Route.ActionArgs) {
     return toast.redirectWithSuccess(pathFor("admin-csv-import", locale), "adminImport:toasts.discarded");
   }
 
-  const submission = parseWithZod(formData, { schema: ImportFileSchema });
+  const submission = parseSubmission(context, formData, ImportFileSchema);
   if (submission.status !== "success") {
     return data({ form: "file" as const, result: submission.reply() }, { status: 400 });
   }

@@ -1,5 +1,5 @@
 import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
-import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
+import { getZodConstraint } from "@conform-to/zod/v4";
 import { Form, data, useNavigation } from "react-router";
 import { z } from "zod";
 import { AppLink } from "~/components/app-link";
@@ -19,7 +19,7 @@ import {
   refreshMember,
 } from "~/domain/staff-actions.server";
 import { listAuditEvents } from "~/domain/staff-audit-log.server";
-import { replyWithDomainError } from "~/errors/error-responses.server";
+import { parseSubmission, replyWithDomainError } from "~/errors/error-responses.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { checkAttemptLimit } from "~/middleware/attempt-limit.server";
@@ -83,7 +83,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   const toast = getToastUtils(context);
 
   if (String(formData.get("intent")).endsWith("email-change")) {
-    const submission = parseWithZod(formData, { schema: StaffEmailChangeSchema });
+    const submission = parseSubmission(context, formData, StaffEmailChangeSchema);
     if (submission.status !== "success") {
       return data({ form: "emailChange" as const, result: submission.reply() }, { status: 400 });
     }
@@ -105,7 +105,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
     return toast.redirectWithSuccess(detailPath, "admin:toasts.emailChanged");
   }
 
-  const submission = parseWithZod(formData, { schema: StaffActionSchema });
+  const submission = parseSubmission(context, formData, StaffActionSchema);
   if (submission.status !== "success") {
     return data({ form: "staffAction" as const, result: submission.reply() }, { status: 400 });
   }

@@ -1,5 +1,5 @@
 import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
-import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
+import { getZodConstraint } from "@conform-to/zod/v4";
 import { Form, data, redirect, useNavigation } from "react-router";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
@@ -15,7 +15,13 @@ import {
 } from "~/domain/device-admission.server";
 import { displayName } from "~/domain/display-name.server";
 import { DomainError } from "~/domain/domain-error.server";
-import { domainErrorOf, messageKeyOf, replyWithDomainError, formErrorToasts } from "~/errors/error-responses.server";
+import {
+  FORM_FIELD_TEXTS,
+  domainErrorOf,
+  messageKeyOf,
+  parseSubmission,
+  replyWithDomainError,
+} from "~/errors/error-responses.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
@@ -33,8 +39,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const locale = getLocale(context);
   const translations = loadTranslations(context, [
     { namespace: "auth", keys: ["signIn", "alreadySignedIn", "deviceLimit"] },
-    "forms",
-    formErrorToasts(),
+    FORM_FIELD_TEXTS,
   ]);
   const title = getInstance(context).t("auth:signIn.title");
   const member = getMember(context);
@@ -108,7 +113,7 @@ export async function action({ request, context }: Route.ActionArgs) {
     throw redirect(here, { headers: await abandonPending(pending) });
   }
 
-  const submission = parseWithZod(formData, { schema: SignInSchema });
+  const submission = parseSubmission(context, formData, SignInSchema);
   if (submission.status !== "success") {
     return data({ result: submission.reply({ hideFields: ["password"] }) }, { status: 400 });
   }

@@ -1,5 +1,5 @@
 import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
-import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
+import { getZodConstraint } from "@conform-to/zod/v4";
 import { Form, type RouterContextProvider, data, redirect, useNavigation } from "react-router";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
@@ -15,7 +15,7 @@ import {
 } from "~/domain/auth-schemas";
 import { Q1_OPTIONS, Q2_OPTIONS, Q3_OPTIONS } from "~/domain/form-choices";
 import { confirmSignUp, resendSignUpCode, saveAccountInfo, startSignUp } from "~/domain/sign-up.server";
-import { replyWithDomainError, formErrorToasts } from "~/errors/error-responses.server";
+import { FORM_FIELD_TEXTS, parseSubmission, replyWithDomainError } from "~/errors/error-responses.server";
 import { countryChoices } from "~/i18n/country-names";
 import { type TranslationRequest, loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
@@ -37,26 +37,25 @@ import { type SignUpFlow, clearSignUpFlow, readSignUpFlow, saveSignUpFlow } from
 function stepData(context: Readonly<RouterContextProvider>, locale: Locale, flow: SignUpFlow | null) {
   const texts = (keys: string[], more: TranslationRequest[] = []) =>
     loadTranslations(context, [{ namespace: "signUp", keys: ["title", "steps", ...keys] }, ...more]);
-  const formTexts: TranslationRequest[] = ["forms", formErrorToasts()];
   switch (flow?.step ?? "credentials") {
     case "credentials":
       return {
         step: "credentials" as const,
-        translations: texts(["credentials"], formTexts),
+        translations: texts(["credentials"], [FORM_FIELD_TEXTS]),
         constraint: getZodConstraint(SignUpSchema),
       };
     case "code":
       return {
         step: "code" as const,
         email: flow?.email ?? "",
-        translations: texts(["code"], formTexts),
+        translations: texts(["code"], [FORM_FIELD_TEXTS]),
         constraint: getZodConstraint(ConfirmationCodeSchema),
       };
     case "account": {
       const t = getInstance(context).getFixedT(locale, "signUp");
       return {
         step: "account" as const,
-        translations: texts(["account", "options"], ["prefectures", ...formTexts]),
+        translations: texts(["account", "options"], ["prefectures", FORM_FIELD_TEXTS]),
         countries: countryChoices(locale, t("options.otherCountry")),
         constraint: getZodConstraint(AccountInfoFormSchema),
       };
@@ -99,7 +98,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   if (intent === "resend" && flow?.step === "code") {
     const limited = await checkAttemptLimit(context, "codeResend", flow.email);
     if (limited) {
-      const submission = parseWithZod(formData, { schema: ConfirmationCodeSchema });
+      const submission = parseSubmission(context, formData, ConfirmationCodeSchema);
       return data<ActionResult>(
         { intent, result: submission.reply({ formErrors: [limited.formError] }) },
         limited.init,
@@ -108,14 +107,14 @@ export async function action({ request, context }: Route.ActionArgs) {
     try {
       await resendSignUpCode(identity, flow);
     } catch (error) {
-      const submission = parseWithZod(formData, { schema: ConfirmationCodeSchema });
+      const submission = parseSubmission(context, formData, ConfirmationCodeSchema);
       return replyWithDomainError(submission, error, { extra: { intent } });
     }
     return getToastUtils(context).redirectWithSuccess(here, "codeResent");
   }
 
   if (intent === "code" && flow?.step === "code") {
-    const submission = parseWithZod(formData, { schema: ConfirmationCodeSchema });
+    const submission = parseSubmission(context, formData, ConfirmationCodeSchema);
     if (submission.status !== "success")
       return data<ActionResult>({ intent, result: submission.reply() }, { status: 400 });
     const limited = await checkAttemptLimit(context, "codeCheck", flow.email);
@@ -133,7 +132,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   }
 
   if (intent === "account" && flow?.step === "account") {
-    const submission = parseWithZod(formData, { schema: AccountInfoFormSchema });
+    const submission = parseSubmission(context, formData, AccountInfoFormSchema);
     if (submission.status !== "success")
       return data<ActionResult>({ intent, result: submission.reply() }, { status: 400 });
     try {
@@ -151,7 +150,7 @@ export async function action({ request, context }: Route.ActionArgs) {
     return withCookie(here, await saveSignUpFlow(config, { ...flow, step: "done" }));
   }
 
-  const submission = parseWithZod(formData, { schema: SignUpSchema });
+  const submission = parseSubmission(context, formData, SignUpSchema);
   if (submission.status !== "success") {
     return data<ActionResult>(
       { intent: "credentials", result: submission.reply({ hideFields: ["password"] }) },

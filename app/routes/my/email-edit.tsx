@@ -1,5 +1,5 @@
 import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
-import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
+import { getZodConstraint } from "@conform-to/zod/v4";
 import { Form, data, redirect, useNavigation } from "react-router";
 import { z } from "zod";
 import { AppLink } from "~/components/app-link";
@@ -8,7 +8,7 @@ import { FormAlert, InputField } from "~/components/form/fields";
 import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
 import { EmailSchema } from "~/domain/auth-schemas";
 import { requestEmailChange } from "~/domain/email-change.server";
-import { replyWithDomainError, formErrorToasts } from "~/errors/error-responses.server";
+import { FORM_FIELD_TEXTS, parseSubmission, replyWithDomainError } from "~/errors/error-responses.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
@@ -31,8 +31,7 @@ export function loader({ request, context }: Route.LoaderArgs) {
     translations: loadTranslations(context, [
       // Not the mail texts: the server writes the mails.
       { namespace: "emailChange", keys: ["edit", "sent", "errors"] },
-      "forms",
-      formErrorToasts(),
+      FORM_FIELD_TEXTS,
     ]),
     constraint: getZodConstraint(EmailChangeSchema),
   };
@@ -41,7 +40,7 @@ export function loader({ request, context }: Route.LoaderArgs) {
 export async function action({ request, context }: Route.ActionArgs) {
   const member = requireMember(context, request);
   const locale = getLocale(context);
-  const submission = parseWithZod(await request.formData(), { schema: EmailChangeSchema });
+  const submission = parseSubmission(context, await request.formData(), EmailChangeSchema);
   if (submission.status !== "success") {
     return data({ result: submission.reply() }, { status: 400 });
   }

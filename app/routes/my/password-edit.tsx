@@ -1,5 +1,5 @@
 import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
-import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
+import { getZodConstraint } from "@conform-to/zod/v4";
 import { Form, data, useNavigation } from "react-router";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
@@ -8,7 +8,7 @@ import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema
 import { sessionCookie } from "~/cookies/app-cookies.server";
 import { PasswordChangeSchema } from "~/domain/auth-schemas";
 import { changePassword } from "~/domain/password-change.server";
-import { replyWithDomainError, formErrorToasts } from "~/errors/error-responses.server";
+import { FORM_FIELD_TEXTS, parseSubmission, replyWithDomainError } from "~/errors/error-responses.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
@@ -24,11 +24,7 @@ const HIDDEN = ["currentPassword", "newPassword"];
 export function loader({ context }: Route.LoaderArgs) {
   return {
     title: getInstance(context).t("account:passwordEdit.title"),
-    translations: loadTranslations(context, [
-      { namespace: "account", keys: ["passwordEdit"] },
-      "forms",
-      formErrorToasts(),
-    ]),
+    translations: loadTranslations(context, [{ namespace: "account", keys: ["passwordEdit"] }, FORM_FIELD_TEXTS]),
     constraint: getZodConstraint(PasswordChangeSchema),
   };
 }
@@ -36,7 +32,7 @@ export function loader({ context }: Route.LoaderArgs) {
 export async function action({ request, context }: Route.ActionArgs) {
   const member = requireMember(context, request);
   const locale = getLocale(context);
-  const submission = parseWithZod(await request.formData(), { schema: PasswordChangeSchema });
+  const submission = parseSubmission(context, await request.formData(), PasswordChangeSchema);
   if (submission.status !== "success") {
     return data({ result: submission.reply({ hideFields: HIDDEN }) }, { status: 400 });
   }

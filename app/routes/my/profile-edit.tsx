@@ -1,5 +1,5 @@
 import { getFormProps } from "@conform-to/react";
-import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
+import { getZodConstraint } from "@conform-to/zod/v4";
 import { Form, data, useNavigation } from "react-router";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
@@ -11,7 +11,7 @@ import { ProfileFormSchema, withStoredPrefecture } from "~/domain/auth-schemas";
 import { JAPAN, listedPrefectureOf } from "~/domain/prefectures";
 import { isProfileFilled } from "~/domain/display-name.server";
 import { findProfile, updateProfile } from "~/domain/profile.server";
-import { replyWithDomainError, formErrorToasts } from "~/errors/error-responses.server";
+import { FORM_FIELD_TEXTS, parseSubmission, replyWithDomainError } from "~/errors/error-responses.server";
 import { countryChoices } from "~/i18n/country-names";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
@@ -50,8 +50,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
       // The profile fields' labels and choices, not the rest of the sign-up flow's texts.
       { namespace: "signUp", keys: ["account", "options"] },
       "prefectures",
-      "forms",
-      formErrorToasts(),
+      FORM_FIELD_TEXTS,
     ]),
     constraint: getZodConstraint(ProfileFormSchema),
   };
@@ -60,7 +59,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 export async function action({ request, context }: Route.ActionArgs) {
   const member = requireMember(context, request);
   const locale = getLocale(context);
-  const submission = parseWithZod(await request.formData(), { schema: ProfileFormSchema });
+  const submission = parseSubmission(context, await request.formData(), ProfileFormSchema);
   if (submission.status !== "success") return data({ result: submission.reply() }, { status: 400 });
   // Every edit is a Cognito call from the quota every member's sign-in shares, so one member cannot throttle everyone's
   // sign-in.
