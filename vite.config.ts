@@ -1,8 +1,9 @@
 import { reactRouter } from "@react-router/dev/vite";
 import { type UserConfig, defineConfig } from "vite";
 
+// Of i18n/, only the lookup hook and the locale list: prefecture-names would bring Japan's 47 into every page.
 const FRAME_MODULES =
-  /\/app\/(root\.tsx|layouts\/(default|member)-layout|i18n\/|routing\/)|\/app\/components\/(page-frame|site-|user-menu|language-switch|toast-region|app-link|icons|use-|nonce|error-page)/;
+  /\/app\/(root\.tsx|layouts\/(default|member)-layout|i18n\/(use-translation|locales)\.ts|routing\/)|\/app\/components\/(page-frame|site-|user-menu|language-switch|toast-region|app-link|icons|use-|nonce|error-page)/;
 
 /**
  * `npm run build:server` (`vite build --mode http-server`): the HTTP server and the command-line jobs compiled to
