@@ -1,10 +1,6 @@
 import type { SubmissionResult } from "@conform-to/react";
-import { parseWithZod } from "@conform-to/zod/v4";
-import { type RouterContextProvider, data } from "react-router";
-import type { z } from "zod";
+import { data } from "react-router";
 import { type DomainError, type DomainErrorCode, toDomainError } from "~/domain/domain-error.server";
-import type { TranslationRequest } from "~/i18n/translations.server";
-import { getInstance, getLocale } from "~/middleware/i18n.server";
 
 /** What each domain error tells the member: a namespaced message key. */
 const MESSAGE_KEYS: Record<DomainErrorCode, string> = {
@@ -34,42 +30,6 @@ const MESSAGE_KEYS: Record<DomainErrorCode, string> = {
   mailUnavailable: "emailChange:errors.mailUnavailable",
   memberNotFound: "errors:staff.memberNotFound",
 };
-
-/**
- * The "forms" texts a form page's components render themselves: the "required" badge and the select's placeholder.
- * Error messages are not among them: the action sends them translated (parseSubmission).
- */
-export const FORM_FIELD_TEXTS: TranslationRequest = {
-  namespace: "forms",
-  keys: ["form", "validation.selectRequired"],
-};
-
-/** A form reply whose error messages (keys of "forms", or namespaced: "toasts:…") are texts in `translate`'s language. */
-function translateReply(result: SubmissionResult<string[]>, translate: (key: string) => string) {
-  if (!result.error) return result;
-  const error = Object.fromEntries(
-    Object.entries(result.error).map(([name, messages]) => [name, messages?.map((key) => translate(key)) ?? null]),
-  );
-  return { ...result, error };
-}
-
-/**
- * Conform's parseWithZod for an action, whose replies carry every message (the schema's, a domain error's, an
- * attempt limit's) already translated into the request's language: the page then needs none of the error texts
- * in its loader data, which every visitor would download whether or not the form ever fails (README: page weight).
- */
-export function parseSubmission<Schema extends z.ZodType>(
-  context: Readonly<RouterContextProvider>,
-  formData: FormData,
-  schema: Schema,
-) {
-  const submission = parseWithZod(formData, { schema });
-  const translate = getInstance(context).getFixedT(getLocale(context), "forms") as unknown as (key: string) => string;
-  return {
-    ...submission,
-    reply: (options?: Parameters<typeof submission.reply>[0]) => translateReply(submission.reply(options), translate),
-  };
-}
 
 export function messageKeyOf(error: DomainError): string {
   return MESSAGE_KEYS[error.code];

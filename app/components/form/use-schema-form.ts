@@ -7,8 +7,8 @@ type FormSchema = z.ZodType<Record<string, unknown>>;
 type FormInput<Schema extends FormSchema> = z.input<Schema> & Record<string, unknown>;
 
 /**
- * A schema's constraints as HTML attributes (required, lengths, pattern): the loader derives them with
- * `getZodConstraint(schema)` and sends them with its data, so the browser never downloads Zod.
+ * A schema's constraints as HTML attributes (required, lengths): the loader derives them with
+ * `formConstraint(schema)` (schema-form.server.ts) and sends them with its data, so the browser never downloads Zod.
  */
 export type FormConstraint = ReturnType<typeof getZodConstraint>;
 

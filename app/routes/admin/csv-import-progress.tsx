@@ -1,9 +1,8 @@
 import { type SubmissionResult, getFormProps } from "@conform-to/react";
-import { getZodConstraint } from "@conform-to/zod/v4";
-import { parseSubmission } from "~/errors/error-responses.server";
 import { useEffect } from "react";
 import { Form, data, useNavigation, useRevalidator } from "react-router";
 import { z } from "zod";
+import { formConstraint, parseSubmission } from "~/components/form/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button, buttonClassName } from "~/components/button";
 import { ImportProgress } from "~/components/admin/import-progress";
@@ -69,7 +68,7 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
     active: isActive(job.state),
     confirm: ConfirmSchema.parse(new URL(request.url).searchParams.get("confirm") ?? undefined) ?? null,
     translations: loadTranslations(context, ["admin", "adminImport", "csvImport", "forms"]),
-    constraint: getZodConstraint(CancelImportSchema),
+    constraint: formConstraint(CancelImportSchema),
   };
 }
 

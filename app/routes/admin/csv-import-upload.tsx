@@ -1,8 +1,7 @@
 import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
-import { getZodConstraint } from "@conform-to/zod/v4";
-import { parseSubmission } from "~/errors/error-responses.server";
 import { Form, data, redirect, useNavigation } from "react-router";
 import { z } from "zod";
+import { formConstraint, parseSubmission } from "~/components/form/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
 import { CsvColumnsTable } from "~/components/admin/csv-columns-table";
@@ -73,7 +72,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   ]);
   return {
     title: t("meta.upload"),
-    constraints: { file: getZodConstraint(ImportFileSchema), validated: getZodConstraint(ValidatedJobSchema) },
+    constraints: { file: formConstraint(ImportFileSchema), validated: formConstraint(ValidatedJobSchema) },
     columns: describeImportColumns(t, locale),
     maxSize: formatMegabytes(CSV_IMPORT_MAX_FILE_BYTES, locale),
     maxRows: CSV_IMPORT_MAX_ROWS.toLocaleString(locale),

@@ -1,7 +1,7 @@
 import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
-import { getZodConstraint } from "@conform-to/zod/v4";
 import { Form, data, useNavigation } from "react-router";
 import { z } from "zod";
+import { formConstraint, parseSubmission } from "~/components/form/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
 import { AuditEventTable } from "~/components/admin/audit-event-table";
@@ -19,7 +19,7 @@ import {
   refreshMember,
 } from "~/domain/staff-actions.server";
 import { listAuditEvents } from "~/domain/staff-audit-log.server";
-import { parseSubmission, replyWithDomainError } from "~/errors/error-responses.server";
+import { replyWithDomainError } from "~/errors/error-responses.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { checkAttemptLimit } from "~/middleware/attempt-limit.server";
@@ -67,8 +67,8 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
     confirm: ConfirmSchema.parse(new URL(request.url).searchParams.get("confirm") ?? undefined) ?? null,
     translations: loadTranslations(context, ["admin", "forms", "signUp", "withdrawal"]),
     constraints: {
-      staffAction: getZodConstraint(StaffActionSchema),
-      emailChange: getZodConstraint(StaffEmailChangeSchema),
+      staffAction: formConstraint(StaffActionSchema),
+      emailChange: formConstraint(StaffEmailChangeSchema),
     },
   };
 }

@@ -1,19 +1,13 @@
 import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
-import { getZodConstraint } from "@conform-to/zod/v4";
 import { Form, data, redirect, useNavigation } from "react-router";
+import { FORM_FIELD_TEXTS, formConstraint, parseSubmission } from "~/components/form/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
 import { FormAlert, InputField } from "~/components/form/fields";
 import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
 import { ConfirmPasswordResetSchema, RequestPasswordResetSchema } from "~/domain/auth-schemas";
 import { confirmPasswordReset, requestPasswordReset } from "~/domain/password-reset.server";
-import {
-  FORM_FIELD_TEXTS,
-  domainErrorOf,
-  messageKeyOf,
-  parseSubmission,
-  replyWithDomainError,
-} from "~/errors/error-responses.server";
+import { domainErrorOf, messageKeyOf, replyWithDomainError } from "~/errors/error-responses.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
@@ -38,14 +32,14 @@ export async function loader({ request, context }: Route.LoaderArgs) {
       translations: translationsFor("confirm"),
       email: pending.email,
       resent: pending.sends > 1,
-      constraint: getZodConstraint(ConfirmPasswordResetSchema),
+      constraint: formConstraint(ConfirmPasswordResetSchema),
     };
   }
   return {
     view: "request" as const,
     title: i18n.t("passwordReset:request.title"),
     translations: translationsFor("request"),
-    constraint: getZodConstraint(RequestPasswordResetSchema),
+    constraint: formConstraint(RequestPasswordResetSchema),
   };
 }
 

@@ -1,18 +1,13 @@
 import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
-import { getZodConstraint } from "@conform-to/zod/v4";
 import { Form, data, redirect, useNavigation } from "react-router";
+import { FORM_FIELD_TEXTS, formConstraint, parseSubmission } from "~/components/form/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
 import { FormAlert, InputField } from "~/components/form/fields";
 import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
 import { newPasswordChallengeCookie } from "~/cookies/app-cookies.server";
 import { FirstPasswordSchema } from "~/domain/auth-schemas";
-import {
-  FORM_FIELD_TEXTS,
-  domainErrorOf,
-  parseSubmission,
-  replyWithDomainError,
-} from "~/errors/error-responses.server";
+import { domainErrorOf, replyWithDomainError } from "~/errors/error-responses.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { checkAttemptLimit } from "~/middleware/attempt-limit.server";
@@ -34,7 +29,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     title: getInstance(context).t("auth:newPassword.title"),
     translations: loadTranslations(context, [{ namespace: "auth", keys: ["newPassword"] }, FORM_FIELD_TEXTS]),
     email: challenge.email,
-    constraint: getZodConstraint(FirstPasswordSchema),
+    constraint: formConstraint(FirstPasswordSchema),
   };
 }
 

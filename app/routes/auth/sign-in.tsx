@@ -1,6 +1,6 @@
 import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
-import { getZodConstraint } from "@conform-to/zod/v4";
 import { Form, data, redirect, useNavigation } from "react-router";
+import { FORM_FIELD_TEXTS, formConstraint, parseSubmission } from "~/components/form/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
 import { DeactivateDeviceForm, type DeviceRow, DeviceTable } from "~/components/device-table";
@@ -15,13 +15,7 @@ import {
 } from "~/domain/device-admission.server";
 import { displayName } from "~/domain/display-name.server";
 import { DomainError } from "~/domain/domain-error.server";
-import {
-  FORM_FIELD_TEXTS,
-  domainErrorOf,
-  messageKeyOf,
-  parseSubmission,
-  replyWithDomainError,
-} from "~/errors/error-responses.server";
+import { domainErrorOf, messageKeyOf, replyWithDomainError } from "~/errors/error-responses.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
@@ -69,7 +63,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
       signedInCount: listed.devices.length,
     };
   }
-  return { view: "form" as const, title, translations, constraint: getZodConstraint(SignInSchema) };
+  return { view: "form" as const, title, translations, constraint: formConstraint(SignInSchema) };
 }
 
 export async function action({ request, context }: Route.ActionArgs) {

@@ -1,6 +1,6 @@
 import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
-import { getZodConstraint } from "@conform-to/zod/v4";
 import { Form, type RouterContextProvider, data, redirect, useNavigation } from "react-router";
+import { FORM_FIELD_TEXTS, formConstraint, parseSubmission } from "~/components/form/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
 import { CheckboxField, CheckboxGroupField, FormAlert, InputField, RadioGroupField } from "~/components/form/fields";
@@ -15,8 +15,9 @@ import {
 } from "~/domain/auth-schemas";
 import { Q1_OPTIONS, Q2_OPTIONS, Q3_OPTIONS } from "~/domain/form-choices";
 import { confirmSignUp, resendSignUpCode, saveAccountInfo, startSignUp } from "~/domain/sign-up.server";
-import { FORM_FIELD_TEXTS, parseSubmission, replyWithDomainError } from "~/errors/error-responses.server";
+import { replyWithDomainError } from "~/errors/error-responses.server";
 import { countryChoices } from "~/i18n/country-names";
+import { prefectureChoices } from "~/i18n/prefecture-names";
 import { type TranslationRequest, loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
@@ -42,22 +43,23 @@ function stepData(context: Readonly<RouterContextProvider>, locale: Locale, flow
       return {
         step: "credentials" as const,
         translations: texts(["credentials"], [FORM_FIELD_TEXTS]),
-        constraint: getZodConstraint(SignUpSchema),
+        constraint: formConstraint(SignUpSchema),
       };
     case "code":
       return {
         step: "code" as const,
         email: flow?.email ?? "",
         translations: texts(["code"], [FORM_FIELD_TEXTS]),
-        constraint: getZodConstraint(ConfirmationCodeSchema),
+        constraint: formConstraint(ConfirmationCodeSchema),
       };
     case "account": {
       const t = getInstance(context).getFixedT(locale, "signUp");
       return {
         step: "account" as const,
-        translations: texts(["account", "options"], ["prefectures", FORM_FIELD_TEXTS]),
+        translations: texts(["account", "options"], [FORM_FIELD_TEXTS]),
         countries: countryChoices(locale, t("options.otherCountry")),
-        constraint: getZodConstraint(AccountInfoFormSchema),
+        prefectures: prefectureChoices(getInstance(context).getFixedT(locale, "prefectures")),
+        constraint: formConstraint(AccountInfoFormSchema),
       };
     }
     case "done":
@@ -187,7 +189,12 @@ export default function SignUpPage({ loaderData, actionData }: Route.ComponentPr
       ) : loaderData.step === "code" ? (
         <CodeForm email={loaderData.email} constraint={loaderData.constraint} lastResult={lastResult} />
       ) : loaderData.step === "account" ? (
-        <AccountForm countries={loaderData.countries} constraint={loaderData.constraint} lastResult={lastResult} />
+        <AccountForm
+          countries={loaderData.countries}
+          prefectures={loaderData.prefectures}
+          constraint={loaderData.constraint}
+          lastResult={lastResult}
+        />
       ) : (
         <Completed />
       )}
@@ -340,10 +347,12 @@ function CodeForm({
 
 function AccountForm({
   countries,
+  prefectures,
   constraint,
   lastResult,
 }: {
   countries: { value: string; label: string }[];
+  prefectures: { value: string; label: string }[];
   constraint: FormConstraint;
   lastResult: SubmissionResult<string[]> | undefined;
 }) {
@@ -364,7 +373,7 @@ function AccountForm({
       <p>{t("account.lead")}</p>
       <Form method="post" {...getFormProps(form)} className="form">
         <FormAlert form={form} />
-        <ProfileFields fields={fields} countries={countries} moreFieldsFollow />
+        <ProfileFields fields={fields} countries={countries} prefectures={prefectures} moreFieldsFollow />
         <fieldset className="form-fieldset">
           <legend>{t("account.questionnaire")}</legend>
           <RadioGroupField

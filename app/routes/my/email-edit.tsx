@@ -1,14 +1,14 @@
 import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
-import { getZodConstraint } from "@conform-to/zod/v4";
 import { Form, data, redirect, useNavigation } from "react-router";
 import { z } from "zod";
+import { FORM_FIELD_TEXTS, formConstraint, parseSubmission } from "~/components/form/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
 import { FormAlert, InputField } from "~/components/form/fields";
 import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
 import { EmailSchema } from "~/domain/auth-schemas";
 import { requestEmailChange } from "~/domain/email-change.server";
-import { FORM_FIELD_TEXTS, parseSubmission, replyWithDomainError } from "~/errors/error-responses.server";
+import { replyWithDomainError } from "~/errors/error-responses.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
@@ -33,7 +33,7 @@ export function loader({ request, context }: Route.LoaderArgs) {
       { namespace: "emailChange", keys: ["edit", "sent", "errors"] },
       FORM_FIELD_TEXTS,
     ]),
-    constraint: getZodConstraint(EmailChangeSchema),
+    constraint: formConstraint(EmailChangeSchema),
   };
 }
 

@@ -1,6 +1,6 @@
 import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
-import { getZodConstraint } from "@conform-to/zod/v4";
 import { Form, data, useNavigation } from "react-router";
+import { FORM_FIELD_TEXTS, formConstraint, parseSubmission } from "~/components/form/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
 import { FormAlert, InputField } from "~/components/form/fields";
@@ -8,7 +8,7 @@ import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema
 import { sessionCookie } from "~/cookies/app-cookies.server";
 import { PasswordChangeSchema } from "~/domain/auth-schemas";
 import { changePassword } from "~/domain/password-change.server";
-import { FORM_FIELD_TEXTS, parseSubmission, replyWithDomainError } from "~/errors/error-responses.server";
+import { replyWithDomainError } from "~/errors/error-responses.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
@@ -25,7 +25,7 @@ export function loader({ context }: Route.LoaderArgs) {
   return {
     title: getInstance(context).t("account:passwordEdit.title"),
     translations: loadTranslations(context, [{ namespace: "account", keys: ["passwordEdit"] }, FORM_FIELD_TEXTS]),
-    constraint: getZodConstraint(PasswordChangeSchema),
+    constraint: formConstraint(PasswordChangeSchema),
   };
 }
 

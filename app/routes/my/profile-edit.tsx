@@ -1,6 +1,6 @@
 import { getFormProps } from "@conform-to/react";
-import { getZodConstraint } from "@conform-to/zod/v4";
 import { Form, data, useNavigation } from "react-router";
+import { FORM_FIELD_TEXTS, formConstraint, parseSubmission } from "~/components/form/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
 import { FormAlert } from "~/components/form/fields";
@@ -11,8 +11,9 @@ import { ProfileFormSchema, withStoredPrefecture } from "~/domain/auth-schemas";
 import { JAPAN, listedPrefectureOf } from "~/domain/prefectures";
 import { isProfileFilled } from "~/domain/display-name.server";
 import { findProfile, updateProfile } from "~/domain/profile.server";
-import { FORM_FIELD_TEXTS, parseSubmission, replyWithDomainError } from "~/errors/error-responses.server";
+import { replyWithDomainError } from "~/errors/error-responses.server";
 import { countryChoices } from "~/i18n/country-names";
+import { prefectureChoices } from "~/i18n/prefecture-names";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
@@ -45,14 +46,14 @@ export async function loader({ request, context }: Route.LoaderArgs) {
       preferredLanguage: profile?.preferredLanguage ?? locale,
     },
     countries: countryChoices(locale, t("options.otherCountry")),
+    prefectures: prefectureChoices(getInstance(context).getFixedT(locale, "prefectures")),
     translations: loadTranslations(context, [
       "profile",
-      // The profile fields' labels and choices, not the rest of the sign-up flow's texts.
-      { namespace: "signUp", keys: ["account", "options"] },
-      "prefectures",
+      // The profile fields' labels and choices, not the rest of the sign-up flow's texts (the questionnaire's).
+      { namespace: "signUp", keys: ["account", "options.occupation", "options.language"] },
       FORM_FIELD_TEXTS,
     ]),
-    constraint: getZodConstraint(ProfileFormSchema),
+    constraint: formConstraint(ProfileFormSchema),
   };
 }
 
@@ -90,7 +91,12 @@ export default function ProfileEditPage({ loaderData, actionData }: Route.Compon
       <p>{t("editLead")}</p>
       <Form method="post" {...getFormProps(form)} className="form">
         <FormAlert form={form} />
-        <ProfileFields fields={fields} countries={loaderData.countries} moreFieldsFollow={false} />
+        <ProfileFields
+          fields={fields}
+          countries={loaderData.countries}
+          prefectures={loaderData.prefectures}
+          moreFieldsFollow={false}
+        />
         <Button pending={navigation.state === "submitting"} block>
           {t("submit")}
         </Button>

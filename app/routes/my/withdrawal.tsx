@@ -5,8 +5,8 @@ import {
   getSelectProps,
   getTextareaProps,
 } from "@conform-to/react";
-import { getZodConstraint } from "@conform-to/zod/v4";
 import { Form, data, useNavigation } from "react-router";
+import { FORM_FIELD_TEXTS, formConstraint, parseSubmission } from "~/components/form/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { sessionCookie } from "~/cookies/app-cookies.server";
 import { Button } from "~/components/button";
@@ -15,7 +15,7 @@ import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema
 import { WITHDRAWAL_REASONS } from "~/domain/form-choices";
 import { type WithdrawalAnswers, WithdrawalConfirmSchema, WithdrawalFormSchema } from "~/domain/withdrawal-schema";
 import { cancelMembership } from "~/domain/withdrawal.server";
-import { FORM_FIELD_TEXTS, parseSubmission, replyWithDomainError } from "~/errors/error-responses.server";
+import { replyWithDomainError } from "~/errors/error-responses.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
@@ -37,8 +37,8 @@ export function loader({ context }: Route.LoaderArgs) {
     title: getInstance(context).t("withdrawal:title"),
     translations: loadTranslations(context, ["withdrawal", FORM_FIELD_TEXTS]),
     constraints: {
-      reasons: getZodConstraint(WithdrawalFormSchema),
-      confirm: getZodConstraint(WithdrawalConfirmSchema),
+      reasons: formConstraint(WithdrawalFormSchema),
+      confirm: formConstraint(WithdrawalConfirmSchema),
     },
   };
 }
