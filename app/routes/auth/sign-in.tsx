@@ -16,7 +16,7 @@ import {
 import { displayName } from "~/domain/display-name.server";
 import { DomainError } from "~/domain/domain-error.server";
 import { domainErrorOf, messageKeyOf, replyWithDomainError } from "~/errors/error-responses.server";
-import { loadTranslations } from "~/i18n/translations.server";
+import { type TranslationRequest, loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { checkAttemptLimit } from "~/middleware/attempt-limit.server";
@@ -31,17 +31,16 @@ import { activeSessionCookies, redirectAfterSignIn, returnTargetFrom, signInWith
 export async function loader({ request, context }: Route.LoaderArgs) {
   const services = servicesOf(context);
   const locale = getLocale(context);
-  const translations = loadTranslations(context, [
-    { namespace: "auth", keys: ["signIn", "alreadySignedIn", "deviceLimit"] },
-    FORM_FIELD_TEXTS,
-  ]);
+  // Each view's own texts only: the sign-in form is every visitor's, the other two views are rare.
+  const textsOf = (view: "signIn" | "alreadySignedIn" | "deviceLimit", more: TranslationRequest[] = []) =>
+    loadTranslations(context, [{ namespace: "auth", keys: [view] }, ...more]);
   const title = getInstance(context).t("auth:signIn.title");
   const member = getMember(context);
   if (member) {
     return {
       view: "alreadySignedIn" as const,
       title,
-      translations,
+      translations: textsOf("alreadySignedIn"),
       name: displayName(member, locale),
       email: member.email,
       continueTo: await returnTargetFrom(request, locale, services.config),
@@ -53,7 +52,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     return {
       view: "deviceLimit" as const,
       title,
-      translations,
+      translations: textsOf("deviceLimit"),
       deviceLimit: services.config.deviceLimit,
       // This browser first, marked; the count is of the devices it competes with.
       devices: [listed.signingIn, ...listed.devices].map((device) => ({
@@ -63,7 +62,12 @@ export async function loader({ request, context }: Route.LoaderArgs) {
       signedInCount: listed.devices.length,
     };
   }
-  return { view: "form" as const, title, translations, constraint: formConstraint(SignInSchema) };
+  return {
+    view: "form" as const,
+    title,
+    translations: textsOf("signIn", [FORM_FIELD_TEXTS]),
+    constraint: formConstraint(SignInSchema),
+  };
 }
 
 export async function action({ request, context }: Route.ActionArgs) {
