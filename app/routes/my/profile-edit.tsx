@@ -24,6 +24,30 @@ import { checkAttemptLimit } from "~/middleware/attempt-limit.server";
 import { servicesOf } from "~/services.server";
 import type { Route } from "./+types/profile-edit";
 
+/**
+ * The "signUp" texts ProfileFields uses: profile edit shows none of sign-up's others. Here rather than in the
+ * component, so the list stays out of the browser's JavaScript.
+ */
+const PROFILE_FIELD_KEYS = [
+  ...[
+    "realNames",
+    "familyName",
+    "givenName",
+    "birthYear",
+    "birthYearHint",
+    "country",
+    "prefectureInJapan",
+    "prefectureInJapanHint",
+    "region",
+    "regionHint",
+    "occupation",
+    "organization",
+    "preferredLanguage",
+  ].map((key) => `account.${key}`),
+  "options.occupation",
+  "options.language",
+];
+
 export async function loader({ request, context }: Route.LoaderArgs) {
   const member = requireMember(context, request);
   const locale = getLocale(context);
@@ -50,7 +74,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     translations: loadTranslations(context, [
       "profile",
       // The profile fields' labels and choices, not the rest of the sign-up flow's texts (the questionnaire's).
-      { namespace: "signUp", keys: ["account", "options.occupation", "options.language"] },
+      { namespace: "signUp", keys: PROFILE_FIELD_KEYS },
       FORM_FIELD_TEXTS,
     ]),
     constraint: formConstraint(ProfileFormSchema),

@@ -4,6 +4,7 @@ import { useRootData } from "~/components/use-root-data";
 import { OCCUPATIONS } from "~/domain/form-choices";
 import { isProfileFilled } from "~/domain/display-name.server";
 import { findProfile } from "~/domain/profile.server";
+import { isLocale } from "~/i18n/locales";
 import { JAPAN, listedPrefectureOf } from "~/domain/prefectures";
 import { prefectureNameKey } from "~/i18n/prefecture-names";
 import { loadTranslations } from "~/i18n/translations.server";
@@ -13,6 +14,18 @@ import { requireMember } from "~/middleware/require-member.server";
 import { pathFor } from "~/routing/route-table";
 import { servicesOf } from "~/services.server";
 import type { Route } from "./+types/profile";
+
+/** The profile's fields the page lists, by their label keys in "signUp" (account.*). */
+const SHOWN_FIELDS = [
+  "familyName",
+  "givenName",
+  "birthYear",
+  "country",
+  "prefecture",
+  "occupation",
+  "organization",
+  "preferredLanguage",
+] as const;
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   const member = requireMember(context, request);
@@ -38,10 +51,13 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     prefectureName: listedPrefecture
       ? getInstance(context).getFixedT(locale, "prefectures")(prefectureNameKey(listedPrefecture))
       : (profile?.prefecture ?? null),
+    // Named on the server like the country: the page carries no list of names for the one it shows.
+    occupationName: isOccupation(profile?.occupation) ? t(`options.occupation.${profile.occupation}`) : null,
+    languageName: isLocale(profile?.preferredLanguage) ? t(`options.language.${profile.preferredLanguage}`) : null,
     translations: loadTranslations(context, [
       "profile",
-      // The labels and the option names the page shows, not the sign-up form's texts.
-      { namespace: "signUp", keys: ["account", "options.occupation", "options.language"] },
+      // The field labels the page shows, not the sign-up form's texts.
+      { namespace: "signUp", keys: SHOWN_FIELDS.map((field) => `account.${field}`) },
     ]),
   };
 }
@@ -55,8 +71,6 @@ export default function ProfilePage({ loaderData }: Route.ComponentProps) {
   const editPath = pathFor("my-profile-edit", locale);
   const value = (text: string | number | null | undefined) =>
     text === null || text === undefined || text === "" ? t("notSet") : text;
-  const occupation = profile?.occupation;
-  const language = profile?.preferredLanguage;
   return (
     <section className="content">
       <h1>{t("title")}</h1>
@@ -89,15 +103,11 @@ export default function ProfilePage({ loaderData }: Route.ComponentProps) {
         <dt>{ts("account.prefecture")}</dt>
         <dd data-testid="prefecture">{value(loaderData.prefectureName)}</dd>
         <dt>{ts("account.occupation")}</dt>
-        <dd data-testid="occupation">
-          {value(isOccupation(occupation) ? ts(`options.occupation.${occupation}`) : occupation)}
-        </dd>
+        <dd data-testid="occupation">{value(loaderData.occupationName ?? profile?.occupation)}</dd>
         <dt>{ts("account.organization")}</dt>
         <dd data-testid="organization">{value(profile?.organization)}</dd>
         <dt>{ts("account.preferredLanguage")}</dt>
-        <dd data-testid="preferredLanguage">
-          {value(language === "ja" || language === "en" ? ts(`options.language.${language}`) : language)}
-        </dd>
+        <dd data-testid="preferredLanguage">{value(loaderData.languageName ?? profile?.preferredLanguage)}</dd>
       </dl>
       {loaderData.filled ? (
         <p>
