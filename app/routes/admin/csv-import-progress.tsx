@@ -1,4 +1,5 @@
-import { type SubmissionResult, getFormProps } from "@conform-to/react";
+import type { SubmissionResult } from "@conform-to/react";
+import { getFormProps } from "~/components/form/control-props";
 import { useEffect } from "react";
 import { Form, data, useNavigation, useRevalidator } from "react-router";
 import { z } from "zod";

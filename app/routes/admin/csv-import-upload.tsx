@@ -1,4 +1,5 @@
-import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
+import type { SubmissionResult } from "@conform-to/react";
+import { getFormProps, getInputProps } from "~/components/form/control-props";
 import { Form, data, redirect, useNavigation } from "react-router";
 import { z } from "zod";
 import { formConstraint, parseSubmission } from "~/components/form/schema-form.server";
