@@ -30,8 +30,9 @@ export function loader({ request, context }: Route.LoaderArgs) {
     currentEmail: member.email,
     sent,
     translations: loadTranslations(context, [
-      // Not the mail texts: the server writes the mails.
-      { namespace: "emailChange", keys: ["edit", "sent", "errors"] },
+      // The view's own texts. Not the mail texts (the server writes the mails), nor the errors (the action's reply
+      // carries them translated).
+      { namespace: "emailChange", keys: sent ? ["sent", "edit.back"] : ["edit"] },
       FORM_FIELD_TEXTS,
     ]),
     constraint: formConstraint(EmailChangeSchema),
