@@ -94,7 +94,7 @@ test("the profile page's loader shows the stored profile of the member in the co
   expect(data).toMatchObject({
     subject: member.sub,
     email: member.email,
-    profile: { familyName: "山田", birthYear: 1980 },
+    details: { familyName: "山田", birthYear: 1980, country: "日本", preferredLanguage: "日本語" },
   });
 });
 
