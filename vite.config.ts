@@ -1,8 +1,9 @@
 import { reactRouter } from "@react-router/dev/vite";
 import { type UserConfig, defineConfig } from "vite";
 
+// Of i18n/, only the lookup hook and the locale list: prefecture-names would bring Japan's 47 into every page.
 const FRAME_MODULES =
-  /\/app\/(root\.tsx|layouts\/(default|member)-layout|i18n\/|routing\/)|\/app\/components\/(page-frame|site-|user-menu|language-switch|toast-region|app-link|icons|use-|nonce|error-page)/;
+  /\/app\/(root\.tsx|layouts\/(default|member)-layout|i18n\/(use-translation|locales)\.ts|routing\/)|\/app\/components\/(page-frame|site-|user-menu|language-switch|toast-region|app-link|icons|use-|nonce|error-page)/;
 
 /**
  * `npm run build:server` (`vite build --mode http-server`): the HTTP server and the command-line jobs compiled to
@@ -46,10 +47,10 @@ const appBuild: UserConfig = {
           // Components only some pages use (forms, admin, legal documents, the style guide) stay out of it.
           // The root and the member and default layouts are on every member page too: their few hundred bytes
           // each cost less inside the frame's chunk than as files of their own.
-          // The form kit (fields, the form hook and Conform's prop helpers) is on every form page and no other.
+          // The form kit (fields, the form hook and the prop helpers) is on every form page and no other.
           groups: [
             { name: "app-shell", test: FRAME_MODULES },
-            { name: "form-kit", test: /\/app\/components\/form\/|\/@conform-to\/react\// },
+            { name: "form-kit", test: /\/app\/components\/form\// },
           ],
         },
       },

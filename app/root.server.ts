@@ -3,7 +3,7 @@ import type { RouterContextProvider } from "react-router";
 import type { ToastMessage } from "remix-toast";
 import { themeForService } from "~/domain/service-recognition.server";
 import { resolveService } from "~/routing/service-cookie.server";
-import { loadTranslations } from "~/i18n/translations.server";
+import { type TranslationRequest, loadTranslations } from "~/i18n/translations.server";
 import { displayName } from "~/domain/display-name.server";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { peekMember } from "~/middleware/member-session.server";
@@ -36,8 +36,17 @@ async function readToast(request: Request, context: Readonly<RouterContextProvid
   return { toast, headers: toast ? headers : new Headers() };
 }
 
-/** Namespaces every page's frame (header, menu, footer, error pages) needs. */
-const FRAME_NAMESPACES = ["common", "errors"] as const;
+/**
+ * The texts every page's frame needs: the header, menu and footer, and the error page (ErrorPage), which the browser
+ * draws when a navigation fails. The staff pages' own error texts reach them translated in their actions' replies.
+ */
+const FRAME_TEXTS: TranslationRequest[] = [
+  "common",
+  {
+    namespace: "errors",
+    keys: ["documentTitle", "statusLabel", "backHome", "notFound", "forbidden", "serverError", "serviceUnavailable"],
+  },
+];
 
 export async function loadRootData(request: Request, context: Readonly<RouterContextProvider>) {
   const { config } = servicesOf(context);
@@ -51,7 +60,7 @@ export async function loadRootData(request: Request, context: Readonly<RouterCon
     headers,
     data: {
       locale,
-      translations: loadTranslations(context, [...FRAME_NAMESPACES]),
+      translations: loadTranslations(context, FRAME_TEXTS),
       theme: themeForService(service),
       toast: toast ? translateToast(toast, getInstance(context).getFixedT(locale, "toasts")) : null,
       member: member ? { displayName: displayName(member, locale), email: member.email } : null,

@@ -1,16 +1,17 @@
 import { type RouteConfig, index, layout, prefix, route } from "@react-router/dev/routes";
 import { type Locale } from "./i18n/locales";
+import { LAYOUT_FILES, PAGE_FILES } from "./routing/route-files";
 import { ROUTE_SECTIONS, routeId } from "./routing/route-table";
 
 function localizedRoutes(locale: Locale) {
   return ROUTE_SECTIONS.map((section) =>
     layout(
-      section.layout,
+      LAYOUT_FILES[section.id],
       { id: routeId(locale, section.id) },
       section.pages.map((page) =>
         page.path === ""
-          ? index(page.file, { id: routeId(locale, page.name) })
-          : route(page.path, page.file, { id: routeId(locale, page.name) }),
+          ? index(PAGE_FILES[page.name], { id: routeId(locale, page.name) })
+          : route(page.path, PAGE_FILES[page.name], { id: routeId(locale, page.name) }),
       ),
     ),
   );

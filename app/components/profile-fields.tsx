@@ -1,12 +1,12 @@
-import { type FieldMetadata, getInputProps, getSelectProps } from "@conform-to/react";
+import type { FieldMetadata } from "@conform-to/react";
+import { getInputProps, getSelectProps } from "~/components/form/control-props";
 import { useState, useSyncExternalStore } from "react";
 import type { z } from "zod";
 import { InputField, type SelectOption, SelectField } from "~/components/form/fields";
 import { useRootData } from "~/components/use-root-data";
 import type { ProfileFormSchema } from "~/domain/auth-schemas";
 import { OCCUPATIONS } from "~/domain/form-choices";
-import { JAPAN, JAPANESE_PREFECTURES } from "~/domain/prefectures";
-import { prefectureNameKey } from "~/i18n/prefecture-names";
+import { JAPAN } from "~/domain/prefectures";
 import { useTranslation } from "~/i18n/use-translation";
 
 type ProfileInput = z.input<typeof ProfileFormSchema>;
@@ -29,24 +29,26 @@ function useHydrated(): boolean {
 
 /**
  * The profile's fields (ProfileFormSchema), asked at sign-up's account-info step and changed on profile edit.
- * Texts are sign-up's ("signUp" namespace) and the prefectures' ("prefectures"), which both pages' loaders send.
+ * Texts are sign-up's ("signUp" namespace), which both pages' loaders send, with the country and prefecture choices.
  * The prefecture is a list for Japan and free text elsewhere: without JavaScript both are shown, each saying whom it
  * is for, and the server takes the one the country calls for; with JavaScript only that one is on the page.
  */
 export function ProfileFields({
   fields,
   countries,
+  prefectures,
   moreFieldsFollow,
 }: {
   fields: ProfileFieldsMetadata;
   /** Country names come from the server, so the server's and the browser's text cannot differ at hydration. */
   countries: readonly SelectOption[];
+  /** Japan's 47 (prefectureChoices): the value stored and the name in the page's language. */
+  prefectures: readonly SelectOption[];
   /** Whether text fields follow these in the form (the questionnaire): the keyboard's Enter key says "next". */
   moreFieldsFollow: boolean;
 }) {
   const { t } = useTranslation("signUp");
   const { t: tf } = useTranslation("forms");
-  const { t: tp } = useTranslation("prefectures");
   const { locale } = useRootData();
   const hydrated = useHydrated();
   const [country, setCountry] = useState(fields.country.initialValue ?? "");
@@ -107,10 +109,7 @@ export function ProfileFields({
           hint={hydrated ? undefined : t("account.prefectureInJapanHint")}
           errors={fields.prefecture.errors}
           selectProps={{ ...getSelectProps(fields.prefecture), required: hydrated, autoComplete: "address-level1" }}
-          options={JAPANESE_PREFECTURES.map((name) => ({
-            value: name,
-            label: tp(prefectureNameKey(name)),
-          }))}
+          options={prefectures}
           placeholder={select}
         />
       ) : null}

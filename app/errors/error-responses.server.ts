@@ -1,8 +1,6 @@
 import type { SubmissionResult } from "@conform-to/react";
 import { data } from "react-router";
 import { type DomainError, type DomainErrorCode, toDomainError } from "~/domain/domain-error.server";
-import type { TranslationRequest } from "~/i18n/translations.server";
-import type { AttemptRefusal } from "~/middleware/attempt-limit.server";
 
 /** What each domain error tells the member: a namespaced message key. */
 const MESSAGE_KEYS: Record<DomainErrorCode, string> = {
@@ -32,23 +30,6 @@ const MESSAGE_KEYS: Record<DomainErrorCode, string> = {
   mailUnavailable: "emailChange:errors.mailUnavailable",
   memberNotFound: "errors:staff.memberNotFound",
 };
-
-const TOASTS_PREFIX = "toasts:";
-const ATTEMPT_LIMIT_KEYS: readonly AttemptRefusal["messageKey"][] = [
-  "loginAttemptLimitExceeded",
-  "attemptLimitExceeded",
-];
-
-/**
- * The "toasts" texts a form can show as its error (a domain error's or an attempt limit's), for a form page's
- * loader to send instead of the whole namespace: the others are toasts, which the root translates on the server.
- */
-export function formErrorToasts(...pageKeys: string[]): TranslationRequest {
-  const domainKeys = Object.values(MESSAGE_KEYS)
-    .filter((key) => key.startsWith(TOASTS_PREFIX))
-    .map((key) => key.slice(TOASTS_PREFIX.length));
-  return { namespace: "toasts", keys: [...new Set([...domainKeys, ...ATTEMPT_LIMIT_KEYS, ...pageKeys])] };
-}
 
 export function messageKeyOf(error: DomainError): string {
   return MESSAGE_KEYS[error.code];

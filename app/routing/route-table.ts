@@ -3,100 +3,78 @@ import { type Locale, pathnameForLocale } from "../i18n/locales";
 /**
  * The one table of localized pages. app/routes.ts turns it into a Japanese (unprefixed) and an English (/en/)
  * route for each entry, so the two languages can never drift apart. Route names are
- * what guards and `to` parameters use.
+ * what guards and `to` parameters use. The modules behind the names are in route-files.ts: this table is in every
+ * page's JavaScript (pathFor), and the browser has no use for file names.
  */
 export const ROUTE_SECTIONS = [
   {
     id: "default",
-    layout: "layouts/default-layout.tsx",
     pages: [
-      { name: "index", path: "", file: "routes/home.tsx" },
-      { name: "docs-terms-of-use", path: "docs/terms-of-use", file: "routes/docs/terms-of-use.tsx" },
-      {
-        name: "docs-terms-of-use-shinkenchiku-id",
-        path: "docs/terms-of-use/shinkenchiku-id",
-        file: "routes/docs/terms-of-use-id.tsx",
-      },
-      {
-        name: "docs-terms-of-use-shinkenchiku-online",
-        path: "docs/terms-of-use/shinkenchiku-online",
-        file: "routes/docs/terms-of-use-online.tsx",
-      },
+      { name: "index", path: "" },
+      { name: "docs-terms-of-use", path: "docs/terms-of-use" },
+      { name: "docs-terms-of-use-shinkenchiku-id", path: "docs/terms-of-use/shinkenchiku-id" },
+      { name: "docs-terms-of-use-shinkenchiku-online", path: "docs/terms-of-use/shinkenchiku-online" },
       // The token is optional (spec): a sibling service may link to the policy with one; the page is the same.
-      { name: "docs-privacy-policy", path: "docs/privacy-policy/:token?", file: "routes/docs/privacy-policy.tsx" },
-      { name: "auth", path: "auth", file: "routes/auth/index.tsx" },
-      { name: "auth-sign-in", path: "auth/sign-in", file: "routes/auth/sign-in.tsx" },
+      { name: "docs-privacy-policy", path: "docs/privacy-policy/:token?" },
+      { name: "auth", path: "auth" },
+      { name: "auth-sign-in", path: "auth/sign-in" },
       // An invited member's first sign-in: the temporary password worked, now their own password (Cognito's
       // NEW_PASSWORD_REQUIRED challenge).
-      { name: "auth-new-password", path: "auth/sign-in/new-password", file: "routes/auth/new-password.tsx" },
-      { name: "auth-sign-out", path: "auth/sign-out", file: "routes/auth/sign-out.tsx" },
-      { name: "auth-forgot-password", path: "auth/forgot-password", file: "routes/auth/forgot-password.tsx" },
-      { name: "auth-sign-up", path: "auth/sign-up", file: "routes/auth/sign-up.tsx" },
+      { name: "auth-new-password", path: "auth/sign-in/new-password" },
+      { name: "auth-sign-out", path: "auth/sign-out" },
+      { name: "auth-forgot-password", path: "auth/forgot-password" },
+      { name: "auth-sign-up", path: "auth/sign-up" },
       // Without its token (a link cut short) the page says the link is invalid, rather than the site's 404.
-      { name: "email-update", path: "email-update/:token?", file: "routes/email-update.tsx" },
-      { name: "docs-api", path: "docs/api", file: "routes/docs/api-reference.tsx" },
-      { name: "not-found", path: "*", file: "routes/not-found.tsx" },
+      { name: "email-update", path: "email-update/:token?" },
+      { name: "docs-api", path: "docs/api" },
+      { name: "not-found", path: "*" },
     ],
   },
   {
     // Members only: the layout's middleware sends anyone else to sign-in with `to=<route name>`.
     id: "member",
-    layout: "layouts/member-layout.tsx",
     pages: [
-      { name: "my-profile", path: "my/profile", file: "routes/my/profile.tsx" },
-      { name: "my-profile-edit", path: "my/profile/edit", file: "routes/my/profile-edit.tsx" },
-      { name: "my-email-edit", path: "my/email/edit", file: "routes/my/email-edit.tsx" },
-      { name: "my-password-edit", path: "my/password/edit", file: "routes/my/password-edit.tsx" },
-      { name: "my-devices", path: "my/devices", file: "routes/my/devices.tsx" },
-      { name: "my-withdrawal", path: "my/withdrawal", file: "routes/my/withdrawal.tsx" },
+      { name: "my-profile", path: "my/profile" },
+      { name: "my-profile-edit", path: "my/profile/edit" },
+      { name: "my-email-edit", path: "my/email/edit" },
+      { name: "my-password-edit", path: "my/password/edit" },
+      { name: "my-devices", path: "my/devices" },
+      { name: "my-withdrawal", path: "my/withdrawal" },
     ],
   },
   {
     // Staff only: the layout sends visitors to sign-in, an ended session to /, and answers 403 to other members.
     id: "staff",
-    layout: "layouts/admin-layout.tsx",
     pages: [
-      { name: "admin", path: "admin", file: "routes/admin/overview.tsx" },
-      { name: "admin-users", path: "admin/users", file: "routes/admin/open-member.tsx" },
-      { name: "admin-user", path: "admin/users/:sub", file: "routes/admin/member.tsx" },
-      { name: "admin-audit-log", path: "admin/audit-log", file: "routes/admin/audit-log.tsx" },
-      { name: "admin-downloads", path: "admin/downloads", file: "routes/admin/downloads.tsx" },
+      { name: "admin", path: "admin" },
+      { name: "admin-users", path: "admin/users" },
+      { name: "admin-user", path: "admin/users/:sub" },
+      { name: "admin-audit-log", path: "admin/audit-log" },
+      { name: "admin-downloads", path: "admin/downloads" },
       // The downloads themselves (users.csv, …): resource routes the page's GET forms submit to.
-      { name: "admin-download", path: "admin/downloads/:file", file: "routes/admin/downloads-file.ts" },
+      { name: "admin-download", path: "admin/downloads/:file" },
       // The CSV import: upload and dry run, the template, a job's progress, its failed rows. "template" is matched
       // before ":id" (React Router ranks static segments first).
-      { name: "admin-csv-import", path: "admin/csv-import", file: "routes/admin/csv-import-upload.tsx" },
-      {
-        name: "admin-csv-import-template",
-        path: "admin/csv-import/template",
-        file: "routes/admin/csv-import-template.ts",
-      },
-      { name: "admin-csv-import-job", path: "admin/csv-import/:id", file: "routes/admin/csv-import-progress.tsx" },
-      {
-        name: "admin-csv-import-failed-rows",
-        path: "admin/csv-import/:id/failed-rows",
-        file: "routes/admin/csv-import-failed-rows-download.ts",
-      },
+      { name: "admin-csv-import", path: "admin/csv-import" },
+      { name: "admin-csv-import-template", path: "admin/csv-import/template" },
+      { name: "admin-csv-import-job", path: "admin/csv-import/:id" },
+      { name: "admin-csv-import-failed-rows", path: "admin/csv-import/:id/failed-rows" },
     ],
   },
   {
     // Internal tools: development and preview only (the layout's middleware answers 404 in production).
     id: "dev-tools",
-    layout: "layouts/dev-tools-layout.tsx",
     pages: [
-      { name: "demo", path: "demo", file: "routes/dev/demo.tsx" },
-      { name: "rebranding-debugs", path: "rebranding-debugs", file: "routes/dev/rebranding-debugs.tsx" },
-      {
-        name: "rebranding-debugs-page",
-        path: "rebranding-debugs/:page",
-        file: "routes/dev/rebranding-debugs-page.tsx",
-      },
-      { name: "dev-mailbox", path: "__dev/mailbox", file: "routes/dev/mailbox.tsx" },
+      { name: "demo", path: "demo" },
+      { name: "rebranding-debugs", path: "rebranding-debugs" },
+      { name: "rebranding-debugs-page", path: "rebranding-debugs/:page" },
+      { name: "dev-mailbox", path: "__dev/mailbox" },
     ],
   },
 ] as const;
 
 export type RouteName = (typeof ROUTE_SECTIONS)[number]["pages"][number]["name"];
+export type SectionId = (typeof ROUTE_SECTIONS)[number]["id"];
 
 const PATH_BY_NAME = new Map<string, string>(
   ROUTE_SECTIONS.flatMap((section) => section.pages.map((page) => [page.name, page.path] as const)),

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { API_ENDPOINTS } from "~/api/contract";
 import { RATE_LIMIT_POLICIES } from "~/domain/rate-limit.server";
 import { COUNTRIES, OCCUPATIONS, Q1_OPTIONS, Q2_OPTIONS, Q3_OPTIONS, WITHDRAWAL_REASONS } from "~/domain/form-choices";
-import { ROUTE_SECTIONS } from "~/routing/route-table";
+import { PAGE_FILES } from "~/routing/route-files";
 import { type BearerTokens, type StandInSdk, bearerTokensFor, connectToStandIn } from "../support/bearer-tokens";
 import { PageClient, cookieHeader, expectResponse, withSetCookies } from "../support/page-client";
 import {
@@ -2010,11 +2010,11 @@ function describeOutcome(outcome: RawOutcome): string {
 // ---- the tests -------------------------------------------------------------------------------------------------------
 
 test("every page with an action and every API endpoint has a row in the fuzz table", () => {
-  const pagesWithAction = ROUTE_SECTIONS.flatMap((section): readonly { name: string; file: string }[] => section.pages)
-    .filter((page) =>
-      /export (async )?function action\b|export const action\b/.test(readFileSync(`app/${page.file}`, "utf8")),
+  const pagesWithAction = Object.entries(PAGE_FILES)
+    .filter(([, file]) =>
+      /export (async )?function action\b|export const action\b/.test(readFileSync(`app/${file}`, "utf8")),
     )
-    .map((page) => page.name);
+    .map(([name]) => name);
   expect(pagesWithAction.filter((name) => !PAGE_FORMS.some((form) => form.route === name))).toEqual([]);
   const endpoints = API_ENDPOINTS.map((endpoint) => `${endpoint.method.toUpperCase()} ${endpoint.path}`);
   expect(

@@ -18,8 +18,10 @@ import {
 } from "~/domain/auth-schemas";
 import { WithdrawalConfirmSchema, WithdrawalFormSchema } from "~/domain/withdrawal-schema";
 import { countryChoices } from "~/i18n/country-names";
+import { prefectureChoices } from "~/i18n/prefecture-names";
 import type { Locale } from "~/i18n/locales";
 import { RESOURCES } from "~/i18n/resources";
+import { translatorFor } from "~/i18n/translator.server";
 import EmailUpdatePage from "~/routes/email-update";
 import ForgotPasswordPage from "~/routes/auth/forgot-password";
 import NewPasswordPage from "~/routes/auth/new-password";
@@ -41,6 +43,9 @@ import WithdrawalPage from "~/routes/my/withdrawal";
 type Page = { name: string; component: ComponentType<never>; loaderData: object; actionData?: object };
 
 const COUNTRIES = countryChoices("en", "Other");
+const english = translatorFor("en");
+// The loaders name them in the page's language; these pages are rendered with the English names.
+const PREFECTURES = prefectureChoices((key) => english(`prefectures:${key}`));
 const DEVICE = {
   id: "d1",
   deviceName: "iPhone",
@@ -73,7 +78,12 @@ const PAGES: Page[] = [
   {
     name: "sign-up, account",
     component: SignUpPage,
-    loaderData: { step: "account", countries: COUNTRIES, constraint: getZodConstraint(AccountInfoFormSchema) },
+    loaderData: {
+      step: "account",
+      countries: COUNTRIES,
+      prefectures: PREFECTURES,
+      constraint: getZodConstraint(AccountInfoFormSchema),
+    },
   },
   {
     name: "forgot password, request",
@@ -102,6 +112,7 @@ const PAGES: Page[] = [
       filled: true,
       defaultValue: { country: "JP" },
       countries: COUNTRIES,
+      prefectures: PREFECTURES,
       constraint: getZodConstraint(ProfileFormSchema),
     },
   },

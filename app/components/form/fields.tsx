@@ -10,7 +10,7 @@ import { useMessageTranslator } from "../use-message-translator";
 
 type FieldBaseProps = {
   label: ReactNode;
-  /** Message keys (e.g. "validation.required") from the form's Zod schema; translated here. */
+  /** Messages from the form's action, translated there; a message key (a staff filter's) is translated here. */
   errors?: readonly string[] | undefined;
   /** Help shown under the label and read with the control. */
   hint?: ReactNode;

@@ -1,8 +1,9 @@
-import { type SubmissionResult, getFormProps } from "@conform-to/react";
-import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
+import type { SubmissionResult } from "@conform-to/react";
+import { getFormProps } from "~/components/form/control-props";
 import { useEffect } from "react";
 import { Form, data, useNavigation, useRevalidator } from "react-router";
 import { z } from "zod";
+import { formConstraint, parseSubmission } from "~/components/form/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button, buttonClassName } from "~/components/button";
 import { ImportProgress } from "~/components/admin/import-progress";
@@ -68,14 +69,14 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
     active: isActive(job.state),
     confirm: ConfirmSchema.parse(new URL(request.url).searchParams.get("confirm") ?? undefined) ?? null,
     translations: loadTranslations(context, ["admin", "adminImport", "csvImport", "forms"]),
-    constraint: getZodConstraint(CancelImportSchema),
+    constraint: formConstraint(CancelImportSchema),
   };
 }
 
 export async function action({ request, params, context }: Route.ActionArgs) {
   const admin = requireAdmin(context, request);
   const id = jobIdOf(params);
-  const submission = parseWithZod(await request.formData(), { schema: CancelImportSchema });
+  const submission = parseSubmission(context, await request.formData(), CancelImportSchema);
   if (submission.status !== "success") return data({ result: submission.reply() }, { status: 400 });
   const limited = await checkAttemptLimit(context, "staffAction", admin.sub);
   if (limited) return data({ result: submission.reply({ formErrors: [limited.formError] }) }, limited.init);

@@ -1,7 +1,8 @@
-import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
-import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
+import type { SubmissionResult } from "@conform-to/react";
+import { getFormProps, getInputProps } from "~/components/form/control-props";
 import { Form, data, redirect, useNavigation } from "react-router";
 import { z } from "zod";
+import { formConstraint, parseSubmission } from "~/components/form/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
 import { CsvColumnsTable } from "~/components/admin/csv-columns-table";
@@ -72,7 +73,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   ]);
   return {
     title: t("meta.upload"),
-    constraints: { file: getZodConstraint(ImportFileSchema), validated: getZodConstraint(ValidatedJobSchema) },
+    constraints: { file: formConstraint(ImportFileSchema), validated: formConstraint(ValidatedJobSchema) },
     columns: describeImportColumns(t, locale),
     maxSize: formatMegabytes(CSV_IMPORT_MAX_FILE_BYTES, locale),
     maxRows: CSV_IMPORT_MAX_ROWS.toLocaleString(locale),
@@ -108,7 +109,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   const { requestId } = context.get(requestInfoContext);
 
   if (formData.has("intent")) {
-    const submission = parseWithZod(formData, { schema: ValidatedJobSchema });
+    const submission = parseSubmission(context, formData, ValidatedJobSchema);
     if (submission.status !== "success") {
       return data({ form: "validated" as const, result: submission.reply() }, { status: 400 });
     }
@@ -143,7 +144,7 @@ export async function action({ request, context }: Route.ActionArgs) {
     return toast.redirectWithSuccess(pathFor("admin-csv-import", locale), "adminImport:toasts.discarded");
   }
 
-  const submission = parseWithZod(formData, { schema: ImportFileSchema });
+  const submission = parseSubmission(context, formData, ImportFileSchema);
   if (submission.status !== "success") {
     return data({ form: "file" as const, result: submission.reply() }, { status: 400 });
   }

@@ -1,7 +1,8 @@
-import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
-import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
+import type { SubmissionResult } from "@conform-to/react";
+import { getFormProps, getInputProps } from "~/components/form/control-props";
 import { Form, data, useNavigation } from "react-router";
 import { z } from "zod";
+import { formConstraint, parseSubmission } from "~/components/form/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
 import { AuditEventTable } from "~/components/admin/audit-event-table";
@@ -67,8 +68,8 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
     confirm: ConfirmSchema.parse(new URL(request.url).searchParams.get("confirm") ?? undefined) ?? null,
     translations: loadTranslations(context, ["admin", "forms", "signUp", "withdrawal"]),
     constraints: {
-      staffAction: getZodConstraint(StaffActionSchema),
-      emailChange: getZodConstraint(StaffEmailChangeSchema),
+      staffAction: formConstraint(StaffActionSchema),
+      emailChange: formConstraint(StaffEmailChangeSchema),
     },
   };
 }
@@ -83,7 +84,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   const toast = getToastUtils(context);
 
   if (String(formData.get("intent")).endsWith("email-change")) {
-    const submission = parseWithZod(formData, { schema: StaffEmailChangeSchema });
+    const submission = parseSubmission(context, formData, StaffEmailChangeSchema);
     if (submission.status !== "success") {
       return data({ form: "emailChange" as const, result: submission.reply() }, { status: 400 });
     }
@@ -105,7 +106,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
     return toast.redirectWithSuccess(detailPath, "admin:toasts.emailChanged");
   }
 
-  const submission = parseWithZod(formData, { schema: StaffActionSchema });
+  const submission = parseSubmission(context, formData, StaffActionSchema);
   if (submission.status !== "success") {
     return data({ form: "staffAction" as const, result: submission.reply() }, { status: 400 });
   }

@@ -1,13 +1,14 @@
-import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
-import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
+import type { SubmissionResult } from "@conform-to/react";
+import { getFormProps, getInputProps } from "~/components/form/control-props";
 import { Form, data, redirect, useNavigation } from "react-router";
+import { FORM_FIELD_TEXTS, formConstraint, parseSubmission } from "~/components/form/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
 import { FormAlert, InputField } from "~/components/form/fields";
 import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
 import { ConfirmPasswordResetSchema, RequestPasswordResetSchema } from "~/domain/auth-schemas";
 import { confirmPasswordReset, requestPasswordReset } from "~/domain/password-reset.server";
-import { domainErrorOf, messageKeyOf, replyWithDomainError, formErrorToasts } from "~/errors/error-responses.server";
+import { domainErrorOf, messageKeyOf, replyWithDomainError } from "~/errors/error-responses.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
@@ -23,11 +24,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const i18n = getInstance(context);
   // Each step's own texts only: whatever the loader sends is weighed with the page's JavaScript.
   const translationsFor = (step: "request" | "confirm") =>
-    loadTranslations(context, [
-      { namespace: "passwordReset", keys: [step, "backToSignIn"] },
-      "forms",
-      formErrorToasts(),
-    ]);
+    loadTranslations(context, [{ namespace: "passwordReset", keys: [step, "backToSignIn"] }, FORM_FIELD_TEXTS]);
   const pending = await readPasswordReset(servicesOf(context).config, request);
   if (pending) {
     return {
@@ -36,14 +33,14 @@ export async function loader({ request, context }: Route.LoaderArgs) {
       translations: translationsFor("confirm"),
       email: pending.email,
       resent: pending.sends > 1,
-      constraint: getZodConstraint(ConfirmPasswordResetSchema),
+      constraint: formConstraint(ConfirmPasswordResetSchema),
     };
   }
   return {
     view: "request" as const,
     title: i18n.t("passwordReset:request.title"),
     translations: translationsFor("request"),
-    constraint: getZodConstraint(RequestPasswordResetSchema),
+    constraint: formConstraint(RequestPasswordResetSchema),
   };
 }
 
@@ -75,7 +72,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   }
 
   if (intent === "confirm" && pending) {
-    const submission = parseWithZod(formData, { schema: ConfirmPasswordResetSchema });
+    const submission = parseSubmission(context, formData, ConfirmPasswordResetSchema);
     if (submission.status !== "success") {
       return data(
         { form: "confirm" as const, result: submission.reply({ hideFields: ["password"] }) },
@@ -101,7 +98,7 @@ export async function action({ request, context }: Route.ActionArgs) {
     });
   }
 
-  const submission = parseWithZod(formData, { schema: RequestPasswordResetSchema });
+  const submission = parseSubmission(context, formData, RequestPasswordResetSchema);
   if (submission.status !== "success") {
     return data({ form: "request" as const, result: submission.reply() }, { status: 400 });
   }

@@ -1,13 +1,14 @@
-import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
-import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
+import type { SubmissionResult } from "@conform-to/react";
+import { getFormProps, getInputProps } from "~/components/form/control-props";
 import { Form, data, redirect, useNavigation } from "react-router";
+import { FORM_FIELD_TEXTS, formConstraint, parseSubmission } from "~/components/form/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
 import { FormAlert, InputField } from "~/components/form/fields";
 import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
 import { newPasswordChallengeCookie } from "~/cookies/app-cookies.server";
 import { FirstPasswordSchema } from "~/domain/auth-schemas";
-import { domainErrorOf, replyWithDomainError, formErrorToasts } from "~/errors/error-responses.server";
+import { domainErrorOf, replyWithDomainError } from "~/errors/error-responses.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { checkAttemptLimit } from "~/middleware/attempt-limit.server";
@@ -27,9 +28,9 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   if (!challenge) throw redirect(`${pathFor("auth-sign-in", getLocale(context))}${new URL(request.url).search}`);
   return {
     title: getInstance(context).t("auth:newPassword.title"),
-    translations: loadTranslations(context, [{ namespace: "auth", keys: ["newPassword"] }, "forms", formErrorToasts()]),
+    translations: loadTranslations(context, [{ namespace: "auth", keys: ["newPassword"] }, FORM_FIELD_TEXTS]),
     email: challenge.email,
-    constraint: getZodConstraint(FirstPasswordSchema),
+    constraint: formConstraint(FirstPasswordSchema),
   };
 }
 
@@ -46,7 +47,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 
   const challenge = await readNewPasswordChallenge(config, request);
   if (!challenge) return startOver();
-  const submission = parseWithZod(await request.formData(), { schema: FirstPasswordSchema });
+  const submission = parseSubmission(context, await request.formData(), FirstPasswordSchema);
   if (submission.status !== "success") {
     return data({ result: submission.reply({ hideFields: ["password"] }) }, { status: 400 });
   }

@@ -1,6 +1,7 @@
-import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
-import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
+import type { SubmissionResult } from "@conform-to/react";
+import { getFormProps, getInputProps } from "~/components/form/control-props";
 import { Form, data, redirect, useNavigation } from "react-router";
+import { FORM_FIELD_TEXTS, formConstraint, parseSubmission } from "~/components/form/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
 import { DeactivateDeviceForm, type DeviceRow, DeviceTable } from "~/components/device-table";
@@ -15,8 +16,8 @@ import {
 } from "~/domain/device-admission.server";
 import { displayName } from "~/domain/display-name.server";
 import { DomainError } from "~/domain/domain-error.server";
-import { domainErrorOf, messageKeyOf, replyWithDomainError, formErrorToasts } from "~/errors/error-responses.server";
-import { loadTranslations } from "~/i18n/translations.server";
+import { domainErrorOf, messageKeyOf, replyWithDomainError } from "~/errors/error-responses.server";
+import { type TranslationRequest, loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { checkAttemptLimit } from "~/middleware/attempt-limit.server";
@@ -31,18 +32,16 @@ import { activeSessionCookies, redirectAfterSignIn, returnTargetFrom, signInWith
 export async function loader({ request, context }: Route.LoaderArgs) {
   const services = servicesOf(context);
   const locale = getLocale(context);
-  const translations = loadTranslations(context, [
-    { namespace: "auth", keys: ["signIn", "alreadySignedIn", "deviceLimit"] },
-    "forms",
-    formErrorToasts(),
-  ]);
+  // Each view's own texts only: the sign-in form is every visitor's, the other two views are rare.
+  const textsOf = (view: "signIn" | "alreadySignedIn" | "deviceLimit", more: TranslationRequest[] = []) =>
+    loadTranslations(context, [{ namespace: "auth", keys: [view] }, ...more]);
   const title = getInstance(context).t("auth:signIn.title");
   const member = getMember(context);
   if (member) {
     return {
       view: "alreadySignedIn" as const,
       title,
-      translations,
+      translations: textsOf("alreadySignedIn"),
       name: displayName(member, locale),
       email: member.email,
       continueTo: await returnTargetFrom(request, locale, services.config),
@@ -54,7 +53,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     return {
       view: "deviceLimit" as const,
       title,
-      translations,
+      translations: textsOf("deviceLimit"),
       deviceLimit: services.config.deviceLimit,
       // This browser first, marked; the count is of the devices it competes with.
       devices: [listed.signingIn, ...listed.devices].map((device) => ({
@@ -64,7 +63,12 @@ export async function loader({ request, context }: Route.LoaderArgs) {
       signedInCount: listed.devices.length,
     };
   }
-  return { view: "form" as const, title, translations, constraint: getZodConstraint(SignInSchema) };
+  return {
+    view: "form" as const,
+    title,
+    translations: textsOf("signIn", [FORM_FIELD_TEXTS]),
+    constraint: formConstraint(SignInSchema),
+  };
 }
 
 export async function action({ request, context }: Route.ActionArgs) {
@@ -108,7 +112,7 @@ export async function action({ request, context }: Route.ActionArgs) {
     throw redirect(here, { headers: await abandonPending(pending) });
   }
 
-  const submission = parseWithZod(formData, { schema: SignInSchema });
+  const submission = parseSubmission(context, formData, SignInSchema);
   if (submission.status !== "success") {
     return data({ result: submission.reply({ hideFields: ["password"] }) }, { status: 400 });
   }

@@ -1,6 +1,7 @@
-import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
-import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
+import type { SubmissionResult } from "@conform-to/react";
+import { getFormProps, getInputProps } from "~/components/form/control-props";
 import { Form, type RouterContextProvider, data, redirect, useNavigation } from "react-router";
+import { FORM_FIELD_TEXTS, formConstraint, parseSubmission } from "~/components/form/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
 import { CheckboxField, CheckboxGroupField, FormAlert, InputField, RadioGroupField } from "~/components/form/fields";
@@ -15,8 +16,9 @@ import {
 } from "~/domain/auth-schemas";
 import { Q1_OPTIONS, Q2_OPTIONS, Q3_OPTIONS } from "~/domain/form-choices";
 import { confirmSignUp, resendSignUpCode, saveAccountInfo, startSignUp } from "~/domain/sign-up.server";
-import { replyWithDomainError, formErrorToasts } from "~/errors/error-responses.server";
+import { replyWithDomainError } from "~/errors/error-responses.server";
 import { countryChoices } from "~/i18n/country-names";
+import { prefectureChoices } from "~/i18n/prefecture-names";
 import { type TranslationRequest, loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
@@ -37,28 +39,28 @@ import { type SignUpFlow, clearSignUpFlow, readSignUpFlow, saveSignUpFlow } from
 function stepData(context: Readonly<RouterContextProvider>, locale: Locale, flow: SignUpFlow | null) {
   const texts = (keys: string[], more: TranslationRequest[] = []) =>
     loadTranslations(context, [{ namespace: "signUp", keys: ["title", "steps", ...keys] }, ...more]);
-  const formTexts: TranslationRequest[] = ["forms", formErrorToasts()];
   switch (flow?.step ?? "credentials") {
     case "credentials":
       return {
         step: "credentials" as const,
-        translations: texts(["credentials"], formTexts),
-        constraint: getZodConstraint(SignUpSchema),
+        translations: texts(["credentials"], [FORM_FIELD_TEXTS]),
+        constraint: formConstraint(SignUpSchema),
       };
     case "code":
       return {
         step: "code" as const,
         email: flow?.email ?? "",
-        translations: texts(["code"], formTexts),
-        constraint: getZodConstraint(ConfirmationCodeSchema),
+        translations: texts(["code"], [FORM_FIELD_TEXTS]),
+        constraint: formConstraint(ConfirmationCodeSchema),
       };
     case "account": {
       const t = getInstance(context).getFixedT(locale, "signUp");
       return {
         step: "account" as const,
-        translations: texts(["account", "options"], ["prefectures", ...formTexts]),
+        translations: texts(["account", "options"], [FORM_FIELD_TEXTS]),
         countries: countryChoices(locale, t("options.otherCountry")),
-        constraint: getZodConstraint(AccountInfoFormSchema),
+        prefectures: prefectureChoices(getInstance(context).getFixedT(locale, "prefectures")),
+        constraint: formConstraint(AccountInfoFormSchema),
       };
     }
     case "done":
@@ -99,7 +101,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   if (intent === "resend" && flow?.step === "code") {
     const limited = await checkAttemptLimit(context, "codeResend", flow.email);
     if (limited) {
-      const submission = parseWithZod(formData, { schema: ConfirmationCodeSchema });
+      const submission = parseSubmission(context, formData, ConfirmationCodeSchema);
       return data<ActionResult>(
         { intent, result: submission.reply({ formErrors: [limited.formError] }) },
         limited.init,
@@ -108,14 +110,14 @@ export async function action({ request, context }: Route.ActionArgs) {
     try {
       await resendSignUpCode(identity, flow);
     } catch (error) {
-      const submission = parseWithZod(formData, { schema: ConfirmationCodeSchema });
+      const submission = parseSubmission(context, formData, ConfirmationCodeSchema);
       return replyWithDomainError(submission, error, { extra: { intent } });
     }
     return getToastUtils(context).redirectWithSuccess(here, "codeResent");
   }
 
   if (intent === "code" && flow?.step === "code") {
-    const submission = parseWithZod(formData, { schema: ConfirmationCodeSchema });
+    const submission = parseSubmission(context, formData, ConfirmationCodeSchema);
     if (submission.status !== "success")
       return data<ActionResult>({ intent, result: submission.reply() }, { status: 400 });
     const limited = await checkAttemptLimit(context, "codeCheck", flow.email);
@@ -133,7 +135,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   }
 
   if (intent === "account" && flow?.step === "account") {
-    const submission = parseWithZod(formData, { schema: AccountInfoFormSchema });
+    const submission = parseSubmission(context, formData, AccountInfoFormSchema);
     if (submission.status !== "success")
       return data<ActionResult>({ intent, result: submission.reply() }, { status: 400 });
     try {
@@ -151,7 +153,7 @@ export async function action({ request, context }: Route.ActionArgs) {
     return withCookie(here, await saveSignUpFlow(config, { ...flow, step: "done" }));
   }
 
-  const submission = parseWithZod(formData, { schema: SignUpSchema });
+  const submission = parseSubmission(context, formData, SignUpSchema);
   if (submission.status !== "success") {
     return data<ActionResult>(
       { intent: "credentials", result: submission.reply({ hideFields: ["password"] }) },
@@ -188,7 +190,12 @@ export default function SignUpPage({ loaderData, actionData }: Route.ComponentPr
       ) : loaderData.step === "code" ? (
         <CodeForm email={loaderData.email} constraint={loaderData.constraint} lastResult={lastResult} />
       ) : loaderData.step === "account" ? (
-        <AccountForm countries={loaderData.countries} constraint={loaderData.constraint} lastResult={lastResult} />
+        <AccountForm
+          countries={loaderData.countries}
+          prefectures={loaderData.prefectures}
+          constraint={loaderData.constraint}
+          lastResult={lastResult}
+        />
       ) : (
         <Completed />
       )}
@@ -341,10 +348,12 @@ function CodeForm({
 
 function AccountForm({
   countries,
+  prefectures,
   constraint,
   lastResult,
 }: {
   countries: { value: string; label: string }[];
+  prefectures: { value: string; label: string }[];
   constraint: FormConstraint;
   lastResult: SubmissionResult<string[]> | undefined;
 }) {
@@ -365,7 +374,7 @@ function AccountForm({
       <p>{t("account.lead")}</p>
       <Form method="post" {...getFormProps(form)} className="form">
         <FormAlert form={form} />
-        <ProfileFields fields={fields} countries={countries} moreFieldsFollow />
+        <ProfileFields fields={fields} countries={countries} prefectures={prefectures} moreFieldsFollow />
         <fieldset className="form-fieldset">
           <legend>{t("account.questionnaire")}</legend>
           <RadioGroupField

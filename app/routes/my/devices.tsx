@@ -11,6 +11,20 @@ import { servicesOf } from "~/services.server";
 import { getToastUtils } from "~/toast.server";
 import type { Route } from "./+types/devices";
 
+/**
+ * The "auth" texts DeviceTable and its Deactivate button use: this page shows nothing else of the device-limit
+ * screen's. Here rather than in the component, so the list stays out of the browser's JavaScript.
+ */
+const DEVICE_TABLE_KEYS = [
+  "deviceLimit.device",
+  "deviceLimit.browser",
+  "deviceLimit.lastLogin",
+  "deviceLimit.action",
+  "deviceLimit.current",
+  "deviceLimit.deactivate",
+  "deviceLimit.deactivateLabel",
+];
+
 export async function loader({ request, context }: Route.LoaderArgs) {
   const member = requireMember(context, request);
   const { config, db } = servicesOf(context);
@@ -19,7 +33,8 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     title: getInstance(context).t("account:devices.title"),
     translations: loadTranslations(context, [
       { namespace: "account", keys: ["devices"] },
-      { namespace: "auth", keys: ["deviceLimit"] },
+      // The device table's texts, not the rest of the device-limit screen's.
+      { namespace: "auth", keys: DEVICE_TABLE_KEYS },
     ]),
     deviceLimit: config.deviceLimit,
     devices: devices.map((device) => ({ ...device, lastLoginAt: device.lastLoginAt.toISOString() })),

@@ -1,14 +1,15 @@
-import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
-import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
+import type { SubmissionResult } from "@conform-to/react";
+import { getFormProps, getInputProps } from "~/components/form/control-props";
 import { Form, data, redirect, useNavigation } from "react-router";
 import { z } from "zod";
+import { FORM_FIELD_TEXTS, formConstraint, parseSubmission } from "~/components/form/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
 import { FormAlert, InputField } from "~/components/form/fields";
 import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
 import { EmailSchema } from "~/domain/auth-schemas";
 import { requestEmailChange } from "~/domain/email-change.server";
-import { replyWithDomainError, formErrorToasts } from "~/errors/error-responses.server";
+import { replyWithDomainError } from "~/errors/error-responses.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
@@ -29,19 +30,19 @@ export function loader({ request, context }: Route.LoaderArgs) {
     currentEmail: member.email,
     sent,
     translations: loadTranslations(context, [
-      // Not the mail texts: the server writes the mails.
-      { namespace: "emailChange", keys: ["edit", "sent", "errors"] },
-      "forms",
-      formErrorToasts(),
+      // The view's own texts. Not the mail texts (the server writes the mails), nor the errors (the action's reply
+      // carries them translated).
+      { namespace: "emailChange", keys: sent ? ["sent", "edit.back"] : ["edit"] },
+      FORM_FIELD_TEXTS,
     ]),
-    constraint: getZodConstraint(EmailChangeSchema),
+    constraint: formConstraint(EmailChangeSchema),
   };
 }
 
 export async function action({ request, context }: Route.ActionArgs) {
   const member = requireMember(context, request);
   const locale = getLocale(context);
-  const submission = parseWithZod(await request.formData(), { schema: EmailChangeSchema });
+  const submission = parseSubmission(context, await request.formData(), EmailChangeSchema);
   if (submission.status !== "success") {
     return data({ result: submission.reply() }, { status: 400 });
   }

@@ -1,6 +1,7 @@
-import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
-import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
+import type { SubmissionResult } from "@conform-to/react";
+import { getFormProps, getInputProps } from "~/components/form/control-props";
 import { Form, data, useNavigation } from "react-router";
+import { FORM_FIELD_TEXTS, formConstraint, parseSubmission } from "~/components/form/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
 import { FormAlert, InputField } from "~/components/form/fields";
@@ -8,7 +9,7 @@ import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema
 import { sessionCookie } from "~/cookies/app-cookies.server";
 import { PasswordChangeSchema } from "~/domain/auth-schemas";
 import { changePassword } from "~/domain/password-change.server";
-import { replyWithDomainError, formErrorToasts } from "~/errors/error-responses.server";
+import { replyWithDomainError } from "~/errors/error-responses.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
@@ -24,19 +25,15 @@ const HIDDEN = ["currentPassword", "newPassword"];
 export function loader({ context }: Route.LoaderArgs) {
   return {
     title: getInstance(context).t("account:passwordEdit.title"),
-    translations: loadTranslations(context, [
-      { namespace: "account", keys: ["passwordEdit"] },
-      "forms",
-      formErrorToasts(),
-    ]),
-    constraint: getZodConstraint(PasswordChangeSchema),
+    translations: loadTranslations(context, [{ namespace: "account", keys: ["passwordEdit"] }, FORM_FIELD_TEXTS]),
+    constraint: formConstraint(PasswordChangeSchema),
   };
 }
 
 export async function action({ request, context }: Route.ActionArgs) {
   const member = requireMember(context, request);
   const locale = getLocale(context);
-  const submission = parseWithZod(await request.formData(), { schema: PasswordChangeSchema });
+  const submission = parseSubmission(context, await request.formData(), PasswordChangeSchema);
   if (submission.status !== "success") {
     return data({ result: submission.reply({ hideFields: HIDDEN }) }, { status: 400 });
   }

@@ -1,6 +1,6 @@
-import { getFormProps } from "@conform-to/react";
-import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
+import { getFormProps } from "~/components/form/control-props";
 import { Form, data, useNavigation } from "react-router";
+import { FORM_FIELD_TEXTS, formConstraint, parseSubmission } from "~/components/form/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
 import { FormAlert } from "~/components/form/fields";
@@ -11,8 +11,9 @@ import { ProfileFormSchema, withStoredPrefecture } from "~/domain/auth-schemas";
 import { JAPAN, listedPrefectureOf } from "~/domain/prefectures";
 import { isProfileFilled } from "~/domain/display-name.server";
 import { findProfile, updateProfile } from "~/domain/profile.server";
-import { replyWithDomainError, formErrorToasts } from "~/errors/error-responses.server";
+import { replyWithDomainError } from "~/errors/error-responses.server";
 import { countryChoices } from "~/i18n/country-names";
+import { prefectureChoices } from "~/i18n/prefecture-names";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
@@ -22,6 +23,30 @@ import { getToastUtils } from "~/toast.server";
 import { checkAttemptLimit } from "~/middleware/attempt-limit.server";
 import { servicesOf } from "~/services.server";
 import type { Route } from "./+types/profile-edit";
+
+/**
+ * The "signUp" texts ProfileFields uses: profile edit shows none of sign-up's others. Here rather than in the
+ * component, so the list stays out of the browser's JavaScript.
+ */
+const PROFILE_FIELD_KEYS = [
+  ...[
+    "realNames",
+    "familyName",
+    "givenName",
+    "birthYear",
+    "birthYearHint",
+    "country",
+    "prefectureInJapan",
+    "prefectureInJapanHint",
+    "region",
+    "regionHint",
+    "occupation",
+    "organization",
+    "preferredLanguage",
+  ].map((key) => `account.${key}`),
+  "options.occupation",
+  "options.language",
+];
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   const member = requireMember(context, request);
@@ -45,22 +70,21 @@ export async function loader({ request, context }: Route.LoaderArgs) {
       preferredLanguage: profile?.preferredLanguage ?? locale,
     },
     countries: countryChoices(locale, t("options.otherCountry")),
+    prefectures: prefectureChoices(getInstance(context).getFixedT(locale, "prefectures")),
     translations: loadTranslations(context, [
       "profile",
-      // The profile fields' labels and choices, not the rest of the sign-up flow's texts.
-      { namespace: "signUp", keys: ["account", "options"] },
-      "prefectures",
-      "forms",
-      formErrorToasts(),
+      // The profile fields' labels and choices, not the rest of the sign-up flow's texts (the questionnaire's).
+      { namespace: "signUp", keys: PROFILE_FIELD_KEYS },
+      FORM_FIELD_TEXTS,
     ]),
-    constraint: getZodConstraint(ProfileFormSchema),
+    constraint: formConstraint(ProfileFormSchema),
   };
 }
 
 export async function action({ request, context }: Route.ActionArgs) {
   const member = requireMember(context, request);
   const locale = getLocale(context);
-  const submission = parseWithZod(await request.formData(), { schema: ProfileFormSchema });
+  const submission = parseSubmission(context, await request.formData(), ProfileFormSchema);
   if (submission.status !== "success") return data({ result: submission.reply() }, { status: 400 });
   // Every edit is a Cognito call from the quota every member's sign-in shares, so one member cannot throttle everyone's
   // sign-in.
@@ -91,7 +115,12 @@ export default function ProfileEditPage({ loaderData, actionData }: Route.Compon
       <p>{t("editLead")}</p>
       <Form method="post" {...getFormProps(form)} className="form">
         <FormAlert form={form} />
-        <ProfileFields fields={fields} countries={loaderData.countries} moreFieldsFollow={false} />
+        <ProfileFields
+          fields={fields}
+          countries={loaderData.countries}
+          prefectures={loaderData.prefectures}
+          moreFieldsFollow={false}
+        />
         <Button pending={navigation.state === "submitting"} block>
           {t("submit")}
         </Button>

@@ -1,9 +1,11 @@
+import { Fragment } from "react";
 import { AppLink } from "~/components/app-link";
 import { SubjectId } from "~/components/subject-id";
 import { useRootData } from "~/components/use-root-data";
 import { OCCUPATIONS } from "~/domain/form-choices";
 import { isProfileFilled } from "~/domain/display-name.server";
 import { findProfile } from "~/domain/profile.server";
+import { isLocale } from "~/i18n/locales";
 import { JAPAN, listedPrefectureOf } from "~/domain/prefectures";
 import { prefectureNameKey } from "~/i18n/prefecture-names";
 import { loadTranslations } from "~/i18n/translations.server";
@@ -14,6 +16,18 @@ import { pathFor } from "~/routing/route-table";
 import { servicesOf } from "~/services.server";
 import type { Route } from "./+types/profile";
 
+/** The profile's fields the page lists, by their label keys in "signUp" (account.*). */
+const SHOWN_FIELDS = [
+  "familyName",
+  "givenName",
+  "birthYear",
+  "country",
+  "prefecture",
+  "occupation",
+  "organization",
+  "preferredLanguage",
+] as const;
+
 export async function loader({ request, context }: Route.LoaderArgs) {
   const member = requireMember(context, request);
   const locale = getLocale(context);
@@ -21,27 +35,37 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const profile = await findProfile(servicesOf(context).db, member.sub);
   const country = profile?.country ?? null;
   const listedPrefecture = country === JAPAN ? listedPrefectureOf(profile?.prefecture) : undefined;
+  const occupation = profile?.occupation ?? null;
+  const language = profile?.preferredLanguage ?? null;
   return {
     title: getInstance(context).getFixedT(locale, "profile")("title"),
     subject: member.sub,
     email: member.email,
     filled: profile !== null && isProfileFilled({ email: member.email, ...profile }),
-    profile,
-    // Named on the server, so the server's and the browser's text cannot differ at hydration.
-    countryName:
-      country === null
-        ? null
-        : country === "other"
-          ? t("options.otherCountry")
-          : (new Intl.DisplayNames([locale], { type: "region" }).of(country) ?? country),
-    // One of Japan's 47 in the page's language ("Tokyo"); anything else as typed.
-    prefectureName: listedPrefecture
-      ? getInstance(context).getFixedT(locale, "prefectures")(prefectureNameKey(listedPrefecture))
-      : (profile?.prefecture ?? null),
+    // What the page lists, in SHOWN_FIELDS' order, each as shown: codes named on the server (so the server's and the
+    // browser's text cannot differ at hydration, and the page carries no list of names for the one it shows).
+    details: {
+      familyName: profile?.familyName ?? null,
+      givenName: profile?.givenName ?? null,
+      birthYear: profile?.birthYear ?? null,
+      country:
+        country === null
+          ? null
+          : country === "other"
+            ? t("options.otherCountry")
+            : (new Intl.DisplayNames([locale], { type: "region" }).of(country) ?? country),
+      // One of Japan's 47 in the page's language ("Tokyo"); anything else as typed.
+      prefecture: listedPrefecture
+        ? getInstance(context).getFixedT(locale, "prefectures")(prefectureNameKey(listedPrefecture))
+        : (profile?.prefecture ?? null),
+      occupation: isOccupation(occupation) ? t(`options.occupation.${occupation}`) : occupation,
+      organization: profile?.organization ?? null,
+      preferredLanguage: isLocale(language) ? t(`options.language.${language}`) : language,
+    } satisfies Record<(typeof SHOWN_FIELDS)[number], string | number | null>,
     translations: loadTranslations(context, [
       "profile",
-      // The labels and the option names the page shows, not the sign-up form's texts.
-      { namespace: "signUp", keys: ["account", "options.occupation", "options.language"] },
+      // The field labels the page shows, not the sign-up form's texts.
+      { namespace: "signUp", keys: SHOWN_FIELDS.map((field) => `account.${field}`) },
     ]),
   };
 }
@@ -51,12 +75,9 @@ export default function ProfilePage({ loaderData }: Route.ComponentProps) {
   const { t } = useTranslation("profile");
   const { t: ts } = useTranslation("signUp");
   const { locale } = useRootData();
-  const { profile } = loaderData;
   const editPath = pathFor("my-profile-edit", locale);
   const value = (text: string | number | null | undefined) =>
     text === null || text === undefined || text === "" ? t("notSet") : text;
-  const occupation = profile?.occupation;
-  const language = profile?.preferredLanguage;
   return (
     <section className="content">
       <h1>{t("title")}</h1>
@@ -78,26 +99,12 @@ export default function ProfilePage({ loaderData }: Route.ComponentProps) {
         </dd>
         <dt>{t("email")}</dt>
         <dd data-testid="email">{loaderData.email}</dd>
-        <dt>{ts("account.familyName")}</dt>
-        <dd data-testid="familyName">{value(profile?.familyName)}</dd>
-        <dt>{ts("account.givenName")}</dt>
-        <dd data-testid="givenName">{value(profile?.givenName)}</dd>
-        <dt>{ts("account.birthYear")}</dt>
-        <dd data-testid="birthYear">{value(profile?.birthYear)}</dd>
-        <dt>{ts("account.country")}</dt>
-        <dd data-testid="country">{value(loaderData.countryName)}</dd>
-        <dt>{ts("account.prefecture")}</dt>
-        <dd data-testid="prefecture">{value(loaderData.prefectureName)}</dd>
-        <dt>{ts("account.occupation")}</dt>
-        <dd data-testid="occupation">
-          {value(isOccupation(occupation) ? ts(`options.occupation.${occupation}`) : occupation)}
-        </dd>
-        <dt>{ts("account.organization")}</dt>
-        <dd data-testid="organization">{value(profile?.organization)}</dd>
-        <dt>{ts("account.preferredLanguage")}</dt>
-        <dd data-testid="preferredLanguage">
-          {value(language === "ja" || language === "en" ? ts(`options.language.${language}`) : language)}
-        </dd>
+        {Object.entries(loaderData.details).map(([field, shown]) => (
+          <Fragment key={field}>
+            <dt>{ts(`account.${field as keyof typeof loaderData.details}`)}</dt>
+            <dd data-testid={field}>{value(shown)}</dd>
+          </Fragment>
+        ))}
       </dl>
       {loaderData.filled ? (
         <p>

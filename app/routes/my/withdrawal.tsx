@@ -1,12 +1,7 @@
-import {
-  type SubmissionResult,
-  getFormProps,
-  getInputProps,
-  getSelectProps,
-  getTextareaProps,
-} from "@conform-to/react";
-import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
+import type { SubmissionResult } from "@conform-to/react";
+import { getFormProps, getInputProps, getSelectProps, getTextareaProps } from "~/components/form/control-props";
 import { Form, data, useNavigation } from "react-router";
+import { FORM_FIELD_TEXTS, formConstraint, parseSubmission } from "~/components/form/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { sessionCookie } from "~/cookies/app-cookies.server";
 import { Button } from "~/components/button";
@@ -15,7 +10,7 @@ import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema
 import { WITHDRAWAL_REASONS } from "~/domain/form-choices";
 import { type WithdrawalAnswers, WithdrawalConfirmSchema, WithdrawalFormSchema } from "~/domain/withdrawal-schema";
 import { cancelMembership } from "~/domain/withdrawal.server";
-import { replyWithDomainError, formErrorToasts } from "~/errors/error-responses.server";
+import { replyWithDomainError } from "~/errors/error-responses.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
@@ -35,10 +30,10 @@ type ActionResult =
 export function loader({ context }: Route.LoaderArgs) {
   return {
     title: getInstance(context).t("withdrawal:title"),
-    translations: loadTranslations(context, ["withdrawal", "forms", formErrorToasts("cancellationPasswordMismatch")]),
+    translations: loadTranslations(context, ["withdrawal", FORM_FIELD_TEXTS]),
     constraints: {
-      reasons: getZodConstraint(WithdrawalFormSchema),
-      confirm: getZodConstraint(WithdrawalConfirmSchema),
+      reasons: formConstraint(WithdrawalFormSchema),
+      confirm: formConstraint(WithdrawalConfirmSchema),
     },
   };
 }
@@ -53,14 +48,14 @@ export async function action({ request, context }: Route.ActionArgs) {
   const formData = await request.formData();
   const intent = String(formData.get("intent") ?? "");
 
-  const answers = parseWithZod(formData, { schema: WithdrawalFormSchema });
+  const answers = parseSubmission(context, formData, WithdrawalFormSchema);
   if (answers.status !== "success") {
     return data<ActionResult>({ step: "form", result: answers.reply({ hideFields: HIDDEN }) }, { status: 400 });
   }
   if (intent === "back") return data<ActionResult>({ step: "form", result: answers.reply({ hideFields: HIDDEN }) });
   if (intent !== "submit") return data<ActionResult>({ step: "confirm", answers: answers.value });
 
-  const submission = parseWithZod(formData, { schema: WithdrawalConfirmSchema });
+  const submission = parseSubmission(context, formData, WithdrawalConfirmSchema);
   if (submission.status !== "success") {
     return data<ActionResult>(
       { step: "confirm", answers: answers.value, result: submission.reply({ hideFields: HIDDEN }) },
