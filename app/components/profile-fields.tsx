@@ -1,5 +1,4 @@
-import type { FieldMetadata } from "@conform-to/react";
-import { getInputProps, getSelectProps } from "~/components/form/control-props";
+import { type FieldMetadata, getInputProps, getSelectProps } from "@conform-to/react";
 import { useState, useSyncExternalStore } from "react";
 import type { z } from "zod";
 import { InputField, type SelectOption, SelectField } from "~/components/form/fields";

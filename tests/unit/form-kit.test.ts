@@ -1,4 +1,3 @@
-import * as conform from "@conform-to/react";
 import { type ReactElement, createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 import { RouterProvider, createMemoryRouter } from "react-router";
@@ -11,7 +10,6 @@ import {
   RadioGroupField,
   TextareaField,
 } from "~/components/form/fields";
-import * as house from "~/components/form/control-props";
 
 const FORMS = { form: { required: "Required" }, validation: { required: "Enter this.", agree: "Tick this." } };
 
@@ -115,34 +113,4 @@ test("the form alert is there before any error, with the id Conform points the f
   expect(render(createElement(FormAlert, { form: { errorId: "f-error", errors: ["validation.required"] } }))).toContain(
     '<div role="alert" id="f-error"><ul class="error-list"><li class="error-list__item">Enter this.</li></ul></div>',
   );
-});
-
-test("the house's prop helpers give what Conform's give, for every kind of control and state the forms use", () => {
-  const base = { id: "f-x", name: "x", formId: "f", errorId: "f-x-error", descriptionId: "f-x-description" };
-  const states = [
-    { ...base, errors: undefined, initialValue: undefined },
-    { ...base, errors: ["Enter this."], required: true, maxLength: 50, initialValue: "typed" },
-    { ...base, errors: undefined, required: true, minLength: 8, initialValue: "on" },
-    { ...base, errors: undefined, multiple: true, initialValue: ["a", "b"] },
-    { ...base, errors: ["Tick this."], initialValue: ["b"] },
-  ];
-  for (const state of states) {
-    const field = state as unknown as Parameters<typeof conform.getInputProps>[0];
-    for (const type of ["text", "email", "password", "file"] as const) {
-      expect(house.getInputProps(state, { type })).toStrictEqual(conform.getInputProps(field, { type }));
-    }
-    for (const value of [undefined, "b"]) {
-      expect(house.getInputProps(state, { type: "checkbox", value })).toStrictEqual(
-        conform.getInputProps(field, { type: "checkbox", value }),
-      );
-    }
-    expect(house.getSelectProps(state)).toStrictEqual(conform.getSelectProps(field));
-    expect(house.getTextareaProps(state)).toStrictEqual(conform.getTextareaProps(field));
-  }
-  for (const errors of [undefined, ["Wrong password."]]) {
-    const form = { id: "f", errorId: "f-error", errors, noValidate: true };
-    expect(house.getFormProps(form)).toStrictEqual(
-      conform.getFormProps(form as unknown as Parameters<typeof conform.getFormProps>[0]),
-    );
-  }
 });

@@ -23,8 +23,8 @@ type SchemaFormOptions<Schema extends FormSchema> = {
 };
 
 /**
- * The members of Conform's form and field metadata that the prop helpers (control-props.ts: getFormProps,
- * getInputProps, getSelectProps, getTextareaProps) and our field components read. Conform's `useForm` would give all of them,
+ * The members of Conform's form and field metadata that its prop helpers (getFormProps, getInputProps,
+ * getSelectProps, getTextareaProps) and our field components read. Conform's `useForm` would give all of them,
  * but its browser runtime (client-side validation, intents, subscriptions) was 8.7 kB of every form page's
  * JavaScript, and the action alone validates here; so this hook builds just these from the action's reply.
  */
@@ -112,8 +112,8 @@ export function useSchemaForm<Schema extends FormSchema>(
     }
   }, [lastResult, secretIds, formId, initial.result]);
 
-  // Typed as Conform's own metadata, so the call sites use the prop helpers as Conform's documentation shows; the
-  // helpers read only the members above (FieldState).
+  // Typed as Conform's own metadata, so the call sites keep using Conform's prop helpers, which read only the
+  // members above (FieldState).
   type Form = FormMetadata<FormInput<Schema>, string[]>;
   return [form as unknown as Form, fields as unknown as ReturnType<Form["getFieldset"]>] as const;
 }

@@ -1,5 +1,4 @@
-import type { SubmissionResult } from "@conform-to/react";
-import { getFormProps } from "~/components/form/control-props";
+import { type SubmissionResult, getFormProps } from "@conform-to/react";
 import { useEffect } from "react";
 import { Form, data, useNavigation, useRevalidator } from "react-router";
 import { z } from "zod";

@@ -1,5 +1,4 @@
-import type { SubmissionResult } from "@conform-to/react";
-import { getFormProps, getInputProps } from "~/components/form/control-props";
+import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
 import { Form, data, redirect, useNavigation } from "react-router";
 import { z } from "zod";
 import { formConstraint, parseSubmission } from "~/components/form/schema-form.server";

@@ -1,5 +1,4 @@
-import type { SubmissionResult } from "@conform-to/react";
-import { getFormProps, getInputProps } from "~/components/form/control-props";
+import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
 import { Form, type RouterContextProvider, data, redirect, useNavigation } from "react-router";
 import { FORM_FIELD_TEXTS, formConstraint, parseSubmission } from "~/components/form/schema-form.server";
 import { AppLink } from "~/components/app-link";

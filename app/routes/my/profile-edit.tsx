@@ -1,4 +1,4 @@
-import { getFormProps } from "~/components/form/control-props";
+import { getFormProps } from "@conform-to/react";
 import { Form, data, useNavigation } from "react-router";
 import { FORM_FIELD_TEXTS, formConstraint, parseSubmission } from "~/components/form/schema-form.server";
 import { AppLink } from "~/components/app-link";
