@@ -5,6 +5,7 @@ import { verifyAccessToken } from "~/integrations/cognito/access-token.server";
 import { DomainError, type DomainErrorCode } from "./domain-error.server";
 import { logger } from "~/integrations/logger.server";
 import type { AppServices } from "~/services.server";
+import { type StoredProfile, storedProfileColumns } from "./profile.server";
 import { encryptSecret, openRefreshToken } from "./refresh-tokens.server";
 import { endSessions } from "./session-ending.server";
 
@@ -12,8 +13,7 @@ export interface LiveSession {
   id: string;
   sub: string;
   email: string;
-  familyName: string | null;
-  givenName: string | null;
+  profile: StoredProfile | null;
   refreshTokenEncrypted: string;
 }
 
@@ -23,6 +23,12 @@ export interface SignedInMember {
   email: string;
   familyName: string | null;
   givenName: string | null;
+  /**
+   * The stored profile as the session check read it, at the start of the request (the same query: on the embedded
+   * PGlite every query runs on the app's thread). For pages that only show it; a page that changes it reads it
+   * again after the change.
+   */
+  profile: StoredProfile | null;
   groups: string[];
   sessionId: string;
   accessToken: string;
@@ -35,15 +41,14 @@ export type PageSessionResolution =
   /** Cognito could not answer (down, slow, throttling): anonymous for this request, the session kept for the next. */
   | { kind: "unverified" };
 
-/** The active, unrevoked session with this id, with the names the header shows; one query per page view. */
+/** The active, unrevoked session with this id, with its member's stored profile; one query per page view. */
 export async function findLiveSession(db: Database, sessionId: string): Promise<LiveSession | null> {
   const [row] = await db
     .select({
       id: memberSessions.id,
       sub: memberSessions.sub,
       email: memberSessions.email,
-      familyName: memberProfiles.familyName,
-      givenName: memberProfiles.givenName,
+      profile: storedProfileColumns,
       refreshTokenEncrypted: memberSessions.refreshTokenEncrypted,
     })
     .from(memberSessions)
@@ -69,8 +74,9 @@ function toMember(session: LiveSession, groups: string[], accessToken: string): 
   return {
     sub: session.sub,
     email: session.email,
-    familyName: session.familyName,
-    givenName: session.givenName,
+    familyName: session.profile?.familyName ?? null,
+    givenName: session.profile?.givenName ?? null,
+    profile: session.profile,
     groups,
     sessionId: session.id,
     accessToken,

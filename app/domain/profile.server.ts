@@ -18,21 +18,20 @@ export type StoredProfile = {
   preferredLanguage: string;
 };
 
+/** The columns of a StoredProfile, for every query that reads one (the session check reads it too). */
+export const storedProfileColumns = {
+  familyName: memberProfiles.familyName,
+  givenName: memberProfiles.givenName,
+  birthYear: memberProfiles.birthYear,
+  country: memberProfiles.country,
+  prefecture: memberProfiles.prefecture,
+  occupation: memberProfiles.occupation,
+  organization: memberProfiles.organization,
+  preferredLanguage: memberProfiles.preferredLanguage,
+};
+
 export async function findProfile(db: Database, sub: string): Promise<StoredProfile | null> {
-  const [row] = await db
-    .select({
-      familyName: memberProfiles.familyName,
-      givenName: memberProfiles.givenName,
-      birthYear: memberProfiles.birthYear,
-      country: memberProfiles.country,
-      prefecture: memberProfiles.prefecture,
-      occupation: memberProfiles.occupation,
-      organization: memberProfiles.organization,
-      preferredLanguage: memberProfiles.preferredLanguage,
-    })
-    .from(memberProfiles)
-    .where(eq(memberProfiles.sub, sub))
-    .limit(1);
+  const [row] = await db.select(storedProfileColumns).from(memberProfiles).where(eq(memberProfiles.sub, sub)).limit(1);
   return row ?? null;
 }
 

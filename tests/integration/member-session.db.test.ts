@@ -162,6 +162,31 @@ test("a renewed sign-in replaces a live session's refresh token and origin; an e
   expect(openRefreshToken(endedRow!, SECRETS)).toBe("refresh-ended");
 });
 
+test("the session check reads the member's stored profile in the same query, null before one is saved", async () => {
+  const sub = crypto.randomUUID();
+  const { sessionId } = await start(sub, "profile");
+  expect((await findLiveSession(database().db, sessionId))?.profile).toBeNull();
+  await database().db.insert(memberProfiles).values({
+    sub,
+    familyName: "山田",
+    givenName: "花子",
+    birthYear: 1990,
+    country: "JP",
+    prefecture: "東京都",
+    preferredLanguage: "en",
+  });
+  expect((await findLiveSession(database().db, sessionId))?.profile).toEqual({
+    familyName: "山田",
+    givenName: "花子",
+    birthYear: 1990,
+    country: "JP",
+    prefecture: "東京都",
+    occupation: null,
+    organization: null,
+    preferredLanguage: "en",
+  });
+});
+
 test("the API registers a device once: the same sign-in registered again keeps its row", async () => {
   const sub = crypto.randomUUID();
   const first = await register(sub, "key-1", "jti-1");

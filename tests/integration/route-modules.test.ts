@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import { RouterContextProvider } from "react-router";
 import { afterAll, beforeAll, expect, test } from "vitest";
+import { findProfile } from "~/domain/profile.server";
 import { memberProfiles } from "../../db/schema";
 import { parseConfig } from "~/config.server";
 import { RESOURCES } from "~/i18n/resources";
@@ -46,7 +47,16 @@ async function createMember(label: string): Promise<SignedInMember> {
   const email = `${label}-${crypto.randomUUID().slice(0, 8)}@example.jp`;
   await services.identity.createConfirmedUser({ email, password: PASSWORD, attributes: { locale: "ja" } });
   const { sub } = await services.identity.getUser(email);
-  return { sub, email, familyName: null, givenName: null, groups: [], sessionId: crypto.randomUUID(), accessToken: "" };
+  return {
+    sub,
+    email,
+    familyName: null,
+    givenName: null,
+    profile: null,
+    groups: [],
+    sessionId: crypto.randomUUID(),
+    accessToken: "",
+  };
 }
 
 /** What an action answers with `data(…, init)`. */
@@ -90,7 +100,9 @@ test("the profile page's loader shows the stored profile of the member in the co
     preferredLanguage: "ja",
   });
   const request = get(pathFor("my-profile", "ja"));
-  const data = await profile.loader(routeArgs(request, await contextFor(request, member)));
+  // As the session check leaves it: the member with the stored profile (member-session.db.test.ts proves that read).
+  const signedIn = { ...member, profile: await findProfile(database().db, member.sub) };
+  const data = await profile.loader(routeArgs(request, await contextFor(request, signedIn)));
   expect(data).toMatchObject({
     subject: member.sub,
     email: member.email,

@@ -11,6 +11,7 @@ const member: SignedInMember = {
   email: "member@example.jp",
   familyName: null,
   givenName: null,
+  profile: null,
   groups: [],
   sessionId: "session-1",
   accessToken: "token",

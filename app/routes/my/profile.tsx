@@ -4,7 +4,6 @@ import { SubjectId } from "~/components/subject-id";
 import { useRootData } from "~/components/use-root-data";
 import { OCCUPATIONS } from "~/domain/form-choices";
 import { isProfileFilled } from "~/domain/display-name.server";
-import { findProfile } from "~/domain/profile.server";
 import { isLocale } from "~/i18n/locales";
 import { JAPAN, listedPrefectureOf } from "~/domain/prefectures";
 import { prefectureNameKey } from "~/i18n/prefecture-names";
@@ -13,7 +12,6 @@ import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { requireMember } from "~/middleware/require-member.server";
 import { pathFor } from "~/routing/route-table";
-import { servicesOf } from "~/services.server";
 import type { Route } from "./+types/profile";
 
 /** The profile's fields the page lists, by their label keys in "signUp" (account.*). */
@@ -32,7 +30,8 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const member = requireMember(context, request);
   const locale = getLocale(context);
   const t = getInstance(context).getFixedT(locale, "signUp");
-  const profile = await findProfile(servicesOf(context).db, member.sub);
+  // Read by the session check: this page shows it and changes nothing, so it needs no query of its own.
+  const { profile } = member;
   const country = profile?.country ?? null;
   const listedPrefecture = country === JAPAN ? listedPrefectureOf(profile?.prefecture) : undefined;
   const occupation = profile?.occupation ?? null;
