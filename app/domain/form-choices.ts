@@ -4,6 +4,18 @@
  * download Zod, whose schema definitions the bundler cannot drop. Keep this module free of Zod.
  */
 
+/** The profile's fields in the order the member's and the staff's pages list them; labels are signUp's account.*. */
+export const PROFILE_FIELD_ORDER = [
+  "familyName",
+  "givenName",
+  "birthYear",
+  "country",
+  "prefecture",
+  "occupation",
+  "organization",
+  "preferredLanguage",
+] as const;
+
 /** Sign-up questionnaire options; labels live in the signUp namespace. */
 export const Q1_OPTIONS = ["none", "work", "friend", "magazine", "facebook", "instagram", "twitter"] as const;
 export const Q2_OPTIONS = ["search", "content", "price", "other"] as const;

@@ -2,19 +2,8 @@ import type { ReactNode } from "react";
 import type { MemberDetail } from "~/domain/member-detail.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { formatDateTime } from "./formats";
+import { PROFILE_FIELD_ORDER } from "~/domain/form-choices";
 import { useAdminLabels } from "./use-admin-labels";
-
-/** The profile fields staff see, labelled as on the sign-up form. */
-const PROFILE_FIELDS = [
-  "familyName",
-  "givenName",
-  "birthYear",
-  "country",
-  "prefecture",
-  "occupation",
-  "organization",
-  "preferredLanguage",
-] as const;
 
 function Facts({ children }: { children: ReactNode }) {
   return <dl className="admin-facts">{children}</dl>;
@@ -79,7 +68,7 @@ export function MemberDetailSections({ detail }: { detail: MemberDetail }) {
       <Section id="detail-profile" title={t("detail.profile")}>
         {profile ? (
           <Facts>
-            {PROFILE_FIELDS.map((field) => (
+            {PROFILE_FIELD_ORDER.map((field) => (
               <Fact key={field} label={labels.profileField(field)}>
                 {profile[field] === null || profile[field] === undefined ? "—" : String(profile[field])}
               </Fact>

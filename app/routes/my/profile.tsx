@@ -2,7 +2,7 @@ import { Fragment } from "react";
 import { AppLink } from "~/components/app-link";
 import { SubjectId } from "~/components/subject-id";
 import { useRootData } from "~/components/use-root-data";
-import { OCCUPATIONS } from "~/domain/form-choices";
+import { OCCUPATIONS, PROFILE_FIELD_ORDER } from "~/domain/form-choices";
 import { isProfileFilled } from "~/domain/display-name.server";
 import { isLocale } from "~/i18n/locales";
 import { JAPAN, listedPrefectureOf } from "~/domain/prefectures";
@@ -13,18 +13,6 @@ import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { requireMember } from "~/middleware/require-member.server";
 import { pathFor } from "~/routing/route-table";
 import type { Route } from "./+types/profile";
-
-/** The profile's fields the page lists, by their label keys in "signUp" (account.*). */
-const SHOWN_FIELDS = [
-  "familyName",
-  "givenName",
-  "birthYear",
-  "country",
-  "prefecture",
-  "occupation",
-  "organization",
-  "preferredLanguage",
-] as const;
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   const member = requireMember(context, request);
@@ -41,7 +29,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     subject: member.sub,
     email: member.email,
     filled: profile !== null && isProfileFilled({ email: member.email, ...profile }),
-    // What the page lists, in SHOWN_FIELDS' order, each as shown: codes named on the server (so the server's and the
+    // What the page lists, in PROFILE_FIELD_ORDER, each as shown: codes named on the server (so the server's and the
     // browser's text cannot differ at hydration, and the page carries no list of names for the one it shows).
     details: {
       familyName: profile?.familyName ?? null,
@@ -60,11 +48,11 @@ export async function loader({ request, context }: Route.LoaderArgs) {
       occupation: isOccupation(occupation) ? t(`options.occupation.${occupation}`) : occupation,
       organization: profile?.organization ?? null,
       preferredLanguage: isLocale(language) ? t(`options.language.${language}`) : language,
-    } satisfies Record<(typeof SHOWN_FIELDS)[number], string | number | null>,
+    } satisfies Record<(typeof PROFILE_FIELD_ORDER)[number], string | number | null>,
     translations: loadTranslations(context, [
       "profile",
       // The field labels the page shows, not the sign-up form's texts.
-      { namespace: "signUp", keys: SHOWN_FIELDS.map((field) => `account.${field}`) },
+      { namespace: "signUp", keys: PROFILE_FIELD_ORDER.map((field) => `account.${field}`) },
     ]),
   };
 }
