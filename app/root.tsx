@@ -7,11 +7,13 @@ import {
   data,
   isRouteErrorResponse,
   useLocation,
+  useMatches,
   useRouteLoaderData,
 } from "react-router";
 import type { Route } from "./+types/root";
 import { useNonce } from "./components/nonce";
 import { localeFromPathname } from "./i18n/locales";
+import { documentLoadsJavaScript } from "./routing/document-page";
 import { canonicalUrlMiddleware } from "./middleware/canonical-redirect.server";
 import { i18nextMiddleware } from "./middleware/i18n.server";
 import { memberSessionMiddleware } from "./middleware/member-session.server";
@@ -40,6 +42,7 @@ export function Layout({ children }: { children: React.ReactNode }) {
   const rootData = useRouteLoaderData<typeof loader>("root");
   const location = useLocation();
   const nonce = useNonce();
+  const loadsJavaScript = documentLoadsJavaScript(useMatches());
   const locale = rootData?.locale ?? localeFromPathname(location.pathname);
   return (
     <html lang={locale} data-theme={rootData?.theme ?? "id"}>
@@ -51,8 +54,12 @@ export function Layout({ children }: { children: React.ReactNode }) {
       </head>
       <body>
         {children}
-        <ScrollRestoration nonce={nonce} />
-        <Scripts nonce={nonce} />
+        {loadsJavaScript ? (
+          <>
+            <ScrollRestoration nonce={nonce} />
+            <Scripts nonce={nonce} />
+          </>
+        ) : null}
       </body>
     </html>
   );

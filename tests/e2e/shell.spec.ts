@@ -88,3 +88,29 @@ test("a prefetch of another page does not swallow a waiting toast", async ({ req
   // Shown once: the next page view has no toast.
   expect(await (await request.get("/rebranding-debugs/toast/")).text()).not.toContain('data-testid="toast"');
 });
+
+test("a document page loads no scripts, and is reached from a hydrated page without a reload", async ({
+  page,
+  javaScriptEnabled,
+}) => {
+  const scripts: string[] = [];
+  page.on("request", (request) => {
+    if (request.resourceType() === "script") scripts.push(request.url());
+  });
+  await page.goto("/docs/terms-of-use/");
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("利用規約");
+  expect(scripts).toEqual([]);
+
+  await page.goto("/");
+  // A mark on the window survives only a navigation that does not load a new document.
+  if (javaScriptEnabled) await page.evaluate(() => Object.assign(window, { sameDocument: true }));
+  await page.getByRole("contentinfo").getByRole("link", { name: "利用規約" }).click();
+  await expect(page).toHaveURL(/\/docs\/terms-of-use\/$/);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("利用規約");
+  if (javaScriptEnabled) expect(await page.evaluate(() => "sameDocument" in window)).toBe(true);
+
+  // From there on, links keep working: back home through the menu.
+  await page.locator("details.site-menu summary").click();
+  await page.locator(".site-menu__drawer").getByRole("link", { name: "ホーム" }).click();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("ひとつのIDで、すべてのサービスへ");
+});

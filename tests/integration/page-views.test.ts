@@ -54,3 +54,31 @@ describe("signed-in page views", () => {
     }
   });
 });
+
+describe("document pages (app/routing/document-page.ts)", () => {
+  const scriptsIn = (html: string) => (html.match(/<script\b/g) ?? []).length;
+  const modulePreloadsIn = (html: string) => (html.match(/rel="modulepreload"/g) ?? []).length;
+
+  test.each([
+    "/docs/terms-of-use/",
+    "/docs/terms-of-use/shinkenchiku-id/",
+    "/en/docs/terms-of-use/shinkenchiku-online/",
+    "/docs/privacy-policy/",
+    "/en/docs/privacy-policy/from-a-sibling-service/",
+    "/docs/api/",
+    "/en/docs/api/",
+  ])("%s is served as a document without scripts", async (path) => {
+    const response = await get(main, path);
+    expect(response.status).toBe(200);
+    const html = await response.text();
+    expect(html).toContain("<h1");
+    expect(scriptsIn(html)).toBe(0);
+    expect(modulePreloadsIn(html)).toBe(0);
+  });
+
+  test.each(["/", "/auth/sign-in/", "/no-such-page/"])("%s still loads the app's JavaScript", async (path) => {
+    const html = await (await get(main, path)).text();
+    expect(scriptsIn(html)).toBeGreaterThan(0);
+    expect(modulePreloadsIn(html)).toBeGreaterThan(0);
+  });
+});

@@ -3,6 +3,7 @@ import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance } from "~/middleware/i18n.server";
 import { servicesOf } from "~/services.server";
+import { DOCUMENT_PAGE } from "~/routing/document-page";
 import type { Route } from "./+types/api-reference";
 import { type ApiEndpointDoc, type ApiErrorDoc, type ApiFieldDoc, getApiReference } from "./api-reference.server";
 import { formatDocsPageTitle } from "./docs-texts.server";
@@ -260,3 +261,5 @@ function TextWithCode({ text }: { text: string }) {
     </>
   );
 }
+
+export const handle = DOCUMENT_PAGE;

@@ -1,6 +1,7 @@
 import { LegalDocument } from "~/components/legal-document";
 import { getLocale } from "~/middleware/i18n.server";
 import { pathFor } from "~/routing/route-table";
+import { DOCUMENT_PAGE } from "~/routing/document-page";
 import type { Route } from "./+types/privacy-policy";
 import { formatDocsPageTitle, loadLegalDocument } from "./docs-texts.server";
 
@@ -29,3 +30,5 @@ export const meta: Route.MetaFunction = ({ loaderData }) =>
         ...(loaderData.canonicalPath ? [{ tagName: "link", rel: "canonical", href: loaderData.canonicalPath }] : []),
       ]
     : [];
+
+export const handle = DOCUMENT_PAGE;

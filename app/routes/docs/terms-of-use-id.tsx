@@ -1,4 +1,5 @@
 import { LegalDocument } from "~/components/legal-document";
+import { DOCUMENT_PAGE } from "~/routing/document-page";
 import type { Route } from "./+types/terms-of-use-id";
 import { formatDocsPageTitle, loadLegalDocument } from "./docs-texts.server";
 
@@ -12,3 +13,5 @@ export default function TermsOfUseIdPage({ loaderData }: Route.ComponentProps) {
 }
 
 export const meta: Route.MetaFunction = ({ loaderData }) => (loaderData ? [{ title: loaderData.pageTitle }] : []);
+
+export const handle = DOCUMENT_PAGE;

@@ -1,4 +1,5 @@
 import { LegalDocument } from "~/components/legal-document";
+import { DOCUMENT_PAGE } from "~/routing/document-page";
 import type { Route } from "./+types/terms-of-use-online";
 import { formatDocsPageTitle, loadLegalDocument } from "./docs-texts.server";
 
@@ -12,3 +13,5 @@ export default function TermsOfUseOnlinePage({ loaderData }: Route.ComponentProp
 }
 
 export const meta: Route.MetaFunction = ({ loaderData }) => (loaderData ? [{ title: loaderData.pageTitle }] : []);
+
+export const handle = DOCUMENT_PAGE;

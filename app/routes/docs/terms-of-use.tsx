@@ -1,6 +1,7 @@
 import { AppLink } from "~/components/app-link";
 import { useRootData } from "~/components/use-root-data";
 import { pathFor } from "~/routing/route-table";
+import { DOCUMENT_PAGE } from "~/routing/document-page";
 import type { Route } from "./+types/terms-of-use";
 import { formatDocsPageTitle, getDocsT } from "./docs-texts.server";
 
@@ -47,3 +48,5 @@ export default function TermsOfUsePage({ loaderData }: Route.ComponentProps) {
 }
 
 export const meta: Route.MetaFunction = ({ loaderData }) => (loaderData ? [{ title: loaderData.pageTitle }] : []);
+
+export const handle = DOCUMENT_PAGE;
