@@ -31,7 +31,31 @@ export function pickKeys(bundle: unknown, paths: readonly string[]): Tree {
   return picked;
 }
 
-/** The request language's resources for the given namespaces, for a loader to send to its components. */
+/**
+ * The parts of each resource bundle already picked, by the key list that picked them: the lists are constants of
+ * the pages' modules, so each page's subset is built once per language and then shared by every view (and the
+ * lookups of use-translation.ts stay cached on it).
+ */
+const pickedSubsets = new WeakMap<object, WeakMap<readonly string[], Tree>>();
+
+function pickedSubsetOf(bundle: Tree, paths: readonly string[]): Tree {
+  let byPaths = pickedSubsets.get(bundle);
+  if (!byPaths) {
+    byPaths = new WeakMap();
+    pickedSubsets.set(bundle, byPaths);
+  }
+  let picked = byPaths.get(paths);
+  if (!picked) {
+    picked = pickKeys(bundle, paths);
+    byPaths.set(paths, picked);
+  }
+  return picked;
+}
+
+/**
+ * The request language's resources for the given namespaces, for a loader to send to its components. What it
+ * returns is shared between requests: read it, never change it.
+ */
 export function loadTranslations(
   context: Readonly<RouterContextProvider>,
   requests: readonly TranslationRequest[],
@@ -42,7 +66,7 @@ export function loadTranslations(
     requests.map((request) =>
       typeof request === "string"
         ? [request, i18n.getResourceBundle(locale, request)]
-        : [request.namespace, pickKeys(i18n.getResourceBundle(locale, request.namespace), request.keys)],
+        : [request.namespace, pickedSubsetOf(i18n.getResourceBundle(locale, request.namespace), request.keys)],
     ),
   );
 }

@@ -16,12 +16,30 @@ export type Translations = Partial<Record<Namespace, unknown>>;
 
 const INTERPOLATION = /{{\s*(\w+)\s*}}/g;
 
-function lookUp(bundle: unknown, path: string): unknown {
-  let node = bundle;
+/**
+ * Texts already found, by the bundle they were found in. A page looks up the same keys on every view, and on the
+ * server its bundles are the process's own resources (translations.server.ts), so after the first view a lookup is
+ * one Map read instead of splitting the key and walking the tree (a few percent of a page view's CPU). Only texts
+ * are kept, so a key that finds nothing (one made from a request's data, say) never grows the cache.
+ */
+const foundTexts = new WeakMap<object, Map<string, string>>();
+
+function lookUp(bundle: unknown, path: string): string | undefined {
+  if (bundle === null || typeof bundle !== "object") return undefined;
+  let found = foundTexts.get(bundle);
+  if (!found) {
+    found = new Map();
+    foundTexts.set(bundle, found);
+  }
+  const known = found.get(path);
+  if (known !== undefined) return known;
+  let node: unknown = bundle;
   for (const segment of path.split(".")) {
     if (node === null || typeof node !== "object") return undefined;
     node = (node as Record<string, unknown>)[segment];
   }
+  if (typeof node !== "string") return undefined;
+  found.set(path, node);
   return node;
 }
 
@@ -48,7 +66,8 @@ export function translate(
   const namespace = separator > 0 ? (key.slice(0, separator) as Namespace) : defaultNamespace;
   const path = separator > 0 ? key.slice(separator + 1) : key;
   const found = lookUp(bundles[namespace], path);
-  if (typeof found !== "string") return key;
+  if (found === undefined) return key;
+  if (!found.includes("{{")) return found;
   return found.replace(INTERPOLATION, (placeholder, name: string) =>
     name in values ? String(values[name]) : placeholder,
   );

@@ -9,6 +9,8 @@ import type { Route } from "./+types/home";
 // Sibling services in the order the home page introduces them.
 const LINKED_SERVICES = ["data", "compe", "online", "shop"] as const;
 const PLAN_ROWS = ["price", "search", "summaries", "pages"] as const;
+/** Everything but the meta texts, which travel as the title and description. */
+const HOME_TEXTS = [{ namespace: "home", keys: ["hero", "actions", "about", "services", "plans", "cta"] }] as const;
 
 export async function loader({ context }: Route.LoaderArgs) {
   const t = getInstance(context).getFixedT(null, "home");
@@ -16,10 +18,7 @@ export async function loader({ context }: Route.LoaderArgs) {
   return {
     title: t("meta.title"),
     description: t("meta.description"),
-    // Everything but the meta texts, which travel above as the title and description.
-    translations: loadTranslations(context, [
-      { namespace: "home", keys: ["hero", "actions", "about", "services", "plans", "cta"] },
-    ]),
+    translations: loadTranslations(context, HOME_TEXTS),
   };
 }
 

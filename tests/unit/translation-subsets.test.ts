@@ -1,5 +1,6 @@
 import { expect, test } from "vitest";
-import { pickKeys } from "~/i18n/translations.server";
+import { RouterContextProvider } from "react-router";
+import { loadTranslations, pickKeys } from "~/i18n/translations.server";
 import { translate } from "~/i18n/use-translation";
 import signUpJa from "../../locales/ja/sign-up.json";
 
@@ -17,4 +18,32 @@ test("a namespace's subset keeps the asked texts and subtrees where lookups find
 
 test("a key the namespace does not have is left out rather than sent as undefined", () => {
   expect(pickKeys(signUpJa, ["noSuchKey", "options.noSuchList"])).toEqual({});
+});
+
+test("a text found once is found again the same, its placeholders filled each time", () => {
+  const bundles = { signUp: signUpJa };
+  const first = translate(bundles, "signUp", "account.familyName");
+  expect(first).toBe(signUpJa.account.familyName);
+  expect(translate(bundles, "signUp", "account.familyName")).toBe(first);
+  const withPlaceholder = { common: { greeting: "{{name}} さん" } };
+  expect(translate(withPlaceholder, "common", "greeting", { name: "山田" })).toBe("山田 さん");
+  expect(translate(withPlaceholder, "common", "greeting", { name: "佐藤" })).toBe("佐藤 さん");
+});
+
+test("a subtree or a missing key is no text, however often it is asked for", () => {
+  const bundles = { signUp: signUpJa };
+  for (let attempt = 0; attempt < 2; attempt++) {
+    expect(translate(bundles, "signUp", "options")).toBe("options");
+    expect(translate(bundles, "signUp", "options.noSuchKey")).toBe("options.noSuchKey");
+  }
+});
+
+test("a page's subset is built once per language and shared by later views; other key lists get their own", () => {
+  const pageTexts = [{ namespace: "signUp", keys: ["title", "account"] }] as const;
+  const context = new RouterContextProvider();
+  const first = loadTranslations(context, pageTexts);
+  expect(loadTranslations(new RouterContextProvider(), pageTexts).signUp).toBe(first.signUp);
+  expect(first.signUp).toEqual(pickKeys(signUpJa, ["title", "account"]));
+  const other = loadTranslations(context, [{ namespace: "signUp", keys: ["title"] }]);
+  expect(other.signUp).toEqual({ title: signUpJa.title });
 });
