@@ -11,9 +11,10 @@
  *    `/` is the same document as the anonymous one, so its ratio isolates what being signed in costs.
  *
  * How to read it:
- *  - The URLs are measured in alternating rounds (BENCH_ROUNDS, default 3, of BENCH_SECONDS each), so load from
- *    anything else on the machine falls on all of them alike; each ratio is that of the mean rates, and each
- *    round's is printed too: a wide spread means the machine was busy and the run is worth repeating.
+ *  - The URLs are measured in alternating rounds (BENCH_ROUNDS, default 3, of BENCH_SECONDS each; the order is
+ *    reversed every other round, see measureRounds), so load from anything else on the machine falls on all of them
+ *    alike; each ratio is that of the mean rates, and each round's is printed too: a wide spread means the machine
+ *    was busy and the run is worth repeating.
  *  - "req/s" is the mean of autocannon's per-second counts; p50/p99 are latencies in ms (medians over the rounds).
  *    autocannon shares the CPUs with the servers, so absolute rates depend on the machine and its load.
  *  - "CPU ms/req" is the server process's CPU time (all threads) per answered request: it hardly depends on other
@@ -53,17 +54,19 @@ interface Target {
 }
 
 /**
- * Measures every target once per round, in the same order each round, each right after a warm-up on its own URL:
- * several targets share one server, and the first measured after a switch of URL paid about a millisecond per
- * request more than the others, whichever URL it was (V8 re-optimising for the other page's shapes, garbage of the
- * previous run). Without these warm-ups `/`, first in every round, looked 20% dearer than `/en/`; with `/en/` put
- * first, the two swapped.
+ * Measures every target once per round, each right after a warm-up on its own URL, in the listed order in odd
+ * rounds and the reverse in even ones (ABBA). Several targets share one server, and the URL measured first after
+ * a switch paid about a millisecond per request more than the others, whichever it was (a 2 s warm-up did not
+ * absorb it): in a fixed order `/`, always first and always after the signed-in runs, looked 20% dearer than
+ * `/en/`, and with `/en/` first the two swapped, while alternating single requests cost the same. Reversing every
+ * other round puts the same URL on both sides of each round boundary and gives each URL both neighbours.
  */
 async function measureRounds(targets: Target[]): Promise<Map<string, ThroughputResult[]>> {
   const runs = new Map<string, ThroughputResult[]>(targets.map((target) => [target.label, []]));
   for (let round = 0; round < ROUNDS; round++) {
-    console.log(`  round ${round + 1}/${ROUNDS}: ${targets.map((target) => target.label).join(", ")}…`);
-    for (const target of targets) {
+    const order = round % 2 === 0 ? targets : [...targets].reverse();
+    console.log(`  round ${round + 1}/${ROUNDS}: ${order.map((target) => target.label).join(", ")}…`);
+    for (const target of order) {
       const result = await measureThroughput(target.server.origin + target.pagePath, target.headers, {
         server: target.server,
       });
