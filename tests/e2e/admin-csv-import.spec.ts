@@ -150,6 +150,10 @@ test("staff import members from a CSV: errors by row and column, the fixed file,
   await page.getByRole("button", { name: "インポートを開始" }).click();
   await expect(page).toHaveURL(/\/admin\/csv-import\/[0-9a-f-]{36}\/$/);
   await expect(page.getByRole("heading", { level: 2, name: "インポートの状況" })).toBeVisible();
+  // A job's page belongs to the CSV import in the staff menu.
+  await expect(page.getByRole("navigation", { name: "管理メニュー" }).locator('[aria-current="page"]')).toHaveText([
+    "CSVインポート",
+  ]);
 
   // Progress while it runs (the e2e server creates 2 members a second), then the page refreshes itself (polling
   // with JavaScript, the meta refresh without) until the summary: the test never reloads.

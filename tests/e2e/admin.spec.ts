@@ -56,6 +56,20 @@ test("the admin pages send a visitor to sign-in and come back after it, to the v
   await expect(page).toHaveURL(memberPage);
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("管理画面");
   await expect(page.getByTestId("member-email")).toHaveText(admin.email);
+
+  // The staff menu marks the section a page belongs to: "/admin/" is the user list alone, not the member's page
+  // (a job's page belongs to the CSV import: admin-csv-import.spec.ts).
+  const menu = page.getByRole("navigation", { name: "管理メニュー" });
+  await expect(menu.locator('[aria-current="page"]')).toHaveCount(0);
+  for (const [path, current] of [
+    ["/admin/", "ユーザ一覧"],
+    ["/admin/downloads/", "各種ダウンロード"],
+    ["/admin/csv-import/", "CSVインポート"],
+    ["/admin/audit-log/", "操作履歴"],
+  ]) {
+    await page.goto(path!);
+    await expect(menu.locator('[aria-current="page"]')).toHaveText([current!]);
+  }
 });
 
 test("a member outside the admin group gets the 403 page in both languages", async ({ page }) => {
