@@ -64,7 +64,7 @@ function prepareLiveSessionQuery(db: Database) {
 
 /**
  * The session check's query, built once per database: it runs on every signed-in page view, and Drizzle's
- * builder made its SQL again each time (about a fifth of the query's cost on PGlite, where queries run on the app's
+ * builder made its SQL again each time (about a quarter of the query's cost on PGlite, where queries run on the app's
  * thread).
  */
 const liveSessionQueries = new WeakMap<Database, ReturnType<typeof prepareLiveSessionQuery>>();
