@@ -4,7 +4,8 @@ import type { RateLimitPolicyName } from "~/domain/rate-limit.server";
 
 /**
  * Every setting the app reads from the environment, validated once at boot.
- * The README's configuration table documents each variable; keep the two in step.
+ * The README's configuration table documents each variable (tests/unit/readme-configuration.test.ts keeps the two
+ * equal, through CONFIG_VARIABLES).
  *
  * Modes: `production` needs real configuration (Cognito, PostgreSQL, SMTP, secrets) and refuses the stand-in;
  * `dev` and `preview` run on embedded defaults that the stand-ins (started by app/server/dev-entry.ts) fill in first.
@@ -125,6 +126,9 @@ const EnvSchema = z.object({
   RATE_LIMIT_STAFF_ACTION_PER_ADMIN: attemptLimit,
   RATE_LIMIT_STAFF_ACTION_PER_IP: attemptLimit,
 });
+
+/** The name of every environment variable the schema reads. */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(EnvSchema.shape);
 
 /** Variables that production cannot run without; embedded modes get them from the embedded stack. */
 const REQUIRED_IN_PRODUCTION = [
