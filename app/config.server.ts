@@ -102,7 +102,7 @@ const EnvSchema = z.object({
   // The footer's "© 1925-2023 {holder}". The spec names no holder: unset, the footer shows the locales' placeholder.
   COPYRIGHT_HOLDER: z.preprocess(emptyAsUnset, z.string().trim().min(1).max(200).optional()),
 
-  // One per policy in app/domain/rate-limit.server.ts (README: "Rate limits").
+  // One per policy in app/domain/rate-limit.server.ts (README: "Configuration").
   RATE_LIMIT_SIGN_IN_PER_ACCOUNT: attemptLimit,
   RATE_LIMIT_SIGN_IN_PER_IP: attemptLimit,
   RATE_LIMIT_SIGN_UP_PER_ACCOUNT: attemptLimit,
