@@ -80,10 +80,6 @@ export interface HttpResponse {
 /** Cleanups run in reverse order of registration, once, whether the run succeeds, fails or is interrupted. */
 const cleanups: Array<() => void | Promise<void>> = [];
 
-export function onCleanup(cleanup: () => void | Promise<void>) {
-  cleanups.push(cleanup);
-}
-
 async function runCleanups() {
   for (const cleanup of cleanups.splice(0).reverse()) {
     try {
