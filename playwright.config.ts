@@ -40,7 +40,7 @@ export default defineConfig({
       "node --import tsx app/server/dev-entry.ts --mode=preview",
     url: `http://localhost:${PORT}/healthz/`,
     reuseExistingServer: false,
-    // The legacy import, then the server: generous, since CI machines can be busy (60 s once was not enough).
+    // The legacy import, then the server: generous, since a busy CI machine can take over a minute.
     timeout: 180_000,
     stdout: "ignore",
     stderr: "pipe",
