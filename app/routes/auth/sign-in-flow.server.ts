@@ -10,8 +10,13 @@ import {
   readOrCreateDeviceKey,
   sessionCookie,
 } from "~/cookies/app-cookies.server";
-import { findPreferredLanguageOfSession } from "~/domain/profile.server";
-import { type NewPasswordRequired, type SignInResult, completeFirstSignIn, signIn } from "~/domain/sign-in.server";
+import { findPreferredLanguageOfSession } from "~/domain/account/profile.server";
+import {
+  type NewPasswordRequired,
+  type SignInResult,
+  completeFirstSignIn,
+  signIn,
+} from "~/domain/account/sign-in.server";
 import { type Locale, isLocale, pathnameForLocale } from "~/i18n/locales";
 import { resolveReturnTarget } from "~/routing/return-target";
 import { pathFor } from "~/routing/route-table";
