@@ -3,10 +3,14 @@ import { renderToStaticMarkup } from "react-dom/server";
 import { RouterProvider, createMemoryRouter } from "react-router";
 import { expect, test } from "vitest";
 import { BarChart } from "~/components/admin/bar-chart";
+import { barChart, stackedBarChart } from "~/components/admin/chart-geometry.server";
 import { StackedBarChart } from "~/components/admin/stacked-bar-chart";
 import admin from "../../locales/en/admin.json";
 
-/** Renders a chart the way the dashboard does: inside a route whose loader data carries the "admin" texts. */
+/**
+ * Renders a chart the way the dashboard does: its geometry made on the server (chart-geometry.server.ts), drawn
+ * inside a route whose loader data carries the "admin" texts.
+ */
 function render(element: ReactElement): string {
   const router = createMemoryRouter([{ id: "page", path: "/", Component: () => element }], {
     hydrationData: { loaderData: { page: { locale: "en", translations: { admin } } } },
@@ -25,15 +29,17 @@ function tableRows(html: string): string[][] {
 test("a bar chart is an image named by its title and description, with its numbers in a table", () => {
   const html = render(
     createElement(BarChart, {
-      title: "Sign-ups per month",
-      description: "Sign-ups in each of the last 3 months.",
-      categoryHeading: "Month",
-      valueHeading: "Members",
-      bars: [
-        { label: "2026-09", value: 12 },
-        { label: "2026-10", value: 1234 },
-        { label: "2026-11", value: 0 },
-      ],
+      chart: barChart({
+        title: "Sign-ups per month",
+        description: "Sign-ups in each of the last 3 months.",
+        categoryHeading: "Month",
+        valueHeading: "Members",
+        bars: [
+          { label: "2026-09", value: 12 },
+          { label: "2026-10", value: 1234 },
+          { label: "2026-11", value: 0 },
+        ],
+      }),
     }),
   );
   const svg = /<svg [^>]*role="img"[^>]*aria-labelledby="([^"]+) ([^"]+)"/.exec(html);
@@ -57,15 +63,17 @@ test("a bar chart is an image named by its title and description, with its numbe
 test("a stacked chart stacks each category's series and totals them in its table", () => {
   const html = render(
     createElement(StackedBarChart, {
-      title: "Cancellations per month by reason",
-      description: "Cancellations stacked by reason.",
-      categoryHeading: "Month",
-      totalHeading: "Total",
-      categories: ["2026-10", "2026-11"],
-      series: [
-        { key: "price", label: "Price", values: [3, 0] },
-        { key: "other", label: "Other", values: [1, 5] },
-      ],
+      chart: stackedBarChart({
+        title: "Cancellations per month by reason",
+        description: "Cancellations stacked by reason.",
+        categoryHeading: "Month",
+        totalHeading: "Total",
+        categories: ["2026-10", "2026-11"],
+        series: [
+          { key: "price", label: "Price", values: [3, 0] },
+          { key: "other", label: "Other", values: [1, 5] },
+        ],
+      }),
     }),
   );
   expect(html).toMatch(/<svg [^>]*role="img"/);

@@ -7,6 +7,7 @@ import { AdminGetForm } from "~/components/admin/get-form";
 import { PageLinks } from "~/components/admin/page-links";
 import { useAdminLabels } from "~/components/admin/use-admin-labels";
 import { InputField, SelectField } from "~/components/form/fields";
+import { dashboardCharts } from "~/components/admin/dashboard-charts.server";
 import { dashboardFigures } from "~/domain/staff/admin-dashboard.server";
 import {
   DEFAULT_MEMBER_SORT,
@@ -23,7 +24,7 @@ import {
 import { LOCALES } from "~/i18n/locales";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
-import { getInstance } from "~/middleware/i18n.server";
+import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { requireAdmin } from "~/middleware/require-member.server";
 import { withoutEmptyParams } from "~/routing/query-params";
 import { pathFor } from "~/routing/route-table";
@@ -57,12 +58,23 @@ function pageQueryOf(searchParams: URLSearchParams): string {
   return params.size > 0 ? `?${params}` : "";
 }
 
+/** The texts the search form, the member list and the charts' frames use; the charts' own texts come made. */
+const OVERVIEW_TEXTS = [
+  {
+    namespace: "admin",
+    keys: ["dashboard.title", "dashboard.showTable", "list", "statuses", "languages", "referrers", "notSet"],
+  },
+  "forms",
+] as const;
+
 export async function loader({ request, context }: Route.LoaderArgs) {
   requireAdmin(context, request);
   const url = new URL(request.url);
   const shortUrl = withoutEmptyParams(url);
   if (shortUrl) throw redirect(shortUrl);
   const { db, clock, config } = servicesOf(context);
+  const i18n = getInstance(context);
+  const locale = getLocale(context);
   const given = searchQueryOf(url.searchParams);
   const search = parseMemberSearch(given);
   // Invalid parameters leave the list empty with a message by each field; the dashboard and the form still work.
@@ -82,8 +94,8 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     };
   return data(
     {
-      title: getInstance(context).t("admin:meta.dashboard"),
-      figures,
+      title: i18n.t("admin:meta.dashboard"),
+      charts: dashboardCharts(figures, i18n.getFixedT(locale, ["admin", "withdrawal"]), locale),
       values: Object.fromEntries(given) as Partial<Record<MemberSearchField, string>>,
       fieldErrors: search.success ? {} : search.fieldErrors,
       members: page?.members ?? [],
@@ -97,7 +109,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
         sorts: MEMBER_SORTS,
         defaultSort: DEFAULT_MEMBER_SORT,
       },
-      translations: loadTranslations(context, ["admin", "forms", "withdrawal"]),
+      translations: loadTranslations(context, OVERVIEW_TEXTS),
     },
     { status: search.success ? 200 : 400 },
   );
@@ -106,7 +118,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 export default function AdminIndexPage({ loaderData }: Route.ComponentProps) {
   return (
     <>
-      <AdminDashboard figures={loaderData.figures} />
+      <AdminDashboard charts={loaderData.charts} />
       <MemberSearchForm values={loaderData.values} fieldErrors={loaderData.fieldErrors} choices={loaderData.choices} />
       <MemberList loaderData={loaderData} />
     </>

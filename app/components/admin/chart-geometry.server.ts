@@ -1,0 +1,182 @@
+import { type ScaleBand, type ScaleLinear, scaleBand, scaleLinear } from "d3-scale";
+import { stack } from "d3-shape";
+
+/**
+ * The charts' geometry, computed on the server from d3's scales and stack: the loader sends plain numbers and the
+ * components that draw the SVG (bar-chart.tsx, stacked-bar-chart.tsx) import no d3, so the library never reaches
+ * the browser.
+ */
+
+/** Every chart draws in the same fixed coordinate space; CSS scales the SVG to its box. */
+const CHART_WIDTH = 640;
+const CHART_HEIGHT = 240;
+const CHART_MARGIN = { top: 12, right: 12, bottom: 28, left: 48 } as const;
+const PLOT_BOTTOM = CHART_HEIGHT - CHART_MARGIN.bottom;
+const CATEGORY_LABEL_OFFSET = 16;
+const BAR_PADDING = 0.2;
+const VALUE_TICK_COUNT = 4;
+/** Enough distinct classes for the cancellation reasons; colours live in admin.css. */
+const SERIES_CLASS_COUNT = 8;
+
+/** Hundredths of a unit in a 640-wide drawing are finer than any screen shows, and keep the loader data short. */
+const rounded = (coordinate: number) => Math.round(coordinate * 100) / 100;
+
+export interface Rect {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/** The frame every chart shares: grid lines with value labels, and a label under each category. */
+export interface ChartAxes {
+  /** The SVG's coordinate space. */
+  viewBox: string;
+  /** A grid line at `y` across the plot, labelled `text` at its left. */
+  valueTicks: { y: number; text: string }[];
+  gridFrom: number;
+  gridTo: number;
+  valueLabelX: number;
+  /** A category's label, centred at `x` on the line `y`. */
+  categoryLabels: { label: string; x: number }[];
+  categoryLabelY: number;
+}
+
+export interface Bar extends Rect {
+  label: string;
+  value: number;
+}
+
+/** What a chart says in words: its title and description (the SVG's name) and its table's headings. */
+interface ChartTexts {
+  title: string;
+  description: string;
+  categoryHeading: string;
+}
+
+export interface BarChartData extends ChartTexts {
+  valueHeading: string;
+  axes: ChartAxes;
+  bars: Bar[];
+}
+
+export interface StackSeries {
+  key: string;
+  label: string;
+  /** One value per category, in the categories' order. */
+  values: readonly number[];
+}
+
+export interface StackedBarChartData extends ChartTexts {
+  totalHeading: string;
+  axes: ChartAxes;
+  categories: string[];
+  /** One layer per series, bottom first: its CSS class, its values and one rectangle per category, in order. */
+  layers: {
+    key: string;
+    label: string;
+    className: string;
+    values: number[];
+    rects: (Rect & { category: string })[];
+  }[];
+  /** Each category's sum over the series. */
+  totals: number[];
+}
+
+/** One band per category (a month, a language) across the plot. */
+function categoryScale(categories: readonly string[]): ScaleBand<string> {
+  return scaleBand()
+    .domain(categories)
+    .range([CHART_MARGIN.left, CHART_WIDTH - CHART_MARGIN.right])
+    .padding(BAR_PADDING);
+}
+
+/** Counts from 0 up to a round number above the largest (1 when everything is 0, so the axis still reads). */
+function valueScale(largest: number): ScaleLinear<number, number> {
+  return scaleLinear()
+    .domain([0, Math.max(1, largest)])
+    .nice()
+    .range([PLOT_BOTTOM, CHART_MARGIN.top]);
+}
+
+function axesOf(x: ScaleBand<string>, y: ScaleLinear<number, number>): ChartAxes {
+  // Counts are whole numbers: a tick at 0.5 members would be noise.
+  const ticks = y.ticks(VALUE_TICK_COUNT).filter(Number.isInteger);
+  const format = y.tickFormat(VALUE_TICK_COUNT, ",d");
+  return {
+    viewBox: `0 0 ${CHART_WIDTH} ${CHART_HEIGHT}`,
+    valueTicks: ticks.map((tick) => ({ y: rounded(y(tick)), text: format(tick) })),
+    gridFrom: CHART_MARGIN.left,
+    gridTo: CHART_WIDTH - CHART_MARGIN.right,
+    valueLabelX: CHART_MARGIN.left - 6,
+    categoryLabels: x.domain().map((label) => ({ label, x: rounded((x(label) ?? 0) + x.bandwidth() / 2) })),
+    categoryLabelY: PLOT_BOTTOM + CATEGORY_LABEL_OFFSET,
+  };
+}
+
+/** One value per category as vertical bars from the bottom of the plot. */
+export function barChart({
+  bars: values,
+  ...texts
+}: ChartTexts & { valueHeading: string; bars: readonly { label: string; value: number }[] }): BarChartData {
+  const x = categoryScale(values.map((entry) => entry.label));
+  const y = valueScale(Math.max(...values.map((entry) => entry.value)));
+  return {
+    ...texts,
+    axes: axesOf(x, y),
+    bars: values.map(({ label, value }) => ({
+      label,
+      value,
+      x: rounded(x(label) ?? 0),
+      y: rounded(y(value)),
+      width: rounded(x.bandwidth()),
+      height: rounded(PLOT_BOTTOM - rounded(y(value))),
+    })),
+  };
+}
+
+/**
+ * Categories (months) as vertical bars split by series (reasons), stacked with d3-shape's stack: each series' rect
+ * starts where the one below ends (the edges are rounded once, so they meet exactly).
+ */
+export function stackedBarChart({
+  categories,
+  series,
+  ...texts
+}: ChartTexts & {
+  totalHeading: string;
+  categories: readonly string[];
+  series: readonly StackSeries[];
+}): StackedBarChartData {
+  const rows = categories.map((_, index) =>
+    Object.fromEntries(series.map((entry) => [entry.key, entry.values[index] ?? 0])),
+  );
+  const layers = stack<Record<string, number>>()
+    .keys(series.map((entry) => entry.key))
+    .value((row, key) => row[key] ?? 0)(rows);
+  const totals = rows.map((_, index) => series.reduce((sum, entry) => sum + (entry.values[index] ?? 0), 0));
+  const x = categoryScale(categories);
+  const y = valueScale(Math.max(...totals));
+  return {
+    ...texts,
+    axes: axesOf(x, y),
+    layers: layers.map((layer, seriesIndex) => ({
+      key: layer.key,
+      label: series[seriesIndex]?.label ?? layer.key,
+      values: categories.map((_, index) => series[seriesIndex]?.values[index] ?? 0),
+      className: `admin-chart__series-${seriesIndex % SERIES_CLASS_COUNT}`,
+      rects: layer.map(([bottom, top], index) => {
+        const category = categories[index] ?? "";
+        return {
+          category,
+          x: rounded(x(category) ?? 0),
+          y: rounded(y(top)),
+          width: rounded(x.bandwidth()),
+          height: rounded(rounded(y(bottom)) - rounded(y(top))),
+        };
+      }),
+    })),
+    categories: [...categories],
+    totals,
+  };
+}
