@@ -21,9 +21,14 @@ export const middleware: Route.MiddlewareFunction[] = [
   },
 ];
 
+/** The staff shell's heading and menu; each page's loader sends its own texts (the root translates toasts). */
+const STAFF_SHELL_TEXTS = [
+  { namespace: "admin", keys: ["heading", "navLabel", "users", "downloads", "csvImport", "auditLog"] },
+] as const;
+
 export function loader({ request, context }: Route.LoaderArgs) {
   requireAdmin(context, request);
-  return { translations: loadTranslations(context, ["admin", "forms", "toasts"]) };
+  return { translations: loadTranslations(context, STAFF_SHELL_TEXTS) };
 }
 
 export default function AdminLayout() {

@@ -18,6 +18,9 @@ import type { Route } from "./+types/audit-log";
 
 type AuditLogField = keyof z.input<typeof AuditLogParams>;
 
+/** The texts the filter form and the event table use. */
+const AUDIT_LOG_TEXTS = [{ namespace: "admin", keys: ["audit", "list.any", "list.invalid"] }, "forms"] as const;
+
 export async function loader({ request, context }: Route.LoaderArgs) {
   requireAdmin(context, request);
   const url = new URL(request.url);
@@ -42,7 +45,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
       olderQuery: page?.nextCursor ? `?${nextParams}` : null,
       // The component may not import the server-only audit module: the action names come with the data.
       actions: STAFF_ACTIONS,
-      translations: loadTranslations(context, ["admin", "forms"]),
+      translations: loadTranslations(context, AUDIT_LOG_TEXTS),
     },
     { status: filter.success ? 200 : 400 },
   );

@@ -67,7 +67,7 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
     },
     active: isActive(job.state),
     confirm: ConfirmSchema.parse(new URL(request.url).searchParams.get("confirm") ?? undefined) ?? null,
-    translations: loadTranslations(context, ["admin", "adminImport", "csvImport", "forms"]),
+    translations: loadTranslations(context, ["adminImport", "csvImport", "forms"]),
     constraint: formConstraint(CancelImportSchema),
   };
 }

@@ -95,7 +95,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
       readyJob?.state === "validated"
         ? { id: readyJob.id, fileName: readyJob.fileName, totalRows: readyJob.totalRows }
         : null,
-    translations: loadTranslations(context, ["admin", "adminImport", "csvImport", "forms"]),
+    translations: loadTranslations(context, ["adminImport", "csvImport", "forms"]),
   };
 }
 

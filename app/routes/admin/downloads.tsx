@@ -27,6 +27,22 @@ const FILE_OF: Record<ExportKind, string> = {
   "email-addresses": "email-addresses.csv",
 };
 
+/** The download forms' texts, with the member filters' labels the users.csv form shares with the member search. */
+const DOWNLOADS_TEXTS = [
+  {
+    namespace: "admin",
+    keys: [
+      "downloadsPage",
+      "statuses",
+      "languages",
+      "referrers",
+      ...["any", "invalidSummary", "q", "qHint", "status", "language", "referrer"].map((key) => `list.${key}`),
+      ...["signedUpFrom", "signedUpTo", "legacy", "legacyOptions"].map((key) => `list.${key}`),
+    ],
+  },
+  "forms",
+] as const;
+
 /**
  * The staff's downloads: one plain GET form per file, submitted to its resource route (downloads-file.ts), so the
  * browser downloads it with or without JavaScript. A download refused for its parameters comes back here with
@@ -51,7 +67,7 @@ export function loader({ request, context }: Route.LoaderArgs) {
       // The component may not import server-only modules: the choices come with the data.
       choices: { kinds: EXPORT_KINDS, statuses: MEMBER_STATUSES, referrers: SERVICE_NAMES, legacy: LEGACY_STATES },
       limits: { defaultLimit: DEFAULT_EXPORT_LIMIT, maxLimit: MAX_EXPORT_LIMIT, concurrent: MAX_CONCURRENT_EXPORTS },
-      translations: loadTranslations(context, ["admin", "forms"]),
+      translations: loadTranslations(context, DOWNLOADS_TEXTS),
     },
     { status: busy ? 429 : Object.keys(fieldErrors).length > 0 ? 400 : 200 },
   );

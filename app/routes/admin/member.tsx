@@ -53,6 +53,17 @@ function subOf(params: { sub?: string }): string {
   return sub.data.toLowerCase();
 }
 
+/** The detail's sections, the staff actions and the member's audit trail, with the labels of their values. */
+const MEMBER_DETAIL_TEXTS = [
+  {
+    namespace: "admin",
+    keys: ["detail", "actions", "audit", "yes", "no", "notSet", "statuses", "languages", "referrers"],
+  },
+  { namespace: "signUp", keys: ["account"] },
+  { namespace: "withdrawal", keys: ["reasons"] },
+  "forms",
+] as const;
+
 export async function loader({ request, params, context }: Route.LoaderArgs) {
   requireAdmin(context, request);
   const sub = subOf(params);
@@ -65,7 +76,7 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
     detail,
     auditEvents: audit.events,
     confirm: ConfirmSchema.parse(new URL(request.url).searchParams.get("confirm") ?? undefined) ?? null,
-    translations: loadTranslations(context, ["admin", "forms", "signUp", "withdrawal"]),
+    translations: loadTranslations(context, MEMBER_DETAIL_TEXTS),
     constraints: {
       staffAction: formConstraint(StaffActionSchema),
       emailChange: formConstraint(StaffEmailChangeSchema),

@@ -15,12 +15,14 @@ import type { Route } from "./+types/open-member";
 /** The one field of the "open a member" form: a sub or an e-mail address. */
 const OpenMemberSchema = z.object({ member: z.string().trim().min(1).max(320) });
 
+const OPEN_MEMBER_TEXTS = [{ namespace: "admin", keys: ["open"] }, "forms"] as const;
+
 export async function loader({ request, context }: Route.LoaderArgs) {
   requireAdmin(context, request);
   const given = OpenMemberSchema.safeParse({ member: new URL(request.url).searchParams.get("member") ?? "" });
   const base = {
     title: getInstance(context).t("admin:meta.open"),
-    translations: loadTranslations(context, ["admin", "forms"]),
+    translations: loadTranslations(context, OPEN_MEMBER_TEXTS),
   };
   if (!given.success) return { ...base, query: "", notFound: false };
   const sub = await findSubByEmailOrSub(servicesOf(context).db, given.data.member);
