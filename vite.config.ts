@@ -47,9 +47,12 @@ const appBuild: UserConfig = {
           // Components only some pages use (forms, admin, legal documents, the style guide) stay out of it.
           // The root and the member and default layouts are on every member page too: their few hundred bytes
           // each cost less inside the frame's chunk than as files of their own.
-          // The form kit (fields, the form hook and Conform's prop helpers) is on every form page and no other.
+          // The form kit (the form hook and Conform's prop helpers) is on every page with a form that posts; the fields
+          // are a chunk of their own, because the staff pages' search and filter forms (plain GET forms) use them
+          // without Conform.
           groups: [
             { name: "app-shell", test: FRAME_MODULES },
+            { name: "form-fields", test: /\/app\/components\/(form\/fields|use-message-translator)\./ },
             { name: "form-kit", test: /\/app\/components\/form\/|\/@conform-to\/react\// },
           ],
         },
