@@ -1,5 +1,7 @@
 import { data, redirect, useLocation } from "react-router";
 import { z } from "zod";
+import { translateFieldErrors } from "~/components/form/field-errors.server";
+import { FORM_FIELD_TEXTS } from "~/components/form/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
 import { AuditEventTable } from "~/components/admin/audit-event-table";
@@ -18,8 +20,11 @@ import type { Route } from "./+types/audit-log";
 
 type AuditLogField = keyof z.input<typeof AuditLogParams>;
 
-/** The texts the filter form and the event table use. */
-const AUDIT_LOG_TEXTS = [{ namespace: "admin", keys: ["audit", "list.any", "list.invalid"] }, "forms"] as const;
+/** The texts the filter form and the event table use (the field errors come translated). */
+const AUDIT_LOG_TEXTS = [
+  { namespace: "admin", keys: ["audit", "list.any", "list.invalid"] },
+  FORM_FIELD_TEXTS,
+] as const;
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   requireAdmin(context, request);
@@ -38,7 +43,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
       values: Object.fromEntries(url.searchParams) as Partial<Record<AuditLogField, string>>,
       fieldErrors: filter.success
         ? {}
-        : (z.flattenError(filter.error).fieldErrors as Partial<Record<AuditLogField, string[]>>),
+        : translateFieldErrors<AuditLogField>(context, z.flattenError(filter.error).fieldErrors),
       events: page?.events ?? [],
       // Keyset pages go one way (older); the way back is the newest page, since the log grows at its top.
       newestQuery: url.searchParams.has("cursor") ? `?${firstParams}`.replace(/\?$/, "") : null,

@@ -2,7 +2,7 @@ import { type SubmissionResult, getFormProps } from "@conform-to/react";
 import { useEffect } from "react";
 import { Form, data, useNavigation, useRevalidator } from "react-router";
 import { z } from "zod";
-import { formConstraint, parseSubmission } from "~/components/form/schema-form.server";
+import { FORM_FIELD_TEXTS, formConstraint, parseSubmission } from "~/components/form/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button, buttonClassName } from "~/components/button";
 import { ImportProgress } from "~/components/admin/import-progress";
@@ -42,6 +42,13 @@ function jobIdOf(params: { id?: string }): string {
 /** A job that is still to run or running changes under the page, which therefore refreshes itself. */
 const isActive = (state: string) => state === "queued" || state === "running";
 
+/** The job's facts, its cancel form and its summary; the cancel form's errors come translated from the action. */
+const JOB_PAGE_TEXTS = [
+  { namespace: "adminImport", keys: ["job", "duration"] },
+  { namespace: "csvImport", keys: ["states"] },
+  FORM_FIELD_TEXTS,
+] as const;
+
 export async function loader({ request, params, context }: Route.LoaderArgs) {
   requireAdmin(context, request);
   const id = jobIdOf(params);
@@ -67,7 +74,7 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
     },
     active: isActive(job.state),
     confirm: ConfirmSchema.parse(new URL(request.url).searchParams.get("confirm") ?? undefined) ?? null,
-    translations: loadTranslations(context, ["adminImport", "csvImport", "forms"]),
+    translations: loadTranslations(context, JOB_PAGE_TEXTS),
     constraint: formConstraint(CancelImportSchema),
   };
 }

@@ -1,7 +1,7 @@
 import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
 import { Form, data, redirect, useNavigation } from "react-router";
 import { z } from "zod";
-import { formConstraint, parseSubmission } from "~/components/form/schema-form.server";
+import { FORM_FIELD_TEXTS, formConstraint, parseSubmission } from "~/components/form/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
 import { CsvColumnsTable } from "~/components/admin/csv-columns-table";
@@ -59,6 +59,26 @@ const RECENT_JOBS_SHOWN = 20;
 
 const ReadySchema = z.uuid().optional().catch(undefined);
 
+/**
+ * The upload form, the dry run's report (its problems by code) and the recent jobs; the columns' descriptions come
+ * made (describeImportColumns) and the form's errors come translated, so the texts they are made of stay on the server.
+ */
+const UPLOAD_PAGE_TEXTS = [
+  {
+    namespace: "adminImport",
+    keys: [
+      "report",
+      "jobs",
+      ...[
+        ...["title", "lead", "steps", "formatTitle", "encodings", "caps", "headerRule", "formulaRule", "template"],
+        ...["columnsCaption", "columns", "values.showCodes", "formTitle", "file", "fileHint", "check"],
+      ].map((key) => `upload.${key}`),
+    ],
+  },
+  { namespace: "csvImport", keys: ["problems", "states"] },
+  FORM_FIELD_TEXTS,
+] as const;
+
 export async function loader({ request, context }: Route.LoaderArgs) {
   requireAdmin(context, request);
   const { db } = servicesOf(context);
@@ -95,7 +115,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
       readyJob?.state === "validated"
         ? { id: readyJob.id, fileName: readyJob.fileName, totalRows: readyJob.totalRows }
         : null,
-    translations: loadTranslations(context, ["adminImport", "csvImport", "forms"]),
+    translations: loadTranslations(context, UPLOAD_PAGE_TEXTS),
   };
 }
 

@@ -1,5 +1,7 @@
 import { data } from "react-router";
 import { z } from "zod";
+import { translateFieldErrors } from "~/components/form/field-errors.server";
+import { FORM_FIELD_TEXTS } from "~/components/form/schema-form.server";
 import { Button } from "~/components/button";
 import { InputField, SelectField } from "~/components/form/fields";
 import {
@@ -27,7 +29,10 @@ const FILE_OF: Record<ExportKind, string> = {
   "email-addresses": "email-addresses.csv",
 };
 
-/** The download forms' texts, with the member filters' labels the users.csv form shares with the member search. */
+/**
+ * The download forms' texts, with the member filters' labels the users.csv form shares with the member search (the
+ * field errors come translated).
+ */
 const DOWNLOADS_TEXTS = [
   {
     namespace: "admin",
@@ -40,7 +45,7 @@ const DOWNLOADS_TEXTS = [
       ...["signedUpFrom", "signedUpTo", "legacy", "legacyOptions"].map((key) => `list.${key}`),
     ],
   },
-  "forms",
+  FORM_FIELD_TEXTS,
 ] as const;
 
 /**
@@ -62,7 +67,7 @@ export function loader({ request, context }: Route.LoaderArgs) {
       failedKind,
       values: failedKind ? Object.fromEntries(exportParamsOfPage(url.searchParams)) : {},
       pageParams: DOWNLOAD_PAGE_PARAMS,
-      fieldErrors: fieldErrors as Record<string, string[] | undefined>,
+      fieldErrors: translateFieldErrors<string>(context, fieldErrors),
       busy,
       // The component may not import server-only modules: the choices come with the data.
       choices: { kinds: EXPORT_KINDS, statuses: MEMBER_STATUSES, referrers: SERVICE_NAMES, legacy: LEGACY_STATES },

@@ -1,13 +1,14 @@
 import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
 import { Form, data, useNavigation } from "react-router";
 import { z } from "zod";
-import { formConstraint, parseSubmission } from "~/components/form/schema-form.server";
+import { FORM_FIELD_TEXTS, formConstraint, parseSubmission } from "~/components/form/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
 import { AuditEventTable } from "~/components/admin/audit-event-table";
 import { MemberDetailSections } from "~/components/admin/member-detail-sections";
 import { FormAlert, InputField } from "~/components/form/fields";
 import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
+import { PROFILE_FIELD_ORDER } from "~/domain/forms/form-choices";
 import { EmailSchema } from "~/domain/forms/auth-schemas";
 import { toDomainError } from "~/domain/domain-error.server";
 import { findMemberDetail } from "~/domain/staff/member-detail.server";
@@ -53,15 +54,21 @@ function subOf(params: { sub?: string }): string {
   return sub.data.toLowerCase();
 }
 
-/** The detail's sections, the staff actions and the member's audit trail, with the labels of their values. */
+/**
+ * The detail's sections, the staff actions and the member's audit trail, with the labels of their values; the
+ * actions' errors come translated.
+ */
 const MEMBER_DETAIL_TEXTS = [
   {
     namespace: "admin",
-    keys: ["detail", "actions", "audit", "yes", "no", "notSet", "statuses", "languages", "referrers"],
+    keys: [
+      ...["detail", "actions", "yes", "no", "notSet", "statuses", "languages", "referrers"],
+      ...["columns", "actions", "before", "after", "noChange", "empty"].map((key) => `audit.${key}`),
+    ],
   },
-  { namespace: "signUp", keys: ["account"] },
+  { namespace: "signUp", keys: PROFILE_FIELD_ORDER.map((field) => `account.${field}`) },
   { namespace: "withdrawal", keys: ["reasons"] },
-  "forms",
+  FORM_FIELD_TEXTS,
 ] as const;
 
 export async function loader({ request, params, context }: Route.LoaderArgs) {

@@ -1,5 +1,6 @@
 import { data, redirect, useNavigation } from "react-router";
 import { z } from "zod";
+import { FORM_FIELD_TEXTS } from "~/components/form/schema-form.server";
 import { Button } from "~/components/button";
 import { AdminGetForm } from "~/components/admin/get-form";
 import { InputField } from "~/components/form/fields";
@@ -15,7 +16,7 @@ import type { Route } from "./+types/open-member";
 /** The one field of the "open a member" form: a sub or an e-mail address. */
 const OpenMemberSchema = z.object({ member: z.string().trim().min(1).max(320) });
 
-const OPEN_MEMBER_TEXTS = [{ namespace: "admin", keys: ["open"] }, "forms"] as const;
+const OPEN_MEMBER_TEXTS = [{ namespace: "admin", keys: ["open"] }, FORM_FIELD_TEXTS] as const;
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   requireAdmin(context, request);

@@ -1,4 +1,6 @@
 import { data, redirect, useLocation, useNavigation } from "react-router";
+import { FORM_FIELD_TEXTS } from "~/components/form/schema-form.server";
+import { translateFieldErrors } from "~/components/form/field-errors.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
 import { AdminDashboard } from "~/components/admin/dashboard-charts";
@@ -58,13 +60,16 @@ function pageQueryOf(searchParams: URLSearchParams): string {
   return params.size > 0 ? `?${params}` : "";
 }
 
-/** The texts the search form, the member list and the charts' frames use; the charts' own texts come made. */
+/**
+ * The texts the search form, the member list and the charts' frames use; the charts' own texts and the field errors
+ * come made.
+ */
 const OVERVIEW_TEXTS = [
   {
     namespace: "admin",
     keys: ["dashboard.title", "dashboard.showTable", "list", "statuses", "languages", "referrers", "notSet"],
   },
-  "forms",
+  FORM_FIELD_TEXTS,
 ] as const;
 
 export async function loader({ request, context }: Route.LoaderArgs) {
@@ -97,7 +102,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
       title: i18n.t("admin:meta.dashboard"),
       charts: dashboardCharts(figures, i18n.getFixedT(locale, ["admin", "withdrawal"]), locale),
       values: Object.fromEntries(given) as Partial<Record<MemberSearchField, string>>,
-      fieldErrors: search.success ? {} : search.fieldErrors,
+      fieldErrors: search.success ? {} : translateFieldErrors(context, search.fieldErrors),
       members: page?.members ?? [],
       count,
       pageLinks: pageLinks || null,
