@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 
 for (const width of [375, 800, 1440]) {
   test(`the menu opens and closes at ${width}px`, async ({ page }) => {
