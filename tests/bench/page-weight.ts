@@ -4,8 +4,8 @@
  * (tests/integration/page-javascript-budget.test.ts) shares.
  */
 import { chromium } from "@playwright/test";
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../support/chromium";
 import {
-  CHROMIUM_PATH,
   JAVASCRIPT_BUDGET_KB,
   PAGE_WEIGHT_DEVICE_LIMIT,
   PAGE_WEIGHT_HEADER,
@@ -28,7 +28,7 @@ export async function reportPageJavaScript(options: { minimalOrigin?: string } =
     STANDIN_COGNITO_PORT: String(standInPort),
     DEVICE_LIMIT: PAGE_WEIGHT_DEVICE_LIMIT,
   });
-  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH });
+  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
   try {
     const weights = await weighEveryPage(browser, app.origin, standInPort);
     console.log(

@@ -1,8 +1,8 @@
 import { type Browser, chromium } from "@playwright/test";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { printTable } from "../bench/bench-support";
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../support/chromium";
 import {
-  CHROMIUM_PATH,
   JAVASCRIPT_BUDGET_KB,
   PAGE_WEIGHT_DEVICE_LIMIT,
   PAGE_WEIGHT_HEADER,
@@ -25,7 +25,7 @@ beforeAll(async () => {
       LOG_LEVEL: "warn",
       DEVICE_LIMIT: PAGE_WEIGHT_DEVICE_LIMIT,
     }),
-    chromium.launch({ executablePath: CHROMIUM_PATH }),
+    chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS }),
   ]);
 });
 

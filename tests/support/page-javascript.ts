@@ -17,7 +17,6 @@ import { createTestMember } from "./test-members";
 
 /** The most gzipped JavaScript any page may load; React and React Router alone take about 110 kB of it. */
 export const JAVASCRIPT_BUDGET_KB = 126;
-export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 /** The server's DEVICE_LIMIT that `weighEveryPage` needs: one browser holds the device-limit screen. */
 export const PAGE_WEIGHT_DEVICE_LIMIT = "1";
 
