@@ -3,7 +3,6 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { API_ENDPOINTS } from "~/api/contract";
 import { RATE_LIMIT_POLICIES } from "~/domain/rate-limit.server";
 import { COUNTRIES, OCCUPATIONS, Q1_OPTIONS, Q2_OPTIONS, Q3_OPTIONS, WITHDRAWAL_REASONS } from "~/domain/form-choices";
-import { PAGE_FILES } from "~/routing/route-files";
 import { type BearerTokens, type StandInSdk, bearerTokensFor, connectToStandIn } from "../support/bearer-tokens";
 import { PageClient, cookieHeader, expectResponse, withSetCookies } from "../support/page-client";
 import {
@@ -18,6 +17,7 @@ import { type ServerProcess, startServerProcess } from "../support/server-proces
 import { TEST_PASSWORD, createTestMember } from "../support/test-members";
 import { createNamedMember, createStaffAdmin } from "../support/admin-members";
 import { inviteMember, latestTemporaryPassword } from "../support/invited-members";
+import { pageModules } from "../support/route-modules";
 
 /**
  * A fuzz of every page form action (posted as a browser with JavaScript off would, with the app's
@@ -2010,7 +2010,7 @@ function describeOutcome(outcome: RawOutcome): string {
 // ---- the tests -------------------------------------------------------------------------------------------------------
 
 test("every page with an action and every API endpoint has a row in the fuzz table", () => {
-  const pagesWithAction = Object.entries(PAGE_FILES)
+  const pagesWithAction = [...pageModules()]
     .filter(([, file]) =>
       /export (async )?function action\b|export const action\b/.test(readFileSync(`app/${file}`, "utf8")),
     )

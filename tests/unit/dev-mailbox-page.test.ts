@@ -1,6 +1,6 @@
 import { RouterContextProvider } from "react-router";
 import { expect, test } from "vitest";
-import { loader } from "~/routes/dev/mailbox";
+import { loader } from "~/routes/dev-tools/dev-mailbox";
 import { type MailboxEntry, devMailboxContext } from "~/routing/dev-tools-only.server";
 
 type LoaderArgs = Parameters<typeof loader>[0];

@@ -24,7 +24,7 @@ test("the domain imports no React Router, routing, middleware, routes, component
     "../routing/route-table",
     "~/middleware/i18n.server",
     "../middleware/member-session.server",
-    "~/routes/auth/sign-in",
+    "~/routes/default/auth-sign-in",
     "~/components/button",
     "i18next",
     "remix-i18next/server",
@@ -77,19 +77,25 @@ test("routes do not import the Cognito adapter", async () => {
     'import { verify } from "../../integrations/cognito/identity.server";',
     'import type { Mailer } from "~/integrations/mailer.server";',
   ].join("\n");
-  expect(await reportedImports("app/routes/auth/sign-in.tsx", code)).toEqual([
+  expect(await reportedImports("app/routes/default/auth-sign-in.tsx", code)).toEqual([
     "~/integrations/cognito/cognito-errors.server",
     "../../integrations/cognito/identity.server",
   ]);
 });
 
 test("routes do not import each other, nor another folder's server module", async () => {
-  const wrong = ["./sign-up", "../my/devices", "~/routes/home", "../auth/rate-limits.server", "./nested/x.server"];
+  const wrong = [
+    "./sign-up",
+    "../my/devices",
+    "~/routes/default/index",
+    "../auth/rate-limits.server",
+    "./nested/x.server",
+  ];
   const right = ["./sign-in.server", "./rate-limits.server", "./+types/sign-in", "~/components/button", "~/domain/x"];
   const code = [...wrong, ...right].map((source, i) => `import * as m${i} from "${source}";`).join("\n");
-  expect(await reportedImports("app/routes/auth/sign-in.tsx", code)).toEqual(wrong);
+  expect(await reportedImports("app/routes/default/auth-sign-in.tsx", code)).toEqual(wrong);
   const elsewhere = ['import { x } from "./my/email-edit.server";', 'const lazy = () => import("./auth/sign-in");'];
-  expect(await reportedImports("app/routes/email-update.tsx", elsewhere.join("\n"))).toEqual([
+  expect(await reportedImports("app/routes/x.tsx", elsewhere.join("\n"))).toEqual([
     "./my/email-edit.server",
     "./auth/sign-in",
   ]);
@@ -107,7 +113,7 @@ test("nothing in app/ imports the tests' tree, statically or dynamically, except
     "../../tests/support/harness",
   ]);
   expect(await reportedImports("app/domain/x.server.ts", code)).toHaveLength(3);
-  expect(await reportedImports("app/routes/my/x.tsx", code)).toHaveLength(3);
+  expect(await reportedImports("app/routes/member/x.tsx", code)).toHaveLength(3);
   expect(await reportedImports("app/server/dev.ts", code)).toEqual([]);
 });
 
