@@ -1,6 +1,6 @@
 import { apiJson } from "~/api/api-response.server";
 import { buildOpenApiDocument } from "~/api/openapi";
-import { servicesOf } from "~/services.server";
+import { servicesOf } from "~/router-context.server";
 import type { Route } from "./+types/openapi";
 
 /** The OpenAPI 3.1 document, generated from the same schemas the endpoints validate with. No token needed. */

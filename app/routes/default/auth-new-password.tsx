@@ -13,7 +13,7 @@ import { useTranslation } from "~/i18n/use-translation";
 import { checkAttemptLimit } from "~/middleware/attempt-limit.server";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { pathFor } from "~/routing/route-table";
-import { servicesOf } from "~/services.server";
+import { servicesOf } from "~/router-context.server";
 import { getToastUtils } from "~/toast.server";
 import type { Route } from "./+types/auth-new-password";
 import { readNewPasswordChallenge, redirectAfterSignIn, signInWithFirstPassword } from "./sign-in-flow.server";

@@ -23,7 +23,7 @@ import { checkAttemptLimit } from "~/middleware/attempt-limit.server";
 import { getMember } from "~/middleware/member-session.server";
 import { endSessions } from "~/domain/session-ending.server";
 import { pathFor } from "~/routing/route-table";
-import { servicesOf } from "~/services.server";
+import { servicesOf } from "~/router-context.server";
 import { getToastUtils } from "~/toast.server";
 import type { Route } from "./+types/auth-sign-in";
 import { activeSessionCookies, redirectAfterSignIn, returnTargetFrom, signInWithPassword } from "./sign-in-flow.server";

@@ -7,7 +7,7 @@ import { getMember } from "~/middleware/member-session.server";
 import { sessionCookie } from "~/cookies/app-cookies.server";
 import { endSessions } from "~/domain/session-ending.server";
 import { pathFor } from "~/routing/route-table";
-import { servicesOf } from "~/services.server";
+import { servicesOf } from "~/router-context.server";
 import { getToastUtils } from "~/toast.server";
 import type { Route } from "./+types/auth-sign-out";
 

@@ -25,7 +25,7 @@ import type { Locale } from "~/i18n/locales";
 import { getMember } from "~/middleware/member-session.server";
 import { pathFor } from "~/routing/route-table";
 import { referrerServiceOf } from "~/routing/service-cookie.server";
-import { servicesOf } from "~/services.server";
+import { servicesOf } from "~/router-context.server";
 import { getToastUtils } from "~/toast.server";
 import type { Route } from "./+types/auth-sign-up";
 import { checkAttemptLimit } from "~/middleware/attempt-limit.server";

@@ -2,7 +2,7 @@ import { Fragment } from "react";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance } from "~/middleware/i18n.server";
-import { servicesOf } from "~/services.server";
+import { servicesOf } from "~/router-context.server";
 import { DOCUMENT_PAGE } from "~/routing/document-page";
 import type { Route } from "./+types/docs-api";
 import { type ApiEndpointDoc, type ApiErrorDoc, type ApiFieldDoc, getApiReference } from "./docs-api.server";

@@ -9,7 +9,7 @@ import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { getMember } from "~/middleware/member-session.server";
 import { pathFor } from "~/routing/route-table";
 import { getToastUtils } from "~/toast.server";
-import { servicesOf } from "~/services.server";
+import { servicesOf } from "~/router-context.server";
 import type { Route } from "./+types/email-update";
 import { emailUpdateLinkFor } from "~/routing/email-update-link";
 

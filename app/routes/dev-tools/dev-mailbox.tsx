@@ -1,6 +1,6 @@
 import { data } from "react-router";
 import { useTranslation } from "~/i18n/use-translation";
-import { devMailboxContext } from "~/routing/dev-tools-only.server";
+import { devMailboxContext } from "~/router-context.server";
 import type { Route } from "./+types/dev-mailbox";
 
 export async function loader({ context }: Route.LoaderArgs) {

@@ -15,7 +15,7 @@ import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { requireMember } from "~/middleware/require-member.server";
 import { pathFor } from "~/routing/route-table";
 import { checkAttemptLimit } from "~/middleware/attempt-limit.server";
-import { servicesOf } from "~/services.server";
+import { servicesOf } from "~/router-context.server";
 import type { Route } from "./+types/my-email-edit";
 import { emailUpdateLinkFor } from "~/routing/email-update-link";
 

@@ -13,7 +13,7 @@ import { getInstance } from "~/middleware/i18n.server";
 import { requireAdmin } from "~/middleware/require-member.server";
 import { withoutEmptyParams } from "~/routing/query-params";
 import { pathFor } from "~/routing/route-table";
-import { servicesOf } from "~/services.server";
+import { servicesOf } from "~/router-context.server";
 import type { Route } from "./+types/admin-audit-log";
 
 type AuditLogField = keyof z.input<typeof AuditLogParams>;

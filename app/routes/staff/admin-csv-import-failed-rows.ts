@@ -4,7 +4,7 @@ import { failedRowsCsv, getImportJobProgress } from "~/domain/csv-import-job.ser
 import { CSV_CHARSETS, CSV_ENCODINGS, contentDisposition } from "~/domain/spreadsheet-csv.server";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { requireAdmin } from "~/middleware/require-member.server";
-import { servicesOf } from "~/services.server";
+import { servicesOf } from "~/router-context.server";
 import type { Route } from "./+types/admin-csv-import-failed-rows";
 
 const JobIdSchema = z.uuid();

@@ -1,7 +1,7 @@
 import { CSV_IMPORT_COLUMNS, type CsvImportColumn } from "~/domain/csv-import-file.server";
 import { contentDisposition, spreadsheetCsv } from "~/domain/spreadsheet-csv.server";
 import { requireAdmin } from "~/middleware/require-member.server";
-import { servicesOf } from "~/services.server";
+import { servicesOf } from "~/router-context.server";
 import type { Route } from "./+types/admin-csv-import-template";
 
 /** One row that passes the dry run as it is, so staff see each column's form (codes, not labels). */

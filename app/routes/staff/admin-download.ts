@@ -8,8 +8,7 @@ import { getInstance } from "~/middleware/i18n.server";
 import { requireAdmin } from "~/middleware/require-member.server";
 import { csvDownloadResponse, exportParamsOfPage } from "~/routing/csv-download.server";
 import { pathFor } from "~/routing/route-table";
-import { requestInfoContext } from "~/server/request-context";
-import { servicesOf } from "~/services.server";
+import { requestInfoContext, servicesOf } from "~/router-context.server";
 import type { Route } from "./+types/admin-download";
 
 /** The file names in the URL (the page's form actions) and the download each one is. */

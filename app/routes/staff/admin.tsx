@@ -27,7 +27,7 @@ import { getInstance } from "~/middleware/i18n.server";
 import { requireAdmin } from "~/middleware/require-member.server";
 import { withoutEmptyParams } from "~/routing/query-params";
 import { pathFor } from "~/routing/route-table";
-import { servicesOf } from "~/services.server";
+import { servicesOf } from "~/router-context.server";
 import type { Route } from "./+types/admin";
 
 /** A select's options from a list of values. */
