@@ -6,13 +6,13 @@
 import type { CognitoIdentityProviderClient } from "@aws-sdk/client-cognito-identity-provider";
 import { type Database, csvCopyFor } from "../db/client.server";
 import type { Config } from "~/config.server";
-import { MIN_PASSWORD_LENGTH } from "~/domain/auth-schemas";
-import { CSV_IMPORT_MAX_FILE_BYTES } from "~/domain/csv-import-file.server";
-import { startImportWorker } from "~/domain/csv-import-job.server";
-import { scheduleDirectoryReconcile } from "~/domain/directory-reconcile.server";
+import { MIN_PASSWORD_LENGTH } from "~/domain/forms/auth-schemas";
+import { CSV_IMPORT_MAX_FILE_BYTES } from "~/domain/csv-import/csv-import-file.server";
+import { startImportWorker } from "~/domain/csv-import/csv-import-job.server";
+import { scheduleDirectoryReconcile } from "~/domain/directory/directory-reconcile.server";
 import { withDomainErrors } from "~/domain/domain-error.server";
-import { recordingDirectoryWrites } from "~/domain/member-directory.server";
-import { schedulePurge } from "~/domain/purge.server";
+import { recordingDirectoryWrites } from "~/domain/directory/member-directory.server";
+import { schedulePurge } from "~/domain/jobs/purge.server";
 import { LOCALES } from "~/i18n/locales";
 import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
 import { createIdentityProvider } from "~/integrations/cognito/identity-provider.server";
@@ -85,11 +85,11 @@ export function serverJobs(config: Config, db: Database, clock: Clock = systemCl
   const { requestsPerSecond, intervalMinutes } = config.directoryReconcile;
   return [
     {
-      // Retention and the two-systems repairs (owed Cognito deletions and revocations); see app/domain/purge.server.ts.
+      // Retention and the two-systems repairs (owed Cognito deletions and revocations); see app/domain/jobs/purge.server.ts.
       start: () => schedulePurge({ db, identity, config, clock }),
     },
     {
-      // The staff's member directory kept in step with Cognito (app/domain/directory-reconcile.server.ts); an
+      // The staff's member directory kept in step with Cognito (app/domain/directory/directory-reconcile.server.ts); an
       // interval of 0 turns it off.
       start: () =>
         intervalMinutes > 0

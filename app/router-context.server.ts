@@ -1,5 +1,5 @@
 import { type RouterContext, type RouterContextProvider, createContext } from "react-router";
-import type { SignedInMember } from "~/domain/page-sessions.server";
+import type { SignedInMember } from "~/domain/sessions/page-sessions.server";
 import type { AppServices } from "~/services.server";
 
 /**

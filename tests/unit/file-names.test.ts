@@ -21,9 +21,9 @@ const SAME_THING: Record<string, string[]> = {
   "not-found": ["routes/api", "routes/default"],
   // An API route and what it serves: the OpenAPI document, a CSV import job's state.
   openapi: ["api", "routes/api"],
-  "csv-import-job": ["domain", "routes/api/admin"],
+  "csv-import-job": ["domain/csv-import", "routes/api/admin"],
   // A command-line job and the domain rules it runs.
-  purge: ["commands", "domain"],
+  purge: ["commands", "domain/jobs"],
 };
 
 const KNOWN = SAME_THING;
@@ -32,7 +32,8 @@ const KNOWN = SAME_THING;
 function foldersByName(): Map<string, string[]> {
   const byName = new Map<string, Set<string>>();
   for (const entry of readdirSync(APP, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile()) continue;
+    // A folder's README.md documents the folder: it names no module.
+    if (!entry.isFile() || entry.name.endsWith(".md")) continue;
     const folder = path.relative(APP, entry.parentPath) || ".";
     const name = entry.name.split(".")[0]!;
     byName.set(name, (byName.get(name) ?? new Set()).add(folder));

@@ -130,11 +130,11 @@ test("nothing in app/ imports the tests' tree, statically or dynamically, except
 
 test("db/ imports only types from app/", async () => {
   const code = [
-    'import { purge } from "../app/domain/purge.server";',
+    'import { purge } from "../app/domain/jobs/purge.server";',
     'import type { Locale } from "../app/i18n/locales";',
     'import { memberProfiles } from "./schema";',
   ].join("\n");
-  expect(await reportedImports("db/x.ts", code)).toEqual(["../app/domain/purge.server"]);
+  expect(await reportedImports("db/x.ts", code)).toEqual(["../app/domain/jobs/purge.server"]);
 });
 
 test("components import no route, HTTP server, adapter or composition root", async () => {
@@ -145,7 +145,7 @@ test("components import no route, HTTP server, adapter or composition root", asy
     "~/integrations/mailer.server",
     "../composition-root.server",
   ];
-  const right = ["~/domain/form-choices", "~/routing/route-table", "~/i18n/locales", "./button", "~/root.server"];
+  const right = ["~/domain/forms/form-choices", "~/routing/route-table", "~/i18n/locales", "./button", "~/root.server"];
   const code = [...wrong, ...right].map((source, i) => `import * as m${i} from "${source}";`).join("\n");
   expect(await reportedImports("app/components/admin/x.tsx", code)).toEqual(wrong);
 });
@@ -158,14 +158,19 @@ test("routing imports no route, component, middleware, HTTP server or adapter", 
     "~/server/http-app",
     "~/integrations/logger.server",
   ];
-  const right = ["~/i18n/locales", "~/router-context.server", "~/domain/service-recognition.server", "./route-table"];
+  const right = [
+    "~/i18n/locales",
+    "~/router-context.server",
+    "~/domain/sessions/service-recognition.server",
+    "./route-table",
+  ];
   const code = [...wrong, ...right].map((source, i) => `import * as m${i} from "${source}";`).join("\n");
   expect(await reportedImports("app/routing/x.ts", code)).toEqual(wrong);
 });
 
 test("the HTTP server imports no domain, route, component or middleware: the composition root hands it what it needs", async () => {
   const wrong = [
-    "~/domain/purge.server",
+    "~/domain/jobs/purge.server",
     "../domain/csv-import-file.server",
     "~/routes/default/index",
     "~/components/button",
