@@ -189,7 +189,10 @@ test("the HTTP server imports no domain, route, component or middleware: the com
   expect(await reportedImports("app/server/dev-entry.ts", code)).toEqual(wrong);
 });
 
-/** A scratch folder's name: files the cycle tests write under app/ or db/ and remove again. */
+/**
+ * A scratch folder's name: files the cycle tests write under app/ or db/ and remove again, named so that no other
+ * test reading app/ (file-names.test.ts) can mistake them for the app's modules.
+ */
 const SCRATCH = `cycle-scratch-${process.pid}`;
 
 /** The cycles the linter reports among `files` (name -> code), written to `folder`/SCRATCH, as "file:line". */
@@ -211,19 +214,19 @@ async function reportedCycles(folder: string, files: Record<string, string>): Pr
 
 test("an import cycle fails the lint in app/, by relative path or through the ~/ alias", async () => {
   const cycle = {
-    "a.ts": 'import { b } from "./b";\nexport const a = () => b;\n',
-    "b.ts": `import { c } from "~/routing/${SCRATCH}/c";\nexport const b = () => c;\n`,
-    "c.tsx": 'import { a } from "./a";\nexport const c = () => a;\n',
+    "cycle-a.ts": 'import { b } from "./cycle-b";\nexport const a = () => b;\n',
+    "cycle-b.ts": `import { c } from "~/routing/${SCRATCH}/cycle-c";\nexport const b = () => c;\n`,
+    "cycle-c.tsx": 'import { a } from "./cycle-a";\nexport const c = () => a;\n',
   };
-  expect(await reportedCycles("app/routing", cycle)).toEqual(["a.ts:1", "b.ts:1", "c.tsx:1"]);
+  expect(await reportedCycles("app/routing", cycle)).toEqual(["cycle-a.ts:1", "cycle-b.ts:1", "cycle-c.tsx:1"]);
   // The same files with the cycle broken pass.
-  expect(await reportedCycles("app/routing", { ...cycle, "c.tsx": "export const c = () => 1;\n" })).toEqual([]);
+  expect(await reportedCycles("app/routing", { ...cycle, "cycle-c.tsx": "export const c = () => 1;\n" })).toEqual([]);
 });
 
 test("an import cycle fails the lint in db/", async () => {
   const cycle = {
-    "a.ts": 'import { b } from "./b";\nexport const a = () => b;\n',
-    "b.ts": 'import { a } from "./a";\nexport const b = () => a;\n',
+    "cycle-a.ts": 'import { b } from "./cycle-b";\nexport const a = () => b;\n',
+    "cycle-b.ts": 'import { a } from "./cycle-a";\nexport const b = () => a;\n',
   };
-  expect(await reportedCycles("db", cycle)).toEqual(["a.ts:1", "b.ts:1"]);
+  expect(await reportedCycles("db", cycle)).toEqual(["cycle-a.ts:1", "cycle-b.ts:1"]);
 });
