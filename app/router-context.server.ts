@@ -4,8 +4,9 @@ import type { AppServices } from "~/services.server";
 
 /**
  * Every typed value a request's router context carries, and who puts it there: the HTTP server (request info,
- * services, the dev mailbox) or the pages' middleware (the member, the database fault). Loaders, actions and
- * middleware read them through these keys, and the accessors beside them where reading has a rule of its own.
+ * services, the dev mailbox), the pages' middleware (the member, the database fault) or the entry's error handler
+ * (a failed form post). Loaders, actions and middleware read them through these keys, and through the accessors
+ * beside them where reading has a rule of its own.
  */
 
 // The HTTP server and the React Router build load this file as two separate modules (two module graphs), so a key
@@ -66,3 +67,9 @@ export const memberContext = createContext<SignedInMember | null>(null);
 
 /** Set when the database could not be asked whose session the cookie names: the member is unknown, not absent. */
 export const databaseUnavailableContext = createContext<boolean>(false);
+
+/**
+ * Set by handleError (app/entry.server.tsx) when a form post's action (or a middleware before it) threw: an error,
+ * not an answer (app/errors/failed-submission.server.ts).
+ */
+export const submissionFailedContext = sharedContext<boolean>("submission-failed", false);

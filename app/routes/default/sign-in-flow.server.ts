@@ -21,7 +21,8 @@ import { type Locale, isLocale, pathnameForLocale } from "~/i18n/locales";
 import { resolveReturnTarget } from "~/routing/return-target";
 import { pathFor } from "~/routing/route-table";
 import { referrerServiceOf } from "~/routing/service-cookie.server";
-import { type AppServices, servicesOf } from "~/services.server";
+import { servicesOf } from "~/router-context.server";
+import type { AppServices } from "~/services.server";
 import { getToastUtils } from "~/toast.server";
 
 /** Sibling origins members may be returned to after signing in. */
