@@ -1,8 +1,15 @@
 import type { TFunction } from "i18next";
 import type { CsvColumnDoc } from "~/components/admin/csv-columns-table";
+import type { ImportProblem } from "~/components/admin/import-error-table";
 import { ProfileSchema } from "~/domain/forms/auth-schemas";
 import { OCCUPATIONS } from "~/domain/forms/form-choices";
-import { CSV_IMPORT_COLUMNS, type CsvImportColumn } from "~/domain/csv-import/csv-import-file.server";
+import {
+  CSV_IMPORT_COLUMNS,
+  CSV_IMPORT_MAX_FILE_BYTES,
+  CSV_IMPORT_MAX_ROWS,
+  type CsvImportColumn,
+} from "~/domain/csv-import/csv-import-file.server";
+import type { ImportDryRunReport } from "~/domain/csv-import/csv-import-job.server";
 import { countryChoices } from "~/i18n/country-names";
 import type { Locale } from "~/i18n/locales";
 
@@ -72,4 +79,28 @@ export function formatMegabytes(bytes: number, locale: Locale): string {
   return new Intl.NumberFormat(locale, { style: "unit", unit: "megabyte", maximumFractionDigits: 1 }).format(
     bytes / (1024 * 1024),
   );
+}
+
+/**
+ * The dry run's report as the page shows it: each problem's message in the request's language, made here so the
+ * page sends none of the problem texts with every view.
+ */
+export function describeImportReport(report: ImportDryRunReport, t: TFunction<"csvImport">) {
+  return {
+    fileName: report.fileName,
+    totalRows: report.totalRows,
+    problemCount: report.problemCount,
+    problems: report.problems.map((problem): ImportProblem => ({
+      row: problem.row,
+      column: problem.column,
+      message: t(`problems.${problem.code}`, {
+        otherRow: problem.otherRow ?? "",
+        // tooManyRows: the dry run gives the file's row count as the value.
+        rows: problem.value ?? "",
+        maxRows: CSV_IMPORT_MAX_ROWS,
+        maxMegabytes: CSV_IMPORT_MAX_FILE_BYTES / (1024 * 1024),
+      }),
+      value: problem.value,
+    })),
+  };
 }

@@ -5,13 +5,12 @@ import { FORM_FIELD_TEXTS, formConstraint, parseSubmission } from "~/components/
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
 import { CsvColumnsTable } from "~/components/admin/csv-columns-table";
-import { ImportErrorTable, type ImportLimits } from "~/components/admin/import-error-table";
+import { ImportErrorTable } from "~/components/admin/import-error-table";
 import { ImportJobTable } from "~/components/admin/import-job-table";
 import { FormAlert, InputField } from "~/components/form/fields";
 import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
 import { CSV_IMPORT_MAX_FILE_BYTES, CSV_IMPORT_MAX_ROWS } from "~/domain/csv-import/csv-import-file.server";
 import {
-  type ImportDryRunReport,
   cancelImportJob,
   getImportJobProgress,
   listImportJobs,
@@ -27,7 +26,9 @@ import { pathFor } from "~/routing/route-table";
 import { requestInfoContext, servicesOf } from "~/router-context.server";
 import { getToastUtils } from "~/toast.server";
 import type { Route } from "./+types/admin-csv-import";
-import { describeImportColumns, formatMegabytes } from "./admin-csv-import.server";
+import { describeImportColumns, describeImportReport, formatMegabytes } from "./admin-csv-import.server";
+
+type ImportReportView = ReturnType<typeof describeImportReport>;
 
 /**
  * The upload: a file to check (the dry run). A browser posts a file input left empty as a nameless, empty part; a
@@ -59,8 +60,8 @@ const RECENT_JOBS_SHOWN = 20;
 const ReadySchema = z.uuid().optional().catch(undefined);
 
 /**
- * The upload form, the dry run's report (its problems by code) and the recent jobs; the columns' descriptions come
- * made (describeImportColumns) and the form's errors come translated, so the texts they are made of stay on the server.
+ * The upload form, the dry run's report and the recent jobs; the columns' descriptions (describeImportColumns), the
+ * report's problems (describeImportReport) and the form's errors come translated, so the texts they are made of stay on the server.
  */
 const UPLOAD_PAGE_TEXTS = [
   {
@@ -74,7 +75,7 @@ const UPLOAD_PAGE_TEXTS = [
       ].map((key) => `upload.${key}`),
     ],
   },
-  { namespace: "csvImport", keys: ["problems", "states"] },
+  { namespace: "csvImport", keys: ["states"] },
   FORM_FIELD_TEXTS,
 ] as const;
 
@@ -95,10 +96,6 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     columns: describeImportColumns(t, locale),
     maxSize: formatMegabytes(CSV_IMPORT_MAX_FILE_BYTES, locale),
     maxRows: CSV_IMPORT_MAX_ROWS.toLocaleString(locale),
-    limits: {
-      maxMegabytes: CSV_IMPORT_MAX_FILE_BYTES / (1024 * 1024),
-      maxRows: CSV_IMPORT_MAX_ROWS,
-    } satisfies ImportLimits,
     jobs: jobs.map((job) => ({
       id: job.id,
       createdAt: job.createdAt,
@@ -183,13 +180,14 @@ export async function action({ request, context }: Route.ActionArgs) {
   if (checked.kind === "clean" && checked.jobId) {
     throw redirect(`${pathFor("admin-csv-import", locale)}?ready=${checked.jobId}`);
   }
-  return data({ form: "file" as const, result: submission.reply(), report: checked.report }, { status: 400 });
+  const report = describeImportReport(checked.report, getInstance(context).getFixedT(locale, "csvImport"));
+  return data({ form: "file" as const, result: submission.reply(), report }, { status: 400 });
 }
 
 export default function CsvImportPage({ loaderData, actionData }: Route.ComponentProps) {
   const { t, i18n } = useTranslation("adminImport");
   // Only the file form's refusal by the dry run carries a report (TypeScript's `in` narrowing leaves it unknown).
-  const report = actionData && "report" in actionData ? (actionData.report as ImportDryRunReport) : null;
+  const report = actionData && "report" in actionData ? (actionData.report as ImportReportView) : null;
   return (
     <>
       <section className="admin-section" aria-labelledby="csv-import-title">
@@ -197,7 +195,7 @@ export default function CsvImportPage({ loaderData, actionData }: Route.Componen
         <p>{t("upload.lead")}</p>
         <p>{t("upload.steps")}</p>
       </section>
-      {report ? <ImportReport report={report} limits={loaderData.limits} /> : null}
+      {report ? <ImportReport report={report} /> : null}
       {loaderData.ready ? (
         <ReadyPanel
           job={loaderData.ready}
@@ -262,7 +260,7 @@ function UploadForm({
 }
 
 /** The dry run found problems: a summary, the problems by row and column, and what to do. */
-function ImportReport({ report, limits }: { report: ImportDryRunReport; limits: ImportLimits }) {
+function ImportReport({ report }: { report: ImportReportView }) {
   const { t } = useTranslation("adminImport");
   return (
     <section className="admin-section" aria-labelledby="csv-report-title" data-testid="import-report">
@@ -280,7 +278,7 @@ function ImportReport({ report, limits }: { report: ImportDryRunReport; limits: 
       {report.problems.length < report.problemCount ? (
         <p>{t("report.errorsShown", { shown: report.problems.length })}</p>
       ) : null}
-      <ImportErrorTable problems={report.problems} limits={limits} />
+      <ImportErrorTable problems={report.problems} />
     </section>
   );
 }
