@@ -14,8 +14,14 @@ export function BarChart({ chart }: { chart: BarChartData }) {
     <ChartFrame id={id} title={chart.title}>
       <ChartSvg id={id} title={chart.title} description={chart.description} axes={chart.axes}>
         <g className="admin-chart__bars">
-          {chart.bars.map((bar) => (
-            <rect key={bar.label} x={bar.x} y={bar.y} width={bar.width} height={bar.height} />
+          {chart.bars.map((bar, index) => (
+            <rect
+              key={bar.label}
+              x={chart.axes.categories[index]?.x}
+              y={bar.y}
+              width={chart.axes.bandWidth}
+              height={bar.height}
+            />
           ))}
         </g>
       </ChartSvg>

@@ -18,13 +18,12 @@ const VALUE_TICK_COUNT = 4;
 /** Enough distinct classes for the cancellation reasons; colours live in admin.css. */
 const SERIES_CLASS_COUNT = 8;
 
-/** Hundredths of a unit in a 640-wide drawing are finer than any screen shows, and keep the loader data short. */
-const rounded = (coordinate: number) => Math.round(coordinate * 100) / 100;
+/** A tenth of a unit in a 640-wide drawing is finer than a screen shows, and keeps the loader data short. */
+const rounded = (coordinate: number) => Math.round(coordinate * 10) / 10;
 
-export interface Rect {
-  x: number;
+/** A bar's vertical extent; its band (x and width) is its category's. */
+export interface Span {
   y: number;
-  width: number;
   height: number;
 }
 
@@ -37,12 +36,13 @@ export interface ChartAxes {
   gridFrom: number;
   gridTo: number;
   valueLabelX: number;
-  /** A category's label, centred at `x` on the line `y`. */
-  categoryLabels: { label: string; x: number }[];
+  /** Each category's band from `x`, `bandWidth` wide; its label is centred under it, on the line `categoryLabelY`. */
+  categories: { label: string; x: number }[];
+  bandWidth: number;
   categoryLabelY: number;
 }
 
-export interface Bar extends Rect {
+export interface Bar extends Span {
   label: string;
   value: number;
 }
@@ -70,14 +70,14 @@ export interface StackSeries {
 export interface StackedBarChartData extends ChartTexts {
   totalHeading: string;
   axes: ChartAxes;
-  categories: string[];
   /** One layer per series, bottom first: its CSS class, its values and one rectangle per category, in order. */
   layers: {
     key: string;
     label: string;
     className: string;
     values: number[];
-    rects: (Rect & { category: string })[];
+    /** One per category, in the categories' order. */
+    spans: Span[];
   }[];
   /** Each category's sum over the series. */
   totals: number[];
@@ -109,7 +109,8 @@ function axesOf(x: ScaleBand<string>, y: ScaleLinear<number, number>): ChartAxes
     gridFrom: CHART_MARGIN.left,
     gridTo: CHART_WIDTH - CHART_MARGIN.right,
     valueLabelX: CHART_MARGIN.left - 6,
-    categoryLabels: x.domain().map((label) => ({ label, x: rounded((x(label) ?? 0) + x.bandwidth() / 2) })),
+    categories: x.domain().map((label) => ({ label, x: rounded(x(label) ?? 0) })),
+    bandWidth: rounded(x.bandwidth()),
     categoryLabelY: PLOT_BOTTOM + CATEGORY_LABEL_OFFSET,
   };
 }
@@ -127,9 +128,7 @@ export function barChart({
     bars: values.map(({ label, value }) => ({
       label,
       value,
-      x: rounded(x(label) ?? 0),
       y: rounded(y(value)),
-      width: rounded(x.bandwidth()),
       height: rounded(PLOT_BOTTOM - rounded(y(value))),
     })),
   };
@@ -165,18 +164,11 @@ export function stackedBarChart({
       label: series[seriesIndex]?.label ?? layer.key,
       values: categories.map((_, index) => series[seriesIndex]?.values[index] ?? 0),
       className: `admin-chart__series-${seriesIndex % SERIES_CLASS_COUNT}`,
-      rects: layer.map(([bottom, top], index) => {
-        const category = categories[index] ?? "";
-        return {
-          category,
-          x: rounded(x(category) ?? 0),
-          y: rounded(y(top)),
-          width: rounded(x.bandwidth()),
-          height: rounded(rounded(y(bottom)) - rounded(y(top))),
-        };
-      }),
+      spans: layer.map(([bottom, top]) => ({
+        y: rounded(y(top)),
+        height: rounded(rounded(y(bottom)) - rounded(y(top))),
+      })),
     })),
-    categories: [...categories],
     totals,
   };
 }

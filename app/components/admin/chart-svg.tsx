@@ -35,8 +35,8 @@ export function ChartSvg({
       </g>
       {children}
       <g aria-hidden="true" className="admin-chart__ticks">
-        {axes.categoryLabels.map((category) => (
-          <text key={category.label} x={category.x} y={axes.categoryLabelY} textAnchor="middle">
+        {axes.categories.map((category) => (
+          <text key={category.label} x={category.x + axes.bandWidth / 2} y={axes.categoryLabelY} textAnchor="middle">
             {category.label}
           </text>
         ))}

@@ -1,5 +1,6 @@
 import type { TFunction } from "i18next";
 import type { DashboardFigures } from "~/domain/staff/admin-dashboard.server";
+import { adminLabels } from "./admin-labels.server";
 import { type BarChartData, type StackedBarChartData, barChart, stackedBarChart } from "./chart-geometry.server";
 
 type Translator = TFunction<("admin" | "withdrawal")[]>;
@@ -16,21 +17,20 @@ const sum = (values: readonly number[]) => values.reduce((total, value) => total
 /**
  * Sign-ups, cancellations by reason, members by language and by referrer: the dashboard's four charts with their
  * texts and labels in the request's language and their geometry, all made on the server, so the page's script
- * carries neither d3 nor the labels' translations. A value the locales do not know (a language or reason added
- * later) is labelled as itself.
+ * carries neither d3 nor the labels' translations.
  */
 export function dashboardCharts(figures: DashboardFigures, t: Translator, locale: string): DashboardCharts {
   const number = new Intl.NumberFormat(locale);
-  const labelOf = (key: string, value: string) => t(key as never, { defaultValue: value });
+  const labels = adminLabels(t);
   const signUps = figures.signUpsByMonth.map((entry) => ({ label: entry.month, value: entry.signUps }));
   const peak = signUps.reduce((best, entry) => (entry.value > best.value ? entry : best), { label: "", value: 0 });
   const reasons = [...new Set(figures.cancellationsByMonth.flatMap((entry) => Object.keys(entry.byReason)))];
   const languages = figures.membersByLanguage.map((entry) => ({
-    label: entry.locale === null ? t("admin:notSet") : labelOf(`admin:languages.${entry.locale}`, entry.locale),
+    label: labels.language(entry.locale),
     value: entry.members,
   }));
   const referrers = figures.membersByReferrer.map((entry) => ({
-    label: labelOf(`admin:referrers.${entry.service}`, entry.service),
+    label: labels.referrer(entry.service),
     value: entry.members,
   }));
   const totalOf = (bars: readonly { value: number }[]) => number.format(sum(bars.map((bar) => bar.value)));
@@ -58,7 +58,7 @@ export function dashboardCharts(figures: DashboardFigures, t: Translator, locale
       categories: figures.cancellationsByMonth.map((entry) => entry.month),
       series: reasons.map((reason) => ({
         key: reason,
-        label: labelOf(`withdrawal:reasons.${reason}`, reason),
+        label: labels.reason(reason),
         values: figures.cancellationsByMonth.map((entry) => entry.byReason[reason] ?? 0),
       })),
     }),

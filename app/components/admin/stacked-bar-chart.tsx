@@ -14,8 +14,14 @@ export function StackedBarChart({ chart }: { chart: StackedBarChartData }) {
       <ChartSvg id={id} title={chart.title} description={chart.description} axes={chart.axes}>
         {chart.layers.map((layer) => (
           <g key={layer.key} className={layer.className}>
-            {layer.rects.map((rect) => (
-              <rect key={rect.category} x={rect.x} y={rect.y} width={rect.width} height={rect.height} />
+            {chart.axes.categories.map((category, index) => (
+              <rect
+                key={category.label}
+                x={category.x}
+                y={layer.spans[index]?.y}
+                width={chart.axes.bandWidth}
+                height={layer.spans[index]?.height}
+              />
             ))}
           </g>
         ))}
@@ -32,8 +38,8 @@ export function StackedBarChart({ chart }: { chart: StackedBarChartData }) {
       <ChartTable
         caption={chart.title}
         headings={[chart.categoryHeading, ...chart.layers.map((layer) => layer.label), chart.totalHeading]}
-        rows={chart.categories.map((category, index) => ({
-          label: category,
+        rows={chart.axes.categories.map((category, index) => ({
+          label: category.label,
           values: [...chart.layers.map((layer) => layer.values[index] ?? 0), chart.totals[index] ?? 0],
         }))}
       />

@@ -7,8 +7,8 @@ import { AdminDashboard } from "~/components/admin/dashboard-charts";
 import { formatDay, formatName } from "~/components/admin/formats";
 import { AdminGetForm } from "~/components/admin/get-form";
 import { PageLinks } from "~/components/admin/page-links";
-import { useAdminLabels } from "~/components/admin/use-admin-labels";
 import { InputField, SelectField } from "~/components/form/fields";
+import { adminLabels } from "~/components/admin/admin-labels.server";
 import { dashboardCharts } from "~/components/admin/dashboard-charts.server";
 import { dashboardFigures } from "~/domain/staff/admin-dashboard.server";
 import {
@@ -67,7 +67,7 @@ function pageQueryOf(searchParams: URLSearchParams): string {
 const OVERVIEW_TEXTS = [
   {
     namespace: "admin",
-    keys: ["dashboard.title", "dashboard.showTable", "list", "statuses", "languages", "referrers", "notSet"],
+    keys: ["dashboard.title", "dashboard.showTable", "list", "statuses", "languages", "referrers"],
   },
   FORM_FIELD_TEXTS,
 ] as const;
@@ -80,6 +80,8 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const { db, clock, config } = servicesOf(context);
   const i18n = getInstance(context);
   const locale = getLocale(context);
+  const t = i18n.getFixedT(locale, ["admin", "withdrawal"]);
+  const labels = adminLabels(t);
   const given = searchQueryOf(url.searchParams);
   const search = parseMemberSearch(given);
   // Invalid parameters leave the list empty with a message by each field; the dashboard and the form still work.
@@ -100,10 +102,19 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   return data(
     {
       title: i18n.t("admin:meta.dashboard"),
-      charts: dashboardCharts(figures, i18n.getFixedT(locale, ["admin", "withdrawal"]), locale),
+      charts: dashboardCharts(figures, t, locale),
       values: Object.fromEntries(given) as Partial<Record<MemberSearchField, string>>,
       fieldErrors: search.success ? {} : translateFieldErrors(context, search.fieldErrors),
-      members: page?.members ?? [],
+      // The list's names and labels come made: the page sends what it shows, not every label's translation.
+      members: (page?.members ?? []).map((member) => ({
+        sub: member.sub,
+        email: member.email,
+        name: formatName(member.familyName, member.givenName),
+        status: labels.status(member.status),
+        language: labels.language(member.locale),
+        referrer: labels.referrer(member.referrerService),
+        signedUp: formatDay(member.signedUpAt, locale),
+      })),
       count,
       pageLinks: pageLinks || null,
       // The form's choices come with the data: the component may not import the server-only search module.
@@ -233,7 +244,6 @@ function MemberSearchForm({
 
 function MemberList({ loaderData }: { loaderData: Route.ComponentProps["loaderData"] }) {
   const { t, i18n } = useTranslation("admin");
-  const labels = useAdminLabels();
   const { members, count, pageLinks } = loaderData;
   if (count === null) return null;
   const listPath = pathFor("admin", i18n.language);
@@ -264,11 +274,11 @@ function MemberList({ loaderData }: { loaderData: Route.ComponentProps["loaderDa
                   <th scope="row">
                     <AppLink to={pathFor("admin-user", i18n.language, { sub: member.sub })}>{member.email}</AppLink>
                   </th>
-                  <td>{formatName(member.familyName, member.givenName)}</td>
-                  <td>{labels.status(member.status)}</td>
-                  <td>{labels.language(member.locale)}</td>
-                  <td>{labels.referrer(member.referrerService)}</td>
-                  <td>{formatDay(member.signedUpAt, i18n.language)}</td>
+                  <td>{member.name}</td>
+                  <td>{member.status}</td>
+                  <td>{member.language}</td>
+                  <td>{member.referrer}</td>
+                  <td>{member.signedUp}</td>
                 </tr>
               ))}
             </tbody>
