@@ -1,12 +1,11 @@
 import { useTranslation } from "~/i18n/use-translation";
 import { pathFor } from "~/routing/route-table";
 import { AppLink } from "../app-link";
-import { formatDateTime } from "./formats";
 
-/** A job in the list of recent imports. */
+/** A job in the list of recent imports, its time and state already in the page's language (the loader's). */
 export interface ImportJobSummary {
   id: string;
-  createdAt: Date | string;
+  createdAt: string;
   fileName: string;
   state: string;
   created: number;
@@ -18,7 +17,6 @@ export interface ImportJobSummary {
 /** Recent imports, newest first, each linking to its progress page. */
 export function ImportJobTable({ jobs }: { jobs: readonly ImportJobSummary[] }) {
   const { t, i18n } = useTranslation("adminImport");
-  const translate = t as unknown as (key: string) => string;
   return (
     <div className="admin-table-scroll">
       <table className="admin-table admin-table--wide" data-testid="import-jobs">
@@ -38,14 +36,12 @@ export function ImportJobTable({ jobs }: { jobs: readonly ImportJobSummary[] }) 
           {jobs.map((job) => (
             <tr key={job.id}>
               <td>
-                <AppLink to={pathFor("admin-csv-import-job", i18n.language, { id: job.id })}>
-                  {formatDateTime(job.createdAt, i18n.language)}
-                </AppLink>
+                <AppLink to={pathFor("admin-csv-import-job", i18n.language, { id: job.id })}>{job.createdAt}</AppLink>
               </td>
               <th scope="row" className="admin-table__value">
                 {job.fileName}
               </th>
-              <td>{translate(`csvImport:states.${job.state}`)}</td>
+              <td>{job.state}</td>
               <td className="admin-table__number">
                 {job.created} / {job.failed} / {job.total}
               </td>

@@ -82,18 +82,33 @@ export function formatMegabytes(bytes: number, locale: Locale): string {
 }
 
 /**
- * The dry run's report as the page shows it: each problem's message in the request's language, made here so the
- * page sends none of the problem texts with every view.
+ * The dry run's report as the page shows it, every text in the request's language: made here, in the action's
+ * reply, so the page sends none of the report's texts with every view.
  */
-export function describeImportReport(report: ImportDryRunReport, t: TFunction<"csvImport">) {
+export function describeImportReport(report: ImportDryRunReport, t: TFunction<("adminImport" | "csvImport")[]>) {
   return {
-    fileName: report.fileName,
-    totalRows: report.totalRows,
-    problemCount: report.problemCount,
+    title: t("adminImport:report.errorsTitle"),
+    summary: `${t("adminImport:report.errorsSummary", {
+      file: report.fileName,
+      rows: report.totalRows,
+      count: report.problemCount,
+    })} ${t("adminImport:report.fixAndRetry")}`,
+    shown:
+      report.problems.length < report.problemCount
+        ? t("adminImport:report.errorsShown", { shown: report.problems.length })
+        : null,
+    table: {
+      caption: t("adminImport:report.tableCaption"),
+      row: t("adminImport:report.columns.row"),
+      column: t("adminImport:report.columns.column"),
+      problem: t("adminImport:report.columns.problem"),
+      value: t("adminImport:report.columns.value"),
+    },
     problems: report.problems.map((problem): ImportProblem => ({
       row: problem.row,
       column: problem.column,
-      message: t(`problems.${problem.code}`, {
+      scope: t(problem.row === null ? "adminImport:report.wholeFile" : "adminImport:report.wholeRow"),
+      message: t(`csvImport:problems.${problem.code}`, {
         otherRow: problem.otherRow ?? "",
         // tooManyRows: the dry run gives the file's row count as the value.
         rows: problem.value ?? "",

@@ -6,7 +6,8 @@ import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
 import { CsvColumnsTable } from "~/components/admin/csv-columns-table";
 import { ImportErrorTable } from "~/components/admin/import-error-table";
-import { ImportJobTable } from "~/components/admin/import-job-table";
+import { ImportJobTable, type ImportJobSummary } from "~/components/admin/import-job-table";
+import { formatDateTime } from "~/components/admin/formats";
 import { FormAlert, InputField } from "~/components/form/fields";
 import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
 import { CSV_IMPORT_MAX_FILE_BYTES, CSV_IMPORT_MAX_ROWS } from "~/domain/csv-import/csv-import-file.server";
@@ -60,14 +61,15 @@ const RECENT_JOBS_SHOWN = 20;
 const ReadySchema = z.uuid().optional().catch(undefined);
 
 /**
- * The upload form, the dry run's report and the recent jobs; the columns' descriptions (describeImportColumns), the
- * report's problems (describeImportReport) and the form's errors come translated, so the texts they are made of stay on the server.
+ * The upload form, the checked file's panel and the recent jobs; the columns' descriptions (describeImportColumns),
+ * the dry run's report (describeImportReport, in the action's reply), the jobs' times and states and the form's errors come made, so the texts
+ * they are made of stay on the server.
  */
 const UPLOAD_PAGE_TEXTS = [
   {
     namespace: "adminImport",
     keys: [
-      "report",
+      ...["readyTitle", "ready", "readyNote", "start", "discard"].map((key) => `report.${key}`),
       "jobs",
       ...[
         ...["title", "lead", "steps", "formatTitle", "encodings", "caps", "headerRule", "formulaRule", "template"],
@@ -75,7 +77,6 @@ const UPLOAD_PAGE_TEXTS = [
       ].map((key) => `upload.${key}`),
     ],
   },
-  { namespace: "csvImport", keys: ["states"] },
   FORM_FIELD_TEXTS,
 ] as const;
 
@@ -83,7 +84,8 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   requireAdmin(context, request);
   const { db } = servicesOf(context);
   const locale = getLocale(context);
-  const t = getInstance(context).getFixedT(locale, ["adminImport", "signUp"]);
+  const i18n = getInstance(context);
+  const t = i18n.getFixedT(locale, ["adminImport", "signUp"]);
   // A clean dry run redirects here with its job: the page offers to start it (a reload never posts the file again).
   const readyId = ReadySchema.parse(new URL(request.url).searchParams.get("ready") ?? undefined);
   const [jobs, readyJob] = await Promise.all([
@@ -96,11 +98,11 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     columns: describeImportColumns(t, locale),
     maxSize: formatMegabytes(CSV_IMPORT_MAX_FILE_BYTES, locale),
     maxRows: CSV_IMPORT_MAX_ROWS.toLocaleString(locale),
-    jobs: jobs.map((job) => ({
+    jobs: jobs.map((job): ImportJobSummary => ({
       id: job.id,
-      createdAt: job.createdAt,
+      createdAt: formatDateTime(job.createdAt, locale),
       fileName: job.fileName,
-      state: job.state,
+      state: i18n.getFixedT(locale, "csvImport")(`states.${job.state}` as never),
       created: job.counts.created,
       failed: job.counts.failed,
       total: job.totalRows,
@@ -180,7 +182,10 @@ export async function action({ request, context }: Route.ActionArgs) {
   if (checked.kind === "clean" && checked.jobId) {
     throw redirect(`${pathFor("admin-csv-import", locale)}?ready=${checked.jobId}`);
   }
-  const report = describeImportReport(checked.report, getInstance(context).getFixedT(locale, "csvImport"));
+  const report = describeImportReport(
+    checked.report,
+    getInstance(context).getFixedT(locale, ["adminImport", "csvImport"]),
+  );
   return data({ form: "file" as const, result: submission.reply(), report }, { status: 400 });
 }
 
@@ -261,24 +266,14 @@ function UploadForm({
 
 /** The dry run found problems: a summary, the problems by row and column, and what to do. */
 function ImportReport({ report }: { report: ImportReportView }) {
-  const { t } = useTranslation("adminImport");
   return (
     <section className="admin-section" aria-labelledby="csv-report-title" data-testid="import-report">
-      <h3 id="csv-report-title">{t("report.errorsTitle")}</h3>
+      <h3 id="csv-report-title">{report.title}</h3>
       <div role="alert">
-        <p>
-          {t("report.errorsSummary", {
-            file: report.fileName,
-            rows: report.totalRows,
-            count: report.problemCount,
-          })}{" "}
-          {t("report.fixAndRetry")}
-        </p>
+        <p>{report.summary}</p>
       </div>
-      {report.problems.length < report.problemCount ? (
-        <p>{t("report.errorsShown", { shown: report.problems.length })}</p>
-      ) : null}
-      <ImportErrorTable problems={report.problems} />
+      {report.shown ? <p>{report.shown}</p> : null}
+      <ImportErrorTable texts={report.table} problems={report.problems} />
     </section>
   );
 }
