@@ -43,14 +43,23 @@ function lookUp(bundle: unknown, path: string): string | undefined {
   return node;
 }
 
-/** Merges the `translations` and finds the `locale` in the loader data of every matched route. */
+/**
+ * Merges the `translations` and finds the `locale` in the loader data of every matched route. A namespace two routes
+ * send parts of (the staff layout its menu, the page its own keys of "admin") is merged by its top-level keys.
+ */
 function collectTranslations(loaderData: unknown[]): { bundles: Translations; locale: Locale } {
   const bundles: Translations = {};
   let locale: Locale = DEFAULT_LOCALE;
   for (const data of loaderData) {
     if (data === null || typeof data !== "object") continue;
     const { translations, locale: routeLocale } = data as { translations?: Translations; locale?: unknown };
-    if (translations) Object.assign(bundles, translations);
+    for (const [namespace, bundle] of Object.entries(translations ?? {}) as [Namespace, unknown][]) {
+      const earlier = bundles[namespace];
+      bundles[namespace] =
+        earlier && typeof earlier === "object" && bundle && typeof bundle === "object"
+          ? { ...earlier, ...bundle }
+          : bundle;
+    }
     if (isLocale(routeLocale)) locale = routeLocale;
   }
   return { bundles, locale };
