@@ -5,7 +5,7 @@ type TranslateMessage = (key: string, values?: Record<string, string>) => string
 /**
  * Translates a message key that arrives as data (a validation error from a Zod schema), so the compiler cannot
  * check it the way it checks keys written in JSX. Keys are in the "forms" namespace unless prefixed ("errors:…").
- * Form actions send their messages already translated (parseSubmission in app/components/form/schema-form.server.ts),
+ * Form actions send their messages already translated (handleFormPost in app/components/form/form-action.server.ts),
  * so member pages send no error texts; keys still come from the staff pages' filters and import report, whose
  * loaders send the namespace. A text, or an unknown key, is shown as is.
  */

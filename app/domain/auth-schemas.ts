@@ -63,6 +63,9 @@ export const ConfirmationCodeSchema = z.object({
     .regex(/^\d{6}$/, "validation.codeFormat"),
 });
 
+/** Sign-up's "send the code again": a button alone, nothing typed to check. */
+export const CodeResendSchema = z.object({});
+
 const requiredText = (max: number) =>
   storableText().trim().min(1, "validation.required").max(max, "validation.tooLong");
 const requiredChoice = <T extends readonly [string, ...string[]]>(values: T) =>

@@ -2,7 +2,8 @@ import { type SubmissionResult, getFormProps } from "@conform-to/react";
 import { useEffect } from "react";
 import { Form, data, useNavigation, useRevalidator } from "react-router";
 import { z } from "zod";
-import { formConstraint, parseSubmission } from "~/components/form/schema-form.server";
+import { handleFormPost } from "~/components/form/form-action.server";
+import { formConstraint } from "~/components/form/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button, buttonClassName } from "~/components/button";
 import { ImportProgress } from "~/components/admin/import-progress";
@@ -11,7 +12,6 @@ import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema
 import { cancelImportJob, getImportJobProgress } from "~/domain/csv-import-job.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
-import { checkAttemptLimit } from "~/middleware/attempt-limit.server";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { requireAdmin } from "~/middleware/require-member.server";
 import { pathFor } from "~/routing/route-table";
@@ -75,20 +75,23 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
 export async function action({ request, params, context }: Route.ActionArgs) {
   const admin = requireAdmin(context, request);
   const id = jobIdOf(params);
-  const submission = parseSubmission(context, await request.formData(), CancelImportSchema);
-  if (submission.status !== "success") return data({ result: submission.reply() }, { status: 400 });
-  const limited = await checkAttemptLimit(context, "staffAction", admin.sub);
-  if (limited) return data({ result: submission.reply({ formErrors: [limited.formError] }) }, limited.init);
-  // Cancelling a job that has already ended changes nothing; the page then shows how it ended.
-  const job = await cancelImportJob(servicesOf(context), {
-    jobId: id,
-    actor: { sub: admin.sub, email: admin.email },
-    requestId: context.get(requestInfoContext).requestId,
-  });
-  if (!job) throw data(null, { status: 404 });
-  return getToastUtils(context).redirectWithSuccess(
-    pathFor("admin-csv-import-job", getLocale(context), { id }),
-    "adminImport:toasts.cancelled",
+  return handleFormPost(
+    context,
+    await request.formData(),
+    { schema: CancelImportSchema, attemptLimit: () => ({ action: "staffAction", subject: admin.sub }) },
+    async () => {
+      // Cancelling a job that has already ended changes nothing; the page then shows how it ended.
+      const job = await cancelImportJob(servicesOf(context), {
+        jobId: id,
+        actor: { sub: admin.sub, email: admin.email },
+        requestId: context.get(requestInfoContext).requestId,
+      });
+      if (!job) throw data(null, { status: 404 });
+      return getToastUtils(context).redirectWithSuccess(
+        pathFor("admin-csv-import-job", getLocale(context), { id }),
+        "adminImport:toasts.cancelled",
+      );
+    },
   );
 }
 

@@ -1,7 +1,8 @@
 import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
 import { Form, data, redirect, useNavigation } from "react-router";
 import { z } from "zod";
-import { formConstraint, parseSubmission } from "~/components/form/schema-form.server";
+import { handleFormPost } from "~/components/form/form-action.server";
+import { formConstraint } from "~/components/form/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
 import { CsvColumnsTable } from "~/components/admin/csv-columns-table";
@@ -20,7 +21,6 @@ import {
 } from "~/domain/csv-import-job.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
-import { checkAttemptLimit } from "~/middleware/attempt-limit.server";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { requireAdmin } from "~/middleware/require-member.server";
 import { pathFor } from "~/routing/route-table";
@@ -107,64 +107,59 @@ export async function action({ request, context }: Route.ActionArgs) {
   const actor = { sub: admin.sub, email: admin.email };
   const { requestId } = context.get(requestInfoContext);
 
+  const staffLimit = { action: "staffAction", subject: admin.sub } as const;
+
   if (formData.has("intent")) {
-    const submission = parseSubmission(context, formData, ValidatedJobSchema);
-    if (submission.status !== "success") {
-      return data({ form: "validated" as const, result: submission.reply() }, { status: 400 });
-    }
-    const limited = await checkAttemptLimit(context, "staffAction", admin.sub);
-    if (limited) {
-      return data(
-        { form: "validated" as const, result: submission.reply({ formErrors: [limited.formError] }) },
-        limited.init,
-      );
-    }
-    const { intent, jobId } = submission.value;
-    const toast = getToastUtils(context);
-    if (intent === "start") {
-      // Starting twice (a double click, a second tab) changes nothing: either way staff land on the job's page.
-      const job = await startImportJob(services, {
-        jobId,
-        actor,
-        requestId,
-        creationsPerSecond: services.config.csvImport.creationsPerSecond,
-      });
-      if (!job) throw data(null, { status: 404 });
-      return toast.redirectWithSuccess(
-        pathFor("admin-csv-import-job", locale, { id: jobId }),
-        "adminImport:toasts.started",
-      );
-    }
-    // Discarding is for a job nobody started: a stale page's button must not cancel an import that runs meanwhile.
-    const current = await getImportJobProgress(services.db, jobId);
-    if (!current) throw data(null, { status: 404 });
-    if (current.state !== "validated") throw redirect(pathFor("admin-csv-import-job", locale, { id: jobId }));
-    await cancelImportJob(services, { jobId, actor, requestId });
-    return toast.redirectWithSuccess(pathFor("admin-csv-import", locale), "adminImport:toasts.discarded");
+    return handleFormPost(
+      context,
+      formData,
+      { schema: ValidatedJobSchema, extra: { form: "validated" as const }, attemptLimit: () => staffLimit },
+      async ({ intent, jobId }) => {
+        const toast = getToastUtils(context);
+        if (intent === "start") {
+          // Starting twice (a double click, a second tab) changes nothing: either way staff land on the job's page.
+          const job = await startImportJob(services, {
+            jobId,
+            actor,
+            requestId,
+            creationsPerSecond: services.config.csvImport.creationsPerSecond,
+          });
+          if (!job) throw data(null, { status: 404 });
+          return toast.redirectWithSuccess(
+            pathFor("admin-csv-import-job", locale, { id: jobId }),
+            "adminImport:toasts.started",
+          );
+        }
+        // Discarding is for a job nobody started: a stale page's button must not cancel an import that runs
+        // meanwhile.
+        const current = await getImportJobProgress(services.db, jobId);
+        if (!current) throw data(null, { status: 404 });
+        if (current.state !== "validated") throw redirect(pathFor("admin-csv-import-job", locale, { id: jobId }));
+        await cancelImportJob(services, { jobId, actor, requestId });
+        return toast.redirectWithSuccess(pathFor("admin-csv-import", locale), "adminImport:toasts.discarded");
+      },
+    );
   }
 
-  const submission = parseSubmission(context, formData, ImportFileSchema);
-  if (submission.status !== "success") {
-    return data({ form: "file" as const, result: submission.reply() }, { status: 400 });
-  }
-  const limited = await checkAttemptLimit(context, "staffAction", admin.sub);
-  if (limited) {
-    return data({ form: "file" as const, result: submission.reply({ formErrors: [limited.formError] }) }, limited.init);
-  }
-  const { file } = submission.value;
-  const fileName = fileNameOf(file);
-  const checked = await validateImport(services, {
-    bytes: new Uint8Array(await file.arrayBuffer()),
-    fileName,
-    actor,
-    requestId,
-    store: true,
-  });
-  // Clean: the job waits for "start" on a page of its own URL, so a reload shows it again rather than re-posting.
-  if (checked.kind === "clean" && checked.jobId) {
-    throw redirect(`${pathFor("admin-csv-import", locale)}?ready=${checked.jobId}`);
-  }
-  return data({ form: "file" as const, result: submission.reply(), report: checked.report }, { status: 400 });
+  return handleFormPost(
+    context,
+    formData,
+    { schema: ImportFileSchema, extra: { form: "file" as const }, attemptLimit: () => staffLimit },
+    async ({ file }, reply) => {
+      const checked = await validateImport(services, {
+        bytes: new Uint8Array(await file.arrayBuffer()),
+        fileName: fileNameOf(file),
+        actor,
+        requestId,
+        store: true,
+      });
+      // Clean: the job waits for "start" on a page of its own URL, so a reload shows it again rather than re-posting.
+      if (checked.kind === "clean" && checked.jobId) {
+        throw redirect(`${pathFor("admin-csv-import", locale)}?ready=${checked.jobId}`);
+      }
+      return data({ form: "file" as const, result: reply(), report: checked.report }, { status: 400 });
+    },
+  );
 }
 
 export default function CsvImportPage({ loaderData, actionData }: Route.ComponentProps) {

@@ -1,7 +1,8 @@
 import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
 import { Form, data, useNavigation } from "react-router";
 import { z } from "zod";
-import { formConstraint, parseSubmission } from "~/components/form/schema-form.server";
+import { handleFormPost } from "~/components/form/form-action.server";
+import { formConstraint } from "~/components/form/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
 import { AuditEventTable } from "~/components/admin/audit-event-table";
@@ -19,10 +20,8 @@ import {
   refreshMember,
 } from "~/domain/staff-actions.server";
 import { listAuditEvents } from "~/domain/staff-audit-log.server";
-import { replyWithDomainError } from "~/errors/error-responses.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
-import { checkAttemptLimit } from "~/middleware/attempt-limit.server";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { requireAdmin } from "~/middleware/require-member.server";
 import { pathFor } from "~/routing/route-table";
@@ -82,59 +81,42 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   const actor = { sub: admin.sub, email: admin.email, requestId: context.get(requestInfoContext).requestId };
   const toast = getToastUtils(context);
 
+  const staffLimit = { action: "staffAction", subject: admin.sub } as const;
+
   if (String(formData.get("intent")).endsWith("email-change")) {
-    const submission = parseSubmission(context, formData, StaffEmailChangeSchema);
-    if (submission.status !== "success") {
-      return data({ form: "emailChange" as const, result: submission.reply() }, { status: 400 });
-    }
-    // The review step changes nothing: it shows old → new with the confirming button.
-    if (submission.value.intent === "review-email-change") {
-      return { form: "emailChange" as const, result: submission.reply(), review: submission.value.email };
-    }
-    const limited = await refusalAtStaffLimit(context, admin.sub, "emailChange", submission);
-    if (limited) return limited;
-    try {
-      await changeMemberEmail(services, actor, sub, submission.value.email);
-    } catch (error) {
-      throwNotFoundForUnknownMember(error);
-      return replyWithDomainError(submission, error, {
-        fields: { sameAddress: "email", emailUnavailable: "email" },
+    return handleFormPost(
+      context,
+      formData,
+      {
+        schema: StaffEmailChangeSchema,
         extra: { form: "emailChange" as const },
-      });
-    }
-    return toast.redirectWithSuccess(detailPath, "admin:toasts.emailChanged");
+        // The review step changes nothing: it shows old → new with the confirming button.
+        attemptLimit: ({ intent }) => (intent === "review-email-change" ? null : staffLimit),
+        errorFields: { sameAddress: "email", emailUnavailable: "email" },
+      },
+      async ({ intent, email }, reply) => {
+        if (intent === "review-email-change") return { form: "emailChange" as const, result: reply(), review: email };
+        await changeMemberEmail(services, actor, sub, email).catch(throwNotFoundForUnknownMember);
+        return toast.redirectWithSuccess(detailPath, "admin:toasts.emailChanged");
+      },
+    );
   }
 
-  const submission = parseSubmission(context, formData, StaffActionSchema);
-  if (submission.status !== "success") {
-    return data({ form: "staffAction" as const, result: submission.reply() }, { status: 400 });
-  }
-  const limited = await refusalAtStaffLimit(context, admin.sub, "staffAction", submission);
-  if (limited) return limited;
-  try {
-    const message = await runConfirmedAction(submission.value.intent, services, actor, sub);
-    return toast.redirectWithSuccess(detailPath, message);
-  } catch (error) {
-    throwNotFoundForUnknownMember(error);
-    return replyWithDomainError(submission, error, { extra: { form: "staffAction" as const } });
-  }
-}
-
-/** The form's answer when the admin has reached the staff actions' rate limit (per admin and per IP), else null. */
-async function refusalAtStaffLimit<Form extends "emailChange" | "staffAction">(
-  context: Route.ActionArgs["context"],
-  adminSub: string,
-  form: Form,
-  submission: { reply(options: { formErrors: string[] }): SubmissionResult<string[]> },
-) {
-  const limited = await checkAttemptLimit(context, "staffAction", adminSub);
-  if (!limited) return null;
-  return data({ form, result: submission.reply({ formErrors: [limited.formError] }) }, limited.init);
+  return handleFormPost(
+    context,
+    formData,
+    { schema: StaffActionSchema, extra: { form: "staffAction" as const }, attemptLimit: () => staffLimit },
+    async ({ intent }) => {
+      const message = await runConfirmedAction(intent, services, actor, sub).catch(throwNotFoundForUnknownMember);
+      return toast.redirectWithSuccess(detailPath, message);
+    },
+  );
 }
 
 /** An action on a sub no member has answers the page's 404, as the loader does, rather than a form message. */
-function throwNotFoundForUnknownMember(error: unknown) {
+function throwNotFoundForUnknownMember(error: unknown): never {
   if (toDomainError(error)?.code === "memberNotFound") throw data(null, { status: 404 });
+  throw error;
 }
 
 /** Runs one confirmed action and says which toast reports it. */

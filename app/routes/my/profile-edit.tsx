@@ -1,6 +1,7 @@
 import { getFormProps } from "@conform-to/react";
-import { Form, data, useNavigation } from "react-router";
-import { FORM_FIELD_TEXTS, formConstraint, parseSubmission } from "~/components/form/schema-form.server";
+import { Form, useNavigation } from "react-router";
+import { handleFormPost } from "~/components/form/form-action.server";
+import { FORM_FIELD_TEXTS, formConstraint } from "~/components/form/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
 import { FormAlert } from "~/components/form/fields";
@@ -11,7 +12,6 @@ import { ProfileFormSchema, withStoredPrefecture } from "~/domain/auth-schemas";
 import { JAPAN, listedPrefectureOf } from "~/domain/prefectures";
 import { isProfileFilled } from "~/domain/display-name.server";
 import { findProfile, updateProfile } from "~/domain/profile.server";
-import { replyWithDomainError } from "~/errors/error-responses.server";
 import { countryChoices } from "~/i18n/country-names";
 import { prefectureChoices } from "~/i18n/prefecture-names";
 import { loadTranslations } from "~/i18n/translations.server";
@@ -20,7 +20,6 @@ import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { requireMember } from "~/middleware/require-member.server";
 import { pathFor } from "~/routing/route-table";
 import { getToastUtils } from "~/toast.server";
-import { checkAttemptLimit } from "~/middleware/attempt-limit.server";
 import { servicesOf } from "~/services.server";
 import type { Route } from "./+types/profile-edit";
 
@@ -84,19 +83,21 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 export async function action({ request, context }: Route.ActionArgs) {
   const member = requireMember(context, request);
   const locale = getLocale(context);
-  const submission = parseSubmission(context, await request.formData(), ProfileFormSchema);
-  if (submission.status !== "success") return data({ result: submission.reply() }, { status: 400 });
-  // Every edit is a Cognito call from the quota every member's sign-in shares, so one member cannot throttle everyone's
-  // sign-in.
-  const limited = await checkAttemptLimit(context, "profileUpdate", member.sub);
-  if (limited) return data({ result: submission.reply({ formErrors: [limited.formError] }) }, limited.init);
-  try {
-    await updateProfile(servicesOf(context), { sub: member.sub, profile: withStoredPrefecture(submission.value) });
-  } catch (error) {
-    // Cognito refused or is unavailable: a message on the form (role=alert), what was typed kept; nothing stored.
-    return replyWithDomainError(submission, error);
-  }
-  return getToastUtils(context).redirectWithSuccess(pathFor("my-profile", locale), "profileChanged");
+  return handleFormPost(
+    context,
+    await request.formData(),
+    {
+      schema: ProfileFormSchema,
+      // Every edit is a Cognito call from the quota every member's sign-in shares, so one member cannot throttle
+      // everyone's sign-in.
+      attemptLimit: () => ({ action: "profileUpdate", subject: member.sub }),
+    },
+    async (value) => {
+      // Cognito refused or is unavailable: a message on the form (role=alert), what was typed kept; nothing stored.
+      await updateProfile(servicesOf(context), { sub: member.sub, profile: withStoredPrefecture(value) });
+      return getToastUtils(context).redirectWithSuccess(pathFor("my-profile", locale), "profileChanged");
+    },
+  );
 }
 
 /** The fields and their rules are sign-up's (ProfileFormSchema); the questionnaire is not asked again. */
