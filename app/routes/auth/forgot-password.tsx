@@ -4,7 +4,7 @@ import { handleFormPost } from "~/components/form/form-action.server";
 import { FORM_FIELD_TEXTS, formConstraint } from "~/components/form/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
-import { FormAlert, InputField } from "~/components/form/fields";
+import { FormAlert, InputField, NewPasswordField, ReadOnlyEmailField } from "~/components/form/fields";
 import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
 import { ConfirmPasswordResetSchema, RequestPasswordResetSchema } from "~/domain/auth-schemas";
 import { confirmPasswordReset, requestPasswordReset } from "~/domain/password-reset.server";
@@ -191,19 +191,7 @@ function ConfirmStep({
       <p>{t("confirm.invitationNote")}</p>
       <Form method="post" {...getFormProps(form)} className="form">
         <FormAlert form={form} />
-        {/* Not submitted (the address comes from the cookie); shown, and there for password managers. */}
-        <InputField
-          label={t("confirm.email")}
-          inputProps={{
-            id: "password-reset-email",
-            type: "email",
-            value: email,
-            readOnly: true,
-            autoComplete: "username",
-            inputMode: "email",
-            enterKeyHint: "next",
-          }}
-        />
+        <ReadOnlyEmailField label={t("confirm.email")} email={email} />
         <InputField
           label={t("confirm.code")}
           errors={fields.code.errors}
@@ -214,17 +202,7 @@ function ConfirmStep({
             enterKeyHint: "next",
           }}
         />
-        <InputField
-          label={t("confirm.password")}
-          hint={t("confirm.passwordHint")}
-          errors={fields.password.errors}
-          inputProps={{
-            ...getInputProps(fields.password, { type: "password" }),
-            autoComplete: "new-password",
-            inputMode: "text",
-            enterKeyHint: "done",
-          }}
-        />
+        <NewPasswordField label={t("confirm.password")} field={fields.password} />
         <Button name="intent" value="confirm" pending={submitting} block>
           {t("confirm.submit")}
         </Button>

@@ -1,10 +1,10 @@
-import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
+import { type SubmissionResult, getFormProps } from "@conform-to/react";
 import { Form, redirect, useNavigation } from "react-router";
 import { handleFormPost } from "~/components/form/form-action.server";
 import { FORM_FIELD_TEXTS, formConstraint } from "~/components/form/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
-import { FormAlert, InputField } from "~/components/form/fields";
+import { FormAlert, NewPasswordField, ReadOnlyEmailField } from "~/components/form/fields";
 import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
 import { newPasswordChallengeCookie } from "~/cookies/app-cookies.server";
 import { FirstPasswordSchema } from "~/domain/auth-schemas";
@@ -95,30 +95,8 @@ function NewPasswordForm({
       <p>{t("newPassword.lead")}</p>
       <Form method="post" {...getFormProps(form)} className="form">
         <FormAlert form={form} />
-        {/* Not submitted (the address comes from the cookie); shown, and there for password managers. */}
-        <InputField
-          label={t("newPassword.email")}
-          inputProps={{
-            id: "new-password-email",
-            type: "email",
-            value: email,
-            readOnly: true,
-            autoComplete: "username",
-            inputMode: "email",
-            enterKeyHint: "next",
-          }}
-        />
-        <InputField
-          label={t("newPassword.password")}
-          hint={t("newPassword.passwordHint")}
-          errors={fields.password.errors}
-          inputProps={{
-            ...getInputProps(fields.password, { type: "password" }),
-            autoComplete: "new-password",
-            inputMode: "text",
-            enterKeyHint: "done",
-          }}
-        />
+        <ReadOnlyEmailField label={t("newPassword.email")} email={email} />
+        <NewPasswordField label={t("newPassword.password")} field={fields.password} />
         <Button name="intent" value="choose-password" pending={navigation.state === "submitting"} block>
           {t("newPassword.submit")}
         </Button>

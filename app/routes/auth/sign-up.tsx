@@ -4,7 +4,14 @@ import { handleFormPost } from "~/components/form/form-action.server";
 import { FORM_FIELD_TEXTS, formConstraint } from "~/components/form/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
-import { CheckboxField, CheckboxGroupField, FormAlert, InputField, RadioGroupField } from "~/components/form/fields";
+import {
+  CheckboxField,
+  CheckboxGroupField,
+  FormAlert,
+  InputField,
+  NewPasswordField,
+  RadioGroupField,
+} from "~/components/form/fields";
 import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
 import { ProfileFields } from "~/components/profile-fields";
 import { useRootData } from "~/components/use-root-data";
@@ -243,17 +250,7 @@ function CredentialsForm({
             enterKeyHint: "next",
           }}
         />
-        <InputField
-          label={t("credentials.password")}
-          hint={t("credentials.passwordHint")}
-          errors={fields.password.errors}
-          inputProps={{
-            ...getInputProps(fields.password, { type: "password" }),
-            autoComplete: "new-password",
-            inputMode: "text",
-            enterKeyHint: "send",
-          }}
-        />
+        <NewPasswordField label={t("credentials.password")} field={fields.password} enterKeyHint="send" />
         <fieldset className="form-fieldset">
           <legend>{t("credentials.agreementsLegend")}</legend>
           {agreements.map(({ field, href, document }) => (

@@ -4,7 +4,7 @@ import { handleFormPost } from "~/components/form/form-action.server";
 import { FORM_FIELD_TEXTS, formConstraint } from "~/components/form/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
-import { FormAlert, InputField } from "~/components/form/fields";
+import { FormAlert, InputField, NewPasswordField } from "~/components/form/fields";
 import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
 import { sessionCookie } from "~/cookies/app-cookies.server";
 import { PasswordChangeSchema } from "~/domain/auth-schemas";
@@ -90,17 +90,7 @@ function PasswordChangeForm({
             enterKeyHint: "next",
           }}
         />
-        <InputField
-          label={t("passwordEdit.newPassword")}
-          hint={t("passwordEdit.newPasswordHint")}
-          errors={fields.newPassword.errors}
-          inputProps={{
-            ...getInputProps(fields.newPassword, { type: "password" }),
-            autoComplete: "new-password",
-            inputMode: "text",
-            enterKeyHint: "done",
-          }}
-        />
+        <NewPasswordField label={t("passwordEdit.newPassword")} field={fields.newPassword} />
         <Button pending={navigation.state === "submitting"} block>
           {t("passwordEdit.submit")}
         </Button>
