@@ -6,7 +6,7 @@ import type {
   Response as ExpressResponse,
 } from "express";
 import { type RouterContextProvider, type ServerBuild, createRequestHandler } from "react-router";
-import { CSV_IMPORT_MAX_FILE_BYTES } from "~/domain/csv-import-file.server";
+import { CSV_IMPORT_MAX_FILE_BYTES } from "~/domain/csv-import/csv-import-file.server";
 import { LOCALES, type Locale } from "~/i18n/locales";
 import { logger } from "~/integrations/logger.server";
 import { pathFor, routeId } from "~/routing/route-table";

@@ -40,7 +40,7 @@ const WARM_UP_DOWNLOADS = 5;
 const TARGET_RATIO = 0.5;
 const TARGET_GROWTH_MB = 50;
 
-/** The export's query (app/domain/member-export.server.ts, no filters), for COPY. */
+/** The export's query (app/domain/staff/member-export.server.ts, no filters), for COPY. */
 const japanTime = (column: string) => `to_char(${column} at time zone 'Asia/Tokyo', 'YYYY-MM-DD HH24:MI:SS')`;
 const EXPORT_QUERY = `select sub, email, email_verified::text, member_status, enabled::text, family_name, given_name,
   locale, referrer_service, ${japanTime("signed_up_at")}, ${japanTime("legacy_migrated_at")},

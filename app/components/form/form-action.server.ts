@@ -3,7 +3,7 @@ import { parseWithZod } from "@conform-to/zod/v4";
 import { type RouterContextProvider, data } from "react-router";
 import type { z } from "zod";
 import type { DomainErrorCode } from "~/domain/domain-error.server";
-import type { LimitedAction } from "~/domain/rate-limit.server";
+import type { LimitedAction } from "~/domain/limits/rate-limit.server";
 import { domainErrorOf, httpStatusOf, messageKeyOf } from "~/errors/error-responses.server";
 import { checkAttemptLimit } from "~/middleware/attempt-limit.server";
 import { getInstance, getLocale } from "~/middleware/i18n.server";

@@ -21,9 +21,9 @@ import {
   ConfirmationCodeSchema,
   SignUpSchema,
   withStoredPrefecture,
-} from "~/domain/auth-schemas";
-import { Q1_OPTIONS, Q2_OPTIONS, Q3_OPTIONS } from "~/domain/form-choices";
-import { confirmSignUp, resendSignUpCode, saveAccountInfo, startSignUp } from "~/domain/sign-up.server";
+} from "~/domain/forms/auth-schemas";
+import { Q1_OPTIONS, Q2_OPTIONS, Q3_OPTIONS } from "~/domain/forms/form-choices";
+import { confirmSignUp, resendSignUpCode, saveAccountInfo, startSignUp } from "~/domain/account/sign-up.server";
 import { countryChoices } from "~/i18n/country-names";
 import { prefectureChoices } from "~/i18n/prefecture-names";
 import { type TranslationRequest, loadTranslations } from "~/i18n/translations.server";
