@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { AccountInfoFields, EmailSchema, refineAccountInfo, storableText } from "~/domain/forms/auth-schemas";
+import { EmailSchema, storableText } from "~/domain/forms/field-schemas";
+import { AccountInfoFields, refineAccountInfo } from "~/domain/forms/sign-up-schemas";
 import { SERVICE_NAMES } from "~/domain/staff/member-search.server";
 import { MEMBER_STATUSES, MemberSearchParams } from "~/domain/staff/member-search.server";
 import { AuditLogParams, STAFF_ACTIONS } from "~/domain/staff/staff-audit-log.server";
@@ -8,7 +9,7 @@ import {
   MemberExportParams,
   WithdrawalReasonsExportParams,
 } from "~/domain/staff/export-params.server";
-import { WithdrawalApiSchema } from "~/domain/forms/withdrawal-schema";
+import { WithdrawalApiSchema } from "~/domain/forms/withdrawal-schemas";
 import {
   CSV_IMPORT_COLUMNS,
   CSV_IMPORT_MAX_FILE_BYTES,

@@ -6,7 +6,7 @@
 import { type Server, createServer } from "node:http";
 import { openDatabase } from "../../db/client.server";
 import { type AppMode, type Config, ConfigError, parseConfig } from "~/config.server";
-import { MIN_PASSWORD_LENGTH } from "~/domain/forms/auth-schemas";
+import { MIN_PASSWORD_LENGTH } from "~/domain/forms/field-schemas";
 import { startImportWorker } from "~/domain/csv-import/csv-import-job.server";
 import { scheduleDirectoryReconcile } from "~/domain/directory/directory-reconcile.server";
 import { schedulePurge } from "~/domain/jobs/purge.server";

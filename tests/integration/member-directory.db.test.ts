@@ -4,7 +4,8 @@ import { afterAll, beforeAll, expect, test } from "vitest";
 import { type DatabaseHandle, openDatabase } from "../../db/client.server";
 import { memberDirectory } from "../../db/schema";
 import { parseConfig } from "~/config.server";
-import { AccountInfoSchema, ProfileSchema } from "~/domain/forms/auth-schemas";
+import { ProfileSchema } from "~/domain/forms/profile-schemas";
+import { AccountInfoSchema } from "~/domain/forms/sign-up-schemas";
 import { confirmEmailChange, requestEmailChange } from "~/domain/account/email-change.server";
 import { importLegacyRows } from "~/domain/account/legacy-accounts.server";
 import {

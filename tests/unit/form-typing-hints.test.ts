@@ -3,20 +3,16 @@ import { type ComponentType, createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 import { RouterProvider, createMemoryRouter } from "react-router";
 import { expect, test } from "vitest";
-import { z } from "zod";
+import { EmailChangeSchema } from "~/domain/forms/email-change-schema";
 import {
-  AccountInfoFormSchema,
   ConfirmPasswordResetSchema,
-  ConfirmationCodeSchema,
-  EmailSchema,
-  FirstPasswordSchema,
   PasswordChangeSchema,
-  ProfileFormSchema,
   RequestPasswordResetSchema,
-  SignInSchema,
-  SignUpSchema,
-} from "~/domain/forms/auth-schemas";
-import { WithdrawalConfirmSchema, WithdrawalFormSchema } from "~/domain/forms/withdrawal-schema";
+} from "~/domain/forms/password-schemas";
+import { ProfileFormSchema } from "~/domain/forms/profile-schemas";
+import { FirstPasswordSchema, SignInSchema } from "~/domain/forms/sign-in-schemas";
+import { AccountInfoFormSchema, ConfirmationCodeSchema, SignUpSchema } from "~/domain/forms/sign-up-schemas";
+import { WithdrawalConfirmSchema, WithdrawalFormSchema } from "~/domain/forms/withdrawal-schemas";
 import { countryChoices } from "~/i18n/country-names";
 import { prefectureChoices } from "~/i18n/prefecture-names";
 import type { Locale } from "~/i18n/locales";
@@ -119,11 +115,10 @@ const PAGES: Page[] = [
   {
     name: "e-mail edit",
     component: EmailEditPage,
-    // The route keeps its one-field schema to itself; this is its shape.
     loaderData: {
       sent: false,
       currentEmail: "a@example.jp",
-      constraint: getZodConstraint(z.object({ email: EmailSchema })),
+      constraint: getZodConstraint(EmailChangeSchema),
     },
   },
   { name: "e-mail update", component: EmailUpdatePage, loaderData: { state: "confirm" } },

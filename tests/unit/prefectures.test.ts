@@ -1,5 +1,6 @@
 import { expect, test } from "vitest";
-import { AccountInfoFormSchema, ProfileFormSchema, withStoredPrefecture } from "~/domain/forms/auth-schemas";
+import { ProfileFormSchema, withStoredPrefecture } from "~/domain/forms/profile-schemas";
+import { AccountInfoFormSchema } from "~/domain/forms/sign-up-schemas";
 import { JAPANESE_PREFECTURES, jisCodeOf, listedPrefectureOf } from "~/domain/forms/prefectures";
 import { RESOURCES } from "~/i18n/resources";
 

@@ -1,15 +1,11 @@
 import { expect, test } from "vitest";
 import type { z } from "zod";
 import { apiEndpoint } from "~/api/contract";
-import {
-  AccountInfoSchema,
-  ConfirmPasswordResetSchema,
-  PasswordChangeSchema,
-  ProfileSchema,
-  SignInSchema,
-  SignUpSchema,
-} from "~/domain/forms/auth-schemas";
-import { WithdrawalApiSchema, WithdrawalConfirmSchema } from "~/domain/forms/withdrawal-schema";
+import { ConfirmPasswordResetSchema, PasswordChangeSchema } from "~/domain/forms/password-schemas";
+import { ProfileSchema } from "~/domain/forms/profile-schemas";
+import { SignInSchema } from "~/domain/forms/sign-in-schemas";
+import { AccountInfoSchema, SignUpSchema } from "~/domain/forms/sign-up-schemas";
+import { WithdrawalApiSchema, WithdrawalConfirmSchema } from "~/domain/forms/withdrawal-schemas";
 import { RESOURCES } from "~/i18n/resources";
 
 const PROFILE = {

@@ -1,7 +1,8 @@
 import { CsvError, parse } from "csv-parse/sync";
 import iconv from "iconv-lite";
 import { z } from "zod";
-import { EmailSchema, ProfileSchema } from "../forms/auth-schemas";
+import { EmailSchema } from "../forms/field-schemas";
+import { ProfileSchema } from "../forms/profile-schemas";
 import type { CsvEncoding } from "../staff/spreadsheet-csv.server";
 
 /**
@@ -148,7 +149,7 @@ const LEADING_SPACE = /^[ \u3000]+/u;
 const cut = (value: string) =>
   value.length > CSV_IMPORT_PROBLEM_VALUE_MAX_CHARS ? `${value.slice(0, CSV_IMPORT_PROBLEM_VALUE_MAX_CHARS)}…` : value;
 
-/** ProfileSchema's message keys (auth-schemas.ts) as this report's codes. */
+/** ProfileSchema's message keys (app/domain/forms/profile-schemas.ts) as this report's codes. */
 const PROFILE_MESSAGE_CODES: Record<string, CsvImportProblemCode> = {
   "validation.required": "required",
   "validation.tooLong": "tooLong",

@@ -10,6 +10,7 @@ import { ImportProgress } from "~/components/admin/import-progress";
 import { FormAlert } from "~/components/form/fields";
 import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
 import { cancelImportJob, getImportJobProgress } from "~/domain/csv-import/csv-import-job.server";
+import { CancelImportSchema } from "~/domain/forms/staff-schemas";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
@@ -25,9 +26,6 @@ import type { Route } from "./+types/csv-import-progress";
  * browser's meta refresh. A job at 40 rows a second moves by a couple of hundred rows between two looks.
  */
 const PROGRESS_REFRESH_S = 5;
-
-/** The confirmation panel's form: cancel the job. */
-const CancelImportSchema = z.object({ intent: z.literal("cancel") });
 
 const JobIdSchema = z.uuid();
 const ConfirmSchema = z.literal("cancel").optional().catch(undefined);

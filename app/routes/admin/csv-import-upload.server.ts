@@ -1,6 +1,6 @@
 import type { TFunction } from "i18next";
 import type { CsvColumnDoc } from "~/components/admin/csv-columns-table";
-import { ProfileSchema } from "~/domain/forms/auth-schemas";
+import { ProfileSchema } from "~/domain/forms/profile-schemas";
 import { OCCUPATIONS } from "~/domain/forms/form-choices";
 import { CSV_IMPORT_COLUMNS, type CsvImportColumn } from "~/domain/csv-import/csv-import-file.server";
 import { countryChoices } from "~/i18n/country-names";

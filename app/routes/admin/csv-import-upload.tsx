@@ -11,6 +11,7 @@ import { ImportJobTable } from "~/components/admin/import-job-table";
 import { FormAlert, InputField } from "~/components/form/fields";
 import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
 import { CSV_IMPORT_MAX_FILE_BYTES, CSV_IMPORT_MAX_ROWS } from "~/domain/csv-import/csv-import-file.server";
+import { ImportFileSchema, ValidatedImportJobSchema } from "~/domain/forms/staff-schemas";
 import {
   type ImportDryRunReport,
   cancelImportJob,
@@ -29,18 +30,6 @@ import { servicesOf } from "~/services.server";
 import { getToastUtils } from "~/toast.server";
 import type { Route } from "./+types/csv-import-upload";
 import { describeImportColumns, formatMegabytes } from "./csv-import-upload.server";
-
-/**
- * The upload: a file to check (the dry run). A browser posts a file input left empty as a nameless, empty part; a
- * chosen file that is empty has a name, and the dry run reports it as an empty file.
- */
-const ImportFileSchema = z.object({
-  file: z
-    .instanceof(File, { message: "adminImport:upload.fileRequired" })
-    .refine((file) => file.name !== "" || file.size > 0, { message: "adminImport:upload.fileRequired" }),
-});
-/** The checked file's panel: start its job, or discard it. */
-const ValidatedJobSchema = z.object({ intent: z.enum(["start", "discard"]), jobId: z.uuid() });
 
 /**
  * The upload's file name as the job keeps it and the pages show it: a browser sends the name the file had, but a
@@ -72,7 +61,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   ]);
   return {
     title: t("meta.upload"),
-    constraints: { file: formConstraint(ImportFileSchema), validated: formConstraint(ValidatedJobSchema) },
+    constraints: { file: formConstraint(ImportFileSchema), validated: formConstraint(ValidatedImportJobSchema) },
     columns: describeImportColumns(t, locale),
     maxSize: formatMegabytes(CSV_IMPORT_MAX_FILE_BYTES, locale),
     maxRows: CSV_IMPORT_MAX_ROWS.toLocaleString(locale),
@@ -113,7 +102,7 @@ export async function action({ request, context }: Route.ActionArgs) {
     return handleFormPost(
       context,
       formData,
-      { schema: ValidatedJobSchema, extra: { form: "validated" as const }, attemptLimit: () => staffLimit },
+      { schema: ValidatedImportJobSchema, extra: { form: "validated" as const }, attemptLimit: () => staffLimit },
       async ({ intent, jobId }) => {
         const toast = getToastUtils(context);
         if (intent === "start") {
@@ -275,7 +264,9 @@ function ReadyPanel({
 }) {
   const { t } = useTranslation("adminImport");
   const navigation = useNavigation();
-  const [form] = useSchemaForm<typeof ValidatedJobSchema>(constraint, lastResult, { defaultValue: { jobId: job.id } });
+  const [form] = useSchemaForm<typeof ValidatedImportJobSchema>(constraint, lastResult, {
+    defaultValue: { jobId: job.id },
+  });
   return (
     <section className="admin-section admin-confirm" aria-labelledby="csv-ready-title" data-testid="import-ready">
       <h3 id="csv-ready-title">{t("report.readyTitle")}</h3>

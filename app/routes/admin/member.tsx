@@ -9,7 +9,8 @@ import { AuditEventTable } from "~/components/admin/audit-event-table";
 import { MemberDetailSections } from "~/components/admin/member-detail-sections";
 import { FormAlert, InputField } from "~/components/form/fields";
 import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
-import { EmailSchema } from "~/domain/forms/auth-schemas";
+import { CONFIRMED_STAFF_ACTIONS, type ConfirmedStaffAction } from "~/domain/forms/form-choices";
+import { StaffActionSchema, StaffEmailChangeSchema } from "~/domain/forms/staff-schemas";
 import { toDomainError } from "~/domain/domain-error.server";
 import { findMemberDetail } from "~/domain/staff/member-detail.server";
 import {
@@ -30,20 +31,8 @@ import { servicesOf } from "~/services.server";
 import { getToastUtils } from "~/toast.server";
 import type { Route } from "./+types/member";
 
-/** The actions that need nothing but a confirmation; each is one staff verb (app/domain/staff/staff-actions.server.ts). */
-const CONFIRMED_ACTIONS = ["refresh", "sessions-end", "disable", "enable"] as const;
-type ConfirmedAction = (typeof CONFIRMED_ACTIONS)[number];
-
-/** The confirmation panel's form: which action the admin confirmed. */
-const StaffActionSchema = z.object({ intent: z.enum(CONFIRMED_ACTIONS) });
-/** The e-mail change form: first reviewed (old → new shown), then confirmed with the same address. */
-const StaffEmailChangeSchema = z.object({
-  intent: z.enum(["review-email-change", "email-change"]),
-  email: EmailSchema,
-});
-
 const SubSchema = z.uuid();
-const ConfirmSchema = z.enum(CONFIRMED_ACTIONS).optional().catch(undefined);
+const ConfirmSchema = z.enum(CONFIRMED_STAFF_ACTIONS).optional().catch(undefined);
 
 /** The member's sub from the URL; a malformed one names no member, so it is the same 404 as an unknown one. */
 function subOf(params: { sub?: string }): string {
@@ -107,7 +96,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
     formData,
     { schema: StaffActionSchema, extra: { form: "staffAction" as const }, attemptLimit: () => staffLimit },
     async ({ intent }) => {
-      const message = await runConfirmedAction(intent, services, actor, sub).catch(throwNotFoundForUnknownMember);
+      const message = await runConfirmedStaffAction(intent, services, actor, sub).catch(throwNotFoundForUnknownMember);
       return toast.redirectWithSuccess(detailPath, message);
     },
   );
@@ -120,8 +109,8 @@ function throwNotFoundForUnknownMember(error: unknown): never {
 }
 
 /** Runs one confirmed action and says which toast reports it. */
-async function runConfirmedAction(
-  intent: ConfirmedAction,
+async function runConfirmedStaffAction(
+  intent: ConfirmedStaffAction,
   ...[services, actor, sub]: Parameters<typeof endMemberSessions>
 ): Promise<string | { message: string; values: Record<string, string> }> {
   switch (intent) {
@@ -193,13 +182,13 @@ function StaffActions({
   sub: string;
   enabled: boolean;
   currentEmail: string;
-  confirm: ConfirmedAction | null;
+  confirm: ConfirmedStaffAction | null;
   constraints: Record<"staffAction" | "emailChange", FormConstraint>;
   actionData: ActionData;
 }) {
   const { t, i18n } = useTranslation("admin");
   const detailPath = pathFor("admin-user", i18n.language, { sub });
-  const available = CONFIRMED_ACTIONS.filter((action) => (enabled ? action !== "enable" : action !== "disable"));
+  const available = CONFIRMED_STAFF_ACTIONS.filter((action) => (enabled ? action !== "enable" : action !== "disable"));
   return (
     <section className="admin-section admin-actions" aria-labelledby="staff-actions-title">
       <h3 id="staff-actions-title">{t("actions.title")}</h3>
@@ -234,7 +223,7 @@ function StaffActions({
 }
 
 /** The locale key of an action ("sessions-end" → "sessionsEnd"). */
-function actionKey(action: ConfirmedAction) {
+function actionKey(action: ConfirmedStaffAction) {
   return action === "sessions-end" ? "sessionsEnd" : action;
 }
 
@@ -244,7 +233,7 @@ function ConfirmPanel({
   constraint,
   lastResult,
 }: {
-  action: ConfirmedAction;
+  action: ConfirmedStaffAction;
   detailPath: string;
   constraint: FormConstraint;
   lastResult: SubmissionResult<string[]> | undefined;

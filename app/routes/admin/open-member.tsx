@@ -1,8 +1,8 @@
 import { data, redirect, useNavigation } from "react-router";
-import { z } from "zod";
 import { Button } from "~/components/button";
 import { AdminGetForm } from "~/components/admin/get-form";
 import { InputField } from "~/components/form/fields";
+import { OpenMemberSchema } from "~/domain/forms/staff-schemas";
 import { findSubByEmailOrSub } from "~/domain/staff/member-detail.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
@@ -11,9 +11,6 @@ import { requireAdmin } from "~/middleware/require-member.server";
 import { pathFor } from "~/routing/route-table";
 import { servicesOf } from "~/services.server";
 import type { Route } from "./+types/open-member";
-
-/** The one field of the "open a member" form: a sub or an e-mail address. */
-const OpenMemberSchema = z.object({ member: z.string().trim().min(1).max(320) });
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   requireAdmin(context, request);

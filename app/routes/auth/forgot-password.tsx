@@ -6,7 +6,7 @@ import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
 import { FormAlert, InputField, NewPasswordField, ReadOnlyEmailField } from "~/components/form/fields";
 import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
-import { ConfirmPasswordResetSchema, RequestPasswordResetSchema } from "~/domain/forms/auth-schemas";
+import { ConfirmPasswordResetSchema, RequestPasswordResetSchema } from "~/domain/forms/password-schemas";
 import { confirmPasswordReset, requestPasswordReset } from "~/domain/account/password-reset.server";
 import { domainErrorOf, messageKeyOf } from "~/errors/error-responses.server";
 import { loadTranslations } from "~/i18n/translations.server";

@@ -7,7 +7,7 @@ import { Button } from "~/components/button";
 import { FormAlert, NewPasswordField, ReadOnlyEmailField } from "~/components/form/fields";
 import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
 import { newPasswordChallengeCookie } from "~/cookies/app-cookies.server";
-import { FirstPasswordSchema } from "~/domain/forms/auth-schemas";
+import { FirstPasswordSchema } from "~/domain/forms/sign-in-schemas";
 import { toDomainError } from "~/domain/domain-error.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";

@@ -8,7 +8,7 @@ import { DeactivateDeviceForm, type DeviceRow, DeviceTable } from "~/components/
 import { FormAlert, InputField } from "~/components/form/fields";
 import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
 import { pendingSignInCookie } from "~/cookies/app-cookies.server";
-import { SignInSchema } from "~/domain/forms/auth-schemas";
+import { SignInSchema } from "~/domain/forms/sign-in-schemas";
 import {
   continuePendingSignIn,
   deactivateDeviceForPendingSignIn,

@@ -15,13 +15,13 @@ import {
 import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
 import { ProfileFields } from "~/components/profile-fields";
 import { useRootData } from "~/components/use-root-data";
+import { withStoredPrefecture } from "~/domain/forms/profile-schemas";
 import {
   AccountInfoFormSchema,
   CodeResendSchema,
   ConfirmationCodeSchema,
   SignUpSchema,
-  withStoredPrefecture,
-} from "~/domain/forms/auth-schemas";
+} from "~/domain/forms/sign-up-schemas";
 import { Q1_OPTIONS, Q2_OPTIONS, Q3_OPTIONS } from "~/domain/forms/form-choices";
 import { confirmSignUp, resendSignUpCode, saveAccountInfo, startSignUp } from "~/domain/account/sign-up.server";
 import { countryChoices } from "~/i18n/country-names";

@@ -1,13 +1,12 @@
 import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
 import { Form, redirect, useNavigation } from "react-router";
-import { z } from "zod";
 import { handleFormPost } from "~/components/form/form-action.server";
 import { FORM_FIELD_TEXTS, formConstraint } from "~/components/form/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
 import { FormAlert, InputField } from "~/components/form/fields";
 import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
-import { EmailSchema } from "~/domain/forms/auth-schemas";
+import { EmailChangeSchema } from "~/domain/forms/email-change-schema";
 import { requestEmailChange } from "~/domain/account/email-change.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
@@ -17,8 +16,6 @@ import { pathFor } from "~/routing/route-table";
 import { servicesOf } from "~/services.server";
 import type { Route } from "./+types/email-edit";
 import { emailUpdateLinkFor } from "~/routing/email-update-link";
-
-const EmailChangeSchema = z.object({ email: EmailSchema });
 
 export function loader({ request, context }: Route.LoaderArgs) {
   const member = requireMember(context, request);

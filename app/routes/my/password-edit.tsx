@@ -7,7 +7,7 @@ import { Button } from "~/components/button";
 import { FormAlert, InputField, NewPasswordField } from "~/components/form/fields";
 import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
 import { sessionCookie } from "~/cookies/app-cookies.server";
-import { PasswordChangeSchema } from "~/domain/forms/auth-schemas";
+import { PasswordChangeSchema } from "~/domain/forms/password-schemas";
 import { changePassword } from "~/domain/account/password-change.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";

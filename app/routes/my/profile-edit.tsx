@@ -8,7 +8,7 @@ import { FormAlert } from "~/components/form/fields";
 import { useSchemaForm } from "~/components/form/use-schema-form";
 import { ProfileFields } from "~/components/profile-fields";
 import { useRootData } from "~/components/use-root-data";
-import { ProfileFormSchema, withStoredPrefecture } from "~/domain/forms/auth-schemas";
+import { ProfileFormSchema, withStoredPrefecture } from "~/domain/forms/profile-schemas";
 import { JAPAN, listedPrefectureOf } from "~/domain/forms/prefectures";
 import { isProfileFilled } from "~/domain/account/display-name.server";
 import { findProfile, updateProfile } from "~/domain/account/profile.server";

@@ -18,7 +18,7 @@ import {
   type WithdrawalAnswers,
   WithdrawalConfirmSchema,
   WithdrawalFormSchema,
-} from "~/domain/forms/withdrawal-schema";
+} from "~/domain/forms/withdrawal-schemas";
 import { cancelMembership } from "~/domain/account/withdrawal.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { MAX_PASSWORD_LENGTH, storableText } from "./auth-schemas";
+import { CurrentPasswordSchema, storableText } from "./field-schemas";
 import { MAX_WITHDRAWAL_DETAIL_LENGTH, WITHDRAWAL_REASONS, type WithdrawalReason } from "./form-choices";
 
 /**
@@ -25,11 +25,13 @@ function requireDetailForOther(
 export const WithdrawalFormSchema = z.object(answers).superRefine(requireDetailForOther);
 export type WithdrawalAnswers = z.infer<typeof WithdrawalFormSchema>;
 
-const password = storableText().min(1, "validation.required").max(MAX_PASSWORD_LENGTH, "validation.inputError");
-
 /** Step 2: step 1's answers (carried in hidden fields), the disclaimer agreement and the password. */
 export const WithdrawalConfirmSchema = z
-  .object({ ...answers, agreeDisclaimer: z.literal("on", { error: "validation.agree" }), password })
+  .object({
+    ...answers,
+    agreeDisclaimer: z.literal("on", { error: "validation.agree" }),
+    password: CurrentPasswordSchema,
+  })
   .superRefine(requireDetailForOther);
 
 /**
@@ -41,6 +43,6 @@ export const WithdrawalApiSchema = z
     reason: answers.reason,
     detail: answers.detail,
     agreeDisclaimer: z.literal(true, { error: "validation.agree" }),
-    password,
+    password: CurrentPasswordSchema,
   })
   .superRefine(requireDetailForOther);
