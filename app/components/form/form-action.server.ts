@@ -49,7 +49,7 @@ function translateReply(result: SubmissionResult<string[]>, translate: (key: str
  * becomes the form's message with its status (httpStatusOf); anything else it throws (a redirect, a 404, a fault)
  * passes through. Every reply carries its messages already translated into the request's language, so the page
  * needs none of the error texts in its loader data, which every visitor would download whether or not the form
- * ever fails (README: page weight).
+ * ever fails.
  */
 export async function handleFormPost<Schema extends z.ZodType, Outcome, Extra extends object = Record<never, never>>(
   context: Readonly<RouterContextProvider>,

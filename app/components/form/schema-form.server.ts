@@ -5,7 +5,7 @@ import type { FormConstraint } from "./use-schema-form";
 
 /*
  * The loader's half of the form kit (the page's is use-schema-form.ts, the action's form-action.server.ts): what a
- * loader sends a form page. Everything a loader sends is weighed with the page's JavaScript (README: page weight).
+ * loader sends a form page. Everything a loader sends is weighed with the page's JavaScript (tests/bench/README.md).
  */
 
 /**
