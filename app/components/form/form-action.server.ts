@@ -66,7 +66,9 @@ export async function handleFormPost<Schema extends z.ZodType, Outcome, Extra ex
   if (submission.status !== "success") return answer(400);
   const attempt = attemptLimit?.(submission.value);
   const refusal = attempt ? await checkAttemptLimit(context, attempt.action, attempt.subject) : null;
-  if (refusal) return answer(refusal.init.status, { formErrors: [refusal.formError] });
+  // Too Many Requests. No Retry-After: React Router sends an action's headers on a document response only through the
+  // route's `headers` export, and the message already says when to come back.
+  if (refusal) return answer(429, { formErrors: [`toasts:${refusal.messageKey}`] });
   try {
     return await run(submission.value, reply);
   } catch (failure) {
