@@ -2,12 +2,14 @@ import { Writable } from "node:stream";
 import { renderToPipeableStream } from "react-dom/server";
 import {
   type EntryContext,
+  type HandleDataRequestFunction,
   type HandleErrorFunction,
   type RouterContextProvider,
   ServerRouter,
   isRouteErrorResponse,
 } from "react-router";
 import { NonceContext } from "./components/nonce";
+import { keepPageAfterFailedSubmission, recordFailedSubmission } from "./errors/failed-submission.server";
 import { logger } from "./integrations/logger.server";
 import { requestInfoContext } from "./server/request-context";
 
@@ -81,4 +83,9 @@ export const handleError: HandleErrorFunction = (error, { request, context }) =>
   if (isRouteErrorResponse(error) && error.status < 500) return;
   const requestId = (context as RouterContextProvider).get(requestInfoContext).requestId;
   logger.error({ err: error, requestId }, "unhandled error in a route");
+  recordFailedSubmission(request, context as RouterContextProvider);
 };
+
+/** Every `.data` response (client-side navigations and form posts made with JavaScript) passes through here. */
+export const handleDataRequest: HandleDataRequestFunction = (response, { request, context }) =>
+  keepPageAfterFailedSubmission(response, { request, context: context as RouterContextProvider });

@@ -94,8 +94,13 @@ export async function action({ request, context }: Route.ActionArgs) {
     },
     async (value) => {
       // Cognito refused or is unavailable: a message on the form (role=alert), what was typed kept; nothing stored.
-      await updateProfile(servicesOf(context), { sub: member.sub, profile: withStoredPrefecture(value) });
-      return getToastUtils(context).redirectWithSuccess(pathFor("my-profile", locale), "profileChanged");
+      const update = await updateProfile(servicesOf(context), {
+        sub: member.sub,
+        profile: withStoredPrefecture(value),
+      });
+      // The spec has two toasts: "profile changed" for the member's details, "Changes are saved" for a setting alone.
+      const toast = update === "membershipInfo" ? "profileChanged" : "changesSaved";
+      return getToastUtils(context).redirectWithSuccess(pathFor("my-profile", locale), toast);
     },
   );
 }
