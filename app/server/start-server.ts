@@ -7,7 +7,7 @@ import { type Server, createServer } from "node:http";
 import { openDatabase } from "../../db/client.server";
 import { type AppMode, type Config, ConfigError, parseConfig } from "~/config.server";
 import { MIN_PASSWORD_LENGTH } from "~/domain/forms/auth-schemas";
-import { startImportWorker } from "~/domain/csv-import/csv-import-job.server";
+import { startServerImportWorker } from "~/domain/csv-import/import-worker.server";
 import { scheduleDirectoryReconcile } from "~/domain/directory/directory-reconcile.server";
 import { schedulePurge } from "~/domain/jobs/purge.server";
 import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
@@ -62,7 +62,7 @@ export async function startServer(mode: AppMode, standIns?: StandIns): Promise<v
 
   const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   await database.migrate();
-  // Retention and the two-systems repairs (owed Cognito deletions and revocations); see app/domain/jobs/purge.server.ts.
+  // Retention and the two-systems repairs (owed Cognito deletions and revocations): app/domain/jobs/purge.server.ts.
   const identity = createDomainIdentity(config.cognito, database.db);
   const stopPurge = schedulePurge({ db: database.db, identity, config, clock: systemClock });
   // The staff's member directory kept in step with Cognito (app/domain/directory/directory-reconcile.server.ts).
@@ -75,11 +75,9 @@ export async function startServer(mode: AppMode, standIns?: StandIns): Promise<v
         )
       : () => {};
 
-  // The staff CSV import's worker: every instance runs one; they share jobs row by row and the rate in total.
-  const importCognito = createCognitoClient(config.cognito, { maxAttempts: 1 });
-  const importWorker = startImportWorker(
-    { db: database.db, identity: createDomainIdentity(config.cognito, database.db, systemClock, importCognito) },
-    config.csvImport,
+  // The staff CSV import's worker (app/domain/csv-import/import-worker.server.ts).
+  const importWorker = startServerImportWorker(config, database.db, (client) =>
+    createDomainIdentity(config.cognito, database.db, systemClock, client),
   );
 
   const http = await createHttpApp(config, database, standIns?.mailbox);
@@ -114,7 +112,6 @@ export async function startServer(mode: AppMode, standIns?: StandIns): Promise<v
     stopPurge();
     stopReconcile();
     await importWorker.stop();
-    importCognito.destroy();
     server.closeIdleConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await http.close();

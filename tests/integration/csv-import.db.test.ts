@@ -8,15 +8,10 @@ import postgres from "postgres";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { type DatabaseHandle, openDatabase } from "../../db/client.server";
 import { csvImportRows, memberDirectory, memberProfiles, staffAuditEvents } from "../../db/schema";
-import {
-  type ImportWorkerOptions,
-  cancelImportJob,
-  failedRowsCsv,
-  getImportJobProgress,
-  startImportJob,
-  startImportWorker,
-  validateImport,
-} from "~/domain/csv-import/csv-import-job.server";
+import { type ImportWorkerOptions, startImportWorker } from "~/domain/csv-import/import-worker.server";
+import { cancelImportJob, getImportJobProgress, startImportJob } from "~/domain/csv-import/import-jobs.server";
+import { failedRowsCsv } from "~/domain/csv-import/failed-rows.server";
+import { validateImport } from "~/domain/csv-import/import-dry-run.server";
 import { withDomainErrors } from "~/domain/domain-error.server";
 import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
 import { createIdentityProvider } from "~/integrations/cognito/identity-provider.server";

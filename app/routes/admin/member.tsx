@@ -31,7 +31,9 @@ import { servicesOf } from "~/services.server";
 import { getToastUtils } from "~/toast.server";
 import type { Route } from "./+types/member";
 
-/** The actions that need nothing but a confirmation; each is one staff verb (app/domain/staff/staff-actions.server.ts). */
+/**
+ * The actions that need nothing but a confirmation; each is one staff verb (app/domain/staff/staff-actions.server.ts).
+ */
 const CONFIRMED_ACTIONS = ["refresh", "sessions-end", "disable", "enable"] as const;
 type ConfirmedAction = (typeof CONFIRMED_ACTIONS)[number];
 
