@@ -4,7 +4,8 @@ import type { RateLimitPolicyName } from "~/domain/limits/rate-limit.server";
 
 /**
  * Every setting the app reads from the environment, validated once at boot.
- * The README's configuration table documents each variable; keep the two in step.
+ * The README's configuration table documents each variable (tests/unit/readme-configuration.test.ts keeps the two
+ * equal, through CONFIG_VARIABLES).
  *
  * Modes: `production` needs real configuration (Cognito, PostgreSQL, SMTP, secrets) and refuses the stand-in;
  * `dev` and `preview` run on embedded defaults that the stand-ins (started by app/server/dev-entry.ts) fill in first.
@@ -104,7 +105,7 @@ const EnvSchema = z.object({
   // The footer's "© 1925-2023 {holder}". The spec names no holder: unset, the footer shows the locales' placeholder.
   COPYRIGHT_HOLDER: z.preprocess(emptyAsUnset, z.string().trim().min(1).max(200).optional()),
 
-  // One per policy in app/domain/limits/rate-limit.server.ts (README: "Rate limits").
+  // One per policy in app/domain/limits/rate-limit.server.ts (README: "Configuration").
   RATE_LIMIT_SIGN_IN_PER_ACCOUNT: attemptLimit,
   RATE_LIMIT_SIGN_IN_PER_IP: attemptLimit,
   RATE_LIMIT_SIGN_UP_PER_ACCOUNT: attemptLimit,
@@ -128,6 +129,9 @@ const EnvSchema = z.object({
   RATE_LIMIT_STAFF_ACTION_PER_ADMIN: attemptLimit,
   RATE_LIMIT_STAFF_ACTION_PER_IP: attemptLimit,
 });
+
+/** The name of every environment variable the schema reads. */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(EnvSchema.shape);
 
 /** Variables that production cannot run without; embedded modes get them from the embedded stack. */
 const REQUIRED_IN_PRODUCTION = [

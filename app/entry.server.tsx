@@ -2,12 +2,14 @@ import { Writable } from "node:stream";
 import { renderToPipeableStream } from "react-dom/server";
 import {
   type EntryContext,
+  type HandleDataRequestFunction,
   type HandleErrorFunction,
   type RouterContextProvider,
   ServerRouter,
   isRouteErrorResponse,
 } from "react-router";
 import { NonceContext } from "./components/nonce";
+import { keepPageAfterFailedSubmission, recordFailedSubmission } from "./errors/failed-submission.server";
 import { logger } from "./integrations/logger.server";
 import { requestInfoContext } from "./server/request-context";
 
@@ -34,8 +36,8 @@ export default function handleRequest(
     let timeoutId: ReturnType<typeof setTimeout> | undefined = setTimeout(() => abort(), streamTimeout + 1000);
 
     // The whole document at once, for people and crawlers alike: no loader defers data, so the rest of a page is
-    // ready a moment after its shell, and a page sent whole takes one write and one gzip call where streaming it
-    // through a web stream cost a tenth of a page view's CPU (README: Benchmarks).
+    // ready a moment after its shell, and a page sent whole takes one write and one gzip call, where streaming it
+    // through a web stream would pay for many small writes and gzip calls on every page view.
     const { pipe, abort } = renderToPipeableStream(
       <NonceContext.Provider value={nonce ?? ""}>
         <ServerRouter context={routerContext} url={request.url} nonce={nonce} />
@@ -81,4 +83,9 @@ export const handleError: HandleErrorFunction = (error, { request, context }) =>
   if (isRouteErrorResponse(error) && error.status < 500) return;
   const requestId = (context as RouterContextProvider).get(requestInfoContext).requestId;
   logger.error({ err: error, requestId }, "unhandled error in a route");
+  recordFailedSubmission(request, context as RouterContextProvider);
 };
+
+/** Every `.data` response (client-side navigations and form posts made with JavaScript) passes through here. */
+export const handleDataRequest: HandleDataRequestFunction = (response, { request, context }) =>
+  keepPageAfterFailedSubmission(response, { request, context: context as RouterContextProvider });

@@ -3,7 +3,7 @@
  * (app/domain/directory/directory-reconcile.server.ts): every Cognito user upserted, drift counted and fixed, users
  * Cognito no longer has marked missing. Resumes a run a stopped process left behind. Needs the Cognito settings;
  * works on DATABASE_URL or the embedded PGlite in DATA_DIR. The server also runs it on a schedule; this command is
- * for cron, or to fill the directory once after deployment (README.md).
+ * for cron, or to fill the directory once after deployment (docs/deployment.md).
  */
 import { parseConfig } from "~/config.server";
 import { reconcileDirectory } from "~/domain/directory/directory-reconcile.server";

@@ -21,7 +21,6 @@ export const SessionCookieSchema = z.object({
   /** The short-lived Cognito access token, so page views need no upstream call. */
   at: z.string(),
 });
-export type SessionCookieValue = z.infer<typeof SessionCookieSchema>;
 
 /** The page session: shared with the sibling services, which see the member signed in. */
 export const sessionCookie = defineCookie("id_session", SessionCookieSchema, {

@@ -42,7 +42,7 @@ export async function startServer(mode: AppMode, standIns?: StandIns): Promise<v
   } catch (error) {
     await standIns?.stop();
     if (!(error instanceof ConfigError)) throw error;
-    refuseToStart("Invalid configuration:", error.problems, "configuration table");
+    refuseToStart("Invalid configuration:", error.problems, "the README's configuration table");
   }
 
   // Every mode checks the pool: production's is real Cognito; dev and preview prove the stand-in is provisioned alike.
@@ -56,7 +56,7 @@ export async function startServer(mode: AppMode, standIns?: StandIns): Promise<v
     refuseToStart(
       `The Cognito user pool ${config.cognito.userPoolId} and app client do not meet the deployment contract:`,
       poolProblems,
-      "Cognito deployment contract",
+      "docs/deployment.md, the Cognito deployment contract",
     );
   }
 

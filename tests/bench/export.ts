@@ -151,8 +151,8 @@ async function runBenchmark() {
     sdk.destroy();
     const pid = server.child.pid!;
 
-    // Warm-up: code paths, pooled connections, the JIT; memory that grows once, not with the rows. One download
-    // was not enough: the next few still took 100–300 ms more than later ones, which is most of a 10,000-row file.
+    // Warm-up: code paths, pooled connections, the JIT; memory that grows once, not with the rows. The first few
+    // downloads are markedly slower than later ones, enough to hide a 10,000-row file's own time.
     for (let round = 0; round < WARM_UP_DOWNLOADS; round++) {
       await timeDownload(server.origin, "/api/admin/users.csv?limit=10000", token);
     }

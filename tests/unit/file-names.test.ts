@@ -32,7 +32,8 @@ const KNOWN = SAME_THING;
 function foldersByName(): Map<string, string[]> {
   const byName = new Map<string, Set<string>>();
   for (const entry of readdirSync(APP, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile()) continue;
+    // A folder's README.md documents the folder: it names no module.
+    if (!entry.isFile() || entry.name.endsWith(".md")) continue;
     const folder = path.relative(APP, entry.parentPath) || ".";
     const name = entry.name.split(".")[0]!;
     byName.set(name, (byName.get(name) ?? new Set()).add(folder));

@@ -65,8 +65,9 @@ export async function checkLegacyPassword(password: string, hash: string | null)
 }
 
 /**
- * Whether Cognito will take the password: the app's own rules, which the pool's policy equals (README, deployment
- * contract), and Cognito's pattern for passwords, which refuses white space at either end (API_AdminSetUserPassword).
+ * Whether Cognito will take the password: the app's own rules, which the pool's policy equals (docs/deployment.md,
+ * the Cognito deployment contract), and Cognito's pattern for passwords, which refuses white space at either end
+ * (API_AdminSetUserPassword).
  */
 export function meetsPoolPasswordPolicy(password: string): boolean {
   return NewPasswordSchema.safeParse(password).success && /^\S(.*\S)?$/su.test(password);

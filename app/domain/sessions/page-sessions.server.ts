@@ -64,8 +64,8 @@ function prepareLiveSessionQuery(db: Database) {
 
 /**
  * The session check's query, built once per database: it runs on every signed-in page view, and Drizzle's
- * builder made its SQL again each time (about a quarter of the query's cost on PGlite, where queries run on the app's
- * thread).
+ * builder would make its SQL again each time, a cost the app's own thread pays on PGlite, where queries run
+ * there too.
  */
 const liveSessionQueries = new WeakMap<Database, ReturnType<typeof prepareLiveSessionQuery>>();
 

@@ -10,7 +10,7 @@ import { CSV_ENCODINGS } from "./spreadsheet-csv.server";
  */
 
 export const DEFAULT_EXPORT_LIMIT = 10_000;
-/** The largest page: the staff export up to 200,000 rows at a time (issue 12); `all` has no cap. */
+/** The largest page: the staff export up to 200,000 rows at a time; `all` has no cap. */
 export const MAX_EXPORT_LIMIT = 200_000;
 /** Page numbers past this are a typo: even at a limit of 1 the offset stays an ordinary number. */
 const MAX_EXPORT_PAGE = 10_000_000;

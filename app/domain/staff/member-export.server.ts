@@ -18,11 +18,11 @@ import { type StaffActor, recordStaffAction } from "./staff-audit-log.server";
 import { WITHDRAWAL_REASONS } from "../forms/form-choices";
 
 /**
- * The staff's three downloads (issue 12): members (`users.csv`), withdrawal reasons and the newsletter's e-mail
+ * The staff's three downloads: members (`users.csv`), withdrawal reasons and the newsletter's e-mail
  * addresses. PostgreSQL writes each file (`COPY (query) TO STDOUT WITH (FORMAT csv)`: db/client.server.ts) and
  * streams it as the client takes it; Node only makes it Excel-safe and encodes it (spreadsheet-csv.server.ts). So
  * the data held is a block of the file whatever its size, a client who leaves stops the query, and no row becomes
- * a JavaScript object (README "Benchmarks": that is what kept the rate under half of COPY's and grew the heap).
+ * a JavaScript object (rows as objects would hold the rate well under COPY's and grow the heap with the file).
  */
 
 /**

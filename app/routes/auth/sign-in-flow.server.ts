@@ -4,22 +4,24 @@ import { type Config, SIBLING_SERVICES } from "~/config.server";
 import {
   NEW_PASSWORD_CHALLENGE_COOKIE_MAX_AGE_S,
   type NewPasswordChallengeState,
+  localeCookie,
   newPasswordChallengeCookie,
   pendingSignInCookie,
   readOrCreateDeviceKey,
   sessionCookie,
 } from "~/cookies/app-cookies.server";
+import { findPreferredLanguageOfSession } from "~/domain/account/profile.server";
 import {
   type NewPasswordRequired,
   type SignInResult,
   completeFirstSignIn,
   signIn,
 } from "~/domain/account/sign-in.server";
-import type { Locale } from "~/i18n/locales";
+import { type Locale, isLocale, pathnameForLocale } from "~/i18n/locales";
 import { resolveReturnTarget } from "~/routing/return-target";
 import { pathFor } from "~/routing/route-table";
 import { referrerServiceOf } from "~/routing/service-cookie.server";
-import type { AppServices } from "~/services.server";
+import { type AppServices, servicesOf } from "~/services.server";
 import { getToastUtils } from "~/toast.server";
 
 /** Sibling origins members may be returned to after signing in. */
@@ -114,10 +116,35 @@ export async function signInWithFirstPassword(
   return { result, setCookies };
 }
 
+/** A path of ours in another language, its query and fragment kept ("/my/devices/?a=1" -> "/en/my/devices/?a=1"). */
+function pageInLocale(path: string, locale: Locale): string {
+  const url = new URL(path, "http://page.invalid");
+  return `${pathnameForLocale(url.pathname, locale)}${url.search}${url.hash}`;
+}
+
 /**
- * Where a finished sign-in goes, the same from the sign-in form and from the first sign-in's new password: at the
- * device limit back to the sign-in page (its device-limit screen, `to` kept), otherwise on to `to` or the default,
- * with the "logged in" toast.
+ * Where an active sign-in lands. The profile's preferred language is the member's default UI language (spec): when
+ * they chose one, it becomes the remembered language (i18n_redirected, which the root's redirect follows) and a page of
+ * ours opens in it. A member who never saved a profile stays in the sign-in page's language.
+ */
+async function landingAfterSignIn(
+  context: Readonly<RouterContextProvider>,
+  request: Request,
+  input: { locale: Locale; config: Config; sessionId: string },
+): Promise<{ location: string; setCookie?: string }> {
+  const preferred = await findPreferredLanguageOfSession(servicesOf(context).db, input.sessionId);
+  if (!isLocale(preferred)) return { location: await returnTargetFrom(request, input.locale, input.config) };
+  const target = await returnTargetFrom(request, preferred, input.config);
+  return {
+    location: target.startsWith("/") ? pageInLocale(target, preferred) : target,
+    setCookie: localeCookie.serialize(input.config, preferred),
+  };
+}
+
+/**
+ * Where a finished sign-in goes, the same from the sign-in form, from "Continue login" on the device-limit screen and
+ * from the first sign-in's new password: at the device limit back to the sign-in page (its device-limit screen, `to`
+ * kept), otherwise on to `to` or the default, in the member's preferred language, with the "logged in" toast.
  */
 export async function redirectAfterSignIn(
   context: Readonly<RouterContextProvider>,
@@ -129,9 +156,7 @@ export async function redirectAfterSignIn(
   if (input.result.kind === "deviceLimit") {
     return redirect(`${pathFor("auth-sign-in", input.locale)}${new URL(request.url).search}`, { headers });
   }
-  return getToastUtils(context).redirectWithSuccess(
-    await returnTargetFrom(request, input.locale, input.config),
-    "loggedIn",
-    { headers },
-  );
+  const landing = await landingAfterSignIn(context, request, { ...input, sessionId: input.result.sessionId });
+  if (landing.setCookie) headers.append("Set-Cookie", landing.setCookie);
+  return getToastUtils(context).redirectWithSuccess(landing.location, "loggedIn", { headers });
 }

@@ -100,9 +100,7 @@ export async function action({ request, context }: Route.ActionArgs) {
     if (continued instanceof DomainError) return toasts.redirectWithError(here, messageKeyOf(continued));
     if (continued.kind === "active") {
       const setCookies = await activeSessionCookies(config, continued.sessionId, continued.accessToken);
-      return toasts.redirectWithSuccess(await returnTargetFrom(request, locale, config), "loggedIn", {
-        headers: toHeaders(setCookies),
-      });
+      return redirectAfterSignIn(context, request, { locale, config, result: continued, setCookies });
     }
     if (continued.kind === "deviceLimit") return toasts.redirectWithInfo(here, "deviceLimitExceeded");
     return toasts.redirectWithError(here, "loginFailed", { headers: await abandonPending(pending) });

@@ -33,7 +33,7 @@ import { type SignUpFlow, clearSignUpFlow, readSignUpFlow, saveSignUpFlow } from
 
 /**
  * What the flow's current step shows, and only that: each step's texts, form constraints and (for the profile)
- * country list, since everything a loader sends is weighed with the page's JavaScript (README: page weight).
+ * country list, since everything a loader sends is weighed with the page's JavaScript (tests/bench/README.md).
  */
 function stepData(context: Readonly<RouterContextProvider>, locale: Locale, flow: SignUpFlow | null) {
   const texts = (keys: string[], more: TranslationRequest[] = []) =>

@@ -21,7 +21,11 @@ export async function loader({ params, request, context }: Route.LoaderArgs) {
   };
 }
 
-/** The "toast" subpage's buttons: a real redirect with a real toast cookie, exactly as the app's forms do it. */
+/**
+ * The "toast" subpage's buttons: a real redirect with a real toast cookie, exactly as the app's forms do it; and a
+ * post that fails on the server, for the internal-error toast a failed post shows with JavaScript (the 500 page
+ * without).
+ */
 export async function action({ params, request, context }: Route.ActionArgs) {
   if (params.page !== "toast") throw data(null, { status: 405 });
   const kind = (await request.formData()).get("kind");
@@ -34,6 +38,8 @@ export async function action({ params, request, context }: Route.ActionArgs) {
       return toasts.redirectWithError(back, "internalError");
     case "info":
       return toasts.redirectWithInfo(back, "deviceLimitExceeded");
+    case "failure":
+      throw new Error("the design debug page's deliberate server failure");
     default:
       throw data(null, { status: 400 });
   }

@@ -10,7 +10,7 @@ import { useRootData } from "~/components/use-root-data";
 import { ProfileFormSchema, withStoredPrefecture } from "~/domain/forms/auth-schemas";
 import { JAPAN, listedPrefectureOf } from "~/domain/forms/prefectures";
 import { isProfileFilled } from "~/domain/account/display-name.server";
-import { findProfile, updateProfile } from "~/domain/account/profile.server";
+import { type ProfileUpdate, findProfile, updateProfile } from "~/domain/account/profile.server";
 import { replyWithDomainError } from "~/errors/error-responses.server";
 import { countryChoices } from "~/i18n/country-names";
 import { prefectureChoices } from "~/i18n/prefecture-names";
@@ -90,13 +90,19 @@ export async function action({ request, context }: Route.ActionArgs) {
   // sign-in.
   const limited = await checkAttemptLimit(context, "profileUpdate", member.sub);
   if (limited) return data({ result: submission.reply({ formErrors: [limited.formError] }) }, limited.init);
+  let update: ProfileUpdate;
   try {
-    await updateProfile(servicesOf(context), { sub: member.sub, profile: withStoredPrefecture(submission.value) });
+    update = await updateProfile(servicesOf(context), {
+      sub: member.sub,
+      profile: withStoredPrefecture(submission.value),
+    });
   } catch (error) {
     // Cognito refused or is unavailable: a message on the form (role=alert), what was typed kept; nothing stored.
     return replyWithDomainError(submission, error);
   }
-  return getToastUtils(context).redirectWithSuccess(pathFor("my-profile", locale), "profileChanged");
+  // The spec has two toasts: "profile changed" for the member's details, "Changes are saved" for a setting alone.
+  const toast = update === "membershipInfo" ? "profileChanged" : "changesSaved";
+  return getToastUtils(context).redirectWithSuccess(pathFor("my-profile", locale), toast);
 }
 
 /** The fields and their rules are sign-up's (ProfileFormSchema); the questionnaire is not asked again. */

@@ -22,9 +22,9 @@ import { makeTempDir } from "../../support/temp-dir";
 import { emailUpdateLinkFor } from "~/routing/email-update-link";
 
 /**
- * Cognito and the database stay consistent when either fails mid-change (README: Cancellation and the purge
- * job), on the real parts: the Cognito stand-in through the AWS SDK (its harness makes it fail), the SMTP
- * capture, and PGlite (or PostgreSQL in CI).
+ * Cognito and the database stay consistent when either fails mid-change (app/domain/README.md: cancellation,
+ * e-mail change, the purge), on the real parts: the Cognito stand-in through the AWS SDK (its harness makes it
+ * fail), the SMTP capture, and PGlite (or PostgreSQL in CI).
  */
 const temp = makeTempDir("two-systems");
 let stack: StandIns;
