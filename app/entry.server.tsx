@@ -11,11 +11,11 @@ import {
 import { NonceContext } from "./components/nonce";
 import { keepPageAfterFailedSubmission, recordFailedSubmission } from "./errors/failed-submission.server";
 import { logger } from "./integrations/logger.server";
-import { requestInfoContext } from "./server/request-context";
+import { requestInfoContext } from "./router-context.server";
 
 // The HTTP server builds the services once from this module so that they share the routes' module instances
 // (its own copies of the app's classes would fail the routes' instanceof checks).
-export { createAppServices, servicesContext } from "./services.server";
+export { createAppServices } from "./composition-root.server";
 
 export const streamTimeout = 5_000;
 

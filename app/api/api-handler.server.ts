@@ -8,8 +8,8 @@ import { type LimitedAction, countAttempt } from "~/domain/limits/rate-limit.ser
 import { logger, runWithRequestId } from "~/integrations/logger.server";
 import type { Locale } from "~/i18n/locales";
 import { translatorFor } from "~/i18n/translator.server";
-import { requestInfoContext } from "~/server/request-context";
-import { type AppServices, servicesOf } from "~/services.server";
+import { requestInfoContext, servicesOf } from "~/router-context.server";
+import type { AppServices } from "~/services.server";
 import { ApiError, apiErrorResponse, apiJson, apiLocaleOf, toApiError } from "./api-response.server";
 import { type ApiMember, authenticateBearer } from "./bearer-auth.server";
 import { type ApiBody, type ApiOperationId, type ApiQuery, type ApiResponseBody, apiEndpoint } from "./contract";

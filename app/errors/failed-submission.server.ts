@@ -1,9 +1,6 @@
 import type { RouterContextProvider } from "react-router";
-import { sharedContext } from "~/server/request-context";
+import { submissionFailedContext } from "~/router-context.server";
 import { getToastUtils } from "~/toast.server";
-
-/** Set by handleError when a form post's action (or a middleware before it) threw: an error, not an answer. */
-const submissionFailedContext = sharedContext<boolean>("submission-failed", false);
 
 const MUTATIONS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 

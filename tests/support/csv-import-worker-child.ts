@@ -11,7 +11,8 @@ import { openDatabase } from "../../db/client.server";
 import { getImportJobProgress } from "~/domain/csv-import/import-jobs.server";
 import { startImportWorker } from "~/domain/csv-import/import-worker.server";
 import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
-import { createDomainIdentity, systemClock } from "~/services.server";
+import { systemClock } from "~/services.server";
+import { createDomainIdentity } from "~/composition-root.server";
 
 const env = process.env;
 const cognito = {

@@ -21,7 +21,8 @@ import { createIdentityProvider } from "~/integrations/cognito/identity-provider
 import { createMailer } from "~/integrations/mailer.server";
 import { emailUpdateLinkFor } from "~/routing/email-update-link";
 import type { StandIns } from "~/server/start-server";
-import { createDomainIdentity, systemClock } from "~/services.server";
+import { systemClock } from "~/services.server";
+import { createDomainIdentity } from "~/composition-root.server";
 import { listMailboxEntries, mailboxDirectory } from "../../support/stand-ins/dev-mailbox";
 import { startEmbeddedStack } from "../../support/stand-ins/embedded-stack";
 import { cognitoConfigOf } from "../../support/stand-in-config";
