@@ -30,7 +30,9 @@ import { requestInfoContext, servicesOf } from "~/router-context.server";
 import { getToastUtils } from "~/toast.server";
 import type { Route } from "./+types/admin-user";
 
-/** The actions that need nothing but a confirmation; each is one staff verb (app/domain/staff/staff-actions.server.ts). */
+/**
+ * The actions that need nothing but a confirmation; each is one staff verb (app/domain/staff/staff-actions.server.ts).
+ */
 const CONFIRMED_ACTIONS = ["refresh", "sessions-end", "disable", "enable"] as const;
 type ConfirmedAction = (typeof CONFIRMED_ACTIONS)[number];
 

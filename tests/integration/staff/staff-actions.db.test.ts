@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { AdminUpdateUserAttributesCommand } from "@aws-sdk/client-cognito-identity-provider";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { emailChangeTokens, memberDirectory, memberSessions, staffAuditEvents } from "../../db/schema";
+import { emailChangeTokens, memberDirectory, memberSessions, staffAuditEvents } from "../../../db/schema";
 import { authenticateBearer } from "~/api/bearer-auth.server";
 import { parseConfig } from "~/config.server";
 import { DomainError, withDomainErrors } from "~/domain/domain-error.server";
@@ -21,11 +21,11 @@ import { emailUpdateLinkFor } from "~/routing/email-update-link";
 import type { StandIns } from "~/server/start-server";
 import type { AppServices } from "~/services.server";
 import { createAppServices } from "~/composition-root.server";
-import { type StandInSdk, bearerTokensFor, connectToStandIn } from "../support/bearer-tokens";
-import { listMailboxEntries, mailboxDirectory } from "../support/stand-ins/dev-mailbox";
-import { startEmbeddedStack } from "../support/stand-ins/embedded-stack";
-import { makeTempDir } from "../support/temp-dir";
-import { useTestDatabase } from "../support/test-database";
+import { type StandInSdk, bearerTokensFor, connectToStandIn } from "../../support/bearer-tokens";
+import { listMailboxEntries, mailboxDirectory } from "../../support/stand-ins/dev-mailbox";
+import { startEmbeddedStack } from "../../support/stand-ins/embedded-stack";
+import { makeTempDir } from "../../support/temp-dir";
+import { useTestDatabase } from "../../support/test-database";
 
 // Each staff action against the real parts: the Cognito stand-in through the AWS SDK, the SMTP capture, and PGlite
 // (or PostgreSQL via TEST_DATABASE_URL). Tokens are verified exactly as the member API does (authenticateBearer).
