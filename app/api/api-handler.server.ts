@@ -12,14 +12,8 @@ import { requestInfoContext, servicesOf } from "~/router-context.server";
 import type { AppServices } from "~/services.server";
 import { ApiError, apiErrorResponse, apiJson, apiLocaleOf, toApiError } from "./api-response.server";
 import { type ApiMember, authenticateBearer } from "./bearer-auth.server";
-import {
-  type ApiBody,
-  type ApiEndpoint,
-  type ApiOperationId,
-  type ApiQuery,
-  type ApiResponseBody,
-  apiEndpoint,
-} from "./contract";
+import { type ApiBody, type ApiOperationId, type ApiQuery, type ApiResponseBody, apiEndpoint } from "./contract";
+import { type ApiEndpoint } from "./endpoint";
 
 /**
  * Everything an endpoint's handler gets: the authenticated member, the validated body and query, the path

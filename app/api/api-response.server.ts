@@ -4,7 +4,7 @@ import type { Translate } from "~/i18n/translator.server";
 import { toDomainError } from "~/domain/domain-error.server";
 import { httpStatusOf } from "~/errors/error-responses.server";
 import { logger } from "~/integrations/logger.server";
-import { API_ERROR_STATUS, type ApiErrorCode } from "./contract";
+import { API_ERROR_STATUS, type ApiErrorCode } from "./endpoint";
 
 /** A refusal the API answers with its envelope; route modules and the handler throw these. */
 export class ApiError extends Error {

@@ -5,7 +5,8 @@ import type { Resources } from "./resources";
 export type PrefectureNameKey = `names.${keyof Resources["prefectures"]["names"]}`;
 
 export function prefectureNameKey(prefecture: JapanesePrefecture): PrefectureNameKey {
-  // jisCodeOf gives "01" … "47" for a listed prefecture; tests/unit/prefectures.test.ts proves every one has a name.
+  // jisCodeOf gives "01" … "47" for a listed prefecture; tests/unit/forms/prefectures.test.ts proves every one has a
+  // name.
   return `names.${jisCodeOf(prefecture)}` as PrefectureNameKey;
 }
 

@@ -7,8 +7,8 @@ import type { CsvEncoding } from "../staff/spreadsheet-csv.server";
 
 /**
  * The staff's import file, from bytes to validated rows (no database here: the check against the member directory
- * and the job live in csv-import-job.server.ts). Every problem is reported by the row staff see in Excel (the
- * header is row 1) and the column's name, with a stable code translated in the csv-import namespace.
+ * is import-dry-run.server.ts, the job import-jobs.server.ts). Every problem is reported by the row staff see in
+ * Excel (the header is row 1) and the column's name, with a stable code translated in the csv-import namespace.
  */
 
 /** A file above this is refused unread: 20,000 rows of nine profile columns stay far below it even in UTF-8. */
@@ -44,7 +44,7 @@ export const CSV_IMPORT_COLUMNS = [
 export type CsvImportColumn = (typeof CSV_IMPORT_COLUMNS)[number];
 
 /**
- * The failed-rows download's columns after the original ones (csv-import-job.server.ts writes them). A file that has
+ * The failed-rows download's columns after the original ones (failed-rows.server.ts writes them). A file that has
  * them is read with them ignored, so staff can fix the failed rows in that file and upload it as it is.
  */
 export const FAILED_ROWS_EXTRA_COLUMNS = ["source_row", "failure_code", "failure_reason"] as const;

@@ -194,8 +194,8 @@ export interface StaffSignOutResult {
 /**
  * Ends every session of the member, pending sign-ins included, and signs them out everywhere at Cognito, which also
  * revokes sign-ins no session records (a sibling service's); the member API refuses every token issued up to now,
- * this second's included. This is signOutEverywhere (app/domain/sessions/session-ending.server.ts) keeping no session: the
- * member's browsers are signed out on their next request.
+ * this second's included. This is signOutEverywhere (app/domain/sessions/session-ending.server.ts) keeping no
+ * session: the member's browsers are signed out on their next request.
  */
 export async function endMemberSessions(
   services: StaffServices,

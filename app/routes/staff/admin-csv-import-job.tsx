@@ -9,7 +9,7 @@ import { Button, buttonClassName } from "~/components/button";
 import { ImportProgress } from "~/components/admin/import-progress";
 import { FormAlert } from "~/components/form/fields";
 import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
-import { cancelImportJob, getImportJobProgress } from "~/domain/csv-import/csv-import-job.server";
+import { cancelImportJob, getImportJobProgress } from "~/domain/csv-import/import-jobs.server";
 import { CancelImportSchema } from "~/domain/forms/staff-schemas";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";

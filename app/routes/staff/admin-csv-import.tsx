@@ -11,15 +11,14 @@ import { ImportJobTable } from "~/components/admin/import-job-table";
 import { FormAlert, InputField } from "~/components/form/fields";
 import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
 import { CSV_IMPORT_MAX_FILE_BYTES, CSV_IMPORT_MAX_ROWS } from "~/domain/csv-import/csv-import-file.server";
+import { type ImportDryRunReport, validateImport } from "~/domain/csv-import/import-dry-run.server";
 import { ImportFileSchema, ValidatedImportJobSchema } from "~/domain/forms/staff-schemas";
 import {
-  type ImportDryRunReport,
   cancelImportJob,
   getImportJobProgress,
   listImportJobs,
   startImportJob,
-  validateImport,
-} from "~/domain/csv-import/csv-import-job.server";
+} from "~/domain/csv-import/import-jobs.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";

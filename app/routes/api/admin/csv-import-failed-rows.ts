@@ -1,7 +1,8 @@
 import { apiRoute } from "~/api/api-handler.server";
 import { ApiError } from "~/api/api-response.server";
 import { importJobIdOf } from "~/api/staff-api.server";
-import { failedRowsCsv, getImportJobProgress } from "~/domain/csv-import/csv-import-job.server";
+import { failedRowsCsv } from "~/domain/csv-import/failed-rows.server";
+import { getImportJobProgress } from "~/domain/csv-import/import-jobs.server";
 import { translatorFor } from "~/i18n/translator.server";
 import { csvDownloadResponse } from "~/routing/csv-download.server";
 

@@ -2,7 +2,8 @@ import { apiRoute, withStatus } from "~/api/api-handler.server";
 import { ApiError } from "~/api/api-response.server";
 import { asJson, staffActorOf } from "~/api/staff-api.server";
 import { problemMessageValues } from "~/domain/csv-import/csv-import-file.server";
-import { getImportJobProgress, startImportJob, validateImport } from "~/domain/csv-import/csv-import-job.server";
+import { getImportJobProgress, startImportJob } from "~/domain/csv-import/import-jobs.server";
+import { validateImport } from "~/domain/csv-import/import-dry-run.server";
 import { translatorFor } from "~/i18n/translator.server";
 
 /** The file name a job shows when the caller gives none. */

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { directoryReconcileRuns } from "../../db/schema";
+import { directoryReconcileRuns } from "../../../db/schema";
 import { parseConfig } from "~/config.server";
 import { POOL_SUMMARY_CACHE_MS, describeUserPool } from "~/domain/directory/user-pool-summary.server";
 import type { StandIns } from "~/server/start-server";
 import type { AppServices } from "~/services.server";
 import { createAppServices } from "~/composition-root.server";
-import { startEmbeddedStack } from "../support/stand-ins/embedded-stack";
-import { makeTempDir } from "../support/temp-dir";
-import { useTestDatabase } from "../support/test-database";
+import { startEmbeddedStack } from "../../support/stand-ins/embedded-stack";
+import { makeTempDir } from "../../support/temp-dir";
+import { useTestDatabase } from "../../support/test-database";
 
 // GET /api/admin/user-pool's data: the stand-in's DescribeUserPool through the AWS SDK, a real database.
 const temp = makeTempDir("user-pool-summary");

@@ -1,6 +1,12 @@
 import { eq, inArray, sql } from "drizzle-orm";
 import { expect, test, vi } from "vitest";
-import { emailChangeTokens, memberProfiles, memberSessions, memberSignOuts, withdrawalReasons } from "../../db/schema";
+import {
+  emailChangeTokens,
+  memberProfiles,
+  memberSessions,
+  memberSignOuts,
+  withdrawalReasons,
+} from "../../../db/schema";
 import { PENDING_SIGN_IN_TTL_MS } from "~/domain/sessions/device-admission.server";
 import {
   EMAIL_CHANGE_TOKEN_RETENTION_DAYS,
@@ -12,7 +18,7 @@ import {
   schedulePurge,
 } from "~/domain/jobs/purge.server";
 import { purgeCancelledProfiles, retentionCutoff } from "~/domain/account/withdrawal.server";
-import { useTestDatabase } from "../support/test-database";
+import { useTestDatabase } from "../../support/test-database";
 
 const database = useTestDatabase("withdrawal-purge");
 /** The controlled clock: the job runs "now" at this instant. */

@@ -3,8 +3,8 @@ import { parse } from "csv-parse/sync";
 import { sql } from "drizzle-orm";
 import iconv from "iconv-lite";
 import { beforeAll, expect, test } from "vitest";
-import { csvCopyFor } from "../../db/client.server";
-import { staffAuditEvents, withdrawalReasons } from "../../db/schema";
+import { csvCopyFor } from "../../../db/client.server";
+import { staffAuditEvents, withdrawalReasons } from "../../../db/schema";
 import {
   EmailAddressesExportParams,
   MemberExportParams,
@@ -18,8 +18,8 @@ import {
   exportWithdrawalReasons,
 } from "~/domain/staff/member-export.server";
 import { translatorFor } from "~/i18n/translator.server";
-import { insertDirectoryMembers, microsOf } from "../support/directory-members";
-import { useTestDatabase } from "../support/test-database";
+import { insertDirectoryMembers, microsOf } from "../../support/directory-members";
+import { useTestDatabase } from "../../support/test-database";
 
 const database = useTestDatabase("member-export", { ownDatabase: true });
 const services = () => ({ db: database().db, csvCopy: csvCopyFor(database().db) });

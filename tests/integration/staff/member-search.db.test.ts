@@ -10,8 +10,8 @@ import {
   searchParamsOf,
   tokyoDayStart,
 } from "~/domain/staff/member-search.server";
-import { type DirectoryMemberSeed, insertDirectoryMembers, microsOf } from "../support/directory-members";
-import { useTestDatabase } from "../support/test-database";
+import { type DirectoryMemberSeed, insertDirectoryMembers, microsOf } from "../../support/directory-members";
+import { useTestDatabase } from "../../support/test-database";
 
 const database = useTestDatabase("member-search", { ownDatabase: true });
 

@@ -6,8 +6,8 @@ import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
 import { confirmSignUp, resendSignUpCode, startSignUp } from "~/domain/account/sign-up.server";
 import { DomainError, withDomainErrors } from "~/domain/domain-error.server";
 import { type IdentityProvider, createIdentityProvider } from "~/integrations/cognito/identity-provider.server";
-import { type ContractStandIn, REGION, startContractStandIn } from "../contract/contract-fixture";
-import { getRequestCounts, resetHarness, resetRequestCounts } from "../support/stand-in-faults";
+import { type ContractStandIn, REGION, startContractStandIn } from "../../contract/contract-fixture";
+import { getRequestCounts, resetHarness, resetRequestCounts } from "../../support/stand-in-faults";
 
 let cognito: ContractStandIn;
 let identity: IdentityProvider;

@@ -9,8 +9,8 @@ import { openRefreshToken } from "~/domain/sessions/refresh-tokens.server";
 import { endSessions } from "~/domain/sessions/session-ending.server";
 import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { systemClock } from "~/services.server";
-import { memberProfiles, memberSessions } from "../../db/schema";
-import { useTestDatabase } from "../support/test-database";
+import { memberProfiles, memberSessions } from "../../../db/schema";
+import { useTestDatabase } from "../../support/test-database";
 
 const SECRETS = ["k".repeat(32)];
 const DEVICE = { deviceName: "Android 14", browser: "Chrome 131" };

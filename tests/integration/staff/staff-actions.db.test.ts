@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { AdminUpdateUserAttributesCommand } from "@aws-sdk/client-cognito-identity-provider";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { emailChangeTokens, memberDirectory, memberSessions, staffAuditEvents } from "../../db/schema";
+import { emailChangeTokens, memberDirectory, memberSessions, staffAuditEvents } from "../../../db/schema";
 import { authenticateBearer } from "~/api/bearer-auth.server";
 import { parseConfig } from "~/config.server";
 import { DomainError, withDomainErrors } from "~/domain/domain-error.server";
@@ -21,11 +21,11 @@ import { emailUpdateLinkFor } from "~/routing/email-update-link";
 import type { StandIns } from "~/server/start-server";
 import type { AppServices } from "~/services.server";
 import { createAppServices } from "~/composition-root.server";
-import { type StandInSdk, bearerTokensFor, connectToStandIn } from "../support/bearer-tokens";
-import { listMailboxEntries, mailboxDirectory } from "../support/stand-ins/dev-mailbox";
-import { startEmbeddedStack } from "../support/stand-ins/embedded-stack";
-import { makeTempDir } from "../support/temp-dir";
-import { useTestDatabase } from "../support/test-database";
+import { type StandInSdk, bearerTokensFor, connectToStandIn } from "../../support/bearer-tokens";
+import { listMailboxEntries, mailboxDirectory } from "../../support/stand-ins/dev-mailbox";
+import { startEmbeddedStack } from "../../support/stand-ins/embedded-stack";
+import { makeTempDir } from "../../support/temp-dir";
+import { useTestDatabase } from "../../support/test-database";
 
 // Each staff action against the real parts: the Cognito stand-in through the AWS SDK, the SMTP capture, and PGlite
 // (or PostgreSQL via TEST_DATABASE_URL). Tokens are verified exactly as the member API does (authenticateBearer).
@@ -367,8 +367,11 @@ test("the audit log filters by actor, action and day, and pages by keyset withou
   expect(seen).toEqual(byEmail.events.map((event) => event.id));
   expect(new Set(seen).size).toBe(6);
 
-  // The filter's days are Japanese days (UTC+9, no daylight saving).
-  const today = new Date(Date.now() + 9 * 60 * 60 * 1000).toISOString().slice(0, 10);
-  expect((await listAuditEvents(db, { actor: staff.sub, from: today, to: today })).events).toHaveLength(6);
+  // The filter's days are Japanese days (UTC+9, no daylight saving), taken from the events themselves: a day read
+  // from the clock now could be the next one if Japan's midnight fell during the test.
+  const tokyoDayOf = (at: Date) => new Date(at.getTime() + 9 * 60 * 60 * 1000).toISOString().slice(0, 10);
+  const [newest, oldest] = [byEmail.events.at(0)!, byEmail.events.at(-1)!];
+  const days = { from: tokyoDayOf(oldest.occurredAt), to: tokyoDayOf(newest.occurredAt) };
+  expect((await listAuditEvents(db, { actor: staff.sub, ...days })).events).toHaveLength(6);
   expect((await listAuditEvents(db, { actor: staff.sub, to: "2000-01-01" })).events).toEqual([]);
 });

@@ -1,8 +1,8 @@
 import bcrypt from "bcryptjs";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { type DatabaseHandle, openDatabase } from "../../db/client.server";
-import { memberDirectory } from "../../db/schema";
+import { type DatabaseHandle, openDatabase } from "../../../db/client.server";
+import { memberDirectory } from "../../../db/schema";
 import { parseConfig } from "~/config.server";
 import { ProfileSchema } from "~/domain/forms/profile-schemas";
 import { AccountInfoSchema } from "~/domain/forms/sign-up-schemas";
@@ -24,10 +24,10 @@ import { emailUpdateLinkFor } from "~/routing/email-update-link";
 import type { StandIns } from "~/server/start-server";
 import { systemClock } from "~/services.server";
 import { createDomainIdentity } from "~/composition-root.server";
-import { listMailboxEntries, mailboxDirectory } from "../support/stand-ins/dev-mailbox";
-import { startEmbeddedStack } from "../support/stand-ins/embedded-stack";
-import { cognitoConfigOf } from "../support/stand-in-config";
-import { makeTempDir } from "../support/temp-dir";
+import { listMailboxEntries, mailboxDirectory } from "../../support/stand-ins/dev-mailbox";
+import { startEmbeddedStack } from "../../support/stand-ins/embedded-stack";
+import { cognitoConfigOf } from "../../support/stand-in-config";
+import { makeTempDir } from "../../support/temp-dir";
 
 // The real parts: the Cognito stand-in over HTTP through the AWS SDK, the SMTP capture, PGlite (or PostgreSQL in CI).
 const temp = makeTempDir("member-directory");

@@ -5,9 +5,9 @@ import {
   dashboardFigures,
   lastTwelveMonths,
 } from "~/domain/staff/admin-dashboard.server";
-import { withdrawalReasons } from "../../db/schema";
-import { type DirectoryMemberSeed, insertDirectoryMembers, microsOf } from "../support/directory-members";
-import { useTestDatabase } from "../support/test-database";
+import { withdrawalReasons } from "../../../db/schema";
+import { type DirectoryMemberSeed, insertDirectoryMembers, microsOf } from "../../support/directory-members";
+import { useTestDatabase } from "../../support/test-database";
 
 const database = useTestDatabase("admin-dashboard", { ownDatabase: true });
 /** 15 November 2026, noon in Japan: the months shown are 2025-12 to 2026-11. */

@@ -6,29 +6,24 @@ import { parse } from "csv-parse/sync";
 import { eq, inArray } from "drizzle-orm";
 import postgres from "postgres";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { type DatabaseHandle, openDatabase } from "../../db/client.server";
-import { csvImportRows, memberDirectory, memberProfiles, staffAuditEvents } from "../../db/schema";
-import {
-  type ImportWorkerOptions,
-  cancelImportJob,
-  failedRowsCsv,
-  getImportJobProgress,
-  startImportJob,
-  startImportWorker,
-  validateImport,
-} from "~/domain/csv-import/csv-import-job.server";
+import { type DatabaseHandle, openDatabase } from "../../../db/client.server";
+import { csvImportRows, memberDirectory, memberProfiles, staffAuditEvents } from "../../../db/schema";
+import { type ImportWorkerOptions, startImportWorker } from "~/domain/csv-import/import-worker.server";
+import { cancelImportJob, getImportJobProgress, startImportJob } from "~/domain/csv-import/import-jobs.server";
+import { failedRowsCsv } from "~/domain/csv-import/failed-rows.server";
+import { validateImport } from "~/domain/csv-import/import-dry-run.server";
 import { withDomainErrors } from "~/domain/domain-error.server";
 import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
 import { createIdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import type { StandIns } from "~/server/start-server";
 import { systemClock } from "~/services.server";
 import { createDomainIdentity } from "~/composition-root.server";
-import { listMailboxEntries, mailboxDirectory } from "../support/stand-ins/dev-mailbox";
-import { startEmbeddedStack } from "../support/stand-ins/embedded-stack";
-import { getRequestLog, resetHarness, setFault } from "../support/stand-ins/stand-in/harness-client";
-import { cognitoConfigOf } from "../support/stand-in-config";
-import { makeTempDir } from "../support/temp-dir";
-import { busiestWindow } from "../support/busiest-window";
+import { listMailboxEntries, mailboxDirectory } from "../../support/stand-ins/dev-mailbox";
+import { startEmbeddedStack } from "../../support/stand-ins/embedded-stack";
+import { getRequestLog, resetHarness, setFault } from "../../support/stand-ins/stand-in/harness-client";
+import { cognitoConfigOf } from "../../support/stand-in-config";
+import { makeTempDir } from "../../support/temp-dir";
+import { busiestWindow } from "../../support/busiest-window";
 
 // Real parts: the Cognito stand-in over HTTP through the AWS SDK (its invitation mails land in the dev mailbox), and
 // PGlite or, with TEST_DATABASE_URL, PostgreSQL. Workers run in this process, or in child processes (kill -9, and two

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { expect, test } from "vitest";
-import { rateLimitWindows } from "../../db/schema";
+import { rateLimitWindows } from "../../../db/schema";
 import {
   SIGN_IN_PER_ACCOUNT,
   SIGN_IN_PER_IP,
@@ -10,7 +10,7 @@ import {
   deleteEndedRateLimitWindows,
   hitRateLimit,
 } from "~/domain/limits/rate-limit.server";
-import { useTestDatabase } from "../support/test-database";
+import { useTestDatabase } from "../../support/test-database";
 
 const database = useTestDatabase("rate-limits");
 

@@ -2,8 +2,8 @@ import { readFileSync } from "node:fs";
 import bcrypt from "bcryptjs";
 import { eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
-import { type DatabaseHandle, openDatabase } from "../../db/client.server";
-import { legacyCredentials, memberProfiles } from "../../db/schema";
+import { type DatabaseHandle, openDatabase } from "../../../db/client.server";
+import { legacyCredentials, memberProfiles } from "../../../db/schema";
 import { parseConfig } from "~/config.server";
 import { importLegacyRows, parseLegacyCsv } from "~/domain/account/legacy-accounts.server";
 import { MAX_LEGACY_BCRYPT_COST, legacyPasswordCheckStats } from "~/domain/account/legacy-password.server";
@@ -13,13 +13,13 @@ import { COGNITO_MAX_ATTEMPTS } from "~/integrations/cognito/cognito-client.serv
 import { DomainError, withDomainErrors } from "~/domain/domain-error.server";
 import { domainErrorOf, messageKeyOf } from "~/errors/error-responses.server";
 import { createIdentityProvider } from "~/integrations/cognito/identity-provider.server";
-import { listMailboxEntries, mailboxDirectory } from "../support/stand-ins/dev-mailbox";
+import { listMailboxEntries, mailboxDirectory } from "../../support/stand-ins/dev-mailbox";
 import type { StandIns } from "~/server/start-server";
-import { startEmbeddedStack } from "../support/stand-ins/embedded-stack";
+import { startEmbeddedStack } from "../../support/stand-ins/embedded-stack";
 import { systemClock } from "~/services.server";
-import { cognitoConfigOf } from "../support/stand-in-config";
-import { getRequestCounts, resetHarness, resetRequestCounts, setFault } from "../support/stand-in-faults";
-import { makeTempDir } from "../support/temp-dir";
+import { cognitoConfigOf } from "../../support/stand-in-config";
+import { getRequestCounts, resetHarness, resetRequestCounts, setFault } from "../../support/stand-in-faults";
+import { makeTempDir } from "../../support/temp-dir";
 
 // The real parts: the Cognito stand-in over HTTP through the AWS SDK, and PGlite (or PostgreSQL in CI).
 const temp = makeTempDir("legacy");

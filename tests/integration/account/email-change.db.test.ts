@@ -1,21 +1,21 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { type DatabaseHandle, openDatabase } from "../../db/client.server";
-import { emailChangeTokens, memberSessions } from "../../db/schema";
+import { type DatabaseHandle, openDatabase } from "../../../db/client.server";
+import { emailChangeTokens, memberSessions } from "../../../db/schema";
 import {
   EMAIL_CHANGE_TTL_MS,
   confirmEmailChange,
   hashEmailChangeToken,
   requestEmailChange,
 } from "~/domain/account/email-change.server";
-import { type MailboxEntry, listMailboxEntries, mailboxDirectory } from "../support/stand-ins/dev-mailbox";
+import { type MailboxEntry, listMailboxEntries, mailboxDirectory } from "../../support/stand-ins/dev-mailbox";
 import { createIdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { DomainError, withDomainErrors } from "~/domain/domain-error.server";
 import { createMailer } from "~/integrations/mailer.server";
 import type { StandIns } from "~/server/start-server";
-import { startEmbeddedStack } from "../support/stand-ins/embedded-stack";
-import { cognitoConfigOf } from "../support/stand-in-config";
-import { makeTempDir } from "../support/temp-dir";
+import { startEmbeddedStack } from "../../support/stand-ins/embedded-stack";
+import { cognitoConfigOf } from "../../support/stand-in-config";
+import { makeTempDir } from "../../support/temp-dir";
 import { emailUpdateLinkFor } from "~/routing/email-update-link";
 
 // The real parts: the Cognito stand-in through the AWS SDK, the SMTP capture, and PGlite (or PostgreSQL in CI).

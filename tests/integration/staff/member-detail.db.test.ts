@@ -1,9 +1,15 @@
 import { eq } from "drizzle-orm";
 import { expect, test } from "vitest";
 import { findMemberDetail, findSubByEmailOrSub } from "~/domain/staff/member-detail.server";
-import { emailChangeTokens, memberDirectory, memberProfiles, memberSessions, withdrawalReasons } from "../../db/schema";
-import { insertDirectoryMembers, microsOf } from "../support/directory-members";
-import { useTestDatabase } from "../support/test-database";
+import {
+  emailChangeTokens,
+  memberDirectory,
+  memberProfiles,
+  memberSessions,
+  withdrawalReasons,
+} from "../../../db/schema";
+import { insertDirectoryMembers, microsOf } from "../../support/directory-members";
+import { useTestDatabase } from "../../support/test-database";
 
 const database = useTestDatabase("member-detail");
 const NOW = new Date("2026-11-20T03:00:00Z");

@@ -2,8 +2,8 @@ import { AdminAddUserToGroupCommand } from "@aws-sdk/client-cognito-identity-pro
 import { eq, inArray } from "drizzle-orm";
 import postgres from "postgres";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { type DatabaseHandle, openDatabase } from "../../db/client.server";
-import { directoryReconcileRuns, memberDirectory } from "../../db/schema";
+import { type DatabaseHandle, openDatabase } from "../../../db/client.server";
+import { directoryReconcileRuns, memberDirectory } from "../../../db/schema";
 import {
   RECONCILE_PAGE_SIZE,
   latestReconcileReport,
@@ -15,10 +15,10 @@ import { createCognitoClient } from "~/integrations/cognito/cognito-client.serve
 import { createIdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import type { StandIns } from "~/server/start-server";
 import { systemClock } from "~/services.server";
-import { startEmbeddedStack } from "../support/stand-ins/embedded-stack";
-import { getRequestLog, resetRequestCounts, seedUsers } from "../support/stand-ins/stand-in/harness-client";
-import { cognitoConfigOf } from "../support/stand-in-config";
-import { makeTempDir } from "../support/temp-dir";
+import { startEmbeddedStack } from "../../support/stand-ins/embedded-stack";
+import { getRequestLog, resetRequestCounts, seedUsers } from "../../support/stand-ins/stand-in/harness-client";
+import { cognitoConfigOf } from "../../support/stand-in-config";
+import { makeTempDir } from "../../support/temp-dir";
 
 // The real parts: the Cognito stand-in over HTTP through the AWS SDK (5,000 users seeded straight into its store),
 // and PGlite, or PostgreSQL when TEST_DATABASE_URL is set.

@@ -1,7 +1,7 @@
 import { eq, sql } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
-import { type DatabaseHandle, openDatabase } from "../../db/client.server";
-import { emailChangeTokens, memberProfiles, memberSessions, memberSignOuts } from "../../db/schema";
+import { type DatabaseHandle, openDatabase } from "../../../db/client.server";
+import { emailChangeTokens, memberProfiles, memberSessions, memberSignOuts } from "../../../db/schema";
 import { confirmEmailChange, hashEmailChangeToken, requestEmailChange } from "~/domain/account/email-change.server";
 import { parseConfig } from "~/config.server";
 import { startSession } from "~/domain/sessions/device-admission.server";
@@ -11,14 +11,14 @@ import { confirmPasswordReset, requestPasswordReset } from "~/domain/account/pas
 import { cancelMembership, finishOwedCognitoDeletions } from "~/domain/account/withdrawal.server";
 import { DomainError, withDomainErrors } from "~/domain/domain-error.server";
 import { createIdentityProvider } from "~/integrations/cognito/identity-provider.server";
-import { listMailboxEntries, mailboxDirectory } from "../support/stand-ins/dev-mailbox";
+import { listMailboxEntries, mailboxDirectory } from "../../support/stand-ins/dev-mailbox";
 import { createMailer } from "~/integrations/mailer.server";
 import { systemClock } from "~/services.server";
 import type { StandIns } from "~/server/start-server";
-import { startEmbeddedStack } from "../support/stand-ins/embedded-stack";
-import { cognitoConfigOf } from "../support/stand-in-config";
-import { resetHarness, setFault } from "../support/stand-in-faults";
-import { makeTempDir } from "../support/temp-dir";
+import { startEmbeddedStack } from "../../support/stand-ins/embedded-stack";
+import { cognitoConfigOf } from "../../support/stand-in-config";
+import { resetHarness, setFault } from "../../support/stand-in-faults";
+import { makeTempDir } from "../../support/temp-dir";
 import { emailUpdateLinkFor } from "~/routing/email-update-link";
 
 /**
