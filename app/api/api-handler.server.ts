@@ -1,3 +1,4 @@
+import type { i18n } from "i18next";
 import type { RouterContextProvider } from "react-router";
 import type { z } from "zod";
 import type { Database } from "../../db/client.server";
@@ -7,10 +8,11 @@ import type { MemberRecord } from "~/domain/profile.server";
 import { type LimitedAction, countAttempt } from "~/domain/rate-limit.server";
 import { logger, runWithRequestId } from "~/integrations/logger.server";
 import type { Locale } from "~/i18n/locales";
-import { translatorFor } from "~/i18n/translator.server";
+import { fixedTranslator } from "~/i18n/translator.server";
+import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { requestInfoContext } from "~/server/request-context";
 import { type AppServices, servicesOf } from "~/services.server";
-import { ApiError, apiErrorResponse, apiJson, apiLocaleOf, toApiError } from "./api-response.server";
+import { ApiError, apiErrorResponse, apiJson, toApiError } from "./api-response.server";
 import { type ApiMember, authenticateBearer } from "./bearer-auth.server";
 import {
   type ApiBody,
@@ -23,7 +25,7 @@ import {
 
 /**
  * Everything an endpoint's handler gets: the authenticated member, the validated body and query, the path
- * parameters, and the app's services.
+ * parameters, the request's language (its Accept-Language) and i18next instance, and the app's services.
  */
 export interface ApiCall<Id extends ApiOperationId> extends AppServices {
   request: Request;
@@ -32,6 +34,8 @@ export interface ApiCall<Id extends ApiOperationId> extends AppServices {
   query: ApiQuery<Id>;
   params: Readonly<Record<string, string | undefined>>;
   locale: Locale;
+  /** The request's i18next instance (remix-i18next's, app/middleware/i18n.server.ts), in `locale`. */
+  i18n: i18n;
   clientIp: string;
   /** The request's id, as the logs and the error envelope carry it (staff actions record it in the audit log). */
   requestId: string;
@@ -115,7 +119,8 @@ interface RouteArgs {
 export function apiRoute(handlers: Handlers) {
   const allowed = (Object.keys(handlers) as Method[]).join(", ");
   async function handle({ request, params, context }: RouteArgs): Promise<Response> {
-    const locale = apiLocaleOf(request);
+    const locale = getLocale(context);
+    const i18n = getInstance(context);
     const { requestId, clientIp } = context.get(requestInfoContext);
     try {
       const method = request.method.toUpperCase() === "HEAD" ? "GET" : request.method.toUpperCase();
@@ -136,6 +141,7 @@ export function apiRoute(handlers: Handlers) {
         query: query as never,
         params,
         locale,
+        i18n,
         clientIp,
         requestId,
         ...services,
@@ -148,7 +154,8 @@ export function apiRoute(handlers: Handlers) {
       } = result instanceof ApiOutcome ? result : { status: endpoint.success.status, body: result, headers: undefined };
       return apiJson(responseBody, { status, locale, headers });
     } catch (error) {
-      return apiErrorResponse(toApiError(error, requestId), { translate: translatorFor(locale), locale, requestId });
+      const translate = fixedTranslator(i18n, locale);
+      return apiErrorResponse(toApiError(error, requestId), { translate, locale, requestId });
     }
   }
   // Outside the root's middleware (app/server/api-lane.ts): the API enters its request's log context itself.
@@ -158,10 +165,11 @@ export function apiRoute(handlers: Handlers) {
 }
 
 /** Any other path under /api/: the envelope's 404, whatever the method, before any token check. */
-export function apiNotFound({ request, context }: RouteArgs): Response {
-  const locale = apiLocaleOf(request);
+export function apiNotFound({ context }: RouteArgs): Response {
+  const locale = getLocale(context);
   const { requestId } = context.get(requestInfoContext);
-  return apiErrorResponse(new ApiError("not_found"), { translate: translatorFor(locale), locale, requestId });
+  const translate = fixedTranslator(getInstance(context), locale);
+  return apiErrorResponse(new ApiError("not_found"), { translate, locale, requestId });
 }
 
 /**

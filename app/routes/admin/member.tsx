@@ -94,7 +94,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
     const limited = await refusalAtStaffLimit(context, admin.sub, "emailChange", submission);
     if (limited) return limited;
     try {
-      await changeMemberEmail(services, actor, sub, submission.value.email);
+      await changeMemberEmail(services, actor, sub, submission.value.email, getInstance(context));
     } catch (error) {
       throwNotFoundForUnknownMember(error);
       return replyWithDomainError(submission, error, {

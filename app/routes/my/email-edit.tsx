@@ -51,7 +51,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   const { db, identity, mailer, config } = servicesOf(context);
   try {
     await requestEmailChange(
-      { db, identity, mailer, confirmationLink: emailUpdateLinkFor(config.origin) },
+      { db, identity, mailer, mailTexts: getInstance(context), confirmationLink: emailUpdateLinkFor(config.origin) },
       { sub: member.sub, currentEmail: member.email, newEmail: submission.value.email, locale },
     );
   } catch (error) {
