@@ -1,5 +1,4 @@
 import type { i18n } from "i18next";
-import type { RouterContextProvider } from "react-router";
 import type { z } from "zod";
 import type { Database } from "../../db/client.server";
 import type { Config } from "~/config.server";
@@ -9,7 +8,7 @@ import { type LimitedAction, countAttempt } from "~/domain/rate-limit.server";
 import { logger, runWithRequestId } from "~/integrations/logger.server";
 import type { Locale } from "~/i18n/locales";
 import { fixedTranslator } from "~/i18n/translator.server";
-import { getInstance, getLocale } from "~/middleware/i18n.server";
+import { getInstance, getLocale, i18nextMiddleware } from "~/middleware/i18n.server";
 import { requestInfoContext } from "~/server/request-context";
 import { type AppServices, servicesOf } from "~/services.server";
 import { ApiError, apiErrorResponse, apiJson, toApiError } from "./api-response.server";
@@ -104,10 +103,21 @@ type Handlers = {
   [M in Method]?: { [Id in ApiOperationId]: { operation: Id; handle: ApiHandler<Id> } }[ApiOperationId];
 };
 
-interface RouteArgs {
-  request: Request;
-  params: Readonly<Record<string, string | undefined>>;
-  context: Readonly<RouterContextProvider>;
+/** What React Router gives an API route's loader and action, as its middleware gets it too. */
+type RouteArgs = Parameters<typeof i18nextMiddleware>[0];
+
+/**
+ * An API route's answer, with what the root's middleware does for a page done here: the API's routes run without
+ * the root (app/server/api-lane.ts). The request enters its log context, and remix-i18next's middleware gives it
+ * its language (Accept-Language) and i18next instance, for getLocale and getInstance.
+ */
+function withApiMiddleware(respond: (args: RouteArgs) => Promise<Response>) {
+  return (args: RouteArgs): Promise<Response> =>
+    runWithRequestId(args.context.get(requestInfoContext).requestId, async () => {
+      const response = await i18nextMiddleware(args, () => respond(args));
+      if (!response) throw new Error("remix-i18next's middleware gave no response");
+      return response;
+    });
 }
 
 /**
@@ -158,19 +168,17 @@ export function apiRoute(handlers: Handlers) {
       return apiErrorResponse(toApiError(error, requestId), { translate, locale, requestId });
     }
   }
-  // Outside the root's middleware (app/server/api-lane.ts): the API enters its request's log context itself.
-  const handleLogged = (args: RouteArgs) =>
-    runWithRequestId(args.context.get(requestInfoContext).requestId, () => handle(args));
-  return { loader: handleLogged, action: handleLogged };
+  const respond = withApiMiddleware(handle);
+  return { loader: respond, action: respond };
 }
 
 /** Any other path under /api/: the envelope's 404, whatever the method, before any token check. */
-export function apiNotFound({ context }: RouteArgs): Response {
+export const apiNotFound = withApiMiddleware(async ({ context }) => {
   const locale = getLocale(context);
   const { requestId } = context.get(requestInfoContext);
   const translate = fixedTranslator(getInstance(context), locale);
   return apiErrorResponse(new ApiError("not_found"), { translate, locale, requestId });
-}
+});
 
 /**
  * Counts one of the calling member's attempts at an action that calls Cognito or sends mail, per client IP and per

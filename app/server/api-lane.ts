@@ -3,7 +3,6 @@ import compression from "compression";
 import { createRequestHandler, type ServerBuild } from "react-router";
 import { ApiError, apiErrorResponse } from "~/api/api-response.server";
 import { translatorFor } from "~/i18n/translator.server";
-import { i18nextMiddleware } from "~/middleware/i18n.server";
 import { maxApiBodyBytesOf } from "~/api/contract";
 import { localeFromAcceptLanguage } from "~/i18n/locales";
 import { logger } from "~/integrations/logger.server";
@@ -37,25 +36,17 @@ export interface ApiLaneOptions {
 const isApiRoute = (route: ServerBuild["routes"][string]) => route?.path !== undefined && isApiPath(`/${route.path}`);
 
 /**
- * The API's own middleware, in place of the root's: the request's language and i18next instance
- * (remix-i18next's middleware, which reads an API call's language from its Accept-Language).
- */
-const API_MIDDLEWARE = [i18nextMiddleware];
-
-/**
- * The build's API resource routes alone, as top-level routes with the API's middleware. app/routes.ts must nest
- * them under the root route, whose middleware (canonical URLs, session cookie) is for pages only: the API reads no
- * cookie and must not be redirected. Matching among a dozen routes instead of every page in two languages,
+ * The build's API resource routes alone, as top-level routes. app/routes.ts must nest them under the root route,
+ * whose middleware (canonical URLs, session cookie, the language from the path) is for pages only: the API reads no
+ * cookie, must not be redirected, and takes its language from Accept-Language (its handlers run remix-i18next's
+ * middleware themselves, app/api/api-handler.server.ts). Matching among a dozen routes instead of every page in two languages,
  * twice per request, is also what makes the API's handling cheap (see createApiLane).
  */
 export function apiRoutesOf(build: ServerBuild): ServerBuild {
   const routes = Object.fromEntries(
     Object.entries(build.routes)
       .filter(([, route]) => isApiRoute(route))
-      .map(([id, route]) => [
-        id,
-        { ...route!, parentId: undefined, module: { ...route!.module, middleware: API_MIDDLEWARE } },
-      ]),
+      .map(([id, route]) => [id, { ...route!, parentId: undefined }]),
   );
   return { ...build, routes };
 }
@@ -106,8 +97,8 @@ export function createApiLane(options: ApiLaneOptions) {
 
   /**
    * The envelope for what never reaches a route: a refused preflight, a method fetch() refuses (TRACE), a path
-   * that leaves /api/, a body over the limit, or a failure in this lane. No route means no middleware, hence no
-   * request's i18next instance: the text comes from the one for text outside requests.
+   * that leaves /api/, a body over the limit, or a failure in this lane. No route runs, so there is no request's
+   * i18next instance: the text comes from the one for text outside requests.
    */
   async function sendError(req: IncomingMessage, res: ServerResponse, error: ApiError, requestId: string) {
     const locale = localeFromAcceptLanguage(req.headers["accept-language"] ?? null);
