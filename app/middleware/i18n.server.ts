@@ -25,9 +25,9 @@ async function findLocale(request: Request): Promise<Locale> {
 }
 
 /**
- * remix-i18next's middleware: for every page request (the root's middleware) and every API call (the API lane
- * gives the API's routes this middleware, app/server/api-lane.ts) it finds the language and makes the request's
- * i18next instance, which loaders, actions, the API's handlers and the mails they send translate with.
+ * remix-i18next's middleware: for every page request (the root's middleware) and every API call (the API's route
+ * wrapper runs it, app/api/api-handler.server.ts) it finds the language and makes the request's i18next instance,
+ * which loaders, actions, the API's handlers and the mails they send translate with.
  */
 const [i18nextMiddleware, getLocaleString, getInstance] = createI18nextMiddleware({
   detection: { supportedLanguages: [...LOCALES], fallbackLanguage: DEFAULT_LOCALE, order: ["custom"], findLocale },
