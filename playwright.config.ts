@@ -2,6 +2,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { defineConfig, devices } from "@playwright/test";
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from "./tests/support/chromium";
 
 /**
  * One production build served once (`preview` mode: the production server on embedded defaults with a fresh
@@ -12,17 +13,6 @@ const PORT = Number(process.env.E2E_PORT ?? 4173);
 export const STANDIN_PORT = Number(process.env.E2E_STANDIN_PORT ?? 4174);
 // Workers load this file again: the data directory is chosen once, in the runner, and inherited via env.
 process.env.E2E_DATA_DIR ??= mkdtempSync(path.join(tmpdir(), "member-account-e2e-"));
-
-export const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--no-first-run",
-  "--disable-quic",
-];
 
 export default defineConfig({
   testDir: "tests/e2e",
@@ -36,7 +26,7 @@ export default defineConfig({
     // A Japanese browser unless a test says otherwise (the root redirects English browsers to /en/).
     locale: "ja-JP",
     baseURL: `http://localhost:${PORT}`,
-    launchOptions: { executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium", args: CHROMIUM_ARGS },
+    launchOptions: { executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS },
     trace: "retain-on-failure",
   },
   projects: [
@@ -50,7 +40,7 @@ export default defineConfig({
       "node --import tsx app/server/dev-entry.ts --mode=preview",
     url: `http://localhost:${PORT}/healthz/`,
     reuseExistingServer: false,
-    // The legacy import, then the server: generous, since CI machines can be busy (60 s once was not enough).
+    // The legacy import, then the server: generous, since a busy CI machine can take over a minute.
     timeout: 180_000,
     stdout: "ignore",
     stderr: "pipe",

@@ -11,7 +11,7 @@ export default defineConfig({
     ],
     environment: "node",
     testTimeout: 30_000,
-    // beforeAll hooks start servers; a loaded 2-core CI machine once needed over 60 s.
+    // beforeAll hooks start servers, which can take over a minute on a loaded 2-core CI machine.
     hookTimeout: 180_000,
     // Integration tests each start their own PGlite or stand-in; two cores, so keep the pool small.
     maxWorkers: 2,

@@ -1,10 +1,11 @@
 import { parseArgs } from "node:util";
 import { z } from "zod";
-import type { RateLimitPolicyName } from "~/domain/rate-limit.server";
+import type { RateLimitPolicyName } from "~/domain/limits/rate-limit.server";
 
 /**
  * Every setting the app reads from the environment, validated once at boot.
- * The README's configuration table documents each variable; keep the two in step.
+ * The README's configuration table documents each variable (tests/unit/readme-configuration.test.ts keeps the two
+ * equal, through CONFIG_VARIABLES).
  *
  * Modes: `production` needs real configuration (Cognito, PostgreSQL, SMTP, secrets) and refuses the stand-in;
  * `dev` and `preview` run on embedded defaults that the stand-ins (started by app/server/dev-entry.ts) fill in first.
@@ -70,14 +71,14 @@ const EnvSchema = z.object({
   COGNITO_ENDPOINT: optionalUrl,
   ADMIN_GROUP: z.string().min(1).default("admin"),
   DEVICE_LIMIT: z.coerce.number().int().min(1).max(100).default(3),
-  // The member directory's reconcile job (app/domain/directory-reconcile.server.ts). Cognito's ListUsers quota is 30
+  // The member directory's reconcile job (app/domain/directory/directory-reconcile.server.ts). Cognito's ListUsers quota is 30
   // requests per second for the whole AWS account, shared with every other caller: 25 leaves the rest some room.
   DIRECTORY_RECONCILE_REQUESTS_PER_SECOND: z.coerce.number().positive().max(25).default(5),
   // 0: no schedule in the server (run `npm run directory:reconcile` from cron instead).
   DIRECTORY_RECONCILE_INTERVAL_MINUTES: z.coerce.number().int().min(0).max(10_080).default(360),
-  // How old the admin dashboard's figures may be (app/domain/admin-dashboard.server.ts); 0: computed on every view.
+  // How old the admin dashboard's figures may be (app/domain/staff/admin-dashboard.server.ts); 0: computed on every view.
   ADMIN_DASHBOARD_MAX_AGE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(60),
-  // The staff CSV import (app/domain/csv-import-job.server.ts): AdminCreateUser calls a second across every instance.
+  // The staff CSV import (app/domain/csv-import/csv-import-job.server.ts): AdminCreateUser calls a second across every instance.
   // Cognito's UserCreation quota (50 a second by default, shared with SignUp by the whole AWS account) must stay above it.
   CSV_IMPORT_CREATIONS_PER_SECOND: z.coerce.number().positive().max(1000).default(40),
   // Creations in flight in one process, so that Cognito's latency does not hold the rate below the target.
@@ -101,7 +102,7 @@ const EnvSchema = z.object({
   // The footer's "© 1925-2023 {holder}". The spec names no holder: unset, the footer shows the locales' placeholder.
   COPYRIGHT_HOLDER: z.preprocess(emptyAsUnset, z.string().trim().min(1).max(200).optional()),
 
-  // One per policy in app/domain/rate-limit.server.ts (README: "Rate limits").
+  // One per policy in app/domain/limits/rate-limit.server.ts (README: "Configuration").
   RATE_LIMIT_SIGN_IN_PER_ACCOUNT: attemptLimit,
   RATE_LIMIT_SIGN_IN_PER_IP: attemptLimit,
   RATE_LIMIT_SIGN_UP_PER_ACCOUNT: attemptLimit,
@@ -125,6 +126,9 @@ const EnvSchema = z.object({
   RATE_LIMIT_STAFF_ACTION_PER_ADMIN: attemptLimit,
   RATE_LIMIT_STAFF_ACTION_PER_IP: attemptLimit,
 });
+
+/** The name of every environment variable the schema reads. */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(EnvSchema.shape);
 
 /** Variables that production cannot run without; embedded modes get them from the embedded stack. */
 const REQUIRED_IN_PRODUCTION = [

@@ -34,8 +34,8 @@ export default function handleRequest(
     let timeoutId: ReturnType<typeof setTimeout> | undefined = setTimeout(() => abort(), streamTimeout + 1000);
 
     // The whole document at once, for people and crawlers alike: no loader defers data, so the rest of a page is
-    // ready a moment after its shell, and a page sent whole takes one write and one gzip call where streaming it
-    // through a web stream cost a tenth of a page view's CPU (README: Benchmarks).
+    // ready a moment after its shell, and a page sent whole takes one write and one gzip call, where streaming it
+    // through a web stream would pay for many small writes and gzip calls on every page view.
     const { pipe, abort } = renderToPipeableStream(
       <NonceContext.Provider value={nonce ?? ""}>
         <ServerRouter context={routerContext} url={request.url} nonce={nonce} />

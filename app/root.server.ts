@@ -1,10 +1,10 @@
 import type { TFunction } from "i18next";
 import type { RouterContextProvider } from "react-router";
 import type { ToastMessage } from "remix-toast";
-import { themeForService } from "~/domain/service-recognition.server";
+import { themeForService } from "~/domain/sessions/service-recognition.server";
 import { resolveService } from "~/routing/service-cookie.server";
 import { type TranslationRequest, loadTranslations } from "~/i18n/translations.server";
-import { displayName } from "~/domain/display-name.server";
+import { displayName } from "~/domain/account/display-name.server";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { peekMember } from "~/middleware/member-session.server";
 import { servicesOf } from "~/services.server";

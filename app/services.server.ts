@@ -3,7 +3,7 @@ import { type RouterContextProvider, createContext } from "react-router";
 import { type CsvCopy, type Database, csvCopyFor } from "../db/client.server";
 import type { Config } from "~/config.server";
 import { withDomainErrors } from "~/domain/domain-error.server";
-import { recordingDirectoryWrites } from "~/domain/member-directory.server";
+import { recordingDirectoryWrites } from "~/domain/directory/member-directory.server";
 import { type IdentityProvider, createIdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { type Mailer, createMailer } from "~/integrations/mailer.server";
 

@@ -129,7 +129,7 @@ function parameterText(value: unknown): string | null {
 
 /**
  * COPY … TO STDOUT on a connection reserved for it, which can take a longer statement timeout. The connection is
- * the pool's until the iteration ends, so callers cap how many run at once (app/domain/member-export.server.ts).
+ * the pool's until the iteration ends, so callers cap how many run at once (app/domain/staff/member-export.server.ts).
  * postgres.js's COPY stream pauses the socket when it is not read (backpressure reaches PostgreSQL); a COPY ended
  * early is cancelled (a CancelRequest) and its stream drained to the error that follows, so the connection goes
  * back to the pool clean.

@@ -2,9 +2,9 @@ import type { i18n } from "i18next";
 import type { z } from "zod";
 import type { Database } from "../../db/client.server";
 import type { Config } from "~/config.server";
-import { listActiveDevices } from "~/domain/device-list.server";
-import type { MemberRecord } from "~/domain/profile.server";
-import { type LimitedAction, countAttempt } from "~/domain/rate-limit.server";
+import { listActiveDevices } from "~/domain/sessions/device-list.server";
+import type { MemberRecord } from "~/domain/account/profile.server";
+import { type LimitedAction, countAttempt } from "~/domain/limits/rate-limit.server";
 import { logger, runWithRequestId } from "~/integrations/logger.server";
 import type { Locale } from "~/i18n/locales";
 import { fixedTranslator } from "~/i18n/translator.server";
@@ -183,7 +183,7 @@ export const apiNotFound = withApiMiddleware(async ({ context }) => {
 /**
  * Counts one of the calling member's attempts at an action that calls Cognito or sends mail, per client IP and per
  * member (or the account's e-mail, for a password check that counts as a sign-in), with the same counters as the
- * pages (app/domain/rate-limit.server.ts). A refusal is 429 with Retry-After, before anything is asked upstream.
+ * pages (app/domain/limits/rate-limit.server.ts). A refusal is 429 with Retry-After, before anything is asked upstream.
  */
 export async function limitAttempts<Id extends ApiOperationId>(
   call: ApiCall<Id>,

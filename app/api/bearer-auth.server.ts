@@ -1,6 +1,6 @@
 import type { Database } from "../../db/client.server";
 import type { Config } from "~/config.server";
-import { tokenStanding } from "~/domain/api-token-standing.server";
+import { tokenStanding } from "~/domain/sessions/api-token-standing.server";
 import { verifyAccessToken } from "~/integrations/cognito/access-token.server";
 import { ApiError } from "./api-response.server";
 

@@ -1,16 +1,20 @@
 import { z } from "zod";
-import { AccountInfoFields, EmailSchema, refineAccountInfo, storableText } from "~/domain/auth-schemas";
-import { SERVICE_NAMES } from "~/domain/member-search.server";
-import { MEMBER_STATUSES, MemberSearchParams } from "~/domain/member-search.server";
-import { AuditLogParams, STAFF_ACTIONS } from "~/domain/staff-audit-log.server";
+import { AccountInfoFields, EmailSchema, refineAccountInfo, storableText } from "~/domain/forms/auth-schemas";
+import { SERVICE_NAMES } from "~/domain/staff/member-search.server";
+import { MEMBER_STATUSES, MemberSearchParams } from "~/domain/staff/member-search.server";
+import { AuditLogParams, STAFF_ACTIONS } from "~/domain/staff/staff-audit-log.server";
 import {
   EmailAddressesExportParams,
   MemberExportParams,
   WithdrawalReasonsExportParams,
-} from "~/domain/export-params.server";
-import { WithdrawalApiSchema } from "~/domain/withdrawal-schema";
-import { CSV_IMPORT_COLUMNS, CSV_IMPORT_MAX_FILE_BYTES, CSV_IMPORT_MAX_ROWS } from "~/domain/csv-import-file.server";
-import { CSV_ENCODINGS } from "~/domain/spreadsheet-csv.server";
+} from "~/domain/staff/export-params.server";
+import { WithdrawalApiSchema } from "~/domain/forms/withdrawal-schema";
+import {
+  CSV_IMPORT_COLUMNS,
+  CSV_IMPORT_MAX_FILE_BYTES,
+  CSV_IMPORT_MAX_ROWS,
+} from "~/domain/csv-import/csv-import-file.server";
+import { CSV_ENCODINGS } from "~/domain/staff/spreadsheet-csv.server";
 
 /**
  * The member API's contract: every endpoint with its request and response schemas. The route modules validate
@@ -352,7 +356,7 @@ const StaffRefreshed = z.object({
 /** What an admin endpoint on one member (`{sub}`) may answer: a malformed sub (422), an unknown one (404). */
 const ON_A_MEMBER = ["validation_failed", "not_found"] as const;
 
-// ---- the staff CSV import (app/domain/csv-import-job.server.ts)
+// ---- the staff CSV import (app/domain/csv-import/csv-import-job.server.ts)
 const CsvImportQuery = z.object({
   dryRun: z.enum(["true", "false"], { error: "validation.inputError" }).optional().describe("true: validate only."),
   fileName: storableText().trim().max(200, "validation.tooLong").optional().describe("Shown to staff with the job."),

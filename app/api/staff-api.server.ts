@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { type StaffActionActor, findStaffActor } from "~/domain/staff-actions.server";
+import { type StaffActionActor, findStaffActor } from "~/domain/staff/staff-actions.server";
 import { type ApiCall, limitAttempts } from "./api-handler.server";
 import { ApiError } from "./api-response.server";
 import type { ApiOperationId } from "./contract";

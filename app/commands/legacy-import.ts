@@ -6,7 +6,7 @@
  * 12"): each sign-in with it would hold the app's thread too long. Safe to run again with the same or a corrected file.
  */
 import { readFile } from "node:fs/promises";
-import { importLegacyRows, parseLegacyCsv } from "~/domain/legacy-accounts.server";
+import { importLegacyRows, parseLegacyCsv } from "~/domain/account/legacy-accounts.server";
 import { openDatabase } from "../../db/client.server";
 
 const MAX_FILE_BYTES = 200 * 1024 * 1024;

@@ -1,12 +1,12 @@
 /**
- * `npm run purge`: the retention rules and the two-systems repairs (app/domain/purge.server.ts): members who
+ * `npm run purge`: the retention rules and the two-systems repairs (app/domain/jobs/purge.server.ts): members who
  * cancelled more than 13 months ago, ended sessions and old e-mail-change tokens, and, when the
  * Cognito settings and SESSION_SECRETS are in the environment, owed Cognito deletions and refresh-token
  * revocations. Works on DATABASE_URL or the embedded PGlite in DATA_DIR. The server also runs it on a schedule;
- * this command is for cron or a scheduled task (README.md).
+ * this command is for cron or a scheduled task (docs/deployment.md).
  */
-import { CANCELLED_DATA_RETENTION_MONTHS } from "~/domain/withdrawal.server";
-import { runPurgeExclusively } from "~/domain/purge.server";
+import { CANCELLED_DATA_RETENTION_MONTHS } from "~/domain/account/withdrawal.server";
+import { runPurgeExclusively } from "~/domain/jobs/purge.server";
 import { createDomainIdentity } from "~/services.server";
 import { openDatabase } from "../../db/client.server";
 

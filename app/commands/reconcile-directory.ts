@@ -1,12 +1,12 @@
 /**
  * `npm run directory:reconcile`: one reconcile of the staff's member directory with Cognito
- * (app/domain/directory-reconcile.server.ts): every Cognito user upserted, drift counted and fixed, users Cognito no
+ * (app/domain/directory/directory-reconcile.server.ts): every Cognito user upserted, drift counted and fixed, users Cognito no
  * longer has marked missing. Resumes a run a stopped process left behind. Needs the Cognito settings; works on
  * DATABASE_URL or the embedded PGlite in DATA_DIR. The server also runs it on a schedule; this command is for cron,
- * or to fill the directory once after deployment (README.md).
+ * or to fill the directory once after deployment (docs/deployment.md).
  */
 import { parseConfig } from "~/config.server";
-import { reconcileDirectory } from "~/domain/directory-reconcile.server";
+import { reconcileDirectory } from "~/domain/directory/directory-reconcile.server";
 import { createDomainIdentity, systemClock } from "~/services.server";
 import { openDatabase } from "../../db/client.server";
 

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
-import { SERVICE_THEMES } from "~/domain/service-recognition.server";
+import { SERVICE_THEMES } from "~/domain/sessions/service-recognition.server";
 import { type CookieConfig, defineCookie } from "./signed-cookie.server";
 
 /** Auth cookies last 30 days; the device key outlives sign-ins (browsers cap cookies at 400 days). */
@@ -21,7 +21,6 @@ export const SessionCookieSchema = z.object({
   /** The short-lived Cognito access token, so page views need no upstream call. */
   at: z.string(),
 });
-export type SessionCookieValue = z.infer<typeof SessionCookieSchema>;
 
 /** The page session: shared with the sibling services, which see the member signed in. */
 export const sessionCookie = defineCookie("id_session", SessionCookieSchema, {

@@ -1,4 +1,4 @@
-import { COUNTRIES } from "~/domain/form-choices";
+import { COUNTRIES } from "~/domain/forms/form-choices";
 import type { Locale } from "./locales";
 
 /**

@@ -1,4 +1,4 @@
-import { JAPANESE_PREFECTURES, type JapanesePrefecture, jisCodeOf } from "~/domain/prefectures";
+import { JAPANESE_PREFECTURES, type JapanesePrefecture, jisCodeOf } from "~/domain/forms/prefectures";
 import type { Resources } from "./resources";
 
 /** "names.01" … "names.47": a prefecture's name key in the "prefectures" namespace, under its JIS X 0401 code. */

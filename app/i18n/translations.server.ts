@@ -5,7 +5,7 @@ import type { Namespace, Translations } from "./use-translation";
 /**
  * A namespace a page's components translate with: whole, or only some of its keys (dotted paths to texts or to
  * subtrees) when the page needs few of them. Every text sent travels in the page's inline data, which counts
- * against the 120 kB JavaScript budget (README: page weight).
+ * against the page's JavaScript budget (tests/bench/README.md: JavaScript per page).
  */
 export type TranslationRequest = Namespace | { namespace: Namespace; keys: readonly string[] };
 

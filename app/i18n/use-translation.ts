@@ -6,7 +6,7 @@ import type { Resources } from "./resources";
 
 /**
  * Components translate with this hook rather than react-i18next: i18next's browser runtime alone would take a large
- * share of the home page's JavaScript budget (README: Design decisions). The server keeps i18next
+ * share of the home page's JavaScript budget (docs/i18n.md). The server keeps i18next
  * (app/middleware/i18n.server.ts); each loader sends the namespaces its page needs as `translations` (translations.server.ts), and this
  * hook looks keys up in whatever the matched routes sent. The `t` it returns has i18next's own type, so a key missing
  * from the Japanese resources is still a compile error.
@@ -19,7 +19,7 @@ const INTERPOLATION = /{{\s*(\w+)\s*}}/g;
 /**
  * Texts already found, by the bundle they were found in. A page looks up the same keys on every view, and on the
  * server its bundles are the process's own resources (translations.server.ts), so after the first view a lookup is
- * one Map read instead of splitting the key and walking the tree (a few percent of a page view's CPU). Only texts
+ * one Map read instead of splitting the key and walking the tree on every view. Only texts
  * are kept, so a key that finds nothing (one made from a request's data, say) never grows the cache.
  */
 const foundTexts = new WeakMap<object, Map<string, string>>();

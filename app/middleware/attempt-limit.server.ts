@@ -1,5 +1,5 @@
 import type { RouterContextProvider } from "react-router";
-import { type LimitedAction, countAttempt } from "~/domain/rate-limit.server";
+import { type LimitedAction, countAttempt } from "~/domain/limits/rate-limit.server";
 import { logger } from "~/integrations/logger.server";
 import { requestInfoContext } from "~/server/request-context";
 import { servicesOf } from "~/services.server";

@@ -1,7 +1,11 @@
 import { type MiddlewareFunction, type RouterContextProvider, createContext, data } from "react-router";
 import { isDatabaseUnavailable } from "../../db/client.server";
 import { sessionCookie } from "~/cookies/app-cookies.server";
-import { type PageSessionResolution, type SignedInMember, resolvePageSession } from "~/domain/page-sessions.server";
+import {
+  type PageSessionResolution,
+  type SignedInMember,
+  resolvePageSession,
+} from "~/domain/sessions/page-sessions.server";
 import { logger } from "~/integrations/logger.server";
 import { servicesOf } from "~/services.server";
 
@@ -39,7 +43,7 @@ export function peekMember(context: Readonly<RouterContextProvider>): {
 /** The database could not answer: the member is unknown; pages answer 503 and the session is kept. */
 type Resolution = PageSessionResolution | { kind: "databaseUnavailable" };
 
-/** Resolves the session cookie's member (app/domain/page-sessions.server.ts) and writes the cookie back. */
+/** Resolves the session cookie's member (app/domain/sessions/page-sessions.server.ts) and writes the cookie back. */
 export const memberSessionMiddleware: MiddlewareFunction<Response> = async ({ request, context }, next) => {
   const services = servicesOf(context);
   const cookie = await sessionCookie.read(services.config, request);

@@ -1,7 +1,7 @@
 import { Form, data, useNavigation } from "react-router";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
-import { confirmEmailChange, isEmailChangeTokenUsable } from "~/domain/email-change.server";
+import { confirmEmailChange, isEmailChangeTokenUsable } from "~/domain/account/email-change.server";
 import { domainErrorOf, httpStatusOf, messageKeyOf } from "~/errors/error-responses.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";

@@ -1,5 +1,5 @@
-import type { CsvDownload } from "~/domain/member-export.server";
-import { CSV_CHARSETS, contentDisposition } from "~/domain/spreadsheet-csv.server";
+import type { CsvDownload } from "~/domain/staff/member-export.server";
+import { CSV_CHARSETS, contentDisposition } from "~/domain/staff/spreadsheet-csv.server";
 
 /**
  * A download as the browser and API callers get it, from the page lane's resource routes and the admin API alike:

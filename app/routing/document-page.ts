@@ -4,8 +4,8 @@ import type { UIMatch } from "react-router";
  * The `handle` of a page that is a document to read and nothing else: the terms, the privacy policy, the API
  * reference. Such a page is served without React Router's scripts: its links are plain links and its menus are
  * `<details>`, which work without JavaScript like every page of the site, so a member who opens the policy from a
- * mail on a slow phone connection gets text without 115 kB of JavaScript first (and the API reference is not sent
- * a second time as 13 kB of hydration data). Reached by a client-side navigation from another page, it renders in
+ * mail on a slow phone connection gets the text without a page's worth of JavaScript first (and the API reference
+ * is not sent a second time as hydration data). Reached by a client-side navigation from another page, it renders in
  * the browser like any page.
  */
 export const DOCUMENT_PAGE = { documentPage: true } as const;

@@ -111,11 +111,6 @@ export function routeId(locale: Locale, name: string): string {
   return `${locale}.${name}`;
 }
 
-/** The route name from a route id ("en.index" -> "index"). */
-export function routeNameFromId(id: string): string {
-  return id.slice(id.indexOf(".") + 1);
-}
-
 /** The URL of a named page in a locale, always with the trailing slash. */
 export function pathFor(name: RouteName, locale: Locale, params: Record<string, string> = {}): string {
   const pattern = PATH_BY_NAME.get(name) ?? "";

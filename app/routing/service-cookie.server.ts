@@ -1,6 +1,6 @@
 import type { Config } from "~/config.server";
 import { serviceCookie } from "~/cookies/app-cookies.server";
-import { recognizeService } from "~/domain/service-recognition.server";
+import { recognizeService } from "~/domain/sessions/service-recognition.server";
 
 /** The service whose look the page takes, and the Set-Cookie that remembers it when it changed. */
 export async function resolveService(request: Request, config: Config) {

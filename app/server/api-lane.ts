@@ -78,7 +78,7 @@ export function narrowBuild(build: Build, narrow: (build: ServerBuild) => Server
  * compression of every answer). What that stack does for every request is done here too: request id, security
  * headers and access log (beginRequest), CORS, and gzip for the answers big enough to gain from it (the OpenAPI
  * document). Skipping Express and the pages' route table is what keeps the API near a bare node:http handler's
- * rate (README: Benchmarks).
+ * rate (`npm run bench:api`, tests/bench/README.md).
  */
 export function createApiLane(options: ApiLaneOptions) {
   const handleRequest = createRequestHandler(narrowBuild(options.build, apiRoutesOf), options.mode);

@@ -14,7 +14,7 @@ const COMPILED_START_SERVER = path.resolve("build/http-server/start-server.js");
 
 const mode = modeFromArguments();
 if (mode === "production") {
-  refuseToStart("--mode=production runs without stand-ins:", ["start it with `npm start`"], "Quick start");
+  refuseToStart("--mode=production runs without stand-ins:", ["start it with `npm start`"], "the README's Quick start");
 }
 const { startServer } = (
   mode === "dev" ? await import("./start-server") : await import(pathToFileURL(COMPILED_START_SERVER).href)

@@ -10,7 +10,7 @@ if (mode !== "production") {
   refuseToStart(
     `--mode=${mode} runs on the development stand-ins, which the production server does not contain:`,
     ["start it with `npm run dev` or `npm run preview`"],
-    "Quick start",
+    "the README's Quick start",
   );
 }
 await startServer(mode);

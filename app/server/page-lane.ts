@@ -6,7 +6,7 @@ import type {
   Response as ExpressResponse,
 } from "express";
 import { type RouterContextProvider, type ServerBuild, createRequestHandler } from "react-router";
-import { CSV_IMPORT_MAX_FILE_BYTES } from "~/domain/csv-import-file.server";
+import { CSV_IMPORT_MAX_FILE_BYTES } from "~/domain/csv-import/csv-import-file.server";
 import { LOCALES, type Locale } from "~/i18n/locales";
 import { logger } from "~/integrations/logger.server";
 import { pathFor, routeId } from "~/routing/route-table";
@@ -117,8 +117,8 @@ type Section = { kind: "whole" } | { kind: "segment"; firstSegment: string } | {
 /**
  * The root and the routes of `section` of one language. React Router matches every request against its whole route
  * table several times (the server's match, the query's, the render's router and its partial manifest) and rebuilds
- * the render's route tree each time: a section of one language's table is a fraction of that work (README:
- * Benchmarks).
+ * the render's route tree each time, at a cost that grows with the table: a section of one language's table keeps
+ * that work small (tests/bench/README.md measures page views).
  */
 function sectionRoutesOf(locale: Locale, section: Section) {
   return (build: ServerBuild) =>
@@ -290,7 +290,7 @@ function mediaTypeOf(contentType: string): string {
 /**
  * Downloads stream as they are produced (write-body.ts). Everything else, pages included (no loader defers data,
  * so a page is complete a moment after its shell), goes out in one piece: compression() then gzips one buffer
- * instead of each of React's small writes (per-chunk zlib work was a sixth of a page view's CPU) and sees the
+ * instead of each of React's small writes (zlib work per chunk weighs on every page view) and sees the
  * length, so a body under its threshold goes uncompressed.
  */
 async function send(res: ExpressResponse, response: Response) {

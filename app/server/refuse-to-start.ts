@@ -1,10 +1,8 @@
 import { type AppMode, ConfigError, parseModeArgument } from "~/config.server";
 
-/** Stops the process before it serves anything, naming every problem. */
+/** Stops the process before it serves anything, naming every problem and where the documentation explains it. */
 export function refuseToStart(heading: string, problems: string[], reference: string): never {
-  console.error(
-    `${heading}\n${problems.map((problem) => `  - ${problem}`).join("\n")}\nSee the README's ${reference}.`,
-  );
+  console.error(`${heading}\n${problems.map((problem) => `  - ${problem}`).join("\n")}\nSee ${reference}.`);
   process.exit(1);
 }
 
@@ -14,6 +12,6 @@ export function modeFromArguments(): AppMode {
     return parseModeArgument(process.argv.slice(2));
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    refuseToStart("The server was not told which mode to run in:", error.problems, "Quick start");
+    refuseToStart("The server was not told which mode to run in:", error.problems, "the README's Quick start");
   }
 }

@@ -6,10 +6,10 @@
 import { type Server, createServer } from "node:http";
 import { openDatabase } from "../../db/client.server";
 import { type AppMode, type Config, ConfigError, parseConfig } from "~/config.server";
-import { MIN_PASSWORD_LENGTH } from "~/domain/auth-schemas";
-import { startImportWorker } from "~/domain/csv-import-job.server";
-import { scheduleDirectoryReconcile } from "~/domain/directory-reconcile.server";
-import { schedulePurge } from "~/domain/purge.server";
+import { MIN_PASSWORD_LENGTH } from "~/domain/forms/auth-schemas";
+import { startImportWorker } from "~/domain/csv-import/csv-import-job.server";
+import { scheduleDirectoryReconcile } from "~/domain/directory/directory-reconcile.server";
+import { schedulePurge } from "~/domain/jobs/purge.server";
 import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
 import { createIdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { identityPoolProblems } from "~/integrations/cognito/pool-contract.server";
@@ -42,7 +42,7 @@ export async function startServer(mode: AppMode, standIns?: StandIns): Promise<v
   } catch (error) {
     await standIns?.stop();
     if (!(error instanceof ConfigError)) throw error;
-    refuseToStart("Invalid configuration:", error.problems, "configuration table");
+    refuseToStart("Invalid configuration:", error.problems, "the README's configuration table");
   }
 
   // Every mode checks the pool: production's is real Cognito; dev and preview prove the stand-in is provisioned alike.
@@ -56,16 +56,16 @@ export async function startServer(mode: AppMode, standIns?: StandIns): Promise<v
     refuseToStart(
       `The Cognito user pool ${config.cognito.userPoolId} and app client do not meet the deployment contract:`,
       poolProblems,
-      "Cognito deployment contract",
+      "docs/deployment.md, the Cognito deployment contract",
     );
   }
 
   const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   await database.migrate();
-  // Retention and the two-systems repairs (owed Cognito deletions and revocations); see app/domain/purge.server.ts.
+  // Retention and the two-systems repairs (owed Cognito deletions and revocations); see app/domain/jobs/purge.server.ts.
   const identity = createDomainIdentity(config.cognito, database.db);
   const stopPurge = schedulePurge({ db: database.db, identity, config, clock: systemClock });
-  // The staff's member directory kept in step with Cognito (app/domain/directory-reconcile.server.ts).
+  // The staff's member directory kept in step with Cognito (app/domain/directory/directory-reconcile.server.ts).
   const { requestsPerSecond, intervalMinutes } = config.directoryReconcile;
   const stopReconcile =
     intervalMinutes > 0

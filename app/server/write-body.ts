@@ -1,7 +1,7 @@
 import type { ServerResponse } from "node:http";
 
 /**
- * Answers whose body is a download streamed as it is produced (app/domain/spreadsheet-csv.server.ts): never
+ * Answers whose body is a download streamed as it is produced (app/domain/staff/spreadsheet-csv.server.ts): never
  * buffered whole by the API lane, never compressed (compression holds back output in its window and leaks a zlib
  * stream per aborted response; research §5.3).
  */

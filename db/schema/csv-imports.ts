@@ -14,7 +14,7 @@ import {
 } from "drizzle-orm/pg-core";
 
 /**
- * A staff CSV import of new members (app/domain/csv-import-job.server.ts). A clean dry run stores the file as a job
+ * A staff CSV import of new members (app/domain/csv-import/csv-import-job.server.ts). A clean dry run stores the file as a job
  * in `validated` with one pending row per CSV line, so "start" needs no second upload. States:
  * validated → queued (staff start it) → running (a worker claimed its first row) → completed;
  * validated | queued | running → cancelled (rows not yet created become skipped; a creation in flight finishes and
@@ -68,7 +68,7 @@ export const csvImportRows = pgTable(
       .references(() => csvImportJobs.id, { onDelete: "cascade" }),
     /** The line staff see in Excel (the header is row 1). */
     rowNumber: integer().notNull(),
-    /** The row after validation, as the profile form stores it (app/domain/csv-import-file.server.ts). */
+    /** The row after validation, as the profile form stores it (app/domain/csv-import/csv-import-file.server.ts). */
     values: jsonb().$type<Record<string, unknown>>().notNull(),
     /** pending, creating (claimed by a worker), created, failed, skipped (the job was cancelled first). */
     state: text().notNull().default("pending"),
@@ -104,7 +104,7 @@ export const csvImportRows = pgTable(
 );
 
 /**
- * Named rate limits shared by every app instance (app/domain/throttle.server.ts): one row per limit, holding the
+ * Named rate limits shared by every app instance (app/domain/limits/throttle.server.ts): one row per limit, holding the
  * earliest time the next call may start (GCRA's "theoretical arrival time").
  */
 export const throttleSlots = pgTable("throttle_slots", {

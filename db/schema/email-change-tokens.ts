@@ -3,7 +3,7 @@ import { index, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
 /**
  * One row per requested e-mail change. The link in the mail carries a random 32-byte token; only its SHA-256
  * is stored, so a leaked table cannot be used to take over an account. A row is usable once (used_at) and
- * until expires_at (app/domain/email-change.server.ts).
+ * until expires_at (app/domain/account/email-change.server.ts).
  */
 export const emailChangeTokens = pgTable(
   "email_change_tokens",

@@ -17,7 +17,7 @@ export const memberSessions = pgTable(
     deviceKey: text().notNull(),
     deviceName: text().notNull(),
     browser: text().notNull(),
-    /** AES-256-GCM under a key derived from the session secret (app/domain/refresh-tokens.server.ts). */
+    /** AES-256-GCM under a key derived from the session secret (app/domain/sessions/refresh-tokens.server.ts). */
     refreshTokenEncrypted: text().notNull(),
     /**
      * The `origin_jti` claim Cognito puts in every access token issued from this sign-in's refresh token. It ties

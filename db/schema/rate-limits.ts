@@ -1,7 +1,7 @@
 import { index, integer, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
 
 /**
- * Attempt counters for rate limits (app/domain/rate-limit.server.ts), one row per key and fixed window. Kept
+ * Attempt counters for rate limits (app/domain/limits/rate-limit.server.ts), one row per key and fixed window. Kept
  * here rather than in process memory so a limit holds across every instance behind the load balancer. The key
  * names the policy and a sha256 of the subject (e-mail or client network): no address is stored in clear.
  */

@@ -12,9 +12,14 @@
 import { performance } from "node:perf_hooks";
 import { drizzle } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
-import { dashboardFigures } from "~/domain/admin-dashboard.server";
-import { findMemberDetail } from "~/domain/member-detail.server";
-import { type MemberSearchQuery, countMembers, parseMemberSearch, searchMembers } from "~/domain/member-search.server";
+import { dashboardFigures } from "~/domain/staff/admin-dashboard.server";
+import { findMemberDetail } from "~/domain/staff/member-detail.server";
+import {
+  type MemberSearchQuery,
+  countMembers,
+  parseMemberSearch,
+  searchMembers,
+} from "~/domain/staff/member-search.server";
 import { openDatabase } from "../../db/client.server";
 import * as schema from "../../db/schema";
 import { ensureBenchDatabase, printTable, runBenchmarkMain } from "./bench-support";

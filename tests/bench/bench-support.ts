@@ -22,7 +22,7 @@ export const ROUNDS = Math.max(1, Math.floor(Number(process.env.BENCH_ROUNDS ?? 
 export const CONNECTIONS = 10;
 /** Our server's grace period for in-flight requests is 10 s; past this it is stuck, not shutting down. */
 const STOP_TIMEOUT_MS = 15_000;
-/** Generous: CI runs on 2 cores that may be busy with other test processes (a 60 s limit once failed there). */
+/** Generous: CI runs on 2 cores that may be busy with other test processes, where a start can take over a minute. */
 const START_TIMEOUT_MS = 180_000;
 
 /**
@@ -79,10 +79,6 @@ export interface HttpResponse {
 
 /** Cleanups run in reverse order of registration, once, whether the run succeeds, fails or is interrupted. */
 const cleanups: Array<() => void | Promise<void>> = [];
-
-export function onCleanup(cleanup: () => void | Promise<void>) {
-  cleanups.push(cleanup);
-}
 
 async function runCleanups() {
   for (const cleanup of cleanups.splice(0).reverse()) {

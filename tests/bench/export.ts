@@ -40,7 +40,7 @@ const WARM_UP_DOWNLOADS = 5;
 const TARGET_RATIO = 0.5;
 const TARGET_GROWTH_MB = 50;
 
-/** The export's query (app/domain/member-export.server.ts, no filters), for COPY. */
+/** The export's query (app/domain/staff/member-export.server.ts, no filters), for COPY. */
 const japanTime = (column: string) => `to_char(${column} at time zone 'Asia/Tokyo', 'YYYY-MM-DD HH24:MI:SS')`;
 const EXPORT_QUERY = `select sub, email, email_verified::text, member_status, enabled::text, family_name, given_name,
   locale, referrer_service, ${japanTime("signed_up_at")}, ${japanTime("legacy_migrated_at")},
@@ -151,8 +151,8 @@ async function runBenchmark() {
     sdk.destroy();
     const pid = server.child.pid!;
 
-    // Warm-up: code paths, pooled connections, the JIT; memory that grows once, not with the rows. One download
-    // was not enough: the next few still took 100–300 ms more than later ones, which is most of a 10,000-row file.
+    // Warm-up: code paths, pooled connections, the JIT; memory that grows once, not with the rows. The first few
+    // downloads are markedly slower than later ones, enough to hide a 10,000-row file's own time.
     for (let round = 0; round < WARM_UP_DOWNLOADS; round++) {
       await timeDownload(server.origin, "/api/admin/users.csv?limit=10000", token);
     }

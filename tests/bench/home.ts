@@ -7,7 +7,7 @@
  *  1. Server throughput, latency and CPU per request for `/`, `/en/` and the signed-in `/my/profile/` next to a
  *     minimal React Router page, with the ratios the targets are set on (page-throughput.ts says how to read them).
  *  2. The JavaScript every page makes the browser load, in both languages, signed out, signed in and as staff,
- *     against the 120 kB budget (tests/bench/page-weight.ts, in Chromium on a preview server of its own).
+ *     against the budget (tests/bench/page-weight.ts, in Chromium on a preview server of its own).
  *
  * It is a report, not a test: it exits non-zero only when it cannot measure (build failure, a server that does
  * not start, a page that is not 200, failures during a run), never because a number is bad.

@@ -18,9 +18,9 @@ import {
   startImportJob,
   startImportWorker,
   validateImport,
-} from "~/domain/csv-import-job.server";
+} from "~/domain/csv-import/csv-import-job.server";
 import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
-import { type Throttle, createThrottle } from "~/domain/throttle.server";
+import { type Throttle, createThrottle } from "~/domain/limits/throttle.server";
 import { createDomainIdentity, systemClock } from "~/services.server";
 import { type Database, openDatabase } from "../../db/client.server";
 import { startEmbeddedStack } from "../support/stand-ins/embedded-stack";

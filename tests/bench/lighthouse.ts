@@ -6,7 +6,7 @@
  * nothing leaves the machine. Pages: home, sign-in, sign-up (signed out) and /my/profile/ (signed in: the session
  * cookie a real sign-in gave is sent with every request). Each page runs BENCH_RUNS times; the run with the median
  * performance score is printed with its LCP, TBT and CLS, beside accessibility and best practices.
- * Targets (issue 13): performance ≥ 95, accessibility 100, best practices ≥ 95. Failed audits are listed under the
+ * Targets: performance ≥ 95, accessibility 100, best practices ≥ 95. Failed audits are listed under the
  * table, with the elements they name, so a score below 100 says what to fix.
  *
  * How to read it: simulated throttling scales what this machine observed, so a machine busy with other work reads

@@ -58,10 +58,9 @@ interface Target {
 /**
  * Measures every target once per round, each right after a warm-up on its own URL, in the listed order in odd
  * rounds and the reverse in even ones (ABBA). Several targets share one server, and the URL measured first after
- * a switch paid about a millisecond per request more than the others, whichever it was (a 2 s warm-up did not
- * absorb it): in a fixed order `/`, always first and always after the signed-in runs, looked 20% dearer than
- * `/en/`, and with `/en/` first the two swapped, while alternating single requests cost the same. Reversing every
- * other round puts the same URL on both sides of each round boundary and gives each URL both neighbours.
+ * a switch pays more per request than the others, whichever it is, even after a warm-up: a fixed order would make
+ * whichever URL comes first look dearer. Reversing every other round puts the same URL on both sides of each round
+ * boundary and gives each URL both neighbours.
  */
 async function measureRounds(targets: Target[]): Promise<Map<string, ThroughputResult[]>> {
   const runs = new Map<string, ThroughputResult[]>(targets.map((target) => [target.label, []]));

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { API_ENDPOINTS, type ApiOperationId, ErrorEnvelopeSchema } from "~/api/contract";
-import { CSV_IMPORT_COLUMNS } from "~/domain/csv-import-file.server";
+import { CSV_IMPORT_COLUMNS } from "~/domain/csv-import/csv-import-file.server";
 import { type StandInSdk, bearerTokensFor, connectToStandIn } from "../support/bearer-tokens";
 import { PageClient, expectResponse } from "../support/page-client";
 import { formUrlEncode, sendRawRequest } from "../support/raw-http";

@@ -4,7 +4,7 @@ import {
   type DashboardFigures,
   dashboardFigures,
   lastTwelveMonths,
-} from "~/domain/admin-dashboard.server";
+} from "~/domain/staff/admin-dashboard.server";
 import { withdrawalReasons } from "../../db/schema";
 import { type DirectoryMemberSeed, insertDirectoryMembers, microsOf } from "../support/directory-members";
 import { useTestDatabase } from "../support/test-database";

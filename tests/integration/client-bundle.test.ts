@@ -7,8 +7,9 @@ const CLIENT_ASSETS = "build/client/assets";
 
 /**
  * The name Zod's core gives its base schema class, a string that survives minification: a client file holding it
- * holds Zod (about 25 kB gzipped, a fifth of a page's 120 kB budget). Forms are validated by their actions; pages
- * import choices from app/domain/form-choices.ts and constraints from the loader, never a schema module.
+ * holds Zod, which would take a large share of a form page's JavaScript budget. Forms are validated by their
+ * actions; pages import choices from app/domain/forms/form-choices.ts and constraints from the loader, never a
+ * schema module.
  */
 const ZOD_MARKER = "$ZodType";
 

@@ -16,7 +16,7 @@ import {
   startImportJob,
   startImportWorker,
   validateImport,
-} from "~/domain/csv-import-job.server";
+} from "~/domain/csv-import/csv-import-job.server";
 import { withDomainErrors } from "~/domain/domain-error.server";
 import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
 import { createIdentityProvider } from "~/integrations/cognito/identity-provider.server";

@@ -9,7 +9,7 @@ import {
   latestReconcileReport,
   reconcileDirectory,
   scheduleDirectoryReconcile,
-} from "~/domain/directory-reconcile.server";
+} from "~/domain/directory/directory-reconcile.server";
 import { withDomainErrors } from "~/domain/domain-error.server";
 import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
 import { createIdentityProvider } from "~/integrations/cognito/identity-provider.server";

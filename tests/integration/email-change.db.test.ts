@@ -7,7 +7,7 @@ import {
   confirmEmailChange,
   hashEmailChangeToken,
   requestEmailChange,
-} from "~/domain/email-change.server";
+} from "~/domain/account/email-change.server";
 import { type MailboxEntry, listMailboxEntries, mailboxDirectory } from "../support/stand-ins/dev-mailbox";
 import { createIdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { DomainError, withDomainErrors } from "~/domain/domain-error.server";

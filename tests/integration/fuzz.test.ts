@@ -1,8 +1,15 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { API_ENDPOINTS } from "~/api/contract";
-import { RATE_LIMIT_POLICIES } from "~/domain/rate-limit.server";
-import { COUNTRIES, OCCUPATIONS, Q1_OPTIONS, Q2_OPTIONS, Q3_OPTIONS, WITHDRAWAL_REASONS } from "~/domain/form-choices";
+import { RATE_LIMIT_POLICIES } from "~/domain/limits/rate-limit.server";
+import {
+  COUNTRIES,
+  OCCUPATIONS,
+  Q1_OPTIONS,
+  Q2_OPTIONS,
+  Q3_OPTIONS,
+  WITHDRAWAL_REASONS,
+} from "~/domain/forms/form-choices";
 import { PAGE_FILES } from "~/routing/route-files";
 import { type BearerTokens, type StandInSdk, bearerTokensFor, connectToStandIn } from "../support/bearer-tokens";
 import { PageClient, cookieHeader, expectResponse, withSetCookies } from "../support/page-client";

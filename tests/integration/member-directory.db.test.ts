@@ -4,14 +4,18 @@ import { afterAll, beforeAll, expect, test } from "vitest";
 import { type DatabaseHandle, openDatabase } from "../../db/client.server";
 import { memberDirectory } from "../../db/schema";
 import { parseConfig } from "~/config.server";
-import { AccountInfoSchema, ProfileSchema } from "~/domain/auth-schemas";
-import { confirmEmailChange, requestEmailChange } from "~/domain/email-change.server";
-import { importLegacyRows } from "~/domain/legacy-accounts.server";
-import { type DirectoryEntry, recordingDirectoryWrites, refreshDirectoryEntry } from "~/domain/member-directory.server";
-import { updateProfile } from "~/domain/profile.server";
-import { signIn } from "~/domain/sign-in.server";
-import { confirmSignUp, saveAccountInfo, startSignUp } from "~/domain/sign-up.server";
-import { cancelMembership } from "~/domain/withdrawal.server";
+import { AccountInfoSchema, ProfileSchema } from "~/domain/forms/auth-schemas";
+import { confirmEmailChange, requestEmailChange } from "~/domain/account/email-change.server";
+import { importLegacyRows } from "~/domain/account/legacy-accounts.server";
+import {
+  type DirectoryEntry,
+  recordingDirectoryWrites,
+  refreshDirectoryEntry,
+} from "~/domain/directory/member-directory.server";
+import { updateProfile } from "~/domain/account/profile.server";
+import { signIn } from "~/domain/account/sign-in.server";
+import { confirmSignUp, saveAccountInfo, startSignUp } from "~/domain/account/sign-up.server";
+import { cancelMembership } from "~/domain/account/withdrawal.server";
 import { withDomainErrors } from "~/domain/domain-error.server";
 import { createIdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { i18nextOutsideRequests } from "~/i18n/translator.server";

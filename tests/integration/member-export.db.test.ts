@@ -9,14 +9,14 @@ import {
   EmailAddressesExportParams,
   MemberExportParams,
   WithdrawalReasonsExportParams,
-} from "~/domain/export-params.server";
+} from "~/domain/staff/export-params.server";
 import {
   type CsvDownload,
   MAX_CONCURRENT_EXPORTS,
   exportEmailAddresses,
   exportMembers,
   exportWithdrawalReasons,
-} from "~/domain/member-export.server";
+} from "~/domain/staff/member-export.server";
 import { translatorFor } from "~/i18n/translator.server";
 import { insertDirectoryMembers, microsOf } from "../support/directory-members";
 import { useTestDatabase } from "../support/test-database";

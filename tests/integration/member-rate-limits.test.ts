@@ -8,7 +8,7 @@ import { TEST_PASSWORD, createTestMember } from "../support/test-members";
 
 /**
  * What a signed-in member does that calls Cognito or sends mail is limited per member and per client IP, on the pages
- * and in the API alike, so no member can throttle everyone's sign-in (README: Rate limits): the production build over
+ * and in the API alike, so no member can throttle everyone's sign-in (docs/security.md): the production build over
  * HTTP, small limits from the RATE_LIMIT_* variables. The server sits behind one trusted proxy, so each test is its own
  * client by the address the proxy forwards, and no test shares a per-IP count with another. LOG_LEVEL=warn: the
  * refusals' log lines are read back to check they carry the request id.

@@ -9,7 +9,7 @@ import {
   searchMembers,
   searchParamsOf,
   tokyoDayStart,
-} from "~/domain/member-search.server";
+} from "~/domain/staff/member-search.server";
 import { type DirectoryMemberSeed, insertDirectoryMembers, microsOf } from "../support/directory-members";
 import { useTestDatabase } from "../support/test-database";
 

@@ -1,12 +1,12 @@
 import { eq } from "drizzle-orm";
 import { expect, test } from "vitest";
 import { parseConfig } from "~/config.server";
-import { recordSignOutEverywhere, tokenStanding } from "~/domain/api-token-standing.server";
-import { activatePendingSession, startSession } from "~/domain/device-admission.server";
-import { listActiveDevices } from "~/domain/device-list.server";
-import { findLiveSession, renewSessionSignIn } from "~/domain/page-sessions.server";
-import { openRefreshToken } from "~/domain/refresh-tokens.server";
-import { endSessions } from "~/domain/session-ending.server";
+import { recordSignOutEverywhere, tokenStanding } from "~/domain/sessions/api-token-standing.server";
+import { activatePendingSession, startSession } from "~/domain/sessions/device-admission.server";
+import { listActiveDevices } from "~/domain/sessions/device-list.server";
+import { findLiveSession, renewSessionSignIn } from "~/domain/sessions/page-sessions.server";
+import { openRefreshToken } from "~/domain/sessions/refresh-tokens.server";
+import { endSessions } from "~/domain/sessions/session-ending.server";
 import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { systemClock } from "~/services.server";
 import { memberProfiles, memberSessions } from "../../db/schema";

@@ -9,7 +9,7 @@ import {
   countAttempt,
   deleteEndedRateLimitWindows,
   hitRateLimit,
-} from "~/domain/rate-limit.server";
+} from "~/domain/limits/rate-limit.server";
 import { useTestDatabase } from "../support/test-database";
 
 const database = useTestDatabase("rate-limits");

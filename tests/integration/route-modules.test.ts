@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { RouterContextProvider } from "react-router";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { findProfile } from "~/domain/profile.server";
+import { findProfile } from "~/domain/account/profile.server";
 import { memberProfiles } from "../../db/schema";
 import { parseConfig } from "~/config.server";
 import { RESOURCES } from "~/i18n/resources";

@@ -32,7 +32,7 @@ test(
     } finally {
       expect(await server.stop("SIGTERM")).toBe(0);
     }
-    // The test starts the server itself: it gets the start-up's own allowance (a loaded CI machine once needed >30 s).
+    // The test starts the server itself: it gets the start-up's own allowance (a loaded CI machine can need over 30 s).
   },
   SERVER_START_TIMEOUT_MS + 30_000,
 );

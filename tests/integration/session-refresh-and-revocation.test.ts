@@ -23,7 +23,7 @@ import { createTestMember } from "../support/test-members";
 
 /**
  * How a session is renewed and how it ends, over HTTP against the production build (preview mode) and its Cognito
- * stand-in, whose harness counts requests and injects faults (README: Accounts, sessions and cookies): a new
+ * stand-in, whose harness counts requests and injects faults (docs/security.md): a new
  * session per sign-in; sign-out ending the session on the server, also while Cognito is down; only
  * an expired access token costs one refresh, a refused refresh signs out, a throttled or failed one does not; a
  * password change signs out every other sign-in.

@@ -3,7 +3,7 @@
  * sign-up domain against the Cognito stand-in over HTTP through the AWS SDK, with the codes it mails.
  */
 import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
-import { confirmSignUp, resendSignUpCode, startSignUp } from "~/domain/sign-up.server";
+import { confirmSignUp, resendSignUpCode, startSignUp } from "~/domain/account/sign-up.server";
 import { DomainError, withDomainErrors } from "~/domain/domain-error.server";
 import { type IdentityProvider, createIdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { type ContractStandIn, REGION, startContractStandIn } from "../contract/contract-fixture";

@@ -5,7 +5,7 @@ import { emailChangeTokens, memberDirectory, memberSessions, staffAuditEvents } 
 import { authenticateBearer } from "~/api/bearer-auth.server";
 import { parseConfig } from "~/config.server";
 import { DomainError, withDomainErrors } from "~/domain/domain-error.server";
-import { requestEmailChange } from "~/domain/email-change.server";
+import { requestEmailChange } from "~/domain/account/email-change.server";
 import {
   type StaffActionActor,
   changeMemberEmail,
@@ -13,8 +13,8 @@ import {
   enableMember,
   endMemberSessions,
   refreshMember,
-} from "~/domain/staff-actions.server";
-import { listAuditEvents } from "~/domain/staff-audit-log.server";
+} from "~/domain/staff/staff-actions.server";
+import { listAuditEvents } from "~/domain/staff/staff-audit-log.server";
 import { i18nextOutsideRequests } from "~/i18n/translator.server";
 import { createMailer } from "~/integrations/mailer.server";
 import type { MailboxEntry } from "~/routing/dev-tools-only.server";

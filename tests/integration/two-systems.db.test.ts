@@ -2,13 +2,13 @@ import { eq, sql } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
 import { type DatabaseHandle, openDatabase } from "../../db/client.server";
 import { emailChangeTokens, memberProfiles, memberSessions, memberSignOuts } from "../../db/schema";
-import { confirmEmailChange, hashEmailChangeToken, requestEmailChange } from "~/domain/email-change.server";
+import { confirmEmailChange, hashEmailChangeToken, requestEmailChange } from "~/domain/account/email-change.server";
 import { parseConfig } from "~/config.server";
-import { startSession } from "~/domain/device-admission.server";
-import { findLiveSession } from "~/domain/page-sessions.server";
-import { revokeOwedRefreshTokens, revokeRefreshTokens } from "~/domain/refresh-tokens.server";
-import { confirmPasswordReset, requestPasswordReset } from "~/domain/password-reset.server";
-import { cancelMembership, finishOwedCognitoDeletions } from "~/domain/withdrawal.server";
+import { startSession } from "~/domain/sessions/device-admission.server";
+import { findLiveSession } from "~/domain/sessions/page-sessions.server";
+import { revokeOwedRefreshTokens, revokeRefreshTokens } from "~/domain/sessions/refresh-tokens.server";
+import { confirmPasswordReset, requestPasswordReset } from "~/domain/account/password-reset.server";
+import { cancelMembership, finishOwedCognitoDeletions } from "~/domain/account/withdrawal.server";
 import { DomainError, withDomainErrors } from "~/domain/domain-error.server";
 import { createIdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { listMailboxEntries, mailboxDirectory } from "../support/stand-ins/dev-mailbox";
@@ -23,9 +23,9 @@ import { makeTempDir } from "../support/temp-dir";
 import { emailUpdateLinkFor } from "~/routing/email-update-link";
 
 /**
- * Cognito and the database stay consistent when either fails mid-change (README: Cancellation and the purge
- * job), on the real parts: the Cognito stand-in through the AWS SDK (its harness makes it fail), the SMTP
- * capture, and PGlite (or PostgreSQL in CI).
+ * Cognito and the database stay consistent when either fails mid-change (app/domain/README.md: cancellation,
+ * e-mail change, the purge), on the real parts: the Cognito stand-in through the AWS SDK (its harness makes it
+ * fail), the SMTP capture, and PGlite (or PostgreSQL in CI).
  */
 const temp = makeTempDir("two-systems");
 let stack: StandIns;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { directoryReconcileRuns } from "../../db/schema";
 import { parseConfig } from "~/config.server";
-import { POOL_SUMMARY_CACHE_MS, describeUserPool } from "~/domain/user-pool-summary.server";
+import { POOL_SUMMARY_CACHE_MS, describeUserPool } from "~/domain/directory/user-pool-summary.server";
 import type { StandIns } from "~/server/start-server";
 import { type AppServices, createAppServices } from "~/services.server";
 import { startEmbeddedStack } from "../support/stand-ins/embedded-stack";

@@ -1,7 +1,7 @@
 import { eq, inArray, sql } from "drizzle-orm";
 import { expect, test, vi } from "vitest";
 import { emailChangeTokens, memberProfiles, memberSessions, memberSignOuts, withdrawalReasons } from "../../db/schema";
-import { PENDING_SIGN_IN_TTL_MS } from "~/domain/device-admission.server";
+import { PENDING_SIGN_IN_TTL_MS } from "~/domain/sessions/device-admission.server";
 import {
   EMAIL_CHANGE_TOKEN_RETENTION_DAYS,
   ENDED_SESSION_RETENTION_DAYS,
@@ -10,8 +10,8 @@ import {
   runPurge,
   runPurgeExclusively,
   schedulePurge,
-} from "~/domain/purge.server";
-import { purgeCancelledProfiles, retentionCutoff } from "~/domain/withdrawal.server";
+} from "~/domain/jobs/purge.server";
+import { purgeCancelledProfiles, retentionCutoff } from "~/domain/account/withdrawal.server";
 import { useTestDatabase } from "../support/test-database";
 
 const database = useTestDatabase("withdrawal-purge");

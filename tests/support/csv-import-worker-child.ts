@@ -8,7 +8,7 @@
  * bounds when calls start, which is what the rate test checks (arrivals at the stand-in can bunch behind its queue).
  */
 import { openDatabase } from "../../db/client.server";
-import { getImportJobProgress, startImportWorker } from "~/domain/csv-import-job.server";
+import { getImportJobProgress, startImportWorker } from "~/domain/csv-import/csv-import-job.server";
 import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
 import { createDomainIdentity, systemClock } from "~/services.server";
 

@@ -12,7 +12,7 @@ export interface ServerProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Generous: CI runs on 2 cores that may be busy with other test processes (a 60 s limit once failed there). */
+/** Generous: CI runs on 2 cores that may be busy with other test processes, where a start can take over a minute. */
 export const SERVER_START_TIMEOUT_MS = 180_000;
 /** A port chosen for the server can be taken by another process before the server binds it: then try again. */
 const START_ATTEMPTS = 3;

@@ -5,7 +5,7 @@ import {
   CSV_IMPORT_MAX_FILE_BYTES,
   CSV_IMPORT_MAX_ROWS,
   readImportFile,
-} from "~/domain/csv-import-file.server";
+} from "~/domain/csv-import/csv-import-file.server";
 
 const HEADER = CSV_IMPORT_COLUMNS.join(",");
 const row = (email: string, family = "山田", given = "花子") =>

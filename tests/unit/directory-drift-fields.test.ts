@@ -3,7 +3,7 @@ import {
   type DirectoryEntry,
   SIGNED_UP_AT_TOLERANCE_MS,
   changedIdentityFields,
-} from "~/domain/member-directory.server";
+} from "~/domain/directory/member-directory.server";
 
 const SIGNED_UP = new Date("2026-01-01T00:00:00Z");
 

@@ -1,5 +1,5 @@
 import { expect, test } from "vitest";
-import { displayName, isProfileFilled } from "~/domain/display-name.server";
+import { displayName, isProfileFilled } from "~/domain/account/display-name.server";
 
 test("the e-mail is shown until both names are filled", () => {
   expect(displayName({ email: "taro@example.jp" }, "ja")).toBe("taro@example.jp");

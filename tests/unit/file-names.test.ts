@@ -18,12 +18,12 @@ const SAME_THING: Record<string, string[]> = {
   // The catch-all 404 of the page lane and of the API lane.
   "not-found": ["routes", "routes/api"],
   // A feature's page and the domain rules it runs.
-  profile: ["domain", "routes/my"],
-  "sign-in": ["domain", "routes/auth"],
-  "sign-up": ["domain", "routes/auth"],
-  withdrawal: ["domain", "routes/my"],
+  profile: ["domain/account", "routes/my"],
+  "sign-in": ["domain/account", "routes/auth"],
+  "sign-up": ["domain/account", "routes/auth"],
+  withdrawal: ["domain/account", "routes/my"],
   // A command-line job and the domain rules it runs.
-  purge: ["commands", "domain"],
+  purge: ["commands", "domain/jobs"],
 };
 
 const KNOWN = SAME_THING;
@@ -32,7 +32,8 @@ const KNOWN = SAME_THING;
 function foldersByName(): Map<string, string[]> {
   const byName = new Map<string, Set<string>>();
   for (const entry of readdirSync(APP, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile()) continue;
+    // A folder's README.md documents the folder: it names no module.
+    if (!entry.isFile() || entry.name.endsWith(".md")) continue;
     const folder = path.relative(APP, entry.parentPath) || ".";
     const name = entry.name.split(".")[0]!;
     byName.set(name, (byName.get(name) ?? new Set()).add(folder));

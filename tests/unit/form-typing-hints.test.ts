@@ -15,8 +15,8 @@ import {
   RequestPasswordResetSchema,
   SignInSchema,
   SignUpSchema,
-} from "~/domain/auth-schemas";
-import { WithdrawalConfirmSchema, WithdrawalFormSchema } from "~/domain/withdrawal-schema";
+} from "~/domain/forms/auth-schemas";
+import { WithdrawalConfirmSchema, WithdrawalFormSchema } from "~/domain/forms/withdrawal-schema";
 import { countryChoices } from "~/i18n/country-names";
 import { prefectureChoices } from "~/i18n/prefecture-names";
 import type { Locale } from "~/i18n/locales";

@@ -113,9 +113,9 @@ test("nothing in app/ imports the tests' tree, statically or dynamically, except
 
 test("db/ imports only types from app/", async () => {
   const code = [
-    'import { purge } from "../app/domain/purge.server";',
+    'import { purge } from "../app/domain/jobs/purge.server";',
     'import type { Locale } from "../app/i18n/locales";',
     'import { memberProfiles } from "./schema";',
   ].join("\n");
-  expect(await reportedImports("db/x.ts", code)).toEqual(["../app/domain/purge.server"]);
+  expect(await reportedImports("db/x.ts", code)).toEqual(["../app/domain/jobs/purge.server"]);
 });

@@ -7,7 +7,7 @@ import {
   checkLegacyPassword,
   legacyPasswordCheckStats,
   meetsPoolPasswordPolicy,
-} from "~/domain/legacy-password.server";
+} from "~/domain/account/legacy-password.server";
 import { DomainError } from "~/domain/domain-error.server";
 import { domainErrorOf, messageKeyOf } from "~/errors/error-responses.server";
 

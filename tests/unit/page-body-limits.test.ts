@@ -1,5 +1,5 @@
 import { expect, test } from "vitest";
-import { CSV_IMPORT_MAX_FILE_BYTES } from "~/domain/csv-import-file.server";
+import { CSV_IMPORT_MAX_FILE_BYTES } from "~/domain/csv-import/csv-import-file.server";
 import { PAGE_BODY_LIMIT_BYTES, pageBodyLimitBytes } from "~/server/page-lane";
 
 test("the staff's CSV upload may post the import's file cap and a little multipart around it; other pages 64 KB", () => {

@@ -1,6 +1,6 @@
 import { expect, test } from "vitest";
-import { AccountInfoFormSchema, ProfileFormSchema, withStoredPrefecture } from "~/domain/auth-schemas";
-import { JAPANESE_PREFECTURES, jisCodeOf, listedPrefectureOf } from "~/domain/prefectures";
+import { AccountInfoFormSchema, ProfileFormSchema, withStoredPrefecture } from "~/domain/forms/auth-schemas";
+import { JAPANESE_PREFECTURES, jisCodeOf, listedPrefectureOf } from "~/domain/forms/prefectures";
 import { RESOURCES } from "~/i18n/resources";
 
 const PROFILE = {

@@ -1,5 +1,5 @@
 import { expect, test } from "vitest";
-import { createRequestPacer } from "~/domain/directory-reconcile.server";
+import { createRequestPacer } from "~/domain/directory/directory-reconcile.server";
 
 /** A clock the pacer sleeps on: time moves only when it sleeps or a request takes time. */
 function fakeTimer() {

@@ -1,6 +1,6 @@
 import { expect, test } from "vitest";
 import { parseConfig } from "~/config.server";
-import { recognizeService, themeForService } from "~/domain/service-recognition.server";
+import { recognizeService, themeForService } from "~/domain/sessions/service-recognition.server";
 
 const { services } = parseConfig({
   SERVICE_HOSTS_DATA: "data.example.jp",

@@ -1,6 +1,6 @@
 import { expect, test } from "vitest";
-import { describeDevice } from "~/domain/device-description.server";
-import { decryptSecret, encryptSecret } from "~/domain/refresh-tokens.server";
+import { describeDevice } from "~/domain/sessions/device-description.server";
+import { decryptSecret, encryptSecret } from "~/domain/sessions/refresh-tokens.server";
 
 const OLD = "o".repeat(32);
 const NEW = "n".repeat(32);

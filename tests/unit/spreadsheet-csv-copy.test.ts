@@ -7,7 +7,7 @@ import {
   ExcelSafeCsvPass,
   spreadsheetCsv,
   spreadsheetCsvOfCopy,
-} from "~/domain/spreadsheet-csv.server";
+} from "~/domain/staff/spreadsheet-csv.server";
 
 /**
  * The exports' path: PostgreSQL's CSV (COPY … WITH (FORMAT csv): quoted only where needed, LF line ends), made

@@ -8,7 +8,7 @@ import {
   contentDisposition,
   formatJapanTime,
   spreadsheetCsv,
-} from "~/domain/spreadsheet-csv.server";
+} from "~/domain/staff/spreadsheet-csv.server";
 
 async function bytesOf(stream: ReadableStream<Uint8Array>): Promise<Buffer> {
   return Buffer.from(await new Response(stream).arrayBuffer());

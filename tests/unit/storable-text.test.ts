@@ -8,8 +8,8 @@ import {
   ProfileSchema,
   SignInSchema,
   SignUpSchema,
-} from "~/domain/auth-schemas";
-import { WithdrawalApiSchema, WithdrawalConfirmSchema } from "~/domain/withdrawal-schema";
+} from "~/domain/forms/auth-schemas";
+import { WithdrawalApiSchema, WithdrawalConfirmSchema } from "~/domain/forms/withdrawal-schema";
 import { RESOURCES } from "~/i18n/resources";
 
 const PROFILE = {

@@ -6,7 +6,7 @@ import { useAdminLabels } from "./use-admin-labels";
 
 type AuditState = Readonly<Record<string, unknown>> | null;
 
-/** One staff action as the audit log keeps it (app/domain/staff-audit-log.server.ts). */
+/** One staff action as the audit log keeps it (app/domain/staff/staff-audit-log.server.ts). */
 export interface AuditEventRow {
   id: number;
   occurredAt: Date | string;

@@ -1,4 +1,4 @@
-import type { DashboardFigures } from "~/domain/admin-dashboard.server";
+import type { DashboardFigures } from "~/domain/staff/admin-dashboard.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { BarChart } from "./bar-chart";
 import { StackedBarChart } from "./stacked-bar-chart";

@@ -1,8 +1,8 @@
 import type { ReactNode } from "react";
-import type { MemberDetail } from "~/domain/member-detail.server";
+import type { MemberDetail } from "~/domain/staff/member-detail.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { formatDateTime } from "./formats";
-import { PROFILE_FIELD_ORDER } from "~/domain/form-choices";
+import { PROFILE_FIELD_ORDER } from "~/domain/forms/form-choices";
 import { useAdminLabels } from "./use-admin-labels";
 
 function Facts({ children }: { children: ReactNode }) {

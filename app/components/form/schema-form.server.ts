@@ -8,7 +8,7 @@ import type { FormConstraint } from "./use-schema-form";
 
 /*
  * The server's half of the form kit (use-schema-form.ts): what a loader sends a form page, and how its action parses
- * and answers a post. Everything a loader sends is weighed with the page's JavaScript (README: page weight).
+ * and answers a post. Everything a loader sends is weighed with the page's JavaScript (tests/bench/README.md).
  */
 
 /**
@@ -32,7 +32,7 @@ function translateReply(result: SubmissionResult<string[]>, translate: (key: str
 /**
  * Conform's parseWithZod for an action, whose replies carry every message (the schema's, a domain error's, an
  * attempt limit's) already translated into the request's language: the page then needs none of the error texts
- * in its loader data, which every visitor would download whether or not the form ever fails (README: page weight).
+ * in its loader data, which every visitor would download whether or not the form ever fails.
  */
 export function parseSubmission<Schema extends z.ZodType>(
   context: Readonly<RouterContextProvider>,

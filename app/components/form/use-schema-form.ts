@@ -25,8 +25,8 @@ type SchemaFormOptions<Schema extends FormSchema> = {
 /**
  * The members of Conform's form and field metadata that its prop helpers (getFormProps, getInputProps,
  * getSelectProps, getTextareaProps) and our field components read. Conform's `useForm` would give all of them,
- * but its browser runtime (client-side validation, intents, subscriptions) was 8.7 kB of every form page's
- * JavaScript, and the action alone validates here; so this hook builds just these from the action's reply.
+ * but its browser runtime (client-side validation, intents, subscriptions) would weigh on every form page's
+ * JavaScript budget, and the action alone validates here; so this hook builds just these from the action's reply.
  */
 type FieldState = {
   id: string;
@@ -44,7 +44,7 @@ type FieldState = {
  * The house's form setup, for every form (`useSchemaForm<typeof TheSchema>(loaderData.constraint, …)`): the
  * schema's constraints as HTML attributes, and the action's Zod verdict (Conform's `submission.reply()`) shown
  * beside each field. The action alone validates, with JavaScript on or off: the same messages on one path, and no
- * validation library in the page (Zod alone was a fifth of a form page's JavaScript). With JavaScript the reply
+ * validation library in the page (Zod would be a large share of a form page's JavaScript). With JavaScript the reply
  * comes back without a page load, typed values kept, and the first refused field gets the focus, as Conform does.
  * Ids follow Conform's (`${formId}-${name}`, `-error`, `-description`), and the form has `noValidate`, as
  * Conform's forms do: the server's messages, not the browser's, in the page's language.

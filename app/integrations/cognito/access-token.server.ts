@@ -33,8 +33,8 @@ const TOKEN_VERDICTS = new Set([
 
 /**
  * Tokens that passed, by a hash of the token and the pool and client they passed for, with their claims. A page
- * view checks its member's token on every request, and the RS256 signature check was the largest single cost of
- * a signed-in view (README: Benchmarks). A token that passed passes again until it expires: its claims cannot
+ * view checks its member's token on every request, and the RS256 signature check is the largest single cost of
+ * a signed-in view that does it. A token that passed passes again until it expires: its claims cannot
  * change, and the pool's keys stay cached until a token names one we lack (jwks.server.ts). Whether a session
  * was revoked is the session row's question, asked on every request all the same. Only tokens that passed are
  * kept (no one fills this without signing in), at most VERIFIED_TOKENS_MAX, the oldest dropped first.

@@ -4,7 +4,7 @@ import type { IdentityProvider } from "./identity-provider.server";
 /**
  * The deployment contract: the Cognito user pool and app client settings this app's code depends on. Production checks
  * them at start-up and refuses to run when one differs, rather than fail later in front of a member; the stand-in is
- * provisioned from the same values. The README's "Cognito deployment contract" explains each one.
+ * provisioned from the same values. docs/deployment.md ("The Cognito deployment contract") explains each one.
  */
 
 /** The pool and client as DescribeUserPool and DescribeUserPoolClient report them, and whether the admin group exists. */
@@ -15,7 +15,7 @@ export interface DescribedPool {
 }
 
 export interface PoolExpectations {
-  /** The app's own rule for new passwords (app/domain/auth-schemas.ts). */
+  /** The app's own rule for new passwords (app/domain/forms/auth-schemas.ts). */
   minimumPasswordLength: number;
   adminGroup: string;
 }

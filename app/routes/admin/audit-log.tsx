@@ -6,7 +6,7 @@ import { AuditEventTable } from "~/components/admin/audit-event-table";
 import { AdminGetForm } from "~/components/admin/get-form";
 import { PageLinks } from "~/components/admin/page-links";
 import { InputField, SelectField } from "~/components/form/fields";
-import { AuditLogParams, STAFF_ACTIONS, listAuditEvents } from "~/domain/staff-audit-log.server";
+import { AuditLogParams, STAFF_ACTIONS, listAuditEvents } from "~/domain/staff/staff-audit-log.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance } from "~/middleware/i18n.server";

@@ -1,7 +1,7 @@
 import { data } from "react-router";
 import { z } from "zod";
-import { failedRowsCsv, getImportJobProgress } from "~/domain/csv-import-job.server";
-import { CSV_CHARSETS, CSV_ENCODINGS, contentDisposition } from "~/domain/spreadsheet-csv.server";
+import { failedRowsCsv, getImportJobProgress } from "~/domain/csv-import/csv-import-job.server";
+import { CSV_CHARSETS, CSV_ENCODINGS, contentDisposition } from "~/domain/staff/spreadsheet-csv.server";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { requireAdmin } from "~/middleware/require-member.server";
 import { servicesOf } from "~/services.server";

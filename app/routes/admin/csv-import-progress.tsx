@@ -8,7 +8,7 @@ import { Button, buttonClassName } from "~/components/button";
 import { ImportProgress } from "~/components/admin/import-progress";
 import { FormAlert } from "~/components/form/fields";
 import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
-import { cancelImportJob, getImportJobProgress } from "~/domain/csv-import-job.server";
+import { cancelImportJob, getImportJobProgress } from "~/domain/csv-import/csv-import-job.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { checkAttemptLimit } from "~/middleware/attempt-limit.server";

@@ -1,5 +1,5 @@
-import { CSV_IMPORT_COLUMNS, type CsvImportColumn } from "~/domain/csv-import-file.server";
-import { contentDisposition, spreadsheetCsv } from "~/domain/spreadsheet-csv.server";
+import { CSV_IMPORT_COLUMNS, type CsvImportColumn } from "~/domain/csv-import/csv-import-file.server";
+import { contentDisposition, spreadsheetCsv } from "~/domain/staff/spreadsheet-csv.server";
 import { requireAdmin } from "~/middleware/require-member.server";
 import { servicesOf } from "~/services.server";
 import type { Route } from "./+types/csv-import-template";

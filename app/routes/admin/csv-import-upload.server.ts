@@ -1,8 +1,8 @@
 import type { TFunction } from "i18next";
 import type { CsvColumnDoc } from "~/components/admin/csv-columns-table";
-import { ProfileSchema } from "~/domain/auth-schemas";
-import { OCCUPATIONS } from "~/domain/form-choices";
-import { CSV_IMPORT_COLUMNS, type CsvImportColumn } from "~/domain/csv-import-file.server";
+import { ProfileSchema } from "~/domain/forms/auth-schemas";
+import { OCCUPATIONS } from "~/domain/forms/form-choices";
+import { CSV_IMPORT_COLUMNS, type CsvImportColumn } from "~/domain/csv-import/csv-import-file.server";
 import { countryChoices } from "~/i18n/country-names";
 import type { Locale } from "~/i18n/locales";
 

@@ -9,7 +9,7 @@ import { ImportErrorTable, type ImportLimits } from "~/components/admin/import-e
 import { ImportJobTable } from "~/components/admin/import-job-table";
 import { FormAlert, InputField } from "~/components/form/fields";
 import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
-import { CSV_IMPORT_MAX_FILE_BYTES, CSV_IMPORT_MAX_ROWS } from "~/domain/csv-import-file.server";
+import { CSV_IMPORT_MAX_FILE_BYTES, CSV_IMPORT_MAX_ROWS } from "~/domain/csv-import/csv-import-file.server";
 import {
   type ImportDryRunReport,
   cancelImportJob,
@@ -17,7 +17,7 @@ import {
   listImportJobs,
   startImportJob,
   validateImport,
-} from "~/domain/csv-import-job.server";
+} from "~/domain/csv-import/csv-import-job.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { checkAttemptLimit } from "~/middleware/attempt-limit.server";

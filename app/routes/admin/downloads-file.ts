@@ -1,8 +1,8 @@
 import { data, redirect } from "react-router";
-import { type ExportKind, isExportKind, parseExportQuery } from "~/domain/export-params.server";
-import { exportEmailAddresses, exportMembers, exportWithdrawalReasons } from "~/domain/member-export.server";
+import { type ExportKind, isExportKind, parseExportQuery } from "~/domain/staff/export-params.server";
+import { exportEmailAddresses, exportMembers, exportWithdrawalReasons } from "~/domain/staff/member-export.server";
 import { DomainError } from "~/domain/domain-error.server";
-import type { WithdrawalReason } from "~/domain/form-choices";
+import type { WithdrawalReason } from "~/domain/forms/form-choices";
 import { localeFromPathname } from "~/i18n/locales";
 import { getInstance } from "~/middleware/i18n.server";
 import { requireAdmin } from "~/middleware/require-member.server";

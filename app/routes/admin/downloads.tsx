@@ -9,9 +9,9 @@ import {
   MAX_EXPORT_LIMIT,
   isExportKind,
   parseExportQuery,
-} from "~/domain/export-params.server";
-import { MAX_CONCURRENT_EXPORTS } from "~/domain/member-export.server";
-import { LEGACY_STATES, MEMBER_STATUSES, SERVICE_NAMES } from "~/domain/member-search.server";
+} from "~/domain/staff/export-params.server";
+import { MAX_CONCURRENT_EXPORTS } from "~/domain/staff/member-export.server";
+import { LEGACY_STATES, MEMBER_STATUSES, SERVICE_NAMES } from "~/domain/staff/member-search.server";
 import { LOCALES } from "~/i18n/locales";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";

@@ -8,17 +8,17 @@ import { AuditEventTable } from "~/components/admin/audit-event-table";
 import { MemberDetailSections } from "~/components/admin/member-detail-sections";
 import { FormAlert, InputField } from "~/components/form/fields";
 import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
-import { EmailSchema } from "~/domain/auth-schemas";
+import { EmailSchema } from "~/domain/forms/auth-schemas";
 import { toDomainError } from "~/domain/domain-error.server";
-import { findMemberDetail } from "~/domain/member-detail.server";
+import { findMemberDetail } from "~/domain/staff/member-detail.server";
 import {
   changeMemberEmail,
   disableMember,
   enableMember,
   endMemberSessions,
   refreshMember,
-} from "~/domain/staff-actions.server";
-import { listAuditEvents } from "~/domain/staff-audit-log.server";
+} from "~/domain/staff/staff-actions.server";
+import { listAuditEvents } from "~/domain/staff/staff-audit-log.server";
 import { replyWithDomainError } from "~/errors/error-responses.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
@@ -31,7 +31,7 @@ import { servicesOf } from "~/services.server";
 import { getToastUtils } from "~/toast.server";
 import type { Route } from "./+types/member";
 
-/** The actions that need nothing but a confirmation; each is one staff verb (app/domain/staff-actions.server.ts). */
+/** The actions that need nothing but a confirmation; each is one staff verb (app/domain/staff/staff-actions.server.ts). */
 const CONFIRMED_ACTIONS = ["refresh", "sessions-end", "disable", "enable"] as const;
 type ConfirmedAction = (typeof CONFIRMED_ACTIONS)[number];
 

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { Button } from "~/components/button";
 import { AdminGetForm } from "~/components/admin/get-form";
 import { InputField } from "~/components/form/fields";
-import { findSubByEmailOrSub } from "~/domain/member-detail.server";
+import { findSubByEmailOrSub } from "~/domain/staff/member-detail.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";

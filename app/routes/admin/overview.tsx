@@ -7,7 +7,7 @@ import { AdminGetForm } from "~/components/admin/get-form";
 import { PageLinks } from "~/components/admin/page-links";
 import { useAdminLabels } from "~/components/admin/use-admin-labels";
 import { InputField, SelectField } from "~/components/form/fields";
-import { dashboardFigures } from "~/domain/admin-dashboard.server";
+import { dashboardFigures } from "~/domain/staff/admin-dashboard.server";
 import {
   DEFAULT_MEMBER_SORT,
   LEGACY_STATES,
@@ -19,7 +19,7 @@ import {
   parseMemberSearch,
   searchMembers,
   searchParamsOf,
-} from "~/domain/member-search.server";
+} from "~/domain/staff/member-search.server";
 import { LOCALES } from "~/i18n/locales";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";

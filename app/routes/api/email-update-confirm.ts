@@ -1,6 +1,6 @@
 import { ApiError } from "~/api/api-response.server";
 import { apiRoute } from "~/api/api-handler.server";
-import { confirmEmailChange } from "~/domain/email-change.server";
+import { confirmEmailChange } from "~/domain/account/email-change.server";
 import { emailUpdateLinkFor } from "~/routing/email-update-link";
 
 const api = apiRoute({

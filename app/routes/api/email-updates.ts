@@ -1,5 +1,5 @@
 import { apiRoute, limitAttempts } from "~/api/api-handler.server";
-import { requestEmailChange } from "~/domain/email-change.server";
+import { requestEmailChange } from "~/domain/account/email-change.server";
 import { emailUpdateLinkFor } from "~/routing/email-update-link";
 
 const api = apiRoute({

@@ -1,6 +1,6 @@
 import { apiRoute } from "~/api/api-handler.server";
-import { describeDevice } from "~/domain/device-description.server";
-import { endSessions } from "~/domain/session-ending.server";
+import { describeDevice } from "~/domain/sessions/device-description.server";
+import { endSessions } from "~/domain/sessions/session-ending.server";
 
 const api = apiRoute({
   DELETE: {

@@ -1,6 +1,6 @@
 import { ApiError } from "~/api/api-response.server";
 import { apiRoute, limitAttempts, memberBody } from "~/api/api-handler.server";
-import { refreshMemberRecord } from "~/domain/profile.server";
+import { refreshMemberRecord } from "~/domain/account/profile.server";
 
 const api = apiRoute({
   POST: {

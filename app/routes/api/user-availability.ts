@@ -1,5 +1,5 @@
 import { apiRoute, limitAttempts } from "~/api/api-handler.server";
-import { isAddressTaken } from "~/domain/email-change.server";
+import { isAddressTaken } from "~/domain/account/email-change.server";
 
 const api = apiRoute({
   POST: {

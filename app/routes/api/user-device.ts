@@ -1,7 +1,7 @@
 import { ApiError } from "~/api/api-response.server";
 import { apiRoute, deviceList, limitAttempts, withStatus } from "~/api/api-handler.server";
-import { registerDevice } from "~/domain/device-registration.server";
-import { endSessions } from "~/domain/session-ending.server";
+import { registerDevice } from "~/domain/sessions/device-registration.server";
+import { endSessions } from "~/domain/sessions/session-ending.server";
 
 /** Device keys are what our own sign-in puts in its cookie: random, URL-safe, at most 128 characters. */
 const DEVICE_KEY = /^[A-Za-z0-9_-]{1,128}$/;

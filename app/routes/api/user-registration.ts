@@ -1,6 +1,6 @@
 import { apiRoute, limitAttempts, memberBody } from "~/api/api-handler.server";
-import { refreshMemberRecord } from "~/domain/profile.server";
-import { saveAccountInfo } from "~/domain/sign-up.server";
+import { refreshMemberRecord } from "~/domain/account/profile.server";
+import { saveAccountInfo } from "~/domain/account/sign-up.server";
 
 const api = apiRoute({
   POST: {

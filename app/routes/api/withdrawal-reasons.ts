@@ -1,6 +1,6 @@
 import { ApiError } from "~/api/api-response.server";
 import { apiRoute, limitAttempts } from "~/api/api-handler.server";
-import { cancelMembership } from "~/domain/withdrawal.server";
+import { cancelMembership } from "~/domain/account/withdrawal.server";
 
 const api = apiRoute({
   POST: {

@@ -6,7 +6,7 @@ import { Button } from "~/components/button";
 import { FormAlert, InputField } from "~/components/form/fields";
 import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
 import { newPasswordChallengeCookie } from "~/cookies/app-cookies.server";
-import { FirstPasswordSchema } from "~/domain/auth-schemas";
+import { FirstPasswordSchema } from "~/domain/forms/auth-schemas";
 import { domainErrorOf, replyWithDomainError } from "~/errors/error-responses.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";

@@ -9,7 +9,12 @@ import {
   readOrCreateDeviceKey,
   sessionCookie,
 } from "~/cookies/app-cookies.server";
-import { type NewPasswordRequired, type SignInResult, completeFirstSignIn, signIn } from "~/domain/sign-in.server";
+import {
+  type NewPasswordRequired,
+  type SignInResult,
+  completeFirstSignIn,
+  signIn,
+} from "~/domain/account/sign-in.server";
 import type { Locale } from "~/i18n/locales";
 import { resolveReturnTarget } from "~/routing/return-target";
 import { pathFor } from "~/routing/route-table";

@@ -7,13 +7,13 @@ import { DeactivateDeviceForm, type DeviceRow, DeviceTable } from "~/components/
 import { FormAlert, InputField } from "~/components/form/fields";
 import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
 import { pendingSignInCookie } from "~/cookies/app-cookies.server";
-import { SignInSchema } from "~/domain/auth-schemas";
+import { SignInSchema } from "~/domain/forms/auth-schemas";
 import {
   continuePendingSignIn,
   deactivateDeviceForPendingSignIn,
   listDevicesForPendingSession,
-} from "~/domain/device-admission.server";
-import { displayName } from "~/domain/display-name.server";
+} from "~/domain/sessions/device-admission.server";
+import { displayName } from "~/domain/account/display-name.server";
 import { DomainError } from "~/domain/domain-error.server";
 import { domainErrorOf, messageKeyOf, replyWithDomainError } from "~/errors/error-responses.server";
 import { type TranslationRequest, loadTranslations } from "~/i18n/translations.server";
@@ -21,7 +21,7 @@ import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { checkAttemptLimit } from "~/middleware/attempt-limit.server";
 import { getMember } from "~/middleware/member-session.server";
-import { endSessions } from "~/domain/session-ending.server";
+import { endSessions } from "~/domain/sessions/session-ending.server";
 import { pathFor } from "~/routing/route-table";
 import { servicesOf } from "~/services.server";
 import { getToastUtils } from "~/toast.server";

@@ -5,7 +5,7 @@ import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { getMember } from "~/middleware/member-session.server";
 import { sessionCookie } from "~/cookies/app-cookies.server";
-import { endSessions } from "~/domain/session-ending.server";
+import { endSessions } from "~/domain/sessions/session-ending.server";
 import { pathFor } from "~/routing/route-table";
 import { servicesOf } from "~/services.server";
 import { getToastUtils } from "~/toast.server";

@@ -1,6 +1,6 @@
 import type { Config } from "~/config.server";
 import { SIGN_UP_FLOW_MAX_AGE_S, signUpFlowCookie } from "~/cookies/app-cookies.server";
-import { decryptSecret, encryptSecret } from "~/domain/refresh-tokens.server";
+import { decryptSecret, encryptSecret } from "~/domain/sessions/refresh-tokens.server";
 
 export type SignUpStep = "code" | "account" | "done";
 

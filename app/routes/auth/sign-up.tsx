@@ -12,9 +12,9 @@ import {
   ConfirmationCodeSchema,
   SignUpSchema,
   withStoredPrefecture,
-} from "~/domain/auth-schemas";
-import { Q1_OPTIONS, Q2_OPTIONS, Q3_OPTIONS } from "~/domain/form-choices";
-import { confirmSignUp, resendSignUpCode, saveAccountInfo, startSignUp } from "~/domain/sign-up.server";
+} from "~/domain/forms/auth-schemas";
+import { Q1_OPTIONS, Q2_OPTIONS, Q3_OPTIONS } from "~/domain/forms/form-choices";
+import { confirmSignUp, resendSignUpCode, saveAccountInfo, startSignUp } from "~/domain/account/sign-up.server";
 import { replyWithDomainError } from "~/errors/error-responses.server";
 import { countryChoices } from "~/i18n/country-names";
 import { prefectureChoices } from "~/i18n/prefecture-names";
@@ -33,7 +33,7 @@ import { type SignUpFlow, clearSignUpFlow, readSignUpFlow, saveSignUpFlow } from
 
 /**
  * What the flow's current step shows, and only that: each step's texts, form constraints and (for the profile)
- * country list, since everything a loader sends is weighed with the page's JavaScript (README: page weight).
+ * country list, since everything a loader sends is weighed with the page's JavaScript (tests/bench/README.md).
  */
 function stepData(context: Readonly<RouterContextProvider>, locale: Locale, flow: SignUpFlow | null) {
   const texts = (keys: string[], more: TranslationRequest[] = []) =>

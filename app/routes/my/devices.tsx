@@ -1,7 +1,7 @@
 import { AppLink } from "~/components/app-link";
 import { DeactivateDeviceForm, DeviceTable } from "~/components/device-table";
-import { listActiveDevices } from "~/domain/device-list.server";
-import { endSessions } from "~/domain/session-ending.server";
+import { listActiveDevices } from "~/domain/sessions/device-list.server";
+import { endSessions } from "~/domain/sessions/session-ending.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";

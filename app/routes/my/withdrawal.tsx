@@ -12,9 +12,13 @@ import { sessionCookie } from "~/cookies/app-cookies.server";
 import { Button } from "~/components/button";
 import { CheckboxField, FormAlert, InputField, SelectField, TextareaField } from "~/components/form/fields";
 import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
-import { WITHDRAWAL_REASONS } from "~/domain/form-choices";
-import { type WithdrawalAnswers, WithdrawalConfirmSchema, WithdrawalFormSchema } from "~/domain/withdrawal-schema";
-import { cancelMembership } from "~/domain/withdrawal.server";
+import { WITHDRAWAL_REASONS } from "~/domain/forms/form-choices";
+import {
+  type WithdrawalAnswers,
+  WithdrawalConfirmSchema,
+  WithdrawalFormSchema,
+} from "~/domain/forms/withdrawal-schema";
+import { cancelMembership } from "~/domain/account/withdrawal.server";
 import { replyWithDomainError } from "~/errors/error-responses.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";

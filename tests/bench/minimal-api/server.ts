@@ -15,11 +15,11 @@
 import { randomBytes } from "node:crypto";
 import http from "node:http";
 import { openDatabase } from "../../../db/client.server";
-import { describeDevice } from "~/domain/device-description.server";
+import { describeDevice } from "~/domain/sessions/device-description.server";
 import { parseConfig } from "~/config.server";
-import { tokenStanding } from "~/domain/api-token-standing.server";
-import { startSession } from "~/domain/device-admission.server";
-import { listActiveDevices } from "~/domain/device-list.server";
+import { tokenStanding } from "~/domain/sessions/api-token-standing.server";
+import { startSession } from "~/domain/sessions/device-admission.server";
+import { listActiveDevices } from "~/domain/sessions/device-list.server";
 import { localeFromAcceptLanguage } from "~/i18n/locales";
 import { verifyAccessToken } from "~/integrations/cognito/access-token.server";
 import { createIdentityProvider } from "~/integrations/cognito/identity-provider.server";

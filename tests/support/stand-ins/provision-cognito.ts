@@ -14,7 +14,7 @@ import {
   ListUserPoolsCommand,
   type CognitoIdentityProviderClient,
 } from "@aws-sdk/client-cognito-identity-provider";
-import { MIN_PASSWORD_LENGTH } from "~/domain/auth-schemas";
+import { MIN_PASSWORD_LENGTH } from "~/domain/forms/auth-schemas";
 import { REQUIRED_CLIENT_SETTINGS, requiredPasswordPolicy } from "~/integrations/cognito/pool-contract.server";
 
 export const STAND_IN_POOL_NAME = "member-account";
@@ -28,7 +28,7 @@ const DEFAULT_APP_ORIGIN = "http://127.0.0.1:3000";
  * with a temporary password. Cognito keeps ONE template per pool whatever the member's language, so it speaks
  * Japanese first and then English. Cognito requires both placeholders: {####} is the temporary password and
  * {username} the user name, which in a pool that signs in by e-mail is an opaque id, so the text tells the member to
- * sign in with the address instead. A real pool needs the same template (README, "Deployment contract").
+ * sign in with the address instead. A real pool needs the same template (docs/deployment.md).
  */
 export function invitationTemplate(appOrigin: string): { EmailSubject: string; EmailMessage: string } {
   const origin = appOrigin.replace(/\/$/, "");

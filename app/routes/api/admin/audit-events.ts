@@ -1,6 +1,6 @@
 import { apiRoute } from "~/api/api-handler.server";
 import { asJson } from "~/api/staff-api.server";
-import { listAuditEvents } from "~/domain/staff-audit-log.server";
+import { listAuditEvents } from "~/domain/staff/staff-audit-log.server";
 
 const api = apiRoute({
   GET: {

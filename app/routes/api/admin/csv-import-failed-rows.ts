@@ -1,7 +1,7 @@
 import { apiRoute } from "~/api/api-handler.server";
 import { ApiError } from "~/api/api-response.server";
 import { importJobIdOf } from "~/api/staff-api.server";
-import { failedRowsCsv, getImportJobProgress } from "~/domain/csv-import-job.server";
+import { failedRowsCsv, getImportJobProgress } from "~/domain/csv-import/csv-import-job.server";
 import { fixedTranslator } from "~/i18n/translator.server";
 import { csvDownloadResponse } from "~/routing/csv-download.server";
 

@@ -1,8 +1,8 @@
 import { apiRoute, withStatus } from "~/api/api-handler.server";
 import { ApiError } from "~/api/api-response.server";
 import { asJson, staffActorOf } from "~/api/staff-api.server";
-import { problemMessageValues } from "~/domain/csv-import-file.server";
-import { getImportJobProgress, startImportJob, validateImport } from "~/domain/csv-import-job.server";
+import { problemMessageValues } from "~/domain/csv-import/csv-import-file.server";
+import { getImportJobProgress, startImportJob, validateImport } from "~/domain/csv-import/csv-import-job.server";
 import { fixedTranslator } from "~/i18n/translator.server";
 
 /** The file name a job shows when the caller gives none. */

@@ -1,6 +1,6 @@
 import { apiRoute } from "~/api/api-handler.server";
 import { staffActorOf } from "~/api/staff-api.server";
-import { exportEmailAddresses } from "~/domain/member-export.server";
+import { exportEmailAddresses } from "~/domain/staff/member-export.server";
 import { csvDownloadResponse } from "~/routing/csv-download.server";
 
 const api = apiRoute({

@@ -1,6 +1,6 @@
 import { apiRoute } from "~/api/api-handler.server";
 import { memberSubOf, staffActorOf } from "~/api/staff-api.server";
-import { changeMemberEmail } from "~/domain/staff-actions.server";
+import { changeMemberEmail } from "~/domain/staff/staff-actions.server";
 
 const api = apiRoute({
   POST: {

@@ -1,5 +1,5 @@
 import { apiRoute } from "~/api/api-handler.server";
-import { countMembers } from "~/domain/member-search.server";
+import { countMembers } from "~/domain/staff/member-search.server";
 
 const api = apiRoute({
   GET: {

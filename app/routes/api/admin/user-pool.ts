@@ -1,6 +1,6 @@
 import { apiRoute } from "~/api/api-handler.server";
 import { asJson } from "~/api/staff-api.server";
-import { describeUserPool } from "~/domain/user-pool-summary.server";
+import { describeUserPool } from "~/domain/directory/user-pool-summary.server";
 
 const api = apiRoute({
   GET: {

@@ -1,6 +1,6 @@
 import { apiRoute } from "~/api/api-handler.server";
 import { asJson, memberSubOf, staffActorOf } from "~/api/staff-api.server";
-import { refreshMember } from "~/domain/staff-actions.server";
+import { refreshMember } from "~/domain/staff/staff-actions.server";
 
 const api = apiRoute({
   POST: {

@@ -1,6 +1,6 @@
 import { apiRoute } from "~/api/api-handler.server";
 import { memberSubOf, staffActorOf } from "~/api/staff-api.server";
-import { endMemberSessions } from "~/domain/staff-actions.server";
+import { endMemberSessions } from "~/domain/staff/staff-actions.server";
 
 const api = apiRoute({
   POST: {

@@ -1,8 +1,8 @@
 import { apiRoute } from "~/api/api-handler.server";
 import { ApiError } from "~/api/api-response.server";
 import { asJson, memberSubOf } from "~/api/staff-api.server";
-import { findMemberDetail } from "~/domain/member-detail.server";
-import { listAuditEvents } from "~/domain/staff-audit-log.server";
+import { findMemberDetail } from "~/domain/staff/member-detail.server";
+import { listAuditEvents } from "~/domain/staff/staff-audit-log.server";
 
 const api = apiRoute({
   GET: {

@@ -1,6 +1,6 @@
 import { apiRoute } from "~/api/api-handler.server";
 import { asJson } from "~/api/staff-api.server";
-import { searchMembers } from "~/domain/member-search.server";
+import { searchMembers } from "~/domain/staff/member-search.server";
 
 const api = apiRoute({
   GET: {

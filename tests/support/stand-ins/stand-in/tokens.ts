@@ -3,7 +3,7 @@
  * verifies them), Cognito's default lifetimes, `origin_jti` linking access and ID tokens to the refresh token of
  * their sign-in (what RevokeToken revokes), and the user's standard attributes in the ID token.
  */
-import { createPrivateKey, createPublicKey, randomUUID, sign, verify, type KeyObject } from "node:crypto";
+import { createPrivateKey, createPublicKey, sign, verify, type KeyObject } from "node:crypto";
 import { createRequire } from "node:module";
 import type { AttributeType, LocalAppClient, LocalTokenGenerator, LocalUser } from "./cognito-local";
 
@@ -152,8 +152,4 @@ export function withCognitoTokenLifetimes(
       return generator.generate(ctx, user, groups, effective, metadata, source);
     },
   };
-}
-
-export function newRequestId(): string {
-  return randomUUID();
 }

@@ -1,0 +1,62 @@
+import { logger } from "~/integrations/logger.server";
+import type { AppServices } from "~/services.server";
+import { renewSessionSignIn } from "../sessions/page-sessions.server";
+import { signOutEverywhere } from "../sessions/session-ending.server";
+import { originJtiOf } from "./sign-in.server";
+
+export type PasswordChangeDependencies = Pick<AppServices, "db" | "identity" | "config" | "clock">;
+
+export interface PasswordChangeResult {
+  endedSessions: number;
+  /** This browser's new access token, for its session cookie; null when it keeps the one it had. */
+  accessToken: string | null;
+}
+
+/**
+ * Changes the member's password with their access token (a wrong current password comes out as the DomainError
+ * "currentPasswordMismatch"), then signs out every other sign-in. Their session rows end, which is what signs
+ * other browsers out on their next request. Cognito keeps refresh tokens through a password change, so a global
+ * sign-out revokes every one of them, including sign-ins no session of ours records (a sibling service's before
+ * it registers the device): none can mint another access token, and the member API refuses the ones they hold
+ * (recordSignOutEverywhere). This browser is then signed in again with the new password and keeps its session.
+ * If the global sign-out fails, the ended sessions' refresh tokens are revoked one by one instead (best effort),
+ * and this browser keeps its tokens.
+ */
+export async function changePassword(
+  deps: PasswordChangeDependencies,
+  input: {
+    sub: string;
+    email: string;
+    sessionId: string;
+    accessToken: string;
+    currentPassword: string;
+    newPassword: string;
+  },
+): Promise<PasswordChangeResult> {
+  await deps.identity.changePassword({
+    accessToken: input.accessToken,
+    currentPassword: input.currentPassword,
+    newPassword: input.newPassword,
+  });
+  const { endedSessions, globalSignOut } = await signOutEverywhere(deps, {
+    sub: input.sub,
+    keepSessionId: input.sessionId,
+  });
+  // Without the global sign-out this browser's refresh token still works: it keeps its tokens.
+  if (!globalSignOut) return { endedSessions, accessToken: null };
+  try {
+    const tokens = await deps.identity.signIn({ email: input.email, password: input.newPassword });
+    if (!tokens.refreshToken) throw new Error("Cognito returned no refresh token at sign-in");
+    await renewSessionSignIn(deps, {
+      sessionId: input.sessionId,
+      refreshToken: tokens.refreshToken,
+      originJti: originJtiOf(tokens.accessToken),
+    });
+    return { endedSessions, accessToken: tokens.accessToken };
+  } catch (error) {
+    // The password is changed and everyone else is out; this browser stays signed in until its access token
+    // expires, and then signs in again with the new password.
+    logger.warn({ err: error }, "could not sign this browser in again after a password change");
+    return { endedSessions, accessToken: null };
+  }
+}

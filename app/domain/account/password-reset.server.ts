@@ -1,0 +1,103 @@
+import { DomainError, type DomainErrorCode } from "../domain-error.server";
+import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
+import { logger } from "~/integrations/logger.server";
+import type { AppServices } from "~/services.server";
+import { signOutEverywhere } from "../sessions/session-ending.server";
+
+export type PasswordResetIdentity = Pick<
+  IdentityProvider,
+  "forgotPassword" | "confirmForgotPassword" | "resendInvitation"
+>;
+
+export type PasswordResetDependencies = Pick<AppServices, "db" | "identity" | "config" | "clock">;
+
+/**
+ * What Cognito's ForgotPassword may reveal about the account itself: unknown, unconfirmed, disabled
+ * (NotAuthorized) or without a verified e-mail (InvalidParameter). Telling any of these apart from "code sent"
+ * would let anyone test which addresses have an ID, so they all read as success.
+ */
+const HIDDEN_ON_REQUEST: ReadonlySet<DomainErrorCode> = new Set([
+  "userNotFound",
+  "userNotConfirmed",
+  "invalidCredentials",
+  "invalidInput",
+]);
+
+/**
+ * On ConfirmForgotPassword the same account states (and an expired code) read as a wrong code: after an
+ * enumeration-safe request, an unknown address must fail the confirm step exactly like a known one would.
+ */
+const READ_AS_CODE_MISMATCH: ReadonlySet<DomainErrorCode> = new Set([
+  "codeExpired",
+  "userNotFound",
+  "userNotConfirmed",
+  "invalidCredentials",
+]);
+
+/** A new invitation's refusals that mean "nobody to invite any more" (the member chose a password, or is gone). */
+const HIDDEN_ON_INVITATION: ReadonlySet<DomainErrorCode> = new Set(["invitationNotPending", "userNotFound"]);
+
+/**
+ * Asks Cognito to mail a reset code. Resolves the same way whether or not the address has an ID; throttling and
+ * Cognito being unavailable still come out as DomainErrors, which say nothing about the account.
+ *
+ * A member staff invited who never signed in has no password of their own to reset (Cognito refuses ForgotPassword
+ * while the user is FORCE_CHANGE_PASSWORD), and their temporary password may have expired: they get the invitation
+ * again, with a new temporary password (AdminCreateUser RESEND). The answer is the same as everyone's.
+ */
+export async function requestPasswordReset(identity: PasswordResetIdentity, email: string): Promise<void> {
+  try {
+    await identity.forgotPassword(email);
+  } catch (error) {
+    if (error instanceof DomainError && error.code === "invitationPending") return resendInvitation(identity, email);
+    if (error instanceof DomainError && HIDDEN_ON_REQUEST.has(error.code)) {
+      // No address in the log: this line must not become an enumeration oracle of its own.
+      logger.info({ identityError: error.code }, "password reset requested for an address that cannot reset");
+      return;
+    }
+    throw error;
+  }
+}
+
+async function resendInvitation(identity: PasswordResetIdentity, email: string): Promise<void> {
+  try {
+    await identity.resendInvitation(email);
+    logger.info("password reset requested by an invited member: the invitation was mailed again");
+  } catch (error) {
+    // The member chose a password or was deleted in between: as for anyone who cannot reset, nothing is told.
+    if (error instanceof DomainError && HIDDEN_ON_INVITATION.has(error.code)) return;
+    throw error;
+  }
+}
+
+/** The account's sub, or null when the address has none (the confirm then fails as a wrong code). */
+async function subOf(identity: PasswordResetDependencies["identity"], email: string): Promise<string | null> {
+  try {
+    return (await identity.getUser(email)).sub || null;
+  } catch (error) {
+    if (error instanceof DomainError && error.code === "userNotFound") return null;
+    throw error;
+  }
+}
+
+/**
+ * Sets the new password with the mailed code; every way the code or account can be wrong is "codeMismatch". A
+ * reset is what a member does whose password may be known to someone else, so, as a password change does, it then
+ * ends every session of the member and signs out everywhere at Cognito. The account is looked up first, so that
+ * Cognito being down there leaves the password unchanged rather than changed with the sessions left running.
+ */
+export async function confirmPasswordReset(
+  deps: PasswordResetDependencies,
+  input: { email: string; code: string; password: string },
+): Promise<void> {
+  const sub = await subOf(deps.identity, input.email);
+  try {
+    await deps.identity.confirmForgotPassword(input);
+  } catch (error) {
+    if (error instanceof DomainError && READ_AS_CODE_MISMATCH.has(error.code)) {
+      throw new DomainError("codeMismatch", { cause: error });
+    }
+    throw error;
+  }
+  if (sub) await signOutEverywhere(deps, { sub, keepSessionId: null });
+}

@@ -1,0 +1,105 @@
+import { and, eq, ne } from "drizzle-orm";
+import type { Database } from "../../../db/client.server";
+import { memberProfiles, memberSessions } from "../../../db/schema";
+import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
+import type { Profile } from "../forms/auth-schemas";
+
+type ProfileDeps = { db: Database; identity: IdentityProvider };
+
+/** What /my/profile/ and its edit form show: the stored profile fields, or null when none were ever saved. */
+export type StoredProfile = {
+  familyName: string | null;
+  givenName: string | null;
+  birthYear: number | null;
+  country: string | null;
+  prefecture: string | null;
+  occupation: string | null;
+  organization: string | null;
+  preferredLanguage: string;
+};
+
+/** The columns of a StoredProfile, for every query that reads one (the session check reads it too). */
+export const storedProfileColumns = {
+  familyName: memberProfiles.familyName,
+  givenName: memberProfiles.givenName,
+  birthYear: memberProfiles.birthYear,
+  country: memberProfiles.country,
+  prefecture: memberProfiles.prefecture,
+  occupation: memberProfiles.occupation,
+  organization: memberProfiles.organization,
+  preferredLanguage: memberProfiles.preferredLanguage,
+};
+
+export async function findProfile(db: Database, sub: string): Promise<StoredProfile | null> {
+  const [row] = await db.select(storedProfileColumns).from(memberProfiles).where(eq(memberProfiles.sub, sub)).limit(1);
+  return row ?? null;
+}
+
+/**
+ * The one way profile fields are written, for sign-up's account-info step and the profile edit page: Cognito's
+ * attributes (names, locale) first, so if Cognito fails nothing is stored and the member can simply submit
+ * again; then the database row. An existing row keeps what the caller does not pass (the referrer always, the
+ * questionnaire unless given).
+ */
+export async function writeProfile(
+  deps: ProfileDeps,
+  input: {
+    sub: string;
+    profile: Profile;
+    questionnaire?: Record<string, unknown>;
+    /** Recorded only when the row is created. */
+    referrerService?: string | null;
+  },
+): Promise<void> {
+  const { profile } = input;
+  const fields = {
+    familyName: profile.familyName,
+    givenName: profile.givenName,
+    birthYear: profile.birthYear,
+    country: profile.country,
+    prefecture: profile.prefecture,
+    occupation: profile.occupation,
+    organization: profile.organization,
+    preferredLanguage: profile.preferredLanguage,
+    ...(input.questionnaire ? { questionnaire: input.questionnaire } : {}),
+    updatedAt: new Date(),
+  };
+  // The sub names the Cognito user for good; the e-mail may have changed since the session began.
+  await deps.identity.updateAttributes(input.sub, {
+    family_name: profile.familyName,
+    given_name: profile.givenName,
+    locale: profile.preferredLanguage,
+  });
+  await deps.db
+    .insert(memberProfiles)
+    .values({ sub: input.sub, referrerService: input.referrerService ?? null, ...fields })
+    .onConflictDoUpdate({ target: memberProfiles.sub, set: fields });
+}
+
+/** /my/profile/edit/: the member's own profile fields; the referrer and the sign-up questionnaire stay as they were. */
+export function updateProfile(deps: ProfileDeps, input: { sub: string; profile: Profile }): Promise<void> {
+  return writeProfile(deps, input);
+}
+
+export interface MemberRecord {
+  sub: string;
+  email: string;
+  emailVerified: boolean;
+  profile: StoredProfile | null;
+}
+
+/**
+ * POST /api/refresh-user: the member as Cognito has them now, with the stored profile. The e-mail the session
+ * rows keep for the header is brought up to date, in case it was changed somewhere other than here.
+ */
+export async function refreshMemberRecord(
+  deps: { db: Database; identity: Pick<IdentityProvider, "getUser"> },
+  sub: string,
+): Promise<MemberRecord> {
+  const user = await deps.identity.getUser(sub);
+  await deps.db
+    .update(memberSessions)
+    .set({ email: user.email })
+    .where(and(eq(memberSessions.sub, sub), ne(memberSessions.email, user.email)));
+  return { sub, email: user.email, emailVerified: user.emailVerified, profile: await findProfile(deps.db, sub) };
+}

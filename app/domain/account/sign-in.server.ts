@@ -1,0 +1,113 @@
+import { decodeJwt } from "jose";
+import { DomainError, type DomainErrorCode } from "../domain-error.server";
+import type { IdentityTokens, PasswordSignIn } from "~/integrations/cognito/identity-provider.server";
+import type { AppServices } from "~/services.server";
+import { type StartSessionResult, startSession } from "../sessions/device-admission.server";
+import { describeDevice } from "../sessions/device-description.server";
+import { migrateLegacyAccount } from "./legacy-accounts.server";
+
+export type SignInDependencies = Pick<AppServices, "db" | "identity" | "config" | "clock">;
+
+export type SignInResult = StartSessionResult & { accessToken: string };
+
+/**
+ * A member staff invited signed in with the temporary password: Cognito wants their own password first
+ * (`completeFirstSignIn`). `username` and `session` are Cognito's challenge, to be kept for that step.
+ */
+export interface NewPasswordRequired {
+  kind: "newPasswordRequired";
+  email: string;
+  username: string;
+  session: string;
+}
+
+interface BrowserSignIn {
+  email: string;
+  deviceKey: string;
+  userAgent: string | null;
+}
+
+/** The sign-in an access token straight from Cognito names (decoded only: it comes over TLS from Cognito). */
+export function originJtiOf(accessToken: string): string | null {
+  const originJti = decodeJwt(accessToken).origin_jti;
+  return typeof originJti === "string" ? originJti : null;
+}
+
+/**
+ * Cognito's refusals after which a pre-July-2021 account may still be waiting in the legacy table: an address
+ * Cognito does not know, and one whose only user is a sign-up nobody confirmed (with the password its starter
+ * chose, so Cognito says wrong password or unconfirmed). Every one of them costs the same bcrypt compare.
+ */
+const LEGACY_CANDIDATE_CODES: ReadonlySet<DomainErrorCode> = new Set([
+  "userNotFound",
+  "invalidCredentials",
+  "userNotConfirmed",
+]);
+
+/** Cognito's answer, after moving a pre-July-2021 account over first when Cognito does not have it yet. */
+async function authenticate(
+  deps: SignInDependencies,
+  input: { email: string; password: string },
+): Promise<PasswordSignIn> {
+  try {
+    return await deps.identity.beginSignIn(input);
+  } catch (error) {
+    if (!(error instanceof DomainError && LEGACY_CANDIDATE_CODES.has(error.code))) throw error;
+    if (!(await migrateLegacyAccount(deps, input))) throw error;
+    // The migrated account's username is the lower-cased address.
+    return deps.identity.beginSignIn({ ...input, email: input.email.trim().toLowerCase() });
+  }
+}
+
+/**
+ * Authenticates with Cognito and records the browser's session (or holds it at the device limit), or answers that an
+ * invited member must choose a password first. Cognito's failures come out as DomainErrors; wrong password, unknown
+ * and unconfirmed users read the same to the member.
+ */
+export async function signIn(
+  deps: SignInDependencies,
+  input: BrowserSignIn & { password: string },
+): Promise<SignInResult | NewPasswordRequired> {
+  const answer = await authenticate(deps, input);
+  if (answer.kind === "newPasswordRequired") {
+    return { kind: "newPasswordRequired", email: input.email, username: answer.username, session: answer.session };
+  }
+  return startSignedInSession(deps, answer.tokens, input);
+}
+
+/**
+ * The invited member's first sign-in, second step: their own password answers Cognito's challenge (the policy may
+ * refuse it: "invalidPassword"; a challenge older than Cognito's session: "challengeExpired"), and then the browser's
+ * session starts exactly as after any sign-in.
+ */
+export async function completeFirstSignIn(
+  deps: SignInDependencies,
+  input: BrowserSignIn & { username: string; session: string; newPassword: string },
+): Promise<SignInResult> {
+  const { username, session, newPassword } = input;
+  const tokens = await deps.identity.answerNewPasswordChallenge({ username, session, newPassword });
+  return startSignedInSession(deps, tokens, input);
+}
+
+/** The browser's session for the tokens of a sign-in: active, or held at the device limit. */
+async function startSignedInSession(
+  deps: SignInDependencies,
+  tokens: IdentityTokens,
+  input: BrowserSignIn,
+): Promise<SignInResult> {
+  // Straight from Cognito over TLS, so decoding is enough here; page views verify the access token properly.
+  const claims = decodeJwt(tokens.idToken);
+  const sub = String(claims.sub);
+  const email = typeof claims.email === "string" ? claims.email : input.email;
+  if (!tokens.refreshToken) throw new Error("Cognito returned no refresh token at sign-in");
+  const session = await startSession(deps, {
+    sub,
+    email,
+    deviceKey: input.deviceKey,
+    device: describeDevice(input.userAgent),
+    refreshToken: tokens.refreshToken,
+    originJti: originJtiOf(tokens.accessToken),
+    overLimit: "hold",
+  });
+  return { ...session, accessToken: tokens.accessToken };
+}

@@ -1,0 +1,171 @@
+import { and, eq, inArray, isNotNull, isNull, lt } from "drizzle-orm";
+import type { Database } from "../../../db/client.server";
+import {
+  legacyCredentials,
+  memberProfiles,
+  memberSessions,
+  memberSignOuts,
+  withdrawalReasons,
+} from "../../../db/schema";
+import { DomainError } from "../domain-error.server";
+import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
+import { logger } from "~/integrations/logger.server";
+import type { AppServices } from "~/services.server";
+import { endSessions } from "../sessions/session-ending.server";
+import type { WithdrawalReason } from "../forms/form-choices";
+
+/** A cancelled member's data is kept as backup for 13 months, then purged (`npm run purge`). */
+export const CANCELLED_DATA_RETENTION_MONTHS = 13;
+
+export type WithdrawalDependencies = Pick<AppServices, "db" | "identity" | "config" | "clock">;
+
+type CognitoDeletionDependencies = { db: Database; identity: Pick<IdentityProvider, "deleteUser"> };
+
+export interface CancellationInput {
+  sub: string;
+  email: string;
+  password: string;
+  reason: WithdrawalReason;
+  detail?: string | undefined;
+  locale: string;
+}
+
+/**
+ * Cancels a membership. The password is checked by signing in at Cognito (a wrong one comes out as the result
+ * "passwordMismatch"; other Cognito failures throw DomainError, and nothing changed). Then the cancellation is
+ * recorded in one transaction under the member's session lock: the reason, every session ended, the profile marked
+ * cancelled with its Cognito deletion owed. From that commit on the member is out (no sign-in can start a session
+ * of a cancelled member, see startSession), so the Cognito user is deleted only afterwards: if that fails or times
+ * out, the record says so and finishOwedCognitoDeletions (the purge job) completes it; "user not found" counts as
+ * done. A repeated submission finds the cancellation recorded and changes nothing. The sessions' refresh tokens are
+ * revoked as they end (endSessions, with retries), the check's own last.
+ */
+export async function cancelMembership(
+  deps: WithdrawalDependencies,
+  input: CancellationInput,
+): Promise<{ kind: "cancelled"; endedSessions: number; cognitoDeleted: boolean } | { kind: "passwordMismatch" }> {
+  const now = deps.clock.now();
+  let checkRefreshToken: string | undefined;
+  try {
+    ({ refreshToken: checkRefreshToken } = await deps.identity.signIn({
+      email: input.email,
+      password: input.password,
+    }));
+  } catch (error) {
+    if (error instanceof DomainError && (error.code === "invalidCredentials" || error.code === "userNotFound")) {
+      return { kind: "passwordMismatch" };
+    }
+    throw error;
+  }
+  // Recorded under the member's session lock, with every session's end, so no sign-in slips a session in meanwhile.
+  const ended = await endSessions(deps, { sub: input.sub, all: true }, async (tx) => {
+    const [profile] = await tx
+      .select({ cancelledAt: memberProfiles.cancelledAt })
+      .from(memberProfiles)
+      .where(eq(memberProfiles.sub, input.sub));
+    if (!profile?.cancelledAt) {
+      await tx.insert(withdrawalReasons).values({
+        sub: input.sub,
+        reason: input.reason,
+        detail: input.reason === "other" ? (input.detail ?? null) : null,
+        locale: input.locale,
+        createdAt: now,
+      });
+      // A member who never filled the profile has no row yet: one is made, so the purge job finds every cancellation.
+      await tx
+        .insert(memberProfiles)
+        .values({ sub: input.sub, cancelledAt: now, cognitoDeletedAt: null, updatedAt: now })
+        .onConflictDoUpdate({
+          target: memberProfiles.sub,
+          set: { cancelledAt: now, cognitoDeletedAt: null, updatedAt: now },
+        });
+    }
+  });
+  const cognitoDeleted = await deleteCognitoUser(deps, input.sub);
+  if (checkRefreshToken && !cognitoDeleted) {
+    // A deleted user's tokens are dead already; otherwise the check's own sign-in must not outlive the membership.
+    await deps.identity
+      .revokeRefreshToken(checkRefreshToken)
+      .catch((error: unknown) =>
+        logger.warn({ err: error }, "could not revoke the cancellation check's refresh token"),
+      );
+  }
+  return { kind: "cancelled", endedSessions: ended.length, cognitoDeleted };
+}
+
+/**
+ * Deletes a cancelled member's Cognito user by sub (never by address: once the user is gone the address may sign up
+ * again, and a late retry must not delete the newcomer) and records it. "User not found" means an earlier try that
+ * timed out did it. Returns false, leaving the deletion owed, when Cognito could not answer.
+ */
+async function deleteCognitoUser(deps: CognitoDeletionDependencies, sub: string): Promise<boolean> {
+  try {
+    await deps.identity.deleteUser(sub);
+  } catch (error) {
+    if (!(error instanceof DomainError && error.code === "userNotFound")) {
+      logger.warn({ err: error }, "could not delete a cancelled member's Cognito user; the purge job will retry");
+      return false;
+    }
+  }
+  await deps.db
+    .update(memberProfiles)
+    .set({ cognitoDeletedAt: new Date() })
+    .where(and(eq(memberProfiles.sub, sub), isNotNull(memberProfiles.cancelledAt)));
+  return true;
+}
+
+/** The purge job's part of cancellation: deletes the Cognito users of cancellations whose deletion is owed. */
+export async function finishOwedCognitoDeletions(
+  deps: CognitoDeletionDependencies,
+): Promise<{ deleted: number; owed: number }> {
+  const owed = await deps.db
+    .select({ sub: memberProfiles.sub })
+    .from(memberProfiles)
+    .where(and(isNotNull(memberProfiles.cancelledAt), isNull(memberProfiles.cognitoDeletedAt)));
+  let deleted = 0;
+  for (const { sub } of owed) if (await deleteCognitoUser(deps, sub)) deleted++;
+  return { deleted, owed: owed.length - deleted };
+}
+
+/** `now` minus the retention period, in calendar months (UTC); the day is clamped at the month's end. */
+export function retentionCutoff(now: Date, months = CANCELLED_DATA_RETENTION_MONTHS): Date {
+  const cutoff = new Date(now.getTime());
+  const day = cutoff.getUTCDate();
+  cutoff.setUTCDate(1);
+  cutoff.setUTCMonth(cutoff.getUTCMonth() - months);
+  const lastDay = new Date(Date.UTC(cutoff.getUTCFullYear(), cutoff.getUTCMonth() + 1, 0)).getUTCDate();
+  cutoff.setUTCDate(Math.min(day, lastDay));
+  return cutoff;
+}
+
+/**
+ * Removes the data of members cancelled more than CANCELLED_DATA_RETENTION_MONTHS before `now` (and whose Cognito
+ * user is gone: an owed deletion keeps the record that asks for it): the profile, the
+ * (already ended) session rows, which hold the e-mail and device names, the time of the last sign-out everywhere,
+ * and a migrated legacy account's old credentials. Withdrawal reasons stay: they are statistics whose only link
+ * to a person is the sub, which no longer leads anywhere. Returns the purged subs' count.
+ */
+export async function purgeCancelledProfiles(db: Database, now: Date): Promise<{ purged: number }> {
+  const cutoff = retentionCutoff(now);
+  return db.transaction(async (tx) => {
+    const purged = await tx
+      .delete(memberProfiles)
+      .where(
+        and(
+          isNotNull(memberProfiles.cancelledAt),
+          lt(memberProfiles.cancelledAt, cutoff),
+          isNotNull(memberProfiles.cognitoDeletedAt),
+        ),
+      )
+      .returning({ sub: memberProfiles.sub });
+    const subs = purged.map((row) => row.sub);
+    if (subs.length > 0) {
+      await tx.delete(memberSessions).where(inArray(memberSessions.sub, subs));
+      await tx.delete(memberSignOuts).where(inArray(memberSignOuts.sub, subs));
+      await tx.delete(legacyCredentials).where(inArray(legacyCredentials.migratedSub, subs));
+      // The reason stays as a statistic; its free text may name the member, so it goes with the profile.
+      await tx.update(withdrawalReasons).set({ detail: null }).where(inArray(withdrawalReasons.sub, subs));
+    }
+    return { purged: subs.length };
+  });
+}

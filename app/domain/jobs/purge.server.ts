@@ -1,0 +1,151 @@
+import { and, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
+import type { Database } from "../../../db/client.server";
+import { emailChangeTokens, memberSessions } from "../../../db/schema";
+import type { Config } from "~/config.server";
+import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
+import { logger } from "~/integrations/logger.server";
+import type { Clock } from "~/services.server";
+import { PENDING_SIGN_IN_TTL_MS } from "../sessions/device-admission.server";
+import { revokeOwedRefreshTokens } from "../sessions/refresh-tokens.server";
+import { scheduleRepeating } from "./repeating-job.server";
+import { finishOwedCognitoDeletions, purgeCancelledProfiles } from "../account/withdrawal.server";
+
+/** E-mail-change tokens are kept this long after they expire (used or not), then deleted. */
+export const EMAIL_CHANGE_TOKEN_RETENTION_DAYS = 7;
+/** How often the server process runs the purge (every instance tries; the advisory lock lets one through). */
+export const PURGE_INTERVAL_MS = 6 * 60 * 60 * 1000;
+/** The first run after start-up waits this long, so a restart loop does not hammer Cognito. */
+export const PURGE_FIRST_RUN_DELAY_MS = 5 * 60 * 1000;
+/** Any constant works; it only has to be the same in every instance (and differ from the migration lock's). */
+export const PURGE_LOCK_KEY = 727_310_002;
+/**
+ * Ended sessions are kept this long, then deleted: well beyond an access token's longest life (one day), since
+ * the member API refuses a token by its ended row (tokenStanding), and long enough to see recent sign-outs.
+ */
+export const ENDED_SESSION_RETENTION_DAYS = 30;
+/**
+ * An ended session whose revocation is still owed after this long is deleted all the same: by then its refresh
+ * token has expired under Cognito's default 30-day validity (or its secret was rotated out and it cannot be opened).
+ */
+export const OWED_REVOCATION_GIVE_UP_DAYS = 90;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export interface PurgeDependencies {
+  db: Database;
+  /** Without it (the command run without Cognito settings) the Cognito retries are left to the server's schedule. */
+  identity?: Pick<IdentityProvider, "deleteUser" | "revokeRefreshToken"> | undefined;
+  config: Pick<Config, "sessionSecrets">;
+}
+
+export interface PurgeReport {
+  cancelledProfiles: number;
+  endedSessions: number;
+  emailChangeTokens: number;
+  cognitoDeletions: { deleted: number; owed: number } | null;
+  revocations: { confirmed: number; owed: number } | null;
+}
+
+export async function purgeEmailChangeTokens(db: Database, now: Date): Promise<{ deleted: number }> {
+  const rows = await db
+    .delete(emailChangeTokens)
+    .where(lt(emailChangeTokens.expiresAt, new Date(now.getTime() - EMAIL_CHANGE_TOKEN_RETENTION_DAYS * DAY_MS)))
+    .returning({ tokenHash: emailChangeTokens.tokenHash });
+  return { deleted: rows.length };
+}
+
+/**
+ * Deletes sessions ended more than ENDED_SESSION_RETENTION_DAYS before `now` whose refresh token is confirmed
+ * revoked (an owed revocation keeps its row, the only place the token is, up to OWED_REVOCATION_GIVE_UP_DAYS), and
+ * ends pending sign-ins left on the device-limit screen past their lifetime so their refresh tokens get revoked too.
+ */
+export async function purgeEndedSessions(db: Database, now: Date): Promise<{ deleted: number }> {
+  await db
+    .update(memberSessions)
+    .set({ revokedAt: now })
+    .where(
+      and(
+        isNull(memberSessions.activatedAt),
+        isNull(memberSessions.revokedAt),
+        lt(memberSessions.createdAt, new Date(now.getTime() - PENDING_SIGN_IN_TTL_MS)),
+      ),
+    );
+  const deleted = await db
+    .delete(memberSessions)
+    .where(
+      or(
+        and(
+          lt(memberSessions.revokedAt, new Date(now.getTime() - ENDED_SESSION_RETENTION_DAYS * DAY_MS)),
+          isNotNull(memberSessions.refreshTokenRevokedAt),
+        ),
+        lt(memberSessions.revokedAt, new Date(now.getTime() - OWED_REVOCATION_GIVE_UP_DAYS * DAY_MS)),
+      ),
+    )
+    .returning({ id: memberSessions.id });
+  return { deleted: deleted.length };
+}
+
+/** Deletions by the retention rules: ended sessions, old e-mail-change tokens, cancelled members past retention. */
+async function purgeExpiredData(db: Database, now: Date) {
+  const { deleted: endedSessions } = await purgeEndedSessions(db, now);
+  const { deleted: emailChangeTokenCount } = await purgeEmailChangeTokens(db, now);
+  const { purged: cancelledProfiles } = await purgeCancelledProfiles(db, now);
+  return { cancelledProfiles, endedSessions, emailChangeTokens: emailChangeTokenCount };
+}
+
+/** The two-systems repairs: Cognito users of cancellations still to delete, refresh tokens still to revoke. */
+async function finishOwedCognitoWork(deps: PurgeDependencies) {
+  if (!deps.identity) return { cognitoDeletions: null, revocations: null };
+  const cognitoDeletions = await finishOwedCognitoDeletions({ db: deps.db, identity: deps.identity });
+  const revocations = await revokeOwedRefreshTokens({ db: deps.db, identity: deps.identity, config: deps.config });
+  return { cognitoDeletions, revocations };
+}
+
+/**
+ * Everything the data's retention rules and the two-systems repairs owe. Idempotent: a missed or repeated run
+ * does no harm.
+ */
+export async function runPurge(deps: PurgeDependencies, now: Date): Promise<PurgeReport> {
+  const owed = await finishOwedCognitoWork(deps);
+  return { ...(await purgeExpiredData(deps.db, now)), ...owed };
+}
+
+/**
+ * runPurge by one instance at a time: the deletions run in a transaction holding a PostgreSQL advisory lock, so two
+ * instances (or the command and a server) never run them at once; null when another holds the lock. The Cognito
+ * calls come after the commit, by the instance that got the lock: a transaction must not stay open over network
+ * calls (with PGlite it would hold up every request), and they are idempotent should two runs ever meet.
+ */
+export async function runPurgeExclusively(deps: PurgeDependencies, now: Date): Promise<PurgeReport | null> {
+  const purged = await deps.db.transaction(async (tx) => {
+    // A one-row table expression rather than execute(): execute's result shape differs between the drivers.
+    const [row] = await tx
+      .select({ locked: sql<boolean>`pg_try_advisory_xact_lock(${PURGE_LOCK_KEY})` })
+      .from(sql`(values (1)) as one`);
+    return row?.locked ? purgeExpiredData(tx, now) : null;
+  });
+  return purged ? { ...purged, ...(await finishOwedCognitoWork(deps)) } : null;
+}
+
+/**
+ * Runs the purge on a schedule inside the server process: first after PURGE_FIRST_RUN_DELAY_MS, then every
+ * PURGE_INTERVAL_MS. Returns a stop function.
+ */
+export function schedulePurge(
+  deps: PurgeDependencies & { clock: Clock },
+  options: { firstRunDelayMs?: number; intervalMs?: number } = {},
+): () => void {
+  return scheduleRepeating(
+    async () => {
+      try {
+        const report = await runPurgeExclusively(deps, deps.clock.now());
+        if (report) logger.info({ purge: report }, "purge ran");
+      } catch (error) {
+        logger.warn({ err: error }, "the scheduled purge failed; it runs again at the next interval");
+      }
+    },
+    {
+      firstRunDelayMs: options.firstRunDelayMs ?? PURGE_FIRST_RUN_DELAY_MS,
+      intervalMs: options.intervalMs ?? PURGE_INTERVAL_MS,
+    },
+  );
+}

@@ -1,0 +1,168 @@
+import { and, eq, isNotNull, isNull, sql } from "drizzle-orm";
+import type { Database } from "../../../db/client.server";
+import { memberProfiles, memberSessions } from "../../../db/schema";
+import { verifyAccessToken } from "~/integrations/cognito/access-token.server";
+import { DomainError, type DomainErrorCode } from "../domain-error.server";
+import { logger } from "~/integrations/logger.server";
+import type { AppServices } from "~/services.server";
+import { type StoredProfile, storedProfileColumns } from "../account/profile.server";
+import { encryptSecret, openRefreshToken } from "./refresh-tokens.server";
+import { endSessions } from "./session-ending.server";
+
+export interface LiveSession {
+  id: string;
+  sub: string;
+  email: string;
+  profile: StoredProfile | null;
+  refreshTokenEncrypted: string;
+}
+
+/** The member a page session belongs to, as pages see them. */
+export interface SignedInMember {
+  sub: string;
+  email: string;
+  familyName: string | null;
+  givenName: string | null;
+  /**
+   * The stored profile as the session check read it, at the start of the request (the same query: on the embedded
+   * PGlite every query runs on the app's thread). For pages that only show it; a page that changes it reads it
+   * again after the change.
+   */
+  profile: StoredProfile | null;
+  groups: string[];
+  sessionId: string;
+  accessToken: string;
+}
+
+export type PageSessionResolution =
+  /** `refreshedAccessToken`: the access token had expired and was refreshed; the cookie needs the new one. */
+  | { kind: "member"; member: SignedInMember; refreshedAccessToken?: string }
+  | { kind: "signedOut" }
+  /** Cognito could not answer (down, slow, throttling): anonymous for this request, the session kept for the next. */
+  | { kind: "unverified" };
+
+function prepareLiveSessionQuery(db: Database) {
+  return db
+    .select({
+      id: memberSessions.id,
+      sub: memberSessions.sub,
+      email: memberSessions.email,
+      profile: storedProfileColumns,
+      refreshTokenEncrypted: memberSessions.refreshTokenEncrypted,
+    })
+    .from(memberSessions)
+    .leftJoin(memberProfiles, eq(memberProfiles.sub, memberSessions.sub))
+    .where(
+      and(
+        eq(memberSessions.id, sql.placeholder("sessionId")),
+        isNull(memberSessions.revokedAt),
+        isNotNull(memberSessions.activatedAt),
+      ),
+    )
+    .prepare("find_live_session");
+}
+
+/**
+ * The session check's query, built once per database: it runs on every signed-in page view, and Drizzle's
+ * builder would make its SQL again each time, a cost the app's own thread pays on PGlite, where queries run
+ * there too.
+ */
+const liveSessionQueries = new WeakMap<Database, ReturnType<typeof prepareLiveSessionQuery>>();
+
+/** The active, unrevoked session with this id, with its member's stored profile; one query per page view. */
+export async function findLiveSession(db: Database, sessionId: string): Promise<LiveSession | null> {
+  let query = liveSessionQueries.get(db);
+  if (!query) {
+    query = prepareLiveSessionQuery(db);
+    liveSessionQueries.set(db, query);
+  }
+  const [row] = await query.execute({ sessionId });
+  return row ?? null;
+}
+
+/**
+ * Refresh failures that say nothing about the refresh token: Cognito down, slow or throttling (TooManyRequests,
+ * LimitExceeded). The session must survive them; ending it would sign the member out for good
+ * because Cognito was busy for a moment.
+ */
+const TRANSIENT_REFRESH_FAILURES: ReadonlySet<DomainErrorCode> = new Set([
+  "unavailable",
+  "throttled",
+  "signInThrottled",
+]);
+
+function toMember(session: LiveSession, groups: string[], accessToken: string): SignedInMember {
+  return {
+    sub: session.sub,
+    email: session.email,
+    familyName: session.profile?.familyName ?? null,
+    givenName: session.profile?.givenName ?? null,
+    profile: session.profile,
+    groups,
+    sessionId: session.id,
+    accessToken,
+  };
+}
+
+/**
+ * Who a page session's cookie belongs to. A page view costs no Cognito call: the access token is verified locally
+ * (cached JWKS) and the session row is read once. Only an expired access token costs one refresh. A revoked or
+ * unknown session, a token that is not ours or a refused refresh all end in "signed out"; a refused refresh also
+ * ends the session. Database failures are thrown: the caller decides what an unknown member means.
+ */
+export async function resolvePageSession(
+  services: Pick<AppServices, "db" | "identity" | "config" | "clock">,
+  cookie: { sessionId: string; accessToken: string },
+): Promise<PageSessionResolution> {
+  const { config, db } = services;
+  const [check, session] = await Promise.all([
+    verifyAccessToken(cookie.accessToken, config.cognito),
+    findLiveSession(db, cookie.sessionId),
+  ]);
+  if (!session) return { kind: "signedOut" };
+  if (check.valid) {
+    return check.claims.sub === session.sub
+      ? { kind: "member", member: toMember(session, check.claims.groups, cookie.accessToken) }
+      : { kind: "signedOut" };
+  }
+  if ("unverifiable" in check) return { kind: "unverified" };
+  if (!check.expired) return { kind: "signedOut" };
+
+  const refreshToken = openRefreshToken(session, config.sessionSecrets);
+  if (!refreshToken) return { kind: "signedOut" };
+  try {
+    const tokens = await services.identity.refresh(refreshToken);
+    const refreshed = await verifyAccessToken(tokens.accessToken, config.cognito);
+    if (!refreshed.valid || refreshed.claims.sub !== session.sub) return { kind: "signedOut" };
+    return {
+      kind: "member",
+      member: toMember(session, refreshed.claims.groups, tokens.accessToken),
+      refreshedAccessToken: tokens.accessToken,
+    };
+  } catch (error) {
+    if (error instanceof DomainError && TRANSIENT_REFRESH_FAILURES.has(error.code)) {
+      logger.warn({ err: error, code: error.code }, "could not refresh a session: Cognito unavailable or throttling");
+      return { kind: "unverified" };
+    }
+    // Cognito refused the refresh token (revoked, expired, user disabled): this session is over.
+    await endSessions(services, { sessionId: session.id, refreshRefused: true });
+    return { kind: "signedOut" };
+  }
+}
+
+/**
+ * Gives a live session a new Cognito sign-in: its refresh token and the origin its access tokens name. For a
+ * browser that keeps its session after every refresh token of the member was revoked (password change).
+ */
+export async function renewSessionSignIn(
+  services: Pick<AppServices, "db" | "config">,
+  input: { sessionId: string; refreshToken: string; originJti: string | null },
+): Promise<void> {
+  await services.db
+    .update(memberSessions)
+    .set({
+      refreshTokenEncrypted: encryptSecret(input.refreshToken, services.config.sessionSecrets),
+      originJti: input.originJti,
+    })
+    .where(and(eq(memberSessions.id, input.sessionId), isNull(memberSessions.revokedAt)));
+}

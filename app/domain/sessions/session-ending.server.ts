@@ -1,0 +1,172 @@
+import { type SQL, and, eq, isNotNull, isNull, ne, sql } from "drizzle-orm";
+import { z } from "zod";
+import type { Database } from "../../../db/client.server";
+import { memberSessions } from "../../../db/schema";
+import { logger } from "~/integrations/logger.server";
+import type { AppServices } from "~/services.server";
+import { recordSignOutEverywhere } from "./api-token-standing.server";
+import type { DeviceDescription } from "./device-description.server";
+import { lockMember } from "./member-lock.server";
+import { recordRevocationsConfirmed, revokeRefreshTokens } from "./refresh-tokens.server";
+
+type SessionServices = Pick<AppServices, "db" | "identity" | "config" | "clock">;
+
+/** Which sessions end. */
+export type SessionsToEnd =
+  /**
+   * One session by its id, pending or active: sign-out, leaving the device-limit screen, a refused refresh
+   * (`refreshRefused`: Cognito already refused its refresh token, so there is nothing left to revoke).
+   */
+  | { sessionId: string; refreshRefused?: boolean }
+  /**
+   * One of the member's own active devices, by its session row (pages) or its device key (API); never another
+   * member's (the sub is part of the match) and never `exceptSessionId` (the asking browser).
+   */
+  | { sub: string; device: { sessionId: string } | { deviceKey: string }; exceptSessionId?: string }
+  /** Every session of the member, pending ones included (a cancellation). */
+  | { sub: string; all: true }
+  /** The member's outdated entries of the asking Safari (DELETE /api/old-safari-device), but its own sign-in's. */
+  | { sub: string; outdatedBrowser: DeviceDescription; keepOriginJti?: string | undefined };
+
+export interface EndedSession {
+  sessionId: string;
+  deviceName: string;
+}
+
+const SessionIdSchema = z.uuid();
+
+/**
+ * Browsers that lose their device key and come back as strangers: Safari's tracking prevention wipes the storage
+ * a sibling service's script keeps the key in after seven days. Each return would take another device slot.
+ */
+function losesDeviceKey(device: DeviceDescription): boolean {
+  return /^Safari\b/.test(device.browser);
+}
+
+/**
+ * The member's other live entries for the same Safari on the same system, but the asking device's own: a browser update
+ * must not leave its old self in the device list and count against the device limit. Two Macs with the same Safari and
+ * macOS versions are indistinguishable here; the other one is signed out and signs in again. Null: nothing to end.
+ */
+export function outdatedBrowserEntries(input: {
+  sub: string;
+  device: DeviceDescription;
+  keep: { deviceKey?: string | undefined; originJti?: string | undefined };
+}): SQL | null {
+  if (!losesDeviceKey(input.device)) return null;
+  return and(
+    eq(memberSessions.sub, input.sub),
+    eq(memberSessions.deviceName, input.device.deviceName),
+    eq(memberSessions.browser, input.device.browser),
+    isNull(memberSessions.revokedAt),
+    isNotNull(memberSessions.activatedAt),
+    input.keep.deviceKey ? ne(memberSessions.deviceKey, input.keep.deviceKey) : undefined,
+    input.keep.originJti ? sql`${memberSessions.originJti} is distinct from ${input.keep.originJti}` : undefined,
+  )!;
+}
+
+/** Null when the selection names no session (a posted id that is no UUID names none: PostgreSQL would refuse it). */
+function conditionFor(which: SessionsToEnd): SQL | null {
+  if ("sessionId" in which) {
+    return SessionIdSchema.safeParse(which.sessionId).success
+      ? and(eq(memberSessions.id, which.sessionId), isNull(memberSessions.revokedAt))!
+      : null;
+  }
+  if ("device" in which) {
+    if ("sessionId" in which.device && !SessionIdSchema.safeParse(which.device.sessionId).success) return null;
+    return and(
+      "sessionId" in which.device
+        ? eq(memberSessions.id, which.device.sessionId)
+        : eq(memberSessions.deviceKey, which.device.deviceKey),
+      eq(memberSessions.sub, which.sub),
+      isNull(memberSessions.revokedAt),
+      isNotNull(memberSessions.activatedAt),
+      which.exceptSessionId ? ne(memberSessions.id, which.exceptSessionId) : undefined,
+    )!;
+  }
+  if ("all" in which) return and(eq(memberSessions.sub, which.sub), isNull(memberSessions.revokedAt))!;
+  return outdatedBrowserEntries({
+    sub: which.sub,
+    device: which.outdatedBrowser,
+    keep: { originJti: which.keepOriginJti },
+  });
+}
+
+type EndedRow = { id: string; deviceName: string; refreshTokenEncrypted: string };
+
+/**
+ * Ends the session rows matching `condition` inside the caller's transaction. The session domain's own building
+ * block: whoever calls it revokes the returned rows' refresh tokens once the transaction has committed.
+ */
+export async function endSessionRows(tx: Database, condition: SQL, now: Date): Promise<EndedRow[]> {
+  return tx.update(memberSessions).set({ revokedAt: now }).where(condition).returning({
+    id: memberSessions.id,
+    deviceName: memberSessions.deviceName,
+    refreshTokenEncrypted: memberSessions.refreshTokenEncrypted,
+  });
+}
+
+/**
+ * Ends sessions: the rows end (which signs those browsers out on their next request), then their refresh tokens
+ * are revoked at Cognito, with retries; a revocation Cognito cannot confirm stays owed on its row for the purge
+ * job. Changes to one member's sessions run under that member's lock; `alongside` runs in the same transaction
+ * (a cancellation is recorded together with its sessions' end). Returns the sessions that ended.
+ */
+export async function endSessions(
+  services: SessionServices,
+  which: SessionsToEnd,
+  alongside?: (tx: Database) => Promise<void>,
+): Promise<EndedSession[]> {
+  const condition = conditionFor(which);
+  if (!condition && !alongside) return [];
+  const ended = await services.db.transaction(async (tx) => {
+    if ("sub" in which) await lockMember(tx, which.sub);
+    await alongside?.(tx);
+    return condition ? endSessionRows(tx, condition, services.clock.now()) : [];
+  });
+  const endedTokens = ended.map((row) => row.refreshTokenEncrypted);
+  if ("refreshRefused" in which && which.refreshRefused) await recordRevocationsConfirmed(services.db, endedTokens);
+  else await revokeRefreshTokens(services, endedTokens);
+  return ended.map((row) => ({ sessionId: row.id, deviceName: row.deviceName }));
+}
+
+/**
+ * Signs the member out everywhere after the password changed (a change or a reset): every session but the one kept
+ * ends, pending sign-ins included, the member API is told to refuse tokens issued before now
+ * (recordSignOutEverywhere), and Cognito revokes every refresh token of the member (a global sign-out: Cognito
+ * keeps them through a password change, including a sibling's sign-in no session records). If the global sign-out
+ * fails, the ended sessions' refresh tokens are revoked one by one instead. Returns how many sessions ended and
+ * whether the global sign-out went through.
+ */
+export async function signOutEverywhere(
+  services: SessionServices,
+  input: {
+    sub: string;
+    keepSessionId: string | null;
+    /** Also refuse tokens issued in this very second (staff cutting a member off; see recordSignOutEverywhere). */
+    includeThisSecond?: boolean;
+  },
+): Promise<{ endedSessions: number; globalSignOut: boolean }> {
+  const now = services.clock.now();
+  const ended = await services.db.transaction(async (tx) => {
+    await lockMember(tx, input.sub);
+    const condition = and(
+      eq(memberSessions.sub, input.sub),
+      isNull(memberSessions.revokedAt),
+      input.keepSessionId ? ne(memberSessions.id, input.keepSessionId) : undefined,
+    )!;
+    return endSessionRows(tx, condition, now);
+  });
+  const endedTokens = ended.map((row) => row.refreshTokenEncrypted);
+  await recordSignOutEverywhere(services.db, input.sub, now, { includeThisSecond: input.includeThisSecond });
+  try {
+    await services.identity.signOutEverywhere(input.sub);
+  } catch (error) {
+    logger.warn({ err: error }, "global sign-out failed; revoking the known sessions' refresh tokens only");
+    await revokeRefreshTokens(services, endedTokens);
+    return { endedSessions: ended.length, globalSignOut: false };
+  }
+  // A global sign-out revoked them all: nothing is owed on these rows.
+  await recordRevocationsConfirmed(services.db, endedTokens);
+  return { endedSessions: ended.length, globalSignOut: true };
+}

@@ -1,0 +1,228 @@
+import { type SQL, and, asc, eq, isNull, notInArray, or, sql } from "drizzle-orm";
+import type { AnyPgColumn } from "drizzle-orm/pg-core";
+import type { CsvCopy, Database } from "../../../db/client.server";
+import { memberDirectory, withdrawalReasons } from "../../../db/schema";
+import { DEFAULT_LOCALE, LOCALES } from "~/i18n/locales";
+import { logger } from "~/integrations/logger.server";
+import { DomainError } from "../domain-error.server";
+import {
+  type EmailAddressesExportQuery,
+  type ExportKind,
+  type MemberExportQuery,
+  type WithdrawalReasonsExportQuery,
+  isFlagOn,
+} from "./export-params.server";
+import { filterConditions } from "./member-search.server";
+import { type CsvEncoding, ExcelSafeCsvPass, spreadsheetCsvOfCopy } from "./spreadsheet-csv.server";
+import { type StaffActor, recordStaffAction } from "./staff-audit-log.server";
+import { WITHDRAWAL_REASONS } from "../forms/form-choices";
+
+/**
+ * The staff's three downloads: members (`users.csv`), withdrawal reasons and the newsletter's e-mail
+ * addresses. PostgreSQL writes each file (`COPY (query) TO STDOUT WITH (FORMAT csv)`: db/client.server.ts) and
+ * streams it as the client takes it; Node only makes it Excel-safe and encodes it (spreadsheet-csv.server.ts). So
+ * the data held is a block of the file whatever its size, a client who leaves stops the query, and no row becomes
+ * a JavaScript object (rows as objects would hold the rate well under COPY's and grow the heap with the file).
+ */
+
+/**
+ * Downloads running at once in this process. Each holds a pooled PostgreSQL connection (of 10) for as long as its
+ * client reads, or on PGlite the file made whole: beyond this, callers get "try again later" (429).
+ */
+export const MAX_CONCURRENT_EXPORTS = 3;
+
+/** A download ready to send: its file's base name (the date is added to it), its encoding and its body. */
+export interface CsvDownload {
+  baseName: ExportKind;
+  encoding: CsvEncoding;
+  body: ReadableStream<Uint8Array>;
+}
+
+export interface ExportServices {
+  db: Database;
+  csvCopy: CsvCopy;
+}
+
+export interface ExportRequest<Query> {
+  actor: StaffActor;
+  requestId: string;
+  query: Query;
+}
+
+/**
+ * The file's columns are the query's, named as the header says: COPY writes the result's column names as the header
+ * and every value in its text form, hence booleans as text ("true"/"false", not COPY's t/f).
+ */
+const named = (value: AnyPgColumn | SQL, header: string) => sql<string | null>`${value}`.as(header);
+const booleanText = (value: AnyPgColumn, header: string) => sql<string>`${value}::text`.as(header);
+
+/**
+ * A timestamp column as Japan time text in the form Excel reads as a date and time ("2026-11-22 23:15:00").
+ */
+function japanTimeText(column: AnyPgColumn, header: string) {
+  return sql<string | null>`to_char(${column} at time zone 'Asia/Tokyo', 'YYYY-MM-DD HH24:MI:SS')`.as(header);
+}
+
+// ---- members ----
+
+export async function exportMembers(
+  services: ExportServices,
+  request: ExportRequest<MemberExportQuery>,
+): Promise<CsvDownload> {
+  const { query } = request;
+  const d = memberDirectory;
+  const base = services.db
+    .select({
+      sub: d.sub,
+      email: d.email,
+      email_verified: booleanText(d.emailVerified, "email_verified"),
+      status: named(d.memberStatus, "status"),
+      enabled: booleanText(d.enabled, "enabled"),
+      family_name: d.familyName,
+      given_name: d.givenName,
+      locale: d.locale,
+      referrer: named(d.referrerService, "referrer"),
+      signed_up_at: japanTimeText(d.signedUpAt, "signed_up_at"),
+      legacy_migrated_at: japanTimeText(d.legacyMigratedAt, "legacy_migrated_at"),
+      cancelled_at: japanTimeText(d.cancelledAt, "cancelled_at"),
+    })
+    .from(d)
+    .where(filterConditions(query))
+    // The member_directory_signed_up_idx order: a stable order for pages and the cheapest to read in.
+    .orderBy(asc(d.signedUpAt), asc(d.sub))
+    .$dynamic();
+  const selection = isFlagOn(query.all, false) ? base : base.limit(query.limit).offset(query.page * query.limit);
+  return startDownload(services, request, {
+    kind: "users",
+    query: selection.getSQL(),
+    header: isFlagOn(query.header, true),
+  });
+}
+
+// ---- withdrawal reasons ----
+
+/**
+ * Each reason as its code (for sorting and pivots) and its label in the staff member's language, which the route
+ * translates (`labelOf`): the domain holds no text. The labels go into the query (a CASE over the known reasons),
+ * so PostgreSQL writes them with the rest; a reason no longer known keeps its code.
+ */
+export async function exportWithdrawalReasons(
+  services: ExportServices,
+  request: ExportRequest<WithdrawalReasonsExportQuery>,
+  labelOf: (reason: string) => string,
+): Promise<CsvDownload> {
+  const w = withdrawalReasons;
+  const labels = sql.join(
+    WITHDRAWAL_REASONS.map((reason) => sql`when ${reason} then ${labelOf(reason)}`),
+    sql` `,
+  );
+  const selection = services.db
+    .select({
+      cancelled_at: japanTimeText(w.createdAt, "cancelled_at"),
+      locale: w.locale,
+      reason: w.reason,
+      reason_label: named(sql`case ${w.reason} ${labels} else ${w.reason} end`, "reason_label"),
+      detail: w.detail,
+    })
+    .from(w)
+    .where(request.query.locale ? eq(w.locale, request.query.locale) : undefined)
+    .orderBy(asc(w.createdAt), asc(w.id));
+  return startDownload(services, request, { kind: "withdrawal-reasons", query: selection.getSQL(), header: true });
+}
+
+// ---- e-mail addresses ----
+
+/**
+ * The newsletter list: members who are active (not cancelled, enabled, past sign-up confirmation, still in
+ * Cognito) and whose preferred language is `locale`. The language is the directory's copy of Cognito's `locale`
+ * attribute, which the profile form writes from member_profiles.preferred_language and which the mails follow; a
+ * member without one (or with an unknown one) gets Japanese mail, so counts as Japanese here too.
+ */
+export async function exportEmailAddresses(
+  services: ExportServices,
+  request: ExportRequest<EmailAddressesExportQuery>,
+): Promise<CsvDownload> {
+  const d = memberDirectory;
+  const { locale } = request.query;
+  const otherLocales = LOCALES.filter((other) => other !== DEFAULT_LOCALE);
+  const inLanguage =
+    locale === DEFAULT_LOCALE
+      ? or(eq(d.locale, locale), isNull(d.locale), notInArray(d.locale, otherLocales))
+      : eq(d.locale, locale);
+  const selection = services.db
+    .select({ email: d.email, familyName: d.familyName, givenName: d.givenName })
+    .from(d)
+    .where(and(eq(d.memberStatus, "active"), isNull(d.missingFromCognitoAt), inLanguage))
+    .orderBy(asc(d.signedUpAt), asc(d.sub));
+  return startDownload(services, request, { kind: "email-addresses", query: selection.getSQL(), header: true });
+}
+
+// ---- shared ----
+
+const runningExports = new WeakMap<Database, number>();
+
+/**
+ * Takes an export slot (or refuses with "throttled"), records the export in the staff audit log, and returns the
+ * body. The slot is given back when the body ends, fails or is cancelled, including when it is never read.
+ */
+async function startDownload<Query extends { encoding: CsvEncoding }>(
+  services: ExportServices,
+  request: ExportRequest<Query>,
+  download: { kind: ExportKind; query: SQL; header: boolean },
+): Promise<CsvDownload> {
+  const running = runningExports.get(services.db) ?? 0;
+  if (running >= MAX_CONCURRENT_EXPORTS) throw new DomainError("throttled");
+  runningExports.set(services.db, running + 1);
+  const pass = new ExcelSafeCsvPass();
+  let released = false;
+  // The log line says how far a download got: rows read against bytes the client took shows backpressure at work.
+  const release = (outcome: "complete" | "cancelled" | "failed") => {
+    if (released) return;
+    released = true;
+    runningExports.set(services.db, (runningExports.get(services.db) ?? 1) - 1);
+    const rowsRead = Math.max(0, pass.records - (download.header ? 1 : 0));
+    logger.info({ requestId: request.requestId, export: download.kind, rowsRead, outcome }, "download ended");
+  };
+  try {
+    await recordStaffAction(services.db, {
+      actor: request.actor,
+      action: "data.export",
+      targetSub: null,
+      before: null,
+      after: { export: download.kind, ...request.query },
+      requestId: request.requestId,
+    });
+  } catch (error) {
+    release("failed");
+    throw error;
+  }
+  const blocks = services.csvCopy(download.query, { header: download.header })[Symbol.asyncIterator]();
+  // A generator that never started skips its finally on return(): this wrapper releases the slot either way.
+  const releasingBlocks: AsyncIterableIterator<Uint8Array> = {
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+    async next() {
+      try {
+        const next = await blocks.next();
+        if (next.done) release("complete");
+        return next;
+      } catch (error) {
+        release("failed");
+        throw error;
+      }
+    },
+    async return() {
+      try {
+        return (await blocks.return?.()) ?? { done: true, value: undefined };
+      } finally {
+        release("cancelled");
+      }
+    },
+  };
+  return {
+    baseName: download.kind,
+    encoding: request.query.encoding,
+    body: spreadsheetCsvOfCopy(releasingBlocks, { encoding: request.query.encoding, pass }),
+  };
+}

@@ -1,0 +1,258 @@
+import { and, count, eq, isNull, ne } from "drizzle-orm";
+import { z } from "zod";
+import { emailChangeTokens, memberDirectory, memberSessions } from "../../../db/schema";
+import { DEFAULT_LOCALE, type Locale, isLocale } from "~/i18n/locales";
+import type { IdentityUser } from "~/integrations/cognito/identity-provider.server";
+import type { MailTexts } from "~/integrations/mailer.server";
+import type { AppServices } from "~/services.server";
+import { DomainError } from "../domain-error.server";
+import { isAddressTaken } from "../account/email-change.server";
+import { type DirectoryEntry, refreshDirectoryEntry } from "../directory/member-directory.server";
+import { lockMember } from "../sessions/member-lock.server";
+import { signOutEverywhere } from "../sessions/session-ending.server";
+import { type StaffActor, recordStaffAction } from "./staff-audit-log.server";
+
+/**
+ * What staff do to one member, one verb per action. Each refuses a sub that names no member, does the work, then
+ * appends the audit event (who, what, the member's state before and after, the request). The edges (the admin
+ * pages and the admin API) check the admin group, CSRF and the staff rate limit before calling these.
+ */
+
+export type StaffServices = Pick<AppServices, "db" | "identity" | "mailer" | "config" | "clock">;
+
+/** The admin acting, and the request the action came in (the audit event quotes it). */
+export interface StaffActionActor extends StaffActor {
+  requestId: string;
+}
+
+const SubSchema = z.uuid();
+
+/** The member as Cognito has it now; a sub that is no UUID or that Cognito does not know is "memberNotFound". */
+async function requireTarget(services: StaffServices, targetSub: string): Promise<IdentityUser> {
+  if (!SubSchema.safeParse(targetSub).success) throw new DomainError("memberNotFound");
+  try {
+    return await services.identity.getUser(targetSub);
+  } catch (error) {
+    if (error instanceof DomainError && error.code === "userNotFound") throw new DomainError("memberNotFound");
+    throw error;
+  }
+}
+
+/**
+ * The admin behind a bearer token (the admin API): the token carries no e-mail, so it comes from the directory, or
+ * from Cognito when the directory does not have the admin yet.
+ */
+export async function findStaffActor(services: StaffServices, sub: string): Promise<StaffActor> {
+  const [row] = await services.db
+    .select({ email: memberDirectory.email })
+    .from(memberDirectory)
+    .where(eq(memberDirectory.sub, sub));
+  return { sub, email: row?.email ?? (await services.identity.getUser(sub)).email };
+}
+
+function audit(
+  services: StaffServices,
+  actor: StaffActionActor,
+  event: Omit<Parameters<typeof recordStaffAction>[1], "actor" | "requestId">,
+) {
+  return recordStaffAction(services.db, {
+    actor: { sub: actor.sub, email: actor.email },
+    requestId: actor.requestId,
+    ...event,
+  });
+}
+
+/** The member's language for mail: Cognito's `locale` attribute, Japanese when it is unset or unknown. */
+function mailLocaleOf(user: IdentityUser): Locale {
+  const locale = user.attributes.locale;
+  return isLocale(locale) ? locale : DEFAULT_LOCALE;
+}
+
+async function countLiveSessions(services: StaffServices, sub: string): Promise<number> {
+  const [row] = await services.db
+    .select({ live: count() })
+    .from(memberSessions)
+    .where(and(eq(memberSessions.sub, sub), isNull(memberSessions.revokedAt)));
+  return row?.live ?? 0;
+}
+
+export interface StaffRefreshResult {
+  /** Cognito has no user of this sub (any longer): the directory row says so now. */
+  missing: boolean;
+  /** The directory fields Cognito's answer changed, each with its value before and after. */
+  changes: Record<string, { before: unknown; after: unknown }>;
+}
+
+function valuesOf(entry: DirectoryEntry | null, fields: string[]): Record<string, unknown> {
+  return Object.fromEntries(fields.map((field) => [field, entry?.[field as keyof DirectoryEntry] ?? null]));
+}
+
+/**
+ * Reads the member again from Cognito into the directory and says what changed. A sub neither the directory nor
+ * Cognito knows is "memberNotFound"; one only the directory knows is now marked missing from Cognito.
+ */
+export async function refreshMember(
+  services: StaffServices,
+  actor: StaffActionActor,
+  targetSub: string,
+): Promise<StaffRefreshResult> {
+  if (!SubSchema.safeParse(targetSub).success) throw new DomainError("memberNotFound");
+  const refresh = await refreshDirectoryEntry(services, targetSub);
+  if (refresh.missing && !refresh.before) throw new DomainError("memberNotFound");
+  const before = valuesOf(refresh.before, refresh.changedFields);
+  const after = valuesOf(refresh.after, refresh.changedFields);
+  await audit(services, actor, {
+    action: "user.refresh",
+    targetSub,
+    before,
+    after: { ...after, missing: refresh.missing },
+  });
+  const changes = Object.fromEntries(
+    refresh.changedFields.map((field) => [field, { before: before[field], after: after[field] }]),
+  );
+  return { missing: refresh.missing, changes };
+}
+
+export interface StaffEmailChangeResult {
+  oldEmail: string;
+  newEmail: string;
+  /** The member's own pending e-mail-change links that stopped working. */
+  voidedLinks: number;
+  /** Whether each notice was handed to the mail server; a failed one does not undo the change. */
+  notified: { oldAddress: boolean; newAddress: boolean };
+}
+
+/**
+ * Sets the member's address, verified, at Cognito and on their sessions; voids the member's own pending change
+ * links (one of them would otherwise switch the address back); and tells both addresses, in the member's language.
+ * Refuses the member's current address and one another member uses: the directory's e-mail key (no Cognito call),
+ * Cognito's own lookup (the directory may lag a sign-up), and Cognito's refusal when a sign-up takes it meanwhile.
+ */
+export async function changeMemberEmail(
+  services: StaffServices,
+  actor: StaffActionActor,
+  targetSub: string,
+  requestedEmail: string,
+  /** The request's i18next instance, which the notices' text comes from. */
+  mailTexts: MailTexts,
+): Promise<StaffEmailChangeResult> {
+  const target = await requireTarget(services, targetSub);
+  const newEmail = requestedEmail.trim().toLowerCase();
+  if (newEmail === target.email.toLowerCase()) throw new DomainError("sameAddress");
+  const [holder] = await services.db
+    .select({ sub: memberDirectory.sub })
+    .from(memberDirectory)
+    .where(
+      and(
+        eq(memberDirectory.emailKey, newEmail),
+        ne(memberDirectory.sub, targetSub),
+        // A row Cognito no longer has (a cancelled member's) keeps its address for staff, but frees it.
+        isNull(memberDirectory.missingFromCognitoAt),
+      ),
+    )
+    .limit(1);
+  if (holder || (await isAddressTaken(services.identity, newEmail, targetSub))) {
+    throw new DomainError("emailUnavailable");
+  }
+
+  try {
+    await services.identity.updateAttributes(targetSub, { email: newEmail, email_verified: "true" });
+  } catch (error) {
+    if (error instanceof DomainError && error.code === "usernameExists") throw new DomainError("emailUnavailable");
+    throw error;
+  }
+  const voidedLinks = await services.db.transaction(async (tx) => {
+    await lockMember(tx, targetSub);
+    await tx.update(memberSessions).set({ email: newEmail }).where(eq(memberSessions.sub, targetSub));
+    const voided = await tx
+      .delete(emailChangeTokens)
+      .where(and(eq(emailChangeTokens.sub, targetSub), isNull(emailChangeTokens.usedAt)))
+      .returning({ tokenHash: emailChangeTokens.tokenHash });
+    return voided.length;
+  });
+
+  const locale = mailLocaleOf(target);
+  const [toOld, toNew] = await Promise.allSettled(
+    [target.email, newEmail].map((to) =>
+      services.mailer.sendStaffEmailChangeNotice({ to, locale, texts: mailTexts, oldEmail: target.email, newEmail }),
+    ),
+  );
+  const notified = { oldAddress: toOld?.status === "fulfilled", newAddress: toNew?.status === "fulfilled" };
+
+  await audit(services, actor, {
+    action: "user.email-change",
+    targetSub,
+    before: { email: target.email, emailVerified: target.emailVerified },
+    after: { email: newEmail, emailVerified: true, voidedLinks, notified },
+  });
+  return { oldEmail: target.email, newEmail, voidedLinks, notified };
+}
+
+export interface StaffSignOutResult {
+  endedSessions: number;
+  /** Whether Cognito's global sign-out went through (if not, the ended sessions' refresh tokens were revoked one by one). */
+  globalSignOut: boolean;
+}
+
+/**
+ * Ends every session of the member, pending sign-ins included, and signs them out everywhere at Cognito, which also
+ * revokes sign-ins no session records (a sibling service's); the member API refuses every token issued up to now,
+ * this second's included. This is signOutEverywhere (app/domain/sessions/session-ending.server.ts) keeping no session: the
+ * member's browsers are signed out on their next request.
+ */
+export async function endMemberSessions(
+  services: StaffServices,
+  actor: StaffActionActor,
+  targetSub: string,
+): Promise<StaffSignOutResult> {
+  await requireTarget(services, targetSub);
+  const liveSessions = await countLiveSessions(services, targetSub);
+  const result = await signOutEverywhere(services, { sub: targetSub, keepSessionId: null, includeThisSecond: true });
+  await audit(services, actor, {
+    action: "user.sessions-end",
+    targetSub,
+    before: { liveSessions },
+    after: { liveSessions: 0, ...result },
+  });
+  return result;
+}
+
+/**
+ * Disables the account at Cognito (no more sign-ins or refreshes), then ends every session and signs the member out
+ * everywhere (SECURITY.md 6). Disabling first means no sign-in can start between the two. The member API refuses
+ * the member's tokens from then on, also ones no session records (tokenStanding reads the directory's `enabled`).
+ */
+export async function disableMember(
+  services: StaffServices,
+  actor: StaffActionActor,
+  targetSub: string,
+): Promise<StaffSignOutResult> {
+  const target = await requireTarget(services, targetSub);
+  const liveSessions = await countLiveSessions(services, targetSub);
+  await services.identity.disableUser(targetSub);
+  const result = await signOutEverywhere(services, { sub: targetSub, keepSessionId: null, includeThisSecond: true });
+  await audit(services, actor, {
+    action: "user.disable",
+    targetSub,
+    before: { enabled: target.enabled, liveSessions },
+    after: { enabled: false, liveSessions: 0, ...result },
+  });
+  return result;
+}
+
+/** Lets the member sign in again. Sessions ended by the disable stay ended: the member signs in afresh. */
+export async function enableMember(
+  services: StaffServices,
+  actor: StaffActionActor,
+  targetSub: string,
+): Promise<{ enabled: true }> {
+  const target = await requireTarget(services, targetSub);
+  await services.identity.enableUser(targetSub);
+  await audit(services, actor, {
+    action: "user.enable",
+    targetSub,
+    before: { enabled: target.enabled },
+    after: { enabled: true },
+  });
+  return { enabled: true };
+}

@@ -1,0 +1,88 @@
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { type Browser, type BrowserContext, test } from "@playwright/test";
+import { createNamedMember } from "../support/admin-members";
+import {
+  LOCALE_PREFIXES,
+  MEMBER_PAGES,
+  VISITOR_PAGES,
+  holdAtDeviceLimit,
+  postSignIn,
+  reachSignUpAccountStep,
+  signInNewMember,
+} from "../support/page-tour";
+import { SCREENSHOT_STANDIN_PORT } from "./playwright.config";
+
+/** A phone and a desktop unless SCREENSHOT_WIDTHS names others (e.g. `SCREENSHOT_WIDTHS=320,800`). */
+const WIDTHS = (process.env.SCREENSHOT_WIDTHS ?? "375,1440").split(",").map((width) => Number(width.trim()));
+
+const STAFF_PAGES = ["/admin/", "/admin/users/", "/admin/audit-log/", "/admin/downloads/", "/admin/csv-import/"];
+
+const OUTPUT_DIR = path.resolve(import.meta.dirname, "../../screenshots");
+
+/** `/en/my/profile/` at 375 px → screenshots/375/en-my-profile.png; the home page is `ja-home`. */
+function fileFor(width: number, url: string, suffix = ""): string {
+  const language = url.startsWith("/en/") || url === "/en" ? "en" : "ja";
+  const slug =
+    url
+      .replace(/^\/en(?=\/|$)/, "")
+      .split("/")
+      .filter(Boolean)
+      .join("-") || "home";
+  return path.join(OUTPUT_DIR, String(width), `${language}-${slug}${suffix}.png`);
+}
+
+async function openAs(browser: Browser, width: number, setUp?: (context: BrowserContext) => Promise<unknown>) {
+  const context = await browser.newContext({ viewport: { width, height: 900 } });
+  await setUp?.(context);
+  return { context, page: await context.newPage() };
+}
+
+for (const width of WIDTHS) {
+  test(`the main pages in both languages at ${width} px`, async ({ browser }) => {
+    mkdirSync(path.join(OUTPUT_DIR, String(width)), { recursive: true });
+    const shoot = async (
+      visitor: Awaited<ReturnType<typeof openAs>>,
+      urls: readonly string[],
+      suffix = "",
+    ): Promise<void> => {
+      for (const prefix of LOCALE_PREFIXES) {
+        for (const url of urls) {
+          await visitor.page.goto(`${prefix}${url}`);
+          await visitor.page.screenshot({ path: fileFor(width, `${prefix}${url}`, suffix), fullPage: true });
+        }
+      }
+      await visitor.context.close();
+    };
+
+    await shoot(await openAs(browser, width), VISITOR_PAGES);
+    await shoot(
+      await openAs(browser, width, (context) => signInNewMember(context, SCREENSHOT_STANDIN_PORT, `shot-${width}`)),
+      MEMBER_PAGES,
+    );
+    await shoot(
+      await openAs(browser, width, (context) => holdAtDeviceLimit(browser, context, SCREENSHOT_STANDIN_PORT)),
+      ["/auth/sign-in/"],
+      "-device-limit",
+    );
+    await shoot(
+      await openAs(browser, width, (context) => reachSignUpAccountStep(context, `shot-${width}`)),
+      ["/auth/sign-up/"],
+      "-account-step",
+    );
+    await shoot(
+      await openAs(browser, width, async (context) => {
+        const staff = await createNamedMember(SCREENSHOT_STANDIN_PORT, {
+          email: `shot-staff-${width}-${crypto.randomUUID().slice(0, 8)}@example.jp`,
+          familyName: "山田",
+          givenName: "花子",
+          admin: true,
+        });
+        await postSignIn(context.request, staff);
+        // Reads the "signed in" toast, so that no staff page shows it.
+        await context.request.get("/admin/");
+      }),
+      STAFF_PAGES,
+    );
+  });
+}
