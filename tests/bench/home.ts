@@ -6,6 +6,7 @@
  * What it measures:
  *  1. Server throughput, latency and CPU per request for `/`, `/en/` and the signed-in `/my/profile/` next to a
  *     minimal React Router page, with the ratios the targets are set on (page-throughput.ts says how to read them).
+ *     What remix-i18next's middleware alone costs a request, in-process (i18n-middleware.ts).
  *  2. The JavaScript every page makes the browser load, in both languages, signed out, signed in and as staff,
  *     against the budget (tests/bench/page-weight.ts, in Chromium on a preview server of its own).
  *
@@ -23,6 +24,7 @@ import {
   startPreviewServer,
   startServer,
 } from "./bench-support";
+import { reportI18nMiddlewareCost } from "./i18n-middleware";
 import { reportPageJavaScript } from "./page-weight";
 import { measurePageThroughput } from "./page-throughput";
 
@@ -53,6 +55,7 @@ async function runBenchmark() {
   };
 
   await measurePageThroughput(app, minimal, standInPort, baseline);
+  await reportI18nMiddlewareCost();
   await reportPageJavaScript({ minimalOrigin: minimal.origin });
 }
 
