@@ -1,6 +1,8 @@
 // ESLint flat config, kept as a dotfile because the repository's top level is fixed: `npm run lint` passes it with
 // --config. No type-aware rules, so a run stays fast on a 2-core machine; `tsc` does the type checking.
 import js from "@eslint/js";
+import { createTypeScriptImportResolver } from "eslint-import-resolver-typescript";
+import { importX } from "eslint-plugin-import-x";
 import { defineConfig } from "eslint/config";
 import reactHooks from "eslint-plugin-react-hooks";
 import tseslint from "typescript-eslint";
@@ -20,6 +22,11 @@ const DOMAIN_RULES = [
   { regex: inApp("middleware"), message: "The domain does not depend on middleware; middleware wires the domain." },
   { regex: inApp("routes"), message: "The domain does not import routes." },
   { regex: inApp("components"), message: "The domain does not import components." },
+  { regex: inApp("server"), message: "The domain does not import the HTTP server." },
+  {
+    regex: `^(~/|(\\.\\./)+)(composition-root|router-context)\\.server$`,
+    message: "The domain is handed its services: it neither builds them nor reads a router context.",
+  },
   { regex: "^(i18next|remix-i18next|react-i18next)(/|$)", message: "The domain renders no localized text." },
   {
     // ~/i18n/locales is the locale list and the Locale type, no i18n runtime: the domain may use it.
@@ -37,6 +44,42 @@ const ADAPTER_ERRORS = {
 };
 
 const INTEGRATION_RULES = [{ regex: inApp("domain"), message: "Integrations (adapters) do not import the domain." }];
+
+// Components render what loaders give them: they may use the domain's types and form choices, routing and i18n,
+// never what runs a request.
+const COMPONENT_RULES = [
+  { regex: inApp("routes"), message: "Components do not import routes: routes compose components." },
+  { regex: inApp("server"), message: "Components do not import the HTTP server." },
+  {
+    regex: inApp("integrations"),
+    message: "Components do not reach the adapters: the route's loader passes the data in.",
+  },
+  {
+    regex: `^(~/|(\\.\\./)+)composition-root\\.server$`,
+    message: "Components do not build services; the route's loader passes the data in.",
+  },
+];
+
+// Routing names URLs and reads requests for routes and middleware, below both.
+const ROUTING_RULES = [
+  { regex: inApp("routes"), message: "Routing does not import routes: routes use routing." },
+  { regex: inApp("components"), message: "Routing does not import components: components use routing." },
+  { regex: inApp("middleware"), message: "Routing does not depend on middleware; middleware uses routing." },
+  { regex: inApp("server"), message: "Routing does not import the HTTP server." },
+  { regex: inApp("integrations"), message: "Routing does not reach the adapters: routes call the domain." },
+];
+
+// The HTTP server serves the build: what it needs of the app's rules and services (the jobs, the body limits) the
+// composition root (app/composition-root.server.ts) hands it.
+const SERVER_RULES = [
+  {
+    regex: inApp("domain"),
+    message: "The HTTP server does not import the domain: take it from the composition root.",
+  },
+  { regex: inApp("routes"), message: "The HTTP server does not import routes: it serves the build." },
+  { regex: inApp("components"), message: "The HTTP server does not import components: it serves the build." },
+  { regex: inApp("middleware"), message: "The HTTP server does not import middleware: it runs in the build." },
+];
 
 const ROUTE_ADAPTER_RULE = {
   regex: inApp("integrations/cognito"),
@@ -100,6 +143,21 @@ export default defineConfig(
     },
   },
 
+  // No import cycles in app/ and db/: a cycle makes module load order decide what is initialised, and usually means
+  // two layers each own half of something. Type-only imports are not followed (they vanish at runtime).
+  {
+    files: [`app/**/*.${TS}`, `db/**/*.${TS}`],
+    plugins: { "import-x": importX },
+    settings: {
+      // The TypeScript preset's extensions and parser, without its other rules: the rule must parse .ts and .tsx
+      // to follow their imports.
+      "import-x/extensions": importX.flatConfigs.typescript.settings["import-x/extensions"],
+      "import-x/parsers": importX.flatConfigs.typescript.settings["import-x/parsers"],
+      "import-x/resolver-next": [createTypeScriptImportResolver({ project: "tsconfig.json" })],
+    },
+    rules: { "import-x/no-cycle": ["error", { ignoreExternal: true }] },
+  },
+
   // Layer rules. Flat config replaces a rule's options when two blocks match a file, so each block below repeats the
   // app-wide NO_TESTS restriction; the dev entry is the one file of app/ allowed to load test support.
   layer([`app/**/*.${TS}`], [NO_TESTS], { ignores: [`app/server/dev*.ts`] }),
@@ -108,6 +166,10 @@ export default defineConfig(
   }),
   layer(["app/domain/domain-error.server.ts"], [NO_TESTS, ...DOMAIN_RULES]),
   layer([`app/integrations/**/*.${TS}`], [NO_TESTS, ...INTEGRATION_RULES]),
+  layer([`app/components/**/*.${TS}`], [NO_TESTS, ...COMPONENT_RULES]),
+  layer([`app/routing/**/*.${TS}`], [NO_TESTS, ...ROUTING_RULES]),
+  layer([`app/server/**/*.${TS}`], [NO_TESTS, ...SERVER_RULES], { ignores: [`app/server/dev*.ts`] }),
+  layer([`app/server/dev*.ts`], SERVER_RULES),
   ...ROUTE_DEPTHS.map((depth) => layer([`app/routes/${"*/".repeat(depth)}*.${TS}`], [NO_TESTS, ...routeRules(depth)])),
   // db/ holds schema, migrations and the client: it may name app/'s types (`import type`) but runs no app/ code.
   layer(

@@ -2,18 +2,20 @@ import { Writable } from "node:stream";
 import { renderToPipeableStream } from "react-dom/server";
 import {
   type EntryContext,
+  type HandleDataRequestFunction,
   type HandleErrorFunction,
   type RouterContextProvider,
   ServerRouter,
   isRouteErrorResponse,
 } from "react-router";
 import { NonceContext } from "./components/nonce";
+import { keepPageAfterFailedSubmission, recordFailedSubmission } from "./errors/failed-submission.server";
 import { logger } from "./integrations/logger.server";
-import { requestInfoContext } from "./server/request-context";
+import { requestInfoContext } from "./router-context.server";
 
 // The HTTP server builds the services once from this module so that they share the routes' module instances
 // (its own copies of the app's classes would fail the routes' instanceof checks).
-export { createAppServices, servicesContext } from "./services.server";
+export { createAppServices } from "./composition-root.server";
 
 export const streamTimeout = 5_000;
 
@@ -81,4 +83,9 @@ export const handleError: HandleErrorFunction = (error, { request, context }) =>
   if (isRouteErrorResponse(error) && error.status < 500) return;
   const requestId = (context as RouterContextProvider).get(requestInfoContext).requestId;
   logger.error({ err: error, requestId }, "unhandled error in a route");
+  recordFailedSubmission(request, context as RouterContextProvider);
 };
+
+/** Every `.data` response (client-side navigations and form posts made with JavaScript) passes through here. */
+export const handleDataRequest: HandleDataRequestFunction = (response, { request, context }) =>
+  keepPageAfterFailedSubmission(response, { request, context: context as RouterContextProvider });

@@ -7,7 +7,7 @@ import { type TranslationRequest, loadTranslations } from "~/i18n/translations.s
 import { displayName } from "~/domain/account/display-name.server";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { peekMember } from "~/middleware/member-session.server";
-import { servicesOf } from "~/services.server";
+import { servicesOf } from "~/router-context.server";
 import { getToastUtils, mayCarryToast } from "~/toast.server";
 
 /**

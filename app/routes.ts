@@ -1,20 +1,39 @@
+import { existsSync } from "node:fs";
 import { type RouteConfig, index, layout, prefix, route } from "@react-router/dev/routes";
 import { type Locale } from "./i18n/locales";
-import { LAYOUT_FILES, PAGE_FILES } from "./routing/route-files";
-import { ROUTE_SECTIONS, routeId } from "./routing/route-table";
+import { ROUTE_SECTIONS, type RouteName, type SectionId, routeId } from "./routing/route-table";
+
+// Every module's file follows from its route's name, so the table in route-table.ts (names and paths, shipped to
+// the browser) is all there is to read: tests/unit/route-module-names.test.ts fails when a file and its name part.
+// A page is app/routes/<section id>/<route name>.tsx, or .ts for a resource route that renders nothing (a download).
+// A section's layout is app/layouts/<section id>-layout.tsx.
+// An API route with id api.<a>.<b> is app/routes/api/<a>/<b>.ts.
+
+/** The page's module, relative to app/ as React Router wants it. */
+function pageModule(section: SectionId, name: RouteName): string {
+  const candidates = [".tsx", ".ts"].map((extension) => `routes/${section}/${name}${extension}`);
+  const file = candidates.find((candidate) => existsSync(new URL(candidate, import.meta.url)));
+  if (file === undefined) throw new Error(`The page "${name}" has no module: create app/${candidates[0]}.`);
+  return file;
+}
 
 function localizedRoutes(locale: Locale) {
   return ROUTE_SECTIONS.map((section) =>
     layout(
-      LAYOUT_FILES[section.id],
+      `layouts/${section.id}-layout.tsx`,
       { id: routeId(locale, section.id) },
       section.pages.map((page) =>
         page.path === ""
-          ? index(PAGE_FILES[page.name], { id: routeId(locale, page.name) })
-          : route(page.path, PAGE_FILES[page.name], { id: routeId(locale, page.name) }),
+          ? index(pageModule(section.id, page.name), { id: routeId(locale, page.name) })
+          : route(page.path, pageModule(section.id, page.name), { id: routeId(locale, page.name) }),
       ),
     ),
   );
+}
+
+/** An API route, its module named after its id. */
+function apiRoute(path: string, id: `api.${string}`) {
+  return route(path, `routes/${id.replaceAll(".", "/")}.ts`, { id });
 }
 
 /**
@@ -24,42 +43,36 @@ function localizedRoutes(locale: Locale) {
  * routes without the root's page middleware.
  */
 const apiRoutes = prefix("api", [
-  route("openapi.json", "routes/api/openapi-json.ts", { id: "api.openapi" }),
-  route("user-availability", "routes/api/user-availability.ts", { id: "api.user-availability" }),
-  route("refresh-user", "routes/api/refresh-user.ts", { id: "api.refresh-user" }),
-  route("user-registration", "routes/api/user-registration.ts", { id: "api.user-registration" }),
-  route("email-updates", "routes/api/email-updates.ts", { id: "api.email-updates" }),
-  route("email-updates/:token", "routes/api/email-update-confirm.ts", { id: "api.email-update-confirm" }),
-  route("withdrawal-reasons", "routes/api/withdrawal-reasons.ts", { id: "api.withdrawal-reasons" }),
-  route("user-devices", "routes/api/user-devices.ts", { id: "api.user-devices" }),
-  route("user-devices/:id", "routes/api/user-device.ts", { id: "api.user-device" }),
-  route("old-safari-device", "routes/api/old-safari-device.ts", { id: "api.old-safari-device" }),
+  apiRoute("openapi.json", "api.openapi"),
+  apiRoute("user-availability", "api.user-availability"),
+  apiRoute("refresh-user", "api.refresh-user"),
+  apiRoute("user-registration", "api.user-registration"),
+  apiRoute("email-updates", "api.email-updates"),
+  apiRoute("email-updates/:token", "api.email-update-confirm"),
+  apiRoute("withdrawal-reasons", "api.withdrawal-reasons"),
+  apiRoute("user-devices", "api.user-devices"),
+  apiRoute("user-devices/:id", "api.user-device"),
+  apiRoute("old-safari-device", "api.old-safari-device"),
   ...prefix("admin", [
-    route("users", "routes/api/admin/users.ts", { id: "api.admin.users" }),
-    route("users/count", "routes/api/admin/user-count.ts", { id: "api.admin.user-count" }),
-    route("users/:sub", "routes/api/admin/user.ts", { id: "api.admin.user" }),
-    route("user-pool", "routes/api/admin/user-pool.ts", { id: "api.admin.user-pool" }),
-    route("audit-events", "routes/api/admin/audit-events.ts", { id: "api.admin.audit-events" }),
-    route("users/:sub/refresh", "routes/api/admin/user-refresh.ts", { id: "api.admin.user-refresh" }),
-    route("email-updates/:sub", "routes/api/admin/staff-email-change.ts", { id: "api.admin.email-update" }),
-    route("users/:sub/sign-out", "routes/api/admin/user-sign-out.ts", { id: "api.admin.user-sign-out" }),
-    route("users/:sub/disable", "routes/api/admin/user-disable.ts", { id: "api.admin.user-disable" }),
-    route("users/:sub/enable", "routes/api/admin/user-enable.ts", { id: "api.admin.user-enable" }),
-    route("users.csv", "routes/api/admin/users-csv.ts", { id: "api.admin.users-csv" }),
-    route("downloads/withdrawal-reasons", "routes/api/admin/withdrawal-reasons-csv.ts", {
-      id: "api.admin.withdrawal-reasons-csv",
-    }),
-    route("downloads/email-addresses", "routes/api/admin/email-addresses-csv.ts", {
-      id: "api.admin.email-addresses-csv",
-    }),
-    route("csv-import/user-create", "routes/api/admin/csv-import-user-create.ts", { id: "api.admin.csv-import" }),
-    route("csv-import/jobs/:id", "routes/api/admin/csv-import-job-status.ts", { id: "api.admin.csv-import-job" }),
-    route("csv-import/jobs/:id/cancel", "routes/api/admin/csv-import-cancel.ts", { id: "api.admin.csv-import-cancel" }),
-    route("csv-import/jobs/:id/failed-rows.csv", "routes/api/admin/csv-import-failed-rows.ts", {
-      id: "api.admin.csv-import-failed-rows",
-    }),
+    apiRoute("users", "api.admin.users"),
+    apiRoute("users/count", "api.admin.user-count"),
+    apiRoute("users/:sub", "api.admin.user"),
+    apiRoute("user-pool", "api.admin.user-pool"),
+    apiRoute("audit-events", "api.admin.audit-events"),
+    apiRoute("users/:sub/refresh", "api.admin.user-refresh"),
+    apiRoute("email-updates/:sub", "api.admin.user-email-update"),
+    apiRoute("users/:sub/sign-out", "api.admin.user-sign-out"),
+    apiRoute("users/:sub/disable", "api.admin.user-disable"),
+    apiRoute("users/:sub/enable", "api.admin.user-enable"),
+    apiRoute("users.csv", "api.admin.users-csv"),
+    apiRoute("downloads/withdrawal-reasons", "api.admin.withdrawal-reasons-csv"),
+    apiRoute("downloads/email-addresses", "api.admin.email-addresses-csv"),
+    apiRoute("csv-import/user-create", "api.admin.csv-import"),
+    apiRoute("csv-import/jobs/:id", "api.admin.csv-import-job"),
+    apiRoute("csv-import/jobs/:id/cancel", "api.admin.csv-import-cancel"),
+    apiRoute("csv-import/jobs/:id/failed-rows.csv", "api.admin.csv-import-failed-rows"),
   ]),
-  route("*", "routes/api/not-found.ts", { id: "api.not-found" }),
+  apiRoute("*", "api.not-found"),
 ]);
 
 export default [...apiRoutes, ...localizedRoutes("ja"), ...prefix("en", localizedRoutes("en"))] satisfies RouteConfig;

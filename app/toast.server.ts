@@ -1,7 +1,7 @@
 import { type RouterContextProvider, createCookieSessionStorage } from "react-router";
 import { createToastUtilsWithCustomSession } from "remix-toast";
 import { createSignedCookie, oncePerConfig } from "~/cookies/signed-cookie.server";
-import { servicesOf } from "~/services.server";
+import { servicesOf } from "~/router-context.server";
 
 /**
  * Toasts travel in a short-lived signed cookie (remix-toast) so they survive the redirect after a form post

@@ -9,8 +9,8 @@ import { logger, runWithRequestId } from "~/integrations/logger.server";
 import type { Locale } from "~/i18n/locales";
 import { fixedTranslator } from "~/i18n/translator.server";
 import { getInstance, getLocale, i18nextMiddleware } from "~/middleware/i18n.server";
-import { requestInfoContext } from "~/server/request-context";
-import { type AppServices, servicesOf } from "~/services.server";
+import { requestInfoContext, servicesOf } from "~/router-context.server";
+import type { AppServices } from "~/services.server";
 import { ApiError, apiErrorResponse, apiJson, toApiError } from "./api-response.server";
 import { type ApiMember, authenticateBearer } from "./bearer-auth.server";
 import {

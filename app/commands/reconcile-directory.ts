@@ -7,7 +7,8 @@
  */
 import { parseConfig } from "~/config.server";
 import { reconcileDirectory } from "~/domain/directory/directory-reconcile.server";
-import { createDomainIdentity, systemClock } from "~/services.server";
+import { systemClock } from "~/services.server";
+import { createDomainIdentity } from "~/composition-root.server";
 import { openDatabase } from "../../db/client.server";
 
 const config = parseConfig(process.env);

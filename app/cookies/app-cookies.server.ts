@@ -48,7 +48,7 @@ export const serviceCookie = defineCookie("service", z.enum(SERVICE_THEMES));
 
 /**
  * Where the visitor is in the sign-up steps: text sealed with AES-256-GCM under the session secrets (see
- * app/routes/auth/sign-up.server.ts), so nobody can read the address or the sub out of it.
+ * app/routes/default/auth-sign-up.server.ts), so nobody can read the address or the sub out of it.
  */
 export const signUpFlowCookie = defineCookie("id_sign_up", z.string().min(1), { maxAge: SIGN_UP_FLOW_MAX_AGE_S });
 

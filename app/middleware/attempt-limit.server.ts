@@ -1,8 +1,7 @@
 import type { RouterContextProvider } from "react-router";
 import { type LimitedAction, countAttempt } from "~/domain/limits/rate-limit.server";
 import { logger } from "~/integrations/logger.server";
-import { requestInfoContext } from "~/server/request-context";
-import { servicesOf } from "~/services.server";
+import { requestInfoContext, servicesOf } from "~/router-context.server";
 
 /** A refused attempt, for the action to answer in its own shape (form error, or toast where the form has none). */
 export interface AttemptRefusal {

@@ -1,7 +1,7 @@
 import { redirect, type MiddlewareFunction } from "react-router";
 import { localeCookie } from "~/cookies/app-cookies.server";
 import { decideCanonicalUrl } from "~/routing/canonical-url";
-import { servicesOf } from "~/services.server";
+import { servicesOf } from "~/router-context.server";
 
 /** Trailing-slash, ?locale= and root-language redirects for page requests (GET and HEAD only). */
 export const canonicalUrlMiddleware: MiddlewareFunction<Response> = async ({ request, context }, next) => {

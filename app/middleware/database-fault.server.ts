@@ -1,6 +1,6 @@
 import type { MiddlewareFunction } from "react-router";
 import { isDatabaseReachable } from "../../db/client.server";
-import { servicesOf } from "~/services.server";
+import { servicesOf } from "~/router-context.server";
 import { peekMember, serviceUnavailable } from "./member-session.server";
 
 /**

@@ -1,4 +1,4 @@
-import { type MiddlewareFunction, type RouterContextProvider, createContext, data } from "react-router";
+import { type MiddlewareFunction, type RouterContextProvider, data } from "react-router";
 import { isDatabaseUnavailable } from "../../db/client.server";
 import { sessionCookie } from "~/cookies/app-cookies.server";
 import {
@@ -7,13 +7,9 @@ import {
   resolvePageSession,
 } from "~/domain/sessions/page-sessions.server";
 import { logger } from "~/integrations/logger.server";
-import { servicesOf } from "~/services.server";
+import { databaseUnavailableContext, memberContext, servicesOf } from "~/router-context.server";
 
 export type { SignedInMember };
-
-export const memberContext = createContext<SignedInMember | null>(null);
-/** Set when the database could not be asked whose session the cookie names: the member is unknown, not absent. */
-const databaseUnavailableContext = createContext<boolean>(false);
 
 /** The answer for a page that needs the database while it is down: the layouts' 503 page, not a 500. */
 export function serviceUnavailable(): never {

@@ -1,6 +1,6 @@
 import type { MiddlewareFunction } from "react-router";
 import { runWithRequestId } from "~/integrations/logger.server";
-import { requestInfoContext } from "~/server/request-context";
+import { requestInfoContext } from "~/router-context.server";
 
 /**
  * Every log line written while a page request is handled carries its request id, domain code's warnings

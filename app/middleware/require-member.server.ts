@@ -2,7 +2,7 @@ import { type RouterContextProvider, data, redirect } from "react-router";
 import { sessionCookie } from "~/cookies/app-cookies.server";
 import { localeFromPathname, pathnameForLocale } from "~/i18n/locales";
 import { routeNameForPathname } from "~/routing/route-table";
-import { servicesOf } from "~/services.server";
+import { servicesOf } from "~/router-context.server";
 import { type SignedInMember, getMember, peekMember } from "./member-session.server";
 
 /**

@@ -2,9 +2,9 @@ import { type Locale, pathnameForLocale } from "../i18n/locales";
 
 /**
  * The one table of localized pages. app/routes.ts turns it into a Japanese (unprefixed) and an English (/en/)
- * route for each entry, so the two languages can never drift apart. Route names are
- * what guards and `to` parameters use. The modules behind the names are in route-files.ts: this table is in every
- * page's JavaScript (pathFor), and the browser has no use for file names.
+ * route for each entry, so the two languages can never drift apart. Route names are what guards and `to`
+ * parameters use, and each page's module is named after its route and section (app/routes.ts): the table holds no
+ * file names because it is in every page's JavaScript (pathFor), and the browser has no use for them.
  */
 export const ROUTE_SECTIONS = [
   {

@@ -8,8 +8,8 @@ import { localeFromAcceptLanguage } from "~/i18n/locales";
 import { logger } from "~/integrations/logger.server";
 import { isApiPath } from "~/routing/api-paths";
 import type { ApiCors } from "./cors";
-import type { RequestContextFactory } from "./app-context";
-import type { RequestInfo } from "./request-context";
+import type { RequestInfo } from "~/router-context.server";
+import type { Build, RequestContextFactory } from "./app-context";
 import { headersOf, readBody } from "./node-request";
 import { isStreamedDownload, writeBody } from "./write-body";
 
@@ -18,8 +18,6 @@ const COMPRESS_FROM_BYTES = 1024;
 /** Methods node:http accepts but fetch's Request refuses to carry. */
 const FETCH_FORBIDDEN_METHODS = new Set(["TRACE", "TRACK", "CONNECT"]);
 const API_METHODS = "GET, HEAD, POST, DELETE, OPTIONS";
-
-export type Build = ServerBuild | (() => Promise<ServerBuild>);
 
 export interface ApiLaneOptions {
   build: Build;

@@ -1,23 +1,30 @@
 import { type RouterContext, RouterContextProvider, type ServerBuild } from "react-router";
 import type { Database } from "../../db/client.server";
+import type { createAppServices } from "~/composition-root.server";
 import type { Config } from "~/config.server";
-import { type DevMailbox, devMailboxContext } from "~/routing/dev-tools-only.server";
-import type { AppServices, createAppServices, servicesContext } from "~/services.server";
-import type { Build } from "./api-lane";
-import { type RequestInfo, requestInfoContext } from "./request-context";
+import {
+  type DevMailbox,
+  devMailboxContext,
+  type RequestInfo,
+  requestInfoContext,
+  servicesContext,
+} from "~/router-context.server";
+import type { AppServices } from "~/services.server";
+
+/** The React Router build, or development's loader of the latest one. */
+export type Build = ServerBuild | (() => Promise<ServerBuild>);
 
 /** What app/entry.server.tsx exports besides the renderer. */
 interface AppEntryModule {
   createAppServices: typeof createAppServices;
-  servicesContext: typeof servicesContext;
 }
 
 /** Makes the router context of one request: what the HTTP layer learned about it, and the app's services. */
 export type RequestContextFactory = (requestInfo: RequestInfo) => Promise<RouterContextProvider>;
 
 /**
- * The services are built once per loaded build, on its first request (once in production; again after a development reload)
- * through the build's own entry module, so that they are made of the same module instances as the routes.
+ * The services are built once per loaded build, on its first request (once in production; again after a development
+ * reload) through the build's own entry module, so that they are made of the same module instances as the routes.
  * The dev mailbox (dev and preview only) goes under its shared key.
  */
 export function requestContextFactory(
@@ -37,7 +44,7 @@ export function requestContextFactory(
     }
     const values = new Map<RouterContext<unknown>, unknown>([
       [requestInfoContext as RouterContext<unknown>, requestInfo],
-      [entry.servicesContext as RouterContext<unknown>, services],
+      [servicesContext as RouterContext<unknown>, services],
     ]);
     if (devMailbox) values.set(devMailboxContext as RouterContext<unknown>, devMailbox);
     return new RouterContextProvider(values);

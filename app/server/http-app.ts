@@ -7,16 +7,16 @@ import express from "express";
 import proxyAddr from "proxy-addr";
 import type { ServerBuild } from "react-router";
 import { type DatabaseHandle, isDatabaseReachable } from "../../db/client.server";
+import { largerPageBodyLimits } from "~/composition-root.server";
 import { type Config, SIBLING_SERVICES } from "~/config.server";
 import { isApiPath } from "~/routing/api-paths";
 import { isJwksLoaded } from "~/integrations/cognito/jwks.server";
-import type { DevMailbox } from "~/routing/dev-tools-only.server";
 import { logger } from "~/integrations/logger.server";
-import { type Build, createApiLane } from "./api-lane";
+import type { DevMailbox, RequestInfo } from "~/router-context.server";
+import { createApiLane } from "./api-lane";
 import { isStreamedDownload } from "./write-body";
-import { requestContextFactory } from "./app-context";
+import { type Build, requestContextFactory } from "./app-context";
 import { answerUnhandledError, createPageLane } from "./page-lane";
-import type { RequestInfo } from "./request-context";
 import { apiCors } from "./cors";
 import { isAllowedOrigin } from "./csrf";
 import { pathForLog, securityHeaders } from "./security-headers";
@@ -144,7 +144,16 @@ export async function createHttpApp(
   const mode = config.mode === "dev" ? "development" : "production";
 
   const contextFor = requestContextFactory(build, config, database.db, devMailbox);
-  app.all("/{*splat}", createPageLane({ build, mode, origin: config.origin, contextFor }));
+  app.all(
+    "/{*splat}",
+    createPageLane({
+      build,
+      mode,
+      origin: config.origin,
+      contextFor,
+      largerBodyLimits: largerPageBodyLimits(),
+    }),
+  );
   app.use(answerUnhandledError);
 
   const apiLane = createApiLane({

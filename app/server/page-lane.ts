@@ -6,42 +6,26 @@ import type {
   Response as ExpressResponse,
 } from "express";
 import { type RouterContextProvider, type ServerBuild, createRequestHandler } from "react-router";
-import { CSV_IMPORT_MAX_FILE_BYTES } from "~/domain/csv-import/csv-import-file.server";
 import { LOCALES, type Locale } from "~/i18n/locales";
 import { logger } from "~/integrations/logger.server";
-import { pathFor, routeId } from "~/routing/route-table";
-import { type Build, narrowBuild, pageRoutesOf, withRoutes } from "./api-lane";
-import type { RequestContextFactory } from "./app-context";
+import { routeId } from "~/routing/route-table";
+import { narrowBuild, pageRoutesOf, withRoutes } from "./api-lane";
+import type { Build, RequestContextFactory } from "./app-context";
 import { headersOf, readBody } from "./node-request";
 import { isStreamedDownload, writeBody } from "./write-body";
 
 /** Every page form posts a few fields (sign-up's questionnaire is the largest). */
 export const PAGE_BODY_LIMIT_BYTES = 64 * 1024;
-/**
- * Multipart's own bytes around an uploaded file: the boundaries, each part's headers and the form's other fields.
- * Generous, so that a file just over the import's cap reaches the dry run and gets its translated "file too large"
- * rather than the lane's plain 413.
- */
-const MULTIPART_OVERHEAD_BYTES = 64 * 1024;
-/** The staff's CSV upload: the import's file cap, in both languages. */
-const CSV_IMPORT_BODY_LIMIT_BYTES = CSV_IMPORT_MAX_FILE_BYTES + MULTIPART_OVERHEAD_BYTES;
-/**
- * Pages whose forms may post more than PAGE_BODY_LIMIT_BYTES, by path in both languages. Everything else gets the
- * small one.
- */
-const LARGER_PAGE_BODY_LIMITS_BYTES: ReadonlyMap<string, number> = new Map(
-  LOCALES.map((locale) => [pathFor("admin-csv-import", locale), CSV_IMPORT_BODY_LIMIT_BYTES]),
-);
-
 /** Pages are read (GET, HEAD) and their forms post (POST); nothing else reaches a route. */
 const PAGE_METHODS = new Set(["GET", "HEAD", "POST"]);
 const ALLOW_HEADER = [...PAGE_METHODS].join(", ");
 /** What a browser's form sends, with or without JavaScript: the only bodies page actions read. */
 const FORM_CONTENT_TYPES = new Set(["application/x-www-form-urlencoded", "multipart/form-data"]);
 
-export function pageBodyLimitBytes(pathname: string): number {
+/** A page's body limit: its own in `largerLimits` (by path), PAGE_BODY_LIMIT_BYTES for every other page. */
+export function pageBodyLimitBytes(pathname: string, largerLimits: ReadonlyMap<string, number>): number {
   // JavaScript's form posts go to the page's data URL ("/my/profile/edit/_.data"); the limit is the page's.
-  return LARGER_PAGE_BODY_LIMITS_BYTES.get(pathname.replace(/_?\.data$/, "")) ?? PAGE_BODY_LIMIT_BYTES;
+  return largerLimits.get(pathname.replace(/_?\.data$/, "")) ?? PAGE_BODY_LIMIT_BYTES;
 }
 
 export interface PageLaneOptions {
@@ -50,6 +34,8 @@ export interface PageLaneOptions {
   /** Our public origin: the base of every URL React Router sees, whatever the Host header says (or lacks). */
   origin: string;
   contextFor: RequestContextFactory;
+  /** Pages whose forms may post more than PAGE_BODY_LIMIT_BYTES, by path in both languages, with their limits. */
+  largerBodyLimits: ReadonlyMap<string, number>;
 }
 
 /** A request the pages refuse before React Router runs, and why (logged, never shown). */
@@ -193,7 +179,7 @@ export function createPageLane(options: PageLaneOptions): RequestHandler {
     if (method !== "POST") return undefined;
     const contentType = req.headers["content-type"] ?? "";
     if (!FORM_CONTENT_TYPES.has(mediaTypeOf(contentType))) return { status: 415, reason: "not a form post" };
-    const body = await readBody(req, pageBodyLimitBytes(url.pathname));
+    const body = await readBody(req, pageBodyLimitBytes(url.pathname, options.largerBodyLimits));
     if (body === "too large") return { status: 413, reason: "body over the page limit" };
     if (body === "gone" || mediaTypeOf(contentType) !== "multipart/form-data") return body;
     // Parsed once here (the body is bounded by now) so that a broken multipart body is the client's 400, not an action's 500.

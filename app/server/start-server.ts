@@ -1,21 +1,14 @@
 /**
- * The server process's life: configuration, the Cognito pool check, the database, the HTTP server and its
- * shutdown. Started by main.ts (`npm start`) or, on the development stand-ins, by dev-entry.ts (`npm run dev`,
- * `npm run preview`).
+ * The server process's life: configuration, the Cognito pool check, the database, the background jobs, the HTTP
+ * server and its shutdown. Started by main.ts (`npm start`) or, on the development stand-ins, by dev-entry.ts
+ * (`npm run dev`, `npm run preview`).
  */
 import { type Server, createServer } from "node:http";
 import { openDatabase } from "../../db/client.server";
 import { type AppMode, type Config, ConfigError, parseConfig } from "~/config.server";
-import { MIN_PASSWORD_LENGTH } from "~/domain/forms/auth-schemas";
-import { startImportWorker } from "~/domain/csv-import/csv-import-job.server";
-import { scheduleDirectoryReconcile } from "~/domain/directory/directory-reconcile.server";
-import { schedulePurge } from "~/domain/jobs/purge.server";
-import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
-import { createIdentityProvider } from "~/integrations/cognito/identity-provider.server";
-import { identityPoolProblems } from "~/integrations/cognito/pool-contract.server";
+import { identityPoolProblemsOf, serverJobs } from "~/composition-root.server";
 import { logger } from "~/integrations/logger.server";
-import type { DevMailbox } from "~/routing/dev-tools-only.server";
-import { createDomainIdentity, systemClock } from "~/services.server";
+import type { DevMailbox } from "~/router-context.server";
 import { createHttpApp } from "./http-app";
 import { refuseToStart } from "./refuse-to-start";
 import { applyServerTimeouts } from "./server-timeouts";
@@ -46,11 +39,7 @@ export async function startServer(mode: AppMode, standIns?: StandIns): Promise<v
   }
 
   // Every mode checks the pool: production's is real Cognito; dev and preview prove the stand-in is provisioned alike.
-  const cognito = createCognitoClient(config.cognito);
-  const poolProblems = await identityPoolProblems(createIdentityProvider(config.cognito, cognito), {
-    minimumPasswordLength: MIN_PASSWORD_LENGTH,
-    adminGroup: config.adminGroup,
-  }).finally(() => cognito.destroy());
+  const poolProblems = await identityPoolProblemsOf(config);
   if (poolProblems.length > 0) {
     await standIns?.stop();
     refuseToStart(
@@ -62,25 +51,8 @@ export async function startServer(mode: AppMode, standIns?: StandIns): Promise<v
 
   const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   await database.migrate();
-  // Retention and the two-systems repairs (owed Cognito deletions and revocations); see app/domain/jobs/purge.server.ts.
-  const identity = createDomainIdentity(config.cognito, database.db);
-  const stopPurge = schedulePurge({ db: database.db, identity, config, clock: systemClock });
-  // The staff's member directory kept in step with Cognito (app/domain/directory/directory-reconcile.server.ts).
-  const { requestsPerSecond, intervalMinutes } = config.directoryReconcile;
-  const stopReconcile =
-    intervalMinutes > 0
-      ? scheduleDirectoryReconcile(
-          { db: database.db, identity, clock: systemClock },
-          { requestsPerSecond, intervalMs: intervalMinutes * 60 * 1000 },
-        )
-      : () => {};
-
-  // The staff CSV import's worker: every instance runs one; they share jobs row by row and the rate in total.
-  const importCognito = createCognitoClient(config.cognito, { maxAttempts: 1 });
-  const importWorker = startImportWorker(
-    { db: database.db, identity: createDomainIdentity(config.cognito, database.db, systemClock, importCognito) },
-    config.csvImport,
-  );
+  // The background jobs, listed in app/composition-root.server.ts.
+  const stopJobs = serverJobs(config, database.db).map((job) => job.start());
 
   const http = await createHttpApp(config, database, standIns?.mailbox);
   const server: Server = applyServerTimeouts(createServer(http.listener)).listen(config.port, config.host);
@@ -111,10 +83,7 @@ export async function startServer(mode: AppMode, standIns?: StandIns): Promise<v
     logger.info({ signal }, "shutting down");
     setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS).unref();
     // Stop accepting connections, let in-flight requests finish, then release the database and stand-ins.
-    stopPurge();
-    stopReconcile();
-    await importWorker.stop();
-    importCognito.destroy();
+    for (const stop of stopJobs) await stop();
     server.closeIdleConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await http.close();

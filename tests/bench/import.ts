@@ -21,7 +21,8 @@ import {
 } from "~/domain/csv-import/csv-import-job.server";
 import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
 import { type Throttle, createThrottle } from "~/domain/limits/throttle.server";
-import { createDomainIdentity, systemClock } from "~/services.server";
+import { systemClock } from "~/services.server";
+import { createDomainIdentity } from "~/composition-root.server";
 import { type Database, openDatabase } from "../../db/client.server";
 import { startEmbeddedStack } from "../support/stand-ins/embedded-stack";
 import { getRequestLog, resetRequestCounts } from "../support/stand-ins/stand-in/harness-client";

@@ -114,3 +114,45 @@ test("a document page loads no scripts, and is reached from a hydrated page with
   await page.locator(".site-menu__drawer").getByRole("link", { name: "ホーム" }).click();
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("ひとつのIDで、すべてのサービスへ");
 });
+
+test("a form post that fails on the server: with JavaScript the page stays and shows the internal-error toast, without it the 500 page", async ({
+  page,
+  javaScriptEnabled,
+}) => {
+  await page.goto("/rebranding-debugs/toast/");
+  // A mark on this document: with JavaScript the page must still be the same one after the post.
+  if (javaScriptEnabled) await page.evaluate(() => Object.assign(window, { documentBeforePost: true }));
+  await page.getByRole("button", { name: "サーバーで失敗する送信（500）" }).click();
+  if (javaScriptEnabled) {
+    const toast = page.getByTestId("toast");
+    await expect(toast).toHaveAttribute("role", "alert");
+    await expect(toast).toHaveText("内部エラーが発生しました。時間をおいて再度お試しください");
+    await expect(page).toHaveURL(/\/rebranding-debugs\/toast\/$/);
+    await expect(page.getByRole("heading", { level: 1 })).toContainText("トーストの動作");
+    // The same document: no reload happened.
+    expect(await page.evaluate(() => "documentBeforePost" in window)).toBe(true);
+  } else {
+    await expect(page.getByRole("heading", { level: 1 })).toHaveText("エラーが発生しました");
+    await expect(page.getByTestId("toast")).toHaveCount(0);
+  }
+});
+
+for (const { service, minimumWidth } of [
+  { service: "data", minimumWidth: 1000 },
+  { service: "online", minimumWidth: 1080 },
+]) {
+  test(`pages of the ${service} service are at least ${minimumWidth} px wide above 640 px, and fit a phone`, async ({
+    page,
+  }) => {
+    const pageWidth = () => page.evaluate(() => document.documentElement.scrollWidth);
+    await page.setViewportSize({ width: 800, height: 800 });
+    // Arriving from the sibling service (a configured host) gives the pages its look for the visit.
+    await page.goto("/", { referer: `https://${service}.example.test/` });
+    await expect(page.locator("html")).toHaveAttribute("data-theme", service);
+    expect(await pageWidth()).toBe(minimumWidth);
+    await page.setViewportSize({ width: 1440, height: 800 });
+    expect(await pageWidth()).toBe(1440);
+    await page.setViewportSize({ width: 375, height: 800 });
+    expect(await pageWidth()).toBe(375);
+  });
+}

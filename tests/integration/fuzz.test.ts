@@ -10,7 +10,6 @@ import {
   Q3_OPTIONS,
   WITHDRAWAL_REASONS,
 } from "~/domain/forms/form-choices";
-import { PAGE_FILES } from "~/routing/route-files";
 import { type BearerTokens, type StandInSdk, bearerTokensFor, connectToStandIn } from "../support/bearer-tokens";
 import { PageClient, cookieHeader, expectResponse, withSetCookies } from "../support/page-client";
 import {
@@ -25,6 +24,7 @@ import { type ServerProcess, startServerProcess } from "../support/server-proces
 import { TEST_PASSWORD, createTestMember } from "../support/test-members";
 import { createNamedMember, createStaffAdmin } from "../support/admin-members";
 import { inviteMember, latestTemporaryPassword } from "../support/invited-members";
+import { pageModules } from "../support/route-modules";
 
 /**
  * A fuzz of every page form action (posted as a browser with JavaScript off would, with the app's
@@ -2017,7 +2017,7 @@ function describeOutcome(outcome: RawOutcome): string {
 // ---- the tests -------------------------------------------------------------------------------------------------------
 
 test("every page with an action and every API endpoint has a row in the fuzz table", () => {
-  const pagesWithAction = Object.entries(PAGE_FILES)
+  const pagesWithAction = [...pageModules()]
     .filter(([, file]) =>
       /export (async )?function action\b|export const action\b/.test(readFileSync(`app/${file}`, "utf8")),
     )

@@ -17,10 +17,11 @@ import {
 import { listAuditEvents } from "~/domain/staff/staff-audit-log.server";
 import { i18nextOutsideRequests } from "~/i18n/translator.server";
 import { createMailer } from "~/integrations/mailer.server";
-import type { MailboxEntry } from "~/routing/dev-tools-only.server";
+import type { MailboxEntry } from "~/router-context.server";
 import { emailUpdateLinkFor } from "~/routing/email-update-link";
 import type { StandIns } from "~/server/start-server";
-import { type AppServices, createAppServices } from "~/services.server";
+import type { AppServices } from "~/services.server";
+import { createAppServices } from "~/composition-root.server";
 import { type StandInSdk, bearerTokensFor, connectToStandIn } from "../support/bearer-tokens";
 import { listMailboxEntries, mailboxDirectory } from "../support/stand-ins/dev-mailbox";
 import { startEmbeddedStack } from "../support/stand-ins/embedded-stack";

@@ -10,7 +10,8 @@
 import { openDatabase } from "../../db/client.server";
 import { getImportJobProgress, startImportWorker } from "~/domain/csv-import/csv-import-job.server";
 import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
-import { createDomainIdentity, systemClock } from "~/services.server";
+import { systemClock } from "~/services.server";
+import { createDomainIdentity } from "~/composition-root.server";
 
 const env = process.env;
 const cognito = {

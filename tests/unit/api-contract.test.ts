@@ -3,7 +3,7 @@ import { API_ENDPOINTS, API_ERROR_CODES, API_ERROR_STATUS } from "~/api/contract
 import { ApiError, toApiError } from "~/api/api-response.server";
 import { buildOpenApiDocument } from "~/api/openapi";
 import { DomainError } from "~/domain/domain-error.server";
-import { getApiReference } from "~/routes/docs/api-reference.server";
+import { getApiReference } from "~/routes/default/docs-api.server";
 import { LOCALES } from "~/i18n/locales";
 import { RESOURCES } from "~/i18n/resources";
 import { IdentityError } from "~/integrations/cognito/cognito-errors.server";

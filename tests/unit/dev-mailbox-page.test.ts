@@ -1,7 +1,7 @@
 import { RouterContextProvider } from "react-router";
 import { expect, test } from "vitest";
-import { loader } from "~/routes/dev/mailbox";
-import { type MailboxEntry, devMailboxContext } from "~/routing/dev-tools-only.server";
+import { loader } from "~/routes/dev-tools/dev-mailbox";
+import { devMailboxContext, type MailboxEntry } from "~/router-context.server";
 
 type LoaderArgs = Parameters<typeof loader>[0];
 

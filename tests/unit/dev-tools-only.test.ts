@@ -2,7 +2,8 @@ import { RouterContextProvider } from "react-router";
 import { expect, test } from "vitest";
 import { parseConfig } from "~/config.server";
 import { requireDevTools } from "~/routing/dev-tools-only.server";
-import { type AppServices, servicesContext } from "~/services.server";
+import type { AppServices } from "~/services.server";
+import { servicesContext } from "~/router-context.server";
 import { PRODUCTION_ENV } from "../support/production-env";
 
 function runGuard(env: Record<string, string>) {

@@ -6,22 +6,22 @@ const APP = path.resolve(import.meta.dirname, "../../app");
 
 // Names that appear in more than one folder of app/ and are one thing, with the folders they appear in.
 const SAME_THING: Record<string, string[]> = {
-  // A stylesheet named after the component or page it styles.
-  "api-reference": ["routes/docs", "styles"],
+  // A stylesheet named after the component it styles.
   "language-switch": ["components", "styles"],
   "site-footer": ["components", "styles"],
   "site-header": ["components", "styles"],
   "site-menu": ["components", "styles"],
   "user-menu": ["components", "styles"],
+  // A section's first page and the stylesheet of that section's pages.
+  admin: ["routes/staff", "styles"],
+  auth: ["routes/default", "styles"],
   // The server's toast helpers and the toasts' stylesheet.
   toast: [".", "styles"],
   // The catch-all 404 of the page lane and of the API lane.
-  "not-found": ["routes", "routes/api"],
-  // A feature's page and the domain rules it runs.
-  profile: ["domain/account", "routes/my"],
-  "sign-in": ["domain/account", "routes/auth"],
-  "sign-up": ["domain/account", "routes/auth"],
-  withdrawal: ["domain/account", "routes/my"],
+  "not-found": ["routes/api", "routes/default"],
+  // An API route and what it serves: the OpenAPI document, a CSV import job's state.
+  openapi: ["api", "routes/api"],
+  "csv-import-job": ["domain/csv-import", "routes/api/admin"],
   // A command-line job and the domain rules it runs.
   purge: ["commands", "domain/jobs"],
 };

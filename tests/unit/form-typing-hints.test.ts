@@ -22,15 +22,15 @@ import { prefectureChoices } from "~/i18n/prefecture-names";
 import type { Locale } from "~/i18n/locales";
 import { RESOURCES } from "~/i18n/resources";
 import { translatorFor } from "~/i18n/translator.server";
-import EmailUpdatePage from "~/routes/email-update";
-import ForgotPasswordPage from "~/routes/auth/forgot-password";
-import NewPasswordPage from "~/routes/auth/new-password";
-import SignInPage from "~/routes/auth/sign-in";
-import SignUpPage from "~/routes/auth/sign-up";
-import EmailEditPage from "~/routes/my/email-edit";
-import PasswordEditPage from "~/routes/my/password-edit";
-import ProfileEditPage from "~/routes/my/profile-edit";
-import WithdrawalPage from "~/routes/my/withdrawal";
+import EmailUpdatePage from "~/routes/default/email-update";
+import ForgotPasswordPage from "~/routes/default/auth-forgot-password";
+import NewPasswordPage from "~/routes/default/auth-new-password";
+import SignInPage from "~/routes/default/auth-sign-in";
+import SignUpPage from "~/routes/default/auth-sign-up";
+import EmailEditPage from "~/routes/member/my-email-edit";
+import PasswordEditPage from "~/routes/member/my-password-edit";
+import ProfileEditPage from "~/routes/member/my-profile-edit";
+import WithdrawalPage from "~/routes/member/my-withdrawal";
 
 /**
  * Every member form, at every step, as the server renders it (what a browser without JavaScript gets, and what a

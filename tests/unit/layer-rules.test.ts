@@ -1,3 +1,4 @@
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { ESLint } from "eslint";
 import { expect, test } from "vitest";
@@ -7,10 +8,17 @@ const LAYER_RULES = new Set(["@typescript-eslint/no-restricted-imports", "no-res
 
 // The project's own config, run on code that exists only in the test: the file path decides which layer it is in.
 const eslint = new ESLint({ cwd: ROOT, overrideConfigFile: path.join(ROOT, ".eslint.config.js") });
+// The same without the cycle rule, for the layer tests: their imports name real modules, whose whole import graph
+// the cycle rule would walk for each file.
+const layerEslint = new ESLint({
+  cwd: ROOT,
+  overrideConfigFile: path.join(ROOT, ".eslint.config.js"),
+  overrideConfig: { rules: { "import-x/no-cycle": "off" } },
+});
 
 /** The import sources the layer rules report when `code` sits at `filePath`. */
 async function reportedImports(filePath: string, code: string): Promise<string[]> {
-  const [result] = await eslint.lintText(code, { filePath: path.join(ROOT, filePath) });
+  const [result] = await layerEslint.lintText(code, { filePath: path.join(ROOT, filePath) });
   return result!.messages
     .filter((message) => message.ruleId !== null && LAYER_RULES.has(message.ruleId))
     .map((message) => code.split("\n")[message.line - 1]!.match(/["']([^"']+)["']/)![1]!);
@@ -24,8 +32,11 @@ test("the domain imports no React Router, routing, middleware, routes, component
     "../routing/route-table",
     "~/middleware/i18n.server",
     "../middleware/member-session.server",
-    "~/routes/auth/sign-in",
+    "~/routes/default/auth-sign-in",
     "~/components/button",
+    "~/server/http-app",
+    "~/composition-root.server",
+    "../router-context.server",
     "i18next",
     "remix-i18next/server",
     "~/i18n/resources",
@@ -77,19 +88,25 @@ test("routes do not import the Cognito adapter", async () => {
     'import { verify } from "../../integrations/cognito/identity.server";',
     'import type { Mailer } from "~/integrations/mailer.server";',
   ].join("\n");
-  expect(await reportedImports("app/routes/auth/sign-in.tsx", code)).toEqual([
+  expect(await reportedImports("app/routes/default/auth-sign-in.tsx", code)).toEqual([
     "~/integrations/cognito/cognito-errors.server",
     "../../integrations/cognito/identity.server",
   ]);
 });
 
 test("routes do not import each other, nor another folder's server module", async () => {
-  const wrong = ["./sign-up", "../my/devices", "~/routes/home", "../auth/rate-limits.server", "./nested/x.server"];
+  const wrong = [
+    "./sign-up",
+    "../my/devices",
+    "~/routes/default/index",
+    "../auth/rate-limits.server",
+    "./nested/x.server",
+  ];
   const right = ["./sign-in.server", "./rate-limits.server", "./+types/sign-in", "~/components/button", "~/domain/x"];
   const code = [...wrong, ...right].map((source, i) => `import * as m${i} from "${source}";`).join("\n");
-  expect(await reportedImports("app/routes/auth/sign-in.tsx", code)).toEqual(wrong);
+  expect(await reportedImports("app/routes/default/auth-sign-in.tsx", code)).toEqual(wrong);
   const elsewhere = ['import { x } from "./my/email-edit.server";', 'const lazy = () => import("./auth/sign-in");'];
-  expect(await reportedImports("app/routes/email-update.tsx", elsewhere.join("\n"))).toEqual([
+  expect(await reportedImports("app/routes/x.tsx", elsewhere.join("\n"))).toEqual([
     "./my/email-edit.server",
     "./auth/sign-in",
   ]);
@@ -107,7 +124,7 @@ test("nothing in app/ imports the tests' tree, statically or dynamically, except
     "../../tests/support/harness",
   ]);
   expect(await reportedImports("app/domain/x.server.ts", code)).toHaveLength(3);
-  expect(await reportedImports("app/routes/my/x.tsx", code)).toHaveLength(3);
+  expect(await reportedImports("app/routes/member/x.tsx", code)).toHaveLength(3);
   expect(await reportedImports("app/server/dev.ts", code)).toEqual([]);
 });
 
@@ -118,4 +135,98 @@ test("db/ imports only types from app/", async () => {
     'import { memberProfiles } from "./schema";',
   ].join("\n");
   expect(await reportedImports("db/x.ts", code)).toEqual(["../app/domain/jobs/purge.server"]);
+});
+
+test("components import no route, HTTP server, adapter or composition root", async () => {
+  const wrong = [
+    "~/routes/member/my-profile",
+    "../../routes/staff/admin",
+    "~/server/http-app",
+    "~/integrations/mailer.server",
+    "../composition-root.server",
+  ];
+  const right = ["~/domain/forms/form-choices", "~/routing/route-table", "~/i18n/locales", "./button", "~/root.server"];
+  const code = [...wrong, ...right].map((source, i) => `import * as m${i} from "${source}";`).join("\n");
+  expect(await reportedImports("app/components/admin/x.tsx", code)).toEqual(wrong);
+});
+
+test("routing imports no route, component, middleware, HTTP server or adapter", async () => {
+  const wrong = [
+    "~/routes/default/index",
+    "~/components/button",
+    "../middleware/i18n.server",
+    "~/server/http-app",
+    "~/integrations/logger.server",
+  ];
+  const right = [
+    "~/i18n/locales",
+    "~/router-context.server",
+    "~/domain/sessions/service-recognition.server",
+    "./route-table",
+  ];
+  const code = [...wrong, ...right].map((source, i) => `import * as m${i} from "${source}";`).join("\n");
+  expect(await reportedImports("app/routing/x.ts", code)).toEqual(wrong);
+});
+
+test("the HTTP server imports no domain, route, component or middleware: the composition root hands it what it needs", async () => {
+  const wrong = [
+    "~/domain/jobs/purge.server",
+    "../domain/csv-import-file.server",
+    "~/routes/default/index",
+    "~/components/button",
+    "~/middleware/i18n.server",
+  ];
+  const right = [
+    "~/composition-root.server",
+    "~/router-context.server",
+    "~/integrations/logger.server",
+    "~/routing/api-paths",
+    "../../db/client.server",
+    "./page-lane",
+  ];
+  const code = [...wrong, ...right].map((source, i) => `import * as m${i} from "${source}";`).join("\n");
+  expect(await reportedImports("app/server/x.ts", code)).toEqual(wrong);
+  expect(await reportedImports("app/server/dev-entry.ts", code)).toEqual(wrong);
+});
+
+/**
+ * A scratch folder's name: files the cycle tests write under app/ or db/ and remove again, named so that no other
+ * test reading app/ (file-names.test.ts) can mistake them for the app's modules.
+ */
+const SCRATCH = `cycle-scratch-${process.pid}`;
+
+/** The cycles the linter reports among `files` (name -> code), written to `folder`/SCRATCH, as "file:line". */
+async function reportedCycles(folder: string, files: Record<string, string>): Promise<string[]> {
+  const dir = path.join(ROOT, folder, SCRATCH);
+  mkdirSync(dir, { recursive: true });
+  try {
+    for (const [name, code] of Object.entries(files)) writeFileSync(path.join(dir, name), code);
+    const results = await eslint.lintFiles(Object.keys(files).map((name) => path.join(dir, name)));
+    return results.flatMap((result) =>
+      result.messages
+        .filter((message) => message.ruleId === "import-x/no-cycle")
+        .map((message) => `${path.basename(result.filePath)}:${message.line}`),
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test("an import cycle fails the lint in app/, by relative path or through the ~/ alias", async () => {
+  const cycle = {
+    "cycle-a.ts": 'import { b } from "./cycle-b";\nexport const a = () => b;\n',
+    "cycle-b.ts": `import { c } from "~/routing/${SCRATCH}/cycle-c";\nexport const b = () => c;\n`,
+    "cycle-c.tsx": 'import { a } from "./cycle-a";\nexport const c = () => a;\n',
+  };
+  expect(await reportedCycles("app/routing", cycle)).toEqual(["cycle-a.ts:1", "cycle-b.ts:1", "cycle-c.tsx:1"]);
+  // The same files with the cycle broken pass.
+  expect(await reportedCycles("app/routing", { ...cycle, "cycle-c.tsx": "export const c = () => 1;\n" })).toEqual([]);
+});
+
+test("an import cycle fails the lint in db/", async () => {
+  const cycle = {
+    "cycle-a.ts": 'import { b } from "./cycle-b";\nexport const a = () => b;\n',
+    "cycle-b.ts": 'import { a } from "./cycle-a";\nexport const b = () => a;\n',
+  };
+  expect(await reportedCycles("db", cycle)).toEqual(["cycle-a.ts:1", "cycle-b.ts:1"]);
 });

@@ -1,10 +1,11 @@
 import { RouterContextProvider } from "react-router";
 import { expect, test } from "vitest";
 import { parseConfig } from "~/config.server";
-import { type SignedInMember, memberContext } from "~/middleware/member-session.server";
+import type { SignedInMember } from "~/middleware/member-session.server";
+import { memberContext, servicesContext } from "~/router-context.server";
 import { redirectUnlessSignedIn, requireAdmin, requireMember } from "~/middleware/require-member.server";
 import { pathFor } from "~/routing/route-table";
-import { type AppServices, servicesContext } from "~/services.server";
+import type { AppServices } from "~/services.server";
 
 const member: SignedInMember = {
   sub: "sub-1",

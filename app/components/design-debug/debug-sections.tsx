@@ -454,6 +454,9 @@ function ToastTrigger() {
           {t("debug.toasts.send", { kind: t(`debug.toasts.${sample.kind}`) })}
         </Button>
       ))}
+      <Button name="kind" value="failure" variant="secondary">
+        {t("debug.toasts.fail")}
+      </Button>
     </Form>
   );
 }

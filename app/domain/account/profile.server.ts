@@ -76,9 +76,47 @@ export async function writeProfile(
     .onConflictDoUpdate({ target: memberProfiles.sub, set: fields });
 }
 
+/** The profile fields that are the member's membership information; the preferred language is a setting. */
+const MEMBERSHIP_INFO_FIELDS = [
+  "familyName",
+  "givenName",
+  "birthYear",
+  "country",
+  "prefecture",
+  "occupation",
+  "organization",
+] as const satisfies readonly (keyof Profile & keyof StoredProfile)[];
+
+/**
+ * What a save of the profile form changed: `membershipInfo` when any of the member's details differ from what was
+ * stored (the spec's "profile changed"), `settings` when only the preferred language did, or nothing at all ("Changes
+ * are saved").
+ */
+export type ProfileUpdate = "membershipInfo" | "settings";
+
 /** /my/profile/edit/: the member's own profile fields; the referrer and the sign-up questionnaire stay as they were. */
-export function updateProfile(deps: ProfileDeps, input: { sub: string; profile: Profile }): Promise<void> {
-  return writeProfile(deps, input);
+export async function updateProfile(
+  deps: ProfileDeps,
+  input: { sub: string; profile: Profile },
+): Promise<ProfileUpdate> {
+  const stored = await findProfile(deps.db, input.sub);
+  await writeProfile(deps, input);
+  const changed = MEMBERSHIP_INFO_FIELDS.some((field) => stored?.[field] !== input.profile[field]);
+  return changed ? "membershipInfo" : "settings";
+}
+
+/**
+ * The UI language the member chose in their profile (its preferred language), for the session just started; null
+ * when they never saved a profile.
+ */
+export async function findPreferredLanguageOfSession(db: Database, sessionId: string): Promise<string | null> {
+  const [row] = await db
+    .select({ preferredLanguage: memberProfiles.preferredLanguage })
+    .from(memberSessions)
+    .innerJoin(memberProfiles, eq(memberProfiles.sub, memberSessions.sub))
+    .where(eq(memberSessions.id, sessionId))
+    .limit(1);
+  return row?.preferredLanguage ?? null;
 }
 
 export interface MemberRecord {

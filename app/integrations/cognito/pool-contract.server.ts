@@ -1,5 +1,4 @@
 import type { PasswordPolicyType, UserPoolClientType, UserPoolType } from "@aws-sdk/client-cognito-identity-provider";
-import type { IdentityProvider } from "./identity-provider.server";
 
 /**
  * The deployment contract: the Cognito user pool and app client settings this app's code depends on. Production checks
@@ -138,7 +137,7 @@ export function poolContractProblems(described: DescribedPool, expected: PoolExp
  * is a problem too (production must not run on settings nobody checked), named with the permissions the check needs.
  */
 export async function identityPoolProblems(
-  identity: Pick<IdentityProvider, "describePool">,
+  identity: { describePool(adminGroup: string): Promise<DescribedPool> },
   expected: PoolExpectations,
 ): Promise<string[]> {
   let described: DescribedPool;

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { mkdir, readFile, readdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import type { MailboxEntry } from "~/routing/dev-tools-only.server";
+import type { MailboxEntry } from "~/router-context.server";
 
 /**
  * The development mailbox: every mail the embedded SMTP capture receives and every code the Cognito stand-in

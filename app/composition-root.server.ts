@@ -1,0 +1,118 @@
+/**
+ * The composition root: where the app's services and the server's background jobs are built from the
+ * configuration, the database and the adapters. Nothing else assembles them; the HTTP server (app/server/), the
+ * commands (app/commands/) and the tests take them from here.
+ */
+import type { CognitoIdentityProviderClient } from "@aws-sdk/client-cognito-identity-provider";
+import { type Database, csvCopyFor } from "../db/client.server";
+import type { Config } from "~/config.server";
+import { MIN_PASSWORD_LENGTH } from "~/domain/forms/auth-schemas";
+import { CSV_IMPORT_MAX_FILE_BYTES } from "~/domain/csv-import/csv-import-file.server";
+import { startImportWorker } from "~/domain/csv-import/csv-import-job.server";
+import { scheduleDirectoryReconcile } from "~/domain/directory/directory-reconcile.server";
+import { withDomainErrors } from "~/domain/domain-error.server";
+import { recordingDirectoryWrites } from "~/domain/directory/member-directory.server";
+import { schedulePurge } from "~/domain/jobs/purge.server";
+import { LOCALES } from "~/i18n/locales";
+import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
+import { createIdentityProvider } from "~/integrations/cognito/identity-provider.server";
+import { identityPoolProblems } from "~/integrations/cognito/pool-contract.server";
+import { createMailer } from "~/integrations/mailer.server";
+import { pathFor } from "~/routing/route-table";
+import { type AppServices, type Clock, systemClock } from "~/services.server";
+
+/**
+ * The identity provider as the domain uses it: failures as DomainError, and the member directory kept current after
+ * each of its writes. Every place that assembles an identity provider for the domain uses this one.
+ */
+export function createDomainIdentity(
+  cognito: Config["cognito"],
+  db: Database,
+  clock: Clock = systemClock,
+  client?: CognitoIdentityProviderClient,
+) {
+  return withDomainErrors(recordingDirectoryWrites(createIdentityProvider(cognito, client), db, clock));
+}
+
+export function createAppServices(config: Config, db: Database, clock: Clock = systemClock): AppServices {
+  return {
+    config,
+    db,
+    csvCopy: csvCopyFor(db),
+    identity: createDomainIdentity(config.cognito, db, clock),
+    mailer: withDomainErrors(createMailer(config)),
+    clock,
+  };
+}
+
+/** The start-up check of the Cognito pool against the deployment contract: its problems, none when it fits. */
+export async function identityPoolProblemsOf(config: Config): Promise<string[]> {
+  const cognito = createCognitoClient(config.cognito);
+  return identityPoolProblems(createIdentityProvider(config.cognito, cognito), {
+    minimumPasswordLength: MIN_PASSWORD_LENGTH,
+    adminGroup: config.adminGroup,
+  }).finally(() => cognito.destroy());
+}
+
+/**
+ * Multipart's own bytes around an uploaded file: the boundaries, each part's headers and the form's other fields.
+ * Generous, so that a file just over the import's cap reaches the dry run and gets its translated "file too large"
+ * rather than the page lane's plain 413.
+ */
+const MULTIPART_OVERHEAD_BYTES = 64 * 1024;
+
+/**
+ * Pages whose forms may post more than the page lane's default body limit, by path in both languages: the staff's
+ * CSV upload, up to the import's file cap.
+ */
+export function largerPageBodyLimits(): ReadonlyMap<string, number> {
+  return new Map(
+    LOCALES.map((locale) => [
+      pathFor("admin-csv-import", locale),
+      CSV_IMPORT_MAX_FILE_BYTES + MULTIPART_OVERHEAD_BYTES,
+    ]),
+  );
+}
+
+/** A background job: started with the server, stopped (and awaited) at its shutdown. */
+export interface ServerJob {
+  start(): () => void | Promise<void>;
+}
+
+/** Every job the server runs beside answering requests, in the order they start. */
+export function serverJobs(config: Config, db: Database, clock: Clock = systemClock): ServerJob[] {
+  const identity = createDomainIdentity(config.cognito, db, clock);
+  const { requestsPerSecond, intervalMinutes } = config.directoryReconcile;
+  return [
+    {
+      // Retention and the two-systems repairs (owed Cognito deletions and revocations); see app/domain/jobs/purge.server.ts.
+      start: () => schedulePurge({ db, identity, config, clock }),
+    },
+    {
+      // The staff's member directory kept in step with Cognito (app/domain/directory/directory-reconcile.server.ts); an
+      // interval of 0 turns it off.
+      start: () =>
+        intervalMinutes > 0
+          ? scheduleDirectoryReconcile(
+              { db, identity, clock },
+              { requestsPerSecond, intervalMs: intervalMinutes * 60 * 1000 },
+            )
+          : () => {},
+    },
+    {
+      // The staff CSV import's worker: every instance runs one; they share jobs row by row and the rate in total.
+      // Its Cognito client makes each call once: the worker retries a row itself, within the shared rate.
+      start: () => {
+        const cognito = createCognitoClient(config.cognito, { maxAttempts: 1 });
+        const worker = startImportWorker(
+          { db, identity: createDomainIdentity(config.cognito, db, clock, cognito) },
+          config.csvImport,
+        );
+        return async () => {
+          await worker.stop();
+          cognito.destroy();
+        };
+      },
+    },
+  ];
+}

@@ -1,0 +1,39 @@
+import { Outlet } from "react-router";
+import { AdminShell } from "~/components/admin-shell";
+import { FramedErrorPage } from "~/components/error-page";
+import { PageFrame } from "~/components/page-frame";
+import { loadTranslations } from "~/i18n/translations.server";
+import { databaseFaultMiddleware } from "~/middleware/database-fault.server";
+import { redirectUnlessSignedIn, requireAdmin } from "~/middleware/require-member.server";
+import type { Route } from "./+types/staff-layout";
+
+/**
+ * The staff pages. The middleware redirects whoever is not signed in (on client navigations too); the 403 for a
+ * member outside the admin group comes from the loaders, so the localized error page still has the root's data.
+ * Each page's loader and action calls requireAdmin itself as well: loaders run in parallel, and a page's data must
+ * never reach a non-admin because only the layout refused.
+ */
+export const middleware: Route.MiddlewareFunction[] = [
+  databaseFaultMiddleware,
+  async ({ request, context }, next) => {
+    redirectUnlessSignedIn(context, request);
+    return next();
+  },
+];
+
+export function loader({ request, context }: Route.LoaderArgs) {
+  requireAdmin(context, request);
+  return { translations: loadTranslations(context, ["admin", "forms", "toasts"]) };
+}
+
+export default function AdminLayout() {
+  return (
+    <PageFrame>
+      <AdminShell>
+        <Outlet />
+      </AdminShell>
+    </PageFrame>
+  );
+}
+
+export const ErrorBoundary = FramedErrorPage;

@@ -1,0 +1,75 @@
+import { type RouterContext, type RouterContextProvider, createContext } from "react-router";
+import type { SignedInMember } from "~/domain/sessions/page-sessions.server";
+import type { AppServices } from "~/services.server";
+
+/**
+ * Every typed value a request's router context carries, and who puts it there: the HTTP server (request info,
+ * services, the dev mailbox), the pages' middleware (the member, the database fault) or the entry's error handler
+ * (a failed form post). Loaders, actions and middleware read them through these keys, and through the accessors
+ * beside them where reading has a rule of its own.
+ */
+
+// The HTTP server and the React Router build load this file as two separate modules (two module graphs), so a key
+// the server fills in lives on globalThis: both copies must hand React Router the same key.
+const registry = globalThis as unknown as Record<symbol, RouterContext<unknown> | undefined>;
+
+/** A router context key shared by both module graphs, registered under `name`. */
+function sharedContext<T>(name: string, defaultValue?: T): RouterContext<T> {
+  const key = Symbol.for(`member-account.${name}`);
+  return (registry[key] ??= createContext<T>(defaultValue) as RouterContext<unknown>) as RouterContext<T>;
+}
+
+/** What the HTTP layer learned about a request before React Router saw it. */
+export interface RequestInfo {
+  requestId: string;
+  /** Per-response CSP nonce; every inline script the app renders carries it (empty in development). */
+  nonce: string;
+  /** Client IP, from the socket or from a configured trusted proxy header only. */
+  clientIp: string;
+}
+
+export const requestInfoContext = sharedContext<RequestInfo>("request-info");
+
+/** The app's services, built by the composition root (app/composition-root.server.ts) once per loaded build. */
+export const servicesContext = sharedContext<AppServices>("services");
+
+/** The request's services; the HTTP server puts them in every request's context. */
+export function servicesOf(context: Readonly<RouterContextProvider>): AppServices {
+  return context.get(servicesContext);
+}
+
+/** One captured mail, or one code the Cognito stand-in would have sent. */
+export interface MailboxEntry {
+  id: string;
+  receivedAt: string;
+  kind: "mail" | "code";
+  to: string[];
+  subject: string;
+  text: string;
+  html?: string;
+  /** For stand-in codes: the code itself, so tests and developers need not parse the message. */
+  code?: string;
+}
+
+/** The development mailbox, newest first. */
+export interface DevMailbox {
+  entries(): Promise<MailboxEntry[]>;
+}
+
+/**
+ * The mailbox lives with the stand-ins in the tests' tree: the dev and preview entry (app/server/dev-entry.ts) hands
+ * it to every request; production has none.
+ */
+export const devMailboxContext = sharedContext<DevMailbox | null>("dev-mailbox", null);
+
+/** The signed-in member, set by the pages' session middleware (app/middleware/member-session.server.ts). */
+export const memberContext = createContext<SignedInMember | null>(null);
+
+/** Set when the database could not be asked whose session the cookie names: the member is unknown, not absent. */
+export const databaseUnavailableContext = createContext<boolean>(false);
+
+/**
+ * Set by handleError (app/entry.server.tsx) when a form post's action (or a middleware before it) threw: an error,
+ * not an answer (app/errors/failed-submission.server.ts).
+ */
+export const submissionFailedContext = sharedContext<boolean>("submission-failed", false);

@@ -1,9 +1,0 @@
-import { redirect } from "react-router";
-import { pathFor } from "~/routing/route-table";
-import { getLocale } from "~/middleware/i18n.server";
-import type { Route } from "./+types/index";
-
-/** The auth entry: sign-in, keeping `to` and any other parameter. */
-export function loader({ request, context }: Route.LoaderArgs) {
-  throw redirect(`${pathFor("auth-sign-in", getLocale(context))}${new URL(request.url).search}`);
-}

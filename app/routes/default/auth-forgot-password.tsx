@@ -1,0 +1,267 @@
+import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
+import { Form, data, redirect, useNavigation } from "react-router";
+import { FORM_FIELD_TEXTS, formConstraint, parseSubmission } from "~/components/form/schema-form.server";
+import { AppLink } from "~/components/app-link";
+import { Button } from "~/components/button";
+import { FormAlert, InputField } from "~/components/form/fields";
+import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
+import { ConfirmPasswordResetSchema, RequestPasswordResetSchema } from "~/domain/forms/auth-schemas";
+import { confirmPasswordReset, requestPasswordReset } from "~/domain/account/password-reset.server";
+import { domainErrorOf, messageKeyOf, replyWithDomainError } from "~/errors/error-responses.server";
+import { loadTranslations } from "~/i18n/translations.server";
+import { useTranslation } from "~/i18n/use-translation";
+import { getInstance, getLocale } from "~/middleware/i18n.server";
+import { pathFor } from "~/routing/route-table";
+import { servicesOf } from "~/router-context.server";
+import { getToastUtils } from "~/toast.server";
+import type { Route } from "./+types/auth-forgot-password";
+import { checkAttemptLimit } from "~/middleware/attempt-limit.server";
+import { clearPasswordReset, readPasswordReset, serializePasswordReset } from "./auth-forgot-password.server";
+
+/** The step comes from the reset cookie alone, so a refresh or JavaScript being off never loses the member's place. */
+export async function loader({ request, context }: Route.LoaderArgs) {
+  const i18n = getInstance(context);
+  // Each step's own texts only: whatever the loader sends is weighed with the page's JavaScript.
+  const translationsFor = (step: "request" | "confirm") =>
+    loadTranslations(context, [{ namespace: "passwordReset", keys: [step, "backToSignIn"] }, FORM_FIELD_TEXTS]);
+  const pending = await readPasswordReset(servicesOf(context).config, request);
+  if (pending) {
+    return {
+      view: "confirm" as const,
+      title: i18n.t("passwordReset:confirm.title"),
+      translations: translationsFor("confirm"),
+      email: pending.email,
+      resent: pending.sends > 1,
+      constraint: formConstraint(ConfirmPasswordResetSchema),
+    };
+  }
+  return {
+    view: "request" as const,
+    title: i18n.t("passwordReset:request.title"),
+    translations: translationsFor("request"),
+    constraint: formConstraint(RequestPasswordResetSchema),
+  };
+}
+
+export async function action({ request, context }: Route.ActionArgs) {
+  const locale = getLocale(context);
+  const here = pathFor("auth-forgot-password", locale);
+  const formData = await request.formData();
+  const intent = formData.get("intent");
+  const services = servicesOf(context);
+  const { identity, config } = services;
+  const pending = await readPasswordReset(config, request);
+
+  if (intent === "start-over") throw redirect(here, { headers: setCookie(await clearPasswordReset(config)) });
+  // The 30 minutes are over (or the cookie is gone): back to the first step.
+  if ((intent === "resend" || intent === "confirm") && !pending) throw redirect(here);
+
+  if (intent === "resend" && pending) {
+    // Another reset mail: it counts with the requests, as a Cognito throttle would answer (a toast, same step).
+    const limited = await checkAttemptLimit(context, "forgotPassword", pending.email);
+    if (limited) return getToastUtils(context).redirectWithError(here, limited.messageKey);
+    try {
+      await requestPasswordReset(identity, pending.email);
+    } catch (error) {
+      return getToastUtils(context).redirectWithError(here, messageKeyOf(domainErrorOf(error)));
+    }
+    throw redirect(here, {
+      headers: setCookie(await serializePasswordReset(config, pending.email, pending.sends + 1)),
+    });
+  }
+
+  if (intent === "confirm" && pending) {
+    const submission = parseSubmission(context, formData, ConfirmPasswordResetSchema);
+    if (submission.status !== "success") {
+      return data(
+        { form: "confirm" as const, result: submission.reply({ hideFields: ["password"] }) },
+        { status: 400 },
+      );
+    }
+    const limited = await checkAttemptLimit(context, "codeCheck", pending.email);
+    if (limited) {
+      const result = submission.reply({ formErrors: [limited.formError], hideFields: ["password"] });
+      return data({ form: "confirm" as const, result }, limited.init);
+    }
+    try {
+      await confirmPasswordReset(services, { email: pending.email, ...submission.value });
+    } catch (error) {
+      return replyWithDomainError(submission, error, {
+        hideFields: ["password"],
+        fields: { invalidPassword: "password" },
+        extra: { form: "confirm" as const },
+      });
+    }
+    return getToastUtils(context).redirectWithSuccess(pathFor("auth-sign-in", locale), "passwordChanged", {
+      headers: setCookie(await clearPasswordReset(config)),
+    });
+  }
+
+  const submission = parseSubmission(context, formData, RequestPasswordResetSchema);
+  if (submission.status !== "success") {
+    return data({ form: "request" as const, result: submission.reply() }, { status: 400 });
+  }
+  const limited = await checkAttemptLimit(context, "forgotPassword", submission.value.email);
+  if (limited)
+    return data(
+      { form: "request" as const, result: submission.reply({ formErrors: [limited.formError] }) },
+      limited.init,
+    );
+  try {
+    await requestPasswordReset(identity, submission.value.email);
+  } catch (error) {
+    return replyWithDomainError(submission, error, { extra: { form: "request" as const } });
+  }
+  // Known or not, the answer is this same redirect, so the page tells nobody whether an address has an ID: only the
+  // cookie's address differs.
+  throw redirect(here, { headers: setCookie(await serializePasswordReset(config, submission.value.email, 1)) });
+}
+
+function setCookie(cookie: string): Headers {
+  return new Headers({ "Set-Cookie": cookie });
+}
+
+export default function ForgotPasswordPage({ loaderData, actionData }: Route.ComponentProps) {
+  if (loaderData.view === "confirm") {
+    return (
+      <ConfirmStep
+        email={loaderData.email}
+        resent={loaderData.resent}
+        constraint={loaderData.constraint}
+        lastResult={actionData?.form === "confirm" ? actionData.result : undefined}
+      />
+    );
+  }
+  return (
+    <RequestStep
+      constraint={loaderData.constraint}
+      lastResult={actionData?.form === "request" ? actionData.result : undefined}
+    />
+  );
+}
+
+function RequestStep({
+  constraint,
+  lastResult,
+}: {
+  constraint: FormConstraint;
+  lastResult: SubmissionResult<string[]> | undefined;
+}) {
+  const { t } = useTranslation("passwordReset");
+  const navigation = useNavigation();
+  const [form, fields] = useSchemaForm<typeof RequestPasswordResetSchema>(constraint, lastResult);
+  return (
+    <section className="content auth-page">
+      <h1>{t("request.title")}</h1>
+      <p>{t("request.lead")}</p>
+      <Form method="post" {...getFormProps(form)} className="form">
+        <FormAlert form={form} />
+        <InputField
+          label={t("request.email")}
+          errors={fields.email.errors}
+          inputProps={{
+            ...getInputProps(fields.email, { type: "email" }),
+            autoComplete: "username",
+            inputMode: "email",
+            enterKeyHint: "send",
+          }}
+        />
+        <Button name="intent" value="request" pending={navigation.state === "submitting"} block>
+          {t("request.submit")}
+        </Button>
+      </Form>
+      <BackToSignIn />
+    </section>
+  );
+}
+
+function ConfirmStep({
+  email,
+  resent,
+  constraint,
+  lastResult,
+}: {
+  email: string;
+  resent: boolean;
+  constraint: FormConstraint;
+  lastResult: SubmissionResult<string[]> | undefined;
+}) {
+  const { t } = useTranslation("passwordReset");
+  const navigation = useNavigation();
+  const [form, fields] = useSchemaForm<typeof ConfirmPasswordResetSchema>(constraint, lastResult, {
+    secretFields: ["password"],
+  });
+  const submitting = navigation.state === "submitting" && navigation.formData?.get("intent") === "confirm";
+  return (
+    <section className="content auth-page">
+      <h1>{t("confirm.title")}</h1>
+      <p>{t(resent ? "confirm.resentLead" : "confirm.lead", { email })}</p>
+      {/* The same words for everyone: whether the address belongs to an invited member is not told. */}
+      <p>{t("confirm.invitationNote")}</p>
+      <Form method="post" {...getFormProps(form)} className="form">
+        <FormAlert form={form} />
+        {/* Not submitted (the address comes from the cookie); shown, and there for password managers. */}
+        <InputField
+          label={t("confirm.email")}
+          inputProps={{
+            id: "password-reset-email",
+            type: "email",
+            value: email,
+            readOnly: true,
+            autoComplete: "username",
+            inputMode: "email",
+            enterKeyHint: "next",
+          }}
+        />
+        <InputField
+          label={t("confirm.code")}
+          errors={fields.code.errors}
+          inputProps={{
+            ...getInputProps(fields.code, { type: "text" }),
+            inputMode: "numeric",
+            autoComplete: "one-time-code",
+            enterKeyHint: "next",
+          }}
+        />
+        <InputField
+          label={t("confirm.password")}
+          hint={t("confirm.passwordHint")}
+          errors={fields.password.errors}
+          inputProps={{
+            ...getInputProps(fields.password, { type: "password" }),
+            autoComplete: "new-password",
+            inputMode: "text",
+            enterKeyHint: "done",
+          }}
+        />
+        <Button name="intent" value="confirm" pending={submitting} block>
+          {t("confirm.submit")}
+        </Button>
+      </Form>
+      <Form method="post" className="actions">
+        <span className="actions__prompt">{t("confirm.noCode")}</span>
+        <Button name="intent" value="resend" variant="secondary">
+          {t("confirm.resend")}
+        </Button>
+        <Button name="intent" value="start-over" variant="text">
+          {t("confirm.startOver")}
+        </Button>
+      </Form>
+      <BackToSignIn />
+    </section>
+  );
+}
+
+function BackToSignIn() {
+  const { t, i18n } = useTranslation("passwordReset");
+  return (
+    <p>
+      <AppLink to={pathFor("auth-sign-in", i18n.language)}>{t("backToSignIn")}</AppLink>
+    </p>
+  );
+}
+
+export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: loaderData?.title }];
+
+/** The confirm step shows the address from this browser's cookie: never kept by a shared or disk cache. */
+export const headers: Route.HeadersFunction = () => ({ "Cache-Control": "no-store" });

@@ -1,0 +1,254 @@
+import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
+import { Form, data, redirect, useNavigation } from "react-router";
+import { FORM_FIELD_TEXTS, formConstraint, parseSubmission } from "~/components/form/schema-form.server";
+import { AppLink } from "~/components/app-link";
+import { Button } from "~/components/button";
+import { DeactivateDeviceForm, type DeviceRow, DeviceTable } from "~/components/device-table";
+import { FormAlert, InputField } from "~/components/form/fields";
+import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
+import { pendingSignInCookie } from "~/cookies/app-cookies.server";
+import { SignInSchema } from "~/domain/forms/auth-schemas";
+import {
+  continuePendingSignIn,
+  deactivateDeviceForPendingSignIn,
+  listDevicesForPendingSession,
+} from "~/domain/sessions/device-admission.server";
+import { displayName } from "~/domain/account/display-name.server";
+import { DomainError } from "~/domain/domain-error.server";
+import { domainErrorOf, messageKeyOf, replyWithDomainError } from "~/errors/error-responses.server";
+import { type TranslationRequest, loadTranslations } from "~/i18n/translations.server";
+import { useTranslation } from "~/i18n/use-translation";
+import { getInstance, getLocale } from "~/middleware/i18n.server";
+import { checkAttemptLimit } from "~/middleware/attempt-limit.server";
+import { getMember } from "~/middleware/member-session.server";
+import { endSessions } from "~/domain/sessions/session-ending.server";
+import { pathFor } from "~/routing/route-table";
+import { servicesOf } from "~/router-context.server";
+import { getToastUtils } from "~/toast.server";
+import type { Route } from "./+types/auth-sign-in";
+import { activeSessionCookies, redirectAfterSignIn, returnTargetFrom, signInWithPassword } from "./sign-in-flow.server";
+
+export async function loader({ request, context }: Route.LoaderArgs) {
+  const services = servicesOf(context);
+  const locale = getLocale(context);
+  // Each view's own texts only: the sign-in form is every visitor's, the other two views are rare.
+  const textsOf = (view: "signIn" | "alreadySignedIn" | "deviceLimit", more: TranslationRequest[] = []) =>
+    loadTranslations(context, [{ namespace: "auth", keys: [view] }, ...more]);
+  const title = getInstance(context).t("auth:signIn.title");
+  const member = getMember(context);
+  if (member) {
+    return {
+      view: "alreadySignedIn" as const,
+      title,
+      translations: textsOf("alreadySignedIn"),
+      name: displayName(member, locale),
+      email: member.email,
+      continueTo: await returnTargetFrom(request, locale, services.config),
+    };
+  }
+  const pending = await pendingSignInCookie.read(services.config, request);
+  const listed = pending ? await listDevicesForPendingSession(services, pending) : null;
+  if (listed) {
+    return {
+      view: "deviceLimit" as const,
+      title,
+      translations: textsOf("deviceLimit"),
+      deviceLimit: services.config.deviceLimit,
+      // This browser first, marked; the count is of the devices it competes with.
+      devices: [listed.signingIn, ...listed.devices].map((device) => ({
+        ...device,
+        lastLoginAt: device.lastLoginAt.toISOString(),
+      })),
+      signedInCount: listed.devices.length,
+    };
+  }
+  return {
+    view: "form" as const,
+    title,
+    translations: textsOf("signIn", [FORM_FIELD_TEXTS]),
+    constraint: formConstraint(SignInSchema),
+  };
+}
+
+export async function action({ request, context }: Route.ActionArgs) {
+  const services = servicesOf(context);
+  const { config } = services;
+  const locale = getLocale(context);
+  const formData = await request.formData();
+  const intent = formData.get("intent");
+  const here = `${pathFor("auth-sign-in", locale)}${new URL(request.url).search}`;
+  const toasts = getToastUtils(context);
+  const pending = await pendingSignInCookie.read(config, request);
+  /** Back from the device-limit screen, or the held sign-in expired: it is dropped. */
+  const abandonPending = async (pendingSessionId: string) => {
+    await endSessions(services, { sessionId: pendingSessionId });
+    return toHeaders([await pendingSignInCookie.clear(config)]);
+  };
+
+  if (intent === "deactivate" && pending) {
+    const ended = await deactivateDeviceForPendingSignIn(services, {
+      pendingSessionId: pending,
+      deviceSessionId: String(formData.get("device") ?? ""),
+    });
+    return ended
+      ? toasts.redirectWithSuccess(here, { message: "deviceDeactivated", values: { device: ended.deviceName } })
+      : toasts.redirectWithError(here, "deviceDeactivateFailed");
+  }
+  if (intent === "continue" && pending) {
+    // Cognito down or throttling: the sign-in stays held (no slot taken) and the screen says why.
+    const continued = await continuePendingSignIn(services, pending).catch(domainErrorOf);
+    if (continued instanceof DomainError) return toasts.redirectWithError(here, messageKeyOf(continued));
+    if (continued.kind === "active") {
+      const setCookies = await activeSessionCookies(config, continued.sessionId, continued.accessToken);
+      return redirectAfterSignIn(context, request, { locale, config, result: continued, setCookies });
+    }
+    if (continued.kind === "deviceLimit") return toasts.redirectWithInfo(here, "deviceLimitExceeded");
+    return toasts.redirectWithError(here, "loginFailed", { headers: await abandonPending(pending) });
+  }
+  if (intent === "back" && pending) {
+    throw redirect(here, { headers: await abandonPending(pending) });
+  }
+
+  const submission = parseSubmission(context, formData, SignInSchema);
+  if (submission.status !== "success") {
+    return data({ result: submission.reply({ hideFields: ["password"] }) }, { status: 400 });
+  }
+  const limited = await checkAttemptLimit(context, "signIn", submission.value.email);
+  if (limited) {
+    return data(
+      { result: submission.reply({ formErrors: [limited.formError], hideFields: ["password"] }) },
+      limited.init,
+    );
+  }
+  let signedIn: Awaited<ReturnType<typeof signInWithPassword>>;
+  try {
+    signedIn = await signInWithPassword(services, request, submission.value);
+  } catch (error) {
+    return replyWithDomainError(submission, error, { hideFields: ["password"] });
+  }
+  const { result, setCookies } = signedIn;
+  if (result.kind === "newPasswordRequired") {
+    // An invited member's temporary password: their own password first, on its own page (`to` kept).
+    throw redirect(`${pathFor("auth-new-password", locale)}${new URL(request.url).search}`, {
+      headers: toHeaders(setCookies),
+    });
+  }
+  return redirectAfterSignIn(context, request, { locale, config, result, setCookies });
+}
+
+function toHeaders(setCookies: string[]): Headers {
+  const headers = new Headers();
+  for (const cookie of setCookies) headers.append("Set-Cookie", cookie);
+  return headers;
+}
+
+export default function SignInPage({ loaderData, actionData }: Route.ComponentProps) {
+  if (loaderData.view === "alreadySignedIn") return <AlreadySignedIn {...loaderData} />;
+  if (loaderData.view === "deviceLimit") return <DeviceLimit {...loaderData} />;
+  return <SignInForm constraint={loaderData.constraint} lastResult={actionData?.result} />;
+}
+
+function SignInForm({
+  constraint,
+  lastResult,
+}: {
+  constraint: FormConstraint;
+  lastResult: SubmissionResult<string[]> | undefined;
+}) {
+  const { t, i18n } = useTranslation("auth");
+  const navigation = useNavigation();
+  const [form, fields] = useSchemaForm<typeof SignInSchema>(constraint, lastResult, { secretFields: ["password"] });
+  return (
+    <section className="content auth-page">
+      <h1>{t("signIn.title")}</h1>
+      <p>{t("signIn.lead")}</p>
+      <Form method="post" {...getFormProps(form)} className="form">
+        <FormAlert form={form} />
+        <InputField
+          label={t("signIn.email")}
+          errors={fields.email.errors}
+          inputProps={{
+            ...getInputProps(fields.email, { type: "email" }),
+            autoComplete: "username",
+            inputMode: "email",
+            enterKeyHint: "next",
+          }}
+        />
+        <InputField
+          label={t("signIn.password")}
+          errors={fields.password.errors}
+          inputProps={{
+            ...getInputProps(fields.password, { type: "password" }),
+            autoComplete: "current-password",
+            inputMode: "text",
+            enterKeyHint: "go",
+          }}
+        />
+        <Button name="intent" value="sign-in" pending={navigation.state === "submitting"} block>
+          {t("signIn.submit")}
+        </Button>
+      </Form>
+      <p>
+        <AppLink to={pathFor("auth-forgot-password", i18n.language)}>{t("signIn.forgotPassword")}</AppLink>
+      </p>
+      <p>
+        {t("signIn.noAccount")} <AppLink to={pathFor("auth-sign-up", i18n.language)}>{t("signIn.signUp")}</AppLink>
+      </p>
+    </section>
+  );
+}
+
+function AlreadySignedIn({ name, email, continueTo }: { name: string; email: string; continueTo: string }) {
+  const { t } = useTranslation("auth");
+  return (
+    <section className="content auth-page">
+      <h1>{t("alreadySignedIn.title")}</h1>
+      <p>{t("alreadySignedIn.lead")}</p>
+      <dl className="definition-list">
+        <dt>{t("alreadySignedIn.name")}</dt>
+        <dd>{name}</dd>
+        <dt>{t("alreadySignedIn.email")}</dt>
+        <dd>{email}</dd>
+      </dl>
+      <p>
+        <AppLink className="button button--primary" to={continueTo} reloadDocument={/^https?:/.test(continueTo)}>
+          {t("alreadySignedIn.continue")}
+        </AppLink>
+      </p>
+    </section>
+  );
+}
+
+function DeviceLimit({
+  deviceLimit,
+  devices,
+  signedInCount,
+}: {
+  deviceLimit: number;
+  devices: DeviceRow[];
+  signedInCount: number;
+}) {
+  const { t } = useTranslation("auth");
+  return (
+    <section className="content auth-page device-limit">
+      <h1>{t("deviceLimit.title")}</h1>
+      <p>{t("deviceLimit.lead", { deviceLimit })}</p>
+      <p data-testid="device-count">{t("deviceLimit.count", { count: signedInCount })}</p>
+      {/* Not this browser's own row: "Back" is how it gives up its sign-in. */}
+      <DeviceTable
+        devices={devices}
+        action={(device) => (device.current ? null : <DeactivateDeviceForm device={device} />)}
+      />
+      <Form method="post" className="actions">
+        <Button name="intent" value="continue">
+          {t("deviceLimit.continue")}
+        </Button>
+        <Button name="intent" value="back" variant="text">
+          {t("deviceLimit.back")}
+        </Button>
+      </Form>
+    </section>
+  );
+}
+
+export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: loaderData?.title }];

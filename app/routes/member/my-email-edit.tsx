@@ -1,0 +1,134 @@
+import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
+import { Form, data, redirect, useNavigation } from "react-router";
+import { z } from "zod";
+import { FORM_FIELD_TEXTS, formConstraint, parseSubmission } from "~/components/form/schema-form.server";
+import { AppLink } from "~/components/app-link";
+import { Button } from "~/components/button";
+import { FormAlert, InputField } from "~/components/form/fields";
+import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
+import { EmailSchema } from "~/domain/forms/auth-schemas";
+import { requestEmailChange } from "~/domain/account/email-change.server";
+import { replyWithDomainError } from "~/errors/error-responses.server";
+import { loadTranslations } from "~/i18n/translations.server";
+import { useTranslation } from "~/i18n/use-translation";
+import { getInstance, getLocale } from "~/middleware/i18n.server";
+import { requireMember } from "~/middleware/require-member.server";
+import { pathFor } from "~/routing/route-table";
+import { checkAttemptLimit } from "~/middleware/attempt-limit.server";
+import { servicesOf } from "~/router-context.server";
+import type { Route } from "./+types/my-email-edit";
+import { emailUpdateLinkFor } from "~/routing/email-update-link";
+
+const EmailChangeSchema = z.object({ email: EmailSchema });
+
+export function loader({ request, context }: Route.LoaderArgs) {
+  const member = requireMember(context, request);
+  const sent = new URL(request.url).searchParams.has("sent");
+  return {
+    title: getInstance(context).t(sent ? "emailChange:sent.title" : "emailChange:edit.title"),
+    currentEmail: member.email,
+    sent,
+    translations: loadTranslations(context, [
+      // The view's own texts. Not the mail texts (the server writes the mails), nor the errors (the action's reply
+      // carries them translated).
+      { namespace: "emailChange", keys: sent ? ["sent", "edit.back"] : ["edit"] },
+      FORM_FIELD_TEXTS,
+    ]),
+    constraint: formConstraint(EmailChangeSchema),
+  };
+}
+
+export async function action({ request, context }: Route.ActionArgs) {
+  const member = requireMember(context, request);
+  const locale = getLocale(context);
+  const submission = parseSubmission(context, await request.formData(), EmailChangeSchema);
+  if (submission.status !== "success") {
+    return data({ result: submission.reply() }, { status: 400 });
+  }
+  // Each request mails whatever address was typed and says whether it has an ID: counted like the API's.
+  const limited = await checkAttemptLimit(context, "emailChange", member.sub);
+  if (limited) return data({ result: submission.reply({ formErrors: [limited.formError] }) }, limited.init);
+  const { db, identity, mailer, config } = servicesOf(context);
+  try {
+    await requestEmailChange(
+      { db, identity, mailer, mailTexts: getInstance(context), confirmationLink: emailUpdateLinkFor(config.origin) },
+      { sub: member.sub, currentEmail: member.email, newEmail: submission.value.email, locale },
+    );
+  } catch (error) {
+    // The address itself is what the member corrects: those two refusals sit on the field.
+    return replyWithDomainError(submission, error, { fields: { sameAddress: "email", emailUnavailable: "email" } });
+  }
+  // The confirmation notice: a GET of this page, so reloading it sends nothing again.
+  return redirect(`${pathFor("my-email-edit", locale)}?sent`);
+}
+
+export default function EmailEditPage({ loaderData, actionData }: Route.ComponentProps) {
+  return loaderData.sent ? (
+    <SentNotice />
+  ) : (
+    <EmailChangeForm
+      currentEmail={loaderData.currentEmail}
+      constraint={loaderData.constraint}
+      lastResult={actionData?.result}
+    />
+  );
+}
+
+function SentNotice() {
+  const { t, i18n } = useTranslation("emailChange");
+  return (
+    <section className="content auth-page" data-testid="email-change-sent">
+      <h1>{t("sent.title")}</h1>
+      <p>{t("sent.body")}</p>
+      <p>{t("sent.note")}</p>
+      <p>
+        <AppLink to={pathFor("my-profile", i18n.language)}>{t("edit.back")}</AppLink>
+      </p>
+    </section>
+  );
+}
+
+function EmailChangeForm({
+  currentEmail,
+  constraint,
+  lastResult,
+}: {
+  currentEmail: string;
+  constraint: FormConstraint;
+  lastResult: SubmissionResult<string[]> | undefined;
+}) {
+  const { t, i18n } = useTranslation("emailChange");
+  const navigation = useNavigation();
+  const [form, fields] = useSchemaForm<typeof EmailChangeSchema>(constraint, lastResult);
+  return (
+    <section className="content auth-page">
+      <h1>{t("edit.title")}</h1>
+      <p>{t("edit.lead")}</p>
+      <dl>
+        <dt>{t("edit.current")}</dt>
+        <dd data-testid="current-email">{currentEmail}</dd>
+      </dl>
+      <Form method="post" {...getFormProps(form)} className="form">
+        <FormAlert form={form} />
+        <InputField
+          label={t("edit.newEmail")}
+          errors={fields.email.errors}
+          inputProps={{
+            ...getInputProps(fields.email, { type: "email" }),
+            autoComplete: "email",
+            inputMode: "email",
+            enterKeyHint: "send",
+          }}
+        />
+        <Button pending={navigation.state === "submitting"} block>
+          {t("edit.submit")}
+        </Button>
+      </Form>
+      <p>
+        <AppLink to={pathFor("my-profile", i18n.language)}>{t("edit.back")}</AppLink>
+      </p>
+    </section>
+  );
+}
+
+export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: loaderData?.title }];

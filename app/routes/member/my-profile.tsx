@@ -1,0 +1,111 @@
+import { Fragment } from "react";
+import { AppLink } from "~/components/app-link";
+import { SubjectId } from "~/components/subject-id";
+import { useRootData } from "~/components/use-root-data";
+import { OCCUPATIONS, PROFILE_FIELD_ORDER } from "~/domain/forms/form-choices";
+import { isProfileFilled } from "~/domain/account/display-name.server";
+import { isLocale } from "~/i18n/locales";
+import { JAPAN, listedPrefectureOf } from "~/domain/forms/prefectures";
+import { prefectureNameKey } from "~/i18n/prefecture-names";
+import { loadTranslations } from "~/i18n/translations.server";
+import { useTranslation } from "~/i18n/use-translation";
+import { getInstance, getLocale } from "~/middleware/i18n.server";
+import { requireMember } from "~/middleware/require-member.server";
+import { pathFor } from "~/routing/route-table";
+import type { Route } from "./+types/my-profile";
+
+export async function loader({ request, context }: Route.LoaderArgs) {
+  const member = requireMember(context, request);
+  const locale = getLocale(context);
+  const t = getInstance(context).getFixedT(locale, "signUp");
+  // Read by the session check: this page shows it and changes nothing, so it needs no query of its own.
+  const { profile } = member;
+  const country = profile?.country ?? null;
+  const listedPrefecture = country === JAPAN ? listedPrefectureOf(profile?.prefecture) : undefined;
+  const occupation = profile?.occupation ?? null;
+  const language = profile?.preferredLanguage ?? null;
+  return {
+    title: getInstance(context).getFixedT(locale, "profile")("title"),
+    subject: member.sub,
+    email: member.email,
+    filled: profile !== null && isProfileFilled({ email: member.email, ...profile }),
+    // What the page lists, in PROFILE_FIELD_ORDER, each as shown: codes named on the server (so the server's and the
+    // browser's text cannot differ at hydration, and the page carries no list of names for the one it shows).
+    details: {
+      familyName: profile?.familyName ?? null,
+      givenName: profile?.givenName ?? null,
+      birthYear: profile?.birthYear ?? null,
+      country:
+        country === null
+          ? null
+          : country === "other"
+            ? t("options.otherCountry")
+            : (new Intl.DisplayNames([locale], { type: "region" }).of(country) ?? country),
+      // One of Japan's 47 in the page's language ("Tokyo"); anything else as typed.
+      prefecture: listedPrefecture
+        ? getInstance(context).getFixedT(locale, "prefectures")(prefectureNameKey(listedPrefecture))
+        : (profile?.prefecture ?? null),
+      occupation: isOccupation(occupation) ? t(`options.occupation.${occupation}`) : occupation,
+      organization: profile?.organization ?? null,
+      preferredLanguage: isLocale(language) ? t(`options.language.${language}`) : language,
+    } satisfies Record<(typeof PROFILE_FIELD_ORDER)[number], string | number | null>,
+    translations: loadTranslations(context, [
+      "profile",
+      // The field labels the page shows, not the sign-up form's texts.
+      { namespace: "signUp", keys: PROFILE_FIELD_ORDER.map((field) => `account.${field}`) },
+    ]),
+  };
+}
+
+/** Membership information: what the member registered, the Subject ID to quote in inquiries, and a way to edit. */
+export default function ProfilePage({ loaderData }: Route.ComponentProps) {
+  const { t } = useTranslation("profile");
+  const { t: ts } = useTranslation("signUp");
+  const { locale } = useRootData();
+  const editPath = pathFor("my-profile-edit", locale);
+  const value = (text: string | number | null | undefined) =>
+    text === null || text === undefined || text === "" ? t("notSet") : text;
+  return (
+    <section className="content">
+      <h1>{t("title")}</h1>
+      {loaderData.filled ? null : (
+        <div className="notice" data-testid="profile-not-filled">
+          <p>{t("notFilled")}</p>
+          <p>
+            <AppLink className="button button--primary" to={editPath}>
+              {t("fill")}
+            </AppLink>
+          </p>
+        </div>
+      )}
+      <dl className="definition-list">
+        <dt>{t("subject")}</dt>
+        <dd>
+          <SubjectId value={loaderData.subject} />
+          <small className="definition-list__hint">{t("subjectHint")}</small>
+        </dd>
+        <dt>{t("email")}</dt>
+        <dd data-testid="email">{loaderData.email}</dd>
+        {Object.entries(loaderData.details).map(([field, shown]) => (
+          <Fragment key={field}>
+            <dt>{ts(`account.${field as keyof typeof loaderData.details}`)}</dt>
+            <dd data-testid={field}>{value(shown)}</dd>
+          </Fragment>
+        ))}
+      </dl>
+      {loaderData.filled ? (
+        <p>
+          <AppLink className="button button--primary" to={editPath}>
+            {t("edit")}
+          </AppLink>
+        </p>
+      ) : null}
+    </section>
+  );
+}
+
+function isOccupation(value: string | null | undefined): value is (typeof OCCUPATIONS)[number] {
+  return (OCCUPATIONS as readonly string[]).includes(value ?? "");
+}
+
+export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: loaderData?.title }];

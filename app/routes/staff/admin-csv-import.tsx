@@ -1,0 +1,304 @@
+import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
+import { Form, data, redirect, useNavigation } from "react-router";
+import { z } from "zod";
+import { formConstraint, parseSubmission } from "~/components/form/schema-form.server";
+import { AppLink } from "~/components/app-link";
+import { Button } from "~/components/button";
+import { CsvColumnsTable } from "~/components/admin/csv-columns-table";
+import { ImportErrorTable, type ImportLimits } from "~/components/admin/import-error-table";
+import { ImportJobTable } from "~/components/admin/import-job-table";
+import { FormAlert, InputField } from "~/components/form/fields";
+import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
+import { CSV_IMPORT_MAX_FILE_BYTES, CSV_IMPORT_MAX_ROWS } from "~/domain/csv-import/csv-import-file.server";
+import {
+  type ImportDryRunReport,
+  cancelImportJob,
+  getImportJobProgress,
+  listImportJobs,
+  startImportJob,
+  validateImport,
+} from "~/domain/csv-import/csv-import-job.server";
+import { loadTranslations } from "~/i18n/translations.server";
+import { useTranslation } from "~/i18n/use-translation";
+import { checkAttemptLimit } from "~/middleware/attempt-limit.server";
+import { getInstance, getLocale } from "~/middleware/i18n.server";
+import { requireAdmin } from "~/middleware/require-member.server";
+import { pathFor } from "~/routing/route-table";
+import { requestInfoContext, servicesOf } from "~/router-context.server";
+import { getToastUtils } from "~/toast.server";
+import type { Route } from "./+types/admin-csv-import";
+import { describeImportColumns, formatMegabytes } from "./admin-csv-import.server";
+
+/**
+ * The upload: a file to check (the dry run). A browser posts a file input left empty as a nameless, empty part; a
+ * chosen file that is empty has a name, and the dry run reports it as an empty file.
+ */
+const ImportFileSchema = z.object({
+  file: z
+    .instanceof(File, { message: "adminImport:upload.fileRequired" })
+    .refine((file) => file.name !== "" || file.size > 0, { message: "adminImport:upload.fileRequired" }),
+});
+/** The checked file's panel: start its job, or discard it. */
+const ValidatedJobSchema = z.object({ intent: z.enum(["start", "discard"]), jobId: z.uuid() });
+
+/**
+ * The upload's file name as the job keeps it and the pages show it: a browser sends the name the file had, but a
+ * hand-made post may send anything, and PostgreSQL's text holds neither NUL nor a lone surrogate.
+ */
+// eslint-disable-next-line no-control-regex -- control characters are exactly what this drops
+const UNSHOWABLE_IN_FILE_NAME = /[\u0000-\u001f\u007f]|[\uD800-\uDFFF]/gu;
+const FILE_NAME_MAX_CHARS = 255;
+
+function fileNameOf(file: File): string {
+  return file.name.replace(UNSHOWABLE_IN_FILE_NAME, "").slice(0, FILE_NAME_MAX_CHARS) || "upload.csv";
+}
+
+/** How many recent imports the page lists (each links to its progress page). */
+const RECENT_JOBS_SHOWN = 20;
+
+const ReadySchema = z.uuid().optional().catch(undefined);
+
+export async function loader({ request, context }: Route.LoaderArgs) {
+  requireAdmin(context, request);
+  const { db } = servicesOf(context);
+  const locale = getLocale(context);
+  const t = getInstance(context).getFixedT(locale, ["adminImport", "signUp"]);
+  // A clean dry run redirects here with its job: the page offers to start it (a reload never posts the file again).
+  const readyId = ReadySchema.parse(new URL(request.url).searchParams.get("ready") ?? undefined);
+  const [jobs, readyJob] = await Promise.all([
+    listImportJobs(db, { limit: RECENT_JOBS_SHOWN }),
+    readyId ? getImportJobProgress(db, readyId) : null,
+  ]);
+  return {
+    title: t("meta.upload"),
+    constraints: { file: formConstraint(ImportFileSchema), validated: formConstraint(ValidatedJobSchema) },
+    columns: describeImportColumns(t, locale),
+    maxSize: formatMegabytes(CSV_IMPORT_MAX_FILE_BYTES, locale),
+    maxRows: CSV_IMPORT_MAX_ROWS.toLocaleString(locale),
+    limits: {
+      maxMegabytes: CSV_IMPORT_MAX_FILE_BYTES / (1024 * 1024),
+      maxRows: CSV_IMPORT_MAX_ROWS,
+    } satisfies ImportLimits,
+    jobs: jobs.map((job) => ({
+      id: job.id,
+      createdAt: job.createdAt,
+      fileName: job.fileName,
+      state: job.state,
+      created: job.counts.created,
+      failed: job.counts.failed,
+      total: job.totalRows,
+      createdByEmail: job.createdBy.email,
+    })),
+    // Only a job still waiting to start: once started (or discarded), the link leads to nothing to do here.
+    ready:
+      readyJob?.state === "validated"
+        ? { id: readyJob.id, fileName: readyJob.fileName, totalRows: readyJob.totalRows }
+        : null,
+    translations: loadTranslations(context, ["admin", "adminImport", "csvImport", "forms"]),
+  };
+}
+
+export async function action({ request, context }: Route.ActionArgs) {
+  const admin = requireAdmin(context, request);
+  const formData = await request.formData();
+  const services = servicesOf(context);
+  const locale = getLocale(context);
+  const actor = { sub: admin.sub, email: admin.email };
+  const { requestId } = context.get(requestInfoContext);
+
+  if (formData.has("intent")) {
+    const submission = parseSubmission(context, formData, ValidatedJobSchema);
+    if (submission.status !== "success") {
+      return data({ form: "validated" as const, result: submission.reply() }, { status: 400 });
+    }
+    const limited = await checkAttemptLimit(context, "staffAction", admin.sub);
+    if (limited) {
+      return data(
+        { form: "validated" as const, result: submission.reply({ formErrors: [limited.formError] }) },
+        limited.init,
+      );
+    }
+    const { intent, jobId } = submission.value;
+    const toast = getToastUtils(context);
+    if (intent === "start") {
+      // Starting twice (a double click, a second tab) changes nothing: either way staff land on the job's page.
+      const job = await startImportJob(services, {
+        jobId,
+        actor,
+        requestId,
+        creationsPerSecond: services.config.csvImport.creationsPerSecond,
+      });
+      if (!job) throw data(null, { status: 404 });
+      return toast.redirectWithSuccess(
+        pathFor("admin-csv-import-job", locale, { id: jobId }),
+        "adminImport:toasts.started",
+      );
+    }
+    // Discarding is for a job nobody started: a stale page's button must not cancel an import that runs meanwhile.
+    const current = await getImportJobProgress(services.db, jobId);
+    if (!current) throw data(null, { status: 404 });
+    if (current.state !== "validated") throw redirect(pathFor("admin-csv-import-job", locale, { id: jobId }));
+    await cancelImportJob(services, { jobId, actor, requestId });
+    return toast.redirectWithSuccess(pathFor("admin-csv-import", locale), "adminImport:toasts.discarded");
+  }
+
+  const submission = parseSubmission(context, formData, ImportFileSchema);
+  if (submission.status !== "success") {
+    return data({ form: "file" as const, result: submission.reply() }, { status: 400 });
+  }
+  const limited = await checkAttemptLimit(context, "staffAction", admin.sub);
+  if (limited) {
+    return data({ form: "file" as const, result: submission.reply({ formErrors: [limited.formError] }) }, limited.init);
+  }
+  const { file } = submission.value;
+  const fileName = fileNameOf(file);
+  const checked = await validateImport(services, {
+    bytes: new Uint8Array(await file.arrayBuffer()),
+    fileName,
+    actor,
+    requestId,
+    store: true,
+  });
+  // Clean: the job waits for "start" on a page of its own URL, so a reload shows it again rather than re-posting.
+  if (checked.kind === "clean" && checked.jobId) {
+    throw redirect(`${pathFor("admin-csv-import", locale)}?ready=${checked.jobId}`);
+  }
+  return data({ form: "file" as const, result: submission.reply(), report: checked.report }, { status: 400 });
+}
+
+export default function CsvImportPage({ loaderData, actionData }: Route.ComponentProps) {
+  const { t, i18n } = useTranslation("adminImport");
+  // Only the file form's refusal by the dry run carries a report (TypeScript's `in` narrowing leaves it unknown).
+  const report = actionData && "report" in actionData ? (actionData.report as ImportDryRunReport) : null;
+  return (
+    <>
+      <section className="admin-section" aria-labelledby="csv-import-title">
+        <h2 id="csv-import-title">{t("upload.title")}</h2>
+        <p>{t("upload.lead")}</p>
+        <p>{t("upload.steps")}</p>
+      </section>
+      {report ? <ImportReport report={report} limits={loaderData.limits} /> : null}
+      {loaderData.ready ? (
+        <ReadyPanel
+          job={loaderData.ready}
+          constraint={loaderData.constraints.validated}
+          lastResult={actionData?.form === "validated" ? actionData.result : undefined}
+        />
+      ) : (
+        <UploadForm
+          constraint={loaderData.constraints.file}
+          lastResult={actionData?.form === "file" ? actionData.result : undefined}
+        />
+      )}
+      <section className="admin-section" aria-labelledby="csv-format-title">
+        <h3 id="csv-format-title">{t("upload.formatTitle")}</h3>
+        <ul>
+          <li>{t("upload.encodings")}</li>
+          <li>{t("upload.caps", { maxSize: loaderData.maxSize, maxRows: loaderData.maxRows })}</li>
+          <li>{t("upload.headerRule")}</li>
+          <li>{t("upload.formulaRule")}</li>
+        </ul>
+        <p>
+          {/* A download, not a page: the browser must fetch it itself, with or without JavaScript. */}
+          <AppLink to={pathFor("admin-csv-import-template", i18n.language)} reloadDocument>
+            {t("upload.template")}
+          </AppLink>
+        </p>
+        <CsvColumnsTable columns={loaderData.columns} />
+      </section>
+      <section className="admin-section" aria-labelledby="csv-jobs-title">
+        <h3 id="csv-jobs-title">{t("jobs.title")}</h3>
+        {loaderData.jobs.length === 0 ? <p>{t("jobs.empty")}</p> : <ImportJobTable jobs={loaderData.jobs} />}
+      </section>
+    </>
+  );
+}
+
+function UploadForm({
+  constraint,
+  lastResult,
+}: {
+  constraint: FormConstraint;
+  lastResult: SubmissionResult<string[]> | undefined;
+}) {
+  const { t } = useTranslation("adminImport");
+  const navigation = useNavigation();
+  const [form, fields] = useSchemaForm<typeof ImportFileSchema>(constraint, lastResult);
+  return (
+    <section className="admin-section" aria-labelledby="csv-upload-title">
+      <h3 id="csv-upload-title">{t("upload.formTitle")}</h3>
+      <Form method="post" encType="multipart/form-data" {...getFormProps(form)} className="form import-upload">
+        <FormAlert form={form} />
+        <InputField
+          label={t("upload.file")}
+          hint={t("upload.fileHint")}
+          errors={fields.file.errors}
+          inputProps={{ ...getInputProps(fields.file, { type: "file" }), accept: ".csv,text/csv" }}
+        />
+        <Button pending={navigation.state === "submitting"}>{t("upload.check")}</Button>
+      </Form>
+    </section>
+  );
+}
+
+/** The dry run found problems: a summary, the problems by row and column, and what to do. */
+function ImportReport({ report, limits }: { report: ImportDryRunReport; limits: ImportLimits }) {
+  const { t } = useTranslation("adminImport");
+  return (
+    <section className="admin-section" aria-labelledby="csv-report-title" data-testid="import-report">
+      <h3 id="csv-report-title">{t("report.errorsTitle")}</h3>
+      <div role="alert">
+        <p>
+          {t("report.errorsSummary", {
+            file: report.fileName,
+            rows: report.totalRows,
+            count: report.problemCount,
+          })}{" "}
+          {t("report.fixAndRetry")}
+        </p>
+      </div>
+      {report.problems.length < report.problemCount ? (
+        <p>{t("report.errorsShown", { shown: report.problems.length })}</p>
+      ) : null}
+      <ImportErrorTable problems={report.problems} limits={limits} />
+    </section>
+  );
+}
+
+type ReadyJob = NonNullable<Route.ComponentProps["loaderData"]["ready"]>;
+
+/** A clean file waits as a validated job: start it, or discard it and upload another. */
+function ReadyPanel({
+  job,
+  constraint,
+  lastResult,
+}: {
+  job: ReadyJob;
+  constraint: FormConstraint;
+  lastResult: SubmissionResult<string[]> | undefined;
+}) {
+  const { t } = useTranslation("adminImport");
+  const navigation = useNavigation();
+  const [form] = useSchemaForm<typeof ValidatedJobSchema>(constraint, lastResult, { defaultValue: { jobId: job.id } });
+  return (
+    <section className="admin-section admin-confirm" aria-labelledby="csv-ready-title" data-testid="import-ready">
+      <h3 id="csv-ready-title">{t("report.readyTitle")}</h3>
+      <p>{t("report.ready", { file: job.fileName, count: job.totalRows })}</p>
+      <p>{t("report.readyNote")}</p>
+      <Form method="post" {...getFormProps(form)}>
+        <FormAlert form={form} />
+        <input type="hidden" name="jobId" value={job.id} />
+        <div className="admin-filters__actions">
+          <Button name="intent" value="start" pending={navigation.state === "submitting"}>
+            {t("report.start")}
+          </Button>
+          <Button name="intent" value="discard" variant="secondary" pending={navigation.state === "submitting"}>
+            {t("report.discard")}
+          </Button>
+        </div>
+      </Form>
+    </section>
+  );
+}
+
+export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: loaderData?.title }];

@@ -1,0 +1,213 @@
+import { data } from "react-router";
+import { z } from "zod";
+import { Button } from "~/components/button";
+import { InputField, SelectField } from "~/components/form/fields";
+import {
+  DEFAULT_EXPORT_LIMIT,
+  EXPORT_KINDS,
+  type ExportKind,
+  MAX_EXPORT_LIMIT,
+  isExportKind,
+  parseExportQuery,
+} from "~/domain/staff/export-params.server";
+import { MAX_CONCURRENT_EXPORTS } from "~/domain/staff/member-export.server";
+import { LEGACY_STATES, MEMBER_STATUSES, SERVICE_NAMES } from "~/domain/staff/member-search.server";
+import { LOCALES } from "~/i18n/locales";
+import { loadTranslations } from "~/i18n/translations.server";
+import { useTranslation } from "~/i18n/use-translation";
+import { getInstance } from "~/middleware/i18n.server";
+import { requireAdmin } from "~/middleware/require-member.server";
+import { DOWNLOAD_PAGE_PARAMS, exportParamsOfPage } from "~/routing/csv-download.server";
+import { pathFor } from "~/routing/route-table";
+import type { Route } from "./+types/admin-downloads";
+
+const FILE_OF: Record<ExportKind, string> = {
+  users: "users.csv",
+  "withdrawal-reasons": "withdrawal-reasons.csv",
+  "email-addresses": "email-addresses.csv",
+};
+
+/**
+ * The staff's downloads: one plain GET form per file, submitted to its resource route (downloads-file.ts), so the
+ * browser downloads it with or without JavaScript. A download refused for its parameters comes back here with
+ * `form=<kind>`: that form shows its field errors and keeps what was typed.
+ */
+export function loader({ request, context }: Route.LoaderArgs) {
+  requireAdmin(context, request);
+  const url = new URL(request.url);
+  const form = url.searchParams.get("form") ?? undefined;
+  const failedKind = isExportKind(form) ? form : null;
+  const parsed = failedKind ? parseExportQuery(failedKind, exportParamsOfPage(url.searchParams)) : null;
+  const fieldErrors = parsed && !parsed.success ? z.flattenError(parsed.error).fieldErrors : {};
+  const busy = url.searchParams.get("busy") === "1";
+  return data(
+    {
+      title: getInstance(context).t("admin:meta.downloads"),
+      failedKind,
+      values: failedKind ? Object.fromEntries(exportParamsOfPage(url.searchParams)) : {},
+      pageParams: DOWNLOAD_PAGE_PARAMS,
+      fieldErrors: fieldErrors as Record<string, string[] | undefined>,
+      busy,
+      // The component may not import server-only modules: the choices come with the data.
+      choices: { kinds: EXPORT_KINDS, statuses: MEMBER_STATUSES, referrers: SERVICE_NAMES, legacy: LEGACY_STATES },
+      limits: { defaultLimit: DEFAULT_EXPORT_LIMIT, maxLimit: MAX_EXPORT_LIMIT, concurrent: MAX_CONCURRENT_EXPORTS },
+      translations: loadTranslations(context, ["admin", "forms"]),
+    },
+    { status: busy ? 429 : Object.keys(fieldErrors).length > 0 ? 400 : 200 },
+  );
+}
+
+export default function DownloadsPage({ loaderData }: Route.ComponentProps) {
+  const { t, i18n } = useTranslation("admin");
+  const { failedKind, limits, choices } = loaderData;
+  const locale = i18n.language === "en" ? "en" : "ja";
+  /** A form's control: the id is the form's own; values and errors only for the form that came back. */
+  const fieldOf = (kind: ExportKind, name: string, fallback: string | undefined = "") => {
+    const mine = failedKind === kind;
+    return {
+      errors: mine ? loaderData.fieldErrors[name] : undefined,
+      props: {
+        name: loaderData.pageParams[name] ?? name,
+        id: `${kind}-${name}`,
+        defaultValue: mine ? (loaderData.values[name] ?? fallback) : fallback,
+      },
+    };
+  };
+  const localeOptions = LOCALES.map((value) => ({ value, label: t(`languages.${value}`) }));
+  /** A select; `placeholder: null` for one that always has a value, `required` for one that must be chosen. */
+  const select = (
+    kind: ExportKind,
+    name: string,
+    label: string,
+    options: { value: string; label: string }[],
+    choice: { fallback?: string; placeholder?: string | null; required?: boolean; hint?: string } = {},
+  ) => {
+    const field = fieldOf(kind, name, choice.fallback);
+    return (
+      <SelectField
+        label={label}
+        hint={choice.hint}
+        errors={field.errors}
+        selectProps={{ ...field.props, required: choice.required }}
+        placeholder={choice.placeholder === null ? undefined : (choice.placeholder ?? t("list.any"))}
+        options={options}
+      />
+    );
+  };
+  const input = (kind: ExportKind, name: string, label: string, extra: Record<string, unknown> = {}, hint?: string) => {
+    const field = fieldOf(kind, name, typeof extra.defaultValue === "string" ? extra.defaultValue : "");
+    return <InputField label={label} hint={hint} errors={field.errors} inputProps={{ ...extra, ...field.props }} />;
+  };
+  const formProps = (kind: ExportKind) => ({
+    method: "get" as const,
+    action: pathFor("admin-download", locale, { file: FILE_OF[kind] }),
+    className: "admin-filters",
+    "aria-labelledby": `${kind}-title`,
+  });
+  return (
+    <section className="admin-section" aria-labelledby="downloads-title">
+      <h2 id="downloads-title">{t("downloadsPage.title")}</h2>
+      <p>{t("downloadsPage.lead", { concurrent: String(limits.concurrent) })}</p>
+      {loaderData.busy ? (
+        <p role="alert" className="form-field__error">
+          {t("downloadsPage.busy")}
+        </p>
+      ) : null}
+      {choices.kinds.map((kind) => (
+        <section key={kind} aria-labelledby={`${kind}-title`}>
+          <h3 id={`${kind}-title`}>{t(`downloadsPage.${kind}.title`)}</h3>
+          <p>
+            {t(`downloadsPage.${kind}.description`, {
+              defaultLimit: limits.defaultLimit.toLocaleString(locale),
+              maxLimit: limits.maxLimit.toLocaleString(locale),
+            })}
+          </p>
+          {failedKind === kind && !loaderData.busy ? (
+            <p role="alert" className="form-field__error">
+              {t("list.invalidSummary")}
+            </p>
+          ) : null}
+          {/* A plain form, not React Router's: the answer is a file for the browser to save, not a page. */}
+          <form {...formProps(kind)}>
+            {kind === "users" ? (
+              <>
+                {input(kind, "q", t("list.q"), {}, t("list.qHint"))}
+                {select(
+                  kind,
+                  "status",
+                  t("list.status"),
+                  choices.statuses.map((value) => ({ value, label: t(`statuses.${value}`) })),
+                )}
+                {select(kind, "locale", t("list.language"), localeOptions)}
+                {select(
+                  kind,
+                  "referrer",
+                  t("list.referrer"),
+                  choices.referrers.map((value) => ({ value, label: t(`referrers.${value}`) })),
+                )}
+                {input(kind, "signedUpFrom", t("list.signedUpFrom"), { type: "date" })}
+                {input(kind, "signedUpTo", t("list.signedUpTo"), { type: "date" })}
+                {select(
+                  kind,
+                  "legacy",
+                  t("list.legacy"),
+                  choices.legacy.map((value) => ({ value, label: t(`list.legacyOptions.${value}`) })),
+                )}
+                {input(kind, "page", t("downloadsPage.page"), { inputMode: "numeric", defaultValue: "0" })}
+                {input(
+                  kind,
+                  "limit",
+                  t("downloadsPage.limit"),
+                  { inputMode: "numeric", defaultValue: String(limits.defaultLimit) },
+                  t("downloadsPage.limitHint", { maxLimit: limits.maxLimit.toLocaleString(locale) }),
+                )}
+                {select(
+                  kind,
+                  "all",
+                  t("downloadsPage.rows"),
+                  [
+                    { value: "0", label: t("downloadsPage.rowsPage") },
+                    { value: "1", label: t("downloadsPage.rowsAll") },
+                  ],
+                  { fallback: "0", placeholder: null },
+                )}
+                {select(
+                  kind,
+                  "header",
+                  t("downloadsPage.header"),
+                  [
+                    { value: "1", label: t("downloadsPage.headerOn") },
+                    { value: "0", label: t("downloadsPage.headerOff") },
+                  ],
+                  { fallback: "1", placeholder: null },
+                )}
+              </>
+            ) : kind === "withdrawal-reasons" ? (
+              select(kind, "locale", t("downloadsPage.cancelledIn"), localeOptions)
+            ) : (
+              select(kind, "locale", t("downloadsPage.preferredLanguage"), localeOptions, {
+                placeholder: t("downloadsPage.choose"),
+                required: true,
+              })
+            )}
+            {select(
+              kind,
+              "encoding",
+              t("downloadsPage.encoding"),
+              [
+                { value: "utf-8", label: t("downloadsPage.encodings.utf-8") },
+                { value: "shift_jis", label: t("downloadsPage.encodings.shift_jis") },
+              ],
+              { fallback: "utf-8", placeholder: null, hint: t("downloadsPage.encodingHint") },
+            )}
+            <div className="admin-filters__actions">
+              <Button>{t(`downloadsPage.${kind}.submit`)}</Button>
+            </div>
+          </form>
+        </section>
+      ))}
+    </section>
+  );
+}
+
+export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: loaderData?.title }];

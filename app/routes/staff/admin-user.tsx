@@ -1,0 +1,344 @@
+import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
+import { Form, data, useNavigation } from "react-router";
+import { z } from "zod";
+import { formConstraint, parseSubmission } from "~/components/form/schema-form.server";
+import { AppLink } from "~/components/app-link";
+import { Button } from "~/components/button";
+import { AuditEventTable } from "~/components/admin/audit-event-table";
+import { MemberDetailSections } from "~/components/admin/member-detail-sections";
+import { FormAlert, InputField } from "~/components/form/fields";
+import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
+import { EmailSchema } from "~/domain/forms/auth-schemas";
+import { toDomainError } from "~/domain/domain-error.server";
+import { findMemberDetail } from "~/domain/staff/member-detail.server";
+import {
+  changeMemberEmail,
+  disableMember,
+  enableMember,
+  endMemberSessions,
+  refreshMember,
+} from "~/domain/staff/staff-actions.server";
+import { listAuditEvents } from "~/domain/staff/staff-audit-log.server";
+import { replyWithDomainError } from "~/errors/error-responses.server";
+import { loadTranslations } from "~/i18n/translations.server";
+import { useTranslation } from "~/i18n/use-translation";
+import { checkAttemptLimit } from "~/middleware/attempt-limit.server";
+import { getInstance, getLocale } from "~/middleware/i18n.server";
+import { requireAdmin } from "~/middleware/require-member.server";
+import { pathFor } from "~/routing/route-table";
+import { requestInfoContext, servicesOf } from "~/router-context.server";
+import { getToastUtils } from "~/toast.server";
+import type { Route } from "./+types/admin-user";
+
+/** The actions that need nothing but a confirmation; each is one staff verb (app/domain/staff/staff-actions.server.ts). */
+const CONFIRMED_ACTIONS = ["refresh", "sessions-end", "disable", "enable"] as const;
+type ConfirmedAction = (typeof CONFIRMED_ACTIONS)[number];
+
+/** The confirmation panel's form: which action the admin confirmed. */
+const StaffActionSchema = z.object({ intent: z.enum(CONFIRMED_ACTIONS) });
+/** The e-mail change form: first reviewed (old → new shown), then confirmed with the same address. */
+const StaffEmailChangeSchema = z.object({
+  intent: z.enum(["review-email-change", "email-change"]),
+  email: EmailSchema,
+});
+
+const SubSchema = z.uuid();
+const ConfirmSchema = z.enum(CONFIRMED_ACTIONS).optional().catch(undefined);
+
+/** The member's sub from the URL; a malformed one names no member, so it is the same 404 as an unknown one. */
+function subOf(params: { sub?: string }): string {
+  const sub = SubSchema.safeParse(params.sub);
+  if (!sub.success) throw data(null, { status: 404 });
+  return sub.data.toLowerCase();
+}
+
+export async function loader({ request, params, context }: Route.LoaderArgs) {
+  requireAdmin(context, request);
+  const sub = subOf(params);
+  const { db } = servicesOf(context);
+  const [detail, audit] = await Promise.all([findMemberDetail(db, sub), listAuditEvents(db, { targetSub: sub })]);
+  if (!detail) throw data(null, { status: 404 });
+  return {
+    title: getInstance(context).t("admin:meta.detail"),
+    sub,
+    detail,
+    auditEvents: audit.events,
+    confirm: ConfirmSchema.parse(new URL(request.url).searchParams.get("confirm") ?? undefined) ?? null,
+    translations: loadTranslations(context, ["admin", "forms", "signUp", "withdrawal"]),
+    constraints: {
+      staffAction: formConstraint(StaffActionSchema),
+      emailChange: formConstraint(StaffEmailChangeSchema),
+    },
+  };
+}
+
+export async function action({ request, params, context }: Route.ActionArgs) {
+  const admin = requireAdmin(context, request);
+  const sub = subOf(params);
+  const formData = await request.formData();
+  const services = servicesOf(context);
+  const detailPath = pathFor("admin-user", getLocale(context), { sub });
+  const actor = { sub: admin.sub, email: admin.email, requestId: context.get(requestInfoContext).requestId };
+  const toast = getToastUtils(context);
+
+  if (String(formData.get("intent")).endsWith("email-change")) {
+    const submission = parseSubmission(context, formData, StaffEmailChangeSchema);
+    if (submission.status !== "success") {
+      return data({ form: "emailChange" as const, result: submission.reply() }, { status: 400 });
+    }
+    // The review step changes nothing: it shows old → new with the confirming button.
+    if (submission.value.intent === "review-email-change") {
+      return { form: "emailChange" as const, result: submission.reply(), review: submission.value.email };
+    }
+    const limited = await refusalAtStaffLimit(context, admin.sub, "emailChange", submission);
+    if (limited) return limited;
+    try {
+      await changeMemberEmail(services, actor, sub, submission.value.email, getInstance(context));
+    } catch (error) {
+      throwNotFoundForUnknownMember(error);
+      return replyWithDomainError(submission, error, {
+        fields: { sameAddress: "email", emailUnavailable: "email" },
+        extra: { form: "emailChange" as const },
+      });
+    }
+    return toast.redirectWithSuccess(detailPath, "admin:toasts.emailChanged");
+  }
+
+  const submission = parseSubmission(context, formData, StaffActionSchema);
+  if (submission.status !== "success") {
+    return data({ form: "staffAction" as const, result: submission.reply() }, { status: 400 });
+  }
+  const limited = await refusalAtStaffLimit(context, admin.sub, "staffAction", submission);
+  if (limited) return limited;
+  try {
+    const message = await runConfirmedAction(submission.value.intent, services, actor, sub);
+    return toast.redirectWithSuccess(detailPath, message);
+  } catch (error) {
+    throwNotFoundForUnknownMember(error);
+    return replyWithDomainError(submission, error, { extra: { form: "staffAction" as const } });
+  }
+}
+
+/** The form's answer when the admin has reached the staff actions' rate limit (per admin and per IP), else null. */
+async function refusalAtStaffLimit<Form extends "emailChange" | "staffAction">(
+  context: Route.ActionArgs["context"],
+  adminSub: string,
+  form: Form,
+  submission: { reply(options: { formErrors: string[] }): SubmissionResult<string[]> },
+) {
+  const limited = await checkAttemptLimit(context, "staffAction", adminSub);
+  if (!limited) return null;
+  return data({ form, result: submission.reply({ formErrors: [limited.formError] }) }, limited.init);
+}
+
+/** An action on a sub no member has answers the page's 404, as the loader does, rather than a form message. */
+function throwNotFoundForUnknownMember(error: unknown) {
+  if (toDomainError(error)?.code === "memberNotFound") throw data(null, { status: 404 });
+}
+
+/** Runs one confirmed action and says which toast reports it. */
+async function runConfirmedAction(
+  intent: ConfirmedAction,
+  ...[services, actor, sub]: Parameters<typeof endMemberSessions>
+): Promise<string | { message: string; values: Record<string, string> }> {
+  switch (intent) {
+    case "refresh": {
+      const { changes } = await refreshMember(services, actor, sub);
+      const fields = Object.keys(changes).join(", ");
+      return fields ? { message: "admin:toasts.refreshedChanged", values: { fields } } : "admin:toasts.refreshed";
+    }
+    case "sessions-end":
+      await endMemberSessions(services, actor, sub);
+      return "admin:toasts.sessionsEnded";
+    case "disable":
+      await disableMember(services, actor, sub);
+      return "admin:toasts.disabled";
+    case "enable":
+      await enableMember(services, actor, sub);
+      return "admin:toasts.enabled";
+  }
+}
+
+export default function AdminUserPage({ loaderData, actionData }: Route.ComponentProps) {
+  const { t, i18n } = useTranslation("admin");
+  const { detail, sub } = loaderData;
+  return (
+    <>
+      <p>
+        <AppLink to={pathFor("admin", i18n.language)}>{t("detail.back")}</AppLink>
+      </p>
+      <h2>
+        {t("detail.title")}: {detail.directory?.email ?? sub}
+      </h2>
+      <StaffActions
+        sub={sub}
+        enabled={detail.directory?.enabled ?? true}
+        currentEmail={detail.directory?.email ?? ""}
+        confirm={loaderData.confirm}
+        constraints={loaderData.constraints}
+        actionData={actionData}
+      />
+      <MemberDetailSections detail={detail} />
+      <section className="admin-section" aria-labelledby="audit-trail-title">
+        <h3 id="audit-trail-title">{t("detail.auditTrail")}</h3>
+        {loaderData.auditEvents.length === 0 ? (
+          <p>{t("audit.empty")}</p>
+        ) : (
+          <AuditEventTable events={loaderData.auditEvents} caption={t("detail.auditTrail")} />
+        )}
+        <p>
+          <AppLink to={`${pathFor("admin-audit-log", i18n.language)}?targetSub=${sub}`}>
+            {t("detail.fullAuditLog")}
+          </AppLink>
+        </p>
+      </section>
+    </>
+  );
+}
+
+type ActionData = Route.ComponentProps["actionData"];
+
+/** Which action's panel is open: the one a link asked to confirm, or the e-mail review the action answered. */
+function StaffActions({
+  sub,
+  enabled,
+  currentEmail,
+  confirm,
+  constraints,
+  actionData,
+}: {
+  sub: string;
+  enabled: boolean;
+  currentEmail: string;
+  confirm: ConfirmedAction | null;
+  constraints: Record<"staffAction" | "emailChange", FormConstraint>;
+  actionData: ActionData;
+}) {
+  const { t, i18n } = useTranslation("admin");
+  const detailPath = pathFor("admin-user", i18n.language, { sub });
+  const available = CONFIRMED_ACTIONS.filter((action) => (enabled ? action !== "enable" : action !== "disable"));
+  return (
+    <section className="admin-section admin-actions" aria-labelledby="staff-actions-title">
+      <h3 id="staff-actions-title">{t("actions.title")}</h3>
+      {confirm ? (
+        <ConfirmPanel
+          action={confirm}
+          detailPath={detailPath}
+          constraint={constraints.staffAction}
+          lastResult={actionData?.form === "staffAction" ? actionData.result : undefined}
+        />
+      ) : (
+        <ul className="admin-actions__list">
+          {available.map((action) => (
+            <li key={action}>
+              {/* A link, not a post: asking to confirm changes nothing, and works without JavaScript. */}
+              <AppLink className="button button--secondary" to={`${detailPath}?confirm=${action}`}>
+                {t(`actions.${actionKey(action)}.button`)}
+              </AppLink>
+            </li>
+          ))}
+        </ul>
+      )}
+      <EmailChangePanel
+        currentEmail={currentEmail}
+        detailPath={detailPath}
+        constraint={constraints.emailChange}
+        lastResult={actionData?.form === "emailChange" ? actionData.result : undefined}
+        review={actionData && "review" in actionData ? actionData.review : null}
+      />
+    </section>
+  );
+}
+
+/** The locale key of an action ("sessions-end" → "sessionsEnd"). */
+function actionKey(action: ConfirmedAction) {
+  return action === "sessions-end" ? "sessionsEnd" : action;
+}
+
+function ConfirmPanel({
+  action,
+  detailPath,
+  constraint,
+  lastResult,
+}: {
+  action: ConfirmedAction;
+  detailPath: string;
+  constraint: FormConstraint;
+  lastResult: SubmissionResult<string[]> | undefined;
+}) {
+  const { t } = useTranslation("admin");
+  const navigation = useNavigation();
+  const [form] = useSchemaForm<typeof StaffActionSchema>(constraint, lastResult, { defaultValue: { intent: action } });
+  return (
+    <Form
+      method="post"
+      action={detailPath}
+      {...getFormProps(form)}
+      className="admin-confirm"
+      data-testid="confirm-panel"
+    >
+      <FormAlert form={form} />
+      <p>{t(`actions.${actionKey(action)}.confirm`)}</p>
+      <input type="hidden" name="intent" value={action} />
+      <div className="admin-filters__actions">
+        <Button variant={action === "disable" ? "danger" : "primary"} pending={navigation.state === "submitting"}>
+          {t(`actions.${actionKey(action)}.submit`)}
+        </Button>
+        <AppLink to={detailPath}>{t("actions.cancel")}</AppLink>
+      </div>
+    </Form>
+  );
+}
+
+function EmailChangePanel({
+  currentEmail,
+  detailPath,
+  constraint,
+  lastResult,
+  review,
+}: {
+  currentEmail: string;
+  detailPath: string;
+  constraint: FormConstraint;
+  lastResult: SubmissionResult<string[]> | undefined;
+  review: string | null;
+}) {
+  const { t } = useTranslation("admin");
+  const navigation = useNavigation();
+  const [form, fields] = useSchemaForm<typeof StaffEmailChangeSchema>(constraint, lastResult);
+  if (review) {
+    return (
+      <Form method="post" action={detailPath} className="admin-confirm" data-testid="email-change-review">
+        <p>{t("actions.emailChange.confirm")}</p>
+        <dl className="admin-facts">
+          <dt>{t("actions.emailChange.from")}</dt>
+          <dd>{currentEmail}</dd>
+          <dt>{t("actions.emailChange.to")}</dt>
+          <dd>{review}</dd>
+        </dl>
+        <input type="hidden" name="email" value={review} />
+        <input type="hidden" name="intent" value="email-change" />
+        <div className="admin-filters__actions">
+          <Button pending={navigation.state === "submitting"}>{t("actions.emailChange.submit")}</Button>
+          <AppLink to={detailPath}>{t("actions.cancel")}</AppLink>
+        </div>
+      </Form>
+    );
+  }
+  return (
+    <Form method="post" action={detailPath} {...getFormProps(form)} className="form admin-email-change">
+      <FormAlert form={form} />
+      <InputField
+        label={t("actions.emailChange.newEmail")}
+        errors={fields.email.errors}
+        inputProps={{ ...getInputProps(fields.email, { type: "email" }), autoComplete: "off" }}
+      />
+      <input type="hidden" name="intent" value="review-email-change" />
+      <Button variant="secondary" pending={navigation.state === "submitting"}>
+        {t("actions.emailChange.review")}
+      </Button>
+    </Form>
+  );
+}
+
+export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: loaderData?.title }];

@@ -1,0 +1,62 @@
+import { data, redirect, useNavigation } from "react-router";
+import { z } from "zod";
+import { Button } from "~/components/button";
+import { AdminGetForm } from "~/components/admin/get-form";
+import { InputField } from "~/components/form/fields";
+import { findSubByEmailOrSub } from "~/domain/staff/member-detail.server";
+import { loadTranslations } from "~/i18n/translations.server";
+import { useTranslation } from "~/i18n/use-translation";
+import { getInstance, getLocale } from "~/middleware/i18n.server";
+import { requireAdmin } from "~/middleware/require-member.server";
+import { pathFor } from "~/routing/route-table";
+import { servicesOf } from "~/router-context.server";
+import type { Route } from "./+types/admin-users";
+
+/** The one field of the "open a member" form: a sub or an e-mail address. */
+const OpenMemberSchema = z.object({ member: z.string().trim().min(1).max(320) });
+
+export async function loader({ request, context }: Route.LoaderArgs) {
+  requireAdmin(context, request);
+  const given = OpenMemberSchema.safeParse({ member: new URL(request.url).searchParams.get("member") ?? "" });
+  const base = {
+    title: getInstance(context).t("admin:meta.open"),
+    translations: loadTranslations(context, ["admin", "forms"]),
+  };
+  if (!given.success) return { ...base, query: "", notFound: false };
+  const sub = await findSubByEmailOrSub(servicesOf(context).db, given.data.member);
+  if (sub) throw redirect(pathFor("admin-user", getLocale(context), { sub }));
+  return data({ ...base, query: given.data.member, notFound: true }, { status: 404 });
+}
+
+export default function AdminOpenMemberPage({ loaderData }: Route.ComponentProps) {
+  const { t } = useTranslation("admin");
+  const navigation = useNavigation();
+  return (
+    <section className="admin-section" aria-labelledby="open-member-title">
+      <h2 id="open-member-title">{t("open.title")}</h2>
+      <p>{t("open.lead")}</p>
+      <AdminGetForm key={loaderData.query} className="admin-filters" aria-labelledby="open-member-title">
+        {loaderData.notFound ? (
+          <p role="alert" className="form-alert">
+            {t("open.notFound", { query: loaderData.query })}
+          </p>
+        ) : null}
+        <InputField
+          label={t("open.label")}
+          inputProps={{
+            name: "member",
+            id: "open-member",
+            type: "search",
+            required: true,
+            defaultValue: loaderData.query,
+          }}
+        />
+        <div className="admin-filters__actions">
+          <Button pending={navigation.state === "loading"}>{t("open.submit")}</Button>
+        </div>
+      </AdminGetForm>
+    </section>
+  );
+}
+
+export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: loaderData?.title }];
