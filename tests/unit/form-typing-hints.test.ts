@@ -17,8 +17,8 @@ import {
   SignUpSchema,
 } from "~/domain/forms/auth-schemas";
 import { WithdrawalConfirmSchema, WithdrawalFormSchema } from "~/domain/forms/withdrawal-schema";
-import { countryChoices } from "~/i18n/country-names";
-import { prefectureChoices } from "~/i18n/prefecture-names";
+import { countryChoices } from "~/components/form/country-choices";
+import { prefectureChoices } from "~/components/form/prefecture-choices";
 import type { Locale } from "~/i18n/locales";
 import { RESOURCES } from "~/i18n/resources";
 import { translatorFor } from "~/i18n/translator.server";
