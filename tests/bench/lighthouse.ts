@@ -16,7 +16,8 @@
 import { chromium } from "@playwright/test";
 import lighthouse from "lighthouse";
 import { ensureAppBuild, findFreePort, printTable, runBenchmarkMain, startPreviewServer } from "./bench-support";
-import { CHROMIUM_PATH, signedInContext } from "./page-weight";
+import { CHROMIUM_PATH } from "../support/chromium";
+import { signedInContext } from "../support/page-javascript";
 import { createTestMember } from "../support/test-members";
 
 /** The part of a Lighthouse report read here. */

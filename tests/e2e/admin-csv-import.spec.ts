@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
-import { type APIRequestContext, type Browser, type Download, type Page, expect, test } from "@playwright/test";
+import type { APIRequestContext, Browser, Download, Page } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { parse } from "csv-parse/sync";
 import iconv from "iconv-lite";
 import { STANDIN_PORT } from "../../playwright.config";

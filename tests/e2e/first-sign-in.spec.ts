@@ -1,5 +1,5 @@
 import AxeBuilder from "@axe-core/playwright";
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { STANDIN_PORT } from "../../playwright.config";
 import { inviteMember, latestTemporaryPassword } from "../support/invited-members";
 import { signIn } from "../support/sign-in-form";

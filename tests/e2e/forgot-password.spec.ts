@@ -1,5 +1,6 @@
 import AxeBuilder from "@axe-core/playwright";
-import { type APIRequestContext, type Page, expect, test } from "@playwright/test";
+import type { APIRequestContext, Page } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { STANDIN_PORT } from "../../playwright.config";
 import { latestCodeFor } from "../support/mailbox";
 import { createTestMember } from "../support/test-members";

@@ -1,4 +1,5 @@
-import { type BrowserContext, type Page, expect, test } from "@playwright/test";
+import type { BrowserContext, Page } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { STANDIN_PORT } from "../../playwright.config";
 import { expectNoSeriousViolations } from "../support/axe";
 import {

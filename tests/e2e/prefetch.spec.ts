@@ -1,4 +1,5 @@
-import { type Page, expect, test } from "@playwright/test";
+import type { Page } from "@playwright/test";
+import { expect, test } from "./fixtures";
 
 /**
  * Links prefetch the pages they point to once they are in view, but only after the page has been idle for 2000 ms

@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { STANDIN_PORT } from "../../playwright.config";
 import { signInNewMember } from "../support/page-tour";
 

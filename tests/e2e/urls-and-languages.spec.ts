@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 
 test("a path without its trailing slash redirects to it and keeps the query", async ({ page, request }) => {
   const response = await request.get("/docs/privacy-policy?from=mail&x=1", { maxRedirects: 0 });

@@ -201,8 +201,9 @@ describe("sign-in while Cognito throttles or is down", () => {
       expect(errorsIn(html)).toEqual([IDENTITY_UNAVAILABLE]);
       expect(setCookieNamed(response, "id_session")).toBeUndefined();
       expectNoInternals(html);
-      // The call deadline is 8 s (the SDK's per-attempt time-out 5 s); well before the stand-in's 20 s.
-      expect(elapsed).toBeLessThan(12_000);
+      // The app gave up at its own deadline (8 s) instead of waiting for the stand-in's answer, which comes after 20 s.
+      // The bound is the stand-in's delay, not the deadline plus a guessed margin a busy machine could exceed.
+      expect(elapsed).toBeLessThan(20_000);
     },
   );
 });
