@@ -24,8 +24,8 @@ import {
 } from "~/domain/forms/sign-up-schemas";
 import { Q1_OPTIONS, Q2_OPTIONS, Q3_OPTIONS } from "~/domain/forms/form-choices";
 import { confirmSignUp, resendSignUpCode, saveAccountInfo, startSignUp } from "~/domain/account/sign-up.server";
-import { countryChoices } from "~/i18n/country-names";
-import { prefectureChoices } from "~/i18n/prefecture-names";
+import { countryChoices } from "~/components/form/country-choices";
+import { prefectureChoices } from "~/components/form/prefecture-choices";
 import { type TranslationRequest, loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";

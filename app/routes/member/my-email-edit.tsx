@@ -50,7 +50,7 @@ export async function action({ request, context }: Route.ActionArgs) {
     async ({ email }) => {
       const { db, identity, mailer, config } = servicesOf(context);
       await requestEmailChange(
-        { db, identity, mailer, confirmationLink: emailUpdateLinkFor(config.origin) },
+        { db, identity, mailer, mailTexts: getInstance(context), confirmationLink: emailUpdateLinkFor(config.origin) },
         { sub: member.sub, currentEmail: member.email, newEmail: email, locale },
       );
       // The confirmation notice: a GET of this page, so reloading it sends nothing again.

@@ -12,8 +12,8 @@ import { ProfileFormSchema, withStoredPrefecture } from "~/domain/forms/profile-
 import { JAPAN, listedPrefectureOf } from "~/domain/forms/prefectures";
 import { isProfileFilled } from "~/domain/account/display-name.server";
 import { findProfile, updateProfile } from "~/domain/account/profile.server";
-import { countryChoices } from "~/i18n/country-names";
-import { prefectureChoices } from "~/i18n/prefecture-names";
+import { countryChoices } from "~/components/form/country-choices";
+import { prefectureChoices } from "~/components/form/prefecture-choices";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";

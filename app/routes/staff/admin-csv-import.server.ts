@@ -3,7 +3,7 @@ import type { CsvColumnDoc } from "~/components/admin/csv-columns-table";
 import { ProfileSchema } from "~/domain/forms/profile-schemas";
 import { OCCUPATIONS } from "~/domain/forms/form-choices";
 import { CSV_IMPORT_COLUMNS, type CsvImportColumn } from "~/domain/csv-import/csv-import-file.server";
-import { countryChoices } from "~/i18n/country-names";
+import { countryChoices } from "~/components/form/country-choices";
 import type { Locale } from "~/i18n/locales";
 
 type Translator = TFunction<("adminImport" | "signUp")[]>;

@@ -84,7 +84,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
       },
       async ({ intent, email }, reply) => {
         if (intent === "review-email-change") return { form: "emailChange" as const, result: reply(), review: email };
-        await changeMemberEmail(services, actor, sub, email).catch(throwNotFoundForUnknownMember);
+        await changeMemberEmail(services, actor, sub, email, getInstance(context)).catch(throwNotFoundForUnknownMember);
         return toast.redirectWithSuccess(detailPath, "admin:toasts.emailChanged");
       },
     );

@@ -11,6 +11,7 @@ import {
 import { type MailboxEntry, listMailboxEntries, mailboxDirectory } from "../../support/stand-ins/dev-mailbox";
 import { createIdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { DomainError, withDomainErrors } from "~/domain/domain-error.server";
+import { i18nextOutsideRequests } from "~/i18n/translator.server";
 import { createMailer } from "~/integrations/mailer.server";
 import type { StandIns } from "~/server/start-server";
 import { startEmbeddedStack } from "../../support/stand-ins/embedded-stack";
@@ -45,6 +46,7 @@ function deps(smtpUrl = stack.env.SMTP_URL!) {
     db: handle.db,
     identity: identity(),
     mailer: withDomainErrors(createMailer({ smtpUrl, mailFrom: "ID <no-reply@localhost>" })),
+    mailTexts: i18nextOutsideRequests,
     confirmationLink: emailUpdateLinkFor(ORIGIN),
   };
 }

@@ -12,6 +12,7 @@ import { cancelMembership, finishOwedCognitoDeletions } from "~/domain/account/w
 import { DomainError, withDomainErrors } from "~/domain/domain-error.server";
 import { createIdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { listMailboxEntries, mailboxDirectory } from "../../support/stand-ins/dev-mailbox";
+import { i18nextOutsideRequests } from "~/i18n/translator.server";
 import { createMailer } from "~/integrations/mailer.server";
 import { systemClock } from "~/services.server";
 import type { StandIns } from "~/server/start-server";
@@ -57,6 +58,7 @@ function emailChangeDeps() {
     db: handle.db,
     identity: identity(),
     mailer: withDomainErrors(createMailer({ smtpUrl: stack.env.SMTP_URL!, mailFrom: "ID <no-reply@localhost>" })),
+    mailTexts: i18nextOutsideRequests,
     confirmationLink: emailUpdateLinkFor("http://localhost:3999"),
   };
 }

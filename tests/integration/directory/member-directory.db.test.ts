@@ -19,6 +19,7 @@ import { confirmSignUp, saveAccountInfo, startSignUp } from "~/domain/account/si
 import { cancelMembership } from "~/domain/account/withdrawal.server";
 import { withDomainErrors } from "~/domain/domain-error.server";
 import { createIdentityProvider } from "~/integrations/cognito/identity-provider.server";
+import { i18nextOutsideRequests } from "~/i18n/translator.server";
 import { createMailer } from "~/integrations/mailer.server";
 import { emailUpdateLinkFor } from "~/routing/email-update-link";
 import type { StandIns } from "~/server/start-server";
@@ -55,6 +56,7 @@ function services() {
     config: { ...parseConfig({}), sessionSecrets: ["s".repeat(32)] },
     clock: systemClock,
     confirmationLink: emailUpdateLinkFor("http://localhost:3999"),
+    mailTexts: i18nextOutsideRequests,
   };
 }
 

@@ -15,6 +15,7 @@ import {
   refreshMember,
 } from "~/domain/staff/staff-actions.server";
 import { listAuditEvents } from "~/domain/staff/staff-audit-log.server";
+import { i18nextOutsideRequests } from "~/i18n/translator.server";
 import { createMailer } from "~/integrations/mailer.server";
 import type { MailboxEntry } from "~/router-context.server";
 import { emailUpdateLinkFor } from "~/routing/email-update-link";
@@ -107,13 +108,13 @@ test("changing the e-mail sets it verified at Cognito and on the sessions, voids
   const member = await createMember("staff-email", "en");
   await signIn(member, true);
   await requestEmailChange(
-    { ...services, confirmationLink: emailUpdateLinkFor(ORIGIN) },
+    { ...services, mailTexts: i18nextOutsideRequests, confirmationLink: emailUpdateLinkFor(ORIGIN) },
     { sub: member.sub, currentEmail: member.email, newEmail: `own-${member.email}`, locale: "en" },
   );
   const newEmail = `NEW-${crypto.randomUUID().slice(0, 8)}@example.jp`;
   const staff = actor();
 
-  const result = await changeMemberEmail(services, staff, member.sub, newEmail);
+  const result = await changeMemberEmail(services, staff, member.sub, newEmail, i18nextOutsideRequests);
 
   expect(result).toEqual({
     oldEmail: member.email,
@@ -152,7 +153,7 @@ test("changing the e-mail sets it verified at Cognito and on the sessions, voids
 test("the notices go out in the member's language", async () => {
   const member = await createMember("staff-email-ja", "ja");
   const newEmail = `ja-new-${crypto.randomUUID().slice(0, 8)}@example.jp`;
-  await changeMemberEmail(services, actor(), member.sub, newEmail);
+  await changeMemberEmail(services, actor(), member.sub, newEmail, i18nextOutsideRequests);
   const [notice] = await mailsTo(newEmail);
   expect(notice?.subject).toBe("メールアドレスが変更されました（スタッフによる変更）");
 });
@@ -162,7 +163,13 @@ test("a mail server that is down does not undo the change, and the result says s
   const newEmail = `nomail-${crypto.randomUUID().slice(0, 8)}@example.jp`;
   const mailer = withDomainErrors(createMailer({ smtpUrl: "smtp://127.0.0.1:9", mailFrom: "ID <no-reply@localhost>" }));
 
-  const result = await changeMemberEmail({ ...services, mailer }, actor(), member.sub, newEmail);
+  const result = await changeMemberEmail(
+    { ...services, mailer },
+    actor(),
+    member.sub,
+    newEmail,
+    i18nextOutsideRequests,
+  );
 
   expect(result.notified).toEqual({ oldAddress: false, newAddress: false });
   expect((await services.identity.getUser(member.sub)).email).toBe(newEmail);
@@ -174,10 +181,16 @@ test("an e-mail change refuses the member's own address and another member's, an
   const member = await createMember("staff-email-refused");
   const other = await createMember("staff-email-other");
 
-  const same = await changeMemberEmail(services, actor(), member.sub, member.email.toUpperCase()).catch(
+  const same = await changeMemberEmail(
+    services,
+    actor(),
+    member.sub,
+    member.email.toUpperCase(),
+    i18nextOutsideRequests,
+  ).catch((error: unknown) => error);
+  const taken = await changeMemberEmail(services, actor(), member.sub, other.email, i18nextOutsideRequests).catch(
     (error: unknown) => error,
   );
-  const taken = await changeMemberEmail(services, actor(), member.sub, other.email).catch((error: unknown) => error);
 
   expect(same).toBeInstanceOf(DomainError);
   expect((same as DomainError).code).toBe("sameAddress");
@@ -201,15 +214,19 @@ test("the directory refuses an address a member holds there, but not one whose h
       { ...row, sub: crypto.randomUUID(), email: freed, missingFromCognitoAt: now },
     ]);
 
-  const refused = await changeMemberEmail(services, actor(), member.sub, held).catch((error: unknown) => error);
+  const refused = await changeMemberEmail(services, actor(), member.sub, held, i18nextOutsideRequests).catch(
+    (error: unknown) => error,
+  );
   expect((refused as DomainError).code).toBe("emailUnavailable");
-  await expect(changeMemberEmail(services, actor(), member.sub, freed)).resolves.toMatchObject({ newEmail: freed });
+  await expect(changeMemberEmail(services, actor(), member.sub, freed, i18nextOutsideRequests)).resolves.toMatchObject({
+    newEmail: freed,
+  });
 });
 
 test("every action refuses a sub that names no member, and a malformed one, recording nothing", async () => {
   const unknown = crypto.randomUUID();
   const attempts = [
-    () => changeMemberEmail(services, actor(), unknown, "someone@example.jp"),
+    () => changeMemberEmail(services, actor(), unknown, "someone@example.jp", i18nextOutsideRequests),
     () => endMemberSessions(services, actor(), unknown),
     () => disableMember(services, actor(), unknown),
     () => enableMember(services, actor(), unknown),

@@ -4,7 +4,7 @@ import { asJson, staffActorOf } from "~/api/staff-api.server";
 import { problemMessageValues } from "~/domain/csv-import/csv-import-file.server";
 import { getImportJobProgress, startImportJob } from "~/domain/csv-import/import-jobs.server";
 import { validateImport } from "~/domain/csv-import/import-dry-run.server";
-import { translatorFor } from "~/i18n/translator.server";
+import { fixedTranslator } from "~/i18n/translator.server";
 
 /** The file name a job shows when the caller gives none. */
 const DEFAULT_FILE_NAME = "import.csv";
@@ -24,7 +24,7 @@ const api = apiRoute({
         requestId: call.requestId,
         store: !dryRun,
       });
-      const translate = translatorFor(call.locale);
+      const translate = fixedTranslator(call.i18n, call.locale);
       const report = {
         ...validation.report,
         problems: validation.report.problems.map((problem) => ({

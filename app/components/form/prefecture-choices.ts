@@ -1,5 +1,5 @@
 import { JAPANESE_PREFECTURES, type JapanesePrefecture, jisCodeOf } from "~/domain/forms/prefectures";
-import type { Resources } from "./resources";
+import type { Resources } from "~/i18n/resources";
 
 /** "names.01" … "names.47": a prefecture's name key in the "prefectures" namespace, under its JIS X 0401 code. */
 export type PrefectureNameKey = `names.${keyof Resources["prefectures"]["names"]}`;

@@ -1,5 +1,5 @@
 import { COUNTRIES } from "~/domain/forms/form-choices";
-import type { Locale } from "./locales";
+import type { Locale } from "~/i18n/locales";
 
 /**
  * The profile form's countries with their names in the page's language (Intl.DisplayNames; "other" gets the given
