@@ -69,6 +69,18 @@ const ROUTING_RULES = [
   { regex: inApp("integrations"), message: "Routing does not reach the adapters: routes call the domain." },
 ];
 
+// Translations and languages, under the domain, the routes and the pages: names of the domain's data in a language
+// (countries, prefectures) live beside the forms that offer them (app/components/form/).
+const I18N_RULES = [
+  {
+    regex: inApp("domain"),
+    message: "i18n/ does not import the domain: the domain may use i18n/locales, not the reverse.",
+  },
+  { regex: inApp("routes"), message: "i18n/ does not import routes: routes use i18n/." },
+  { regex: inApp("components"), message: "i18n/ does not import components: components use i18n/." },
+  { regex: inApp("server"), message: "i18n/ does not import the HTTP server." },
+];
+
 // The HTTP server serves the build: what it needs of the app's rules and services (the jobs, the body limits) the
 // composition root (app/composition-root.server.ts) hands it.
 const SERVER_RULES = [
@@ -168,6 +180,7 @@ export default defineConfig(
   layer([`app/integrations/**/*.${TS}`], [NO_TESTS, ...INTEGRATION_RULES]),
   layer([`app/components/**/*.${TS}`], [NO_TESTS, ...COMPONENT_RULES]),
   layer([`app/routing/**/*.${TS}`], [NO_TESTS, ...ROUTING_RULES]),
+  layer([`app/i18n/**/*.${TS}`], [NO_TESTS, ...I18N_RULES]),
   layer([`app/server/**/*.${TS}`], [NO_TESTS, ...SERVER_RULES], { ignores: [`app/server/dev*.ts`] }),
   layer([`app/server/dev*.ts`], SERVER_RULES),
   ...ROUTE_DEPTHS.map((depth) => layer([`app/routes/${"*/".repeat(depth)}*.${TS}`], [NO_TESTS, ...routeRules(depth)])),

@@ -6,9 +6,9 @@
 import type { CognitoIdentityProviderClient } from "@aws-sdk/client-cognito-identity-provider";
 import { type Database, csvCopyFor } from "../db/client.server";
 import type { Config } from "~/config.server";
-import { MIN_PASSWORD_LENGTH } from "~/domain/forms/auth-schemas";
+import { MIN_PASSWORD_LENGTH } from "~/domain/forms/field-schemas";
 import { CSV_IMPORT_MAX_FILE_BYTES } from "~/domain/csv-import/csv-import-file.server";
-import { startImportWorker } from "~/domain/csv-import/csv-import-job.server";
+import { startServerImportWorker } from "~/domain/csv-import/import-worker.server";
 import { scheduleDirectoryReconcile } from "~/domain/directory/directory-reconcile.server";
 import { withDomainErrors } from "~/domain/domain-error.server";
 import { recordingDirectoryWrites } from "~/domain/directory/member-directory.server";
@@ -100,18 +100,12 @@ export function serverJobs(config: Config, db: Database, clock: Clock = systemCl
           : () => {},
     },
     {
-      // The staff CSV import's worker: every instance runs one; they share jobs row by row and the rate in total.
-      // Its Cognito client makes each call once: the worker retries a row itself, within the shared rate.
+      // The staff CSV import's worker (app/domain/csv-import/import-worker.server.ts), on a Cognito client of its own.
       start: () => {
-        const cognito = createCognitoClient(config.cognito, { maxAttempts: 1 });
-        const worker = startImportWorker(
-          { db, identity: createDomainIdentity(config.cognito, db, clock, cognito) },
-          config.csvImport,
+        const worker = startServerImportWorker(config, db, (client) =>
+          createDomainIdentity(config.cognito, db, clock, client),
         );
-        return async () => {
-          await worker.stop();
-          cognito.destroy();
-        };
+        return () => worker.stop();
       },
     },
   ];

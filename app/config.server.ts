@@ -71,15 +71,18 @@ const EnvSchema = z.object({
   COGNITO_ENDPOINT: optionalUrl,
   ADMIN_GROUP: z.string().min(1).default("admin"),
   DEVICE_LIMIT: z.coerce.number().int().min(1).max(100).default(3),
-  // The member directory's reconcile job (app/domain/directory/directory-reconcile.server.ts). Cognito's ListUsers quota is 30
-  // requests per second for the whole AWS account, shared with every other caller: 25 leaves the rest some room.
+  // The member directory's reconcile job (app/domain/directory/directory-reconcile.server.ts). Cognito's ListUsers
+  // quota is 30 requests per second for the whole AWS account, shared with every other caller: 25 leaves the rest
+  // some room.
   DIRECTORY_RECONCILE_REQUESTS_PER_SECOND: z.coerce.number().positive().max(25).default(5),
   // 0: no schedule in the server (run `npm run directory:reconcile` from cron instead).
   DIRECTORY_RECONCILE_INTERVAL_MINUTES: z.coerce.number().int().min(0).max(10_080).default(360),
-  // How old the admin dashboard's figures may be (app/domain/staff/admin-dashboard.server.ts); 0: computed on every view.
+  // How old the admin dashboard's figures may be (app/domain/staff/admin-dashboard.server.ts); 0: computed on every
+  // view.
   ADMIN_DASHBOARD_MAX_AGE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(60),
-  // The staff CSV import (app/domain/csv-import/csv-import-job.server.ts): AdminCreateUser calls a second across every instance.
-  // Cognito's UserCreation quota (50 a second by default, shared with SignUp by the whole AWS account) must stay above it.
+  // The staff CSV import (app/domain/csv-import/import-worker.server.ts): AdminCreateUser calls a second across every
+  // instance. Cognito's UserCreation quota (50 a second by default, shared with SignUp by the whole AWS account) must
+  // stay above it.
   CSV_IMPORT_CREATIONS_PER_SECOND: z.coerce.number().positive().max(1000).default(40),
   // Creations in flight in one process, so that Cognito's latency does not hold the rate below the target.
   CSV_IMPORT_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(8),

@@ -1,4 +1,4 @@
-import type { RouterContextProvider } from "react-router";
+import type { i18n } from "i18next";
 import type { z } from "zod";
 import type { Database } from "../../db/client.server";
 import type { Config } from "~/config.server";
@@ -7,23 +7,18 @@ import type { MemberRecord } from "~/domain/account/profile.server";
 import { type LimitedAction, countAttempt } from "~/domain/limits/rate-limit.server";
 import { logger, runWithRequestId } from "~/integrations/logger.server";
 import type { Locale } from "~/i18n/locales";
-import { translatorFor } from "~/i18n/translator.server";
+import { fixedTranslator } from "~/i18n/translator.server";
+import { getInstance, getLocale, i18nextMiddleware } from "~/middleware/i18n.server";
 import { requestInfoContext, servicesOf } from "~/router-context.server";
 import type { AppServices } from "~/services.server";
-import { ApiError, apiErrorResponse, apiJson, apiLocaleOf, toApiError } from "./api-response.server";
+import { ApiError, apiErrorResponse, apiJson, toApiError } from "./api-response.server";
 import { type ApiMember, authenticateBearer } from "./bearer-auth.server";
-import {
-  type ApiBody,
-  type ApiEndpoint,
-  type ApiOperationId,
-  type ApiQuery,
-  type ApiResponseBody,
-  apiEndpoint,
-} from "./contract";
+import { type ApiBody, type ApiOperationId, type ApiQuery, type ApiResponseBody, apiEndpoint } from "./contract";
+import { type ApiEndpoint } from "./endpoint";
 
 /**
  * Everything an endpoint's handler gets: the authenticated member, the validated body and query, the path
- * parameters, and the app's services.
+ * parameters, the request's language (its Accept-Language) and i18next instance, and the app's services.
  */
 export interface ApiCall<Id extends ApiOperationId> extends AppServices {
   request: Request;
@@ -32,6 +27,8 @@ export interface ApiCall<Id extends ApiOperationId> extends AppServices {
   query: ApiQuery<Id>;
   params: Readonly<Record<string, string | undefined>>;
   locale: Locale;
+  /** The request's i18next instance (remix-i18next's, app/middleware/i18n.server.ts), in `locale`. */
+  i18n: i18n;
   clientIp: string;
   /** The request's id, as the logs and the error envelope carry it (staff actions record it in the audit log). */
   requestId: string;
@@ -100,10 +97,21 @@ type Handlers = {
   [M in Method]?: { [Id in ApiOperationId]: { operation: Id; handle: ApiHandler<Id> } }[ApiOperationId];
 };
 
-interface RouteArgs {
-  request: Request;
-  params: Readonly<Record<string, string | undefined>>;
-  context: Readonly<RouterContextProvider>;
+/** What React Router gives an API route's loader and action, as its middleware gets it too. */
+type RouteArgs = Parameters<typeof i18nextMiddleware>[0];
+
+/**
+ * An API route's answer, with what the root's middleware does for a page done here: the API's routes run without
+ * the root (app/server/api-lane.ts). The request enters its log context, and remix-i18next's middleware gives it
+ * its language (Accept-Language) and i18next instance, for getLocale and getInstance.
+ */
+function withApiMiddleware(respond: (args: RouteArgs) => Promise<Response>) {
+  return (args: RouteArgs): Promise<Response> =>
+    runWithRequestId(args.context.get(requestInfoContext).requestId, async () => {
+      const response = await i18nextMiddleware(args, () => respond(args));
+      if (!response) throw new Error("remix-i18next's middleware gave no response");
+      return response;
+    });
 }
 
 /**
@@ -115,7 +123,8 @@ interface RouteArgs {
 export function apiRoute(handlers: Handlers) {
   const allowed = (Object.keys(handlers) as Method[]).join(", ");
   async function handle({ request, params, context }: RouteArgs): Promise<Response> {
-    const locale = apiLocaleOf(request);
+    const locale = getLocale(context);
+    const i18n = getInstance(context);
     const { requestId, clientIp } = context.get(requestInfoContext);
     try {
       const method = request.method.toUpperCase() === "HEAD" ? "GET" : request.method.toUpperCase();
@@ -136,6 +145,7 @@ export function apiRoute(handlers: Handlers) {
         query: query as never,
         params,
         locale,
+        i18n,
         clientIp,
         requestId,
         ...services,
@@ -148,21 +158,21 @@ export function apiRoute(handlers: Handlers) {
       } = result instanceof ApiOutcome ? result : { status: endpoint.success.status, body: result, headers: undefined };
       return apiJson(responseBody, { status, locale, headers });
     } catch (error) {
-      return apiErrorResponse(toApiError(error, requestId), { translate: translatorFor(locale), locale, requestId });
+      const translate = fixedTranslator(i18n, locale);
+      return apiErrorResponse(toApiError(error, requestId), { translate, locale, requestId });
     }
   }
-  // Outside the root's middleware (app/server/api-lane.ts): the API enters its request's log context itself.
-  const handleLogged = (args: RouteArgs) =>
-    runWithRequestId(args.context.get(requestInfoContext).requestId, () => handle(args));
-  return { loader: handleLogged, action: handleLogged };
+  const respond = withApiMiddleware(handle);
+  return { loader: respond, action: respond };
 }
 
 /** Any other path under /api/: the envelope's 404, whatever the method, before any token check. */
-export function apiNotFound({ request, context }: RouteArgs): Response {
-  const locale = apiLocaleOf(request);
+export const apiNotFound = withApiMiddleware(async ({ context }) => {
+  const locale = getLocale(context);
   const { requestId } = context.get(requestInfoContext);
-  return apiErrorResponse(new ApiError("not_found"), { translate: translatorFor(locale), locale, requestId });
-}
+  const translate = fixedTranslator(getInstance(context), locale);
+  return apiErrorResponse(new ApiError("not_found"), { translate, locale, requestId });
+});
 
 /**
  * Counts one of the calling member's attempts at an action that calls Cognito or sends mail, per client IP and per

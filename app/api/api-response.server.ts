@@ -1,10 +1,9 @@
 import { isDatabaseUnavailable } from "../../db/client.server";
-import { type Locale, localeFromAcceptLanguage } from "~/i18n/locales";
 import type { Translate } from "~/i18n/translator.server";
 import { toDomainError } from "~/domain/domain-error.server";
 import { httpStatusOf } from "~/errors/error-responses.server";
 import { logger } from "~/integrations/logger.server";
-import { API_ERROR_STATUS, type ApiErrorCode } from "./contract";
+import { API_ERROR_STATUS, type ApiErrorCode } from "./endpoint";
 
 /** A refusal the API answers with its envelope; route modules and the handler throw these. */
 export class ApiError extends Error {
@@ -40,11 +39,6 @@ export function apiJson(body: unknown, init: { status?: number; headers?: Record
       ...init.headers,
     },
   });
-}
-
-/** The API's language: Accept-Language, as sibling services forward it, Japanese by default. */
-export function apiLocaleOf(request: Request): Locale {
-  return localeFromAcceptLanguage(request.headers.get("Accept-Language"));
 }
 
 /** The error envelope, its message and field messages in the request's language. */

@@ -1,14 +1,7 @@
 import { z } from "zod";
 import { RESOURCES } from "~/i18n/resources";
-import {
-  API_ENDPOINTS,
-  API_ERROR_CODES,
-  API_ERROR_STATUS,
-  type ApiEndpoint,
-  type ApiErrorCode,
-  ErrorEnvelopeSchema,
-  errorCodesOf,
-} from "./contract";
+import { API_ENDPOINTS, ErrorEnvelopeSchema } from "./contract";
+import { API_ERROR_CODES, API_ERROR_STATUS, type ApiEndpoint, type ApiErrorCode, errorCodesOf } from "./endpoint";
 
 type JsonSchema = Record<string, unknown>;
 

@@ -1,9 +1,9 @@
 /**
  * `npm run directory:reconcile`: one reconcile of the staff's member directory with Cognito
- * (app/domain/directory/directory-reconcile.server.ts): every Cognito user upserted, drift counted and fixed, users Cognito no
- * longer has marked missing. Resumes a run a stopped process left behind. Needs the Cognito settings; works on
- * DATABASE_URL or the embedded PGlite in DATA_DIR. The server also runs it on a schedule; this command is for cron,
- * or to fill the directory once after deployment (docs/deployment.md).
+ * (app/domain/directory/directory-reconcile.server.ts): every Cognito user upserted, drift counted and fixed, users
+ * Cognito no longer has marked missing. Resumes a run a stopped process left behind. Needs the Cognito settings;
+ * works on DATABASE_URL or the embedded PGlite in DATA_DIR. The server also runs it on a schedule; this command is
+ * for cron, or to fill the directory once after deployment (docs/deployment.md).
  */
 import { parseConfig } from "~/config.server";
 import { reconcileDirectory } from "~/domain/directory/directory-reconcile.server";

@@ -3,7 +3,7 @@ import { useState, useSyncExternalStore } from "react";
 import type { z } from "zod";
 import { InputField, type SelectOption, SelectField } from "~/components/form/fields";
 import { useRootData } from "~/components/use-root-data";
-import type { ProfileFormSchema } from "~/domain/forms/auth-schemas";
+import type { ProfileFormSchema } from "~/domain/forms/profile-schemas";
 import { OCCUPATIONS } from "~/domain/forms/form-choices";
 import { JAPAN } from "~/domain/forms/prefectures";
 import { useTranslation } from "~/i18n/use-translation";

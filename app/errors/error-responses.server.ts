@@ -1,5 +1,3 @@
-import type { SubmissionResult } from "@conform-to/react";
-import { data } from "react-router";
 import { type DomainError, type DomainErrorCode, toDomainError } from "~/domain/domain-error.server";
 
 /** What each domain error tells the member: a namespaced message key. */
@@ -50,31 +48,4 @@ export function domainErrorOf(error: unknown): DomainError {
   const domainError = toDomainError(error);
   if (!domainError) throw error;
   return domainError;
-}
-
-interface Replyable {
-  reply(options?: {
-    formErrors?: string[];
-    fieldErrors?: Record<string, string[]>;
-    hideFields?: string[];
-  }): SubmissionResult<string[]>;
-}
-
-/**
- * A failed action's answer: the form's reply with the error's message (on a field when `fields` names one for its
- * code, else on the form) and the error's status. `extra` joins the reply in the action's data.
- */
-export function replyWithDomainError<Extra extends object = object>(
-  submission: Replyable,
-  failure: unknown,
-  options: { hideFields?: string[]; fields?: Partial<Record<DomainErrorCode, string>>; extra?: Extra } = {},
-) {
-  const error = domainErrorOf(failure);
-  const message = messageKeyOf(error);
-  const field = options.fields?.[error.code];
-  const result = submission.reply({
-    ...(field ? { fieldErrors: { [field]: [message] } } : { formErrors: [message] }),
-    hideFields: options.hideFields,
-  });
-  return data({ ...(options.extra as Extra), result }, { status: httpStatusOf(error) });
 }

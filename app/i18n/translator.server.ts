@@ -1,11 +1,16 @@
-import i18next, { type i18n } from "i18next";
-import { DEFAULT_LOCALE, LOCALES, type Locale } from "./locales";
+import i18next, { type InitOptions, type i18n } from "i18next";
+import { DEFAULT_LOCALE, type Locale } from "./locales";
 import { DEFAULT_NAMESPACE, NAMESPACES, RESOURCES } from "./resources";
 
 /** i18next's `t` for one language, with namespaced keys ("api:errors.not_found"). */
 export type Translate = (key: string, values?: Record<string, string>) => string;
 
-const OPTIONS = {
+/**
+ * i18next's options wherever the app translates: the request's instance (remix-i18next's middleware,
+ * app/middleware/i18n.server.ts) and the one below. Resources are bundled and `initAsync` is off, so an instance
+ * is ready as soon as `init` returns, with nothing to fetch.
+ */
+export const I18NEXT_OPTIONS = {
   resources: RESOURCES,
   ns: NAMESPACES,
   defaultNS: DEFAULT_NAMESPACE,
@@ -13,27 +18,21 @@ const OPTIONS = {
   initAsync: false,
   // Plain text (JSON bodies, text mail) and React, which escapes what it renders: nothing to escape here.
   interpolation: { escapeValue: false },
-};
+} satisfies InitOptions;
 
 /**
- * One i18next instance per language for the whole process, initialised once (resources are bundled, so
- * initialisation is synchronous), for pages and for text made outside a page (API error messages, mail). Creating
- * an instance per call or per request would cost the API a sixth of its CPU and a page view a twentieth. Sharing
- * them is safe because nothing changes an instance's language or resources after this.
+ * i18next for text made where no request's instance exists: the API lane's answers to what never reaches a route
+ * (app/server/api-lane.ts), and tests that call the domain directly. Every language's resources are loaded, so
+ * `getFixedT(locale)` translates into any of them.
  */
-const translators = Object.fromEntries(
-  LOCALES.map((locale) => {
-    const instance = i18next.createInstance();
-    void instance.init({ ...OPTIONS, lng: locale });
-    return [locale, instance];
-  }),
-) as Record<Locale, i18n>;
+export const i18nextOutsideRequests = i18next.createInstance();
+void i18nextOutsideRequests.init({ ...I18NEXT_OPTIONS, lng: DEFAULT_LOCALE });
 
-export function translatorFor(locale: Locale): Translate {
-  return translators[locale].getFixedT(locale) as unknown as Translate;
+/** `instance`'s `t` for `locale`, whatever the instance's own language: for text in a language the request did not name. */
+export function fixedTranslator(instance: Pick<i18n, "getFixedT">, locale: Locale): Translate {
+  return instance.getFixedT(locale) as unknown as Translate;
 }
 
-/** The i18next instance whose language is `locale`, for a page request (app/middleware/i18n.server.ts). */
-export function i18nextFor(locale: Locale): i18n {
-  return translators[locale];
+export function translatorFor(locale: Locale): Translate {
+  return fixedTranslator(i18nextOutsideRequests, locale);
 }

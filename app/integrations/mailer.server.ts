@@ -1,7 +1,8 @@
+import type { i18n } from "i18next";
 import nodemailer from "nodemailer";
 import type { Config } from "~/config.server";
 import type { Locale } from "~/i18n/locales";
-import { translatorFor } from "~/i18n/translator.server";
+import { fixedTranslator } from "~/i18n/translator.server";
 
 /** A mail server that does not answer within this is "down": the member hears so instead of waiting. */
 export const MAIL_TIMEOUT_MS = 5_000;
@@ -14,14 +15,28 @@ export class MailUnavailableError extends Error {
   }
 }
 
+/**
+ * The i18next instance a mail's text comes from: the request's (remix-i18next's getInstance), passed down by the
+ * route that sends it. It translates into the mail's `locale`, which need not be the request's (staff write in
+ * their language to a member who reads another).
+ */
+export type MailTexts = Pick<i18n, "getFixedT">;
+
+/** A mail to one address, in `locale`. */
+interface MailTo {
+  to: string;
+  locale: Locale;
+  texts: MailTexts;
+}
+
 /** The mails the app sends to members; the texts are the locales' ("emailChange:mail.*"). */
 export interface Mailer {
   /** The link that confirms a new address, to that address. */
-  sendEmailChangeLink(mail: { to: string; locale: Locale; link: string }): Promise<void>;
+  sendEmailChangeLink(mail: MailTo & { link: string }): Promise<void>;
   /** The notice to the old address that the change is done. */
-  sendEmailChangedNotice(mail: { to: string; locale: Locale; newEmail: string }): Promise<void>;
+  sendEmailChangedNotice(mail: MailTo & { newEmail: string }): Promise<void>;
   /** The notice that staff changed the address; the same text goes to the old and to the new address. */
-  sendStaffEmailChangeNotice(mail: { to: string; locale: Locale; oldEmail: string; newEmail: string }): Promise<void>;
+  sendStaffEmailChangeNotice(mail: MailTo & { oldEmail: string; newEmail: string }): Promise<void>;
 }
 
 /** Sends plain-text mail through SMTP_URL (the embedded capture in dev and tests), rendered with i18next. */
@@ -44,16 +59,16 @@ export function createMailer(config: Pick<Config, "smtpUrl" | "mailFrom">): Mail
     }
   }
   return {
-    sendEmailChangeLink({ to, locale, link }) {
-      const t = translatorFor(locale);
+    sendEmailChangeLink({ to, locale, texts, link }) {
+      const t = fixedTranslator(texts, locale);
       return send(to, t("emailChange:mail.confirmSubject"), t("emailChange:mail.confirmText", { link }));
     },
-    sendEmailChangedNotice({ to, locale, newEmail }) {
-      const t = translatorFor(locale);
+    sendEmailChangedNotice({ to, locale, texts, newEmail }) {
+      const t = fixedTranslator(texts, locale);
       return send(to, t("emailChange:mail.changedSubject"), t("emailChange:mail.changedText", { newEmail }));
     },
-    sendStaffEmailChangeNotice({ to, locale, oldEmail, newEmail }) {
-      const t = translatorFor(locale);
+    sendStaffEmailChangeNotice({ to, locale, texts, oldEmail, newEmail }) {
+      const t = fixedTranslator(texts, locale);
       return send(
         to,
         t("emailChange:mail.staffChangedSubject"),

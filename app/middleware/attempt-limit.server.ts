@@ -3,20 +3,13 @@ import { type LimitedAction, countAttempt } from "~/domain/limits/rate-limit.ser
 import { logger } from "~/integrations/logger.server";
 import { requestInfoContext, servicesOf } from "~/router-context.server";
 
-/** A refused attempt, for the action to answer in its own shape (form error, or toast where the form has none). */
+/** A refused attempt, for the action to answer in its own shape (the form kit's 429, or a toast where no form is). */
 export interface AttemptRefusal {
   /**
    * A key of the "toasts" namespace: the attempt-limit messages, the same for every account state so a refusal says
    * nothing about the account.
    */
   messageKey: "loginAttemptLimitExceeded" | "attemptLimitExceeded";
-  /** The same, as a form error (`submission.reply({ formErrors: [formError] })`). */
-  formError: string;
-  /**
-   * Too Many Requests. No Retry-After: React Router sends an action's headers on a document response only through
-   * the route's `headers` export, and the message already says when to come back.
-   */
-  init: { status: 429 };
 }
 
 /**
@@ -38,5 +31,5 @@ export async function checkAttemptLimit(
   // Neither the subject nor the IP: the policy and the request id (on every line) find the access-log line.
   logger.warn({ policy: result.policy, retryAfterS: result.retryAfterS }, "rate limit reached");
   const messageKey = action === "signIn" ? "loginAttemptLimitExceeded" : "attemptLimitExceeded";
-  return { messageKey, formError: `toasts:${messageKey}`, init: { status: 429 } };
+  return { messageKey };
 }

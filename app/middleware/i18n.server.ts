@@ -1,29 +1,43 @@
-import { type MiddlewareFunction, type RouterContextProvider, createContext } from "react-router";
-import { DEFAULT_LOCALE, type Locale, localeFromPathname } from "~/i18n/locales";
-import { i18nextFor } from "~/i18n/translator.server";
+import type { RouterContextProvider } from "react-router";
+import { createI18nextMiddleware } from "remix-i18next/middleware";
+import {
+  DEFAULT_LOCALE,
+  LOCALES,
+  type Locale,
+  isLocale,
+  localeFromAcceptLanguage,
+  localeFromPathname,
+} from "~/i18n/locales";
+import { I18NEXT_OPTIONS } from "~/i18n/translator.server";
+import { isApiPath } from "~/routing/api-paths";
 
 /**
- * The request's language comes from its path alone (/en/... is English). The ?locale= switch, the
- * i18n_redirected cookie and Accept-Language only decide where to redirect (see locale-routing.server.ts).
+ * The request's language. A page's comes from its path alone (/en/... is English, everything else Japanese): the
+ * ?locale= switch, the i18n_redirected cookie and Accept-Language only decide where to redirect (see
+ * locale-routing.server.ts). An API call names no language in its path: its Accept-Language decides, as sibling
+ * services forward it, Japanese by default.
  */
-const localeContext = createContext<Locale>(DEFAULT_LOCALE);
-
-/**
- * Sets the request's locale. Pages translate with the process's i18next instance for that locale
- * (translator.server.ts), made once at start: remix-i18next's middleware made and initialised a new instance per
- * request, a twentieth of a page view's CPU, though nothing ever changes an instance's language or resources.
- */
-export const i18nextMiddleware: MiddlewareFunction<Response> = ({ request, context }, next) => {
-  context.set(localeContext, localeFromPathname(new URL(request.url).pathname));
-  return next();
-};
-
-/** The request's locale. */
-export function getLocale(context: Readonly<RouterContextProvider>): Locale {
-  return context.get(localeContext);
+async function findLocale(request: Request): Promise<Locale> {
+  const { pathname } = new URL(request.url);
+  return isApiPath(pathname)
+    ? localeFromAcceptLanguage(request.headers.get("Accept-Language"))
+    : localeFromPathname(pathname);
 }
 
-/** i18next in the request's language: `t` and `getFixedT(null, ns)` translate into it. */
-export function getInstance(context: Readonly<RouterContextProvider>) {
-  return i18nextFor(getLocale(context));
+/**
+ * remix-i18next's middleware: for every page request (the root's middleware) and every API call (the API's route
+ * wrapper runs it, app/api/api-handler.server.ts) it finds the language and makes the request's i18next instance,
+ * which loaders, actions, the API's handlers and the mails they send translate with.
+ */
+const [i18nextMiddleware, getLocaleString, getInstance] = createI18nextMiddleware({
+  detection: { supportedLanguages: [...LOCALES], fallbackLanguage: DEFAULT_LOCALE, order: ["custom"], findLocale },
+  i18next: I18NEXT_OPTIONS,
+});
+
+export { i18nextMiddleware, getInstance };
+
+/** The request's locale, narrowed to the two the app supports. */
+export function getLocale(context: Readonly<RouterContextProvider>): Locale {
+  const locale = getLocaleString(context);
+  return isLocale(locale) ? locale : DEFAULT_LOCALE;
 }

@@ -35,8 +35,9 @@ const isApiRoute = (route: ServerBuild["routes"][string]) => route?.path !== und
 
 /**
  * The build's API resource routes alone, as top-level routes. app/routes.ts must nest them under the root route,
- * whose middleware (canonical URLs, session cookie, per-request i18next) is for pages only: the API reads no
- * cookie and must not be redirected. Matching among a dozen routes instead of every page in two languages,
+ * whose middleware (canonical URLs, session cookie, the language from the path) is for pages only: the API reads no
+ * cookie, must not be redirected, and takes its language from Accept-Language (its handlers run remix-i18next's
+ * middleware themselves, app/api/api-handler.server.ts). Matching among a dozen routes instead of every page in two languages,
  * twice per request, is also what makes the API's handling cheap (see createApiLane).
  */
 export function apiRoutesOf(build: ServerBuild): ServerBuild {
@@ -94,7 +95,8 @@ export function createApiLane(options: ApiLaneOptions) {
 
   /**
    * The envelope for what never reaches a route: a refused preflight, a method fetch() refuses (TRACE), a path
-   * that leaves /api/, a body over the limit, or a failure in this lane.
+   * that leaves /api/, a body over the limit, or a failure in this lane. No route runs, so there is no request's
+   * i18next instance: the text comes from the one for text outside requests.
    */
   async function sendError(req: IncomingMessage, res: ServerResponse, error: ApiError, requestId: string) {
     const locale = localeFromAcceptLanguage(req.headers["accept-language"] ?? null);

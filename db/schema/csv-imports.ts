@@ -14,8 +14,8 @@ import {
 } from "drizzle-orm/pg-core";
 
 /**
- * A staff CSV import of new members (app/domain/csv-import/csv-import-job.server.ts). A clean dry run stores the file as a job
- * in `validated` with one pending row per CSV line, so "start" needs no second upload. States:
+ * A staff CSV import of new members (app/domain/csv-import/import-jobs.server.ts). A clean dry run stores the file
+ * as a job in `validated` with one pending row per CSV line, so "start" needs no second upload. States:
  * validated → queued (staff start it) → running (a worker claimed its first row) → completed;
  * validated | queued | running → cancelled (rows not yet created become skipped; a creation in flight finishes and
  * is recorded).

@@ -9,7 +9,7 @@ export const withdrawalReasons = pgTable(
   {
     id: uuid().primaryKey().defaultRandom(),
     sub: uuid().notNull(),
-    /** One of WITHDRAWAL_REASONS (app/domain/forms/withdrawal-schema.ts). */
+    /** One of WITHDRAWAL_REASONS (app/domain/forms/form-choices.ts). */
     reason: text().notNull(),
     /** The free text asked for when the reason is "other"; null otherwise. */
     detail: text(),

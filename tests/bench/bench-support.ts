@@ -3,8 +3,8 @@
  * servers on free loopback ports with their logs discarded, autocannon runs, tables, and cleanups that stop every
  * server and remove every temporary directory whether a run succeeds, fails or is interrupted.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, symlinkSync } from "node:fs";
 import http, { type IncomingHttpHeaders } from "node:http";
 import { createRequire } from "node:module";
 import net, { type AddressInfo } from "node:net";
@@ -151,6 +151,21 @@ export async function ensureAppBuild() {
   else console.log("The app's build is newer than its sources; using it.");
 }
 
+/**
+ * Another commit of this repository, checked out into a temporary directory (git archive: the repository and its
+ * worktrees stay as they are) with this checkout's node_modules, and built. Returns the directory and the commit's
+ * short hash and subject, for the report.
+ */
+export async function checkOutAndBuild(ref: string): Promise<{ dir: string; commit: string }> {
+  const git = (...args: string[]) => execFileSync("git", args, { cwd: REPO_ROOT, encoding: "utf8" }).trim();
+  const commit = git("log", "-1", "--format=%h %s", ref);
+  const dir = makeTempDir("checkout");
+  execFileSync("sh", ["-c", 'git archive "$1" | tar -x -C "$2"', "sh", ref, dir], { cwd: REPO_ROOT });
+  symlinkSync(realpathSync(path.join(REPO_ROOT, "node_modules")), path.join(dir, "node_modules"));
+  await buildReactRouterApp(`the app at ${commit}`, dir, ["npm", "run", "build"]);
+  return { dir, commit };
+}
+
 export async function findFreePort(): Promise<number> {
   const server = net.createServer();
   await new Promise<void>((resolve, reject) => {
@@ -214,6 +229,8 @@ export async function startServer(options: {
   port: number;
   env: Record<string, string>;
   readyPath: string;
+  /** The checkout the script and its build are in; this one by default. */
+  cwd?: string;
 }): Promise<RunningServer> {
   // BENCH_CPU_PROF=dir: each server writes a V8 CPU profile of its whole life into dir/<server name>/ when it stops.
   const profileDir = process.env.BENCH_CPU_PROF
@@ -221,7 +238,7 @@ export async function startServer(options: {
     : undefined;
   const profileArgs = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
   const child = spawn(process.execPath, [...profileArgs, "--import", "tsx", options.script, ...options.args], {
-    cwd: REPO_ROOT,
+    cwd: options.cwd ?? REPO_ROOT,
     env: { ...process.env, NODE_ENV: "production", PORT: String(options.port), HOST, ...options.env },
     stdio: ["ignore", "ignore", "pipe"],
   });
@@ -250,11 +267,18 @@ export async function startServer(options: {
   throw new Error(`${options.name} was not ready within ${START_TIMEOUT_MS / 1000} s:\n${stderr}`);
 }
 
-/** Our production server in preview mode (embedded stand-in, PGlite and SMTP capture) on a fresh data directory. */
-export async function startPreviewServer(env: Record<string, string> = {}): Promise<RunningServer> {
+/**
+ * Our production server in preview mode (embedded stand-in, PGlite and SMTP capture) on a fresh data directory:
+ * this checkout's, or another's (`checkout`, see checkOutAndBuild) under its own name.
+ */
+export async function startPreviewServer(
+  env: Record<string, string> = {},
+  checkout: { name: string; dir: string } = { name: "our server", dir: REPO_ROOT },
+): Promise<RunningServer> {
   const port = await findFreePort();
   return startServer({
-    name: "our server",
+    name: checkout.name,
+    cwd: checkout.dir,
     script: "app/server/dev-entry.ts",
     args: ["--mode=preview"],
     port,

@@ -1,11 +1,12 @@
 /**
  * Page benchmark (`npm run bench`; BENCH_SECONDS=n sets each measurement's length, default 10; BENCH_ROUNDS=n the
  * number of alternating rounds, default 3; BENCH_CPU_PROF=dir writes each server's CPU profile; DATABASE_URL runs
- * our server on that PostgreSQL).
+ * our server on that PostgreSQL; BENCH_BASELINE=<git ref> also builds and measures that commit's `/` and `/en/`).
  *
  * What it measures:
  *  1. Server throughput, latency and CPU per request for `/`, `/en/` and the signed-in `/my/profile/` next to a
  *     minimal React Router page, with the ratios the targets are set on (page-throughput.ts says how to read them).
+ *     What remix-i18next's middleware alone costs a request, in-process (i18n-middleware.ts).
  *  2. The JavaScript every page makes the browser load, in both languages, signed out, signed in and as staff,
  *     against the budget (tests/bench/page-weight.ts, in Chromium on a preview server of its own).
  *
@@ -16,12 +17,14 @@ import path from "node:path";
 import {
   REPO_ROOT,
   buildReactRouterApp,
+  checkOutAndBuild,
   ensureAppBuild,
   findFreePort,
   runBenchmarkMain,
   startPreviewServer,
   startServer,
 } from "./bench-support";
+import { reportI18nMiddlewareCost } from "./i18n-middleware";
 import { reportPageJavaScript } from "./page-weight";
 import { measurePageThroughput } from "./page-throughput";
 
@@ -44,7 +47,15 @@ async function runBenchmark() {
     readyPath: "/",
   });
 
-  await measurePageThroughput(app, minimal, standInPort);
+  const baselineRef = process.env.BENCH_BASELINE;
+  const baselineCheckout = baselineRef ? await checkOutAndBuild(baselineRef) : undefined;
+  const baseline = baselineCheckout && {
+    commit: baselineCheckout.commit,
+    server: await startPreviewServer({}, { name: "the baseline server", dir: baselineCheckout.dir }),
+  };
+
+  await measurePageThroughput(app, minimal, standInPort, baseline);
+  await reportI18nMiddlewareCost();
   await reportPageJavaScript({ minimalOrigin: minimal.origin });
 }
 

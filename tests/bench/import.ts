@@ -13,12 +13,9 @@
  */
 import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
-import {
-  getImportJobProgress,
-  startImportJob,
-  startImportWorker,
-  validateImport,
-} from "~/domain/csv-import/csv-import-job.server";
+import { getImportJobProgress, startImportJob } from "~/domain/csv-import/import-jobs.server";
+import { startImportWorker } from "~/domain/csv-import/import-worker.server";
+import { validateImport } from "~/domain/csv-import/import-dry-run.server";
 import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
 import { type Throttle, createThrottle } from "~/domain/limits/throttle.server";
 import { systemClock } from "~/services.server";

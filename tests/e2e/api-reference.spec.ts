@@ -2,7 +2,8 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
-import { API_ENDPOINTS, API_ERROR_CODES, API_ERROR_STATUS } from "../../app/api/contract";
+import { API_ENDPOINTS } from "../../app/api/contract";
+import { API_ERROR_CODES, API_ERROR_STATUS } from "../../app/api/endpoint";
 
 /** The API reference lists what the contract and the OpenAPI document say, in the page's language. */
 

@@ -268,7 +268,7 @@ test("the audit log lists the staff actions on a member, newest first, by page; 
   ]);
 });
 
-// ---- the staff CSV import (app/domain/csv-import/csv-import-job.server.ts; the job itself: csv-import.db.test.ts)
+// ---- the staff CSV import (app/domain/csv-import/; the job itself: csv-import/import-jobs.db.test.ts)
 
 const IMPORT_HEADER =
   "email,family_name,given_name,birth_year,country,prefecture,occupation,organization,preferred_language";

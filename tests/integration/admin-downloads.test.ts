@@ -14,7 +14,7 @@ import { TEST_PASSWORD, createTestMember } from "../support/test-members";
 /**
  * The staff's CSV downloads through the real server (production build, preview mode) on PostgreSQL, where a
  * download holds a pooled connection and a running COPY: bearer tokens from the stand-in through the AWS SDK,
- * files parsed with csv-parse. The exports' content in detail, on both databases, is member-export.db.test.ts.
+ * files parsed with csv-parse. The exports' content in detail, on both databases, is staff/member-export.db.test.ts.
  */
 
 /** Enough rows that the file (about 36 MB) dwarfs the socket buffers between a paused client and the server. */

@@ -6,7 +6,7 @@ import {
   CreateUserPoolCommand,
 } from "@aws-sdk/client-cognito-identity-provider";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { MIN_PASSWORD_LENGTH } from "~/domain/forms/auth-schemas";
+import { MIN_PASSWORD_LENGTH } from "~/domain/forms/field-schemas";
 import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
 import { createIdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { identityPoolProblems } from "~/integrations/cognito/pool-contract.server";

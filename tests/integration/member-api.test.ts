@@ -324,7 +324,7 @@ describe("responses", () => {
       rawBody: JSON.stringify({ email: "a".repeat(40_000) }),
     });
     expect(huge.status).toBe(413);
-    // Without a Content-Length (chunked) it is refused all the same (tests/unit/api-lane.test.ts: read how far).
+    // Without a Content-Length (chunked) it is refused all the same (tests/unit/node-request.test.ts: read how far).
     const chunk = new TextEncoder().encode(" ".repeat(8 * 1024));
     let sent = 0;
     const stream = new ReadableStream<Uint8Array>({

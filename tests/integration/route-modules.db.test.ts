@@ -100,7 +100,8 @@ test("the profile page's loader shows the stored profile of the member in the co
     preferredLanguage: "ja",
   });
   const request = get(pathFor("my-profile", "ja"));
-  // As the session check leaves it: the member with the stored profile (member-session.db.test.ts proves that read).
+  // As the session check leaves it: the member with the stored profile (sessions/sessions-and-devices.db.test.ts
+  // proves that read).
   const signedIn = { ...member, profile: await findProfile(database().db, member.sub) };
   const data = await profile.loader(routeArgs(request, await contextFor(request, signedIn)));
   expect(data).toMatchObject({

@@ -8,7 +8,8 @@
  * bounds when calls start, which is what the rate test checks (arrivals at the stand-in can bunch behind its queue).
  */
 import { openDatabase } from "../../db/client.server";
-import { getImportJobProgress, startImportWorker } from "~/domain/csv-import/csv-import-job.server";
+import { getImportJobProgress } from "~/domain/csv-import/import-jobs.server";
+import { startImportWorker } from "~/domain/csv-import/import-worker.server";
 import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
 import { systemClock } from "~/services.server";
 import { createDomainIdentity } from "~/composition-root.server";

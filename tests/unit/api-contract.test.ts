@@ -1,5 +1,6 @@
 import { expect, test } from "vitest";
-import { API_ENDPOINTS, API_ERROR_CODES, API_ERROR_STATUS } from "~/api/contract";
+import { API_ENDPOINTS } from "~/api/contract";
+import { API_ERROR_CODES, API_ERROR_STATUS } from "~/api/endpoint";
 import { ApiError, toApiError } from "~/api/api-response.server";
 import { buildOpenApiDocument } from "~/api/openapi";
 import { DomainError } from "~/domain/domain-error.server";

@@ -19,9 +19,8 @@ const SAME_THING: Record<string, string[]> = {
   toast: [".", "styles"],
   // The catch-all 404 of the page lane and of the API lane.
   "not-found": ["routes/api", "routes/default"],
-  // An API route and what it serves: the OpenAPI document, a CSV import job's state.
+  // An API route and what it serves: the OpenAPI document.
   openapi: ["api", "routes/api"],
-  "csv-import-job": ["domain/csv-import", "routes/api/admin"],
   // A command-line job and the domain rules it runs.
   purge: ["commands", "domain/jobs"],
 };

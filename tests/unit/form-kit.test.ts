@@ -2,16 +2,23 @@ import { type ReactElement, createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 import { RouterProvider, createMemoryRouter } from "react-router";
 import { expect, test } from "vitest";
+import type { z } from "zod";
 import {
   CheckboxField,
   CheckboxGroupField,
   FormAlert,
   InputField,
+  NewPasswordField,
   RadioGroupField,
+  ReadOnlyEmailField,
   TextareaField,
 } from "~/components/form/fields";
+import { useSchemaForm } from "~/components/form/use-schema-form";
 
-const FORMS = { form: { required: "Required" }, validation: { required: "Enter this.", agree: "Tick this." } };
+const FORMS = {
+  form: { required: "Required", newPasswordRules: "At least 8 characters." },
+  validation: { required: "Enter this.", agree: "Tick this." },
+};
 
 /** Renders a kit element the way a page does: inside a route whose loader data carries the "forms" texts. */
 function render(element: ReactElement): string {
@@ -113,4 +120,39 @@ test("the form alert is there before any error, with the id Conform points the f
   expect(render(createElement(FormAlert, { form: { errorId: "f-error", errors: ["validation.required"] } }))).toContain(
     '<div role="alert" id="f-error"><ul class="error-list"><li class="error-list__item">Enter this.</li></ul></div>',
   );
+});
+
+test("a new-password field asks the password manager for a new password and is described by the rules, then its errors", () => {
+  function PasswordForm() {
+    const [, fields] = useSchemaForm<z.ZodObject<{ password: z.ZodString }>>(
+      { password: { required: true } },
+      { status: "error", initialValue: {}, error: { password: ["Too short."] } },
+    );
+    return createElement(NewPasswordField, { label: "New password", field: fields.password });
+  }
+  const html = render(createElement(PasswordForm));
+  const input = attributesOf(html, "input", 'name="password"');
+  const id = input.find((attribute) => attribute.startsWith("id="))?.slice(4, -1);
+  expect(input).toEqual(
+    expect.arrayContaining([
+      'type="password"',
+      'required=""',
+      'autoComplete="new-password"',
+      'enterKeyHint="done"',
+      'aria-invalid="true"',
+      `aria-describedby="${id}-description ${id}-error"`,
+    ]),
+  );
+  expect(html).toContain(`<p class="form-field__hint" id="${id}-description">At least 8 characters.</p>`);
+  expect(html).toContain(`<ul class="error-list" id="${id}-error"><li class="error-list__item">Too short.</li></ul>`);
+});
+
+test("a read-only address is shown and offered as the username, and not submitted", () => {
+  const html = render(createElement(ReadOnlyEmailField, { label: "Email", email: "a@example.jp" }));
+  const input = attributesOf(html, "input", 'value="a@example.jp"');
+  expect(input).toEqual(
+    expect.arrayContaining(['type="email"', 'readOnly=""', 'autoComplete="username"', 'inputMode="email"']),
+  );
+  expect(input.some((attribute) => attribute.startsWith("name="))).toBe(false);
+  expect(html).toMatch(/<label class="form-field__label" for="[^"]+">Email<\/label>/);
 });

@@ -168,6 +168,19 @@ test("routing imports no route, component, middleware, HTTP server or adapter", 
   expect(await reportedImports("app/routing/x.ts", code)).toEqual(wrong);
 });
 
+test("i18n imports no domain module, route, component or HTTP server", async () => {
+  const wrong = [
+    "~/domain/forms/form-choices",
+    "../domain/forms/prefectures",
+    "~/routes/default/index",
+    "~/components/form/country-choices",
+    "~/server/http-app",
+  ];
+  const right = ["./locales", "~/i18n/resources", "~/middleware/i18n.server", "~/routing/api-paths"];
+  const code = [...wrong, ...right].map((source, i) => `import * as m${i} from "${source}";`).join("\n");
+  expect(await reportedImports("app/i18n/x.ts", code)).toEqual(wrong);
+});
+
 test("the HTTP server imports no domain, route, component or middleware: the composition root hands it what it needs", async () => {
   const wrong = [
     "~/domain/jobs/purge.server",

@@ -1,7 +1,11 @@
+import { RouterContextProvider } from "react-router";
 import { expect, test } from "vitest";
 import { localeFromAcceptLanguage, localeFromPathname, pathnameForLocale } from "~/i18n/locales";
+import { getInstance, getLocale, i18nextMiddleware } from "~/middleware/i18n.server";
 import { decideCanonicalUrl } from "~/routing/canonical-url";
 import { pathFor } from "~/routing/route-table";
+import enAuth from "../../locales/en/auth.json";
+import jaAuth from "../../locales/ja/auth.json";
 
 function decide(href: string, rememberedLocale?: string, acceptLanguage: string | null = null) {
   return decideCanonicalUrl({ url: new URL(href, "http://id.test"), rememberedLocale, acceptLanguage });
@@ -63,4 +67,26 @@ test("the browser language is used at the root only, and a remembered choice win
   expect(decide("/", "en", "ja")).toEqual({ kind: "redirect", location: "/en/", rememberLocale: "en" });
   expect(decide("/docs/terms-of-use/", undefined, "en")).toEqual({ kind: "continue" });
   expect(decide("/en/", undefined, "ja")).toEqual({ kind: "continue" });
+});
+
+/** The locale and the i18next instance remix-i18next's middleware gives a request, as loaders and actions see them. */
+async function requestLanguage(href: string, headers: Record<string, string> = {}) {
+  const context = new RouterContextProvider();
+  const request = new Request(new URL(href, "http://id.test"), { headers });
+  await i18nextMiddleware({ request, context, params: {}, unstable_pattern: "" } as never, async () => new Response());
+  return { locale: getLocale(context), title: getInstance(context).t("auth:signIn.title") };
+}
+
+test("a page's language is its path's alone; an API call's is its Accept-Language", async () => {
+  const english = { locale: "en", title: enAuth.signIn.title };
+  const japanese = { locale: "ja", title: jaAuth.signIn.title };
+  expect(await requestLanguage("/en/sign-in/")).toEqual(english);
+  expect(await requestLanguage("/EN/sign-in/")).toEqual(english);
+  // The switch, the remembered choice and the browser's language only decide redirects (above), never a page's text.
+  const elsewhere = { Cookie: "i18n_redirected=en", "Accept-Language": "en" };
+  expect(await requestLanguage("/sign-in/?locale=en", elsewhere)).toEqual(japanese);
+  expect(await requestLanguage("/english/")).toEqual(japanese);
+  expect(await requestLanguage("/api/user-devices", { "Accept-Language": "en-US,ja;q=0.5" })).toEqual(english);
+  expect(await requestLanguage("/api/user-devices", { "Accept-Language": "fr" })).toEqual(japanese);
+  expect(await requestLanguage("/api/user-devices")).toEqual(japanese);
 });

@@ -1,6 +1,6 @@
 import type { UserPoolClientType, UserPoolType } from "@aws-sdk/client-cognito-identity-provider";
 import { expect, test } from "vitest";
-import { MIN_PASSWORD_LENGTH } from "~/domain/forms/auth-schemas";
+import { MIN_PASSWORD_LENGTH } from "~/domain/forms/field-schemas";
 import {
   type DescribedPool,
   identityPoolProblems,

@@ -2,6 +2,8 @@ import { expect, test } from "vitest";
 import { RouterContextProvider } from "react-router";
 import { loadTranslations, pickKeys } from "~/i18n/translations.server";
 import { translate } from "~/i18n/use-translation";
+import { i18nextMiddleware } from "~/middleware/i18n.server";
+import signUpEn from "../../locales/en/sign-up.json";
 import signUpJa from "../../locales/ja/sign-up.json";
 
 test("a namespace's subset keeps the asked texts and subtrees where lookups find them, and nothing else", () => {
@@ -38,12 +40,22 @@ test("a subtree or a missing key is no text, however often it is asked for", () 
   }
 });
 
-test("a page's subset is built once per language and shared by later views; other key lists get their own", () => {
-  const pageTexts = [{ namespace: "signUp", keys: ["title", "account"] }] as const;
+/** A page request's router context once remix-i18next's middleware has run, as its loaders get it. */
+async function pageContext(path: string) {
   const context = new RouterContextProvider();
+  const args = { request: new Request(`http://localhost${path}`), context, params: {}, unstable_pattern: "" };
+  await i18nextMiddleware(args as never, async () => new Response());
+  return context;
+}
+
+test("a page's subset is built once per language and shared by later views; other key lists get their own", async () => {
+  const pageTexts = [{ namespace: "signUp", keys: ["title", "account"] }] as const;
+  const context = await pageContext("/sign-up/");
   const first = loadTranslations(context, pageTexts);
-  expect(loadTranslations(new RouterContextProvider(), pageTexts).signUp).toBe(first.signUp);
+  expect(loadTranslations(await pageContext("/sign-up/"), pageTexts).signUp).toBe(first.signUp);
   expect(first.signUp).toEqual(pickKeys(signUpJa, ["title", "account"]));
   const other = loadTranslations(context, [{ namespace: "signUp", keys: ["title"] }]);
   expect(other.signUp).toEqual({ title: signUpJa.title });
+  const english = loadTranslations(await pageContext("/en/sign-up/"), pageTexts);
+  expect(english.signUp).toEqual(pickKeys(signUpEn, ["title", "account"]));
 });

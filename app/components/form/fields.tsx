@@ -1,3 +1,4 @@
+import { type FieldMetadata, getInputProps } from "@conform-to/react";
 import {
   type InputHTMLAttributes,
   type ReactNode,
@@ -116,6 +117,57 @@ export function InputField({
     <Field {...field} ids={ids} required={Boolean(inputProps.required)}>
       <input {...inputProps} {...ids.controlProps} className={controlClassName(inputProps.className)} />
     </Field>
+  );
+}
+
+/**
+ * Where a member chooses a password (sign-up, first sign-in, reset, change): `new-password` has the browser's
+ * password manager offer a strong one and save it, and the pool's rules are read with the field.
+ */
+export function NewPasswordField({
+  label,
+  field,
+  enterKeyHint = "done",
+}: {
+  label: ReactNode;
+  field: FieldMetadata<string>;
+  /** "done" where it is the form's last text field; sign-up's agreements follow it. */
+  enterKeyHint?: "done" | "send";
+}) {
+  const { t } = useTranslation("forms");
+  return (
+    <InputField
+      label={label}
+      hint={t("form.newPasswordRules")}
+      errors={field.errors}
+      inputProps={{
+        ...getInputProps(field, { type: "password" }),
+        autoComplete: "new-password",
+        inputMode: "text",
+        enterKeyHint,
+      }}
+    />
+  );
+}
+
+/**
+ * The member's address on a step that already knows it (a reset code's, a first sign-in's): not submitted, since
+ * the server has it from the step's cookie, but shown, and there so a password manager files the new password under
+ * the right username.
+ */
+export function ReadOnlyEmailField({ label, email }: { label: ReactNode; email: string }) {
+  return (
+    <InputField
+      label={label}
+      inputProps={{
+        type: "email",
+        value: email,
+        readOnly: true,
+        autoComplete: "username",
+        inputMode: "email",
+        enterKeyHint: "next",
+      }}
+    />
   );
 }
 

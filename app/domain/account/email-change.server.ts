@@ -4,7 +4,7 @@ import type { Database } from "../../../db/client.server";
 import { emailChangeTokens, memberSessions } from "../../../db/schema";
 import type { Locale } from "~/i18n/locales";
 import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
-import type { Mailer } from "~/integrations/mailer.server";
+import type { MailTexts, Mailer } from "~/integrations/mailer.server";
 import { DomainError } from "../domain-error.server";
 import { lockMember } from "../sessions/member-lock.server";
 
@@ -15,6 +15,8 @@ export interface EmailChangeDependencies {
   db: Database;
   identity: Pick<IdentityProvider, "getUser" | "updateAttributes">;
   mailer: Mailer;
+  /** The request's i18next instance, which the mails' text comes from. */
+  mailTexts: MailTexts;
   /** The absolute URL of the page that confirms a change, in the member's language (the edge knows the routes). */
   confirmationLink: (token: string, locale: Locale) => string;
 }
@@ -80,6 +82,7 @@ export async function requestEmailChange(
     await deps.mailer.sendEmailChangeLink({
       to: newEmail,
       locale: input.locale,
+      texts: deps.mailTexts,
       link: deps.confirmationLink(token, input.locale),
     });
   } catch (error) {
@@ -153,7 +156,8 @@ export async function confirmEmailChange(
   if (outcome.kind !== "changed") return outcome;
 
   const locale = input.locale ?? "ja";
-  await deps.mailer.sendEmailChangedNotice({ to: outcome.oldEmail, locale, newEmail: outcome.newEmail }).catch(() => {
+  const notice = { to: outcome.oldEmail, locale, texts: deps.mailTexts, newEmail: outcome.newEmail };
+  await deps.mailer.sendEmailChangedNotice(notice).catch(() => {
     // Best effort: the change is done; a missing notice must not undo it or show an error.
   });
   return outcome;

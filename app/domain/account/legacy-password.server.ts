@@ -1,6 +1,6 @@
 import bcrypt from "bcryptjs";
 import { DomainError } from "../domain-error.server";
-import { NewPasswordSchema } from "../forms/auth-schemas";
+import { NewPasswordSchema } from "../forms/field-schemas";
 
 /**
  * Hashes above this bcrypt cost are refused at import: each step doubles the work, and at 13 one compare holds

@@ -2,7 +2,7 @@ import { and, eq, ne } from "drizzle-orm";
 import type { Database } from "../../../db/client.server";
 import { memberProfiles, memberSessions } from "../../../db/schema";
 import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
-import type { Profile } from "../forms/auth-schemas";
+import type { Profile } from "../forms/profile-schemas";
 
 type ProfileDeps = { db: Database; identity: IdentityProvider };
 

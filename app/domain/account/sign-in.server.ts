@@ -1,6 +1,6 @@
 import { decodeJwt } from "jose";
 import { DomainError, type DomainErrorCode } from "../domain-error.server";
-import type { IdentityTokens, PasswordSignIn } from "~/integrations/cognito/identity-provider.server";
+import type { IdentityTokens, PasswordSignIn } from "~/integrations/cognito/member-flows.server";
 import type { AppServices } from "~/services.server";
 import { type StartSessionResult, startSession } from "../sessions/device-admission.server";
 import { describeDevice } from "../sessions/device-description.server";

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Database } from "../../../db/client.server";
 import { DomainError } from "../domain-error.server";
 import type { IdentityProvider, IdentityUser } from "~/integrations/cognito/identity-provider.server";
-import type { AccountInfo } from "../forms/auth-schemas";
+import type { AccountInfo } from "../forms/sign-up-schemas";
 import { writeProfile } from "./profile.server";
 
 /** Cognito's UserStatus of a sign-up whose code was never entered. */

@@ -1,13 +1,14 @@
 import { CsvError, parse } from "csv-parse/sync";
 import iconv from "iconv-lite";
 import { z } from "zod";
-import { EmailSchema, ProfileSchema } from "../forms/auth-schemas";
+import { EmailSchema } from "../forms/field-schemas";
+import { ProfileSchema } from "../forms/profile-schemas";
 import type { CsvEncoding } from "../staff/spreadsheet-csv.server";
 
 /**
  * The staff's import file, from bytes to validated rows (no database here: the check against the member directory
- * and the job live in csv-import-job.server.ts). Every problem is reported by the row staff see in Excel (the
- * header is row 1) and the column's name, with a stable code translated in the csv-import namespace.
+ * is import-dry-run.server.ts, the job import-jobs.server.ts). Every problem is reported by the row staff see in
+ * Excel (the header is row 1) and the column's name, with a stable code translated in the csv-import namespace.
  */
 
 /** A file above this is refused unread: 20,000 rows of nine profile columns stay far below it even in UTF-8. */
@@ -43,7 +44,7 @@ export const CSV_IMPORT_COLUMNS = [
 export type CsvImportColumn = (typeof CSV_IMPORT_COLUMNS)[number];
 
 /**
- * The failed-rows download's columns after the original ones (csv-import-job.server.ts writes them). A file that has
+ * The failed-rows download's columns after the original ones (failed-rows.server.ts writes them). A file that has
  * them is read with them ignored, so staff can fix the failed rows in that file and upload it as it is.
  */
 export const FAILED_ROWS_EXTRA_COLUMNS = ["source_row", "failure_code", "failure_reason"] as const;
@@ -148,7 +149,7 @@ const LEADING_SPACE = /^[ \u3000]+/u;
 const cut = (value: string) =>
   value.length > CSV_IMPORT_PROBLEM_VALUE_MAX_CHARS ? `${value.slice(0, CSV_IMPORT_PROBLEM_VALUE_MAX_CHARS)}…` : value;
 
-/** ProfileSchema's message keys (auth-schemas.ts) as this report's codes. */
+/** ProfileSchema's message keys (app/domain/forms/profile-schemas.ts) as this report's codes. */
 const PROFILE_MESSAGE_CODES: Record<string, CsvImportProblemCode> = {
   "validation.required": "required",
   "validation.tooLong": "tooLong",

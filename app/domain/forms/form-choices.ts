@@ -1,5 +1,5 @@
 /**
- * The choices the forms offer, apart from their Zod schemas (auth-schemas.ts, withdrawal-schema.ts): pages import
+ * The choices the forms offer, apart from their Zod schemas (the *-schemas.ts beside this module): pages import
  * these to draw options and labels, and a page that imported a schema module for them would make every browser
  * download Zod, whose schema definitions the bundler cannot drop. Keep this module free of Zod.
  */
@@ -65,6 +65,10 @@ export const COUNTRIES = [
   "MX",
   "other",
 ] as const;
+
+/** The actions a member's staff page runs after a confirmation; each is one staff verb (staff-actions.server.ts). */
+export const CONFIRMED_STAFF_ACTIONS = ["refresh", "sessions-end", "disable", "enable"] as const;
+export type ConfirmedStaffAction = (typeof CONFIRMED_STAFF_ACTIONS)[number];
 
 /** The cancellation form's reasons; labels live in the withdrawal namespace. */
 export const WITHDRAWAL_REASONS = ["noLongerNeeded", "price", "content", "usability", "otherAccount", "other"] as const;

@@ -8,7 +8,7 @@ import {
   memberSessions,
   withdrawalReasons,
 } from "../../../db/schema";
-import { storableText } from "../forms/auth-schemas";
+import { storableText } from "../forms/field-schemas";
 import { type MemberStatus, searchTermOf } from "./member-search.server";
 
 /**

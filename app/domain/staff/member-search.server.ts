@@ -1,7 +1,7 @@
 import { type SQL, and, count, eq, gte, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
 import { z } from "zod";
 import { LOCALES } from "~/i18n/locales";
-import { storableText } from "../forms/auth-schemas";
+import { storableText } from "../forms/field-schemas";
 import type { Database } from "../../../db/client.server";
 import { memberDirectory } from "../../../db/schema";
 

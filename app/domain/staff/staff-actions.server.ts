@@ -3,6 +3,7 @@ import { z } from "zod";
 import { emailChangeTokens, memberDirectory, memberSessions } from "../../../db/schema";
 import { DEFAULT_LOCALE, type Locale, isLocale } from "~/i18n/locales";
 import type { IdentityUser } from "~/integrations/cognito/identity-provider.server";
+import type { MailTexts } from "~/integrations/mailer.server";
 import type { AppServices } from "~/services.server";
 import { DomainError } from "../domain-error.server";
 import { isAddressTaken } from "../account/email-change.server";
@@ -132,6 +133,8 @@ export async function changeMemberEmail(
   actor: StaffActionActor,
   targetSub: string,
   requestedEmail: string,
+  /** The request's i18next instance, which the notices' text comes from. */
+  mailTexts: MailTexts,
 ): Promise<StaffEmailChangeResult> {
   const target = await requireTarget(services, targetSub);
   const newEmail = requestedEmail.trim().toLowerCase();
@@ -171,7 +174,7 @@ export async function changeMemberEmail(
   const locale = mailLocaleOf(target);
   const [toOld, toNew] = await Promise.allSettled(
     [target.email, newEmail].map((to) =>
-      services.mailer.sendStaffEmailChangeNotice({ to, locale, oldEmail: target.email, newEmail }),
+      services.mailer.sendStaffEmailChangeNotice({ to, locale, texts: mailTexts, oldEmail: target.email, newEmail }),
     ),
   );
   const notified = { oldAddress: toOld?.status === "fulfilled", newAddress: toNew?.status === "fulfilled" };
@@ -194,8 +197,8 @@ export interface StaffSignOutResult {
 /**
  * Ends every session of the member, pending sign-ins included, and signs them out everywhere at Cognito, which also
  * revokes sign-ins no session records (a sibling service's); the member API refuses every token issued up to now,
- * this second's included. This is signOutEverywhere (app/domain/sessions/session-ending.server.ts) keeping no session: the
- * member's browsers are signed out on their next request.
+ * this second's included. This is signOutEverywhere (app/domain/sessions/session-ending.server.ts) keeping no
+ * session: the member's browsers are signed out on their next request.
  */
 export async function endMemberSessions(
   services: StaffServices,

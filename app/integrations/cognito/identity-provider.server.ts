@@ -4,60 +4,30 @@ import {
   AdminDisableUserCommand,
   AdminEnableUserCommand,
   AdminGetUserCommand,
-  AdminInitiateAuthCommand,
-  type AdminInitiateAuthCommandOutput,
-  AdminRespondToAuthChallengeCommand,
   AdminListGroupsForUserCommand,
   AdminSetUserPasswordCommand,
   AdminUpdateUserAttributesCommand,
-  AdminUserGlobalSignOutCommand,
   type AttributeType,
-  type AuthenticationResultType,
-  ChangePasswordCommand,
   type CognitoIdentityProviderClient,
-  ConfirmForgotPasswordCommand,
-  ConfirmSignUpCommand,
   DescribeUserPoolClientCommand,
   DescribeUserPoolCommand,
-  ForgotPasswordCommand,
   GetGroupCommand,
   ListGroupsCommand,
   ListUsersCommand,
   ListUsersInGroupCommand,
-  ResendConfirmationCodeCommand,
-  RevokeTokenCommand,
-  SignUpCommand,
   type UserType,
 } from "@aws-sdk/client-cognito-identity-provider";
 import type { Config } from "~/config.server";
-import { type CognitoOperation, IdentityError, toIdentityError } from "./cognito-errors.server";
+import { IdentityError } from "./cognito-errors.server";
 import { createCognitoClient } from "./cognito-client.server";
+import {
+  COGNITO_CALL_DEADLINE_MS,
+  type UserAttributes,
+  callCognito as call,
+  toAttributeList,
+} from "./cognito-calls.server";
+import { memberFlows } from "./member-flows.server";
 import type { DescribedPool } from "./pool-contract.server";
-
-/** The whole call, retries included, must finish within this; past it the member hears "temporarily unavailable". */
-export const COGNITO_CALL_DEADLINE_MS = 8_000;
-
-export interface IdentityTokens {
-  accessToken: string;
-  idToken: string;
-  /** Absent on refresh: Cognito keeps the refresh token it issued at sign-in. */
-  refreshToken?: string;
-  expiresInS: number;
-}
-
-/**
- * What a password sign-in answers: the tokens, or, for a member staff invited (AdminCreateUser) signing in with the
- * temporary password, Cognito's NEW_PASSWORD_REQUIRED challenge, to be answered with `answerNewPasswordChallenge`.
- */
-export type PasswordSignIn =
-  | { kind: "tokens"; tokens: IdentityTokens }
-  | {
-      kind: "newPasswordRequired";
-      /** Cognito's user name (the sub in a pool that signs in by e-mail), which the answer must name. */
-      username: string;
-      /** Cognito's challenge Session: valid for the app client's AuthSessionValidity (3 minutes by default). */
-      session: string;
-    };
 
 export interface IdentityUser {
   sub: string;
@@ -95,16 +65,6 @@ export interface PoolSummary {
   };
 }
 
-export type UserAttributes = Partial<
-  Record<"email" | "email_verified" | "locale" | "family_name" | "given_name", string>
->;
-
-function toAttributeList(attributes: UserAttributes): AttributeType[] {
-  return Object.entries(attributes)
-    .filter((entry): entry is [string, string] => typeof entry[1] === "string")
-    .map(([Name, Value]) => ({ Name, Value }));
-}
-
 function toIdentityUser(input: {
   attributes: AttributeType[] | undefined;
   enabled: boolean | undefined;
@@ -139,34 +99,18 @@ function fromUserType(user: UserType): IdentityUser {
   });
 }
 
-function toTokens(result: AuthenticationResultType | undefined, operation: CognitoOperation): IdentityTokens {
-  if (!result?.AccessToken || !result.IdToken) throw toIdentityError(new Error("no tokens"), operation);
-  return {
-    accessToken: result.AccessToken,
-    idToken: result.IdToken,
-    refreshToken: result.RefreshToken,
-    expiresInS: result.ExpiresIn ?? 3600,
-  };
-}
-
 /**
- * Every Cognito call the app makes, server-side, through the AWS SDK. Each call has a deadline on top of the
- * SDK's own per-attempt time-out and bounded retries (cognito-client.server.ts); every failure comes out as an
- * IdentityError from the one error table. The stand-in is reached through exactly this code.
+ * Every Cognito call the app makes, server-side, through the AWS SDK: a member's own flows (member-flows.server.ts),
+ * then the calls on users and the pool that staff, jobs and the member directory make. Each call has a deadline on
+ * top of the SDK's own per-attempt time-out and bounded retries (cognito-calls.server.ts, cognito-client.server.ts);
+ * every failure comes out as an IdentityError from the one error table. The stand-in is reached through exactly this
+ * code.
  */
 export function createIdentityProvider(
   cognito: Config["cognito"],
   client: CognitoIdentityProviderClient = createCognitoClient(cognito),
 ) {
   const { userPoolId: UserPoolId, clientId: ClientId } = cognito;
-
-  async function call<T>(operation: CognitoOperation, run: (abortSignal: AbortSignal) => Promise<T>): Promise<T> {
-    try {
-      return await run(AbortSignal.timeout(COGNITO_CALL_DEADLINE_MS));
-    } catch (error) {
-      throw toIdentityError(error, operation);
-    }
-  }
 
   const getUser = (username: string) =>
     call("AdminGetUser", async (abortSignal): Promise<IdentityUser> => {
@@ -179,21 +123,6 @@ export function createIdentityProvider(
         updatedAt: output.UserLastModifiedDate,
       });
     });
-
-  function initiatePasswordAuth(
-    input: { email: string; password: string },
-    abortSignal: AbortSignal,
-  ): Promise<AdminInitiateAuthCommandOutput> {
-    return client.send(
-      new AdminInitiateAuthCommand({
-        UserPoolId,
-        ClientId,
-        AuthFlow: "ADMIN_USER_PASSWORD_AUTH",
-        AuthParameters: { USERNAME: input.email, PASSWORD: input.password },
-      }),
-      { abortSignal },
-    );
-  }
 
   /** AdminCreateUser with a verified e-mail (staff vouch for it); the user is FORCE_CHANGE_PASSWORD until first sign-in. */
   async function createUser(
@@ -216,121 +145,7 @@ export function createIdentityProvider(
   }
 
   return {
-    signUp: (input: { email: string; password: string; locale: string }) =>
-      call("SignUp", async (abortSignal) => {
-        const output = await client.send(
-          new SignUpCommand({
-            ClientId,
-            Username: input.email,
-            Password: input.password,
-            UserAttributes: toAttributeList({ email: input.email, locale: input.locale }),
-          }),
-          { abortSignal },
-        );
-        return { sub: output.UserSub ?? "", confirmed: output.UserConfirmed ?? false };
-      }),
-
-    confirmSignUp: (input: { email: string; code: string }) =>
-      call("ConfirmSignUp", (abortSignal) =>
-        client.send(new ConfirmSignUpCommand({ ClientId, Username: input.email, ConfirmationCode: input.code }), {
-          abortSignal,
-        }),
-      ).then(() => undefined),
-
-    resendConfirmationCode: (email: string) =>
-      call("ResendConfirmationCode", (abortSignal) =>
-        client.send(new ResendConfirmationCodeCommand({ ClientId, Username: email }), { abortSignal }),
-      ).then(() => undefined),
-
-    /** The tokens of a password sign-in, where no challenge is possible (a signed-in member re-checked). */
-    signIn: (input: { email: string; password: string }) =>
-      call("AdminInitiateAuth", async (abortSignal) =>
-        toTokens((await initiatePasswordAuth(input, abortSignal)).AuthenticationResult, "AdminInitiateAuth"),
-      ),
-
-    /** The sign-in form's password sign-in: the tokens, or the first sign-in's new-password challenge. */
-    beginSignIn: (input: { email: string; password: string }) =>
-      call("AdminInitiateAuth", async (abortSignal): Promise<PasswordSignIn> => {
-        const output = await initiatePasswordAuth(input, abortSignal);
-        if (output.ChallengeName === "NEW_PASSWORD_REQUIRED" && output.Session) {
-          return {
-            kind: "newPasswordRequired",
-            username: output.ChallengeParameters?.USER_ID_FOR_SRP ?? input.email,
-            session: output.Session,
-          };
-        }
-        return { kind: "tokens", tokens: toTokens(output.AuthenticationResult, "AdminInitiateAuth") };
-      }),
-
-    /** Answers NEW_PASSWORD_REQUIRED with the member's own password: the user is CONFIRMED and signed in. */
-    answerNewPasswordChallenge: (input: { username: string; session: string; newPassword: string }) =>
-      call("AdminRespondToAuthChallenge", async (abortSignal) => {
-        const output = await client.send(
-          new AdminRespondToAuthChallengeCommand({
-            UserPoolId,
-            ClientId,
-            ChallengeName: "NEW_PASSWORD_REQUIRED",
-            Session: input.session,
-            ChallengeResponses: { USERNAME: input.username, NEW_PASSWORD: input.newPassword },
-          }),
-          { abortSignal },
-        );
-        return toTokens(output.AuthenticationResult, "AdminRespondToAuthChallenge");
-      }),
-
-    refresh: (refreshToken: string) =>
-      call("RefreshToken", async (abortSignal) => {
-        const output = await client.send(
-          new AdminInitiateAuthCommand({
-            UserPoolId,
-            ClientId,
-            AuthFlow: "REFRESH_TOKEN_AUTH",
-            AuthParameters: { REFRESH_TOKEN: refreshToken },
-          }),
-          { abortSignal },
-        );
-        return toTokens(output.AuthenticationResult, "RefreshToken");
-      }),
-
-    revokeRefreshToken: (refreshToken: string) =>
-      call("RevokeToken", (abortSignal) =>
-        client.send(new RevokeTokenCommand({ ClientId, Token: refreshToken }), { abortSignal }),
-      ).then(() => undefined),
-
-    signOutEverywhere: (username: string) =>
-      call("AdminUserGlobalSignOut", (abortSignal) =>
-        client.send(new AdminUserGlobalSignOutCommand({ UserPoolId, Username: username }), { abortSignal }),
-      ).then(() => undefined),
-
-    forgotPassword: (email: string) =>
-      call("ForgotPassword", (abortSignal) =>
-        client.send(new ForgotPasswordCommand({ ClientId, Username: email }), { abortSignal }),
-      ).then(() => undefined),
-
-    confirmForgotPassword: (input: { email: string; code: string; password: string }) =>
-      call("ConfirmForgotPassword", (abortSignal) =>
-        client.send(
-          new ConfirmForgotPasswordCommand({
-            ClientId,
-            Username: input.email,
-            ConfirmationCode: input.code,
-            Password: input.password,
-          }),
-          { abortSignal },
-        ),
-      ).then(() => undefined),
-
-    changePassword: (input: { accessToken: string; currentPassword: string; newPassword: string }) =>
-      call("ChangePassword", (abortSignal) =>
-        client.send(
-          new ChangePasswordCommand({
-            AccessToken: input.accessToken,
-            PreviousPassword: input.currentPassword,
-            ProposedPassword: input.newPassword,
-          }),
-          { abortSignal },
-        ),
-      ).then(() => undefined),
+    ...memberFlows({ client, UserPoolId, ClientId }),
 
     getUser,
 

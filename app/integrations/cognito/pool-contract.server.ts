@@ -14,7 +14,7 @@ export interface DescribedPool {
 }
 
 export interface PoolExpectations {
-  /** The app's own rule for new passwords (app/domain/forms/auth-schemas.ts). */
+  /** The app's own rule for new passwords (app/domain/forms/field-schemas.ts). */
   minimumPasswordLength: number;
   adminGroup: string;
 }

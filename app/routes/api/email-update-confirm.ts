@@ -6,9 +6,9 @@ import { emailUpdateLinkFor } from "~/routing/email-update-link";
 const api = apiRoute({
   POST: {
     operation: "confirmEmailUpdate",
-    handle: async ({ member, params, db, config, locale, identity, mailer }) => {
+    handle: async ({ member, params, db, config, locale, i18n, identity, mailer }) => {
       const outcome = await confirmEmailChange(
-        { db, identity, mailer, confirmationLink: emailUpdateLinkFor(config.origin) },
+        { db, identity, mailer, mailTexts: i18n, confirmationLink: emailUpdateLinkFor(config.origin) },
         // Another member's token reads as expired: the caller learns nothing about it.
         { token: params.token ?? "", locale, sub: member.sub },
       );

@@ -6,14 +6,14 @@ const api = apiRoute({
   POST: {
     operation: "requestEmailUpdate",
     handle: async (call) => {
-      const { member, body, db, config, locale, identity, mailer } = call;
+      const { member, body, db, config, locale, i18n, identity, mailer } = call;
       // Its answer says whether an address has an ID (an address check), and it mails whatever address is typed.
       await limitAttempts(call, "emailCheck");
       await limitAttempts(call, "emailChange");
       // The address now, from Cognito: a bearer token does not carry it.
       const { email: currentEmail } = await identity.getUser(member.sub);
       const { expiresAt } = await requestEmailChange(
-        { db, identity, mailer, confirmationLink: emailUpdateLinkFor(config.origin) },
+        { db, identity, mailer, mailTexts: i18n, confirmationLink: emailUpdateLinkFor(config.origin) },
         { sub: member.sub, currentEmail, newEmail: body.email, locale },
       );
       return { email: body.email, expiresAt: expiresAt.toISOString() };

@@ -1,13 +1,14 @@
 import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
-import { Form, data, redirect, useNavigation } from "react-router";
-import { FORM_FIELD_TEXTS, formConstraint, parseSubmission } from "~/components/form/schema-form.server";
+import { Form, redirect, useNavigation } from "react-router";
+import { handleFormPost } from "~/components/form/form-action.server";
+import { FORM_FIELD_TEXTS, formConstraint } from "~/components/form/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
-import { FormAlert, InputField } from "~/components/form/fields";
+import { FormAlert, InputField, NewPasswordField, ReadOnlyEmailField } from "~/components/form/fields";
 import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
-import { ConfirmPasswordResetSchema, RequestPasswordResetSchema } from "~/domain/forms/auth-schemas";
+import { ConfirmPasswordResetSchema, RequestPasswordResetSchema } from "~/domain/forms/password-schemas";
 import { confirmPasswordReset, requestPasswordReset } from "~/domain/account/password-reset.server";
-import { domainErrorOf, messageKeyOf, replyWithDomainError } from "~/errors/error-responses.server";
+import { domainErrorOf, messageKeyOf } from "~/errors/error-responses.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
@@ -71,50 +72,40 @@ export async function action({ request, context }: Route.ActionArgs) {
   }
 
   if (intent === "confirm" && pending) {
-    const submission = parseSubmission(context, formData, ConfirmPasswordResetSchema);
-    if (submission.status !== "success") {
-      return data(
-        { form: "confirm" as const, result: submission.reply({ hideFields: ["password"] }) },
-        { status: 400 },
-      );
-    }
-    const limited = await checkAttemptLimit(context, "codeCheck", pending.email);
-    if (limited) {
-      const result = submission.reply({ formErrors: [limited.formError], hideFields: ["password"] });
-      return data({ form: "confirm" as const, result }, limited.init);
-    }
-    try {
-      await confirmPasswordReset(services, { email: pending.email, ...submission.value });
-    } catch (error) {
-      return replyWithDomainError(submission, error, {
-        hideFields: ["password"],
-        fields: { invalidPassword: "password" },
+    return handleFormPost(
+      context,
+      formData,
+      {
+        schema: ConfirmPasswordResetSchema,
         extra: { form: "confirm" as const },
-      });
-    }
-    return getToastUtils(context).redirectWithSuccess(pathFor("auth-sign-in", locale), "passwordChanged", {
-      headers: setCookie(await clearPasswordReset(config)),
-    });
+        hideFields: ["password"],
+        attemptLimit: () => ({ action: "codeCheck", subject: pending.email }),
+        errorFields: { invalidPassword: "password" },
+      },
+      async (value) => {
+        await confirmPasswordReset(services, { email: pending.email, ...value });
+        return getToastUtils(context).redirectWithSuccess(pathFor("auth-sign-in", locale), "passwordChanged", {
+          headers: setCookie(await clearPasswordReset(config)),
+        });
+      },
+    );
   }
 
-  const submission = parseSubmission(context, formData, RequestPasswordResetSchema);
-  if (submission.status !== "success") {
-    return data({ form: "request" as const, result: submission.reply() }, { status: 400 });
-  }
-  const limited = await checkAttemptLimit(context, "forgotPassword", submission.value.email);
-  if (limited)
-    return data(
-      { form: "request" as const, result: submission.reply({ formErrors: [limited.formError] }) },
-      limited.init,
-    );
-  try {
-    await requestPasswordReset(identity, submission.value.email);
-  } catch (error) {
-    return replyWithDomainError(submission, error, { extra: { form: "request" as const } });
-  }
-  // Known or not, the answer is this same redirect, so the page tells nobody whether an address has an ID: only the
-  // cookie's address differs.
-  throw redirect(here, { headers: setCookie(await serializePasswordReset(config, submission.value.email, 1)) });
+  return handleFormPost(
+    context,
+    formData,
+    {
+      schema: RequestPasswordResetSchema,
+      extra: { form: "request" as const },
+      attemptLimit: ({ email }) => ({ action: "forgotPassword", subject: email }),
+    },
+    async ({ email }) => {
+      await requestPasswordReset(identity, email);
+      // Known or not, the answer is this same redirect, so the page tells nobody whether an address has an ID: only
+      // the cookie's address differs.
+      throw redirect(here, { headers: setCookie(await serializePasswordReset(config, email, 1)) });
+    },
+  );
 }
 
 function setCookie(cookie: string): Headers {
@@ -200,19 +191,7 @@ function ConfirmStep({
       <p>{t("confirm.invitationNote")}</p>
       <Form method="post" {...getFormProps(form)} className="form">
         <FormAlert form={form} />
-        {/* Not submitted (the address comes from the cookie); shown, and there for password managers. */}
-        <InputField
-          label={t("confirm.email")}
-          inputProps={{
-            id: "password-reset-email",
-            type: "email",
-            value: email,
-            readOnly: true,
-            autoComplete: "username",
-            inputMode: "email",
-            enterKeyHint: "next",
-          }}
-        />
+        <ReadOnlyEmailField label={t("confirm.email")} email={email} />
         <InputField
           label={t("confirm.code")}
           errors={fields.code.errors}
@@ -223,17 +202,7 @@ function ConfirmStep({
             enterKeyHint: "next",
           }}
         />
-        <InputField
-          label={t("confirm.password")}
-          hint={t("confirm.passwordHint")}
-          errors={fields.password.errors}
-          inputProps={{
-            ...getInputProps(fields.password, { type: "password" }),
-            autoComplete: "new-password",
-            inputMode: "text",
-            enterKeyHint: "done",
-          }}
-        />
+        <NewPasswordField label={t("confirm.password")} field={fields.password} />
         <Button name="intent" value="confirm" pending={submitting} block>
           {t("confirm.submit")}
         </Button>

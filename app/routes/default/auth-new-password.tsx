@@ -1,16 +1,16 @@
-import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
-import { Form, data, redirect, useNavigation } from "react-router";
-import { FORM_FIELD_TEXTS, formConstraint, parseSubmission } from "~/components/form/schema-form.server";
+import { type SubmissionResult, getFormProps } from "@conform-to/react";
+import { Form, redirect, useNavigation } from "react-router";
+import { handleFormPost } from "~/components/form/form-action.server";
+import { FORM_FIELD_TEXTS, formConstraint } from "~/components/form/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
-import { FormAlert, InputField } from "~/components/form/fields";
+import { FormAlert, NewPasswordField, ReadOnlyEmailField } from "~/components/form/fields";
 import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
 import { newPasswordChallengeCookie } from "~/cookies/app-cookies.server";
-import { FirstPasswordSchema } from "~/domain/forms/auth-schemas";
-import { domainErrorOf, replyWithDomainError } from "~/errors/error-responses.server";
+import { FirstPasswordSchema } from "~/domain/forms/sign-in-schemas";
+import { toDomainError } from "~/domain/domain-error.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
-import { checkAttemptLimit } from "~/middleware/attempt-limit.server";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { pathFor } from "~/routing/route-table";
 import { servicesOf } from "~/router-context.server";
@@ -46,32 +46,27 @@ export async function action({ request, context }: Route.ActionArgs) {
 
   const challenge = await readNewPasswordChallenge(config, request);
   if (!challenge) return startOver();
-  const submission = parseSubmission(context, await request.formData(), FirstPasswordSchema);
-  if (submission.status !== "success") {
-    return data({ result: submission.reply({ hideFields: ["password"] }) }, { status: 400 });
-  }
-  // Each answer is a sign-in at Cognito: it counts as one, for the address and the client.
-  const limited = await checkAttemptLimit(context, "signIn", challenge.email);
-  if (limited) {
-    return data(
-      { result: submission.reply({ formErrors: [limited.formError], hideFields: ["password"] }) },
-      limited.init,
-    );
-  }
-  let signedIn: Awaited<ReturnType<typeof signInWithFirstPassword>>;
-  try {
-    signedIn = await signInWithFirstPassword(services, request, {
-      challenge,
-      newPassword: submission.value.password,
-    });
-  } catch (error) {
-    if (domainErrorOf(error).code === "challengeExpired") return startOver();
-    return replyWithDomainError(submission, error, {
+  return handleFormPost(
+    context,
+    await request.formData(),
+    {
+      schema: FirstPasswordSchema,
       hideFields: ["password"],
-      fields: { invalidPassword: "password" },
-    });
-  }
-  return redirectAfterSignIn(context, request, { locale, config, ...signedIn });
+      // Each answer is a sign-in at Cognito: it counts as one, for the address and the client.
+      attemptLimit: () => ({ action: "signIn", subject: challenge.email }),
+      errorFields: { invalidPassword: "password" },
+    },
+    async ({ password }) => {
+      try {
+        const signedIn = await signInWithFirstPassword(services, request, { challenge, newPassword: password });
+        return redirectAfterSignIn(context, request, { locale, config, ...signedIn });
+      } catch (error) {
+        // Not the form's message: the page has nothing left to answer.
+        if (toDomainError(error)?.code === "challengeExpired") return startOver();
+        throw error;
+      }
+    },
+  );
 }
 
 export default function NewPasswordPage({ loaderData, actionData }: Route.ComponentProps) {
@@ -100,30 +95,8 @@ function NewPasswordForm({
       <p>{t("newPassword.lead")}</p>
       <Form method="post" {...getFormProps(form)} className="form">
         <FormAlert form={form} />
-        {/* Not submitted (the address comes from the cookie); shown, and there for password managers. */}
-        <InputField
-          label={t("newPassword.email")}
-          inputProps={{
-            id: "new-password-email",
-            type: "email",
-            value: email,
-            readOnly: true,
-            autoComplete: "username",
-            inputMode: "email",
-            enterKeyHint: "next",
-          }}
-        />
-        <InputField
-          label={t("newPassword.password")}
-          hint={t("newPassword.passwordHint")}
-          errors={fields.password.errors}
-          inputProps={{
-            ...getInputProps(fields.password, { type: "password" }),
-            autoComplete: "new-password",
-            inputMode: "text",
-            enterKeyHint: "done",
-          }}
-        />
+        <ReadOnlyEmailField label={t("newPassword.email")} email={email} />
+        <NewPasswordField label={t("newPassword.password")} field={fields.password} />
         <Button name="intent" value="choose-password" pending={navigation.state === "submitting"} block>
           {t("newPassword.submit")}
         </Button>

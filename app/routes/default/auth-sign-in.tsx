@@ -1,13 +1,14 @@
 import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
-import { Form, data, redirect, useNavigation } from "react-router";
-import { FORM_FIELD_TEXTS, formConstraint, parseSubmission } from "~/components/form/schema-form.server";
+import { Form, redirect, useNavigation } from "react-router";
+import { handleFormPost } from "~/components/form/form-action.server";
+import { FORM_FIELD_TEXTS, formConstraint } from "~/components/form/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
 import { DeactivateDeviceForm, type DeviceRow, DeviceTable } from "~/components/device-table";
 import { FormAlert, InputField } from "~/components/form/fields";
 import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
 import { pendingSignInCookie } from "~/cookies/app-cookies.server";
-import { SignInSchema } from "~/domain/forms/auth-schemas";
+import { SignInSchema } from "~/domain/forms/sign-in-schemas";
 import {
   continuePendingSignIn,
   deactivateDeviceForPendingSignIn,
@@ -15,11 +16,10 @@ import {
 } from "~/domain/sessions/device-admission.server";
 import { displayName } from "~/domain/account/display-name.server";
 import { DomainError } from "~/domain/domain-error.server";
-import { domainErrorOf, messageKeyOf, replyWithDomainError } from "~/errors/error-responses.server";
+import { domainErrorOf, messageKeyOf } from "~/errors/error-responses.server";
 import { type TranslationRequest, loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
-import { checkAttemptLimit } from "~/middleware/attempt-limit.server";
 import { getMember } from "~/middleware/member-session.server";
 import { endSessions } from "~/domain/sessions/session-ending.server";
 import { pathFor } from "~/routing/route-table";
@@ -109,31 +109,25 @@ export async function action({ request, context }: Route.ActionArgs) {
     throw redirect(here, { headers: await abandonPending(pending) });
   }
 
-  const submission = parseSubmission(context, formData, SignInSchema);
-  if (submission.status !== "success") {
-    return data({ result: submission.reply({ hideFields: ["password"] }) }, { status: 400 });
-  }
-  const limited = await checkAttemptLimit(context, "signIn", submission.value.email);
-  if (limited) {
-    return data(
-      { result: submission.reply({ formErrors: [limited.formError], hideFields: ["password"] }) },
-      limited.init,
-    );
-  }
-  let signedIn: Awaited<ReturnType<typeof signInWithPassword>>;
-  try {
-    signedIn = await signInWithPassword(services, request, submission.value);
-  } catch (error) {
-    return replyWithDomainError(submission, error, { hideFields: ["password"] });
-  }
-  const { result, setCookies } = signedIn;
-  if (result.kind === "newPasswordRequired") {
-    // An invited member's temporary password: their own password first, on its own page (`to` kept).
-    throw redirect(`${pathFor("auth-new-password", locale)}${new URL(request.url).search}`, {
-      headers: toHeaders(setCookies),
-    });
-  }
-  return redirectAfterSignIn(context, request, { locale, config, result, setCookies });
+  return handleFormPost(
+    context,
+    formData,
+    {
+      schema: SignInSchema,
+      hideFields: ["password"],
+      attemptLimit: ({ email }) => ({ action: "signIn", subject: email }),
+    },
+    async (value) => {
+      const { result, setCookies } = await signInWithPassword(services, request, value);
+      if (result.kind === "newPasswordRequired") {
+        // An invited member's temporary password: their own password first, on its own page (`to` kept).
+        throw redirect(`${pathFor("auth-new-password", locale)}${new URL(request.url).search}`, {
+          headers: toHeaders(setCookies),
+        });
+      }
+      return redirectAfterSignIn(context, request, { locale, config, result, setCookies });
+    },
+  );
 }
 
 function toHeaders(setCookies: string[]): Headers {

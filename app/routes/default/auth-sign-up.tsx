@@ -1,23 +1,31 @@
 import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
 import { Form, type RouterContextProvider, data, redirect, useNavigation } from "react-router";
-import { FORM_FIELD_TEXTS, formConstraint, parseSubmission } from "~/components/form/schema-form.server";
+import { handleFormPost } from "~/components/form/form-action.server";
+import { FORM_FIELD_TEXTS, formConstraint } from "~/components/form/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
-import { CheckboxField, CheckboxGroupField, FormAlert, InputField, RadioGroupField } from "~/components/form/fields";
+import {
+  CheckboxField,
+  CheckboxGroupField,
+  FormAlert,
+  InputField,
+  NewPasswordField,
+  RadioGroupField,
+} from "~/components/form/fields";
 import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
 import { ProfileFields } from "~/components/profile-fields";
 import { useRootData } from "~/components/use-root-data";
+import { withStoredPrefecture } from "~/domain/forms/profile-schemas";
 import {
   AccountInfoFormSchema,
+  CodeResendSchema,
   ConfirmationCodeSchema,
   SignUpSchema,
-  withStoredPrefecture,
-} from "~/domain/forms/auth-schemas";
+} from "~/domain/forms/sign-up-schemas";
 import { Q1_OPTIONS, Q2_OPTIONS, Q3_OPTIONS } from "~/domain/forms/form-choices";
 import { confirmSignUp, resendSignUpCode, saveAccountInfo, startSignUp } from "~/domain/account/sign-up.server";
-import { replyWithDomainError } from "~/errors/error-responses.server";
-import { countryChoices } from "~/i18n/country-names";
-import { prefectureChoices } from "~/i18n/prefecture-names";
+import { countryChoices } from "~/components/form/country-choices";
+import { prefectureChoices } from "~/components/form/prefecture-choices";
 import { type TranslationRequest, loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
@@ -28,7 +36,6 @@ import { referrerServiceOf } from "~/routing/service-cookie.server";
 import { servicesOf } from "~/router-context.server";
 import { getToastUtils } from "~/toast.server";
 import type { Route } from "./+types/auth-sign-up";
-import { checkAttemptLimit } from "~/middleware/attempt-limit.server";
 import { type SignUpFlow, clearSignUpFlow, readSignUpFlow, saveSignUpFlow } from "./auth-sign-up.server";
 
 /**
@@ -81,8 +88,6 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   );
 }
 
-type ActionResult = { intent: string; result: SubmissionResult<string[]> };
-
 function withCookie(location: string, cookie: string) {
   return redirect(location, { headers: { "Set-Cookie": cookie } });
 }
@@ -98,80 +103,65 @@ export async function action({ request, context }: Route.ActionArgs) {
   if (intent === "restart") return withCookie(here, await clearSignUpFlow(config));
 
   if (intent === "resend" && flow?.step === "code") {
-    const limited = await checkAttemptLimit(context, "codeResend", flow.email);
-    if (limited) {
-      const submission = parseSubmission(context, formData, ConfirmationCodeSchema);
-      return data<ActionResult>(
-        { intent, result: submission.reply({ formErrors: [limited.formError] }) },
-        limited.init,
-      );
-    }
-    try {
-      await resendSignUpCode(identity, flow);
-    } catch (error) {
-      const submission = parseSubmission(context, formData, ConfirmationCodeSchema);
-      return replyWithDomainError(submission, error, { extra: { intent } });
-    }
-    return getToastUtils(context).redirectWithSuccess(here, "codeResent");
+    return handleFormPost(
+      context,
+      formData,
+      {
+        schema: CodeResendSchema,
+        extra: { intent },
+        attemptLimit: () => ({ action: "codeResend", subject: flow.email }),
+      },
+      async () => {
+        await resendSignUpCode(identity, flow);
+        return getToastUtils(context).redirectWithSuccess(here, "codeResent");
+      },
+    );
   }
 
   if (intent === "code" && flow?.step === "code") {
-    const submission = parseSubmission(context, formData, ConfirmationCodeSchema);
-    if (submission.status !== "success")
-      return data<ActionResult>({ intent, result: submission.reply() }, { status: 400 });
-    const limited = await checkAttemptLimit(context, "codeCheck", flow.email);
-    if (limited)
-      return data<ActionResult>(
-        { intent, result: submission.reply({ formErrors: [limited.formError] }) },
-        limited.init,
-      );
-    try {
-      await confirmSignUp(identity, { ...flow, code: submission.value.code });
-    } catch (error) {
-      return replyWithDomainError(submission, error, { extra: { intent } });
-    }
-    return withCookie(here, await saveSignUpFlow(config, { ...flow, step: "account" }));
+    return handleFormPost(
+      context,
+      formData,
+      {
+        schema: ConfirmationCodeSchema,
+        extra: { intent },
+        attemptLimit: () => ({ action: "codeCheck", subject: flow.email }),
+      },
+      async ({ code }) => {
+        await confirmSignUp(identity, { ...flow, code });
+        return withCookie(here, await saveSignUpFlow(config, { ...flow, step: "account" }));
+      },
+    );
   }
 
   if (intent === "account" && flow?.step === "account") {
-    const submission = parseSubmission(context, formData, AccountInfoFormSchema);
-    if (submission.status !== "success")
-      return data<ActionResult>({ intent, result: submission.reply() }, { status: 400 });
-    try {
+    return handleFormPost(context, formData, { schema: AccountInfoFormSchema, extra: { intent } }, async (value) => {
       await saveAccountInfo(
         { db, identity },
         {
           sub: flow.sub,
-          info: withStoredPrefecture(submission.value),
+          info: withStoredPrefecture(value),
           referrerService: await referrerServiceOf(request, config),
         },
       );
-    } catch (error) {
-      return replyWithDomainError(submission, error, { extra: { intent } });
-    }
-    return withCookie(here, await saveSignUpFlow(config, { ...flow, step: "done" }));
+      return withCookie(here, await saveSignUpFlow(config, { ...flow, step: "done" }));
+    });
   }
 
-  const submission = parseSubmission(context, formData, SignUpSchema);
-  if (submission.status !== "success") {
-    return data<ActionResult>(
-      { intent: "credentials", result: submission.reply({ hideFields: ["password"] }) },
-      { status: 400 },
-    );
-  }
-  const limited = await checkAttemptLimit(context, "signUp", submission.value.email);
-  if (limited) {
-    const result = submission.reply({ formErrors: [limited.formError], hideFields: ["password"] });
-    return data<ActionResult>({ intent: "credentials", result }, limited.init);
-  }
-  const { email, password } = submission.value;
-  let sub: string;
-  try {
-    ({ sub } = await startSignUp(identity, { email, password, locale }));
-  } catch (error) {
-    return replyWithDomainError(submission, error, { hideFields: ["password"], extra: { intent: "credentials" } });
-  }
-  return withCookie(here, await saveSignUpFlow(config, { step: "code", email, sub }));
+  return handleFormPost(
+    context,
+    formData,
+    {
+      schema: SignUpSchema,
+      extra: { intent: "credentials" },
+      hideFields: ["password"],
+      attemptLimit: ({ email }) => ({ action: "signUp", subject: email }),
+    },
+    async ({ email, password }) => {
+      const { sub } = await startSignUp(identity, { email, password, locale });
+      return withCookie(here, await saveSignUpFlow(config, { step: "code", email, sub }));
+    },
+  );
 }
 
 export default function SignUpPage({ loaderData, actionData }: Route.ComponentProps) {
@@ -260,17 +250,7 @@ function CredentialsForm({
             enterKeyHint: "next",
           }}
         />
-        <InputField
-          label={t("credentials.password")}
-          hint={t("credentials.passwordHint")}
-          errors={fields.password.errors}
-          inputProps={{
-            ...getInputProps(fields.password, { type: "password" }),
-            autoComplete: "new-password",
-            inputMode: "text",
-            enterKeyHint: "send",
-          }}
-        />
+        <NewPasswordField label={t("credentials.password")} field={fields.password} enterKeyHint="send" />
         <fieldset className="form-fieldset">
           <legend>{t("credentials.agreementsLegend")}</legend>
           {agreements.map(({ field, href, document }) => (

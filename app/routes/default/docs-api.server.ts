@@ -1,12 +1,5 @@
-import {
-  API_ENDPOINTS,
-  apiEndpoint,
-  API_ERROR_CODES,
-  API_ERROR_STATUS,
-  type ApiErrorCode,
-  type ApiOperationId,
-  errorCodesOf,
-} from "~/api/contract";
+import { API_ENDPOINTS, apiEndpoint, type ApiOperationId } from "~/api/contract";
+import { API_ERROR_CODES, API_ERROR_STATUS, type ApiErrorCode, errorCodesOf } from "~/api/endpoint";
 import { buildOpenApiDocument } from "~/api/openapi";
 
 /**

@@ -50,7 +50,7 @@ export async function action({ params, context }: Route.ActionArgs) {
   try {
     const { db, identity, mailer, config } = servicesOf(context);
     outcome = await confirmEmailChange(
-      { db, identity, mailer, confirmationLink: emailUpdateLinkFor(config.origin) },
+      { db, identity, mailer, mailTexts: getInstance(context), confirmationLink: emailUpdateLinkFor(config.origin) },
       { token: params.token, locale },
     );
   } catch (failure) {

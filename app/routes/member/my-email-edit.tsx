@@ -1,25 +1,21 @@
 import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
-import { Form, data, redirect, useNavigation } from "react-router";
-import { z } from "zod";
-import { FORM_FIELD_TEXTS, formConstraint, parseSubmission } from "~/components/form/schema-form.server";
+import { Form, redirect, useNavigation } from "react-router";
+import { handleFormPost } from "~/components/form/form-action.server";
+import { FORM_FIELD_TEXTS, formConstraint } from "~/components/form/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
 import { FormAlert, InputField } from "~/components/form/fields";
 import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
-import { EmailSchema } from "~/domain/forms/auth-schemas";
+import { EmailChangeSchema } from "~/domain/forms/email-change-schema";
 import { requestEmailChange } from "~/domain/account/email-change.server";
-import { replyWithDomainError } from "~/errors/error-responses.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { requireMember } from "~/middleware/require-member.server";
 import { pathFor } from "~/routing/route-table";
-import { checkAttemptLimit } from "~/middleware/attempt-limit.server";
 import { servicesOf } from "~/router-context.server";
 import type { Route } from "./+types/my-email-edit";
 import { emailUpdateLinkFor } from "~/routing/email-update-link";
-
-const EmailChangeSchema = z.object({ email: EmailSchema });
 
 export function loader({ request, context }: Route.LoaderArgs) {
   const member = requireMember(context, request);
@@ -41,25 +37,26 @@ export function loader({ request, context }: Route.LoaderArgs) {
 export async function action({ request, context }: Route.ActionArgs) {
   const member = requireMember(context, request);
   const locale = getLocale(context);
-  const submission = parseSubmission(context, await request.formData(), EmailChangeSchema);
-  if (submission.status !== "success") {
-    return data({ result: submission.reply() }, { status: 400 });
-  }
-  // Each request mails whatever address was typed and says whether it has an ID: counted like the API's.
-  const limited = await checkAttemptLimit(context, "emailChange", member.sub);
-  if (limited) return data({ result: submission.reply({ formErrors: [limited.formError] }) }, limited.init);
-  const { db, identity, mailer, config } = servicesOf(context);
-  try {
-    await requestEmailChange(
-      { db, identity, mailer, confirmationLink: emailUpdateLinkFor(config.origin) },
-      { sub: member.sub, currentEmail: member.email, newEmail: submission.value.email, locale },
-    );
-  } catch (error) {
-    // The address itself is what the member corrects: those two refusals sit on the field.
-    return replyWithDomainError(submission, error, { fields: { sameAddress: "email", emailUnavailable: "email" } });
-  }
-  // The confirmation notice: a GET of this page, so reloading it sends nothing again.
-  return redirect(`${pathFor("my-email-edit", locale)}?sent`);
+  return handleFormPost(
+    context,
+    await request.formData(),
+    {
+      schema: EmailChangeSchema,
+      // Each request mails whatever address was typed and says whether it has an ID: counted like the API's.
+      attemptLimit: () => ({ action: "emailChange", subject: member.sub }),
+      // The address itself is what the member corrects: those two refusals sit on the field.
+      errorFields: { sameAddress: "email", emailUnavailable: "email" },
+    },
+    async ({ email }) => {
+      const { db, identity, mailer, config } = servicesOf(context);
+      await requestEmailChange(
+        { db, identity, mailer, mailTexts: getInstance(context), confirmationLink: emailUpdateLinkFor(config.origin) },
+        { sub: member.sub, currentEmail: member.email, newEmail: email, locale },
+      );
+      // The confirmation notice: a GET of this page, so reloading it sends nothing again.
+      return redirect(`${pathFor("my-email-edit", locale)}?sent`);
+    },
+  );
 }
 
 export default function EmailEditPage({ loaderData, actionData }: Route.ComponentProps) {

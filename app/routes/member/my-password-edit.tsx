@@ -1,25 +1,22 @@
 import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
-import { Form, data, useNavigation } from "react-router";
-import { FORM_FIELD_TEXTS, formConstraint, parseSubmission } from "~/components/form/schema-form.server";
+import { Form, useNavigation } from "react-router";
+import { handleFormPost } from "~/components/form/form-action.server";
+import { FORM_FIELD_TEXTS, formConstraint } from "~/components/form/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
-import { FormAlert, InputField } from "~/components/form/fields";
+import { FormAlert, InputField, NewPasswordField } from "~/components/form/fields";
 import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
 import { sessionCookie } from "~/cookies/app-cookies.server";
-import { PasswordChangeSchema } from "~/domain/forms/auth-schemas";
+import { PasswordChangeSchema } from "~/domain/forms/password-schemas";
 import { changePassword } from "~/domain/account/password-change.server";
-import { replyWithDomainError } from "~/errors/error-responses.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { requireMember } from "~/middleware/require-member.server";
 import { pathFor } from "~/routing/route-table";
 import { getToastUtils } from "~/toast.server";
-import { checkAttemptLimit } from "~/middleware/attempt-limit.server";
 import { servicesOf } from "~/router-context.server";
 import type { Route } from "./+types/my-password-edit";
-
-const HIDDEN = ["currentPassword", "newPassword"];
 
 export function loader({ context }: Route.LoaderArgs) {
   return {
@@ -32,36 +29,32 @@ export function loader({ context }: Route.LoaderArgs) {
 export async function action({ request, context }: Route.ActionArgs) {
   const member = requireMember(context, request);
   const locale = getLocale(context);
-  const submission = parseSubmission(context, await request.formData(), PasswordChangeSchema);
-  if (submission.status !== "success") {
-    return data({ result: submission.reply({ hideFields: HIDDEN }) }, { status: 400 });
-  }
-  // Guessing the current password is guessing the sign-in password: it counts with the sign-in attempts.
-  const limited = await checkAttemptLimit(context, "signIn", member.email);
-  if (limited) {
-    return data({ result: submission.reply({ formErrors: [limited.formError], hideFields: HIDDEN }) }, limited.init);
-  }
-  const services = servicesOf(context);
-  let accessToken: string | null;
-  try {
-    // Every other sign-in of the member's is signed out; this browser keeps its session with the new sign-in.
-    ({ accessToken } = await changePassword(services, {
-      sub: member.sub,
-      email: member.email,
-      sessionId: member.sessionId,
-      accessToken: member.accessToken,
-      ...submission.value,
-    }));
-  } catch (error) {
-    return replyWithDomainError(submission, error, {
-      hideFields: HIDDEN,
-      fields: { currentPasswordMismatch: "currentPassword", invalidPassword: "newPassword" },
-    });
-  }
-  const headers = accessToken
-    ? { "Set-Cookie": await sessionCookie.serialize(services.config, { sid: member.sessionId, at: accessToken }) }
-    : undefined;
-  return getToastUtils(context).redirectWithSuccess(pathFor("my-profile", locale), "passwordChanged", { headers });
+  return handleFormPost(
+    context,
+    await request.formData(),
+    {
+      schema: PasswordChangeSchema,
+      hideFields: ["currentPassword", "newPassword"],
+      // Guessing the current password is guessing the sign-in password: it counts with the sign-in attempts.
+      attemptLimit: () => ({ action: "signIn", subject: member.email }),
+      errorFields: { currentPasswordMismatch: "currentPassword", invalidPassword: "newPassword" },
+    },
+    async (value) => {
+      const services = servicesOf(context);
+      // Every other sign-in of the member's is signed out; this browser keeps its session with the new sign-in.
+      const { accessToken } = await changePassword(services, {
+        sub: member.sub,
+        email: member.email,
+        sessionId: member.sessionId,
+        accessToken: member.accessToken,
+        ...value,
+      });
+      const headers = accessToken
+        ? { "Set-Cookie": await sessionCookie.serialize(services.config, { sid: member.sessionId, at: accessToken }) }
+        : undefined;
+      return getToastUtils(context).redirectWithSuccess(pathFor("my-profile", locale), "passwordChanged", { headers });
+    },
+  );
 }
 
 export default function PasswordEditPage({ loaderData, actionData }: Route.ComponentProps) {
@@ -97,17 +90,7 @@ function PasswordChangeForm({
             enterKeyHint: "next",
           }}
         />
-        <InputField
-          label={t("passwordEdit.newPassword")}
-          hint={t("passwordEdit.newPasswordHint")}
-          errors={fields.newPassword.errors}
-          inputProps={{
-            ...getInputProps(fields.newPassword, { type: "password" }),
-            autoComplete: "new-password",
-            inputMode: "text",
-            enterKeyHint: "done",
-          }}
-        />
+        <NewPasswordField label={t("passwordEdit.newPassword")} field={fields.newPassword} />
         <Button pending={navigation.state === "submitting"} block>
           {t("passwordEdit.submit")}
         </Button>

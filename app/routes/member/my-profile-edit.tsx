@@ -1,26 +1,25 @@
 import { getFormProps } from "@conform-to/react";
-import { Form, data, useNavigation } from "react-router";
-import { FORM_FIELD_TEXTS, formConstraint, parseSubmission } from "~/components/form/schema-form.server";
+import { Form, useNavigation } from "react-router";
+import { handleFormPost } from "~/components/form/form-action.server";
+import { FORM_FIELD_TEXTS, formConstraint } from "~/components/form/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
 import { FormAlert } from "~/components/form/fields";
 import { useSchemaForm } from "~/components/form/use-schema-form";
 import { ProfileFields } from "~/components/profile-fields";
 import { useRootData } from "~/components/use-root-data";
-import { ProfileFormSchema, withStoredPrefecture } from "~/domain/forms/auth-schemas";
+import { ProfileFormSchema, withStoredPrefecture } from "~/domain/forms/profile-schemas";
 import { JAPAN, listedPrefectureOf } from "~/domain/forms/prefectures";
 import { isProfileFilled } from "~/domain/account/display-name.server";
-import { type ProfileUpdate, findProfile, updateProfile } from "~/domain/account/profile.server";
-import { replyWithDomainError } from "~/errors/error-responses.server";
-import { countryChoices } from "~/i18n/country-names";
-import { prefectureChoices } from "~/i18n/prefecture-names";
+import { findProfile, updateProfile } from "~/domain/account/profile.server";
+import { countryChoices } from "~/components/form/country-choices";
+import { prefectureChoices } from "~/components/form/prefecture-choices";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { requireMember } from "~/middleware/require-member.server";
 import { pathFor } from "~/routing/route-table";
 import { getToastUtils } from "~/toast.server";
-import { checkAttemptLimit } from "~/middleware/attempt-limit.server";
 import { servicesOf } from "~/router-context.server";
 import type { Route } from "./+types/my-profile-edit";
 
@@ -84,25 +83,26 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 export async function action({ request, context }: Route.ActionArgs) {
   const member = requireMember(context, request);
   const locale = getLocale(context);
-  const submission = parseSubmission(context, await request.formData(), ProfileFormSchema);
-  if (submission.status !== "success") return data({ result: submission.reply() }, { status: 400 });
-  // Every edit is a Cognito call from the quota every member's sign-in shares, so one member cannot throttle everyone's
-  // sign-in.
-  const limited = await checkAttemptLimit(context, "profileUpdate", member.sub);
-  if (limited) return data({ result: submission.reply({ formErrors: [limited.formError] }) }, limited.init);
-  let update: ProfileUpdate;
-  try {
-    update = await updateProfile(servicesOf(context), {
-      sub: member.sub,
-      profile: withStoredPrefecture(submission.value),
-    });
-  } catch (error) {
-    // Cognito refused or is unavailable: a message on the form (role=alert), what was typed kept; nothing stored.
-    return replyWithDomainError(submission, error);
-  }
-  // The spec has two toasts: "profile changed" for the member's details, "Changes are saved" for a setting alone.
-  const toast = update === "membershipInfo" ? "profileChanged" : "changesSaved";
-  return getToastUtils(context).redirectWithSuccess(pathFor("my-profile", locale), toast);
+  return handleFormPost(
+    context,
+    await request.formData(),
+    {
+      schema: ProfileFormSchema,
+      // Every edit is a Cognito call from the quota every member's sign-in shares, so one member cannot throttle
+      // everyone's sign-in.
+      attemptLimit: () => ({ action: "profileUpdate", subject: member.sub }),
+    },
+    async (value) => {
+      // Cognito refused or is unavailable: a message on the form (role=alert), what was typed kept; nothing stored.
+      const update = await updateProfile(servicesOf(context), {
+        sub: member.sub,
+        profile: withStoredPrefecture(value),
+      });
+      // The spec has two toasts: "profile changed" for the member's details, "Changes are saved" for a setting alone.
+      const toast = update === "membershipInfo" ? "profileChanged" : "changesSaved";
+      return getToastUtils(context).redirectWithSuccess(pathFor("my-profile", locale), toast);
+    },
+  );
 }
 
 /** The fields and their rules are sign-up's (ProfileFormSchema); the questionnaire is not asked again. */

@@ -6,7 +6,7 @@ import { OCCUPATIONS, PROFILE_FIELD_ORDER } from "~/domain/forms/form-choices";
 import { isProfileFilled } from "~/domain/account/display-name.server";
 import { isLocale } from "~/i18n/locales";
 import { JAPAN, listedPrefectureOf } from "~/domain/forms/prefectures";
-import { prefectureNameKey } from "~/i18n/prefecture-names";
+import { prefectureNameKey } from "~/components/form/prefecture-choices";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";

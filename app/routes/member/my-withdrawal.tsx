@@ -6,7 +6,8 @@ import {
   getTextareaProps,
 } from "@conform-to/react";
 import { Form, data, useNavigation } from "react-router";
-import { FORM_FIELD_TEXTS, formConstraint, parseSubmission } from "~/components/form/schema-form.server";
+import { handleFormPost } from "~/components/form/form-action.server";
+import { FORM_FIELD_TEXTS, formConstraint } from "~/components/form/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { sessionCookie } from "~/cookies/app-cookies.server";
 import { Button } from "~/components/button";
@@ -17,16 +18,14 @@ import {
   type WithdrawalAnswers,
   WithdrawalConfirmSchema,
   WithdrawalFormSchema,
-} from "~/domain/forms/withdrawal-schema";
+} from "~/domain/forms/withdrawal-schemas";
 import { cancelMembership } from "~/domain/account/withdrawal.server";
-import { replyWithDomainError } from "~/errors/error-responses.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { requireMember } from "~/middleware/require-member.server";
 import { pathFor } from "~/routing/route-table";
 import { getToastUtils } from "~/toast.server";
-import { checkAttemptLimit } from "~/middleware/attempt-limit.server";
 import { servicesOf } from "~/router-context.server";
 import type { Route } from "./+types/my-withdrawal";
 
@@ -57,50 +56,40 @@ export async function action({ request, context }: Route.ActionArgs) {
   const formData = await request.formData();
   const intent = String(formData.get("intent") ?? "");
 
-  const answers = parseSubmission(context, formData, WithdrawalFormSchema);
-  if (answers.status !== "success") {
-    return data<ActionResult>({ step: "form", result: answers.reply({ hideFields: HIDDEN }) }, { status: 400 });
-  }
-  if (intent === "back") return data<ActionResult>({ step: "form", result: answers.reply({ hideFields: HIDDEN }) });
-  if (intent !== "submit") return data<ActionResult>({ step: "confirm", answers: answers.value });
-
-  const submission = parseSubmission(context, formData, WithdrawalConfirmSchema);
-  if (submission.status !== "success") {
-    return data<ActionResult>(
-      { step: "confirm", answers: answers.value, result: submission.reply({ hideFields: HIDDEN }) },
-      { status: 400 },
+  // Step 1's answers first, on every post: step 2 carries them again.
+  const reasons = { schema: WithdrawalFormSchema, extra: { step: "form" as const }, hideFields: HIDDEN };
+  return handleFormPost(context, formData, reasons, async (answers, reply) => {
+    if (intent === "back") return data<ActionResult>({ step: "form", result: reply() });
+    if (intent !== "submit") return data<ActionResult>({ step: "confirm", answers });
+    return handleFormPost(
+      context,
+      formData,
+      {
+        schema: WithdrawalConfirmSchema,
+        extra: { step: "confirm" as const, answers },
+        hideFields: HIDDEN,
+        // Guessing the password here is guessing the sign-in password: it counts with the sign-in attempts.
+        attemptLimit: () => ({ action: "signIn", subject: member.email }),
+      },
+      async ({ password, reason, detail }, reply) => {
+        const services = servicesOf(context);
+        const outcome = await cancelMembership(services, {
+          sub: member.sub,
+          email: member.email,
+          password,
+          reason,
+          detail,
+          locale,
+        });
+        if (outcome.kind === "passwordMismatch") {
+          const result = reply({ fieldErrors: { password: ["toasts:cancellationPasswordMismatch"] } });
+          return data<ActionResult>({ step: "confirm", answers, result }, { status: 400 });
+        }
+        const headers = new Headers({ "Set-Cookie": await sessionCookie.clear(services.config) });
+        return getToastUtils(context).redirectWithSuccess(pathFor("index", locale), "cancellationDone", { headers });
+      },
     );
-  }
-  const confirmFailure = (errors: { formErrors?: string[]; fieldErrors?: Record<string, string[]> }, status: number) =>
-    data<ActionResult>(
-      { step: "confirm", answers: answers.value, result: submission.reply({ ...errors, hideFields: HIDDEN }) },
-      { status },
-    );
-  // Guessing the password here is guessing the sign-in password: it counts with the sign-in attempts.
-  const limited = await checkAttemptLimit(context, "signIn", member.email);
-  if (limited) return confirmFailure({ formErrors: [limited.formError] }, limited.init.status);
-  const services = servicesOf(context);
-  try {
-    const { password, reason, detail } = submission.value;
-    const outcome = await cancelMembership(services, {
-      sub: member.sub,
-      email: member.email,
-      password,
-      reason,
-      detail,
-      locale,
-    });
-    if (outcome.kind === "passwordMismatch") {
-      return confirmFailure({ fieldErrors: { password: ["toasts:cancellationPasswordMismatch"] } }, 400);
-    }
-  } catch (error) {
-    return replyWithDomainError(submission, error, {
-      hideFields: HIDDEN,
-      extra: { step: "confirm" as const, answers: answers.value },
-    });
-  }
-  const headers = new Headers({ "Set-Cookie": await sessionCookie.clear(services.config) });
-  return getToastUtils(context).redirectWithSuccess(pathFor("index", locale), "cancellationDone", { headers });
+  });
 }
 
 export default function WithdrawalPage({ loaderData, actionData }: Route.ComponentProps) {

@@ -1,6 +1,7 @@
 import { data } from "react-router";
 import { z } from "zod";
-import { failedRowsCsv, getImportJobProgress } from "~/domain/csv-import/csv-import-job.server";
+import { failedRowsCsv } from "~/domain/csv-import/failed-rows.server";
+import { getImportJobProgress } from "~/domain/csv-import/import-jobs.server";
 import { CSV_CHARSETS, CSV_ENCODINGS, contentDisposition } from "~/domain/staff/spreadsheet-csv.server";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { requireAdmin } from "~/middleware/require-member.server";

@@ -2,16 +2,17 @@ import { type SubmissionResult, getFormProps } from "@conform-to/react";
 import { useEffect } from "react";
 import { Form, data, useNavigation, useRevalidator } from "react-router";
 import { z } from "zod";
-import { FORM_FIELD_TEXTS, formConstraint, parseSubmission } from "~/components/form/schema-form.server";
+import { handleFormPost } from "~/components/form/form-action.server";
+import { FORM_FIELD_TEXTS, formConstraint } from "~/components/form/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button, buttonClassName } from "~/components/button";
 import { ImportProgress } from "~/components/admin/import-progress";
 import { FormAlert } from "~/components/form/fields";
 import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
-import { cancelImportJob, getImportJobProgress } from "~/domain/csv-import/csv-import-job.server";
+import { cancelImportJob, getImportJobProgress } from "~/domain/csv-import/import-jobs.server";
+import { CancelImportSchema } from "~/domain/forms/staff-schemas";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
-import { checkAttemptLimit } from "~/middleware/attempt-limit.server";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { requireAdmin } from "~/middleware/require-member.server";
 import { pathFor } from "~/routing/route-table";
@@ -24,9 +25,6 @@ import type { Route } from "./+types/admin-csv-import-job";
  * browser's meta refresh. A job at 40 rows a second moves by a couple of hundred rows between two looks.
  */
 const PROGRESS_REFRESH_S = 5;
-
-/** The confirmation panel's form: cancel the job. */
-const CancelImportSchema = z.object({ intent: z.literal("cancel") });
 
 const JobIdSchema = z.uuid();
 const ConfirmSchema = z.literal("cancel").optional().catch(undefined);
@@ -81,20 +79,23 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
 export async function action({ request, params, context }: Route.ActionArgs) {
   const admin = requireAdmin(context, request);
   const id = jobIdOf(params);
-  const submission = parseSubmission(context, await request.formData(), CancelImportSchema);
-  if (submission.status !== "success") return data({ result: submission.reply() }, { status: 400 });
-  const limited = await checkAttemptLimit(context, "staffAction", admin.sub);
-  if (limited) return data({ result: submission.reply({ formErrors: [limited.formError] }) }, limited.init);
-  // Cancelling a job that has already ended changes nothing; the page then shows how it ended.
-  const job = await cancelImportJob(servicesOf(context), {
-    jobId: id,
-    actor: { sub: admin.sub, email: admin.email },
-    requestId: context.get(requestInfoContext).requestId,
-  });
-  if (!job) throw data(null, { status: 404 });
-  return getToastUtils(context).redirectWithSuccess(
-    pathFor("admin-csv-import-job", getLocale(context), { id }),
-    "adminImport:toasts.cancelled",
+  return handleFormPost(
+    context,
+    await request.formData(),
+    { schema: CancelImportSchema, attemptLimit: () => ({ action: "staffAction", subject: admin.sub }) },
+    async () => {
+      // Cancelling a job that has already ended changes nothing; the page then shows how it ended.
+      const job = await cancelImportJob(servicesOf(context), {
+        jobId: id,
+        actor: { sub: admin.sub, email: admin.email },
+        requestId: context.get(requestInfoContext).requestId,
+      });
+      if (!job) throw data(null, { status: 404 });
+      return getToastUtils(context).redirectWithSuccess(
+        pathFor("admin-csv-import-job", getLocale(context), { id }),
+        "adminImport:toasts.cancelled",
+      );
+    },
   );
 }
 

@@ -1,7 +1,7 @@
 import type { TFunction } from "i18next";
 import type { CsvColumnDoc } from "~/components/admin/csv-columns-table";
 import type { ImportProblem } from "~/components/admin/import-error-table";
-import { ProfileSchema } from "~/domain/forms/auth-schemas";
+import { ProfileSchema } from "~/domain/forms/profile-schemas";
 import { OCCUPATIONS } from "~/domain/forms/form-choices";
 import {
   CSV_IMPORT_COLUMNS,
@@ -9,8 +9,8 @@ import {
   CSV_IMPORT_MAX_ROWS,
   type CsvImportColumn,
 } from "~/domain/csv-import/csv-import-file.server";
-import type { ImportDryRunReport } from "~/domain/csv-import/csv-import-job.server";
-import { countryChoices } from "~/i18n/country-names";
+import type { ImportDryRunReport } from "~/domain/csv-import/import-dry-run.server";
+import { countryChoices } from "~/components/form/country-choices";
 import type { Locale } from "~/i18n/locales";
 
 type Translator = TFunction<("adminImport" | "signUp")[]>;

@@ -1,7 +1,8 @@
 import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
 import { Form, data, redirect, useNavigation } from "react-router";
 import { z } from "zod";
-import { FORM_FIELD_TEXTS, formConstraint, parseSubmission } from "~/components/form/schema-form.server";
+import { handleFormPost } from "~/components/form/form-action.server";
+import { FORM_FIELD_TEXTS, formConstraint } from "~/components/form/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
 import { CsvColumnsTable } from "~/components/admin/csv-columns-table";
@@ -11,16 +12,16 @@ import { formatDateTime } from "~/components/admin/formats";
 import { FormAlert, InputField } from "~/components/form/fields";
 import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
 import { CSV_IMPORT_MAX_FILE_BYTES, CSV_IMPORT_MAX_ROWS } from "~/domain/csv-import/csv-import-file.server";
+import { validateImport } from "~/domain/csv-import/import-dry-run.server";
+import { ImportFileSchema, ValidatedImportJobSchema } from "~/domain/forms/staff-schemas";
 import {
   cancelImportJob,
   getImportJobProgress,
   listImportJobs,
   startImportJob,
-  validateImport,
-} from "~/domain/csv-import/csv-import-job.server";
+} from "~/domain/csv-import/import-jobs.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
-import { checkAttemptLimit } from "~/middleware/attempt-limit.server";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { requireAdmin } from "~/middleware/require-member.server";
 import { pathFor } from "~/routing/route-table";
@@ -30,18 +31,6 @@ import type { Route } from "./+types/admin-csv-import";
 import { describeImportColumns, describeImportReport, formatMegabytes } from "./admin-csv-import.server";
 
 type ImportReportView = ReturnType<typeof describeImportReport>;
-
-/**
- * The upload: a file to check (the dry run). A browser posts a file input left empty as a nameless, empty part; a
- * chosen file that is empty has a name, and the dry run reports it as an empty file.
- */
-const ImportFileSchema = z.object({
-  file: z
-    .instanceof(File, { message: "adminImport:upload.fileRequired" })
-    .refine((file) => file.name !== "" || file.size > 0, { message: "adminImport:upload.fileRequired" }),
-});
-/** The checked file's panel: start its job, or discard it. */
-const ValidatedJobSchema = z.object({ intent: z.enum(["start", "discard"]), jobId: z.uuid() });
 
 /**
  * The upload's file name as the job keeps it and the pages show it: a browser sends the name the file had, but a
@@ -94,7 +83,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   ]);
   return {
     title: t("meta.upload"),
-    constraints: { file: formConstraint(ImportFileSchema), validated: formConstraint(ValidatedJobSchema) },
+    constraints: { file: formConstraint(ImportFileSchema), validated: formConstraint(ValidatedImportJobSchema) },
     columns: describeImportColumns(t, locale),
     maxSize: formatMegabytes(CSV_IMPORT_MAX_FILE_BYTES, locale),
     maxRows: CSV_IMPORT_MAX_ROWS.toLocaleString(locale),
@@ -125,68 +114,63 @@ export async function action({ request, context }: Route.ActionArgs) {
   const actor = { sub: admin.sub, email: admin.email };
   const { requestId } = context.get(requestInfoContext);
 
+  const staffLimit = { action: "staffAction", subject: admin.sub } as const;
+
   if (formData.has("intent")) {
-    const submission = parseSubmission(context, formData, ValidatedJobSchema);
-    if (submission.status !== "success") {
-      return data({ form: "validated" as const, result: submission.reply() }, { status: 400 });
-    }
-    const limited = await checkAttemptLimit(context, "staffAction", admin.sub);
-    if (limited) {
-      return data(
-        { form: "validated" as const, result: submission.reply({ formErrors: [limited.formError] }) },
-        limited.init,
-      );
-    }
-    const { intent, jobId } = submission.value;
-    const toast = getToastUtils(context);
-    if (intent === "start") {
-      // Starting twice (a double click, a second tab) changes nothing: either way staff land on the job's page.
-      const job = await startImportJob(services, {
-        jobId,
-        actor,
-        requestId,
-        creationsPerSecond: services.config.csvImport.creationsPerSecond,
-      });
-      if (!job) throw data(null, { status: 404 });
-      return toast.redirectWithSuccess(
-        pathFor("admin-csv-import-job", locale, { id: jobId }),
-        "adminImport:toasts.started",
-      );
-    }
-    // Discarding is for a job nobody started: a stale page's button must not cancel an import that runs meanwhile.
-    const current = await getImportJobProgress(services.db, jobId);
-    if (!current) throw data(null, { status: 404 });
-    if (current.state !== "validated") throw redirect(pathFor("admin-csv-import-job", locale, { id: jobId }));
-    await cancelImportJob(services, { jobId, actor, requestId });
-    return toast.redirectWithSuccess(pathFor("admin-csv-import", locale), "adminImport:toasts.discarded");
+    return handleFormPost(
+      context,
+      formData,
+      { schema: ValidatedImportJobSchema, extra: { form: "validated" as const }, attemptLimit: () => staffLimit },
+      async ({ intent, jobId }) => {
+        const toast = getToastUtils(context);
+        if (intent === "start") {
+          // Starting twice (a double click, a second tab) changes nothing: either way staff land on the job's page.
+          const job = await startImportJob(services, {
+            jobId,
+            actor,
+            requestId,
+            creationsPerSecond: services.config.csvImport.creationsPerSecond,
+          });
+          if (!job) throw data(null, { status: 404 });
+          return toast.redirectWithSuccess(
+            pathFor("admin-csv-import-job", locale, { id: jobId }),
+            "adminImport:toasts.started",
+          );
+        }
+        // Discarding is for a job nobody started: a stale page's button must not cancel an import that runs
+        // meanwhile.
+        const current = await getImportJobProgress(services.db, jobId);
+        if (!current) throw data(null, { status: 404 });
+        if (current.state !== "validated") throw redirect(pathFor("admin-csv-import-job", locale, { id: jobId }));
+        await cancelImportJob(services, { jobId, actor, requestId });
+        return toast.redirectWithSuccess(pathFor("admin-csv-import", locale), "adminImport:toasts.discarded");
+      },
+    );
   }
 
-  const submission = parseSubmission(context, formData, ImportFileSchema);
-  if (submission.status !== "success") {
-    return data({ form: "file" as const, result: submission.reply() }, { status: 400 });
-  }
-  const limited = await checkAttemptLimit(context, "staffAction", admin.sub);
-  if (limited) {
-    return data({ form: "file" as const, result: submission.reply({ formErrors: [limited.formError] }) }, limited.init);
-  }
-  const { file } = submission.value;
-  const fileName = fileNameOf(file);
-  const checked = await validateImport(services, {
-    bytes: new Uint8Array(await file.arrayBuffer()),
-    fileName,
-    actor,
-    requestId,
-    store: true,
-  });
-  // Clean: the job waits for "start" on a page of its own URL, so a reload shows it again rather than re-posting.
-  if (checked.kind === "clean" && checked.jobId) {
-    throw redirect(`${pathFor("admin-csv-import", locale)}?ready=${checked.jobId}`);
-  }
-  const report = describeImportReport(
-    checked.report,
-    getInstance(context).getFixedT(locale, ["adminImport", "csvImport"]),
+  return handleFormPost(
+    context,
+    formData,
+    { schema: ImportFileSchema, extra: { form: "file" as const }, attemptLimit: () => staffLimit },
+    async ({ file }, reply) => {
+      const checked = await validateImport(services, {
+        bytes: new Uint8Array(await file.arrayBuffer()),
+        fileName: fileNameOf(file),
+        actor,
+        requestId,
+        store: true,
+      });
+      // Clean: the job waits for "start" on a page of its own URL, so a reload shows it again rather than re-posting.
+      if (checked.kind === "clean" && checked.jobId) {
+        throw redirect(`${pathFor("admin-csv-import", locale)}?ready=${checked.jobId}`);
+      }
+      const report = describeImportReport(
+        checked.report,
+        getInstance(context).getFixedT(locale, ["adminImport", "csvImport"]),
+      );
+      return data({ form: "file" as const, result: reply(), report }, { status: 400 });
+    },
   );
-  return data({ form: "file" as const, result: submission.reply(), report }, { status: 400 });
 }
 
 export default function CsvImportPage({ loaderData, actionData }: Route.ComponentProps) {
@@ -292,7 +276,9 @@ function ReadyPanel({
 }) {
   const { t } = useTranslation("adminImport");
   const navigation = useNavigation();
-  const [form] = useSchemaForm<typeof ValidatedJobSchema>(constraint, lastResult, { defaultValue: { jobId: job.id } });
+  const [form] = useSchemaForm<typeof ValidatedImportJobSchema>(constraint, lastResult, {
+    defaultValue: { jobId: job.id },
+  });
   return (
     <section className="admin-section admin-confirm" aria-labelledby="csv-ready-title" data-testid="import-ready">
       <h3 id="csv-ready-title">{t("report.readyTitle")}</h3>

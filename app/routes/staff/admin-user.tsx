@@ -1,15 +1,16 @@
 import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
 import { Form, data, useNavigation } from "react-router";
 import { z } from "zod";
-import { FORM_FIELD_TEXTS, formConstraint, parseSubmission } from "~/components/form/schema-form.server";
+import { handleFormPost } from "~/components/form/form-action.server";
+import { FORM_FIELD_TEXTS, formConstraint } from "~/components/form/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
 import { AuditEventTable } from "~/components/admin/audit-event-table";
 import { MemberDetailSections } from "~/components/admin/member-detail-sections";
 import { FormAlert, InputField } from "~/components/form/fields";
 import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
-import { PROFILE_FIELD_ORDER } from "~/domain/forms/form-choices";
-import { EmailSchema } from "~/domain/forms/auth-schemas";
+import { CONFIRMED_STAFF_ACTIONS, type ConfirmedStaffAction, PROFILE_FIELD_ORDER } from "~/domain/forms/form-choices";
+import { StaffActionSchema, StaffEmailChangeSchema } from "~/domain/forms/staff-schemas";
 import { toDomainError } from "~/domain/domain-error.server";
 import { findMemberDetail } from "~/domain/staff/member-detail.server";
 import {
@@ -20,10 +21,8 @@ import {
   refreshMember,
 } from "~/domain/staff/staff-actions.server";
 import { listAuditEvents } from "~/domain/staff/staff-audit-log.server";
-import { replyWithDomainError } from "~/errors/error-responses.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
-import { checkAttemptLimit } from "~/middleware/attempt-limit.server";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { requireAdmin } from "~/middleware/require-member.server";
 import { pathFor } from "~/routing/route-table";
@@ -31,20 +30,8 @@ import { requestInfoContext, servicesOf } from "~/router-context.server";
 import { getToastUtils } from "~/toast.server";
 import type { Route } from "./+types/admin-user";
 
-/** The actions that need nothing but a confirmation; each is one staff verb (app/domain/staff/staff-actions.server.ts). */
-const CONFIRMED_ACTIONS = ["refresh", "sessions-end", "disable", "enable"] as const;
-type ConfirmedAction = (typeof CONFIRMED_ACTIONS)[number];
-
-/** The confirmation panel's form: which action the admin confirmed. */
-const StaffActionSchema = z.object({ intent: z.enum(CONFIRMED_ACTIONS) });
-/** The e-mail change form: first reviewed (old → new shown), then confirmed with the same address. */
-const StaffEmailChangeSchema = z.object({
-  intent: z.enum(["review-email-change", "email-change"]),
-  email: EmailSchema,
-});
-
 const SubSchema = z.uuid();
-const ConfirmSchema = z.enum(CONFIRMED_ACTIONS).optional().catch(undefined);
+const ConfirmSchema = z.enum(CONFIRMED_STAFF_ACTIONS).optional().catch(undefined);
 
 /** The member's sub from the URL; a malformed one names no member, so it is the same 404 as an unknown one. */
 function subOf(params: { sub?: string }): string {
@@ -99,64 +86,47 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   const actor = { sub: admin.sub, email: admin.email, requestId: context.get(requestInfoContext).requestId };
   const toast = getToastUtils(context);
 
+  const staffLimit = { action: "staffAction", subject: admin.sub } as const;
+
   if (String(formData.get("intent")).endsWith("email-change")) {
-    const submission = parseSubmission(context, formData, StaffEmailChangeSchema);
-    if (submission.status !== "success") {
-      return data({ form: "emailChange" as const, result: submission.reply() }, { status: 400 });
-    }
-    // The review step changes nothing: it shows old → new with the confirming button.
-    if (submission.value.intent === "review-email-change") {
-      return { form: "emailChange" as const, result: submission.reply(), review: submission.value.email };
-    }
-    const limited = await refusalAtStaffLimit(context, admin.sub, "emailChange", submission);
-    if (limited) return limited;
-    try {
-      await changeMemberEmail(services, actor, sub, submission.value.email);
-    } catch (error) {
-      throwNotFoundForUnknownMember(error);
-      return replyWithDomainError(submission, error, {
-        fields: { sameAddress: "email", emailUnavailable: "email" },
+    return handleFormPost(
+      context,
+      formData,
+      {
+        schema: StaffEmailChangeSchema,
         extra: { form: "emailChange" as const },
-      });
-    }
-    return toast.redirectWithSuccess(detailPath, "admin:toasts.emailChanged");
+        // The review step changes nothing: it shows old → new with the confirming button.
+        attemptLimit: ({ intent }) => (intent === "review-email-change" ? null : staffLimit),
+        errorFields: { sameAddress: "email", emailUnavailable: "email" },
+      },
+      async ({ intent, email }, reply) => {
+        if (intent === "review-email-change") return { form: "emailChange" as const, result: reply(), review: email };
+        await changeMemberEmail(services, actor, sub, email, getInstance(context)).catch(throwNotFoundForUnknownMember);
+        return toast.redirectWithSuccess(detailPath, "admin:toasts.emailChanged");
+      },
+    );
   }
 
-  const submission = parseSubmission(context, formData, StaffActionSchema);
-  if (submission.status !== "success") {
-    return data({ form: "staffAction" as const, result: submission.reply() }, { status: 400 });
-  }
-  const limited = await refusalAtStaffLimit(context, admin.sub, "staffAction", submission);
-  if (limited) return limited;
-  try {
-    const message = await runConfirmedAction(submission.value.intent, services, actor, sub);
-    return toast.redirectWithSuccess(detailPath, message);
-  } catch (error) {
-    throwNotFoundForUnknownMember(error);
-    return replyWithDomainError(submission, error, { extra: { form: "staffAction" as const } });
-  }
-}
-
-/** The form's answer when the admin has reached the staff actions' rate limit (per admin and per IP), else null. */
-async function refusalAtStaffLimit<Form extends "emailChange" | "staffAction">(
-  context: Route.ActionArgs["context"],
-  adminSub: string,
-  form: Form,
-  submission: { reply(options: { formErrors: string[] }): SubmissionResult<string[]> },
-) {
-  const limited = await checkAttemptLimit(context, "staffAction", adminSub);
-  if (!limited) return null;
-  return data({ form, result: submission.reply({ formErrors: [limited.formError] }) }, limited.init);
+  return handleFormPost(
+    context,
+    formData,
+    { schema: StaffActionSchema, extra: { form: "staffAction" as const }, attemptLimit: () => staffLimit },
+    async ({ intent }) => {
+      const message = await runConfirmedStaffAction(intent, services, actor, sub).catch(throwNotFoundForUnknownMember);
+      return toast.redirectWithSuccess(detailPath, message);
+    },
+  );
 }
 
 /** An action on a sub no member has answers the page's 404, as the loader does, rather than a form message. */
-function throwNotFoundForUnknownMember(error: unknown) {
+function throwNotFoundForUnknownMember(error: unknown): never {
   if (toDomainError(error)?.code === "memberNotFound") throw data(null, { status: 404 });
+  throw error;
 }
 
 /** Runs one confirmed action and says which toast reports it. */
-async function runConfirmedAction(
-  intent: ConfirmedAction,
+async function runConfirmedStaffAction(
+  intent: ConfirmedStaffAction,
   ...[services, actor, sub]: Parameters<typeof endMemberSessions>
 ): Promise<string | { message: string; values: Record<string, string> }> {
   switch (intent) {
@@ -228,13 +198,13 @@ function StaffActions({
   sub: string;
   enabled: boolean;
   currentEmail: string;
-  confirm: ConfirmedAction | null;
+  confirm: ConfirmedStaffAction | null;
   constraints: Record<"staffAction" | "emailChange", FormConstraint>;
   actionData: ActionData;
 }) {
   const { t, i18n } = useTranslation("admin");
   const detailPath = pathFor("admin-user", i18n.language, { sub });
-  const available = CONFIRMED_ACTIONS.filter((action) => (enabled ? action !== "enable" : action !== "disable"));
+  const available = CONFIRMED_STAFF_ACTIONS.filter((action) => (enabled ? action !== "enable" : action !== "disable"));
   return (
     <section className="admin-section admin-actions" aria-labelledby="staff-actions-title">
       <h3 id="staff-actions-title">{t("actions.title")}</h3>
@@ -269,7 +239,7 @@ function StaffActions({
 }
 
 /** The locale key of an action ("sessions-end" → "sessionsEnd"). */
-function actionKey(action: ConfirmedAction) {
+function actionKey(action: ConfirmedStaffAction) {
   return action === "sessions-end" ? "sessionsEnd" : action;
 }
 
@@ -279,7 +249,7 @@ function ConfirmPanel({
   constraint,
   lastResult,
 }: {
-  action: ConfirmedAction;
+  action: ConfirmedStaffAction;
   detailPath: string;
   constraint: FormConstraint;
   lastResult: SubmissionResult<string[]> | undefined;

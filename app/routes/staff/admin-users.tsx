@@ -1,9 +1,9 @@
 import { data, redirect, useNavigation } from "react-router";
-import { z } from "zod";
 import { FORM_FIELD_TEXTS } from "~/components/form/schema-form.server";
 import { Button } from "~/components/button";
 import { AdminGetForm } from "~/components/admin/get-form";
 import { InputField } from "~/components/form/fields";
+import { OpenMemberSchema } from "~/domain/forms/staff-schemas";
 import { findSubByEmailOrSub } from "~/domain/staff/member-detail.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
@@ -12,9 +12,6 @@ import { requireAdmin } from "~/middleware/require-member.server";
 import { pathFor } from "~/routing/route-table";
 import { servicesOf } from "~/router-context.server";
 import type { Route } from "./+types/admin-users";
-
-/** The one field of the "open a member" form: a sub or an e-mail address. */
-const OpenMemberSchema = z.object({ member: z.string().trim().min(1).max(320) });
 
 const OPEN_MEMBER_TEXTS = [{ namespace: "admin", keys: ["open"] }, FORM_FIELD_TEXTS] as const;
 

@@ -14,7 +14,7 @@ import {
   ListUserPoolsCommand,
   type CognitoIdentityProviderClient,
 } from "@aws-sdk/client-cognito-identity-provider";
-import { MIN_PASSWORD_LENGTH } from "~/domain/forms/auth-schemas";
+import { MIN_PASSWORD_LENGTH } from "~/domain/forms/field-schemas";
 import { REQUIRED_CLIENT_SETTINGS, requiredPasswordPolicy } from "~/integrations/cognito/pool-contract.server";
 
 export const STAND_IN_POOL_NAME = "member-account";

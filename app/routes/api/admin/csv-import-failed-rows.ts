@@ -1,8 +1,9 @@
 import { apiRoute } from "~/api/api-handler.server";
 import { ApiError } from "~/api/api-response.server";
 import { importJobIdOf } from "~/api/staff-api.server";
-import { failedRowsCsv, getImportJobProgress } from "~/domain/csv-import/csv-import-job.server";
-import { translatorFor } from "~/i18n/translator.server";
+import { failedRowsCsv } from "~/domain/csv-import/failed-rows.server";
+import { getImportJobProgress } from "~/domain/csv-import/import-jobs.server";
+import { fixedTranslator } from "~/i18n/translator.server";
 import { csvDownloadResponse } from "~/routing/csv-download.server";
 
 const api = apiRoute({
@@ -12,7 +13,7 @@ const api = apiRoute({
       const jobId = importJobIdOf(call.params);
       if (!(await getImportJobProgress(call.db, jobId))) throw new ApiError("not_found");
       const { encoding } = call.query;
-      const translate = translatorFor(call.query.locale ?? call.locale);
+      const translate = fixedTranslator(call.i18n, call.query.locale ?? call.locale);
       const body = failedRowsCsv(call.db, jobId, {
         encoding,
         reasonText: (code) => translate(`csvImport:rowFailures.${code}`),

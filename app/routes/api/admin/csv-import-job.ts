@@ -1,7 +1,7 @@
 import { apiRoute } from "~/api/api-handler.server";
 import { ApiError } from "~/api/api-response.server";
 import { asJson, importJobIdOf } from "~/api/staff-api.server";
-import { getImportJobProgress } from "~/domain/csv-import/csv-import-job.server";
+import { getImportJobProgress } from "~/domain/csv-import/import-jobs.server";
 
 const api = apiRoute({
   GET: {

@@ -2,8 +2,9 @@ import { apiRoute, withStatus } from "~/api/api-handler.server";
 import { ApiError } from "~/api/api-response.server";
 import { asJson, staffActorOf } from "~/api/staff-api.server";
 import { problemMessageValues } from "~/domain/csv-import/csv-import-file.server";
-import { getImportJobProgress, startImportJob, validateImport } from "~/domain/csv-import/csv-import-job.server";
-import { translatorFor } from "~/i18n/translator.server";
+import { getImportJobProgress, startImportJob } from "~/domain/csv-import/import-jobs.server";
+import { validateImport } from "~/domain/csv-import/import-dry-run.server";
+import { fixedTranslator } from "~/i18n/translator.server";
 
 /** The file name a job shows when the caller gives none. */
 const DEFAULT_FILE_NAME = "import.csv";
@@ -23,7 +24,7 @@ const api = apiRoute({
         requestId: call.requestId,
         store: !dryRun,
       });
-      const translate = translatorFor(call.locale);
+      const translate = fixedTranslator(call.i18n, call.locale);
       const report = {
         ...validation.report,
         problems: validation.report.problems.map((problem) => ({

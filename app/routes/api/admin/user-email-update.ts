@@ -7,7 +7,7 @@ const api = apiRoute({
     operation: "adminChangeUserEmail",
     handle: async (call) => {
       const sub = memberSubOf(call.params);
-      return changeMemberEmail(call, await staffActorOf(call), sub, call.body.email);
+      return changeMemberEmail(call, await staffActorOf(call), sub, call.body.email, call.i18n);
     },
   },
 });

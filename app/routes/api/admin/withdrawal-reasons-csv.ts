@@ -1,7 +1,7 @@
 import { apiRoute } from "~/api/api-handler.server";
 import { staffActorOf } from "~/api/staff-api.server";
 import { exportWithdrawalReasons } from "~/domain/staff/member-export.server";
-import { translatorFor } from "~/i18n/translator.server";
+import { fixedTranslator } from "~/i18n/translator.server";
 import { csvDownloadResponse } from "~/routing/csv-download.server";
 
 const api = apiRoute({
@@ -9,7 +9,7 @@ const api = apiRoute({
     operation: "adminExportWithdrawalReasons",
     handle: async (call) => {
       const { requestId, ...actor } = await staffActorOf(call);
-      const translate = translatorFor(call.locale);
+      const translate = fixedTranslator(call.i18n, call.locale);
       const download = await exportWithdrawalReasons(call, { actor, requestId, query: call.query }, (reason) =>
         translate(`withdrawal:reasons.${reason}`),
       );

@@ -1,0 +1,104 @@
+import type { z } from "zod";
+
+/**
+ * What every endpoint of the API's contract is made of (contract.ts lists them all): its method, path, schemas and
+ * the error codes it answers.
+ */
+
+/** Stable error codes: callers branch on these, never on the message (which follows Accept-Language). */
+export const API_ERROR_CODES = [
+  "bad_request",
+  "unauthorized",
+  "forbidden",
+  "origin_not_allowed",
+  "not_found",
+  "method_not_allowed",
+  "payload_too_large",
+  "validation_failed",
+  "email_unchanged",
+  "email_unavailable",
+  "email_update_expired",
+  "password_mismatch",
+  "invalid_refresh_token",
+  "device_limit_exceeded",
+  "identity_refused",
+  "rate_limited",
+  "mail_unavailable",
+  "service_unavailable",
+  "internal_error",
+] as const;
+export type ApiErrorCode = (typeof API_ERROR_CODES)[number];
+
+/** Each code's one HTTP status. */
+export const API_ERROR_STATUS: Record<ApiErrorCode, number> = {
+  bad_request: 400,
+  identity_refused: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  origin_not_allowed: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  device_limit_exceeded: 409,
+  email_unavailable: 409,
+  email_update_expired: 410,
+  payload_too_large: 413,
+  validation_failed: 422,
+  email_unchanged: 422,
+  password_mismatch: 422,
+  invalid_refresh_token: 422,
+  rate_limited: 429,
+  internal_error: 500,
+  mail_unavailable: 503,
+  service_unavailable: 503,
+};
+
+/** A JSON body larger than this is refused (413) unread: well above the largest real one (a registration). */
+export const MAX_API_BODY_BYTES = 32 * 1024;
+
+/** What any endpoint may answer besides its own errors. */
+export const COMMON_API_ERRORS = ["unauthorized", "rate_limited", "service_unavailable", "internal_error"] as const;
+
+export type HttpMethod = "get" | "post" | "delete";
+
+/** Who may call an endpoint: any signed-in member (the default), or only members of the admin group (ADMIN_GROUP). */
+export type ApiAccess = "member" | "admin";
+
+export interface ApiEndpoint {
+  operationId: string;
+  method: HttpMethod;
+  /** OpenAPI path template; `{name}` parameters. */
+  path: string;
+  /** Admin endpoints answer a token without the admin group with 403 `forbidden`. */
+  access?: ApiAccess;
+  /** Query parameters, as one object of strings (empty ones are omitted by callers, and ignored). */
+  query?: z.ZodType;
+  /** Request body, for the endpoints that take one (JSON). */
+  body?: z.ZodType;
+  /** A body that is not JSON (the CSV import's file): read raw by the handler, up to its own size limit. */
+  rawBody?: { contentType: string; maxBytes: number; description: string };
+  /** The success status and its body; `repeat`: the status a repeated, idempotent call answers with the same body. */
+  success: {
+    status: 200 | 201 | 202;
+    schema: z.ZodType;
+    repeat?: { status: 200; description: string };
+    /** A download streamed as CSV instead of JSON: the handler answers a Response (app/routing/csv-download.server.ts). */
+    mediaType?: "text/csv";
+  };
+  /** The error codes this endpoint answers besides the ones every endpoint may (401, 429, 503, 500). */
+  errors: readonly ApiErrorCode[];
+}
+
+/**
+ * Every code an endpoint may answer: its own, the common ones, 413 where it reads a body, 422 where it reads query
+ * parameters, and 403 where it needs the admin group.
+ */
+export function errorCodesOf(endpoint: ApiEndpoint): ApiErrorCode[] {
+  const codes: ApiErrorCode[] = [
+    ...endpoint.errors,
+    ...COMMON_API_ERRORS,
+    ...(endpoint.body || endpoint.rawBody ? (["payload_too_large"] as const) : []),
+    ...(endpoint.query ? (["validation_failed"] as const) : []),
+    ...(endpoint.access === "admin" ? (["forbidden"] as const) : []),
+  ];
+  return [...new Set(codes)];
+}

@@ -1,0 +1,80 @@
+import type { SubmissionResult } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
+import { type RouterContextProvider, data } from "react-router";
+import type { z } from "zod";
+import type { DomainErrorCode } from "~/domain/domain-error.server";
+import type { LimitedAction } from "~/domain/limits/rate-limit.server";
+import { domainErrorOf, httpStatusOf, messageKeyOf } from "~/errors/error-responses.server";
+import { checkAttemptLimit } from "~/middleware/attempt-limit.server";
+import { getInstance, getLocale } from "~/middleware/i18n.server";
+
+/*
+ * The action's half of the form kit (the loader's is schema-form.server.ts, the page's use-schema-form.ts): every
+ * form post goes parse → 400 → attempt limit → 429 → the domain verb → its error as the form's message, here.
+ */
+
+/** Messages to show with a reply: on the form (formErrors) or on fields, as keys of "forms" or namespaced. */
+type ReplyErrors = { formErrors?: string[]; fieldErrors?: Record<string, string[]> };
+
+/** The form's reply with the fields it must never send back left out, for an action's own answers (`run`). */
+export type FormReply = (errors?: ReplyErrors) => SubmissionResult<string[]>;
+
+export interface FormPost<Schema extends z.ZodType, Extra extends object> {
+  schema: Schema;
+  /** Joins every reply in the action's data: which form or step of the page answered, and what it shows. */
+  extra?: Extra;
+  /** Never sent back, whatever the answer: passwords. Pair with the page's `secretFields` (useSchemaForm). */
+  hideFields?: string[];
+  /**
+   * What a valid post counts as, before the domain verb runs (rate-limit.server.ts has the policies); null or
+   * absent: not counted.
+   */
+  attemptLimit?: (value: z.output<Schema>) => { action: LimitedAction; subject: string } | null;
+  /** Domain errors the member corrects on one field: their message goes there rather than on the form. */
+  errorFields?: Partial<Record<DomainErrorCode, string>>;
+}
+
+/** A reply's error messages (keys of "forms", or namespaced: "toasts:…") as texts in `translate`'s language. */
+function translateReply(result: SubmissionResult<string[]>, translate: (key: string) => string) {
+  if (!result.error) return result;
+  const error = Object.fromEntries(
+    Object.entries(result.error).map(([name, messages]) => [name, messages?.map((key) => translate(key)) ?? null]),
+  );
+  return { ...result, error };
+}
+
+/**
+ * Runs a form post: parses it with the schema (Conform's parseWithZod), answers 400 when it is invalid, counts the
+ * attempt and answers 429 at the limit, then `run`s the action with the valid value. A DomainError from `run`
+ * becomes the form's message with its status (httpStatusOf); anything else it throws (a redirect, a 404, a fault)
+ * passes through. Every reply carries its messages already translated into the request's language, so the page
+ * needs none of the error texts in its loader data, which every visitor would download whether or not the form
+ * ever fails.
+ */
+export async function handleFormPost<Schema extends z.ZodType, Outcome, Extra extends object = Record<never, never>>(
+  context: Readonly<RouterContextProvider>,
+  formData: FormData,
+  { schema, extra, hideFields, attemptLimit, errorFields }: FormPost<Schema, Extra>,
+  run: (value: z.output<Schema>, reply: FormReply) => Promise<Outcome>,
+) {
+  const submission = parseWithZod(formData, { schema });
+  const translate = getInstance(context).getFixedT(getLocale(context), "forms") as unknown as (key: string) => string;
+  const reply: FormReply = (errors = {}) => translateReply(submission.reply({ ...errors, hideFields }), translate);
+  const answer = (status: number, errors?: ReplyErrors) =>
+    data({ ...(extra as Extra), result: reply(errors) }, { status });
+
+  if (submission.status !== "success") return answer(400);
+  const attempt = attemptLimit?.(submission.value);
+  const refusal = attempt ? await checkAttemptLimit(context, attempt.action, attempt.subject) : null;
+  // Too Many Requests. No Retry-After: React Router sends an action's headers on a document response only through the
+  // route's `headers` export, and the message already says when to come back.
+  if (refusal) return answer(429, { formErrors: [`toasts:${refusal.messageKey}`] });
+  try {
+    return await run(submission.value, reply);
+  } catch (failure) {
+    const error = domainErrorOf(failure);
+    const message = messageKeyOf(error);
+    const field = errorFields?.[error.code];
+    return answer(httpStatusOf(error), field ? { fieldErrors: { [field]: [message] } } : { formErrors: [message] });
+  }
+}

@@ -1,0 +1,20 @@
+import { z } from "zod";
+import { CurrentPasswordSchema, EmailSchema, NewPasswordSchema, storableText } from "./field-schemas";
+
+/** The password reset's first step: the address to mail a code to. */
+export const RequestPasswordResetSchema = z.object({ email: EmailSchema });
+
+/** The password reset's second step: the mailed code and the new password. */
+export const ConfirmPasswordResetSchema = z.object({
+  code: storableText("validation.codeRequired")
+    .trim()
+    .min(1, "validation.codeRequired")
+    .max(64, "validation.inputError"),
+  password: NewPasswordSchema,
+});
+
+/** A signed-in member's password change. */
+export const PasswordChangeSchema = z.object({
+  currentPassword: CurrentPasswordSchema,
+  newPassword: NewPasswordSchema,
+});

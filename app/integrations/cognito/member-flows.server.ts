@@ -1,0 +1,188 @@
+import {
+  AdminInitiateAuthCommand,
+  type AdminInitiateAuthCommandOutput,
+  AdminRespondToAuthChallengeCommand,
+  AdminUserGlobalSignOutCommand,
+  type AuthenticationResultType,
+  ChangePasswordCommand,
+  ConfirmForgotPasswordCommand,
+  ConfirmSignUpCommand,
+  ForgotPasswordCommand,
+  ResendConfirmationCodeCommand,
+  RevokeTokenCommand,
+  SignUpCommand,
+} from "@aws-sdk/client-cognito-identity-provider";
+import { type CognitoPool, callCognito as call, toAttributeList } from "./cognito-calls.server";
+import { type CognitoOperation, toIdentityError } from "./cognito-errors.server";
+
+export interface IdentityTokens {
+  accessToken: string;
+  idToken: string;
+  /** Absent on refresh: Cognito keeps the refresh token it issued at sign-in. */
+  refreshToken?: string;
+  expiresInS: number;
+}
+
+/**
+ * What a password sign-in answers: the tokens, or, for a member staff invited (AdminCreateUser) signing in with the
+ * temporary password, Cognito's NEW_PASSWORD_REQUIRED challenge, to be answered with `answerNewPasswordChallenge`.
+ */
+export type PasswordSignIn =
+  | { kind: "tokens"; tokens: IdentityTokens }
+  | {
+      kind: "newPasswordRequired";
+      /** Cognito's user name (the sub in a pool that signs in by e-mail), which the answer must name. */
+      username: string;
+      /** Cognito's challenge Session: valid for the app client's AuthSessionValidity (3 minutes by default). */
+      session: string;
+    };
+
+function toTokens(result: AuthenticationResultType | undefined, operation: CognitoOperation): IdentityTokens {
+  if (!result?.AccessToken || !result.IdToken) throw toIdentityError(new Error("no tokens"), operation);
+  return {
+    accessToken: result.AccessToken,
+    idToken: result.IdToken,
+    refreshToken: result.RefreshToken,
+    expiresInS: result.ExpiresIn ?? 3600,
+  };
+}
+
+/**
+ * The calls of a member's own flows: sign-up and its confirmation, sign-in (with the first sign-in's challenge),
+ * tokens refreshed and revoked, signing out everywhere, the forgotten and the changed password. Part of the identity
+ * provider (identity-provider.server.ts), which adds the calls on users that staff, jobs and the directory make.
+ */
+export function memberFlows({ client, UserPoolId, ClientId }: CognitoPool) {
+  function initiatePasswordAuth(
+    input: { email: string; password: string },
+    abortSignal: AbortSignal,
+  ): Promise<AdminInitiateAuthCommandOutput> {
+    return client.send(
+      new AdminInitiateAuthCommand({
+        UserPoolId,
+        ClientId,
+        AuthFlow: "ADMIN_USER_PASSWORD_AUTH",
+        AuthParameters: { USERNAME: input.email, PASSWORD: input.password },
+      }),
+      { abortSignal },
+    );
+  }
+
+  return {
+    signUp: (input: { email: string; password: string; locale: string }) =>
+      call("SignUp", async (abortSignal) => {
+        const output = await client.send(
+          new SignUpCommand({
+            ClientId,
+            Username: input.email,
+            Password: input.password,
+            UserAttributes: toAttributeList({ email: input.email, locale: input.locale }),
+          }),
+          { abortSignal },
+        );
+        return { sub: output.UserSub ?? "", confirmed: output.UserConfirmed ?? false };
+      }),
+
+    confirmSignUp: (input: { email: string; code: string }) =>
+      call("ConfirmSignUp", (abortSignal) =>
+        client.send(new ConfirmSignUpCommand({ ClientId, Username: input.email, ConfirmationCode: input.code }), {
+          abortSignal,
+        }),
+      ).then(() => undefined),
+
+    resendConfirmationCode: (email: string) =>
+      call("ResendConfirmationCode", (abortSignal) =>
+        client.send(new ResendConfirmationCodeCommand({ ClientId, Username: email }), { abortSignal }),
+      ).then(() => undefined),
+
+    /** The tokens of a password sign-in, where no challenge is possible (a signed-in member re-checked). */
+    signIn: (input: { email: string; password: string }) =>
+      call("AdminInitiateAuth", async (abortSignal) =>
+        toTokens((await initiatePasswordAuth(input, abortSignal)).AuthenticationResult, "AdminInitiateAuth"),
+      ),
+
+    /** The sign-in form's password sign-in: the tokens, or the first sign-in's new-password challenge. */
+    beginSignIn: (input: { email: string; password: string }) =>
+      call("AdminInitiateAuth", async (abortSignal): Promise<PasswordSignIn> => {
+        const output = await initiatePasswordAuth(input, abortSignal);
+        if (output.ChallengeName === "NEW_PASSWORD_REQUIRED" && output.Session) {
+          return {
+            kind: "newPasswordRequired",
+            username: output.ChallengeParameters?.USER_ID_FOR_SRP ?? input.email,
+            session: output.Session,
+          };
+        }
+        return { kind: "tokens", tokens: toTokens(output.AuthenticationResult, "AdminInitiateAuth") };
+      }),
+
+    /** Answers NEW_PASSWORD_REQUIRED with the member's own password: the user is CONFIRMED and signed in. */
+    answerNewPasswordChallenge: (input: { username: string; session: string; newPassword: string }) =>
+      call("AdminRespondToAuthChallenge", async (abortSignal) => {
+        const output = await client.send(
+          new AdminRespondToAuthChallengeCommand({
+            UserPoolId,
+            ClientId,
+            ChallengeName: "NEW_PASSWORD_REQUIRED",
+            Session: input.session,
+            ChallengeResponses: { USERNAME: input.username, NEW_PASSWORD: input.newPassword },
+          }),
+          { abortSignal },
+        );
+        return toTokens(output.AuthenticationResult, "AdminRespondToAuthChallenge");
+      }),
+
+    refresh: (refreshToken: string) =>
+      call("RefreshToken", async (abortSignal) => {
+        const output = await client.send(
+          new AdminInitiateAuthCommand({
+            UserPoolId,
+            ClientId,
+            AuthFlow: "REFRESH_TOKEN_AUTH",
+            AuthParameters: { REFRESH_TOKEN: refreshToken },
+          }),
+          { abortSignal },
+        );
+        return toTokens(output.AuthenticationResult, "RefreshToken");
+      }),
+
+    revokeRefreshToken: (refreshToken: string) =>
+      call("RevokeToken", (abortSignal) =>
+        client.send(new RevokeTokenCommand({ ClientId, Token: refreshToken }), { abortSignal }),
+      ).then(() => undefined),
+
+    signOutEverywhere: (username: string) =>
+      call("AdminUserGlobalSignOut", (abortSignal) =>
+        client.send(new AdminUserGlobalSignOutCommand({ UserPoolId, Username: username }), { abortSignal }),
+      ).then(() => undefined),
+
+    forgotPassword: (email: string) =>
+      call("ForgotPassword", (abortSignal) =>
+        client.send(new ForgotPasswordCommand({ ClientId, Username: email }), { abortSignal }),
+      ).then(() => undefined),
+
+    confirmForgotPassword: (input: { email: string; code: string; password: string }) =>
+      call("ConfirmForgotPassword", (abortSignal) =>
+        client.send(
+          new ConfirmForgotPasswordCommand({
+            ClientId,
+            Username: input.email,
+            ConfirmationCode: input.code,
+            Password: input.password,
+          }),
+          { abortSignal },
+        ),
+      ).then(() => undefined),
+
+    changePassword: (input: { accessToken: string; currentPassword: string; newPassword: string }) =>
+      call("ChangePassword", (abortSignal) =>
+        client.send(
+          new ChangePasswordCommand({
+            AccessToken: input.accessToken,
+            PreviousPassword: input.currentPassword,
+            ProposedPassword: input.newPassword,
+          }),
+          { abortSignal },
+        ),
+      ).then(() => undefined),
+  };
+}
