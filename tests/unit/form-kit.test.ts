@@ -8,11 +8,11 @@ import {
   CheckboxGroupField,
   FormAlert,
   InputField,
-  NewPasswordField,
   RadioGroupField,
   ReadOnlyEmailField,
   TextareaField,
 } from "~/components/form/fields";
+import { NewPasswordField } from "~/components/form/new-password-field";
 import { useSchemaForm } from "~/components/form/use-schema-form";
 
 const FORMS = {

@@ -1,4 +1,3 @@
-import { type FieldMetadata, getInputProps } from "@conform-to/react";
 import {
   type InputHTMLAttributes,
   type ReactNode,
@@ -117,36 +116,6 @@ export function InputField({
     <Field {...field} ids={ids} required={Boolean(inputProps.required)}>
       <input {...inputProps} {...ids.controlProps} className={controlClassName(inputProps.className)} />
     </Field>
-  );
-}
-
-/**
- * Where a member chooses a password (sign-up, first sign-in, reset, change): `new-password` has the browser's
- * password manager offer a strong one and save it, and the pool's rules are read with the field.
- */
-export function NewPasswordField({
-  label,
-  field,
-  enterKeyHint = "done",
-}: {
-  label: ReactNode;
-  field: FieldMetadata<string>;
-  /** "done" where it is the form's last text field; sign-up's agreements follow it. */
-  enterKeyHint?: "done" | "send";
-}) {
-  const { t } = useTranslation("forms");
-  return (
-    <InputField
-      label={label}
-      hint={t("form.newPasswordRules")}
-      errors={field.errors}
-      inputProps={{
-        ...getInputProps(field, { type: "password" }),
-        autoComplete: "new-password",
-        inputMode: "text",
-        enterKeyHint,
-      }}
-    />
   );
 }
 

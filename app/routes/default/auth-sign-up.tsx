@@ -4,14 +4,8 @@ import { handleFormPost } from "~/components/form/form-action.server";
 import { FORM_FIELD_TEXTS, formConstraint } from "~/components/form/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
-import {
-  CheckboxField,
-  CheckboxGroupField,
-  FormAlert,
-  InputField,
-  NewPasswordField,
-  RadioGroupField,
-} from "~/components/form/fields";
+import { CheckboxField, CheckboxGroupField, FormAlert, InputField, RadioGroupField } from "~/components/form/fields";
+import { NewPasswordField } from "~/components/form/new-password-field";
 import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
 import { ProfileFields } from "~/components/profile-fields";
 import { useRootData } from "~/components/use-root-data";
