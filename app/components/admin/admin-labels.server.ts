@@ -3,7 +3,7 @@ import type { TFunction } from "i18next";
 /**
  * Labels for values the database holds as free text (status, language, referrer, cancellation reason), made in a
  * loader so the page sends the labels it shows rather than every translation: a value the locales do not know (a
- * language added later) shows as itself, as with useAdminLabels in the browser.
+ * language added later) shows as itself.
  */
 export function adminLabels(t: TFunction<("admin" | "withdrawal")[]>) {
   const labelOf = (key: string, value: string) => t(key as never, { defaultValue: value });

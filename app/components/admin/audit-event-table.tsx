@@ -1,42 +1,23 @@
 import { useTranslation } from "~/i18n/use-translation";
 import { pathFor } from "~/routing/route-table";
 import { AppLink } from "../app-link";
-import { formatDateTime } from "./formats";
-import { useAdminLabels } from "./use-admin-labels";
 
-type AuditState = Readonly<Record<string, unknown>> | null;
-
-/** One staff action as the audit log keeps it (app/domain/staff/staff-audit-log.server.ts). */
+/** One staff action as the table shows it, made by describeAuditEvents on the server. */
 export interface AuditEventRow {
   id: number;
-  occurredAt: Date | string;
-  actorSub: string;
+  at: string;
   actorEmail: string;
+  /** The action's label in the page's language. */
   action: string;
   targetSub: string | null;
-  before: AuditState;
-  after: AuditState;
+  /** The fields the action changed, each with its value before and after. */
+  changes: readonly { name: string; before: string; after: string }[];
   requestId: string;
-}
-
-/** A value as staff read it: text as it is, anything else as JSON; a field the state did not have as a dash. */
-function showValue(value: unknown): string {
-  if (value === undefined) return "—";
-  return typeof value === "string" ? value : JSON.stringify(value);
-}
-
-/** The fields an action changed, each with its value before and after; unchanged fields are left out. */
-function changedFields(before: AuditState, after: AuditState) {
-  const names = [...new Set([...Object.keys(before ?? {}), ...Object.keys(after ?? {})])];
-  return names
-    .map((name) => ({ name, before: showValue(before?.[name]), after: showValue(after?.[name]) }))
-    .filter((field) => field.before !== field.after);
 }
 
 /** The audit log's events, newest first: who did what to whom, when, what changed, and under which request. */
 export function AuditEventTable({ events, caption }: { events: readonly AuditEventRow[]; caption: string }) {
   const { t, i18n } = useTranslation("admin");
-  const labels = useAdminLabels();
   return (
     <div className="admin-table-scroll">
       <table className="admin-table" data-testid="audit-events">
@@ -53,12 +34,12 @@ export function AuditEventTable({ events, caption }: { events: readonly AuditEve
         </thead>
         <tbody>
           {events.map((event) => {
-            const changes = changedFields(event.before, event.after);
+            const { changes } = event;
             return (
               <tr key={event.id}>
-                <td>{formatDateTime(event.occurredAt, i18n.language)}</td>
+                <td>{event.at}</td>
                 <td>{event.actorEmail}</td>
-                <th scope="row">{labels.action(event.action)}</th>
+                <th scope="row">{event.action}</th>
                 <td>
                   {event.targetSub ? (
                     <AppLink to={pathFor("admin-user", i18n.language, { sub: event.targetSub })}>

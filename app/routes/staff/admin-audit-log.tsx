@@ -5,13 +5,14 @@ import { FORM_FIELD_TEXTS } from "~/components/form/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
 import { AuditEventTable } from "~/components/admin/audit-event-table";
+import { describeAuditEvents } from "~/components/admin/audit-event-rows.server";
 import { AdminGetForm } from "~/components/admin/get-form";
 import { PageLinks } from "~/components/admin/page-links";
 import { InputField, SelectField } from "~/components/form/fields";
 import { AuditLogParams, STAFF_ACTIONS, listAuditEvents } from "~/domain/staff/staff-audit-log.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
-import { getInstance } from "~/middleware/i18n.server";
+import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { requireAdmin } from "~/middleware/require-member.server";
 import { withoutEmptyParams } from "~/routing/query-params";
 import { pathFor } from "~/routing/route-table";
@@ -44,7 +45,11 @@ export async function loader({ request, context }: Route.LoaderArgs) {
       fieldErrors: filter.success
         ? {}
         : translateFieldErrors<AuditLogField>(context, z.flattenError(filter.error).fieldErrors),
-      events: page?.events ?? [],
+      events: describeAuditEvents(
+        page?.events ?? [],
+        getInstance(context).getFixedT(getLocale(context), "admin"),
+        getLocale(context),
+      ),
       // Keyset pages go one way (older); the way back is the newest page, since the log grows at its top.
       newestQuery: url.searchParams.has("cursor") ? `?${firstParams}`.replace(/\?$/, "") : null,
       olderQuery: page?.nextCursor ? `?${nextParams}` : null,

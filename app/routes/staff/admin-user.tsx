@@ -6,10 +6,12 @@ import { FORM_FIELD_TEXTS, formConstraint } from "~/components/form/schema-form.
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
 import { AuditEventTable } from "~/components/admin/audit-event-table";
+import { describeAuditEvents } from "~/components/admin/audit-event-rows.server";
+import { describeMemberDetail } from "~/components/admin/member-detail-view.server";
 import { MemberDetailSections } from "~/components/admin/member-detail-sections";
 import { FormAlert, InputField } from "~/components/form/fields";
 import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
-import { CONFIRMED_STAFF_ACTIONS, type ConfirmedStaffAction, PROFILE_FIELD_ORDER } from "~/domain/forms/form-choices";
+import { CONFIRMED_STAFF_ACTIONS, type ConfirmedStaffAction } from "~/domain/forms/form-choices";
 import { StaffActionSchema, StaffEmailChangeSchema } from "~/domain/forms/staff-schemas";
 import { toDomainError } from "~/domain/domain-error.server";
 import { findMemberDetail } from "~/domain/staff/member-detail.server";
@@ -41,19 +43,18 @@ function subOf(params: { sub?: string }): string {
 }
 
 /**
- * The detail's sections, the staff actions and the member's audit trail, with the labels of their values; the
- * actions' errors come translated.
+ * The page's heading, the staff actions and the member's audit trail; the detail's sections come made
+ * (describeMemberDetail) and the actions' errors come translated.
  */
 const MEMBER_DETAIL_TEXTS = [
   {
     namespace: "admin",
     keys: [
-      ...["detail", "actions", "yes", "no", "notSet", "statuses", "languages", "referrers"],
-      ...["columns", "actions", "before", "after", "noChange", "empty"].map((key) => `audit.${key}`),
+      ...["title", "back", "auditTrail", "fullAuditLog"].map((key) => `detail.${key}`),
+      "actions",
+      ...["columns", "before", "after", "noChange", "empty"].map((key) => `audit.${key}`),
     ],
   },
-  { namespace: "signUp", keys: PROFILE_FIELD_ORDER.map((field) => `account.${field}`) },
-  { namespace: "withdrawal", keys: ["reasons"] },
   FORM_FIELD_TEXTS,
 ] as const;
 
@@ -63,11 +64,20 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
   const { db } = servicesOf(context);
   const [detail, audit] = await Promise.all([findMemberDetail(db, sub), listAuditEvents(db, { targetSub: sub })]);
   if (!detail) throw data(null, { status: 404 });
+  const i18n = getInstance(context);
+  const locale = getLocale(context);
+  const enabled = detail.directory?.enabled ?? true;
   return {
-    title: getInstance(context).t("admin:meta.detail"),
+    title: i18n.t("admin:meta.detail"),
     sub,
-    detail,
-    auditEvents: audit.events,
+    email: detail.directory?.email ?? null,
+    sections: describeMemberDetail(detail, i18n.getFixedT(locale, ["admin", "withdrawal", "signUp"]), locale),
+    // A disabled member can be enabled, an enabled one disabled; the list comes with the data so the page does not
+    // load the form choices' module for it.
+    availableActions: CONFIRMED_STAFF_ACTIONS.filter((action) =>
+      enabled ? action !== "enable" : action !== "disable",
+    ),
+    auditEvents: describeAuditEvents(audit.events, i18n.getFixedT(locale, "admin"), locale),
     confirm: ConfirmSchema.parse(new URL(request.url).searchParams.get("confirm") ?? undefined) ?? null,
     translations: loadTranslations(context, MEMBER_DETAIL_TEXTS),
     constraints: {
@@ -149,24 +159,24 @@ async function runConfirmedStaffAction(
 
 export default function AdminUserPage({ loaderData, actionData }: Route.ComponentProps) {
   const { t, i18n } = useTranslation("admin");
-  const { detail, sub } = loaderData;
+  const { email, sub } = loaderData;
   return (
     <>
       <p>
         <AppLink to={pathFor("admin", i18n.language)}>{t("detail.back")}</AppLink>
       </p>
       <h2>
-        {t("detail.title")}: {detail.directory?.email ?? sub}
+        {t("detail.title")}: {email ?? sub}
       </h2>
       <StaffActions
         sub={sub}
-        enabled={detail.directory?.enabled ?? true}
-        currentEmail={detail.directory?.email ?? ""}
+        available={loaderData.availableActions}
+        currentEmail={email ?? ""}
         confirm={loaderData.confirm}
         constraints={loaderData.constraints}
         actionData={actionData}
       />
-      <MemberDetailSections detail={detail} />
+      <MemberDetailSections sections={loaderData.sections} />
       <section className="admin-section" aria-labelledby="audit-trail-title">
         <h3 id="audit-trail-title">{t("detail.auditTrail")}</h3>
         {loaderData.auditEvents.length === 0 ? (
@@ -189,14 +199,14 @@ type ActionData = Route.ComponentProps["actionData"];
 /** Which action's panel is open: the one a link asked to confirm, or the e-mail review the action answered. */
 function StaffActions({
   sub,
-  enabled,
+  available,
   currentEmail,
   confirm,
   constraints,
   actionData,
 }: {
   sub: string;
-  enabled: boolean;
+  available: readonly ConfirmedStaffAction[];
   currentEmail: string;
   confirm: ConfirmedStaffAction | null;
   constraints: Record<"staffAction" | "emailChange", FormConstraint>;
@@ -204,7 +214,6 @@ function StaffActions({
 }) {
   const { t, i18n } = useTranslation("admin");
   const detailPath = pathFor("admin-user", i18n.language, { sub });
-  const available = CONFIRMED_STAFF_ACTIONS.filter((action) => (enabled ? action !== "enable" : action !== "disable"));
   return (
     <section className="admin-section admin-actions" aria-labelledby="staff-actions-title">
       <h3 id="staff-actions-title">{t("actions.title")}</h3>
