@@ -49,21 +49,34 @@ const RECENT_JOBS_SHOWN = 20;
 
 const ReadySchema = z.uuid().optional().catch(undefined);
 
+/** The texts of the format section and the recent jobs, which the page shows on every view. */
+const ALWAYS_SHOWN_KEYS = [
+  "jobs",
+  ...[
+    ...["title", "lead", "steps", "formatTitle", "encodings", "caps", "headerRule", "formulaRule", "template"],
+    ...["columnsCaption", "columns", "values.showCodes"],
+  ].map((key) => `upload.${key}`),
+];
+
 /**
- * The upload form, the checked file's panel and the recent jobs; the columns' descriptions (describeImportColumns),
- * the dry run's report (describeImportReport, in the action's reply), the jobs' times and states and the form's errors come made, so the texts
- * they are made of stay on the server.
+ * The page's texts: the upload form's, or the checked file's panel's when a job waits to start (the page shows one or
+ * the other). The columns' descriptions (describeImportColumns), the dry run's report (describeImportReport, in the
+ * action's reply), the jobs' times and states and the form's errors come made, so the texts they are made of stay
+ * on the server.
  */
-const UPLOAD_PAGE_TEXTS = [
+const UPLOAD_FORM_TEXTS = [
+  {
+    namespace: "adminImport",
+    keys: [...["formTitle", "file", "fileHint", "check"].map((key) => `upload.${key}`), ...ALWAYS_SHOWN_KEYS],
+  },
+  FORM_FIELD_TEXTS,
+] as const;
+const READY_JOB_TEXTS = [
   {
     namespace: "adminImport",
     keys: [
       ...["readyTitle", "ready", "readyNote", "start", "discard"].map((key) => `report.${key}`),
-      "jobs",
-      ...[
-        ...["title", "lead", "steps", "formatTitle", "encodings", "caps", "headerRule", "formulaRule", "template"],
-        ...["columnsCaption", "columns", "values.showCodes", "formTitle", "file", "fileHint", "check"],
-      ].map((key) => `upload.${key}`),
+      ...ALWAYS_SHOWN_KEYS,
     ],
   },
   FORM_FIELD_TEXTS,
@@ -81,9 +94,15 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     listImportJobs(db, { limit: RECENT_JOBS_SHOWN }),
     readyId ? getImportJobProgress(db, readyId) : null,
   ]);
+  // Only a job still waiting to start: once started (or discarded), the link leads to nothing to do here.
+  const ready =
+    readyJob?.state === "validated"
+      ? { id: readyJob.id, fileName: readyJob.fileName, totalRows: readyJob.totalRows }
+      : null;
   return {
     title: t("meta.upload"),
-    constraints: { file: formConstraint(ImportFileSchema), validated: formConstraint(ValidatedImportJobSchema) },
+    // The constraint of the one form the page shows: the checked file's panel or the upload form.
+    constraint: formConstraint(ready ? ValidatedImportJobSchema : ImportFileSchema),
     columns: describeImportColumns(t, locale),
     maxSize: formatMegabytes(CSV_IMPORT_MAX_FILE_BYTES, locale),
     maxRows: CSV_IMPORT_MAX_ROWS.toLocaleString(locale),
@@ -97,12 +116,8 @@ export async function loader({ request, context }: Route.LoaderArgs) {
       total: job.totalRows,
       createdByEmail: job.createdBy.email,
     })),
-    // Only a job still waiting to start: once started (or discarded), the link leads to nothing to do here.
-    ready:
-      readyJob?.state === "validated"
-        ? { id: readyJob.id, fileName: readyJob.fileName, totalRows: readyJob.totalRows }
-        : null,
-    translations: loadTranslations(context, UPLOAD_PAGE_TEXTS),
+    ready,
+    translations: loadTranslations(context, ready ? READY_JOB_TEXTS : UPLOAD_FORM_TEXTS),
   };
 }
 
@@ -188,12 +203,12 @@ export default function CsvImportPage({ loaderData, actionData }: Route.Componen
       {loaderData.ready ? (
         <ReadyPanel
           job={loaderData.ready}
-          constraint={loaderData.constraints.validated}
+          constraint={loaderData.constraint}
           lastResult={actionData?.form === "validated" ? actionData.result : undefined}
         />
       ) : (
         <UploadForm
-          constraint={loaderData.constraints.file}
+          constraint={loaderData.constraint}
           lastResult={actionData?.form === "file" ? actionData.result : undefined}
         />
       )}
