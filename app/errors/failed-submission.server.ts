@@ -1,5 +1,6 @@
 import type { RouterContextProvider } from "react-router";
 import { submissionFailedContext } from "~/router-context.server";
+import { sameOriginPath } from "~/routing/return-target";
 import { getToastUtils } from "~/toast.server";
 
 const MUTATIONS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
@@ -27,17 +28,18 @@ export async function keepPageAfterFailedSubmission(
 
 /**
  * The page the form was on: the Referer when it is one of ours (a form may post to another page's action), else the
- * page whose action it is (the `.data` URL without its suffix and React Router's own parameters).
+ * page whose action it is (the `.data` URL without its suffix and React Router's own parameters). Either is checked
+ * like a sign-in's return target: a path such as "//evil.example/" is ours as a URL but another site as a redirect.
  */
 function pageOfSubmission(request: Request): string {
   const url = new URL(request.url);
   const referer = sameOriginReferer(request, url.origin);
-  if (referer) return `${referer.pathname}${referer.search}`;
+  if (referer) return sameOriginPath(`${referer.pathname}${referer.search}`) ?? "/";
   // "/auth/sign-in/_.data" is /auth/sign-in/'s, "/_root.data" the home page's.
   const pathname = url.pathname.replace(/(?:_root|_)?\.data$/, "") || "/";
   url.searchParams.delete("index");
   url.searchParams.delete("_routes");
-  return `${pathname.endsWith("/") ? pathname : `${pathname}/`}${url.search}`;
+  return sameOriginPath(`${pathname.endsWith("/") ? pathname : `${pathname}/`}${url.search}`) ?? "/";
 }
 
 function sameOriginReferer(request: Request, origin: string): URL | null {

@@ -39,7 +39,7 @@ export function resolveReturnTarget(
  * percent-decoded form is checked the same way, so that no later decoding (a proxy's, a router's) can turn the
  * path into another site either.
  */
-function sameOriginPath(to: string): string | null {
+export function sameOriginPath(to: string): string | null {
   let form = to;
   for (let round = 0; ; round++) {
     if (NEVER_IN_A_PATH.test(form) || !staysOnOurOrigin(form)) return null;

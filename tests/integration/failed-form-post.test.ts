@@ -55,6 +55,14 @@ test("without a Referer the page is the one whose action failed", async () => {
   expect(await response.text()).toContain('"/en/rebranding-debugs/toast/"');
 });
 
+test("a Referer of ours whose path reads as another site sends the browser home, not there", async () => {
+  const response = await postWithJavaScript("/rebranding-debugs/toast/_.data", { kind: "failure" }, "//evil.example/x");
+  expect(response.status).toBe(202);
+  const body = await response.text();
+  expect(body).not.toContain("evil.example");
+  expect(body).toContain('"/"');
+});
+
 test("without JavaScript the same post answers the 500 page and leaves no toast", async () => {
   const response = await post(main, "/rebranding-debugs/toast/", { kind: "failure" });
   expect(response.status).toBe(500);
