@@ -26,6 +26,8 @@ export const ROUTE_SECTIONS = [
       { name: "auth-sign-up", path: "auth/sign-up" },
       // Without its token (a link cut short) the page says the link is invalid, rather than the site's 404.
       { name: "email-update", path: "email-update/:token?" },
+      // A sign-in alert mail's link: ends the sign-in it told of, without signing in (the token is optional as above).
+      { name: "sign-in-alert", path: "sign-in-alert/:token?" },
       { name: "docs-api", path: "docs/api" },
       { name: "not-found", path: "*" },
     ],

@@ -8,3 +8,5 @@ export * from "./member-sign-outs";
 export * from "./member-directory";
 export * from "./staff-audit-events";
 export * from "./csv-imports";
+export * from "./sign-in-alerts";
+export * from "./mail-outbox";

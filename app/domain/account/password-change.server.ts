@@ -1,5 +1,7 @@
+import type { Locale } from "~/i18n/locales";
 import { logger } from "~/integrations/logger.server";
 import type { AppServices } from "~/services.server";
+import { queueMail, ringMailOutbox } from "../mail/mail-outbox.server";
 import { renewSessionSignIn } from "../sessions/page-sessions.server";
 import { signOutEverywhere } from "../sessions/session-ending.server";
 import { originJtiOf } from "./sign-in.server";
@@ -20,7 +22,7 @@ export interface PasswordChangeResult {
  * it registers the device): none can mint another access token, and the member API refuses the ones they hold
  * (recordSignOutEverywhere). This browser is then signed in again with the new password and keeps its session.
  * If the global sign-out fails, the ended sessions' refresh tokens are revoked one by one instead (best effort),
- * and this browser keeps its tokens.
+ * and this browser keeps its tokens. The account is mailed that its password changed (after the response).
  */
 export async function changePassword(
   deps: PasswordChangeDependencies,
@@ -31,6 +33,8 @@ export async function changePassword(
     accessToken: string;
     currentPassword: string;
     newPassword: string;
+    /** The page's language: the mail's when the member chose none. */
+    locale: Locale;
   },
 ): Promise<PasswordChangeResult> {
   await deps.identity.changePassword({
@@ -38,6 +42,16 @@ export async function changePassword(
     currentPassword: input.currentPassword,
     newPassword: input.newPassword,
   });
+  const now = deps.clock.now();
+  await queueMail(deps.db, {
+    kind: "passwordChanged",
+    details: { changedAt: now.toISOString() },
+    recipient: input.email,
+    sub: input.sub,
+    requestLocale: input.locale,
+    now,
+  });
+  ringMailOutbox();
   const { endedSessions, globalSignOut } = await signOutEverywhere(deps, {
     sub: input.sub,
     keepSessionId: input.sessionId,

@@ -1,7 +1,9 @@
 import { DomainError, type DomainErrorCode } from "../domain-error.server";
+import type { Locale } from "~/i18n/locales";
 import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { logger } from "~/integrations/logger.server";
 import type { AppServices } from "~/services.server";
+import { queueMail, ringMailOutbox } from "../mail/mail-outbox.server";
 import { signOutEverywhere } from "../sessions/session-ending.server";
 
 export type PasswordResetIdentity = Pick<
@@ -84,20 +86,33 @@ async function subOf(identity: PasswordResetDependencies["identity"], email: str
  * Sets the new password with the mailed code; every way the code or account can be wrong is "codeMismatch". A
  * reset is what a member does whose password may be known to someone else, so, as a password change does, it then
  * ends every session of the member and signs out everywhere at Cognito. The account is looked up first, so that
- * Cognito being down there leaves the password unchanged rather than changed with the sessions left running.
+ * Cognito being down there leaves the password unchanged rather than changed with the sessions left running. The
+ * account is mailed that its password was reset (after the response).
  */
 export async function confirmPasswordReset(
   deps: PasswordResetDependencies,
-  input: { email: string; code: string; password: string },
+  input: { email: string; code: string; password: string; locale: Locale },
 ): Promise<void> {
   const sub = await subOf(deps.identity, input.email);
+  const { email, code, password } = input;
   try {
-    await deps.identity.confirmForgotPassword(input);
+    await deps.identity.confirmForgotPassword({ email, code, password });
   } catch (error) {
     if (error instanceof DomainError && READ_AS_CODE_MISMATCH.has(error.code)) {
       throw new DomainError("codeMismatch", { cause: error });
     }
     throw error;
   }
-  if (sub) await signOutEverywhere(deps, { sub, keepSessionId: null });
+  if (!sub) return;
+  const now = deps.clock.now();
+  await queueMail(deps.db, {
+    kind: "passwordReset",
+    details: { changedAt: now.toISOString() },
+    recipient: email,
+    sub,
+    requestLocale: input.locale,
+    now,
+  });
+  ringMailOutbox();
+  await signOutEverywhere(deps, { sub, keepSessionId: null });
 }

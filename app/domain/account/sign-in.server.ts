@@ -4,7 +4,10 @@ import type { IdentityTokens, PasswordSignIn } from "~/integrations/cognito/memb
 import type { AppServices } from "~/services.server";
 import { type StartSessionResult, startSession } from "../sessions/device-admission.server";
 import { describeDevice } from "../sessions/device-description.server";
+import type { Locale } from "~/i18n/locales";
+import { ringMailOutbox } from "../mail/mail-outbox.server";
 import { migrateLegacyAccount } from "./legacy-accounts.server";
+import { recordBrowserSignIn } from "./sign-in-alerts.server";
 
 export type SignInDependencies = Pick<AppServices, "db" | "identity" | "config" | "clock">;
 
@@ -25,6 +28,9 @@ interface BrowserSignIn {
   email: string;
   deviceKey: string;
   userAgent: string | null;
+  /** The client's address and the page's language, for the alert mail a sign-in from a new browser sends. */
+  ip: string;
+  locale: Locale;
 }
 
 /** The sign-in an access token straight from Cognito names (decoded only: it comes over TLS from Cognito). */
@@ -100,14 +106,33 @@ async function startSignedInSession(
   const sub = String(claims.sub);
   const email = typeof claims.email === "string" ? claims.email : input.email;
   if (!tokens.refreshToken) throw new Error("Cognito returned no refresh token at sign-in");
-  const session = await startSession(deps, {
-    sub,
-    email,
-    deviceKey: input.deviceKey,
-    device: describeDevice(input.userAgent),
-    refreshToken: tokens.refreshToken,
-    originJti: originJtiOf(tokens.accessToken),
-    overLimit: "hold",
-  });
+  const device = describeDevice(input.userAgent);
+  let alertQueued = false;
+  const session = await startSession(
+    deps,
+    {
+      sub,
+      email,
+      deviceKey: input.deviceKey,
+      device,
+      refreshToken: tokens.refreshToken,
+      originJti: originJtiOf(tokens.accessToken),
+      overLimit: "hold",
+    },
+    async (tx, sessionId) => {
+      alertQueued = await recordBrowserSignIn(tx, {
+        sub,
+        email,
+        sessionId,
+        deviceKey: input.deviceKey,
+        device,
+        ip: input.ip,
+        requestLocale: input.locale,
+        now: deps.clock.now(),
+      });
+    },
+  );
+  // Committed: the mail goes out from this process now, after (never before) the member's answer is on its way.
+  if (alertQueued) ringMailOutbox();
   return { ...session, accessToken: tokens.accessToken };
 }

@@ -50,6 +50,8 @@ export async function startSession(
     originJti: string | null;
     overLimit: "hold" | "refuse";
   },
+  /** Runs in the same transaction once the new session's row is in (the sign-in's browser noted, an alert queued). */
+  alongside?: (tx: Database, sessionId: string) => Promise<void>,
 ): Promise<StartSessionResult> {
   const now = services.clock.now();
   const { deviceLimit, sessionSecrets } = services.config;
@@ -103,6 +105,7 @@ export async function startSession(
       })
       .returning({ id: memberSessions.id });
     const sessionId = row!.id;
+    await alongside?.(tx, sessionId);
     const result: StartSessionResult = withinLimit
       ? { kind: "active", sessionId }
       : { kind: "deviceLimit", sessionId, devices: others };

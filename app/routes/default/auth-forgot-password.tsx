@@ -84,7 +84,7 @@ export async function action({ request, context }: Route.ActionArgs) {
         errorFields: { invalidPassword: "password" },
       },
       async (value) => {
-        await confirmPasswordReset(services, { email: pending.email, ...value });
+        await confirmPasswordReset(services, { email: pending.email, ...value, locale });
         return getToastUtils(context).redirectWithSuccess(pathFor("auth-sign-in", locale), "passwordChanged", {
           headers: setCookie(await clearPasswordReset(config)),
         });

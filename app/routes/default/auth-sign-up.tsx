@@ -18,6 +18,8 @@ import {
 } from "~/domain/forms/sign-up-schemas";
 import { Q1_OPTIONS, Q2_OPTIONS, Q3_OPTIONS } from "~/domain/forms/form-choices";
 import { confirmSignUp, resendSignUpCode, saveAccountInfo, startSignUp } from "~/domain/account/sign-up.server";
+import { rememberSignUpBrowser } from "~/domain/account/sign-in-alerts.server";
+import { readOrCreateDeviceKey } from "~/cookies/app-cookies.server";
 import { countryChoices } from "~/components/form/country-choices";
 import { prefectureChoices } from "~/components/form/prefecture-choices";
 import { type TranslationRequest, loadTranslations } from "~/i18n/translations.server";
@@ -91,7 +93,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   const here = pathFor("auth-sign-up", locale);
   const formData = await request.formData();
   const intent = String(formData.get("intent") ?? "");
-  const { db, identity, config } = servicesOf(context);
+  const { db, identity, config, clock } = servicesOf(context);
   const flow = await readSignUpFlow(config, request);
 
   if (intent === "restart") return withCookie(here, await clearSignUpFlow(config));
@@ -123,7 +125,12 @@ export async function action({ request, context }: Route.ActionArgs) {
       },
       async ({ code }) => {
         await confirmSignUp(identity, { ...flow, code });
-        return withCookie(here, await saveSignUpFlow(config, { ...flow, step: "account" }));
+        // The browser that signed up is the member's own: its sign-ins never alert them.
+        const device = await readOrCreateDeviceKey(config, request);
+        await rememberSignUpBrowser(db, { sub: flow.sub, deviceKey: device.deviceKey, now: clock.now() });
+        const headers = new Headers({ "Set-Cookie": await saveSignUpFlow(config, { ...flow, step: "account" }) });
+        if (device.setCookie) headers.append("Set-Cookie", device.setCookie);
+        return redirect(here, { headers });
       },
     );
   }

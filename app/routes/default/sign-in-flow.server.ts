@@ -61,17 +61,26 @@ async function signedInCookies(config: Config, result: SignInResult): Promise<st
     : [await pendingSignInCookie.serialize(config, result.sessionId)];
 }
 
+/** What a sign-in's alert mail says about where it came from, and the language of the page it was made on. */
+export interface SignInVisitor {
+  clientIp: string;
+  locale: Locale;
+}
+
 /** The sign-in form's post: the domain's sign-in for this browser's device key, and the cookies it leaves. */
 export async function signInWithPassword(
   services: AppServices,
   request: Request,
   input: { email: string; password: string },
+  visitor: SignInVisitor,
 ): Promise<{ result: SignInResult | NewPasswordRequired; setCookies: string[] }> {
   const device = await readOrCreateDeviceKey(services.config, request);
   const result = await signIn(services, {
     ...input,
     deviceKey: device.deviceKey,
     userAgent: request.headers.get("User-Agent"),
+    ip: visitor.clientIp,
+    locale: visitor.locale,
   });
   const setCookies = device.setCookie ? [device.setCookie] : [];
   if (result.kind === "newPasswordRequired") {
@@ -101,6 +110,7 @@ export async function signInWithFirstPassword(
   services: AppServices,
   request: Request,
   input: { challenge: NewPasswordChallengeState; newPassword: string },
+  visitor: SignInVisitor,
 ): Promise<{ result: SignInResult; setCookies: string[] }> {
   const device = await readOrCreateDeviceKey(services.config, request);
   const result = await completeFirstSignIn(services, {
@@ -110,6 +120,8 @@ export async function signInWithFirstPassword(
     newPassword: input.newPassword,
     deviceKey: device.deviceKey,
     userAgent: request.headers.get("User-Agent"),
+    ip: visitor.clientIp,
+    locale: visitor.locale,
   });
   const setCookies = device.setCookie ? [device.setCookie] : [];
   setCookies.push(await newPasswordChallengeCookie.clear(services.config));

@@ -49,6 +49,7 @@ export async function action({ request, context }: Route.ActionArgs) {
         sessionId: member.sessionId,
         accessToken: member.accessToken,
         ...value,
+        locale,
       });
       const headers = accessToken
         ? { "Set-Cookie": await sessionCookie.serialize(services.config, { sid: member.sessionId, at: accessToken }) }

@@ -218,7 +218,12 @@ test("a password reset ends every session of the member and signs out everywhere
   const code = entries.find((entry) => entry.kind === "code" && entry.to.includes(member.email))?.code;
   expect(code).toBeTruthy();
 
-  await confirmPasswordReset(deps, { email: member.email, code: code!, password: "a-brand-new-password-1" });
+  await confirmPasswordReset(deps, {
+    email: member.email,
+    code: code!,
+    password: "a-brand-new-password-1",
+    locale: "ja",
+  });
 
   expect(await findLiveSession(handle.db, first.sessionId)).toBeNull();
   expect(await findLiveSession(handle.db, second.sessionId)).toBeNull();

@@ -201,7 +201,14 @@ test("a legacy member's first sign-in puts the migrated member in the directory,
       profile: { familyName: "旧", givenName: "会員", preferredLanguage: "ja" },
     },
   ]);
-  const result = await signIn(services(), { email, password, deviceKey: crypto.randomUUID(), userAgent: null });
+  const result = await signIn(services(), {
+    email,
+    password,
+    deviceKey: crypto.randomUUID(),
+    userAgent: null,
+    ip: "192.0.2.1",
+    locale: "ja",
+  });
   expect(result.kind).toBe("active");
   const { sub } = await services().identity.getUser(email);
   await expectDirectoryRow(sub, {
