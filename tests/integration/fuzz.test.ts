@@ -106,6 +106,7 @@ type SessionName =
   | "passwordEdit"
   | "withdrawal"
   | "emailChange"
+  | "signInAlert"
   | "firstSignIn"
   | "staff";
 type BearerName = "none" | "apiMember" | "apiWithdrawal" | "apiAdmin";
@@ -266,6 +267,14 @@ const SESSION_SETUP: Record<Exclude<SessionName, "anonymous">, (session: Session
     if (response.status !== 302) throw new Error(`The e-mail change answered ${response.status}`);
     const mail = await client.latestMailboxEntry(newEmail, "mail");
     session.extra.token = /\/email-update\/([A-Za-z0-9_-]+)\//.exec(mail)?.[1] ?? "";
+  },
+  // A new member signed in from two browsers: the second one's alert mail carries the link (which ends this session).
+  signInAlert: async (session) => {
+    session.member = await newMember("fuzz-sign-in-alert");
+    await client.signIn(session.member);
+    session.cookies = await client.signIn(session.member);
+    const mail = await client.latestMailboxEntry(session.member.email, "mail");
+    session.extra.token = /\/sign-in-alert\/([A-Za-z0-9_-]+)\//.exec(mail)?.[1] ?? "";
   },
 };
 
@@ -728,6 +737,19 @@ const PAGE_FORMS: PageForm[] = [
         ? "/email-update/"
         : `/email-update/${ctx.rng.chance(0.3) ? (sessions.get("emailChange")?.extra.token ?? "x") : ctx.rng.hex(43)}/`,
     sessions: ["emailChange", "anonymous"],
+    fields: () => [],
+    weight: 3,
+  },
+  {
+    kind: "page",
+    name: "sign-in-alert/{token}",
+    route: "sign-in-alert",
+    // Sometimes without its token, mostly another's or a made-up one: only the mailed one ends a session.
+    path: (ctx) =>
+      ctx.rng.chance(0.1)
+        ? "/sign-in-alert/"
+        : `/sign-in-alert/${ctx.rng.chance(0.3) ? (sessions.get("signInAlert")?.extra.token ?? "x") : ctx.rng.hex(43)}/`,
+    sessions: ["signInAlert", "anonymous"],
     fields: () => [],
     weight: 3,
   },

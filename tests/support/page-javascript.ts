@@ -44,6 +44,7 @@ function pagesToWeigh(staffMemberSub: string): PageToWeigh[] {
     { label: "privacy policy", path: "/docs/privacy-policy/", visitor: "anonymous" },
     { label: "API reference", path: "/docs/api/", visitor: "anonymous" },
     { label: "e-mail link (bad token)", path: "/email-update/not-a-token/", visitor: "anonymous", status: 410 },
+    { label: "sign-in alert link (bad token)", path: "/sign-in-alert/not-a-token/", visitor: "anonymous", status: 410 },
     { label: "not found (404)", path: "/no-such-page/", visitor: "anonymous", status: 404 },
     { label: "device-limit screen", path: "/auth/sign-in/", visitor: "deviceLimit" },
     { label: "home (signed in)", path: "/", visitor: "member" },

@@ -62,12 +62,23 @@ export async function queueMail(
 }
 
 /**
+ * The doorbell this process's mail worker listens on, kept on `globalThis` under a registered symbol rather than in a
+ * module variable: the routes run from React Router's server build and the server's jobs from the HTTP server's own
+ * bundle (or source), so one process loads this module twice, and a module variable would be two doorbells.
+ */
+const DOORBELL_KEY = Symbol.for("member-account.mail-outbox-doorbell");
+
+function doorbell(): EventEmitter {
+  const holder = globalThis as unknown as Record<symbol, EventEmitter | undefined>;
+  return (holder[DOORBELL_KEY] ??= new EventEmitter());
+}
+
+/**
  * Rings this process's mail worker (startMailOutboxWorker): a mail was just queued. Other instances find it by
  * polling; a process without a worker (a command) leaves it to the servers.
  */
-const doorbell = new EventEmitter();
 export function ringMailOutbox(): void {
-  doorbell.emit("ring");
+  doorbell().emit("ring");
 }
 
 /** The links the outbox's mails carry: absolute, in the mail's language (app/routing/security-mail-links.ts). */
@@ -234,7 +245,7 @@ export function startMailOutboxWorker(
         }
       });
   };
-  doorbell.on("ring", run);
+  doorbell().on("ring", run);
   const interval = setInterval(run, options.pollIntervalMs ?? MAIL_POLL_INTERVAL_MS);
   interval.unref();
   // Mail left from before a restart goes out now rather than at the first poll.
@@ -242,7 +253,7 @@ export function startMailOutboxWorker(
   return {
     async stop() {
       stopped = true;
-      doorbell.off("ring", run);
+      doorbell().off("ring", run);
       clearInterval(interval);
       while (current) await current;
     },

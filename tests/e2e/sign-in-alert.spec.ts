@@ -1,0 +1,88 @@
+import type { Browser } from "@playwright/test";
+import { expect, test } from "./fixtures";
+import { STANDIN_PORT } from "../../playwright.config";
+import { latestSignInAlertLinkFor } from "../support/mail-links";
+import { signIn } from "../support/sign-in-form";
+import { createTestMember } from "../support/test-members";
+
+const TEXTS = {
+  ja: {
+    prefix: "",
+    contextLocale: "ja-JP",
+    title: "ログインを終了する",
+    submit: "このログインを終了する",
+    ended: "お知らせしたログインを終了しました",
+    reset: "パスワードを再設定する",
+    expired: "リンクが無効か、有効期限が切れています",
+  },
+  en: {
+    prefix: "/en",
+    contextLocale: "en-US",
+    title: "End this sign-in",
+    submit: "End this sign-in",
+    ended: "The sign-in we told you about has ended",
+    reset: "Reset your password",
+    expired: "This link is invalid or has expired",
+  },
+} as const;
+
+/** A new browser (its own cookies, hence its own device key) in the test's JavaScript setting. */
+async function newBrowser(browser: Browser, locale: "ja" | "en", javaScriptEnabled: boolean) {
+  const context = await browser.newContext({ locale: TEXTS[locale].contextLocale, javaScriptEnabled });
+  return { context, page: await context.newPage() };
+}
+
+for (const locale of ["ja", "en"] as const) {
+  const texts = TEXTS[locale];
+  test(`${locale}: a second browser's sign-in mails the member; the link ends that browser's session alone, once`, async ({
+    page,
+    browser,
+    request,
+  }, testInfo) => {
+    test.setTimeout(90_000);
+    const javaScriptEnabled = testInfo.project.name !== "js-off";
+    const member = await createTestMember(STANDIN_PORT, `alert-${locale}`);
+    const profile = new RegExp(`^[^?]*${texts.prefix}/my/profile/$`);
+
+    // The first browser: the member's first sign-in mails nobody.
+    await page.goto(`${texts.prefix}/auth/sign-in/?to=my-profile`);
+    await signIn(page, member, locale);
+    await expect(page).toHaveURL(profile);
+
+    // A second browser signs in: the alert arrives, in the sign-in page's language.
+    const second = await newBrowser(browser, locale, javaScriptEnabled);
+    await second.page.goto(`${texts.prefix}/auth/sign-in/?to=my-profile`);
+    await signIn(second.page, member, locale);
+    await expect(second.page).toHaveURL(profile);
+    const link = await latestSignInAlertLinkFor(request, member.email);
+    expect(link).toMatch(new RegExp(`^${texts.prefix}/sign-in-alert/[A-Za-z0-9_-]{43}/$`));
+
+    // A third browser, signed in nowhere, opens the link: the page only offers the button until it is pressed.
+    const reader = await newBrowser(browser, locale, javaScriptEnabled);
+    await reader.page.goto(link);
+    await expect(reader.page.getByRole("heading", { level: 1 })).toHaveText(texts.title);
+    await second.page.goto(`${texts.prefix}/my/profile/`);
+    await expect(second.page).toHaveURL(profile);
+
+    await reader.page.getByRole("button", { name: texts.submit }).click();
+    await expect(reader.page.getByTestId("sign-in-alert-ended")).toContainText(texts.ended);
+    await expect(reader.page.getByRole("main").getByRole("link", { name: texts.reset })).toHaveAttribute(
+      "href",
+      `${texts.prefix}/auth/forgot-password/`,
+    );
+
+    // The second browser's next request is signed out; the first stays signed in.
+    await second.page.goto(`${texts.prefix}/my/profile/`);
+    await expect(second.page).toHaveURL(new RegExp(`${texts.prefix}/auth/sign-in/\\?to=my-profile$`));
+    await page.goto(`${texts.prefix}/my/profile/`);
+    await expect(page).toHaveURL(profile);
+
+    // Used once: the link now says it has expired.
+    const again = await reader.page.goto(link);
+    expect(again?.status()).toBe(410);
+    await expect(reader.page.getByTestId("sign-in-alert-expired")).toContainText(texts.expired);
+
+    await second.context.close();
+    await reader.context.close();
+  });
+}
