@@ -1,7 +1,8 @@
-import type { Browser } from "@playwright/test";
+import type { APIRequestContext, Browser } from "@playwright/test";
 import { expect, test } from "./fixtures";
 import { STANDIN_PORT } from "../../playwright.config";
 import { latestSignInAlertLinkFor } from "../support/mail-links";
+import { latestCodeFor } from "../support/mailbox";
 import { signIn } from "../support/sign-in-form";
 import { createTestMember } from "../support/test-members";
 
@@ -86,3 +87,56 @@ for (const locale of ["ja", "en"] as const) {
     await reader.context.close();
   });
 }
+
+/** How many sign-in alerts the dev mailbox holds for an address. */
+async function alertsInMailbox(request: APIRequestContext, email: string): Promise<number> {
+  const html = await (await request.get("/__dev/mailbox/")).text();
+  return html
+    .split('<li class="mailbox-entry"')
+    .slice(1)
+    .filter((entry) => entry.startsWith(' data-kind="mail"') && entry.includes(`>${email}<`))
+    .filter((entry) => entry.includes("/sign-in-alert/")).length;
+}
+
+test("the browser that signed up and the first sign-in after sign-up mail nobody; a third browser does", async ({
+  page,
+  browser,
+  request,
+}, testInfo) => {
+  test.setTimeout(90_000);
+  const javaScriptEnabled = testInfo.project.name !== "js-off";
+  const member = {
+    email: `signed-up-${crypto.randomUUID().slice(0, 8)}@example.jp`,
+    password: "a-long-enough-password",
+  };
+
+  // Signing up in this browser, up to the confirmed code: the account exists, and this browser is the member's.
+  await page.goto("/auth/sign-up/");
+  await page.locator('[name="email"]').fill(member.email);
+  await page.locator('[name="password"]').fill(member.password);
+  for (const name of ["agreeIdTerms", "agreeDataTerms", "agreePrivacy"]) await page.locator(`[name="${name}"]`).check();
+  await page.getByRole("button", { name: "確認コードを送信" }).click();
+  await page.locator('[name="code"]').fill(await latestCodeFor(request, member.email));
+  await page.getByRole("button", { name: "確認", exact: true }).click();
+  await expect(page.getByText("氏名は実名でご登録ください")).toBeVisible();
+
+  // The first sign-in is from another browser, then the sign-up browser signs in: neither is news.
+  const phone = await newBrowser(browser, "ja", javaScriptEnabled);
+  await phone.page.goto("/auth/sign-in/?to=my-profile");
+  await signIn(phone.page, member);
+  await expect(phone.page).toHaveURL(/\/my\/profile\/$/);
+  await page.goto("/auth/sign-in/?to=my-profile");
+  await signIn(page, member);
+  await expect(page).toHaveURL(/\/my\/profile\/$/);
+
+  // A third browser is: its alert arrives, and it is the only one (the outbox sends in the order mail was queued).
+  const third = await newBrowser(browser, "ja", javaScriptEnabled);
+  await third.page.goto("/auth/sign-in/?to=my-profile");
+  await signIn(third.page, member);
+  await expect(third.page).toHaveURL(/\/my\/profile\/$/);
+  await latestSignInAlertLinkFor(request, member.email);
+  expect(await alertsInMailbox(request, member.email)).toBe(1);
+
+  await phone.context.close();
+  await third.context.close();
+});
