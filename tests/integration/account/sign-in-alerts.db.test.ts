@@ -1,7 +1,6 @@
 import net from "node:net";
 import { eq, inArray } from "drizzle-orm";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { type DatabaseHandle, openDatabase } from "../../../db/client.server";
 import { mailOutbox, memberProfiles, memberSessions, signInAlertTokens } from "../../../db/schema";
 import { parseConfig } from "~/config.server";
 import { changePassword } from "~/domain/account/password-change.server";
@@ -33,16 +32,17 @@ import type { Clock } from "~/services.server";
 import { cognitoConfigOf } from "../../support/stand-in-config";
 import { type MailboxEntry, listMailboxEntries, mailboxDirectory } from "../../support/stand-ins/dev-mailbox";
 import { startEmbeddedStack } from "../../support/stand-ins/embedded-stack";
+import { useTestDatabase } from "../../support/test-database";
 import { makeTempDir } from "../../support/temp-dir";
 
 // The real parts: the Cognito stand-in through the AWS SDK, the SMTP capture (behind a proxy the tests can hold or
-// cut), and PGlite (or PostgreSQL in CI).
+// cut), and PGlite (or PostgreSQL in CI). A database of its own: the tests count the outbox's rows and sends.
+const database = useTestDatabase("sign-in-alerts", { ownDatabase: true });
 const temp = makeTempDir("sign-in-alerts");
 const ORIGIN = "http://localhost:3998";
 const PASSWORD = "correct-horse-battery";
 const FIREFOX_ON_WINDOWS = "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:128.0) Gecko/20100101 Firefox/128.0";
 let stack: StandIns;
-let handle: DatabaseHandle;
 let smtp: SmtpProxy;
 
 /** The time every service sees; a test moves it instead of waiting. */
@@ -97,21 +97,18 @@ async function startSmtpProxy(target: string): Promise<SmtpProxy> {
 
 beforeAll(async () => {
   stack = await startEmbeddedStack({ dataDir: temp.dir, adminGroup: "admin" });
-  handle = openDatabase({ databaseUrl: process.env.TEST_DATABASE_URL, dataDir: temp.dir });
-  await handle.migrate();
   smtp = await startSmtpProxy(stack.env.SMTP_URL!);
 });
 
 afterAll(async () => {
   await smtp?.stop();
-  await handle?.close();
   await stack?.stop();
   temp.remove();
 });
 
 function services() {
   return {
-    db: handle.db,
+    db: database().db,
     identity: withDomainErrors(createIdentityProvider(cognitoConfigOf(stack))),
     config: { ...parseConfig({}), deviceLimit: 10, sessionSecrets: ["s".repeat(32)], origin: ORIGIN },
     clock,
@@ -147,7 +144,7 @@ async function signInFrom(
 }
 
 async function outboxRowsTo(email: string) {
-  return handle.db.select().from(mailOutbox).where(eq(mailOutbox.recipient, email));
+  return database().db.select().from(mailOutbox).where(eq(mailOutbox.recipient, email));
 }
 
 async function mailsTo(email: string): Promise<MailboxEntry[]> {
@@ -173,7 +170,7 @@ async function memberWithAlert(label: string) {
 }
 
 async function isRevoked(sessionId: string) {
-  const [row] = await handle.db.select().from(memberSessions).where(eq(memberSessions.id, sessionId));
+  const [row] = await database().db.select().from(memberSessions).where(eq(memberSessions.id, sessionId));
   return { revoked: row?.revokedAt !== null, refreshTokenRevoked: row?.refreshTokenRevokedAt !== null };
 }
 
@@ -212,7 +209,7 @@ test("a second browser's sign-in queues and sends exactly one alert; the first s
 
 test("the browser that did the sign-up and the first sign-in after sign-up get no alert; a third browser does", async () => {
   const member = await createMember("after-sign-up");
-  await rememberSignUpBrowser(handle.db, { sub: member.sub, deviceKey: "sign-up-browser", now: clock.now() });
+  await rememberSignUpBrowser(database().db, { sub: member.sub, deviceKey: "sign-up-browser", now: clock.now() });
   // The first sign-in is from another browser (the phone): still the member's first, no alert.
   await signInFrom(member, "phone");
   // Then the browser that signed up: known since the sign-up.
@@ -224,7 +221,7 @@ test("the browser that did the sign-up and the first sign-in after sign-up get n
 
 test("the member's preferred language, else the sign-in page's", async () => {
   const english = await createMember("prefers-en");
-  await handle.db.insert(memberProfiles).values({ sub: english.sub, preferredLanguage: "en" });
+  await database().db.insert(memberProfiles).values({ sub: english.sub, preferredLanguage: "en" });
   await signInFrom(english, "first");
   await signInFrom(english, "second", { locale: "ja" });
   const noProfile = await createMember("no-profile");
@@ -243,15 +240,15 @@ test("the link ends exactly that session once; another member's link and a wrong
   const bob = await memberWithAlert("bob");
 
   // Only the SHA-256 of the token is stored, and the outbox never held it.
-  const [stored] = await handle.db
-    .select()
+  const [stored] = await database()
+    .db.select()
     .from(signInAlertTokens)
     .where(eq(signInAlertTokens.sessionId, alice.second.sessionId));
   expect(stored?.tokenHash).toBe(hashSignInAlertToken(alice.token));
   expect(stored?.sub).toBe(alice.member.sub);
   expect(JSON.stringify(await outboxRowsTo(alice.member.email))).not.toContain(alice.token);
 
-  expect(await isSignInAlertTokenUsable(handle.db, alice.token, clock.now())).toBe(true);
+  expect(await isSignInAlertTokenUsable(database().db, alice.token, clock.now())).toBe(true);
   expect(await endSignInByAlertLink(services(), "not-a-token")).toEqual({ kind: "expired" });
   expect(await endSignInByAlertLink(services(), alice.token)).toEqual({ kind: "ended" });
 
@@ -262,7 +259,7 @@ test("the link ends exactly that session once; another member's link and a wrong
   expect((await isRevoked(bob.second.sessionId)).revoked).toBe(false);
 
   // Single use.
-  expect(await isSignInAlertTokenUsable(handle.db, alice.token, clock.now())).toBe(false);
+  expect(await isSignInAlertTokenUsable(database().db, alice.token, clock.now())).toBe(false);
   expect(await endSignInByAlertLink(services(), alice.token)).toEqual({ kind: "expired" });
   // Bob's own link still works, on his session alone.
   expect(await endSignInByAlertLink(services(), bob.token)).toEqual({ kind: "ended" });
@@ -275,9 +272,9 @@ test("the link expires after seven days", async () => {
   const carol = await memberWithAlert("carol");
   const sentAt = clock.now();
   now = new Date(sentAt.getTime() + SIGN_IN_ALERT_LINK_TTL_MS - 1000);
-  expect(await isSignInAlertTokenUsable(handle.db, carol.token, clock.now())).toBe(true);
+  expect(await isSignInAlertTokenUsable(database().db, carol.token, clock.now())).toBe(true);
   now = new Date(sentAt.getTime() + SIGN_IN_ALERT_LINK_TTL_MS + 1000);
-  expect(await isSignInAlertTokenUsable(handle.db, carol.token, clock.now())).toBe(false);
+  expect(await isSignInAlertTokenUsable(database().db, carol.token, clock.now())).toBe(false);
   expect(await endSignInByAlertLink(services(), carol.token)).toEqual({ kind: "expired" });
   expect((await isRevoked(carol.second.sessionId)).revoked).toBe(false);
 });
@@ -320,7 +317,7 @@ test("a mail server that hangs and then fails does not hold up the sign-in; the 
 
 test("a mail that keeps failing is given up after the last attempt", async () => {
   const email = `given-up-${crypto.randomUUID().slice(0, 8)}@example.jp`;
-  await queueMail(handle.db, {
+  await queueMail(database().db, {
     kind: "passwordChanged",
     details: { changedAt: now.toISOString() },
     recipient: email,
@@ -328,8 +325,8 @@ test("a mail that keeps failing is given up after the last attempt", async () =>
     requestLocale: "ja",
     now,
   });
-  await handle.db
-    .update(mailOutbox)
+  await database()
+    .db.update(mailOutbox)
     .set({ attempts: MAIL_MAX_ATTEMPTS - 1 })
     .where(eq(mailOutbox.recipient, email));
   smtp.mode = "refuse";
@@ -349,7 +346,7 @@ test("a mail that keeps failing is given up after the last attempt", async () =>
 test("two workers never send one mail twice", async () => {
   const recipients = Array.from({ length: 12 }, (_, i) => `twice-${i}-${crypto.randomUUID().slice(0, 8)}@example.jp`);
   for (const recipient of recipients) {
-    await queueMail(handle.db, {
+    await queueMail(database().db, {
       kind: "passwordChanged",
       details: { changedAt: now.toISOString() },
       recipient,
@@ -361,7 +358,7 @@ test("two workers never send one mail twice", async () => {
   const [a, b] = await Promise.all([sendDueMail(services()), sendDueMail(services())]);
   expect(a + b).toBe(recipients.length);
   for (const recipient of recipients) expect(await mailsTo(recipient)).toHaveLength(1);
-  const rows = await handle.db.select().from(mailOutbox).where(inArray(mailOutbox.recipient, recipients));
+  const rows = await database().db.select().from(mailOutbox).where(inArray(mailOutbox.recipient, recipients));
   expect(rows.every((row) => row.attempts === 1 && row.sentAt !== null)).toBe(true);
 });
 
