@@ -61,6 +61,7 @@ function pagesToWeigh(staffMemberSub: string, importJobId: string): PageToWeigh[
     { label: "staff audit log", path: "/admin/audit-log/", visitor: "staff" },
     { label: "staff downloads", path: "/admin/downloads/", visitor: "staff" },
     { label: "staff CSV import", path: "/admin/csv-import/", visitor: "staff" },
+    { label: "staff CSV columns", path: "/admin/csv-import/columns/", visitor: "staff" },
     { label: "staff CSV import job", path: `/admin/csv-import/${importJobId}/`, visitor: "staff" },
   ];
 }
