@@ -46,7 +46,7 @@ import { pageModules } from "../support/route-modules";
 const EXPLORING = process.env.FUZZ_SEED === "random";
 /**
  * The default run sends every one of these requests, however slow the machine, so what it covers is the same on
- * every run; sized for a loaded 2-core machine (about a minute there, set-ups included).
+ * every run; sized so that a loaded 2-core machine gets through it, session set-ups included, well within the timeout.
  */
 const REQUEST_COUNT = Number(process.env.FUZZ_REQUESTS ?? (EXPLORING ? 100_000 : 600));
 /**
