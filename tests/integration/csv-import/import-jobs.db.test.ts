@@ -423,7 +423,7 @@ test("a worker killed mid-job (kill -9) is replaced and nobody is created or inv
   for (const row of rows) expect((await cognito.getUser(row.sub!)).email).toBeDefined();
   expect(new Set(rows.map((row) => row.sub)).size).toBe(24);
   expect([...(await invitationsTo(emails)).values()]).toEqual(Array(24).fill(1));
-}, 90_000);
+}, 120_000);
 
 test("two workers share one job and never start calls above the configured rate in total", async () => {
   const RATE = 20;
