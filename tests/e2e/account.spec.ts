@@ -54,6 +54,18 @@ test("changing the password: a wrong current password is refused, then the other
   // The message itself, not the hint ("8文字以上（256文字まで）"), or the next fill could race the reply.
   await expect(page.locator("main")).toContainText("8文字以上で入力してください");
 
+  // Too easy to guess: common, or made of the member's address; said on the new password's field.
+  const newPasswordField = page.getByLabel("新しいパスワード");
+  await page.getByLabel("現在のパスワード").fill(member.password);
+  await newPasswordField.fill("password1234");
+  await page.getByRole("button", { name: "パスワードを変更する" }).click();
+  await expect(newPasswordField).toHaveAccessibleDescription(/よく使われているパスワードや流出したパスワードに近く/);
+  await expect(page.getByLabel("現在のパスワード")).toHaveValue("");
+  await page.getByLabel("現在のパスワード").fill(member.password);
+  await newPasswordField.fill(`${member.email.split("@")[0]}2024`);
+  await page.getByRole("button", { name: "パスワードを変更する" }).click();
+  await expect(newPasswordField).toHaveAccessibleDescription(/メールアドレスやお名前から作ったパスワード/);
+
   await page.getByLabel("現在のパスワード").fill(member.password);
   await page.getByLabel("新しいパスワード").fill(newPassword);
   await page.getByRole("button", { name: "パスワードを変更する" }).click();

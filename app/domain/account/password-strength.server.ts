@@ -88,8 +88,8 @@ export function personalWords(owner: PasswordOwner): string[] {
 
 /**
  * Refuses a new password that is too easy to guess: "passwordTooCommon" when it is (or is close to) a common or
- * breached password, a word, a name, a date or a keyboard pattern; "passwordFromPersonalDetails" when what makes it
- * weak is the member's own address or name. A password containing a personal word is also judged with those words
+ * breached password, a word, a name, a date or a keyboard pattern, for anyone; "passwordFromPersonalDetails" when
+ * what makes it weak is the member's own address or name. A password containing a personal word is also judged with those words
  * taken out, since whoever targets the member knows them: "Yamada.Taro1985" is as strong as ".1985".
  * For new passwords only (sign-up, reset, change, an invited member's first one); a legacy account's migration keeps
  * the password the member already has.
@@ -102,10 +102,12 @@ export async function refuseWeakPassword(password: string, owner: PasswordOwner)
   const whole = zxcvbn.check(password, words);
   if (whole.score < MIN_PASSWORD_SCORE) {
     // The estimate also finds the personal words disguised ("t4r0"), which a plain search would not.
-    const personal =
+    const usesPersonalWords =
       found.length > 0 ||
       whole.sequence.some((match) => match.pattern === "dictionary" && match.dictionaryName === "userInputs");
-    throw new DomainError(personal ? "passwordFromPersonalDetails" : "passwordTooCommon");
+    // Personal only when that is what makes it weak: "password1234" is common, whoever's address holds "password".
+    const weakForAnyone = !usesPersonalWords || zxcvbn.check(password).score < MIN_PASSWORD_SCORE;
+    throw new DomainError(weakForAnyone ? "passwordTooCommon" : "passwordFromPersonalDetails");
   }
   if (found.length === 0) return;
   // Longest first, so that the address goes before its local part and the local part before its words.
