@@ -3,10 +3,10 @@ import { DomainError } from "../domain-error.server";
 
 /**
  * The least strength a new password needs, on zxcvbn's scale of 0 to 4: 2 means at least a million estimated
- * guesses. A random 8-character password (the spec's minimum) estimates at just under 10^8 guesses, score 2, so a
+ * guesses. A random 8-character password (the spec's minimum) estimates at 10^8 guesses, just below score 3, so a
  * higher bar would refuse it; why 2 is enough here: app/domain/README.md#account.
  */
-export const MIN_PASSWORD_SCORE = 2;
+const MIN_PASSWORD_SCORE = 2;
 
 /**
  * How much of a password is judged. The estimate's cost grows faster than the length (its l33t and sequence
@@ -16,7 +16,7 @@ export const MIN_PASSWORD_SCORE = 2;
 const JUDGED_LENGTH = 32;
 
 /**
- * The l33t variants the estimate tries per password. The default (100) costs several times more per call; the
+ * The l33t variants the estimate tries per password. The default (100) multiplies the cost of every call, while the
  * usual disguises ("P@ssw0rd") are found within the first few.
  */
 const L33T_VARIANTS = 4;
@@ -35,8 +35,8 @@ let estimator: Promise<ZxcvbnFactory> | null = null;
 
 /**
  * The estimator with its dictionaries (common passwords, English and Japanese words and names, in romaji), built on
- * the first new password a process sees and kept: they take a second to load and tens of megabytes, which a process
- * that never checks a password should not pay at start.
+ * the first new password a process sees and kept: they are large, and a process that never checks a password (a
+ * command-line job, a server that only serves pages) should not pay for them at start.
  */
 function loadEstimator(): Promise<ZxcvbnFactory> {
   estimator ??= (async () => {
@@ -76,13 +76,7 @@ export function personalWords(owner: PasswordOwner): string[] {
   const email = fold(owner.email);
   const at = email.lastIndexOf("@");
   const local = at === -1 ? email : email.slice(0, at);
-  const domainLabels =
-    at === -1
-      ? []
-      : email
-          .slice(at + 1)
-          .split(".")
-          .slice(0, -1);
+  const domainLabels = (at === -1 ? "" : email.slice(at + 1)).split(".").slice(0, -1);
   const names = [owner.familyName, owner.givenName].filter((name): name is string => Boolean(name)).map(fold);
   const words = [email, local, ...(local.match(/\p{L}+|\p{N}+/gu) ?? []), ...domainLabels, ...names];
   return [...new Set(words.map((word) => word.trim()))].filter(
@@ -93,8 +87,8 @@ export function personalWords(owner: PasswordOwner): string[] {
 /**
  * Refuses a new password that is too easy to guess: "passwordTooCommon" when it is (or is close to) a common or
  * breached password, a word, a name, a date or a keyboard pattern, for anyone; "passwordFromPersonalDetails" when
- * what makes it weak is the member's own address or name. A password containing a personal word is also judged with those words
- * taken out, since whoever targets the member knows them: "Yamada.Taro1985" is as strong as ".1985".
+ * what makes it weak is the member's own address or name. A password containing a personal word is also judged with
+ * those words taken out, since whoever targets the member knows them: "Yamada.Taro1985" is as strong as ".1985".
  * For new passwords only (sign-up, reset, change, an invited member's first one); a legacy account's migration keeps
  * the password the member already has.
  */
