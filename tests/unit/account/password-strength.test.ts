@@ -65,6 +65,12 @@ test("a password weak for anyone is called common even when the member's address
   expect(await verdict("password1234", { email: "password-change-1a2b@example.jp" })).toBe("passwordTooCommon");
 });
 
+test("a name the dictionaries do not know counts only from the member's profile", async () => {
+  const owner = { email: "zq@example.jp", familyName: "Quaxwoldt", givenName: "Zebediah" };
+  expect(await verdict("quaxwoldtzebediah75", owner)).toBe("passwordFromPersonalDetails");
+  expect(await verdict("quaxwoldtzebediah75", { email: owner.email })).toBe("accepted");
+});
+
 test("the name counts only with its owner: a strong-looking password of another member's name passes", async () => {
   expect(await verdict("yamadataro-kyoto", HANAKO)).toBe("accepted");
   expect(await verdict("yamadataro-kyoto", TARO)).toBe("passwordFromPersonalDetails");
