@@ -81,7 +81,7 @@ test("changing the password: a wrong current password is refused, then the other
   await page.getByLabel("現在のパスワード").fill(member.password);
   await page.getByLabel("新しいパスワード").fill("short");
   await page.getByRole("button", { name: "パスワードを変更する" }).click();
-  // The message itself, not the hint ("8文字以上（256文字まで）…"), or the next fill could race the reply.
+  // The message itself, not the hint ("8文字以上（256文字まで）"), or the next fill could race the reply.
   await expect(page.locator("main")).toContainText("8文字以上で入力してください");
 
   // Too easy to guess: common, or made of the member's address; said on the new password's field.
