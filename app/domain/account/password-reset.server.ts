@@ -5,6 +5,7 @@ import { logger } from "~/integrations/logger.server";
 import type { AppServices } from "~/services.server";
 import { queueMail, ringMailOutbox } from "../mail/mail-outbox.server";
 import { signOutEverywhere } from "../sessions/session-ending.server";
+import { refuseWeakPassword } from "./password-strength.server";
 
 export type PasswordResetIdentity = Pick<
   IdentityProvider,
@@ -86,13 +87,15 @@ async function subOf(identity: PasswordResetDependencies["identity"], email: str
  * Sets the new password with the mailed code; every way the code or account can be wrong is "codeMismatch". A
  * reset is what a member does whose password may be known to someone else, so, as a password change does, it then
  * ends every session of the member and signs out everywhere at Cognito. The account is looked up first, so that
- * Cognito being down there leaves the password unchanged rather than changed with the sessions left running. The
- * account is mailed that its password was reset (after the response).
+ * Cognito being down there leaves the password unchanged rather than changed with the sessions left running.
+ * A new password too easy to guess (or made of the address) is refused before the code is tried, which tells
+ * nothing about the code or the account. The account is mailed that its password was reset (after the response).
  */
 export async function confirmPasswordReset(
   deps: PasswordResetDependencies,
   input: { email: string; code: string; password: string; locale: Locale },
 ): Promise<void> {
+  await refuseWeakPassword(input.password, { email: input.email });
   const sub = await subOf(deps.identity, input.email);
   const { email, code, password } = input;
   try {

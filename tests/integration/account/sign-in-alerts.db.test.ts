@@ -371,7 +371,9 @@ test("a password change and a password reset each mail the account", async () =>
     sessionId: session.sessionId,
     accessToken: session.accessToken,
     currentPassword: PASSWORD,
-    newPassword: "another-long-passphrase",
+    newPassword: "violet-tundra-spoon-83",
+    familyName: null,
+    givenName: null,
     locale: "en",
   });
   await sendDueMail(services());
@@ -381,7 +383,12 @@ test("a password change and a password reset each mail the account", async () =>
   const code = (await listMailboxEntries(mailboxDirectory(temp.dir))).find(
     (entry) => entry.kind === "code" && entry.to.includes(member.email),
   )?.code;
-  await confirmPasswordReset(services(), { email: member.email, code: code!, password: PASSWORD, locale: "ja" });
+  await confirmPasswordReset(services(), {
+    email: member.email,
+    code: code!,
+    password: "maple-orbit-quartz-27",
+    locale: "ja",
+  });
   await sendDueMail(services());
   const mails = await mailsTo(member.email);
   expect(mails.map((mail) => mail.subject)).toEqual(["パスワードが再設定されました", "Your password was changed"]);
