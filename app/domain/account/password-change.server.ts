@@ -1,7 +1,7 @@
 import type { Locale } from "~/i18n/locales";
 import { logger } from "~/integrations/logger.server";
 import type { AppServices } from "~/services.server";
-import { queueMail, ringMailOutbox } from "../mail/mail-outbox.server";
+import { queueNotice } from "../mail/mail-outbox.server";
 import { renewSessionSignIn } from "../sessions/page-sessions.server";
 import { signOutEverywhere } from "../sessions/session-ending.server";
 import { refuseWeakPassword } from "./password-strength.server";
@@ -49,18 +49,17 @@ export async function changePassword(
     newPassword: input.newPassword,
   });
   const now = deps.clock.now();
-  await queueMail(deps.db, {
+  const { endedSessions, globalSignOut } = await signOutEverywhere(deps, {
+    sub: input.sub,
+    keepSessionId: input.sessionId,
+  });
+  await queueNotice(deps.db, {
     kind: "passwordChanged",
     details: { changedAt: now.toISOString() },
     recipient: input.email,
     sub: input.sub,
     requestLocale: input.locale,
     now,
-  });
-  ringMailOutbox();
-  const { endedSessions, globalSignOut } = await signOutEverywhere(deps, {
-    sub: input.sub,
-    keepSessionId: input.sessionId,
   });
   // Without the global sign-out this browser's refresh token still works: it keeps its tokens.
   if (!globalSignOut) return { endedSessions, accessToken: null };

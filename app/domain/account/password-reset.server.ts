@@ -3,7 +3,7 @@ import type { Locale } from "~/i18n/locales";
 import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { logger } from "~/integrations/logger.server";
 import type { AppServices } from "~/services.server";
-import { queueMail, ringMailOutbox } from "../mail/mail-outbox.server";
+import { queueNotice } from "../mail/mail-outbox.server";
 import { signOutEverywhere } from "../sessions/session-ending.server";
 import { refuseWeakPassword } from "./password-strength.server";
 
@@ -106,9 +106,10 @@ export async function confirmPasswordReset(
     }
     throw error;
   }
-  if (!sub) return;
   const now = deps.clock.now();
-  await queueMail(deps.db, {
+  if (!sub) return;
+  await signOutEverywhere(deps, { sub, keepSessionId: null });
+  await queueNotice(deps.db, {
     kind: "passwordReset",
     details: { changedAt: now.toISOString() },
     recipient: email,
@@ -116,6 +117,4 @@ export async function confirmPasswordReset(
     requestLocale: input.locale,
     now,
   });
-  ringMailOutbox();
-  await signOutEverywhere(deps, { sub, keepSessionId: null });
 }

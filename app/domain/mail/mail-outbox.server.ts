@@ -62,6 +62,23 @@ export async function queueMail(
 }
 
 /**
+ * Queues a notice about a change that has already happened and rings the worker. A failure to queue is logged, not
+ * thrown: the change stands, and the member must not see it reported as failed for want of its mail.
+ */
+export async function queueNotice(
+  db: Database,
+  mail: OutboxMail & { recipient: string; sub: string; requestLocale: Locale; now: Date },
+): Promise<void> {
+  try {
+    await queueMail(db, mail);
+  } catch (error) {
+    logger.error({ err: error, kind: mail.kind }, "a notice mail could not be queued; it is not sent");
+    return;
+  }
+  ringMailOutbox();
+}
+
+/**
  * The doorbell this process's mail worker listens on, kept on `globalThis` under a registered symbol rather than in a
  * module variable: the routes run from React Router's server build and the server's jobs from the HTTP server's own
  * bundle (or source), so one process loads this module twice, and a module variable would be two doorbells.
