@@ -3,6 +3,7 @@ import { type SQL, and, eq, isNull, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import type { Database } from "../../../db/client.server";
 import { memberDirectory, memberProfiles } from "../../../db/schema";
+import { DEFAULT_LOCALE, isLocale } from "~/i18n/locales";
 
 /**
  * The newsletter is the member's choice (Japan's Specified Electronic Mail Act wants a working opt-out): on by
@@ -71,7 +72,9 @@ export async function receivesNewsletter(db: Database, sub: string): Promise<boo
 /**
  * The unsubscribe link's verb: the member receives no newsletter from the next export on. Idempotent. A member who
  * never filled the profile has no row yet: one is made (as cancellation makes one), but only for a member the
- * directory holds and who has not cancelled, so a link used after the purge brings no data back.
+ * directory holds and who has not cancelled, so a link used after the purge brings no data back. Its preferred
+ * language is the directory's copy of Cognito's `locale` (the list's language for them), since a stored profile's
+ * language is the one a sign-in switches the pages to.
  */
 export async function unsubscribeFromNewsletter(db: Database, sub: string): Promise<void> {
   const updated = await db
@@ -81,12 +84,16 @@ export async function unsubscribeFromNewsletter(db: Database, sub: string): Prom
     .returning({ sub: memberProfiles.sub });
   if (updated.length > 0) return;
   const [member] = await db
-    .select({ sub: memberDirectory.sub })
+    .select({ locale: memberDirectory.locale })
     .from(memberDirectory)
     .where(and(eq(memberDirectory.sub, sub), isNull(memberDirectory.cancelledAt)));
   if (!member) return;
   await db
     .insert(memberProfiles)
-    .values({ sub, receivesNewsletter: false })
+    .values({
+      sub,
+      preferredLanguage: isLocale(member.locale) ? member.locale : DEFAULT_LOCALE,
+      receivesNewsletter: false,
+    })
     .onConflictDoUpdate({ target: memberProfiles.sub, set: { receivesNewsletter: false } });
 }

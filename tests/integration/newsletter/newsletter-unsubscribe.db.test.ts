@@ -127,10 +127,15 @@ test("a member without a profile gets a row that records the choice; a cancelled
   await unsubscribeFromNewsletter(database().db, subs[4]!);
   expect((await newsletterList("en")).map((row) => row.email)).toEqual([emailOf(0)]);
   const [made] = await database()
-    .db.select({ receivesNewsletter: memberProfiles.receivesNewsletter, familyName: memberProfiles.familyName })
+    .db.select({
+      receivesNewsletter: memberProfiles.receivesNewsletter,
+      preferredLanguage: memberProfiles.preferredLanguage,
+      familyName: memberProfiles.familyName,
+    })
     .from(memberProfiles)
     .where(eq(memberProfiles.sub, subs[4]!));
-  expect(made).toEqual({ receivesNewsletter: false, familyName: null });
+  // The language the list had them in (Cognito's locale), not the column's default: sign-in follows it.
+  expect(made).toEqual({ receivesNewsletter: false, preferredLanguage: "en", familyName: null });
   // A link used after the member's data was purged (no profile, no directory row) brings nothing back.
   const purged = randomUUID();
   await unsubscribeFromNewsletter(database().db, purged);
