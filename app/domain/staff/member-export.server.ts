@@ -225,9 +225,8 @@ async function startDownload<Query extends { encoding: CsvEncoding }>(
     release("failed");
     throw error;
   }
-  const blocks = services
-    .csvCopy(download.query, { header: download.header, secretSettings: download.secretSettings })
-    [Symbol.asyncIterator]();
+  const { header, secretSettings } = download;
+  const blocks = services.csvCopy(download.query, { header, secretSettings })[Symbol.asyncIterator]();
   // A generator that never started skips its finally on return(): this wrapper releases the slot either way.
   const releasingBlocks: AsyncIterableIterator<Uint8Array> = {
     [Symbol.asyncIterator]() {
