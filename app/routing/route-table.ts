@@ -26,6 +26,8 @@ export const ROUTE_SECTIONS = [
       { name: "auth-sign-up", path: "auth/sign-up" },
       // Without its token (a link cut short) the page says the link is invalid, rather than the site's 404.
       { name: "email-update", path: "email-update/:token?" },
+      // The newsletter's one-click unsubscribe link (the e-mail-address export's): no sign-in; the token is signed.
+      { name: "newsletter-unsubscribe", path: "newsletter/unsubscribe/:token?" },
       { name: "docs-api", path: "docs/api" },
       { name: "not-found", path: "*" },
     ],
