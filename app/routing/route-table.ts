@@ -28,6 +28,8 @@ export const ROUTE_SECTIONS = [
       { name: "email-update", path: "email-update/:token?" },
       // A sign-in alert mail's link: ends the sign-in it told of, without signing in (the token is optional as above).
       { name: "sign-in-alert", path: "sign-in-alert/:token?" },
+      // The newsletter's one-click unsubscribe link (the e-mail-address export's): no sign-in; the token is signed.
+      { name: "newsletter-unsubscribe", path: "newsletter/unsubscribe/:token?" },
       { name: "docs-api", path: "docs/api" },
       { name: "not-found", path: "*" },
     ],

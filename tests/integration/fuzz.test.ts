@@ -114,6 +114,7 @@ type SessionName =
   | "withdrawal"
   | "emailChange"
   | "signInAlert"
+  | "newsletter"
   | "firstSignIn"
   | "staff";
 type BearerName = "none" | "apiMember" | "apiWithdrawal" | "apiAdmin";
@@ -282,6 +283,21 @@ const SESSION_SETUP: Record<Exclude<SessionName, "anonymous">, (session: Session
     session.cookies = await client.signIn(session.member);
     const mail = await client.latestMailboxEntry(session.member.email, "mail");
     session.extra.token = /\/sign-in-alert\/([A-Za-z0-9_-]+)\//.exec(mail)?.[1] ?? "";
+  },
+  // No cookies, as a mail provider's one-click post: a reader of the newsletter and their signed token, taken from the
+  // staff's e-mail-address export as the sending system takes it.
+  newsletter: async (session) => {
+    const admin = await readyBearer("apiAdmin");
+    const reader = await createNamedMember(server.standInPort, {
+      email: `fuzz-newsletter-${crypto.randomUUID().slice(0, 8)}@example.jp`,
+    });
+    const asAdmin = (path: string, method: "GET" | "POST") =>
+      fetch(`${server.url}${path}`, { method, headers: { Authorization: `Bearer ${admin.tokens!.accessToken}` } });
+    const refresh = await asAdmin(`/api/admin/users/${reader.sub}/refresh`, "POST");
+    if (!refresh.ok) throw new Error(`The reader's directory refresh answered ${refresh.status}`);
+    const list = await (await asAdmin("/api/admin/downloads/email-addresses?locale=ja", "GET")).text();
+    session.extra.token = new RegExp(`/newsletter/unsubscribe/(${reader.sub}\\.[0-9a-f]{64})/`).exec(list)?.[1] ?? "";
+    if (!session.extra.token) throw new Error("The e-mail-address export gave the reader no unsubscribe URL");
   },
 };
 
@@ -629,7 +645,10 @@ const PAGE_FORMS: PageForm[] = [
     route: "my-profile-edit",
     path: () => "/my/profile/edit/",
     sessions: ["member"],
-    fields: (ctx) => profileFields(ctx.rng),
+    fields: (ctx) => [
+      ...profileFields(ctx.rng),
+      ...(ctx.rng.chance(0.5) ? [["receivesNewsletter", "on"] as [string, string]] : []),
+    ],
     weight: 6,
   },
   {
@@ -759,6 +778,25 @@ const PAGE_FORMS: PageForm[] = [
     sessions: ["signInAlert", "anonymous"],
     fields: () => [],
     weight: 3,
+  },
+  {
+    kind: "page",
+    name: "newsletter/unsubscribe/{token}",
+    route: "newsletter-unsubscribe",
+    // A reader's signed token, a random one, a signed one put on another sub, or none (the invalid-link page).
+    path: (ctx) => {
+      const token = sessions.get("newsletter")?.extra.token ?? "x";
+      const signature = token.split(".")[1] ?? "";
+      return ctx.rng.pick([
+        `/newsletter/unsubscribe/${token}/`,
+        `/newsletter/unsubscribe/${ctx.rng.uuid()}.${ctx.rng.hex(64)}/`,
+        `/newsletter/unsubscribe/${ctx.rng.uuid()}.${signature}/`,
+        "/newsletter/unsubscribe/",
+      ]);
+    },
+    sessions: ["newsletter", "anonymous"],
+    fields: () => [["List-Unsubscribe", "One-Click"]],
+    weight: 2,
   },
   {
     kind: "page",

@@ -33,7 +33,7 @@ CREATE TABLE "mail_outbox" (
 CREATE INDEX "sign_in_alert_tokens_expires_at_idx" ON "sign_in_alert_tokens" USING btree ("expires_at");--> statement-breakpoint
 CREATE INDEX "mail_outbox_due_idx" ON "mail_outbox" USING btree ("next_attempt_at") WHERE "mail_outbox"."sent_at" is null and "mail_outbox"."abandoned_at" is null;--> statement-breakpoint
 CREATE INDEX "mail_outbox_created_at_idx" ON "mail_outbox" USING btree ("created_at");--> statement-breakpoint
--- The browsers members already use are known, so that the first sign-ins after this release mail nobody.
+-- The browsers of the sessions on record are known, so that members are not told of browsers they already used.
 INSERT INTO "known_browsers" ("sub", "device_key_hash", "first_seen_at", "first_signed_in_at")
 SELECT "sub", encode(sha256(convert_to("device_key", 'UTF8')), 'hex'), min("created_at"), min("created_at")
 FROM "member_sessions" GROUP BY 1, 2;
