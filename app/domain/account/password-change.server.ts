@@ -2,6 +2,7 @@ import { logger } from "~/integrations/logger.server";
 import type { AppServices } from "~/services.server";
 import { renewSessionSignIn } from "../sessions/page-sessions.server";
 import { signOutEverywhere } from "../sessions/session-ending.server";
+import { recordPasswordTyped } from "./reauthentication.server";
 import { originJtiOf } from "./sign-in.server";
 
 export type PasswordChangeDependencies = Pick<AppServices, "db" | "identity" | "config" | "clock">;
@@ -42,6 +43,8 @@ export async function changePassword(
     sub: input.sub,
     keepSessionId: input.sessionId,
   });
+  // The member just typed their password here: the session counts as recently re-authenticated.
+  await recordPasswordTyped(deps.db, { sub: input.sub, sessionId: input.sessionId, at: deps.clock.now() });
   // Without the global sign-out this browser's refresh token still works: it keeps its tokens.
   if (!globalSignOut) return { endedSessions, accessToken: null };
   try {

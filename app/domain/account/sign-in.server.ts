@@ -108,6 +108,7 @@ async function startSignedInSession(
     refreshToken: tokens.refreshToken,
     originJti: originJtiOf(tokens.accessToken),
     overLimit: "hold",
+    passwordTyped: true,
   });
   return { ...session, accessToken: tokens.accessToken };
 }
