@@ -34,10 +34,20 @@ export function routeCalls(origin: string, services: () => AppServices) {
   };
 }
 
-/** What a loader or action threw or returned, as the HTTP server would answer: the Response, or its data reply. */
-export async function settle<T>(call: Promise<T>): Promise<T | Response> {
-  return call.catch((thrown: unknown) => {
+/** A thrown `data(…, init)`: React Router answers it with its status, as a returned one. */
+type ThrownData = { type: "DataWithResponseInit"; data: unknown; init: ResponseInit | null };
+
+/**
+ * What a loader or action threw or returned, as the HTTP server would answer: its redirect or Response, a thrown
+ * `data()` reply, or what it returned (`call`: its promise, or a function calling it). Anything else thrown (a fault) stays thrown.
+ */
+export async function settle<T>(call: Promise<T> | (() => T)): Promise<T | Response | ThrownData> {
+  try {
+    // A synchronous loader throws as it is called: a function defers the call to here.
+    return await (typeof call === "function" ? call() : call);
+  } catch (thrown) {
     if (thrown instanceof Response) return thrown;
+    if ((thrown as ThrownData | null)?.type === "DataWithResponseInit") return thrown as ThrownData;
     throw thrown;
-  });
+  }
 }

@@ -1,4 +1,4 @@
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import { decodeJwt } from "jose";
 import type { Database } from "../../../db/client.server";
 import { memberSessions } from "../../../db/schema";
@@ -28,6 +28,23 @@ export async function recordPasswordTyped(
   await db
     .update(memberSessions)
     .set({ passwordVerifiedAt: input.at })
+    .where(
+      and(eq(memberSessions.id, input.sessionId), eq(memberSessions.sub, input.sub), isNull(memberSessions.revokedAt)),
+    );
+}
+
+/**
+ * Moves this session's password time back, as if that many minutes had passed since: the dev tools' control
+ * (development and preview only), so that a browser test sees the password step without a shared clock that would
+ * move for every other test the one preview server serves.
+ */
+export async function movePasswordTimeBack(
+  db: Database,
+  input: { sub: string; sessionId: string; minutes: number },
+): Promise<void> {
+  await db
+    .update(memberSessions)
+    .set({ passwordVerifiedAt: sql`${memberSessions.passwordVerifiedAt} - make_interval(mins => ${input.minutes})` })
     .where(
       and(eq(memberSessions.id, input.sessionId), eq(memberSessions.sub, input.sub), isNull(memberSessions.revokedAt)),
     );

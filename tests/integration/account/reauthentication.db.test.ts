@@ -13,9 +13,11 @@ import * as dataDownload from "~/routes/member/my-data-download";
 import * as dataPage from "~/routes/member/my-data";
 import * as emailEdit from "~/routes/member/my-email-edit";
 import * as reauthentication from "~/routes/member/my-reauthentication";
+import * as sessionClock from "~/routes/dev-tools/dev-session-clock";
 import { pathFor } from "~/routing/route-table";
 import type { StandIns } from "~/server/start-server";
 import type { AppServices, Clock } from "~/services.server";
+import { PRODUCTION_ENV } from "../../support/production-env";
 import { routeCalls, settle } from "../../support/route-calls";
 import { listMailboxEntries, mailboxDirectory } from "../../support/stand-ins/dev-mailbox";
 import { startEmbeddedStack } from "../../support/stand-ins/embedded-stack";
@@ -228,4 +230,28 @@ test("a password change renews the session's password time", async () => {
     newPassword: `${PASSWORD}-changed`,
   });
   expect(await passwordTimeOf(member.sessionId)).toEqual(current);
+});
+
+test("the dev tools' session clock moves only this session's password time back, and production has no such control", async () => {
+  const member = await signedInMember("session-clock");
+  const other = await signedInMember("session-clock-other");
+  const production = routeCalls(ORIGIN, () => ({ ...services, config: parseConfig(PRODUCTION_ENV) }));
+  const refused = production.post(pathFor("dev-session-clock", "ja"), { minutes: "11" });
+  const answer = await settle(sessionClock.action(production.args(refused, await production.context(refused, member))));
+  expect((answer as unknown as { init: ResponseInit }).init.status).toBe(404);
+  const page = production.get(pathFor("dev-session-clock", "ja"));
+  const pageContext = await production.context(page, member);
+  const shown = await settle(() => sessionClock.loader(production.args(page, pageContext)));
+  expect((shown as unknown as { init: ResponseInit }).init.status).toBe(404);
+  expect(await passwordTimeOf(member.sessionId)).toEqual(current);
+
+  const moved = calls.post(pathFor("dev-session-clock", "ja"), { minutes: "11" });
+  await settle(sessionClock.action(calls.args(moved, await calls.context(moved, member))));
+  expect(await passwordTimeOf(member.sessionId)).toEqual(new Date(current.getTime() - 11 * MINUTE_MS));
+  expect(await passwordTimeOf(other.sessionId)).toEqual(current);
+  const edit = calls.post(pathFor("my-email-edit", "ja"), { email: "moved@example.jp" });
+  const asked = (await settle(
+    emailEdit.action(calls.args(edit, await calls.context(edit, await asSeenNow(member)))),
+  )) as Response;
+  expect(asked.headers.get("Location")).toMatch(/^\/my\/reauthentication\/\?to=/);
 });
