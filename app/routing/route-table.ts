@@ -74,8 +74,6 @@ export const ROUTE_SECTIONS = [
       { name: "rebranding-debugs", path: "rebranding-debugs" },
       { name: "rebranding-debugs-page", path: "rebranding-debugs/:page" },
       { name: "dev-mailbox", path: "__dev/mailbox" },
-      // Moves the signed-in browser's password time back, for the browser tests of the password step.
-      { name: "dev-session-clock", path: "__dev/session-clock" },
     ],
   },
 ] as const;

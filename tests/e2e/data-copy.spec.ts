@@ -92,7 +92,7 @@ test("in English, an old session downloads the data copy after the password step
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Your data");
 
   // Eleven minutes on (the dev tools' session clock, see reauthentication.spec.ts).
-  await page.goto("/en/__dev/session-clock/");
+  await page.goto("/en/demo/");
   await page.getByLabel("Minutes to move back").fill("11");
   await page.getByRole("button", { name: "Move back" }).click();
   await expect(page).toHaveURL(/\?moved=11$/);

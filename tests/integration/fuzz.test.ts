@@ -695,9 +695,9 @@ const PAGE_FORMS: PageForm[] = [
   },
   {
     kind: "page",
-    name: "__dev/session-clock",
-    route: "dev-session-clock",
-    path: () => "/__dev/session-clock/",
+    name: "demo: session clock",
+    route: "demo",
+    path: () => "/demo/",
     // Not the shared member: a password time moved back would send its e-mail changes to the password step.
     sessions: ["passwordEdit", "anonymous"],
     fields: (ctx) => [["minutes", String(1 + ctx.rng.int(30))]],

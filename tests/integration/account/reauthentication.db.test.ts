@@ -13,7 +13,7 @@ import * as dataDownload from "~/routes/member/my-data-download";
 import * as dataPage from "~/routes/member/my-data";
 import * as emailEdit from "~/routes/member/my-email-edit";
 import * as reauthentication from "~/routes/member/my-reauthentication";
-import * as sessionClock from "~/routes/dev-tools/dev-session-clock";
+import * as sessionClock from "~/routes/dev-tools/demo";
 import { pathFor } from "~/routing/route-table";
 import type { StandIns } from "~/server/start-server";
 import type { AppServices, Clock } from "~/services.server";
@@ -236,16 +236,16 @@ test("the dev tools' session clock moves only this session's password time back,
   const member = await signedInMember("session-clock");
   const other = await signedInMember("session-clock-other");
   const production = routeCalls(ORIGIN, () => ({ ...services, config: parseConfig(PRODUCTION_ENV) }));
-  const refused = production.post(pathFor("dev-session-clock", "ja"), { minutes: "11" });
+  const refused = production.post(pathFor("demo", "ja"), { minutes: "11" });
   const answer = await settle(sessionClock.action(production.args(refused, await production.context(refused, member))));
   expect((answer as unknown as { init: ResponseInit }).init.status).toBe(404);
-  const page = production.get(pathFor("dev-session-clock", "ja"));
+  const page = production.get(pathFor("demo", "ja"));
   const pageContext = await production.context(page, member);
   const shown = await settle(() => sessionClock.loader(production.args(page, pageContext)));
   expect((shown as unknown as { init: ResponseInit }).init.status).toBe(404);
   expect(await passwordTimeOf(member.sessionId)).toEqual(current);
 
-  const moved = calls.post(pathFor("dev-session-clock", "ja"), { minutes: "11" });
+  const moved = calls.post(pathFor("demo", "ja"), { minutes: "11" });
   await settle(sessionClock.action(calls.args(moved, await calls.context(moved, member))));
   expect(await passwordTimeOf(member.sessionId)).toEqual(new Date(current.getTime() - 11 * MINUTE_MS));
   expect(await passwordTimeOf(other.sessionId)).toEqual(current);
