@@ -26,6 +26,8 @@ export const ROUTE_SECTIONS = [
       { name: "auth-sign-up", path: "auth/sign-up" },
       // Without its token (a link cut short) the page says the link is invalid, rather than the site's 404.
       { name: "email-update", path: "email-update/:token?" },
+      // The newsletter's one-click unsubscribe link (the e-mail-address export's): no sign-in; the token is signed.
+      { name: "newsletter-unsubscribe", path: "newsletter/unsubscribe/:token?" },
       { name: "docs-api", path: "docs/api" },
       { name: "not-found", path: "*" },
     ],
@@ -58,10 +60,11 @@ export const ROUTE_SECTIONS = [
       { name: "admin-downloads", path: "admin/downloads" },
       // The downloads themselves (users.csv, …): resource routes the page's GET forms submit to.
       { name: "admin-download", path: "admin/downloads/:file" },
-      // The CSV import: upload and dry run, the template, a job's progress, its failed rows. "template" is matched
-      // before ":id" (React Router ranks static segments first).
+      // The CSV import: upload and dry run, the template, the columns' reference, a job's progress, its failed rows.
+      // "template" and "columns" are matched before ":id" (React Router ranks static segments first).
       { name: "admin-csv-import", path: "admin/csv-import" },
       { name: "admin-csv-import-template", path: "admin/csv-import/template" },
+      { name: "admin-csv-import-columns", path: "admin/csv-import/columns" },
       { name: "admin-csv-import-job", path: "admin/csv-import/:id" },
       { name: "admin-csv-import-failed-rows", path: "admin/csv-import/:id/failed-rows" },
     ],

@@ -35,5 +35,7 @@ test("e-mail change tokens never reach the logs", () => {
   expect(pathForLog("/email-update/s3cr3t-token/")).toBe("/email-update/[token]/");
   expect(pathForLog("/en/email-update/s3cr3t-token/")).toBe("/en/email-update/[token]/");
   expect(pathForLog("/api/email-updates/s3cr3t")).toBe("/api/email-updates/[token]");
+  expect(pathForLog("/newsletter/unsubscribe/sub.s1gnature/")).toBe("/newsletter/unsubscribe/[token]/");
+  expect(pathForLog("/en/newsletter/unsubscribe/sub.s1gnature/")).toBe("/en/newsletter/unsubscribe/[token]/");
   expect(pathForLog("/my/profile/")).toBe("/my/profile/");
 });

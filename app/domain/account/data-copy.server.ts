@@ -105,10 +105,10 @@ async function profileSection(source: DataCopySource): Promise<JsonObject | null
   };
 }
 
-/** The newsletter goes out in the profile's preferred language. */
+/** The member's newsletter choice (on until they turn it off), in the profile's preferred language. */
 async function newsletterSection(source: DataCopySource): Promise<JsonObject> {
   const row = await storedProfile(source);
-  return { language: row?.preferredLanguage ?? null };
+  return { receives: row?.receivesNewsletter ?? true, language: row?.preferredLanguage ?? null };
 }
 
 /** Every browser signed in as the member, live or ended; never the tokens, the device key or the session id. */

@@ -5,6 +5,7 @@ import type { AppServices } from "~/services.server";
 import { type StartSessionResult, startSession } from "../sessions/device-admission.server";
 import { describeDevice } from "../sessions/device-description.server";
 import { migrateLegacyAccount } from "./legacy-accounts.server";
+import { refuseWeakPassword } from "./password-strength.server";
 
 export type SignInDependencies = Pick<AppServices, "db" | "identity" | "config" | "clock">;
 
@@ -78,13 +79,15 @@ export async function signIn(
 /**
  * The invited member's first sign-in, second step: their own password answers Cognito's challenge (the policy may
  * refuse it: "invalidPassword"; a challenge older than Cognito's session: "challengeExpired"), and then the browser's
- * session starts exactly as after any sign-in.
+ * session starts exactly as after any sign-in. A password too easy to guess, or made of the address, is refused
+ * before the challenge is answered, so the member can try another within the same challenge.
  */
 export async function completeFirstSignIn(
   deps: SignInDependencies,
   input: BrowserSignIn & { username: string; session: string; newPassword: string },
 ): Promise<SignInResult> {
   const { username, session, newPassword } = input;
+  await refuseWeakPassword(newPassword, { email: input.email });
   const tokens = await deps.identity.answerNewPasswordChallenge({ username, session, newPassword });
   return startSignedInSession(deps, tokens, input);
 }

@@ -90,7 +90,7 @@ type Copy = {
   sections: {
     identity: Record<string, unknown>;
     profile: Record<string, unknown> | null;
-    newsletter: { language: string | null };
+    newsletter: { receives: boolean; language: string | null };
     sessions: Record<string, unknown>[];
     emailChanges: Record<string, unknown>[];
     cancellation: Record<string, unknown>;
@@ -156,7 +156,7 @@ test("the download holds the member's address, sub, profile, sessions, e-mail ch
     birthYear: 1980,
     questionnaire: { q1: ["magazine"], q2: "weekly" },
   });
-  expect(copy.sections.newsletter).toEqual({ language: "en" });
+  expect(copy.sections.newsletter).toEqual({ receives: true, language: "en" });
   expect(copy.sections.sessions).toEqual([
     expect.objectContaining({ deviceName: expect.any(String), browser: expect.stringContaining("Chrome"), live: true }),
   ]);

@@ -229,6 +229,8 @@ test("a password change renews the session's password time", async () => {
     accessToken: member.accessToken,
     currentPassword: PASSWORD,
     newPassword: `${PASSWORD}-changed`,
+    familyName: null,
+    givenName: null,
   });
   expect(await passwordTimeOf(member.sessionId)).toEqual(current);
 });
