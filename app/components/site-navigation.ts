@@ -3,7 +3,7 @@ import type { RootData } from "~/root.server";
 
 /** A navigation entry: its label key under common's "nav." and its target. */
 export type NavItem = {
-  label: "signUp" | "logIn" | "myProfile" | "emailEdit" | "devices" | "passwordEdit";
+  label: "signUp" | "logIn" | "myProfile" | "emailEdit" | "devices" | "passwordEdit" | "myData";
   to: string;
 };
 
@@ -30,6 +30,7 @@ const MEMBER_PAGES = [
   { label: "emailEdit", path: "/my/email/edit/" },
   { label: "devices", path: "/my/devices/" },
   { label: "passwordEdit", path: "/my/password/edit/" },
+  { label: "myData", path: "/my/data/" },
 ] as const;
 
 /** What the menus offer: sign up and log in to visitors, the account pages to members. */

@@ -44,6 +44,11 @@ export const ROUTE_SECTIONS = [
       { name: "my-password-edit", path: "my/password/edit" },
       { name: "my-devices", path: "my/devices" },
       { name: "my-withdrawal", path: "my/withdrawal" },
+      // The password step before a sensitive change (`to`: the page to return to), and the member's copy of their
+      // data: the page, and the JSON download it links to.
+      { name: "my-reauthentication", path: "my/reauthentication" },
+      { name: "my-data", path: "my/data" },
+      { name: "my-data-download", path: "my/data/download" },
     ],
   },
   {

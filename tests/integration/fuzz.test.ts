@@ -711,6 +711,35 @@ const PAGE_FORMS: PageForm[] = [
   },
   {
     kind: "page",
+    name: "my/reauthentication",
+    route: "my-reauthentication",
+    path: (ctx) =>
+      `/my/reauthentication/?to=${encodeURIComponent(ctx.rng.pick(["/my/email/edit/", "/my/data/", "//evil.example/"]))}`,
+    sessions: ["member"],
+    fields: (ctx) => [["password", ctx.rng.chance(0.7) ? memberPassword(ctx) : newPassword(ctx.rng)]],
+    weight: 3,
+  },
+  {
+    kind: "page",
+    name: "my/data/download",
+    route: "my-data-download",
+    path: () => "/my/data/download/",
+    sessions: ["member", "anonymous"],
+    fields: () => [],
+    weight: 2,
+  },
+  {
+    kind: "page",
+    name: "demo: session clock",
+    route: "demo",
+    path: () => "/demo/",
+    // Not the shared member: a password time moved back would send its e-mail changes to the password step.
+    sessions: ["passwordEdit", "anonymous"],
+    fields: (ctx) => [["minutes", String(1 + ctx.rng.int(30))]],
+    weight: 1,
+  },
+  {
+    kind: "page",
     name: "admin/users/{sub}",
     route: "admin-user",
     path: (ctx) => `/admin/users/${ctx.rng.uuid()}/`,

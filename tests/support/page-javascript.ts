@@ -56,6 +56,8 @@ function pagesToWeigh(staffMemberSub: string, importJobId: string): PageToWeigh[
     { label: "password change", path: "/my/password/edit/", visitor: "member" },
     { label: "devices", path: "/my/devices/", visitor: "member" },
     { label: "withdrawal", path: "/my/withdrawal/", visitor: "member" },
+    { label: "password step", path: "/my/reauthentication/", visitor: "member" },
+    { label: "your data", path: "/my/data/", visitor: "member" },
     { label: "staff overview", path: "/admin/", visitor: "staff" },
     { label: "staff member search", path: "/admin/users/", visitor: "staff" },
     { label: "staff member detail", path: `/admin/users/${staffMemberSub}/`, visitor: "staff" },

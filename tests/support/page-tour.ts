@@ -26,6 +26,8 @@ export const MEMBER_PAGES = [
   "/my/password/edit/",
   "/my/devices/",
   "/my/withdrawal/",
+  "/my/reauthentication/",
+  "/my/data/",
   "/auth/sign-out/",
 ];
 

@@ -4,6 +4,7 @@ import type { AppServices } from "~/services.server";
 import { queueNotice } from "../mail/mail-outbox.server";
 import { renewSessionSignIn } from "../sessions/page-sessions.server";
 import { signOutEverywhere } from "../sessions/session-ending.server";
+import { recordPasswordTyped } from "./reauthentication.server";
 import { refuseWeakPassword } from "./password-strength.server";
 import { originJtiOf } from "./sign-in.server";
 
@@ -61,6 +62,8 @@ export async function changePassword(
     requestLocale: input.locale,
     now,
   });
+  // The member just typed their password here: the session counts as recently re-authenticated.
+  await recordPasswordTyped(deps.db, { sub: input.sub, sessionId: input.sessionId, at: deps.clock.now() });
   // Without the global sign-out this browser's refresh token still works: it keeps its tokens.
   if (!globalSignOut) return { endedSessions, accessToken: null };
   try {

@@ -121,6 +121,7 @@ async function startSignedInSession(
       refreshToken: tokens.refreshToken,
       originJti: originJtiOf(tokens.accessToken),
       overLimit: "hold",
+      passwordTyped: true,
     },
     async (tx, sessionId) => {
       alertQueued = await recordBrowserSignIn(tx, {

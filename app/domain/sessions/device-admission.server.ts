@@ -49,6 +49,8 @@ export async function startSession(
     /** The sign-in's `origin_jti` (null only when Cognito issues tokens without revocation support). */
     originJti: string | null;
     overLimit: "hold" | "refuse";
+    /** The member typed their password for this sign-in (not a sibling's device registered by its refresh token). */
+    passwordTyped: boolean;
   },
   /** Runs in the same transaction once the new session's row is in (the sign-in's browser noted, an alert queued). */
   alongside?: (tx: Database, sessionId: string) => Promise<void>,
@@ -68,7 +70,7 @@ export async function startSession(
     if (input.originJti) {
       const [same] = await tx
         .update(memberSessions)
-        .set({ lastLoginAt: now })
+        .set({ lastLoginAt: now, ...(input.passwordTyped ? { passwordVerifiedAt: now } : {}) })
         .where(and(ownLive, isNotNull(memberSessions.activatedAt), eq(memberSessions.originJti, input.originJti)))
         .returning({ id: memberSessions.id });
       if (same) {
@@ -102,6 +104,7 @@ export async function startSession(
         createdAt: now,
         lastLoginAt: now,
         activatedAt: withinLimit ? now : null,
+        passwordVerifiedAt: input.passwordTyped ? now : null,
       })
       .returning({ id: memberSessions.id });
     const sessionId = row!.id;

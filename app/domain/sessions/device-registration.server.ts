@@ -46,6 +46,7 @@ export async function registerDevice(
     refreshToken: input.refreshToken,
     originJti: typeof access.origin_jti === "string" ? access.origin_jti : null,
     overLimit: "refuse",
+    passwordTyped: false,
   });
   if (result.kind === "deviceLimit") return { kind: "deviceLimit", devices: result.devices };
   return { kind: "registered", created: !result.reused };

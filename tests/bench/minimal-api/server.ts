@@ -126,6 +126,7 @@ async function startServer() {
       refreshToken: seed.refreshToken,
       originJti: seed.originJti,
       overLimit: "refuse",
+      passwordTyped: false,
     });
     if (result.kind !== "active") throw new Error(`could not record the session (${result.kind})`);
   }

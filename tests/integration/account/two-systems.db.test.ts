@@ -97,6 +97,7 @@ async function signIn(member: { sub: string; email: string }, deviceKey = crypto
     refreshToken: tokens.refreshToken!,
     originJti: null,
     overLimit: "hold",
+    passwordTyped: true,
   });
   return { ...session, refreshToken: tokens.refreshToken! };
 }
@@ -202,6 +203,7 @@ test("a sign-in that authenticated before a cancellation committed cannot record
       refreshToken: tokens.refreshToken!,
       originJti: null,
       overLimit: "hold",
+      passwordTyped: true,
     }),
   ).rejects.toMatchObject({ code: "invalidCredentials" });
   const rows = await handle.db.select().from(memberSessions).where(eq(memberSessions.sub, member.sub));

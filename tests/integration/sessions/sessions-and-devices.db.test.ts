@@ -51,6 +51,7 @@ function start(sub: string, deviceKey: string, deviceLimit = 2) {
     refreshToken: `refresh-${deviceKey}`,
     originJti: null,
     overLimit: "hold",
+    passwordTyped: true,
   });
 }
 
@@ -143,6 +144,7 @@ function register(
     refreshToken: `refresh-${originJti}`,
     originJti,
     overLimit: "refuse",
+    passwordTyped: false,
   });
 }
 
