@@ -47,6 +47,12 @@ function pagesToWeigh(staffMemberSub: string, importJobId: string): PageToWeigh[
     { label: "API reference", path: "/docs/api/", visitor: "anonymous" },
     { label: "e-mail link (bad token)", path: "/email-update/not-a-token/", visitor: "anonymous", status: 410 },
     { label: "sign-in alert link (bad token)", path: "/sign-in-alert/not-a-token/", visitor: "anonymous", status: 410 },
+    {
+      label: "newsletter unsubscribe (bad token)",
+      path: "/newsletter/unsubscribe/not-a-token/",
+      visitor: "anonymous",
+      status: 400,
+    },
     { label: "not found (404)", path: "/no-such-page/", visitor: "anonymous", status: 404 },
     { label: "device-limit screen", path: "/auth/sign-in/", visitor: "deviceLimit" },
     { label: "home (signed in)", path: "/", visitor: "member" },
