@@ -34,9 +34,9 @@ export interface PasswordOwner {
 let estimator: Promise<ZxcvbnFactory> | null = null;
 
 /**
- * The estimator with its dictionaries (common passwords, English and Japanese words and names, in romaji), built on
- * the first new password a process sees and kept: they are large, and a process that never checks a password (a
- * command-line job, a server that only serves pages) should not pay for them at start.
+ * The estimator with its dictionaries (common passwords, English and Japanese words and names, in romaji), built once
+ * per process and kept: they are large, so a command-line job that never checks a password never loads them, and the
+ * server loads them as it starts (preparePasswordStrength), so no member's post waits while they are built.
  */
 function loadEstimator(): Promise<ZxcvbnFactory> {
   estimator ??= (async () => {
@@ -72,6 +72,11 @@ function fold(text: string): string {
  * letters or digits in it ("taro.yamada85" → "taro", "yamada", "85" is too short), the domain's names without the
  * top level ("example" of example.co.jp), and each name as typed (kanji, kana or romaji).
  */
+/** Builds the estimator now, in the background; a failure is left to the first new password to meet again. */
+export function preparePasswordStrength(): void {
+  loadEstimator().catch(() => {});
+}
+
 export function personalWords(owner: PasswordOwner): string[] {
   const email = fold(owner.email);
   const at = email.lastIndexOf("@");
