@@ -8,3 +8,4 @@ export * from "./member-sign-outs";
 export * from "./member-directory";
 export * from "./staff-audit-events";
 export * from "./csv-imports";
+export * from "./security-events";

@@ -31,6 +31,8 @@ export async function changePassword(
     accessToken: string;
     currentPassword: string;
     newPassword: string;
+    /** The request's client IP, for the security record. */
+    clientIp: string;
   },
 ): Promise<PasswordChangeResult> {
   await deps.identity.changePassword({
@@ -41,6 +43,7 @@ export async function changePassword(
   const { endedSessions, globalSignOut } = await signOutEverywhere(deps, {
     sub: input.sub,
     keepSessionId: input.sessionId,
+    record: { kind: "password-changed", clientIp: input.clientIp },
   });
   // Without the global sign-out this browser's refresh token still works: it keeps its tokens.
   if (!globalSignOut) return { endedSessions, accessToken: null };

@@ -88,16 +88,22 @@ async function subOf(identity: PasswordResetDependencies["identity"], email: str
  */
 export async function confirmPasswordReset(
   deps: PasswordResetDependencies,
-  input: { email: string; code: string; password: string },
+  input: { email: string; code: string; password: string; clientIp: string },
 ): Promise<void> {
   const sub = await subOf(deps.identity, input.email);
   try {
-    await deps.identity.confirmForgotPassword(input);
+    await deps.identity.confirmForgotPassword({ email: input.email, code: input.code, password: input.password });
   } catch (error) {
     if (error instanceof DomainError && READ_AS_CODE_MISMATCH.has(error.code)) {
       throw new DomainError("codeMismatch", { cause: error });
     }
     throw error;
   }
-  if (sub) await signOutEverywhere(deps, { sub, keepSessionId: null });
+  if (sub) {
+    await signOutEverywhere(deps, {
+      sub,
+      keepSessionId: null,
+      record: { kind: "password-reset", clientIp: input.clientIp },
+    });
+  }
 }

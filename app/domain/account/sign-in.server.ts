@@ -4,6 +4,8 @@ import type { IdentityTokens, PasswordSignIn } from "~/integrations/cognito/memb
 import type { AppServices } from "~/services.server";
 import { type StartSessionResult, startSession } from "../sessions/device-admission.server";
 import { describeDevice } from "../sessions/device-description.server";
+import { recordRefusedSignIn } from "../security/security-record.server";
+import { logger } from "~/integrations/logger.server";
 import { migrateLegacyAccount } from "./legacy-accounts.server";
 
 export type SignInDependencies = Pick<AppServices, "db" | "identity" | "config" | "clock">;
@@ -25,6 +27,8 @@ interface BrowserSignIn {
   email: string;
   deviceKey: string;
   userAgent: string | null;
+  /** The request's client IP, for the security record. */
+  clientIp: string;
 }
 
 /** The sign-in an access token straight from Cognito names (decoded only: it comes over TLS from Cognito). */
@@ -44,19 +48,32 @@ const LEGACY_CANDIDATE_CODES: ReadonlySet<DomainErrorCode> = new Set([
   "userNotConfirmed",
 ]);
 
-/** Cognito's answer, after moving a pre-July-2021 account over first when Cognito does not have it yet. */
+/**
+ * Cognito's answer, after moving a pre-July-2021 account over first when Cognito does not have it yet. A wrong
+ * password that no legacy account explains is counted in that member's security record.
+ */
 async function authenticate(
   deps: SignInDependencies,
-  input: { email: string; password: string },
+  input: { email: string; password: string; clientIp: string },
 ): Promise<PasswordSignIn> {
   try {
     return await deps.identity.beginSignIn(input);
   } catch (error) {
     if (!(error instanceof DomainError && LEGACY_CANDIDATE_CODES.has(error.code))) throw error;
-    if (!(await migrateLegacyAccount(deps, input))) throw error;
+    if (!(await migrateLegacyAccount(deps, input))) {
+      if (error.code === "invalidCredentials") await countRefusedSignIn(deps, input);
+      throw error;
+    }
     // The migrated account's username is the lower-cased address.
     return deps.identity.beginSignIn({ ...input, email: input.email.trim().toLowerCase() });
   }
+}
+
+/** The refusal is already the member's answer: a record that cannot be written is logged, not shown. */
+async function countRefusedSignIn(deps: SignInDependencies, input: { email: string; clientIp: string }) {
+  await recordRefusedSignIn(deps.db, { email: input.email, ipAddress: input.clientIp, now: deps.clock.now() }).catch(
+    (error: unknown) => logger.warn({ err: error }, "could not count a refused sign-in in the security record"),
+  );
 }
 
 /**
@@ -108,6 +125,7 @@ async function startSignedInSession(
     refreshToken: tokens.refreshToken,
     originJti: originJtiOf(tokens.accessToken),
     overLimit: "hold",
+    clientIp: input.clientIp,
   });
   return { ...session, accessToken: tokens.accessToken };
 }

@@ -9,6 +9,7 @@ import { PENDING_SIGN_IN_TTL_MS } from "../sessions/device-admission.server";
 import { revokeOwedRefreshTokens } from "../sessions/refresh-tokens.server";
 import { scheduleRepeating } from "./repeating-job.server";
 import { finishOwedCognitoDeletions, purgeCancelledProfiles } from "../account/withdrawal.server";
+import { purgeExpiredSecurityEvents } from "../security/security-record.server";
 
 /** E-mail-change tokens are kept this long after they expire (used or not), then deleted. */
 export const EMAIL_CHANGE_TOKEN_RETENTION_DAYS = 7;
@@ -41,6 +42,7 @@ export interface PurgeReport {
   cancelledProfiles: number;
   endedSessions: number;
   emailChangeTokens: number;
+  securityEvents: number;
   cognitoDeletions: { deleted: number; owed: number } | null;
   revocations: { confirmed: number; owed: number } | null;
 }
@@ -84,12 +86,16 @@ export async function purgeEndedSessions(db: Database, now: Date): Promise<{ del
   return { deleted: deleted.length };
 }
 
-/** Deletions by the retention rules: ended sessions, old e-mail-change tokens, cancelled members past retention. */
+/**
+ * Deletions by the retention rules: ended sessions, old e-mail-change tokens, security events past their 400 days,
+ * cancelled members past retention.
+ */
 async function purgeExpiredData(db: Database, now: Date) {
   const { deleted: endedSessions } = await purgeEndedSessions(db, now);
   const { deleted: emailChangeTokenCount } = await purgeEmailChangeTokens(db, now);
+  const { deleted: securityEvents } = await purgeExpiredSecurityEvents(db, now);
   const { purged: cancelledProfiles } = await purgeCancelledProfiles(db, now);
-  return { cancelledProfiles, endedSessions, emailChangeTokens: emailChangeTokenCount };
+  return { cancelledProfiles, endedSessions, emailChangeTokens: emailChangeTokenCount, securityEvents };
 }
 
 /** The two-systems repairs: Cognito users of cancellations still to delete, refresh tokens still to revoke. */

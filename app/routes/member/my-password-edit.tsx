@@ -16,7 +16,7 @@ import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { requireMember } from "~/middleware/require-member.server";
 import { pathFor } from "~/routing/route-table";
 import { getToastUtils } from "~/toast.server";
-import { servicesOf } from "~/router-context.server";
+import { clientIpOf, servicesOf } from "~/router-context.server";
 import type { Route } from "./+types/my-password-edit";
 
 export function loader({ context }: Route.LoaderArgs) {
@@ -49,6 +49,7 @@ export async function action({ request, context }: Route.ActionArgs) {
         sessionId: member.sessionId,
         accessToken: member.accessToken,
         ...value,
+        clientIp: clientIpOf(context),
       });
       const headers = accessToken
         ? { "Set-Cookie": await sessionCookie.serialize(services.config, { sid: member.sessionId, at: accessToken }) }

@@ -165,7 +165,9 @@ test("a confirmed e-mail change moves the directory row to the new address, veri
   const token = /\/email-update\/([^/\s]+)\//.exec(mail?.text ?? "")?.[1];
   expect(token).toBeTruthy();
   // The confirmation writes Cognito inside a database transaction: the directory write must not wait on it.
-  expect(await confirmEmailChange(services(), { token: token! })).toMatchObject({ kind: "changed" });
+  expect(await confirmEmailChange(services(), { clientIp: "192.0.2.1", token: token! })).toMatchObject({
+    kind: "changed",
+  });
   await expectDirectoryRow(member.sub, { email: newEmail, emailVerified: true });
 });
 
@@ -201,7 +203,13 @@ test("a legacy member's first sign-in puts the migrated member in the directory,
       profile: { familyName: "旧", givenName: "会員", preferredLanguage: "ja" },
     },
   ]);
-  const result = await signIn(services(), { email, password, deviceKey: crypto.randomUUID(), userAgent: null });
+  const result = await signIn(services(), {
+    email,
+    password,
+    deviceKey: crypto.randomUUID(),
+    userAgent: null,
+    clientIp: "192.0.2.1",
+  });
   expect(result.kind).toBe("active");
   const { sub } = await services().identity.getUser(email);
   await expectDirectoryRow(sub, {
