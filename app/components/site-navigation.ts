@@ -3,7 +3,7 @@ import type { RootData } from "~/root.server";
 
 /** A navigation entry: its label key under common's "nav." and its target. */
 export type NavItem = {
-  label: "signUp" | "logIn" | "myProfile" | "emailEdit" | "devices" | "passwordEdit";
+  label: "signUp" | "logIn" | "myProfile" | "emailEdit" | "devices" | "security" | "passwordEdit";
   to: string;
 };
 
@@ -29,6 +29,7 @@ const MEMBER_PAGES = [
   { label: "myProfile", path: "/my/profile/" },
   { label: "emailEdit", path: "/my/email/edit/" },
   { label: "devices", path: "/my/devices/" },
+  { label: "security", path: "/my/security/" },
   { label: "passwordEdit", path: "/my/password/edit/" },
 ] as const;
 

@@ -39,6 +39,7 @@ export const ROUTE_SECTIONS = [
       { name: "my-email-edit", path: "my/email/edit" },
       { name: "my-password-edit", path: "my/password/edit" },
       { name: "my-devices", path: "my/devices" },
+      { name: "my-security", path: "my/security" },
       { name: "my-withdrawal", path: "my/withdrawal" },
     ],
   },

@@ -85,6 +85,9 @@ export default function DevicesPage({ loaderData }: Route.ComponentProps) {
         }
       />
       <p>{t("devices.note")}</p>
+      <p>
+        <AppLink to={pathFor("my-security", i18n.language)}>{t("devices.securityLink")}</AppLink>
+      </p>
     </section>
   );
 }
