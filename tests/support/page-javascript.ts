@@ -52,6 +52,7 @@ function pagesToWeigh(staffMemberSub: string): PageToWeigh[] {
     { label: "e-mail change", path: "/my/email/edit/", visitor: "member" },
     { label: "password change", path: "/my/password/edit/", visitor: "member" },
     { label: "devices", path: "/my/devices/", visitor: "member" },
+    { label: "security", path: "/my/security/", visitor: "member" },
     { label: "withdrawal", path: "/my/withdrawal/", visitor: "member" },
     { label: "staff overview", path: "/admin/", visitor: "staff" },
     { label: "staff member search", path: "/admin/users/", visitor: "staff" },
