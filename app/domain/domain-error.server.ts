@@ -35,6 +35,9 @@ export const DOMAIN_ERROR_CODES = [
   "mailUnavailable",
   // A staff action named a sub that is neither in the directory nor in Cognito.
   "memberNotFound",
+  // A new password too easy to guess: common or breached, or made of the member's own address or name.
+  "passwordTooCommon",
+  "passwordFromPersonalDetails",
 ] as const;
 
 export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];

@@ -27,6 +27,8 @@ const MESSAGE_KEYS: Record<DomainErrorCode, string> = {
   sameAddress: "emailChange:errors.sameAddress",
   mailUnavailable: "emailChange:errors.mailUnavailable",
   memberNotFound: "errors:staff.memberNotFound",
+  passwordTooCommon: "forms:validation.passwordTooCommon",
+  passwordFromPersonalDetails: "forms:validation.passwordFromPersonalDetails",
 };
 
 export function messageKeyOf(error: DomainError): string {

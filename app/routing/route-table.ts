@@ -54,10 +54,11 @@ export const ROUTE_SECTIONS = [
       { name: "admin-downloads", path: "admin/downloads" },
       // The downloads themselves (users.csv, …): resource routes the page's GET forms submit to.
       { name: "admin-download", path: "admin/downloads/:file" },
-      // The CSV import: upload and dry run, the template, a job's progress, its failed rows. "template" is matched
-      // before ":id" (React Router ranks static segments first).
+      // The CSV import: upload and dry run, the template, the columns' reference, a job's progress, its failed rows.
+      // "template" and "columns" are matched before ":id" (React Router ranks static segments first).
       { name: "admin-csv-import", path: "admin/csv-import" },
       { name: "admin-csv-import-template", path: "admin/csv-import/template" },
+      { name: "admin-csv-import-columns", path: "admin/csv-import/columns" },
       { name: "admin-csv-import-job", path: "admin/csv-import/:id" },
       { name: "admin-csv-import-failed-rows", path: "admin/csv-import/:id/failed-rows" },
     ],

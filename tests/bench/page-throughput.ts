@@ -109,8 +109,8 @@ export async function measurePageThroughput(
   for (const target of targets) await assertServesPage(target.server, target.pagePath, target.headers);
 
   console.log(
-    `\nThroughput: ${CONNECTIONS} connections, gzip accepted; ${ROUNDS} rounds of ${MEASURE_SECONDS} s per URL ` +
-      `(each URL warmed up ${WARMUP_SECONDS} s before each)`,
+    `\nThroughput on Node ${process.versions.node}: ${CONNECTIONS} connections, gzip accepted; ${ROUNDS} rounds of ` +
+      `${MEASURE_SECONDS} s per URL (each URL warmed up ${WARMUP_SECONDS} s before each)`,
   );
   const standIn = `http://127.0.0.1:${standInPort}`;
   await resetRequestCounts(standIn);

@@ -12,7 +12,7 @@ import {
   ListUsersCommand,
 } from "@aws-sdk/client-cognito-identity-provider";
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
-import { getRequestCounts, JWKS_OPERATION, resetHarness, setFault } from "../support/stand-in-faults";
+import { getFault, getRequestCounts, JWKS_OPERATION, resetHarness, setFault } from "../support/stand-in-faults";
 import { type ContractStandIn, rejection, startContractStandIn } from "./contract-fixture";
 
 let cognito: ContractStandIn;
@@ -112,7 +112,7 @@ describe("faults", () => {
     );
     expect(error.name).toBe("TimeoutError");
     // The stand-in does not carry out a request whose client gave up while it was being delayed.
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    await expect.poll(async () => (await getFault(cognito.endpoint)).dropped).toBe(1);
     await resetHarness(cognito.endpoint);
     const lookup = await rejection(
       cognito.cognito.send(new AdminGetUserCommand({ UserPoolId: cognito.userPoolId, Username: email })),

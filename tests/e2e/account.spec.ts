@@ -1,6 +1,7 @@
 import type { Browser } from "@playwright/test";
 import { expect, test } from "./fixtures";
 import { STANDIN_PORT } from "../../playwright.config";
+import { fillProfileFields } from "../support/profile-form";
 import { createTestMember } from "../support/test-members";
 import { browserSigningIn, signIn } from "../support/sign-in-form";
 
@@ -13,6 +14,35 @@ async function signedInContext(
   await expect(opened.page).toHaveURL(/\/my\/profile\/$/);
   return opened;
 }
+
+test("a new password made of the name in the member's profile is refused, saying why (English)", async ({ page }) => {
+  test.setTimeout(60_000);
+  const member = await createTestMember(STANDIN_PORT, "name-password");
+  await page.goto("/en/my/profile/edit/");
+  await signIn(page, member, "en");
+  await expect(page).toHaveURL(/\/en\/my\/profile\/edit\/$/);
+  await fillProfileFields(page, {
+    familyName: "Quaxwoldt",
+    givenName: "Zebediah",
+    birthYear: "1975",
+    country: "GB",
+    region: "London",
+    occupation: "academic",
+    organization: "University",
+  });
+  await page.getByRole("button", { name: "Save changes" }).click();
+  await expect(page).toHaveURL(/\/en\/my\/profile\/$/);
+
+  await page.goto("/en/my/password/edit/");
+  const newPassword = page.getByLabel("New password");
+  await page.getByLabel("Current password").fill(member.password);
+  await newPassword.fill("quaxwoldtzebediah75");
+  await page.getByRole("button", { name: "Change password" }).click();
+  await expect(newPassword).toHaveAccessibleDescription(/A password made from your e-mail address or name/);
+  // Neither password is sent back.
+  await expect(page.getByLabel("Current password")).toHaveValue("");
+  await expect(newPassword).toHaveValue("");
+});
 
 test("the account pages are for members only", async ({ page }) => {
   await page.goto("/my/password/edit/");
@@ -53,6 +83,18 @@ test("changing the password: a wrong current password is refused, then the other
   await page.getByRole("button", { name: "パスワードを変更する" }).click();
   // The message itself, not the hint ("8文字以上（256文字まで）"), or the next fill could race the reply.
   await expect(page.locator("main")).toContainText("8文字以上で入力してください");
+
+  // Too easy to guess: common, or made of the member's address; said on the new password's field.
+  const newPasswordField = page.getByLabel("新しいパスワード");
+  await page.getByLabel("現在のパスワード").fill(member.password);
+  await newPasswordField.fill("password1234");
+  await page.getByRole("button", { name: "パスワードを変更する" }).click();
+  await expect(newPasswordField).toHaveAccessibleDescription(/よく使われているパスワードや流出したパスワードに近く/);
+  await expect(page.getByLabel("現在のパスワード")).toHaveValue("");
+  await page.getByLabel("現在のパスワード").fill(member.password);
+  await newPasswordField.fill(`${member.email.split("@")[0]}2024`);
+  await page.getByRole("button", { name: "パスワードを変更する" }).click();
+  await expect(newPasswordField).toHaveAccessibleDescription(/メールアドレスやお名前から作ったパスワード/);
 
   await page.getByLabel("現在のパスワード").fill(member.password);
   await page.getByLabel("新しいパスワード").fill(newPassword);

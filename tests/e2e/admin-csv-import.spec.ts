@@ -95,10 +95,8 @@ test("staff import members from a CSV: errors by row and column, the fixed file,
   await expect(page.getByRole("heading", { level: 2, name: "CSVインポート" })).toBeVisible();
   await expectNoSidewaysScroll(page);
 
-  // The header is documented with the profile form's codes in the page's language, and the template downloads.
-  const columns = page.getByTestId("csv-columns");
-  for (const column of HEADER) await expect(columns.getByRole("rowheader", { name: column })).toBeVisible();
-  await expect(columns).toContainText("建築設計");
+  // The template downloads; the header is documented, with the profile form's codes in the page's language, on a
+  // page of its own that the import page links to.
   const templateDownload = page.waitForEvent("download");
   await page.getByRole("link", { name: /テンプレートをダウンロード/ }).click();
   const template = await downloadedText(await templateDownload);
@@ -106,6 +104,14 @@ test("staff import members from a CSV: errors by row and column, the fixed file,
   const templateRows = parse(template, { bom: true }) as string[][];
   expect(templateRows[0]).toEqual(HEADER);
   expect(templateRows).toHaveLength(2);
+  await page.getByRole("link", { name: "列と使える値の一覧を見る" }).click();
+  await expect(page.getByRole("heading", { level: 2, name: "CSVの列と使える値" })).toBeVisible();
+  const columns = page.getByTestId("csv-columns");
+  for (const column of HEADER) await expect(columns.getByRole("rowheader", { name: column })).toBeVisible();
+  await expect(columns).toContainText("建築設計");
+  await expectNoSidewaysScroll(page);
+  await page.getByRole("link", { name: "CSVインポートに戻る" }).click();
+  await expect(page.getByRole("heading", { level: 2, name: "CSVインポート" })).toBeVisible();
 
   // Three bad rows of different kinds: an invalid e-mail, a duplicate in the file, a formula cell.
   const [first, second, third, taken] = [1, 2, 3, 4].map((index) => `${tag}-${index}@example.jp`) as [

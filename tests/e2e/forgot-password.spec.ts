@@ -163,6 +163,38 @@ test("a new password of 7 characters is refused in the page's language", async (
   await expect(page.getByLabel("Confirmation code")).toHaveValue("123456");
 });
 
+test("a common new password and one made of the address are refused, and the same code then sets a good one", async ({
+  page,
+  request,
+}) => {
+  const member = await createTestMember(STANDIN_PORT, "weak-reset");
+  await page.goto("/en/auth/forgot-password/");
+  await requestReset(page, member.email, { email: "E-mail address", submit: "Send the code" });
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Set a new password");
+  const code = await latestCodeFor(request, member.email);
+  const newPassword = page.getByLabel("New password");
+  const tryPassword = async (password: string) => {
+    await page.getByLabel("Confirmation code").fill(code);
+    await newPassword.fill(password);
+    await page.getByRole("button", { name: "Change password" }).click();
+  };
+
+  await tryPassword("password1234");
+  await expect(newPassword).toHaveAccessibleDescription(/This password is too easy to guess/);
+  await expect(newPassword).toHaveAccessibleDescription(/Use a longer phrase of several unrelated words/);
+  await expect(page.getByLabel("Confirmation code")).toHaveValue(code);
+  await expect(newPassword).toHaveValue("");
+
+  await tryPassword(member.email);
+  await expect(newPassword).toHaveAccessibleDescription(/A password made from your e-mail address or name/);
+
+  // Refused before Cognito saw the code, which still works.
+  await tryPassword(NEW_PASSWORD);
+  await expect(page).toHaveURL(/\/en\/auth\/sign-in\/$/);
+  await signIn(page, { email: member.email, password: NEW_PASSWORD }, "en");
+  await expect(page.getByRole("banner")).toContainText(member.email);
+});
+
 test("both steps, with their errors showing, have no serious accessibility violations", async ({
   page,
   javaScriptEnabled,

@@ -100,6 +100,36 @@ test("the three agreements and an 8-character password are required", async ({ p
   await expect(page.locator('[name="password"]')).toHaveValue("");
 });
 
+test("a common password and one made of the address are refused on the password field, saying why", async ({
+  page,
+}) => {
+  const email = newAddress("weak");
+  const password = page.locator('[name="password"]');
+  const tryPassword = async (value: string, submit: string) => {
+    await page.locator('[name="email"]').fill(email);
+    await password.fill(value);
+    for (const name of ["agreeIdTerms", "agreeDataTerms", "agreePrivacy"]) {
+      await page.locator(`[name="${name}"]`).check();
+    }
+    await page.getByRole("button", { name: submit }).click();
+  };
+
+  await page.goto("/auth/sign-up/");
+  await tryPassword("password1234", "確認コードを送信");
+  await expect(password).toHaveAccessibleDescription(/よく使われているパスワードや流出したパスワードに近く/);
+  await expect(password).toHaveAccessibleDescription(/関係のない単語をいくつか並べた、長めのフレーズ/);
+  // The address stays; the password does not, and no code step follows.
+  await expect(page.locator('[name="email"]')).toHaveValue(email);
+  await expect(password).toHaveValue("");
+  await expect(page.locator('[name="code"]')).toHaveCount(0);
+
+  await page.goto("/en/auth/sign-up/");
+  await tryPassword(`${email.split("@")[0]}2024`, "Send confirmation code");
+  await expect(password).toHaveAccessibleDescription(/A password made from your e-mail address or name/);
+  await expect(page.locator('[name="email"]')).toHaveValue(email);
+  await expect(page.locator('[name="code"]')).toHaveCount(0);
+});
+
 test("sign-in links to sign-up and sign-up to sign-in", async ({ page }) => {
   await page.goto("/auth/sign-in/");
   await page.getByRole("main").getByRole("link", { name: "新規登録" }).click();

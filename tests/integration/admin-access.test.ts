@@ -104,6 +104,7 @@ describe("the admin pages", () => {
     { path: "/admin/downloads/", to: () => "admin-downloads" },
     { path: "/admin/csv-import/", to: () => "admin-csv-import" },
     { path: "/admin/csv-import/template/", to: () => "admin-csv-import-template" },
+    { path: "/admin/csv-import/columns/", to: () => "admin-csv-import-columns" },
   ];
 
   for (const prefix of ["", "/en"]) {

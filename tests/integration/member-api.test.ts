@@ -42,6 +42,11 @@ interface TestServer {
 
 let main: TestServer;
 let shortTokens: TestServer;
+/**
+ * The short-lived tokens' lifetime: long enough that a token just issued is still valid when a loaded machine gets
+ * round to using it (it carries whole seconds, so it has at least this less one), short enough to wait for.
+ */
+const SHORT_TOKEN_TTL_S = 6;
 
 async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
   const process = await startServerProcess("preview", {
@@ -63,7 +68,10 @@ async function startTestServer(env: Record<string, string> = {}): Promise<TestSe
 }
 
 beforeAll(async () => {
-  const started = await Promise.allSettled([startTestServer(), startTestServer({ STANDIN_ACCESS_TOKEN_TTL_S: "2" })]);
+  const started = await Promise.allSettled([
+    startTestServer(),
+    startTestServer({ STANDIN_ACCESS_TOKEN_TTL_S: String(SHORT_TOKEN_TTL_S) }),
+  ]);
   const failed = started.find((result) => result.status === "rejected");
   if (failed) {
     await Promise.all(started.map((result) => (result.status === "fulfilled" ? result.value.process.stop() : null)));
@@ -105,8 +113,12 @@ async function signInWithSdk(email: string, server = main, password = TEST_PASSW
   );
   const accessToken = output.AuthenticationResult?.AccessToken ?? "";
   const refreshToken = output.AuthenticationResult?.RefreshToken ?? "";
-  const sub = JSON.parse(Buffer.from(accessToken.split(".")[1] ?? "", "base64url").toString()).sub as string;
-  return { sub, accessToken, refreshToken };
+  return { sub: claimsOf(accessToken).sub, accessToken, refreshToken };
+}
+
+/** A token's claims as the test reads them (unverified). */
+function claimsOf(token: string): { sub: string; exp: number } {
+  return JSON.parse(Buffer.from(token.split(".")[1] ?? "", "base64url").toString());
 }
 
 /** Another sign-in of the same member: a second browser with its own tokens. */
@@ -241,7 +253,10 @@ describe("bearer tokens", () => {
     expect((await api("GET", "/api/user-devices", { token: member.accessToken, server: shortTokens })).status).toBe(
       200,
     );
-    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    // Until the token has expired for jose (exp ≤ now, whole seconds), and a little after.
+    const expiresAt = claimsOf(member.accessToken).exp * 1000;
+    expect(expiresAt - Date.now()).toBeLessThanOrEqual(SHORT_TOKEN_TTL_S * 1000);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, expiresAt - Date.now()) + 150));
     const expired = await api("GET", "/api/user-devices", { token: member.accessToken, server: shortTokens });
     expect(expired.status).toBe(401);
     expect(expired.json.error.code).toBe("unauthorized");

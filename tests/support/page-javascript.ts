@@ -9,8 +9,10 @@
  * they travel inside the compressed HTML. kB = 1000 B. Both languages, signed out, signed in as a member (the
  * device-limit screen included) and as staff.
  */
-import { type Browser, type BrowserContext } from "@playwright/test";
+import { type APIRequestContext, type Browser, type BrowserContext } from "@playwright/test";
 import { gzipSync } from "node:zlib";
+import { CSV_IMPORT_COLUMNS } from "~/domain/csv-import/csv-import-file.server";
+import jaCsvImport from "../../locales/ja/csv-import.json";
 import { createNamedMember, refreshIntoDirectory } from "./admin-members";
 import { signIn } from "./sign-in-form";
 import { createTestMember } from "./test-members";
@@ -32,7 +34,7 @@ export interface PageToWeigh {
 }
 
 /** Every page a member or visitor can reach (parameterised ones with a sample value), then the staff pages. */
-function pagesToWeigh(staffMemberSub: string): PageToWeigh[] {
+function pagesToWeigh(staffMemberSub: string, importJobId: string): PageToWeigh[] {
   return [
     { label: "home", path: "/", visitor: "anonymous" },
     { label: "sign-in", path: "/auth/sign-in/", visitor: "anonymous" },
@@ -60,6 +62,8 @@ function pagesToWeigh(staffMemberSub: string): PageToWeigh[] {
     { label: "staff audit log", path: "/admin/audit-log/", visitor: "staff" },
     { label: "staff downloads", path: "/admin/downloads/", visitor: "staff" },
     { label: "staff CSV import", path: "/admin/csv-import/", visitor: "staff" },
+    { label: "staff CSV columns", path: "/admin/csv-import/columns/", visitor: "staff" },
+    { label: "staff CSV import job", path: `/admin/csv-import/${importJobId}/`, visitor: "staff" },
   ];
 }
 
@@ -211,6 +215,36 @@ async function deviceLimitContext(browser: Browser, origin: string, member: { em
 }
 
 /**
+ * A CSV import job made as staff make one (the upload's dry run, then "start"), waited for until it has completed,
+ * so that its progress page is weighed in one state whatever the timing: the job's id.
+ */
+async function completedImportJob(staff: APIRequestContext, origin: string): Promise<string> {
+  const email = `page-weight-import-${crypto.randomUUID().slice(0, 8)}@example.jp`;
+  const row = [email, "山田", "花子", "1990", "JP", "東京都", "design", "設計事務所", "ja"];
+  const csv = `${CSV_IMPORT_COLUMNS.join(",")}\r\n${row.join(",")}\r\n`;
+  const headers = { Origin: origin };
+  const checked = await staff.post(`${origin}/admin/csv-import/`, {
+    headers,
+    multipart: { file: { name: "members.csv", mimeType: "text/csv", buffer: Buffer.from(csv) } },
+    maxRedirects: 0,
+  });
+  const jobId = new URL(checked.headers().location ?? "", origin).searchParams.get("ready");
+  if (!jobId) throw new Error(`the dry run did not offer a job: ${checked.status()} ${await checked.text()}`);
+  const started = await staff.post(`${origin}/admin/csv-import/`, {
+    headers,
+    form: { intent: "start", jobId },
+    maxRedirects: 0,
+  });
+  if (started.status() !== 302) throw new Error(`starting the job: ${started.status()} ${await started.text()}`);
+  const completed = `data-testid="import-state">${jaCsvImport.states.completed}<`;
+  for (let look = 0; look < 120; look++) {
+    if ((await (await staff.get(`${origin}/admin/csv-import/${jobId}/`)).text()).includes(completed)) return jobId;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  throw new Error(`import job ${jobId} did not complete within a minute`);
+}
+
+/**
  * Weighs every page in both languages on a running server (`origin`, its APP_ORIGIN; its Cognito stand-in on
  * `standInPort`; DEVICE_LIMIT of PAGE_WEIGHT_DEVICE_LIMIT), signing in its own member, held member and staff member.
  */
@@ -233,8 +267,9 @@ export async function weighEveryPage(browser: Browser, origin: string, standInPo
   try {
     // The staff member-detail page shows members the directory holds.
     await refreshIntoDirectory(contexts.staff.request, standInPort, staff, []);
+    const importJobId = await completedImportJob(contexts.staff.request, origin);
     // Both languages and every visitor side by side: what a page loads does not depend on timing.
-    const pages = pagesToWeigh(staff.sub);
+    const pages = pagesToWeigh(staff.sub, importJobId);
     const weights = new Map<PageToWeigh, PageWeight>();
     await Promise.all(
       (Object.keys(contexts) as Visitor[]).map(async (visitor) => {

@@ -34,6 +34,14 @@ export interface FormPost<Schema extends z.ZodType, Extra extends object> {
   errorFields?: Partial<Record<DomainErrorCode, string>>;
 }
 
+/**
+ * The refusals of a new password, each shown on its field (NewPasswordField): the pool's policy, and the strength
+ * rule (app/domain/account/password-strength.server.ts).
+ */
+export function newPasswordErrorFields(field: string): FormPost<z.ZodType, object>["errorFields"] {
+  return { invalidPassword: field, passwordTooCommon: field, passwordFromPersonalDetails: field };
+}
+
 /** A reply's error messages (keys of "forms", or namespaced: "toasts:…") as texts in `translate`'s language. */
 function translateReply(result: SubmissionResult<string[]>, translate: (key: string) => string) {
   if (!result.error) return result;

@@ -2,6 +2,7 @@ import { logger } from "~/integrations/logger.server";
 import type { AppServices } from "~/services.server";
 import { renewSessionSignIn } from "../sessions/page-sessions.server";
 import { signOutEverywhere } from "../sessions/session-ending.server";
+import { refuseWeakPassword } from "./password-strength.server";
 import { originJtiOf } from "./sign-in.server";
 
 export type PasswordChangeDependencies = Pick<AppServices, "db" | "identity" | "config" | "clock">;
@@ -20,7 +21,8 @@ export interface PasswordChangeResult {
  * it registers the device): none can mint another access token, and the member API refuses the ones they hold
  * (recordSignOutEverywhere). This browser is then signed in again with the new password and keeps its session.
  * If the global sign-out fails, the ended sessions' refresh tokens are revoked one by one instead (best effort),
- * and this browser keeps its tokens.
+ * and this browser keeps its tokens. A new password too easy to guess, or made of the member's address or name (the
+ * stored profile's), is refused before Cognito is asked.
  */
 export async function changePassword(
   deps: PasswordChangeDependencies,
@@ -31,10 +33,13 @@ export async function changePassword(
     accessToken: string;
     currentPassword: string;
     newPassword: string;
+    familyName: string | null;
+    givenName: string | null;
     /** The request's client IP, for the security record. */
     clientIp: string;
   },
 ): Promise<PasswordChangeResult> {
+  await refuseWeakPassword(input.newPassword, input);
   await deps.identity.changePassword({
     accessToken: input.accessToken,
     currentPassword: input.currentPassword,

@@ -3,6 +3,7 @@ import type { IdentityProvider } from "~/integrations/cognito/identity-provider.
 import { logger } from "~/integrations/logger.server";
 import type { AppServices } from "~/services.server";
 import { signOutEverywhere } from "../sessions/session-ending.server";
+import { refuseWeakPassword } from "./password-strength.server";
 
 export type PasswordResetIdentity = Pick<
   IdentityProvider,
@@ -85,11 +86,14 @@ async function subOf(identity: PasswordResetDependencies["identity"], email: str
  * reset is what a member does whose password may be known to someone else, so, as a password change does, it then
  * ends every session of the member and signs out everywhere at Cognito. The account is looked up first, so that
  * Cognito being down there leaves the password unchanged rather than changed with the sessions left running.
+ * A new password too easy to guess (or made of the address) is refused before the code is tried, which tells
+ * nothing about the code or the account.
  */
 export async function confirmPasswordReset(
   deps: PasswordResetDependencies,
   input: { email: string; code: string; password: string; clientIp: string },
 ): Promise<void> {
+  await refuseWeakPassword(input.password, { email: input.email });
   const sub = await subOf(deps.identity, input.email);
   try {
     await deps.identity.confirmForgotPassword({ email: input.email, code: input.code, password: input.password });

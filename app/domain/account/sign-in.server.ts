@@ -7,6 +7,7 @@ import { describeDevice } from "../sessions/device-description.server";
 import { recordRefusedSignIn } from "../security/security-record.server";
 import { logger } from "~/integrations/logger.server";
 import { migrateLegacyAccount } from "./legacy-accounts.server";
+import { refuseWeakPassword } from "./password-strength.server";
 
 export type SignInDependencies = Pick<AppServices, "db" | "identity" | "config" | "clock">;
 
@@ -95,13 +96,15 @@ export async function signIn(
 /**
  * The invited member's first sign-in, second step: their own password answers Cognito's challenge (the policy may
  * refuse it: "invalidPassword"; a challenge older than Cognito's session: "challengeExpired"), and then the browser's
- * session starts exactly as after any sign-in.
+ * session starts exactly as after any sign-in. A password too easy to guess, or made of the address, is refused
+ * before the challenge is answered, so the member can try another within the same challenge.
  */
 export async function completeFirstSignIn(
   deps: SignInDependencies,
   input: BrowserSignIn & { username: string; session: string; newPassword: string },
 ): Promise<SignInResult> {
   const { username, session, newPassword } = input;
+  await refuseWeakPassword(newPassword, { email: input.email });
   const tokens = await deps.identity.answerNewPasswordChallenge({ username, session, newPassword });
   return startSignedInSession(deps, tokens, input);
 }

@@ -3,6 +3,7 @@ import type { Database } from "../../../db/client.server";
 import { DomainError } from "../domain-error.server";
 import type { IdentityProvider, IdentityUser } from "~/integrations/cognito/identity-provider.server";
 import type { AccountInfo } from "../forms/sign-up-schemas";
+import { refuseWeakPassword } from "./password-strength.server";
 import { writeProfile } from "./profile.server";
 
 /** Cognito's UserStatus of a sign-up whose code was never entered. */
@@ -45,11 +46,14 @@ async function balancingLookup(identity: SignUpIdentity): Promise<void> {
  * a confirmed address gets nothing. Every kind makes three calls: AdminGetUser, the deletion or a balancing
  * look-up, and SignUp (asked even when the address is known to be taken).
  * `sub` is the created user's; for a taken address a random id that no user has, so the code step cannot finish.
+ * A password too easy to guess is refused first, before any call: by the typed values alone, the same for every
+ * address (no name is known yet at this step, so the address is what it must not be made of).
  */
 export async function startSignUp(
   identity: SignUpIdentity,
   input: { email: string; password: string; locale: string },
 ): Promise<{ sub: string }> {
+  await refuseWeakPassword(input.password, { email: input.email });
   const existing = await identity.findUser(input.email);
   if (existing?.status === UNCONFIRMED_STATUS) await deleteUserIfPresent(identity, input.email);
   else await balancingLookup(identity);

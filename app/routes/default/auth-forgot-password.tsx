@@ -1,6 +1,6 @@
 import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
 import { Form, redirect, useNavigation } from "react-router";
-import { handleFormPost } from "~/components/form/form-action.server";
+import { handleFormPost, newPasswordErrorFields } from "~/components/form/form-action.server";
 import { FORM_FIELD_TEXTS, formConstraint } from "~/components/form/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
@@ -81,7 +81,7 @@ export async function action({ request, context }: Route.ActionArgs) {
         extra: { form: "confirm" as const },
         hideFields: ["password"],
         attemptLimit: () => ({ action: "codeCheck", subject: pending.email }),
-        errorFields: { invalidPassword: "password" },
+        errorFields: newPasswordErrorFields("password"),
       },
       async (value) => {
         await confirmPasswordReset(services, { email: pending.email, ...value, clientIp: clientIpOf(context) });

@@ -1,6 +1,6 @@
 import { type SubmissionResult, getFormProps } from "@conform-to/react";
 import { Form, redirect, useNavigation } from "react-router";
-import { handleFormPost } from "~/components/form/form-action.server";
+import { handleFormPost, newPasswordErrorFields } from "~/components/form/form-action.server";
 import { FORM_FIELD_TEXTS, formConstraint } from "~/components/form/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
@@ -55,7 +55,7 @@ export async function action({ request, context }: Route.ActionArgs) {
       hideFields: ["password"],
       // Each answer is a sign-in at Cognito: it counts as one, for the address and the client.
       attemptLimit: () => ({ action: "signIn", subject: challenge.email }),
-      errorFields: { invalidPassword: "password" },
+      errorFields: newPasswordErrorFields("password"),
     },
     async ({ password }) => {
       try {

@@ -1,6 +1,6 @@
 import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
 import { Form, type RouterContextProvider, data, redirect, useNavigation } from "react-router";
-import { handleFormPost } from "~/components/form/form-action.server";
+import { handleFormPost, newPasswordErrorFields } from "~/components/form/form-action.server";
 import { FORM_FIELD_TEXTS, formConstraint } from "~/components/form/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
@@ -150,6 +150,7 @@ export async function action({ request, context }: Route.ActionArgs) {
       extra: { intent: "credentials" },
       hideFields: ["password"],
       attemptLimit: ({ email }) => ({ action: "signUp", subject: email }),
+      errorFields: newPasswordErrorFields("password"),
     },
     async ({ email, password }) => {
       const { sub } = await startSignUp(identity, { email, password, locale });

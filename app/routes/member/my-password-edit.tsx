@@ -1,6 +1,6 @@
 import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
 import { Form, useNavigation } from "react-router";
-import { handleFormPost } from "~/components/form/form-action.server";
+import { handleFormPost, newPasswordErrorFields } from "~/components/form/form-action.server";
 import { FORM_FIELD_TEXTS, formConstraint } from "~/components/form/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
@@ -38,7 +38,10 @@ export async function action({ request, context }: Route.ActionArgs) {
       hideFields: ["currentPassword", "newPassword"],
       // Guessing the current password is guessing the sign-in password: it counts with the sign-in attempts.
       attemptLimit: () => ({ action: "signIn", subject: member.email }),
-      errorFields: { currentPasswordMismatch: "currentPassword", invalidPassword: "newPassword" },
+      errorFields: {
+        currentPasswordMismatch: "currentPassword",
+        ...newPasswordErrorFields("newPassword"),
+      },
     },
     async (value) => {
       const services = servicesOf(context);
@@ -48,6 +51,8 @@ export async function action({ request, context }: Route.ActionArgs) {
         email: member.email,
         sessionId: member.sessionId,
         accessToken: member.accessToken,
+        familyName: member.familyName,
+        givenName: member.givenName,
         ...value,
         clientIp: clientIpOf(context),
       });

@@ -5,7 +5,6 @@ import { handleFormPost } from "~/components/form/form-action.server";
 import { FORM_FIELD_TEXTS, formConstraint } from "~/components/form/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
-import { CsvColumnsTable } from "~/components/admin/csv-columns-table";
 import { ImportErrorTable } from "~/components/admin/import-error-table";
 import { ImportJobTable, type ImportJobSummary } from "~/components/admin/import-job-table";
 import { formatDateTime } from "~/components/admin/formats";
@@ -28,7 +27,7 @@ import { pathFor } from "~/routing/route-table";
 import { requestInfoContext, servicesOf } from "~/router-context.server";
 import { getToastUtils } from "~/toast.server";
 import type { Route } from "./+types/admin-csv-import";
-import { describeImportColumns, describeImportReport, formatMegabytes } from "./admin-csv-import.server";
+import { describeImportReport, formatMegabytes } from "./admin-csv-import.server";
 
 type ImportReportView = ReturnType<typeof describeImportReport>;
 
@@ -52,17 +51,18 @@ const ReadySchema = z.uuid().optional().catch(undefined);
 /** The texts of the format section and the recent jobs, which the page shows on every view. */
 const ALWAYS_SHOWN_KEYS = [
   "jobs",
-  ...[
-    ...["title", "lead", "steps", "formatTitle", "encodings", "caps", "headerRule", "formulaRule", "template"],
-    ...["columnsCaption", "columns", "values.showCodes"],
-  ].map((key) => `upload.${key}`),
+  ...["title", "lead", "steps", "formatTitle", "encodings", "caps", "headerRule", "formulaRule", "template"].map(
+    (key) => `upload.${key}`,
+  ),
+  "upload.columnsLink",
 ];
 
 /**
  * The page's texts: the upload form's, or the checked file's panel's when a job waits to start (the page shows one or
- * the other). The columns' descriptions (describeImportColumns), the dry run's report (describeImportReport, in the
- * action's reply), the jobs' times and states and the form's errors come made, so the texts they are made of stay
- * on the server.
+ * the other). The dry run's report (describeImportReport, in the action's reply), the jobs' times and states and the
+ * form's errors come made, so the texts they are made of stay on the server. The columns and the codes they accept
+ * are a page of their own (admin-csv-import-columns), a document without scripts: this page, which needs its
+ * scripts for the forms, does not carry that reference as data to hydrate.
  */
 const UPLOAD_FORM_TEXTS = [
   {
@@ -87,7 +87,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const { db } = servicesOf(context);
   const locale = getLocale(context);
   const i18n = getInstance(context);
-  const t = i18n.getFixedT(locale, ["adminImport", "signUp"]);
+  const t = i18n.getFixedT(locale, "adminImport");
   // A clean dry run redirects here with its job: the page offers to start it (a reload never posts the file again).
   const readyId = ReadySchema.parse(new URL(request.url).searchParams.get("ready") ?? undefined);
   const [jobs, readyJob] = await Promise.all([
@@ -103,7 +103,6 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     title: t("meta.upload"),
     // The constraint of the one form the page shows: the checked file's panel or the upload form.
     constraint: formConstraint(ready ? ValidatedImportJobSchema : ImportFileSchema),
-    columns: describeImportColumns(t, locale),
     maxSize: formatMegabytes(CSV_IMPORT_MAX_FILE_BYTES, locale),
     maxRows: CSV_IMPORT_MAX_ROWS.toLocaleString(locale),
     jobs: jobs.map((job): ImportJobSummary => ({
@@ -221,12 +220,14 @@ export default function CsvImportPage({ loaderData, actionData }: Route.Componen
           <li>{t("upload.formulaRule")}</li>
         </ul>
         <p>
+          <AppLink to={pathFor("admin-csv-import-columns", i18n.language)}>{t("upload.columnsLink")}</AppLink>
+        </p>
+        <p>
           {/* A download, not a page: the browser must fetch it itself, with or without JavaScript. */}
           <AppLink to={pathFor("admin-csv-import-template", i18n.language)} reloadDocument>
             {t("upload.template")}
           </AppLink>
         </p>
-        <CsvColumnsTable columns={loaderData.columns} />
       </section>
       <section className="admin-section" aria-labelledby="csv-jobs-title">
         <h3 id="csv-jobs-title">{t("jobs.title")}</h3>

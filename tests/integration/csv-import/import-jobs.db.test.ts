@@ -3,7 +3,7 @@ import { once } from "node:events";
 import { randomUUID } from "node:crypto";
 import { createInterface } from "node:readline";
 import { parse } from "csv-parse/sync";
-import { eq, inArray } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import postgres from "postgres";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { type DatabaseHandle, openDatabase } from "../../../db/client.server";
@@ -20,7 +20,7 @@ import { systemClock } from "~/services.server";
 import { createDomainIdentity } from "~/composition-root.server";
 import { listMailboxEntries, mailboxDirectory } from "../../support/stand-ins/dev-mailbox";
 import { startEmbeddedStack } from "../../support/stand-ins/embedded-stack";
-import { getRequestLog, resetHarness, setFault } from "../../support/stand-ins/stand-in/harness-client";
+import { getFault, getRequestLog, resetHarness, setFault } from "../../support/stand-ins/stand-in/harness-client";
 import { cognitoConfigOf } from "../../support/stand-in-config";
 import { makeTempDir } from "../../support/temp-dir";
 import { busiestWindow } from "../../support/busiest-window";
@@ -362,20 +362,44 @@ async function withDatabaseLent<T>(run: () => Promise<T>): Promise<T> {
 }
 
 test("a worker killed mid-job (kill -9) is replaced and nobody is created or invited twice", async () => {
+  const CONCURRENCY = 4;
   const emails = members("crash", 24);
   const jobId = await storedJob(emails);
   await startImportJob({ db: handle.db }, { jobId, actor: staff, requestId: "req", creationsPerSecond: 20 });
-  // Slow creations, so the kill lands while some are in flight (reaching Cognito, the answer never read).
-  await setFault(endpoint(), { mode: "slow", delayMs: 400, operations: ["AdminCreateUser"] });
   const since = Date.now();
+  const env = {
+    CSV_IMPORT_CREATIONS_PER_SECOND: "20",
+    CSV_IMPORT_CONCURRENCY: String(CONCURRENCY),
+    IMPORT_LEASE_MS: "1500",
+  };
+  let held: (typeof csvImportRows.$inferSelect)[];
   try {
     await withDatabaseLent(async () => {
-      const env = { CSV_IMPORT_CREATIONS_PER_SECOND: "20", CSV_IMPORT_CONCURRENCY: "4", IMPORT_LEASE_MS: "1500" };
       const first = spawnWorker(env);
       await ready(first);
+      // Some rows created by the first worker, then every one of its lanes held inside an AdminCreateUser call:
+      // the kill lands with rows claimed under lease whose calls reached Cognito and were never carried out.
       await expect.poll(async () => (await creationTimes(since)).length, { timeout: 20_000 }).toBeGreaterThanOrEqual(8);
+      await setFault(endpoint(), { mode: "slow", delayMs: 600_000, operations: ["AdminCreateUser"] });
+      await expect
+        .poll(async () => (await getFault(endpoint())).applied, { timeout: 20_000 })
+        .toBeGreaterThanOrEqual(CONCURRENCY);
       first.kill("SIGKILL");
       await once(first, "exit");
+      // The stand-in drops a held request once its client is gone: none of them can create a user later.
+      await expect
+        .poll(async () => {
+          const fault = await getFault(endpoint());
+          return fault.dropped === fault.applied;
+        })
+        .toBe(true);
+    });
+    held = await handle.db
+      .select()
+      .from(csvImportRows)
+      .where(and(eq(csvImportRows.jobId, jobId), eq(csvImportRows.state, "creating")));
+    await resetHarness(endpoint());
+    await withDatabaseLent(async () => {
       const second = spawnWorker({ ...env, IMPORT_EXIT_AFTER_JOB: jobId });
       const [code] = (await once(second, "exit")) as [number];
       expect(code).toBe(0);
@@ -384,16 +408,22 @@ test("a worker killed mid-job (kill -9) is replaced and nobody is created or inv
     await resetHarness(endpoint());
   }
 
+  // Each lane held one claimed row when the worker died (fewer only if a held call passed the client's deadline).
+  expect(held.length).toBeGreaterThan(0);
   const progress = (await getImportJobProgress(handle.db, jobId))!;
   expect(progress.counts).toMatchObject({ created: 24, failed: 0 });
   const rows = await handle.db.select().from(csvImportRows).where(eq(csvImportRows.jobId, jobId));
-  // Some row was taken over after the crash (its earlier attempt had reached Cognito, or at least been claimed).
-  expect(rows.some((row) => row.attempts > 1)).toBe(true);
+  // The rows the dead worker held were taken over once their lease ran out, and created by the second worker.
+  const attemptsAtKill = new Map(held.map((row) => [row.rowNumber, row.attempts]));
+  const takenOver = rows.filter((row) => attemptsAtKill.has(row.rowNumber));
+  expect(takenOver.every((row) => row.state === "created" && row.attempts > attemptsAtKill.get(row.rowNumber)!)).toBe(
+    true,
+  );
   const cognito = withDomainErrors(createIdentityProvider(cognitoConfigOf(stack)));
   for (const row of rows) expect((await cognito.getUser(row.sub!)).email).toBeDefined();
   expect(new Set(rows.map((row) => row.sub)).size).toBe(24);
   expect([...(await invitationsTo(emails)).values()]).toEqual(Array(24).fill(1));
-}, 60_000);
+}, 120_000);
 
 test("two workers share one job and never start calls above the configured rate in total", async () => {
   const RATE = 20;

@@ -213,7 +213,9 @@ test("a password change, a password reset and a confirmed e-mail change are reco
     sessionId: session.sessionId,
     accessToken: session.accessToken,
     currentPassword: PASSWORD,
-    newPassword: "a-changed-password-2",
+    newPassword: "violet harbour quartz lantern 42",
+    familyName: null,
+    givenName: null,
     clientIp: IP,
   });
 
@@ -223,7 +225,7 @@ test("a password change, a password reset and a confirmed e-mail change are reco
   await confirmPasswordReset(services(), {
     email: member.email,
     code: code!,
-    password: "a-reset-password-3",
+    password: "amber glacier piano thimble 17",
     clientIp: IP,
   });
 

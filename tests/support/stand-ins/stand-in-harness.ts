@@ -1063,7 +1063,7 @@ export function createStandInHarness(options: StandInHarnessOptions) {
         response.on("close", () => gone.abort());
         await sleep(delay, gone.signal);
         // A client that gave up waiting has its request dropped, not carried out behind its back.
-        if (gone.signal.aborted) return;
+        if (gone.signal.aborted) return switches.noteDropped(active);
       }
       const error = faultError(active);
       if (error) return send(response, errorResponse(error));

@@ -38,6 +38,8 @@ export interface FaultSettings {
 export interface FaultState extends FaultSettings {
   /** Matching requests faulted so far since the fault was set. */
   applied: number;
+  /** Of those, slowed requests dropped because their client gave up (or died) during the delay. */
+  dropped: number;
 }
 
 export interface RequestCounts {
@@ -65,9 +67,10 @@ const MESSAGES: Record<string, string> = {
 };
 
 export class HarnessSwitches {
-  private fault: FaultState = { mode: "none", applied: 0 };
+  private fault: FaultState = { mode: "none", applied: 0, dropped: 0 };
   private counts: RequestCounts = { total: 0, byOperation: {} };
   private log: LoggedRequest[] = [];
+  private readonly takenFrom = new WeakMap<FaultState, FaultState>();
 
   count(operation: string): void {
     this.counts.total += 1;
@@ -94,13 +97,19 @@ export class HarnessSwitches {
   }
 
   setFault(settings: unknown): FaultState {
-    this.fault = { ...parseFaultSettings(settings), applied: 0 };
+    this.fault = { ...parseFaultSettings(settings), applied: 0, dropped: 0 };
     return this.currentFault();
   }
 
   reset(): void {
-    this.fault = { mode: "none", applied: 0 };
+    this.fault = { mode: "none", applied: 0, dropped: 0 };
     this.resetCounts();
+  }
+
+  /** A slowed request was dropped (its client went away during the delay): counted on the fault that slowed it. */
+  noteDropped(taken: FaultState): void {
+    const fault = this.takenFrom.get(taken);
+    if (fault) fault.dropped += 1;
   }
 
   /**
@@ -114,7 +123,10 @@ export class HarnessSwitches {
     if (!applies) return null;
     if (current.times !== undefined && current.applied >= current.times) return null;
     current.applied += 1;
-    return { ...current };
+    const taken = { ...current };
+    // Counted on the fault it was taken from: a fault set since starts its counts afresh.
+    this.takenFrom.set(taken, current);
+    return taken;
   }
 }
 
