@@ -1,7 +1,8 @@
 /**
  * /my/security/ with a long record: one member with 1,000 security events (one every two hours, so 83 days of them
  * are within the page's 90) and 20 staff actions, on PostgreSQL, then p50/p99 of GET /my/security/ (the first page
- * and a page five "older" links deep) through our production server in preview mode, one request at a time.
+ * and a page five "older" links deep) through our production server in preview mode, one request at a time, beside
+ * the same member's /my/profile/ (a signed-in page without the record), so a busy machine's share can be read off.
  *
  *   npm run bench:security   # DATABASE_URL (default: a throwaway local PostgreSQL cluster), BENCH_RUNS=200
  *
@@ -97,6 +98,7 @@ async function runBenchmark() {
     await resetRequestCounts(standIn);
     const first = await measure(`${app.origin}/my/security/`, cookie);
     const deep = await measure(app.origin + deepPath, cookie);
+    const profile = await measure(`${app.origin}/my/profile/`, cookie);
     const cognito = await getRequestCounts(standIn);
 
     console.log(
@@ -107,6 +109,7 @@ async function runBenchmark() {
       [
         ["first", first.p50.toFixed(1), first.p99.toFixed(1), first.p99 < TARGET_P99_MS ? "yes" : "NO"],
         [`page ${DEEP_PAGE}`, deep.p50.toFixed(1), deep.p99.toFixed(1), deep.p99 < TARGET_P99_MS ? "yes" : "NO"],
+        ["/my/profile/", profile.p50.toFixed(1), profile.p99.toFixed(1), ""],
       ],
     );
     console.log(`Cognito requests during the page views: ${cognito.total} (must be 0)`);
