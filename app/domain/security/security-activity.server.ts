@@ -1,4 +1,4 @@
-import { type SQL, and, desc, eq, gte, isNotNull, isNull, sql } from "drizzle-orm";
+import { type AnyColumn, type SQL, and, desc, eq, gte, isNotNull, isNull, sql } from "drizzle-orm";
 import type { Database } from "../../../db/client.server";
 import { type SecurityEventKind, memberSessions, securityEvents, staffAuditEvents } from "../../../db/schema";
 
@@ -77,7 +77,7 @@ function timestampOf(micros: bigint): SQL {
 }
 
 /** The rows of a source that come after `from`, for a source of rank `rank`. */
-function after(from: Position | null, rank: 0 | 1, occurredAt: SQL | unknown, id: SQL | unknown): SQL | undefined {
+function after(from: Position | null, rank: 0 | 1, occurredAt: AnyColumn, id: AnyColumn): SQL | undefined {
   if (!from) return undefined;
   const at = timestampOf(from.micros);
   if (from.rank === rank) return sql`(${occurredAt}, ${id}) < (${at}, ${from.id})`;
@@ -86,7 +86,7 @@ function after(from: Position | null, rank: 0 | 1, occurredAt: SQL | unknown, id
   return rank < from.rank ? sql`${occurredAt} <= ${at}` : sql`${occurredAt} < ${at}`;
 }
 
-const micros = (column: unknown) => sql<string>`(extract(epoch from ${column}) * 1000000)::bigint::text`;
+const micros = (column: AnyColumn) => sql<string>`(extract(epoch from ${column}) * 1000000)::bigint::text`;
 
 /**
  * One page of the member's activity over the last SECURITY_ACTIVITY_DAYS, newest first: their security record and
