@@ -13,12 +13,15 @@ import { scheduleDirectoryReconcile } from "~/domain/directory/directory-reconci
 import { withDomainErrors } from "~/domain/domain-error.server";
 import { recordingDirectoryWrites } from "~/domain/directory/member-directory.server";
 import { schedulePurge } from "~/domain/jobs/purge.server";
+import { startMailOutboxWorker } from "~/domain/mail/mail-outbox.server";
 import { LOCALES } from "~/i18n/locales";
 import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
 import { createIdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { identityPoolProblems } from "~/integrations/cognito/pool-contract.server";
 import { createMailer } from "~/integrations/mailer.server";
 import { pathFor } from "~/routing/route-table";
+import { securityMailLinksFor } from "~/routing/security-mail-links";
+import { i18nextOutsideRequests } from "~/i18n/translator.server";
 import { type AppServices, type Clock, systemClock } from "~/services.server";
 
 /**
@@ -98,6 +101,20 @@ export function serverJobs(config: Config, db: Database, clock: Clock = systemCl
               { requestsPerSecond, intervalMs: intervalMinutes * 60 * 1000 },
             )
           : () => {},
+    },
+    {
+      // The mail outbox's worker (app/domain/mail/mail-outbox.server.ts): sign-in alerts and notices, sent after the
+      // response and retried; woken by this process's requests, and polling for the other instances'.
+      start: () => {
+        const worker = startMailOutboxWorker({
+          db,
+          mailer: withDomainErrors(createMailer(config)),
+          mailTexts: i18nextOutsideRequests,
+          links: securityMailLinksFor(config.origin),
+          clock,
+        });
+        return () => worker.stop();
+      },
     },
     {
       // The staff CSV import's worker (app/domain/csv-import/import-worker.server.ts), on a Cognito client of its own.

@@ -128,6 +128,8 @@ const EnvSchema = z.object({
   RATE_LIMIT_DEVICE_REGISTRATION_PER_IP: attemptLimit,
   RATE_LIMIT_STAFF_ACTION_PER_ADMIN: attemptLimit,
   RATE_LIMIT_STAFF_ACTION_PER_IP: attemptLimit,
+  RATE_LIMIT_DATA_COPY_PER_MEMBER: attemptLimit,
+  RATE_LIMIT_DATA_COPY_PER_IP: attemptLimit,
 });
 
 /** The name of every environment variable the schema reads. */
@@ -246,6 +248,8 @@ function toConfig(env: z.infer<typeof EnvSchema>) {
       DEVICE_REGISTRATION_PER_IP: env.RATE_LIMIT_DEVICE_REGISTRATION_PER_IP,
       STAFF_ACTION_PER_ADMIN: env.RATE_LIMIT_STAFF_ACTION_PER_ADMIN,
       STAFF_ACTION_PER_IP: env.RATE_LIMIT_STAFF_ACTION_PER_IP,
+      DATA_COPY_PER_MEMBER: env.RATE_LIMIT_DATA_COPY_PER_MEMBER,
+      DATA_COPY_PER_IP: env.RATE_LIMIT_DATA_COPY_PER_IP,
     } satisfies Record<RateLimitPolicyName, number | undefined>,
   };
 }

@@ -2,6 +2,7 @@ import path from "node:path";
 import type { Readable } from "node:stream";
 import { finished } from "node:stream/promises";
 import { PGlite } from "@electric-sql/pglite";
+import { pgcrypto } from "@electric-sql/pglite/contrib/pgcrypto";
 import { type SQL, sql } from "drizzle-orm";
 import { type PgDatabase, PgDialect, type PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
@@ -57,7 +58,8 @@ export function openDatabase(options: { databaseUrl?: string; dataDir: string })
       close: () => client.end({ timeout: 5 }),
     };
   }
-  const client = new PGlite(path.resolve(options.dataDir, "pglite"));
+  // pgcrypto: the migrations create it (hmac() signs the newsletter's unsubscribe links in the export's query).
+  const client = new PGlite(path.resolve(options.dataDir, "pglite"), { extensions: { pgcrypto } });
   const db = drizzlePglite({ client, schema, casing: "snake_case" });
   return {
     db,
@@ -72,8 +74,31 @@ export function openDatabase(options: { databaseUrl?: string; dataDir: string })
  * field, LF line ends), in blocks of about COPY_BLOCK_BYTES as the caller iterates; ending the iteration early
  * (break, `return()`) stops the query. Select text columns under the names the file's header should carry: COPY
  * writes values in their text form (booleans as t/f), and its header is the result's column names.
+ *
+ * `secretSettings` are custom settings (`member_account.name`) the query reads with `current_setting(name)`: a
+ * secret it needs goes there, never into the query. The query's own parameters become literals in COPY's text,
+ * which PostgreSQL writes to its log with any error (a download the client leaves is one); a setting is set by a
+ * bind parameter beforehand, on the same connection, and reset after.
  */
-export type CsvCopy = (query: SQL, options: { header: boolean }) => AsyncIterable<Uint8Array>;
+export type CsvCopy = (
+  query: SQL,
+  options: { header: boolean; secretSettings?: Record<string, string> },
+) => AsyncIterable<Uint8Array>;
+
+/** A custom setting's name as PostgreSQL takes it (a prefix, a dot, a name); written into statements as is. */
+const CUSTOM_SETTING_NAME = /^member_account\.[a-z_]+$/;
+
+function settingNamesOf(settings: Record<string, string>): string[] {
+  const names = Object.keys(settings);
+  for (const name of names) {
+    if (!CUSTOM_SETTING_NAME.test(name)) throw new TypeError(`not a custom setting name: ${name}`);
+  }
+  return names;
+}
+
+/** The set_config calls for `settings` as select columns, their values bind parameters from `firstParameter` on. */
+const settingColumns = (names: string[], firstParameter: number) =>
+  names.map((name, index) => `set_config('${name}', $${firstParameter + index}::text, false)`);
 
 /** Renders Drizzle SQL to text and parameters as the app's Drizzle instances do (snake_case names). */
 const dialect = new PgDialect({ casing: "snake_case" });
@@ -135,18 +160,25 @@ function parameterText(value: unknown): string | null {
  * back to the pool clean.
  */
 function postgresCsvCopy(client: postgres.Sql): CsvCopy {
-  return async function* (query, { header }) {
+  return async function* (query, { header, secretSettings = {} }) {
+    const settingNames = settingNamesOf(secretSettings);
     const connection = await client.reserve();
     let copy: postgres.PendingQuery<postgres.Row[]> | undefined;
     let stream: Readable | undefined;
     try {
-      // The longer timeout and the literals in one round trip.
+      // The longer timeout, the settings and the literals in one round trip.
       const queryText = await withLiteralParameters(query, async (values) => {
-        const columns = [`set_config('statement_timeout', '${COPY_STATEMENT_TIMEOUT_MS}', false)`];
+        const columns = [
+          `set_config('statement_timeout', '${COPY_STATEMENT_TIMEOUT_MS}', false)`,
+          ...settingColumns(settingNames, values.length + 1),
+        ];
         const [row] = await connection
-          .unsafe(`select ${[...columns, ...literalColumns(values.length)].join(", ")}`, values)
+          .unsafe(`select ${[...literalColumns(values.length), ...columns].join(", ")}`, [
+            ...values,
+            ...Object.values(secretSettings),
+          ])
           .values();
-        return (row as string[]).slice(columns.length);
+        return (row as string[]).slice(0, values.length);
       });
       copy = connection.unsafe(copyStatement(queryText, header, "stdout"));
       stream = await copy.readable();
@@ -162,7 +194,11 @@ function postgresCsvCopy(client: postgres.Sql): CsvCopy {
       if (stream) resumeConnectionAfterCopy(stream);
       // The download is over: the connection goes back to the pool once reset, without holding the body's end.
       void connection
-        .unsafe(`set statement_timeout = ${STATEMENT_TIMEOUT_MS}`)
+        .unsafe(
+          [`set statement_timeout = ${STATEMENT_TIMEOUT_MS}`, ...settingNames.map((name) => `reset ${name}`)].join(
+            "; ",
+          ),
+        )
         .catch(() => {})
         .finally(() => connection.release());
     }
@@ -201,14 +237,23 @@ async function* inBlocks(chunks: AsyncIterable<Uint8Array>) {
  * which streams, is the production setup.
  */
 function pgliteCsvCopy(client: PGlite): CsvCopy {
-  return async function* (query, { header }) {
+  return async function* (query, { header, secretSettings = {} }) {
+    const settingNames = settingNamesOf(secretSettings);
     const queryText = await withLiteralParameters(query, async (values) => {
-      if (values.length === 0) return [];
-      const statement = `select ${literalColumns(values.length).join(", ")}`;
-      const { rows } = await client.query<string[]>(statement, values, { rowMode: "array" });
-      return rows[0]!;
+      const columns = [...literalColumns(values.length), ...settingColumns(settingNames, values.length + 1)];
+      if (columns.length === 0) return [];
+      const statement = `select ${columns.join(", ")}`;
+      const parameters = [...values, ...Object.values(secretSettings)];
+      const { rows } = await client.query<string[]>(statement, parameters, { rowMode: "array" });
+      return rows[0]!.slice(0, values.length);
     });
-    const { blob } = await client.query(copyStatement(queryText, header, "'/dev/blob'"));
+    // PGlite is the whole app's one connection: the settings are reset as soon as the file is made.
+    let blob: Blob | undefined;
+    try {
+      ({ blob } = await client.query(copyStatement(queryText, header, "'/dev/blob'")));
+    } finally {
+      if (settingNames.length > 0) await client.exec(settingNames.map((name) => `reset ${name};`).join(" "));
+    }
     // PGlite gives no Blob at all when COPY wrote nothing (no rows, no header): an empty file.
     if (!blob) return;
     const file = new Uint8Array(await blob.arrayBuffer());

@@ -8,7 +8,8 @@ import { OCCUPATIONS } from "~/domain/forms/form-choices";
 import { JAPAN } from "~/domain/forms/prefectures";
 import { useTranslation } from "~/i18n/use-translation";
 
-type ProfileInput = z.input<typeof ProfileFormSchema>;
+// The profile's fields; profile edit's newsletter choice is its own control, outside this component.
+type ProfileInput = Omit<z.input<typeof ProfileFormSchema>, "receivesNewsletter">;
 // The form's own schema is left open: sign-up's and profile edit's forms differ.
 type ProfileFieldsMetadata = {
   [Key in keyof ProfileInput]-?: FieldMetadata<ProfileInput[Key], Record<string, unknown>, string[]>;

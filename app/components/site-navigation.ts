@@ -4,7 +4,7 @@ import type { RootData } from "~/root.server";
 
 /** A navigation entry: its label key under common's "nav." and its target. */
 export type NavItem = {
-  label: "signUp" | "logIn" | "myProfile" | "emailEdit" | "devices" | "security" | "passwordEdit";
+  label: "signUp" | "logIn" | "myProfile" | "emailEdit" | "devices" | "security" | "passwordEdit" | "myData";
   to: string;
 };
 
@@ -15,6 +15,7 @@ const MEMBER_PAGES: readonly (readonly [NavItem["label"], RouteName])[] = [
   ["devices", "my-devices"],
   ["security", "my-security"],
   ["passwordEdit", "my-password-edit"],
+  ["myData", "my-data"],
 ];
 
 /**

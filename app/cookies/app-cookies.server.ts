@@ -126,3 +126,24 @@ export async function readOrCreateDeviceKey(
   const created = randomBytes(18).toString("base64url");
   return { deviceKey: created, setCookie: await deviceCookie.serialize(config, created) };
 }
+
+/** As long as a password step vouches for a session (REAUTHENTICATION_WINDOW_MS): the form waits no longer. */
+export const KEPT_FORM_COOKIE_MAX_AGE_S = 10 * 60;
+
+export const KeptFormStateSchema = z.object({
+  /** The member who typed it: another member signing in on this browser never sees it. */
+  sub: z.string(),
+  /** The page whose form it fills again (its path, language prefix included). */
+  page: z.string(),
+  /** What was typed, by field name; never a password. */
+  fields: z.record(z.string(), z.string()),
+  /** Epoch ms. Checked on reading too, because the signature alone would accept the value for ever. */
+  expiresAt: z.number(),
+});
+export type KeptFormState = z.infer<typeof KeptFormStateSchema>;
+
+/**
+ * A form posted from a session whose password is not recent, kept while the member passes the password step, so the
+ * page they return to shows what they typed, without putting it in a URL. This host only.
+ */
+export const keptFormCookie = defineCookie("id_kept_form", KeptFormStateSchema, { maxAge: KEPT_FORM_COOKIE_MAX_AGE_S });

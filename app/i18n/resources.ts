@@ -17,6 +17,7 @@ import enSignUp from "../../locales/en/sign-up.json";
 import enToasts from "../../locales/en/toasts.json";
 import enWithdrawal from "../../locales/en/withdrawal.json";
 import enCsvImport from "../../locales/en/csv-import.json";
+import enSignInAlert from "../../locales/en/sign-in-alert.json";
 import jaAccount from "../../locales/ja/account.json";
 import jaApi from "../../locales/ja/api.json";
 import jaAdmin from "../../locales/ja/admin.json";
@@ -36,6 +37,7 @@ import jaSignUp from "../../locales/ja/sign-up.json";
 import jaToasts from "../../locales/ja/toasts.json";
 import jaWithdrawal from "../../locales/ja/withdrawal.json";
 import jaCsvImport from "../../locales/ja/csv-import.json";
+import jaSignInAlert from "../../locales/ja/sign-in-alert.json";
 import type { Locale } from "./locales";
 
 /** Japanese is the source of the key types: i18next's `t` only accepts keys that exist in it. */
@@ -59,6 +61,7 @@ export const jaResources = {
   api: jaApi,
   csvImport: jaCsvImport,
   adminImport: jaAdminImport,
+  signInAlert: jaSignInAlert,
 };
 export type Resources = typeof jaResources;
 
@@ -86,6 +89,7 @@ const enResources: SameKeys<Resources> = {
   api: enApi,
   csvImport: enCsvImport,
   adminImport: enAdminImport,
+  signInAlert: enSignInAlert,
 };
 
 export const RESOURCES: Record<Locale, SameKeys<Resources>> = { ja: jaResources, en: enResources };

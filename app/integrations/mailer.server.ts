@@ -29,7 +29,12 @@ interface MailTo {
   texts: MailTexts;
 }
 
-/** The mails the app sends to members; the texts are the locales' ("emailChange:mail.*"). */
+/** When a security event happened, as the mail says it (Japan time, already formatted). */
+interface SecurityEventMail extends MailTo {
+  when: string;
+}
+
+/** The mails the app sends to members; the texts are the locales' ("emailChange:mail.*", "signInAlert:mail.*"). */
 export interface Mailer {
   /** The link that confirms a new address, to that address. */
   sendEmailChangeLink(mail: MailTo & { link: string }): Promise<void>;
@@ -37,6 +42,14 @@ export interface Mailer {
   sendEmailChangedNotice(mail: MailTo & { newEmail: string }): Promise<void>;
   /** The notice that staff changed the address; the same text goes to the old and to the new address. */
   sendStaffEmailChangeNotice(mail: MailTo & { oldEmail: string; newEmail: string }): Promise<void>;
+  /** A sign-in from a browser new to the member, with the link that ends that sign-in. */
+  sendSignInAlert(
+    mail: SecurityEventMail & { device: string; browser: string; clientIp: string; link: string },
+  ): Promise<void>;
+  /** The notice that the password was changed, with the way to reset it. */
+  sendPasswordChangedNotice(mail: SecurityEventMail & { resetLink: string }): Promise<void>;
+  /** The notice that the password was reset, with the way to reset it again. */
+  sendPasswordResetNotice(mail: SecurityEventMail & { resetLink: string }): Promise<void>;
 }
 
 /** Sends plain-text mail through SMTP_URL (the embedded capture in dev and tests), rendered with i18next. */
@@ -73,6 +86,30 @@ export function createMailer(config: Pick<Config, "smtpUrl" | "mailFrom">): Mail
         to,
         t("emailChange:mail.staffChangedSubject"),
         t("emailChange:mail.staffChangedText", { oldEmail, newEmail }),
+      );
+    },
+    sendSignInAlert({ to, locale, texts, when, device, browser, clientIp, link }) {
+      const t = fixedTranslator(texts, locale);
+      return send(
+        to,
+        t("signInAlert:mail.alertSubject"),
+        t("signInAlert:mail.alertText", { when, device, browser, clientIp, link }),
+      );
+    },
+    sendPasswordChangedNotice({ to, locale, texts, when, resetLink }) {
+      const t = fixedTranslator(texts, locale);
+      return send(
+        to,
+        t("signInAlert:mail.passwordChangedSubject"),
+        t("signInAlert:mail.passwordChangedText", { when, resetLink }),
+      );
+    },
+    sendPasswordResetNotice({ to, locale, texts, when, resetLink }) {
+      const t = fixedTranslator(texts, locale);
+      return send(
+        to,
+        t("signInAlert:mail.passwordResetSubject"),
+        t("signInAlert:mail.passwordResetText", { when, resetLink }),
       );
     },
   };

@@ -2,9 +2,10 @@ import type { MiddlewareFunction } from "react-router";
 
 /**
  * The sections whose pages show what this browser's cookies hold: the sign-in device-limit step, the sign-up code
- * step and the password-reset confirm step (/auth/…), the member's own pages (/my/…), e-mail change links, the staff pages (/admin/…).
+ * step and the password-reset confirm step (/auth/…), the member's own pages (/my/…), e-mail change and sign-in
+ * alert links, the staff pages (/admin/…), and the newsletter's unsubscribe links (one member's, by their token).
  */
-const PRIVATE_SECTIONS = /^(?:\/en)?\/(?:auth|my|email-update|admin)(?:\/|$)/;
+const PRIVATE_SECTIONS = /^(?:\/en)?\/(?:auth|my|email-update|sign-in-alert|newsletter\/unsubscribe|admin)(?:\/|$)/;
 /**
  * The session and flow cookies, whatever prefix they carry (__Secure-, __Host-): a page rendered with one of them
  * may show its holder's address or account. The device key is not among them: it is read at sign-in only, and

@@ -26,6 +26,10 @@ export const ROUTE_SECTIONS = [
       { name: "auth-sign-up", path: "auth/sign-up" },
       // Without its token (a link cut short) the page says the link is invalid, rather than the site's 404.
       { name: "email-update", path: "email-update/:token?" },
+      // A sign-in alert mail's link: ends the sign-in it told of, without signing in (the token is optional as above).
+      { name: "sign-in-alert", path: "sign-in-alert/:token?" },
+      // The newsletter's one-click unsubscribe link (the e-mail-address export's): no sign-in; the token is signed.
+      { name: "newsletter-unsubscribe", path: "newsletter/unsubscribe/:token?" },
       { name: "docs-api", path: "docs/api" },
       { name: "not-found", path: "*" },
     ],
@@ -41,6 +45,11 @@ export const ROUTE_SECTIONS = [
       { name: "my-devices", path: "my/devices" },
       { name: "my-security", path: "my/security" },
       { name: "my-withdrawal", path: "my/withdrawal" },
+      // The password step before a sensitive change (`to`: the page to return to), and the member's copy of their
+      // data: the page, and the JSON download it links to.
+      { name: "my-reauthentication", path: "my/reauthentication" },
+      { name: "my-data", path: "my/data" },
+      { name: "my-data-download", path: "my/data/download" },
     ],
   },
   {

@@ -52,9 +52,12 @@ export function securityHeaders(config: Config): SecurityHeaders {
 }
 
 /**
- * The path as it may appear in logs: e-mail change links carry a secret token in the path, so it is masked.
- * Query strings are never logged at all.
+ * The path as it may appear in logs: e-mail change, sign-in alert and newsletter unsubscribe links carry a secret
+ * token in the path, so it is masked. Query strings are never logged at all.
  */
 export function pathForLog(path: string): string {
-  return path.replace(/^((?:\/en)?\/(?:api\/)?email-updates?\/)[^/]+/, "$1[token]");
+  return path.replace(
+    /^((?:\/en)?\/(?:(?:api\/)?email-updates?|sign-in-alert|newsletter\/unsubscribe)\/)[^/]+/,
+    "$1[token]",
+  );
 }

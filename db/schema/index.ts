@@ -9,3 +9,5 @@ export * from "./member-directory";
 export * from "./staff-audit-events";
 export * from "./csv-imports";
 export * from "./security-events";
+export * from "./sign-in-alerts";
+export * from "./mail-outbox";

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { index, jsonb, pgTable, smallint, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { boolean, index, jsonb, pgTable, smallint, text, timestamp, uuid } from "drizzle-orm/pg-core";
 
 /**
  * A member's profile, keyed by the Cognito `sub` (Cognito keeps credentials and e-mail; names and locale are
@@ -17,6 +17,11 @@ export const memberProfiles = pgTable(
     occupation: text(),
     organization: text(),
     preferredLanguage: text().notNull().default("ja"),
+    /**
+     * The member's newsletter choice: on unless they turned it off (registered members receive the newsletter, spec),
+     * in their profile or with the export's unsubscribe link. A member without a row receives it too.
+     */
+    receivesNewsletter: boolean().notNull().default(true),
     /** Sign-up questionnaire answers (Q1-Q3), stored as given so later questionnaire changes need no migration. */
     questionnaire: jsonb().$type<Record<string, unknown>>(),
     /** The sibling service the member came from when signing up (data, compe, online, shop) or id. */

@@ -31,6 +31,12 @@ export const memberSessions = pgTable(
      */
     activatedAt: timestamp({ withTimezone: true }),
     lastLoginAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    /**
+     * When the member last typed their password on this session: a password sign-in, the password change or the
+     * re-authentication step. Sensitive changes need it within the last 10 minutes
+     * (app/domain/account/reauthentication.server.ts). Null: never on this session (a sibling's registered device).
+     */
+    passwordVerifiedAt: timestamp({ withTimezone: true }),
     revokedAt: timestamp({ withTimezone: true }),
     /**
      * When Cognito confirmed that the ended session's refresh token is revoked (or can no longer be used). Null on

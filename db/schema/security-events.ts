@@ -9,6 +9,11 @@ import { bigint, boolean, index, integer, pgTable, text, timestamp, uniqueIndex,
 export const SECURITY_EVENT_KINDS = [
   /** A browser signed in: device, browser, IP, its session, and whether this member had used the browser before. */
   "sign-in",
+  /**
+   * The member confirmed their sign-up in this browser: its device-key hash makes the browser known, so its first
+   * sign-in mails no alert.
+   */
+  "signed-up",
   /** Wrong passwords for the account, counted per member and hour (one row per window, see below). */
   "sign-in-refused",
   "sign-out",
@@ -32,7 +37,7 @@ export const SECURITY_EVENT_KINDS = [
 export type SecurityEventKind = (typeof SECURITY_EVENT_KINDS)[number];
 
 /**
- * A member's security record: one row per event, append-only. A trigger (migration 0012) refuses every UPDATE but
+ * A member's security record: one row per event, append-only. A trigger (migration 0015) refuses every UPDATE but
  * the refused-sign-in counter's, and every DELETE but the purge's (app/domain/security/security-record.server.ts).
  * Refused sign-ins are one row per member and hour (`occurred_at` is the hour's start, so a row's place in the list
  * never moves) whose `attempts`, `last_occurred_at` and `ip_address` (the latest attempt's) grow: one row per attempt
@@ -51,9 +56,15 @@ export const securityEvents = pgTable(
     browser: text(),
     /** The client IP of the request that did it, as the app settles it (TRUST_PROXY_HOPS). */
     ipAddress: text(),
-    /** Sign-ins: SHA-256 of the browser's device key, which tells a browser the member used before from a new one. */
+    /**
+     * Sign-ins and the sign-up: hex SHA-256 of the browser's device key, which tells a browser the member used before
+     * from a new one. Never shown nor copied out: it is the key's stand-in.
+     */
     deviceKeyHash: text(),
-    /** Sign-ins: true when no earlier sign-in of this member came from this browser (within the record's 400 days). */
+    /**
+     * Sign-ins: true when this member had neither signed in nor signed up from this browser before (within the
+     * record's 400 days).
+     */
     newBrowser: boolean(),
     /** Counted kinds (refused sign-ins): attempts in the hour from occurred_at, and when the latest came. */
     attempts: integer().notNull().default(1),
@@ -62,10 +73,10 @@ export const securityEvents = pgTable(
   (table) => [
     // The activity page's keyset read: a member's events, newest first.
     index("security_events_member_idx").on(table.sub, table.occurredAt.desc(), table.id.desc()),
-    // "Has this member signed in from this browser before?", asked by every sign-in's insert.
+    // "Has this member signed in or up from this browser before?", asked by every sign-in's insert.
     index("security_events_member_browser_idx")
       .on(table.sub, table.deviceKeyHash)
-      .where(sql`${table.kind} = 'sign-in'`),
+      .where(sql`${table.kind} in ('sign-in', 'signed-up')`),
     // One counter row per member and hour, which the refused sign-in's upsert targets.
     uniqueIndex("security_events_refused_window_idx")
       .on(table.sub, table.occurredAt)

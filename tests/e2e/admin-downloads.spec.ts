@@ -80,7 +80,10 @@ test("staff download each export from the downloads page: BOM, Japanese, escaped
     await form.getByLabel("希望言語").selectOption("en");
   });
   expect([...emails.bytes.subarray(0, 3)]).toEqual(BOM);
-  const english = recordsOf(emails.bytes.toString("utf8")).map((row) => row[0]);
+  const [emailsHeader, ...emailRows] = recordsOf(emails.bytes.toString("utf8"));
+  // Each address with its member's one-click unsubscribe URL (tests/e2e/newsletter.spec.ts follows them).
+  expect(emailsHeader).toEqual(["email", "family_name", "given_name", "unsubscribe_url"]);
+  const english = emailRows.map((row) => row[0]);
   expect(english).toContain(`${tag}-1@example.jp`);
   expect(english).not.toContain(`${tag}-0@example.jp`);
 

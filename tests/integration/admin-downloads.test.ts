@@ -131,10 +131,31 @@ test("bad parameters answer 422 with field errors; a member's token 403", async 
 
 test("e-mail addresses and withdrawal reasons download by locale", async () => {
   const english = await download("/api/admin/downloads/email-addresses?locale=en");
-  expect(recordsOf(await english.text())).toEqual([
-    ["email", "family_name", "given_name"],
-    ["second@example.jp", "'＝cmd", "Hanako"],
-  ]);
+  const [header, ...rows] = recordsOf(await english.text());
+  expect(header).toEqual(["email", "family_name", "given_name", "unsubscribe_url"]);
+  expect(rows.map((row) => row.slice(0, 3))).toEqual([["second@example.jp", "'＝cmd", "Hanako"]]);
+  // The member's one-click unsubscribe link, on the app's origin (APP_ORIGIN) and in the list's language, signed by
+  // PostgreSQL.
+  const unsubscribeUrl = rows[0]![3]!;
+  expect(new URL(unsubscribeUrl).origin).toBe(`http://localhost:${new URL(server.url).port}`);
+  expect(new URL(unsubscribeUrl).pathname).toMatch(
+    /^\/en\/newsletter\/unsubscribe\/00000000-0000-4000-8000-000000000002\.[0-9a-f]{64}\/$/,
+  );
+  // As a mail provider posts it (RFC 8058): no cookie, no Origin. A tampered copy is refused and changes nothing.
+  const oneClick = (url: string) =>
+    fetch(url, {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      body: "List-Unsubscribe=One-Click",
+    });
+  const tampered = unsubscribeUrl.replace(
+    /[0-9a-f](\/)$/,
+    (digit, slash: string) => `${digit === "0" ? "1" : "0"}${slash}`,
+  );
+  expect((await oneClick(tampered)).status).toBe(400);
+  expect(recordsOf(await (await download("/api/admin/downloads/email-addresses?locale=en")).text())).toHaveLength(2);
+  expect((await oneClick(unsubscribeUrl)).status).toBe(200);
+  expect(recordsOf(await (await download("/api/admin/downloads/email-addresses?locale=en")).text())).toEqual([header]);
   const reasons = await download("/api/admin/downloads/withdrawal-reasons");
   expect(reasons.status).toBe(200);
   expect(recordsOf(await reasons.text())).toEqual([["cancelled_at", "locale", "reason", "reason_label", "detail"]]);

@@ -166,6 +166,7 @@ describe("a page path reaches its page however it is written", () => {
     "/auth/sign-in/",
     "/docs/api/",
     "/email-update/not-a-token/",
+    "/newsletter/unsubscribe/not-a-token/",
     "/my/profile/",
     "/admin/",
     "/en/",

@@ -113,6 +113,8 @@ type SessionName =
   | "passwordEdit"
   | "withdrawal"
   | "emailChange"
+  | "signInAlert"
+  | "newsletter"
   | "firstSignIn"
   | "staff";
 type BearerName = "none" | "apiMember" | "apiWithdrawal" | "apiAdmin";
@@ -273,6 +275,29 @@ const SESSION_SETUP: Record<Exclude<SessionName, "anonymous">, (session: Session
     if (response.status !== 302) throw new Error(`The e-mail change answered ${response.status}`);
     const mail = await client.latestMailboxEntry(newEmail, "mail");
     session.extra.token = /\/email-update\/([A-Za-z0-9_-]+)\//.exec(mail)?.[1] ?? "";
+  },
+  // A new member signed in from two browsers: the second one's alert mail carries the link (which ends this session).
+  signInAlert: async (session) => {
+    session.member = await newMember("fuzz-sign-in-alert");
+    await client.signIn(session.member);
+    session.cookies = await client.signIn(session.member);
+    const mail = await client.latestMailboxEntry(session.member.email, "mail");
+    session.extra.token = /\/sign-in-alert\/([A-Za-z0-9_-]+)\//.exec(mail)?.[1] ?? "";
+  },
+  // No cookies, as a mail provider's one-click post: a reader of the newsletter and their signed token, taken from the
+  // staff's e-mail-address export as the sending system takes it.
+  newsletter: async (session) => {
+    const admin = await readyBearer("apiAdmin");
+    const reader = await createNamedMember(server.standInPort, {
+      email: `fuzz-newsletter-${crypto.randomUUID().slice(0, 8)}@example.jp`,
+    });
+    const asAdmin = (path: string, method: "GET" | "POST") =>
+      fetch(`${server.url}${path}`, { method, headers: { Authorization: `Bearer ${admin.tokens!.accessToken}` } });
+    const refresh = await asAdmin(`/api/admin/users/${reader.sub}/refresh`, "POST");
+    if (!refresh.ok) throw new Error(`The reader's directory refresh answered ${refresh.status}`);
+    const list = await (await asAdmin("/api/admin/downloads/email-addresses?locale=ja", "GET")).text();
+    session.extra.token = new RegExp(`/newsletter/unsubscribe/(${reader.sub}\\.[0-9a-f]{64})/`).exec(list)?.[1] ?? "";
+    if (!session.extra.token) throw new Error("The e-mail-address export gave the reader no unsubscribe URL");
   },
 };
 
@@ -620,7 +645,10 @@ const PAGE_FORMS: PageForm[] = [
     route: "my-profile-edit",
     path: () => "/my/profile/edit/",
     sessions: ["member"],
-    fields: (ctx) => profileFields(ctx.rng),
+    fields: (ctx) => [
+      ...profileFields(ctx.rng),
+      ...(ctx.rng.chance(0.5) ? [["receivesNewsletter", "on"] as [string, string]] : []),
+    ],
     weight: 6,
   },
   {
@@ -696,6 +724,35 @@ const PAGE_FORMS: PageForm[] = [
   },
   {
     kind: "page",
+    name: "my/reauthentication",
+    route: "my-reauthentication",
+    path: (ctx) =>
+      `/my/reauthentication/?to=${encodeURIComponent(ctx.rng.pick(["/my/email/edit/", "/my/data/", "//evil.example/"]))}`,
+    sessions: ["member"],
+    fields: (ctx) => [["password", ctx.rng.chance(0.7) ? memberPassword(ctx) : newPassword(ctx.rng)]],
+    weight: 3,
+  },
+  {
+    kind: "page",
+    name: "my/data/download",
+    route: "my-data-download",
+    path: () => "/my/data/download/",
+    sessions: ["member", "anonymous"],
+    fields: () => [],
+    weight: 2,
+  },
+  {
+    kind: "page",
+    name: "demo: session clock",
+    route: "demo",
+    path: () => "/demo/",
+    // Not the shared member: a password time moved back would send its e-mail changes to the password step.
+    sessions: ["passwordEdit", "anonymous"],
+    fields: (ctx) => [["minutes", String(1 + ctx.rng.int(30))]],
+    weight: 1,
+  },
+  {
+    kind: "page",
     name: "admin/users/{sub}",
     route: "admin-user",
     path: (ctx) => `/admin/users/${ctx.rng.uuid()}/`,
@@ -750,6 +807,38 @@ const PAGE_FORMS: PageForm[] = [
     sessions: ["emailChange", "anonymous"],
     fields: () => [],
     weight: 3,
+  },
+  {
+    kind: "page",
+    name: "sign-in-alert/{token}",
+    route: "sign-in-alert",
+    // Sometimes without its token, mostly another's or a made-up one: only the mailed one ends a session.
+    path: (ctx) =>
+      ctx.rng.chance(0.1)
+        ? "/sign-in-alert/"
+        : `/sign-in-alert/${ctx.rng.chance(0.3) ? (sessions.get("signInAlert")?.extra.token ?? "x") : ctx.rng.hex(43)}/`,
+    sessions: ["signInAlert", "anonymous"],
+    fields: () => [],
+    weight: 3,
+  },
+  {
+    kind: "page",
+    name: "newsletter/unsubscribe/{token}",
+    route: "newsletter-unsubscribe",
+    // A reader's signed token, a random one, a signed one put on another sub, or none (the invalid-link page).
+    path: (ctx) => {
+      const token = sessions.get("newsletter")?.extra.token ?? "x";
+      const signature = token.split(".")[1] ?? "";
+      return ctx.rng.pick([
+        `/newsletter/unsubscribe/${token}/`,
+        `/newsletter/unsubscribe/${ctx.rng.uuid()}.${ctx.rng.hex(64)}/`,
+        `/newsletter/unsubscribe/${ctx.rng.uuid()}.${signature}/`,
+        "/newsletter/unsubscribe/",
+      ]);
+    },
+    sessions: ["newsletter", "anonymous"],
+    fields: () => [["List-Unsubscribe", "One-Click"]],
+    weight: 2,
   },
   {
     kind: "page",

@@ -56,6 +56,7 @@ async function createMember(label: string): Promise<SignedInMember> {
     groups: [],
     sessionId: crypto.randomUUID(),
     accessToken: "",
+    passwordVerifiedAt: new Date(),
   };
 }
 

@@ -27,6 +27,8 @@ export const MEMBER_PAGES = [
   "/my/devices/",
   "/my/security/",
   "/my/withdrawal/",
+  "/my/reauthentication/",
+  "/my/data/",
   "/auth/sign-out/",
 ];
 

@@ -16,6 +16,7 @@ const member: SignedInMember = {
   groups: [],
   sessionId: "session-1",
   accessToken: "token",
+  passwordVerifiedAt: null,
 };
 
 function contextWith(signedIn: SignedInMember | null) {

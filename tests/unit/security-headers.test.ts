@@ -31,9 +31,13 @@ test("API answers carry the same headers with a CSP that allows nothing, since J
   expect(apiRest["Strict-Transport-Security"]).toMatch(/max-age=\d+/);
 });
 
-test("e-mail change tokens never reach the logs", () => {
+test("e-mail change and sign-in alert tokens never reach the logs", () => {
   expect(pathForLog("/email-update/s3cr3t-token/")).toBe("/email-update/[token]/");
   expect(pathForLog("/en/email-update/s3cr3t-token/")).toBe("/en/email-update/[token]/");
   expect(pathForLog("/api/email-updates/s3cr3t")).toBe("/api/email-updates/[token]");
+  expect(pathForLog("/sign-in-alert/s3cr3t-token/")).toBe("/sign-in-alert/[token]/");
+  expect(pathForLog("/en/sign-in-alert/s3cr3t-token/")).toBe("/en/sign-in-alert/[token]/");
+  expect(pathForLog("/newsletter/unsubscribe/sub.s1gnature/")).toBe("/newsletter/unsubscribe/[token]/");
+  expect(pathForLog("/en/newsletter/unsubscribe/sub.s1gnature/")).toBe("/en/newsletter/unsubscribe/[token]/");
   expect(pathForLog("/my/profile/")).toBe("/my/profile/");
 });

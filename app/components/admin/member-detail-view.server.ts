@@ -11,7 +11,7 @@ import type { DetailFact, DetailSection } from "./member-detail-sections";
  */
 export function describeMemberDetail(
   detail: MemberDetail,
-  t: TFunction<("admin" | "withdrawal" | "signUp")[]>,
+  t: TFunction<("admin" | "withdrawal" | "signUp" | "profile")[]>,
   locale: string,
 ): DetailSection[] {
   const labels = adminLabels(t as unknown as TFunction<("admin" | "withdrawal")[]>);
@@ -68,6 +68,10 @@ export function describeMemberDetail(
                 t(`signUp:account.${field}`),
                 profile[field] === null || profile[field] === undefined ? "—" : String(profile[field]),
               ),
+            ),
+            fact(
+              t("profile:newsletter.title"),
+              t(profile.receivesNewsletter ? "profile:newsletter.receiving" : "profile:newsletter.notReceiving"),
             ),
             ...Object.entries(profile.questionnaire ?? {}).map(([question, answer]) =>
               fact(question, Array.isArray(answer) ? answer.join(", ") : String(answer)),

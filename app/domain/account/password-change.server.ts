@@ -1,7 +1,10 @@
+import type { Locale } from "~/i18n/locales";
 import { logger } from "~/integrations/logger.server";
 import type { AppServices } from "~/services.server";
+import { queueNotice } from "../mail/mail-outbox.server";
 import { renewSessionSignIn } from "../sessions/page-sessions.server";
 import { signOutEverywhere } from "../sessions/session-ending.server";
+import { recordPasswordTyped } from "./reauthentication.server";
 import { refuseWeakPassword } from "./password-strength.server";
 import { originJtiOf } from "./sign-in.server";
 
@@ -22,7 +25,8 @@ export interface PasswordChangeResult {
  * (recordSignOutEverywhere). This browser is then signed in again with the new password and keeps its session.
  * If the global sign-out fails, the ended sessions' refresh tokens are revoked one by one instead (best effort),
  * and this browser keeps its tokens. A new password too easy to guess, or made of the member's address or name (the
- * stored profile's), is refused before Cognito is asked.
+ * stored profile's), is refused before Cognito is asked. The account is mailed that its password changed (after the
+ * response).
  */
 export async function changePassword(
   deps: PasswordChangeDependencies,
@@ -37,6 +41,8 @@ export async function changePassword(
     givenName: string | null;
     /** The request's client IP, for the security record. */
     clientIp: string;
+    /** The page's language: the mail's when the member chose none. */
+    locale: Locale;
   },
 ): Promise<PasswordChangeResult> {
   await refuseWeakPassword(input.newPassword, input);
@@ -45,11 +51,22 @@ export async function changePassword(
     currentPassword: input.currentPassword,
     newPassword: input.newPassword,
   });
+  const now = deps.clock.now();
   const { endedSessions, globalSignOut } = await signOutEverywhere(deps, {
     sub: input.sub,
     keepSessionId: input.sessionId,
     record: { kind: "password-changed", clientIp: input.clientIp },
   });
+  await queueNotice(deps.db, {
+    kind: "passwordChanged",
+    details: { changedAt: now.toISOString() },
+    recipient: input.email,
+    sub: input.sub,
+    requestLocale: input.locale,
+    now,
+  });
+  // The member just typed their password here: the session counts as recently re-authenticated.
+  await recordPasswordTyped(deps.db, { sub: input.sub, sessionId: input.sessionId, at: deps.clock.now() });
   // Without the global sign-out this browser's refresh token still works: it keeps its tokens.
   if (!globalSignOut) return { endedSessions, accessToken: null };
   try {

@@ -1,7 +1,9 @@
 import { DomainError, type DomainErrorCode } from "../domain-error.server";
+import type { Locale } from "~/i18n/locales";
 import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { logger } from "~/integrations/logger.server";
 import type { AppServices } from "~/services.server";
+import { queueNotice } from "../mail/mail-outbox.server";
 import { signOutEverywhere } from "../sessions/session-ending.server";
 import { refuseWeakPassword } from "./password-strength.server";
 
@@ -87,27 +89,36 @@ async function subOf(identity: PasswordResetDependencies["identity"], email: str
  * ends every session of the member and signs out everywhere at Cognito. The account is looked up first, so that
  * Cognito being down there leaves the password unchanged rather than changed with the sessions left running.
  * A new password too easy to guess (or made of the address) is refused before the code is tried, which tells
- * nothing about the code or the account.
+ * nothing about the code or the account. The account is mailed that its password was reset (after the response).
  */
 export async function confirmPasswordReset(
   deps: PasswordResetDependencies,
-  input: { email: string; code: string; password: string; clientIp: string },
+  input: { email: string; code: string; password: string; clientIp: string; locale: Locale },
 ): Promise<void> {
   await refuseWeakPassword(input.password, { email: input.email });
   const sub = await subOf(deps.identity, input.email);
+  const { email, code, password } = input;
   try {
-    await deps.identity.confirmForgotPassword({ email: input.email, code: input.code, password: input.password });
+    await deps.identity.confirmForgotPassword({ email, code, password });
   } catch (error) {
     if (error instanceof DomainError && READ_AS_CODE_MISMATCH.has(error.code)) {
       throw new DomainError("codeMismatch", { cause: error });
     }
     throw error;
   }
-  if (sub) {
-    await signOutEverywhere(deps, {
-      sub,
-      keepSessionId: null,
-      record: { kind: "password-reset", clientIp: input.clientIp },
-    });
-  }
+  const now = deps.clock.now();
+  if (!sub) return;
+  await signOutEverywhere(deps, {
+    sub,
+    keepSessionId: null,
+    record: { kind: "password-reset", clientIp: input.clientIp },
+  });
+  await queueNotice(deps.db, {
+    kind: "passwordReset",
+    details: { changedAt: now.toISOString() },
+    recipient: email,
+    sub,
+    requestLocale: input.locale,
+    now,
+  });
 }

@@ -49,6 +49,8 @@ export async function writeProfile(
     questionnaire?: Record<string, unknown>;
     /** Recorded only when the row is created. */
     referrerService?: string | null;
+    /** The newsletter choice (profile edit); left as it is when not given. */
+    receivesNewsletter?: boolean;
   },
 ): Promise<void> {
   const { profile } = input;
@@ -62,6 +64,7 @@ export async function writeProfile(
     organization: profile.organization,
     preferredLanguage: profile.preferredLanguage,
     ...(input.questionnaire ? { questionnaire: input.questionnaire } : {}),
+    ...(input.receivesNewsletter === undefined ? {} : { receivesNewsletter: input.receivesNewsletter }),
     updatedAt: new Date(),
   };
   // The sub names the Cognito user for good; the e-mail may have changed since the session began.
@@ -89,15 +92,18 @@ const MEMBERSHIP_INFO_FIELDS = [
 
 /**
  * What a save of the profile form changed: `membershipInfo` when any of the member's details differ from what was
- * stored (the spec's "profile changed"), `settings` when only the preferred language did, or nothing at all ("Changes
- * are saved").
+ * stored (the spec's "profile changed"), `settings` when only the preferred language or the newsletter choice did,
+ * or nothing at all ("Changes are saved").
  */
 export type ProfileUpdate = "membershipInfo" | "settings";
 
-/** /my/profile/edit/: the member's own profile fields; the referrer and the sign-up questionnaire stay as they were. */
+/**
+ * /my/profile/edit/: the member's own profile fields and newsletter choice; the referrer and the sign-up
+ * questionnaire stay as they were.
+ */
 export async function updateProfile(
   deps: ProfileDeps,
-  input: { sub: string; profile: Profile },
+  input: { sub: string; profile: Profile; receivesNewsletter?: boolean },
 ): Promise<ProfileUpdate> {
   const stored = await findProfile(deps.db, input.sub);
   await writeProfile(deps, input);

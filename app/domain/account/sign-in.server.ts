@@ -6,8 +6,11 @@ import { type StartSessionResult, startSession } from "../sessions/device-admiss
 import { describeDevice } from "../sessions/device-description.server";
 import { recordRefusedSignIn } from "../security/security-record.server";
 import { logger } from "~/integrations/logger.server";
+import type { Locale } from "~/i18n/locales";
+import { ringMailOutbox } from "../mail/mail-outbox.server";
 import { migrateLegacyAccount } from "./legacy-accounts.server";
 import { refuseWeakPassword } from "./password-strength.server";
+import { queueSignInAlert } from "./sign-in-alerts.server";
 
 export type SignInDependencies = Pick<AppServices, "db" | "identity" | "config" | "clock">;
 
@@ -28,8 +31,10 @@ interface BrowserSignIn {
   email: string;
   deviceKey: string;
   userAgent: string | null;
-  /** The request's client IP, for the security record. */
+  /** The request's client IP, for the security record and the alert mail a sign-in from a new browser sends. */
   clientIp: string;
+  /** The page's language, for that alert mail. */
+  locale: Locale;
 }
 
 /** The sign-in an access token straight from Cognito names (decoded only: it comes over TLS from Cognito). */
@@ -120,15 +125,37 @@ async function startSignedInSession(
   const sub = String(claims.sub);
   const email = typeof claims.email === "string" ? claims.email : input.email;
   if (!tokens.refreshToken) throw new Error("Cognito returned no refresh token at sign-in");
-  const session = await startSession(deps, {
-    sub,
-    email,
-    deviceKey: input.deviceKey,
-    device: describeDevice(input.userAgent),
-    refreshToken: tokens.refreshToken,
-    originJti: originJtiOf(tokens.accessToken),
-    overLimit: "hold",
-    clientIp: input.clientIp,
-  });
+  const device = describeDevice(input.userAgent);
+  let alertQueued = false;
+  const session = await startSession(
+    deps,
+    {
+      sub,
+      email,
+      deviceKey: input.deviceKey,
+      device,
+      refreshToken: tokens.refreshToken,
+      originJti: originJtiOf(tokens.accessToken),
+      overLimit: "hold",
+      passwordTyped: true,
+      clientIp: input.clientIp,
+    },
+    async (tx, sessionId, signIn) => {
+      // No alert for the member's first sign-in ever, nor for a browser they signed in or signed up with before.
+      if (!signIn.newBrowser || !signIn.signedInBefore) return;
+      await queueSignInAlert(tx, {
+        sub,
+        email,
+        sessionId,
+        device,
+        clientIp: input.clientIp,
+        requestLocale: input.locale,
+        now: deps.clock.now(),
+      });
+      alertQueued = true;
+    },
+  );
+  // Committed: the mail goes out from this process now, after (never before) the member's answer is on its way.
+  if (alertQueued) ringMailOutbox();
   return { ...session, accessToken: tokens.accessToken };
 }

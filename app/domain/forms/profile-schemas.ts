@@ -58,7 +58,14 @@ export function withStoredPrefecture<Value extends PrefectureFormValue>({ region
   return { ...value, prefecture: (value.country === JAPAN ? value.prefecture : region) ?? "" };
 }
 
-/** Membership information on /my/profile/edit/; withStoredPrefecture makes its value a Profile. */
+/**
+ * Membership information on /my/profile/edit/, and the newsletter choice (a checkbox: "on", or absent when
+ * unticked); withStoredPrefecture makes its value a Profile.
+ */
 export const ProfileFormSchema = z
-  .object({ ...PROFILE_FIELDS, ...PREFECTURE_FORM_FIELDS })
+  .object({
+    ...PROFILE_FIELDS,
+    ...PREFECTURE_FORM_FIELDS,
+    receivesNewsletter: z.literal("on", { error: "validation.selectError" }).optional(),
+  })
   .superRefine(requirePrefectureForCountry);

@@ -7,6 +7,8 @@ import { logger } from "~/integrations/logger.server";
 import type { Clock } from "~/services.server";
 import { PENDING_SIGN_IN_TTL_MS } from "../sessions/device-admission.server";
 import { revokeOwedRefreshTokens } from "../sessions/refresh-tokens.server";
+import { purgeExpiredSignInAlertTokens } from "../account/sign-in-alert-links.server";
+import { purgeFinishedMail } from "../mail/mail-outbox.server";
 import { scheduleRepeating } from "./repeating-job.server";
 import { finishOwedCognitoDeletions, purgeCancelledProfiles } from "../account/withdrawal.server";
 import { purgeExpiredSecurityEvents } from "../security/security-record.server";
@@ -43,6 +45,8 @@ export interface PurgeReport {
   endedSessions: number;
   emailChangeTokens: number;
   securityEvents: number;
+  signInAlertTokens: number;
+  finishedMail: number;
   cognitoDeletions: { deleted: number; owed: number } | null;
   revocations: { confirmed: number; owed: number } | null;
 }
@@ -87,15 +91,24 @@ export async function purgeEndedSessions(db: Database, now: Date): Promise<{ del
 }
 
 /**
- * Deletions by the retention rules: ended sessions, old e-mail-change tokens, security events past their 400 days,
- * cancelled members past retention.
+ * Deletions by the retention rules: ended sessions, old e-mail-change tokens, expired sign-in alert links, sent or
+ * abandoned mail, security events past their 400 days, cancelled members past retention.
  */
 async function purgeExpiredData(db: Database, now: Date) {
   const { deleted: endedSessions } = await purgeEndedSessions(db, now);
   const { deleted: emailChangeTokenCount } = await purgeEmailChangeTokens(db, now);
+  const { deleted: signInAlertTokens } = await purgeExpiredSignInAlertTokens(db, now);
+  const { deleted: finishedMail } = await purgeFinishedMail(db, now);
   const { deleted: securityEvents } = await purgeExpiredSecurityEvents(db, now);
   const { purged: cancelledProfiles } = await purgeCancelledProfiles(db, now);
-  return { cancelledProfiles, endedSessions, emailChangeTokens: emailChangeTokenCount, securityEvents };
+  return {
+    cancelledProfiles,
+    endedSessions,
+    emailChangeTokens: emailChangeTokenCount,
+    signInAlertTokens,
+    finishedMail,
+    securityEvents,
+  };
 }
 
 /** The two-systems repairs: Cognito users of cancellations still to delete, refresh tokens still to revoke. */

@@ -153,6 +153,17 @@ export const STAFF_ACTION_PER_IP = {
   windowMs: 10 * MINUTE_MS,
 } satisfies RateLimitPolicy;
 
+/**
+ * The member's copy of their data (the JSON download): each one reads every table about the member, and may ask
+ * Cognito once. A person needs one now and then; ten an hour allows retries and stops a loop.
+ */
+export const DATA_COPY_PER_MEMBER = {
+  scope: "data-copy:member",
+  limit: 10,
+  windowMs: HOUR_MS,
+} satisfies RateLimitPolicy;
+export const DATA_COPY_PER_IP = { scope: "data-copy:ip", limit: 300, windowMs: HOUR_MS } satisfies RateLimitPolicy;
+
 export const RATE_LIMIT_POLICIES = {
   SIGN_IN_PER_ACCOUNT,
   SIGN_IN_PER_IP,
@@ -176,6 +187,8 @@ export const RATE_LIMIT_POLICIES = {
   DEVICE_REGISTRATION_PER_IP,
   STAFF_ACTION_PER_ADMIN,
   STAFF_ACTION_PER_IP,
+  DATA_COPY_PER_MEMBER,
+  DATA_COPY_PER_IP,
 } as const;
 
 export type RateLimitPolicyName = keyof typeof RATE_LIMIT_POLICIES;
@@ -198,7 +211,8 @@ export type LimitedAction =
   | "emailChange"
   | "memberRefresh"
   | "deviceRegistration"
-  | "staffAction";
+  | "staffAction"
+  | "dataCopy";
 
 const ACTION_POLICIES: Record<LimitedAction, { perIp: RateLimitPolicyName; perSubject: RateLimitPolicyName }> = {
   signIn: { perIp: "SIGN_IN_PER_IP", perSubject: "SIGN_IN_PER_ACCOUNT" },
@@ -212,6 +226,7 @@ const ACTION_POLICIES: Record<LimitedAction, { perIp: RateLimitPolicyName; perSu
   memberRefresh: { perIp: "MEMBER_REFRESH_PER_IP", perSubject: "MEMBER_REFRESH_PER_MEMBER" },
   deviceRegistration: { perIp: "DEVICE_REGISTRATION_PER_IP", perSubject: "DEVICE_REGISTRATION_PER_MEMBER" },
   staffAction: { perIp: "STAFF_ACTION_PER_IP", perSubject: "STAFF_ACTION_PER_ADMIN" },
+  dataCopy: { perIp: "DATA_COPY_PER_IP", perSubject: "DATA_COPY_PER_MEMBER" },
 };
 
 export interface RateLimitResult {

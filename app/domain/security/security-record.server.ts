@@ -48,13 +48,24 @@ function eventValues(event: SecurityEvent) {
   };
 }
 
-function hashDeviceKey(deviceKey: string): string {
-  return createHash("sha256").update(deviceKey, "utf8").digest("base64url");
+/** Browsers are known by the hex SHA-256 of their device key: the cookie's value itself is never stored here. */
+export function hashDeviceKey(deviceKey: string): string {
+  return createHash("sha256").update(deviceKey, "utf8").digest("hex");
+}
+
+/** What the sign-in's event says about its browser, for the sign-in alert (app/domain/account/sign-in-alerts.server.ts). */
+export interface RecordedSignIn {
+  eventId: number;
+  /** Neither an earlier sign-in nor the sign-up of this member came from this browser. */
+  newBrowser: boolean;
+  /** This member had signed in before (from any browser): false for their first sign-in ever. */
+  signedInBefore: boolean;
 }
 
 /**
  * Records a sign-in, inside the transaction that starts its session (the sign-in's one extra write). Whether the
- * browser is new to this member is decided by the same statement, from the member's earlier sign-ins.
+ * browser is new to this member, and whether they had signed in before at all, are read by the same statement from
+ * their earlier events (the member's lock is held, so two sign-ins cannot both be "first").
  */
 export async function recordSignIn(
   tx: Database,
@@ -62,27 +73,50 @@ export async function recordSignIn(
     deviceKey: string;
     occurredAt: Date;
   },
-): Promise<{ id: number; newBrowser: boolean }> {
+): Promise<RecordedSignIn> {
   const deviceKeyHash = hashDeviceKey(input.deviceKey);
-  const earlier = tx
+  const earlierFromThisBrowser = tx
     .select({ id: securityEvents.id })
     .from(securityEvents)
     .where(
       and(
         eq(securityEvents.sub, input.sub),
         eq(securityEvents.deviceKeyHash, deviceKeyHash),
-        eq(securityEvents.kind, "sign-in"),
+        inArray(securityEvents.kind, ["sign-in", "signed-up"]),
       ),
     );
+  const earlierSignIn = tx
+    .select({ id: securityEvents.id })
+    .from(securityEvents)
+    .where(and(eq(securityEvents.sub, input.sub), eq(securityEvents.kind, "sign-in")));
   const [row] = await tx
     .insert(securityEvents)
     .values({
       ...eventValues({ ...input, kind: "sign-in" }),
       deviceKeyHash,
-      newBrowser: sql`not exists (${earlier})`,
+      newBrowser: sql`not exists (${earlierFromThisBrowser})`,
     })
-    .returning({ id: securityEvents.id, newBrowser: securityEvents.newBrowser });
-  return { id: row!.id, newBrowser: row!.newBrowser === true };
+    .returning({
+      id: securityEvents.id,
+      newBrowser: securityEvents.newBrowser,
+      // RETURNING reads the table as it was before this statement, so the new row is not its own "earlier".
+      signedInBefore: sql<boolean>`exists (${earlierSignIn})`,
+    });
+  return { eventId: row!.id, newBrowser: row!.newBrowser === true, signedInBefore: row!.signedInBefore === true };
+}
+
+/**
+ * Records the confirmation of a sign-up in the browser that did it: the browser is then known, so its first sign-in
+ * mails no alert.
+ */
+export async function recordSignUp(
+  db: Database,
+  input: { sub: string; deviceKey: string; deviceName: string; browser: string; ipAddress: string; occurredAt: Date },
+): Promise<void> {
+  await db.insert(securityEvents).values({
+    ...eventValues({ ...input, kind: "signed-up" }),
+    deviceKeyHash: hashDeviceKey(input.deviceKey),
+  });
 }
 
 /**
@@ -109,7 +143,7 @@ export async function recordRefusedSignIn(
       ip_address = excluded.ip_address`);
 }
 
-/** The append-only trigger lets this transaction delete (migration 0012): for the purge alone. */
+/** The append-only trigger lets this transaction delete (migration 0015): for the purge alone. */
 async function allowPurge(tx: Database): Promise<void> {
   await tx.execute(sql`select set_config('member_account.security_events_purge', 'on', true)`);
 }

@@ -6,7 +6,7 @@ import type { AppServices } from "~/services.server";
 import type { DeviceDescription } from "./device-description.server";
 import { type SessionDevice, listActiveDevices } from "./device-list.server";
 import { lockMember } from "./member-lock.server";
-import { recordSignIn } from "../security/security-record.server";
+import { type RecordedSignIn, recordSignIn } from "../security/security-record.server";
 import { encryptSecret, openRefreshToken, revokeRefreshTokens } from "./refresh-tokens.server";
 import { type EndedSession, endSessionRows, endSessions, outdatedBrowserEntries } from "./session-ending.server";
 
@@ -14,12 +14,6 @@ type SessionServices = Pick<AppServices, "db" | "identity" | "config" | "clock">
 
 /** How long a sign-in may wait on the device-limit screen before the member must sign in again. */
 export const PENDING_SIGN_IN_TTL_MS = 10 * 60 * 1000;
-
-/** The sign-in as the security record has it: its event's id, and whether the member never used this browser before. */
-export interface RecordedSignIn {
-  eventId: number;
-  newBrowser: boolean;
-}
 
 export type StartSessionResult =
   /** `reused`: the same sign-in was already recorded for this device, and nothing changed but its login time. */
@@ -60,7 +54,14 @@ export async function startSession(
     overLimit: "hold" | "refuse";
     /** The client IP of the sign-in's request, for the security record. */
     clientIp: string;
+    /** The member typed their password for this sign-in (not a sibling's device registered by its refresh token). */
+    passwordTyped: boolean;
   },
+  /**
+   * Runs in the same transaction once the new session and its sign-in event are in, with what the event says about
+   * the browser (the sign-in alert is queued from it).
+   */
+  alongside?: (tx: Database, sessionId: string, signIn: RecordedSignIn) => Promise<void>,
 ): Promise<StartSessionResult> {
   const now = services.clock.now();
   const { deviceLimit, sessionSecrets } = services.config;
@@ -77,7 +78,7 @@ export async function startSession(
     if (input.originJti) {
       const [same] = await tx
         .update(memberSessions)
-        .set({ lastLoginAt: now })
+        .set({ lastLoginAt: now, ...(input.passwordTyped ? { passwordVerifiedAt: now } : {}) })
         .where(and(ownLive, isNotNull(memberSessions.activatedAt), eq(memberSessions.originJti, input.originJti)))
         .returning({ id: memberSessions.id });
       if (same) {
@@ -111,10 +112,11 @@ export async function startSession(
         createdAt: now,
         lastLoginAt: now,
         activatedAt: withinLimit ? now : null,
+        passwordVerifiedAt: input.passwordTyped ? now : null,
       })
       .returning({ id: memberSessions.id });
     const sessionId = row!.id;
-    const recorded = await recordSignIn(tx, {
+    const signIn = await recordSignIn(tx, {
       sub: input.sub,
       sessionId,
       deviceKey: input.deviceKey,
@@ -123,7 +125,7 @@ export async function startSession(
       ipAddress: input.clientIp,
       occurredAt: now,
     });
-    const signIn = { eventId: recorded.id, newBrowser: recorded.newBrowser };
+    await alongside?.(tx, sessionId, signIn);
     const result: StartSessionResult = withinLimit
       ? { kind: "active", sessionId, signIn }
       : { kind: "deviceLimit", sessionId, devices: others, signIn };

@@ -47,6 +47,7 @@ export async function registerDevice(
     originJti: typeof access.origin_jti === "string" ? access.origin_jti : null,
     overLimit: "refuse",
     clientIp: input.clientIp,
+    passwordTyped: false,
   });
   if (result.kind === "deviceLimit") return { kind: "deviceLimit", devices: result.devices };
   return { kind: "registered", created: !result.reused };

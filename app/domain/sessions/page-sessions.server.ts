@@ -15,6 +15,7 @@ export interface LiveSession {
   email: string;
   profile: StoredProfile | null;
   refreshTokenEncrypted: string;
+  passwordVerifiedAt: Date | null;
 }
 
 /** The member a page session belongs to, as pages see them. */
@@ -32,6 +33,8 @@ export interface SignedInMember {
   groups: string[];
   sessionId: string;
   accessToken: string;
+  /** When the password was last typed on this session (app/domain/account/reauthentication.server.ts). */
+  passwordVerifiedAt: Date | null;
 }
 
 export type PageSessionResolution =
@@ -49,6 +52,7 @@ function prepareLiveSessionQuery(db: Database) {
       email: memberSessions.email,
       profile: storedProfileColumns,
       refreshTokenEncrypted: memberSessions.refreshTokenEncrypted,
+      passwordVerifiedAt: memberSessions.passwordVerifiedAt,
     })
     .from(memberSessions)
     .leftJoin(memberProfiles, eq(memberProfiles.sub, memberSessions.sub))
@@ -101,6 +105,7 @@ function toMember(session: LiveSession, groups: string[], accessToken: string): 
     groups,
     sessionId: session.id,
     accessToken,
+    passwordVerifiedAt: session.passwordVerifiedAt,
   };
 }
 

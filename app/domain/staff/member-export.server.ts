@@ -1,8 +1,8 @@
 import { type SQL, and, asc, eq, isNull, notInArray, or, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import type { CsvCopy, Database } from "../../../db/client.server";
-import { memberDirectory, withdrawalReasons } from "../../../db/schema";
-import { DEFAULT_LOCALE, LOCALES } from "~/i18n/locales";
+import { memberDirectory, memberProfiles, withdrawalReasons } from "../../../db/schema";
+import { DEFAULT_LOCALE, LOCALES, type Locale } from "~/i18n/locales";
 import { logger } from "~/integrations/logger.server";
 import { DomainError } from "../domain-error.server";
 import {
@@ -16,6 +16,7 @@ import { filterConditions } from "./member-search.server";
 import { type CsvEncoding, ExcelSafeCsvPass, spreadsheetCsvOfCopy } from "./spreadsheet-csv.server";
 import { type StaffActor, recordStaffAction } from "./staff-audit-log.server";
 import { WITHDRAWAL_REASONS } from "../forms/form-choices";
+import { unsubscribeSigningSettings, unsubscribeUrlSql } from "../newsletter/newsletter.server";
 
 /**
  * The staff's three downloads: members (`users.csv`), withdrawal reasons and the newsletter's e-mail
@@ -132,17 +133,27 @@ export async function exportWithdrawalReasons(
 
 // ---- e-mail addresses ----
 
+/** What the newsletter list's unsubscribe column needs: the page's URL without a token, and the secrets that sign. */
+export interface UnsubscribeLinks {
+  linkBase: (locale: Locale) => string;
+  sessionSecrets: string[];
+}
+
 /**
  * The newsletter list: members who are active (not cancelled, enabled, past sign-up confirmation, still in
- * Cognito) and whose preferred language is `locale`. The language is the directory's copy of Cognito's `locale`
- * attribute, which the profile form writes from member_profiles.preferred_language and which the mails follow; a
- * member without one (or with an unknown one) gets Japanese mail, so counts as Japanese here too.
+ * Cognito), whose preferred language is `locale`, and who have not turned the newsletter off (a member without a
+ * profile row receives it). The language is the directory's copy of Cognito's `locale` attribute, which the profile
+ * form writes from member_profiles.preferred_language and which the mails follow; a member without one (or with an
+ * unknown one) gets Japanese mail, so counts as Japanese here too. Each row carries the member's one-click
+ * unsubscribe URL (app/domain/newsletter), for the sending system's List-Unsubscribe header and the footer.
  */
 export async function exportEmailAddresses(
   services: ExportServices,
   request: ExportRequest<EmailAddressesExportQuery>,
+  unsubscribe: UnsubscribeLinks,
 ): Promise<CsvDownload> {
   const d = memberDirectory;
+  const p = memberProfiles;
   const { locale } = request.query;
   const otherLocales = LOCALES.filter((other) => other !== DEFAULT_LOCALE);
   const inLanguage =
@@ -150,11 +161,29 @@ export async function exportEmailAddresses(
       ? or(eq(d.locale, locale), isNull(d.locale), notInArray(d.locale, otherLocales))
       : eq(d.locale, locale);
   const selection = services.db
-    .select({ email: d.email, familyName: d.familyName, givenName: d.givenName })
+    .select({
+      email: d.email,
+      familyName: d.familyName,
+      givenName: d.givenName,
+      unsubscribe_url: named(unsubscribeUrlSql(d.sub, unsubscribe.linkBase(locale)), "unsubscribe_url"),
+    })
     .from(d)
-    .where(and(eq(d.memberStatus, "active"), isNull(d.missingFromCognitoAt), inLanguage))
+    .leftJoin(p, eq(p.sub, d.sub))
+    .where(
+      and(
+        eq(d.memberStatus, "active"),
+        isNull(d.missingFromCognitoAt),
+        inLanguage,
+        sql`coalesce(${p.receivesNewsletter}, true)`,
+      ),
+    )
     .orderBy(asc(d.signedUpAt), asc(d.sub));
-  return startDownload(services, request, { kind: "email-addresses", query: selection.getSQL(), header: true });
+  return startDownload(services, request, {
+    kind: "email-addresses",
+    query: selection.getSQL(),
+    header: true,
+    secretSettings: unsubscribeSigningSettings(unsubscribe.sessionSecrets),
+  });
 }
 
 // ---- shared ----
@@ -168,7 +197,7 @@ const runningExports = new WeakMap<Database, number>();
 async function startDownload<Query extends { encoding: CsvEncoding }>(
   services: ExportServices,
   request: ExportRequest<Query>,
-  download: { kind: ExportKind; query: SQL; header: boolean },
+  download: { kind: ExportKind; query: SQL; header: boolean; secretSettings?: Record<string, string> },
 ): Promise<CsvDownload> {
   const running = runningExports.get(services.db) ?? 0;
   if (running >= MAX_CONCURRENT_EXPORTS) throw new DomainError("throttled");
@@ -196,7 +225,8 @@ async function startDownload<Query extends { encoding: CsvEncoding }>(
     release("failed");
     throw error;
   }
-  const blocks = services.csvCopy(download.query, { header: download.header })[Symbol.asyncIterator]();
+  const { header, secretSettings } = download;
+  const blocks = services.csvCopy(download.query, { header, secretSettings })[Symbol.asyncIterator]();
   // A generator that never started skips its finally on return(): this wrapper releases the slot either way.
   const releasingBlocks: AsyncIterableIterator<Uint8Array> = {
     [Symbol.asyncIterator]() {

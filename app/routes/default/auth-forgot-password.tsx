@@ -84,7 +84,12 @@ export async function action({ request, context }: Route.ActionArgs) {
         errorFields: newPasswordErrorFields("password"),
       },
       async (value) => {
-        await confirmPasswordReset(services, { email: pending.email, ...value, clientIp: clientIpOf(context) });
+        await confirmPasswordReset(services, {
+          email: pending.email,
+          ...value,
+          clientIp: clientIpOf(context),
+          locale,
+        });
         return getToastUtils(context).redirectWithSuccess(pathFor("auth-sign-in", locale), "passwordChanged", {
           headers: setCookie(await clearPasswordReset(config)),
         });

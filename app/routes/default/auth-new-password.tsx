@@ -59,7 +59,7 @@ export async function action({ request, context }: Route.ActionArgs) {
     },
     async ({ password }) => {
       try {
-        const signedIn = await signInWithFirstPassword(context, request, { challenge, newPassword: password });
+        const signedIn = await signInWithFirstPassword(context, request, { challenge, newPassword: password }, locale);
         return redirectAfterSignIn(context, request, { locale, config, ...signedIn });
       } catch (error) {
         // Not the form's message: the page has nothing left to answer.

@@ -119,7 +119,7 @@ export async function action({ request, context }: Route.ActionArgs) {
       attemptLimit: ({ email }) => ({ action: "signIn", subject: email }),
     },
     async (value) => {
-      const { result, setCookies } = await signInWithPassword(context, request, value);
+      const { result, setCookies } = await signInWithPassword(context, request, value, locale);
       if (result.kind === "newPasswordRequired") {
         // An invited member's temporary password: their own password first, on its own page (`to` kept).
         throw redirect(`${pathFor("auth-new-password", locale)}${new URL(request.url).search}`, {

@@ -18,6 +18,9 @@ import {
 } from "~/domain/forms/sign-up-schemas";
 import { Q1_OPTIONS, Q2_OPTIONS, Q3_OPTIONS } from "~/domain/forms/form-choices";
 import { confirmSignUp, resendSignUpCode, saveAccountInfo, startSignUp } from "~/domain/account/sign-up.server";
+import { recordSignUp } from "~/domain/security/security-record.server";
+import { describeDevice } from "~/domain/sessions/device-description.server";
+import { readOrCreateDeviceKey } from "~/cookies/app-cookies.server";
 import { countryChoices } from "~/components/form/country-choices";
 import { prefectureChoices } from "~/components/form/prefecture-choices";
 import { type TranslationRequest, loadTranslations } from "~/i18n/translations.server";
@@ -27,7 +30,7 @@ import type { Locale } from "~/i18n/locales";
 import { getMember } from "~/middleware/member-session.server";
 import { pathFor } from "~/routing/route-table";
 import { referrerServiceOf } from "~/routing/service-cookie.server";
-import { servicesOf } from "~/router-context.server";
+import { clientIpOf, servicesOf } from "~/router-context.server";
 import { getToastUtils } from "~/toast.server";
 import type { Route } from "./+types/auth-sign-up";
 import { type SignUpFlow, clearSignUpFlow, readSignUpFlow, saveSignUpFlow } from "./auth-sign-up.server";
@@ -91,7 +94,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   const here = pathFor("auth-sign-up", locale);
   const formData = await request.formData();
   const intent = String(formData.get("intent") ?? "");
-  const { db, identity, config } = servicesOf(context);
+  const { db, identity, config, clock } = servicesOf(context);
   const flow = await readSignUpFlow(config, request);
 
   if (intent === "restart") return withCookie(here, await clearSignUpFlow(config));
@@ -123,7 +126,19 @@ export async function action({ request, context }: Route.ActionArgs) {
       },
       async ({ code }) => {
         await confirmSignUp(identity, { ...flow, code });
-        return withCookie(here, await saveSignUpFlow(config, { ...flow, step: "account" }));
+        // The browser that signed up is the member's own: its sign-up goes into the security record, so its
+        // sign-ins never alert them.
+        const device = await readOrCreateDeviceKey(config, request);
+        await recordSignUp(db, {
+          sub: flow.sub,
+          deviceKey: device.deviceKey,
+          ...describeDevice(request.headers.get("User-Agent")),
+          ipAddress: clientIpOf(context),
+          occurredAt: clock.now(),
+        });
+        const headers = new Headers({ "Set-Cookie": await saveSignUpFlow(config, { ...flow, step: "account" }) });
+        if (device.setCookie) headers.append("Set-Cookie", device.setCookie);
+        return redirect(here, { headers });
       },
     );
   }

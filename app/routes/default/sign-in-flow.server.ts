@@ -65,6 +65,8 @@ export async function signInWithPassword(
   context: Readonly<RouterContextProvider>,
   request: Request,
   input: { email: string; password: string },
+  /** The page's language, for the alert mail a sign-in from a new browser sends. */
+  locale: Locale,
 ): Promise<{ result: SignInResult | NewPasswordRequired; setCookies: string[] }> {
   const services = servicesOf(context);
   const device = await readOrCreateDeviceKey(services.config, request);
@@ -73,6 +75,7 @@ export async function signInWithPassword(
     deviceKey: device.deviceKey,
     userAgent: request.headers.get("User-Agent"),
     clientIp: clientIpOf(context),
+    locale,
   });
   const setCookies = device.setCookie ? [device.setCookie] : [];
   if (result.kind === "newPasswordRequired") {
@@ -102,6 +105,8 @@ export async function signInWithFirstPassword(
   context: Readonly<RouterContextProvider>,
   request: Request,
   input: { challenge: NewPasswordChallengeState; newPassword: string },
+  /** The page's language, for the alert mail a sign-in from a new browser sends. */
+  locale: Locale,
 ): Promise<{ result: SignInResult; setCookies: string[] }> {
   const services = servicesOf(context);
   const device = await readOrCreateDeviceKey(services.config, request);
@@ -113,6 +118,7 @@ export async function signInWithFirstPassword(
     deviceKey: device.deviceKey,
     userAgent: request.headers.get("User-Agent"),
     clientIp: clientIpOf(context),
+    locale,
   });
   const setCookies = device.setCookie ? [device.setCookie] : [];
   setCookies.push(await newPasswordChallengeCookie.clear(services.config));

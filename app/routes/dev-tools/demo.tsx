@@ -1,17 +1,46 @@
+import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
+import { Form, redirect } from "react-router";
+import { handleFormPost } from "~/components/form/form-action.server";
+import { formConstraint } from "~/components/form/schema-form.server";
+import { Button } from "~/components/button";
+import { FormAlert, InputField } from "~/components/form/fields";
+import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
+import { movePasswordTimeBack } from "~/domain/account/reauthentication.server";
+import { PasswordTimeShiftSchema } from "~/domain/forms/dev-tools-schemas";
 import { useTranslation } from "~/i18n/use-translation";
 import { AppLink } from "~/components/app-link";
 import { useRootData } from "~/components/use-root-data";
-import { getInstance } from "~/middleware/i18n.server";
+import { getInstance, getLocale } from "~/middleware/i18n.server";
+import { requireMember } from "~/middleware/require-member.server";
+import { requireDevTools } from "~/routing/dev-tools-only.server";
 import { pathFor } from "~/routing/route-table";
+import { servicesOf } from "~/router-context.server";
 import type { Route } from "./+types/demo";
 
 export async function loader({ context }: Route.LoaderArgs) {
   const t = getInstance(context).getFixedT(null, "devtools");
-  return { title: t("documentTitle", { title: t("demo.title") }) };
+  return {
+    title: t("documentTitle", { title: t("demo.title") }),
+    sessionClockConstraint: formConstraint(PasswordTimeShiftSchema),
+  };
+}
+
+/**
+ * The session clock: moves the signed-in browser's password time back, as if minutes had passed, for the browser
+ * tests of the password step. Production has no such control: the layout's guard covers page views, and an action
+ * checks for itself.
+ */
+export async function action({ request, context }: Route.ActionArgs) {
+  requireDevTools(context);
+  const member = requireMember(context, request);
+  return handleFormPost(context, await request.formData(), { schema: PasswordTimeShiftSchema }, async ({ minutes }) => {
+    await movePasswordTimeBack(servicesOf(context).db, { sub: member.sub, sessionId: member.sessionId, minutes });
+    return redirect(`${pathFor("demo", getLocale(context))}?moved=${minutes}`);
+  });
 }
 
 /** The internal tools' front page, and what the current request looks like to the layout (theme, member). */
-export default function DemoPage() {
+export default function DemoPage({ loaderData, actionData }: Route.ComponentProps) {
   const { t } = useTranslation("devtools");
   const { t: tc } = useTranslation();
   const { locale, theme, member } = useRootData();
@@ -40,12 +69,46 @@ export default function DemoPage() {
         <dt>{t("demo.member")}</dt>
         <dd>{member ? t("demo.signedIn", { name: member.displayName }) : t("demo.signedOut")}</dd>
       </dl>
+      {member ? (
+        <SessionClockForm constraint={loaderData.sessionClockConstraint} lastResult={actionData?.result} />
+      ) : null}
       <h2>{t("demo.shortcuts")}</h2>
       <p>
         <kbd>Ctrl</kbd>+<kbd>G</kbd>
         {t("demo.gridShortcut")}
       </p>
     </div>
+  );
+}
+
+function SessionClockForm({
+  constraint,
+  lastResult,
+}: {
+  constraint: FormConstraint;
+  lastResult: SubmissionResult<string[]> | undefined;
+}) {
+  const { t } = useTranslation("devtools");
+  const [form, fields] = useSchemaForm<typeof PasswordTimeShiftSchema>(constraint, lastResult);
+  return (
+    <>
+      <h2>{t("sessionClock.title")}</h2>
+      <p>{t("sessionClock.intro")}</p>
+      <Form method="post" {...getFormProps(form)} className="form">
+        <FormAlert form={form} />
+        <InputField
+          label={t("sessionClock.minutes")}
+          errors={fields.minutes.errors}
+          inputProps={{
+            ...getInputProps(fields.minutes, { type: "text" }),
+            autoComplete: "off",
+            inputMode: "numeric",
+            enterKeyHint: "done",
+          }}
+        />
+        <Button block>{t("sessionClock.submit")}</Button>
+      </Form>
+    </>
   );
 }
 

@@ -12,17 +12,22 @@ import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { requireMember } from "~/middleware/require-member.server";
+import { keptFormFields, requireRecentPassword } from "~/middleware/require-recent-password.server";
+import { keptFormCookie } from "~/cookies/app-cookies.server";
 import { pathFor } from "~/routing/route-table";
 import { servicesOf } from "~/router-context.server";
 import type { Route } from "./+types/my-email-edit";
 import { emailUpdateLinkFor } from "~/routing/email-update-link";
 
-export function loader({ request, context }: Route.LoaderArgs) {
+export async function loader({ request, context }: Route.LoaderArgs) {
   const member = requireMember(context, request);
   const sent = new URL(request.url).searchParams.has("sent");
+  // Back from the password step: the address typed before it.
+  const kept = sent ? null : await keptFormFields(context, request, member);
   return {
     title: getInstance(context).t(sent ? "emailChange:sent.title" : "emailChange:edit.title"),
     currentEmail: member.email,
+    typedEmail: kept?.email ?? null,
     sent,
     translations: loadTranslations(context, [
       // The view's own texts. Not the mail texts (the server writes the mails), nor the errors (the action's reply
@@ -37,9 +42,15 @@ export function loader({ request, context }: Route.LoaderArgs) {
 export async function action({ request, context }: Route.ActionArgs) {
   const member = requireMember(context, request);
   const locale = getLocale(context);
+  const formData = await request.formData();
+  // Changing the sign-in address takes the account over: the password must have been typed here recently.
+  const typed = formData.get("email");
+  await requireRecentPassword(context, request, member, {
+    keep: typeof typed === "string" ? { email: typed.slice(0, 320) } : {},
+  });
   return handleFormPost(
     context,
-    await request.formData(),
+    formData,
     {
       schema: EmailChangeSchema,
       // Each request mails whatever address was typed and says whether it has an ID: counted like the API's.
@@ -53,8 +64,10 @@ export async function action({ request, context }: Route.ActionArgs) {
         { db, identity, mailer, mailTexts: getInstance(context), confirmationLink: emailUpdateLinkFor(config.origin) },
         { sub: member.sub, currentEmail: member.email, newEmail: email, locale },
       );
-      // The confirmation notice: a GET of this page, so reloading it sends nothing again.
-      return redirect(`${pathFor("my-email-edit", locale)}?sent`);
+      // The confirmation notice: a GET of this page, so reloading it sends nothing again. The kept address is done.
+      return redirect(`${pathFor("my-email-edit", locale)}?sent`, {
+        headers: { "Set-Cookie": await keptFormCookie.clear(config) },
+      });
     },
   );
 }
@@ -65,6 +78,7 @@ export default function EmailEditPage({ loaderData, actionData }: Route.Componen
   ) : (
     <EmailChangeForm
       currentEmail={loaderData.currentEmail}
+      typedEmail={loaderData.typedEmail}
       constraint={loaderData.constraint}
       lastResult={actionData?.result}
     />
@@ -87,16 +101,20 @@ function SentNotice() {
 
 function EmailChangeForm({
   currentEmail,
+  typedEmail,
   constraint,
   lastResult,
 }: {
   currentEmail: string;
+  typedEmail: string | null;
   constraint: FormConstraint;
   lastResult: SubmissionResult<string[]> | undefined;
 }) {
   const { t, i18n } = useTranslation("emailChange");
   const navigation = useNavigation();
-  const [form, fields] = useSchemaForm<typeof EmailChangeSchema>(constraint, lastResult);
+  const [form, fields] = useSchemaForm<typeof EmailChangeSchema>(constraint, lastResult, {
+    defaultValue: typedEmail ? { email: typedEmail } : undefined,
+  });
   return (
     <section className="content auth-page">
       <h1>{t("edit.title")}</h1>

@@ -55,6 +55,7 @@ export async function action({ request, context }: Route.ActionArgs) {
         givenName: member.givenName,
         ...value,
         clientIp: clientIpOf(context),
+        locale,
       });
       const headers = accessToken
         ? { "Set-Cookie": await sessionCookie.serialize(services.config, { sid: member.sessionId, at: accessToken }) }

@@ -1,10 +1,10 @@
-import { getFormProps } from "@conform-to/react";
+import { getFormProps, getInputProps } from "@conform-to/react";
 import { Form, useNavigation } from "react-router";
 import { handleFormPost } from "~/components/form/form-action.server";
 import { FORM_FIELD_TEXTS, formConstraint } from "~/components/form/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
-import { FormAlert } from "~/components/form/fields";
+import { CheckboxField, FormAlert } from "~/components/form/fields";
 import { useSchemaForm } from "~/components/form/use-schema-form";
 import { ProfileFields } from "~/components/profile-fields";
 import { useRootData } from "~/components/use-root-data";
@@ -12,6 +12,7 @@ import { ProfileFormSchema, withStoredPrefecture } from "~/domain/forms/profile-
 import { JAPAN, listedPrefectureOf } from "~/domain/forms/prefectures";
 import { isProfileFilled } from "~/domain/account/display-name.server";
 import { findProfile, updateProfile } from "~/domain/account/profile.server";
+import { receivesNewsletter } from "~/domain/newsletter/newsletter.server";
 import { countryChoices } from "~/components/form/country-choices";
 import { prefectureChoices } from "~/components/form/prefecture-choices";
 import { loadTranslations } from "~/i18n/translations.server";
@@ -51,7 +52,8 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const member = requireMember(context, request);
   const locale = getLocale(context);
   const t = getInstance(context).getFixedT(locale, "signUp");
-  const profile = await findProfile(servicesOf(context).db, member.sub);
+  const { db } = servicesOf(context);
+  const [profile, newsletter] = await Promise.all([findProfile(db, member.sub), receivesNewsletter(db, member.sub)]);
   return {
     title: getInstance(context).getFixedT(locale, "profile")("editTitle"),
     filled: profile !== null && isProfileFilled({ email: member.email, ...profile }),
@@ -67,6 +69,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
       occupation: profile?.occupation ?? "",
       organization: profile?.organization ?? "",
       preferredLanguage: profile?.preferredLanguage ?? locale,
+      receivesNewsletter: newsletter ? "on" : "",
     },
     countries: countryChoices(locale, t("options.otherCountry")),
     prefectures: prefectureChoices(getInstance(context).getFixedT(locale, "prefectures")),
@@ -94,9 +97,11 @@ export async function action({ request, context }: Route.ActionArgs) {
     },
     async (value) => {
       // Cognito refused or is unavailable: a message on the form (role=alert), what was typed kept; nothing stored.
+      const { receivesNewsletter: newsletterBox, ...profile } = withStoredPrefecture(value);
       const update = await updateProfile(servicesOf(context), {
         sub: member.sub,
-        profile: withStoredPrefecture(value),
+        profile,
+        receivesNewsletter: newsletterBox === "on",
       });
       // The spec has two toasts: "profile changed" for the member's details, "Changes are saved" for a setting alone.
       const toast = update === "membershipInfo" ? "profileChanged" : "changesSaved";
@@ -127,6 +132,15 @@ export default function ProfileEditPage({ loaderData, actionData }: Route.Compon
           prefectures={loaderData.prefectures}
           moreFieldsFollow={false}
         />
+        <fieldset className="form-fieldset">
+          <legend>{t("newsletter.title")}</legend>
+          <CheckboxField
+            label={t("newsletter.receive")}
+            hint={t("newsletter.hint")}
+            errors={fields.receivesNewsletter.errors}
+            inputProps={getInputProps(fields.receivesNewsletter, { type: "checkbox" })}
+          />
+        </fieldset>
         <Button pending={navigation.state === "submitting"} block>
           {t("submit")}
         </Button>

@@ -4,6 +4,7 @@ import { SubjectId } from "~/components/subject-id";
 import { useRootData } from "~/components/use-root-data";
 import { OCCUPATIONS, PROFILE_FIELD_ORDER } from "~/domain/forms/form-choices";
 import { isProfileFilled } from "~/domain/account/display-name.server";
+import { receivesNewsletter } from "~/domain/newsletter/newsletter.server";
 import { isLocale } from "~/i18n/locales";
 import { JAPAN, listedPrefectureOf } from "~/domain/forms/prefectures";
 import { prefectureNameKey } from "~/components/form/prefecture-choices";
@@ -12,13 +13,14 @@ import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { requireMember } from "~/middleware/require-member.server";
 import { pathFor } from "~/routing/route-table";
+import { servicesOf } from "~/router-context.server";
 import type { Route } from "./+types/my-profile";
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   const member = requireMember(context, request);
   const locale = getLocale(context);
   const t = getInstance(context).getFixedT(locale, "signUp");
-  // Read by the session check: this page shows it and changes nothing, so it needs no query of its own.
+  // Read by the session check: this page shows it and changes nothing, so it reads only the newsletter choice.
   const { profile } = member;
   const country = profile?.country ?? null;
   const listedPrefecture = country === JAPAN ? listedPrefectureOf(profile?.prefecture) : undefined;
@@ -29,6 +31,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     subject: member.sub,
     email: member.email,
     filled: profile !== null && isProfileFilled({ email: member.email, ...profile }),
+    receivesNewsletter: await receivesNewsletter(servicesOf(context).db, member.sub),
     // What the page lists, in PROFILE_FIELD_ORDER, each as shown: codes named on the server (so the server's and the
     // browser's text cannot differ at hydration, and the page carries no list of names for the one it shows).
     details: {
@@ -92,6 +95,10 @@ export default function ProfilePage({ loaderData }: Route.ComponentProps) {
             <dd data-testid={field}>{value(shown)}</dd>
           </Fragment>
         ))}
+        <dt>{t("newsletter.title")}</dt>
+        <dd data-testid="newsletter">
+          {t(loaderData.receivesNewsletter ? "newsletter.receiving" : "newsletter.notReceiving")}
+        </dd>
       </dl>
       {loaderData.filled ? (
         <p>

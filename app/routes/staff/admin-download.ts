@@ -7,6 +7,7 @@ import { localeFromPathname } from "~/i18n/locales";
 import { getInstance } from "~/middleware/i18n.server";
 import { requireAdmin } from "~/middleware/require-member.server";
 import { csvDownloadResponse, exportParamsOfPage } from "~/routing/csv-download.server";
+import { newsletterUnsubscribeLinkBaseFor } from "~/routing/newsletter-unsubscribe-link";
 import { pathFor } from "~/routing/route-table";
 import { requestInfoContext, servicesOf } from "~/router-context.server";
 import type { Route } from "./+types/admin-download";
@@ -50,7 +51,10 @@ export async function loader({ request, context, params }: Route.LoaderArgs) {
           ? await exportWithdrawalReasons(services, exportRequest, (reason) =>
               i18n.t(`withdrawal:reasons.${reason as WithdrawalReason}`),
             )
-          : await exportEmailAddresses(services, exportRequest);
+          : await exportEmailAddresses(services, exportRequest, {
+              linkBase: newsletterUnsubscribeLinkBaseFor(services.config.origin),
+              sessionSecrets: services.config.sessionSecrets,
+            });
     return csvDownloadResponse(download, services.clock.now());
   } catch (error) {
     if (error instanceof DomainError && error.code === "throttled") return backToForm({ busy: "1" });

@@ -71,7 +71,11 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
     title: i18n.t("admin:meta.detail"),
     sub,
     email: detail.directory?.email ?? null,
-    sections: describeMemberDetail(detail, i18n.getFixedT(locale, ["admin", "withdrawal", "signUp"]), locale),
+    sections: describeMemberDetail(
+      detail,
+      i18n.getFixedT(locale, ["admin", "withdrawal", "signUp", "profile"]),
+      locale,
+    ),
     // A disabled member can be enabled, an enabled one disabled; the list comes with the data so the page does not
     // load the form choices' module for it.
     availableActions: CONFIRMED_STAFF_ACTIONS.filter((action) =>

@@ -98,6 +98,7 @@ async function signIn(member: { sub: string; email: string }, deviceKey = crypto
     originJti: null,
     overLimit: "hold",
     clientIp: "192.0.2.1",
+    passwordTyped: true,
   });
   return { ...session, refreshToken: tokens.refreshToken! };
 }
@@ -204,6 +205,7 @@ test("a sign-in that authenticated before a cancellation committed cannot record
       originJti: null,
       overLimit: "hold",
       clientIp: "192.0.2.1",
+      passwordTyped: true,
     }),
   ).rejects.toMatchObject({ code: "invalidCredentials" });
   const rows = await handle.db.select().from(memberSessions).where(eq(memberSessions.sub, member.sub));
@@ -225,6 +227,7 @@ test("a password reset ends every session of the member and signs out everywhere
     code: code!,
     password: "a-brand-new-password-1",
     clientIp: "192.0.2.1",
+    locale: "ja",
   });
 
   expect(await findLiveSession(handle.db, first.sessionId)).toBeNull();

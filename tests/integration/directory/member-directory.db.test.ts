@@ -209,6 +209,7 @@ test("a legacy member's first sign-in puts the migrated member in the directory,
     deviceKey: crypto.randomUUID(),
     userAgent: null,
     clientIp: "192.0.2.1",
+    locale: "ja",
   });
   expect(result.kind).toBe("active");
   const { sub } = await services().identity.getUser(email);

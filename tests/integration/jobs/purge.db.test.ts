@@ -2,11 +2,14 @@ import { eq, inArray, sql } from "drizzle-orm";
 import { expect, test, vi } from "vitest";
 import {
   emailChangeTokens,
+  mailOutbox,
   memberProfiles,
   memberSessions,
   memberSignOuts,
+  signInAlertTokens,
   withdrawalReasons,
 } from "../../../db/schema";
+import { MAIL_OUTBOX_RETENTION_DAYS } from "~/domain/mail/mail-outbox.server";
 import { PENDING_SIGN_IN_TTL_MS } from "~/domain/sessions/device-admission.server";
 import {
   EMAIL_CHANGE_TOKEN_RETENTION_DAYS,
@@ -179,6 +182,48 @@ test("ended sessions and e-mail-change tokens are purged after their retention, 
   const tokens = await db.select().from(emailChangeTokens).where(eq(emailChangeTokens.sub, sub));
   expect(tokens.map((row) => row.tokenHash)).toEqual([freshToken]);
   expect(tokens.find((row) => row.tokenHash === expiredToken)).toBeUndefined();
+});
+
+test("expired sign-in alert links, and sent or abandoned mail after its retention, are purged", async () => {
+  const { db } = database();
+  const sub = crypto.randomUUID();
+  const alertLink = (expiresAt: Date) => ({
+    tokenHash: crypto.randomUUID(),
+    sessionId: crypto.randomUUID(),
+    sub,
+    expiresAt,
+  });
+  const expiredLink = alertLink(new Date(NOW.getTime() - 1000));
+  const liveLink = alertLink(new Date(NOW.getTime() + DAY_MS));
+  await db.insert(signInAlertTokens).values([expiredLink, liveLink]);
+  const old = new Date(NOW.getTime() - (MAIL_OUTBOX_RETENTION_DAYS + 1) * DAY_MS);
+  const recent = new Date(NOW.getTime() - (MAIL_OUTBOX_RETENTION_DAYS - 1) * DAY_MS);
+  const mail = (label: string, values: Partial<typeof mailOutbox.$inferInsert>) => ({
+    kind: "passwordChanged",
+    recipient: `${label}-${sub.slice(0, 8)}@example.jp`,
+    locale: "ja",
+    details: { changedAt: old.toISOString() },
+    ...values,
+  });
+  await db.insert(mailOutbox).values([
+    mail("sent-long-ago", { createdAt: old, sentAt: old }),
+    mail("abandoned-long-ago", { createdAt: old, abandonedAt: old }),
+    mail("sent-recently", { createdAt: recent, sentAt: recent }),
+    // Still being tried, however old: never purged before it is sent or given up.
+    mail("still-owed", { createdAt: old }),
+  ]);
+
+  const report = await runPurge({ db, config: { sessionSecrets: [] } }, NOW);
+  expect(report.signInAlertTokens).toBeGreaterThanOrEqual(1);
+  expect(report.finishedMail).toBeGreaterThanOrEqual(2);
+  const links = await db.select().from(signInAlertTokens).where(eq(signInAlertTokens.sub, sub));
+  expect(links.map((row) => row.tokenHash)).toEqual([liveLink.tokenHash]);
+  const kept = await db.select({ recipient: mailOutbox.recipient }).from(mailOutbox);
+  const mine = kept.map((row) => row.recipient).filter((recipient) => recipient.includes(sub.slice(0, 8)));
+  expect(mine.sort()).toEqual([
+    `sent-recently-${sub.slice(0, 8)}@example.jp`,
+    `still-owed-${sub.slice(0, 8)}@example.jp`,
+  ]);
 });
 
 // Two connections are needed to hold the lock elsewhere: PostgreSQL only (PGlite has one connection).

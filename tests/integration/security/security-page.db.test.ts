@@ -61,6 +61,7 @@ async function signedInBrowser(member: { email: string; sub: string }): Promise<
     deviceKey: crypto.randomUUID(),
     userAgent: FIREFOX,
     clientIp: "198.51.100.20",
+    locale: "ja",
   });
   if (result.kind !== "active") throw new Error(`expected an active sign-in, got ${result.kind}`);
   return {
@@ -71,6 +72,7 @@ async function signedInBrowser(member: { email: string; sub: string }): Promise<
     groups: [],
     sessionId: result.sessionId,
     accessToken: result.accessToken,
+    passwordVerifiedAt: null,
   };
 }
 

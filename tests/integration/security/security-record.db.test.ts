@@ -81,6 +81,7 @@ function signInAs(
     deviceKey: options.deviceKey ?? crypto.randomUUID(),
     userAgent: FIREFOX,
     clientIp: IP,
+    locale: "ja",
   });
 }
 
@@ -217,6 +218,7 @@ test("a password change, a password reset and a confirmed e-mail change are reco
     familyName: null,
     givenName: null,
     clientIp: IP,
+    locale: "ja",
   });
 
   await requestPasswordReset(services().identity, member.email);
@@ -227,6 +229,7 @@ test("a password change, a password reset and a confirmed e-mail change are reco
     code: code!,
     password: "amber glacier piano thimble 17",
     clientIp: IP,
+    locale: "ja",
   });
 
   const newEmail = `moved-${crypto.randomUUID().slice(0, 8)}@example.jp`;

@@ -52,6 +52,7 @@ function start(sub: string, deviceKey: string, deviceLimit = 2) {
     originJti: null,
     overLimit: "hold",
     clientIp: "192.0.2.1",
+    passwordTyped: true,
   });
 }
 
@@ -145,6 +146,7 @@ function register(
     originJti,
     overLimit: "refuse",
     clientIp: "192.0.2.1",
+    passwordTyped: false,
   });
 }
 

@@ -24,6 +24,10 @@ import { useTestDatabase } from "../../support/test-database";
 const database = useTestDatabase("member-export", { ownDatabase: true });
 const services = () => ({ db: database().db, csvCopy: csvCopyFor(database().db) });
 const ACTOR = { sub: randomUUID(), email: "staff@example.jp" };
+const UNSUBSCRIBE_LINKS = {
+  linkBase: (locale: string) => `https://id.example.jp${locale === "en" ? "/en" : ""}/newsletter/unsubscribe/`,
+  sessionSecrets: ["member-export-test-secret-0123456789abcdef"],
+};
 
 const MEMBER_COUNT = 25;
 const FIRST = new Date("2026-01-01T00:00:00Z");
@@ -177,7 +181,13 @@ test("withdrawal reasons: labels in the staff's language, filter by locale, free
 test("e-mail addresses: active members of the language; no locale counts as Japanese", async () => {
   const emailsOf = async (locale: string) =>
     recordsOf(
-      await textOf(await exportEmailAddresses(services(), request(EmailAddressesExportParams.parse({ locale })))),
+      await textOf(
+        await exportEmailAddresses(
+          services(),
+          request(EmailAddressesExportParams.parse({ locale })),
+          UNSUBSCRIBE_LINKS,
+        ),
+      ),
     )
       .slice(1)
       .map((row) => row[0]);

@@ -10,6 +10,7 @@ import {
   RequestPasswordResetSchema,
 } from "~/domain/forms/password-schemas";
 import { ProfileFormSchema } from "~/domain/forms/profile-schemas";
+import { ReauthenticationSchema } from "~/domain/forms/reauthentication-schema";
 import { FirstPasswordSchema, SignInSchema } from "~/domain/forms/sign-in-schemas";
 import { AccountInfoFormSchema, ConfirmationCodeSchema, SignUpSchema } from "~/domain/forms/sign-up-schemas";
 import { WithdrawalConfirmSchema, WithdrawalFormSchema } from "~/domain/forms/withdrawal-schemas";
@@ -26,6 +27,7 @@ import SignUpPage from "~/routes/default/auth-sign-up";
 import EmailEditPage from "~/routes/member/my-email-edit";
 import PasswordEditPage from "~/routes/member/my-password-edit";
 import ProfileEditPage from "~/routes/member/my-profile-edit";
+import ReauthenticationPage from "~/routes/member/my-reauthentication";
 import WithdrawalPage from "~/routes/member/my-withdrawal";
 
 /**
@@ -118,6 +120,7 @@ const PAGES: Page[] = [
     loaderData: {
       sent: false,
       currentEmail: "a@example.jp",
+      typedEmail: "b@example.jp",
       constraint: getZodConstraint(EmailChangeSchema),
     },
   },
@@ -126,6 +129,11 @@ const PAGES: Page[] = [
     name: "password edit",
     component: PasswordEditPage,
     loaderData: { constraint: getZodConstraint(PasswordChangeSchema) },
+  },
+  {
+    name: "password step",
+    component: ReauthenticationPage,
+    loaderData: { constraint: getZodConstraint(ReauthenticationSchema) },
   },
   { name: "cancellation, reason", component: WithdrawalPage, loaderData: WITHDRAWAL_LOADER_DATA },
   {

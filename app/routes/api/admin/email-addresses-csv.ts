@@ -2,6 +2,7 @@ import { apiRoute } from "~/api/api-handler.server";
 import { staffActorOf } from "~/api/staff-api.server";
 import { exportEmailAddresses } from "~/domain/staff/member-export.server";
 import { csvDownloadResponse } from "~/routing/csv-download.server";
+import { newsletterUnsubscribeLinkBaseFor } from "~/routing/newsletter-unsubscribe-link";
 
 const api = apiRoute({
   GET: {
@@ -9,7 +10,14 @@ const api = apiRoute({
     handle: async (call) => {
       const { requestId, ...actor } = await staffActorOf(call);
       return csvDownloadResponse(
-        await exportEmailAddresses(call, { actor, requestId, query: call.query }),
+        await exportEmailAddresses(
+          call,
+          { actor, requestId, query: call.query },
+          {
+            linkBase: newsletterUnsubscribeLinkBaseFor(call.config.origin),
+            sessionSecrets: call.config.sessionSecrets,
+          },
+        ),
         call.clock.now(),
       );
     },

@@ -14,7 +14,7 @@ CREATE TABLE "security_events" (
 );
 --> statement-breakpoint
 CREATE INDEX "security_events_member_idx" ON "security_events" USING btree ("sub","occurred_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
-CREATE INDEX "security_events_member_browser_idx" ON "security_events" USING btree ("sub","device_key_hash") WHERE "security_events"."kind" = 'sign-in';--> statement-breakpoint
+CREATE INDEX "security_events_member_browser_idx" ON "security_events" USING btree ("sub","device_key_hash") WHERE "security_events"."kind" in ('sign-in', 'signed-up');--> statement-breakpoint
 CREATE UNIQUE INDEX "security_events_refused_window_idx" ON "security_events" USING btree ("sub","occurred_at") WHERE "security_events"."kind" = 'sign-in-refused';--> statement-breakpoint
 CREATE INDEX "security_events_occurred_at_idx" ON "security_events" USING btree ("occurred_at");--> statement-breakpoint
 -- The security record is append-only. Two exceptions, each as narrow as it can be: a refused-sign-in row's counter
@@ -38,4 +38,17 @@ BEGIN
   RAISE EXCEPTION 'security_events is append-only';
 END $$;--> statement-breakpoint
 CREATE TRIGGER security_events_append_only BEFORE UPDATE OR DELETE ON security_events
-  FOR EACH ROW EXECUTE FUNCTION security_events_append_only();
+  FOR EACH ROW EXECUTE FUNCTION security_events_append_only();--> statement-breakpoint
+-- The browsers known to the sign-in alerts (known_browsers, dropped by the next migration) become the record's first
+-- events, so no member is mailed about a browser they already used: a browser that signed in becomes a sign-in at its
+-- first sign-in (with its earliest session's device and browser), the sign-up browser that has not yet signed in
+-- becomes a sign-up. new_browser stays null: whether it was new then is not known.
+INSERT INTO "security_events" ("sub", "kind", "occurred_at", "session_id", "device_name", "browser", "device_key_hash")
+SELECT kb."sub", CASE WHEN kb."first_signed_in_at" IS NULL THEN 'signed-up' ELSE 'sign-in' END,
+  coalesce(kb."first_signed_in_at", kb."first_seen_at"), s."id", s."device_name", s."browser", kb."device_key_hash"
+FROM "known_browsers" kb
+LEFT JOIN LATERAL (
+  SELECT ms."id", ms."device_name", ms."browser" FROM "member_sessions" ms
+  WHERE ms."sub" = kb."sub" AND encode(sha256(convert_to(ms."device_key", 'UTF8')), 'hex') = kb."device_key_hash"
+  ORDER BY ms."created_at" LIMIT 1
+) s ON kb."first_signed_in_at" IS NOT NULL;

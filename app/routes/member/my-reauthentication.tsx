@@ -1,0 +1,101 @@
+import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
+import { Form, redirect, useNavigation } from "react-router";
+import { handleFormPost } from "~/components/form/form-action.server";
+import { FORM_FIELD_TEXTS, formConstraint } from "~/components/form/schema-form.server";
+import { AppLink } from "~/components/app-link";
+import { Button } from "~/components/button";
+import { FormAlert, InputField } from "~/components/form/fields";
+import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
+import { reauthenticate } from "~/domain/account/reauthentication.server";
+import { ReauthenticationSchema } from "~/domain/forms/reauthentication-schema";
+import { loadTranslations } from "~/i18n/translations.server";
+import { useTranslation } from "~/i18n/use-translation";
+import { getInstance, getLocale } from "~/middleware/i18n.server";
+import { requireMember } from "~/middleware/require-member.server";
+import { sameOriginPath } from "~/routing/return-target";
+import { pathFor } from "~/routing/route-table";
+import { clientIpOf, servicesOf } from "~/router-context.server";
+import type { Route } from "./+types/my-reauthentication";
+
+export function loader({ request, context }: Route.LoaderArgs) {
+  requireMember(context, request);
+  return {
+    title: getInstance(context).t("account:reauthentication.title"),
+    translations: loadTranslations(context, [{ namespace: "account", keys: ["reauthentication"] }, FORM_FIELD_TEXTS]),
+    constraint: formConstraint(ReauthenticationSchema),
+  };
+}
+
+export async function action({ request, context }: Route.ActionArgs) {
+  const member = requireMember(context, request);
+  // Only a path of ours: the step must not send the member to another site.
+  const to = new URL(request.url).searchParams.get("to");
+  const returnTo = (to && sameOriginPath(to)) || pathFor("my-profile", getLocale(context));
+  return handleFormPost(
+    context,
+    await request.formData(),
+    {
+      schema: ReauthenticationSchema,
+      hideFields: ["password"],
+      // Guessing this password is guessing the sign-in password: it counts with the sign-in attempts.
+      attemptLimit: () => ({ action: "signIn", subject: member.email }),
+      errorFields: { currentPasswordMismatch: "password" },
+    },
+    async ({ password }) => {
+      const services = servicesOf(context);
+      await reauthenticate(services, {
+        sub: member.sub,
+        email: member.email,
+        sessionId: member.sessionId,
+        password,
+        clientIp: clientIpOf(context),
+      });
+      return redirect(returnTo);
+    },
+  );
+}
+
+export default function ReauthenticationPage({ loaderData, actionData }: Route.ComponentProps) {
+  return <ReauthenticationForm constraint={loaderData.constraint} lastResult={actionData?.result} />;
+}
+
+function ReauthenticationForm({
+  constraint,
+  lastResult,
+}: {
+  constraint: FormConstraint;
+  lastResult: SubmissionResult<string[]> | undefined;
+}) {
+  const { t, i18n } = useTranslation("account");
+  const navigation = useNavigation();
+  const [form, fields] = useSchemaForm<typeof ReauthenticationSchema>(constraint, lastResult, {
+    secretFields: ["password"],
+  });
+  return (
+    <section className="content auth-page" data-testid="reauthentication">
+      <h1>{t("reauthentication.title")}</h1>
+      <p>{t("reauthentication.lead")}</p>
+      <Form method="post" {...getFormProps(form)} className="form">
+        <FormAlert form={form} />
+        <InputField
+          label={t("reauthentication.password")}
+          errors={fields.password.errors}
+          inputProps={{
+            ...getInputProps(fields.password, { type: "password" }),
+            autoComplete: "current-password",
+            inputMode: "text",
+            enterKeyHint: "go",
+          }}
+        />
+        <Button pending={navigation.state === "submitting"} block>
+          {t("reauthentication.submit")}
+        </Button>
+      </Form>
+      <p>
+        <AppLink to={pathFor("my-profile", i18n.language)}>{t("reauthentication.back")}</AppLink>
+      </p>
+    </section>
+  );
+}
+
+export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: loaderData?.title }];

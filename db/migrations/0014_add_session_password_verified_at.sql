@@ -1,0 +1,1 @@
+ALTER TABLE "member_sessions" ADD COLUMN "password_verified_at" timestamp with time zone;

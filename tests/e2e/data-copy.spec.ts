@@ -1,0 +1,108 @@
+import { readFile } from "node:fs/promises";
+import type { BrowserContext, Page } from "@playwright/test";
+import { expect, test } from "./fixtures";
+import { STANDIN_PORT } from "../../playwright.config";
+import { createNamedMember, createStaffAdmin, refreshIntoDirectory } from "../support/admin-members";
+import { browserSigningIn } from "../support/sign-in-form";
+
+async function download(page: Page, button: string) {
+  const saved = page.waitForEvent("download");
+  await page.getByRole("button", { name: button }).click();
+  const file = await saved;
+  return { name: file.suggestedFilename(), text: await readFile(await file.path(), "utf8") };
+}
+
+/** What the browser's own cookies hold that must never be in the copy: the session id, the access token, the device key. */
+async function cookieSecrets(context: BrowserContext): Promise<string[]> {
+  const secrets: string[] = [];
+  for (const cookie of await context.cookies()) {
+    const value = decodeURIComponent(cookie.value);
+    const payload = value.slice(0, value.lastIndexOf("."));
+    const decoded: unknown = JSON.parse(Buffer.from(payload, "base64").toString("utf8"));
+    if (cookie.name.endsWith("id_session")) secrets.push(...Object.values(decoded as Record<string, string>));
+    if (cookie.name.endsWith("id_device")) secrets.push(decoded as string);
+  }
+  return secrets;
+}
+
+test("the data copy: the page shows it, the download holds the address, sub, profile, sessions and the staff action, and no token", async ({
+  browser,
+  request,
+  javaScriptEnabled,
+}) => {
+  test.setTimeout(90_000);
+  const label = crypto.randomUUID().slice(0, 8);
+  const member = await createNamedMember(STANDIN_PORT, {
+    email: `data-copy-${label}@example.jp`,
+    familyName: "山田",
+    givenName: `太郎${label}`,
+  });
+  const admin = await createStaffAdmin(STANDIN_PORT, "data-copy");
+  // A staff action on the member: the admin API's refresh, recorded in the staff audit log.
+  await refreshIntoDirectory(request, STANDIN_PORT, admin, [member]);
+  const { context, page } = await browserSigningIn(browser, member, javaScriptEnabled);
+  await expect(page).toHaveURL(/\/my\/profile\/$/);
+
+  // The signed-in menus offer the page.
+  await expect(page.locator('a[href="/my/data/"]').first()).toHaveText("あなたのデータ");
+  await page.goto("/my/data/");
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("あなたのデータ");
+  await expect(page.getByTestId("data-copy-identity")).toContainText(member.email);
+  await expect(page.getByTestId("data-copy-identity")).toContainText(`太郎${label}`);
+  await expect(page.getByTestId("data-copy-sessions")).toContainText("ログイン中");
+  await expect(page.getByTestId("data-copy-staffActions")).toContainText("user.refresh");
+  await expect(page.getByTestId("data-copy-staffActions")).toContainText(admin.email);
+
+  const file = await download(page, "JSONファイルをダウンロード");
+  expect(file.name).toMatch(/^my-data-\d{8}-\d{4}\.json$/);
+  const copy = JSON.parse(file.text) as {
+    schemaVersion: number;
+    member: { sub: string; email: string };
+    sections: {
+      identity: { email: string; givenName: string };
+      sessions: { live: boolean }[];
+      staffActions: { action: string; staff: string }[];
+    };
+  };
+  expect(copy.schemaVersion).toBe(1);
+  expect(copy.member).toEqual({ sub: member.sub, email: member.email });
+  expect(copy.sections.identity).toMatchObject({ email: member.email, givenName: `太郎${label}` });
+  expect(copy.sections.sessions.filter((session) => session.live)).toHaveLength(1);
+  expect(copy.sections.staffActions).toEqual([expect.objectContaining({ action: "user.refresh", staff: admin.email })]);
+  const secrets = await cookieSecrets(context);
+  expect(secrets.length).toBeGreaterThanOrEqual(3);
+  for (const secret of secrets) expect(file.text).not.toContain(secret);
+  expect(file.text).not.toMatch(/eyJ[\w-]{10,}/);
+  // The page is still there after the download.
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("あなたのデータ");
+  await context.close();
+});
+
+test("in English, an old session downloads the data copy after the password step", async ({
+  browser,
+  javaScriptEnabled,
+}) => {
+  test.setTimeout(60_000);
+  const member = await createNamedMember(STANDIN_PORT, {
+    email: `data-copy-en-${crypto.randomUUID().slice(0, 8)}@example.jp`,
+  });
+  const { context, page } = await browserSigningIn(browser, member, javaScriptEnabled);
+  await expect(page).toHaveURL(/\/my\/profile\/$/);
+  await page.goto("/en/my/data/");
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Your data");
+
+  // Eleven minutes on (the dev tools' session clock, see reauthentication.spec.ts).
+  await page.goto("/en/demo/");
+  await page.getByLabel("Minutes to move back").fill("11");
+  await page.getByRole("button", { name: "Move back" }).click();
+  await expect(page).toHaveURL(/\?moved=11$/);
+
+  await page.goto("/en/my/data/");
+  await expect(page).toHaveURL(/\/en\/my\/reauthentication\/\?to=%2Fen%2Fmy%2Fdata%2F$/);
+  await page.getByLabel("Password").fill(member.password);
+  await page.getByRole("button", { name: "Confirm and continue" }).click();
+  await expect(page).toHaveURL(/\/en\/my\/data\/$/);
+  const file = await download(page, "Download as JSON");
+  expect(JSON.parse(file.text)).toMatchObject({ member: { sub: member.sub, email: member.email } });
+  await context.close();
+});

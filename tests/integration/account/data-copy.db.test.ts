@@ -1,0 +1,236 @@
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, expect, test } from "vitest";
+import { emailChangeTokens, legacyCredentials, memberProfiles, memberSessions } from "../../../db/schema";
+import { createAppServices } from "~/composition-root.server";
+import { parseConfig } from "~/config.server";
+import { requestEmailChange } from "~/domain/account/email-change.server";
+import { signIn } from "~/domain/account/sign-in.server";
+import { resolvePageSession } from "~/domain/sessions/page-sessions.server";
+import { openRefreshToken } from "~/domain/sessions/refresh-tokens.server";
+import { refreshMember } from "~/domain/staff/staff-actions.server";
+import { i18nextOutsideRequests } from "~/i18n/translator.server";
+import type { SignedInMember } from "~/middleware/member-session.server";
+import * as dataDownload from "~/routes/member/my-data-download";
+import * as dataPage from "~/routes/member/my-data";
+import { emailUpdateLinkFor } from "~/routing/email-update-link";
+import { pathFor } from "~/routing/route-table";
+import type { StandIns } from "~/server/start-server";
+import type { AppServices } from "~/services.server";
+import { routeCalls, settle } from "../../support/route-calls";
+import { getRequestCounts, resetRequestCounts } from "../../support/stand-in-faults";
+import { createTestMember } from "../../support/test-members";
+import { startEmbeddedStack } from "../../support/stand-ins/embedded-stack";
+import { makeTempDir } from "../../support/temp-dir";
+import { useTestDatabase } from "../../support/test-database";
+
+// The member's copy of their data, downloaded and shown through the route modules with real services: PGlite (or
+// PostgreSQL), the Cognito stand-in over HTTP, the SMTP capture. Each member signs in with their password just
+// before, so the password step is behind them (reauthentication.db.test.ts covers it).
+const ORIGIN = "http://localhost:3995";
+const PASSWORD = "correct-horse-battery";
+const DATA_COPY_LIMIT = 3;
+const temp = makeTempDir("data-copy");
+const database = useTestDatabase("data-copy-db");
+let stack: StandIns;
+let services: AppServices;
+const calls = routeCalls(ORIGIN, () => services);
+
+beforeAll(async () => {
+  stack = await startEmbeddedStack({ dataDir: temp.dir, adminGroup: "admin" });
+  const config = parseConfig({
+    ...stack.env,
+    APP_MODE: "dev",
+    APP_ORIGIN: ORIGIN,
+    DATA_DIR: temp.dir,
+    RATE_LIMIT_DATA_COPY_PER_MEMBER: String(DATA_COPY_LIMIT),
+  });
+  services = createAppServices(config, database().db);
+}, 150_000);
+
+afterAll(async () => {
+  await stack?.stop();
+  temp.remove();
+});
+
+/**
+ * A member signed in with their password. Made through the app, the directory has their row; made straight in the
+ * stand-in (`directory: false`), it has none yet, as for a member no reconcile has seen.
+ */
+async function signedInMember(
+  label: string,
+  { directory = true } = {},
+): Promise<SignedInMember & { refreshToken: string }> {
+  let email = `${label}-${crypto.randomUUID().slice(0, 8)}@example.jp`;
+  if (directory) {
+    await services.identity.createConfirmedUser({ email, password: PASSWORD, attributes: { locale: "en" } });
+  } else {
+    ({ email } = await createTestMember(Number(new URL(stack.env.COGNITO_ENDPOINT!).port), label));
+  }
+  const result = await signIn(services, {
+    email,
+    password: PASSWORD,
+    deviceKey: crypto.randomUUID(),
+    userAgent: "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36",
+    clientIp: "127.0.0.1",
+    locale: "en",
+  });
+  if (result.kind !== "active") throw new Error(`sign-in ended as ${result.kind}`);
+  const resolution = await resolvePageSession(services, result);
+  if (resolution.kind !== "member") throw new Error(`session resolved as ${resolution.kind}`);
+  const [row] = await database().db.select().from(memberSessions).where(eq(memberSessions.id, result.sessionId));
+  return { ...resolution.member, refreshToken: openRefreshToken(row!, services.config.sessionSecrets)! };
+}
+
+async function download(member: SignedInMember): Promise<Response> {
+  const request = calls.post(pathFor("my-data-download", "en"), {});
+  return (await settle(dataDownload.action(calls.args(request, await calls.context(request, member))))) as Response;
+}
+
+type Copy = {
+  schemaVersion: number;
+  member: { sub: string; email: string };
+  sections: {
+    identity: Record<string, unknown>;
+    profile: Record<string, unknown> | null;
+    newsletter: { receives: boolean; language: string | null };
+    sessions: Record<string, unknown>[];
+    emailChanges: Record<string, unknown>[];
+    cancellation: Record<string, unknown>;
+    legacyAccount: Record<string, unknown> | null;
+    staffActions: Record<string, unknown>[];
+  };
+};
+
+/** Every key anywhere in a JSON value. */
+function keysOf(value: unknown): string[] {
+  if (Array.isArray(value)) return value.flatMap(keysOf);
+  if (value && typeof value === "object") {
+    return Object.entries(value).flatMap(([key, inner]) => [key, ...keysOf(inner)]);
+  }
+  return [];
+}
+
+test("the download holds the member's address, sub, profile, sessions, e-mail changes, legacy account and staff actions, and no secret", async () => {
+  const member = await signedInMember("copy");
+  const db = database().db;
+  await db.insert(memberProfiles).values({
+    sub: member.sub,
+    familyName: "山田",
+    givenName: "太郎",
+    birthYear: 1980,
+    country: "JP",
+    prefecture: "東京都",
+    occupation: "architect",
+    organization: "設計事務所",
+    preferredLanguage: "en",
+    questionnaire: { q1: ["magazine"], q2: "weekly" },
+  });
+  const newEmail = `copy-new-${crypto.randomUUID().slice(0, 8)}@example.jp`;
+  await requestEmailChange(
+    { ...services, mailTexts: i18nextOutsideRequests, confirmationLink: emailUpdateLinkFor(ORIGIN) },
+    { sub: member.sub, currentEmail: member.email, newEmail, locale: "en" },
+  );
+  const legacyHash = `$2b$10$${"x".repeat(53)}`;
+  await db.insert(legacyCredentials).values({
+    email: `legacy-${member.email}`,
+    passwordHash: legacyHash,
+    profile: { familyName: "山田" },
+    migratedAt: new Date(),
+    migratedSub: member.sub,
+  });
+  const staff = { sub: crypto.randomUUID(), email: "staff-member@example.jp", requestId: "data-copy-staff" };
+  await refreshMember(services, staff, member.sub);
+
+  const response = await download(member);
+  expect(response.status).toBe(200);
+  expect(response.headers.get("Content-Type")).toBe("application/json; charset=utf-8");
+  expect(response.headers.get("Cache-Control")).toBe("no-store");
+  expect(response.headers.get("Content-Disposition")).toMatch(/^attachment; filename="my-data-\d{8}-\d{4}\.json"/);
+  const text = await response.text();
+  const copy = JSON.parse(text) as Copy;
+
+  expect(copy.schemaVersion).toBe(1);
+  expect(copy.member).toEqual({ sub: member.sub, email: member.email });
+  expect(copy.sections.identity).toMatchObject({ source: "directory", email: member.email, locale: "en" });
+  expect(copy.sections.profile).toMatchObject({
+    familyName: "山田",
+    givenName: "太郎",
+    birthYear: 1980,
+    questionnaire: { q1: ["magazine"], q2: "weekly" },
+  });
+  expect(copy.sections.newsletter).toEqual({ receives: true, language: "en" });
+  expect(copy.sections.sessions).toEqual([
+    expect.objectContaining({ deviceName: expect.any(String), browser: expect.stringContaining("Chrome"), live: true }),
+  ]);
+  expect(copy.sections.emailChanges).toEqual([
+    expect.objectContaining({ oldEmail: member.email, newEmail, confirmedAt: null }),
+  ]);
+  expect(copy.sections.cancellation).toEqual({ cancelledAt: null, identityDeletedAt: null, reasons: [] });
+  expect(copy.sections.legacyAccount).toMatchObject({
+    email: `legacy-${member.email}`,
+    profile: { familyName: "山田" },
+  });
+  expect(copy.sections.staffActions).toEqual([
+    expect.objectContaining({
+      staff: "staff-member@example.jp",
+      action: "user.refresh",
+      occurredAt: expect.any(String),
+    }),
+  ]);
+
+  // No secret, under any name: tokens (plain and encrypted), their ids, the device key, hashes.
+  const [session] = await db.select().from(memberSessions).where(eq(memberSessions.id, member.sessionId));
+  const [link] = await db.select().from(emailChangeTokens).where(eq(emailChangeTokens.sub, member.sub));
+  const secrets = [
+    session!.refreshTokenEncrypted,
+    member.refreshToken,
+    member.accessToken,
+    session!.originJti!,
+    session!.deviceKey,
+    session!.id,
+    link!.tokenHash,
+    legacyHash,
+  ];
+  for (const secret of secrets) expect(text).not.toContain(secret);
+  expect(keysOf(copy).filter((key) => /token|hash|secret|code|jti|deviceKey|^password$/i.test(key))).toEqual([]);
+});
+
+test("each member gets their own copy and only their own: the session decides whose, and nothing in the request can", async () => {
+  const first = await signedInMember("first");
+  const second = await signedInMember("second", { directory: false });
+  // A member the directory has not seen: the download asks Cognito once, by the session's own address.
+  await resetRequestCounts(stack.env.COGNITO_ENDPOINT!);
+  const request = calls.post(`${pathFor("my-data-download", "en")}?sub=${first.sub}`, { sub: first.sub });
+  const response = (await settle(
+    dataDownload.action(calls.args(request, await calls.context(request, second), { sub: first.sub })),
+  )) as Response;
+  expect((await getRequestCounts(stack.env.COGNITO_ENDPOINT!)).byOperation).toEqual({ AdminGetUser: 1 });
+  const text = await response.text();
+  const copy = JSON.parse(text) as Copy;
+  expect(copy.member).toEqual({ sub: second.sub, email: second.email });
+  expect(copy.sections.identity).toMatchObject({ source: "identityProvider", email: second.email });
+  expect(text).not.toContain(first.sub);
+  expect(text).not.toContain(first.email);
+});
+
+test("the page shows the same copy in readable form and makes no Cognito call", async () => {
+  const member = await signedInMember("page");
+  await resetRequestCounts(stack.env.COGNITO_ENDPOINT!);
+  for (const locale of ["ja", "en"] as const) {
+    const request = calls.get(pathFor("my-data", locale));
+    const page = await dataPage.loader(calls.args(request, await calls.context(request, member)));
+    expect(page.copy.member).toEqual({ sub: member.sub, email: member.email });
+    expect(page.copy.sections.sessions).toHaveLength(1);
+    expect(page.downloadPath).toBe(pathFor("my-data-download", locale));
+  }
+  expect((await getRequestCounts(stack.env.COGNITO_ENDPOINT!)).total).toBe(0);
+});
+
+test("downloads are rate-limited per member; past the limit the page says so", async () => {
+  const member = await signedInMember("limited");
+  for (let attempt = 0; attempt < DATA_COPY_LIMIT; attempt++) expect((await download(member)).status).toBe(200);
+  const refused = await download(member);
+  expect(refused.status).toBe(302);
+  expect(refused.headers.get("Location")).toBe(pathFor("my-data", "en"));
+  expect(refused.headers.get("Content-Disposition")).toBeNull();
+});
