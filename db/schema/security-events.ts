@@ -2,9 +2,9 @@ import { sql } from "drizzle-orm";
 import { bigint, boolean, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 
 /**
- * What a member's security record holds. The last five are reserved for the re-authentication, the data copy and
- * the second factors and passkeys, so those flows record into the same table. Staff actions on the account are not
- * copied here: the activity read takes them from staff_audit_events.
+ * What a member's security record holds. The last four are reserved for the second factors and passkeys, so those
+ * flows record into the same table. Staff actions on the account are not copied here: the activity read takes them
+ * from staff_audit_events.
  */
 export const SECURITY_EVENT_KINDS = [
   /** A browser signed in: device, browser, IP, its session, and whether this member had used the browser before. */
@@ -19,7 +19,10 @@ export const SECURITY_EVENT_KINDS = [
   "sign-out",
   /** One of the member's other browsers signed out from /my/devices/, the device-limit screen or a sibling's API. */
   "device-deactivated",
-  /** "This wasn't me": another browser's session ended by the member, who is then sent to change the password. */
+  /**
+   * "This wasn't me" (on /my/security/ or by the sign-in alert's link): a session ended by the member as not theirs,
+   * who is then sent to change the password.
+   */
   "session-reported",
   /** "Sign out all other devices". */
   "other-sessions-ended",

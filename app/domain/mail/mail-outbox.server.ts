@@ -174,7 +174,14 @@ async function sendClaimedMail(deps: MailOutboxDependencies, row: ClaimedMail): 
     case "signInAlert": {
       const { sub, sessionId, signedInAt, device, browser, clientIp } = mail.details;
       const link = deps.links.signInAlert(await issueSignInAlertToken(deps, { sub, sessionId }), locale);
-      return deps.mailer.sendSignInAlert({ ...common, when: formatJapanTime(signedInAt), device, browser, clientIp, link });
+      return deps.mailer.sendSignInAlert({
+        ...common,
+        when: formatJapanTime(signedInAt),
+        device,
+        browser,
+        clientIp,
+        link,
+      });
     }
     case "passwordChanged":
       return deps.mailer.sendPasswordChangedNotice({

@@ -1,7 +1,7 @@
 import net from "node:net";
-import { eq, inArray } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { mailOutbox, memberProfiles, memberSessions, signInAlertTokens } from "../../../db/schema";
+import { mailOutbox, memberProfiles, memberSessions, securityEvents, signInAlertTokens } from "../../../db/schema";
 import { parseConfig } from "~/config.server";
 import { changePassword } from "~/domain/account/password-change.server";
 import { confirmPasswordReset, requestPasswordReset } from "~/domain/account/password-reset.server";
@@ -143,6 +143,10 @@ async function signInFrom(
   return result;
 }
 
+async function securityEventCount(sub: string) {
+  return (await database().db.select().from(securityEvents).where(eq(securityEvents.sub, sub))).length;
+}
+
 async function outboxRowsTo(email: string) {
   return database().db.select().from(mailOutbox).where(eq(mailOutbox.recipient, email));
 }
@@ -177,11 +181,14 @@ async function isRevoked(sessionId: string) {
 test("a second browser's sign-in queues and sends exactly one alert; the first sign-in and a known browser none", async () => {
   const member = await createMember("second-browser");
   await signInFrom(member, "first-browser");
+  // A known browser's sign-in writes its event alone beside the session: no outbox row.
   await signInFrom(member, "first-browser");
   expect(await outboxRowsTo(member.email)).toEqual([]);
+  expect(await securityEventCount(member.sub)).toBe(2);
 
   now = new Date("2026-11-26T05:41:00Z");
   const second = await signInFrom(member, "second-browser", { userAgent: FIREFOX_ON_WINDOWS, clientIp: "203.0.113.7" });
+  expect(await securityEventCount(member.sub)).toBe(3);
   const rows = await outboxRowsTo(member.email);
   expect(rows).toHaveLength(1);
   expect(rows[0]).toMatchObject({ kind: "signInAlert", locale: "ja", sentAt: null });
@@ -268,6 +275,12 @@ test("the link ends exactly that session once; another member's link and a wrong
   expect((await isRevoked(alice.first.sessionId)).revoked).toBe(false);
   expect((await isRevoked(bob.first.sessionId)).revoked).toBe(false);
   expect((await isRevoked(bob.second.sessionId)).revoked).toBe(false);
+  // The ending is in Alice's security record as a sign-in she reported as not hers.
+  const reported = await database()
+    .db.select()
+    .from(securityEvents)
+    .where(and(eq(securityEvents.sub, alice.member.sub), eq(securityEvents.kind, "session-reported")));
+  expect(reported).toEqual([expect.objectContaining({ sessionId: alice.second.sessionId, ipAddress: "192.0.2.1" })]);
 
   // Single use.
   expect(await isSignInAlertTokenUsable(database().db, alice.token, clock.now())).toBe(false);

@@ -12,7 +12,11 @@ import { refreshDirectoryEntry } from "~/domain/directory/member-directory.serve
 import { withDomainErrors } from "~/domain/domain-error.server";
 import { runPurge } from "~/domain/jobs/purge.server";
 import { CANCELLED_DATA_RETENTION_MONTHS } from "~/domain/account/withdrawal.server";
-import { SECURITY_EVENT_RETENTION_DAYS, recordSecurityEvent } from "~/domain/security/security-record.server";
+import {
+  SECURITY_EVENT_RETENTION_DAYS,
+  recordSecurityEvent,
+  recordSignUp,
+} from "~/domain/security/security-record.server";
 import { deactivateDeviceForPendingSignIn } from "~/domain/sessions/device-admission.server";
 import { endSessions } from "~/domain/sessions/session-ending.server";
 import { i18nextOutsideRequests } from "~/i18n/translator.server";
@@ -113,6 +117,8 @@ test("a sign-in records its session, device, browser and IP, and whether the bro
   expect(first.signIn?.newBrowser).toBe(true);
   expect(again.signIn?.newBrowser).toBe(false);
   expect(other.signIn?.newBrowser).toBe(true);
+  // The member's first sign-in ever is the only one that had none before it (no alert for it).
+  expect([first, again, other].map((result) => result.signIn?.signedInBefore)).toEqual([false, true, true]);
   const events = await eventsOf(member.sub);
   expect(events).toHaveLength(3);
   expect(events[0]).toMatchObject({
@@ -126,6 +132,21 @@ test("a sign-in records its session, device, browser and IP, and whether the bro
   expect(events.map((event) => event.sessionId)).toEqual([first.sessionId, again.sessionId, other.sessionId]);
   // The browser's key is not kept in clear.
   expect(events[0]!.deviceKeyHash).not.toContain("browser-a");
+});
+
+test("the browser that confirmed the sign-up is known: its first sign-in is not from a new browser", async () => {
+  const member = await createMember("record-sign-up");
+  await recordSignUp(handle.db, {
+    sub: member.sub,
+    deviceKey: "sign-up-browser",
+    deviceName: "Windows 10",
+    browser: "Firefox 140",
+    ipAddress: IP,
+    occurredAt: new Date(),
+  });
+  const fromSignUpBrowser = await activeSignIn(member, { deviceKey: "sign-up-browser" });
+  expect(fromSignUpBrowser.signIn).toMatchObject({ newBrowser: false, signedInBefore: false });
+  expect((await eventsOf(member.sub)).map((event) => event.kind)).toEqual(["signed-up", "sign-in"]);
 });
 
 test("wrong passwords for an account are counted in one row per hour; an unknown address records nothing", async () => {
