@@ -30,6 +30,11 @@ export interface RequestInfo {
 
 export const requestInfoContext = sharedContext<RequestInfo>("request-info");
 
+/** The request's client IP (see RequestInfo), e.g. for the member's security record. */
+export function clientIpOf(context: Readonly<RouterContextProvider>): string {
+  return context.get(requestInfoContext).clientIp;
+}
+
 /** The app's services, built by the composition root (app/composition-root.server.ts) once per loaded build. */
 export const servicesContext = sharedContext<AppServices>("services");
 

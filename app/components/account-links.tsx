@@ -3,7 +3,8 @@ import { Link } from "react-router";
 import type { Locale } from "~/i18n/locales";
 import { useTranslation } from "~/i18n/use-translation";
 import { AppLink } from "./app-link";
-import { getNavItems, getSignOutPath, getWithdrawalPath } from "./site-navigation";
+import { pathFor } from "~/routing/route-table";
+import { getNavItems } from "./site-navigation";
 
 /**
  * The account links of the slide-in menu and the user menu: sign up / log in, or the member's pages, log out
@@ -36,7 +37,7 @@ export function AccountLinks({
         {signedIn ? (
           <li>
             {/* Never prefetched: loading the sign-out page early must not be able to sign anyone out. */}
-            <Link className={`${block}__item`} to={getSignOutPath(locale)}>
+            <Link className={`${block}__item`} to={pathFor("auth-sign-out", locale)}>
               {t("nav.signOut")}
             </Link>
           </li>
@@ -44,7 +45,7 @@ export function AccountLinks({
       </ul>
       {signedIn ? (
         <p className={`${block}__withdrawal`}>
-          <AppLink to={getWithdrawalPath(locale)}>{t("nav.withdrawal")}</AppLink>
+          <AppLink to={pathFor("my-withdrawal", locale)}>{t("nav.withdrawal")}</AppLink>
         </p>
       ) : null}
     </>

@@ -1,7 +1,8 @@
-import type { ReactNode } from "react";
 import { Form } from "react-router";
+import type { ReactNode } from "react";
 import { useTranslation } from "~/i18n/use-translation";
-import { Button } from "./button";
+import { Button, type ButtonVariant } from "./button";
+import { CardTable } from "./card-table";
 
 export interface DeviceRow {
   id: string;
@@ -12,18 +13,20 @@ export interface DeviceRow {
   current: boolean;
 }
 
+/** A device's name, marked when it is this browser. Texts: "auth" namespace. */
+export function DeviceName({ deviceName, current }: { deviceName: string; current: boolean }) {
+  const { t } = useTranslation("auth");
+  return (
+    <>
+      {deviceName}
+      {current ? <span className="badge">{t("deviceLimit.current")}</span> : null}
+    </>
+  );
+}
+
 /**
  * Signed-in browsers: device, browser, last login and an action per row (Deactivate). Texts: "auth" namespace.
- * On a phone each row is a card (auth.css); the cells' data-label names the column the hidden head row named, and
- * the explicit roles keep it a table for screen readers (some browsers drop table semantics under display: block).
  */
-const COLUMN_KEYS = [
-  "deviceLimit.device",
-  "deviceLimit.browser",
-  "deviceLimit.lastLogin",
-  "deviceLimit.action",
-] as const;
-
 export function DeviceTable({ devices, action }: { devices: DeviceRow[]; action: (device: DeviceRow) => ReactNode }) {
   const { t, i18n } = useTranslation("auth");
   // A fixed zone keeps the server's and the browser's text identical (no hydration mismatch).
@@ -33,55 +36,62 @@ export function DeviceTable({ devices, action }: { devices: DeviceRow[]; action:
     timeZone: "Asia/Tokyo",
   });
   return (
-    <div className="table-scroll">
-      <table className="device-table" role="table">
-        <thead role="rowgroup">
-          <tr role="row">
-            {COLUMN_KEYS.map((key) => (
-              <th key={key} scope="col" role="columnheader">
-                {t(key)}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody role="rowgroup">
-          {devices.map((device) => (
-            <tr key={device.id} role="row">
-              <td role="cell" className="device-table__device">
-                {device.deviceName}
-                {device.current ? <span className="badge">{t("deviceLimit.current")}</span> : null}
-              </td>
-              <td role="cell" className="device-table__browser" data-label={t("deviceLimit.browser")}>
-                {device.browser}
-              </td>
-              <td role="cell" className="device-table__last-login" data-label={t("deviceLimit.lastLogin")}>
-                <time dateTime={device.lastLoginAt}>{dateFormat.format(new Date(device.lastLoginAt))}</time>
-              </td>
-              <td role="cell" className="device-table__action">
-                {action(device)}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <CardTable
+      className="device-table"
+      rows={devices}
+      columns={[
+        { area: "device", label: t("deviceLimit.device"), cell: (device) => <DeviceName {...device} /> },
+        { area: "browser", label: t("deviceLimit.browser"), labelled: true, cell: (device) => device.browser },
+        {
+          area: "last-login",
+          label: t("deviceLimit.lastLogin"),
+          labelled: true,
+          cell: (device) => (
+            <time dateTime={device.lastLoginAt}>{dateFormat.format(new Date(device.lastLoginAt))}</time>
+          ),
+        },
+        { area: "action", label: t("deviceLimit.action"), cell: action },
+      ]}
+    />
   );
 }
 
-/** The Deactivate button of one row: a plain form post, so it works without JavaScript. */
+/**
+ * A button that acts on one signed-in session: a plain form post of the session's id and the intent, so it works
+ * without JavaScript. Deactivate on the device pages, "This wasn't me" on the security page.
+ */
+export function SessionActionForm({
+  sessionId,
+  intent,
+  label,
+  ariaLabel,
+  variant = "secondary",
+}: {
+  sessionId: string;
+  intent: string;
+  label: string;
+  ariaLabel: string;
+  variant?: ButtonVariant;
+}) {
+  return (
+    <Form method="post">
+      <input type="hidden" name="device" value={sessionId} />
+      <Button name="intent" value={intent} variant={variant} aria-label={ariaLabel}>
+        {label}
+      </Button>
+    </Form>
+  );
+}
+
+/** The Deactivate button of one row. */
 export function DeactivateDeviceForm({ device }: { device: DeviceRow }) {
   const { t } = useTranslation("auth");
   return (
-    <Form method="post">
-      <input type="hidden" name="device" value={device.id} />
-      <Button
-        name="intent"
-        value="deactivate"
-        variant="secondary"
-        aria-label={t("deviceLimit.deactivateLabel", { device: device.deviceName, browser: device.browser })}
-      >
-        {t("deviceLimit.deactivate")}
-      </Button>
-    </Form>
+    <SessionActionForm
+      sessionId={device.id}
+      intent="deactivate"
+      label={t("deviceLimit.deactivate")}
+      ariaLabel={t("deviceLimit.deactivateLabel", { device: device.deviceName, browser: device.browser })}
+    />
   );
 }

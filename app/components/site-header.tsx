@@ -3,7 +3,7 @@ import type { RootData } from "~/root.server";
 import { pathFor } from "~/routing/route-table";
 import { AppLink } from "./app-link";
 import { LanguageSwitch } from "./language-switch";
-import { getNavItems, getSignInPath, getSignUpPath } from "./site-navigation";
+import { getNavItems } from "./site-navigation";
 import { SiteMenu } from "./site-menu";
 import { UserMenu } from "./user-menu";
 import { useRootData } from "./use-root-data";
@@ -59,14 +59,14 @@ export function SiteHeader(props: SiteHeaderProps) {
             <>
               <ul className="site-header__auth" aria-label={t("header.authLinksLabel")}>
                 <li>
-                  <AppLink className="site-header__auth-link" to={getSignUpPath(locale)}>
+                  <AppLink className="site-header__auth-link" to={pathFor("auth-sign-up", locale)}>
                     {t("nav.signUp")}
                   </AppLink>
                 </li>
                 <li>
                   <AppLink
                     className="site-header__auth-link site-header__auth-link--primary"
-                    to={getSignInPath(locale)}
+                    to={pathFor("auth-sign-in", locale)}
                   >
                     {t("nav.logIn")}
                   </AppLink>

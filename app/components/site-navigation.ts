@@ -1,47 +1,35 @@
-import { type Locale, pathnameForLocale } from "~/i18n/locales";
+import type { Locale } from "~/i18n/locales";
+import { type RouteName, pathFor } from "~/routing/route-table";
 import type { RootData } from "~/root.server";
 
 /** A navigation entry: its label key under common's "nav." and its target. */
 export type NavItem = {
-  label: "signUp" | "logIn" | "myProfile" | "emailEdit" | "devices" | "passwordEdit" | "myData";
+  label: "signUp" | "logIn" | "myProfile" | "emailEdit" | "devices" | "security" | "passwordEdit" | "myData";
   to: string;
 };
 
-// Literal paths because the auth and account pages are not in the route table yet; these paths are fixed.
-export function getSignUpPath(locale: Locale): string {
-  return pathnameForLocale("/auth/sign-up/", locale);
-}
+/** The account pages the menus offer a member, with their label keys. */
+const MEMBER_PAGES: readonly (readonly [NavItem["label"], RouteName])[] = [
+  ["myProfile", "my-profile"],
+  ["emailEdit", "my-email-edit"],
+  ["devices", "my-devices"],
+  ["security", "my-security"],
+  ["passwordEdit", "my-password-edit"],
+  ["myData", "my-data"],
+];
 
-export function getSignInPath(locale: Locale): string {
-  return pathnameForLocale("/auth/sign-in/", locale);
-}
-
-export function getSignOutPath(locale: Locale): string {
-  return pathnameForLocale("/auth/sign-out/", locale);
-}
-
-/** Cancellation is kept apart from the other account links so that it is never clicked by mistake. */
-export function getWithdrawalPath(locale: Locale): string {
-  return pathnameForLocale("/my/withdrawal/", locale);
-}
-
-const MEMBER_PAGES = [
-  { label: "myProfile", path: "/my/profile/" },
-  { label: "emailEdit", path: "/my/email/edit/" },
-  { label: "devices", path: "/my/devices/" },
-  { label: "passwordEdit", path: "/my/password/edit/" },
-  { label: "myData", path: "/my/data/" },
-] as const;
-
-/** What the menus offer: sign up and log in to visitors, the account pages to members. */
+/**
+ * What the menus offer: sign up and log in to visitors, the account pages to members. Cancellation is kept apart
+ * from the other account links (account-links.tsx) so that it is never clicked by mistake.
+ */
 export function getNavItems(signedIn: boolean, locale: Locale): NavItem[] {
   if (!signedIn) {
     return [
-      { label: "signUp", to: getSignUpPath(locale) },
-      { label: "logIn", to: getSignInPath(locale) },
+      { label: "signUp", to: pathFor("auth-sign-up", locale) },
+      { label: "logIn", to: pathFor("auth-sign-in", locale) },
     ];
   }
-  return MEMBER_PAGES.map((page) => ({ label: page.label, to: pathnameForLocale(page.path, locale) }));
+  return MEMBER_PAGES.map(([label, route]) => ({ label, to: pathFor(route, locale) }));
 }
 
 const SIBLING_SERVICES = ["data", "compe", "online", "shop"] as const;

@@ -44,7 +44,7 @@ export interface Mailer {
   sendStaffEmailChangeNotice(mail: MailTo & { oldEmail: string; newEmail: string }): Promise<void>;
   /** A sign-in from a browser new to the member, with the link that ends that sign-in. */
   sendSignInAlert(
-    mail: SecurityEventMail & { device: string; browser: string; ip: string; link: string },
+    mail: SecurityEventMail & { device: string; browser: string; clientIp: string; link: string },
   ): Promise<void>;
   /** The notice that the password was changed, with the way to reset it. */
   sendPasswordChangedNotice(mail: SecurityEventMail & { resetLink: string }): Promise<void>;
@@ -88,12 +88,12 @@ export function createMailer(config: Pick<Config, "smtpUrl" | "mailFrom">): Mail
         t("emailChange:mail.staffChangedText", { oldEmail, newEmail }),
       );
     },
-    sendSignInAlert({ to, locale, texts, when, device, browser, ip, link }) {
+    sendSignInAlert({ to, locale, texts, when, device, browser, clientIp, link }) {
       const t = fixedTranslator(texts, locale);
       return send(
         to,
         t("signInAlert:mail.alertSubject"),
-        t("signInAlert:mail.alertText", { when, device, browser, ip, link }),
+        t("signInAlert:mail.alertText", { when, device, browser, clientIp, link }),
       );
     },
     sendPasswordChangedNotice({ to, locale, texts, when, resetLink }) {

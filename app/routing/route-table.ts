@@ -43,6 +43,7 @@ export const ROUTE_SECTIONS = [
       { name: "my-email-edit", path: "my/email/edit" },
       { name: "my-password-edit", path: "my/password/edit" },
       { name: "my-devices", path: "my/devices" },
+      { name: "my-security", path: "my/security" },
       { name: "my-withdrawal", path: "my/withdrawal" },
       // The password step before a sensitive change (`to`: the page to return to), and the member's copy of their
       // data: the page, and the JSON download it links to.

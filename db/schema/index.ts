@@ -8,5 +8,6 @@ export * from "./member-sign-outs";
 export * from "./member-directory";
 export * from "./staff-audit-events";
 export * from "./csv-imports";
+export * from "./security-events";
 export * from "./sign-in-alerts";
 export * from "./mail-outbox";

@@ -687,6 +687,19 @@ const PAGE_FORMS: PageForm[] = [
   },
   {
     kind: "page",
+    name: "my/security",
+    route: "my-security",
+    path: () => "/my/security/",
+    sessions: ["member"],
+    intents: ["not-me", "sign-out-others"],
+    fields: (ctx) => [
+      ["intent", ctx.rng.pick(["not-me", "sign-out-others"])],
+      ["device", ctx.rng.uuid()],
+    ],
+    weight: 3,
+  },
+  {
+    kind: "page",
     name: "my/withdrawal: form",
     route: "my-withdrawal",
     path: () => "/my/withdrawal/",

@@ -61,6 +61,7 @@ function pagesToWeigh(staffMemberSub: string, importJobId: string): PageToWeigh[
     { label: "e-mail change", path: "/my/email/edit/", visitor: "member" },
     { label: "password change", path: "/my/password/edit/", visitor: "member" },
     { label: "devices", path: "/my/devices/", visitor: "member" },
+    { label: "security", path: "/my/security/", visitor: "member" },
     { label: "withdrawal", path: "/my/withdrawal/", visitor: "member" },
     { label: "password step", path: "/my/reauthentication/", visitor: "member" },
     { label: "your data", path: "/my/data/", visitor: "member" },

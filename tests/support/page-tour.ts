@@ -25,6 +25,7 @@ export const MEMBER_PAGES = [
   "/my/email/edit/",
   "/my/password/edit/",
   "/my/devices/",
+  "/my/security/",
   "/my/withdrawal/",
   "/my/reauthentication/",
   "/my/data/",

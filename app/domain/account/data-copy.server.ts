@@ -6,12 +6,13 @@ import {
   memberDirectory,
   memberProfiles,
   memberSessions,
+  securityEvents,
   staffAuditEvents,
   withdrawalReasons,
 } from "../../../db/schema";
 import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import type { AppServices } from "~/services.server";
-import { recordAccountSecurityEvent } from "./account-security-events.server";
+import { recordSecurityEvent } from "../security/security-record.server";
 
 /**
  * The member's copy of everything held about them (APPI Article 33, GDPR Articles 15 and 20), documented field by
@@ -140,6 +141,37 @@ async function sessionsSection(source: DataCopySource): Promise<JsonObject[]> {
   }));
 }
 
+/**
+ * The member's security record, newest first (everything it keeps, 400 days); never the browser's device-key hash
+ * nor the session id.
+ */
+async function securityRecordSection(source: DataCopySource): Promise<JsonObject[]> {
+  const rows = await source.db
+    .select({
+      kind: securityEvents.kind,
+      occurredAt: securityEvents.occurredAt,
+      deviceName: securityEvents.deviceName,
+      browser: securityEvents.browser,
+      ipAddress: securityEvents.ipAddress,
+      newBrowser: securityEvents.newBrowser,
+      attempts: securityEvents.attempts,
+      lastOccurredAt: securityEvents.lastOccurredAt,
+    })
+    .from(securityEvents)
+    .where(eq(securityEvents.sub, source.sub))
+    .orderBy(desc(securityEvents.occurredAt), desc(securityEvents.id));
+  return rows.map((row) => ({
+    kind: row.kind,
+    occurredAt: iso(row.occurredAt),
+    deviceName: row.deviceName,
+    browser: row.browser,
+    ipAddress: row.ipAddress,
+    newBrowser: row.newBrowser,
+    attempts: row.attempts,
+    lastOccurredAt: iso(row.lastOccurredAt),
+  }));
+}
+
 /** Requested e-mail changes; never the link's token or its hash. */
 async function emailChangesSection(source: DataCopySource): Promise<JsonObject[]> {
   const rows = await source.db
@@ -227,6 +259,7 @@ export const DATA_COPY_SECTIONS = {
   profile: profileSection,
   newsletter: newsletterSection,
   sessions: sessionsSection,
+  securityRecord: securityRecordSection,
   emailChanges: emailChangesSection,
   cancellation: cancellationSection,
   legacyAccount: legacyAccountSection,
@@ -262,17 +295,18 @@ export async function collectDataCopy(source: DataCopySource, now: Date): Promis
  */
 export async function downloadDataCopy(
   deps: Pick<AppServices, "db" | "identity" | "clock">,
-  input: { sub: string; email: string; sessionId: string },
+  input: { sub: string; email: string; sessionId: string; clientIp: string },
 ): Promise<{ json: string; generatedAt: Date }> {
   const generatedAt = deps.clock.now();
   const copy = await collectDataCopy(
     { db: deps.db, sub: input.sub, email: input.email, identity: deps.identity },
     generatedAt,
   );
-  await recordAccountSecurityEvent(deps, {
-    kind: "dataCopyDownloaded",
+  await recordSecurityEvent(deps.db, {
+    kind: "data-copy-downloaded",
     sub: input.sub,
     sessionId: input.sessionId,
+    ipAddress: input.clientIp,
     occurredAt: generatedAt,
   });
   return { json: `${JSON.stringify(copy, null, 2)}\n`, generatedAt };

@@ -7,6 +7,7 @@ import type { IdentityProvider } from "~/integrations/cognito/identity-provider.
 import type { MailTexts, Mailer } from "~/integrations/mailer.server";
 import { DomainError } from "../domain-error.server";
 import { lockMember } from "../sessions/member-lock.server";
+import { recordSecurityEvent } from "../security/security-record.server";
 
 /** The link in the confirmation mail works for one hour. */
 export const EMAIL_CHANGE_TTL_MS = 60 * 60 * 1000;
@@ -123,6 +124,8 @@ export async function confirmEmailChange(
     locale?: Locale;
     /** Only a change this member asked for (the API's bearer); a page's link works for whoever opens it. */
     sub?: string;
+    /** The client IP of the request that confirmed, for the member's security record. */
+    clientIp: string;
   },
 ): Promise<EmailChangeOutcome> {
   const now = input.now ?? new Date();
@@ -151,6 +154,12 @@ export async function confirmEmailChange(
       throw error;
     }
     await tx.update(memberSessions).set({ email: claimed.newEmail }).where(eq(memberSessions.sub, claimed.sub));
+    await recordSecurityEvent(tx, {
+      sub: claimed.sub,
+      kind: "email-changed",
+      ipAddress: input.clientIp,
+      occurredAt: now,
+    });
     return { kind: "changed", sub: claimed.sub, oldEmail: claimed.oldEmail, newEmail: claimed.newEmail };
   });
   if (outcome.kind !== "changed") return outcome;

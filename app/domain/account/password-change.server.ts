@@ -39,6 +39,8 @@ export async function changePassword(
     newPassword: string;
     familyName: string | null;
     givenName: string | null;
+    /** The request's client IP, for the security record. */
+    clientIp: string;
     /** The page's language: the mail's when the member chose none. */
     locale: Locale;
   },
@@ -53,6 +55,7 @@ export async function changePassword(
   const { endedSessions, globalSignOut } = await signOutEverywhere(deps, {
     sub: input.sub,
     keepSessionId: input.sessionId,
+    record: { kind: "password-changed", clientIp: input.clientIp },
   });
   await queueNotice(deps.db, {
     kind: "passwordChanged",

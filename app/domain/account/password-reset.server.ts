@@ -93,7 +93,7 @@ async function subOf(identity: PasswordResetDependencies["identity"], email: str
  */
 export async function confirmPasswordReset(
   deps: PasswordResetDependencies,
-  input: { email: string; code: string; password: string; locale: Locale },
+  input: { email: string; code: string; password: string; clientIp: string; locale: Locale },
 ): Promise<void> {
   await refuseWeakPassword(input.password, { email: input.email });
   const sub = await subOf(deps.identity, input.email);
@@ -108,7 +108,11 @@ export async function confirmPasswordReset(
   }
   const now = deps.clock.now();
   if (!sub) return;
-  await signOutEverywhere(deps, { sub, keepSessionId: null });
+  await signOutEverywhere(deps, {
+    sub,
+    keepSessionId: null,
+    record: { kind: "password-reset", clientIp: input.clientIp },
+  });
   await queueNotice(deps.db, {
     kind: "passwordReset",
     details: { changedAt: now.toISOString() },

@@ -5,7 +5,7 @@ import { memberSessions } from "../../../db/schema";
 import { logger } from "~/integrations/logger.server";
 import type { AppServices } from "~/services.server";
 import { DomainError } from "../domain-error.server";
-import { recordAccountSecurityEvent } from "./account-security-events.server";
+import { recordSecurityEvent } from "../security/security-record.server";
 
 /**
  * How long a password typed on a session vouches for it: changing the e-mail address and downloading the data copy
@@ -58,7 +58,7 @@ export async function movePasswordTimeBack(
  */
 export async function reauthenticate(
   deps: Pick<AppServices, "db" | "identity" | "clock">,
-  input: { sub: string; email: string; sessionId: string; password: string },
+  input: { sub: string; email: string; sessionId: string; password: string; clientIp: string },
 ): Promise<void> {
   let tokens;
   try {
@@ -77,11 +77,14 @@ export async function reauthenticate(
   // Straight from Cognito over TLS: decoding is enough. Another account's password proves nothing about this one.
   if (decodeJwt(tokens.idToken).sub !== input.sub) throw new DomainError("currentPasswordMismatch");
   const occurredAt = deps.clock.now();
-  await recordPasswordTyped(deps.db, { sub: input.sub, sessionId: input.sessionId, at: occurredAt });
-  await recordAccountSecurityEvent(deps, {
-    kind: "reauthenticated",
-    sub: input.sub,
-    sessionId: input.sessionId,
-    occurredAt,
+  await deps.db.transaction(async (tx) => {
+    await recordPasswordTyped(tx, { sub: input.sub, sessionId: input.sessionId, at: occurredAt });
+    await recordSecurityEvent(tx, {
+      kind: "re-authenticated",
+      sub: input.sub,
+      sessionId: input.sessionId,
+      ipAddress: input.clientIp,
+      occurredAt,
+    });
   });
 }

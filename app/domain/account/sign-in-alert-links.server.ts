@@ -49,11 +49,13 @@ class SpentToken extends Error {}
 
 /**
  * The link's button: ends the one session the alert was about (revoked at once, its refresh token revoked at
- * Cognito), and spends the token in the same transaction. Unknown, used or expired: "expired", and nothing changes.
+ * Cognito), and spends the token and records the ending in the member's security record in the same transaction. Unknown, used or expired: "expired", and nothing changes.
  */
 export async function endSignInByAlertLink(
   services: Pick<AppServices, "db" | "identity" | "config" | "clock">,
   token: string,
+  /** The client IP of the request that used the link, for the security record. */
+  clientIp: string,
 ): Promise<{ kind: "ended" } | { kind: "expired" }> {
   const tokenHash = hashSignInAlertToken(token);
   const [link] = await services.db
@@ -62,13 +64,21 @@ export async function endSignInByAlertLink(
     .where(and(eq(signInAlertTokens.tokenHash, tokenHash), gt(signInAlertTokens.expiresAt, services.clock.now())));
   if (!link) return { kind: "expired" };
   try {
-    await endSessions(services, { sub: link.sub, device: { sessionId: link.sessionId } }, async (tx) => {
-      const spent = await tx
-        .delete(signInAlertTokens)
-        .where(eq(signInAlertTokens.tokenHash, tokenHash))
-        .returning({ sessionId: signInAlertTokens.sessionId });
-      if (spent.length === 0) throw new SpentToken();
-    });
+    await endSessions(
+      services,
+      { sub: link.sub, device: { sessionId: link.sessionId } },
+      {
+        alongside: async (tx) => {
+          const spent = await tx
+            .delete(signInAlertTokens)
+            .where(eq(signInAlertTokens.tokenHash, tokenHash))
+            .returning({ sessionId: signInAlertTokens.sessionId });
+          if (spent.length === 0) throw new SpentToken();
+        },
+        // The member said, by the link, that this sign-in was not theirs: as "This wasn't me" on /my/security/.
+        record: { kind: "session-reported", clientIp },
+      },
+    );
   } catch (error) {
     if (error instanceof SpentToken) return { kind: "expired" };
     throw error;

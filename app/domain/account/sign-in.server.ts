@@ -4,11 +4,13 @@ import type { IdentityTokens, PasswordSignIn } from "~/integrations/cognito/memb
 import type { AppServices } from "~/services.server";
 import { type StartSessionResult, startSession } from "../sessions/device-admission.server";
 import { describeDevice } from "../sessions/device-description.server";
+import { recordRefusedSignIn } from "../security/security-record.server";
+import { logger } from "~/integrations/logger.server";
 import type { Locale } from "~/i18n/locales";
 import { ringMailOutbox } from "../mail/mail-outbox.server";
 import { migrateLegacyAccount } from "./legacy-accounts.server";
 import { refuseWeakPassword } from "./password-strength.server";
-import { recordBrowserSignIn } from "./sign-in-alerts.server";
+import { queueSignInAlert } from "./sign-in-alerts.server";
 
 export type SignInDependencies = Pick<AppServices, "db" | "identity" | "config" | "clock">;
 
@@ -29,8 +31,9 @@ interface BrowserSignIn {
   email: string;
   deviceKey: string;
   userAgent: string | null;
-  /** The client's address and the page's language, for the alert mail a sign-in from a new browser sends. */
-  ip: string;
+  /** The request's client IP, for the security record and the alert mail a sign-in from a new browser sends. */
+  clientIp: string;
+  /** The page's language, for that alert mail. */
   locale: Locale;
 }
 
@@ -51,19 +54,32 @@ const LEGACY_CANDIDATE_CODES: ReadonlySet<DomainErrorCode> = new Set([
   "userNotConfirmed",
 ]);
 
-/** Cognito's answer, after moving a pre-July-2021 account over first when Cognito does not have it yet. */
+/**
+ * Cognito's answer, after moving a pre-July-2021 account over first when Cognito does not have it yet. A wrong
+ * password that no legacy account explains is counted in that member's security record.
+ */
 async function authenticate(
   deps: SignInDependencies,
-  input: { email: string; password: string },
+  input: { email: string; password: string; clientIp: string },
 ): Promise<PasswordSignIn> {
   try {
     return await deps.identity.beginSignIn(input);
   } catch (error) {
     if (!(error instanceof DomainError && LEGACY_CANDIDATE_CODES.has(error.code))) throw error;
-    if (!(await migrateLegacyAccount(deps, input))) throw error;
+    if (!(await migrateLegacyAccount(deps, input))) {
+      if (error.code === "invalidCredentials") await countRefusedSignIn(deps, input);
+      throw error;
+    }
     // The migrated account's username is the lower-cased address.
     return deps.identity.beginSignIn({ ...input, email: input.email.trim().toLowerCase() });
   }
+}
+
+/** The refusal is already the member's answer: a record that cannot be written is logged, not shown. */
+async function countRefusedSignIn(deps: SignInDependencies, input: { email: string; clientIp: string }) {
+  await recordRefusedSignIn(deps.db, { email: input.email, ipAddress: input.clientIp, now: deps.clock.now() }).catch(
+    (error: unknown) => logger.warn({ err: error }, "could not count a refused sign-in in the security record"),
+  );
 }
 
 /**
@@ -122,18 +138,21 @@ async function startSignedInSession(
       originJti: originJtiOf(tokens.accessToken),
       overLimit: "hold",
       passwordTyped: true,
+      clientIp: input.clientIp,
     },
-    async (tx, sessionId) => {
-      alertQueued = await recordBrowserSignIn(tx, {
+    async (tx, sessionId, signIn) => {
+      // No alert for the member's first sign-in ever, nor for a browser they signed in or signed up with before.
+      if (!signIn.newBrowser || !signIn.signedInBefore) return;
+      await queueSignInAlert(tx, {
         sub,
         email,
         sessionId,
-        deviceKey: input.deviceKey,
         device,
-        ip: input.ip,
+        clientIp: input.clientIp,
         requestLocale: input.locale,
         now: deps.clock.now(),
       });
+      alertQueued = true;
     },
   );
   // Committed: the mail goes out from this process now, after (never before) the member's answer is on its way.

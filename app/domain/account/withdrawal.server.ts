@@ -12,6 +12,7 @@ import type { IdentityProvider } from "~/integrations/cognito/identity-provider.
 import { logger } from "~/integrations/logger.server";
 import type { AppServices } from "~/services.server";
 import { endSessions } from "../sessions/session-ending.server";
+import { purgeSecurityEventsOf } from "../security/security-record.server";
 import type { WithdrawalReason } from "../forms/form-choices";
 
 /** A cancelled member's data is kept as backup for 13 months, then purged (`npm run purge`). */
@@ -58,29 +59,35 @@ export async function cancelMembership(
     throw error;
   }
   // Recorded under the member's session lock, with every session's end, so no sign-in slips a session in meanwhile.
-  const ended = await endSessions(deps, { sub: input.sub, all: true }, async (tx) => {
-    const [profile] = await tx
-      .select({ cancelledAt: memberProfiles.cancelledAt })
-      .from(memberProfiles)
-      .where(eq(memberProfiles.sub, input.sub));
-    if (!profile?.cancelledAt) {
-      await tx.insert(withdrawalReasons).values({
-        sub: input.sub,
-        reason: input.reason,
-        detail: input.reason === "other" ? (input.detail ?? null) : null,
-        locale: input.locale,
-        createdAt: now,
-      });
-      // A member who never filled the profile has no row yet: one is made, so the purge job finds every cancellation.
-      await tx
-        .insert(memberProfiles)
-        .values({ sub: input.sub, cancelledAt: now, cognitoDeletedAt: null, updatedAt: now })
-        .onConflictDoUpdate({
-          target: memberProfiles.sub,
-          set: { cancelledAt: now, cognitoDeletedAt: null, updatedAt: now },
-        });
-    }
-  });
+  const ended = await endSessions(
+    deps,
+    { sub: input.sub, all: true },
+    {
+      alongside: async (tx) => {
+        const [profile] = await tx
+          .select({ cancelledAt: memberProfiles.cancelledAt })
+          .from(memberProfiles)
+          .where(eq(memberProfiles.sub, input.sub));
+        if (!profile?.cancelledAt) {
+          await tx.insert(withdrawalReasons).values({
+            sub: input.sub,
+            reason: input.reason,
+            detail: input.reason === "other" ? (input.detail ?? null) : null,
+            locale: input.locale,
+            createdAt: now,
+          });
+          // A member who never filled the profile has no row yet: one is made, so the purge job finds every cancellation.
+          await tx
+            .insert(memberProfiles)
+            .values({ sub: input.sub, cancelledAt: now, cognitoDeletedAt: null, updatedAt: now })
+            .onConflictDoUpdate({
+              target: memberProfiles.sub,
+              set: { cancelledAt: now, cognitoDeletedAt: null, updatedAt: now },
+            });
+        }
+      },
+    },
+  );
   const cognitoDeleted = await deleteCognitoUser(deps, input.sub);
   if (checkRefreshToken && !cognitoDeleted) {
     // A deleted user's tokens are dead already; otherwise the check's own sign-in must not outlive the membership.
@@ -141,8 +148,8 @@ export function retentionCutoff(now: Date, months = CANCELLED_DATA_RETENTION_MON
 /**
  * Removes the data of members cancelled more than CANCELLED_DATA_RETENTION_MONTHS before `now` (and whose Cognito
  * user is gone: an owed deletion keeps the record that asks for it): the profile, the
- * (already ended) session rows, which hold the e-mail and device names, the time of the last sign-out everywhere,
- * and a migrated legacy account's old credentials. Withdrawal reasons stay: they are statistics whose only link
+ * (already ended) session rows, which hold the e-mail and device names, the time of the last sign-out everywhere, the
+ * security record, and a migrated legacy account's old credentials. Withdrawal reasons stay: they are statistics whose only link
  * to a person is the sub, which no longer leads anywhere. Returns the purged subs' count.
  */
 export async function purgeCancelledProfiles(db: Database, now: Date): Promise<{ purged: number }> {
@@ -162,6 +169,7 @@ export async function purgeCancelledProfiles(db: Database, now: Date): Promise<{
     if (subs.length > 0) {
       await tx.delete(memberSessions).where(inArray(memberSessions.sub, subs));
       await tx.delete(memberSignOuts).where(inArray(memberSignOuts.sub, subs));
+      await purgeSecurityEventsOf(tx, subs);
       await tx.delete(legacyCredentials).where(inArray(legacyCredentials.migratedSub, subs));
       // The reason stays as a statistic; its free text may name the member, so it goes with the profile.
       await tx.update(withdrawalReasons).set({ detail: null }).where(inArray(withdrawalReasons.sub, subs));

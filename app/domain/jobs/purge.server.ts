@@ -11,6 +11,7 @@ import { purgeExpiredSignInAlertTokens } from "../account/sign-in-alert-links.se
 import { purgeFinishedMail } from "../mail/mail-outbox.server";
 import { scheduleRepeating } from "./repeating-job.server";
 import { finishOwedCognitoDeletions, purgeCancelledProfiles } from "../account/withdrawal.server";
+import { purgeExpiredSecurityEvents } from "../security/security-record.server";
 
 /** E-mail-change tokens are kept this long after they expire (used or not), then deleted. */
 export const EMAIL_CHANGE_TOKEN_RETENTION_DAYS = 7;
@@ -43,6 +44,7 @@ export interface PurgeReport {
   cancelledProfiles: number;
   endedSessions: number;
   emailChangeTokens: number;
+  securityEvents: number;
   signInAlertTokens: number;
   finishedMail: number;
   cognitoDeletions: { deleted: number; owed: number } | null;
@@ -90,13 +92,14 @@ export async function purgeEndedSessions(db: Database, now: Date): Promise<{ del
 
 /**
  * Deletions by the retention rules: ended sessions, old e-mail-change tokens, expired sign-in alert links, sent or
- * abandoned mail, cancelled members past retention.
+ * abandoned mail, security events past their 400 days, cancelled members past retention.
  */
 async function purgeExpiredData(db: Database, now: Date) {
   const { deleted: endedSessions } = await purgeEndedSessions(db, now);
   const { deleted: emailChangeTokenCount } = await purgeEmailChangeTokens(db, now);
   const { deleted: signInAlertTokens } = await purgeExpiredSignInAlertTokens(db, now);
   const { deleted: finishedMail } = await purgeFinishedMail(db, now);
+  const { deleted: securityEvents } = await purgeExpiredSecurityEvents(db, now);
   const { purged: cancelledProfiles } = await purgeCancelledProfiles(db, now);
   return {
     cancelledProfiles,
@@ -104,6 +107,7 @@ async function purgeExpiredData(db: Database, now: Date) {
     emailChangeTokens: emailChangeTokenCount,
     signInAlertTokens,
     finishedMail,
+    securityEvents,
   };
 }
 

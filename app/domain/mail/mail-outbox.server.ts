@@ -28,7 +28,14 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 export type OutboxMail =
   | {
       kind: "signInAlert";
-      details: { sub: string; sessionId: string; signedInAt: string; device: string; browser: string; ip: string };
+      details: {
+        sub: string;
+        sessionId: string;
+        signedInAt: string;
+        device: string;
+        browser: string;
+        clientIp: string;
+      };
     }
   | { kind: "passwordChanged"; details: { changedAt: string } }
   | { kind: "passwordReset"; details: { changedAt: string } };
@@ -165,9 +172,16 @@ async function sendClaimedMail(deps: MailOutboxDependencies, row: ClaimedMail): 
   const resetLink = deps.links.passwordReset(locale);
   switch (mail.kind) {
     case "signInAlert": {
-      const { sub, sessionId, signedInAt, device, browser, ip } = mail.details;
+      const { sub, sessionId, signedInAt, device, browser, clientIp } = mail.details;
       const link = deps.links.signInAlert(await issueSignInAlertToken(deps, { sub, sessionId }), locale);
-      return deps.mailer.sendSignInAlert({ ...common, when: formatJapanTime(signedInAt), device, browser, ip, link });
+      return deps.mailer.sendSignInAlert({
+        ...common,
+        when: formatJapanTime(signedInAt),
+        device,
+        browser,
+        clientIp,
+        link,
+      });
     }
     case "passwordChanged":
       return deps.mailer.sendPasswordChangedNotice({

@@ -6,6 +6,7 @@ import type { AppServices } from "~/services.server";
 import type { DeviceDescription } from "./device-description.server";
 import { type SessionDevice, listActiveDevices } from "./device-list.server";
 import { lockMember } from "./member-lock.server";
+import { type RecordedSignIn, recordSignIn } from "../security/security-record.server";
 import { encryptSecret, openRefreshToken, revokeRefreshTokens } from "./refresh-tokens.server";
 import { type EndedSession, endSessionRows, endSessions, outdatedBrowserEntries } from "./session-ending.server";
 
@@ -16,8 +17,8 @@ export const PENDING_SIGN_IN_TTL_MS = 10 * 60 * 1000;
 
 export type StartSessionResult =
   /** `reused`: the same sign-in was already recorded for this device, and nothing changed but its login time. */
-  | { kind: "active"; sessionId: string; reused?: boolean }
-  | { kind: "deviceLimit"; sessionId: string; devices: SessionDevice[] };
+  | { kind: "active"; sessionId: string; reused?: boolean; signIn?: RecordedSignIn }
+  | { kind: "deviceLimit"; sessionId: string; devices: SessionDevice[]; signIn?: RecordedSignIn };
 
 /** Whether the member cancelled; read under lockMember, so a cancellation cannot commit in between. */
 async function isCancelled(tx: Database, sub: string): Promise<boolean> {
@@ -35,6 +36,8 @@ async function isCancelled(tx: Database, sub: string): Promise<boolean> {
  * the device limit it is active at once; over it, pages hold it (pending) for the member to deactivate devices on
  * the device-limit screen, while the API refuses it (no row: the caller frees a slot and registers again).
  * Registering the same sign-in for the same device again (the API retried) changes nothing but the login time.
+ * A new session's sign-in goes into the member's security record in the same transaction (`signIn` in the result);
+ * a held one too, since the member did authenticate.
  * A cancelled member gets no session (DomainError "invalidCredentials", as a wrong password reads): a sign-in
  * that authenticated at Cognito just before the cancellation deleted the user must not outlive it.
  */
@@ -49,11 +52,16 @@ export async function startSession(
     /** The sign-in's `origin_jti` (null only when Cognito issues tokens without revocation support). */
     originJti: string | null;
     overLimit: "hold" | "refuse";
+    /** The client IP of the sign-in's request, for the security record. */
+    clientIp: string;
     /** The member typed their password for this sign-in (not a sibling's device registered by its refresh token). */
     passwordTyped: boolean;
   },
-  /** Runs in the same transaction once the new session's row is in (the sign-in's browser noted, an alert queued). */
-  alongside?: (tx: Database, sessionId: string) => Promise<void>,
+  /**
+   * Runs in the same transaction once the new session and its sign-in event are in, with what the event says about
+   * the browser (the sign-in alert is queued from it).
+   */
+  alongside?: (tx: Database, sessionId: string, signIn: RecordedSignIn) => Promise<void>,
 ): Promise<StartSessionResult> {
   const now = services.clock.now();
   const { deviceLimit, sessionSecrets } = services.config;
@@ -108,10 +116,19 @@ export async function startSession(
       })
       .returning({ id: memberSessions.id });
     const sessionId = row!.id;
-    await alongside?.(tx, sessionId);
+    const signIn = await recordSignIn(tx, {
+      sub: input.sub,
+      sessionId,
+      deviceKey: input.deviceKey,
+      deviceName: input.device.deviceName,
+      browser: input.device.browser,
+      ipAddress: input.clientIp,
+      occurredAt: now,
+    });
+    await alongside?.(tx, sessionId, signIn);
     const result: StartSessionResult = withinLimit
-      ? { kind: "active", sessionId }
-      : { kind: "deviceLimit", sessionId, devices: others };
+      ? { kind: "active", sessionId, signIn }
+      : { kind: "deviceLimit", sessionId, devices: others, signIn };
     return { result, endedRefreshTokens };
   });
   await revokeRefreshTokens(services, endedRefreshTokens);
@@ -187,11 +204,15 @@ export async function listDevicesForPendingSession(
  */
 export async function deactivateDeviceForPendingSignIn(
   services: SessionServices,
-  input: { pendingSessionId: string; deviceSessionId: string },
+  input: { pendingSessionId: string; deviceSessionId: string; clientIp: string },
 ): Promise<EndedSession | null> {
   const pending = await findPendingSession(services.db, input.pendingSessionId, services.clock.now());
   if (!pending) return null;
-  const [ended] = await endSessions(services, { sub: pending.sub, device: { sessionId: input.deviceSessionId } });
+  const [ended] = await endSessions(
+    services,
+    { sub: pending.sub, device: { sessionId: input.deviceSessionId } },
+    { record: { kind: "device-deactivated", clientIp: input.clientIp } },
+  );
   return ended ?? null;
 }
 

@@ -23,7 +23,7 @@ export type DeviceRegistration =
  */
 export async function registerDevice(
   deps: DeviceRegistrationDependencies,
-  input: { sub: string; deviceKey: string; refreshToken: string; userAgent: string | null },
+  input: { sub: string; deviceKey: string; refreshToken: string; userAgent: string | null; clientIp: string },
 ): Promise<DeviceRegistration> {
   let tokens;
   try {
@@ -46,6 +46,7 @@ export async function registerDevice(
     refreshToken: input.refreshToken,
     originJti: typeof access.origin_jti === "string" ? access.origin_jti : null,
     overLimit: "refuse",
+    clientIp: input.clientIp,
     passwordTyped: false,
   });
   if (result.kind === "deviceLimit") return { kind: "deviceLimit", devices: result.devices };

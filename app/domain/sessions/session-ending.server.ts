@@ -8,6 +8,7 @@ import { recordSignOutEverywhere } from "./api-token-standing.server";
 import type { DeviceDescription } from "./device-description.server";
 import { lockMember } from "./member-lock.server";
 import { recordRevocationsConfirmed, revokeRefreshTokens } from "./refresh-tokens.server";
+import { type SecurityEvent, recordSecurityEvent, recordSecurityEvents } from "../security/security-record.server";
 
 type SessionServices = Pick<AppServices, "db" | "identity" | "config" | "clock">;
 
@@ -25,12 +26,24 @@ export type SessionsToEnd =
   | { sub: string; device: { sessionId: string } | { deviceKey: string }; exceptSessionId?: string }
   /** Every session of the member, pending ones included (a cancellation). */
   | { sub: string; all: true }
+  /** Every session of the member but the asking browser's ("Sign out all other devices"), pending ones included. */
+  | { sub: string; allBut: string }
   /** The member's outdated entries of the asking Safari (DELETE /api/old-safari-device), but its own sign-in's. */
   | { sub: string; outdatedBrowser: DeviceDescription; keepOriginJti?: string | undefined };
 
 export interface EndedSession {
   sessionId: string;
   deviceName: string;
+}
+
+/**
+ * How an ending goes into the security record, in the ending's transaction: one event per ended session, or, for
+ * "other-sessions-ended", one event for them all. Nothing ended, nothing recorded.
+ */
+export interface SessionEndingRecord {
+  kind: "sign-out" | "device-deactivated" | "session-reported" | "other-sessions-ended";
+  /** The client IP of the request that ended them. */
+  clientIp: string;
 }
 
 const SessionIdSchema = z.uuid();
@@ -85,6 +98,14 @@ function conditionFor(which: SessionsToEnd): SQL | null {
     )!;
   }
   if ("all" in which) return and(eq(memberSessions.sub, which.sub), isNull(memberSessions.revokedAt))!;
+  if ("allBut" in which) {
+    if (!SessionIdSchema.safeParse(which.allBut).success) return null;
+    return and(
+      eq(memberSessions.sub, which.sub),
+      isNull(memberSessions.revokedAt),
+      ne(memberSessions.id, which.allBut),
+    )!;
+  }
   return outdatedBrowserEntries({
     sub: which.sub,
     device: which.outdatedBrowser,
@@ -92,7 +113,7 @@ function conditionFor(which: SessionsToEnd): SQL | null {
   });
 }
 
-type EndedRow = { id: string; deviceName: string; refreshTokenEncrypted: string };
+type EndedRow = { id: string; sub: string; deviceName: string; browser: string; refreshTokenEncrypted: string };
 
 /**
  * Ends the session rows matching `condition` inside the caller's transaction. The session domain's own building
@@ -101,28 +122,48 @@ type EndedRow = { id: string; deviceName: string; refreshTokenEncrypted: string 
 export async function endSessionRows(tx: Database, condition: SQL, now: Date): Promise<EndedRow[]> {
   return tx.update(memberSessions).set({ revokedAt: now }).where(condition).returning({
     id: memberSessions.id,
+    sub: memberSessions.sub,
     deviceName: memberSessions.deviceName,
+    browser: memberSessions.browser,
     refreshTokenEncrypted: memberSessions.refreshTokenEncrypted,
   });
+}
+
+function endingEvents(ended: EndedRow[], record: SessionEndingRecord, occurredAt: Date): SecurityEvent[] {
+  const common = { kind: record.kind, ipAddress: record.clientIp, occurredAt };
+  if (record.kind === "other-sessions-ended") return ended[0] ? [{ ...common, sub: ended[0].sub }] : [];
+  return ended.map((row) => ({
+    ...common,
+    sub: row.sub,
+    sessionId: row.id,
+    deviceName: row.deviceName,
+    browser: row.browser,
+  }));
 }
 
 /**
  * Ends sessions: the rows end (which signs those browsers out on their next request), then their refresh tokens
  * are revoked at Cognito, with retries; a revocation Cognito cannot confirm stays owed on its row for the purge
  * job. Changes to one member's sessions run under that member's lock; `alongside` runs in the same transaction
- * (a cancellation is recorded together with its sessions' end). Returns the sessions that ended.
+ * (a cancellation is recorded together with its sessions' end), and so does `record`, the ending's entry in the
+ * member's security record. Returns the sessions that ended.
  */
 export async function endSessions(
   services: SessionServices,
   which: SessionsToEnd,
-  alongside?: (tx: Database) => Promise<void>,
+  options: { alongside?: (tx: Database) => Promise<void>; record?: SessionEndingRecord } = {},
 ): Promise<EndedSession[]> {
+  const { alongside, record } = options;
   const condition = conditionFor(which);
   if (!condition && !alongside) return [];
   const ended = await services.db.transaction(async (tx) => {
     if ("sub" in which) await lockMember(tx, which.sub);
     await alongside?.(tx);
-    return condition ? endSessionRows(tx, condition, services.clock.now()) : [];
+    if (!condition) return [];
+    const now = services.clock.now();
+    const rows = await endSessionRows(tx, condition, now);
+    if (record) await recordSecurityEvents(tx, endingEvents(rows, record, now));
+    return rows;
   });
   const endedTokens = ended.map((row) => row.refreshTokenEncrypted);
   if ("refreshRefused" in which && which.refreshRefused) await recordRevocationsConfirmed(services.db, endedTokens);
@@ -145,9 +186,12 @@ export async function signOutEverywhere(
     keepSessionId: string | null;
     /** Also refuse tokens issued in this very second (staff cutting a member off; see recordSignOutEverywhere). */
     includeThisSecond?: boolean;
+    /** The member's own credential change, for their security record (staff actions are in the staff audit log). */
+    record?: { kind: "password-changed" | "password-reset"; clientIp: string };
   },
 ): Promise<{ endedSessions: number; globalSignOut: boolean }> {
   const now = services.clock.now();
+  const { record } = input;
   const ended = await services.db.transaction(async (tx) => {
     await lockMember(tx, input.sub);
     const condition = and(
@@ -155,6 +199,15 @@ export async function signOutEverywhere(
       isNull(memberSessions.revokedAt),
       input.keepSessionId ? ne(memberSessions.id, input.keepSessionId) : undefined,
     )!;
+    if (record) {
+      await recordSecurityEvent(tx, {
+        sub: input.sub,
+        kind: record.kind,
+        sessionId: input.keepSessionId,
+        ipAddress: record.clientIp,
+        occurredAt: now,
+      });
+    }
     return endSessionRows(tx, condition, now);
   });
   const endedTokens = ended.map((row) => row.refreshTokenEncrypted);

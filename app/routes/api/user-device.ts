@@ -24,6 +24,7 @@ const api = apiRoute({
         deviceKey,
         refreshToken: body.refreshToken,
         userAgent: request.headers.get("User-Agent"),
+        clientIp: call.clientIp,
       });
       if (result.kind === "invalidRefreshToken") throw new ApiError("invalid_refresh_token");
       if (result.kind === "deviceLimit") {
@@ -36,8 +37,12 @@ const api = apiRoute({
   DELETE: {
     operation: "deactivateUserDevice",
     handle: async (call) => {
-      const { member, params, db, config } = call;
-      const ended = await endSessions(call, { sub: member.sub, device: { deviceKey: deviceKeyOf(params) } });
+      const { member, params, db, config, clientIp } = call;
+      const ended = await endSessions(
+        call,
+        { sub: member.sub, device: { deviceKey: deviceKeyOf(params) } },
+        { record: { kind: "device-deactivated", clientIp } },
+      );
       // Another member's key finds nothing, exactly like a key that never existed.
       if (ended.length === 0) throw new ApiError("not_found");
       return deviceList(db, member, config);

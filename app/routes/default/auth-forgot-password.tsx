@@ -14,7 +14,7 @@ import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { pathFor } from "~/routing/route-table";
-import { servicesOf } from "~/router-context.server";
+import { clientIpOf, servicesOf } from "~/router-context.server";
 import { getToastUtils } from "~/toast.server";
 import type { Route } from "./+types/auth-forgot-password";
 import { checkAttemptLimit } from "~/middleware/attempt-limit.server";
@@ -84,7 +84,12 @@ export async function action({ request, context }: Route.ActionArgs) {
         errorFields: newPasswordErrorFields("password"),
       },
       async (value) => {
-        await confirmPasswordReset(services, { email: pending.email, ...value, locale });
+        await confirmPasswordReset(services, {
+          email: pending.email,
+          ...value,
+          clientIp: clientIpOf(context),
+          locale,
+        });
         return getToastUtils(context).redirectWithSuccess(pathFor("auth-sign-in", locale), "passwordChanged", {
           headers: setCookie(await clearPasswordReset(config)),
         });

@@ -14,7 +14,7 @@ import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { pathFor } from "~/routing/route-table";
-import { requestInfoContext, servicesOf } from "~/router-context.server";
+import { servicesOf } from "~/router-context.server";
 import { getToastUtils } from "~/toast.server";
 import type { Route } from "./+types/auth-new-password";
 import { readNewPasswordChallenge, redirectAfterSignIn, signInWithFirstPassword } from "./sign-in-flow.server";
@@ -59,12 +59,7 @@ export async function action({ request, context }: Route.ActionArgs) {
     },
     async ({ password }) => {
       try {
-        const signedIn = await signInWithFirstPassword(
-          services,
-          request,
-          { challenge, newPassword: password },
-          { clientIp: context.get(requestInfoContext).clientIp, locale },
-        );
+        const signedIn = await signInWithFirstPassword(context, request, { challenge, newPassword: password }, locale);
         return redirectAfterSignIn(context, request, { locale, config, ...signedIn });
       } catch (error) {
         // Not the form's message: the page has nothing left to answer.

@@ -23,7 +23,7 @@ import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { getMember } from "~/middleware/member-session.server";
 import { endSessions } from "~/domain/sessions/session-ending.server";
 import { pathFor } from "~/routing/route-table";
-import { requestInfoContext, servicesOf } from "~/router-context.server";
+import { clientIpOf, servicesOf } from "~/router-context.server";
 import { getToastUtils } from "~/toast.server";
 import type { Route } from "./+types/auth-sign-in";
 import { activeSessionCookies, redirectAfterSignIn, returnTargetFrom, signInWithPassword } from "./sign-in-flow.server";
@@ -89,6 +89,7 @@ export async function action({ request, context }: Route.ActionArgs) {
     const ended = await deactivateDeviceForPendingSignIn(services, {
       pendingSessionId: pending,
       deviceSessionId: String(formData.get("device") ?? ""),
+      clientIp: clientIpOf(context),
     });
     return ended
       ? toasts.redirectWithSuccess(here, { message: "deviceDeactivated", values: { device: ended.deviceName } })
@@ -118,10 +119,7 @@ export async function action({ request, context }: Route.ActionArgs) {
       attemptLimit: ({ email }) => ({ action: "signIn", subject: email }),
     },
     async (value) => {
-      const { result, setCookies } = await signInWithPassword(services, request, value, {
-        clientIp: context.get(requestInfoContext).clientIp,
-        locale,
-      });
+      const { result, setCookies } = await signInWithPassword(context, request, value, locale);
       if (result.kind === "newPasswordRequired") {
         // An invited member's temporary password: their own password first, on its own page (`to` kept).
         throw redirect(`${pathFor("auth-new-password", locale)}${new URL(request.url).search}`, {

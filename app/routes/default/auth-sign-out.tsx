@@ -7,7 +7,7 @@ import { getMember } from "~/middleware/member-session.server";
 import { sessionCookie } from "~/cookies/app-cookies.server";
 import { endSessions } from "~/domain/sessions/session-ending.server";
 import { pathFor } from "~/routing/route-table";
-import { servicesOf } from "~/router-context.server";
+import { clientIpOf, servicesOf } from "~/router-context.server";
 import { getToastUtils } from "~/toast.server";
 import type { Route } from "./+types/auth-sign-out";
 
@@ -35,7 +35,9 @@ export async function action({ request, context }: Route.ActionArgs) {
   const home = pathFor("index", getLocale(context));
   const sessionId = getMember(context)?.sessionId ?? (await sessionCookie.read(services.config, request))?.sid;
   // This browser's session ends on the server and at Cognito.
-  if (sessionId) await endSessions(services, { sessionId });
+  if (sessionId) {
+    await endSessions(services, { sessionId }, { record: { kind: "sign-out", clientIp: clientIpOf(context) } });
+  }
   const headers = new Headers({ "Set-Cookie": await sessionCookie.clear(services.config) });
   return getToastUtils(context).redirectWithSuccess(home, "loggedOut", { headers });
 }

@@ -18,7 +18,8 @@ import {
 } from "~/domain/forms/sign-up-schemas";
 import { Q1_OPTIONS, Q2_OPTIONS, Q3_OPTIONS } from "~/domain/forms/form-choices";
 import { confirmSignUp, resendSignUpCode, saveAccountInfo, startSignUp } from "~/domain/account/sign-up.server";
-import { rememberSignUpBrowser } from "~/domain/account/sign-in-alerts.server";
+import { recordSignUp } from "~/domain/security/security-record.server";
+import { describeDevice } from "~/domain/sessions/device-description.server";
 import { readOrCreateDeviceKey } from "~/cookies/app-cookies.server";
 import { countryChoices } from "~/components/form/country-choices";
 import { prefectureChoices } from "~/components/form/prefecture-choices";
@@ -29,7 +30,7 @@ import type { Locale } from "~/i18n/locales";
 import { getMember } from "~/middleware/member-session.server";
 import { pathFor } from "~/routing/route-table";
 import { referrerServiceOf } from "~/routing/service-cookie.server";
-import { servicesOf } from "~/router-context.server";
+import { clientIpOf, servicesOf } from "~/router-context.server";
 import { getToastUtils } from "~/toast.server";
 import type { Route } from "./+types/auth-sign-up";
 import { type SignUpFlow, clearSignUpFlow, readSignUpFlow, saveSignUpFlow } from "./auth-sign-up.server";
@@ -125,9 +126,16 @@ export async function action({ request, context }: Route.ActionArgs) {
       },
       async ({ code }) => {
         await confirmSignUp(identity, { ...flow, code });
-        // The browser that signed up is the member's own: its sign-ins never alert them.
+        // The browser that signed up is the member's own: its sign-up goes into the security record, so its
+        // sign-ins never alert them.
         const device = await readOrCreateDeviceKey(config, request);
-        await rememberSignUpBrowser(db, { sub: flow.sub, deviceKey: device.deviceKey, now: clock.now() });
+        await recordSignUp(db, {
+          sub: flow.sub,
+          deviceKey: device.deviceKey,
+          ...describeDevice(request.headers.get("User-Agent")),
+          ipAddress: clientIpOf(context),
+          occurredAt: clock.now(),
+        });
         const headers = new Headers({ "Set-Cookie": await saveSignUpFlow(config, { ...flow, step: "account" }) });
         if (device.setCookie) headers.append("Set-Cookie", device.setCookie);
         return redirect(here, { headers });

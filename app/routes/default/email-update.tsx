@@ -9,7 +9,7 @@ import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { getMember } from "~/middleware/member-session.server";
 import { pathFor } from "~/routing/route-table";
 import { getToastUtils } from "~/toast.server";
-import { servicesOf } from "~/router-context.server";
+import { clientIpOf, servicesOf } from "~/router-context.server";
 import type { Route } from "./+types/email-update";
 import { emailUpdateLinkFor } from "~/routing/email-update-link";
 
@@ -51,7 +51,7 @@ export async function action({ params, context }: Route.ActionArgs) {
     const { db, identity, mailer, config } = servicesOf(context);
     outcome = await confirmEmailChange(
       { db, identity, mailer, mailTexts: getInstance(context), confirmationLink: emailUpdateLinkFor(config.origin) },
-      { token: params.token, locale },
+      { token: params.token, locale, clientIp: clientIpOf(context) },
     );
   } catch (failure) {
     const error = domainErrorOf(failure);

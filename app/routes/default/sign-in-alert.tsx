@@ -7,7 +7,7 @@ import { useTranslation } from "~/i18n/use-translation";
 import { getInstance } from "~/middleware/i18n.server";
 import { getMember } from "~/middleware/member-session.server";
 import { pathFor } from "~/routing/route-table";
-import { servicesOf } from "~/router-context.server";
+import { clientIpOf, servicesOf } from "~/router-context.server";
 import type { Route } from "./+types/sign-in-alert";
 
 /** "incomplete": the link has no token; "expired": used, past its 7 days or unknown; "ended": the button worked. */
@@ -48,7 +48,7 @@ export async function loader({ params, context }: Route.LoaderArgs) {
 /** The button: ends exactly the session the alert told of, then offers the password change. */
 export async function action({ params, context }: Route.ActionArgs) {
   if (params.token === undefined) return data(pageData(context, "incomplete"), { status: 404 });
-  const outcome = await endSignInByAlertLink(servicesOf(context), params.token);
+  const outcome = await endSignInByAlertLink(servicesOf(context), params.token, clientIpOf(context));
   return outcome.kind === "ended"
     ? data(pageData(context, "ended"))
     : data(pageData(context, "expired"), { status: 410 });

@@ -21,8 +21,7 @@ import { type Locale, isLocale, pathnameForLocale } from "~/i18n/locales";
 import { resolveReturnTarget } from "~/routing/return-target";
 import { pathFor } from "~/routing/route-table";
 import { referrerServiceOf } from "~/routing/service-cookie.server";
-import { servicesOf } from "~/router-context.server";
-import type { AppServices } from "~/services.server";
+import { clientIpOf, servicesOf } from "~/router-context.server";
 import { getToastUtils } from "~/toast.server";
 
 /** Sibling origins members may be returned to after signing in. */
@@ -61,26 +60,22 @@ async function signedInCookies(config: Config, result: SignInResult): Promise<st
     : [await pendingSignInCookie.serialize(config, result.sessionId)];
 }
 
-/** What a sign-in's alert mail says about where it came from, and the language of the page it was made on. */
-export interface SignInVisitor {
-  clientIp: string;
-  locale: Locale;
-}
-
 /** The sign-in form's post: the domain's sign-in for this browser's device key, and the cookies it leaves. */
 export async function signInWithPassword(
-  services: AppServices,
+  context: Readonly<RouterContextProvider>,
   request: Request,
   input: { email: string; password: string },
-  visitor: SignInVisitor,
+  /** The page's language, for the alert mail a sign-in from a new browser sends. */
+  locale: Locale,
 ): Promise<{ result: SignInResult | NewPasswordRequired; setCookies: string[] }> {
+  const services = servicesOf(context);
   const device = await readOrCreateDeviceKey(services.config, request);
   const result = await signIn(services, {
     ...input,
     deviceKey: device.deviceKey,
     userAgent: request.headers.get("User-Agent"),
-    ip: visitor.clientIp,
-    locale: visitor.locale,
+    clientIp: clientIpOf(context),
+    locale,
   });
   const setCookies = device.setCookie ? [device.setCookie] : [];
   if (result.kind === "newPasswordRequired") {
@@ -107,11 +102,13 @@ export async function readNewPasswordChallenge(
 
 /** The "choose your password" post: the challenge answered, the session started, the challenge cookie gone. */
 export async function signInWithFirstPassword(
-  services: AppServices,
+  context: Readonly<RouterContextProvider>,
   request: Request,
   input: { challenge: NewPasswordChallengeState; newPassword: string },
-  visitor: SignInVisitor,
+  /** The page's language, for the alert mail a sign-in from a new browser sends. */
+  locale: Locale,
 ): Promise<{ result: SignInResult; setCookies: string[] }> {
+  const services = servicesOf(context);
   const device = await readOrCreateDeviceKey(services.config, request);
   const result = await completeFirstSignIn(services, {
     email: input.challenge.email,
@@ -120,8 +117,8 @@ export async function signInWithFirstPassword(
     newPassword: input.newPassword,
     deviceKey: device.deviceKey,
     userAgent: request.headers.get("User-Agent"),
-    ip: visitor.clientIp,
-    locale: visitor.locale,
+    clientIp: clientIpOf(context),
+    locale,
   });
   const setCookies = device.setCookie ? [device.setCookie] : [];
   setCookies.push(await newPasswordChallengeCookie.clear(services.config));

@@ -6,7 +6,7 @@ import { getLocale } from "~/middleware/i18n.server";
 import { requireMember } from "~/middleware/require-member.server";
 import { requireRecentPassword } from "~/middleware/require-recent-password.server";
 import { pathFor } from "~/routing/route-table";
-import { servicesOf } from "~/router-context.server";
+import { clientIpOf, servicesOf } from "~/router-context.server";
 import { getToastUtils } from "~/toast.server";
 import type { Route } from "./+types/my-data-download";
 
@@ -31,6 +31,7 @@ export async function action({ request, context }: Route.ActionArgs) {
     sub: member.sub,
     email: member.email,
     sessionId: member.sessionId,
+    clientIp: clientIpOf(context),
   });
   return new Response(json, {
     status: 200,

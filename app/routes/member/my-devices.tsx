@@ -7,7 +7,7 @@ import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { requireMember } from "~/middleware/require-member.server";
 import { pathFor } from "~/routing/route-table";
-import { servicesOf } from "~/router-context.server";
+import { clientIpOf, servicesOf } from "~/router-context.server";
 import { getToastUtils } from "~/toast.server";
 import type { Route } from "./+types/my-devices";
 
@@ -50,11 +50,15 @@ export async function action({ request, context }: Route.ActionArgs) {
   // deactivated here (that is what signing out is for).
   const [ended] =
     formData.get("intent") === "deactivate"
-      ? await endSessions(servicesOf(context), {
-          sub: member.sub,
-          device: { sessionId: String(formData.get("device") ?? "") },
-          exceptSessionId: member.sessionId,
-        })
+      ? await endSessions(
+          servicesOf(context),
+          {
+            sub: member.sub,
+            device: { sessionId: String(formData.get("device") ?? "") },
+            exceptSessionId: member.sessionId,
+          },
+          { record: { kind: "device-deactivated", clientIp: clientIpOf(context) } },
+        )
       : [];
   return ended
     ? toasts.redirectWithSuccess(here, { message: "deviceDeactivated", values: { device: ended.deviceName } })
@@ -81,6 +85,9 @@ export default function DevicesPage({ loaderData }: Route.ComponentProps) {
         }
       />
       <p>{t("devices.note")}</p>
+      <p>
+        <AppLink to={pathFor("my-security", i18n.language)}>{t("devices.securityLink")}</AppLink>
+      </p>
     </section>
   );
 }

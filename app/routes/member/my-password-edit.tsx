@@ -16,7 +16,7 @@ import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { requireMember } from "~/middleware/require-member.server";
 import { pathFor } from "~/routing/route-table";
 import { getToastUtils } from "~/toast.server";
-import { servicesOf } from "~/router-context.server";
+import { clientIpOf, servicesOf } from "~/router-context.server";
 import type { Route } from "./+types/my-password-edit";
 
 export function loader({ context }: Route.LoaderArgs) {
@@ -54,6 +54,7 @@ export async function action({ request, context }: Route.ActionArgs) {
         familyName: member.familyName,
         givenName: member.givenName,
         ...value,
+        clientIp: clientIpOf(context),
         locale,
       });
       const headers = accessToken

@@ -14,7 +14,7 @@ import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { requireMember } from "~/middleware/require-member.server";
 import { sameOriginPath } from "~/routing/return-target";
 import { pathFor } from "~/routing/route-table";
-import { servicesOf } from "~/router-context.server";
+import { clientIpOf, servicesOf } from "~/router-context.server";
 import type { Route } from "./+types/my-reauthentication";
 
 export function loader({ request, context }: Route.LoaderArgs) {
@@ -43,7 +43,13 @@ export async function action({ request, context }: Route.ActionArgs) {
     },
     async ({ password }) => {
       const services = servicesOf(context);
-      await reauthenticate(services, { sub: member.sub, email: member.email, sessionId: member.sessionId, password });
+      await reauthenticate(services, {
+        sub: member.sub,
+        email: member.email,
+        sessionId: member.sessionId,
+        password,
+        clientIp: clientIpOf(context),
+      });
       return redirect(returnTo);
     },
   );

@@ -126,6 +126,7 @@ async function startServer() {
       refreshToken: seed.refreshToken,
       originJti: seed.originJti,
       overLimit: "refuse",
+      clientIp: "192.0.2.1",
       passwordTyped: false,
     });
     if (result.kind !== "active") throw new Error(`could not record the session (${result.kind})`);

@@ -5,6 +5,7 @@ import { createAppServices } from "~/composition-root.server";
 import { parseConfig } from "~/config.server";
 import { requestEmailChange } from "~/domain/account/email-change.server";
 import { signIn } from "~/domain/account/sign-in.server";
+import { hashDeviceKey } from "~/domain/security/security-record.server";
 import { resolvePageSession } from "~/domain/sessions/page-sessions.server";
 import { openRefreshToken } from "~/domain/sessions/refresh-tokens.server";
 import { refreshMember } from "~/domain/staff/staff-actions.server";
@@ -71,7 +72,7 @@ async function signedInMember(
     password: PASSWORD,
     deviceKey: crypto.randomUUID(),
     userAgent: "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36",
-    ip: "127.0.0.1",
+    clientIp: "127.0.0.1",
     locale: "en",
   });
   if (result.kind !== "active") throw new Error(`sign-in ended as ${result.kind}`);
@@ -94,6 +95,7 @@ type Copy = {
     profile: Record<string, unknown> | null;
     newsletter: { receives: boolean; language: string | null };
     sessions: Record<string, unknown>[];
+    securityRecord: Record<string, unknown>[];
     emailChanges: Record<string, unknown>[];
     cancellation: Record<string, unknown>;
     legacyAccount: Record<string, unknown> | null;
@@ -177,6 +179,10 @@ test("the download holds the member's address, sub, profile, sessions, e-mail ch
       occurredAt: expect.any(String),
     }),
   ]);
+  // The security record: the sign-in so far (this download is recorded once the copy is made).
+  expect(copy.sections.securityRecord).toEqual([
+    expect.objectContaining({ kind: "sign-in", browser: expect.stringContaining("Chrome"), newBrowser: true }),
+  ]);
 
   // No secret, under any name: tokens (plain and encrypted), their ids, the device key, hashes.
   const [session] = await db.select().from(memberSessions).where(eq(memberSessions.id, member.sessionId));
@@ -187,6 +193,7 @@ test("the download holds the member's address, sub, profile, sessions, e-mail ch
     member.accessToken,
     session!.originJti!,
     session!.deviceKey,
+    hashDeviceKey(session!.deviceKey),
     session!.id,
     link!.tokenHash,
     legacyHash,

@@ -95,7 +95,7 @@ test("the link changes the e-mail once: Cognito, the sessions and the old addres
   expect(rows[0]!.tokenHash).toBe(hashEmailChangeToken(token));
   expect(JSON.stringify(rows)).not.toContain(token);
 
-  const first = await confirmEmailChange(deps(), { token, locale: "ja" });
+  const first = await confirmEmailChange(deps(), { clientIp: "192.0.2.1", token, locale: "ja" });
   expect(first).toMatchObject({ kind: "changed", sub: member.sub, newEmail, oldEmail: member.email });
   const user = await identity().getUser(member.sub);
   expect(user.email).toBe(newEmail);
@@ -105,8 +105,10 @@ test("the link changes the e-mail once: Cognito, the sessions and the old addres
   expect((await newestMailTo(member.email))?.text).toContain(newEmail);
 
   // Single use.
-  expect(await confirmEmailChange(deps(), { token })).toEqual({ kind: "expired" });
-  expect(await confirmEmailChange(deps(), { token: "not-a-token" })).toEqual({ kind: "expired" });
+  expect(await confirmEmailChange(deps(), { clientIp: "192.0.2.1", token })).toEqual({ kind: "expired" });
+  expect(await confirmEmailChange(deps(), { clientIp: "192.0.2.1", token: "not-a-token" })).toEqual({
+    kind: "expired",
+  });
 });
 
 test("the link expires after an hour", async () => {
@@ -122,11 +124,11 @@ test("the link expires after an hour", async () => {
   });
   const token = await tokenFromMail(newEmail);
   const late = new Date(requestedAt.getTime() + EMAIL_CHANGE_TTL_MS + 1);
-  expect(await confirmEmailChange(deps(), { token, now: late })).toEqual({ kind: "expired" });
+  expect(await confirmEmailChange(deps(), { clientIp: "192.0.2.1", token, now: late })).toEqual({ kind: "expired" });
   expect((await identity().getUser(member.sub)).email).toBe(member.email);
   // Just inside the hour it still works.
   const inTime = new Date(requestedAt.getTime() + EMAIL_CHANGE_TTL_MS - 1000);
-  expect((await confirmEmailChange(deps(), { token, now: inTime })).kind).toBe("changed");
+  expect((await confirmEmailChange(deps(), { clientIp: "192.0.2.1", token, now: inTime })).kind).toBe("changed");
 });
 
 test("the same address, or one another member holds, is refused before any mail", async () => {

@@ -53,7 +53,14 @@ function deps() {
 }
 
 const signInAs = (email: string, password: string) =>
-  signIn(deps(), { email, password, deviceKey: crypto.randomUUID(), userAgent: null, ip: "192.0.2.1", locale: "ja" });
+  signIn(deps(), {
+    email,
+    password,
+    deviceKey: crypto.randomUUID(),
+    userAgent: null,
+    clientIp: "192.0.2.1",
+    locale: "ja",
+  });
 
 test("the import reports bad rows by line and field and loads the good ones, and can be run again", async () => {
   const csv = `${readFileSync("tests/fixtures/legacy-accounts.csv", "utf8")}not-an-email,$2b$10$short,,,,,,,,\n`;

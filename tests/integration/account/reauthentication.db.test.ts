@@ -1,6 +1,6 @@
-import { eq } from "drizzle-orm";
+import { asc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { memberSessions } from "../../../db/schema";
+import { memberSessions, securityEvents } from "../../../db/schema";
 import { createAppServices } from "~/composition-root.server";
 import { parseConfig } from "~/config.server";
 import { changePassword } from "~/domain/account/password-change.server";
@@ -60,7 +60,7 @@ async function signedInMember(label: string): Promise<SignedInMember> {
     password: PASSWORD,
     deviceKey: crypto.randomUUID(),
     userAgent: null,
-    ip: "127.0.0.1",
+    clientIp: "127.0.0.1",
     locale: "ja",
   });
   if (result.kind !== "active") throw new Error(`sign-in ended as ${result.kind}`);
@@ -211,6 +211,17 @@ test("eleven minutes after the password, the data page and the download send the
   const again = calls.post(pathFor("my-data-download", "en"), {});
   const saved = (await settle(dataDownload.action(calls.args(again, await calls.context(again, vouched))))) as Response;
   expect(saved.status).toBe(200);
+  // The password step and the download, each in the security record with this session.
+  const recorded = await database()
+    .db.select({ kind: securityEvents.kind, sessionId: securityEvents.sessionId })
+    .from(securityEvents)
+    .where(eq(securityEvents.sub, member.sub))
+    .orderBy(asc(securityEvents.id));
+  expect(recorded).toEqual([
+    { kind: "sign-in", sessionId: member.sessionId },
+    { kind: "re-authenticated", sessionId: member.sessionId },
+    { kind: "data-copy-downloaded", sessionId: member.sessionId },
+  ]);
 });
 
 test("the password step returns only to a path of this site", async () => {
@@ -236,6 +247,7 @@ test("a password change renews the session's password time", async () => {
     accessToken: member.accessToken,
     currentPassword: PASSWORD,
     newPassword: `${PASSWORD}-changed`,
+    clientIp: "127.0.0.1",
     locale: "ja",
     familyName: null,
     givenName: null,

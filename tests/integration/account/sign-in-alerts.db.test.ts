@@ -1,7 +1,7 @@
 import net from "node:net";
-import { eq, inArray } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { mailOutbox, memberProfiles, memberSessions, signInAlertTokens } from "../../../db/schema";
+import { mailOutbox, memberProfiles, memberSessions, securityEvents, signInAlertTokens } from "../../../db/schema";
 import { parseConfig } from "~/config.server";
 import { changePassword } from "~/domain/account/password-change.server";
 import { confirmPasswordReset, requestPasswordReset } from "~/domain/account/password-reset.server";
@@ -11,9 +11,9 @@ import {
   hashSignInAlertToken,
   isSignInAlertTokenUsable,
 } from "~/domain/account/sign-in-alert-links.server";
-import { rememberSignUpBrowser } from "~/domain/account/sign-in-alerts.server";
 import { signIn } from "~/domain/account/sign-in.server";
 import { withDomainErrors } from "~/domain/domain-error.server";
+import { recordSignUp } from "~/domain/security/security-record.server";
 import {
   MAIL_FIRST_BACKOFF_MS,
   MAIL_MAX_ATTEMPTS,
@@ -129,18 +129,22 @@ async function createMember(label: string) {
 async function signInFrom(
   member: { email: string },
   deviceKey: string,
-  options: { userAgent?: string; ip?: string; locale?: Locale } = {},
+  options: { userAgent?: string; clientIp?: string; locale?: Locale } = {},
 ) {
   const result = await signIn(services(), {
     email: member.email,
     password: PASSWORD,
     deviceKey,
     userAgent: options.userAgent ?? null,
-    ip: options.ip ?? "192.0.2.10",
+    clientIp: options.clientIp ?? "192.0.2.10",
     locale: options.locale ?? "ja",
   });
   if (result.kind !== "active") throw new Error(`expected an active sign-in, got ${result.kind}`);
   return result;
+}
+
+async function securityEventCount(sub: string) {
+  return (await database().db.select().from(securityEvents).where(eq(securityEvents.sub, sub))).length;
 }
 
 async function outboxRowsTo(email: string) {
@@ -177,15 +181,22 @@ async function isRevoked(sessionId: string) {
 test("a second browser's sign-in queues and sends exactly one alert; the first sign-in and a known browser none", async () => {
   const member = await createMember("second-browser");
   await signInFrom(member, "first-browser");
+  // A known browser's sign-in writes its event alone beside the session: no outbox row.
   await signInFrom(member, "first-browser");
   expect(await outboxRowsTo(member.email)).toEqual([]);
+  expect(await securityEventCount(member.sub)).toBe(2);
 
   now = new Date("2026-11-26T05:41:00Z");
-  const second = await signInFrom(member, "second-browser", { userAgent: FIREFOX_ON_WINDOWS, ip: "203.0.113.7" });
+  const second = await signInFrom(member, "second-browser", { userAgent: FIREFOX_ON_WINDOWS, clientIp: "203.0.113.7" });
+  expect(await securityEventCount(member.sub)).toBe(3);
   const rows = await outboxRowsTo(member.email);
   expect(rows).toHaveLength(1);
   expect(rows[0]).toMatchObject({ kind: "signInAlert", locale: "ja", sentAt: null });
-  expect(rows[0]!.details).toMatchObject({ sessionId: second.sessionId, ip: "203.0.113.7", browser: "Firefox 128" });
+  expect(rows[0]!.details).toMatchObject({
+    sessionId: second.sessionId,
+    clientIp: "203.0.113.7",
+    browser: "Firefox 128",
+  });
 
   expect(await sendDueMail(services())).toBeGreaterThanOrEqual(1);
   const mails = await mailsTo(member.email);
@@ -209,7 +220,14 @@ test("a second browser's sign-in queues and sends exactly one alert; the first s
 
 test("the browser that did the sign-up and the first sign-in after sign-up get no alert; a third browser does", async () => {
   const member = await createMember("after-sign-up");
-  await rememberSignUpBrowser(database().db, { sub: member.sub, deviceKey: "sign-up-browser", now: clock.now() });
+  await recordSignUp(database().db, {
+    sub: member.sub,
+    deviceKey: "sign-up-browser",
+    deviceName: "Windows 10",
+    browser: "Firefox 128",
+    ipAddress: "192.0.2.10",
+    occurredAt: clock.now(),
+  });
   // The first sign-in is from another browser (the phone): still the member's first, no alert.
   await signInFrom(member, "phone");
   // Then the browser that signed up: known since the sign-up.
@@ -249,20 +267,26 @@ test("the link ends exactly that session once; another member's link and a wrong
   expect(JSON.stringify(await outboxRowsTo(alice.member.email))).not.toContain(alice.token);
 
   expect(await isSignInAlertTokenUsable(database().db, alice.token, clock.now())).toBe(true);
-  expect(await endSignInByAlertLink(services(), "not-a-token")).toEqual({ kind: "expired" });
-  expect(await endSignInByAlertLink(services(), alice.token)).toEqual({ kind: "ended" });
+  expect(await endSignInByAlertLink(services(), "not-a-token", "192.0.2.1")).toEqual({ kind: "expired" });
+  expect(await endSignInByAlertLink(services(), alice.token, "192.0.2.1")).toEqual({ kind: "ended" });
 
   // The second browser's session is over and its refresh token revoked at Cognito; the first stays, and so do Bob's.
   expect(await isRevoked(alice.second.sessionId)).toEqual({ revoked: true, refreshTokenRevoked: true });
   expect((await isRevoked(alice.first.sessionId)).revoked).toBe(false);
   expect((await isRevoked(bob.first.sessionId)).revoked).toBe(false);
   expect((await isRevoked(bob.second.sessionId)).revoked).toBe(false);
+  // The ending is in Alice's security record as a sign-in she reported as not hers.
+  const reported = await database()
+    .db.select()
+    .from(securityEvents)
+    .where(and(eq(securityEvents.sub, alice.member.sub), eq(securityEvents.kind, "session-reported")));
+  expect(reported).toEqual([expect.objectContaining({ sessionId: alice.second.sessionId, ipAddress: "192.0.2.1" })]);
 
   // Single use.
   expect(await isSignInAlertTokenUsable(database().db, alice.token, clock.now())).toBe(false);
-  expect(await endSignInByAlertLink(services(), alice.token)).toEqual({ kind: "expired" });
+  expect(await endSignInByAlertLink(services(), alice.token, "192.0.2.1")).toEqual({ kind: "expired" });
   // Bob's own link still works, on his session alone.
-  expect(await endSignInByAlertLink(services(), bob.token)).toEqual({ kind: "ended" });
+  expect(await endSignInByAlertLink(services(), bob.token, "192.0.2.1")).toEqual({ kind: "ended" });
   expect((await isRevoked(bob.second.sessionId)).revoked).toBe(true);
   expect((await isRevoked(bob.first.sessionId)).revoked).toBe(false);
   expect((await isRevoked(alice.first.sessionId)).revoked).toBe(false);
@@ -275,7 +299,7 @@ test("the link expires after seven days", async () => {
   expect(await isSignInAlertTokenUsable(database().db, carol.token, clock.now())).toBe(true);
   now = new Date(sentAt.getTime() + SIGN_IN_ALERT_LINK_TTL_MS + 1000);
   expect(await isSignInAlertTokenUsable(database().db, carol.token, clock.now())).toBe(false);
-  expect(await endSignInByAlertLink(services(), carol.token)).toEqual({ kind: "expired" });
+  expect(await endSignInByAlertLink(services(), carol.token, "192.0.2.1")).toEqual({ kind: "expired" });
   expect((await isRevoked(carol.second.sessionId)).revoked).toBe(false);
 });
 
@@ -374,6 +398,7 @@ test("a password change and a password reset each mail the account", async () =>
     newPassword: "violet-tundra-spoon-83",
     familyName: null,
     givenName: null,
+    clientIp: "192.0.2.10",
     locale: "en",
   });
   await sendDueMail(services());
@@ -387,6 +412,7 @@ test("a password change and a password reset each mail the account", async () =>
     email: member.email,
     code: code!,
     password: "maple-orbit-quartz-27",
+    clientIp: "192.0.2.10",
     locale: "ja",
   });
   await sendDueMail(services());

@@ -97,6 +97,7 @@ async function signIn(member: { sub: string; email: string }, deviceKey = crypto
     refreshToken: tokens.refreshToken!,
     originJti: null,
     overLimit: "hold",
+    clientIp: "192.0.2.1",
     passwordTyped: true,
   });
   return { ...session, refreshToken: tokens.refreshToken! };
@@ -203,6 +204,7 @@ test("a sign-in that authenticated before a cancellation committed cannot record
       refreshToken: tokens.refreshToken!,
       originJti: null,
       overLimit: "hold",
+      clientIp: "192.0.2.1",
       passwordTyped: true,
     }),
   ).rejects.toMatchObject({ code: "invalidCredentials" });
@@ -224,6 +226,7 @@ test("a password reset ends every session of the member and signs out everywhere
     email: member.email,
     code: code!,
     password: "a-brand-new-password-1",
+    clientIp: "192.0.2.1",
     locale: "ja",
   });
 
@@ -287,7 +290,7 @@ test("an e-mail change whose database step fails after Cognito changed leaves no
   await handle.db.execute(sql`create trigger refuse_session_email before update of email on member_sessions
     for each row execute function refuse_session_email()`);
   try {
-    await expect(confirmEmailChange(deps, { token: token! })).rejects.toThrow();
+    await expect(confirmEmailChange(deps, { clientIp: "192.0.2.1", token: token! })).rejects.toThrow();
   } finally {
     await handle.db.execute(sql`drop trigger refuse_session_email on member_sessions`);
   }
@@ -298,7 +301,10 @@ test("an e-mail change whose database step fails after Cognito changed leaves no
     .from(emailChangeTokens)
     .where(eq(emailChangeTokens.tokenHash, hashEmailChangeToken(token!)));
   expect(row?.usedAt).toBeNull();
-  await expect(confirmEmailChange(deps, { token: token! })).resolves.toMatchObject({ kind: "changed", newEmail });
+  await expect(confirmEmailChange(deps, { clientIp: "192.0.2.1", token: token! })).resolves.toMatchObject({
+    kind: "changed",
+    newEmail,
+  });
   expect((await findLiveSession(handle.db, session.sessionId))?.email).toBe(newEmail);
 });
 
@@ -317,8 +323,8 @@ test("a double submit of the e-mail change confirm changes the address once; of 
     .map((entry) => /email-update\/([\w-]+)\//.exec(entry.text ?? "")?.[1] ?? "");
   const live = tokens.find((token) => hashEmailChangeToken(token) === unused[0]!.tokenHash)!;
   const outcomes = await Promise.all([
-    confirmEmailChange(deps, { token: live }),
-    confirmEmailChange(deps, { token: live }),
+    confirmEmailChange(deps, { clientIp: "192.0.2.1", token: live }),
+    confirmEmailChange(deps, { clientIp: "192.0.2.1", token: live }),
   ]);
   expect(outcomes.map((outcome) => outcome.kind).sort()).toEqual(["changed", "expired"]);
 });

@@ -165,7 +165,9 @@ test("a confirmed e-mail change moves the directory row to the new address, veri
   const token = /\/email-update\/([^/\s]+)\//.exec(mail?.text ?? "")?.[1];
   expect(token).toBeTruthy();
   // The confirmation writes Cognito inside a database transaction: the directory write must not wait on it.
-  expect(await confirmEmailChange(services(), { token: token! })).toMatchObject({ kind: "changed" });
+  expect(await confirmEmailChange(services(), { clientIp: "192.0.2.1", token: token! })).toMatchObject({
+    kind: "changed",
+  });
   await expectDirectoryRow(member.sub, { email: newEmail, emailVerified: true });
 });
 
@@ -206,7 +208,7 @@ test("a legacy member's first sign-in puts the migrated member in the directory,
     password,
     deviceKey: crypto.randomUUID(),
     userAgent: null,
-    ip: "192.0.2.1",
+    clientIp: "192.0.2.1",
     locale: "ja",
   });
   expect(result.kind).toBe("active");

@@ -51,6 +51,7 @@ function start(sub: string, deviceKey: string, deviceLimit = 2) {
     refreshToken: `refresh-${deviceKey}`,
     originJti: null,
     overLimit: "hold",
+    clientIp: "192.0.2.1",
     passwordTyped: true,
   });
 }
@@ -144,6 +145,7 @@ function register(
     refreshToken: `refresh-${originJti}`,
     originJti,
     overLimit: "refuse",
+    clientIp: "192.0.2.1",
     passwordTyped: false,
   });
 }

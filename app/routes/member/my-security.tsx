@@ -1,0 +1,135 @@
+import { Form } from "react-router";
+import { AppLink } from "~/components/app-link";
+import { Button } from "~/components/button";
+import { describeActivity } from "~/components/security-activity-rows.server";
+import { SecurityActivityTable } from "~/components/security-activity-table";
+import { listSecurityActivity } from "~/domain/security/security-activity.server";
+import { endSessions } from "~/domain/sessions/session-ending.server";
+import { loadTranslations } from "~/i18n/translations.server";
+import { useTranslation } from "~/i18n/use-translation";
+import { getInstance, getLocale } from "~/middleware/i18n.server";
+import { requireMember } from "~/middleware/require-member.server";
+import { pathFor } from "~/routing/route-table";
+import { clientIpOf, servicesOf } from "~/router-context.server";
+import { getToastUtils } from "~/toast.server";
+import type { Route } from "./+types/my-security";
+
+export async function loader({ request, context }: Route.LoaderArgs) {
+  const member = requireMember(context, request);
+  const { db, clock } = servicesOf(context);
+  const locale = getLocale(context);
+  const i18n = getInstance(context);
+  const cursor = new URL(request.url).searchParams.get("cursor");
+  const page = await listSecurityActivity(db, {
+    sub: member.sub,
+    currentSessionId: member.sessionId,
+    cursor,
+    now: clock.now(),
+  });
+  return {
+    title: i18n.t("account:security.title"),
+    translations: loadTranslations(context, [
+      {
+        namespace: "account",
+        keys: [
+          "security.title",
+          "security.lead",
+          "security.devicesLink",
+          "security.notMeHelp",
+          "security.signOutOthers",
+          "security.what",
+          "security.when",
+          "security.device",
+          "security.browser",
+          "security.ip",
+          "security.action",
+          "security.live",
+          "security.notMe",
+          "security.notMeLabel",
+          "security.empty",
+          "security.older",
+          "security.newest",
+        ],
+      },
+      // DeviceName's mark of this browser.
+      { namespace: "auth", keys: ["deviceLimit.current"] },
+    ]),
+    rows: describeActivity(page.entries, i18n.getFixedT(locale, "account"), locale),
+    olderCursor: page.olderCursor,
+    isFirstPage: cursor === null,
+  };
+}
+
+/**
+ * "This wasn't me" ends one of the member's other browsers' sessions at once (its refresh token revoked at Cognito)
+ * and sends the member on to change the password; never this browser's, never another member's (the sub is part
+ * of the match, so a foreign session id ends nothing). "Sign out all other devices" ends every session but this one.
+ */
+export async function action({ request, context }: Route.ActionArgs) {
+  const member = requireMember(context, request);
+  const locale = getLocale(context);
+  const here = pathFor("my-security", locale);
+  const formData = await request.formData();
+  const toasts = getToastUtils(context);
+  const services = servicesOf(context);
+  const clientIp = clientIpOf(context);
+  const intent = formData.get("intent");
+  if (intent === "sign-out-others") {
+    await endSessions(
+      services,
+      { sub: member.sub, allBut: member.sessionId },
+      { record: { kind: "other-sessions-ended", clientIp } },
+    );
+    return toasts.redirectWithSuccess(here, "otherSessionsEnded");
+  }
+  const [ended] =
+    intent === "not-me"
+      ? await endSessions(
+          services,
+          {
+            sub: member.sub,
+            device: { sessionId: String(formData.get("device") ?? "") },
+            exceptSessionId: member.sessionId,
+          },
+          { record: { kind: "session-reported", clientIp } },
+        )
+      : [];
+  return ended
+    ? toasts.redirectWithSuccess(pathFor("my-password-edit", locale), {
+        message: "sessionReported",
+        values: { device: ended.deviceName },
+      })
+    : toasts.redirectWithError(here, "deviceDeactivateFailed");
+}
+
+export default function SecurityPage({ loaderData }: Route.ComponentProps) {
+  const { t, i18n } = useTranslation("account");
+  const { rows, olderCursor, isFirstPage } = loaderData;
+  const here = pathFor("my-security", i18n.language);
+  return (
+    <section className="content security-page">
+      <h1>{t("security.title")}</h1>
+      <p>{t("security.lead")}</p>
+      <p>
+        <AppLink to={pathFor("my-devices", i18n.language)}>{t("security.devicesLink")}</AppLink>
+      </p>
+      <p>{t("security.notMeHelp")}</p>
+      <Form method="post">
+        <Button name="intent" value="sign-out-others" variant="secondary">
+          {t("security.signOutOthers")}
+        </Button>
+      </Form>
+      {rows.length > 0 ? <SecurityActivityTable rows={rows} /> : <p>{t("security.empty")}</p>}
+      <nav className="actions">
+        {isFirstPage ? null : <AppLink to={here}>{t("security.newest")}</AppLink>}
+        {olderCursor ? (
+          <AppLink to={`${here}?cursor=${encodeURIComponent(olderCursor)}`} rel="next">
+            {t("security.older")}
+          </AppLink>
+        ) : null}
+      </nav>
+    </section>
+  );
+}
+
+export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: loaderData?.title }];

@@ -1,0 +1,214 @@
+import { and, eq } from "drizzle-orm";
+import { RouterContextProvider } from "react-router";
+import { afterAll, beforeAll, expect, test } from "vitest";
+import { securityEvents, staffAuditEvents } from "../../../db/schema";
+import { createAppServices } from "~/composition-root.server";
+import { parseConfig } from "~/config.server";
+import { signIn } from "~/domain/account/sign-in.server";
+import {
+  SECURITY_ACTIVITY_DAYS,
+  type ActivityEntry,
+  listSecurityActivity,
+} from "~/domain/security/security-activity.server";
+import { recordSecurityEvents } from "~/domain/security/security-record.server";
+import { findLiveSession } from "~/domain/sessions/page-sessions.server";
+import { i18nextMiddleware } from "~/middleware/i18n.server";
+import type { SignedInMember } from "~/middleware/member-session.server";
+import { memberContext, requestInfoContext, servicesContext } from "~/router-context.server";
+import * as securityPage from "~/routes/member/my-security";
+import { pathFor } from "~/routing/route-table";
+import type { StandIns } from "~/server/start-server";
+import type { AppServices } from "~/services.server";
+import { startEmbeddedStack } from "../../support/stand-ins/embedded-stack";
+import { useTestDatabase } from "../../support/test-database";
+import { makeTempDir } from "../../support/temp-dir";
+
+/**
+ * /my/security/: the activity's keyset pages, and its actions through the route module on the real parts (the
+ * Cognito stand-in over HTTP, PGlite or PostgreSQL in CI).
+ */
+const ORIGIN = "http://localhost:3997";
+const PASSWORD = "correct-horse-battery";
+const FIREFOX = "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:140.0) Gecko/20100101 Firefox/140.0";
+const temp = makeTempDir("security-page");
+const database = useTestDatabase("security-page-db");
+let stack: StandIns;
+let services: AppServices;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+beforeAll(async () => {
+  stack = await startEmbeddedStack({ dataDir: temp.dir, adminGroup: "admin" });
+  const config = parseConfig({ ...stack.env, APP_MODE: "dev", APP_ORIGIN: ORIGIN, DATA_DIR: temp.dir });
+  services = createAppServices(config, database().db);
+}, 150_000);
+
+afterAll(async () => {
+  await stack?.stop();
+  temp.remove();
+});
+
+async function createMember(label: string) {
+  const email = `${label}-${crypto.randomUUID().slice(0, 8)}@example.jp`;
+  await services.identity.createConfirmedUser({ email, password: PASSWORD, attributes: { locale: "ja" } });
+  return { email, sub: (await services.identity.getUser(email)).sub };
+}
+
+/** A real sign-in of one browser; the member as the session check would put them in the context. */
+async function signedInBrowser(member: { email: string; sub: string }): Promise<SignedInMember> {
+  const result = await signIn(services, {
+    email: member.email,
+    password: PASSWORD,
+    deviceKey: crypto.randomUUID(),
+    userAgent: FIREFOX,
+    clientIp: "198.51.100.20",
+    locale: "ja",
+  });
+  if (result.kind !== "active") throw new Error(`expected an active sign-in, got ${result.kind}`);
+  return {
+    ...member,
+    familyName: null,
+    givenName: null,
+    profile: null,
+    groups: [],
+    sessionId: result.sessionId,
+    accessToken: result.accessToken,
+    passwordVerifiedAt: null,
+  };
+}
+
+async function contextFor(request: Request, member: SignedInMember) {
+  const context = new RouterContextProvider();
+  context.set(servicesContext, services);
+  context.set(requestInfoContext, { requestId: "security-page", nonce: "", clientIp: "192.0.2.10" });
+  context.set(memberContext, member);
+  await i18nextMiddleware({ request, context, params: {}, unstable_pattern: "" } as never, async () => new Response());
+  return context;
+}
+
+async function postAs(member: SignedInMember, fields: Record<string, string>): Promise<Response> {
+  const request = new Request(`${ORIGIN}${pathFor("my-security", "ja")}`, {
+    method: "POST",
+    body: new URLSearchParams(fields),
+  });
+  const context = await contextFor(request, member);
+  const answer: unknown = await securityPage
+    .action({ request, context, params: {} } as never)
+    .catch((thrown: unknown) => thrown);
+  return answer as Response;
+}
+
+async function loadAs(member: SignedInMember, locale: "ja" | "en" = "ja") {
+  const request = new Request(`${ORIGIN}${pathFor("my-security", locale)}`);
+  return securityPage.loader({ request, context: await contextFor(request, member), params: {} } as never);
+}
+
+const reportedOf = (sub: string) =>
+  database()
+    .db.select()
+    .from(securityEvents)
+    .where(and(eq(securityEvents.sub, sub), eq(securityEvents.kind, "session-reported")));
+
+test("the page lists both browsers' sign-ins, the live ones marked, with 'This wasn't me' on the other browser only", async () => {
+  const member = await createMember("page-list");
+  const first = await signedInBrowser(member);
+  const second = await signedInBrowser(member);
+  const data = await loadAs(second, "en");
+  const signIns = data.rows.filter((row) => row.what.startsWith("Logged in"));
+  expect(signIns).toHaveLength(2);
+  expect(signIns[0]).toMatchObject({
+    current: true,
+    live: true,
+    reportableSessionId: null,
+    ipAddress: "198.51.100.20",
+  });
+  expect(signIns[1]).toMatchObject({ current: false, live: true, reportableSessionId: first.sessionId });
+  expect(signIns[1]).toMatchObject({ deviceName: "Windows 10", browser: "Firefox 140" });
+  expect(data.rows[0]?.when).toMatch(/\d/);
+});
+
+test("'This wasn't me' ends that browser's session at once, records it and leads to the password change", async () => {
+  const member = await createMember("page-not-me");
+  const other = await signedInBrowser(member);
+  const mine = await signedInBrowser(member);
+  const answer = await postAs(mine, { intent: "not-me", device: other.sessionId });
+  expect(answer.status).toBe(302);
+  expect(answer.headers.get("Location")).toBe(pathFor("my-password-edit", "ja"));
+  expect(await findLiveSession(database().db, other.sessionId)).toBeNull();
+  expect(await findLiveSession(database().db, mine.sessionId)).not.toBeNull();
+  expect((await reportedOf(member.sub)).map((event) => event.sessionId)).toEqual([other.sessionId]);
+});
+
+test("an attacker's 'This wasn't me' with another member's session id does nothing to them", async () => {
+  const victim = await signedInBrowser(await createMember("page-victim"));
+  const attacker = await signedInBrowser(await createMember("page-attacker"));
+  const answer = await postAs(attacker, { intent: "not-me", device: victim.sessionId });
+  expect(answer.status).toBe(302);
+  expect(answer.headers.get("Location")).toBe(pathFor("my-security", "ja"));
+  expect(await findLiveSession(database().db, victim.sessionId)).not.toBeNull();
+  expect(await reportedOf(victim.sub)).toEqual([]);
+  expect(await reportedOf(attacker.sub)).toEqual([]);
+  // Nor this browser's own session, nor a made-up id.
+  await postAs(attacker, { intent: "not-me", device: attacker.sessionId });
+  await postAs(attacker, { intent: "not-me", device: "not-a-session" });
+  expect(await findLiveSession(database().db, attacker.sessionId)).not.toBeNull();
+});
+
+test("'Sign out all other devices' ends every other session and keeps this one", async () => {
+  const member = await createMember("page-others");
+  const a = await signedInBrowser(member);
+  const b = await signedInBrowser(member);
+  const mine = await signedInBrowser(member);
+  const answer = await postAs(mine, { intent: "sign-out-others" });
+  expect(answer.headers.get("Location")).toBe(pathFor("my-security", "ja"));
+  expect(await findLiveSession(database().db, a.sessionId)).toBeNull();
+  expect(await findLiveSession(database().db, b.sessionId)).toBeNull();
+  expect(await findLiveSession(database().db, mine.sessionId)).not.toBeNull();
+});
+
+test("keyset pages walk the last 90 days of the record and the staff actions once each, newest first", async () => {
+  const sub = crypto.randomUUID();
+  const now = new Date("2026-11-21T03:00:00Z");
+  const minutesAgo = (minutes: number) => new Date(now.getTime() - minutes * 60_000);
+  // 45 events, every third sharing its time with a staff action (ties cross the two sources), and one too old.
+  await recordSecurityEvents(
+    database().db,
+    Array.from({ length: 45 }, (_, index) => ({ sub, kind: "sign-out" as const, occurredAt: minutesAgo(index) })),
+  );
+  await recordSecurityEvents(database().db, [
+    { sub, kind: "sign-out", occurredAt: new Date(now.getTime() - (SECURITY_ACTIVITY_DAYS + 1) * DAY_MS) },
+  ]);
+  for (let index = 0; index < 45; index += 3) {
+    await database()
+      .db.insert(staffAuditEvents)
+      .values({
+        occurredAt: minutesAgo(index),
+        actorSub: crypto.randomUUID(),
+        actorEmail: "staff@example.jp",
+        action: "user.refresh",
+        targetSub: sub,
+        requestId: "keyset",
+      });
+  }
+
+  const seen: ActivityEntry[] = [];
+  let cursor: string | null = null;
+  let pages = 0;
+  do {
+    const page = await listSecurityActivity(database().db, { sub, currentSessionId: "", cursor, now, pageSize: 20 });
+    seen.push(...page.entries);
+    cursor = page.olderCursor;
+    pages++;
+  } while (cursor && pages < 10);
+
+  expect(pages).toBe(3);
+  expect(seen).toHaveLength(60);
+  const keys = seen.map((entry) => `${entry.source}-${entry.id}`);
+  expect(new Set(keys).size).toBe(60);
+  const times = seen.map((entry) => entry.occurredAt.getTime());
+  expect(times).toEqual([...times].sort((a, b) => b - a));
+  // At a shared time the member's own event comes first, then the staff action.
+  expect(seen.slice(0, 3).map((entry) => entry.source)).toEqual(["member", "staff", "member"]);
+  // Anything that is not our cursor shows the first page.
+  const first = await listSecurityActivity(database().db, { sub, currentSessionId: "", cursor: "bogus!", now });
+  expect(first.entries[0]).toEqual(seen[0]);
+});
