@@ -22,6 +22,8 @@ export default defineConfig({
   retries: 0,
   reporter: process.env.CI ? [["list"]] : [["list"]],
   timeout: 30_000,
+  // Assertions wait for what the page shows; a loaded CI machine can take longer than the default 5 s to get there.
+  expect: { timeout: 10_000 },
   use: {
     // A Japanese browser unless a test says otherwise (the root redirects English browsers to /en/).
     locale: "ja-JP",

@@ -13,6 +13,9 @@ export default defineConfig({
     testTimeout: 30_000,
     // beforeAll hooks start servers, which can take over a minute on a loaded 2-core CI machine.
     hookTimeout: 180_000,
+    // expect.poll waits for something a test can observe (a mail, a row, a log line); on a loaded machine that can
+    // take seconds, where the default gives up after one.
+    expect: { poll: { timeout: 20_000 } },
     // Integration tests each start their own PGlite or stand-in; two cores, so keep the pool small.
     maxWorkers: 2,
   },
