@@ -363,7 +363,8 @@ test("a mail that keeps failing is given up after the last attempt", async () =>
   expect(row).toMatchObject({ attempts: MAIL_MAX_ATTEMPTS, sentAt: null });
   expect(row!.abandonedAt).not.toBeNull();
   now = new Date(now.getTime() + 365 * 24 * 60 * 60 * 1000);
-  expect(await sendDueMail(services())).toBe(0);
+  // Other tests' mail may fall due a year on; this address's abandoned one must not be among what goes out.
+  await sendDueMail(services());
   expect(await mailsTo(email)).toEqual([]);
 });
 
