@@ -271,7 +271,8 @@ describe("the SOFTWARE_TOKEN_MFA challenge", () => {
     expect(refreshed.AuthenticationResult?.AccessToken).toBeTruthy();
   });
 
-  // API_AdminRespondToAuthChallenge errors: CodeMismatchException; the challenge can be answered again.
+  // API_AdminRespondToAuthChallenge errors: CodeMismatchException. The stand-in lets the same Session try again, as
+  // it does after a refused new password; the reference says nothing of a limit on tries per Session.
   test("a wrong code gives CodeMismatchException; the right one then works", async () => {
     const { email, secret, nextCode } = await memberWithTotp("challenge-wrong");
     const challenge = await adminAuth(email);

@@ -319,7 +319,7 @@ export function createStandInHarness(options: StandInHarnessOptions) {
     return { users: seeded.map((user) => ({ sub: user.Username, email: attribute(user, "email") ?? "" })) };
   }
 
-  /** The answer of a completed sign-in: tokens (with a refresh token) shaped as Cognito's, as the password sign-in's. */
+  /** The answer of a completed sign-in: access, ID and refresh tokens shaped as the password sign-in's are. */
   async function signedIn(pool: LocalUserPool, client: LocalAppClient, user: LocalUser, clientMetadata: unknown) {
     const groups = await pool.listUserGroupMembership(ctx, user);
     const tokens = await services.tokenGenerator.generate(

@@ -66,7 +66,7 @@ export function timeStepOf(secret: string, code: unknown, now: number): number |
   return delta === null ? null : totp.counter({ timestamp: now }) + delta;
 }
 
-/** The user record with these MFA methods turned on and this one preferred; empty ones are left out, as Cognito does. */
+/** The user record with these MFA methods on and this one preferred; empty ones are left out, as Cognito does. */
 function withMfaSettings(user: LocalUser, methods: string[], preferred: string | undefined): LocalUser {
   const { UserMFASettingList: _methods, PreferredMfaSetting: _preferred, ...rest } = user;
   return {
@@ -99,7 +99,10 @@ export function createSoftwareTokens(deps: SoftwareTokenDependencies) {
     if (pool.options.SoftwareTokenMfaConfiguration?.Enabled !== true) throw errors.notEnabledForPool();
   }
 
-  /** Only the access token: the Session of an MFA_SETUP challenge belongs to a pool with MFA "ON", which the stand-in does not run. */
+  /**
+   * Only the access token: the Session of an MFA_SETUP challenge belongs to a pool with MFA "ON", whose set-up at
+   * sign-in the stand-in does not run.
+   */
   function assertAccessToken(body: Body): void {
     if (body.AccessToken === undefined && text(body.Session)) {
       throw errors.unsupported("Software token set-up with the Session of an MFA_SETUP challenge");
