@@ -4,7 +4,7 @@
  * AssociateSoftwareToken, VerifySoftwareToken, SetUserMFAPreference, AdminSetUserMFAPreference,
  * AdminDeleteSoftwareToken, GetUser/AdminGetUser's MFA settings, and the SOFTWARE_TOKEN_MFA challenge of a password
  * sign-in answered with AdminRespondToAuthChallenge (and RespondToAuthChallenge). Codes are RFC 6238 (SHA-1, 6 digits,
- * 30 s), computed here from the secret with otpauth as an authenticator app would.
+ * 30 s), computed from the secret as an authenticator app would (support/totp-codes.ts).
  */
 import {
   AdminDeleteSoftwareTokenCommand,
@@ -21,14 +21,12 @@ import {
   VerifySoftwareTokenCommand,
 } from "@aws-sdk/client-cognito-identity-provider";
 import { decodeJwt } from "jose";
-import { Secret, TOTP } from "otpauth";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { expireChallengeSessions } from "../support/stand-ins/stand-in/harness-client";
+import { totpCode, wrongTotpCode } from "../support/totp-codes";
 import { type ContractStandIn, PASSWORD, rejection, startContractStandIn } from "./contract-fixture";
 
 let cognito: ContractStandIn;
-
-const STEP_MS = 30_000;
 
 /** The pool as TOTP needs it: MFA optional, software tokens turned on (SetUserPoolMfaConfig). */
 const poolMfa = (mfa: "OFF" | "OPTIONAL", softwareToken = true) =>
@@ -48,21 +46,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await cognito?.stop();
 });
-
-/** The code an authenticator app shows for `secret`, `steps` 30-second steps after `from` (now). */
-function codeOf(secret: string, steps = 0, from = Date.now()): string {
-  const totp = new TOTP({ secret: Secret.fromBase32(secret), algorithm: "SHA1", digits: 6, period: 30 });
-  return totp.generate({ timestamp: from + steps * STEP_MS });
-}
-
-/** Six digits that are no code of `secret` in the steps around now (even if a step ends while the test runs). */
-function wrongCodeOf(secret: string): string {
-  const valid = new Set([-2, -1, 0, 1, 2].map((steps) => codeOf(secret, steps)));
-  for (let steps = 10; ; steps += 1) {
-    const candidate = codeOf(secret, steps);
-    if (!valid.has(candidate)) return candidate;
-  }
-}
 
 const adminAuth = (email: string) =>
   cognito.cognito.send(
@@ -114,7 +97,7 @@ async function memberWithTotp(label: string, deviceName = "Phone") {
   const tokens = await cognito.signIn(email);
   const secret = await associate(tokens.AccessToken!);
   const verifiedAt = Date.now();
-  await verify(tokens.AccessToken!, codeOf(secret, 0, verifiedAt), deviceName);
+  await verify(tokens.AccessToken!, totpCode(secret, { from: verifiedAt }), deviceName);
   await setPreference(tokens.AccessToken!, true);
   const username = (await adminGetUser(email)).Username!;
   return {
@@ -122,8 +105,8 @@ async function memberWithTotp(label: string, deviceName = "Phone") {
     secret,
     username,
     accessToken: tokens.AccessToken!,
-    usedCode: codeOf(secret, 0, verifiedAt),
-    nextCode: codeOf(secret, 1, verifiedAt),
+    usedCode: totpCode(secret, { from: verifiedAt }),
+    nextCode: totpCode(secret, { steps: 1, from: verifiedAt }),
   };
 }
 
@@ -141,7 +124,7 @@ describe("enrolment: AssociateSoftwareToken, VerifySoftwareToken, SetUserMFAPref
     expect(await associate(AccessToken!)).not.toBe(secret);
     const latest = await associate(AccessToken!);
 
-    expect((await verify(AccessToken!, codeOf(latest), "Work phone")).Status).toBe("SUCCESS");
+    expect((await verify(AccessToken!, totpCode(latest), "Work phone")).Status).toBe("SUCCESS");
     const verified = await adminGetUser(email);
     expect(verified.UserMFASettingList).toBeUndefined();
     expect(verified.PreferredMfaSetting).toBeUndefined();
@@ -162,9 +145,9 @@ describe("enrolment: AssociateSoftwareToken, VerifySoftwareToken, SetUserMFAPref
     await cognito.confirmedMember(email);
     const { AccessToken } = await cognito.signIn(email);
     const secret = await associate(AccessToken!);
-    const error = await rejection(verify(AccessToken!, wrongCodeOf(secret)));
+    const error = await rejection(verify(AccessToken!, wrongTotpCode(secret)));
     expect(error.name).toBe("EnableSoftwareTokenMFAException");
-    expect((await verify(AccessToken!, codeOf(secret))).Status).toBe("SUCCESS");
+    expect((await verify(AccessToken!, totpCode(secret))).Status).toBe("SUCCESS");
   });
 
   // Nothing associated: there is no software token to verify (SoftwareTokenMFANotFoundException).
@@ -276,7 +259,7 @@ describe("the SOFTWARE_TOKEN_MFA challenge", () => {
   test("a wrong code gives CodeMismatchException; the right one then works", async () => {
     const { email, secret, nextCode } = await memberWithTotp("challenge-wrong");
     const challenge = await adminAuth(email);
-    const error = await rejection(answer(email, challenge.Session, wrongCodeOf(secret)));
+    const error = await rejection(answer(email, challenge.Session, wrongTotpCode(secret)));
     expect(error.name).toBe("CodeMismatchException");
     expect(error.message).toBe("Invalid code received for user");
     await expect(answer(email, challenge.Session, nextCode)).resolves.toHaveProperty("AuthenticationResult");
@@ -341,7 +324,9 @@ describe("the SOFTWARE_TOKEN_MFA challenge", () => {
     const { email, nextCode, accessToken } = await memberWithTotp("replace");
     const next = await associate(accessToken);
     const challenge = await adminAuth(email);
-    expect((await rejection(answer(email, challenge.Session, codeOf(next, 1)))).name).toBe("CodeMismatchException");
+    expect((await rejection(answer(email, challenge.Session, totpCode(next, { steps: 1 })))).name).toBe(
+      "CodeMismatchException",
+    );
     await expect(answer(email, challenge.Session, nextCode)).resolves.toHaveProperty("AuthenticationResult");
   });
 
@@ -407,7 +392,7 @@ describe("AdminDeleteSoftwareToken", () => {
     expect((await rejection(setPreference(accessToken, true))).name).toBe("InvalidParameterException");
 
     const secret = await associate(accessToken);
-    expect((await verify(accessToken, codeOf(secret))).Status).toBe("SUCCESS");
+    expect((await verify(accessToken, totpCode(secret))).Status).toBe("SUCCESS");
     await setPreference(accessToken, true);
     expect((await adminAuth(email)).ChallengeName).toBe("SOFTWARE_TOKEN_MFA");
   });
