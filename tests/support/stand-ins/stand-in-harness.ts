@@ -3,8 +3,8 @@
  * every request to cognito-local's server on an internal loopback port and corrects what cognito-local does
  * differently from real Cognito for the operations this app uses (error names and texts, password policy,
  * ResendConfirmationCode, global sign-out, token revocation, ListUsers paging, email_verified, ExpiresIn, the pool
- * and client settings the start-up check reads, invitations and the NEW_PASSWORD_REQUIRED challenge, …), so the app's one code path (the AWS SDK over HTTP) meets
- * Cognito's behaviour in development and tests.
+ * and client settings the start-up check reads, invitations and the NEW_PASSWORD_REQUIRED challenge, TOTP MFA, …),
+ * so the app's one code path (the AWS SDK over HTTP) meets Cognito's behaviour in development and tests.
  *
  * It also carries the switches tests need (faults and a request counter), at HARNESS_PATH. Every correction is
  * pinned by tests/contract. Never part of production.
@@ -41,6 +41,7 @@ import {
 } from "./stand-in/invitations";
 import { listUsersPage, pageLimit, pageOf } from "./stand-in/list-users";
 import { assertPasswordConforms } from "./stand-in/password-policy";
+import { SOFTWARE_TOKEN_MFA, createSoftwareTokens } from "./stand-in/software-tokens";
 import { originOfRefreshToken, shapeAuthenticationResult, verifiedClaims } from "./stand-in/tokens";
 
 export interface HarnessLogger {
@@ -318,6 +319,37 @@ export function createStandInHarness(options: StandInHarnessOptions) {
     return { users: seeded.map((user) => ({ sub: user.Username, email: attribute(user, "email") ?? "" })) };
   }
 
+  /** The answer of a completed sign-in: access, ID and refresh tokens shaped as the password sign-in's are. */
+  async function signedIn(pool: LocalUserPool, client: LocalAppClient, user: LocalUser, clientMetadata: unknown) {
+    const groups = await pool.listUserGroupMembership(ctx, user);
+    const tokens = await services.tokenGenerator.generate(
+      ctx,
+      user,
+      groups,
+      client,
+      clientMetadata as Record<string, string> | undefined,
+      "Authentication",
+    );
+    await pool.storeRefreshToken(ctx, tokens.RefreshToken, user);
+    const current = await findUser(pool, user.Username);
+    return {
+      ChallengeParameters: {},
+      AuthenticationResult: shapeAuthenticationResult(
+        { AccessToken: tokens.AccessToken, IdToken: tokens.IdToken, RefreshToken: tokens.RefreshToken },
+        { originJti: originOfRefreshToken(tokens.RefreshToken), user: current },
+      ),
+    };
+  }
+
+  const softwareTokens = createSoftwareTokens({
+    now: () => services.clock.get(),
+    userOfAccessToken,
+    poolById,
+    findUser,
+    save,
+    signedIn,
+  });
+
   // ---- invitations ---------------------------------------------------------------------------------------------
 
   /** Where AdminCreateUser's invitation goes: e-mail only (the stand-in sends no SMS), as cognito-local words it. */
@@ -458,6 +490,8 @@ export function createStandInHarness(options: StandInHarnessOptions) {
           },
         };
       }
+      const mfa = softwareTokens.challenge(pool, client, user);
+      if (mfa) return { reply: mfa };
       return { user, pool };
     }
     if (flow === "REFRESH_TOKEN_AUTH" || flow === "REFRESH_TOKEN") {
@@ -497,6 +531,8 @@ export function createStandInHarness(options: StandInHarnessOptions) {
   };
 
   const operations: Record<string, Operation> = {
+    ...softwareTokens.operations,
+
     SignUp: {
       async before(body) {
         const pool = await poolOf(await appClient(body.ClientId));
@@ -587,7 +623,11 @@ export function createStandInHarness(options: StandInHarnessOptions) {
 
     RespondToAuthChallenge: {
       async before(body) {
-        const pool = await poolOf(await appClient(body.ClientId));
+        const client = await appClient(body.ClientId);
+        const pool = await poolOf(client);
+        if (body.ChallengeName === SOFTWARE_TOKEN_MFA) {
+          return { reply: await softwareTokens.answer(pool, client, body) };
+        }
         const responses = (body.ChallengeResponses ?? {}) as Record<string, unknown>;
         if (body.ChallengeName === "NEW_PASSWORD_REQUIRED") {
           assertPasswordConforms(responses.NEW_PASSWORD, pool.options.Policies?.PasswordPolicy);
@@ -750,6 +790,7 @@ export function createStandInHarness(options: StandInHarnessOptions) {
         const pool = await poolById(body.UserPoolId);
         const client = await appClient(body.ClientId);
         if (client.UserPoolId !== pool.options.Id) throw fault.invalidParameter("Invalid client id for the pool");
+        if (body.ChallengeName === SOFTWARE_TOKEN_MFA) return softwareTokens.answer(pool, client, body);
         if (body.ChallengeName !== "NEW_PASSWORD_REQUIRED") {
           throw new CognitoFault("StandInUnsupportedException", `ChallengeName ${String(body.ChallengeName)}`);
         }
@@ -777,24 +818,7 @@ export function createStandInHarness(options: StandInHarnessOptions) {
           UserLastModifiedDate: services.clock.get(),
         };
         await pool.saveUser(ctx, confirmed);
-        const groups = await pool.listUserGroupMembership(ctx, confirmed);
-        const tokens = await services.tokenGenerator.generate(
-          ctx,
-          confirmed,
-          groups,
-          client,
-          body.ClientMetadata as Record<string, string> | undefined,
-          "Authentication",
-        );
-        await pool.storeRefreshToken(ctx, tokens.RefreshToken, confirmed);
-        const signedIn = await findUser(pool, confirmed.Username);
-        return {
-          ChallengeParameters: {},
-          AuthenticationResult: shapeAuthenticationResult(
-            { AccessToken: tokens.AccessToken, IdToken: tokens.IdToken, RefreshToken: tokens.RefreshToken },
-            { originJti: originOfRefreshToken(tokens.RefreshToken), user: signedIn },
-          ),
-        };
+        return signedIn(pool, client, confirmed, body.ClientMetadata);
       },
     },
 
@@ -1024,7 +1048,7 @@ export function createStandInHarness(options: StandInHarnessOptions) {
           return json(400, { error: String(error) });
         }
       case "POST /challenge-sessions/expire":
-        return json(200, { expired: challengeSessions.expireAll() });
+        return json(200, { expired: challengeSessions.expireAll() + softwareTokens.expireSessions() });
       case "DELETE /requests":
         switches.resetCounts();
         return json(200, switches.requestCounts());
