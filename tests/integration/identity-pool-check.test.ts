@@ -69,7 +69,7 @@ test("a client with revocation off, hidden existence errors, rotation on and no 
   ]);
 });
 
-test("a pool without e-mail usernames, with another password policy and no admin group is reported", async () => {
+test("a pool without e-mail usernames, with another password policy, MFA off and no admin group is reported", async () => {
   const pool = await standIn.cognito.send(
     new CreateUserPoolCommand({
       PoolName: "misconfigured",
@@ -97,6 +97,7 @@ test("a pool without e-mail usernames, with another password policy and no admin
     expect.stringContaining('AutoVerifiedAttributes is unset, must include "email"'),
     expect.stringContaining("PasswordPolicy.MinimumLength is 6, must be 8"),
     expect.stringContaining("PasswordPolicy.RequireNumbers is true, must be false"),
+    expect.stringContaining('MfaConfiguration is "OFF", must be "OPTIONAL"'),
     expect.stringContaining('group "staff" (ADMIN_GROUP) does not exist'),
   ]);
 });

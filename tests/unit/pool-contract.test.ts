@@ -15,7 +15,7 @@ const POOL: UserPoolType = {
   Name: "member-account",
   UsernameAttributes: ["email"],
   AutoVerifiedAttributes: ["email"],
-  MfaConfiguration: "OFF",
+  MfaConfiguration: "OPTIONAL",
   AdminCreateUserConfig: { AllowAdminCreateUserOnly: false },
   Policies: {
     PasswordPolicy: {
@@ -88,8 +88,12 @@ test("a pool where only administrators create users is refused: members sign the
   expect(problems({ pool: { AdminCreateUserConfig: undefined } })).toEqual([]);
 });
 
-test("required MFA is refused: the app answers no MFA challenge", () => {
+test("MFA must be optional: off leaves members no 2-step verification, required would ask for a set-up the app does not walk", () => {
   expect(problems({ pool: { MfaConfiguration: "ON" } })).toEqual([expect.stringContaining('MfaConfiguration is "ON"')]);
+  expect(problems({ pool: { MfaConfiguration: "OFF" } })).toEqual([
+    expect.stringContaining('MfaConfiguration is "OFF"'),
+  ]);
+  expect(problems({ pool: { MfaConfiguration: undefined } })).toEqual([expect.stringContaining('must be "OPTIONAL"')]);
   expect(problems({ pool: { MfaConfiguration: "OPTIONAL" } })).toEqual([]);
 });
 

@@ -91,8 +91,11 @@ export function poolContractProblems(described: DescribedPool, expected: PoolExp
         "(members sign themselves up with SignUp)",
     );
   }
-  if (pool.MfaConfiguration === "ON") {
-    problems.push(`${poolName}: MfaConfiguration is "ON", must be "OFF" (the app answers no MFA challenge at sign-in)`);
+  if (pool.MfaConfiguration !== "OPTIONAL") {
+    problems.push(
+      `${poolName}: MfaConfiguration is ${show(pool.MfaConfiguration)}, must be "OPTIONAL" ` +
+        "(members turn 2-step verification on themselves; the app walks nobody through Cognito's MFA set-up at sign-in)",
+    );
   }
 
   if (client.ClientSecret) {

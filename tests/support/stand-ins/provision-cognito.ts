@@ -12,6 +12,7 @@ import {
   ListGroupsCommand,
   ListUserPoolClientsCommand,
   ListUserPoolsCommand,
+  SetUserPoolMfaConfigCommand,
   type CognitoIdentityProviderClient,
 } from "@aws-sdk/client-cognito-identity-provider";
 import { MIN_PASSWORD_LENGTH } from "~/domain/forms/field-schemas";
@@ -95,13 +96,20 @@ export async function provisionStandInPool(
           AllowAdminCreateUserOnly: false,
           InviteMessageTemplate: invitationTemplate(options.appOrigin ?? DEFAULT_APP_ORIGIN),
         },
-        MfaConfiguration: "OFF",
         Policies: { PasswordPolicy: requiredPasswordPolicy(MIN_PASSWORD_LENGTH) },
       }),
     );
     userPoolId = created.UserPool?.Id;
   }
   if (!userPoolId) throw new Error("The stand-in did not return a user pool id");
+  // At every start, so that a pool an older checkout made offers 2-step verification too.
+  await cognito.send(
+    new SetUserPoolMfaConfigCommand({
+      UserPoolId: userPoolId,
+      MfaConfiguration: "OPTIONAL",
+      SoftwareTokenMfaConfiguration: { Enabled: true },
+    }),
+  );
 
   const clients = await cognito.send(new ListUserPoolClientsCommand({ UserPoolId: userPoolId, MaxResults: 60 }));
   let clientId = clients.UserPoolClients?.find((client) => client.ClientName === STAND_IN_CLIENT_NAME)?.ClientId;
