@@ -914,7 +914,8 @@ export function createStandInHarness(options: StandInHarnessOptions) {
     UpdateUserPool: {
       async after(body, result) {
         const pool = await poolById(body.UserPoolId);
-        if (text(body.UserPoolTier)) await pool.updateOptions(ctx, { ...pool.options, UserPoolTier: body.UserPoolTier });
+        if (text(body.UserPoolTier))
+          await pool.updateOptions(ctx, { ...pool.options, UserPoolTier: body.UserPoolTier });
         return result;
       },
     },

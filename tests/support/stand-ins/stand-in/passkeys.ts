@@ -80,7 +80,8 @@ export function mergedWebAuthnSettings(pool: LocalUserPoolOptions, requested: un
   }
   return {
     ...(text(RelyingPartyId) ? { RelyingPartyId: RelyingPartyId as string } : {}),
-    UserVerification: (UserVerification as WebAuthnSettings["UserVerification"] | undefined) ?? current.UserVerification,
+    UserVerification:
+      (UserVerification as WebAuthnSettings["UserVerification"] | undefined) ?? current.UserVerification,
   };
 }
 
@@ -91,7 +92,10 @@ function relyingPartyOf(pool: LocalUserPoolOptions): { rpId: string; settings: W
   }
   const settings = webAuthnSettings(pool);
   if (!settings.RelyingPartyId) {
-    throw new CognitoFault("WebAuthnConfigurationMissingException", "The user pool has no relying party ID configured.");
+    throw new CognitoFault(
+      "WebAuthnConfigurationMissingException",
+      "The user pool has no relying party ID configured.",
+    );
   }
   return { rpId: settings.RelyingPartyId, settings };
 }
@@ -219,7 +223,10 @@ export function createPasskeys(hooks: PasskeyHooks) {
     const { rpId, settings } = relyingPartyOf(pool.options);
     const options = await generateAuthenticationOptions({
       rpID: rpId,
-      allowCredentials: passkeysOf(user).map((passkey) => ({ id: passkey.credentialId, transports: passkey.transports })),
+      allowCredentials: passkeysOf(user).map((passkey) => ({
+        id: passkey.credentialId,
+        transports: passkey.transports,
+      })),
       userVerification: settings.UserVerification,
       timeout: CEREMONY_TIMEOUT_MS,
     });
