@@ -40,7 +40,6 @@ export interface StoredPasskey {
   relyingPartyId: string;
   friendlyName: string;
   createdAt: string;
-  lastUsedAt?: string;
 }
 
 export interface WebAuthnSettings {
@@ -272,9 +271,10 @@ export function createPasskeys(hooks: PasskeyHooks) {
     const credential = parsedCredential<AuthenticationResponseJSON>(credentialValue);
     const passkey = passkeysOf(user).find((item) => item.credentialId === credential.id);
     if (!passkey) throw signInFailed();
-    const origin = allowedOrigin(credential.response.clientDataJSON, rpId);
     let verification: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
     try {
+      // Every refusal is NotAuthorizedException here: the WebAuthn errors are not among the challenge's errors.
+      const origin = allowedOrigin(credential.response.clientDataJSON, rpId);
       verification = await verifyAuthenticationResponse({
         response: credential,
         expectedChallenge: challenge,
@@ -292,11 +292,8 @@ export function createPasskeys(hooks: PasskeyHooks) {
       throw signInFailed();
     }
     if (!verification.verified) throw signInFailed();
-    const used: StoredPasskey = {
-      ...passkey,
-      counter: verification.authenticationInfo.newCounter,
-      lastUsedAt: hooks.now().toISOString(),
-    };
+    // The new signature counter makes an authenticator's cloned key show itself (WebAuthn §6.1.1).
+    const used: StoredPasskey = { ...passkey, counter: verification.authenticationInfo.newCounter };
     const updated: LocalUser = {
       ...user,
       HarnessPasskeys: passkeysOf(user).map((item) => (item.credentialId === used.credentialId ? used : item)),
