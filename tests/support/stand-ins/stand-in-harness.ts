@@ -3,8 +3,8 @@
  * every request to cognito-local's server on an internal loopback port and corrects what cognito-local does
  * differently from real Cognito for the operations this app uses (error names and texts, password policy,
  * ResendConfirmationCode, global sign-out, token revocation, ListUsers paging, email_verified, ExpiresIn, the pool
- * and client settings the start-up check reads, invitations and the NEW_PASSWORD_REQUIRED challenge, passkeys, …), so the app's one code path (the AWS SDK over HTTP) meets
- * Cognito's behaviour in development and tests.
+ * and client settings the start-up check reads, invitations and the NEW_PASSWORD_REQUIRED challenge, passkeys, …),
+ * so the app's one code path (the AWS SDK over HTTP) meets Cognito's behaviour in development and tests.
  *
  * It also carries the switches tests need (faults and a request counter), at HARNESS_PATH. Every correction is
  * pinned by tests/contract. Never part of production.

@@ -231,7 +231,7 @@ export function createPasskeys(hooks: PasskeyHooks) {
     });
     return {
       ChallengeName: "WEB_AUTHN",
-      ChallengeParameters: { CREDENTIAL_REQUEST_OPTIONS: JSON.stringify(options), USERNAME: user.Username },
+      ChallengeParameters: { CREDENTIAL_REQUEST_OPTIONS: JSON.stringify(options) },
       Session: issueSession(pool, client, user, { challengeName: "WEB_AUTHN", challenge: options.challenge }),
     };
   }
