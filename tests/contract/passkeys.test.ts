@@ -20,6 +20,7 @@ import {
   ListWebAuthnCredentialsCommand,
   SetUserPoolMfaConfigCommand,
   StartWebAuthnRegistrationCommand,
+  UpdateUserPoolCommand,
   type UserPoolTierType,
 } from "@aws-sdk/client-cognito-identity-provider";
 import type {
@@ -182,6 +183,17 @@ describe("the pool's passkey settings", () => {
       const { UserPool } = await cognito.cognito.send(new DescribeUserPoolCommand({ UserPoolId: pool.UserPool!.Id! }));
       expect(UserPool?.UserPoolTier).toBe(expected);
     }
+  });
+
+  test("UpdateUserPool changes the plan; an update that names none keeps it", async () => {
+    const pool = await cognito.cognito.send(new CreateUserPoolCommand({ PoolName: "tier-update" }));
+    const UserPoolId = pool.UserPool!.Id!;
+    const tier = async () =>
+      (await cognito.cognito.send(new DescribeUserPoolCommand({ UserPoolId }))).UserPool?.UserPoolTier;
+    await cognito.cognito.send(new UpdateUserPoolCommand({ UserPoolId, UserPoolTier: "PLUS" }));
+    expect(await tier()).toBe("PLUS");
+    await cognito.cognito.send(new UpdateUserPoolCommand({ UserPoolId, MfaConfiguration: "OFF" }));
+    expect(await tier()).toBe("PLUS");
   });
 
   // API_WebAuthnConfigurationType: UserVerification is required or preferred, "preferred" when not set.
