@@ -44,6 +44,8 @@ export interface LocalUser {
   HarnessRevokedOrigins?: string[];
   /** The harness's own field: when the current temporary password was issued (AdminCreateUser, or its RESEND). */
   HarnessInvitedAt?: string;
+  /** The harness's own field: the user's passkeys (stand-in/passkeys.ts). */
+  HarnessPasskeys?: unknown[];
   [key: string]: unknown;
 }
 
@@ -121,6 +123,8 @@ export interface LocalUserPool {
   listGroups(ctx: Ctx): Promise<LocalGroup[]>;
   listUserGroupMembership(ctx: Ctx, user: LocalUser): Promise<string[]>;
   saveAppClient(ctx: Ctx, appClient: LocalAppClient): Promise<void>;
+  /** Replaces the pool's settings (the harness keeps the feature plan and WebAuthn settings cognito-local drops). */
+  updateOptions(ctx: Ctx, options: LocalUserPoolOptions): Promise<void>;
 }
 
 export interface LocalCognitoService {

@@ -82,8 +82,8 @@ export async function ageInvitation(
 }
 
 /**
- * Every challenge Session handed out so far (NEW_PASSWORD_REQUIRED, SOFTWARE_TOKEN_MFA) expires now, as after
- * Cognito's 3 minutes.
+ * Every challenge Session handed out so far (NEW_PASSWORD_REQUIRED, SOFTWARE_TOKEN_MFA, passkey sign-in) expires now,
+ * as after Cognito's 3 minutes.
  */
 export async function expireChallengeSessions(endpoint: string): Promise<void> {
   await call(endpoint, "POST", "/challenge-sessions/expire");
