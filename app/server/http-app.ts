@@ -158,26 +158,24 @@ export async function createHttpApp(
     build = () => vite.ssrLoadModule("virtual:react-router/server-build") as Promise<ServerBuild>;
     closeVite = () => vite.close();
   } else {
-    const assets = express.static(path.join(BUILD_DIR, "client/assets"), {
-      immutable: true,
-      maxAge: IMMUTABLE_MAX_AGE,
-    });
-    // Named for the metrics before a look-up; a path that is no file goes on to the pages, whose route renames it.
-    app.use("/assets", (req, res, next) => {
-      res.locals.ownRoute = "static-file";
-      assets(req, res, next);
-    });
+    // Named for the metrics as a file is sent; a path that is no file goes on to the pages.
+    const setHeaders = (res: express.Response) => void (res.locals.ownRoute = "static-file");
+    app.use(
+      "/assets",
+      express.static(path.join(BUILD_DIR, "client/assets"), {
+        immutable: true,
+        maxAge: IMMUTABLE_MAX_AGE,
+        setHeaders,
+      }),
+    );
     const publicFiles = express.static(path.join(BUILD_DIR, "client"), {
       maxAge: PUBLIC_FILE_MAX_AGE,
       redirect: false,
       index: false,
+      setHeaders,
     });
     // Without directory indexes no path ending in "/" names a file, and every page's does: pages skip the look-up.
-    app.use((req, res, next) => {
-      if (req.path.endsWith("/")) return next();
-      res.locals.ownRoute = "static-file";
-      publicFiles(req, res, next);
-    });
+    app.use((req, res, next) => (req.path.endsWith("/") ? next() : publicFiles(req, res, next)));
     build = (await import(pathToFileURL(path.join(BUILD_DIR, "server/index.js")).href)) as ServerBuild;
   }
   const mode = config.mode === "dev" ? "development" : "production";
