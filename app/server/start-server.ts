@@ -51,7 +51,12 @@ export async function startServer(mode: AppMode, standIns?: StandIns): Promise<v
     );
   }
 
-  const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, observeQuery });
+  // Queries are timed only for a server that serves metrics: without one nothing would read the timings.
+  const database = openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    observeQuery: config.metricsPort ? observeQuery : undefined,
+  });
   setDatabasePoolSize(database.maxConnections);
   await database.migrate();
   // The background jobs, listed in app/composition-root.server.ts.

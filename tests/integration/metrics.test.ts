@@ -12,7 +12,11 @@ import { createTestMember } from "../support/test-members";
  */
 
 const METRICS_PORT = await findFreePort();
-const servers = useTestServers({ main: { METRICS_PORT: String(METRICS_PORT) } });
+/** A low limit, so that a few wrong passwords meet it. */
+const SIGN_IN_LIMIT = 3;
+const servers = useTestServers({
+  main: { METRICS_PORT: String(METRICS_PORT), RATE_LIMIT_SIGN_IN_PER_ACCOUNT: String(SIGN_IN_LIMIT) },
+});
 let main: TestServer;
 beforeAll(() => {
   main = servers.main;
@@ -135,6 +139,29 @@ test("after a sign-in, /metrics on METRICS_PORT names the requests by route and 
   expect(text).not.toContain(member.email);
   const routes = new Set(samples.flatMap((sample) => sample.labels.route ?? []));
   for (const route of routes) expect(route).toMatch(/^[a-z][a-z0-9.-]*$/);
+});
+
+test("rate-limit refusals are counted by policy, and mail by kind and outcome", async () => {
+  const member = await createTestMember(main.standInPort, "metrics-limits");
+  const wrong = { ...member, password: "not-the-password" };
+  for (let attempt = 1; attempt <= SIGN_IN_LIMIT; attempt++) {
+    expect((await signIn(main, wrong)).response.status).toBe(400);
+  }
+  expect((await signIn(main, wrong)).response.status).toBe(429);
+
+  // A second browser's sign-in after a first one: the sign-in alert mail, sent by the outbox after the response.
+  const other = await createTestMember(main.standInPort, "metrics-mail");
+  await signedIn(main, other);
+  await signedIn(main, other);
+
+  const refusals = (samples: Sample[]) =>
+    valueOf(samples, "rate_limit_refusals_total", { policy: "SIGN_IN_PER_ACCOUNT" });
+  const alertsSent = (samples: Sample[]) =>
+    valueOf(samples, "mail_deliveries_total", { kind: "sendSignInAlert", outcome: "sent" });
+  await expect.poll(async () => alertsSent((await scrape()).samples)).toBe(1);
+  const { samples } = await scrape();
+  expect(refusals(samples)).toBe(1);
+  expect(valueOf(samples, "http_request_duration_seconds_count", { route: "auth-sign-in", status: "429" })).toBe(1);
 });
 
 test("the public port does not serve the metrics", async () => {
