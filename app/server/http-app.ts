@@ -181,8 +181,14 @@ export async function createHttpApp(
   const mode = config.mode === "dev" ? "development" : "production";
   if (metricsOn) {
     // Development's build may change its routes on a reload; these names are the first build's.
-    if (typeof build === "function") void build().then((loaded) => (routeNames = routeNamesByPattern(loaded)));
-    else routeNames = routeNamesByPattern(build);
+    if (typeof build !== "function") routeNames = routeNamesByPattern(build);
+    else {
+      build().then(
+        (loaded) => (routeNames = routeNamesByPattern(loaded)),
+        // The page that fails to load shows the error; until a restart, the metrics name no route.
+        (error: unknown) => logger.error({ err: error }, "the build's routes could not be named for the metrics"),
+      );
+    }
   }
 
   const contextFor = requestContextFactory(build, config, database.db, devMailbox);
