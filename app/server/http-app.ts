@@ -15,7 +15,7 @@ import { logger } from "~/integrations/logger.server";
 import type { DevMailbox, RequestInfo } from "~/router-context.server";
 import { createApiLane } from "./api-lane";
 import { isStreamedDownload } from "./write-body";
-import { type Build, requestContextFactory } from "./app-context";
+import { type Build, largeBodyGateOf, requestContextFactory } from "./app-context";
 import { answerUnhandledError, createPageLane } from "./page-lane";
 import { apiCors } from "./cors";
 import { isAllowedOrigin } from "./csrf";
@@ -144,6 +144,7 @@ export async function createHttpApp(
   const mode = config.mode === "dev" ? "development" : "production";
 
   const contextFor = requestContextFactory(build, config, database.db, devMailbox);
+  const largeBodyGate = largeBodyGateOf(build, contextFor);
   app.all(
     "/{*splat}",
     createPageLane({
@@ -152,6 +153,7 @@ export async function createHttpApp(
       origin: config.origin,
       contextFor,
       largerBodyLimits: largerPageBodyLimits(),
+      largeBodyGate,
     }),
   );
   app.use(answerUnhandledError);
@@ -161,6 +163,7 @@ export async function createHttpApp(
     mode,
     origin: config.origin,
     contextFor,
+    largeBodyGate,
     // The API authenticates with bearer tokens only and reads no cookie, so the pages' origin check has nothing
     // to protect there; browsers may call it from the sibling origins only (CORS).
     cors: apiCors(SIBLING_SERVICES.flatMap((service) => config.services[service].origin ?? [])),
