@@ -13,7 +13,7 @@ import { signedIn } from "../support/session-http";
  */
 
 /** Low enough that a test reaches it in a few requests; each test has an admin of its own, so limits never meet. */
-const STAFF_LIMIT = 8;
+const STAFF_LIMIT = 16;
 const servers = useTestServers({ main: { RATE_LIMIT_STAFF_ACTION_PER_ADMIN: String(STAFF_LIMIT) } });
 
 async function adminWithToken(label: string): Promise<StaffTestMember & { token: string }> {
@@ -99,4 +99,40 @@ test("requests whose client hangs up at once never keep an export slot", async (
   const page = await pageDownload("/admin/downloads/users.csv/?limit=1", cookie);
   expect(page.status).toBe(200);
   await page.arrayBuffer();
+});
+
+test("a download link followed from another site, or from outside the browser, starts no export", async () => {
+  const admin = await adminWithToken("cross-site");
+  const cookie = await signedIn(servers.main, admin);
+  // "none": typed or bookmarked, or a link in a mail opened from another application.
+  for (const site of ["cross-site", "same-site", "none"]) {
+    const refused = await pageDownload("/admin/downloads/users.csv/?limit=1", cookie, site);
+    expect(refused.status, site).toBe(302);
+    expect(refused.headers.get("location"), site).toBe("/admin/downloads/");
+  }
+  expect(await exportsRecordedFor(admin, admin.token)).toBe(0);
+  // The downloads page's own form (same-origin), and a client that is no browser (no Sec-Fetch-Site at all).
+  const own = await pageDownload("/admin/downloads/users.csv/?limit=1", cookie);
+  expect(own.headers.get("content-type")).toBe("text/csv; charset=utf-8");
+  await own.arrayBuffer();
+  const script = await pageDownload("/admin/downloads/users.csv/?limit=1", cookie, undefined);
+  expect(script.headers.get("content-type")).toBe("text/csv; charset=utf-8");
+  await script.arrayBuffer();
+  expect(await exportsRecordedFor(admin, admin.token)).toBe(2);
+});
+
+test("page downloads count against the staff rate limit", async () => {
+  const admin = await adminWithToken("rate-limit");
+  const cookie = await signedIn(servers.main, admin);
+  for (let index = 0; index < STAFF_LIMIT; index++) {
+    const download = await pageDownload("/admin/downloads/users.csv/?limit=1", cookie);
+    expect(download.status).toBe(200);
+    await download.arrayBuffer();
+  }
+  const refused = await pageDownload("/admin/downloads/users.csv/?limit=1", cookie);
+  expect(refused.status).toBe(302);
+  expect(new URL(refused.headers.get("location")!, servers.main.origin).searchParams.get("limited")).toBe("1");
+  // The API's downloads count against the same limit.
+  expect((await apiDownload("/api/admin/users.csv?limit=1", admin.token)).status).toBe(429);
+  expect(await exportsRecordedFor(admin, admin.token)).toBe(STAFF_LIMIT);
 });
