@@ -220,7 +220,7 @@ test("a password reset ends every session of the member and signs out everywhere
   const first = await signIn(member);
   const second = await signIn(member);
   const deps = services();
-  await requestPasswordReset(deps.identity, member.email);
+  await requestPasswordReset(deps, member.email);
   const entries = await listMailboxEntries(mailboxDirectory(temp.dir));
   const code = entries.find((entry) => entry.kind === "code" && entry.to.includes(member.email))?.code;
   expect(code).toBeTruthy();
