@@ -36,7 +36,7 @@ describe("DescribeUserPool", () => {
       UsernameAttributes: ["email"],
       AutoVerifiedAttributes: ["email"],
       AdminCreateUserConfig: { AllowAdminCreateUserOnly: false },
-      MfaConfiguration: "OFF",
+      MfaConfiguration: "OPTIONAL",
       Policies: {
         PasswordPolicy: {
           MinimumLength: 8,

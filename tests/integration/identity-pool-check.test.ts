@@ -97,6 +97,8 @@ test("a pool without e-mail usernames, with another password policy and no admin
     expect.stringContaining('AutoVerifiedAttributes is unset, must include "email"'),
     expect.stringContaining("PasswordPolicy.MinimumLength is 6, must be 8"),
     expect.stringContaining("PasswordPolicy.RequireNumbers is true, must be false"),
+    expect.stringContaining('MfaConfiguration is "OFF", must be "OPTIONAL"'),
+    expect.stringContaining("SoftwareTokenMfaConfiguration.Enabled is not true"),
     expect.stringContaining('group "staff" (ADMIN_GROUP) does not exist'),
   ]);
 });

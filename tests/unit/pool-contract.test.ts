@@ -15,7 +15,7 @@ const POOL: UserPoolType = {
   Name: "member-account",
   UsernameAttributes: ["email"],
   AutoVerifiedAttributes: ["email"],
-  MfaConfiguration: "OFF",
+  MfaConfiguration: "OPTIONAL",
   AdminCreateUserConfig: { AllowAdminCreateUserOnly: false },
   Policies: {
     PasswordPolicy: {
@@ -42,11 +42,13 @@ function problems(change: {
   pool?: Partial<UserPoolType>;
   client?: Partial<UserPoolClientType>;
   adminGroupExists?: boolean;
+  softwareTokenMfaEnabled?: boolean;
 }) {
   const described: DescribedPool = {
     pool: { ...POOL, ...change.pool },
     client: { ...CLIENT, ...change.client },
     adminGroupExists: change.adminGroupExists ?? true,
+    softwareTokenMfaEnabled: change.softwareTokenMfaEnabled ?? true,
   };
   return poolContractProblems(described, EXPECTED);
 }
@@ -88,9 +90,14 @@ test("a pool where only administrators create users is refused: members sign the
   expect(problems({ pool: { AdminCreateUserConfig: undefined } })).toEqual([]);
 });
 
-test("required MFA is refused: the app answers no MFA challenge", () => {
+test("MFA must be optional with TOTP on: asked of members who turned on 2-step verification only", () => {
   expect(problems({ pool: { MfaConfiguration: "ON" } })).toEqual([expect.stringContaining('MfaConfiguration is "ON"')]);
-  expect(problems({ pool: { MfaConfiguration: "OPTIONAL" } })).toEqual([]);
+  expect(problems({ pool: { MfaConfiguration: "OFF" } })).toEqual([
+    expect.stringContaining('MfaConfiguration is "OFF", must be "OPTIONAL"'),
+  ]);
+  expect(problems({ softwareTokenMfaEnabled: false })).toEqual([
+    expect.stringContaining("SoftwareTokenMfaConfiguration.Enabled is not true"),
+  ]);
 });
 
 test("a client secret, a missing auth flow, token revocation off, hidden existence errors and rotation are refused", () => {
@@ -133,10 +140,18 @@ test("a pool that cannot be read stops the start too, naming the permissions the
   expect(problemsOfStart).toEqual([
     "could not read the user pool's settings (AccessDeniedException: User is not authorized to perform: " +
       "cognito-idp:DescribeUserPoolClient); the app's AWS role needs cognito-idp:DescribeUserPool, " +
-      "cognito-idp:DescribeUserPoolClient and cognito-idp:GetGroup on the pool",
+      "cognito-idp:DescribeUserPoolClient, cognito-idp:GetUserPoolMfaConfig and cognito-idp:GetGroup on the pool",
   ]);
   const fitting = await identityPoolProblems(
-    { describePool: (group) => Promise.resolve({ pool: POOL, client: CLIENT, adminGroupExists: group === "admin" }) },
+    {
+      describePool: (group) =>
+        Promise.resolve({
+          pool: POOL,
+          client: CLIENT,
+          adminGroupExists: group === "admin",
+          softwareTokenMfaEnabled: true,
+        }),
+    },
     EXPECTED,
   );
   expect(fitting).toEqual([]);

@@ -6,11 +6,15 @@ import type { PasswordPolicyType, UserPoolClientType, UserPoolType } from "@aws-
  * provisioned from the same values. docs/deployment.md ("The Cognito deployment contract") explains each one.
  */
 
-/** The pool and client as DescribeUserPool and DescribeUserPoolClient report them, and whether the admin group exists. */
+/**
+ * The pool and client as DescribeUserPool and DescribeUserPoolClient report them, whether the admin group exists, and
+ * whether the pool allows TOTP (GetUserPoolMfaConfig's SoftwareTokenMfaConfiguration, which DescribeUserPool omits).
+ */
 export interface DescribedPool {
   pool: UserPoolType;
   client: UserPoolClientType;
   adminGroupExists: boolean;
+  softwareTokenMfaEnabled: boolean;
 }
 
 export interface PoolExpectations {
@@ -91,8 +95,17 @@ export function poolContractProblems(described: DescribedPool, expected: PoolExp
         "(members sign themselves up with SignUp)",
     );
   }
-  if (pool.MfaConfiguration === "ON") {
-    problems.push(`${poolName}: MfaConfiguration is "ON", must be "OFF" (the app answers no MFA challenge at sign-in)`);
+  if (pool.MfaConfiguration !== "OPTIONAL") {
+    problems.push(
+      `${poolName}: MfaConfiguration is ${show(pool.MfaConfiguration)}, must be "OPTIONAL" ` +
+        "(members who turned on 2-step verification are asked for their code; the others are not)",
+    );
+  }
+  if (!described.softwareTokenMfaEnabled) {
+    problems.push(
+      `${poolName}: SoftwareTokenMfaConfiguration.Enabled is not true, must be true ` +
+        "(2-step verification uses an authenticator app: AssociateSoftwareToken, the SOFTWARE_TOKEN_MFA challenge)",
+    );
   }
 
   if (client.ClientSecret) {
@@ -147,7 +160,7 @@ export async function identityPoolProblems(
     const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     return [
       `could not read the user pool's settings (${reason}); the app's AWS role needs cognito-idp:DescribeUserPool, ` +
-        "cognito-idp:DescribeUserPoolClient and cognito-idp:GetGroup on the pool",
+        "cognito-idp:DescribeUserPoolClient, cognito-idp:GetUserPoolMfaConfig and cognito-idp:GetGroup on the pool",
     ];
   }
   return poolContractProblems(described, expected);

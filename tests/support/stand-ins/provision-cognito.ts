@@ -9,9 +9,11 @@ import {
   CreateGroupCommand,
   CreateUserPoolClientCommand,
   CreateUserPoolCommand,
+  GetUserPoolMfaConfigCommand,
   ListGroupsCommand,
   ListUserPoolClientsCommand,
   ListUserPoolsCommand,
+  SetUserPoolMfaConfigCommand,
   type CognitoIdentityProviderClient,
 } from "@aws-sdk/client-cognito-identity-provider";
 import { MIN_PASSWORD_LENGTH } from "~/domain/forms/field-schemas";
@@ -95,13 +97,24 @@ export async function provisionStandInPool(
           AllowAdminCreateUserOnly: false,
           InviteMessageTemplate: invitationTemplate(options.appOrigin ?? DEFAULT_APP_ORIGIN),
         },
-        MfaConfiguration: "OFF",
+        MfaConfiguration: "OPTIONAL",
         Policies: { PasswordPolicy: requiredPasswordPolicy(MIN_PASSWORD_LENGTH) },
       }),
     );
     userPoolId = created.UserPool?.Id;
   }
   if (!userPoolId) throw new Error("The stand-in did not return a user pool id");
+  // TOTP for 2-step verification; also turned on in a pool made before the contract asked for it.
+  const mfa = await cognito.send(new GetUserPoolMfaConfigCommand({ UserPoolId: userPoolId }));
+  if (mfa.SoftwareTokenMfaConfiguration?.Enabled !== true || mfa.MfaConfiguration !== "OPTIONAL") {
+    await cognito.send(
+      new SetUserPoolMfaConfigCommand({
+        UserPoolId: userPoolId,
+        MfaConfiguration: "OPTIONAL",
+        SoftwareTokenMfaConfiguration: { Enabled: true },
+      }),
+    );
+  }
 
   const clients = await cognito.send(new ListUserPoolClientsCommand({ UserPoolId: userPoolId, MaxResults: 60 }));
   let clientId = clients.UserPoolClients?.find((client) => client.ClientName === STAND_IN_CLIENT_NAME)?.ClientId;
