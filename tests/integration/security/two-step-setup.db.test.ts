@@ -25,7 +25,7 @@ const temp = makeTempDir("two-step-setup");
 const database = useTestDatabase("two-step-setup-db");
 let stack: StandIns;
 let services: AppServices;
-let current = new Date();
+const current = new Date();
 const clock: Clock = { now: () => current };
 const calls = routeCalls(ORIGIN, () => services);
 const PAGE = pathFor("my-security-authenticator", "ja");
