@@ -132,7 +132,7 @@ export async function completeCodeSignIn(
 /**
  * The sign-in's code step with a recovery code, for a member without their app. Cognito knows no recovery codes, and
  * its challenge can only be answered with the app's code, so the app vouches for the second factor itself and asks
- * Cognito for tokens without it (app/domain/security/README.md, "Recovery codes"): the code is used up first (one
+ * Cognito for tokens without it (app/domain/README.md, "security", recovery codes): the code is used up first (one
  * conditional update, so it works once), then the member's authenticator is switched off at Cognito for the length of
  * one password sign-in (AdminSetUserMFAPreference, AdminInitiateAuth with the password typed again) and on again at
  * once. A wrong password or a Cognito failure gives the code back. The session starts with the use recorded and
@@ -192,7 +192,10 @@ async function passwordSignInWithoutApp(
   try {
     answer = await deps.identity.beginSignIn({ email: input.email, password: input.password });
   } finally {
-    await deps.identity.setSoftwareTokenPreferenceOf({ username: input.sub, enabled: true });
+    await deps.identity.setSoftwareTokenPreferenceOf({ username: input.sub, enabled: true }).catch((error: unknown) => {
+      logger.error({ err: error }, "2-step verification could not be switched back on after a recovery code's sign-in");
+      throw error;
+    });
   }
   if (answer.kind !== "tokens") throw new DomainError("invalidCredentials");
   if (decodeJwt(answer.tokens.idToken).sub !== input.sub) {

@@ -5,6 +5,8 @@ import {
   memberProfiles,
   memberSessions,
   memberSignOuts,
+  recoveryCodes,
+  twoStepVerifications,
   withdrawalReasons,
 } from "../../../db/schema";
 import { DomainError } from "../domain-error.server";
@@ -149,7 +151,7 @@ export function retentionCutoff(now: Date, months = CANCELLED_DATA_RETENTION_MON
  * Removes the data of members cancelled more than CANCELLED_DATA_RETENTION_MONTHS before `now` (and whose Cognito
  * user is gone: an owed deletion keeps the record that asks for it): the profile, the
  * (already ended) session rows, which hold the e-mail and device names, the time of the last sign-out everywhere, the
- * security record, and a migrated legacy account's old credentials. Withdrawal reasons stay: they are statistics whose only link
+ * security record, the 2-step verification flag and recovery codes, and a migrated legacy account's old credentials. Withdrawal reasons stay: they are statistics whose only link
  * to a person is the sub, which no longer leads anywhere. Returns the purged subs' count.
  */
 export async function purgeCancelledProfiles(db: Database, now: Date): Promise<{ purged: number }> {
@@ -170,6 +172,8 @@ export async function purgeCancelledProfiles(db: Database, now: Date): Promise<{
       await tx.delete(memberSessions).where(inArray(memberSessions.sub, subs));
       await tx.delete(memberSignOuts).where(inArray(memberSignOuts.sub, subs));
       await purgeSecurityEventsOf(tx, subs);
+      await tx.delete(twoStepVerifications).where(inArray(twoStepVerifications.sub, subs));
+      await tx.delete(recoveryCodes).where(inArray(recoveryCodes.sub, subs));
       await tx.delete(legacyCredentials).where(inArray(legacyCredentials.migratedSub, subs));
       // The reason stays as a statistic; its free text may name the member, so it goes with the profile.
       await tx.update(withdrawalReasons).set({ detail: null }).where(inArray(withdrawalReasons.sub, subs));

@@ -153,9 +153,9 @@ export async function makeNewRecoveryCodes(
 }
 
 /**
- * Turns 2-step verification off: at Cognito first (the member's own token; staff by name, who also delete the
- * secret so that the lost phone's codes are gone for good), then our flag and the recovery codes, recorded and
- * mailed. Answers false when it was not on.
+ * Turns 2-step verification off: at Cognito first (by the member's own token, or by name for staff), and the secret
+ * deleted there (AdminDeleteSoftwareToken), so a lost phone's codes are gone for good and setting up again starts from
+ * a new secret; then our flag and the recovery codes, recorded and mailed. Answers false when it was not on.
  */
 export async function turnOffTwoStep(
   deps: TwoStepDependencies,
@@ -166,6 +166,7 @@ export async function turnOffTwoStep(
   } else {
     await deps.identity.setSoftwareTokenPreferenceOf({ username: input.sub, enabled: false });
   }
+  await deps.identity.deleteSoftwareToken(input.sub);
   const now = deps.clock.now();
   const wasOn = await deps.db.transaction(async (tx) => {
     const removed = await tx
