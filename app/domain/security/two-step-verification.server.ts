@@ -68,10 +68,15 @@ export function startAuthenticatorSetup(deps: TwoStepDependencies, input: { acce
 interface MemberChange {
   sub: string;
   email: string;
-  /** The request's client IP, for the security record. */
-  clientIp: string;
-  /** The page's language, for the notice mail of a member without a preferred language. */
+  /** The page's language (or the member's, for staff), for the notice mail of a member without a preferred one. */
   locale: Locale;
+}
+
+/** The member's own change: the session and the request's client IP, for the security record. */
+interface OwnChange extends MemberChange {
+  accessToken: string;
+  sessionId: string;
+  clientIp: string;
 }
 
 async function queueTwoStepNotice(
@@ -98,10 +103,7 @@ async function queueTwoStepNotice(
  * (SetUserMFAPreference). Then, in one transaction: our flag, 10 new recovery codes, the security record and the
  * notice mail. Answers the recovery codes, which exist in clear only in this answer.
  */
-export async function turnOnTwoStep(
-  deps: TwoStepDependencies,
-  input: MemberChange & { accessToken: string; sessionId: string; code: string },
-): Promise<string[]> {
+export async function turnOnTwoStep(deps: TwoStepDependencies, input: OwnChange & { code: string }): Promise<string[]> {
   await deps.identity.verifySoftwareToken({ accessToken: input.accessToken, code: input.code });
   await deps.identity.setSoftwareTokenPreference({ accessToken: input.accessToken, enabled: true });
   // Cognito's user name, which the sign-in's challenge will name (the token is the session's, verified on the page view).
@@ -159,7 +161,7 @@ export async function makeNewRecoveryCodes(
  */
 export async function turnOffTwoStep(
   deps: TwoStepDependencies,
-  input: MemberChange & ({ by: "member"; accessToken: string; sessionId: string } | { by: "staff" }),
+  input: (OwnChange & { by: "member" }) | (MemberChange & { by: "staff" }),
 ): Promise<boolean> {
   if (input.by === "member") {
     await deps.identity.setSoftwareTokenPreference({ accessToken: input.accessToken, enabled: false });
