@@ -14,6 +14,7 @@ import { totpCode } from "../support/totp-codes";
 
 /** The set-up page's key, from "Set up" on: the page must show it as text. */
 async function readKey(page: Page): Promise<string> {
+  await expect(page.getByTestId("authenticator-key")).toBeVisible();
   const key = (await page.getByTestId("authenticator-key").textContent()) ?? "";
   expect(key).toMatch(/^[A-Z2-7]{4}( [A-Z2-7]{1,4})+$/);
   return key;
@@ -21,9 +22,9 @@ async function readKey(page: Page): Promise<string> {
 
 /** The recovery codes the page shows once. */
 async function readRecoveryCodes(page: Page): Promise<string[]> {
-  const codes = await page.getByTestId("recovery-codes").locator("li").allTextContents();
-  expect(codes).toHaveLength(10);
-  return codes;
+  const items = page.getByTestId("recovery-codes").locator("li");
+  await expect(items).toHaveCount(10);
+  return items.allTextContents();
 }
 
 test("a member turns on 2-step verification, signs in with a code and with a recovery code, each refused the second time", async ({
@@ -89,7 +90,7 @@ test("a member turns on 2-step verification, signs in with a code and with a rec
   // A recovery code instead, with the password again: signed in; the same recovery code later is refused.
   await third.page.getByRole("link", { name: "認証アプリを使えない場合：リカバリーコードを使う" }).click();
   await third.page.getByLabel("リカバリーコード").fill(recoveryCodes[0]!);
-  await third.page.getByLabel("パスワード", { exact: true }).fill(member.password);
+  await third.page.getByLabel("パスワード").fill(member.password);
   await third.page.getByRole("button", { name: "ログイン" }).click();
   await expect(third.page).toHaveURL(/\/my\/profile\/$/);
 
@@ -97,10 +98,10 @@ test("a member turns on 2-step verification, signs in with a code and with a rec
   await fourth.page.getByRole("link", { name: "認証アプリを使えない場合：リカバリーコードを使う" }).click();
   await expect(fourth.page.getByTestId("recovery-codes-left")).toHaveText("残りのリカバリーコード：9個");
   await fourth.page.getByLabel("リカバリーコード").fill(recoveryCodes[0]!);
-  await fourth.page.getByLabel("パスワード", { exact: true }).fill(member.password);
+  await fourth.page.getByLabel("パスワード").fill(member.password);
   await fourth.page.getByRole("button", { name: "ログイン" }).click();
   await expect(fourth.page.locator("main")).toContainText("リカバリーコードまたはパスワードが正しくありません");
-  await expect(fourth.page.getByLabel("パスワード", { exact: true })).toHaveValue("");
+  await expect(fourth.page.getByLabel("パスワード")).toHaveValue("");
 
   await page.goto("/my/security/");
   await expect(page.locator("main")).toContainText("リカバリーコードでログイン");

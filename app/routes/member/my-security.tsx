@@ -48,11 +48,6 @@ export async function loader({ request, context }: Route.LoaderArgs) {
           "security.empty",
           "security.older",
           "security.newest",
-        ],
-      },
-      {
-        namespace: "account",
-        keys: [
           "twoStep.status",
           "twoStep.statusOn",
           "twoStep.statusOff",
