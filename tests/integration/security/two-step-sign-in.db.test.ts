@@ -187,3 +187,21 @@ test("without the step's cookie the code step sends the visitor back to sign in"
   const posted = (await codeStep({ intent: "code", code: "123456" }, "")) as Response;
   expect(posted.headers.get("Location")).toBe(SIGN_IN);
 });
+
+test("wrong codes count as sign-in attempts for the address: at the limit the spec's attempt-limit message, no Cognito answer", async () => {
+  const member = await memberWithTwoStep("limit");
+  const { cookie } = await passwordStep(member.email);
+  const statuses: number[] = [];
+  let last: FormReply | null = null;
+  // The password step counted one; RATE_LIMIT_SIGN_IN_PER_ACCOUNT allows 10 in 15 minutes.
+  for (let attempt = 0; attempt < 10; attempt++) {
+    last = (await codeStep({ intent: "code", code: codeFor(member.secret, 20) }, cookie)) as FormReply;
+    statuses.push(last.init.status!);
+  }
+  expect(statuses.slice(0, 9)).toEqual(Array(9).fill(400));
+  expect(statuses[9]).toBe(429);
+  expect(last?.data.result.error?.[""]).toEqual(["ログイン試行回数の上限を超えました。数分後に再度お試しください"]);
+  // The right code is refused too while the limit holds.
+  const refused = (await codeStep({ intent: "code", code: codeFor(member.secret, 1) }, cookie)) as FormReply;
+  expect(refused.init.status).toBe(429);
+});
