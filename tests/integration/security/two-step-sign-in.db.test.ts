@@ -12,6 +12,7 @@ import { pathFor } from "~/routing/route-table";
 import type { StandIns } from "~/server/start-server";
 import type { AppServices } from "~/services.server";
 import { routeCalls, settle } from "../../support/route-calls";
+import { getRequestCounts, resetRequestCounts } from "../../support/stand-ins/stand-in/harness-client";
 import { startEmbeddedStack } from "../../support/stand-ins/embedded-stack";
 import { makeTempDir } from "../../support/temp-dir";
 import { useTestDatabase } from "../../support/test-database";
@@ -204,4 +205,22 @@ test("wrong codes count as sign-in attempts for the address: at the limit the sp
   // The right code is refused too while the limit holds.
   const refused = (await codeStep({ intent: "code", code: codeFor(member.secret, 1) }, cookie)) as FormReply;
   expect(refused.init.status).toBe(429);
+});
+
+test("Cognito calls: the code step adds exactly one to a password sign-in; its page views make none", async () => {
+  const member = await memberWithTwoStep("calls");
+  const endpoint = stack.env.COGNITO_ENDPOINT!;
+  await resetRequestCounts(endpoint);
+  const { cookie } = await passwordStep(member.email);
+  const afterPassword = await getRequestCounts(endpoint);
+  for (const path of [CODE_STEP, `${CODE_STEP}?method=recovery-code`]) {
+    const request = calls.get(path, cookie);
+    await twoStepPage.loader(calls.args(request, await calls.context(request, null)));
+  }
+  expect(await getRequestCounts(endpoint)).toEqual(afterPassword);
+  const signedIn = (await codeStep({ intent: "code", code: codeFor(member.secret, 1) }, cookie)) as Response;
+  expect(signedIn.status).toBe(302);
+  const after = await getRequestCounts(endpoint);
+  expect(after.total - afterPassword.total).toBe(1);
+  expect(after.byOperation).toMatchObject({ AdminInitiateAuth: 1, AdminRespondToAuthChallenge: 1 });
 });
