@@ -14,6 +14,10 @@ import type { AppServices, Clock } from "~/services.server";
 import { routeCalls, settle } from "../../support/route-calls";
 import { startEmbeddedStack } from "../../support/stand-ins/embedded-stack";
 import { makeTempDir } from "../../support/temp-dir";
+import { listMailboxEntries, mailboxDirectory } from "../../support/stand-ins/dev-mailbox";
+import { sendDueMail } from "~/domain/mail/mail-outbox.server";
+import { i18nextOutsideRequests } from "~/i18n/translator.server";
+import { securityMailLinksFor } from "~/routing/security-mail-links";
 import { useTestDatabase } from "../../support/test-database";
 
 // Turning 2-step verification on and off on /my/security/authenticator/, through the route module with real parts:
@@ -173,6 +177,16 @@ test("make new codes replaces all ten; turning it off removes the flag and the c
     .where(eq(mailOutbox.recipient, member.email));
   expect(mails.map((mail) => (mail.details as { change?: string }).change).sort()).toEqual(["disabled", "enabled"]);
   expect((await view(member)).enabled).toBe(false);
+
+  // The outbox renders both notices in the member's language when it sends them.
+  await sendDueMail({ ...services, mailTexts: i18nextOutsideRequests, links: securityMailLinksFor(ORIGIN) });
+  const sent = (await listMailboxEntries(mailboxDirectory(temp.dir))).filter((entry) =>
+    entry.to.includes(member.email),
+  );
+  expect(sent.map((entry) => entry.subject).sort()).toEqual(["2段階認証を有効にしました", "2段階認証を無効にしました"]);
+  expect(sent.find((entry) => entry.subject === "2段階認証を無効にしました")?.text).toContain(
+    `${ORIGIN}/auth/forgot-password/`,
+  );
 });
 
 test("without a recent password, the page and each of its posts go to the password step first", async () => {
