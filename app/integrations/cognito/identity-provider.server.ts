@@ -355,8 +355,8 @@ export function createIdentityProvider(
       return {
         pool: pool.UserPool,
         client: appClient.UserPoolClient,
+        ...(mfa.WebAuthnConfiguration ? { webAuthn: mfa.WebAuthnConfiguration } : {}),
         adminGroupExists,
-        softwareTokenMfaEnabled: mfa.SoftwareTokenMfaConfiguration?.Enabled === true,
       };
     },
   };
