@@ -10,6 +10,7 @@ import {
   withdrawalReasons,
 } from "../../../db/schema";
 import { DomainError } from "../domain-error.server";
+import { checkMemberPassword } from "./reauthentication.server";
 import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { logger } from "~/integrations/logger.server";
 import type { AppServices } from "~/services.server";
@@ -50,14 +51,9 @@ export async function cancelMembership(
   const now = deps.clock.now();
   let checkRefreshToken: string | undefined;
   try {
-    ({ refreshToken: checkRefreshToken } = await deps.identity.signIn({
-      email: input.email,
-      password: input.password,
-    }));
+    ({ refreshToken: checkRefreshToken } = await checkMemberPassword(deps, input));
   } catch (error) {
-    if (error instanceof DomainError && (error.code === "invalidCredentials" || error.code === "userNotFound")) {
-      return { kind: "passwordMismatch" };
-    }
+    if (error instanceof DomainError && error.code === "currentPasswordMismatch") return { kind: "passwordMismatch" };
     throw error;
   }
   // Recorded under the member's session lock, with every session's end, so no sign-in slips a session in meanwhile.

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, expect, test } from "vitest";
 import { mailOutbox, recoveryCodes, securityEvents, twoStepVerifications } from "../../../db/schema";
 import { createAppServices } from "~/composition-root.server";
 import { parseConfig } from "~/config.server";
+import { reauthenticate } from "~/domain/account/reauthentication.server";
 import { signIn } from "~/domain/account/sign-in.server";
 import { resolvePageSession } from "~/domain/sessions/page-sessions.server";
 import type { SignedInMember } from "~/middleware/member-session.server";
@@ -197,4 +198,20 @@ test("without a recent password, the page and each of its posts go to the passwo
   const started = (await post(stale, { intent: "start" })) as Response;
   expect(started.headers.get("Location")).toMatch(/\/my\/reauthentication\/\?to=/);
   expect(started.headers.get("Set-Cookie") ?? "").not.toMatch(/id_authenticator_setup=/);
+});
+
+test("with 2-step verification on, the password step still takes the password alone (Cognito's code challenge proves it)", async () => {
+  const member = await signedInMember("setup-reauth");
+  const { cookie, key } = await startSetup(member);
+  await post(member, { intent: "confirm", code: codeFor(key) }, cookie);
+  const input = { sub: member.sub, email: member.email, sessionId: member.sessionId, clientIp: "127.0.0.1" };
+  await expect(reauthenticate(services, { ...input, password: "not-the-password" })).rejects.toMatchObject({
+    code: "currentPasswordMismatch",
+  });
+  await expect(reauthenticate(services, { ...input, password: PASSWORD })).resolves.toBeUndefined();
+  // Another member's session cannot pass with this member's address and password.
+  const other = await signedInMember("setup-reauth-other");
+  await expect(
+    reauthenticate(services, { ...input, sub: other.sub, sessionId: other.sessionId, password: PASSWORD }),
+  ).rejects.toMatchObject({ code: "currentPasswordMismatch" });
 });
