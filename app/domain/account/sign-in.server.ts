@@ -6,7 +6,7 @@ import { type StartSessionResult, startSession } from "../sessions/device-admiss
 import { describeDevice } from "../sessions/device-description.server";
 import { recordRefusedSignIn, recordSecurityEvent } from "../security/security-record.server";
 import { claimRecoveryCode, countRecoveryCodesLeft, releaseRecoveryCode } from "../security/recovery-codes.server";
-import { twoStepMemberByUsername } from "../security/two-step-verification.server";
+import { twoStepMemberByUsername, twoStepStatusOf } from "../security/two-step-verification.server";
 import type { Database } from "../../../db/client.server";
 import { logger } from "~/integrations/logger.server";
 import type { Locale } from "~/i18n/locales";
@@ -113,7 +113,22 @@ export async function signIn(
   if (answer.kind === "softwareTokenRequired") {
     return { kind: "codeRequired", email: input.email, username: answer.username, session: answer.session };
   }
+  await refuseWithoutAppCode(deps, answer.tokens);
   return startSignedInSession(deps, answer.tokens, input);
+}
+
+/**
+ * Cognito gave tokens for the password alone, yet our flag says this member uses 2-step verification: their TOTP is
+ * off at Cognito for the instant of a recovery code's sign-in, or switching it back on failed then. The sign-in is
+ * refused (its refresh token revoked) and TOTP switched on again, so the next try asks for the code.
+ */
+async function refuseWithoutAppCode(deps: SignInDependencies, tokens: IdentityTokens): Promise<void> {
+  const sub = String(decodeJwt(tokens.idToken).sub);
+  if (!(await twoStepStatusOf(deps.db, sub)).enabled) return;
+  logger.warn("a password sign-in of a member with 2-step verification got no code challenge; refused, TOTP on again");
+  if (tokens.refreshToken) await deps.identity.revokeRefreshToken(tokens.refreshToken).catch(() => undefined);
+  await deps.identity.setSoftwareTokenPreferenceOf({ username: sub, enabled: true });
+  throw new DomainError("unavailable");
 }
 
 /**

@@ -224,3 +224,17 @@ test("Cognito calls: the code step adds exactly one to a password sign-in; its p
   expect(after.total - afterPassword.total).toBe(1);
   expect(after.byOperation).toMatchObject({ AdminInitiateAuth: 1, AdminRespondToAuthChallenge: 1 });
 });
+
+test("a member whose TOTP is off at Cognito while our flag says on is refused once, and asked for the code after", async () => {
+  const member = await memberWithTwoStep("drift");
+  // As if switching it back on after a recovery code's sign-in had failed.
+  await services.identity.setSoftwareTokenPreferenceOf({ username: member.sub, enabled: false });
+  const request = calls.post(SIGN_IN, { intent: "sign-in", email: member.email, password: PASSWORD });
+  const refused = (await settle(
+    signInPage.action(calls.args(request, await calls.context(request, null))),
+  )) as FormReply;
+  expect(refused.init.status).toBe(503);
+  expect(refused.data.result.error?.[""]).toHaveLength(1);
+  const again = await passwordStep(member.email);
+  expect(again.response.headers.get("Location")).toBe(CODE_STEP);
+});
