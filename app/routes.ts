@@ -64,6 +64,7 @@ const apiRoutes = prefix("api", [
     apiRoute("users/:sub/sign-out", "api.admin.user-sign-out"),
     apiRoute("users/:sub/disable", "api.admin.user-disable"),
     apiRoute("users/:sub/enable", "api.admin.user-enable"),
+    apiRoute("users/:sub/two-step-verification/disable", "api.admin.user-two-step-off"),
     apiRoute("users.csv", "api.admin.users-csv"),
     apiRoute("downloads/withdrawal-reasons", "api.admin.withdrawal-reasons-csv"),
     apiRoute("downloads/email-addresses", "api.admin.email-addresses-csv"),

@@ -45,6 +45,11 @@ const MemberResponse = z.object({
     email: z.string(),
     emailVerified: z.boolean(),
     profile: ProfileSchema.nullable().describe("Null until the member has filled in the membership information."),
+    twoStepVerification: z
+      .boolean()
+      .describe(
+        "Whether the member signs in with 2-step verification (an authenticator app's code after the password).",
+      ),
   }),
 });
 

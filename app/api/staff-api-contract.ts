@@ -191,6 +191,10 @@ const StaffSignOut = z.object({
 });
 const StaffDisabled = StaffSignOut.extend({ enabled: z.literal(false) });
 const StaffEnabled = z.object({ enabled: z.literal(true) });
+const StaffTwoStepOff = z.object({
+  twoStepVerification: z.literal(false),
+  wasOn: z.boolean().describe("Whether the member had 2-step verification on (our record) before this call."),
+});
 
 export const STAFF_API_ENDPOINTS = [
   {
@@ -275,6 +279,14 @@ export const STAFF_API_ENDPOINTS = [
     path: "/api/admin/users/{sub}/enable",
     access: "admin",
     success: { status: 200, schema: StaffEnabled },
+    errors: ON_A_MEMBER,
+  },
+  {
+    operationId: "adminTurnOffTwoStep",
+    method: "post",
+    path: "/api/admin/users/{sub}/two-step-verification/disable",
+    access: "admin",
+    success: { status: 200, schema: StaffTwoStepOff },
     errors: ON_A_MEMBER,
   },
   // ---- the staff's downloads (CSV, streamed) ----

@@ -1,5 +1,6 @@
 import { type FieldMetadata, getInputProps, getSelectProps } from "@conform-to/react";
-import { useState, useSyncExternalStore } from "react";
+import { useState } from "react";
+import { useHydrated } from "./use-hydrated";
 import type { z } from "zod";
 import { InputField, type SelectOption, SelectField } from "~/components/form/fields";
 import { useRootData } from "~/components/use-root-data";
@@ -15,17 +16,6 @@ type ProfileFieldsMetadata = {
   [Key in keyof ProfileInput]-?: FieldMetadata<ProfileInput[Key], Record<string, unknown>, string[]>;
 };
 type TextFieldMetadata = FieldMetadata<string | undefined, Record<string, unknown>, string[]>;
-
-const neverChanges = () => () => {};
-
-/** False on the server and while hydrating (so hydration matches), true once the page is interactive. */
-function useHydrated(): boolean {
-  return useSyncExternalStore(
-    neverChanges,
-    () => true,
-    () => false,
-  );
-}
 
 /**
  * The profile's fields (ProfileFormSchema), asked at sign-up's account-info step and changed on profile edit.

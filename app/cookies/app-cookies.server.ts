@@ -92,6 +92,37 @@ export const newPasswordChallengeCookie = defineCookie("id_new_password", NewPas
   maxAge: NEW_PASSWORD_CHALLENGE_COOKIE_MAX_AGE_S,
 });
 
+/**
+ * How long the sign-in's code step remembers Cognito's challenge: as the first sign-in's step above, Cognito's own
+ * session decides first.
+ */
+export const CODE_CHALLENGE_COOKIE_MAX_AGE_S = 15 * 60;
+
+/**
+ * The sign-in of a member with 2-step verification between the password and the code, so the code step works without
+ * JavaScript and the Session never travels in a URL. Never the password. This host only. The same shape as the first
+ * sign-in's challenge.
+ */
+export const codeChallengeCookie = defineCookie("id_code_step", NewPasswordChallengeStateSchema, {
+  maxAge: CODE_CHALLENGE_COOKIE_MAX_AGE_S,
+});
+
+/**
+ * How long the authenticator's setup waits for the first code: the password step's window, so a setup is never
+ * confirmed on a password older than the step allows.
+ */
+export const AUTHENTICATOR_SETUP_COOKIE_MAX_AGE_S = 10 * 60;
+
+/**
+ * The authenticator secret being set up, between "Set up" (AssociateSoftwareToken) and the first code, so the page
+ * shows the same QR code on every view without asking Cognito again. Sealed with AES-256-GCM under the session
+ * secrets (app/domain/security/authenticator-setup.server.ts): the secret is never readable in the browser's cookie
+ * store nor changeable. This host only.
+ */
+export const authenticatorSetupCookie = defineCookie("id_authenticator_setup", z.string().min(1), {
+  maxAge: AUTHENTICATOR_SETUP_COOKIE_MAX_AGE_S,
+});
+
 const LOCALE_COOKIE_NAME = "i18n_redirected";
 const LOCALE_COOKIE_MAX_AGE_S = 365 * 24 * 60 * 60;
 

@@ -38,6 +38,12 @@ export const DOMAIN_ERROR_CODES = [
   // A new password too easy to guess: common or breached, or made of the member's own address or name.
   "passwordTooCommon",
   "passwordFromPersonalDetails",
+  // No authenticator app to turn on or off at Cognito.
+  "softwareTokenNotFound",
+  // A recovery code that is not one of the member's unused codes.
+  "recoveryCodeMismatch",
+  // The authenticator's setup was left too long (or belongs to another sign-in): it starts again.
+  "authenticatorSetupExpired",
 ] as const;
 
 export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];

@@ -29,6 +29,9 @@ const MESSAGE_KEYS: Record<DomainErrorCode, string> = {
   memberNotFound: "errors:staff.memberNotFound",
   passwordTooCommon: "forms:validation.passwordTooCommon",
   passwordFromPersonalDetails: "forms:validation.passwordFromPersonalDetails",
+  softwareTokenNotFound: "toasts:twoStepNotOn",
+  recoveryCodeMismatch: "toasts:recoveryCodeMismatch",
+  authenticatorSetupExpired: "toasts:authenticatorSetupExpired",
 };
 
 export function messageKeyOf(error: DomainError): string {

@@ -30,6 +30,9 @@ interface MailTo {
   texts: MailTexts;
 }
 
+/** What a 2-step verification notice tells of. */
+export type TwoStepChange = "enabled" | "disabled" | "disabledByStaff" | "recoveryCodeUsed";
+
 /** When a security event happened, as the mail says it (Japan time, already formatted). */
 interface SecurityEventMail extends MailTo {
   when: string;
@@ -46,6 +49,13 @@ export interface Mailer {
   /** A sign-in from a browser new to the member, with the link that ends that sign-in. */
   sendSignInAlert(
     mail: SecurityEventMail & { device: string; browser: string; clientIp: string; link: string },
+  ): Promise<void>;
+  /**
+   * The notice of a change to 2-step verification: turned on, turned off (by the member or by staff), or a recovery
+   * code used to sign in (with how many are left), with the way to reset the password if it was not the member.
+   */
+  sendTwoStepNotice(
+    mail: SecurityEventMail & { change: TwoStepChange; recoveryCodesLeft: number; resetLink: string },
   ): Promise<void>;
   /** The notice that the password was changed, with the way to reset it. */
   sendPasswordChangedNotice(mail: SecurityEventMail & { resetLink: string }): Promise<void>;
@@ -110,6 +120,15 @@ export function createMailer(config: Pick<Config, "smtpUrl" | "mailFrom">): Mail
         to,
         t("signInAlert:mail.alertSubject"),
         t("signInAlert:mail.alertText", { when, device, browser, clientIp, link }),
+      );
+    },
+    sendTwoStepNotice({ to, locale, texts, when, change, recoveryCodesLeft, resetLink }) {
+      const t = fixedTranslator(texts, locale);
+      return send(
+        "sendTwoStepNotice",
+        to,
+        t(`signInAlert:mail.twoStep.${change}Subject`),
+        t(`signInAlert:mail.twoStep.${change}Text`, { when, count: String(recoveryCodesLeft), resetLink }),
       );
     },
     sendPasswordChangedNotice({ to, locale, texts, when, resetLink }) {

@@ -21,6 +21,9 @@ export const ROUTE_SECTIONS = [
       // An invited member's first sign-in: the temporary password worked, now their own password (Cognito's
       // NEW_PASSWORD_REQUIRED challenge).
       { name: "auth-new-password", path: "auth/sign-in/new-password" },
+      // A member with 2-step verification: the password worked, now the authenticator app's code or a recovery code
+      // (Cognito's SOFTWARE_TOKEN_MFA challenge).
+      { name: "auth-two-step", path: "auth/sign-in/two-step" },
       { name: "auth-sign-out", path: "auth/sign-out" },
       { name: "auth-forgot-password", path: "auth/forgot-password" },
       { name: "auth-sign-up", path: "auth/sign-up" },
@@ -44,6 +47,8 @@ export const ROUTE_SECTIONS = [
       { name: "my-password-edit", path: "my/password/edit" },
       { name: "my-devices", path: "my/devices" },
       { name: "my-security", path: "my/security" },
+      // 2-step verification: setting the authenticator app up, recovery codes, turning it off (behind the password step).
+      { name: "my-security-authenticator", path: "my/security/authenticator" },
       { name: "my-withdrawal", path: "my/withdrawal" },
       // The password step before a sensitive change (`to`: the page to return to), and the member's copy of their
       // data: the page, and the JSON download it links to.

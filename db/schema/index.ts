@@ -12,3 +12,4 @@ export * from "./security-events";
 export * from "./sign-in-alerts";
 export * from "./mail-outbox";
 export * from "./invitation-resends";
+export * from "./second-factors";

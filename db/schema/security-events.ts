@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { bigint, boolean, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 
 /**
- * What a member's security record holds. The last four are reserved for the second factors and passkeys, so those
+ * What a member's security record holds. The second factors' and passkeys' kinds come last, so those
  * flows record into the same table. Staff actions on the account are not copied here: the activity read takes them
  * from staff_audit_events.
  */
@@ -31,8 +31,13 @@ export const SECURITY_EVENT_KINDS = [
   "email-changed",
   "re-authenticated",
   "data-copy-downloaded",
+  /** 2-step verification with an authenticator app turned on, or off by the member (staff's is in their audit log). */
   "second-factor-added",
   "second-factor-removed",
+  /** A sign-in's second step passed with a recovery code instead of the app's code. */
+  "recovery-code-used",
+  /** "Make new codes": every earlier recovery code stopped working. */
+  "recovery-codes-replaced",
   "passkey-added",
   "passkey-removed",
 ] as const;

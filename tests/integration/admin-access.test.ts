@@ -130,6 +130,7 @@ describe("the admin pages", () => {
       [["intent", "disable"]],
       [["intent", "sessions-end"]],
       [["intent", "refresh"]],
+      [["intent", "two-step-off"]],
       [
         ["intent", "email-change"],
         ["email", `access-changed-${crypto.randomUUID().slice(0, 8)}@example.jp`],
@@ -183,6 +184,10 @@ const ADMIN_CALLS: { operationId: ApiOperationId; request: () => { path: string;
   { operationId: "adminSignOutUser", request: () => ({ path: `/api/admin/users/${targets.actions.sub}/sign-out` }) },
   { operationId: "adminDisableUser", request: () => ({ path: `/api/admin/users/${targets.actions.sub}/disable` }) },
   { operationId: "adminEnableUser", request: () => ({ path: `/api/admin/users/${targets.actions.sub}/enable` }) },
+  {
+    operationId: "adminTurnOffTwoStep",
+    request: () => ({ path: `/api/admin/users/${targets.actions.sub}/two-step-verification/disable` }),
+  },
   { operationId: "adminExportUsers", request: () => ({ path: "/api/admin/users.csv?limit=5" }) },
   { operationId: "adminExportWithdrawalReasons", request: () => ({ path: "/api/admin/downloads/withdrawal-reasons" }) },
   {

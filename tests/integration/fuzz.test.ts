@@ -542,6 +542,27 @@ const PAGE_FORMS: PageForm[] = [
   },
   {
     kind: "page",
+    name: "sign-in: 2-step code or recovery code",
+    route: "auth-two-step",
+    path: (ctx) => ctx.rng.pick(["/auth/sign-in/two-step/", "/auth/sign-in/two-step/?method=recovery-code"]),
+    // No member here has 2-step verification on: without the step's cookie every post goes back to sign in.
+    sessions: ["anonymous", "member"],
+    intents: ["code", "recovery-code"],
+    fields: (ctx) =>
+      ctx.rng.chance(0.5)
+        ? [
+            ["intent", "code"],
+            ["code", sixDigits(ctx.rng)],
+          ]
+        : [
+            ["intent", "recovery-code"],
+            ["recoveryCode", `${ctx.rng.hex(4)}-${ctx.rng.hex(4)}-${ctx.rng.hex(4)}-${ctx.rng.hex(4)}`],
+            ["password", memberPassword(ctx)],
+          ],
+    weight: 2,
+  },
+  {
+    kind: "page",
     name: "sign-up: credentials",
     route: "auth-sign-up",
     path: () => "/auth/sign-up/",
@@ -700,6 +721,19 @@ const PAGE_FORMS: PageForm[] = [
   },
   {
     kind: "page",
+    name: "my/security/authenticator",
+    route: "my-security-authenticator",
+    path: () => "/my/security/authenticator/",
+    sessions: ["member", "anonymous"],
+    intents: ["start", "confirm", "cancel", "new-codes", "turn-off"],
+    fields: (ctx) => [
+      ["intent", ctx.rng.pick(["start", "confirm", "cancel", "new-codes", "turn-off"])],
+      ["code", sixDigits(ctx.rng)],
+    ],
+    weight: 3,
+  },
+  {
+    kind: "page",
     name: "my/withdrawal: form",
     route: "my-withdrawal",
     path: () => "/my/withdrawal/",
@@ -757,10 +791,10 @@ const PAGE_FORMS: PageForm[] = [
     route: "admin-user",
     path: (ctx) => `/admin/users/${ctx.rng.uuid()}/`,
     sessions: ["anonymous", "member", "staff"],
-    intents: ["refresh", "sessions-end", "disable", "enable", "review-email-change", "email-change"],
+    intents: ["refresh", "sessions-end", "disable", "enable", "two-step-off", "review-email-change", "email-change"],
     fields: (ctx) =>
       ctx.rng.chance(0.5)
-        ? [["intent", ctx.rng.pick(["refresh", "sessions-end", "disable", "enable"])]]
+        ? [["intent", ctx.rng.pick(["refresh", "sessions-end", "disable", "enable", "two-step-off"])]]
         : [
             ["intent", ctx.rng.pick(["review-email-change", "email-change"])],
             ["email", freshEmail(ctx.rng)],
@@ -1169,7 +1203,7 @@ const API_CALLS: ApiCall[] = [
     body: (ctx) => ({ email: freshEmail(ctx.rng) }),
     weight: 2,
   },
-  ...(["sign-out", "disable", "enable"] as const).map((verb): ApiCall => ({
+  ...(["sign-out", "disable", "enable", "two-step-verification/disable"] as const).map((verb): ApiCall => ({
     kind: "api",
     name: `POST /api/admin/users/{sub}/${verb}`,
     method: "POST",

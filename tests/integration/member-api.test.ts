@@ -560,6 +560,7 @@ describe("POST /api/refresh-user and /api/user-registration", () => {
       email: member.email,
       emailVerified: true,
       profile: { givenName: "Hana" },
+      twoStepVerification: false,
     });
     // Unknown fields cannot smuggle anything in: the member is still who the token says.
     expect(refreshed.json.user.sub).not.toBe(other.sub);
@@ -805,6 +806,7 @@ describe("OpenAPI", () => {
       "POST /api/admin/users/{sub}/sign-out",
       "POST /api/admin/users/{sub}/disable",
       "POST /api/admin/users/{sub}/enable",
+      "POST /api/admin/users/{sub}/two-step-verification/disable",
       "GET /api/admin/users.csv",
       "GET /api/admin/downloads/withdrawal-reasons",
       "GET /api/admin/downloads/email-addresses",

@@ -26,6 +26,7 @@ export const MEMBER_PAGES = [
   "/my/password/edit/",
   "/my/devices/",
   "/my/security/",
+  "/my/security/authenticator/",
   "/my/withdrawal/",
   "/my/reauthentication/",
   "/my/data/",

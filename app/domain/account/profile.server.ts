@@ -2,6 +2,7 @@ import { and, eq, ne } from "drizzle-orm";
 import type { Database } from "../../../db/client.server";
 import { memberProfiles, memberSessions } from "../../../db/schema";
 import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
+import { twoStepStatusOf } from "../security/two-step-verification.server";
 import type { Profile } from "../forms/profile-schemas";
 
 type ProfileDeps = { db: Database; identity: IdentityProvider };
@@ -130,6 +131,8 @@ export interface MemberRecord {
   email: string;
   emailVerified: boolean;
   profile: StoredProfile | null;
+  /** Whether the member signs in with 2-step verification (our flag, kept as they turn it on and off). */
+  twoStepVerification: boolean;
 }
 
 /**
@@ -145,5 +148,6 @@ export async function refreshMemberRecord(
     .update(memberSessions)
     .set({ email: user.email })
     .where(and(eq(memberSessions.sub, sub), ne(memberSessions.email, user.email)));
-  return { sub, email: user.email, emailVerified: user.emailVerified, profile: await findProfile(deps.db, sub) };
+  const [profile, twoStep] = await Promise.all([findProfile(deps.db, sub), twoStepStatusOf(deps.db, sub)]);
+  return { sub, email: user.email, emailVerified: user.emailVerified, profile, twoStepVerification: twoStep.enabled };
 }

@@ -6,6 +6,7 @@ import { logger } from "~/integrations/logger.server";
 import type { AppServices } from "~/services.server";
 import { DomainError } from "../domain-error.server";
 import { recordSecurityEvent } from "../security/security-record.server";
+import { twoStepMemberByUsername } from "../security/two-step-verification.server";
 
 /**
  * How long a password typed on a session vouches for it: changing the e-mail address and downloading the data copy
@@ -51,8 +52,38 @@ export async function movePasswordTimeBack(
 }
 
 /**
- * The password step before a sensitive change: the password is checked by a Cognito sign-in, as the cancellation
- * checks it (a wrong one is the DomainError "currentPasswordMismatch"; the caller counts the attempt with the
+ * Checks a signed-in member's password at Cognito with a password sign-in. For a member with 2-step verification that
+ * sign-in ends at Cognito's code challenge, which Cognito issues only once the password matched: the challenge is
+ * proof enough, when the user name it names is this member's. A wrong password, or another member's account, is
+ * "currentPasswordMismatch". Answers the check's refresh token when Cognito issued tokens (the caller revokes it).
+ */
+export async function checkMemberPassword(
+  deps: Pick<AppServices, "db" | "identity">,
+  input: { sub: string; email: string; password: string },
+): Promise<{ refreshToken?: string }> {
+  let answer;
+  try {
+    answer = await deps.identity.beginSignIn({ email: input.email, password: input.password });
+  } catch (error) {
+    if (error instanceof DomainError && (error.code === "invalidCredentials" || error.code === "userNotFound")) {
+      throw new DomainError("currentPasswordMismatch", { cause: error });
+    }
+    throw error;
+  }
+  if (answer.kind === "tokens") {
+    const { refreshToken, idToken } = answer.tokens;
+    // Straight from Cognito over TLS: decoding is enough. Another account's password proves nothing about this one.
+    if (decodeJwt(idToken).sub === input.sub) return { refreshToken };
+    if (refreshToken) await deps.identity.revokeRefreshToken(refreshToken).catch(() => undefined);
+  } else if (answer.kind === "softwareTokenRequired") {
+    if ((await twoStepMemberByUsername(deps.db, answer.username))?.sub === input.sub) return {};
+  }
+  throw new DomainError("currentPasswordMismatch");
+}
+
+/**
+ * The password step before a sensitive change: the password is checked by a Cognito sign-in (checkMemberPassword), as
+ * the cancellation checks it (a wrong one is the DomainError "currentPasswordMismatch"; the caller counts the attempt with the
  * sign-in attempts). The check's own sign-in is revoked at once: it must not outlive the step. The session's
  * password time is then renewed and the event recorded.
  */
@@ -60,22 +91,12 @@ export async function reauthenticate(
   deps: Pick<AppServices, "db" | "identity" | "clock">,
   input: { sub: string; email: string; sessionId: string; password: string; clientIp: string },
 ): Promise<void> {
-  let tokens;
-  try {
-    tokens = await deps.identity.signIn({ email: input.email, password: input.password });
-  } catch (error) {
-    if (error instanceof DomainError && (error.code === "invalidCredentials" || error.code === "userNotFound")) {
-      throw new DomainError("currentPasswordMismatch", { cause: error });
-    }
-    throw error;
-  }
-  if (tokens.refreshToken) {
+  const { refreshToken } = await checkMemberPassword(deps, input);
+  if (refreshToken) {
     await deps.identity
-      .revokeRefreshToken(tokens.refreshToken)
+      .revokeRefreshToken(refreshToken)
       .catch((error: unknown) => logger.warn({ err: error }, "could not revoke the password step's refresh token"));
   }
-  // Straight from Cognito over TLS: decoding is enough. Another account's password proves nothing about this one.
-  if (decodeJwt(tokens.idToken).sub !== input.sub) throw new DomainError("currentPasswordMismatch");
   const occurredAt = deps.clock.now();
   await deps.db.transaction(async (tx) => {
     await recordPasswordTyped(tx, { sub: input.sub, sessionId: input.sessionId, at: occurredAt });

@@ -4,10 +4,13 @@ import type { IdentityTokens, PasswordSignIn } from "~/integrations/cognito/memb
 import type { AppServices } from "~/services.server";
 import { type StartSessionResult, startSession } from "../sessions/device-admission.server";
 import { describeDevice } from "../sessions/device-description.server";
-import { recordRefusedSignIn } from "../security/security-record.server";
+import { recordRefusedSignIn, recordSecurityEvent } from "../security/security-record.server";
+import { claimRecoveryCode, countRecoveryCodesLeft, releaseRecoveryCode } from "../security/recovery-codes.server";
+import { twoStepMemberByUsername, twoStepStatusOf } from "../security/two-step-verification.server";
+import type { Database } from "../../../db/client.server";
 import { logger } from "~/integrations/logger.server";
 import type { Locale } from "~/i18n/locales";
-import { ringMailOutbox } from "../mail/mail-outbox.server";
+import { queueMail, ringMailOutbox } from "../mail/mail-outbox.server";
 import { migrateLegacyAccount } from "./legacy-accounts.server";
 import { refuseWeakPassword } from "./password-strength.server";
 import { queueSignInAlert } from "./sign-in-alerts.server";
@@ -22,6 +25,18 @@ export type SignInResult = StartSessionResult & { accessToken: string };
  */
 export interface NewPasswordRequired {
   kind: "newPasswordRequired";
+  email: string;
+  username: string;
+  session: string;
+}
+
+/**
+ * The member uses 2-step verification: the password was right, and Cognito wants the authenticator app's code
+ * (`completeCodeSignIn`) or, failing the app, a recovery code (`signInWithRecoveryCode`). `username` and `session`
+ * are Cognito's challenge, to be kept for that step.
+ */
+export interface CodeRequired {
+  kind: "codeRequired";
   email: string;
   username: string;
   session: string;
@@ -95,12 +110,119 @@ async function countRefusedSignIn(deps: SignInDependencies, input: { email: stri
 export async function signIn(
   deps: SignInDependencies,
   input: BrowserSignIn & { password: string },
-): Promise<SignInResult | NewPasswordRequired> {
+): Promise<SignInResult | NewPasswordRequired | CodeRequired> {
   const answer = await authenticate(deps, input);
   if (answer.kind === "newPasswordRequired") {
     return { kind: "newPasswordRequired", email: input.email, username: answer.username, session: answer.session };
   }
+  if (answer.kind === "softwareTokenRequired") {
+    return { kind: "codeRequired", email: input.email, username: answer.username, session: answer.session };
+  }
+  await refuseWithoutAppCode(deps, answer.tokens);
   return startSignedInSession(deps, answer.tokens, input);
+}
+
+/**
+ * Cognito gave tokens for the password alone, yet our flag says this member uses 2-step verification: their TOTP is
+ * off at Cognito for the instant of a recovery code's sign-in, or switching it back on failed then. The sign-in is
+ * refused (its refresh token revoked) and TOTP switched on again, so the next try asks for the code.
+ */
+async function refuseWithoutAppCode(deps: SignInDependencies, tokens: IdentityTokens): Promise<void> {
+  const sub = String(decodeJwt(tokens.idToken).sub);
+  if (!(await twoStepStatusOf(deps.db, sub)).enabled) return;
+  logger.warn("a password sign-in of a member with 2-step verification got no code challenge; refused, TOTP on again");
+  if (tokens.refreshToken) await deps.identity.revokeRefreshToken(tokens.refreshToken).catch(() => undefined);
+  await deps.identity.setSoftwareTokenPreferenceOf({ username: sub, enabled: true });
+  throw new DomainError("unavailable");
+}
+
+/**
+ * The sign-in's code step: the authenticator app's code answers Cognito's challenge (a wrong or reused code:
+ * "codeMismatch", the same challenge may be answered again; a challenge too old: "challengeExpired"), and the
+ * browser's session starts as after any sign-in (the device-limit screen comes after this step).
+ */
+export async function completeCodeSignIn(
+  deps: SignInDependencies,
+  input: BrowserSignIn & { username: string; session: string; code: string },
+): Promise<SignInResult> {
+  const tokens = await deps.identity.answerSoftwareTokenChallenge(input);
+  return startSignedInSession(deps, tokens, input);
+}
+
+/**
+ * The sign-in's code step with a recovery code, for a member without their app. Cognito knows no recovery codes, and
+ * its challenge can only be answered with the app's code, so the app vouches for the second factor itself and asks
+ * Cognito for tokens without it (app/domain/README.md, "security", recovery codes): the code is used up first (one
+ * conditional update, so it works once), then the member's authenticator is switched off at Cognito for the length of
+ * one password sign-in (AdminSetUserMFAPreference, AdminInitiateAuth with the password typed again) and on again at
+ * once. A wrong password or a Cognito failure gives the code back. The session starts with the use recorded and
+ * mailed in its transaction.
+ */
+export async function signInWithRecoveryCode(
+  deps: SignInDependencies,
+  input: BrowserSignIn & { username: string; password: string; recoveryCode: string },
+): Promise<SignInResult> {
+  const member = await twoStepMemberByUsername(deps.db, input.username);
+  if (!member) throw new DomainError("recoveryCodeMismatch");
+  const claimedAt = deps.clock.now();
+  const claimed = await claimRecoveryCode(deps.db, { sub: member.sub, code: input.recoveryCode, now: claimedAt });
+  if (!claimed) throw new DomainError("recoveryCodeMismatch");
+  let tokens: IdentityTokens;
+  try {
+    tokens = await passwordSignInWithoutApp(deps, { ...input, sub: member.sub });
+  } catch (error) {
+    await releaseRecoveryCode(deps.db, { sub: member.sub, code: input.recoveryCode, claimedAt });
+    throw error;
+  }
+  return startSignedInSession(deps, tokens, input, async (tx, sessionId, occurredAt) => {
+    const recoveryCodesLeft = await countRecoveryCodesLeft(tx, member.sub);
+    await recordSecurityEvent(tx, {
+      sub: member.sub,
+      kind: "recovery-code-used",
+      occurredAt,
+      sessionId,
+      ipAddress: input.clientIp,
+    });
+    await queueMail(tx, {
+      kind: "twoStepChanged",
+      recipient: input.email,
+      sub: member.sub,
+      requestLocale: input.locale,
+      now: occurredAt,
+      details: {
+        change: "recoveryCodeUsed",
+        changedAt: occurredAt.toISOString(),
+        recoveryCodesLeft: String(recoveryCodesLeft),
+      },
+    });
+    return true;
+  });
+}
+
+/**
+ * A password sign-in with the member's authenticator switched off at Cognito for its length, and on again however it
+ * went. Another account's password (the address typed at the password step may name someone else now) proves nothing.
+ */
+async function passwordSignInWithoutApp(
+  deps: SignInDependencies,
+  input: { sub: string; email: string; password: string },
+): Promise<IdentityTokens> {
+  await deps.identity.setSoftwareTokenPreferenceOf({ username: input.sub, enabled: false });
+  let answer: PasswordSignIn;
+  try {
+    answer = await deps.identity.beginSignIn({ email: input.email, password: input.password });
+  } finally {
+    await deps.identity.setSoftwareTokenPreferenceOf({ username: input.sub, enabled: true }).catch((error: unknown) => {
+      logger.error({ err: error }, "2-step verification could not be switched back on after a recovery code's sign-in");
+      throw error;
+    });
+  }
+  if (answer.kind !== "tokens") throw new DomainError("invalidCredentials");
+  if (decodeJwt(answer.tokens.idToken).sub !== input.sub) {
+    await deps.identity.revokeRefreshToken(answer.tokens.refreshToken ?? "").catch(() => undefined);
+    throw new DomainError("invalidCredentials");
+  }
+  return answer.tokens;
 }
 
 /**
@@ -124,6 +246,8 @@ async function startSignedInSession(
   deps: SignInDependencies,
   tokens: IdentityTokens,
   input: BrowserSignIn,
+  /** More to write in the session's transaction; answers whether it queued mail. */
+  also?: (tx: Database, sessionId: string, occurredAt: Date) => Promise<boolean>,
 ): Promise<SignInResult> {
   // Straight from Cognito over TLS, so decoding is enough here; page views verify the access token properly.
   const claims = decodeJwt(tokens.idToken);
@@ -147,6 +271,7 @@ async function startSignedInSession(
       clientIp: input.clientIp,
     },
     async (tx, sessionId, signIn) => {
+      if (also && (await also(tx, sessionId, deps.clock.now()))) alertQueued = true;
       // No alert for the member's first sign-in ever, nor for a browser they signed in or signed up with before.
       if (!signIn.newBrowser || !signIn.signedInBefore) return;
       await queueSignInAlert(tx, {

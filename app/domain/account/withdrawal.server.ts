@@ -6,9 +6,12 @@ import {
   memberSessions,
   memberSignOuts,
   invitationResends,
+  recoveryCodes,
+  twoStepVerifications,
   withdrawalReasons,
 } from "../../../db/schema";
 import { DomainError } from "../domain-error.server";
+import { checkMemberPassword } from "./reauthentication.server";
 import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { logger } from "~/integrations/logger.server";
 import type { AppServices } from "~/services.server";
@@ -49,14 +52,9 @@ export async function cancelMembership(
   const now = deps.clock.now();
   let checkRefreshToken: string | undefined;
   try {
-    ({ refreshToken: checkRefreshToken } = await deps.identity.signIn({
-      email: input.email,
-      password: input.password,
-    }));
+    ({ refreshToken: checkRefreshToken } = await checkMemberPassword(deps, input));
   } catch (error) {
-    if (error instanceof DomainError && (error.code === "invalidCredentials" || error.code === "userNotFound")) {
-      return { kind: "passwordMismatch" };
-    }
+    if (error instanceof DomainError && error.code === "currentPasswordMismatch") return { kind: "passwordMismatch" };
     throw error;
   }
   // Recorded under the member's session lock, with every session's end, so no sign-in slips a session in meanwhile.
@@ -150,7 +148,7 @@ export function retentionCutoff(now: Date, months = CANCELLED_DATA_RETENTION_MON
  * Removes the data of members cancelled more than CANCELLED_DATA_RETENTION_MONTHS before `now` (and whose Cognito
  * user is gone: an owed deletion keeps the record that asks for it): the profile, the
  * (already ended) session rows, which hold the e-mail and device names, the time of the last sign-out everywhere, the
- * security record, and a migrated legacy account's old credentials. Withdrawal reasons stay: they are statistics whose only link
+ * security record, the 2-step verification flag and recovery codes, and a migrated legacy account's old credentials. Withdrawal reasons stay: they are statistics whose only link
  * to a person is the sub, which no longer leads anywhere. Returns the purged subs' count.
  */
 export async function purgeCancelledProfiles(db: Database, now: Date): Promise<{ purged: number }> {
@@ -172,6 +170,8 @@ export async function purgeCancelledProfiles(db: Database, now: Date): Promise<{
       await tx.delete(memberSignOuts).where(inArray(memberSignOuts.sub, subs));
       await tx.delete(invitationResends).where(inArray(invitationResends.sub, subs));
       await purgeSecurityEventsOf(tx, subs);
+      await tx.delete(twoStepVerifications).where(inArray(twoStepVerifications.sub, subs));
+      await tx.delete(recoveryCodes).where(inArray(recoveryCodes.sub, subs));
       await tx.delete(legacyCredentials).where(inArray(legacyCredentials.migratedSub, subs));
       // The reason stays as a statistic; its free text may name the member, so it goes with the profile.
       await tx.update(withdrawalReasons).set({ detail: null }).where(inArray(withdrawalReasons.sub, subs));

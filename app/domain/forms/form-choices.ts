@@ -67,7 +67,7 @@ export const COUNTRIES = [
 ] as const;
 
 /** The actions a member's staff page runs after a confirmation; each is one staff verb (staff-actions.server.ts). */
-export const CONFIRMED_STAFF_ACTIONS = ["refresh", "sessions-end", "disable", "enable"] as const;
+export const CONFIRMED_STAFF_ACTIONS = ["refresh", "sessions-end", "disable", "enable", "two-step-off"] as const;
 export type ConfirmedStaffAction = (typeof CONFIRMED_STAFF_ACTIONS)[number];
 
 /** The cancellation form's reasons; labels live in the withdrawal namespace. */

@@ -5,7 +5,7 @@ import { mailOutbox, memberProfiles } from "../../../db/schema";
 import { type Locale, isLocale } from "~/i18n/locales";
 import { logger } from "~/integrations/logger.server";
 import { countAbandonedMail } from "~/integrations/metrics.server";
-import type { MailTexts } from "~/integrations/mailer.server";
+import type { MailTexts, TwoStepChange } from "~/integrations/mailer.server";
 import type { AppServices } from "~/services.server";
 import { issueSignInAlertToken } from "../account/sign-in-alert-links.server";
 
@@ -39,7 +39,8 @@ export type OutboxMail =
       };
     }
   | { kind: "passwordChanged"; details: { changedAt: string } }
-  | { kind: "passwordReset"; details: { changedAt: string } };
+  | { kind: "passwordReset"; details: { changedAt: string } }
+  | { kind: "twoStepChanged"; details: { change: TwoStepChange; changedAt: string; recoveryCodesLeft: string } };
 
 export type MailKind = OutboxMail["kind"];
 
@@ -194,6 +195,14 @@ async function sendClaimedMail(deps: MailOutboxDependencies, row: ClaimedMail): 
       return deps.mailer.sendPasswordResetNotice({
         ...common,
         when: formatJapanTime(mail.details.changedAt),
+        resetLink,
+      });
+    case "twoStepChanged":
+      return deps.mailer.sendTwoStepNotice({
+        ...common,
+        when: formatJapanTime(mail.details.changedAt),
+        change: mail.details.change,
+        recoveryCodesLeft: Number(mail.details.recoveryCodesLeft),
         resetLink,
       });
   }

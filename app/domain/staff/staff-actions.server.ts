@@ -8,6 +8,7 @@ import type { AppServices } from "~/services.server";
 import { DomainError } from "../domain-error.server";
 import { isAddressTaken } from "../account/email-change.server";
 import { type DirectoryEntry, refreshDirectoryEntry } from "../directory/member-directory.server";
+import { turnOffTwoStep, twoStepStatusOf } from "../security/two-step-verification.server";
 import { lockMember } from "../sessions/member-lock.server";
 import { signOutEverywhere } from "../sessions/session-ending.server";
 import { type StaffActor, recordStaffAction } from "./staff-audit-log.server";
@@ -255,4 +256,31 @@ export async function enableMember(
     after: { enabled: true },
   });
   return { enabled: true };
+}
+
+/**
+ * Turns off the member's 2-step verification (a lost phone, the member asking support): at Cognito (preference off,
+ * secret deleted), then our flag and recovery codes; the member is mailed and the audit event says whether it was on.
+ * Cognito is told even when our flag says off, so a member whose flag and Cognito disagree can still be helped.
+ */
+export async function turnOffMemberTwoStep(
+  services: StaffServices,
+  actor: StaffActionActor,
+  targetSub: string,
+): Promise<{ twoStepVerification: false; wasOn: boolean }> {
+  const target = await requireTarget(services, targetSub);
+  const before = await twoStepStatusOf(services.db, targetSub);
+  const wasOn = await turnOffTwoStep(services, {
+    by: "staff",
+    sub: targetSub,
+    email: target.email,
+    locale: mailLocaleOf(target),
+  });
+  await audit(services, actor, {
+    action: "user.two-step-off",
+    targetSub,
+    before: { twoStepVerification: before.enabled, recoveryCodesLeft: before.recoveryCodesLeft },
+    after: { twoStepVerification: false, recoveryCodesLeft: 0 },
+  });
+  return { twoStepVerification: false, wasOn };
 }

@@ -11,6 +11,8 @@ export const STAFF_ACTIONS = [
   "user.sessions-end",
   "user.disable",
   "user.enable",
+  // 2-step verification turned off for a member who lost their phone (staff-actions.server.ts).
+  "user.two-step-off",
   // A staff download (app/domain/staff/member-export.server.ts): which one and its parameters.
   "data.export",
   "csv-import.start",

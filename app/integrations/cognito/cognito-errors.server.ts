@@ -23,7 +23,8 @@ export type IdentityErrorCode =
   | "temporaryPasswordExpired"
   | "invitationPending"
   | "invitationNotPending"
-  | "challengeExpired";
+  | "challengeExpired"
+  | "softwareTokenNotFound";
 
 type Operation =
   | "SignUp"
@@ -31,6 +32,11 @@ type Operation =
   | "ResendConfirmationCode"
   | "AdminInitiateAuth"
   | "AdminRespondToAuthChallenge"
+  | "AssociateSoftwareToken"
+  | "VerifySoftwareToken"
+  | "SetUserMFAPreference"
+  | "AdminSetUserMFAPreference"
+  | "AdminDeleteSoftwareToken"
   | "RefreshToken"
   | "RevokeToken"
   | "AdminUserGlobalSignOut"
@@ -82,6 +88,10 @@ const ERROR_TABLE: { error: string; operation?: Operation; message?: string; cod
   { error: "UsernameExistsException", code: "usernameExists" },
   { error: "AliasExistsException", code: "emailUnavailable" },
   { error: "CodeMismatchException", code: "codeMismatch" },
+  // VerifySoftwareToken's wrong first code.
+  { error: "EnableSoftwareTokenMFAException", code: "codeMismatch" },
+  // No authenticator to turn on, off or delete (or TOTP not enabled for the pool).
+  { error: "SoftwareTokenMFANotFoundException", code: "softwareTokenNotFound" },
   { error: "ExpiredCodeException", code: "codeExpired" },
   { error: "InvalidPasswordException", code: "invalidPassword" },
   { error: "InvalidParameterException", operation: "ResendConfirmationCode", code: "alreadyConfirmed" },

@@ -1,10 +1,12 @@
 import {
   AdminCreateUserCommand,
+  AdminDeleteSoftwareTokenCommand,
   AdminDeleteUserCommand,
   AdminDisableUserCommand,
   AdminEnableUserCommand,
   AdminGetUserCommand,
   AdminListGroupsForUserCommand,
+  AdminSetUserMFAPreferenceCommand,
   AdminSetUserPasswordCommand,
   AdminUpdateUserAttributesCommand,
   type AttributeType,
@@ -236,6 +238,28 @@ export function createIdentityProvider(
     enableUser: (username: string) =>
       call("AdminEnableUser", (abortSignal) =>
         client.send(new AdminEnableUserCommand({ UserPoolId, Username: username }), { abortSignal }),
+      ).then(() => undefined),
+
+    /**
+     * Turns a user's authenticator on (and preferred) or off as their second factor, by name: staff turning off a
+     * member's 2-step verification, and a recovery code's sign-in (app/domain/security/recovery-codes.server.ts).
+     */
+    setSoftwareTokenPreferenceOf: (input: { username: string; enabled: boolean }) =>
+      call("AdminSetUserMFAPreference", (abortSignal) =>
+        client.send(
+          new AdminSetUserMFAPreferenceCommand({
+            UserPoolId,
+            Username: input.username,
+            SoftwareTokenMfaSettings: { Enabled: input.enabled, PreferredMfa: input.enabled },
+          }),
+          { abortSignal },
+        ),
+      ).then(() => undefined),
+
+    /** Forgets a user's authenticator secret: a new one must be set up from the start (lost phone, turned off). */
+    deleteSoftwareToken: (username: string) =>
+      call("AdminDeleteSoftwareToken", (abortSignal) =>
+        client.send(new AdminDeleteSoftwareTokenCommand({ UserPoolId, Username: username }), { abortSignal }),
       ).then(() => undefined),
 
     /** The user's groups (all of them: a member is in few, so the pages are followed). */

@@ -3,6 +3,7 @@ import {
   type AdminInitiateAuthCommandOutput,
   AdminRespondToAuthChallengeCommand,
   AdminUserGlobalSignOutCommand,
+  AssociateSoftwareTokenCommand,
   type AuthenticationResultType,
   ChangePasswordCommand,
   ConfirmForgotPasswordCommand,
@@ -10,7 +11,9 @@ import {
   ForgotPasswordCommand,
   ResendConfirmationCodeCommand,
   RevokeTokenCommand,
+  SetUserMFAPreferenceCommand,
   SignUpCommand,
+  VerifySoftwareTokenCommand,
 } from "@aws-sdk/client-cognito-identity-provider";
 import { type CognitoPool, callCognito as call, toAttributeList } from "./cognito-calls.server";
 import { type CognitoOperation, toIdentityError } from "./cognito-errors.server";
@@ -34,6 +37,15 @@ export type PasswordSignIn =
       /** Cognito's user name (the sub in a pool that signs in by e-mail), which the answer must name. */
       username: string;
       /** Cognito's challenge Session: valid for the app client's AuthSessionValidity (3 minutes by default). */
+      session: string;
+    }
+  | {
+      /**
+       * The member turned on 2-step verification: Cognito checked the password and asks for the authenticator app's
+       * code (SOFTWARE_TOKEN_MFA), to be answered with `answerSoftwareTokenChallenge` within the same Session.
+       */
+      kind: "softwareTokenRequired";
+      username: string;
       session: string;
     };
 
@@ -105,12 +117,12 @@ export function memberFlows({ client, UserPoolId, ClientId }: CognitoPool) {
     beginSignIn: (input: { email: string; password: string }) =>
       call("AdminInitiateAuth", async (abortSignal): Promise<PasswordSignIn> => {
         const output = await initiatePasswordAuth(input, abortSignal);
+        const username = output.ChallengeParameters?.USER_ID_FOR_SRP ?? input.email;
         if (output.ChallengeName === "NEW_PASSWORD_REQUIRED" && output.Session) {
-          return {
-            kind: "newPasswordRequired",
-            username: output.ChallengeParameters?.USER_ID_FOR_SRP ?? input.email,
-            session: output.Session,
-          };
+          return { kind: "newPasswordRequired", username, session: output.Session };
+        }
+        if (output.ChallengeName === "SOFTWARE_TOKEN_MFA" && output.Session) {
+          return { kind: "softwareTokenRequired", username, session: output.Session };
         }
         return { kind: "tokens", tokens: toTokens(output.AuthenticationResult, "AdminInitiateAuth") };
       }),
@@ -130,6 +142,66 @@ export function memberFlows({ client, UserPoolId, ClientId }: CognitoPool) {
         );
         return toTokens(output.AuthenticationResult, "AdminRespondToAuthChallenge");
       }),
+
+    /**
+     * Answers SOFTWARE_TOKEN_MFA with the authenticator app's code. A wrong or already used code is "codeMismatch"
+     * (the Session may be tried again); a Session used up or too old is "challengeExpired".
+     */
+    answerSoftwareTokenChallenge: (input: { username: string; session: string; code: string }) =>
+      call("AdminRespondToAuthChallenge", async (abortSignal) => {
+        const output = await client.send(
+          new AdminRespondToAuthChallengeCommand({
+            UserPoolId,
+            ClientId,
+            ChallengeName: "SOFTWARE_TOKEN_MFA",
+            Session: input.session,
+            ChallengeResponses: { USERNAME: input.username, SOFTWARE_TOKEN_MFA_CODE: input.code },
+          }),
+          { abortSignal },
+        );
+        return toTokens(output.AuthenticationResult, "AdminRespondToAuthChallenge");
+      }),
+
+    /**
+     * A new authenticator secret for the signed-in member (Base32, as authenticator apps take it). Each call replaces
+     * the secret not yet verified; a verified one stays in force until VerifySoftwareToken succeeds with the new one.
+     */
+    associateSoftwareToken: (accessToken: string) =>
+      call("AssociateSoftwareToken", async (abortSignal) => {
+        const output = await client.send(new AssociateSoftwareTokenCommand({ AccessToken: accessToken }), {
+          abortSignal,
+        });
+        if (!output.SecretCode) throw toIdentityError(new Error("no secret"), "AssociateSoftwareToken");
+        return output.SecretCode;
+      }),
+
+    /** The first code from the app, which makes the associated secret the member's (Status SUCCESS). */
+    verifySoftwareToken: (input: { accessToken: string; code: string }) =>
+      call("VerifySoftwareToken", async (abortSignal) => {
+        const output = await client.send(
+          new VerifySoftwareTokenCommand({ AccessToken: input.accessToken, UserCode: input.code }),
+          { abortSignal },
+        );
+        // ERROR without an exception is a code Cognito did not accept.
+        if (output.Status !== "SUCCESS") {
+          throw toIdentityError(
+            Object.assign(new Error("not verified"), { name: "CodeMismatchException" }),
+            "VerifySoftwareToken",
+          );
+        }
+      }),
+
+    /** Turns the verified authenticator on (and preferred) or off as the member's second factor, by their own token. */
+    setSoftwareTokenPreference: (input: { accessToken: string; enabled: boolean }) =>
+      call("SetUserMFAPreference", (abortSignal) =>
+        client.send(
+          new SetUserMFAPreferenceCommand({
+            AccessToken: input.accessToken,
+            SoftwareTokenMfaSettings: { Enabled: input.enabled, PreferredMfa: input.enabled },
+          }),
+          { abortSignal },
+        ),
+      ).then(() => undefined),
 
     refresh: (refreshToken: string) =>
       call("RefreshToken", async (abortSignal) => {

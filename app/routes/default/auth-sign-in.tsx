@@ -120,11 +120,11 @@ export async function action({ request, context }: Route.ActionArgs) {
     },
     async (value) => {
       const { result, setCookies } = await signInWithPassword(context, request, value, locale);
-      if (result.kind === "newPasswordRequired") {
-        // An invited member's temporary password: their own password first, on its own page (`to` kept).
-        throw redirect(`${pathFor("auth-new-password", locale)}${new URL(request.url).search}`, {
-          headers: toHeaders(setCookies),
-        });
+      if (result.kind === "newPasswordRequired" || result.kind === "codeRequired") {
+        // An invited member's temporary password: their own password first; 2-step verification: the code. Each on
+        // its own page (`to` kept); the device-limit screen comes after either.
+        const step = result.kind === "newPasswordRequired" ? "auth-new-password" : "auth-two-step";
+        throw redirect(`${pathFor(step, locale)}${new URL(request.url).search}`, { headers: toHeaders(setCookies) });
       }
       return redirectAfterSignIn(context, request, { locale, config, result, setCookies });
     },

@@ -2,7 +2,9 @@ import type { RouterContextProvider } from "react-router";
 import { redirect } from "react-router";
 import { type Config, SIBLING_SERVICES } from "~/config.server";
 import {
+  CODE_CHALLENGE_COOKIE_MAX_AGE_S,
   NEW_PASSWORD_CHALLENGE_COOKIE_MAX_AGE_S,
+  codeChallengeCookie,
   type NewPasswordChallengeState,
   localeCookie,
   newPasswordChallengeCookie,
@@ -12,10 +14,13 @@ import {
 } from "~/cookies/app-cookies.server";
 import { findPreferredLanguageOfSession } from "~/domain/account/profile.server";
 import {
+  type CodeRequired,
   type NewPasswordRequired,
   type SignInResult,
+  completeCodeSignIn,
   completeFirstSignIn,
   signIn,
+  signInWithRecoveryCode,
 } from "~/domain/account/sign-in.server";
 import { type Locale, isLocale, pathnameForLocale } from "~/i18n/locales";
 import { resolveReturnTarget } from "~/routing/return-target";
@@ -67,7 +72,7 @@ export async function signInWithPassword(
   input: { email: string; password: string },
   /** The page's language, for the alert mail a sign-in from a new browser sends. */
   locale: Locale,
-): Promise<{ result: SignInResult | NewPasswordRequired; setCookies: string[] }> {
+): Promise<{ result: SignInResult | NewPasswordRequired | CodeRequired; setCookies: string[] }> {
   const services = servicesOf(context);
   const device = await readOrCreateDeviceKey(services.config, request);
   const result = await signIn(services, {
@@ -84,6 +89,10 @@ export async function signInWithPassword(
     setCookies.push(
       await newPasswordChallengeCookie.serialize(services.config, { email, username, session, expiresAt }),
     );
+  } else if (result.kind === "codeRequired") {
+    const { email, username, session } = result;
+    const expiresAt = Date.now() + CODE_CHALLENGE_COOKIE_MAX_AGE_S * 1000;
+    setCookies.push(await codeChallengeCookie.serialize(services.config, { email, username, session, expiresAt }));
   } else {
     setCookies.push(...(await signedInCookies(services.config, result)));
   }
@@ -122,6 +131,51 @@ export async function signInWithFirstPassword(
   });
   const setCookies = device.setCookie ? [device.setCookie] : [];
   setCookies.push(await newPasswordChallengeCookie.clear(services.config));
+  setCookies.push(...(await signedInCookies(services.config, result)));
+  return { result, setCookies };
+}
+
+/** The sign-in of a member with 2-step verification waiting for its code in this browser, or null. */
+export async function readCodeChallenge(
+  config: Config,
+  request: Request,
+  now = Date.now(),
+): Promise<NewPasswordChallengeState | null> {
+  const value = await codeChallengeCookie.read(config, request);
+  return value && value.expiresAt > now ? value : null;
+}
+
+/**
+ * The code step's post, with the app's code or with a recovery code (and the password again): the session started,
+ * the challenge cookie gone.
+ */
+export async function signInWithSecondFactor(
+  context: Readonly<RouterContextProvider>,
+  request: Request,
+  input: { challenge: NewPasswordChallengeState } & ({ code: string } | { recoveryCode: string; password: string }),
+  /** The page's language, for the alert mail a sign-in from a new browser sends. */
+  locale: Locale,
+): Promise<{ result: SignInResult; setCookies: string[] }> {
+  const services = servicesOf(context);
+  const device = await readOrCreateDeviceKey(services.config, request);
+  const browser = {
+    email: input.challenge.email,
+    username: input.challenge.username,
+    deviceKey: device.deviceKey,
+    userAgent: request.headers.get("User-Agent"),
+    clientIp: clientIpOf(context),
+    locale,
+  };
+  const result =
+    "code" in input
+      ? await completeCodeSignIn(services, { ...browser, session: input.challenge.session, code: input.code })
+      : await signInWithRecoveryCode(services, {
+          ...browser,
+          password: input.password,
+          recoveryCode: input.recoveryCode,
+        });
+  const setCookies = device.setCookie ? [device.setCookie] : [];
+  setCookies.push(await codeChallengeCookie.clear(services.config));
   setCookies.push(...(await signedInCookies(services.config, result)));
   return { result, setCookies };
 }

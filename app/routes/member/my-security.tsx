@@ -4,6 +4,7 @@ import { Button } from "~/components/button";
 import { describeActivity } from "~/components/security-activity-rows.server";
 import { SecurityActivityTable } from "~/components/security-activity-table";
 import { listSecurityActivity } from "~/domain/security/security-activity.server";
+import { FEW_RECOVERY_CODES, twoStepStatusOf } from "~/domain/security/two-step-verification.server";
 import { endSessions } from "~/domain/sessions/session-ending.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
@@ -20,12 +21,10 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const locale = getLocale(context);
   const i18n = getInstance(context);
   const cursor = new URL(request.url).searchParams.get("cursor");
-  const page = await listSecurityActivity(db, {
-    sub: member.sub,
-    currentSessionId: member.sessionId,
-    cursor,
-    now: clock.now(),
-  });
+  const [page, twoStep] = await Promise.all([
+    listSecurityActivity(db, { sub: member.sub, currentSessionId: member.sessionId, cursor, now: clock.now() }),
+    twoStepStatusOf(db, member.sub),
+  ]);
   return {
     title: i18n.t("account:security.title"),
     translations: loadTranslations(context, [
@@ -49,6 +48,12 @@ export async function loader({ request, context }: Route.LoaderArgs) {
           "security.empty",
           "security.older",
           "security.newest",
+          "twoStep.status",
+          "twoStep.statusOn",
+          "twoStep.statusOff",
+          "twoStep.codesLeft",
+          "twoStep.fewCodes",
+          "twoStep.manage",
         ],
       },
       // DeviceName's mark of this browser.
@@ -57,6 +62,11 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     rows: describeActivity(page.entries, i18n.getFixedT(locale, "account"), locale),
     olderCursor: page.olderCursor,
     isFirstPage: cursor === null,
+    twoStep: {
+      enabled: twoStep.enabled,
+      recoveryCodesLeft: twoStep.recoveryCodesLeft,
+      fewRecoveryCodes: twoStep.enabled && twoStep.recoveryCodesLeft <= FEW_RECOVERY_CODES,
+    },
   };
 }
 
@@ -104,7 +114,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 
 export default function SecurityPage({ loaderData }: Route.ComponentProps) {
   const { t, i18n } = useTranslation("account");
-  const { rows, olderCursor, isFirstPage } = loaderData;
+  const { rows, olderCursor, isFirstPage, twoStep } = loaderData;
   const here = pathFor("my-security", i18n.language);
   return (
     <section className="content security-page">
@@ -113,6 +123,15 @@ export default function SecurityPage({ loaderData }: Route.ComponentProps) {
       <p>
         <AppLink to={pathFor("my-devices", i18n.language)}>{t("security.devicesLink")}</AppLink>
       </p>
+      <section aria-labelledby="two-step-heading" data-testid="two-step-summary">
+        <h2 id="two-step-heading">{t("twoStep.status")}</h2>
+        <p>{twoStep.enabled ? t("twoStep.statusOn") : t("twoStep.statusOff")}</p>
+        {twoStep.enabled ? <p>{t("twoStep.codesLeft", { count: twoStep.recoveryCodesLeft })}</p> : null}
+        {twoStep.fewRecoveryCodes ? <p className="notice">{t("twoStep.fewCodes")}</p> : null}
+        <p>
+          <AppLink to={pathFor("my-security-authenticator", i18n.language)}>{t("twoStep.manage")}</AppLink>
+        </p>
+      </section>
       <p>{t("security.notMeHelp")}</p>
       <Form method="post">
         <Button name="intent" value="sign-out-others" variant="secondary">

@@ -21,7 +21,9 @@ import {
   enableMember,
   endMemberSessions,
   refreshMember,
+  turnOffMemberTwoStep,
 } from "~/domain/staff/staff-actions.server";
+import { twoStepStatusOf } from "~/domain/security/two-step-verification.server";
 import { listAuditEvents } from "~/domain/staff/staff-audit-log.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
@@ -62,7 +64,11 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
   requireAdmin(context, request);
   const sub = subOf(params);
   const { db } = servicesOf(context);
-  const [detail, audit] = await Promise.all([findMemberDetail(db, sub), listAuditEvents(db, { targetSub: sub })]);
+  const [detail, audit, twoStep] = await Promise.all([
+    findMemberDetail(db, sub),
+    listAuditEvents(db, { targetSub: sub }),
+    twoStepStatusOf(db, sub),
+  ]);
   if (!detail) throw data(null, { status: 404 });
   const i18n = getInstance(context);
   const locale = getLocale(context);
@@ -76,10 +82,10 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
       i18n.getFixedT(locale, ["admin", "withdrawal", "signUp", "profile"]),
       locale,
     ),
-    // A disabled member can be enabled, an enabled one disabled; the list comes with the data so the page does not
-    // load the form choices' module for it.
+    // A disabled member can be enabled, an enabled one disabled; 2-step verification turned off only where it is on.
+    // The list comes with the data so the page does not load the form choices' module for it.
     availableActions: CONFIRMED_STAFF_ACTIONS.filter((action) =>
-      enabled ? action !== "enable" : action !== "disable",
+      action === "two-step-off" ? twoStep.enabled : enabled ? action !== "enable" : action !== "disable",
     ),
     auditEvents: describeAuditEvents(audit.events, i18n.getFixedT(locale, "admin"), locale),
     confirm: ConfirmSchema.parse(new URL(request.url).searchParams.get("confirm") ?? undefined) ?? null,
@@ -158,6 +164,9 @@ async function runConfirmedStaffAction(
     case "enable":
       await enableMember(services, actor, sub);
       return "admin:toasts.enabled";
+    case "two-step-off":
+      await turnOffMemberTwoStep(services, actor, sub);
+      return "admin:toasts.twoStepOff";
   }
 }
 
@@ -253,7 +262,7 @@ function StaffActions({
 
 /** The locale key of an action ("sessions-end" → "sessionsEnd"). */
 function actionKey(action: ConfirmedStaffAction) {
-  return action === "sessions-end" ? "sessionsEnd" : action;
+  return action === "sessions-end" ? "sessionsEnd" : action === "two-step-off" ? "twoStepOff" : action;
 }
 
 function ConfirmPanel({

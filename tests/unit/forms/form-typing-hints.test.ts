@@ -13,6 +13,7 @@ import { ProfileFormSchema } from "~/domain/forms/profile-schemas";
 import { ReauthenticationSchema } from "~/domain/forms/reauthentication-schema";
 import { FirstPasswordSchema, SignInSchema } from "~/domain/forms/sign-in-schemas";
 import { AccountInfoFormSchema, ConfirmationCodeSchema, SignUpSchema } from "~/domain/forms/sign-up-schemas";
+import { AuthenticatorCodeSchema, RecoveryCodeSignInSchema } from "~/domain/forms/two-step-schemas";
 import { WithdrawalConfirmSchema, WithdrawalFormSchema } from "~/domain/forms/withdrawal-schemas";
 import { countryChoices } from "~/components/form/country-choices";
 import { prefectureChoices } from "~/components/form/prefecture-choices";
@@ -22,9 +23,11 @@ import { translatorFor } from "~/i18n/translator.server";
 import EmailUpdatePage from "~/routes/default/email-update";
 import ForgotPasswordPage from "~/routes/default/auth-forgot-password";
 import NewPasswordPage from "~/routes/default/auth-new-password";
+import TwoStepPage from "~/routes/default/auth-two-step";
 import SignInPage from "~/routes/default/auth-sign-in";
 import SignUpPage from "~/routes/default/auth-sign-up";
 import EmailEditPage from "~/routes/member/my-email-edit";
+import AuthenticatorPage from "~/routes/member/my-security-authenticator";
 import PasswordEditPage from "~/routes/member/my-password-edit";
 import ProfileEditPage from "~/routes/member/my-profile-edit";
 import ReauthenticationPage from "~/routes/member/my-reauthentication";
@@ -102,6 +105,39 @@ const PAGES: Page[] = [
     name: "first sign-in, new password",
     component: NewPasswordPage,
     loaderData: { email: "a@example.jp", constraint: getZodConstraint(FirstPasswordSchema) },
+  },
+  {
+    name: "sign-in, authenticator code",
+    component: TwoStepPage,
+    loaderData: {
+      view: "code",
+      email: "a@example.jp",
+      recoveryCodesLeft: 9,
+      otherMethodUrl: "/auth/sign-in/two-step/?method=recovery-code",
+      constraint: getZodConstraint(AuthenticatorCodeSchema),
+    },
+  },
+  {
+    name: "sign-in, recovery code",
+    component: TwoStepPage,
+    loaderData: {
+      view: "recovery",
+      email: "a@example.jp",
+      recoveryCodesLeft: 9,
+      otherMethodUrl: "/auth/sign-in/two-step/",
+      constraint: getZodConstraint(RecoveryCodeSignInSchema),
+    },
+  },
+  {
+    name: "2-step verification, setup",
+    component: AuthenticatorPage,
+    loaderData: {
+      enabled: false,
+      recoveryCodesLeft: 0,
+      fewRecoveryCodes: false,
+      setup: { qrSvg: "<svg></svg>", key: "ABCD EFGH" },
+      constraint: getZodConstraint(AuthenticatorCodeSchema),
+    },
   },
   {
     name: "profile edit",

@@ -1,0 +1,196 @@
+import { eq } from "drizzle-orm";
+import { decodeJwt } from "jose";
+import type { Database } from "../../../db/client.server";
+import { twoStepVerifications } from "../../../db/schema";
+import type { Locale } from "~/i18n/locales";
+import type { TwoStepChange } from "~/integrations/mailer.server";
+import type { AppServices } from "~/services.server";
+import { queueMail, ringMailOutbox } from "../mail/mail-outbox.server";
+import { countRecoveryCodesLeft, deleteRecoveryCodes, replaceRecoveryCodes } from "./recovery-codes.server";
+import { recordSecurityEvent } from "./security-record.server";
+
+export type TwoStepDependencies = Pick<AppServices, "db" | "identity" | "clock">;
+
+/** Whether the member uses 2-step verification, and how many recovery codes they have left: from our tables alone. */
+export interface TwoStepStatus {
+  enabled: boolean;
+  enabledAt: Date | null;
+  recoveryCodesLeft: number;
+}
+
+/** At or below this many unused recovery codes, the member is told to make new ones. */
+export const FEW_RECOVERY_CODES = 3;
+
+export async function twoStepStatusOf(db: Database, sub: string): Promise<TwoStepStatus> {
+  const [row] = await db
+    .select({ enabledAt: twoStepVerifications.enabledAt })
+    .from(twoStepVerifications)
+    .where(eq(twoStepVerifications.sub, sub));
+  if (!row) return { enabled: false, enabledAt: null, recoveryCodesLeft: 0 };
+  return { enabled: true, enabledAt: row.enabledAt, recoveryCodesLeft: await countRecoveryCodesLeft(db, sub) };
+}
+
+/** The member behind a Cognito user name (the code step's challenge), when they use 2-step verification. */
+export async function twoStepMemberByUsername(db: Database, username: string): Promise<{ sub: string } | null> {
+  const [row] = await db
+    .select({ sub: twoStepVerifications.sub })
+    .from(twoStepVerifications)
+    .where(eq(twoStepVerifications.username, username));
+  return row ?? null;
+}
+
+/**
+ * The otpauth:// URI an authenticator app reads from the QR code (Google Authenticator's Key Uri Format): the
+ * issuer and the member's address name the entry in the app; SHA-1, 6 digits and 30 s are Cognito's TOTP.
+ */
+export function authenticatorKeyUri(input: { issuer: string; email: string; secret: string }): string {
+  const label = `${encodeURIComponent(input.issuer)}:${encodeURIComponent(input.email)}`;
+  const query = new URLSearchParams({
+    secret: input.secret,
+    issuer: input.issuer,
+    algorithm: "SHA1",
+    digits: "6",
+    period: "30",
+  });
+  return `otpauth://totp/${label}?${query.toString()}`;
+}
+
+/** The key as the member types it into an app without a camera: groups of 4 ("ABCD EFGH …"). */
+export function groupedKey(secret: string): string {
+  return secret.replace(/(.{4})(?=.)/g, "$1 ");
+}
+
+/** A new authenticator secret for the member (AssociateSoftwareToken): shown once, while they set the app up. */
+export function startAuthenticatorSetup(deps: TwoStepDependencies, input: { accessToken: string }): Promise<string> {
+  return deps.identity.associateSoftwareToken(input.accessToken);
+}
+
+interface MemberChange {
+  sub: string;
+  email: string;
+  /** The page's language (or the member's, for staff), for the notice mail of a member without a preferred one. */
+  locale: Locale;
+}
+
+/** The member's own change: the session and the request's client IP, for the security record. */
+interface OwnChange extends MemberChange {
+  accessToken: string;
+  sessionId: string;
+  clientIp: string;
+}
+
+async function queueTwoStepNotice(
+  tx: Database,
+  input: MemberChange & { change: TwoStepChange; now: Date; recoveryCodesLeft: number },
+) {
+  await queueMail(tx, {
+    kind: "twoStepChanged",
+    recipient: input.email,
+    sub: input.sub,
+    requestLocale: input.locale,
+    now: input.now,
+    details: {
+      change: input.change,
+      changedAt: input.now.toISOString(),
+      recoveryCodesLeft: String(input.recoveryCodesLeft),
+    },
+  });
+}
+
+/**
+ * Turns on 2-step verification with the first code from the member's app: Cognito checks it against the secret
+ * associated by `startAuthenticatorSetup` (VerifySoftwareToken) and makes the app the member's second factor
+ * (SetUserMFAPreference). Then, in one transaction: our flag, 10 new recovery codes, the security record and the
+ * notice mail. Answers the recovery codes, which exist in clear only in this answer.
+ */
+export async function turnOnTwoStep(deps: TwoStepDependencies, input: OwnChange & { code: string }): Promise<string[]> {
+  await deps.identity.verifySoftwareToken({ accessToken: input.accessToken, code: input.code });
+  await deps.identity.setSoftwareTokenPreference({ accessToken: input.accessToken, enabled: true });
+  // Cognito's user name, which the sign-in's challenge will name (the token is the session's, verified on the page view).
+  const username = String(decodeJwt(input.accessToken).username ?? input.sub);
+  const now = deps.clock.now();
+  const codes = await deps.db.transaction(async (tx) => {
+    await tx
+      .insert(twoStepVerifications)
+      .values({ sub: input.sub, username, enabledAt: now })
+      .onConflictDoUpdate({ target: twoStepVerifications.sub, set: { username, enabledAt: now } });
+    const made = await replaceRecoveryCodes(tx, { sub: input.sub, now });
+    await recordSecurityEvent(tx, {
+      sub: input.sub,
+      kind: "second-factor-added",
+      occurredAt: now,
+      sessionId: input.sessionId,
+      ipAddress: input.clientIp,
+    });
+    await queueTwoStepNotice(tx, { ...input, change: "enabled", now, recoveryCodesLeft: made.length });
+    return made;
+  });
+  ringMailOutbox();
+  return codes;
+}
+
+/** "Make new codes": all earlier recovery codes stop working; the new ones are answered, once. */
+export async function makeNewRecoveryCodes(
+  deps: Pick<AppServices, "db" | "clock">,
+  input: { sub: string; sessionId: string; clientIp: string },
+): Promise<string[] | null> {
+  const now = deps.clock.now();
+  return deps.db.transaction(async (tx) => {
+    const [enabled] = await tx
+      .select({ sub: twoStepVerifications.sub })
+      .from(twoStepVerifications)
+      .where(eq(twoStepVerifications.sub, input.sub))
+      .for("update");
+    if (!enabled) return null;
+    const codes = await replaceRecoveryCodes(tx, { sub: input.sub, now });
+    await recordSecurityEvent(tx, {
+      sub: input.sub,
+      kind: "recovery-codes-replaced",
+      occurredAt: now,
+      sessionId: input.sessionId,
+      ipAddress: input.clientIp,
+    });
+    return codes;
+  });
+}
+
+/**
+ * Turns 2-step verification off: at Cognito first (by the member's own token, or by name for staff), and the secret
+ * deleted there (AdminDeleteSoftwareToken), so a lost phone's codes are gone for good and setting up again starts from
+ * a new secret; then our flag and the recovery codes, recorded and mailed. Answers false when it was not on.
+ */
+export async function turnOffTwoStep(
+  deps: TwoStepDependencies,
+  input: (OwnChange & { by: "member" }) | (MemberChange & { by: "staff" }),
+): Promise<boolean> {
+  if (input.by === "member") {
+    await deps.identity.setSoftwareTokenPreference({ accessToken: input.accessToken, enabled: false });
+  } else {
+    await deps.identity.setSoftwareTokenPreferenceOf({ username: input.sub, enabled: false });
+  }
+  await deps.identity.deleteSoftwareToken(input.sub);
+  const now = deps.clock.now();
+  const wasOn = await deps.db.transaction(async (tx) => {
+    const removed = await tx
+      .delete(twoStepVerifications)
+      .where(eq(twoStepVerifications.sub, input.sub))
+      .returning({ sub: twoStepVerifications.sub });
+    await deleteRecoveryCodes(tx, input.sub);
+    if (removed.length === 0) return false;
+    // Staff's turning off is in their audit log, which the member's record shows (security-activity.server.ts).
+    if (input.by === "member") {
+      await recordSecurityEvent(tx, {
+        sub: input.sub,
+        kind: "second-factor-removed",
+        occurredAt: now,
+        sessionId: input.sessionId,
+        ipAddress: input.clientIp,
+      });
+    }
+    const change = input.by === "member" ? "disabled" : "disabledByStaff";
+    await queueTwoStepNotice(tx, { ...input, change, now, recoveryCodesLeft: 0 });
+    return true;
+  });
+  if (wasOn) ringMailOutbox();
+  return wasOn;
+}
