@@ -44,6 +44,8 @@ export const ROUTE_SECTIONS = [
       { name: "my-password-edit", path: "my/password/edit" },
       { name: "my-devices", path: "my/devices" },
       { name: "my-security", path: "my/security" },
+      // The passkey forms of /my/security/ post here (add, rename, delete); opened, it sends the member there.
+      { name: "my-security-passkeys", path: "my/security/passkeys" },
       { name: "my-withdrawal", path: "my/withdrawal" },
       // The password step before a sensitive change (`to`: the page to return to), and the member's copy of their
       // data: the page, and the JSON download it links to.

@@ -11,3 +11,4 @@ export * from "./csv-imports";
 export * from "./security-events";
 export * from "./sign-in-alerts";
 export * from "./mail-outbox";
+export * from "./member-passkeys";

@@ -38,7 +38,8 @@ export type OutboxMail =
       };
     }
   | { kind: "passwordChanged"; details: { changedAt: string } }
-  | { kind: "passwordReset"; details: { changedAt: string } };
+  | { kind: "passwordReset"; details: { changedAt: string } }
+  | { kind: "passkeyChanged"; details: { change: "added" | "removed"; name: string; changedAt: string } };
 
 export type MailKind = OutboxMail["kind"];
 
@@ -192,6 +193,14 @@ async function sendClaimedMail(deps: MailOutboxDependencies, row: ClaimedMail): 
     case "passwordReset":
       return deps.mailer.sendPasswordResetNotice({
         ...common,
+        when: formatJapanTime(mail.details.changedAt),
+        resetLink,
+      });
+    case "passkeyChanged":
+      return deps.mailer.sendPasskeyNotice({
+        ...common,
+        change: mail.details.change,
+        name: mail.details.name,
         when: formatJapanTime(mail.details.changedAt),
         resetLink,
       });

@@ -1,0 +1,89 @@
+import { data, redirect } from "react-router";
+import { PasskeyDeleteSchema, PasskeyRegistrationSchema, PasskeyRenameSchema } from "~/domain/forms/passkey-schemas";
+import {
+  addPasskey,
+  passkeyCreationOptions,
+  passkeyLabel,
+  removePasskey,
+  renamePasskey,
+} from "~/domain/account/passkeys.server";
+import { domainErrorOf, messageKeyOf } from "~/errors/error-responses.server";
+import { getLocale } from "~/middleware/i18n.server";
+import { requireMember } from "~/middleware/require-member.server";
+import { requireRecentPassword } from "~/middleware/require-recent-password.server";
+import { pathFor } from "~/routing/route-table";
+import { clientIpOf, servicesOf } from "~/router-context.server";
+import { getToastUtils } from "~/toast.server";
+import type { Route } from "./+types/my-security-passkeys";
+
+/** Someone who opens the address itself gets the page the passkey forms are on. */
+export function loader({ context }: Route.LoaderArgs) {
+  return redirect(pathFor("my-security", getLocale(context)));
+}
+
+/**
+ * The passkey forms of /my/security/. `options` (the add button's script, through a fetcher) answers Cognito's
+ * creation options as JSON; `add` (the script's form, the browser's result in a hidden input) stores the passkey;
+ * `rename` and `delete` are plain forms that work without JavaScript. Adding and deleting need the password typed
+ * on this session within 10 minutes: otherwise the password step, and back to /my/security/. Each answer but
+ * `options` goes back to /my/security/ with a toast; every refusal is a toast too, never a 500.
+ */
+export async function action({ request, context }: Route.ActionArgs) {
+  const member = requireMember(context, request);
+  const locale = getLocale(context);
+  const here = pathFor("my-security", locale);
+  const services = servicesOf(context);
+  const toasts = getToastUtils(context);
+  const formData = await request.formData();
+  const intent = formData.get("intent");
+  const change = {
+    sub: member.sub,
+    email: member.email,
+    accessToken: member.accessToken,
+    clientIp: clientIpOf(context),
+    userAgent: request.headers.get("User-Agent"),
+    locale,
+  };
+  const refused = (error: unknown) => toasts.redirectWithError(here, messageKeyOf(domainErrorOf(error)));
+
+  if (intent === "rename") {
+    const parsed = PasskeyRenameSchema.safeParse(Object.fromEntries(formData));
+    if (!parsed.success) return toasts.redirectWithError(here, "toasts:invalidInput");
+    const renamed = await renamePasskey(services.db, { sub: member.sub, ...parsed.data });
+    return renamed
+      ? toasts.redirectWithSuccess(here, "passkeys:toasts.renamed")
+      : toasts.redirectWithError(here, "passkeys:toasts.notFound");
+  }
+  if (intent !== "options" && intent !== "add" && intent !== "delete") {
+    return toasts.redirectWithError(here, "toasts:invalidInput");
+  }
+  await requireRecentPassword(context, request, member, { returnTo: here });
+
+  if (intent === "options") {
+    try {
+      return data({ creationOptions: await passkeyCreationOptions(services, member) });
+    } catch (error) {
+      return refused(error);
+    }
+  }
+  if (intent === "add") {
+    const parsed = PasskeyRegistrationSchema.safeParse(Object.fromEntries(formData));
+    if (!parsed.success) return toasts.redirectWithError(here, "passkeys:errors.refused");
+    try {
+      await addPasskey(services, { ...change, credential: parsed.data.credential });
+    } catch (error) {
+      return refused(error);
+    }
+    return toasts.redirectWithSuccess(here, "passkeys:toasts.added");
+  }
+  const parsed = PasskeyDeleteSchema.safeParse(Object.fromEntries(formData));
+  if (!parsed.success) return toasts.redirectWithError(here, "toasts:invalidInput");
+  try {
+    const removed = await removePasskey(services, { ...change, credentialId: parsed.data.credentialId });
+    return removed
+      ? toasts.redirectWithSuccess(here, { message: "passkeys:toasts.removed", values: { name: passkeyLabel(removed) } })
+      : toasts.redirectWithError(here, "passkeys:toasts.notFound");
+  } catch (error) {
+    return refused(error);
+  }
+}
