@@ -1,8 +1,11 @@
 import { Form } from "react-router";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
+import { PasskeySection } from "~/components/passkeys/passkey-section";
 import { describeActivity } from "~/components/security-activity-rows.server";
 import { SecurityActivityTable } from "~/components/security-activity-table";
+import { listPasskeys, passkeyLabel } from "~/domain/account/passkeys.server";
+import { MAX_PASSKEY_NAME_LENGTH } from "~/domain/forms/passkey-schemas";
 import { listSecurityActivity } from "~/domain/security/security-activity.server";
 import { endSessions } from "~/domain/sessions/session-ending.server";
 import { loadTranslations } from "~/i18n/translations.server";
@@ -20,12 +23,10 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const locale = getLocale(context);
   const i18n = getInstance(context);
   const cursor = new URL(request.url).searchParams.get("cursor");
-  const page = await listSecurityActivity(db, {
-    sub: member.sub,
-    currentSessionId: member.sessionId,
-    cursor,
-    now: clock.now(),
-  });
+  const [page, passkeys] = await Promise.all([
+    listSecurityActivity(db, { sub: member.sub, currentSessionId: member.sessionId, cursor, now: clock.now() }),
+    listPasskeys(db, member.sub),
+  ]);
   return {
     title: i18n.t("account:security.title"),
     translations: loadTranslations(context, [
@@ -53,7 +54,15 @@ export async function loader({ request, context }: Route.LoaderArgs) {
       },
       // DeviceName's mark of this browser.
       { namespace: "auth", keys: ["deviceLimit.current"] },
+      { namespace: "passkeys", keys: ["section", "toasts.cancelled", "errors.refused"] },
     ]),
+    passkeys: passkeys.map((passkey) => ({
+      credentialId: passkey.credentialId,
+      label: passkeyLabel(passkey),
+      createdAt: passkey.createdAt.toISOString(),
+      lastUsedAt: passkey.lastUsedAt?.toISOString() ?? null,
+    })),
+    maxPasskeyNameLength: MAX_PASSKEY_NAME_LENGTH,
     rows: describeActivity(page.entries, i18n.getFixedT(locale, "account"), locale),
     olderCursor: page.olderCursor,
     isFirstPage: cursor === null,
@@ -104,7 +113,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 
 export default function SecurityPage({ loaderData }: Route.ComponentProps) {
   const { t, i18n } = useTranslation("account");
-  const { rows, olderCursor, isFirstPage } = loaderData;
+  const { rows, olderCursor, isFirstPage, passkeys, maxPasskeyNameLength } = loaderData;
   const here = pathFor("my-security", i18n.language);
   return (
     <section className="content security-page">
@@ -119,6 +128,11 @@ export default function SecurityPage({ loaderData }: Route.ComponentProps) {
           {t("security.signOutOthers")}
         </Button>
       </Form>
+      <PasskeySection
+        passkeys={passkeys}
+        action={pathFor("my-security-passkeys", i18n.language)}
+        maxNameLength={maxPasskeyNameLength}
+      />
       {rows.length > 0 ? <SecurityActivityTable rows={rows} /> : <p>{t("security.empty")}</p>}
       <nav className="actions">
         {isFirstPage ? null : <AppLink to={here}>{t("security.newest")}</AppLink>}
