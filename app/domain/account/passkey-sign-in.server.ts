@@ -20,7 +20,10 @@ export async function beginPasskeySignIn(
   input: { email: string },
 ): Promise<PasskeyChallengeState & { requestOptionsJson: string }> {
   const challenge = await deps.identity.beginPasskeySignIn(input.email).catch((error: unknown) => {
-    if (error instanceof DomainError && ["userNotFound", "invalidCredentials", "userNotConfirmed"].includes(error.code)) {
+    if (
+      error instanceof DomainError &&
+      ["userNotFound", "invalidCredentials", "userNotConfirmed"].includes(error.code)
+    ) {
       throw new DomainError("noPasskey", { cause: error });
     }
     throw error;

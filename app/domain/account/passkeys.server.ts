@@ -163,7 +163,8 @@ export async function removePasskey(
       .where(and(eq(memberPasskeys.sub, input.sub), eq(memberPasskeys.credentialId, input.credentialId)))
       .returning({ credentialId: memberPasskeys.credentialId });
     // A second delete of the same passkey (a double submit) records and mails nothing more.
-    if (deleted.length > 0) await recordPasskeyChange(tx, { ...input, change: "removed", name: passkeyLabel(passkey), now });
+    if (deleted.length > 0)
+      await recordPasskeyChange(tx, { ...input, change: "removed", name: passkeyLabel(passkey), now });
   });
   ringMailOutbox();
   return passkey;

@@ -49,7 +49,10 @@ export function passkeyFlows({ client, UserPoolId, ClientId }: CognitoPool) {
     completePasskeyRegistration: (input: { accessToken: string; credential: Record<string, unknown> }) =>
       call("CompleteWebAuthnRegistration", (abortSignal) =>
         client.send(
-          new CompleteWebAuthnRegistrationCommand({ AccessToken: input.accessToken, Credential: input.credential as CompleteWebAuthnRegistrationCommandInput["Credential"] }),
+          new CompleteWebAuthnRegistrationCommand({
+            AccessToken: input.accessToken,
+            Credential: input.credential as CompleteWebAuthnRegistrationCommandInput["Credential"],
+          }),
           { abortSignal },
         ),
       ).then(() => undefined),
@@ -83,7 +86,11 @@ export function passkeyFlows({ client, UserPoolId, ClientId }: CognitoPool) {
       }),
 
     /** Answers WEB_AUTHN with the browser's AuthenticationResponseJSON: the tokens of a signed-in member. */
-    answerPasskeyChallenge: (input: { username: string; session: string; credentialJson: string }): Promise<IdentityTokens> =>
+    answerPasskeyChallenge: (input: {
+      username: string;
+      session: string;
+      credentialJson: string;
+    }): Promise<IdentityTokens> =>
       call("PasskeyChallengeAnswer", async (abortSignal) => {
         const output = await client.send(
           new AdminRespondToAuthChallengeCommand({

@@ -5,6 +5,7 @@ import { FORM_FIELD_TEXTS, formConstraint } from "~/components/form/schema-form.
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
 import { DeactivateDeviceForm, type DeviceRow, DeviceTable } from "~/components/device-table";
+import { PasskeySignIn } from "~/components/passkeys/passkey-sign-in";
 import { FormAlert, InputField } from "~/components/form/fields";
 import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
 import { pendingSignInCookie } from "~/cookies/app-cookies.server";
@@ -27,6 +28,7 @@ import { clientIpOf, servicesOf } from "~/router-context.server";
 import { getToastUtils } from "~/toast.server";
 import type { Route } from "./+types/auth-sign-in";
 import { activeSessionCookies, redirectAfterSignIn, returnTargetFrom, signInWithPassword } from "./sign-in-flow.server";
+import { isPasskeySignInIntent, passkeySignInAction } from "./passkey-sign-in-flow.server";
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   const services = servicesOf(context);
@@ -65,7 +67,10 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   return {
     view: "form" as const,
     title,
-    translations: textsOf("signIn", [FORM_FIELD_TEXTS]),
+    translations: textsOf("signIn", [
+      FORM_FIELD_TEXTS,
+      { namespace: "passkeys", keys: ["signIn", "toasts.cancelled", "errors.refused"] },
+    ]),
     constraint: formConstraint(SignInSchema),
   };
 }
@@ -110,6 +115,8 @@ export async function action({ request, context }: Route.ActionArgs) {
     throw redirect(here, { headers: await abandonPending(pending) });
   }
 
+  if (isPasskeySignInIntent(intent)) return passkeySignInAction(context, request, { formData, intent, locale, here });
+
   return handleFormPost(
     context,
     formData,
@@ -140,7 +147,12 @@ function toHeaders(setCookies: string[]): Headers {
 export default function SignInPage({ loaderData, actionData }: Route.ComponentProps) {
   if (loaderData.view === "alreadySignedIn") return <AlreadySignedIn {...loaderData} />;
   if (loaderData.view === "deviceLimit") return <DeviceLimit {...loaderData} />;
-  return <SignInForm constraint={loaderData.constraint} lastResult={actionData?.result} />;
+  return (
+    <SignInForm
+      constraint={loaderData.constraint}
+      lastResult={actionData && "result" in actionData ? actionData.result : undefined}
+    />
+  );
 }
 
 function SignInForm({
@@ -183,6 +195,7 @@ function SignInForm({
           {t("signIn.submit")}
         </Button>
       </Form>
+      <PasskeySignIn emailInputId={fields.email.id} />
       <p>
         <AppLink to={pathFor("auth-forgot-password", i18n.language)}>{t("signIn.forgotPassword")}</AppLink>
       </p>

@@ -81,7 +81,10 @@ export async function action({ request, context }: Route.ActionArgs) {
   try {
     const removed = await removePasskey(services, { ...change, credentialId: parsed.data.credentialId });
     return removed
-      ? toasts.redirectWithSuccess(here, { message: "passkeys:toasts.removed", values: { name: passkeyLabel(removed) } })
+      ? toasts.redirectWithSuccess(here, {
+          message: "passkeys:toasts.removed",
+          values: { name: passkeyLabel(removed) },
+        })
       : toasts.redirectWithError(here, "passkeys:toasts.notFound");
   } catch (error) {
     return refused(error);
