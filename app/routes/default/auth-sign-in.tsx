@@ -5,7 +5,7 @@ import { FORM_FIELD_TEXTS, formConstraint } from "~/components/form/schema-form.
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
 import { DeactivateDeviceForm, type DeviceRow, DeviceTable } from "~/components/device-table";
-import { PasskeySignIn } from "~/components/passkeys/passkey-sign-in";
+import { PasskeySignInButton } from "~/components/passkeys/passkey-sign-in-button";
 import { FormAlert, InputField } from "~/components/form/fields";
 import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
 import { pendingSignInCookie } from "~/cookies/app-cookies.server";
@@ -28,7 +28,7 @@ import { clientIpOf, servicesOf } from "~/router-context.server";
 import { getToastUtils } from "~/toast.server";
 import type { Route } from "./+types/auth-sign-in";
 import { activeSessionCookies, redirectAfterSignIn, returnTargetFrom, signInWithPassword } from "./sign-in-flow.server";
-import { isPasskeySignInIntent, passkeySignInAction } from "./passkey-sign-in-flow.server";
+import { isPasskeySignInIntent, passkeySignInAction } from "./auth-sign-in.server";
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   const services = servicesOf(context);
@@ -195,7 +195,7 @@ function SignInForm({
           {t("signIn.submit")}
         </Button>
       </Form>
-      <PasskeySignIn emailInputId={fields.email.id} />
+      <PasskeySignInButton emailInputId={fields.email.id} />
       <p>
         <AppLink to={pathFor("auth-forgot-password", i18n.language)}>{t("signIn.forgotPassword")}</AppLink>
       </p>

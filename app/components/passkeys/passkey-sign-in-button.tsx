@@ -13,7 +13,7 @@ type OptionsReply = { requestOptions?: PublicKeyCredentialRequestOptionsJSON; er
  * page's action for the challenge, lets the browser use the passkey, and posts its JSON result in a hidden input.
  * Without JavaScript, the section says passkeys need it and the password form above is the way in. Texts: "passkeys".
  */
-export function PasskeySignIn({ emailInputId }: { emailInputId: string }) {
+export function PasskeySignInButton({ emailInputId }: { emailInputId: string }) {
   const { t } = useTranslation("passkeys");
   const support = usePasskeySupport();
   const fetcher = useFetcher<OptionsReply>();

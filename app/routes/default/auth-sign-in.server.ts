@@ -1,3 +1,4 @@
+/** The sign-in page's own server half: its passkey posts (the password form's is sign-in-flow.server.ts, shared). */
 import { type RouterContextProvider, data } from "react-router";
 import { passkeyChallengeCookie, readOrCreateDeviceKey } from "~/cookies/app-cookies.server";
 import { beginPasskeySignIn, completePasskeySignIn } from "~/domain/account/passkey-sign-in.server";
