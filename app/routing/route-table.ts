@@ -21,6 +21,8 @@ export const ROUTE_SECTIONS = [
       // An invited member's first sign-in: the temporary password worked, now their own password (Cognito's
       // NEW_PASSWORD_REQUIRED challenge).
       { name: "auth-new-password", path: "auth/sign-in/new-password" },
+      // The sign-in page's passkey button posts here: Cognito's WEB_AUTHN challenge as JSON, then its answer.
+      { name: "auth-sign-in-passkey", path: "auth/sign-in/passkey" },
       { name: "auth-sign-out", path: "auth/sign-out" },
       { name: "auth-forgot-password", path: "auth/forgot-password" },
       { name: "auth-sign-up", path: "auth/sign-up" },

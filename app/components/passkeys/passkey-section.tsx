@@ -1,10 +1,8 @@
-import type { PublicKeyCredentialCreationOptionsJSON } from "@simplewebauthn/browser";
-import { useEffect, useRef, useState } from "react";
-import { Form, useFetcher, useNavigation } from "react-router";
+import { Form } from "react-router";
 import { useTranslation } from "~/i18n/use-translation";
 import { Button } from "../button";
 import { InputField } from "../form/fields";
-import { createPasskey, isCancelledCeremony, usePasskeySupport } from "./passkey-ceremony";
+import { createPasskey, usePasskeyButton, usePasskeySupport } from "./passkey-ceremony";
 
 /** One passkey as the page lists it (my-security's loader). */
 export interface PasskeyItem {
@@ -93,54 +91,25 @@ export function PasskeySection({
 }
 
 /**
- * The button asks the action for Cognito's creation options (a fetcher; without a recent password the action sends
- * the member to the password step instead), lets the browser make the passkey, and posts its JSON result in the
- * hidden input of a form. Without JavaScript, and before the script runs, the page says passkeys need it.
+ * The button asks the passkey endpoint for Cognito's creation options (without a recent password it is sent to the
+ * password step instead), lets the browser make the passkey, and posts its JSON result in the hidden input of a
+ * plain form. Without JavaScript, and before the script runs, the page says passkeys need it.
  */
 function PasskeyAddButton({ action }: { action: string }) {
   const { t } = useTranslation("passkeys");
   const support = usePasskeySupport();
-  const fetcher = useFetcher<{ creationOptions?: PublicKeyCredentialCreationOptionsJSON }>();
-  const navigation = useNavigation();
-  const formRef = useRef<HTMLFormElement>(null);
-  const credentialRef = useRef<HTMLInputElement>(null);
-  const handledOptions = useRef<unknown>(null);
-  const [problem, setProblem] = useState<"toasts.cancelled" | "errors.refused" | null>(null);
-
-  const creationOptions = fetcher.data?.creationOptions;
-  useEffect(() => {
-    if (!creationOptions || handledOptions.current === creationOptions) return;
-    handledOptions.current = creationOptions;
-    createPasskey(creationOptions).then(
-      (credential) => {
-        if (!credentialRef.current || !formRef.current) return;
-        credentialRef.current.value = credential;
-        formRef.current.requestSubmit();
-      },
-      // Cancelled, or refused by the authenticator (one already registered here, say): the member may try again.
-      (error: unknown) => setProblem(isCancelledCeremony(error) ? "toasts.cancelled" : "errors.refused"),
-    );
-  }, [creationOptions]);
-
+  const { formRef, busy, problem, start } = usePasskeyButton(action, createPasskey);
   if (support === "unknown") return <p className="notice">{t("section.needsJavaScript")}</p>;
   if (support === "no") return <p className="notice">{t("section.unsupported")}</p>;
-  const pending = fetcher.state !== "idle" || navigation.state === "submitting";
   return (
-    <Form method="post" action={action} ref={formRef} className="passkeys__add">
+    <form method="post" action={action} ref={formRef} className="passkeys__add">
       <input type="hidden" name="intent" value="add" />
-      <input type="hidden" name="credential" ref={credentialRef} />
+      <input type="hidden" name="credential" />
       <p>{t("section.reauthenticationNote")}</p>
-      <Button
-        type="button"
-        pending={pending}
-        onClick={() => {
-          setProblem(null);
-          void fetcher.submit({ intent: "options" }, { method: "post", action });
-        }}
-      >
+      <Button type="button" pending={busy} onClick={() => void start({ intent: "options" })}>
         {t("section.add")}
       </Button>
-      {problem ? <p role="alert">{t(problem)}</p> : null}
-    </Form>
+      {problem ? <p role="alert">{"key" in problem ? t(problem.key) : problem.text}</p> : null}
+    </form>
   );
 }

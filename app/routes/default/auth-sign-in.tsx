@@ -1,5 +1,5 @@
 import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
-import { Form, redirect, useNavigation } from "react-router";
+import { Form, redirect, useLocation, useNavigation } from "react-router";
 import { handleFormPost } from "~/components/form/form-action.server";
 import { FORM_FIELD_TEXTS, formConstraint } from "~/components/form/schema-form.server";
 import { AppLink } from "~/components/app-link";
@@ -28,7 +28,6 @@ import { clientIpOf, servicesOf } from "~/router-context.server";
 import { getToastUtils } from "~/toast.server";
 import type { Route } from "./+types/auth-sign-in";
 import { activeSessionCookies, redirectAfterSignIn, returnTargetFrom, signInWithPassword } from "./sign-in-flow.server";
-import { isPasskeySignInIntent, passkeySignInAction } from "./auth-sign-in.server";
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   const services = servicesOf(context);
@@ -115,8 +114,6 @@ export async function action({ request, context }: Route.ActionArgs) {
     throw redirect(here, { headers: await abandonPending(pending) });
   }
 
-  if (isPasskeySignInIntent(intent)) return passkeySignInAction(context, request, { formData, intent, locale, here });
-
   return handleFormPost(
     context,
     formData,
@@ -147,12 +144,7 @@ function toHeaders(setCookies: string[]): Headers {
 export default function SignInPage({ loaderData, actionData }: Route.ComponentProps) {
   if (loaderData.view === "alreadySignedIn") return <AlreadySignedIn {...loaderData} />;
   if (loaderData.view === "deviceLimit") return <DeviceLimit {...loaderData} />;
-  return (
-    <SignInForm
-      constraint={loaderData.constraint}
-      lastResult={actionData && "result" in actionData ? actionData.result : undefined}
-    />
-  );
+  return <SignInForm constraint={loaderData.constraint} lastResult={actionData?.result} />;
 }
 
 function SignInForm({
@@ -164,6 +156,7 @@ function SignInForm({
 }) {
   const { t, i18n } = useTranslation("auth");
   const navigation = useNavigation();
+  const location = useLocation();
   const [form, fields] = useSchemaForm<typeof SignInSchema>(constraint, lastResult, { secretFields: ["password"] });
   return (
     <section className="content auth-page">
@@ -195,7 +188,10 @@ function SignInForm({
           {t("signIn.submit")}
         </Button>
       </Form>
-      <PasskeySignInButton emailInputId={fields.email.id} />
+      <PasskeySignInButton
+        endpoint={`${pathFor("auth-sign-in-passkey", i18n.language)}${location.search}`}
+        emailInputId={fields.email.id}
+      />
       <p>
         <AppLink to={pathFor("auth-forgot-password", i18n.language)}>{t("signIn.forgotPassword")}</AppLink>
       </p>

@@ -1,4 +1,4 @@
-import { data, redirect } from "react-router";
+import { redirect } from "react-router";
 import { PasskeyDeleteSchema, PasskeyRegistrationSchema, PasskeyRenameSchema } from "~/domain/forms/passkey-schemas";
 import {
   addPasskey,
@@ -7,8 +7,8 @@ import {
   removePasskey,
   renamePasskey,
 } from "~/domain/account/passkeys.server";
-import { domainErrorOf, messageKeyOf } from "~/errors/error-responses.server";
-import { getLocale } from "~/middleware/i18n.server";
+import { domainErrorOf, httpStatusOf, messageKeyOf } from "~/errors/error-responses.server";
+import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { requireMember } from "~/middleware/require-member.server";
 import { requireRecentPassword } from "~/middleware/require-recent-password.server";
 import { pathFor } from "~/routing/route-table";
@@ -22,9 +22,9 @@ export function loader({ context }: Route.LoaderArgs) {
 }
 
 /**
- * The passkey forms of /my/security/. `options` (the add button's script, through a fetcher) answers Cognito's
- * creation options as JSON; `add` (the script's form, the browser's result in a hidden input) stores the passkey;
- * `rename` and `delete` are plain forms that work without JavaScript. Adding and deleting need the password typed
+ * The passkey forms of /my/security/. `options` (the add button's script, by fetch) answers Cognito's creation
+ * options as JSON (or where the password step is, or a message); `add` (the script's form, the browser's result in
+ * a hidden input) stores the passkey; `rename` and `delete` are plain forms that work without JavaScript. Adding and deleting need the password typed
  * on this session within 10 minutes: otherwise the password step, and back to /my/security/. Each answer but
  * `options` goes back to /my/security/ with a toast; every refusal is a toast too, never a 500.
  */
@@ -57,15 +57,26 @@ export async function action({ request, context }: Route.ActionArgs) {
   if (intent !== "options" && intent !== "add" && intent !== "delete") {
     return toasts.redirectWithError(here, "toasts:invalidInput");
   }
-  await requireRecentPassword(context, request, member, { returnTo: here });
-
   if (intent === "options") {
+    // The script's fetch: the password step's address as JSON, for the script to go to, rather than a redirect.
+    const passwordStep = await requireRecentPassword(context, request, member, { returnTo: here }).then(
+      () => null,
+      (thrown: unknown) => {
+        if (thrown instanceof Response && thrown.headers.has("Location")) return thrown.headers.get("Location")!;
+        throw thrown;
+      },
+    );
+    if (passwordStep) return Response.json({ redirectTo: passwordStep });
     try {
-      return data({ creationOptions: await passkeyCreationOptions(services, member) });
+      return Response.json({ options: await passkeyCreationOptions(services, member) });
     } catch (error) {
-      return refused(error);
+      const refusal = domainErrorOf(error);
+      const t = getInstance(context).getFixedT(locale) as unknown as (key: string) => string;
+      return Response.json({ error: t(messageKeyOf(refusal)) }, { status: httpStatusOf(refusal) });
     }
   }
+  await requireRecentPassword(context, request, member, { returnTo: here });
+
   if (intent === "add") {
     const parsed = PasskeyRegistrationSchema.safeParse(Object.fromEntries(formData));
     if (!parsed.success) return toasts.redirectWithError(here, "passkeys:errors.refused");

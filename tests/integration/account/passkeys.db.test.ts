@@ -9,7 +9,7 @@ import { sendDueMail } from "~/domain/mail/mail-outbox.server";
 import { resolvePageSession } from "~/domain/sessions/page-sessions.server";
 import { i18nextOutsideRequests } from "~/i18n/translator.server";
 import type { SignedInMember } from "~/middleware/member-session.server";
-import * as signInPage from "~/routes/default/auth-sign-in";
+import * as passkeySignInRoute from "~/routes/default/auth-sign-in-passkey";
 import * as securityPage from "~/routes/member/my-security";
 import * as passkeyForms from "~/routes/member/my-security-passkeys";
 import { pathFor } from "~/routing/route-table";
@@ -93,10 +93,9 @@ async function postPasskeyForm(member: SignedInMember, fields: Record<string, st
 
 /** "Add a passkey": the options, the software authenticator's answer, the form post of its JSON. */
 async function addPasskey(member: SignedInMember, passkey: SoftwarePasskey) {
-  const options = (await postPasskeyForm(member, { intent: "options" })) as {
-    data: { creationOptions: Parameters<SoftwarePasskey["create"]>[0] };
-  };
-  const credential = passkey.create(options.data.creationOptions);
+  const answer = (await postPasskeyForm(member, { intent: "options" })) as Response;
+  const { options } = (await answer.json()) as { options: Parameters<SoftwarePasskey["create"]>[0] };
+  const credential = passkey.create(options);
   return (await postPasskeyForm(member, { intent: "add", credential: JSON.stringify(credential) })) as Response;
 }
 
@@ -119,21 +118,23 @@ async function mailsTo(address: string) {
 
 /** The sign-in page's two passkey posts, with the cookie the first one sets. */
 async function passkeySignIn(email: string, passkey: SoftwarePasskey, locale: "ja" | "en" = "en") {
-  const path = pathFor("auth-sign-in", locale);
+  const path = `${pathFor("auth-sign-in-passkey", locale)}?to=my-profile`;
   const start = calls.post(path, { intent: "passkey-options", email });
-  const options = (await settle(signInPage.action(calls.args(start, await calls.context(start, null))))) as {
-    data: { requestOptions?: Parameters<SoftwarePasskey["get"]>[0]; error?: string };
-    init: ResponseInit | null;
-  };
-  if (!options.data.requestOptions) return { refusal: options.data.error, status: options.init?.status };
-  const cookie = new Headers(options.init?.headers).get("Set-Cookie")?.split(";")[0];
+  const started = (await settle(
+    passkeySignInRoute.action(calls.args(start, await calls.context(start, null))),
+  )) as Response;
+  const reply = (await started.json()) as { options?: Parameters<SoftwarePasskey["get"]>[0]; error?: string };
+  if (!reply.options) return { refusal: reply.error, status: started.status };
+  const cookie = started.headers.get("Set-Cookie")?.split(";")[0];
   const answer = calls.post(
     path,
-    { intent: "passkey-sign-in", credential: JSON.stringify(passkey.get(options.data.requestOptions)) },
+    { intent: "passkey-sign-in", credential: JSON.stringify(passkey.get(reply.options)) },
     cookie,
   );
   answer.headers.set("User-Agent", FIREFOX);
-  const signedIn = (await settle(signInPage.action(calls.args(answer, await calls.context(answer, null))))) as Response;
+  const signedIn = (await settle(
+    passkeySignInRoute.action(calls.args(answer, await calls.context(answer, null))),
+  )) as Response;
   return { response: signedIn };
 }
 
@@ -172,13 +173,15 @@ test("adding, and deleting, eleven minutes after the password go through the pas
   const browser = await signedInMember(member);
   moveClock(REAUTHENTICATION_WINDOW_MS + MINUTE_MS);
   const stale = await asSeenNow(browser);
-  for (const intent of ["options", "add", "delete"]) {
+  const passwordStep = `${pathFor("my-reauthentication", "en")}?to=${encodeURIComponent(pathFor("my-security", "en"))}`;
+  for (const intent of ["add", "delete"]) {
     const answer = (await postPasskeyForm(stale, { intent, credentialId: "abc" })) as Response;
     expect(answer.status).toBe(302);
-    expect(answer.headers.get("Location")).toBe(
-      `${pathFor("my-reauthentication", "en")}?to=${encodeURIComponent(pathFor("my-security", "en"))}`,
-    );
+    expect(answer.headers.get("Location")).toBe(passwordStep);
   }
+  // The add button's script asks by fetch: it is told where the password step is, and goes there.
+  const options = (await postPasskeyForm(stale, { intent: "options" })) as Response;
+  expect(await options.json()).toEqual({ redirectTo: passwordStep });
   expect(await passkeyRows(member.sub)).toHaveLength(0);
 });
 
@@ -217,7 +220,7 @@ test("a passkey signs the member in with two Cognito calls, exactly as a passwor
   const counts = await getRequestCounts(endpoint());
   expect(counts.byOperation).toEqual({ AdminInitiateAuth: 1, AdminRespondToAuthChallenge: 1 });
   expect(response?.status).toBe(302);
-  expect(response?.headers.get("Location")).toBe(pathFor("index", "en"));
+  expect(response?.headers.get("Location")).toBe(pathFor("my-profile", "en"));
   const cookies = response?.headers.getSetCookie() ?? [];
   expect(cookies.some((cookie) => cookie.startsWith("id_session="))).toBe(true);
   expect(cookies.some((cookie) => /id_passkey_sign_in=;/.test(cookie))).toBe(true);
@@ -262,7 +265,7 @@ test("a deleted passkey is gone at Cognito too: it signs nobody in; the deletion
 
   // Its assertion is refused at Cognito; the passkey that stays still works.
   const refused = await passkeySignIn(member.email, deleted);
-  expect(refused.response?.headers.get("Location")).toBe(pathFor("auth-sign-in", "en"));
+  expect(refused.response?.headers.get("Location")).toBe(`${pathFor("auth-sign-in", "en")}?to=my-profile`);
   expect(refused.response?.headers.getSetCookie().some((cookie) => cookie.startsWith("id_session="))).toBe(false);
   const accepted = await passkeySignIn(member.email, kept);
   expect(accepted.response?.headers.getSetCookie().some((cookie) => cookie.startsWith("id_session="))).toBe(true);
