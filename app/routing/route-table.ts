@@ -21,8 +21,6 @@ export const ROUTE_SECTIONS = [
       // An invited member's first sign-in: the temporary password worked, now their own password (Cognito's
       // NEW_PASSWORD_REQUIRED challenge).
       { name: "auth-new-password", path: "auth/sign-in/new-password" },
-      // The sign-in page's passkey button posts here: Cognito's WEB_AUTHN challenge as JSON, then its answer.
-      { name: "auth-sign-in-passkey", path: "auth/sign-in/passkey" },
       { name: "auth-sign-out", path: "auth/sign-out" },
       { name: "auth-forgot-password", path: "auth/forgot-password" },
       { name: "auth-sign-up", path: "auth/sign-up" },
@@ -46,8 +44,6 @@ export const ROUTE_SECTIONS = [
       { name: "my-password-edit", path: "my/password/edit" },
       { name: "my-devices", path: "my/devices" },
       { name: "my-security", path: "my/security" },
-      // The passkey forms of /my/security/ post here (add, rename, delete); opened, it sends the member there.
-      { name: "my-security-passkeys", path: "my/security/passkeys" },
       { name: "my-withdrawal", path: "my/withdrawal" },
       // The password step before a sensitive change (`to`: the page to return to), and the member's copy of their
       // data: the page, and the JSON download it links to.

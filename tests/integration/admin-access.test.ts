@@ -151,50 +151,36 @@ describe("the member's security page and its passkey forms", () => {
   for (const prefix of ["", "/en"]) {
     test(`${prefix || "/"}: a visitor is sent to sign-in; a member and an admin reach their own; a cross-site post 403`, async () => {
       const page = `${prefix}/my/security/`;
-      const forms = `${prefix}/my/security/passkeys/`;
-      const statuses = async (method: "get" | "post", path: string) => {
-        const answers: Record<Role, [number, string]> = { visitor: [0, ""], member: [0, ""], admin: [0, ""] };
+      const rename: [string, string][] = [
+        ["intent", "passkey-rename"],
+        ["credentialId", "AAAA"],
+        ["name", "x"],
+      ];
+      const answers = async (send: (cookies: Map<string, string>) => ReturnType<typeof client.get>) => {
+        const byRole: Record<Role, [number, string]> = { visitor: [0, ""], member: [0, ""], admin: [0, ""] };
         for (const role of ["visitor", "member", "admin"] as const) {
-          const response = expectResponse(
-            method === "get"
-              ? await client.get(path, cookiesOf(role))
-              : await client.post(
-                  path,
-                  [
-                    ["intent", "rename"],
-                    ["credentialId", "AAAA"],
-                    ["name", "x"],
-                  ],
-                  cookiesOf(role),
-                ),
-            `${role} ${method} ${path}`,
-          );
-          answers[role] = [response.status, response.headers.get("location")?.[0] ?? ""];
+          const response = expectResponse(await send(cookiesOf(role)), `${role} ${page}`);
+          byRole[role] = [response.status, response.headers.get("location")?.[0] ?? ""];
         }
-        return answers;
+        return byRole;
       };
-      const signInFor = (route: string) => `${prefix}/auth/sign-in/?to=${route}`;
-      expect(await statuses("get", page)).toEqual({
-        visitor: [302, signInFor("my-security")],
+      const signIn = `${prefix}/auth/sign-in/?to=my-security`;
+      expect(await answers((cookies) => client.get(page, cookies))).toEqual({
+        visitor: [302, signIn],
         member: [200, ""],
         admin: [200, ""],
       });
-      // Opened, the forms' address is the page they are on; posted, nobody's passkey is renamed but one's own.
-      expect(await statuses("get", forms)).toEqual({
-        visitor: [302, signInFor("my-security-passkeys")],
-        member: [302, page],
-        admin: [302, page],
-      });
-      expect(await statuses("post", forms)).toEqual({
-        visitor: [302, signInFor("my-security-passkeys")],
+      // Nobody's passkey is renamed but one's own: the member and the admin are told it was not found.
+      expect(await answers((cookies) => client.post(page, rename, cookies))).toEqual({
+        visitor: [302, signIn],
         member: [302, page],
         admin: [302, page],
       });
       const crossSite = expectResponse(
         await sendCrossSite(
-          forms,
+          page,
           [
-            ["intent", "delete"],
+            ["intent", "passkey-delete"],
             ["credentialId", "AAAA"],
           ],
           member.cookies,

@@ -414,6 +414,9 @@ interface PageForm {
   weight: number;
 }
 
+/** The intents of /my/security/'s passkey forms. */
+const PASSKEY_FORM_INTENTS = ["passkey-options", "passkey-add", "passkey-rename", "passkey-delete"];
+
 /** A browser's WebAuthn result as the passkey scripts post it, made up (so Cognito refuses it), or not JSON at all. */
 function ceremonyResult(ctx: Ctx): string {
   if (ctx.rng.chance(0.2)) return "{not json";
@@ -516,6 +519,7 @@ const PAGE_FORMS: PageForm[] = [
     intents: ["sign-in", "passkey-options", "passkey-sign-in"],
     fields: (ctx) => [
       ["intent", "passkey-options"],
+      ["password", ""],
       [
         "email",
         ctx.rng.chance(0.5) ? (sessions.get("member")?.member?.email ?? freshEmail(ctx.rng)) : freshEmail(ctx.rng),
@@ -733,7 +737,7 @@ const PAGE_FORMS: PageForm[] = [
     route: "my-security",
     path: () => "/my/security/",
     sessions: ["member"],
-    intents: ["not-me", "sign-out-others"],
+    intents: ["not-me", "sign-out-others", ...PASSKEY_FORM_INTENTS],
     fields: (ctx) => [
       ["intent", ctx.rng.pick(["not-me", "sign-out-others"])],
       ["device", ctx.rng.uuid()],
@@ -742,13 +746,13 @@ const PAGE_FORMS: PageForm[] = [
   },
   {
     kind: "page",
-    name: "my/security/passkeys",
-    route: "my-security-passkeys",
-    path: () => "/my/security/passkeys/",
+    name: "my/security: passkeys",
+    route: "my-security",
+    path: () => "/my/security/",
     sessions: ["member", "anonymous"],
-    intents: ["options", "add", "rename", "delete"],
+    intents: ["not-me", "sign-out-others", ...PASSKEY_FORM_INTENTS],
     fields: (ctx) => [
-      ["intent", ctx.rng.pick(["options", "add", "rename", "delete"])],
+      ["intent", ctx.rng.pick(PASSKEY_FORM_INTENTS)],
       ["credential", ceremonyResult(ctx)],
       ["credentialId", ctx.rng.pick(["AAAA", ctx.rng.uuid(), "not base64url!"])],
       ["name", ctx.rng.pick(["仕事用のMac", "", "x".repeat(61)])],

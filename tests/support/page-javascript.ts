@@ -7,8 +7,8 @@
  * page's inline scripts (React Router's manifest hand-off and loader data, translations included). Each file is
  * gzipped at level 9 (a little smaller than the level 6 compression() sends) and the inline scripts together, as
  * they travel inside the compressed HTML. kB = 1000 B. Both languages, signed out, signed in as a member (the
- * device-limit screen included) and as staff. Pages that load a script only when a button asks for it (the passkey
- * script on the sign-in page and /my/security/) are weighed with it: the page as it is once the button was pressed.
+ * device-limit screen included) and as staff. Scripts a page imports only when the member asks for them (the passkey
+ * script, once a passkey button's answer has come) are not part of loading the page: they are weighed apart.
  */
 import { type APIRequestContext, type Browser, type BrowserContext } from "@playwright/test";
 import { gzipSync } from "node:zlib";
@@ -32,7 +32,7 @@ export interface PageToWeigh {
   visitor: Visitor;
   /** The status the page answers with when it is not 200. */
   status?: number;
-  /** Weighed with the scripts it imports on demand (`import("./…")`, e.g. the passkey script), as after using them. */
+  /** Also weigh what it imports on demand (the passkey script), reported apart from the page's own figure. */
   withOnDemandScripts?: true;
 }
 
@@ -86,6 +86,8 @@ export interface PageJavaScript {
   gzipBytes: number;
   /** What else arrived until the network was idle: prefetching of the pages it links to (AppLink), not the page's. */
   prefetchGzipBytes: number;
+  /** What the page's code imports on demand (`withOnDemandScripts`), loaded only when the member uses it. */
+  onDemandGzipBytes: number;
 }
 
 export interface PageWeight {
@@ -193,13 +195,13 @@ export async function weighPageJavaScript(
     const response = await page.goto(url, { waitUntil: "networkidle" });
     if (!response) throw new Error(`${url}: no response`);
     const html = await response.text();
-    const named = await staticClosureOf(context, scriptUrlsNamedBy(html, response.url()));
-    const onDemand = withOnDemandScripts
-      ? (await Promise.all([...named.keys()].map((scriptUrl) => sizeScript(context, scriptUrl)))).flatMap(
+    const own = await staticClosureOf(context, scriptUrlsNamedBy(html, response.url()));
+    const onDemandRoots = withOnDemandScripts
+      ? (await Promise.all([...own.keys()].map((scriptUrl) => sizeScript(context, scriptUrl)))).flatMap(
           (script) => script.onDemand,
         )
       : [];
-    const own = new Map([...named, ...(await staticClosureOf(context, onDemand, named))]);
+    const onDemand = await staticClosureOf(context, onDemandRoots, own);
     const later = await staticClosureOf(
       context,
       [...received].filter((scriptUrl) => !own.has(scriptUrl)),
@@ -211,6 +213,7 @@ export async function weighPageJavaScript(
       files: own.size,
       gzipBytes: gzipSize(inlineScriptsOf(html).join("\n")) + sum(own),
       prefetchGzipBytes: sum(later),
+      onDemandGzipBytes: sum(onDemand),
     };
   } finally {
     await page.close();
@@ -332,6 +335,7 @@ export const PAGE_WEIGHT_HEADER = [
   "en kB",
   "budget",
   "+prefetch",
+  "+on demand",
 ];
 export function pageWeightRow({ page, ja, en }: PageWeight): string[] {
   return [
@@ -343,5 +347,6 @@ export function pageWeightRow({ page, ja, en }: PageWeight): string[] {
     kilobytes(en.gzipBytes),
     isWithinBudget({ page, ja, en }) ? "ok" : "OVER",
     kilobytes(ja.prefetchGzipBytes),
+    kilobytes(ja.onDemandGzipBytes),
   ];
 }

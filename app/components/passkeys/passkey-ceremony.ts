@@ -2,17 +2,15 @@ import type {
   PublicKeyCredentialCreationOptionsJSON,
   PublicKeyCredentialRequestOptionsJSON,
 } from "@simplewebauthn/browser";
-import { type RefObject, useRef, useState, useSyncExternalStore } from "react";
+import { useEffect, useRef, useState, useSyncExternalStore } from "react";
+import { useSubmit } from "react-router";
 
 /*
  * The browser half of passkeys. SimpleWebAuthn runs navigator.credentials with the JSON shapes Cognito speaks; it is
- * imported only when the member presses a passkey button, so no page loads it up front (the JavaScript budget). The
- * options come from our passkey endpoints by a plain fetch (no router fetcher, whose code every page would carry),
- * and the result goes back in a plain form post, as Kratos does: the server does every check, through Cognito.
+ * imported only when the member has pressed a passkey button and the page's action answered the ceremony's options,
+ * so no page loads it up front (the JavaScript budget). The result goes back in a post of the page's own action, as
+ * Kratos does with a hidden input: the server does every check, through Cognito.
  */
-
-/** What a passkey endpoint answers the script: the ceremony's options, a message, or the page to go to first. */
-export type PasskeyOptionsReply<Options> = { options: Options } | { error: string } | { redirectTo: string };
 
 /** Runs navigator.credentials.create for Cognito's creation options: the RegistrationResponseJSON, as text. */
 export async function createPasskey(optionsJSON: PublicKeyCredentialCreationOptionsJSON): Promise<string> {
@@ -45,47 +43,31 @@ export function usePasskeySupport(): "unknown" | "yes" | "no" {
   );
 }
 
-/** A problem to show beside the button: a key of "passkeys", or the server's message, already translated. */
-export type PasskeyProblem = { key: "toasts.cancelled" | "errors.refused" } | { text: string };
+/** A problem to show beside the button, as a key of "passkeys". */
+export type PasskeyProblem = "toasts.cancelled" | "errors.refused";
 
 /**
- * One passkey button: `start` posts `fields` to `endpoint` for the ceremony's options, runs `ceremony` in the browser,
- * puts its JSON result in the form's hidden input "credential" and submits the form (a document navigation).
+ * Runs `ceremony` once for each `options` the page's action answers (a new answer per press of the button), then
+ * posts its JSON result to the page's action as `credential` with `answerIntent`. Answers the problem of the latest
+ * ceremony, if it failed: cancelled (the member closed the dialog, or it timed out) or refused by the authenticator
+ * (one already registered there, say); either way the member may press the button again.
  */
-export function usePasskeyButton<Options>(
-  endpoint: string,
+export function usePasskeyCeremony<Options extends object>(
+  options: Options | undefined,
   ceremony: (options: Options) => Promise<string>,
-): {
-  formRef: RefObject<HTMLFormElement | null>;
-  busy: boolean;
-  problem: PasskeyProblem | null;
-  start: (fields: Record<string, string>) => Promise<void>;
-} {
-  const formRef = useRef<HTMLFormElement>(null);
-  const [busy, setBusy] = useState(false);
-  const [problem, setProblem] = useState<PasskeyProblem | null>(null);
-  async function start(fields: Record<string, string>) {
-    setProblem(null);
-    setBusy(true);
-    try {
-      const response = await fetch(endpoint, { method: "POST", body: new URLSearchParams(fields) });
-      const reply = (await response.json()) as PasskeyOptionsReply<Options>;
-      if ("redirectTo" in reply) return window.location.assign(reply.redirectTo);
-      if ("error" in reply) {
-        setProblem({ text: reply.error });
-        return setBusy(false);
-      }
-      const credential = await ceremony(reply.options);
-      const form = formRef.current;
-      const input = form?.elements.namedItem("credential");
-      if (!form || !(input instanceof HTMLInputElement)) return;
-      input.value = credential;
-      form.submit();
-    } catch (error) {
-      // Cancelled, refused by the authenticator (one already registered here, say) or no answer: try again.
-      setProblem({ key: isCancelledCeremony(error) ? "toasts.cancelled" : "errors.refused" });
-      setBusy(false);
-    }
-  }
-  return { formRef, busy, problem, start };
+  answerIntent: string,
+): PasskeyProblem | null {
+  const submit = useSubmit();
+  const handled = useRef<Options | undefined>(undefined);
+  const [failed, setFailed] = useState<{ options: Options; problem: PasskeyProblem } | null>(null);
+  useEffect(() => {
+    if (!options || handled.current === options) return;
+    handled.current = options;
+    ceremony(options).then(
+      (credential) => submit({ intent: answerIntent, credential }, { method: "post" }),
+      (error: unknown) =>
+        setFailed({ options, problem: isCancelledCeremony(error) ? "toasts.cancelled" : "errors.refused" }),
+    );
+  }, [options, ceremony, answerIntent, submit]);
+  return failed && failed.options === options ? failed.problem : null;
 }

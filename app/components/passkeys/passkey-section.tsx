@@ -1,8 +1,9 @@
-import { Form } from "react-router";
+import type { PublicKeyCredentialCreationOptionsJSON } from "@simplewebauthn/browser";
+import { Form, useNavigation } from "react-router";
 import { useTranslation } from "~/i18n/use-translation";
 import { Button } from "../button";
 import { InputField } from "../form/fields";
-import { createPasskey, usePasskeyButton, usePasskeySupport } from "./passkey-ceremony";
+import { createPasskey, usePasskeyCeremony, usePasskeySupport } from "./passkey-ceremony";
 
 /** One passkey as the page lists it (my-security's loader). */
 export interface PasskeyItem {
@@ -16,15 +17,16 @@ export interface PasskeyItem {
 
 /**
  * /my/security/'s passkeys: "Add a passkey" where the browser can make one (a script: WebAuthn has no form-only
- * way), and the list, whose rename and delete are plain forms posting to `action`. Texts: "passkeys".
+ * way), and the list, whose rename and delete are plain forms. `creationOptions`: the page's action's answer to
+ * "Add a passkey". Texts: "passkeys".
  */
 export function PasskeySection({
   passkeys,
-  action,
+  creationOptions,
   maxNameLength,
 }: {
   passkeys: PasskeyItem[];
-  action: string;
+  creationOptions: PublicKeyCredentialCreationOptionsJSON | undefined;
   maxNameLength: number;
 }) {
   const { t, i18n } = useTranslation("passkeys");
@@ -39,7 +41,7 @@ export function PasskeySection({
     <section className="passkeys" aria-labelledby="passkeys-title">
       <h2 id="passkeys-title">{t("section.title")}</h2>
       <p>{t("section.lead")}</p>
-      <PasskeyAddButton action={action} />
+      <PasskeyAddButton creationOptions={creationOptions} />
       {passkeys.length === 0 ? (
         <p>{t("section.empty")}</p>
       ) : (
@@ -53,7 +55,7 @@ export function PasskeySection({
                 <dt>{t("section.lastUsed")}</dt>
                 <dd>{passkey.lastUsedAt ? time(passkey.lastUsedAt) : t("section.never")}</dd>
               </dl>
-              <Form method="post" action={action} className="passkey-list__rename">
+              <Form method="post" className="passkey-list__rename">
                 <input type="hidden" name="credentialId" value={passkey.credentialId} />
                 <InputField
                   label={t("section.renameLabel", { name: passkey.label })}
@@ -67,15 +69,15 @@ export function PasskeySection({
                     enterKeyHint: "done",
                   }}
                 />
-                <Button name="intent" value="rename" variant="secondary">
+                <Button name="intent" value="passkey-rename" variant="secondary">
                   {t("section.rename")}
                 </Button>
               </Form>
-              <Form method="post" action={action}>
+              <Form method="post">
                 <input type="hidden" name="credentialId" value={passkey.credentialId} />
                 <Button
                   name="intent"
-                  value="delete"
+                  value="passkey-delete"
                   variant="danger"
                   aria-label={t("section.deleteLabel", { name: passkey.label })}
                 >
@@ -91,25 +93,28 @@ export function PasskeySection({
 }
 
 /**
- * The button asks the passkey endpoint for Cognito's creation options (without a recent password it is sent to the
- * password step instead), lets the browser make the passkey, and posts its JSON result in the hidden input of a
- * plain form. Without JavaScript, and before the script runs, the page says passkeys need it.
+ * "Add a passkey" posts to the page's action, which answers Cognito's creation options (without a recent password
+ * it sends the member to the password step first); the browser then makes the passkey and its JSON result is posted
+ * back. Without JavaScript, and before the script runs, the page says passkeys need it.
  */
-function PasskeyAddButton({ action }: { action: string }) {
+function PasskeyAddButton({
+  creationOptions,
+}: {
+  creationOptions: PublicKeyCredentialCreationOptionsJSON | undefined;
+}) {
   const { t } = useTranslation("passkeys");
   const support = usePasskeySupport();
-  const { formRef, busy, problem, start } = usePasskeyButton(action, createPasskey);
+  const navigation = useNavigation();
+  const problem = usePasskeyCeremony(creationOptions, createPasskey, "passkey-add");
   if (support === "unknown") return <p className="notice">{t("section.needsJavaScript")}</p>;
   if (support === "no") return <p className="notice">{t("section.unsupported")}</p>;
   return (
-    <form method="post" action={action} ref={formRef} className="passkeys__add">
-      <input type="hidden" name="intent" value="add" />
-      <input type="hidden" name="credential" />
+    <Form method="post" className="passkeys__add">
       <p>{t("section.reauthenticationNote")}</p>
-      <Button type="button" pending={busy} onClick={() => void start({ intent: "options" })}>
+      <Button name="intent" value="passkey-options" pending={navigation.state !== "idle"}>
         {t("section.add")}
       </Button>
-      {problem ? <p role="alert">{"key" in problem ? t(problem.key) : problem.text}</p> : null}
-    </form>
+      {problem ? <p role="alert">{t(problem)}</p> : null}
+    </Form>
   );
 }

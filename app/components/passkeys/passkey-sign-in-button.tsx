@@ -1,37 +1,36 @@
+import type { PublicKeyCredentialRequestOptionsJSON } from "@simplewebauthn/browser";
 import { useTranslation } from "~/i18n/use-translation";
 import { Button } from "../button";
-import { assertPasskey, usePasskeyButton, usePasskeySupport } from "./passkey-ceremony";
+import { assertPasskey, usePasskeyCeremony, usePasskeySupport } from "./passkey-ceremony";
 
 /**
- * "Sign in with a passkey" on the sign-in page. Cognito's passkey sign-in (USER_AUTH) needs the user name before it
- * issues a challenge, so the member types the address first (the field `emailInputId`); the script then asks
- * `endpoint` for the challenge, lets the browser use the passkey, and posts its JSON result there in a hidden input.
- * Without JavaScript, the section says passkeys need it and the password form above is the way in. Texts: "passkeys".
+ * "Sign in with a passkey", inside the sign-in form. Cognito's passkey sign-in (USER_AUTH) needs the user name before
+ * it issues a challenge, so the button posts the form with the address typed (the password is not needed, nor
+ * checked); the action answers Cognito's request options (`requestOptions`) or a message (`refusal`, translated);
+ * the browser uses the passkey and its JSON result is posted back. Without JavaScript, the form says passkeys need
+ * it and the password is the way in. Texts: "passkeys".
  */
-export function PasskeySignInButton({ endpoint, emailInputId }: { endpoint: string; emailInputId: string }) {
+export function PasskeySignInButton({
+  requestOptions,
+  refusal,
+  pending,
+}: {
+  requestOptions: PublicKeyCredentialRequestOptionsJSON | undefined;
+  refusal: string | undefined;
+  pending: boolean;
+}) {
   const { t } = useTranslation("passkeys");
   const support = usePasskeySupport();
-  const { formRef, busy, problem, start } = usePasskeyButton(endpoint, assertPasskey);
+  const problem = usePasskeyCeremony(requestOptions, assertPasskey, "passkey-sign-in");
   if (support === "unknown") return <p className="notice">{t("signIn.needsJavaScript")}</p>;
   if (support === "no") return null;
   return (
-    <form method="post" action={endpoint} ref={formRef} className="passkey-sign-in">
-      <input type="hidden" name="intent" value="passkey-sign-in" />
-      <input type="hidden" name="credential" />
+    <div className="passkey-sign-in">
       <p className="form-field__hint">{t("signIn.hint")}</p>
-      <Button
-        type="button"
-        variant="secondary"
-        block
-        pending={busy}
-        onClick={() => {
-          const email = document.getElementById(emailInputId);
-          void start({ intent: "passkey-options", email: email instanceof HTMLInputElement ? email.value : "" });
-        }}
-      >
+      <Button name="intent" value="passkey-options" variant="secondary" formNoValidate pending={pending} block>
         {t("signIn.button")}
       </Button>
-      {problem ? <p role="alert">{"key" in problem ? t(problem.key) : problem.text}</p> : null}
-    </form>
+      {problem || refusal ? <p role="alert">{problem ? t(problem) : refusal}</p> : null}
+    </div>
   );
 }

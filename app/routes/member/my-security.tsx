@@ -1,3 +1,4 @@
+import type { PublicKeyCredentialCreationOptionsJSON } from "@simplewebauthn/browser";
 import { Form } from "react-router";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
@@ -16,6 +17,7 @@ import { pathFor } from "~/routing/route-table";
 import { clientIpOf, servicesOf } from "~/router-context.server";
 import { getToastUtils } from "~/toast.server";
 import type { Route } from "./+types/my-security";
+import { isPasskeyIntent, passkeyAction } from "./my-security.server";
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   const member = requireMember(context, request);
@@ -79,10 +81,11 @@ export async function action({ request, context }: Route.ActionArgs) {
   const locale = getLocale(context);
   const here = pathFor("my-security", locale);
   const formData = await request.formData();
+  const intent = formData.get("intent");
+  if (isPasskeyIntent(intent)) return passkeyAction(context, request, { member, formData, intent });
   const toasts = getToastUtils(context);
   const services = servicesOf(context);
   const clientIp = clientIpOf(context);
-  const intent = formData.get("intent");
   if (intent === "sign-out-others") {
     await endSessions(
       services,
@@ -111,7 +114,7 @@ export async function action({ request, context }: Route.ActionArgs) {
     : toasts.redirectWithError(here, "deviceDeactivateFailed");
 }
 
-export default function SecurityPage({ loaderData }: Route.ComponentProps) {
+export default function SecurityPage({ loaderData, actionData }: Route.ComponentProps) {
   const { t, i18n } = useTranslation("account");
   const { rows, olderCursor, isFirstPage, passkeys, maxPasskeyNameLength } = loaderData;
   const here = pathFor("my-security", i18n.language);
@@ -130,7 +133,8 @@ export default function SecurityPage({ loaderData }: Route.ComponentProps) {
       </Form>
       <PasskeySection
         passkeys={passkeys}
-        action={pathFor("my-security-passkeys", i18n.language)}
+        // The options as Cognito sent them; React Router's serialized type only loosens WebAuthn's.
+        creationOptions={actionData?.passkeyCreationOptions as PublicKeyCredentialCreationOptionsJSON | undefined}
         maxNameLength={maxPasskeyNameLength}
       />
       {rows.length > 0 ? <SecurityActivityTable rows={rows} /> : <p>{t("security.empty")}</p>}

@@ -9,9 +9,8 @@ import { sendDueMail } from "~/domain/mail/mail-outbox.server";
 import { resolvePageSession } from "~/domain/sessions/page-sessions.server";
 import { i18nextOutsideRequests } from "~/i18n/translator.server";
 import type { SignedInMember } from "~/middleware/member-session.server";
-import * as passkeySignInRoute from "~/routes/default/auth-sign-in-passkey";
+import * as signInPage from "~/routes/default/auth-sign-in";
 import * as securityPage from "~/routes/member/my-security";
-import * as passkeyForms from "~/routes/member/my-security-passkeys";
 import { pathFor } from "~/routing/route-table";
 import { securityMailLinksFor } from "~/routing/security-mail-links";
 import type { StandIns } from "~/server/start-server";
@@ -84,19 +83,20 @@ async function asSeenNow(member: { sessionId: string; accessToken: string }): Pr
   return resolution.member;
 }
 
-/** A post to the passkey forms' action, as the browser (Firefox on Windows) sends it. */
+/** A post of /my/security/'s passkey forms, as the browser (Firefox on Windows) sends it. */
 async function postPasskeyForm(member: SignedInMember, fields: Record<string, string>, locale: "ja" | "en" = "en") {
-  const request = calls.post(pathFor("my-security-passkeys", locale), fields);
+  const request = calls.post(pathFor("my-security", locale), fields);
   request.headers.set("User-Agent", FIREFOX);
-  return settle(passkeyForms.action(calls.args(request, await calls.context(request, member))));
+  return settle(securityPage.action(calls.args(request, await calls.context(request, member))));
 }
 
 /** "Add a passkey": the options, the software authenticator's answer, the form post of its JSON. */
 async function addPasskey(member: SignedInMember, passkey: SoftwarePasskey) {
-  const answer = (await postPasskeyForm(member, { intent: "options" })) as Response;
-  const { options } = (await answer.json()) as { options: Parameters<SoftwarePasskey["create"]>[0] };
-  const credential = passkey.create(options);
-  return (await postPasskeyForm(member, { intent: "add", credential: JSON.stringify(credential) })) as Response;
+  const answer = (await postPasskeyForm(member, { intent: "passkey-options" })) as {
+    data: { passkeyCreationOptions: Parameters<SoftwarePasskey["create"]>[0] };
+  };
+  const credential = passkey.create(answer.data.passkeyCreationOptions);
+  return (await postPasskeyForm(member, { intent: "passkey-add", credential: JSON.stringify(credential) })) as Response;
 }
 
 async function passkeyRows(sub: string) {
@@ -116,25 +116,25 @@ async function mailsTo(address: string) {
   return entries.filter((entry) => entry.kind === "mail" && entry.to.includes(address));
 }
 
-/** The sign-in page's two passkey posts, with the cookie the first one sets. */
+/** The sign-in form's two passkey posts, with the cookie the first one sets. */
 async function passkeySignIn(email: string, passkey: SoftwarePasskey, locale: "ja" | "en" = "en") {
-  const path = `${pathFor("auth-sign-in-passkey", locale)}?to=my-profile`;
-  const start = calls.post(path, { intent: "passkey-options", email });
-  const started = (await settle(
-    passkeySignInRoute.action(calls.args(start, await calls.context(start, null))),
-  )) as Response;
-  const reply = (await started.json()) as { options?: Parameters<SoftwarePasskey["get"]>[0]; error?: string };
-  if (!reply.options) return { refusal: reply.error, status: started.status };
-  const cookie = started.headers.get("Set-Cookie")?.split(";")[0];
+  const path = `${pathFor("auth-sign-in", locale)}?to=my-profile`;
+  // The button posts the whole sign-in form: the password field comes along, empty.
+  const start = calls.post(path, { intent: "passkey-options", email, password: "" });
+  const started = (await settle(signInPage.action(calls.args(start, await calls.context(start, null))))) as {
+    data: { passkeyRequestOptions?: Parameters<SoftwarePasskey["get"]>[0]; passkeyRefusal?: string };
+    init: ResponseInit | null;
+  };
+  const options = started.data.passkeyRequestOptions;
+  if (!options) return { refusal: started.data.passkeyRefusal, status: started.init?.status };
+  const cookie = new Headers(started.init?.headers).get("Set-Cookie")?.split(";")[0];
   const answer = calls.post(
     path,
-    { intent: "passkey-sign-in", credential: JSON.stringify(passkey.get(reply.options)) },
+    { intent: "passkey-sign-in", credential: JSON.stringify(passkey.get(options)) },
     cookie,
   );
   answer.headers.set("User-Agent", FIREFOX);
-  const signedIn = (await settle(
-    passkeySignInRoute.action(calls.args(answer, await calls.context(answer, null))),
-  )) as Response;
+  const signedIn = (await settle(signInPage.action(calls.args(answer, await calls.context(answer, null))))) as Response;
   return { response: signedIn };
 }
 
@@ -174,14 +174,11 @@ test("adding, and deleting, eleven minutes after the password go through the pas
   moveClock(REAUTHENTICATION_WINDOW_MS + MINUTE_MS);
   const stale = await asSeenNow(browser);
   const passwordStep = `${pathFor("my-reauthentication", "en")}?to=${encodeURIComponent(pathFor("my-security", "en"))}`;
-  for (const intent of ["add", "delete"]) {
+  for (const intent of ["passkey-options", "passkey-add", "passkey-delete"]) {
     const answer = (await postPasskeyForm(stale, { intent, credentialId: "abc" })) as Response;
     expect(answer.status).toBe(302);
     expect(answer.headers.get("Location")).toBe(passwordStep);
   }
-  // The add button's script asks by fetch: it is told where the password step is, and goes there.
-  const options = (await postPasskeyForm(stale, { intent: "options" })) as Response;
-  expect(await options.json()).toEqual({ redirectTo: passwordStep });
   expect(await passkeyRows(member.sub)).toHaveLength(0);
 });
 
@@ -191,13 +188,13 @@ test("rename: the member's own name, then back to where it was made; another mem
   const passkey = new SoftwarePasskey({ origin: ORIGIN });
   await addPasskey(browser, passkey);
 
-  await postPasskeyForm(browser, { intent: "rename", credentialId: passkey.id, name: "  仕事用のMac  " });
+  await postPasskeyForm(browser, { intent: "passkey-rename", credentialId: passkey.id, name: "  仕事用のMac  " });
   expect((await passkeyRows(member.sub))[0]?.name).toBe("仕事用のMac");
-  await postPasskeyForm(browser, { intent: "rename", credentialId: passkey.id, name: "" });
+  await postPasskeyForm(browser, { intent: "passkey-rename", credentialId: passkey.id, name: "" });
   expect((await passkeyRows(member.sub))[0]?.name).toBeNull();
 
   const tooLong = (await postPasskeyForm(browser, {
-    intent: "rename",
+    intent: "passkey-rename",
     credentialId: passkey.id,
     name: "x".repeat(61),
   })) as Response;
@@ -205,8 +202,8 @@ test("rename: the member's own name, then back to where it was made; another mem
   expect((await passkeyRows(member.sub))[0]?.name).toBeNull();
 
   const other = await signedInMember(await createMember("passkey-rename-other"));
-  await postPasskeyForm(other, { intent: "rename", credentialId: passkey.id, name: "mine now" });
-  await postPasskeyForm(other, { intent: "delete", credentialId: passkey.id });
+  await postPasskeyForm(other, { intent: "passkey-rename", credentialId: passkey.id, name: "mine now" });
+  await postPasskeyForm(other, { intent: "passkey-delete", credentialId: passkey.id });
   expect(await passkeyRows(member.sub)).toEqual([expect.objectContaining({ name: null })]);
 });
 
@@ -255,7 +252,7 @@ test("a deleted passkey is gone at Cognito too: it signs nobody in; the deletion
   await addPasskey(browser, kept);
   await addPasskey(browser, deleted);
 
-  const answer = (await postPasskeyForm(browser, { intent: "delete", credentialId: deleted.id })) as Response;
+  const answer = (await postPasskeyForm(browser, { intent: "passkey-delete", credentialId: deleted.id })) as Response;
   expect(answer.headers.get("Location")).toBe(pathFor("my-security", "en"));
   expect((await passkeyRows(member.sub)).map((row) => row.credentialId)).toEqual([kept.id]);
   expect(await eventsOf(member.sub, "passkey-removed")).toHaveLength(1);
@@ -271,7 +268,7 @@ test("a deleted passkey is gone at Cognito too: it signs nobody in; the deletion
   expect(accepted.response?.headers.getSetCookie().some((cookie) => cookie.startsWith("id_session="))).toBe(true);
 
   // Deleting it again changes nothing and mails nothing more.
-  await postPasskeyForm(browser, { intent: "delete", credentialId: deleted.id });
+  await postPasskeyForm(browser, { intent: "passkey-delete", credentialId: deleted.id });
   expect(await eventsOf(member.sub, "passkey-removed")).toHaveLength(1);
   const outbox = await database().db.select().from(mailOutbox).where(eq(mailOutbox.recipient, member.email));
   expect(outbox.filter((row) => (row.details as { change?: string }).change === "removed")).toHaveLength(1);
