@@ -3,6 +3,7 @@ import { afterAll, beforeAll, expect, test } from "vitest";
 import { mailOutbox, memberPasskeys, securityEvents } from "../../../db/schema";
 import { createAppServices } from "~/composition-root.server";
 import { parseConfig } from "~/config.server";
+import { countPasskeys } from "~/domain/account/passkeys.server";
 import { REAUTHENTICATION_WINDOW_MS } from "~/domain/account/reauthentication.server";
 import { signIn } from "~/domain/account/sign-in.server";
 import { sendDueMail } from "~/domain/mail/mail-outbox.server";
@@ -252,9 +253,12 @@ test("a deleted passkey is gone at Cognito too: it signs nobody in; the deletion
   await addPasskey(browser, kept);
   await addPasskey(browser, deleted);
 
+  expect(await countPasskeys(database().db, member.sub)).toBe(2);
   const answer = (await postPasskeyForm(browser, { intent: "passkey-delete", credentialId: deleted.id })) as Response;
   expect(answer.headers.get("Location")).toBe(pathFor("my-security", "en"));
   expect((await passkeyRows(member.sub)).map((row) => row.credentialId)).toEqual([kept.id]);
+  // The sibling API's member view counts the same list.
+  expect(await countPasskeys(database().db, member.sub)).toBe(1);
   expect(await eventsOf(member.sub, "passkey-removed")).toHaveLength(1);
   expect((await mailsTo(member.email)).map((mail) => mail.subject)).toContain(
     "A passkey was deleted from your account",
