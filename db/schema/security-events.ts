@@ -2,8 +2,8 @@ import { sql } from "drizzle-orm";
 import { bigint, boolean, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 
 /**
- * What a member's security record holds. The last four are reserved for the second factors and passkeys, so those
- * flows record into the same table. Staff actions on the account are not copied here: the activity read takes them
+ * What a member's security record holds. The second-factor kinds are reserved for that flow, so it records into the
+ * same table; a passkey added or removed is recorded with the device, browser and IP that did it. Staff actions on the account are not copied here: the activity read takes them
  * from staff_audit_events.
  */
 export const SECURITY_EVENT_KINDS = [
