@@ -55,6 +55,7 @@ export async function identityPoolProblemsOf(config: Config): Promise<string[]> 
   return identityPoolProblems(createIdentityProvider(config.cognito, cognito), {
     minimumPasswordLength: MIN_PASSWORD_LENGTH,
     adminGroup: config.adminGroup,
+    appOrigin: config.origin,
   }).finally(() => cognito.destroy());
 }
 

@@ -55,6 +55,8 @@ const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().min(1).default("127.0.0.1"),
   APP_ORIGIN: z.preprocess(emptyAsUnset, z.url().optional()),
+  // The operators' metrics on a port of their own (app/server/metrics-server.ts); unset, no metrics are served.
+  METRICS_PORT: z.preprocess(emptyAsUnset, z.coerce.number().int().min(1).max(65535).optional()),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 
   SESSION_SECRETS: commaList,
@@ -186,6 +188,7 @@ function toConfig(env: z.infer<typeof EnvSchema>) {
     port: env.PORT,
     host: env.HOST,
     origin: new URL(origin).origin,
+    metricsPort: env.METRICS_PORT,
     logLevel: env.LOG_LEVEL,
     sessionSecrets: env.SESSION_SECRETS,
     cookieDomain: env.COOKIE_DOMAIN || undefined,
@@ -283,6 +286,9 @@ export function parseConfig(environment: Record<string, string | undefined>): Co
     }
   } else if (env.PORT === 0 && !env.APP_ORIGIN) {
     problems.push("PORT=0 (any free port) needs APP_ORIGIN: links and the origin check name the port");
+  }
+  if (env.METRICS_PORT !== undefined && env.METRICS_PORT === env.PORT) {
+    problems.push("METRICS_PORT must differ from PORT: the metrics are never served on the public port");
   }
   for (const [index, secret] of env.SESSION_SECRETS.entries()) {
     if (secret.length < MIN_SECRET_LENGTH) {

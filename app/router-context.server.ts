@@ -26,6 +26,11 @@ export interface RequestInfo {
   nonce: string;
   /** Client IP, from the socket or from a configured trusted proxy header only. */
   clientIp: string;
+  /**
+   * The route pattern React Router matched ("en/admin/users/:sub"), put here by the route's outermost middleware (the
+   * root's for pages, the API's own): the HTTP layer names the route in its metrics from it. Unset when no route ran.
+   */
+  routePattern?: string;
 }
 
 export const requestInfoContext = sharedContext<RequestInfo>("request-info");

@@ -17,6 +17,8 @@ export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
 export interface DatabaseHandle {
   db: Database;
   kind: "pglite" | "postgres";
+  /** Connections the pool may open; PGlite is one connection for the whole process. */
+  maxConnections: number;
   migrate(): Promise<void>;
   close(): Promise<void>;
 }
@@ -27,23 +29,39 @@ const MIGRATION_LOCK_KEY = 727_310_001;
 /** A query that waits longer than this is a fault (database down or overloaded), not a slow page. */
 const STATEMENT_TIMEOUT_MS = 10_000;
 
+/** postgres.js's pool size. */
+const MAX_CONNECTIONS = 10;
+
+/**
+ * Told of every query the Drizzle instance sends, as the driver's pending result, when it is asked for (so its time
+ * includes waiting for a connection, or for PGlite's one). It may attach handlers (then()) but must not hold it up.
+ * Queries the client runs outside Drizzle (the CSV COPY, the migration lock) are not reported.
+ */
+export type QueryObserver = (query: PromiseLike<unknown>) => void;
+
 /**
  * PostgreSQL through postgres.js when a URL is given, otherwise embedded PGlite in `${dataDir}/pglite`.
  * PGlite allows one process per data directory: a second one would corrupt it.
  */
-export function openDatabase(options: { databaseUrl?: string; dataDir: string }): DatabaseHandle {
+export function openDatabase(options: {
+  databaseUrl?: string;
+  dataDir: string;
+  observeQuery?: QueryObserver;
+}): DatabaseHandle {
   if (options.databaseUrl) {
     const client = postgres(options.databaseUrl, {
-      max: 10,
+      max: MAX_CONNECTIONS,
       connect_timeout: 5,
       idle_timeout: 30,
       onnotice: () => {},
       connection: { statement_timeout: STATEMENT_TIMEOUT_MS, application_name: "member-account" },
     });
-    const db = drizzlePostgres({ client, schema, casing: "snake_case" });
+    const observed = options.observeQuery ? observedPostgres(client, options.observeQuery) : client;
+    const db = drizzlePostgres({ client: observed, schema, casing: "snake_case" });
     return {
       db,
       kind: "postgres",
+      maxConnections: MAX_CONNECTIONS,
       // Several instances may start at once: one migrates while the others wait on the advisory lock.
       migrate: async () => {
         const lockConnection = await client.reserve();
@@ -60,13 +78,71 @@ export function openDatabase(options: { databaseUrl?: string; dataDir: string })
   }
   // pgcrypto: the migrations create it (hmac() signs the newsletter's unsubscribe links in the export's query).
   const client = new PGlite(path.resolve(options.dataDir, "pglite"), { extensions: { pgcrypto } });
+  if (options.observeQuery) observePglite(client, options.observeQuery);
   const db = drizzlePglite({ client, schema, casing: "snake_case" });
   return {
     db,
     kind: "pglite",
+    maxConnections: 1,
     migrate: () => migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER }),
     close: () => client.close(),
   };
+}
+
+/**
+ * The postgres.js client Drizzle is given, with every query it sends reported: Drizzle sends each through `unsafe`,
+ * on the pool or on a transaction's (or savepoint's) connection. A Proxy leaves the client itself as it is, so the
+ * CSV COPY and the migration lock, which reserve connections of their own, go unreported.
+ * Reporting attaches then() to postgres.js's lazy query, which starts it a microtask later: Drizzle sets how it
+ * wants the rows (`.values()`) in the same tick as it calls `unsafe`, so nothing changes for it.
+ */
+function observedPostgres(client: postgres.Sql, observe: QueryObserver): postgres.Sql {
+  type Method = (...args: unknown[]) => unknown;
+  const withObservedClient = (run: Method) => (connection: postgres.Sql) => run(observedPostgres(connection, observe));
+  return new Proxy(client, {
+    get(target, key, receiver) {
+      const value: unknown = Reflect.get(target, key, receiver);
+      if (typeof value !== "function") return value;
+      const method = value as Method;
+      if (key === "unsafe") {
+        return (...args: unknown[]) => {
+          const query = method.apply(target, args) as PromiseLike<unknown>;
+          observe(query);
+          return query;
+        };
+      }
+      // begin(fn), begin(options, fn), savepoint(fn), savepoint(name, fn): the callback, last, gets the connection.
+      if (key === "begin" || key === "savepoint") {
+        return (...args: unknown[]) =>
+          method.apply(target, [...args.slice(0, -1), withObservedClient(args.at(-1) as Method)]);
+      }
+      return value;
+    },
+  });
+}
+
+/**
+ * PGlite with every query Drizzle sends reported: Drizzle calls `query`, on the instance or on a transaction's
+ * object. PGlite keeps its state in private fields, so its methods cannot run on a Proxy: the instance's own
+ * `query` and `transaction` are replaced by reporting ones (what else uses the instance, the CSV COPY, is reported
+ * too: PGlite has one connection, and a COPY holds it like any query).
+ */
+function observePglite(client: PGlite, observe: QueryObserver): void {
+  const observedQuery =
+    <Args extends unknown[], Result>(query: (...args: Args) => Promise<Result>) =>
+    (...args: Args) => {
+      const result = query(...args);
+      observe(result);
+      return result;
+    };
+  const query = client.query.bind(client);
+  const transaction = client.transaction.bind(client);
+  client.query = observedQuery(query) as PGlite["query"];
+  client.transaction = ((run: Parameters<PGlite["transaction"]>[0]) =>
+    transaction((tx) => {
+      tx.query = observedQuery(tx.query) as typeof tx.query;
+      return run(tx);
+    })) as PGlite["transaction"];
 }
 
 /**

@@ -102,16 +102,20 @@ type RouteArgs = Parameters<typeof i18nextMiddleware>[0];
 
 /**
  * An API route's answer, with what the root's middleware does for a page done here: the API's routes run without
- * the root (app/server/api-lane.ts). The request enters its log context, and remix-i18next's middleware gives it
- * its language (Accept-Language) and i18next instance, for getLocale and getInstance.
+ * the root (app/server/api-lane.ts). The request enters its log context, the HTTP layer learns the matched route's
+ * pattern (its metrics' route name), and remix-i18next's middleware gives it its language (Accept-Language) and
+ * i18next instance, for getLocale and getInstance.
  */
 function withApiMiddleware(respond: (args: RouteArgs) => Promise<Response>) {
-  return (args: RouteArgs): Promise<Response> =>
-    runWithRequestId(args.context.get(requestInfoContext).requestId, async () => {
+  return (args: RouteArgs): Promise<Response> => {
+    const requestInfo = args.context.get(requestInfoContext);
+    requestInfo.routePattern = args.pattern;
+    return runWithRequestId(requestInfo.requestId, async () => {
       const response = await i18nextMiddleware(args, () => respond(args));
       if (!response) throw new Error("remix-i18next's middleware gave no response");
       return response;
     });
+  };
 }
 
 /**

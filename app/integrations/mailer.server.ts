@@ -3,6 +3,7 @@ import nodemailer from "nodemailer";
 import type { Config } from "~/config.server";
 import type { Locale } from "~/i18n/locales";
 import { fixedTranslator } from "~/i18n/translator.server";
+import { countMailDelivery } from "~/integrations/metrics.server";
 
 /** A mail server that does not answer within this is "down": the member hears so instead of waiting. */
 export const MAIL_TIMEOUT_MS = 5_000;
@@ -67,26 +68,40 @@ export function createMailer(config: Pick<Config, "smtpUrl" | "mailFrom">): Mail
         dnsTimeout: MAIL_TIMEOUT_MS,
       })
     : null;
-  async function send(to: string, subject: string, text: string) {
-    if (!transport) throw new MailUnavailableError(new Error("SMTP_URL is not set"));
+  /** `kind`, the Mailer method's name, labels the metrics' count of sent and failed mail. */
+  async function send(kind: keyof Mailer, to: string, subject: string, text: string) {
     try {
+      if (!transport) throw new Error("SMTP_URL is not set");
       await transport.sendMail({ from: config.mailFrom, to, subject, text });
     } catch (error) {
+      countMailDelivery(kind, "failed");
       throw new MailUnavailableError(error);
     }
+    countMailDelivery(kind, "sent");
   }
   return {
     sendEmailChangeLink({ to, locale, texts, link }) {
       const t = fixedTranslator(texts, locale);
-      return send(to, t("emailChange:mail.confirmSubject"), t("emailChange:mail.confirmText", { link }));
+      return send(
+        "sendEmailChangeLink",
+        to,
+        t("emailChange:mail.confirmSubject"),
+        t("emailChange:mail.confirmText", { link }),
+      );
     },
     sendEmailChangedNotice({ to, locale, texts, newEmail }) {
       const t = fixedTranslator(texts, locale);
-      return send(to, t("emailChange:mail.changedSubject"), t("emailChange:mail.changedText", { newEmail }));
+      return send(
+        "sendEmailChangedNotice",
+        to,
+        t("emailChange:mail.changedSubject"),
+        t("emailChange:mail.changedText", { newEmail }),
+      );
     },
     sendStaffEmailChangeNotice({ to, locale, texts, oldEmail, newEmail }) {
       const t = fixedTranslator(texts, locale);
       return send(
+        "sendStaffEmailChangeNotice",
         to,
         t("emailChange:mail.staffChangedSubject"),
         t("emailChange:mail.staffChangedText", { oldEmail, newEmail }),
@@ -95,6 +110,7 @@ export function createMailer(config: Pick<Config, "smtpUrl" | "mailFrom">): Mail
     sendSignInAlert({ to, locale, texts, when, device, browser, clientIp, link }) {
       const t = fixedTranslator(texts, locale);
       return send(
+        "sendSignInAlert",
         to,
         t("signInAlert:mail.alertSubject"),
         t("signInAlert:mail.alertText", { when, device, browser, clientIp, link }),
@@ -103,6 +119,7 @@ export function createMailer(config: Pick<Config, "smtpUrl" | "mailFrom">): Mail
     sendPasswordChangedNotice({ to, locale, texts, when, resetLink }) {
       const t = fixedTranslator(texts, locale);
       return send(
+        "sendPasswordChangedNotice",
         to,
         t("signInAlert:mail.passwordChangedSubject"),
         t("signInAlert:mail.passwordChangedText", { when, resetLink }),
@@ -111,6 +128,7 @@ export function createMailer(config: Pick<Config, "smtpUrl" | "mailFrom">): Mail
     sendPasswordResetNotice({ to, locale, texts, when, resetLink }) {
       const t = fixedTranslator(texts, locale);
       return send(
+        "sendPasswordResetNotice",
         to,
         t("signInAlert:mail.passwordResetSubject"),
         t("signInAlert:mail.passwordResetText", { when, resetLink }),

@@ -12,11 +12,13 @@ import { type Config, SIBLING_SERVICES } from "~/config.server";
 import { isApiPath } from "~/routing/api-paths";
 import { isJwksLoaded } from "~/integrations/cognito/jwks.server";
 import { logger } from "~/integrations/logger.server";
+import { observeHttpRequest } from "~/integrations/metrics.server";
 import type { DevMailbox, RequestInfo } from "~/router-context.server";
 import { createApiLane } from "./api-lane";
 import { isStreamedDownload } from "./write-body";
 import { type Build, requestContextFactory } from "./app-context";
-import { answerUnhandledError, createPageLane } from "./page-lane";
+import { ROUTE_DISCOVERY_PATH, answerUnhandledError, createPageLane } from "./page-lane";
+import { routeNamesByPattern } from "./route-names";
 import { apiCors } from "./cors";
 import { isAllowedOrigin } from "./csrf";
 import { pathForLog, securityHeaders } from "./security-headers";
@@ -29,8 +31,16 @@ const PUBLIC_FILE_MAX_AGE = "1h";
 declare module "express-serve-static-core" {
   interface Locals {
     requestInfo: RequestInfo;
+    /** The metrics' name for a request the HTTP layer answers itself (a health check, a static file). */
+    ownRoute?: OwnRoute;
   }
 }
+
+/** What the metrics call the requests no route answers. */
+type OwnRoute = "healthz" | "readyz" | "static-file";
+
+/** The metrics' route for a request refused before any route ran (method, body, origin check, the API's CORS). */
+const UNROUTED = "unrouted";
 
 export interface HttpApp {
   /** node:http's request listener: the member API's lane for /api/*, Express for everything else. */
@@ -59,8 +69,22 @@ export async function createHttpApp(
   app.set("trust proxy", config.trustProxyHops);
   const trustProxy = app.get("trust proxy fn") as Parameters<typeof proxyAddr>[1];
   const headers = securityHeaders(config);
+  // Without a metrics port nothing reads the request metrics: requests then skip them altogether.
+  const metricsOn = config.metricsPort !== undefined;
 
-  /** Request id, nonce, security headers and the access log line: the same for pages and the API. */
+  /**
+   * The metrics' route name for a finished request: the route React Router matched, else what the HTTP layer
+   * answered itself. Null while the route names are not known yet (development's build loads in the background).
+   */
+  let routeNames: ReadonlyMap<string, string> | null = null;
+  const routeNameOf = (req: IncomingMessage, res: ServerResponse, requestInfo: RequestInfo) => {
+    if (requestInfo.routePattern !== undefined) return routeNames?.get(requestInfo.routePattern) ?? UNROUTED;
+    const ownRoute = (res as Partial<express.Response>).locals?.ownRoute;
+    if (ownRoute) return ownRoute;
+    return pathOf(req) === ROUTE_DISCOVERY_PATH ? "route-discovery" : UNROUTED;
+  };
+
+  /** Request id, nonce, security headers, the access log line and the metrics: the same for pages and the API. */
   function beginRequest(req: IncomingMessage, res: ServerResponse, kind: "page" | "api"): RequestInfo {
     const requestInfo: RequestInfo = {
       requestId: randomUUID(),
@@ -75,16 +99,20 @@ export async function createHttpApp(
     for (const name in responseHeaders) res.setHeader(name, responseHeaders[name]!);
     const startedAt = process.hrtime.bigint();
     res.on("finish", () => {
+      const durationMs = Number((process.hrtime.bigint() - startedAt) / 1000n) / 1000;
       logger.info(
         {
           requestId: requestInfo.requestId,
           method: req.method,
           path: pathForLog(pathOf(req)),
           status: res.statusCode,
-          durationMs: Number((process.hrtime.bigint() - startedAt) / 1000n) / 1000,
+          durationMs,
         },
         "request",
       );
+      if (metricsOn) {
+        observeHttpRequest(routeNameOf(req, res, requestInfo), req.method ?? "GET", res.statusCode, durationMs / 1000);
+      }
     });
     return requestInfo;
   }
@@ -108,10 +136,12 @@ export async function createHttpApp(
   );
 
   app.get("/healthz/", (_req, res) => {
+    res.locals.ownRoute = "healthz";
     res.setHeader("Cache-Control", "no-store");
     res.json({ status: "ok" });
   });
   app.get("/readyz/", async (_req, res) => {
+    res.locals.ownRoute = "readyz";
     res.setHeader("Cache-Control", "no-store");
     const [reachable, jwks] = await Promise.all([isDatabaseReachable(database.db), isJwksLoaded(config.cognito)]);
     const ready = reachable && jwks;
@@ -128,20 +158,38 @@ export async function createHttpApp(
     build = () => vite.ssrLoadModule("virtual:react-router/server-build") as Promise<ServerBuild>;
     closeVite = () => vite.close();
   } else {
+    // Named for the metrics as a file is sent; a path that is no file goes on to the pages.
+    const setHeaders = (res: express.Response) => void (res.locals.ownRoute = "static-file");
     app.use(
       "/assets",
-      express.static(path.join(BUILD_DIR, "client/assets"), { immutable: true, maxAge: IMMUTABLE_MAX_AGE }),
+      express.static(path.join(BUILD_DIR, "client/assets"), {
+        immutable: true,
+        maxAge: IMMUTABLE_MAX_AGE,
+        setHeaders,
+      }),
     );
     const publicFiles = express.static(path.join(BUILD_DIR, "client"), {
       maxAge: PUBLIC_FILE_MAX_AGE,
       redirect: false,
       index: false,
+      setHeaders,
     });
     // Without directory indexes no path ending in "/" names a file, and every page's does: pages skip the look-up.
     app.use((req, res, next) => (req.path.endsWith("/") ? next() : publicFiles(req, res, next)));
     build = (await import(pathToFileURL(path.join(BUILD_DIR, "server/index.js")).href)) as ServerBuild;
   }
   const mode = config.mode === "dev" ? "development" : "production";
+  if (metricsOn) {
+    // Development's build may change its routes on a reload; these names are the first build's.
+    if (typeof build !== "function") routeNames = routeNamesByPattern(build);
+    else {
+      build().then(
+        (loaded) => (routeNames = routeNamesByPattern(loaded)),
+        // The page that fails to load shows the error; until a restart, the metrics name no route.
+        (error: unknown) => logger.error({ err: error }, "the build's routes could not be named for the metrics"),
+      );
+    }
+  }
 
   const contextFor = requestContextFactory(build, config, database.db, devMailbox);
   app.all(

@@ -53,7 +53,7 @@ const REFUSAL_TEXT: Record<Refusal["status"], string> = {
 };
 
 /** Where React Router's browser side asks for the routes of the paths it links to (its default). */
-const ROUTE_DISCOVERY_PATH = "/__manifest";
+export const ROUTE_DISCOVERY_PATH = "/__manifest";
 
 /** Where a page path can lead: its language, and its first segment below the language's prefix ("" for home). */
 interface RouteAddress {

@@ -8,8 +8,10 @@ import { openDatabase } from "../../db/client.server";
 import { type AppMode, type Config, ConfigError, parseConfig } from "~/config.server";
 import { identityPoolProblemsOf, serverJobs } from "~/composition-root.server";
 import { logger } from "~/integrations/logger.server";
+import { observeQuery, setDatabasePoolSize } from "~/integrations/metrics.server";
 import type { DevMailbox } from "~/router-context.server";
 import { createHttpApp } from "./http-app";
+import { startMetricsServer } from "./metrics-server";
 import { refuseToStart } from "./refuse-to-start";
 import { applyServerTimeouts } from "./server-timeouts";
 
@@ -49,7 +51,13 @@ export async function startServer(mode: AppMode, standIns?: StandIns): Promise<v
     );
   }
 
-  const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  // Queries are timed only for a server that serves metrics: without one nothing would read the timings.
+  const database = openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    observeQuery: config.metricsPort ? observeQuery : undefined,
+  });
+  setDatabasePoolSize(database.maxConnections);
   await database.migrate();
   // The background jobs, listed in app/composition-root.server.ts.
   const stopJobs = serverJobs(config, database.db).map((job) => job.start());
@@ -62,7 +70,13 @@ export async function startServer(mode: AppMode, standIns?: StandIns): Promise<v
   });
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : config.port;
-  logger.info({ mode, host: config.host, port, database: database.kind }, "server started");
+  // On the same interface as the app (a scraper in the same network reaches it) but its own port, which the load
+  // balancer must not forward (docs/deployment.md).
+  const metricsServer = config.metricsPort ? await startMetricsServer(config.host, config.metricsPort) : undefined;
+  logger.info(
+    { mode, host: config.host, port, metricsPort: config.metricsPort, database: database.kind },
+    "server started",
+  );
   // The origin the app puts in links and checks posts against: announcing it makes the three agree.
   const url = `${config.origin}/`;
   console.log(`\n  Member account (${mode}) ready at ${url}`);
@@ -86,6 +100,8 @@ export async function startServer(mode: AppMode, standIns?: StandIns): Promise<v
     for (const stop of stopJobs) await stop();
     server.closeIdleConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
+    metricsServer?.closeAllConnections();
+    metricsServer?.close();
     await http.close();
     await database.close();
     await standIns?.stop();

@@ -20,6 +20,8 @@ import { makeTempDir } from "../support/temp-dir";
 export const REGION = "ap-northeast-1";
 export const ADMIN_GROUP = "admin";
 export const PASSWORD = "correct-horse-1";
+/** The app origin the contract pool is provisioned for: its host is the pool's passkey relying party. */
+export const APP_ORIGIN = "http://localhost:3000";
 
 export interface ContractStandIn {
   endpoint: string;
@@ -62,7 +64,11 @@ export async function startContractStandIn(label: string): Promise<ContractStand
   const standIn = await startCognitoStandIn({ dataDir, mailboxDir });
   const endpoint = standIn.endpoint;
   const provisioning = createCognitoClient({ region: REGION, endpoint, userPoolId: "", clientId: "" });
-  const pool = await provisionStandInPool(provisioning, { dataDir: temp.dir, adminGroup: ADMIN_GROUP });
+  const pool = await provisionStandInPool(provisioning, {
+    dataDir: temp.dir,
+    adminGroup: ADMIN_GROUP,
+    appOrigin: APP_ORIGIN,
+  });
   provisioning.destroy();
   const userPoolId = pool.userPoolId;
   const clientId = pool.clientId;

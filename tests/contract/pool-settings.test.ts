@@ -36,7 +36,7 @@ describe("DescribeUserPool", () => {
       UsernameAttributes: ["email"],
       AutoVerifiedAttributes: ["email"],
       AdminCreateUserConfig: { AllowAdminCreateUserOnly: false },
-      MfaConfiguration: "OFF",
+      MfaConfiguration: "OPTIONAL",
       Policies: {
         PasswordPolicy: {
           MinimumLength: 8,
@@ -69,7 +69,12 @@ describe("DescribeUserPoolClient", () => {
     expect(await describeClient(cognito.clientId)).toMatchObject({
       ClientId: cognito.clientId,
       UserPoolId: cognito.userPoolId,
-      ExplicitAuthFlows: ["ALLOW_ADMIN_USER_PASSWORD_AUTH", "ALLOW_REFRESH_TOKEN_AUTH", "ALLOW_USER_PASSWORD_AUTH"],
+      ExplicitAuthFlows: [
+        "ALLOW_ADMIN_USER_PASSWORD_AUTH",
+        "ALLOW_REFRESH_TOKEN_AUTH",
+        "ALLOW_USER_AUTH",
+        "ALLOW_USER_PASSWORD_AUTH",
+      ],
       EnableTokenRevocation: true,
       PreventUserExistenceErrors: "LEGACY",
       RefreshTokenRotation: { Feature: "DISABLED" },

@@ -50,7 +50,13 @@ test("the data copy: the page shows it, the download holds the address, sub, pro
   await expect(page.getByTestId("data-copy-identity")).toContainText(member.email);
   await expect(page.getByTestId("data-copy-identity")).toContainText(`太郎${label}`);
   await expect(page.getByTestId("data-copy-sessions")).toContainText("ログイン中");
-  await expect(page.getByTestId("data-copy-staffActions")).toContainText("user.refresh");
+  // Codes read as /my/security/ writes them; the file below keeps the codes.
+  await expect(page.getByTestId("data-copy-securityRecord").locator('dd[data-field="kind"]').last()).toHaveText(
+    "ログイン",
+  );
+  await expect(page.getByTestId("data-copy-staffActions").locator('dd[data-field="action"]')).toHaveText(
+    "スタッフが会員情報を再読み込み",
+  );
   await expect(page.getByTestId("data-copy-staffActions")).toContainText(admin.email);
 
   const file = await download(page, "JSONファイルをダウンロード");
@@ -102,6 +108,10 @@ test("in English, an old session downloads the data copy after the password step
   await page.getByLabel("Password").fill(member.password);
   await page.getByRole("button", { name: "Confirm and continue" }).click();
   await expect(page).toHaveURL(/\/en\/my\/data\/$/);
+  // The newest event first: the password just entered again, in English.
+  await expect(page.getByTestId("data-copy-securityRecord").locator('dd[data-field="kind"]').first()).toHaveText(
+    "Password entered again",
+  );
   const file = await download(page, "Download as JSON");
   expect(JSON.parse(file.text)).toMatchObject({ member: { sub: member.sub, email: member.email } });
   await context.close();

@@ -109,7 +109,11 @@ test("the export's unsubscribe URL: a tampered one is refused; its page's button
   expect(await rowInNewsletterList(request, admin, reader, "en")).toBeDefined();
   await page.getByRole("button", { name: "Unsubscribe" }).click();
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("You are unsubscribed");
+  await expect(page).toHaveTitle(/You are unsubscribed/);
   expect(await rowInNewsletterList(request, admin, reader, "en")).toBeUndefined();
+  // The link opened again says it is done rather than offering the button once more.
+  await page.goto(url);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("You are unsubscribed");
 
   // On again in the profile.
   await page.goto("/en/my/profile/edit/");

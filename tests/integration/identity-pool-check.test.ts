@@ -13,7 +13,13 @@ import { identityPoolProblems } from "~/integrations/cognito/pool-contract.serve
 import { mailboxDirectory } from "../support/stand-ins/dev-mailbox";
 import { findFreePort, startCognitoStandIn } from "../support/stand-ins/cognito-stand-in";
 import { STAND_IN_CLIENT_NAME, STAND_IN_POOL_NAME } from "../support/stand-ins/provision-cognito";
-import { ADMIN_GROUP, type ContractStandIn, REGION, startContractStandIn } from "../contract/contract-fixture";
+import {
+  ADMIN_GROUP,
+  APP_ORIGIN,
+  type ContractStandIn,
+  REGION,
+  startContractStandIn,
+} from "../contract/contract-fixture";
 import { makeTempDir } from "../support/temp-dir";
 
 /**
@@ -32,7 +38,7 @@ afterAll(async () => {
   await standIn?.stop();
 });
 
-const EXPECTED = { minimumPasswordLength: MIN_PASSWORD_LENGTH, adminGroup: ADMIN_GROUP };
+const EXPECTED = { minimumPasswordLength: MIN_PASSWORD_LENGTH, adminGroup: ADMIN_GROUP, appOrigin: APP_ORIGIN };
 
 /** The check as start-server.ts runs it, for a pool and client on the stand-in. */
 async function problemsOf(userPoolId: string, clientId: string, adminGroup = ADMIN_GROUP): Promise<string[]> {
@@ -63,16 +69,18 @@ test("a client with revocation off, hidden existence errors, rotation on and no 
     expect.stringContaining(
       `app client ${clientId}: ExplicitAuthFlows is ["ALLOW_USER_SRP_AUTH","ALLOW_REFRESH_TOKEN_AUTH"], must include "ALLOW_ADMIN_USER_PASSWORD_AUTH"`,
     ),
+    expect.stringContaining('must include "ALLOW_USER_AUTH"'),
     expect.stringContaining("EnableTokenRevocation is false, must be true"),
     expect.stringContaining('PreventUserExistenceErrors is "ENABLED", must be "LEGACY"'),
     expect.stringContaining('RefreshTokenRotation.Feature is "ENABLED", must be "DISABLED"'),
   ]);
 });
 
-test("a pool without e-mail usernames, with another password policy and no admin group is reported", async () => {
+test("a pool without e-mail usernames, with another password policy, MFA off, no passkeys and no admin group is reported", async () => {
   const pool = await standIn.cognito.send(
     new CreateUserPoolCommand({
       PoolName: "misconfigured",
+      UserPoolTier: "LITE",
       Policies: {
         PasswordPolicy: {
           MinimumLength: 6,
@@ -89,7 +97,7 @@ test("a pool without e-mail usernames, with another password policy and no admin
     new CreateUserPoolClientCommand({
       UserPoolId: userPoolId,
       ClientName: "web",
-      ExplicitAuthFlows: ["ALLOW_ADMIN_USER_PASSWORD_AUTH", "ALLOW_REFRESH_TOKEN_AUTH"],
+      ExplicitAuthFlows: ["ALLOW_ADMIN_USER_PASSWORD_AUTH", "ALLOW_REFRESH_TOKEN_AUTH", "ALLOW_USER_AUTH"],
     }),
   );
   expect(await problemsOf(userPoolId, client.UserPoolClient!.ClientId!, "staff")).toEqual([
@@ -97,6 +105,12 @@ test("a pool without e-mail usernames, with another password policy and no admin
     expect.stringContaining('AutoVerifiedAttributes is unset, must include "email"'),
     expect.stringContaining("PasswordPolicy.MinimumLength is 6, must be 8"),
     expect.stringContaining("PasswordPolicy.RequireNumbers is true, must be false"),
+    expect.stringContaining('MfaConfiguration is "OFF", must be "OPTIONAL"'),
+    expect.stringContaining('UserPoolTier is "LITE", must be "ESSENTIALS" or "PLUS"'),
+    expect.stringContaining('Policies.SignInPolicy.AllowedFirstAuthFactors is unset, must include "PASSWORD"'),
+    expect.stringContaining('Policies.SignInPolicy.AllowedFirstAuthFactors is unset, must include "WEB_AUTHN"'),
+    expect.stringContaining('WebAuthnConfiguration.RelyingPartyId is unset, must be "localhost"'),
+    expect.stringContaining('WebAuthnConfiguration.UserVerification is "preferred", must be "required"'),
     expect.stringContaining('group "staff" (ADMIN_GROUP) does not exist'),
   ]);
 });

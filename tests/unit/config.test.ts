@@ -188,3 +188,13 @@ test("the footer's copyright holder is COPYRIGHT_HOLDER, trimmed; unset or empty
     problemsOf({ COPYRIGHT_HOLDER: "x".repeat(201) }).some((problem) => problem.startsWith("COPYRIGHT_HOLDER:")),
   ).toBe(true);
 });
+
+test("metrics are off unless METRICS_PORT names a port, which must not be the public one", () => {
+  expect(parseConfig({}).metricsPort).toBeUndefined();
+  expect(parseConfig({ METRICS_PORT: "" }).metricsPort).toBeUndefined();
+  expect(parseConfig({ ...PRODUCTION, METRICS_PORT: "9464" }).metricsPort).toBe(9464);
+  expect(problemsOf({ PORT: "8080", METRICS_PORT: "8080" })).toEqual([
+    "METRICS_PORT must differ from PORT: the metrics are never served on the public port",
+  ]);
+  expect(problemsOf({ METRICS_PORT: "0" })).toEqual([expect.stringMatching(/^METRICS_PORT: /)]);
+});

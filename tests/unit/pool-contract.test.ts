@@ -1,4 +1,8 @@
-import type { UserPoolClientType, UserPoolType } from "@aws-sdk/client-cognito-identity-provider";
+import type {
+  UserPoolClientType,
+  UserPoolType,
+  WebAuthnConfigurationType,
+} from "@aws-sdk/client-cognito-identity-provider";
 import { expect, test } from "vitest";
 import { MIN_PASSWORD_LENGTH } from "~/domain/forms/field-schemas";
 import {
@@ -7,7 +11,12 @@ import {
   poolContractProblems,
 } from "~/integrations/cognito/pool-contract.server";
 
-const EXPECTED = { minimumPasswordLength: MIN_PASSWORD_LENGTH, adminGroup: "admin" };
+const EXPECTED = {
+  minimumPasswordLength: MIN_PASSWORD_LENGTH,
+  adminGroup: "admin",
+  appOrigin: "https://id.example.jp",
+};
+const WEB_AUTHN: WebAuthnConfigurationType = { RelyingPartyId: "id.example.jp", UserVerification: "required" };
 
 /** A pool and client as DescribeUserPool / DescribeUserPoolClient report them for a deployment that fits. */
 const POOL: UserPoolType = {
@@ -15,7 +24,8 @@ const POOL: UserPoolType = {
   Name: "member-account",
   UsernameAttributes: ["email"],
   AutoVerifiedAttributes: ["email"],
-  MfaConfiguration: "OFF",
+  MfaConfiguration: "OPTIONAL",
+  UserPoolTier: "ESSENTIALS",
   AdminCreateUserConfig: { AllowAdminCreateUserOnly: false },
   Policies: {
     PasswordPolicy: {
@@ -26,13 +36,19 @@ const POOL: UserPoolType = {
       RequireSymbols: false,
       TemporaryPasswordValidityDays: 7,
     },
+    SignInPolicy: { AllowedFirstAuthFactors: ["PASSWORD", "WEB_AUTHN"] },
   },
 };
 const CLIENT: UserPoolClientType = {
   UserPoolId: POOL.Id,
   ClientId: "4example0client0id0000000",
   ClientName: "member-account-web",
-  ExplicitAuthFlows: ["ALLOW_ADMIN_USER_PASSWORD_AUTH", "ALLOW_REFRESH_TOKEN_AUTH", "ALLOW_USER_SRP_AUTH"],
+  ExplicitAuthFlows: [
+    "ALLOW_ADMIN_USER_PASSWORD_AUTH",
+    "ALLOW_REFRESH_TOKEN_AUTH",
+    "ALLOW_USER_AUTH",
+    "ALLOW_USER_SRP_AUTH",
+  ],
   EnableTokenRevocation: true,
   PreventUserExistenceErrors: "LEGACY",
   RefreshTokenRotation: { Feature: "DISABLED", RetryGracePeriodSeconds: 0 },
@@ -41,11 +57,13 @@ const CLIENT: UserPoolClientType = {
 function problems(change: {
   pool?: Partial<UserPoolType>;
   client?: Partial<UserPoolClientType>;
+  webAuthn?: WebAuthnConfigurationType | undefined;
   adminGroupExists?: boolean;
 }) {
   const described: DescribedPool = {
     pool: { ...POOL, ...change.pool },
     client: { ...CLIENT, ...change.client },
+    webAuthn: "webAuthn" in change ? change.webAuthn : WEB_AUTHN,
     adminGroupExists: change.adminGroupExists ?? true,
   };
   return poolContractProblems(described, EXPECTED);
@@ -72,12 +90,14 @@ test("codes that are not mailed are refused", () => {
 
 test("a password policy that differs from the app's rule is refused, one line per setting", () => {
   const policy = { ...POOL.Policies!.PasswordPolicy!, MinimumLength: 12, RequireSymbols: true };
-  expect(problems({ pool: { Policies: { PasswordPolicy: policy } } })).toEqual([
+  expect(problems({ pool: { Policies: { ...POOL.Policies, PasswordPolicy: policy } } })).toEqual([
     expect.stringContaining("PasswordPolicy.MinimumLength is 12, must be 8"),
     expect.stringContaining("PasswordPolicy.RequireSymbols is true, must be false"),
   ]);
   expect(
-    problems({ pool: { Policies: { PasswordPolicy: { ...policy, MinimumLength: 6, RequireSymbols: false } } } }),
+    problems({
+      pool: { Policies: { ...POOL.Policies, PasswordPolicy: { ...policy, MinimumLength: 6, RequireSymbols: false } } },
+    }),
   ).toEqual([expect.stringContaining("PasswordPolicy.MinimumLength is 6, must be 8")]);
 });
 
@@ -88,8 +108,12 @@ test("a pool where only administrators create users is refused: members sign the
   expect(problems({ pool: { AdminCreateUserConfig: undefined } })).toEqual([]);
 });
 
-test("required MFA is refused: the app answers no MFA challenge", () => {
+test("MFA must be optional: off leaves members no 2-step verification, required would ask for a set-up the app does not walk", () => {
   expect(problems({ pool: { MfaConfiguration: "ON" } })).toEqual([expect.stringContaining('MfaConfiguration is "ON"')]);
+  expect(problems({ pool: { MfaConfiguration: "OFF" } })).toEqual([
+    expect.stringContaining('MfaConfiguration is "OFF"'),
+  ]);
+  expect(problems({ pool: { MfaConfiguration: undefined } })).toEqual([expect.stringContaining('must be "OPTIONAL"')]);
   expect(problems({ pool: { MfaConfiguration: "OPTIONAL" } })).toEqual([]);
 });
 
@@ -107,15 +131,47 @@ test("a client secret, a missing auth flow, token revocation off, hidden existen
   ).toEqual([
     `app client ${CLIENT.ClientId}: has a client secret, must have none (the app sends no SECRET_HASH)`,
     expect.stringContaining('must include "ALLOW_ADMIN_USER_PASSWORD_AUTH"'),
+    expect.stringContaining('must include "ALLOW_USER_AUTH"'),
     expect.stringContaining("EnableTokenRevocation is false, must be true"),
     expect.stringContaining('PreventUserExistenceErrors is "ENABLED", must be "LEGACY"'),
     expect.stringContaining('RefreshTokenRotation.Feature is "ENABLED", must be "DISABLED"'),
   ]);
-  expect(problems({ client: { ExplicitAuthFlows: ["ALLOW_ADMIN_USER_PASSWORD_AUTH"] } })).toEqual([
+  expect(problems({ client: { ExplicitAuthFlows: ["ALLOW_ADMIN_USER_PASSWORD_AUTH", "ALLOW_USER_AUTH"] } })).toEqual([
     expect.stringContaining('must include "ALLOW_REFRESH_TOKEN_AUTH"'),
   ]);
   expect(problems({ client: { EnableTokenRevocation: undefined } })).toEqual([
     expect.stringContaining("EnableTokenRevocation is unset, must be true"),
+  ]);
+});
+
+test("passkeys: a client without USER_AUTH, the Lite plan and a pool without passkey first factors are refused", () => {
+  const flows: UserPoolClientType["ExplicitAuthFlows"] = ["ALLOW_ADMIN_USER_PASSWORD_AUTH", "ALLOW_REFRESH_TOKEN_AUTH"];
+  expect(problems({ client: { ExplicitAuthFlows: flows } })).toEqual([
+    `app client ${CLIENT.ClientId}: ExplicitAuthFlows is ${JSON.stringify(flows)}, must include "ALLOW_USER_AUTH" ` +
+      "(sign-in, passkey sign-in and session refresh use AdminInitiateAuth)",
+  ]);
+  expect(problems({ pool: { UserPoolTier: "LITE" } })).toEqual([
+    `user pool ${POOL.Id}: UserPoolTier is "LITE", must be "ESSENTIALS" or "PLUS" (passkeys need one of these plans)`,
+  ]);
+  expect(problems({ pool: { UserPoolTier: "PLUS" } })).toEqual([]);
+  expect(
+    problems({ pool: { Policies: { ...POOL.Policies, SignInPolicy: { AllowedFirstAuthFactors: ["PASSWORD"] } } } }),
+  ).toEqual([
+    expect.stringContaining('Policies.SignInPolicy.AllowedFirstAuthFactors is ["PASSWORD"], must include "WEB_AUTHN"'),
+  ]);
+});
+
+test("passkeys: a relying party other than APP_ORIGIN's host, or none, and optional user verification are refused", () => {
+  expect(problems({ webAuthn: { RelyingPartyId: "example.jp", UserVerification: "required" } })).toEqual([
+    `user pool ${POOL.Id}: WebAuthnConfiguration.RelyingPartyId is "example.jp", must be "id.example.jp" ` +
+      "(passkeys are made for APP_ORIGIN's host name and verify the member)",
+  ]);
+  expect(problems({ webAuthn: { RelyingPartyId: "id.example.jp", UserVerification: "preferred" } })).toEqual([
+    expect.stringContaining('WebAuthnConfiguration.UserVerification is "preferred", must be "required"'),
+  ]);
+  expect(problems({ webAuthn: undefined })).toEqual([
+    expect.stringContaining('WebAuthnConfiguration.RelyingPartyId is unset, must be "id.example.jp"'),
+    expect.stringContaining('WebAuthnConfiguration.UserVerification is unset, must be "required"'),
   ]);
 });
 
@@ -133,10 +189,13 @@ test("a pool that cannot be read stops the start too, naming the permissions the
   expect(problemsOfStart).toEqual([
     "could not read the user pool's settings (AccessDeniedException: User is not authorized to perform: " +
       "cognito-idp:DescribeUserPoolClient); the app's AWS role needs cognito-idp:DescribeUserPool, " +
-      "cognito-idp:DescribeUserPoolClient and cognito-idp:GetGroup on the pool",
+      "cognito-idp:DescribeUserPoolClient, cognito-idp:GetUserPoolMfaConfig and cognito-idp:GetGroup on the pool",
   ]);
   const fitting = await identityPoolProblems(
-    { describePool: (group) => Promise.resolve({ pool: POOL, client: CLIENT, adminGroupExists: group === "admin" }) },
+    {
+      describePool: (group) =>
+        Promise.resolve({ pool: POOL, client: CLIENT, webAuthn: WEB_AUTHN, adminGroupExists: group === "admin" }),
+    },
     EXPECTED,
   );
   expect(fitting).toEqual([]);

@@ -13,6 +13,7 @@ import type { Config } from "~/config.server";
 import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
 import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { logger } from "~/integrations/logger.server";
+import { countCsvImportRow } from "~/integrations/metrics.server";
 
 export type ImportIdentity = Pick<IdentityProvider, "inviteUser" | "findUser">;
 
@@ -113,6 +114,7 @@ async function recordCreated(db: Database, row: ClaimedRow, workerId: string, su
       .where(ownClaim(row, workerId))
       .returning({ rowNumber: csvImportRows.rowNumber });
     if (!mine) return;
+    countCsvImportRow("created");
     const { email: _email, ...profile } = values;
     // Names and language are already Cognito attributes (AdminCreateUser set them): no UserUpdate call here.
     await tx
@@ -133,6 +135,7 @@ async function recordFailed(
     .update(csvImportRows)
     .set({ state: "failed", failureCode, failureDetail: detail, ...released })
     .where(ownClaim(row, workerId));
+  countCsvImportRow("failed");
 }
 
 async function recordRetry(db: Database, row: ClaimedRow, workerId: string, detail: string): Promise<void> {
@@ -146,6 +149,7 @@ async function recordRetry(db: Database, row: ClaimedRow, workerId: string, deta
       ...released,
     })
     .where(ownClaim(row, workerId));
+  countCsvImportRow("retried");
 }
 
 async function releaseClaim(db: Database, row: ClaimedRow, workerId: string): Promise<void> {
@@ -160,6 +164,7 @@ async function recordSkipped(db: Database, row: ClaimedRow, workerId: string): P
     .update(csvImportRows)
     .set({ state: "skipped", ...released })
     .where(ownClaim(row, workerId));
+  countCsvImportRow("skipped");
 }
 
 /**

@@ -3,6 +3,7 @@ import type { Database } from "../../../db/client.server";
 import { type DirectoryDrift, directoryReconcileRuns, memberDirectory } from "../../../db/schema";
 import type { IdentityProvider, IdentityUserPage } from "~/integrations/cognito/identity-provider.server";
 import { logger } from "~/integrations/logger.server";
+import { countJobRun } from "~/integrations/metrics.server";
 import type { Clock } from "~/services.server";
 import { type DirectorySave, saveManyFromCognito } from "./member-directory.server";
 import { scheduleRepeating } from "../jobs/repeating-job.server";
@@ -314,11 +315,13 @@ export function scheduleDirectoryReconcile(
           requestsPerSecond: options.requestsPerSecond,
           signal: stopping.signal,
         });
+        countJobRun("reconcile", outcome.kind, outcome.kind === "finished");
         if (outcome.kind === "finished") {
           const { usersSeen, drift } = outcome.run;
           logger.info({ usersSeen, drift }, "member directory reconciled with Cognito");
         }
       } catch (error) {
+        countJobRun("reconcile", "failed", false);
         logger.warn({ err: error }, "the directory reconcile failed; it runs again at the next interval");
       }
     },

@@ -4,6 +4,7 @@ import { emailChangeTokens, memberSessions } from "../../../db/schema";
 import type { Config } from "~/config.server";
 import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { logger } from "~/integrations/logger.server";
+import { countJobRun } from "~/integrations/metrics.server";
 import type { Clock } from "~/services.server";
 import { PENDING_SIGN_IN_TTL_MS } from "../sessions/device-admission.server";
 import { revokeOwedRefreshTokens } from "../sessions/refresh-tokens.server";
@@ -157,8 +158,10 @@ export function schedulePurge(
     async () => {
       try {
         const report = await runPurgeExclusively(deps, deps.clock.now());
+        countJobRun("purge", report ? "ran" : "busy", report !== null);
         if (report) logger.info({ purge: report }, "purge ran");
       } catch (error) {
+        countJobRun("purge", "failed", false);
         logger.warn({ err: error }, "the scheduled purge failed; it runs again at the next interval");
       }
     },

@@ -4,6 +4,7 @@ import { lt, sql } from "drizzle-orm";
 import type { Database } from "../../../db/client.server";
 import { rateLimitWindows } from "../../../db/schema";
 import { logger } from "~/integrations/logger.server";
+import { countRateLimitRefusal } from "~/integrations/metrics.server";
 
 /**
  * Rate limits counted in PostgreSQL, so they hold across every instance. Fixed
@@ -314,7 +315,10 @@ export async function countAttempt(
     const policy = RATE_LIMIT_POLICIES[name];
     const limit = input.overrides?.[name] ?? policy.limit;
     const result = await hitRateLimit(db, { ...policy, limit, subject, now: input.now });
-    if (!result.allowed) return { allowed: false, policy: name, retryAfterS: result.retryAfterS };
+    if (!result.allowed) {
+      countRateLimitRefusal(name);
+      return { allowed: false, policy: name, retryAfterS: result.retryAfterS };
+    }
   }
   return { allowed: true };
 }

@@ -4,6 +4,7 @@ import type { Database } from "../../../db/client.server";
 import { mailOutbox, memberProfiles } from "../../../db/schema";
 import { type Locale, isLocale } from "~/i18n/locales";
 import { logger } from "~/integrations/logger.server";
+import { countAbandonedMail } from "~/integrations/metrics.server";
 import type { MailTexts } from "~/integrations/mailer.server";
 import type { AppServices } from "~/services.server";
 import { issueSignInAlertToken } from "../account/sign-in-alert-links.server";
@@ -225,8 +226,10 @@ async function recordFailedAttempt(deps: MailOutboxDependencies, row: ClaimedMai
     )
     .where(eq(mailOutbox.id, row.id));
   const fields = { err: error, mailId: row.id, kind: row.kind, attempts: row.attempts };
-  if (abandon) logger.error(fields, "a mail could not be sent and is given up");
-  else logger.warn(fields, "a mail could not be sent; it is tried again later");
+  if (abandon) {
+    countAbandonedMail();
+    logger.error(fields, "a mail could not be sent and is given up");
+  } else logger.warn(fields, "a mail could not be sent; it is tried again later");
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { AttributeType, CognitoIdentityProviderClient } from "@aws-sdk/client-cognito-identity-provider";
+import { timeCognitoCall } from "~/integrations/metrics.server";
 import { type CognitoOperation, toIdentityError } from "./cognito-errors.server";
 
 /** The whole call, retries included, must finish within this; past it the member hears "temporarily unavailable". */
@@ -11,15 +12,23 @@ export interface CognitoPool {
   ClientId: string;
 }
 
-/** One call within the deadline (on top of the SDK's per-attempt time-out), any failure as an IdentityError. */
+/**
+ * One call within the deadline (on top of the SDK's per-attempt time-out), any failure as an IdentityError. Timed
+ * for the metrics by operation and outcome: "success" or the IdentityError's code, a bounded set.
+ */
 export async function callCognito<T>(
   operation: CognitoOperation,
   run: (abortSignal: AbortSignal) => Promise<T>,
 ): Promise<T> {
+  const done = timeCognitoCall(operation);
   try {
-    return await run(AbortSignal.timeout(COGNITO_CALL_DEADLINE_MS));
+    const result = await run(AbortSignal.timeout(COGNITO_CALL_DEADLINE_MS));
+    done("success");
+    return result;
   } catch (error) {
-    throw toIdentityError(error, operation);
+    const identityError = toIdentityError(error, operation);
+    done(identityError.code);
+    throw identityError;
   }
 }
 

@@ -12,6 +12,7 @@ import {
   DescribeUserPoolClientCommand,
   DescribeUserPoolCommand,
   GetGroupCommand,
+  GetUserPoolMfaConfigCommand,
   ListGroupsCommand,
   ListUsersCommand,
   ListUsersInGroupCommand,
@@ -316,9 +317,10 @@ export function createIdentityProvider(
      */
     async describePool(adminGroup: string): Promise<DescribedPool> {
       const options = { abortSignal: AbortSignal.timeout(COGNITO_CALL_DEADLINE_MS) };
-      const [pool, appClient, adminGroupExists] = await Promise.all([
+      const [pool, appClient, mfa, adminGroupExists] = await Promise.all([
         client.send(new DescribeUserPoolCommand({ UserPoolId }), options),
         client.send(new DescribeUserPoolClientCommand({ UserPoolId, ClientId }), options),
+        client.send(new GetUserPoolMfaConfigCommand({ UserPoolId }), options),
         client.send(new GetGroupCommand({ UserPoolId, GroupName: adminGroup }), options).then(
           () => true,
           (error: unknown) => {
@@ -328,7 +330,12 @@ export function createIdentityProvider(
         ),
       ]);
       if (!pool.UserPool || !appClient.UserPoolClient) throw new Error("Cognito described no user pool or app client");
-      return { pool: pool.UserPool, client: appClient.UserPoolClient, adminGroupExists };
+      return {
+        pool: pool.UserPool,
+        client: appClient.UserPoolClient,
+        ...(mfa.WebAuthnConfiguration ? { webAuthn: mfa.WebAuthnConfiguration } : {}),
+        adminGroupExists,
+      };
     },
   };
 }

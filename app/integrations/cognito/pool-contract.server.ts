@@ -1,4 +1,9 @@
-import type { PasswordPolicyType, UserPoolClientType, UserPoolType } from "@aws-sdk/client-cognito-identity-provider";
+import type {
+  PasswordPolicyType,
+  UserPoolClientType,
+  UserPoolType,
+  WebAuthnConfigurationType,
+} from "@aws-sdk/client-cognito-identity-provider";
 
 /**
  * The deployment contract: the Cognito user pool and app client settings this app's code depends on. Production checks
@@ -6,10 +11,14 @@ import type { PasswordPolicyType, UserPoolClientType, UserPoolType } from "@aws-
  * provisioned from the same values. docs/deployment.md ("The Cognito deployment contract") explains each one.
  */
 
-/** The pool and client as DescribeUserPool and DescribeUserPoolClient report them, and whether the admin group exists. */
+/**
+ * The pool and client as DescribeUserPool and DescribeUserPoolClient report them, the pool's passkey settings as
+ * GetUserPoolMfaConfig reports them, and whether the admin group exists.
+ */
 export interface DescribedPool {
   pool: UserPoolType;
   client: UserPoolClientType;
+  webAuthn?: WebAuthnConfigurationType;
   adminGroupExists: boolean;
 }
 
@@ -17,10 +26,35 @@ export interface PoolExpectations {
   /** The app's own rule for new passwords (app/domain/forms/field-schemas.ts). */
   minimumPasswordLength: number;
   adminGroup: string;
+  /** APP_ORIGIN: passkeys are made for its host name, the relying party. */
+  appOrigin: string;
 }
 
-/** The flows the app calls: AdminInitiateAuth with ADMIN_USER_PASSWORD_AUTH (sign-in) and REFRESH_TOKEN_AUTH. */
-export const REQUIRED_AUTH_FLOWS = ["ALLOW_ADMIN_USER_PASSWORD_AUTH", "ALLOW_REFRESH_TOKEN_AUTH"] as const;
+/**
+ * The flows the app calls: AdminInitiateAuth with ADMIN_USER_PASSWORD_AUTH (sign-in), REFRESH_TOKEN_AUTH, and
+ * USER_AUTH (passkey sign-in).
+ */
+export const REQUIRED_AUTH_FLOWS = [
+  "ALLOW_ADMIN_USER_PASSWORD_AUTH",
+  "ALLOW_REFRESH_TOKEN_AUTH",
+  "ALLOW_USER_AUTH",
+] as const;
+
+/** Passkeys need the Essentials or Plus feature plan. */
+export const PASSKEY_FEATURE_PLANS = ["ESSENTIALS", "PLUS"] as const;
+
+/** USER_AUTH may start with a password or a passkey (Policies.SignInPolicy, as CreateUserPool takes it). */
+export const REQUIRED_FIRST_AUTH_FACTORS = ["PASSWORD", "WEB_AUTHN"] as const;
+
+/**
+ * The pool's passkey settings, as SetUserPoolMfaConfig takes them: passkeys are made for APP_ORIGIN's host, and the
+ * authenticator must verify the member (biometrics or PIN), because a passkey sign-in stands for both factors.
+ */
+export function requiredWebAuthnConfiguration(
+  appOrigin: string,
+): Required<Pick<WebAuthnConfigurationType, "RelyingPartyId" | "UserVerification">> {
+  return { RelyingPartyId: new URL(appOrigin).hostname, UserVerification: "required" };
+}
 
 /** The policy the pool must have: the app's length rule and no character-class rules the forms do not ask for. */
 export function requiredPasswordPolicy(
@@ -91,8 +125,36 @@ export function poolContractProblems(described: DescribedPool, expected: PoolExp
         "(members sign themselves up with SignUp)",
     );
   }
-  if (pool.MfaConfiguration === "ON") {
-    problems.push(`${poolName}: MfaConfiguration is "ON", must be "OFF" (the app answers no MFA challenge at sign-in)`);
+  if (pool.MfaConfiguration !== "OPTIONAL") {
+    problems.push(
+      `${poolName}: MfaConfiguration is ${show(pool.MfaConfiguration)}, must be "OPTIONAL" ` +
+        "(members turn 2-step verification on themselves; the app walks nobody through Cognito's MFA set-up at sign-in)",
+    );
+  }
+  // DescribeUserPool names no plan only for pools older than the plans, which are Essentials.
+  const plan = pool.UserPoolTier ?? "ESSENTIALS";
+  if (!(PASSKEY_FEATURE_PLANS as readonly string[]).includes(plan)) {
+    problems.push(
+      `${poolName}: UserPoolTier is ${show(plan)}, must be "ESSENTIALS" or "PLUS" (passkeys need one of these plans)`,
+    );
+  }
+  const firstFactors = pool.Policies?.SignInPolicy?.AllowedFirstAuthFactors;
+  for (const factor of REQUIRED_FIRST_AUTH_FACTORS) {
+    if (!firstFactors?.includes(factor)) {
+      problems.push(
+        `${poolName}: Policies.SignInPolicy.AllowedFirstAuthFactors is ${show(firstFactors)}, must include ` +
+          `"${factor}" (members sign in with a password or a passkey)`,
+      );
+    }
+  }
+  for (const [setting, value] of Object.entries(requiredWebAuthnConfiguration(expected.appOrigin))) {
+    const actual = described.webAuthn?.[setting as keyof WebAuthnConfigurationType];
+    if (actual !== value) {
+      problems.push(
+        `${poolName}: WebAuthnConfiguration.${setting} is ${show(actual)}, must be ${show(value)} ` +
+          "(passkeys are made for APP_ORIGIN's host name and verify the member)",
+      );
+    }
   }
 
   if (client.ClientSecret) {
@@ -102,7 +164,7 @@ export function poolContractProblems(described: DescribedPool, expected: PoolExp
     if (!client.ExplicitAuthFlows?.includes(flow)) {
       problems.push(
         `${clientName}: ExplicitAuthFlows is ${show(client.ExplicitAuthFlows)}, must include "${flow}" ` +
-          "(sign-in and session refresh use AdminInitiateAuth)",
+          "(sign-in, passkey sign-in and session refresh use AdminInitiateAuth)",
       );
     }
   }
@@ -147,7 +209,7 @@ export async function identityPoolProblems(
     const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     return [
       `could not read the user pool's settings (${reason}); the app's AWS role needs cognito-idp:DescribeUserPool, ` +
-        "cognito-idp:DescribeUserPoolClient and cognito-idp:GetGroup on the pool",
+        "cognito-idp:DescribeUserPoolClient, cognito-idp:GetUserPoolMfaConfig and cognito-idp:GetGroup on the pool",
     ];
   }
   return poolContractProblems(described, expected);

@@ -1,7 +1,11 @@
 import { Form, data, useNavigation } from "react-router";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
-import { memberOfUnsubscribeToken, unsubscribeFromNewsletter } from "~/domain/newsletter/newsletter.server";
+import {
+  memberOfUnsubscribeToken,
+  receivesNewsletter,
+  unsubscribeFromNewsletter,
+} from "~/domain/newsletter/newsletter.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
@@ -40,10 +44,14 @@ const memberOf = (context: Route.LoaderArgs["context"], token: string | undefine
 
 /**
  * Opening the link only shows the page with its button: mail scanners that follow links must not unsubscribe anyone.
- * The page names nobody, so a link passed on tells nothing about its member.
+ * The page names nobody, so a link passed on tells nothing about its member. A member who receives no newsletter
+ * already sees that it is done, so the page's title says so after the button too (the loader runs after the action,
+ * and the title comes from the loader's data).
  */
 export async function loader({ params, context }: Route.LoaderArgs) {
-  return pageData(context, memberOf(context, params.token) === null ? "invalid" : "confirm");
+  const sub = memberOf(context, params.token);
+  if (sub === null) return pageData(context, "invalid");
+  return pageData(context, (await receivesNewsletter(servicesOf(context).db, sub)) ? "confirm" : "unsubscribed");
 }
 
 /**

@@ -1,5 +1,7 @@
+import type { TFunction } from "i18next";
 import { Fragment } from "react";
 import {
+  type DataCopy,
   DATA_COPY_SCHEMA_VERSION,
   type DataCopySectionName,
   type JsonValue,
@@ -30,6 +32,46 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     downloadPath: pathFor("my-data-download", getLocale(context)),
     schemaVersion: DATA_COPY_SCHEMA_VERSION,
     copy,
+    codeNames: codeNamesOf(copy, getInstance(context).getFixedT(getLocale(context), "account")),
+  };
+}
+
+/** A section's codes as the page writes them: field name, then code, then text. */
+type CodeNames = Record<string, Record<string, string>>;
+
+/**
+ * The record's event kinds and the staff's action names in the page's language, the texts /my/security/ shows, for
+ * the codes this copy holds only (the file keeps the codes, which programs read). The count and time of refused
+ * sign-ins have fields of their own here, so their kind reads without them.
+ */
+function codeNamesOf(copy: DataCopy, t: TFunction<"account">): Partial<Record<DataCopySectionName, CodeNames>> {
+  const codesOf = (section: JsonValue, field: string) =>
+    new Set(
+      (Array.isArray(section) ? section : []).flatMap((row) =>
+        row !== null && typeof row === "object" && !Array.isArray(row) && typeof row[field] === "string"
+          ? [row[field]]
+          : [],
+      ),
+    );
+  const kinds = [...codesOf(copy.sections.securityRecord, "kind")];
+  const actions = [...codesOf(copy.sections.staffActions, "action")];
+  return {
+    securityRecord: {
+      kind: Object.fromEntries(
+        kinds.map((kind) => [
+          kind,
+          kind === "sign-in-refused" ? t("dataCopy.refusedSignIn") : t(`security.events.${kind}` as never),
+        ]),
+      ),
+    },
+    staffActions: {
+      action: Object.fromEntries(
+        actions.map((action) => [
+          action,
+          t(`security.staffActions.${action}` as never, { defaultValue: t("security.staffActions.other") }),
+        ]),
+      ),
+    },
   };
 }
 
@@ -53,7 +95,7 @@ export default function DataCopyPage({ loaderData }: Route.ComponentProps) {
       {sections.map(([name, value]) => (
         <section key={name} data-testid={`data-copy-${name}`}>
           <h2>{t(`dataCopy.sections.${name}`)}</h2>
-          <ValueView value={value} />
+          <ValueView value={value} codeNames={loaderData.codeNames[name]} />
         </section>
       ))}
     </section>
@@ -91,7 +133,7 @@ function useCopyFormat() {
 }
 
 /** One value of the copy: a list of items, a set of fields, or a single value. */
-function ValueView({ value }: { value: JsonValue }) {
+function ValueView({ value, codeNames }: { value: JsonValue; codeNames?: CodeNames }) {
   const { t, label, scalar } = useCopyFormat();
   if (value === null) return <p>{t("dataCopy.none")}</p>;
   if (Array.isArray(value)) {
@@ -103,7 +145,7 @@ function ValueView({ value }: { value: JsonValue }) {
       <ol className="data-copy__items">
         {value.map((item, index) => (
           <li key={index}>
-            <ValueView value={item} />
+            <ValueView value={item} codeNames={codeNames} />
           </li>
         ))}
       </ol>
@@ -116,7 +158,13 @@ function ValueView({ value }: { value: JsonValue }) {
           <Fragment key={name}>
             <dt>{label(name)}</dt>
             <dd data-field={name}>
-              {field !== null && typeof field === "object" ? <ValueView value={field} /> : scalar(field)}
+              {field !== null && typeof field === "object" ? (
+                <ValueView value={field} codeNames={codeNames} />
+              ) : typeof field === "string" && codeNames?.[name]?.[field] !== undefined ? (
+                codeNames[name][field]
+              ) : (
+                scalar(field)
+              )}
             </dd>
           </Fragment>
         ))}

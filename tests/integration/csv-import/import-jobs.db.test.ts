@@ -9,6 +9,7 @@ import { afterAll, beforeAll, expect, test } from "vitest";
 import { type DatabaseHandle, openDatabase } from "../../../db/client.server";
 import { csvImportRows, memberDirectory, memberProfiles, staffAuditEvents } from "../../../db/schema";
 import { type ImportWorkerOptions, startImportWorker } from "~/domain/csv-import/import-worker.server";
+import { metricsExposition } from "~/integrations/metrics.server";
 import { cancelImportJob, getImportJobProgress, startImportJob } from "~/domain/csv-import/import-jobs.server";
 import { failedRowsCsv } from "~/domain/csv-import/failed-rows.server";
 import { validateImport } from "~/domain/csv-import/import-dry-run.server";
@@ -122,6 +123,14 @@ async function invitationsTo(emails: string[]): Promise<Map<string, number>> {
 }
 
 /** AdminCreateUser calls the stand-in received since `since` (epoch ms), by time. */
+/** The CSV import rows this process's metrics have counted, by outcome. */
+async function importRowsCounted(): Promise<{ created: number; failed: number }> {
+  const { body } = await metricsExposition();
+  const count = (outcome: string) =>
+    Number(new RegExp(`^csv_import_rows_total\\{outcome="${outcome}"\\} (\\d+)$`, "m").exec(body)?.[1] ?? 0);
+  return { created: count("created"), failed: count("failed") };
+}
+
 async function creationTimes(since: number): Promise<number[]> {
   return (await getRequestLog(endpoint()))
     .filter((request) => request.operation === "AdminCreateUser" && request.at >= since)
@@ -171,12 +180,17 @@ test("a row whose address Cognito already has fails with its reason, and the fai
     attributes: {},
   });
   const jobId = await storedJob(emails);
+  const rowsBefore = await importRowsCounted();
   await startImportJob({ db: handle.db }, { jobId, actor: staff, requestId: "req", creationsPerSecond: 200 });
   const worker = inProcessWorker();
   const progress = await waitForEnd(jobId);
   await worker.stop();
 
   expect(progress.counts).toMatchObject({ created: 2, failed: 1 });
+  // The operators' metrics count the rows this process settled (docs/deployment.md, "Metrics").
+  const rowsAfter = await importRowsCounted();
+  expect(rowsAfter.created - rowsBefore.created).toBe(2);
+  expect(rowsAfter.failed - rowsBefore.failed).toBe(1);
   const stream = failedRowsCsv(handle.db, jobId, { encoding: "utf-8", reasonText: (code) => `reason:${code}` });
   const text = await new Response(stream).text();
   const [header, ...failed] = parse(text, { bom: true }) as string[][];

@@ -21,6 +21,7 @@ import {
   schedulePurge,
 } from "~/domain/jobs/purge.server";
 import { purgeCancelledProfiles, retentionCutoff } from "~/domain/account/withdrawal.server";
+import { metricsExposition } from "~/integrations/metrics.server";
 import { useTestDatabase } from "../../support/test-database";
 
 const database = useTestDatabase("withdrawal-purge");
@@ -246,6 +247,7 @@ test("the server process's schedule runs the purge by its clock", async () => {
   // Expires tomorrow by the real clock: only a clock a month ahead finds it past its retention.
   const token = await addEmailChangeToken(sub, new Date(Date.now() + DAY_MS));
   const monthAhead = new Date(Date.now() + (EMAIL_CHANGE_TOKEN_RETENTION_DAYS + 30) * DAY_MS);
+  const runsBefore = await purgeRuns();
   const stop = schedulePurge(
     { db, config: { sessionSecrets: [] }, clock: { now: () => monthAhead } },
     { firstRunDelayMs: 0, intervalMs: 60_000 },
@@ -256,7 +258,16 @@ test("the server process's schedule runs the purge by its clock", async () => {
         expect(await db.select().from(emailChangeTokens).where(eq(emailChangeTokens.tokenHash, token))).toEqual([]),
       { timeout: 15_000, interval: 100 },
     );
+    // The operators' metrics count the run (docs/deployment.md, "Metrics").
+    await vi.waitFor(async () => expect(await purgeRuns()).toBe(runsBefore + 1), { timeout: 5_000, interval: 50 });
+    expect((await metricsExposition()).body).toMatch(/^job_last_success_timestamp_seconds\{job="purge"\} \d/m);
   } finally {
     stop();
   }
 });
+
+/** The purge runs this process has counted in its metrics. */
+async function purgeRuns(): Promise<number> {
+  const { body } = await metricsExposition();
+  return Number(/^job_runs_total\{job="purge",outcome="ran"\} (\d+)$/m.exec(body)?.[1] ?? 0);
+}

@@ -12,10 +12,16 @@ import {
   ListGroupsCommand,
   ListUserPoolClientsCommand,
   ListUserPoolsCommand,
+  SetUserPoolMfaConfigCommand,
   type CognitoIdentityProviderClient,
 } from "@aws-sdk/client-cognito-identity-provider";
 import { MIN_PASSWORD_LENGTH } from "~/domain/forms/field-schemas";
-import { REQUIRED_CLIENT_SETTINGS, requiredPasswordPolicy } from "~/integrations/cognito/pool-contract.server";
+import {
+  REQUIRED_CLIENT_SETTINGS,
+  REQUIRED_FIRST_AUTH_FACTORS,
+  requiredPasswordPolicy,
+  requiredWebAuthnConfiguration,
+} from "~/integrations/cognito/pool-contract.server";
 
 export const STAND_IN_POOL_NAME = "member-account";
 export const STAND_IN_CLIENT_NAME = "member-account-web";
@@ -83,6 +89,7 @@ export async function provisionStandInPool(
   cognito: CognitoIdentityProviderClient,
   options: { dataDir: string; adminGroup: string; appOrigin?: string },
 ): Promise<ProvisionedPool> {
+  const appOrigin = options.appOrigin ?? DEFAULT_APP_ORIGIN;
   const pools = await cognito.send(new ListUserPoolsCommand({ MaxResults: 60 }));
   let userPoolId = pools.UserPools?.find((pool) => pool.Name === STAND_IN_POOL_NAME)?.Id;
   if (!userPoolId) {
@@ -93,15 +100,28 @@ export async function provisionStandInPool(
         AutoVerifiedAttributes: ["email"],
         AdminCreateUserConfig: {
           AllowAdminCreateUserOnly: false,
-          InviteMessageTemplate: invitationTemplate(options.appOrigin ?? DEFAULT_APP_ORIGIN),
+          InviteMessageTemplate: invitationTemplate(appOrigin),
         },
-        MfaConfiguration: "OFF",
-        Policies: { PasswordPolicy: requiredPasswordPolicy(MIN_PASSWORD_LENGTH) },
+        UserPoolTier: "ESSENTIALS",
+        Policies: {
+          PasswordPolicy: requiredPasswordPolicy(MIN_PASSWORD_LENGTH),
+          SignInPolicy: { AllowedFirstAuthFactors: [...REQUIRED_FIRST_AUTH_FACTORS] },
+        },
       }),
     );
     userPoolId = created.UserPool?.Id;
   }
   if (!userPoolId) throw new Error("The stand-in did not return a user pool id");
+  // Set apart from the pool, as in Cognito: 2-step verification with an authenticator app, and passkeys made for
+  // the app origin's host. At every start, so that a pool an older checkout made (or another origin) gets them too.
+  await cognito.send(
+    new SetUserPoolMfaConfigCommand({
+      UserPoolId: userPoolId,
+      MfaConfiguration: "OPTIONAL",
+      SoftwareTokenMfaConfiguration: { Enabled: true },
+      WebAuthnConfiguration: requiredWebAuthnConfiguration(appOrigin),
+    }),
+  );
 
   const clients = await cognito.send(new ListUserPoolClientsCommand({ UserPoolId: userPoolId, MaxResults: 60 }));
   let clientId = clients.UserPoolClients?.find((client) => client.ClientName === STAND_IN_CLIENT_NAME)?.ClientId;

@@ -3,8 +3,9 @@
  * every request to cognito-local's server on an internal loopback port and corrects what cognito-local does
  * differently from real Cognito for the operations this app uses (error names and texts, password policy,
  * ResendConfirmationCode, global sign-out, token revocation, ListUsers paging, email_verified, ExpiresIn, the pool
- * and client settings the start-up check reads, invitations and the NEW_PASSWORD_REQUIRED challenge, …), so the app's one code path (the AWS SDK over HTTP) meets
- * Cognito's behaviour in development and tests.
+ * and client settings the start-up check reads, invitations and the NEW_PASSWORD_REQUIRED challenge, TOTP MFA,
+ * passkeys, …),
+ * so the app's one code path (the AWS SDK over HTTP) meets Cognito's behaviour in development and tests.
  *
  * It also carries the switches tests need (faults and a request counter), at HARNESS_PATH. Every correction is
  * pinned by tests/contract. Never part of production.
@@ -40,7 +41,9 @@ import {
   temporaryPasswordExpired,
 } from "./stand-in/invitations";
 import { listUsersPage, pageLimit, pageOf } from "./stand-in/list-users";
+import { createPasskeys, mergedWebAuthnSettings, userPoolTier, webAuthnSettings } from "./stand-in/passkeys";
 import { assertPasswordConforms } from "./stand-in/password-policy";
+import { SOFTWARE_TOKEN_MFA, createSoftwareTokens } from "./stand-in/software-tokens";
 import { originOfRefreshToken, shapeAuthenticationResult, verifiedClaims } from "./stand-in/tokens";
 
 export interface HarnessLogger {
@@ -191,7 +194,9 @@ export function createStandInHarness(options: StandInHarnessOptions) {
   }
 
   /** The user an access token belongs to, after Cognito's checks: signature, token use, expiry, revocation. */
-  async function userOfAccessToken(token: unknown): Promise<{ pool: LocalUserPool; user: LocalUser }> {
+  async function userOfAccessToken(
+    token: unknown,
+  ): Promise<{ pool: LocalUserPool; user: LocalUser; clientId: string }> {
     const claims = verifiedClaims(token);
     if (!claims || claims.token_use !== "access" || typeof claims.client_id !== "string") {
       throw fault.invalidAccessToken();
@@ -204,7 +209,7 @@ export function createStandInHarness(options: StandInHarnessOptions) {
       throw fault.accessTokenRevoked();
     }
     if (!user.Enabled) throw fault.userDisabled();
-    return { pool, user };
+    return { pool, user, clientId: claims.client_id };
   }
 
   function deliveryFor(pool: LocalUserPool, user: LocalUser): CodeDeliveryDetails {
@@ -246,6 +251,7 @@ export function createStandInHarness(options: StandInHarnessOptions) {
       USER_PASSWORD_AUTH: ["ALLOW_USER_PASSWORD_AUTH", "USER_PASSWORD_AUTH"],
       REFRESH_TOKEN_AUTH: ["ALLOW_REFRESH_TOKEN_AUTH"],
       REFRESH_TOKEN: ["ALLOW_REFRESH_TOKEN_AUTH"],
+      USER_AUTH: ["ALLOW_USER_AUTH"],
     };
     const accepted = names[flow];
     if (accepted && !accepted.some((name) => allowed.includes(name))) {
@@ -317,6 +323,20 @@ export function createStandInHarness(options: StandInHarnessOptions) {
     });
     return { users: seeded.map((user) => ({ sub: user.Username, email: attribute(user, "email") ?? "" })) };
   }
+
+  /** The answer of a challenge the harness completes itself: the sign-in's tokens and no further challenge. */
+  async function signedIn(pool: LocalUserPool, client: LocalAppClient, user: LocalUser, clientMetadata: unknown) {
+    return { ChallengeParameters: {}, AuthenticationResult: await issueTokens(pool, client, user, clientMetadata) };
+  }
+
+  const softwareTokens = createSoftwareTokens({
+    now: () => services.clock.get(),
+    userOfAccessToken,
+    poolById,
+    findUser,
+    save,
+    signedIn,
+  });
 
   // ---- invitations ---------------------------------------------------------------------------------------------
 
@@ -458,7 +478,16 @@ export function createStandInHarness(options: StandInHarnessOptions) {
           },
         };
       }
+      const mfa = softwareTokens.challenge(pool, client, user);
+      if (mfa) return { reply: mfa };
       return { user, pool };
+    }
+    if (flow === "USER_AUTH" && admin) {
+      if (!text(parameters.USERNAME)) throw fault.invalidParameter("Missing required parameter USERNAME");
+      const user = await findUser(pool, parameters.USERNAME);
+      if (!user) throw preventsExistenceErrors(client) ? fault.incorrectCredentials() : fault.userNotFound();
+      if (!user.Enabled) throw fault.userDisabled();
+      return { reply: await passkeys.initiate(pool, client, user, parameters) };
     }
     if (flow === "REFRESH_TOKEN_AUTH" || flow === "REFRESH_TOKEN") {
       const token = parameters.REFRESH_TOKEN;
@@ -480,6 +509,36 @@ export function createStandInHarness(options: StandInHarnessOptions) {
     return undefined;
   }
 
+  /** The tokens of a sign-in the harness completes itself (a challenge answered), shaped as every sign-in's are. */
+  async function issueTokens(
+    pool: LocalUserPool,
+    client: LocalAppClient,
+    user: LocalUser,
+    clientMetadata?: unknown,
+  ): Promise<Body> {
+    const groups = await pool.listUserGroupMembership(ctx, user);
+    const tokens = await services.tokenGenerator.generate(
+      ctx,
+      user,
+      groups,
+      client,
+      clientMetadata as Record<string, string> | undefined,
+      "Authentication",
+    );
+    await pool.storeRefreshToken(ctx, tokens.RefreshToken, user);
+    const signedIn = await findUser(pool, user.Username);
+    return shapeAuthenticationResult(
+      { AccessToken: tokens.AccessToken, IdToken: tokens.IdToken, RefreshToken: tokens.RefreshToken },
+      { originJti: originOfRefreshToken(tokens.RefreshToken), user: signedIn },
+    );
+  }
+
+  const passkeys = createPasskeys({
+    now: () => services.clock.get(),
+    save: (pool, user) => save(pool, user),
+    issueTokens: (pool, client, user) => issueTokens(pool, client, user),
+  });
+
   async function shapeAuthentication(result: Body, prepared: Prepared): Promise<Body> {
     const authentication = result.AuthenticationResult as Body | undefined;
     if (!authentication) return result;
@@ -497,6 +556,8 @@ export function createStandInHarness(options: StandInHarnessOptions) {
   };
 
   const operations: Record<string, Operation> = {
+    ...softwareTokens.operations,
+
     SignUp: {
       async before(body) {
         const pool = await poolOf(await appClient(body.ClientId));
@@ -587,7 +648,11 @@ export function createStandInHarness(options: StandInHarnessOptions) {
 
     RespondToAuthChallenge: {
       async before(body) {
-        const pool = await poolOf(await appClient(body.ClientId));
+        const client = await appClient(body.ClientId);
+        const pool = await poolOf(client);
+        if (body.ChallengeName === SOFTWARE_TOKEN_MFA) {
+          return { reply: await softwareTokens.answer(pool, client, body) };
+        }
         const responses = (body.ChallengeResponses ?? {}) as Record<string, unknown>;
         if (body.ChallengeName === "NEW_PASSWORD_REQUIRED") {
           assertPasswordConforms(responses.NEW_PASSWORD, pool.options.Policies?.PasswordPolicy);
@@ -750,6 +815,12 @@ export function createStandInHarness(options: StandInHarnessOptions) {
         const pool = await poolById(body.UserPoolId);
         const client = await appClient(body.ClientId);
         if (client.UserPoolId !== pool.options.Id) throw fault.invalidParameter("Invalid client id for the pool");
+        if (body.ChallengeName === SOFTWARE_TOKEN_MFA) return softwareTokens.answer(pool, client, body);
+        if (body.ChallengeName === "SELECT_CHALLENGE" || body.ChallengeName === "WEB_AUTHN") {
+          const responses = (body.ChallengeResponses ?? {}) as Record<string, unknown>;
+          if (!text(responses.USERNAME)) throw fault.invalidParameter("Missing required parameter USERNAME");
+          return passkeys.respond(pool, client, await findUser(pool, responses.USERNAME), body);
+        }
         if (body.ChallengeName !== "NEW_PASSWORD_REQUIRED") {
           throw new CognitoFault("StandInUnsupportedException", `ChallengeName ${String(body.ChallengeName)}`);
         }
@@ -777,24 +848,7 @@ export function createStandInHarness(options: StandInHarnessOptions) {
           UserLastModifiedDate: services.clock.get(),
         };
         await pool.saveUser(ctx, confirmed);
-        const groups = await pool.listUserGroupMembership(ctx, confirmed);
-        const tokens = await services.tokenGenerator.generate(
-          ctx,
-          confirmed,
-          groups,
-          client,
-          body.ClientMetadata as Record<string, string> | undefined,
-          "Authentication",
-        );
-        await pool.storeRefreshToken(ctx, tokens.RefreshToken, confirmed);
-        const signedIn = await findUser(pool, confirmed.Username);
-        return {
-          ChallengeParameters: {},
-          AuthenticationResult: shapeAuthenticationResult(
-            { AccessToken: tokens.AccessToken, IdToken: tokens.IdToken, RefreshToken: tokens.RefreshToken },
-            { originJti: originOfRefreshToken(tokens.RefreshToken), user: signedIn },
-          ),
-        };
+        return signedIn(pool, client, confirmed, body.ClientMetadata);
       },
     },
 
@@ -852,10 +906,88 @@ export function createStandInHarness(options: StandInHarnessOptions) {
     },
 
     DescribeUserPool: {
-      async after(_body, result) {
-        // A pool that never chose MFA has it off, and Cognito says so.
+      async after(body, result) {
+        // A pool that never chose MFA has it off, and Cognito says so; its feature plan is one cognito-local drops.
         const pool = result.UserPool as Body | undefined;
-        return pool ? { ...result, UserPool: { ...pool, MfaConfiguration: pool.MfaConfiguration ?? "OFF" } } : result;
+        if (!pool) return result;
+        const stored = await poolById(body.UserPoolId);
+        return {
+          ...result,
+          UserPool: {
+            ...pool,
+            MfaConfiguration: pool.MfaConfiguration ?? "OFF",
+            UserPoolTier: userPoolTier(stored.options),
+          },
+        };
+      },
+    },
+
+    // cognito-local drops UserPoolTier: the harness keeps it in the pool's options.
+    CreateUserPool: {
+      async after(body, result) {
+        const created = result.UserPool as Body | undefined;
+        if (!created || typeof created.Id !== "string") return result;
+        const pool = await poolById(created.Id);
+        await pool.updateOptions(ctx, { ...pool.options, UserPoolTier: userPoolTier(body) });
+        return { ...result, UserPool: { ...created, UserPoolTier: userPoolTier(body) } };
+      },
+    },
+
+    UpdateUserPool: {
+      async after(body, result) {
+        const pool = await poolById(body.UserPoolId);
+        if (text(body.UserPoolTier))
+          await pool.updateOptions(ctx, { ...pool.options, UserPoolTier: body.UserPoolTier });
+        return result;
+      },
+    },
+
+    // cognito-local ignores WebAuthnConfiguration: the harness checks it first and keeps it in the pool's options.
+    SetUserPoolMfaConfig: {
+      async before(body) {
+        mergedWebAuthnSettings((await poolById(body.UserPoolId)).options, body.WebAuthnConfiguration);
+      },
+      async after(body, result) {
+        const pool = await poolById(body.UserPoolId);
+        const WebAuthnConfiguration = mergedWebAuthnSettings(pool.options, body.WebAuthnConfiguration);
+        await pool.updateOptions(ctx, { ...pool.options, WebAuthnConfiguration });
+        return { ...result, WebAuthnConfiguration };
+      },
+    },
+
+    GetUserPoolMfaConfig: {
+      async after(body, result) {
+        const pool = await poolById(body.UserPoolId);
+        return { ...result, WebAuthnConfiguration: webAuthnSettings(pool.options) };
+      },
+    },
+
+    StartWebAuthnRegistration: {
+      async replace(body) {
+        const { pool, user, clientId } = await userOfAccessToken(body.AccessToken);
+        return passkeys.startRegistration(pool, user, clientId);
+      },
+    },
+
+    CompleteWebAuthnRegistration: {
+      async replace(body) {
+        const { pool, user, clientId } = await userOfAccessToken(body.AccessToken);
+        if (body.Credential === undefined) throw fault.invalidParameter("Missing required parameter Credential");
+        return passkeys.completeRegistration(pool, user, clientId, body.Credential);
+      },
+    },
+
+    ListWebAuthnCredentials: {
+      async replace(body) {
+        const { user } = await userOfAccessToken(body.AccessToken);
+        return passkeys.list(user, body);
+      },
+    },
+
+    DeleteWebAuthnCredential: {
+      async replace(body) {
+        const { pool, user } = await userOfAccessToken(body.AccessToken);
+        return passkeys.remove(pool, user, body.CredentialId);
       },
     },
 
@@ -1024,7 +1156,9 @@ export function createStandInHarness(options: StandInHarnessOptions) {
           return json(400, { error: String(error) });
         }
       case "POST /challenge-sessions/expire":
-        return json(200, { expired: challengeSessions.expireAll() });
+        return json(200, {
+          expired: challengeSessions.expireAll() + softwareTokens.expireSessions() + passkeys.expireSessions(),
+        });
       case "DELETE /requests":
         switches.resetCounts();
         return json(200, switches.requestCounts());

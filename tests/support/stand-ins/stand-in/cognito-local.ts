@@ -9,6 +9,15 @@ export interface AttributeType {
   Value?: string;
 }
 
+/** The harness's record of a user's verified TOTP authenticator (software-tokens.ts). */
+export interface HarnessSoftwareToken {
+  /** Base32, as AssociateSoftwareToken handed it out. */
+  secret: string;
+  friendlyDeviceName?: string;
+  /** The time step of the last code accepted: that code and any older one are refused from then on. */
+  lastTimeStep?: number;
+}
+
 /** A user record as cognito-local keeps it in its StormDB JSON (`<dataDir>/db/<poolId>.json` → Users[Username]). */
 export interface LocalUser {
   Username: string;
@@ -21,6 +30,13 @@ export interface LocalUser {
   UserCreateDate: Date;
   UserLastModifiedDate: Date;
   MFAOptions?: unknown;
+  /** The MFA methods turned on (SOFTWARE_TOKEN_MFA) and the preferred one, which GetUser and AdminGetUser report. */
+  UserMFASettingList?: string[];
+  PreferredMfaSetting?: string;
+  /** The harness's own field: the user's verified authenticator (software-tokens.ts). */
+  HarnessSoftwareToken?: HarnessSoftwareToken;
+  /** The harness's own field: the secret AssociateSoftwareToken handed out, until VerifySoftwareToken confirms it. */
+  HarnessPendingSoftwareTokenSecret?: string;
   /**
    * The harness's own field: the `origin_jti`s (the jti of the refresh token a sign-in produced) whose access tokens
    * are revoked, by RevokeToken, GlobalSignOut, AdminUserGlobalSignOut or AdminDisableUser.
@@ -28,6 +44,8 @@ export interface LocalUser {
   HarnessRevokedOrigins?: string[];
   /** The harness's own field: when the current temporary password was issued (AdminCreateUser, or its RESEND). */
   HarnessInvitedAt?: string;
+  /** The harness's own field: the user's passkeys (stand-in/passkeys.ts). */
+  HarnessPasskeys?: unknown[];
   [key: string]: unknown;
 }
 
@@ -74,6 +92,8 @@ export interface LocalUserPoolOptions {
   UsernameAttributes?: string[];
   AutoVerifiedAttributes?: string[];
   Policies?: { PasswordPolicy?: LocalPasswordPolicy };
+  MfaConfiguration?: string;
+  SoftwareTokenMfaConfiguration?: { Enabled?: boolean };
   AdminCreateUserConfig?: {
     AllowAdminCreateUserOnly?: boolean;
     InviteMessageTemplate?: { EmailSubject?: string; EmailMessage?: string; SMSMessage?: string };
@@ -103,6 +123,8 @@ export interface LocalUserPool {
   listGroups(ctx: Ctx): Promise<LocalGroup[]>;
   listUserGroupMembership(ctx: Ctx, user: LocalUser): Promise<string[]>;
   saveAppClient(ctx: Ctx, appClient: LocalAppClient): Promise<void>;
+  /** Replaces the pool's settings (the harness keeps the feature plan and WebAuthn settings cognito-local drops). */
+  updateOptions(ctx: Ctx, options: LocalUserPoolOptions): Promise<void>;
 }
 
 export interface LocalCognitoService {

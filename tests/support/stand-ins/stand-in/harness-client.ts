@@ -81,7 +81,10 @@ export async function ageInvitation(
   await call(endpoint, "POST", "/users/invitation-age", { userPoolId, username, days });
 }
 
-/** Every NEW_PASSWORD_REQUIRED Session handed out so far expires now, as after Cognito's 3 minutes. */
+/**
+ * Every challenge Session handed out so far (NEW_PASSWORD_REQUIRED, SOFTWARE_TOKEN_MFA, passkey sign-in) expires now,
+ * as after Cognito's 3 minutes.
+ */
 export async function expireChallengeSessions(endpoint: string): Promise<void> {
   await call(endpoint, "POST", "/challenge-sessions/expire");
 }
