@@ -137,8 +137,18 @@ export function createMailer(config: Pick<Config, "smtpUrl" | "mailFrom">): Mail
     sendPasskeyNotice({ to, locale, texts, change, name, when, resetLink }) {
       const t = fixedTranslator(texts, locale);
       return change === "added"
-        ? send(to, t("passkeys:mail.addedSubject"), t("passkeys:mail.addedText", { name, when, resetLink }))
-        : send(to, t("passkeys:mail.removedSubject"), t("passkeys:mail.removedText", { name, when, resetLink }));
+        ? send(
+            "sendPasskeyNotice",
+            to,
+            t("passkeys:mail.addedSubject"),
+            t("passkeys:mail.addedText", { name, when, resetLink }),
+          )
+        : send(
+            "sendPasskeyNotice",
+            to,
+            t("passkeys:mail.removedSubject"),
+            t("passkeys:mail.removedText", { name, when, resetLink }),
+          );
     },
   };
 }
