@@ -16,6 +16,8 @@ import { requestInfoContext } from "./router-context.server";
 // The HTTP server builds the services once from this module so that they share the routes' module instances
 // (its own copies of the app's classes would fail the routes' instanceof checks).
 export { createAppServices } from "./composition-root.server";
+// The HTTP layer asks it before reading a body over the ordinary limit (app/server/app-context.ts).
+export { largeBodyRefusal } from "./middleware/large-body-gate.server";
 
 export const streamTimeout = 5_000;
 

@@ -35,6 +35,15 @@ export interface RequestInfo {
 
 export const requestInfoContext = sharedContext<RequestInfo>("request-info");
 
+/**
+ * Why the HTTP layer must not read a body over the ordinary limit (app/middleware/large-body-gate.server.ts), as
+ * the API answers it: pages answer 413 whatever the reason.
+ */
+export interface LargeBodyRefusal {
+  code: "unauthorized" | "forbidden" | "service_unavailable";
+  headers?: Record<string, string>;
+}
+
 /** The request's client IP (see RequestInfo), e.g. for the member's security record. */
 export function clientIpOf(context: Readonly<RouterContextProvider>): string {
   return context.get(requestInfoContext).clientIp;

@@ -74,9 +74,19 @@ async function validated(input: unknown, schema: z.ZodType): Promise<unknown> {
   return parsed.data;
 }
 
-/** The body is already in memory and at most MAX_API_BODY_BYTES long: app/server/api-lane.ts has read it. */
+/** "application/json; charset=utf-8" → "application/json". */
+function mediaTypeOf(request: Request): string {
+  return (request.headers.get("Content-Type") ?? "").split(";", 1)[0]!.trim().toLowerCase();
+}
+
+/**
+ * The body is already in memory and at most MAX_API_BODY_BYTES long: app/server/api-lane.ts has read it. A body
+ * that does not say it is JSON is 415, whatever it holds: an empty one (an endpoint whose fields are all optional)
+ * needs no Content-Type.
+ */
 async function readJsonBody(request: Request, schema: z.ZodType): Promise<unknown> {
   const text = await request.text();
+  if (text !== "" && mediaTypeOf(request) !== "application/json") throw new ApiError("unsupported_media_type");
   let json: unknown;
   try {
     json = text.trim() === "" ? {} : JSON.parse(text);
@@ -141,6 +151,10 @@ export function apiRoute(handlers: Handlers) {
       if (endpoint.access === "admin" && !member.groups.includes(config.adminGroup)) throw new ApiError("forbidden");
       const query = endpoint.query ? await readQuery(request, endpoint.query) : undefined;
       const body = endpoint.body ? await readJsonBody(request, endpoint.body) : undefined;
+      // A raw body (the CSV import's file) is the handler's to read, in the one media type the contract names.
+      if (endpoint.rawBody && mediaTypeOf(request) !== endpoint.rawBody.contentType) {
+        throw new ApiError("unsupported_media_type");
+      }
       const handler = route.handle as ApiHandler<ApiOperationId>;
       const result = await handler({
         request,

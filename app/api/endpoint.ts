@@ -14,6 +14,7 @@ export const API_ERROR_CODES = [
   "not_found",
   "method_not_allowed",
   "payload_too_large",
+  "unsupported_media_type",
   "validation_failed",
   "email_unchanged",
   "email_unavailable",
@@ -42,6 +43,7 @@ export const API_ERROR_STATUS: Record<ApiErrorCode, number> = {
   email_unavailable: 409,
   email_update_expired: 410,
   payload_too_large: 413,
+  unsupported_media_type: 415,
   validation_failed: 422,
   email_unchanged: 422,
   password_mismatch: 422,
@@ -89,14 +91,14 @@ export interface ApiEndpoint {
 }
 
 /**
- * Every code an endpoint may answer: its own, the common ones, 413 where it reads a body, 422 where it reads query
+ * Every code an endpoint may answer: its own, the common ones, 413 and 415 where it reads a body, 422 where it reads query
  * parameters, and 403 where it needs the admin group.
  */
 export function errorCodesOf(endpoint: ApiEndpoint): ApiErrorCode[] {
   const codes: ApiErrorCode[] = [
     ...endpoint.errors,
     ...COMMON_API_ERRORS,
-    ...(endpoint.body || endpoint.rawBody ? (["payload_too_large"] as const) : []),
+    ...(endpoint.body || endpoint.rawBody ? (["payload_too_large", "unsupported_media_type"] as const) : []),
     ...(endpoint.query ? (["validation_failed"] as const) : []),
     ...(endpoint.access === "admin" ? (["forbidden"] as const) : []),
   ];

@@ -52,9 +52,23 @@ function pickedSubsetOf(bundle: Tree, paths: readonly string[]): Tree {
   return picked;
 }
 
+/** Each bundle or subset as JSON text, made once: see loadTranslations. */
+const jsonTexts = new WeakMap<Tree, string>();
+
+function jsonTextOf(tree: Tree): string {
+  let text = jsonTexts.get(tree);
+  if (text === undefined) {
+    text = JSON.stringify(tree);
+    jsonTexts.set(tree, text);
+  }
+  return text;
+}
+
 /**
- * The request language's resources for the given namespaces, for a loader to send to its components. What it
- * returns is shared between requests: read it, never change it.
+ * The request language's resources for the given namespaces, for a loader to send to its components, each as the
+ * JSON text of its texts (use-translation.ts reads either form). React Router serialises loader data value by value
+ * on every view, and the frame's and a page's texts are most of those values: one string per namespace is one value,
+ * made once per language and subset and shared by every view.
  */
 export function loadTranslations(
   context: Readonly<RouterContextProvider>,
@@ -65,8 +79,11 @@ export function loadTranslations(
   return Object.fromEntries(
     requests.map((request) =>
       typeof request === "string"
-        ? [request, i18n.getResourceBundle(locale, request)]
-        : [request.namespace, pickedSubsetOf(i18n.getResourceBundle(locale, request.namespace), request.keys)],
+        ? [request, jsonTextOf(i18n.getResourceBundle(locale, request) as Tree)]
+        : [
+            request.namespace,
+            jsonTextOf(pickedSubsetOf(i18n.getResourceBundle(locale, request.namespace) as Tree, request.keys)),
+          ],
     ),
   );
 }

@@ -44,6 +44,23 @@ function lookUp(bundle: unknown, path: string): string | undefined {
 }
 
 /**
+ * Namespaces as loaders send them (translations.server.ts: JSON text), parsed once per text: on the server the texts
+ * are the process's own, so every view finds the same tree (and the lookups cached on it); in the browser a page's
+ * texts arrive anew with each navigation to it.
+ */
+const parsedTexts = new Map<string, unknown>();
+
+function bundleOf(sent: unknown): unknown {
+  if (typeof sent !== "string") return sent;
+  let bundle = parsedTexts.get(sent);
+  if (bundle === undefined) {
+    bundle = JSON.parse(sent) as unknown;
+    parsedTexts.set(sent, bundle);
+  }
+  return bundle;
+}
+
+/**
  * Merges the `translations` and finds the `locale` in the loader data of every matched route. A namespace two routes
  * send parts of (the staff layout its menu, the page its own keys of "admin") is merged by its top-level keys.
  */
@@ -53,7 +70,8 @@ function collectTranslations(loaderData: unknown[]): { bundles: Translations; lo
   for (const data of loaderData) {
     if (data === null || typeof data !== "object") continue;
     const { translations, locale: routeLocale } = data as { translations?: Translations; locale?: unknown };
-    for (const [namespace, bundle] of Object.entries(translations ?? {}) as [Namespace, unknown][]) {
+    for (const [namespace, sent] of Object.entries(translations ?? {}) as [Namespace, unknown][]) {
+      const bundle = bundleOf(sent);
       const earlier = bundles[namespace];
       bundles[namespace] =
         earlier && typeof earlier === "object" && bundle && typeof bundle === "object"
@@ -74,7 +92,7 @@ export function translate(
   const separator = key.indexOf(":");
   const namespace = separator > 0 ? (key.slice(0, separator) as Namespace) : defaultNamespace;
   const path = separator > 0 ? key.slice(separator + 1) : key;
-  const found = lookUp(bundles[namespace], path);
+  const found = lookUp(bundleOf(bundles[namespace]), path);
   if (found === undefined) return key;
   if (!found.includes("{{")) return found;
   return found.replace(INTERPOLATION, (placeholder, name: string) =>

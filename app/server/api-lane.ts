@@ -4,12 +4,13 @@ import { createRequestHandler, type ServerBuild } from "react-router";
 import { ApiError, apiErrorResponse } from "~/api/api-response.server";
 import { translatorFor } from "~/i18n/translator.server";
 import { maxApiBodyBytesOf } from "~/api/contract";
+import { MAX_API_BODY_BYTES } from "~/api/endpoint";
 import { localeFromAcceptLanguage } from "~/i18n/locales";
 import { logger } from "~/integrations/logger.server";
 import { isApiPath } from "~/routing/api-paths";
 import type { ApiCors } from "./cors";
 import type { RequestInfo } from "~/router-context.server";
-import type { Build, RequestContextFactory } from "./app-context";
+import type { Build, LargeBodyGate, RequestContextFactory } from "./app-context";
 import { headersOf, readBody } from "./node-request";
 import { isStreamedDownload, writeBody } from "./write-body";
 
@@ -25,6 +26,8 @@ export interface ApiLaneOptions {
   /** Our public origin: the base of the URL React Router sees (no API answer depends on the Host header). */
   origin: string;
   contextFor: RequestContextFactory;
+  /** Asked before reading past MAX_API_BODY_BYTES of a body an endpoint takes more of (the CSV import: staff). */
+  largeBodyGate: LargeBodyGate;
   cors: ApiCors;
   /** Request id, security headers and the access log line, as for every other request. */
   beginRequest(req: IncomingMessage, res: ServerResponse): RequestInfo;
@@ -120,9 +123,26 @@ export function createApiLane(options: ApiLaneOptions) {
     if (!isApiPath(url.pathname)) return sendError(req, res, new ApiError("not_found"), requestInfo.requestId);
     try {
       const hasBody = method !== "GET" && method !== "HEAD";
-      // The CSV import's file has a limit of its own (the contract's rawBody); every other body MAX_API_BODY_BYTES.
-      const body = hasBody ? await readBody(req, maxApiBodyBytesOf(url.pathname)) : undefined;
+      // The CSV import's file has a limit of its own (the contract's rawBody), for staff only; every other body
+      // MAX_API_BODY_BYTES.
+      const limit = maxApiBodyBytesOf(url.pathname);
+      let refusal: ApiError | undefined;
+      const larger = {
+        bytes: limit,
+        allowed: async () => {
+          const gate = await options.largeBodyGate(requestInfo, new Request(url, { headers: headersOf(req) }), "api");
+          if (gate) refusal = new ApiError(gate.code, { headers: gate.headers });
+          return !gate;
+        },
+      };
+      const body = hasBody
+        ? await readBody(req, MAX_API_BODY_BYTES, limit > MAX_API_BODY_BYTES ? larger : undefined)
+        : undefined;
       if (body === "gone") return;
+      if (body === "refused") {
+        res.setHeader("Connection", "close");
+        return await sendError(req, res, refusal!, requestInfo.requestId);
+      }
       if (body === "too large") {
         // What is left unread is not worth draining: the connection closes after the answer.
         if (!req.complete) res.setHeader("Connection", "close");

@@ -5,6 +5,7 @@ import type { Config } from "~/config.server";
 import {
   type DevMailbox,
   devMailboxContext,
+  type LargeBodyRefusal,
   type RequestInfo,
   requestInfoContext,
   servicesContext,
@@ -17,6 +18,11 @@ export type Build = ServerBuild | (() => Promise<ServerBuild>);
 /** What app/entry.server.tsx exports besides the renderer. */
 interface AppEntryModule {
   createAppServices: typeof createAppServices;
+  largeBodyRefusal(
+    context: RouterContextProvider,
+    request: Request,
+    lane: "page" | "api",
+  ): Promise<LargeBodyRefusal | null>;
 }
 
 /** Makes the router context of one request: what the HTTP layer learned about it, and the app's services. */
@@ -48,5 +54,21 @@ export function requestContextFactory(
     ]);
     if (devMailbox) values.set(devMailboxContext as RouterContext<unknown>, devMailbox);
     return new RouterContextProvider(values);
+  };
+}
+
+/** Asks the build whether a request may send a body over the ordinary limit, from its head alone. */
+export type LargeBodyGate = (
+  requestInfo: RequestInfo,
+  request: Request,
+  lane: "page" | "api",
+) => Promise<LargeBodyRefusal | null>;
+
+/** The gate through the build's own entry module, in the router context a route would get. */
+export function largeBodyGateOf(build: Build, contextFor: RequestContextFactory): LargeBodyGate {
+  return async (requestInfo, request, lane) => {
+    const loaded: ServerBuild = typeof build === "function" ? await build() : build;
+    const entry = loaded.entry.module as unknown as AppEntryModule;
+    return entry.largeBodyRefusal(await contextFor(requestInfo), request, lane);
   };
 }

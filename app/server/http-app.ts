@@ -16,7 +16,7 @@ import { observeHttpRequest } from "~/integrations/metrics.server";
 import type { DevMailbox, RequestInfo } from "~/router-context.server";
 import { createApiLane } from "./api-lane";
 import { isStreamedDownload } from "./write-body";
-import { type Build, requestContextFactory } from "./app-context";
+import { type Build, largeBodyGateOf, requestContextFactory } from "./app-context";
 import { ROUTE_DISCOVERY_PATH, answerUnhandledError, createPageLane } from "./page-lane";
 import { routeNamesByPattern } from "./route-names";
 import { apiCors } from "./cors";
@@ -192,6 +192,7 @@ export async function createHttpApp(
   }
 
   const contextFor = requestContextFactory(build, config, database.db, devMailbox);
+  const largeBodyGate = largeBodyGateOf(build, contextFor);
   app.all(
     "/{*splat}",
     createPageLane({
@@ -200,6 +201,7 @@ export async function createHttpApp(
       origin: config.origin,
       contextFor,
       largerBodyLimits: largerPageBodyLimits(),
+      largeBodyGate,
     }),
   );
   app.use(answerUnhandledError);
@@ -209,6 +211,7 @@ export async function createHttpApp(
     mode,
     origin: config.origin,
     contextFor,
+    largeBodyGate,
     // The API authenticates with bearer tokens only and reads no cookie, so the pages' origin check has nothing
     // to protect there; browsers may call it from the sibling origins only (CORS).
     cors: apiCors(SIBLING_SERVICES.flatMap((service) => config.services[service].origin ?? [])),

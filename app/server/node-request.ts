@@ -5,30 +5,71 @@ import type { IncomingMessage } from "node:http";
 const DRAIN_BYTES = 1024 * 1024;
 
 /**
- * The request body if it is at most `limit` bytes, whatever Content-Length claims (a chunked upload has none).
- * A larger one is read on and dropped up to DRAIN_BYTES more, so that ordinary clients, which send their whole body
- * before they read the answer, get the 413 instead of a broken pipe; beyond that reading stops and the caller
- * closes the connection after its answer. "gone": the client hung up first.
+ * A limit above the ordinary one, for whom `allowed` (asked once, when the body first passes the ordinary limit,
+ * with the stream paused) says may send that much: the CSV import's upload, for staff only.
  */
-export function readBody(req: IncomingMessage, limit: number): Promise<Buffer<ArrayBuffer> | "too large" | "gone"> {
-  if (Number(req.headers["content-length"] ?? 0) > limit + DRAIN_BYTES) return Promise.resolve("too large");
+export interface LargerBodyLimit {
+  bytes: number;
+  allowed(): Promise<boolean>;
+}
+
+/**
+ * The request body if it is at most `limit` bytes (or `larger.bytes` once `larger.allowed()` said yes), whatever
+ * Content-Length claims (a chunked upload has none). A larger one is read on and dropped up to DRAIN_BYTES more, so
+ * that ordinary clients, which send their whole body before they read the answer, get the 413 instead of a broken
+ * pipe; beyond that reading stops and the caller closes the connection after its answer. "refused": `allowed`
+ * said no, and the caller answers at once (the rest is dropped as it comes, up to DRAIN_BYTES). "gone": the client
+ * hung up first.
+ */
+export function readBody(
+  req: IncomingMessage,
+  limit: number,
+  larger?: LargerBodyLimit,
+): Promise<Buffer<ArrayBuffer> | "too large" | "refused" | "gone"> {
+  if (Number(req.headers["content-length"] ?? 0) > (larger?.bytes ?? limit) + DRAIN_BYTES) {
+    return Promise.resolve("too large");
+  }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    let allowedBytes = limit;
+    let asked = false;
     const settle = () => req.off("data", onData).off("end", onEnd).off("close", onClose).off("error", onError);
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= limit) chunks.push(chunk);
-      else if (size > limit + DRAIN_BYTES) {
+    const take = (chunk: Buffer) => {
+      if (size <= allowedBytes) chunks.push(chunk);
+      else if (size > allowedBytes + DRAIN_BYTES) {
         settle();
         // Without a data listener the stream would keep flowing, reading the upload to its end.
         req.pause();
         resolve("too large");
       }
     };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (!larger || asked || size <= allowedBytes) return take(chunk);
+      asked = true;
+      req.pause();
+      larger.allowed().then(
+        (allowed) => {
+          if (!allowed) {
+            settle();
+            dropUpTo(req, DRAIN_BYTES);
+            return resolve("refused");
+          }
+          allowedBytes = larger.bytes;
+          take(chunk);
+          req.resume();
+        },
+        (error: unknown) => {
+          settle();
+          req.resume();
+          reject(error as Error);
+        },
+      );
+    };
     const onEnd = () => {
       settle();
-      resolve(size > limit ? "too large" : Buffer.concat(chunks, size));
+      resolve(size > allowedBytes ? "too large" : Buffer.concat(chunks, size));
     };
     const onClose = () => {
       settle();
@@ -40,6 +81,19 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer<Ar
     };
     req.on("data", onData).on("end", onEnd).on("close", onClose).on("error", onError);
   });
+}
+
+/** Reads and drops what the client still sends, up to `bytes`, then stops reading (the connection then closes). */
+function dropUpTo(req: IncomingMessage, bytes: number) {
+  let dropped = 0;
+  const onData = (chunk: Buffer) => {
+    dropped += chunk.length;
+    if (dropped > bytes) {
+      req.off("data", onData);
+      req.pause();
+    }
+  };
+  req.on("data", onData).resume();
 }
 
 /**

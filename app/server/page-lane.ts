@@ -8,9 +8,10 @@ import type {
 import { type RouterContextProvider, type ServerBuild, createRequestHandler } from "react-router";
 import { LOCALES, type Locale } from "~/i18n/locales";
 import { logger } from "~/integrations/logger.server";
+import type { RequestInfo } from "~/router-context.server";
 import { routeId } from "~/routing/route-table";
 import { narrowBuild, pageRoutesOf, withRoutes } from "./api-lane";
-import type { Build, RequestContextFactory } from "./app-context";
+import type { Build, LargeBodyGate, RequestContextFactory } from "./app-context";
 import { headersOf, readBody } from "./node-request";
 import { isStreamedDownload, writeBody } from "./write-body";
 
@@ -34,8 +35,12 @@ export interface PageLaneOptions {
   /** Our public origin: the base of every URL React Router sees, whatever the Host header says (or lacks). */
   origin: string;
   contextFor: RequestContextFactory;
-  /** Pages whose forms may post more than PAGE_BODY_LIMIT_BYTES, by path in both languages, with their limits. */
+  /**
+   * Pages whose forms may post more than PAGE_BODY_LIMIT_BYTES, by path in both languages, with their limits: taken
+   * only from whom `largeBodyGate` lets through (staff), asked once a body passes PAGE_BODY_LIMIT_BYTES.
+   */
   largerBodyLimits: ReadonlyMap<string, number>;
+  largeBodyGate: LargeBodyGate;
 }
 
 /** A request the pages refuse before React Router runs, and why (logged, never shown). */
@@ -171,6 +176,7 @@ export function createPageLane(options: PageLaneOptions): RequestHandler {
   async function refusalOrBody(
     req: IncomingMessage,
     url: URL,
+    requestInfo: RequestInfo,
   ): Promise<Refusal | Buffer<ArrayBuffer> | "gone" | undefined> {
     const method = req.method ?? "GET";
     if (!PAGE_METHODS.has(method)) {
@@ -179,8 +185,15 @@ export function createPageLane(options: PageLaneOptions): RequestHandler {
     if (method !== "POST") return undefined;
     const contentType = req.headers["content-type"] ?? "";
     if (!FORM_CONTENT_TYPES.has(mediaTypeOf(contentType))) return { status: 415, reason: "not a form post" };
-    const body = await readBody(req, pageBodyLimitBytes(url.pathname, options.largerBodyLimits));
+    const limit = pageBodyLimitBytes(url.pathname, options.largerBodyLimits);
+    const larger = {
+      bytes: limit,
+      allowed: async () =>
+        !(await options.largeBodyGate(requestInfo, new Request(url, { headers: headersOf(req) }), "page")),
+    };
+    const body = await readBody(req, PAGE_BODY_LIMIT_BYTES, limit > PAGE_BODY_LIMIT_BYTES ? larger : undefined);
     if (body === "too large") return { status: 413, reason: "body over the page limit" };
+    if (body === "refused") return { status: 413, reason: "large body from someone who is not staff" };
     if (body === "gone" || mediaTypeOf(contentType) !== "multipart/form-data") return body;
     // Parsed once here (the body is bounded by now) so that a broken multipart body is the client's 400, not an action's 500.
     try {
@@ -195,7 +208,7 @@ export function createPageLane(options: PageLaneOptions): RequestHandler {
     try {
       const url = requestUrl(options.origin, req.originalUrl);
       if (!url) return refuse(req, res, { status: 400, reason: "malformed request target" });
-      const outcome = await refusalOrBody(req, url);
+      const outcome = await refusalOrBody(req, url, res.locals.requestInfo);
       if (outcome === "gone") return;
       if (outcome && !Buffer.isBuffer(outcome)) return refuse(req, res, outcome);
       const controller = new AbortController();

@@ -11,4 +11,5 @@ export * from "./csv-imports";
 export * from "./security-events";
 export * from "./sign-in-alerts";
 export * from "./mail-outbox";
+export * from "./invitation-resends";
 export * from "./member-passkeys";

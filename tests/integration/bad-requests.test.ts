@@ -10,6 +10,7 @@ import { STAND_IN_CLIENT_NAME, STAND_IN_POOL_NAME } from "../support/stand-ins/p
 import { PAGE_BODY_LIMIT_BYTES } from "~/server/page-lane";
 import { type ServerProcess, startServerProcess } from "../support/server-process";
 import { TEST_PASSWORD, createTestMember } from "../support/test-members";
+import { createStaffAdmin } from "../support/admin-members";
 
 /**
  * Requests an attacker, a fuzzer or an old client sends, against the production build: each gets
@@ -397,6 +398,57 @@ describe("bad page posts get a 4xx", () => {
 
   test("a request target that is no path gets 400", async () => {
     await expectStatusAndCleanLog(() => rawGet("http://evil.example/auth/sign-in/"), 400);
+  });
+});
+
+describe("API bodies of the wrong media type get 415 with the envelope", () => {
+  const profile = JSON.stringify({ familyName: "Tanaka", givenName: "Hanako" });
+  test.each([
+    ["JSON sent as text/plain", profile, "text/plain"],
+    ["a form post", "familyName=Tanaka", "application/x-www-form-urlencoded"],
+    ["JSON without a Content-Type", profile, undefined],
+    ["XML", "<familyName>Tanaka</familyName>", "application/xml"],
+  ])("%s", async (_name, body, contentType) => {
+    const { email } = await createTestMember(server.standInPort, "api-media-type");
+    const accessToken = await accessTokenOf(email);
+    const response = await expectStatusAndCleanLog(
+      () =>
+        fetch(`${server.url}/api/user-registration`, {
+          method: "POST",
+          headers: {
+            Authorization: `Bearer ${accessToken}`,
+            "Accept-Language": "en",
+            ...(contentType ? { "Content-Type": contentType } : {}),
+          },
+          // fetch() labels a string body text/plain itself: a Blob without a type goes out with no Content-Type.
+          body: contentType ? body : new Blob([body]),
+        }),
+      415,
+    );
+    const envelope = (await (response as Response).json()) as { error: { code: string; message: string } };
+    expect(envelope.error.code).toBe("unsupported_media_type");
+    expect(envelope.error.message).toMatch(/^The request body must be JSON \(Content-Type: application\/json\)/);
+  });
+
+  test("the CSV import endpoint takes text/csv only", async () => {
+    const admin = await createStaffAdmin(server.standInPort, "api-media-type");
+    const accessToken = await accessTokenOf(admin.email);
+    const response = await expectStatusAndCleanLog(
+      () =>
+        fetch(`${server.url}/api/admin/csv-import/user-create?dryRun=true`, {
+          method: "POST",
+          headers: {
+            Authorization: `Bearer ${accessToken}`,
+            "Content-Type": "application/json",
+            "Accept-Language": "en",
+          },
+          body: JSON.stringify({ email: "a@example.jp" }),
+        }),
+      415,
+    );
+    const envelope = (await (response as Response).json()) as { error: { code: string; message: string } };
+    expect(envelope.error.code).toBe("unsupported_media_type");
+    expect(envelope.error.message).toMatch(/CSV \(text\/csv\) for the CSV import$/);
   });
 });
 

@@ -359,6 +359,16 @@ test("a 'choose your password' step older than Cognito's session goes back to si
   ).toBe("/auth/sign-in/new-password/");
 });
 
+test("forgot-password leaves an invited member's temporary password alone while it is still valid", async () => {
+  const invited = await inviteMember(main.standInPort, "valid-invited");
+  const first = await temporaryPasswordOf(invited.email);
+  const request = await post(main, "/auth/forgot-password/", { intent: "request", email: invited.email });
+  expect(request.status).toBe(302);
+  // Anyone can ask for any address: asking must not replace the password the member was mailed.
+  const signedInWithIt = await signIn(main, { email: invited.email, password: first });
+  expect(signedInWithIt.response.headers.get("Location")).toBe("/auth/sign-in/new-password/");
+});
+
 test("an expired temporary password says so; forgot-password mails a new one, neutrally, and only that one works", async () => {
   const invited = await inviteMember(main.standInPort, "expired-invited");
   const first = await temporaryPasswordOf(invited.email);

@@ -55,6 +55,32 @@ test("a declared length beyond the allowance is refused without reading anything
   expect(pulled()).toBe(0);
 });
 
+test("a larger limit is asked for once the ordinary one is passed, and applies only when allowed", async () => {
+  let asked = 0;
+  const larger = (allowed: boolean) => ({
+    bytes: 16 * CHUNK.length,
+    allowed: async () => {
+      asked++;
+      return allowed;
+    },
+  });
+  const small = Readable.from([Buffer.from("a=1")]);
+  expect(
+    await readBody(Object.assign(small, { headers: {} }) as unknown as IncomingMessage, LIMIT, larger(false)),
+  ).toEqual(Buffer.from("a=1"));
+  expect(asked).toBe(0);
+  const allowed = await readBody(fakeRequest(10).req, LIMIT, larger(true));
+  expect(Buffer.isBuffer(allowed) && allowed.length).toBe(10 * CHUNK.length);
+  expect(asked).toBe(1);
+  // Refused: answered at once, whatever is left of the body (the stream below never ends by itself).
+  const endless = new Readable({ read() {} });
+  endless.push(CHUNK);
+  const req = Object.assign(endless, { headers: {} }) as unknown as IncomingMessage;
+  expect(await readBody(req, LIMIT, larger(false))).toBe("refused");
+  expect(asked).toBe(2);
+  endless.destroy();
+});
+
 test("a client that hangs up mid-body is 'gone'", async () => {
   const stream = new Readable({ read() {} });
   const req = Object.assign(stream, { headers: {} }) as unknown as IncomingMessage;

@@ -53,9 +53,20 @@ test("a page's subset is built once per language and shared by later views; othe
   const context = await pageContext("/sign-up/");
   const first = loadTranslations(context, pageTexts);
   expect(loadTranslations(await pageContext("/sign-up/"), pageTexts).signUp).toBe(first.signUp);
-  expect(first.signUp).toEqual(pickKeys(signUpJa, ["title", "account"]));
+  // Sent as JSON text: one value for React Router to serialise.
+  expect(typeof first.signUp).toBe("string");
+  expect(JSON.parse(first.signUp as string)).toEqual(pickKeys(signUpJa, ["title", "account"]));
   const other = loadTranslations(context, [{ namespace: "signUp", keys: ["title"] }]);
-  expect(other.signUp).toEqual({ title: signUpJa.title });
+  expect(JSON.parse(other.signUp as string)).toEqual({ title: signUpJa.title });
   const english = loadTranslations(await pageContext("/en/sign-up/"), pageTexts);
-  expect(english.signUp).toEqual(pickKeys(signUpEn, ["title", "account"]));
+  expect(JSON.parse(english.signUp as string)).toEqual(pickKeys(signUpEn, ["title", "account"]));
+});
+
+test("texts sent as JSON are looked up as the tree they stand for, placeholders and missing keys alike", async () => {
+  const sent = loadTranslations(await pageContext("/en/sign-up/"), [{ namespace: "signUp", keys: ["account"] }]);
+  expect(translate(sent, "signUp", "account.familyName")).toBe(signUpEn.account.familyName);
+  expect(translate(sent, "signUp", "title")).toBe("title");
+  expect(
+    translate({ common: JSON.stringify({ greeting: "{{name}} さん" }) }, "common", "greeting", { name: "山田" }),
+  ).toBe("山田 さん");
 });

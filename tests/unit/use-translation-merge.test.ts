@@ -9,24 +9,33 @@ function Texts() {
   return createElement("p", null, `${t("heading")}|${t("list.title")}`);
 }
 
-test("a namespace a layout and its page each send parts of is looked up in both parts", () => {
-  const router = createMemoryRouter(
-    [
+/** The two forms a namespace may travel in: the tree, or its JSON text (what loadTranslations sends). */
+const FORMS = [
+  { form: "tree", send: (bundle: object) => bundle },
+  { form: "JSON text", send: (bundle: object) => JSON.stringify(bundle) },
+];
+
+test.each(FORMS)(
+  "a namespace a layout and its page each send parts of is looked up in both parts ($form)",
+  ({ send }) => {
+    const router = createMemoryRouter(
+      [
+        {
+          id: "layout",
+          path: "/",
+          Component: Outlet,
+          children: [{ id: "page", index: true, Component: Texts }],
+        },
+      ],
       {
-        id: "layout",
-        path: "/",
-        Component: Outlet,
-        children: [{ id: "page", index: true, Component: Texts }],
-      },
-    ],
-    {
-      hydrationData: {
-        loaderData: {
-          layout: { locale: "en", translations: { admin: { heading: "Staff" } } },
-          page: { translations: { admin: { list: { title: "Members" } } } },
+        hydrationData: {
+          loaderData: {
+            layout: { locale: "en", translations: { admin: send({ heading: "Staff" }) } },
+            page: { translations: { admin: send({ list: { title: "Members" } }) } },
+          },
         },
       },
-    },
-  );
-  expect(renderToStaticMarkup(createElement(RouterProvider, { router }))).toContain("<p>Staff|Members</p>");
-});
+    );
+    expect(renderToStaticMarkup(createElement(RouterProvider, { router }))).toContain("<p>Staff|Members</p>");
+  },
+);

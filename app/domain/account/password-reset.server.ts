@@ -1,3 +1,5 @@
+import { eq, sql } from "drizzle-orm";
+import { invitationResends } from "../../../db/schema";
 import { DomainError, type DomainErrorCode } from "../domain-error.server";
 import type { Locale } from "~/i18n/locales";
 import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
@@ -9,8 +11,13 @@ import { refuseWeakPassword } from "./password-strength.server";
 
 export type PasswordResetIdentity = Pick<
   IdentityProvider,
-  "forgotPassword" | "confirmForgotPassword" | "resendInvitation"
+  "forgotPassword" | "confirmForgotPassword" | "resendInvitation" | "getUser" | "poolSummary"
 >;
+
+/** What asking for a reset needs: Cognito, and the database and clock that date an invited member's invitation. */
+export type PasswordResetRequestDependencies = Pick<AppServices, "db" | "clock"> & { identity: PasswordResetIdentity };
+
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 export type PasswordResetDependencies = Pick<AppServices, "db" | "identity" | "config" | "clock">;
 
@@ -46,13 +53,15 @@ const HIDDEN_ON_INVITATION: ReadonlySet<DomainErrorCode> = new Set(["invitationN
  *
  * A member staff invited who never signed in has no password of their own to reset (Cognito refuses ForgotPassword
  * while the user is FORCE_CHANGE_PASSWORD), and their temporary password may have expired: they get the invitation
- * again, with a new temporary password (AdminCreateUser RESEND). The answer is the same as everyone's.
+ * again, with a new temporary password (AdminCreateUser RESEND), but only once the previous one has expired, since
+ * the new one replaces it and anyone may ask for any address. The answer is the same as everyone's.
  */
-export async function requestPasswordReset(identity: PasswordResetIdentity, email: string): Promise<void> {
+export async function requestPasswordReset(deps: PasswordResetRequestDependencies, email: string): Promise<void> {
+  const { identity } = deps;
   try {
     await identity.forgotPassword(email);
   } catch (error) {
-    if (error instanceof DomainError && error.code === "invitationPending") return resendInvitation(identity, email);
+    if (error instanceof DomainError && error.code === "invitationPending") return resendExpiredInvitation(deps, email);
     if (error instanceof DomainError && HIDDEN_ON_REQUEST.has(error.code)) {
       // No address in the log: this line must not become an enumeration oracle of its own.
       logger.info({ identityError: error.code }, "password reset requested for an address that cannot reset");
@@ -62,9 +71,30 @@ export async function requestPasswordReset(identity: PasswordResetIdentity, emai
   }
 }
 
-async function resendInvitation(identity: PasswordResetIdentity, email: string): Promise<void> {
+/**
+ * A new invitation once the temporary password the member holds has expired: it was mailed when Cognito created the
+ * user, or when this last sent one again (invitation_resends), and lasts the pool's TemporaryPasswordValidityDays.
+ */
+async function resendExpiredInvitation(deps: PasswordResetRequestDependencies, email: string): Promise<void> {
+  const { identity, db, clock } = deps;
   try {
+    const user = await identity.getUser(email);
+    const [resent] = await db
+      .select({ resentAt: invitationResends.resentAt })
+      .from(invitationResends)
+      .where(eq(invitationResends.sub, user.sub));
+    const sentAt = Math.max(user.createdAt.getTime(), resent?.resentAt.getTime() ?? 0);
+    const { temporaryPasswordValidityDays } = (await identity.poolSummary()).passwordPolicy;
+    const now = clock.now();
+    if (now.getTime() < sentAt + temporaryPasswordValidityDays * DAY_MS) {
+      logger.info("password reset requested by an invited member whose temporary password is still valid: none sent");
+      return;
+    }
     await identity.resendInvitation(email);
+    await db
+      .insert(invitationResends)
+      .values({ sub: user.sub, resentAt: now })
+      .onConflictDoUpdate({ target: invitationResends.sub, set: { resentAt: sql`excluded.resent_at` } });
     logger.info("password reset requested by an invited member: the invitation was mailed again");
   } catch (error) {
     // The member chose a password or was deleted in between: as for anyone who cannot reset, nothing is told.

@@ -37,6 +37,11 @@ export interface BrowserSignIn {
   locale: Locale;
 }
 
+/** When Cognito issued an access token (`iat`, whole seconds; decoded only, as originJtiOf decodes). */
+export function issuedAtOf(accessToken: string): Date {
+  return new Date(Number(decodeJwt(accessToken).iat ?? 0) * 1000);
+}
+
 /** The sign-in an access token straight from Cognito names (decoded only: it comes over TLS from Cognito). */
 export function originJtiOf(accessToken: string): string | null {
   const originJti = decodeJwt(accessToken).origin_jti;
@@ -139,6 +144,7 @@ export async function startSignedInSession(
       device,
       refreshToken: tokens.refreshToken,
       originJti: originJtiOf(tokens.accessToken),
+      issuedAt: issuedAtOf(tokens.accessToken),
       overLimit: "hold",
       passwordTyped: true,
       clientIp: input.clientIp,

@@ -5,6 +5,7 @@ import {
   memberProfiles,
   memberSessions,
   memberSignOuts,
+  invitationResends,
   withdrawalReasons,
 } from "../../../db/schema";
 import { DomainError } from "../domain-error.server";
@@ -169,6 +170,7 @@ export async function purgeCancelledProfiles(db: Database, now: Date): Promise<{
     if (subs.length > 0) {
       await tx.delete(memberSessions).where(inArray(memberSessions.sub, subs));
       await tx.delete(memberSignOuts).where(inArray(memberSignOuts.sub, subs));
+      await tx.delete(invitationResends).where(inArray(invitationResends.sub, subs));
       await purgeSecurityEventsOf(tx, subs);
       await tx.delete(legacyCredentials).where(inArray(legacyCredentials.migratedSub, subs));
       // The reason stays as a statistic; its free text may name the member, so it goes with the profile.

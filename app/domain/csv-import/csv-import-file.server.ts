@@ -1,4 +1,5 @@
-import { CsvError, parse } from "csv-parse/sync";
+import { Readable } from "node:stream";
+import { type CsvError, type Info, parse } from "csv-parse";
 import iconv from "iconv-lite";
 import { z } from "zod";
 import { EmailSchema } from "../forms/field-schemas";
@@ -93,7 +94,6 @@ export interface CsvImportProblem {
 export function problemMessageValues(problem: CsvImportProblem): Record<string, string> {
   return {
     otherRow: String(problem.otherRow ?? ""),
-    rows: problem.value ?? "",
     maxRows: CSV_IMPORT_MAX_ROWS.toLocaleString("en"),
     maxMegabytes: String(CSV_IMPORT_MAX_FILE_BYTES / (1024 * 1024)),
   };
@@ -140,11 +140,12 @@ export function decodeImportBytes(bytes: Uint8Array): { text: string; encoding: 
 /**
  * What Excel (and LibreOffice) would run as a formula, or what injects a new cell: the characters OWASP lists,
  * and the full-width forms Japanese Excel also treats as formulas. Such a value is refused rather than stored:
- * it would come back in every export and in Cognito's invitation mail.
+ * it would come back in every export and in Cognito's invitation mail. Tested on the value as stored: the schemas
+ * trim it (String.prototype.trim: every Unicode space, NBSP and U+FEFF included), so a formula behind any of them
+ * would be stored bare. A value that starts with TAB, CR or LF is refused before trimming too.
  */
 const FORMULA_START = /^[=+\-@\t\r\n＝＋－＠]/u;
-/** Spaces (ASCII and full-width) an Excel user may leave before a value; the stored value is trimmed. */
-const LEADING_SPACE = /^[ \u3000]+/u;
+const isFormula = (cell: string) => FORMULA_START.test(cell) || FORMULA_START.test(cell.trim());
 
 const cut = (value: string) =>
   value.length > CSV_IMPORT_PROBLEM_VALUE_MAX_CHARS ? `${value.slice(0, CSV_IMPORT_PROBLEM_VALUE_MAX_CHARS)}…` : value;
@@ -214,10 +215,9 @@ function checkRow(
   cells.forEach((cell, index) => {
     const column = columns[index];
     if (!column) return;
-    const value = cell.replace(LEADING_SPACE, "");
-    if (FORMULA_START.test(value)) problems.push({ row: rowNumber, column, code: "formula", value: cut(cell) });
-    else if (value.trim() === "") problems.push({ row: rowNumber, column, code: "required", value: null });
-    record[COLUMN_KEYS[column]] = value;
+    if (isFormula(cell)) problems.push({ row: rowNumber, column, code: "formula", value: cut(cell) });
+    else if (cell.trim() === "") problems.push({ row: rowNumber, column, code: "required", value: null });
+    record[COLUMN_KEYS[column]] = cell;
   });
   const parsed = ImportRowSchema.safeParse(record);
   if (parsed.success && problems.length === 0) return { values: parsed.data, problems };
@@ -270,12 +270,57 @@ const byRow = (a: CsvImportProblem, b: CsvImportProblem) => (a.row ?? 0) - (b.ro
 /** A row Excel writes for an empty line: no cell holds anything. */
 const isBlank = (cells: string[]) => cells.every((cell) => cell.trim() === "");
 
+/** The decoded text is handed to the parser in pieces this size, so that it parses only as far as it is read. */
+const PARSE_CHUNK_CHARS = 64 * 1024;
+
+function* pieces(text: string) {
+  for (let start = 0; start < text.length; start += PARSE_CHUNK_CHARS)
+    yield text.slice(start, start + PARSE_CHUNK_CHARS);
+}
+
+/** A record and its row in Excel, where an empty line (skipped here) is a row too; csv-parse counts from 1. */
+const excelRowOf = (info: Pick<Info, "records" | "empty_lines">) => Number(info.records) + Number(info.empty_lines);
+
 /**
- * Reads and checks the whole file. Rows with problems are left out of `rows`; a file with any problem must not be
- * imported (the caller decides), but every problem is reported at once so staff fix the file in one go. A broken
- * quote makes every later line ambiguous, so reading stops there and says so.
+ * The file's records as a stream, up to the header and CSV_IMPORT_MAX_ROWS + 1 data rows that are not blank:
+ * reading stops there, so a file over the cap is never parsed whole. Empty lines are skipped (neither rows nor
+ * counted towards the cap). A broken quote makes every later line ambiguous, so reading stops there too and says so.
  */
-export function readImportFile(bytes: Uint8Array): ImportFileReading {
+async function readRecords(text: string) {
+  const parser = parse({
+    bom: true,
+    relax_column_count: true,
+    // A quote inside an unquoted cell (5'10") is taken as it is; an opened quote that never closes still stops reading.
+    relax_quotes: true,
+    skip_empty_lines: true,
+    skip_records_with_error: true,
+    info: true,
+  });
+  // The parser may report the broken record before the records ahead of it have been read from it.
+  let badQuotingRow: number | null = null;
+  parser.on("skip", (error: CsvError) => (badQuotingRow ??= excelRowOf(error as unknown as Info) + 1));
+  const source = Readable.from(pieces(text), { objectMode: false });
+  source.pipe(parser);
+  const records: { record: string[]; row: number }[] = [];
+  let dataRows = 0;
+  try {
+    for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: Info }>) {
+      if (badQuotingRow !== null && excelRowOf(info) >= badQuotingRow) break;
+      records.push({ record, row: excelRowOf(info) });
+      if (records.length > 1 && !isBlank(record) && ++dataRows > CSV_IMPORT_MAX_ROWS) break;
+    }
+  } finally {
+    source.destroy();
+    parser.destroy();
+  }
+  return { records, badQuotingRow: badQuotingRow as number | null };
+}
+
+/**
+ * Reads and checks the file. Rows with problems are left out of `rows`; a file with any problem must not be
+ * imported (the caller decides), but every problem is reported at once so staff fix the file in one go.
+ */
+export async function readImportFile(bytes: Uint8Array): Promise<ImportFileReading> {
   if (bytes.byteLength > CSV_IMPORT_MAX_FILE_BYTES)
     return {
       encoding: null,
@@ -284,27 +329,8 @@ export function readImportFile(bytes: Uint8Array): ImportFileReading {
       problems: [{ row: null, column: null, code: "fileTooLarge", value: null }],
     };
   const { text, encoding } = decodeImportBytes(bytes);
-
-  const skipped: CsvError[] = [];
-  const records = parse(text, {
-    bom: true,
-    relax_column_count: true,
-    // A quote inside an unquoted cell (5'10") is taken as it is; an opened quote that never closes still stops reading.
-    relax_quotes: true,
-    skip_records_with_error: true,
-    info: true,
-    on_skip: (error) => {
-      if (error) skipped.push(error);
-      return undefined;
-    },
-  }) as unknown as { record: string[]; info: { records: number } }[]; // `info: true` wraps each record
-  const quotingError = skipped[0];
-  // A broken quote's record and every later one: their line boundaries cannot be trusted. `records` counts the
-  // records read before it, the header included.
-  const firstBadRecord = quotingError ? Number(quotingError.records) + 1 : Number.POSITIVE_INFINITY;
-  // Records are Excel's rows (a quoted cell may span lines); csv-parse counts them from 1, the header included.
-  const readable = records.filter(({ info }) => info.records < firstBadRecord);
-  const [header, ...body] = readable;
+  const { records, badQuotingRow } = await readRecords(text);
+  const [header, ...body] = records;
   if (!header || isBlank(header.record))
     return {
       encoding,
@@ -320,26 +346,26 @@ export function readImportFile(bytes: Uint8Array): ImportFileReading {
       encoding,
       totalRows: dataRows.length,
       rows: [],
-      problems: [{ row: null, column: null, code: "tooManyRows", value: String(dataRows.length) }],
+      problems: [{ row: null, column: null, code: "tooManyRows", value: null }],
     };
   const { columns, problems: headerProblems } = readHeader(header.record);
   problems.push(...headerProblems);
-  if (quotingError) problems.push({ row: firstBadRecord, column: null, code: "badQuoting", value: null });
+  if (badQuotingRow !== null) problems.push({ row: badQuotingRow, column: null, code: "badQuoting", value: null });
   if (headerProblems.length > 0) return { encoding, totalRows: dataRows.length, rows: [], problems };
 
   const rows: ImportRow[] = [];
   const rowProblems: CsvImportProblem[] = [];
-  for (const { record, info } of dataRows) {
-    const checked = checkRow(info.records, record, columns);
+  for (const { record, row } of dataRows) {
+    const checked = checkRow(row, record, columns);
     rowProblems.push(...checked.problems);
-    if (checked.values) rows.push({ rowNumber: info.records, values: checked.values });
+    if (checked.values) rows.push({ rowNumber: row, values: checked.values });
   }
   rowProblems.push(...findDuplicates(rows));
   const duplicateRows = new Set(rowProblems.filter((p) => p.code === "duplicateInFile").map((p) => p.row));
   problems.push(...rowProblems.sort(byRow));
   return {
     encoding,
-    totalRows: dataRows.length + (quotingError ? 1 : 0),
+    totalRows: dataRows.length + (badQuotingRow !== null ? 1 : 0),
     rows: rows.filter((row) => !duplicateRows.has(row.rowNumber)),
     problems,
   };

@@ -55,7 +55,7 @@ export async function validateImport(
   deps: { db: Database },
   input: { bytes: Uint8Array; fileName: string; actor: StaffActor; requestId: string; store: boolean },
 ): Promise<ImportValidation> {
-  const reading = readImportFile(input.bytes);
+  const reading = await readImportFile(input.bytes);
   const existing = await findExistingMembers(
     deps.db,
     reading.rows.map((row) => row.values.email),

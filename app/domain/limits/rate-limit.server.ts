@@ -138,8 +138,9 @@ export const DEVICE_REGISTRATION_PER_IP = {
 } satisfies RateLimitPolicy;
 
 /**
- * Staff actions on members (refresh, e-mail change, ending sessions, disable, enable; pages and the admin API alike),
- * per admin: each calls Cognito, and the e-mail change mails two addresses. 120 in ten minutes is far beyond a
+ * Staff actions on members (refresh, e-mail change, ending sessions, disable, enable) and the CSV downloads (each
+ * holds a database connection while it streams), pages and the admin API alike, per admin: each action calls
+ * Cognito, and the e-mail change mails two addresses. 120 in ten minutes is far beyond a
  * person's pace at the admin screens, yet stops a stolen admin token or a runaway script well below Cognito's quotas.
  */
 export const STAFF_ACTION_PER_ADMIN = {

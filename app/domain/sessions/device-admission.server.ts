@@ -1,6 +1,6 @@
 import { and, eq, isNotNull, isNull } from "drizzle-orm";
 import type { Database } from "../../../db/client.server";
-import { memberProfiles, memberSessions } from "../../../db/schema";
+import { memberProfiles, memberSessions, memberSignOuts } from "../../../db/schema";
 import { DomainError } from "../domain-error.server";
 import type { AppServices } from "~/services.server";
 import type { DeviceDescription } from "./device-description.server";
@@ -30,6 +30,19 @@ async function isCancelled(tx: Database, sub: string): Promise<boolean> {
 }
 
 /**
+ * Whether the member was signed out everywhere (a password change, a staff action) after Cognito issued this
+ * sign-in's tokens; read under lockMember, which signOutEverywhere records under too, so either the sign-out ends
+ * the session this sign-in records, or this sign-in sees the sign-out.
+ */
+async function signedOutSince(tx: Database, sub: string, issuedAt: Date): Promise<boolean> {
+  const [row] = await tx
+    .select({ signedOutAt: memberSignOuts.signedOutAt })
+    .from(memberSignOuts)
+    .where(eq(memberSignOuts.sub, sub));
+  return !!row && row.signedOutAt > issuedAt;
+}
+
+/**
  * Records a successful authentication for a browser. A new session row every time (never the old id); the
  * browser's previous session, if any, ends, and so does an outdated entry of the same Safari (see
  * outdatedBrowserEntries); their refresh tokens are revoked at Cognito once the transaction has committed. Within
@@ -39,7 +52,9 @@ async function isCancelled(tx: Database, sub: string): Promise<boolean> {
  * A new session's sign-in goes into the member's security record in the same transaction (`signIn` in the result);
  * a held one too, since the member did authenticate.
  * A cancelled member gets no session (DomainError "invalidCredentials", as a wrong password reads): a sign-in
- * that authenticated at Cognito just before the cancellation deleted the user must not outlive it.
+ * that authenticated at Cognito just before the cancellation deleted the user must not outlive it. Nor does a
+ * sign-in whose tokens were issued before the member was signed out everywhere (a staff disable or sign-out, a
+ * password change) while its request was on its way from Cognito to here.
  */
 export async function startSession(
   services: SessionServices,
@@ -51,6 +66,8 @@ export async function startSession(
     refreshToken: string;
     /** The sign-in's `origin_jti` (null only when Cognito issues tokens without revocation support). */
     originJti: string | null;
+    /** When Cognito issued the sign-in's access token (`iat`). */
+    issuedAt: Date;
     overLimit: "hold" | "refuse";
     /** The client IP of the sign-in's request, for the security record. */
     clientIp: string;
@@ -69,6 +86,9 @@ export async function startSession(
     await lockMember(tx, input.sub);
     if (await isCancelled(tx, input.sub)) {
       throw new DomainError("invalidCredentials", { cause: new Error("the membership is cancelled") });
+    }
+    if (await signedOutSince(tx, input.sub, input.issuedAt)) {
+      throw new DomainError("invalidCredentials", { cause: new Error("signed out everywhere after the tokens") });
     }
     const ownLive = and(
       eq(memberSessions.sub, input.sub),

@@ -45,6 +45,7 @@ export async function registerDevice(
     device: describeDevice(input.userAgent),
     refreshToken: input.refreshToken,
     originJti: typeof access.origin_jti === "string" ? access.origin_jti : null,
+    issuedAt: new Date(Number(access.iat ?? 0) * 1000),
     overLimit: "refuse",
     clientIp: input.clientIp,
     passwordTyped: false,

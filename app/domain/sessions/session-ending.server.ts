@@ -208,10 +208,11 @@ export async function signOutEverywhere(
         occurredAt: now,
       });
     }
+    // Under the member's lock, as startSession reads it: a sign-in recorded after this refuses tokens issued before.
+    await recordSignOutEverywhere(tx, input.sub, now, { includeThisSecond: input.includeThisSecond });
     return endSessionRows(tx, condition, now);
   });
   const endedTokens = ended.map((row) => row.refreshTokenEncrypted);
-  await recordSignOutEverywhere(services.db, input.sub, now, { includeThisSecond: input.includeThisSecond });
   try {
     await services.identity.signOutEverywhere(input.sub);
   } catch (error) {

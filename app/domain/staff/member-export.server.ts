@@ -191,28 +191,35 @@ export async function exportEmailAddresses(
 const runningExports = new WeakMap<Database, number>();
 
 /**
- * Takes an export slot (or refuses with "throttled"), records the export in the staff audit log, and returns the
- * body. The slot is given back when the body ends, fails or is cancelled, including when it is never read.
+ * Returns the body of a download that starts when it is first read: only then does it take an export slot (or fail
+ * with "throttled" when another request took the last one meanwhile), record the export in the staff audit log and
+ * run the query. A response whose body is never read (a HEAD request, whose body React Router drops; a client gone
+ * before the answer, whose response React Router drops) thus holds nothing and records nothing. A full house is
+ * refused here already ("throttled"), so that a caller can still answer "try again later" rather than a broken file.
+ * The slot is given back when the body ends, fails or is cancelled.
  */
 async function startDownload<Query extends { encoding: CsvEncoding }>(
   services: ExportServices,
   request: ExportRequest<Query>,
   download: { kind: ExportKind; query: SQL; header: boolean; secretSettings?: Record<string, string> },
 ): Promise<CsvDownload> {
-  const running = runningExports.get(services.db) ?? 0;
-  if (running >= MAX_CONCURRENT_EXPORTS) throw new DomainError("throttled");
-  runningExports.set(services.db, running + 1);
+  if ((runningExports.get(services.db) ?? 0) >= MAX_CONCURRENT_EXPORTS) throw new DomainError("throttled");
   const pass = new ExcelSafeCsvPass();
-  let released = false;
+  let state: "unread" | "running" | "ended" = "unread";
+  let blocks: AsyncIterator<Uint8Array> | undefined;
   // The log line says how far a download got: rows read against bytes the client took shows backpressure at work.
   const release = (outcome: "complete" | "cancelled" | "failed") => {
-    if (released) return;
-    released = true;
+    if (state !== "running") return;
+    state = "ended";
     runningExports.set(services.db, (runningExports.get(services.db) ?? 1) - 1);
     const rowsRead = Math.max(0, pass.records - (download.header ? 1 : 0));
     logger.info({ requestId: request.requestId, export: download.kind, rowsRead, outcome }, "download ended");
   };
-  try {
+  const begin = async (): Promise<AsyncIterator<Uint8Array>> => {
+    const running = runningExports.get(services.db) ?? 0;
+    if (running >= MAX_CONCURRENT_EXPORTS) throw new DomainError("throttled");
+    runningExports.set(services.db, running + 1);
+    state = "running";
     await recordStaffAction(services.db, {
       actor: request.actor,
       action: "data.export",
@@ -221,19 +228,18 @@ async function startDownload<Query extends { encoding: CsvEncoding }>(
       after: { export: download.kind, ...request.query },
       requestId: request.requestId,
     });
-  } catch (error) {
-    release("failed");
-    throw error;
-  }
-  const { header, secretSettings } = download;
-  const blocks = services.csvCopy(download.query, { header, secretSettings })[Symbol.asyncIterator]();
+    const { header, secretSettings } = download;
+    return services.csvCopy(download.query, { header, secretSettings })[Symbol.asyncIterator]();
+  };
   // A generator that never started skips its finally on return(): this wrapper releases the slot either way.
   const releasingBlocks: AsyncIterableIterator<Uint8Array> = {
     [Symbol.asyncIterator]() {
       return this;
     },
     async next() {
+      if (state === "ended") return { done: true, value: undefined };
       try {
+        blocks ??= await begin();
         const next = await blocks.next();
         if (next.done) release("complete");
         return next;
@@ -244,9 +250,10 @@ async function startDownload<Query extends { encoding: CsvEncoding }>(
     },
     async return() {
       try {
-        return (await blocks.return?.()) ?? { done: true, value: undefined };
+        return (await blocks?.return?.()) ?? { done: true, value: undefined };
       } finally {
         release("cancelled");
+        state = "ended";
       }
     },
   };

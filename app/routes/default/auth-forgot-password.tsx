@@ -51,7 +51,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   const formData = await request.formData();
   const intent = formData.get("intent");
   const services = servicesOf(context);
-  const { identity, config } = services;
+  const { config } = services;
   const pending = await readPasswordReset(config, request);
 
   if (intent === "start-over") throw redirect(here, { headers: setCookie(await clearPasswordReset(config)) });
@@ -63,7 +63,7 @@ export async function action({ request, context }: Route.ActionArgs) {
     const limited = await checkAttemptLimit(context, "forgotPassword", pending.email);
     if (limited) return getToastUtils(context).redirectWithError(here, limited.messageKey);
     try {
-      await requestPasswordReset(identity, pending.email);
+      await requestPasswordReset(services, pending.email);
     } catch (error) {
       return getToastUtils(context).redirectWithError(here, messageKeyOf(domainErrorOf(error)));
     }
@@ -106,7 +106,7 @@ export async function action({ request, context }: Route.ActionArgs) {
       attemptLimit: ({ email }) => ({ action: "forgotPassword", subject: email }),
     },
     async ({ email }) => {
-      await requestPasswordReset(identity, email);
+      await requestPasswordReset(services, email);
       // Known or not, the answer is this same redirect, so the page tells nobody whether an address has an ID: only
       // the cookie's address differs.
       throw redirect(here, { headers: setCookie(await serializePasswordReset(config, email, 1)) });

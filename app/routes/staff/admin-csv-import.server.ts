@@ -110,8 +110,6 @@ export function describeImportReport(report: ImportDryRunReport, t: TFunction<("
       scope: t(problem.row === null ? "adminImport:report.wholeFile" : "adminImport:report.wholeRow"),
       message: t(`csvImport:problems.${problem.code}`, {
         otherRow: problem.otherRow ?? "",
-        // tooManyRows: the dry run gives the file's row count as the value.
-        rows: problem.value ?? "",
         maxRows: CSV_IMPORT_MAX_ROWS,
         maxMegabytes: CSV_IMPORT_MAX_FILE_BYTES / (1024 * 1024),
       }),

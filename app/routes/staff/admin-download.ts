@@ -5,6 +5,7 @@ import { DomainError } from "~/domain/domain-error.server";
 import type { WithdrawalReason } from "~/domain/forms/form-choices";
 import { localeFromPathname } from "~/i18n/locales";
 import { getInstance } from "~/middleware/i18n.server";
+import { checkAttemptLimit } from "~/middleware/attempt-limit.server";
 import { requireAdmin } from "~/middleware/require-member.server";
 import { csvDownloadResponse, exportParamsOfPage } from "~/routing/csv-download.server";
 import { newsletterUnsubscribeLinkBaseFor } from "~/routing/newsletter-unsubscribe-link";
@@ -18,6 +19,18 @@ const KIND_BY_FILE: Record<string, ExportKind> = {
   "withdrawal-reasons.csv": "withdrawal-reasons",
   "email-addresses.csv": "email-addresses",
 };
+
+/**
+ * Where a download may start: the downloads page's own form, or a client that is no browser. Browsers send
+ * Sec-Fetch-Site with every request to an https origin (and to localhost); a link on another site ("cross-site"),
+ * a sibling host ("same-site") or outside the browser ("none": a mail, a bookmark) must not run an export with the
+ * staff member's cookie and put it in the audit log under their name. A request without the header comes from a
+ * program, which carries a cookie only when someone gave it one.
+ */
+function isOwnPageRequest(request: Request): boolean {
+  const site = request.headers.get("Sec-Fetch-Site");
+  return site === null || site === "same-origin";
+}
 
 /**
  * The downloads page's GET forms land here (a resource route: the browser saves the answer, JavaScript or not).
@@ -35,6 +48,9 @@ export async function loader({ request, context, params }: Route.LoaderArgs) {
     for (const [name, value] of Object.entries({ form: kind, ...extra })) query.set(name, value);
     return redirect(`${pathFor("admin-downloads", localeFromPathname(url.pathname))}?${query}`);
   };
+  // The page itself, never the filled-in form: the staff member decides there whether to download.
+  if (!isOwnPageRequest(request)) return redirect(pathFor("admin-downloads", localeFromPathname(url.pathname)));
+  if (await checkAttemptLimit(context, "staffAction", admin.sub)) return backToForm({ limited: "1" });
   const parsed = parseExportQuery(kind, exportParamsOfPage(url.searchParams));
   if (!parsed.success) return backToForm({});
   const services = servicesOf(context);

@@ -61,6 +61,7 @@ export function loader({ request, context }: Route.LoaderArgs) {
   const parsed = failedKind ? parseExportQuery(failedKind, exportParamsOfPage(url.searchParams)) : null;
   const fieldErrors = parsed && !parsed.success ? z.flattenError(parsed.error).fieldErrors : {};
   const busy = url.searchParams.get("busy") === "1";
+  const limited = url.searchParams.get("limited") === "1";
   return data(
     {
       title: getInstance(context).t("admin:meta.downloads"),
@@ -69,12 +70,13 @@ export function loader({ request, context }: Route.LoaderArgs) {
       pageParams: DOWNLOAD_PAGE_PARAMS,
       fieldErrors: translateFieldErrors<string>(context, fieldErrors),
       busy,
+      limited,
       // The component may not import server-only modules: the choices come with the data.
       choices: { kinds: EXPORT_KINDS, statuses: MEMBER_STATUSES, referrers: SERVICE_NAMES, legacy: LEGACY_STATES },
       limits: { defaultLimit: DEFAULT_EXPORT_LIMIT, maxLimit: MAX_EXPORT_LIMIT, concurrent: MAX_CONCURRENT_EXPORTS },
       translations: loadTranslations(context, DOWNLOADS_TEXTS),
     },
-    { status: busy ? 429 : Object.keys(fieldErrors).length > 0 ? 400 : 200 },
+    { status: busy || limited ? 429 : Object.keys(fieldErrors).length > 0 ? 400 : 200 },
   );
 }
 
@@ -129,9 +131,9 @@ export default function DownloadsPage({ loaderData }: Route.ComponentProps) {
     <section className="admin-section" aria-labelledby="downloads-title">
       <h2 id="downloads-title">{t("downloadsPage.title")}</h2>
       <p>{t("downloadsPage.lead", { concurrent: String(limits.concurrent) })}</p>
-      {loaderData.busy ? (
+      {loaderData.busy || loaderData.limited ? (
         <p role="alert" className="form-field__error">
-          {t("downloadsPage.busy")}
+          {t(loaderData.limited ? "downloadsPage.limited" : "downloadsPage.busy")}
         </p>
       ) : null}
       {choices.kinds.map((kind) => (
@@ -143,7 +145,7 @@ export default function DownloadsPage({ loaderData }: Route.ComponentProps) {
               maxLimit: limits.maxLimit.toLocaleString(locale),
             })}
           </p>
-          {failedKind === kind && !loaderData.busy ? (
+          {failedKind === kind && !loaderData.busy && !loaderData.limited ? (
             <p role="alert" className="form-field__error">
               {t("list.invalidSummary")}
             </p>

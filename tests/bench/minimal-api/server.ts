@@ -125,6 +125,7 @@ async function startServer() {
       device: describeDevice(seed.userAgent),
       refreshToken: seed.refreshToken,
       originJti: seed.originJti,
+      issuedAt: new Date(seed.lastLoginAt),
       overLimit: "refuse",
       clientIp: "192.0.2.1",
       passwordTyped: false,

@@ -5,6 +5,7 @@ import { emailChangeTokens, memberProfiles, memberSessions, memberSignOuts } fro
 import { confirmEmailChange, hashEmailChangeToken, requestEmailChange } from "~/domain/account/email-change.server";
 import { parseConfig } from "~/config.server";
 import { startSession } from "~/domain/sessions/device-admission.server";
+import { issuedAtOf } from "~/domain/account/sign-in.server";
 import { findLiveSession } from "~/domain/sessions/page-sessions.server";
 import { revokeOwedRefreshTokens, revokeRefreshTokens } from "~/domain/sessions/refresh-tokens.server";
 import { confirmPasswordReset, requestPasswordReset } from "~/domain/account/password-reset.server";
@@ -96,6 +97,7 @@ async function signIn(member: { sub: string; email: string }, deviceKey = crypto
     device: DEVICE,
     refreshToken: tokens.refreshToken!,
     originJti: null,
+    issuedAt: issuedAtOf(tokens.accessToken),
     overLimit: "hold",
     clientIp: "192.0.2.1",
     passwordTyped: true,
@@ -203,6 +205,7 @@ test("a sign-in that authenticated before a cancellation committed cannot record
       device: DEVICE,
       refreshToken: tokens.refreshToken!,
       originJti: null,
+      issuedAt: issuedAtOf(tokens.accessToken),
       overLimit: "hold",
       clientIp: "192.0.2.1",
       passwordTyped: true,
@@ -217,7 +220,7 @@ test("a password reset ends every session of the member and signs out everywhere
   const first = await signIn(member);
   const second = await signIn(member);
   const deps = services();
-  await requestPasswordReset(deps.identity, member.email);
+  await requestPasswordReset(deps, member.email);
   const entries = await listMailboxEntries(mailboxDirectory(temp.dir));
   const code = entries.find((entry) => entry.kind === "code" && entry.to.includes(member.email))?.code;
   expect(code).toBeTruthy();

@@ -6,6 +6,7 @@ import {
   memberProfiles,
   memberSessions,
   memberSignOuts,
+  invitationResends,
   signInAlertTokens,
   withdrawalReasons,
 } from "../../../db/schema";
@@ -52,6 +53,7 @@ async function addMember(cancelledAt: Date | null) {
     refreshTokenRevokedAt: cancelledAt,
   });
   await db.insert(memberSignOuts).values({ sub, signedOutAt: cancelledAt ?? NOW });
+  await db.insert(invitationResends).values({ sub, resentAt: cancelledAt ?? NOW });
   if (cancelledAt) {
     await db
       .insert(withdrawalReasons)
@@ -93,6 +95,8 @@ test("purges only profiles cancelled more than 13 months ago; reasons stay", asy
   expect(await db.select().from(memberSessions).where(eq(memberSessions.sub, recent))).toHaveLength(1);
   expect(await db.select().from(memberSignOuts).where(eq(memberSignOuts.sub, expired))).toEqual([]);
   expect(await db.select().from(memberSignOuts).where(eq(memberSignOuts.sub, recent))).toHaveLength(1);
+  expect(await db.select().from(invitationResends).where(eq(invitationResends.sub, expired))).toEqual([]);
+  expect(await db.select().from(invitationResends).where(eq(invitationResends.sub, recent))).toHaveLength(1);
   // Withdrawal reasons are statistics: kept, but their free text (which may name the member) goes.
   const reasons = await db.select().from(withdrawalReasons).where(eq(withdrawalReasons.sub, expired));
   expect(reasons.map(({ reason, detail }) => ({ reason, detail }))).toEqual([{ reason: "other", detail: null }]);

@@ -216,11 +216,17 @@ test("each export is recorded in the audit log with its parameters", async () =>
     requestId,
     query: MemberExportParams.parse({ status: "active" }),
   });
-  await download.body.cancel();
-  const [event] = await database()
-    .db.select()
-    .from(staffAuditEvents)
-    .where(sql`${staffAuditEvents.requestId} = ${requestId}`);
+  // Recorded when the file is first read, not before: a download never read is no export.
+  const eventsOf = () =>
+    database()
+      .db.select()
+      .from(staffAuditEvents)
+      .where(sql`${staffAuditEvents.requestId} = ${requestId}`);
+  expect(await eventsOf()).toEqual([]);
+  const reader = download.body.getReader();
+  await reader.read();
+  await reader.cancel();
+  const [event] = await eventsOf();
   expect(event).toMatchObject({ action: "data.export", actorSub: ACTOR.sub, targetSub: null });
   expect(event!.after).toMatchObject({ export: "users", status: "active", encoding: "utf-8", page: 0, limit: 10000 });
 });
@@ -257,18 +263,28 @@ test("hostile search text goes into the COPY as a literal, never as SQL", async 
 });
 
 test(`more than ${MAX_CONCURRENT_EXPORTS} downloads at once: the next is refused until one ends`, async () => {
+  // Not read, a download holds no slot (a HEAD request, a client gone before the first byte): these change nothing.
+  const unread = await Promise.all(
+    Array.from({ length: MAX_CONCURRENT_EXPORTS + 1 }, () =>
+      exportMembers(services(), request(MemberExportParams.parse({}))),
+    ),
+  );
   const downloads = await Promise.all(
     Array.from({ length: MAX_CONCURRENT_EXPORTS }, () =>
       exportMembers(services(), request(MemberExportParams.parse({}))),
     ),
   );
+  const readers = downloads.map((download) => download.body.getReader());
+  for (const reader of readers) await reader.read();
   await expect(exportMembers(services(), request(MemberExportParams.parse({})))).rejects.toMatchObject({
     code: "throttled",
   });
-  // One never read (a HEAD request, a client gone before the first byte) gives its slot back when cancelled.
-  await downloads[0]!.body.cancel();
-  await textOf(downloads[1]!);
-  await downloads[2]!.body.cancel();
+  // One let through before the house was full and read after: its body fails rather than run a fourth query.
+  await expect(unread[0]!.body.getReader().read()).rejects.toMatchObject({ code: "throttled" });
+  await readers[0]!.cancel();
+  for (;;) if ((await readers[1]!.read()).done) break;
+  await readers[2]!.cancel();
   const again = await exportMembers(services(), request(MemberExportParams.parse({})));
   expect(recordsOf(await textOf(again))).toHaveLength(MEMBER_COUNT + 1);
+  for (const download of unread.slice(1)) await download.body.cancel();
 });

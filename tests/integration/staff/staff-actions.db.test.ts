@@ -1,4 +1,5 @@
-import { eq } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
+import { decodeJwt } from "jose";
 import { AdminUpdateUserAttributesCommand } from "@aws-sdk/client-cognito-identity-provider";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { emailChangeTokens, memberDirectory, memberSessions, staffAuditEvents } from "../../../db/schema";
@@ -6,6 +7,9 @@ import { authenticateBearer } from "~/api/bearer-auth.server";
 import { parseConfig } from "~/config.server";
 import { DomainError, withDomainErrors } from "~/domain/domain-error.server";
 import { requestEmailChange } from "~/domain/account/email-change.server";
+import { issuedAtOf } from "~/domain/account/sign-in.server";
+import { startSession } from "~/domain/sessions/device-admission.server";
+import { describeDevice } from "~/domain/sessions/device-description.server";
 import {
   type StaffActionActor,
   changeMemberEmail,
@@ -283,6 +287,41 @@ test("disabling refuses the member's sign-in and API tokens at once, even one no
     after: { enabled: false, liveSessions: 0, endedSessions: 1 },
   });
 });
+
+/**
+ * The race of a sign-in with a staff action: Cognito issued the sign-in's tokens before the action, and the app
+ * records the session after it (the sign-in's request was between its Cognito call and its database write). The
+ * session must not outlive the action: its tokens were issued before the member was signed out everywhere.
+ */
+for (const [name, act] of [
+  ["disabling", disableMember],
+  ["ending all sessions", endMemberSessions],
+] as const) {
+  test(`a sign-in that races ${name} leaves no live session`, async () => {
+    const member = await createMember(`race-${name.split(" ")[0]}`);
+    // The sign-in's Cognito call (AdminInitiateAuth) returned its tokens before the staff action.
+    const tokens = await services.identity.signIn({ email: member.email, password: PASSWORD });
+    await act(services, actor(), member.sub);
+    const recording = startSession(services, {
+      sub: member.sub,
+      email: member.email,
+      deviceKey: crypto.randomUUID(),
+      device: describeDevice("Mozilla/5.0 (X11; Linux x86_64) Chrome/120.0 Safari/537.36"),
+      refreshToken: tokens.refreshToken!,
+      originJti: String(decodeJwt(tokens.accessToken).origin_jti),
+      issuedAt: issuedAtOf(tokens.accessToken),
+      overLimit: "hold",
+      clientIp: "203.0.113.9",
+      passwordTyped: true,
+    });
+    await expect(recording).rejects.toMatchObject({ code: "invalidCredentials" });
+    const live = await database()
+      .db.select()
+      .from(memberSessions)
+      .where(and(eq(memberSessions.sub, member.sub), isNull(memberSessions.revokedAt)));
+    expect(live).toEqual([]);
+  });
+}
 
 test("a member the directory shows disabled (say, by the reconcile after a disable in the AWS console) has every token refused", async () => {
   const member = await createMember("directory-disabled");

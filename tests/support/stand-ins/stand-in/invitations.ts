@@ -74,9 +74,18 @@ export function temporaryPasswordExpired(user: LocalUser, policy: LocalPasswordP
   return now.getTime() >= invitedAt(user).getTime() + days * DAY_MS;
 }
 
-/** The user record with its invitation made `days` older (the harness's control, so tests need not wait a week). */
+/**
+ * The user record with its invitation made `days` older (the harness's control, so tests need not wait a week): as if
+ * the user had been created and invited that much earlier, so AdminGetUser's UserCreateDate, which the app dates a
+ * first invitation by, moves with it.
+ */
 export function agedInvitation(user: LocalUser, days: number): LocalUser {
-  return { ...user, HarnessInvitedAt: new Date(invitedAt(user).getTime() - days * DAY_MS).toISOString() };
+  const earlier = (date: Date) => new Date(date.getTime() - days * DAY_MS);
+  return {
+    ...user,
+    UserCreateDate: earlier(new Date(user.UserCreateDate)),
+    HarnessInvitedAt: earlier(invitedAt(user)).toISOString(),
+  };
 }
 
 interface ChallengeSession {

@@ -1,0 +1,44 @@
+import type { RouterContextProvider } from "react-router";
+import { isDatabaseUnavailable } from "../../db/client.server";
+import { authenticateBearer } from "~/api/bearer-auth.server";
+import { ApiError } from "~/api/api-response.server";
+import { sessionCookie } from "~/cookies/app-cookies.server";
+import { resolvePageSession } from "~/domain/sessions/page-sessions.server";
+import { type LargeBodyRefusal, servicesOf } from "~/router-context.server";
+
+/**
+ * Whether this request may send a body over the ordinary limit (SECURITY.md 32): only staff upload files (the CSV
+ * import), so the HTTP layer asks this, from the request's head alone, before it reads past 64 kB of a page post or
+ * 32 kB of an API body. Pages: the session cookie's member, resolved as the session middleware resolves it, in
+ * the admin group. The API: the bearer token, checked as every endpoint checks it, of the admin group. The route
+ * checks again with the body in hand; this only keeps anyone else from making the server read, buffer and parse a
+ * large body. Null: go ahead.
+ */
+export async function largeBodyRefusal(
+  context: Readonly<RouterContextProvider>,
+  request: Request,
+  lane: "page" | "api",
+): Promise<LargeBodyRefusal | null> {
+  const services = servicesOf(context);
+  const { config } = services;
+  try {
+    let groups: string[];
+    if (lane === "api") {
+      groups = (await authenticateBearer(request, { db: services.db, cognito: config.cognito })).groups;
+    } else {
+      const cookie = await sessionCookie.read(config, request);
+      const resolution = cookie
+        ? await resolvePageSession(services, { sessionId: cookie.sid, accessToken: cookie.at })
+        : null;
+      if (resolution?.kind !== "member") return { code: "unauthorized" };
+      groups = resolution.member.groups;
+    }
+    return groups.includes(config.adminGroup) ? null : { code: "forbidden" };
+  } catch (error) {
+    if (error instanceof ApiError && (error.code === "unauthorized" || error.code === "service_unavailable")) {
+      return { code: error.code, headers: error.options.headers };
+    }
+    if (isDatabaseUnavailable(error)) return { code: "service_unavailable", headers: { "Retry-After": "30" } };
+    throw error;
+  }
+}
