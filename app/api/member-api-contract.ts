@@ -53,6 +53,16 @@ const MemberResponse = z.object({
   }),
 });
 
+/** /api/refresh-user's member view: the member, and how the account is protected (counts only, never a secret). */
+const RefreshedMemberResponse = z.object({
+  user: MemberResponse.shape.user.extend({
+    passkeyCount: z
+      .int()
+      .min(0)
+      .describe("How many passkeys the member has registered (0: none). Nothing about the passkeys themselves."),
+  }),
+});
+
 const RegistrationRequest = AccountInfoFields.extend({
   referrer: z
     .enum(SERVICE_NAMES, { error: "validation.selectError" })
@@ -96,7 +106,7 @@ export const MEMBER_API_ENDPOINTS = [
     method: "post",
     path: "/api/refresh-user",
     body: RefreshUserRequest,
-    success: { status: 200, schema: MemberResponse },
+    success: { status: 200, schema: RefreshedMemberResponse },
     errors: ["bad_request", "validation_failed", "forbidden"],
   },
   {

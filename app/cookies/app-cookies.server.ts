@@ -123,6 +123,16 @@ export const authenticatorSetupCookie = defineCookie("id_authenticator_setup", z
   maxAge: AUTHENTICATOR_SETUP_COOKIE_MAX_AGE_S,
 });
 
+/**
+ * A passkey sign-in between its two posts: Cognito's WEB_AUTHN challenge for the address typed, so its Session never
+ * reaches the page's script. Cognito's own session (AuthSessionValidity) decides first; this only bounds the cookie.
+ */
+export const PasskeyChallengeStateSchema = NewPasswordChallengeStateSchema;
+export type PasskeyChallengeCookieState = z.infer<typeof PasskeyChallengeStateSchema>;
+export const passkeyChallengeCookie = defineCookie("id_passkey_sign_in", PasskeyChallengeStateSchema, {
+  maxAge: NEW_PASSWORD_CHALLENGE_COOKIE_MAX_AGE_S,
+});
+
 const LOCALE_COOKIE_NAME = "i18n_redirected";
 const LOCALE_COOKIE_MAX_AGE_S = 365 * 24 * 60 * 60;
 

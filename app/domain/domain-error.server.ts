@@ -29,6 +29,12 @@ export const DOMAIN_ERROR_CODES = [
   "invitationNotPending",
   // The first sign-in's "choose your password" step took longer than Cognito's challenge session lives.
   "challengeExpired",
+  // A passkey ceremony Cognito did not accept (unknown or deleted passkey, too slow, wrong origin).
+  "passkeyRefused",
+  // A passkey the member deletes is already gone at Cognito.
+  "passkeyNotFound",
+  // A passkey sign-in for an address that has no passkey (or that Cognito does not know: the two read the same).
+  "noPasskey",
   // An e-mail change to the address the member already has.
   "sameAddress",
   // The mail server did not take the mail.

@@ -24,6 +24,10 @@ const MESSAGE_KEYS: Record<DomainErrorCode, string> = {
   invitationPending: "toasts:loginFailed",
   invitationNotPending: "toasts:loginFailed",
   challengeExpired: "toasts:newPasswordChallengeExpired",
+  passkeyRefused: "passkeys:errors.refused",
+  // Deleting a passkey already gone at Cognito is done, not an error (removePasskey); never shown as such.
+  passkeyNotFound: "passkeys:errors.refused",
+  noPasskey: "passkeys:errors.noPasskey",
   sameAddress: "emailChange:errors.sameAddress",
   mailUnavailable: "emailChange:errors.mailUnavailable",
   memberNotFound: "errors:staff.memberNotFound",

@@ -18,6 +18,7 @@ import enToasts from "../../locales/en/toasts.json";
 import enWithdrawal from "../../locales/en/withdrawal.json";
 import enCsvImport from "../../locales/en/csv-import.json";
 import enSignInAlert from "../../locales/en/sign-in-alert.json";
+import enPasskeys from "../../locales/en/passkeys.json";
 import jaAccount from "../../locales/ja/account.json";
 import jaApi from "../../locales/ja/api.json";
 import jaAdmin from "../../locales/ja/admin.json";
@@ -38,6 +39,7 @@ import jaToasts from "../../locales/ja/toasts.json";
 import jaWithdrawal from "../../locales/ja/withdrawal.json";
 import jaCsvImport from "../../locales/ja/csv-import.json";
 import jaSignInAlert from "../../locales/ja/sign-in-alert.json";
+import jaPasskeys from "../../locales/ja/passkeys.json";
 import type { Locale } from "./locales";
 
 /** Japanese is the source of the key types: i18next's `t` only accepts keys that exist in it. */
@@ -62,6 +64,7 @@ export const jaResources = {
   csvImport: jaCsvImport,
   adminImport: jaAdminImport,
   signInAlert: jaSignInAlert,
+  passkeys: jaPasskeys,
 };
 export type Resources = typeof jaResources;
 
@@ -90,6 +93,7 @@ const enResources: SameKeys<Resources> = {
   csvImport: enCsvImport,
   adminImport: enAdminImport,
   signInAlert: enSignInAlert,
+  passkeys: enPasskeys,
 };
 
 export const RESOURCES: Record<Locale, SameKeys<Resources>> = { ja: jaResources, en: enResources };

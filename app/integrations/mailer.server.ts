@@ -61,6 +61,10 @@ export interface Mailer {
   sendPasswordChangedNotice(mail: SecurityEventMail & { resetLink: string }): Promise<void>;
   /** The notice that the password was reset, with the way to reset it again. */
   sendPasswordResetNotice(mail: SecurityEventMail & { resetLink: string }): Promise<void>;
+  /** The notice that a passkey was added to the account or removed from it, with the way to reset the password. */
+  sendPasskeyNotice(
+    mail: SecurityEventMail & { change: "added" | "removed"; name: string; resetLink: string },
+  ): Promise<void>;
 }
 
 /** Sends plain-text mail through SMTP_URL (the embedded capture in dev and tests), rendered with i18next. */
@@ -148,6 +152,22 @@ export function createMailer(config: Pick<Config, "smtpUrl" | "mailFrom">): Mail
         t("signInAlert:mail.passwordResetSubject"),
         t("signInAlert:mail.passwordResetText", { when, resetLink }),
       );
+    },
+    sendPasskeyNotice({ to, locale, texts, change, name, when, resetLink }) {
+      const t = fixedTranslator(texts, locale);
+      return change === "added"
+        ? send(
+            "sendPasskeyNotice",
+            to,
+            t("passkeys:mail.addedSubject"),
+            t("passkeys:mail.addedText", { name, when, resetLink }),
+          )
+        : send(
+            "sendPasskeyNotice",
+            to,
+            t("passkeys:mail.removedSubject"),
+            t("passkeys:mail.removedText", { name, when, resetLink }),
+          );
     },
   };
 }

@@ -13,3 +13,4 @@ export * from "./sign-in-alerts";
 export * from "./mail-outbox";
 export * from "./invitation-resends";
 export * from "./second-factors";
+export * from "./member-passkeys";

@@ -3,7 +3,8 @@ import { bigint, boolean, index, integer, pgTable, text, timestamp, uniqueIndex,
 
 /**
  * What a member's security record holds. The second factors' and passkeys' kinds come last, so those
- * flows record into the same table. Staff actions on the account are not copied here: the activity read takes them
+ * flows record into the same table; a passkey added or removed is recorded with the device, browser and IP that did it.
+ * Staff actions on the account are not copied here: the activity read takes them
  * from staff_audit_events.
  */
 export const SECURITY_EVENT_KINDS = [

@@ -64,7 +64,7 @@ test("sign up: e-mail and agreements, a wrong then the right code, account infor
   await page.getByRole("main").getByRole("link", { name: "ログイン" }).click();
   await page.getByLabel("メールアドレス").fill(email);
   await page.getByLabel("パスワード").fill(PASSWORD);
-  await page.getByRole("button", { name: "ログイン" }).click();
+  await page.getByRole("button", { name: "ログイン", exact: true }).click();
   // With the profile filled, the header shows the name, family name first in Japanese.
   await expect(page.getByRole("banner")).toContainText("山田 太郎");
 });

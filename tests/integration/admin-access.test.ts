@@ -148,6 +148,51 @@ describe("the admin pages", () => {
   });
 });
 
+describe("the member's security page and its passkey forms", () => {
+  for (const prefix of ["", "/en"]) {
+    test(`${prefix || "/"}: a visitor is sent to sign-in; a member and an admin reach their own; a cross-site post 403`, async () => {
+      const page = `${prefix}/my/security/`;
+      const rename: [string, string][] = [
+        ["intent", "passkey-rename"],
+        ["credentialId", "AAAA"],
+        ["name", "x"],
+      ];
+      const answers = async (send: (cookies: Map<string, string>) => ReturnType<typeof client.get>) => {
+        const byRole: Record<Role, [number, string]> = { visitor: [0, ""], member: [0, ""], admin: [0, ""] };
+        for (const role of ["visitor", "member", "admin"] as const) {
+          const response = expectResponse(await send(cookiesOf(role)), `${role} ${page}`);
+          byRole[role] = [response.status, response.headers.get("location")?.[0] ?? ""];
+        }
+        return byRole;
+      };
+      const signIn = `${prefix}/auth/sign-in/?to=my-security`;
+      expect(await answers((cookies) => client.get(page, cookies))).toEqual({
+        visitor: [302, signIn],
+        member: [200, ""],
+        admin: [200, ""],
+      });
+      // Nobody's passkey is renamed but one's own: the member and the admin are told it was not found.
+      expect(await answers((cookies) => client.post(page, rename, cookies))).toEqual({
+        visitor: [302, signIn],
+        member: [302, page],
+        admin: [302, page],
+      });
+      const crossSite = expectResponse(
+        await sendCrossSite(
+          page,
+          [
+            ["intent", "passkey-delete"],
+            ["credentialId", "AAAA"],
+          ],
+          member.cookies,
+        ),
+        "cross-site passkey delete",
+      );
+      expect(crossSite.status).toBe(403);
+    });
+  }
+});
+
 /** The admin's own browser, but the form came from another site (Origin and Sec-Fetch-Site say so). */
 function sendCrossSite(path: string, fields: [string, string][], cookies: Map<string, string>) {
   return sendRawRequest(client.port, {

@@ -414,6 +414,22 @@ interface PageForm {
   weight: number;
 }
 
+/** The intents of /my/security/'s passkey forms. */
+const PASSKEY_FORM_INTENTS = ["passkey-options", "passkey-add", "passkey-rename", "passkey-delete"];
+
+/** A browser's WebAuthn result as the passkey scripts post it, made up (so Cognito refuses it), or not JSON at all. */
+function ceremonyResult(ctx: Ctx): string {
+  if (ctx.rng.chance(0.2)) return "{not json";
+  const id = ctx.rng.uuid().replaceAll("-", "");
+  return JSON.stringify({
+    id,
+    rawId: id,
+    type: "public-key",
+    response: { clientDataJSON: "e30", attestationObject: "AA", authenticatorData: "AA", signature: "AA" },
+    clientExtensionResults: {},
+  });
+}
+
 interface ApiCall {
   kind: "api";
   name: string;
@@ -483,7 +499,7 @@ const PAGE_FORMS: PageForm[] = [
     route: "auth-sign-in",
     path: () => "/auth/sign-in/",
     sessions: ["anonymous", "anonymous", "member"],
-    intents: ["sign-in", "continue", "deactivate", "back"],
+    intents: ["sign-in", "continue", "deactivate", "back", "passkey-options", "passkey-sign-in"],
     fields: (ctx) => [
       ["intent", "sign-in"],
       [
@@ -493,6 +509,36 @@ const PAGE_FORMS: PageForm[] = [
       ["password", ctx.rng.chance(0.5) ? TEST_PASSWORD : newPassword(ctx.rng)],
     ],
     weight: 5,
+  },
+  {
+    kind: "page",
+    name: "sign-in: passkey challenge",
+    route: "auth-sign-in",
+    path: () => "/auth/sign-in/",
+    sessions: ["anonymous"],
+    intents: ["sign-in", "passkey-options", "passkey-sign-in"],
+    fields: (ctx) => [
+      ["intent", "passkey-options"],
+      ["password", ""],
+      [
+        "email",
+        ctx.rng.chance(0.5) ? (sessions.get("member")?.member?.email ?? freshEmail(ctx.rng)) : freshEmail(ctx.rng),
+      ],
+    ],
+    weight: 2,
+  },
+  {
+    kind: "page",
+    name: "sign-in: passkey answer",
+    route: "auth-sign-in",
+    path: () => "/auth/sign-in/",
+    sessions: ["anonymous"],
+    intents: ["sign-in", "passkey-options", "passkey-sign-in"],
+    fields: (ctx) => [
+      ["intent", "passkey-sign-in"],
+      ["credential", ceremonyResult(ctx)],
+    ],
+    weight: 2,
   },
   {
     kind: "page",
@@ -712,7 +758,7 @@ const PAGE_FORMS: PageForm[] = [
     route: "my-security",
     path: () => "/my/security/",
     sessions: ["member"],
-    intents: ["not-me", "sign-out-others"],
+    intents: ["not-me", "sign-out-others", ...PASSKEY_FORM_INTENTS],
     fields: (ctx) => [
       ["intent", ctx.rng.pick(["not-me", "sign-out-others"])],
       ["device", ctx.rng.uuid()],
@@ -729,6 +775,21 @@ const PAGE_FORMS: PageForm[] = [
     fields: (ctx) => [
       ["intent", ctx.rng.pick(["start", "confirm", "cancel", "new-codes", "turn-off"])],
       ["code", sixDigits(ctx.rng)],
+    ],
+    weight: 3,
+  },
+  {
+    kind: "page",
+    name: "my/security: passkeys",
+    route: "my-security",
+    path: () => "/my/security/",
+    sessions: ["member", "anonymous"],
+    intents: ["not-me", "sign-out-others", ...PASSKEY_FORM_INTENTS],
+    fields: (ctx) => [
+      ["intent", ctx.rng.pick(PASSKEY_FORM_INTENTS)],
+      ["credential", ceremonyResult(ctx)],
+      ["credentialId", ctx.rng.pick(["AAAA", ctx.rng.uuid(), "not base64url!"])],
+      ["name", ctx.rng.pick(["仕事用のMac", "", "x".repeat(61)])],
     ],
     weight: 3,
   },

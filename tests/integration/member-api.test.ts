@@ -561,6 +561,8 @@ describe("POST /api/refresh-user and /api/user-registration", () => {
       emailVerified: true,
       profile: { givenName: "Hana" },
       twoStepVerification: false,
+      // From the app's own list of the member's passkeys (tests/integration/account/passkeys.db.test.ts adds some).
+      passkeyCount: 0,
     });
     // Unknown fields cannot smuggle anything in: the member is still who the token says.
     expect(refreshed.json.user.sub).not.toBe(other.sub);

@@ -7,7 +7,8 @@
  * page's inline scripts (React Router's manifest hand-off and loader data, translations included). Each file is
  * gzipped at level 9 (a little smaller than the level 6 compression() sends) and the inline scripts together, as
  * they travel inside the compressed HTML. kB = 1000 B. Both languages, signed out, signed in as a member (the
- * device-limit screen included) and as staff.
+ * device-limit screen included) and as staff. Scripts a page imports only when the member asks for them (the passkey
+ * script, once a passkey button's answer has come) are not part of loading the page: they are weighed apart.
  */
 import { type APIRequestContext, type Browser, type BrowserContext } from "@playwright/test";
 import { gzipSync } from "node:zlib";
@@ -31,13 +32,15 @@ export interface PageToWeigh {
   visitor: Visitor;
   /** The status the page answers with when it is not 200. */
   status?: number;
+  /** Also weigh what it imports on demand (the passkey script), reported apart from the page's own figure. */
+  withOnDemandScripts?: true;
 }
 
 /** Every page a member or visitor can reach (parameterised ones with a sample value), then the staff pages. */
 function pagesToWeigh(staffMemberSub: string, importJobId: string): PageToWeigh[] {
   return [
     { label: "home", path: "/", visitor: "anonymous" },
-    { label: "sign-in", path: "/auth/sign-in/", visitor: "anonymous" },
+    { label: "sign-in", path: "/auth/sign-in/", visitor: "anonymous", withOnDemandScripts: true },
     { label: "sign-up", path: "/auth/sign-up/", visitor: "anonymous" },
     { label: "forgot password", path: "/auth/forgot-password/", visitor: "anonymous" },
     { label: "terms of use", path: "/docs/terms-of-use/", visitor: "anonymous" },
@@ -61,7 +64,7 @@ function pagesToWeigh(staffMemberSub: string, importJobId: string): PageToWeigh[
     { label: "e-mail change", path: "/my/email/edit/", visitor: "member" },
     { label: "password change", path: "/my/password/edit/", visitor: "member" },
     { label: "devices", path: "/my/devices/", visitor: "member" },
-    { label: "security", path: "/my/security/", visitor: "member" },
+    { label: "security", path: "/my/security/", visitor: "member", withOnDemandScripts: true },
     { label: "withdrawal", path: "/my/withdrawal/", visitor: "member" },
     { label: "password step", path: "/my/reauthentication/", visitor: "member" },
     { label: "your data", path: "/my/data/", visitor: "member" },
@@ -83,6 +86,8 @@ export interface PageJavaScript {
   gzipBytes: number;
   /** What else arrived until the network was idle: prefetching of the pages it links to (AppLink), not the page's. */
   prefetchGzipBytes: number;
+  /** What the page's code imports on demand (`withOnDemandScripts`), loaded only when the member uses it. */
+  onDemandGzipBytes: number;
 }
 
 export interface PageWeight {
@@ -115,8 +120,15 @@ function staticImportsOf(source: string, moduleUrl: string): string[] {
   );
 }
 
+/** The modules a built module imports on demand (import(`./x.js`)): loaded when the page's code asks, not before. */
+function dynamicImportsOf(source: string, moduleUrl: string): string[] {
+  return [...source.matchAll(/\bimport\(\s*[`"](\.{1,2}\/[^`"]+)[`"]\s*\)/g)].map(
+    ([, specifier = ""]) => new URL(specifier, moduleUrl).href,
+  );
+}
+
 /** Fingerprinted assets never change, so each is fetched and gzipped once per process. */
-const scriptSizes = new Map<string, Promise<{ gzipBytes: number; imports: string[] }>>();
+const scriptSizes = new Map<string, Promise<{ gzipBytes: number; imports: string[]; onDemand: string[] }>>();
 
 function sizeScript(context: BrowserContext, scriptUrl: string) {
   let size = scriptSizes.get(scriptUrl);
@@ -124,7 +136,12 @@ function sizeScript(context: BrowserContext, scriptUrl: string) {
     size = context.request.get(scriptUrl).then(async (response) => {
       if (!response.ok()) throw new Error(`${scriptUrl}: ${response.status()}`);
       const body = await response.body();
-      return { gzipBytes: gzipSize(body), imports: staticImportsOf(body.toString("utf8"), scriptUrl) };
+      const source = body.toString("utf8");
+      return {
+        gzipBytes: gzipSize(body),
+        imports: staticImportsOf(source, scriptUrl),
+        onDemand: dynamicImportsOf(source, scriptUrl),
+      };
     });
     scriptSizes.set(scriptUrl, size);
   }
@@ -164,7 +181,11 @@ async function staticClosureOf(
  * the network was idle is prefetching for links in view (React Router adds those preloads after hydration), reported
  * apart and not part of the page.
  */
-export async function weighPageJavaScript(context: BrowserContext, url: string): Promise<PageJavaScript> {
+export async function weighPageJavaScript(
+  context: BrowserContext,
+  url: string,
+  { withOnDemandScripts = false }: { withOnDemandScripts?: boolean } = {},
+): Promise<PageJavaScript> {
   const page = await context.newPage();
   const received = new Set<string>();
   page.on("response", (response) => {
@@ -175,6 +196,12 @@ export async function weighPageJavaScript(context: BrowserContext, url: string):
     if (!response) throw new Error(`${url}: no response`);
     const html = await response.text();
     const own = await staticClosureOf(context, scriptUrlsNamedBy(html, response.url()));
+    const onDemandRoots = withOnDemandScripts
+      ? (await Promise.all([...own.keys()].map((scriptUrl) => sizeScript(context, scriptUrl)))).flatMap(
+          (script) => script.onDemand,
+        )
+      : [];
+    const onDemand = await staticClosureOf(context, onDemandRoots, own);
     const later = await staticClosureOf(
       context,
       [...received].filter((scriptUrl) => !own.has(scriptUrl)),
@@ -186,6 +213,7 @@ export async function weighPageJavaScript(context: BrowserContext, url: string):
       files: own.size,
       gzipBytes: gzipSize(inlineScriptsOf(html).join("\n")) + sum(own),
       prefetchGzipBytes: sum(later),
+      onDemandGzipBytes: sum(onDemand),
     };
   } finally {
     await page.close();
@@ -284,8 +312,8 @@ export async function weighEveryPage(browser: Browser, origin: string, standInPo
       (Object.keys(contexts) as Visitor[]).map(async (visitor) => {
         for (const page of pages.filter((candidate) => candidate.visitor === visitor)) {
           const [ja, en] = await Promise.all([
-            weighPageJavaScript(contexts[visitor], origin + page.path),
-            weighPageJavaScript(contexts[visitor], `${origin}/en${page.path}`),
+            weighPageJavaScript(contexts[visitor], origin + page.path, page),
+            weighPageJavaScript(contexts[visitor], `${origin}/en${page.path}`, page),
           ]);
           weights.set(page, { page, ja, en });
         }
@@ -307,6 +335,7 @@ export const PAGE_WEIGHT_HEADER = [
   "en kB",
   "budget",
   "+prefetch",
+  "+on demand",
 ];
 export function pageWeightRow({ page, ja, en }: PageWeight): string[] {
   return [
@@ -318,5 +347,6 @@ export function pageWeightRow({ page, ja, en }: PageWeight): string[] {
     kilobytes(en.gzipBytes),
     isWithinBudget({ page, ja, en }) ? "ok" : "OVER",
     kilobytes(ja.prefetchGzipBytes),
+    kilobytes(ja.onDemandGzipBytes),
   ];
 }

@@ -10,7 +10,7 @@ export async function signIn(page: Page, member: { email: string; password: stri
   const labels = LABELS[locale];
   await page.getByLabel(labels.email).fill(member.email);
   await page.getByLabel(labels.password).fill(member.password);
-  await page.getByRole("button", { name: labels.submit }).click();
+  await page.getByRole("button", { name: labels.submit, exact: true }).click();
 }
 
 /** A new browser (Japanese, JavaScript on or off) that has just posted the sign-in form, asking to go to the profile. */

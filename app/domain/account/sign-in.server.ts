@@ -42,7 +42,7 @@ export interface CodeRequired {
   session: string;
 }
 
-interface BrowserSignIn {
+export interface BrowserSignIn {
   email: string;
   deviceKey: string;
   userAgent: string | null;
@@ -241,8 +241,11 @@ export async function completeFirstSignIn(
   return startSignedInSession(deps, tokens, input);
 }
 
-/** The browser's session for the tokens of a sign-in: active, or held at the device limit. */
-async function startSignedInSession(
+/**
+ * The browser's session for the tokens of a sign-in (by password, or by passkey: passkey-sign-in.server.ts): active,
+ * or held at the device limit.
+ */
+export async function startSignedInSession(
   deps: SignInDependencies,
   tokens: IdentityTokens,
   input: BrowserSignIn,

@@ -8,6 +8,7 @@ import {
   invitationResends,
   recoveryCodes,
   twoStepVerifications,
+  memberPasskeys,
   withdrawalReasons,
 } from "../../../db/schema";
 import { DomainError } from "../domain-error.server";
@@ -148,7 +149,7 @@ export function retentionCutoff(now: Date, months = CANCELLED_DATA_RETENTION_MON
  * Removes the data of members cancelled more than CANCELLED_DATA_RETENTION_MONTHS before `now` (and whose Cognito
  * user is gone: an owed deletion keeps the record that asks for it): the profile, the
  * (already ended) session rows, which hold the e-mail and device names, the time of the last sign-out everywhere, the
- * security record, the 2-step verification flag and recovery codes, and a migrated legacy account's old credentials. Withdrawal reasons stay: they are statistics whose only link
+ * security record, the 2-step verification flag and recovery codes, the list of passkeys (Cognito's went with the user), and a migrated legacy account's old credentials. Withdrawal reasons stay: they are statistics whose only link
  * to a person is the sub, which no longer leads anywhere. Returns the purged subs' count.
  */
 export async function purgeCancelledProfiles(db: Database, now: Date): Promise<{ purged: number }> {
@@ -169,6 +170,7 @@ export async function purgeCancelledProfiles(db: Database, now: Date): Promise<{
       await tx.delete(memberSessions).where(inArray(memberSessions.sub, subs));
       await tx.delete(memberSignOuts).where(inArray(memberSignOuts.sub, subs));
       await tx.delete(invitationResends).where(inArray(invitationResends.sub, subs));
+      await tx.delete(memberPasskeys).where(inArray(memberPasskeys.sub, subs));
       await purgeSecurityEventsOf(tx, subs);
       await tx.delete(twoStepVerifications).where(inArray(twoStepVerifications.sub, subs));
       await tx.delete(recoveryCodes).where(inArray(recoveryCodes.sub, subs));

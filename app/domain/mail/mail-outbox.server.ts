@@ -40,7 +40,8 @@ export type OutboxMail =
     }
   | { kind: "passwordChanged"; details: { changedAt: string } }
   | { kind: "passwordReset"; details: { changedAt: string } }
-  | { kind: "twoStepChanged"; details: { change: TwoStepChange; changedAt: string; recoveryCodesLeft: string } };
+  | { kind: "twoStepChanged"; details: { change: TwoStepChange; changedAt: string; recoveryCodesLeft: string } }
+  | { kind: "passkeyChanged"; details: { change: "added" | "removed"; name: string; changedAt: string } };
 
 export type MailKind = OutboxMail["kind"];
 
@@ -203,6 +204,14 @@ async function sendClaimedMail(deps: MailOutboxDependencies, row: ClaimedMail): 
         when: formatJapanTime(mail.details.changedAt),
         change: mail.details.change,
         recoveryCodesLeft: Number(mail.details.recoveryCodesLeft),
+        resetLink,
+      });
+    case "passkeyChanged":
+      return deps.mailer.sendPasskeyNotice({
+        ...common,
+        change: mail.details.change,
+        name: mail.details.name,
+        when: formatJapanTime(mail.details.changedAt),
         resetLink,
       });
   }

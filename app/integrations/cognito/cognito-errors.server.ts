@@ -24,7 +24,9 @@ export type IdentityErrorCode =
   | "invitationPending"
   | "invitationNotPending"
   | "challengeExpired"
-  | "softwareTokenNotFound";
+  | "softwareTokenNotFound"
+  | "passkeyRefused"
+  | "passkeyNotFound";
 
 type Operation =
   | "SignUp"
@@ -54,7 +56,14 @@ type Operation =
   | "ListUsers"
   | "ListGroups"
   | "ListUsersInGroup"
-  | "DescribeUserPool";
+  | "DescribeUserPool"
+  | "StartWebAuthnRegistration"
+  | "CompleteWebAuthnRegistration"
+  | "DeleteWebAuthnCredential"
+  // AdminInitiateAuth with USER_AUTH (WEB_AUTHN preferred) and AdminRespondToAuthChallenge's WEB_AUTHN answer: a
+  // passkey sign-in, whose refusals mean something else than a password's.
+  | "PasskeySignIn"
+  | "PasskeyChallengeAnswer";
 
 export type CognitoOperation = Operation;
 
@@ -77,6 +86,18 @@ const ERROR_TABLE: { error: string; operation?: Operation; message?: string; cod
   },
   // The challenge's Session is used up, past AuthSessionValidity (3 minutes by default) or not this user's.
   { error: "NotAuthorizedException", operation: "AdminRespondToAuthChallenge", code: "challengeExpired" },
+  // The browser's passkey answer was not accepted: an unknown or deleted credential, a failed signature, the
+  // challenge's Session used up or too old, or a ceremony made for another origin or relying party.
+  { error: "NotAuthorizedException", operation: "PasskeyChallengeAnswer", code: "passkeyRefused" },
+  { error: "InvalidParameterException", operation: "PasskeyChallengeAnswer", code: "passkeyRefused" },
+  { error: "InvalidParameterException", operation: "CompleteWebAuthnRegistration", code: "passkeyRefused" },
+  { error: "WebAuthnChallengeNotFoundException", code: "passkeyRefused" },
+  { error: "WebAuthnOriginNotAllowedException", code: "passkeyRefused" },
+  { error: "WebAuthnRelyingPartyMismatchException", code: "passkeyRefused" },
+  { error: "WebAuthnClientMismatchException", code: "passkeyRefused" },
+  { error: "WebAuthnCredentialNotSupportedException", code: "passkeyRefused" },
+  // The passkey is no longer at Cognito (deleted from another browser): the member's list only needs to agree.
+  { error: "ResourceNotFoundException", operation: "DeleteWebAuthnCredential", code: "passkeyNotFound" },
   // RESEND for a user who is no longer waiting for a first sign-in.
   { error: "UnsupportedUserStateException", code: "invitationNotPending" },
   { error: "NotAuthorizedException", operation: "ChangePassword", code: "currentPasswordMismatch" },

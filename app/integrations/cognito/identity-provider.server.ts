@@ -30,6 +30,7 @@ import {
   toAttributeList,
 } from "./cognito-calls.server";
 import { memberFlows } from "./member-flows.server";
+import { passkeyFlows } from "./passkey-flows.server";
 import type { DescribedPool } from "./pool-contract.server";
 
 export interface IdentityUser {
@@ -149,6 +150,7 @@ export function createIdentityProvider(
 
   return {
     ...memberFlows({ client, UserPoolId, ClientId }),
+    ...passkeyFlows({ client, UserPoolId, ClientId }),
 
     getUser,
 

@@ -49,7 +49,7 @@ export type PasswordSignIn =
       session: string;
     };
 
-function toTokens(result: AuthenticationResultType | undefined, operation: CognitoOperation): IdentityTokens {
+export function toTokens(result: AuthenticationResultType | undefined, operation: CognitoOperation): IdentityTokens {
   if (!result?.AccessToken || !result.IdToken) throw toIdentityError(new Error("no tokens"), operation);
   return {
     accessToken: result.AccessToken,

@@ -1,5 +1,6 @@
 import { ApiError } from "~/api/api-response.server";
 import { apiRoute, limitAttempts, memberBody } from "~/api/api-handler.server";
+import { countPasskeys } from "~/domain/account/passkeys.server";
 import { refreshMemberRecord } from "~/domain/account/profile.server";
 
 const api = apiRoute({
@@ -9,7 +10,11 @@ const api = apiRoute({
       const { member, body, db, identity } = call;
       if (body.userSub !== member.sub) throw new ApiError("forbidden");
       await limitAttempts(call, "memberRefresh");
-      return memberBody(await refreshMemberRecord({ db, identity }, member.sub));
+      const [record, passkeyCount] = await Promise.all([
+        refreshMemberRecord({ db, identity }, member.sub),
+        countPasskeys(db, member.sub),
+      ]);
+      return { user: { ...memberBody(record).user, passkeyCount } };
     },
   },
 });

@@ -1,10 +1,12 @@
 import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
+import type { PublicKeyCredentialRequestOptionsJSON } from "@simplewebauthn/browser";
 import { Form, redirect, useNavigation } from "react-router";
 import { handleFormPost } from "~/components/form/form-action.server";
 import { FORM_FIELD_TEXTS, formConstraint } from "~/components/form/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
 import { DeactivateDeviceForm, type DeviceRow, DeviceTable } from "~/components/device-table";
+import { PasskeySignInButton } from "~/components/passkeys/passkey-sign-in-button";
 import { FormAlert, InputField } from "~/components/form/fields";
 import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
 import { pendingSignInCookie } from "~/cookies/app-cookies.server";
@@ -27,6 +29,7 @@ import { clientIpOf, servicesOf } from "~/router-context.server";
 import { getToastUtils } from "~/toast.server";
 import type { Route } from "./+types/auth-sign-in";
 import { activeSessionCookies, redirectAfterSignIn, returnTargetFrom, signInWithPassword } from "./sign-in-flow.server";
+import { isPasskeySignInIntent, passkeySignInAction } from "./auth-sign-in.server";
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   const services = servicesOf(context);
@@ -65,7 +68,10 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   return {
     view: "form" as const,
     title,
-    translations: textsOf("signIn", [FORM_FIELD_TEXTS]),
+    translations: textsOf("signIn", [
+      FORM_FIELD_TEXTS,
+      { namespace: "passkeys", keys: ["signIn", "toasts.cancelled", "errors.refused"] },
+    ]),
     constraint: formConstraint(SignInSchema),
   };
 }
@@ -110,6 +116,10 @@ export async function action({ request, context }: Route.ActionArgs) {
     throw redirect(here, { headers: await abandonPending(pending) });
   }
 
+  if (isPasskeySignInIntent(intent)) {
+    return passkeySignInAction(context, request, { formData, intent, locale, signInPage: here });
+  }
+
   return handleFormPost(
     context,
     formData,
@@ -140,15 +150,20 @@ function toHeaders(setCookies: string[]): Headers {
 export default function SignInPage({ loaderData, actionData }: Route.ComponentProps) {
   if (loaderData.view === "alreadySignedIn") return <AlreadySignedIn {...loaderData} />;
   if (loaderData.view === "deviceLimit") return <DeviceLimit {...loaderData} />;
-  return <SignInForm constraint={loaderData.constraint} lastResult={actionData?.result} />;
+  const passkey = actionData && !("result" in actionData) ? actionData : undefined;
+  const lastResult = actionData && "result" in actionData ? actionData.result : undefined;
+  return <SignInForm constraint={loaderData.constraint} lastResult={lastResult} passkey={passkey} />;
 }
 
 function SignInForm({
   constraint,
   lastResult,
+  passkey,
 }: {
   constraint: FormConstraint;
   lastResult: SubmissionResult<string[]> | undefined;
+  /** The passkey button's answer: Cognito's request options, or why there are none. */
+  passkey: { passkeyRequestOptions?: object; passkeyRefusal?: string } | undefined;
 }) {
   const { t, i18n } = useTranslation("auth");
   const navigation = useNavigation();
@@ -182,6 +197,12 @@ function SignInForm({
         <Button name="intent" value="sign-in" pending={navigation.state === "submitting"} block>
           {t("signIn.submit")}
         </Button>
+        <PasskeySignInButton
+          // The options as Cognito sent them; React Router's serialized type only loosens WebAuthn's.
+          requestOptions={passkey?.passkeyRequestOptions as PublicKeyCredentialRequestOptionsJSON | undefined}
+          refusal={passkey?.passkeyRefusal}
+          pending={navigation.state === "submitting"}
+        />
       </Form>
       <p>
         <AppLink to={pathFor("auth-forgot-password", i18n.language)}>{t("signIn.forgotPassword")}</AppLink>

@@ -59,7 +59,7 @@ export async function activeSessionCookies(config: Config, sessionId: string, ac
 }
 
 /** The cookies a finished sign-in leaves: the session's when active, the held sign-in's at the device limit. */
-async function signedInCookies(config: Config, result: SignInResult): Promise<string[]> {
+export async function signedInCookies(config: Config, result: SignInResult): Promise<string[]> {
   return result.kind === "active"
     ? activeSessionCookies(config, result.sessionId, result.accessToken)
     : [await pendingSignInCookie.serialize(config, result.sessionId)];

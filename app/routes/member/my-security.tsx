@@ -1,8 +1,12 @@
+import type { PublicKeyCredentialCreationOptionsJSON } from "@simplewebauthn/browser";
 import { Form } from "react-router";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
+import { PasskeySection } from "~/components/passkeys/passkey-section";
 import { describeActivity } from "~/components/security-activity-rows.server";
 import { SecurityActivityTable } from "~/components/security-activity-table";
+import { listPasskeys, passkeyLabel } from "~/domain/account/passkeys.server";
+import { MAX_PASSKEY_NAME_LENGTH } from "~/domain/forms/passkey-schemas";
 import { listSecurityActivity } from "~/domain/security/security-activity.server";
 import { FEW_RECOVERY_CODES, twoStepStatusOf } from "~/domain/security/two-step-verification.server";
 import { endSessions } from "~/domain/sessions/session-ending.server";
@@ -14,6 +18,7 @@ import { pathFor } from "~/routing/route-table";
 import { clientIpOf, servicesOf } from "~/router-context.server";
 import { getToastUtils } from "~/toast.server";
 import type { Route } from "./+types/my-security";
+import { isPasskeyIntent, passkeyAction } from "./my-security.server";
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   const member = requireMember(context, request);
@@ -21,9 +26,10 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const locale = getLocale(context);
   const i18n = getInstance(context);
   const cursor = new URL(request.url).searchParams.get("cursor");
-  const [page, twoStep] = await Promise.all([
+  const [page, twoStep, passkeys] = await Promise.all([
     listSecurityActivity(db, { sub: member.sub, currentSessionId: member.sessionId, cursor, now: clock.now() }),
     twoStepStatusOf(db, member.sub),
+    listPasskeys(db, member.sub),
   ]);
   return {
     title: i18n.t("account:security.title"),
@@ -58,7 +64,15 @@ export async function loader({ request, context }: Route.LoaderArgs) {
       },
       // DeviceName's mark of this browser.
       { namespace: "auth", keys: ["deviceLimit.current"] },
+      { namespace: "passkeys", keys: ["section", "toasts.cancelled", "errors.refused"] },
     ]),
+    passkeys: passkeys.map((passkey) => ({
+      credentialId: passkey.credentialId,
+      label: passkeyLabel(passkey),
+      createdAt: passkey.createdAt.toISOString(),
+      lastUsedAt: passkey.lastUsedAt?.toISOString() ?? null,
+    })),
+    maxPasskeyNameLength: MAX_PASSKEY_NAME_LENGTH,
     rows: describeActivity(page.entries, i18n.getFixedT(locale, "account"), locale),
     olderCursor: page.olderCursor,
     isFirstPage: cursor === null,
@@ -80,10 +94,11 @@ export async function action({ request, context }: Route.ActionArgs) {
   const locale = getLocale(context);
   const here = pathFor("my-security", locale);
   const formData = await request.formData();
+  const intent = formData.get("intent");
+  if (isPasskeyIntent(intent)) return passkeyAction(context, request, { member, formData, intent });
   const toasts = getToastUtils(context);
   const services = servicesOf(context);
   const clientIp = clientIpOf(context);
-  const intent = formData.get("intent");
   if (intent === "sign-out-others") {
     await endSessions(
       services,
@@ -112,9 +127,9 @@ export async function action({ request, context }: Route.ActionArgs) {
     : toasts.redirectWithError(here, "deviceDeactivateFailed");
 }
 
-export default function SecurityPage({ loaderData }: Route.ComponentProps) {
+export default function SecurityPage({ loaderData, actionData }: Route.ComponentProps) {
   const { t, i18n } = useTranslation("account");
-  const { rows, olderCursor, isFirstPage, twoStep } = loaderData;
+  const { rows, olderCursor, isFirstPage, twoStep, passkeys, maxPasskeyNameLength } = loaderData;
   const here = pathFor("my-security", i18n.language);
   return (
     <section className="content security-page">
@@ -138,6 +153,12 @@ export default function SecurityPage({ loaderData }: Route.ComponentProps) {
           {t("security.signOutOthers")}
         </Button>
       </Form>
+      <PasskeySection
+        passkeys={passkeys}
+        // The options as Cognito sent them; React Router's serialized type only loosens WebAuthn's.
+        creationOptions={actionData?.passkeyCreationOptions as PublicKeyCredentialCreationOptionsJSON | undefined}
+        maxNameLength={maxPasskeyNameLength}
+      />
       {rows.length > 0 ? <SecurityActivityTable rows={rows} /> : <p>{t("security.empty")}</p>}
       <nav className="actions">
         {isFirstPage ? null : <AppLink to={here}>{t("security.newest")}</AppLink>}

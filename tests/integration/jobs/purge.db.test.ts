@@ -7,6 +7,7 @@ import {
   memberSessions,
   memberSignOuts,
   invitationResends,
+  memberPasskeys,
   signInAlertTokens,
   withdrawalReasons,
 } from "../../../db/schema";
@@ -54,6 +55,13 @@ async function addMember(cancelledAt: Date | null) {
   });
   await db.insert(memberSignOuts).values({ sub, signedOutAt: cancelledAt ?? NOW });
   await db.insert(invitationResends).values({ sub, resentAt: cancelledAt ?? NOW });
+  await db.insert(memberPasskeys).values({
+    credentialId: `passkey-${sub}`,
+    sub,
+    madeOnDevice: "iOS 18",
+    madeOnBrowser: "Safari 18",
+    createdAt: cancelledAt ?? NOW,
+  });
   if (cancelledAt) {
     await db
       .insert(withdrawalReasons)
@@ -97,6 +105,8 @@ test("purges only profiles cancelled more than 13 months ago; reasons stay", asy
   expect(await db.select().from(memberSignOuts).where(eq(memberSignOuts.sub, recent))).toHaveLength(1);
   expect(await db.select().from(invitationResends).where(eq(invitationResends.sub, expired))).toEqual([]);
   expect(await db.select().from(invitationResends).where(eq(invitationResends.sub, recent))).toHaveLength(1);
+  expect(await db.select().from(memberPasskeys).where(eq(memberPasskeys.sub, expired))).toEqual([]);
+  expect(await db.select().from(memberPasskeys).where(eq(memberPasskeys.sub, recent))).toHaveLength(1);
   // Withdrawal reasons are statistics: kept, but their free text (which may name the member) goes.
   const reasons = await db.select().from(withdrawalReasons).where(eq(withdrawalReasons.sub, expired));
   expect(reasons.map(({ reason, detail }) => ({ reason, detail }))).toEqual([{ reason: "other", detail: null }]);

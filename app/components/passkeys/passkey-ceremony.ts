@@ -1,0 +1,73 @@
+import type {
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+} from "@simplewebauthn/browser";
+import { useEffect, useRef, useState, useSyncExternalStore } from "react";
+import { useSubmit } from "react-router";
+
+/*
+ * The browser half of passkeys. SimpleWebAuthn runs navigator.credentials with the JSON shapes Cognito speaks; it is
+ * imported only when the member has pressed a passkey button and the page's action answered the ceremony's options,
+ * so no page loads it up front (the JavaScript budget). The result goes back in a post of the page's own action, as
+ * Kratos does with a hidden input: the server does every check, through Cognito.
+ */
+
+/** Runs navigator.credentials.create for Cognito's creation options: the RegistrationResponseJSON, as text. */
+export async function createPasskey(optionsJSON: PublicKeyCredentialCreationOptionsJSON): Promise<string> {
+  const { startRegistration } = await import("@simplewebauthn/browser");
+  return JSON.stringify(await startRegistration({ optionsJSON }));
+}
+
+/** Runs navigator.credentials.get for Cognito's request options: the AuthenticationResponseJSON, as text. */
+export async function assertPasskey(optionsJSON: PublicKeyCredentialRequestOptionsJSON): Promise<string> {
+  const { startAuthentication } = await import("@simplewebauthn/browser");
+  return JSON.stringify(await startAuthentication({ optionsJSON }));
+}
+
+/** The member closed the browser's passkey dialog, or it timed out: nothing to report but "try again". */
+function isCancelledCeremony(error: unknown): boolean {
+  return error instanceof Error && (error.name === "NotAllowedError" || error.name === "AbortError");
+}
+
+const subscribeNever = () => () => {};
+
+/**
+ * Whether this browser can make and use passkeys: "unknown" on the server and before hydration (so the page says
+ * passkeys need JavaScript until the script runs), then "yes" or "no".
+ */
+export function usePasskeySupport(): "unknown" | "yes" | "no" {
+  return useSyncExternalStore(
+    subscribeNever,
+    () => (typeof window.PublicKeyCredential === "function" ? "yes" : "no"),
+    () => "unknown",
+  );
+}
+
+/** A problem to show beside the button, as a key of "passkeys". */
+export type PasskeyProblem = "toasts.cancelled" | "errors.refused";
+
+/**
+ * Runs `ceremony` once for each `options` the page's action answers (a new answer per press of the button), then
+ * posts its JSON result to the page's action as `credential` with `answerIntent`. Answers the problem of the latest
+ * ceremony, if it failed: cancelled (the member closed the dialog, or it timed out) or refused by the authenticator
+ * (one already registered there, say); either way the member may press the button again.
+ */
+export function usePasskeyCeremony<Options extends object>(
+  options: Options | undefined,
+  ceremony: (options: Options) => Promise<string>,
+  answerIntent: string,
+): PasskeyProblem | null {
+  const submit = useSubmit();
+  const handled = useRef<Options | undefined>(undefined);
+  const [failed, setFailed] = useState<{ options: Options; problem: PasskeyProblem } | null>(null);
+  useEffect(() => {
+    if (!options || handled.current === options) return;
+    handled.current = options;
+    ceremony(options).then(
+      (credential) => submit({ intent: answerIntent, credential }, { method: "post" }),
+      (error: unknown) =>
+        setFailed({ options, problem: isCancelledCeremony(error) ? "toasts.cancelled" : "errors.refused" }),
+    );
+  }, [options, ceremony, answerIntent, submit]);
+  return failed && failed.options === options ? failed.problem : null;
+}

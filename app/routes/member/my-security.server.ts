@@ -1,0 +1,96 @@
+import type { PublicKeyCredentialCreationOptionsJSON } from "@simplewebauthn/browser";
+import { type RouterContextProvider, data } from "react-router";
+import { PasskeyDeleteSchema, PasskeyRegistrationSchema, PasskeyRenameSchema } from "~/domain/forms/passkey-schemas";
+import {
+  addPasskey,
+  passkeyCreationOptions,
+  passkeyLabel,
+  removePasskey,
+  renamePasskey,
+} from "~/domain/account/passkeys.server";
+import { domainErrorOf, messageKeyOf } from "~/errors/error-responses.server";
+import { getLocale } from "~/middleware/i18n.server";
+import type { SignedInMember } from "~/middleware/member-session.server";
+import { requireRecentPassword } from "~/middleware/require-recent-password.server";
+import { pathFor } from "~/routing/route-table";
+import { clientIpOf, servicesOf } from "~/router-context.server";
+import { getToastUtils } from "~/toast.server";
+
+/** The passkey forms' intents, which /my/security/'s action hands to `passkeyAction`. */
+const PASSKEY_INTENTS = ["passkey-options", "passkey-add", "passkey-rename", "passkey-delete"] as const;
+type PasskeyIntent = (typeof PASSKEY_INTENTS)[number];
+
+export function isPasskeyIntent(intent: unknown): intent is PasskeyIntent {
+  return PASSKEY_INTENTS.includes(intent as PasskeyIntent);
+}
+
+/**
+ * The passkey forms of /my/security/. `passkey-options` ("Add a passkey") answers Cognito's creation options as the
+ * page's action data, for the page's script to run in the browser; `passkey-add` (the script's post, the browser's
+ * result in it) stores the passkey; `passkey-rename` and `passkey-delete` are plain forms that work without
+ * JavaScript. Adding and deleting need the password typed on this session within 10 minutes: otherwise the password
+ * step, and back here. Each but the options goes back to /my/security/ with a toast; a refusal is a toast too.
+ */
+export async function passkeyAction(
+  context: Readonly<RouterContextProvider>,
+  request: Request,
+  input: { member: SignedInMember; formData: FormData; intent: PasskeyIntent },
+) {
+  const { member, formData, intent } = input;
+  const locale = getLocale(context);
+  const here = pathFor("my-security", locale);
+  const services = servicesOf(context);
+  const toasts = getToastUtils(context);
+  const change = {
+    sub: member.sub,
+    email: member.email,
+    accessToken: member.accessToken,
+    clientIp: clientIpOf(context),
+    userAgent: request.headers.get("User-Agent"),
+    locale,
+  };
+  const refused = (error: unknown) => toasts.redirectWithError(here, messageKeyOf(domainErrorOf(error)));
+  const fields = Object.fromEntries(formData);
+
+  if (intent === "passkey-rename") {
+    const parsed = PasskeyRenameSchema.safeParse(fields);
+    if (!parsed.success) return toasts.redirectWithError(here, "toasts:invalidInput");
+    const renamed = await renamePasskey(services.db, { sub: member.sub, ...parsed.data });
+    return renamed
+      ? toasts.redirectWithSuccess(here, "passkeys:toasts.renamed")
+      : toasts.redirectWithError(here, "passkeys:toasts.notFound");
+  }
+  await requireRecentPassword(context, request, member, { returnTo: here });
+
+  if (intent === "passkey-options") {
+    try {
+      const options = await passkeyCreationOptions(services, member);
+      return data({ passkeyCreationOptions: options as unknown as PublicKeyCredentialCreationOptionsJSON });
+    } catch (error) {
+      return refused(error);
+    }
+  }
+  if (intent === "passkey-add") {
+    const parsed = PasskeyRegistrationSchema.safeParse(fields);
+    if (!parsed.success) return toasts.redirectWithError(here, "passkeys:errors.refused");
+    try {
+      await addPasskey(services, { ...change, credential: parsed.data.credential });
+    } catch (error) {
+      return refused(error);
+    }
+    return toasts.redirectWithSuccess(here, "passkeys:toasts.added");
+  }
+  const parsed = PasskeyDeleteSchema.safeParse(fields);
+  if (!parsed.success) return toasts.redirectWithError(here, "toasts:invalidInput");
+  try {
+    const removed = await removePasskey(services, { ...change, credentialId: parsed.data.credentialId });
+    return removed
+      ? toasts.redirectWithSuccess(here, {
+          message: "passkeys:toasts.removed",
+          values: { name: passkeyLabel(removed) },
+        })
+      : toasts.redirectWithError(here, "passkeys:toasts.notFound");
+  } catch (error) {
+    return refused(error);
+  }
+}

@@ -1,0 +1,133 @@
+import type { Page } from "@playwright/test";
+import { expect, test } from "./fixtures";
+import { STANDIN_PORT } from "../../playwright.config";
+import { createTestMember } from "../support/test-members";
+import { signIn } from "../support/sign-in-form";
+
+// Passkeys in Chromium: a virtual authenticator (Chrome DevTools Protocol) stands in for the device's platform
+// authenticator, so the browser makes and uses real passkeys, which the Cognito stand-in checks. WebAuthn needs
+// JavaScript: with it off, the pages say so and the password stays the way in.
+
+const TEXTS = {
+  ja: {
+    add: "パスキーを追加",
+    added: "パスキーを追加しました",
+    passkeyButton: "パスキーでログイン",
+    loggedIn: "ログインしました",
+    loggedOut: "ログアウトしました",
+    signOut: "ログアウト",
+    never: "未使用",
+    deleteButton: /^パスキー .+ を削除$/,
+    removed: /パスキー .+ を削除しました/,
+    noPasskey: "このメールアドレスで使えるパスキーがありません",
+    addNeedsJavaScript: "パスキーの追加にはJavaScriptが必要です",
+    signInNeedsJavaScript: "パスキーでのログインにはJavaScriptが必要です",
+  },
+  en: {
+    add: "Add a passkey",
+    added: "Passkey added",
+    passkeyButton: "Sign in with a passkey",
+    loggedIn: "You have logged in",
+    loggedOut: "You have logged out",
+    signOut: "Log out",
+    never: "Not yet",
+    deleteButton: /^Delete the passkey /,
+    removed: /Passkey .+ deleted/,
+    noPasskey: "There is no passkey we can use for this e-mail address",
+    addNeedsJavaScript: "Adding a passkey needs JavaScript",
+    signInNeedsJavaScript: "Signing in with a passkey needs JavaScript",
+  },
+} as const;
+
+type Locale = keyof typeof TEXTS;
+const prefix = (locale: Locale) => (locale === "ja" ? "" : "/en");
+
+/** The page's own authenticator: a platform passkey provider that verifies the user (as Touch ID or Windows Hello). */
+async function addVirtualAuthenticator(page: Page) {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("WebAuthn.enable");
+  await cdp.send("WebAuthn.addVirtualAuthenticator", {
+    options: {
+      protocol: "ctap2",
+      transport: "internal",
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+    },
+  });
+}
+
+async function signOut(page: Page, locale: Locale) {
+  await page.goto(`${prefix(locale)}/auth/sign-out/`);
+  await page.getByRole("main").getByRole("button", { name: TEXTS[locale].signOut, exact: true }).click();
+  await expect(page.getByTestId("toast")).toContainText(TEXTS[locale].loggedOut);
+}
+
+async function signInWithPasskey(page: Page, email: string, locale: Locale) {
+  await page.goto(`${prefix(locale)}/auth/sign-in/?to=my-profile`);
+  await page.getByLabel(locale === "ja" ? "メールアドレス" : "E-mail address").fill(email);
+  await page.getByRole("button", { name: TEXTS[locale].passkeyButton }).click();
+}
+
+for (const locale of ["ja", "en"] as const) {
+  test(`passkeys (${locale}): added on /my/security/, used to sign in, deleted, then refused`, async ({
+    page,
+    javaScriptEnabled,
+  }) => {
+    test.skip(!javaScriptEnabled, "WebAuthn needs JavaScript; the js-off test below covers the page without it");
+    test.setTimeout(90_000);
+    const texts = TEXTS[locale];
+    const member = await createTestMember(STANDIN_PORT, `passkey-e2e-${locale}`);
+    await addVirtualAuthenticator(page);
+
+    await page.goto(`${prefix(locale)}/auth/sign-in/?to=my-profile`);
+    await signIn(page, member, locale);
+    await expect(page).toHaveURL(/\/my\/profile\/$/);
+
+    // The password was typed just now, so no password step: the browser makes the passkey at once.
+    await page.goto(`${prefix(locale)}/my/security/`);
+    await expect(page.getByText(texts.addNeedsJavaScript)).toHaveCount(0);
+    await page.getByRole("button", { name: texts.add }).click();
+    await expect(page.getByTestId("toast")).toContainText(texts.added);
+    const item = page.locator(".passkey-list__item");
+    await expect(item).toHaveCount(1);
+    await expect(item).toContainText(/Chrome \d+/);
+    await expect(item).toContainText(texts.never);
+
+    await signOut(page, locale);
+    await signInWithPasskey(page, member.email, locale);
+    await expect(page).toHaveURL(/\/my\/profile\/$/);
+    await expect(page.getByTestId("toast")).toContainText(texts.loggedIn);
+
+    await page.goto(`${prefix(locale)}/my/security/`);
+    await expect(item).not.toContainText(texts.never);
+    await item.getByRole("button", { name: texts.deleteButton }).click();
+    await expect(page.getByTestId("toast")).toContainText(texts.removed);
+    await expect(item).toHaveCount(0);
+
+    await signOut(page, locale);
+    await signInWithPasskey(page, member.email, locale);
+    await expect(page.getByRole("alert").filter({ hasText: texts.noPasskey })).toBeVisible();
+    await expect(page).toHaveURL(/\/auth\/sign-in\/\?to=my-profile$/);
+  });
+}
+
+test("passkeys without JavaScript: both pages say passkeys need it, and the password signs in", async ({
+  page,
+  javaScriptEnabled,
+}) => {
+  test.skip(javaScriptEnabled, "the page without JavaScript");
+  const member = await createTestMember(STANDIN_PORT, "passkey-js-off");
+  for (const locale of ["ja", "en"] as const) {
+    const texts = TEXTS[locale];
+    await page.goto(`${prefix(locale)}/auth/sign-in/?to=my-profile`);
+    await expect(page.getByText(texts.signInNeedsJavaScript)).toBeVisible();
+    await expect(page.getByRole("button", { name: texts.passkeyButton })).toHaveCount(0);
+    await signIn(page, member, locale);
+    await expect(page).toHaveURL(/\/my\/profile\/$/);
+    await page.goto(`${prefix(locale)}/my/security/`);
+    await expect(page.getByText(texts.addNeedsJavaScript)).toBeVisible();
+    await expect(page.getByRole("button", { name: texts.add })).toHaveCount(0);
+    await signOut(page, locale);
+  }
+});

@@ -1,0 +1,279 @@
+import { and, eq } from "drizzle-orm";
+import { afterAll, beforeAll, expect, test } from "vitest";
+import { mailOutbox, memberPasskeys, securityEvents } from "../../../db/schema";
+import { createAppServices } from "~/composition-root.server";
+import { parseConfig } from "~/config.server";
+import { countPasskeys } from "~/domain/account/passkeys.server";
+import { REAUTHENTICATION_WINDOW_MS } from "~/domain/account/reauthentication.server";
+import { signIn } from "~/domain/account/sign-in.server";
+import { sendDueMail } from "~/domain/mail/mail-outbox.server";
+import { resolvePageSession } from "~/domain/sessions/page-sessions.server";
+import { i18nextOutsideRequests } from "~/i18n/translator.server";
+import type { SignedInMember } from "~/middleware/member-session.server";
+import * as signInPage from "~/routes/default/auth-sign-in";
+import * as securityPage from "~/routes/member/my-security";
+import { pathFor } from "~/routing/route-table";
+import { securityMailLinksFor } from "~/routing/security-mail-links";
+import type { StandIns } from "~/server/start-server";
+import type { AppServices, Clock } from "~/services.server";
+import { routeCalls, settle } from "../../support/route-calls";
+import { SoftwarePasskey } from "../../support/software-authenticator";
+import { getRequestCounts, resetRequestCounts } from "../../support/stand-ins/stand-in/harness-client";
+import { listMailboxEntries, mailboxDirectory } from "../../support/stand-ins/dev-mailbox";
+import { startEmbeddedStack } from "../../support/stand-ins/embedded-stack";
+import { makeTempDir } from "../../support/temp-dir";
+import { useTestDatabase } from "../../support/test-database";
+
+// Passkeys through the route modules on the real parts: the Cognito stand-in over HTTP (which checks every WebAuthn
+// ceremony with @simplewebauthn/server), PGlite or PostgreSQL, the SMTP capture. A software authenticator stands in
+// for the browser's navigator.credentials; the origin is localhost's, the pool's relying party.
+const ORIGIN = "http://localhost:3995";
+const PASSWORD = "correct-horse-battery";
+const FIREFOX = "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:140.0) Gecko/20100101 Firefox/140.0";
+const MINUTE_MS = 60_000;
+const temp = makeTempDir("passkeys");
+const database = useTestDatabase("passkeys-db");
+let stack: StandIns;
+let services: AppServices;
+let current = new Date();
+const clock: Clock = { now: () => current };
+const moveClock = (ms: number) => (current = new Date(current.getTime() + ms));
+const calls = routeCalls(ORIGIN, () => services);
+const previousAppOrigin = process.env.APP_ORIGIN;
+
+beforeAll(async () => {
+  // The stand-in's pool takes its relying party from APP_ORIGIN, as the deployment contract asks of Cognito's.
+  process.env.APP_ORIGIN = ORIGIN;
+  stack = await startEmbeddedStack({ dataDir: temp.dir, adminGroup: "admin" });
+  const config = parseConfig({ ...stack.env, APP_MODE: "dev", APP_ORIGIN: ORIGIN, DATA_DIR: temp.dir });
+  services = createAppServices(config, database().db, clock);
+}, 150_000);
+
+afterAll(async () => {
+  await stack?.stop();
+  temp.remove();
+  if (previousAppOrigin === undefined) delete process.env.APP_ORIGIN;
+  else process.env.APP_ORIGIN = previousAppOrigin;
+});
+
+const endpoint = () => stack.env.COGNITO_ENDPOINT!;
+
+async function createMember(label: string) {
+  const email = `${label}-${crypto.randomUUID().slice(0, 8)}@example.jp`;
+  await services.identity.createConfirmedUser({ email, password: PASSWORD, attributes: { locale: "en" } });
+  return { email, sub: (await services.identity.getUser(email)).sub };
+}
+
+/** A password sign-in of one browser, and the member as the next request's session check sees them. */
+async function signedInMember(member: { email: string }): Promise<SignedInMember> {
+  const result = await signIn(services, {
+    email: member.email,
+    password: PASSWORD,
+    deviceKey: crypto.randomUUID(),
+    userAgent: FIREFOX,
+    clientIp: "192.0.2.20",
+    locale: "en",
+  });
+  if (result.kind !== "active") throw new Error(`sign-in ended as ${result.kind}`);
+  return asSeenNow({ sessionId: result.sessionId, accessToken: result.accessToken });
+}
+
+async function asSeenNow(member: { sessionId: string; accessToken: string }): Promise<SignedInMember> {
+  const resolution = await resolvePageSession(services, member);
+  if (resolution.kind !== "member") throw new Error(`session resolved as ${resolution.kind}`);
+  return resolution.member;
+}
+
+/** A post of /my/security/'s passkey forms, as the browser (Firefox on Windows) sends it. */
+async function postPasskeyForm(member: SignedInMember, fields: Record<string, string>, locale: "ja" | "en" = "en") {
+  const request = calls.post(pathFor("my-security", locale), fields);
+  request.headers.set("User-Agent", FIREFOX);
+  return settle(securityPage.action(calls.args(request, await calls.context(request, member))));
+}
+
+/** "Add a passkey": the options, the software authenticator's answer, the form post of its JSON. */
+async function addPasskey(member: SignedInMember, passkey: SoftwarePasskey) {
+  const answer = (await postPasskeyForm(member, { intent: "passkey-options" })) as {
+    data: { passkeyCreationOptions: Parameters<SoftwarePasskey["create"]>[0] };
+  };
+  const credential = passkey.create(answer.data.passkeyCreationOptions);
+  return (await postPasskeyForm(member, { intent: "passkey-add", credential: JSON.stringify(credential) })) as Response;
+}
+
+async function passkeyRows(sub: string) {
+  return database().db.select().from(memberPasskeys).where(eq(memberPasskeys.sub, sub));
+}
+
+async function eventsOf(sub: string, kind: "passkey-added" | "passkey-removed") {
+  return database()
+    .db.select()
+    .from(securityEvents)
+    .where(and(eq(securityEvents.sub, sub), eq(securityEvents.kind, kind)));
+}
+
+async function mailsTo(address: string) {
+  await sendDueMail({ ...services, mailTexts: i18nextOutsideRequests, links: securityMailLinksFor(ORIGIN) });
+  const entries = await listMailboxEntries(mailboxDirectory(temp.dir));
+  return entries.filter((entry) => entry.kind === "mail" && entry.to.includes(address));
+}
+
+/** The sign-in form's two passkey posts, with the cookie the first one sets. */
+async function passkeySignIn(email: string, passkey: SoftwarePasskey, locale: "ja" | "en" = "en") {
+  const path = `${pathFor("auth-sign-in", locale)}?to=my-profile`;
+  // The button posts the whole sign-in form: the password field comes along, empty.
+  const start = calls.post(path, { intent: "passkey-options", email, password: "" });
+  const started = (await settle(signInPage.action(calls.args(start, await calls.context(start, null))))) as {
+    data: { passkeyRequestOptions?: Parameters<SoftwarePasskey["get"]>[0]; passkeyRefusal?: string };
+    init: ResponseInit | null;
+  };
+  const options = started.data.passkeyRequestOptions;
+  if (!options) return { refusal: started.data.passkeyRefusal, status: started.init?.status };
+  const cookie = new Headers(started.init?.headers).get("Set-Cookie")?.split(";")[0];
+  const answer = calls.post(
+    path,
+    { intent: "passkey-sign-in", credential: JSON.stringify(passkey.get(options)) },
+    cookie,
+  );
+  answer.headers.set("User-Agent", FIREFOX);
+  const signedIn = (await settle(signInPage.action(calls.args(answer, await calls.context(answer, null))))) as Response;
+  return { response: signedIn };
+}
+
+test("a member adds a passkey after a recent password: stored, listed from our table alone, recorded and mailed", async () => {
+  const member = await createMember("passkey-add");
+  const browser = await signedInMember(member);
+  const passkey = new SoftwarePasskey({ origin: ORIGIN });
+
+  const added = await addPasskey(browser, passkey);
+  expect(added.status).toBe(302);
+  expect(added.headers.get("Location")).toBe(pathFor("my-security", "en"));
+  const [row] = await passkeyRows(member.sub);
+  expect(row).toMatchObject({ credentialId: passkey.id, name: null, madeOnBrowser: "Firefox 140" });
+  expect(row?.madeOnDevice).toMatch(/^Windows/);
+  expect(await eventsOf(member.sub, "passkey-added")).toHaveLength(1);
+  const [mail] = await mailsTo(member.email);
+  expect(mail?.subject).toBe("A passkey was added to your account");
+  expect(mail?.text).toContain("Firefox 140");
+
+  // The page lists it without asking Cognito anything.
+  await resetRequestCounts(endpoint());
+  const view = calls.get(pathFor("my-security", "en"));
+  const page = await securityPage.loader(calls.args(view, await calls.context(view, browser)));
+  expect(page.passkeys).toEqual([
+    expect.objectContaining({
+      credentialId: passkey.id,
+      label: expect.stringContaining("Firefox 140"),
+      lastUsedAt: null,
+    }),
+  ]);
+  expect((await getRequestCounts(endpoint())).total).toBe(0);
+});
+
+test("adding, and deleting, eleven minutes after the password go through the password step first", async () => {
+  const member = await createMember("passkey-stale");
+  const browser = await signedInMember(member);
+  moveClock(REAUTHENTICATION_WINDOW_MS + MINUTE_MS);
+  const stale = await asSeenNow(browser);
+  const passwordStep = `${pathFor("my-reauthentication", "en")}?to=${encodeURIComponent(pathFor("my-security", "en"))}`;
+  for (const intent of ["passkey-options", "passkey-add", "passkey-delete"]) {
+    const answer = (await postPasskeyForm(stale, { intent, credentialId: "abc" })) as Response;
+    expect(answer.status).toBe(302);
+    expect(answer.headers.get("Location")).toBe(passwordStep);
+  }
+  expect(await passkeyRows(member.sub)).toHaveLength(0);
+});
+
+test("rename: the member's own name, then back to where it was made; another member's passkey is not found", async () => {
+  const member = await createMember("passkey-rename");
+  const browser = await signedInMember(member);
+  const passkey = new SoftwarePasskey({ origin: ORIGIN });
+  await addPasskey(browser, passkey);
+
+  await postPasskeyForm(browser, { intent: "passkey-rename", credentialId: passkey.id, name: "  仕事用のMac  " });
+  expect((await passkeyRows(member.sub))[0]?.name).toBe("仕事用のMac");
+  await postPasskeyForm(browser, { intent: "passkey-rename", credentialId: passkey.id, name: "" });
+  expect((await passkeyRows(member.sub))[0]?.name).toBeNull();
+
+  const tooLong = (await postPasskeyForm(browser, {
+    intent: "passkey-rename",
+    credentialId: passkey.id,
+    name: "x".repeat(61),
+  })) as Response;
+  expect(tooLong.headers.get("Location")).toBe(pathFor("my-security", "en"));
+  expect((await passkeyRows(member.sub))[0]?.name).toBeNull();
+
+  const other = await signedInMember(await createMember("passkey-rename-other"));
+  await postPasskeyForm(other, { intent: "passkey-rename", credentialId: passkey.id, name: "mine now" });
+  await postPasskeyForm(other, { intent: "passkey-delete", credentialId: passkey.id });
+  expect(await passkeyRows(member.sub)).toEqual([expect.objectContaining({ name: null })]);
+});
+
+test("a passkey signs the member in with two Cognito calls, exactly as a password sign-in lands; its last use is listed", async () => {
+  const member = await createMember("passkey-sign-in");
+  const passkey = new SoftwarePasskey({ origin: ORIGIN });
+  await addPasskey(await signedInMember(member), passkey);
+
+  await resetRequestCounts(endpoint());
+  const { response } = await passkeySignIn(member.email, passkey);
+  const counts = await getRequestCounts(endpoint());
+  expect(counts.byOperation).toEqual({ AdminInitiateAuth: 1, AdminRespondToAuthChallenge: 1 });
+  expect(response?.status).toBe(302);
+  expect(response?.headers.get("Location")).toBe(pathFor("my-profile", "en"));
+  const cookies = response?.headers.getSetCookie() ?? [];
+  expect(cookies.some((cookie) => cookie.startsWith("id_session="))).toBe(true);
+  expect(cookies.some((cookie) => /id_passkey_sign_in=;/.test(cookie))).toBe(true);
+  expect((await passkeyRows(member.sub))[0]?.lastUsedAt).toEqual(current);
+  const signIns = await database()
+    .db.select()
+    .from(securityEvents)
+    .where(and(eq(securityEvents.sub, member.sub), eq(securityEvents.kind, "sign-in")));
+  expect(signIns).toHaveLength(2);
+});
+
+test("the button tells nobody which addresses have passkeys: unknown and passkey-less addresses read the same", async () => {
+  const withoutPasskey = await createMember("passkey-none");
+  const passkey = new SoftwarePasskey({ origin: ORIGIN });
+  const none = await passkeySignIn(withoutPasskey.email, passkey);
+  const unknown = await passkeySignIn(`nobody-${crypto.randomUUID().slice(0, 8)}@example.jp`, passkey);
+  expect(none.refusal).toBe(
+    "There is no passkey we can use for this e-mail address. Please sign in with your password",
+  );
+  expect(unknown).toEqual(none);
+  const japanese = await passkeySignIn(withoutPasskey.email, passkey, "ja");
+  expect(japanese.refusal).toBe("このメールアドレスで使えるパスキーがありません。パスワードでログインしてください");
+  const empty = await passkeySignIn("", passkey);
+  expect(empty).toEqual({ refusal: "Please enter your e-mail address first", status: 400 });
+});
+
+test("a deleted passkey is gone at Cognito too: it signs nobody in; the deletion is recorded and mailed", async () => {
+  const member = await createMember("passkey-delete");
+  const browser = await signedInMember(member);
+  const kept = new SoftwarePasskey({ origin: ORIGIN });
+  const deleted = new SoftwarePasskey({ origin: ORIGIN });
+  await addPasskey(browser, kept);
+  await addPasskey(browser, deleted);
+
+  expect(await countPasskeys(database().db, member.sub)).toBe(2);
+  const answer = (await postPasskeyForm(browser, { intent: "passkey-delete", credentialId: deleted.id })) as Response;
+  expect(answer.headers.get("Location")).toBe(pathFor("my-security", "en"));
+  expect((await passkeyRows(member.sub)).map((row) => row.credentialId)).toEqual([kept.id]);
+  // The sibling API's member view counts the same list.
+  expect(await countPasskeys(database().db, member.sub)).toBe(1);
+  expect(await eventsOf(member.sub, "passkey-removed")).toHaveLength(1);
+  expect((await mailsTo(member.email)).map((mail) => mail.subject)).toContain(
+    "A passkey was deleted from your account",
+  );
+
+  // Its assertion is refused at Cognito; the passkey that stays still works.
+  const refused = await passkeySignIn(member.email, deleted);
+  expect(refused.response?.headers.get("Location")).toBe(`${pathFor("auth-sign-in", "en")}?to=my-profile`);
+  expect(refused.response?.headers.getSetCookie().some((cookie) => cookie.startsWith("id_session="))).toBe(false);
+  const accepted = await passkeySignIn(member.email, kept);
+  expect(accepted.response?.headers.getSetCookie().some((cookie) => cookie.startsWith("id_session="))).toBe(true);
+
+  // Deleting it again changes nothing and mails nothing more.
+  await postPasskeyForm(browser, { intent: "passkey-delete", credentialId: deleted.id });
+  expect(await eventsOf(member.sub, "passkey-removed")).toHaveLength(1);
+  const outbox = await database().db.select().from(mailOutbox).where(eq(mailOutbox.recipient, member.email));
+  expect(outbox.filter((row) => (row.details as { change?: string }).change === "removed")).toHaveLength(1);
+});
