@@ -1,4 +1,4 @@
-import { decryptSecret, encryptSecret } from "../sessions/refresh-tokens.server";
+import { openForPurpose, sealForPurpose } from "../sessions/refresh-tokens.server";
 
 /** Marks the sealed value as an authenticator setup, so that nothing else sealed under the same secrets passes for one. */
 const SETUP_PURPOSE = "authenticator-setup";
@@ -16,24 +16,16 @@ export interface AuthenticatorSetup {
  * opens to nothing. Only Cognito's answer to VerifySoftwareToken makes it the member's.
  */
 export function sealAuthenticatorSetup(setup: AuthenticatorSetup, input: { secrets: string[]; expiresAt: number }) {
-  return encryptSecret(JSON.stringify({ purpose: SETUP_PURPOSE, expiresAt: input.expiresAt, ...setup }), input.secrets);
+  return sealForPurpose(setup, { purpose: SETUP_PURPOSE, expiresAt: input.expiresAt, secrets: input.secrets });
 }
 
 export function openAuthenticatorSetup(
   sealed: string,
   input: { secrets: string[]; sub: string; now: number },
 ): AuthenticatorSetup | null {
-  const opened = decryptSecret(sealed, input.secrets);
-  if (!opened) return null;
-  let value: unknown;
-  try {
-    value = JSON.parse(opened);
-  } catch {
-    return null;
-  }
-  if (typeof value !== "object" || value === null) return null;
-  const { purpose, expiresAt, sub, secret } = value as Record<string, unknown>;
-  if (purpose !== SETUP_PURPOSE || typeof expiresAt !== "number" || expiresAt <= input.now) return null;
+  const fields = openForPurpose(sealed, { purpose: SETUP_PURPOSE, now: input.now, secrets: input.secrets });
+  if (!fields) return null;
+  const { sub, secret } = fields;
   if (sub !== input.sub || typeof secret !== "string") return null;
   return { sub, secret };
 }

@@ -10,7 +10,7 @@ import { logger } from "~/integrations/logger.server";
 /**
  * Cognito refresh tokens are stored encrypted (AES-256-GCM) under a key derived from the session secrets, so a
  * database dump alone cannot sign anyone in. The first secret encrypts; every secret is tried to decrypt, so
- * secrets rotate without signing members out. The sign-up flow cookie is sealed the same way.
+ * secrets rotate without signing members out. The sign-up flow and the authenticator set-up are sealed the same way.
  */
 const FORMAT_VERSION = "v1";
 const IV_BYTES = 12;
@@ -48,6 +48,39 @@ export function decryptSecret(stored: string, secrets: string[]): string | null 
     }
   }
   return null;
+}
+
+/**
+ * A short-lived value sealed as above with what it is for and when it stops opening inside, so that neither the
+ * browser nor anyone copying it can read or change it, nothing else sealed under the same secrets passes for it, and
+ * an old one opens to nothing.
+ */
+export function sealForPurpose(
+  value: object,
+  input: { purpose: string; expiresAt: number; secrets: string[] },
+): string {
+  return encryptSecret(JSON.stringify({ purpose: input.purpose, expiresAt: input.expiresAt, ...value }), input.secrets);
+}
+
+/** The fields of a value sealForPurpose sealed for `purpose`, or null when it is not one, is tampered or has expired. */
+export function openForPurpose(
+  sealed: string,
+  input: { purpose: string; now: number; secrets: string[] },
+): Record<string, unknown> | null {
+  const opened = decryptSecret(sealed, input.secrets);
+  if (!opened) return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(opened);
+  } catch {
+    return null;
+  }
+  if (typeof value !== "object" || value === null) return null;
+  const fields = value as Record<string, unknown>;
+  if (fields.purpose !== input.purpose || typeof fields.expiresAt !== "number" || fields.expiresAt <= input.now) {
+    return null;
+  }
+  return fields;
 }
 
 export function openRefreshToken(session: { refreshTokenEncrypted: string }, secrets: string[]): string | null {

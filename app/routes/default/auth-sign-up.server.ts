@@ -1,6 +1,6 @@
 import type { Config } from "~/config.server";
 import { SIGN_UP_FLOW_MAX_AGE_S, signUpFlowCookie } from "~/cookies/app-cookies.server";
-import { decryptSecret, encryptSecret } from "~/domain/sessions/refresh-tokens.server";
+import { encryptSecret, openForPurpose } from "~/domain/sessions/refresh-tokens.server";
 
 export type SignUpStep = "code" | "account" | "done";
 
@@ -27,20 +27,9 @@ const FLOW_PADDING_BYTES = 64;
 export async function readSignUpFlow(config: Config, request: Request): Promise<SignUpFlow | null> {
   const sealed = await signUpFlowCookie.read(config, request);
   if (!sealed) return null;
-  const opened = decryptSecret(sealed, config.sessionSecrets);
-  if (!opened) return null;
-  let value: unknown;
-  try {
-    value = JSON.parse(opened);
-  } catch {
-    return null;
-  }
-  if (typeof value !== "object" || value === null) return null;
-  const { purpose, expiresAt, step, email, sub } = value as Partial<SignUpFlow> & {
-    purpose?: unknown;
-    expiresAt?: unknown;
-  };
-  if (purpose !== FLOW_PURPOSE || typeof expiresAt !== "number" || expiresAt <= Date.now()) return null;
+  const fields = openForPurpose(sealed, { purpose: FLOW_PURPOSE, now: Date.now(), secrets: config.sessionSecrets });
+  if (!fields) return null;
+  const { step, email, sub } = fields;
   if (
     (step !== "code" && step !== "account" && step !== "done") ||
     typeof email !== "string" ||
