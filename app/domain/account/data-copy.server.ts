@@ -2,12 +2,16 @@ import { asc, desc, eq } from "drizzle-orm";
 import type { Database } from "../../../db/client.server";
 import {
   emailChangeTokens,
+  invitationResends,
   legacyCredentials,
   memberDirectory,
+  memberPasskeys,
   memberProfiles,
   memberSessions,
+  recoveryCodes,
   securityEvents,
   staffAuditEvents,
+  twoStepVerifications,
   withdrawalReasons,
 } from "../../../db/schema";
 import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
@@ -172,6 +176,60 @@ async function securityRecordSection(source: DataCopySource): Promise<JsonObject
   }));
 }
 
+/**
+ * 2-step verification with an authenticator app (null when off): since when, and the recovery codes' dates and how
+ * many are left; never the codes' hashes. The authenticator's secret is only at Cognito.
+ */
+async function twoStepVerificationSection(source: DataCopySource): Promise<JsonObject | null> {
+  const [turnedOn] = await source.db
+    .select({ enabledAt: twoStepVerifications.enabledAt })
+    .from(twoStepVerifications)
+    .where(eq(twoStepVerifications.sub, source.sub));
+  if (!turnedOn) return null;
+  const codes = await source.db
+    .select({ createdAt: recoveryCodes.createdAt, usedAt: recoveryCodes.usedAt })
+    .from(recoveryCodes)
+    .where(eq(recoveryCodes.sub, source.sub))
+    .orderBy(asc(recoveryCodes.usedAt));
+  return {
+    turnedOnAt: iso(turnedOn.enabledAt),
+    recoveryCodesMadeAt: iso(codes[0]?.createdAt ?? null),
+    recoveryCodesLeft: codes.filter((code) => code.usedAt === null).length,
+    recoveryCodesUsedAt: codes.flatMap((code) => (code.usedAt ? [iso(code.usedAt)] : [])),
+  };
+}
+
+/** The member's passkeys as /my/security/ lists them; the credentials themselves are only at Cognito. */
+async function passkeysSection(source: DataCopySource): Promise<JsonObject[]> {
+  const rows = await source.db
+    .select({
+      name: memberPasskeys.name,
+      madeOnDevice: memberPasskeys.madeOnDevice,
+      madeOnBrowser: memberPasskeys.madeOnBrowser,
+      createdAt: memberPasskeys.createdAt,
+      lastUsedAt: memberPasskeys.lastUsedAt,
+    })
+    .from(memberPasskeys)
+    .where(eq(memberPasskeys.sub, source.sub))
+    .orderBy(asc(memberPasskeys.createdAt));
+  return rows.map((row) => ({
+    name: row.name,
+    deviceName: row.madeOnDevice,
+    browser: row.madeOnBrowser,
+    addedAt: iso(row.createdAt),
+    lastUsedAt: iso(row.lastUsedAt),
+  }));
+}
+
+/** When "forgot password" last sent an invited member a new temporary password (null when never). */
+async function invitationSection(source: DataCopySource): Promise<JsonObject | null> {
+  const [row] = await source.db
+    .select({ resentAt: invitationResends.resentAt })
+    .from(invitationResends)
+    .where(eq(invitationResends.sub, source.sub));
+  return row ? { resentAt: iso(row.resentAt) } : null;
+}
+
 /** Requested e-mail changes; never the link's token or its hash. */
 async function emailChangesSection(source: DataCopySource): Promise<JsonObject[]> {
   const rows = await source.db
@@ -259,10 +317,13 @@ export const DATA_COPY_SECTIONS = {
   profile: profileSection,
   newsletter: newsletterSection,
   sessions: sessionsSection,
+  twoStepVerification: twoStepVerificationSection,
+  passkeys: passkeysSection,
   securityRecord: securityRecordSection,
   emailChanges: emailChangesSection,
   cancellation: cancellationSection,
   legacyAccount: legacyAccountSection,
+  invitation: invitationSection,
   staffActions: staffActionsSection,
 } satisfies Record<string, (source: DataCopySource) => Promise<JsonValue>>;
 

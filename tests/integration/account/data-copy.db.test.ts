@@ -1,6 +1,15 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { emailChangeTokens, legacyCredentials, memberProfiles, memberSessions } from "../../../db/schema";
+import {
+  emailChangeTokens,
+  invitationResends,
+  legacyCredentials,
+  memberPasskeys,
+  memberProfiles,
+  memberSessions,
+  recoveryCodes,
+  twoStepVerifications,
+} from "../../../db/schema";
 import { createAppServices } from "~/composition-root.server";
 import { parseConfig } from "~/config.server";
 import { requestEmailChange } from "~/domain/account/email-change.server";
@@ -99,6 +108,9 @@ type Copy = {
     emailChanges: Record<string, unknown>[];
     cancellation: Record<string, unknown>;
     legacyAccount: Record<string, unknown> | null;
+    twoStepVerification: Record<string, unknown> | null;
+    passkeys: Record<string, unknown>[];
+    invitation: Record<string, unknown> | null;
     staffActions: Record<string, unknown>[];
   };
 };
@@ -112,7 +124,7 @@ function keysOf(value: unknown): string[] {
   return [];
 }
 
-test("the download holds the member's address, sub, profile, sessions, e-mail changes, legacy account and staff actions, and no secret", async () => {
+test("the download holds the member's address, sub, profile, sessions, e-mail changes, legacy account, second factors, invitation and staff actions, and no secret", async () => {
   const member = await signedInMember("copy");
   const db = database().db;
   await db.insert(memberProfiles).values({
@@ -140,6 +152,26 @@ test("the download holds the member's address, sub, profile, sessions, e-mail ch
     migratedAt: new Date(),
     migratedSub: member.sub,
   });
+  // Second factors and a resent invitation as their flows leave them (two-step-setup, passkeys and password-reset
+  // tests make them through the pages).
+  const madeAt = new Date("2026-11-01T00:00:00Z");
+  const usedAt = new Date("2026-11-02T00:00:00Z");
+  const codeHashes = [crypto.randomUUID(), crypto.randomUUID()];
+  const credentialId = `credential-${crypto.randomUUID()}`;
+  await db.insert(twoStepVerifications).values({ sub: member.sub, username: member.sub, enabledAt: madeAt });
+  await db.insert(recoveryCodes).values([
+    { sub: member.sub, codeHash: codeHashes[0]!, createdAt: madeAt, usedAt },
+    { sub: member.sub, codeHash: codeHashes[1]!, createdAt: madeAt },
+  ]);
+  await db.insert(memberPasskeys).values({
+    credentialId,
+    sub: member.sub,
+    name: "仕事用のMac",
+    madeOnDevice: "macOS 15",
+    madeOnBrowser: "Safari 18",
+    createdAt: madeAt,
+  });
+  await db.insert(invitationResends).values({ sub: member.sub, resentAt: usedAt });
   const staff = { sub: crypto.randomUUID(), email: "staff-member@example.jp", requestId: "data-copy-staff" };
   await refreshMember(services, staff, member.sub);
 
@@ -172,6 +204,22 @@ test("the download holds the member's address, sub, profile, sessions, e-mail ch
     email: `legacy-${member.email}`,
     profile: { familyName: "山田" },
   });
+  expect(copy.sections.twoStepVerification).toEqual({
+    turnedOnAt: madeAt.toISOString(),
+    recoveryCodesMadeAt: madeAt.toISOString(),
+    recoveryCodesLeft: 1,
+    recoveryCodesUsedAt: [usedAt.toISOString()],
+  });
+  expect(copy.sections.passkeys).toEqual([
+    {
+      name: "仕事用のMac",
+      deviceName: "macOS 15",
+      browser: "Safari 18",
+      addedAt: madeAt.toISOString(),
+      lastUsedAt: null,
+    },
+  ]);
+  expect(copy.sections.invitation).toEqual({ resentAt: usedAt.toISOString() });
   expect(copy.sections.staffActions).toEqual([
     expect.objectContaining({
       staff: "staff-member@example.jp",
@@ -197,9 +245,17 @@ test("the download holds the member's address, sub, profile, sessions, e-mail ch
     session!.id,
     link!.tokenHash,
     legacyHash,
+    ...codeHashes,
+    credentialId,
   ];
   for (const secret of secrets) expect(text).not.toContain(secret);
-  expect(keysOf(copy).filter((key) => /token|hash|secret|code|jti|deviceKey|^password$/i.test(key))).toEqual([]);
+  // Recovery codes appear as dates and a count only.
+  const recoveryCodeFacts = new Set(["recoveryCodesMadeAt", "recoveryCodesLeft", "recoveryCodesUsedAt"]);
+  expect(
+    keysOf(copy).filter(
+      (key) => /token|hash|secret|code|jti|deviceKey|credential|^password$/i.test(key) && !recoveryCodeFacts.has(key),
+    ),
+  ).toEqual([]);
 });
 
 test("each member gets their own copy and only their own: the session decides whose, and nothing in the request can", async () => {
