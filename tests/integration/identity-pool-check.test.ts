@@ -106,6 +106,7 @@ test("a pool without e-mail usernames, with another password policy, MFA off, no
     expect.stringContaining("PasswordPolicy.MinimumLength is 6, must be 8"),
     expect.stringContaining("PasswordPolicy.RequireNumbers is true, must be false"),
     expect.stringContaining('MfaConfiguration is "OFF", must be "OPTIONAL"'),
+    expect.stringContaining("SoftwareTokenMfaConfiguration.Enabled is not true"),
     expect.stringContaining('UserPoolTier is "LITE", must be "ESSENTIALS" or "PLUS"'),
     expect.stringContaining('Policies.SignInPolicy.AllowedFirstAuthFactors is unset, must include "PASSWORD"'),
     expect.stringContaining('Policies.SignInPolicy.AllowedFirstAuthFactors is unset, must include "WEB_AUTHN"'),

@@ -57,12 +57,14 @@ const CLIENT: UserPoolClientType = {
 function problems(change: {
   pool?: Partial<UserPoolType>;
   client?: Partial<UserPoolClientType>;
+  softwareTokenMfa?: boolean;
   webAuthn?: WebAuthnConfigurationType | undefined;
   adminGroupExists?: boolean;
 }) {
   const described: DescribedPool = {
     pool: { ...POOL, ...change.pool },
     client: { ...CLIENT, ...change.client },
+    softwareTokenMfa: change.softwareTokenMfa ?? true,
     webAuthn: "webAuthn" in change ? change.webAuthn : WEB_AUTHN,
     adminGroupExists: change.adminGroupExists ?? true,
   };
@@ -108,13 +110,16 @@ test("a pool where only administrators create users is refused: members sign the
   expect(problems({ pool: { AdminCreateUserConfig: undefined } })).toEqual([]);
 });
 
-test("MFA must be optional: off leaves members no 2-step verification, required would ask for a set-up the app does not walk", () => {
+test("MFA must be optional with the authenticator app on: off leaves members no 2-step verification, required would ask for a set-up the app does not walk", () => {
   expect(problems({ pool: { MfaConfiguration: "ON" } })).toEqual([expect.stringContaining('MfaConfiguration is "ON"')]);
   expect(problems({ pool: { MfaConfiguration: "OFF" } })).toEqual([
     expect.stringContaining('MfaConfiguration is "OFF"'),
   ]);
   expect(problems({ pool: { MfaConfiguration: undefined } })).toEqual([expect.stringContaining('must be "OPTIONAL"')]);
   expect(problems({ pool: { MfaConfiguration: "OPTIONAL" } })).toEqual([]);
+  expect(problems({ softwareTokenMfa: false })).toEqual([
+    expect.stringContaining("SoftwareTokenMfaConfiguration.Enabled is not true"),
+  ]);
 });
 
 test("a client secret, a missing auth flow, token revocation off, hidden existence errors and rotation are refused", () => {
@@ -194,7 +199,13 @@ test("a pool that cannot be read stops the start too, naming the permissions the
   const fitting = await identityPoolProblems(
     {
       describePool: (group) =>
-        Promise.resolve({ pool: POOL, client: CLIENT, webAuthn: WEB_AUTHN, adminGroupExists: group === "admin" }),
+        Promise.resolve({
+          pool: POOL,
+          client: CLIENT,
+          softwareTokenMfa: true,
+          webAuthn: WEB_AUTHN,
+          adminGroupExists: group === "admin",
+        }),
     },
     EXPECTED,
   );

@@ -357,6 +357,7 @@ export function createIdentityProvider(
       return {
         pool: pool.UserPool,
         client: appClient.UserPoolClient,
+        softwareTokenMfa: mfa.SoftwareTokenMfaConfiguration?.Enabled === true,
         ...(mfa.WebAuthnConfiguration ? { webAuthn: mfa.WebAuthnConfiguration } : {}),
         adminGroupExists,
       };

@@ -12,12 +12,14 @@ import type {
  */
 
 /**
- * The pool and client as DescribeUserPool and DescribeUserPoolClient report them, the pool's passkey settings as
- * GetUserPoolMfaConfig reports them, and whether the admin group exists.
+ * The pool and client as DescribeUserPool and DescribeUserPoolClient report them, the pool's authenticator-app and
+ * passkey settings as GetUserPoolMfaConfig reports them, and whether the admin group exists.
  */
 export interface DescribedPool {
   pool: UserPoolType;
   client: UserPoolClientType;
+  /** SoftwareTokenMfaConfiguration.Enabled: members may use an authenticator app. */
+  softwareTokenMfa: boolean;
   webAuthn?: WebAuthnConfigurationType;
   adminGroupExists: boolean;
 }
@@ -129,6 +131,12 @@ export function poolContractProblems(described: DescribedPool, expected: PoolExp
     problems.push(
       `${poolName}: MfaConfiguration is ${show(pool.MfaConfiguration)}, must be "OPTIONAL" ` +
         "(members turn 2-step verification on themselves; the app walks nobody through Cognito's MFA set-up at sign-in)",
+    );
+  }
+  if (!described.softwareTokenMfa) {
+    problems.push(
+      `${poolName}: SoftwareTokenMfaConfiguration.Enabled is not true (SetUserPoolMfaConfig), must be true ` +
+        "(2-step verification uses an authenticator app)",
     );
   }
   // DescribeUserPool names no plan only for pools older than the plans, which are Essentials.
