@@ -193,6 +193,46 @@ describe("the member's security page and its passkey forms", () => {
   }
 });
 
+describe("2-step verification's pages", () => {
+  for (const prefix of ["", "/en"]) {
+    test(`${prefix || "/"}: the set-up page is a signed-in member's own; the code step is nobody's without a sign-in under way`, async () => {
+      const page = `${prefix}/my/security/authenticator/`;
+      const signIn = `${prefix}/auth/sign-in/?to=my-security-authenticator`;
+      const byRole: Record<Role, [number, string]> = { visitor: [0, ""], member: [0, ""], admin: [0, ""] };
+      for (const role of ["visitor", "member", "admin"] as const) {
+        const response = expectResponse(await client.get(page, cookiesOf(role)), `${role} ${page}`);
+        byRole[role] = [response.status, response.headers.get("location")?.[0] ?? ""];
+      }
+      expect(byRole).toEqual({ visitor: [302, signIn], member: [200, ""], admin: [200, ""] });
+      const crossSite = expectResponse(
+        await sendCrossSite(page, [["intent", "turn-off"]], member.cookies),
+        "cross-site turn-off",
+      );
+      expect(crossSite.status).toBe(403);
+
+      // The code step without Cognito's challenge in its cookie: back to sign in, for everyone.
+      const codeStep = `${prefix}/auth/sign-in/two-step/`;
+      for (const role of ["visitor", "member"] as const) {
+        const response = expectResponse(
+          await client.post(
+            codeStep,
+            [
+              ["intent", "code"],
+              ["code", "123456"],
+            ],
+            cookiesOf(role),
+          ),
+          `${role} ${codeStep}`,
+        );
+        expect([response.status, response.headers.get("location")?.[0]], role).toEqual([
+          302,
+          `${prefix}/auth/sign-in/`,
+        ]);
+      }
+    });
+  }
+});
+
 /** The admin's own browser, but the form came from another site (Origin and Sec-Fetch-Site say so). */
 function sendCrossSite(path: string, fields: [string, string][], cookies: Map<string, string>) {
   return sendRawRequest(client.port, {
