@@ -100,8 +100,8 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
     availableActions,
     staffAccount,
     auditEvents: describeAuditEvents(audit.events, i18n.getFixedT(locale, "admin"), locale),
-    // Only an action on offer is confirmed: a link to another shows the list instead.
-    confirm: confirm && availableActions.includes(confirm) ? confirm : null,
+    // On a staff member's page only the refresh is confirmed: a link to another action shows the list instead.
+    confirm: confirm && (!staffAccount || availableActions.includes(confirm)) ? confirm : null,
     translations: loadTranslations(context, MEMBER_DETAIL_TEXTS),
     constraints: {
       staffAction: formConstraint(StaffActionSchema),
