@@ -5,9 +5,7 @@ import { createAppServices } from "~/composition-root.server";
 import { parseConfig } from "~/config.server";
 import { countPasskeys } from "~/domain/account/passkeys.server";
 import { REAUTHENTICATION_WINDOW_MS } from "~/domain/account/reauthentication.server";
-import { signIn } from "~/domain/account/sign-in.server";
 import { sendDueMail } from "~/domain/mail/mail-outbox.server";
-import { resolvePageSession } from "~/domain/sessions/page-sessions.server";
 import { i18nextOutsideRequests } from "~/i18n/translator.server";
 import type { SignedInMember } from "~/middleware/member-session.server";
 import * as signInPage from "~/routes/default/auth-sign-in";
@@ -17,6 +15,7 @@ import { securityMailLinksFor } from "~/routing/security-mail-links";
 import type { StandIns } from "~/server/start-server";
 import type { AppServices, Clock } from "~/services.server";
 import { routeCalls, settle } from "../../support/route-calls";
+import { MEMBER_PASSWORD, memberAsSeenNow, signInMember } from "../../support/signed-in-members";
 import { SoftwarePasskey } from "../../support/software-authenticator";
 import { getRequestCounts, resetRequestCounts } from "../../support/stand-ins/stand-in/harness-client";
 import { listMailboxEntries, mailboxDirectory } from "../../support/stand-ins/dev-mailbox";
@@ -28,7 +27,7 @@ import { useTestDatabase } from "../../support/test-database";
 // ceremony with @simplewebauthn/server), PGlite or PostgreSQL, the SMTP capture. A software authenticator stands in
 // for the browser's navigator.credentials; the origin is localhost's, the pool's relying party.
 const ORIGIN = "http://localhost:3995";
-const PASSWORD = "correct-horse-battery";
+const PASSWORD = MEMBER_PASSWORD;
 const FIREFOX = "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:140.0) Gecko/20100101 Firefox/140.0";
 const MINUTE_MS = 60_000;
 const temp = makeTempDir("passkeys");
@@ -64,25 +63,9 @@ async function createMember(label: string) {
   return { email, sub: (await services.identity.getUser(email)).sub };
 }
 
-/** A password sign-in of one browser, and the member as the next request's session check sees them. */
-async function signedInMember(member: { email: string }): Promise<SignedInMember> {
-  const result = await signIn(services, {
-    email: member.email,
-    password: PASSWORD,
-    deviceKey: crypto.randomUUID(),
-    userAgent: FIREFOX,
-    clientIp: "192.0.2.20",
-    locale: "en",
-  });
-  if (result.kind !== "active") throw new Error(`sign-in ended as ${result.kind}`);
-  return asSeenNow({ sessionId: result.sessionId, accessToken: result.accessToken });
-}
-
-async function asSeenNow(member: { sessionId: string; accessToken: string }): Promise<SignedInMember> {
-  const resolution = await resolvePageSession(services, member);
-  if (resolution.kind !== "member") throw new Error(`session resolved as ${resolution.kind}`);
-  return resolution.member;
-}
+const signedInMember = (member: { email: string }) =>
+  signInMember(services, member.email, { userAgent: FIREFOX, clientIp: "192.0.2.20", locale: "en" });
+const asSeenNow = (member: { sessionId: string; accessToken: string }) => memberAsSeenNow(services, member);
 
 /** A post of /my/security/'s passkey forms, as the browser (Firefox on Windows) sends it. */
 async function postPasskeyForm(member: SignedInMember, fields: Record<string, string>, locale: "ja" | "en" = "en") {
