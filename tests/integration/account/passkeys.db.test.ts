@@ -39,12 +39,20 @@ const clock: Clock = { now: () => current };
 const moveClock = (ms: number) => (current = new Date(current.getTime() + ms));
 const calls = routeCalls(ORIGIN, () => services);
 const previousAppOrigin = process.env.APP_ORIGIN;
+/** Low enough for a test to reach, high enough for every other test's posts of one member. */
+const PASSKEY_CHANGE_LIMIT = 12;
 
 beforeAll(async () => {
   // The stand-in's pool takes its relying party from APP_ORIGIN, as the deployment contract asks of Cognito's.
   process.env.APP_ORIGIN = ORIGIN;
   stack = await startEmbeddedStack({ dataDir: temp.dir, adminGroup: "admin" });
-  const config = parseConfig({ ...stack.env, APP_MODE: "dev", APP_ORIGIN: ORIGIN, DATA_DIR: temp.dir });
+  const config = parseConfig({
+    ...stack.env,
+    APP_MODE: "dev",
+    APP_ORIGIN: ORIGIN,
+    DATA_DIR: temp.dir,
+    RATE_LIMIT_PASSKEY_CHANGE_PER_MEMBER: String(PASSKEY_CHANGE_LIMIT),
+  });
   services = createAppServices(config, database().db, clock);
 }, 150_000);
 
@@ -259,4 +267,34 @@ test("a deleted passkey is gone at Cognito too: it signs nobody in; the deletion
   expect(await eventsOf(member.sub, "passkey-removed")).toHaveLength(1);
   const outbox = await database().db.select().from(mailOutbox).where(eq(mailOutbox.recipient, member.email));
   expect(outbox.filter((row) => (row.details as { change?: string }).change === "removed")).toHaveLength(1);
+});
+
+/** The toast a redirect carries, decoded from its signed cookie (base64 JSON before the signature). */
+function toastOf(response: Response): string {
+  const cookie = response.headers.getSetCookie().find((line) => line.startsWith("toast=")) ?? "";
+  const raw = decodeURIComponent(cookie.split(";")[0]!.slice("toast=".length));
+  return Buffer.from(raw.slice(0, raw.lastIndexOf(".")), "base64").toString("utf8");
+}
+
+test("passkey posts are rate-limited per member: past the limit nothing changes and the page says to try later", async () => {
+  const member = await createMember("passkey-limit");
+  const browser = await signedInMember(member);
+  const passkey = new SoftwarePasskey({ origin: ORIGIN });
+  // Adding is two posts: the options and the browser's answer.
+  expect((await addPasskey(browser, passkey)).status).toBe(302);
+  for (let post = 2; post < PASSKEY_CHANGE_LIMIT; post++) {
+    await postPasskeyForm(browser, { intent: "passkey-rename", credentialId: passkey.id, name: `name ${post}` });
+  }
+  expect((await passkeyRows(member.sub))[0]?.name).toBe(`name ${PASSKEY_CHANGE_LIMIT - 1}`);
+
+  const limited = (await postPasskeyForm(browser, { intent: "passkey-delete", credentialId: passkey.id })) as Response;
+  expect(limited.status).toBe(302);
+  expect(limited.headers.get("Location")).toBe(pathFor("my-security", "en"));
+  expect(toastOf(limited)).toContain("attemptLimitExceeded");
+  expect(await passkeyRows(member.sub)).toHaveLength(1);
+  expect(await eventsOf(member.sub, "passkey-removed")).toHaveLength(0);
+
+  // Another member is counted apart.
+  const other = await signedInMember(await createMember("passkey-limit-other"));
+  expect((await addPasskey(other, new SoftwarePasskey({ origin: ORIGIN }))).status).toBe(302);
 });
