@@ -1,10 +1,12 @@
 import { and, eq } from "drizzle-orm";
 import { Secret, TOTP } from "otpauth";
-import { afterAll, beforeAll, expect, test } from "vitest";
+import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
 import { mailOutbox, securityEvents } from "../../../db/schema";
 import { createAppServices } from "~/composition-root.server";
 import { parseConfig } from "~/config.server";
-import { signIn } from "~/domain/account/sign-in.server";
+import { signIn, signInWithRecoveryCode } from "~/domain/account/sign-in.server";
+import { toDomainError } from "~/domain/domain-error.server";
+import { countRecoveryCodesLeft } from "~/domain/security/recovery-codes.server";
 import { startAuthenticatorSetup, turnOnTwoStep } from "~/domain/security/two-step-verification.server";
 import * as signInPage from "~/routes/default/auth-sign-in";
 import * as twoStepPage from "~/routes/default/auth-two-step";
@@ -12,7 +14,12 @@ import { pathFor } from "~/routing/route-table";
 import type { StandIns } from "~/server/start-server";
 import type { AppServices } from "~/services.server";
 import { routeCalls, settle } from "../../support/route-calls";
-import { getRequestCounts, resetRequestCounts } from "../../support/stand-ins/stand-in/harness-client";
+import {
+  getRequestCounts,
+  resetHarness,
+  resetRequestCounts,
+  setFault,
+} from "../../support/stand-ins/stand-in/harness-client";
 import { startEmbeddedStack } from "../../support/stand-ins/embedded-stack";
 import { makeTempDir } from "../../support/temp-dir";
 import { useTestDatabase } from "../../support/test-database";
@@ -36,6 +43,10 @@ beforeAll(async () => {
   const config = parseConfig({ ...stack.env, APP_MODE: "dev", APP_ORIGIN: ORIGIN, DATA_DIR: temp.dir });
   services = createAppServices(config, database().db);
 }, 150_000);
+
+afterEach(async () => {
+  if (stack) await resetHarness(stack.env.COGNITO_ENDPOINT!);
+});
 
 afterAll(async () => {
   await stack?.stop();
@@ -237,4 +248,67 @@ test("a member whose TOTP is off at Cognito while our flag says on is refused on
   expect(refused.data.result.error?.[""]).toHaveLength(1);
   const again = await passwordStep(member.email);
   expect(again.response.headers.get("Location")).toBe(CODE_STEP);
+});
+
+/** Polls the stand-in's counter until `operation` has been called `count` times (no timers in the test's logic). */
+async function untilCalled(operation: string, count: number) {
+  await expect
+    .poll(async () => (await getRequestCounts(stack.env.COGNITO_ENDPOINT!)).byOperation[operation] ?? 0, {
+      timeout: 60_000,
+    })
+    .toBeGreaterThanOrEqual(count);
+}
+
+const browser = (clientIp: string) => ({
+  deviceKey: crypto.randomUUID(),
+  userAgent: null,
+  clientIp,
+  locale: "ja" as const,
+});
+
+test("an attacker with the password alone, signing in while a recovery code's sign-in has TOTP off at Cognito, gets no session", async () => {
+  const member = await memberWithTwoStep("window");
+  const endpoint = stack.env.COGNITO_ENDPOINT!;
+  const challenge = await signIn(services, { ...browser("127.0.0.1"), email: member.email, password: PASSWORD });
+  if (challenge.kind !== "codeRequired") throw new Error(`the password step ended as ${challenge.kind}`);
+  await resetRequestCounts(endpoint);
+  // The window held open: the recovery code's own password sign-in waits at the stand-in after TOTP went off.
+  await setFault(endpoint, { mode: "slow", delayMs: 3_000, operations: ["AdminInitiateAuth"], times: 1 });
+  const recovery = signInWithRecoveryCode(services, {
+    ...browser("127.0.0.1"),
+    email: member.email,
+    username: challenge.username,
+    password: PASSWORD,
+    recoveryCode: member.recoveryCodes[0]!,
+  }).then(
+    (result) => ({ kind: result.kind }),
+    (error: unknown) => ({ kind: "refused", code: toDomainError(error)?.code }),
+  );
+  // Both at once: the attacker's password-only sign-in from another IP starts as soon as TOTP is off.
+  const [recovered, attacker] = await Promise.all([
+    recovery,
+    untilCalled("AdminSetUserMFAPreference", 1).then(() =>
+      signIn(services, { ...browser("203.0.113.9"), email: member.email, password: PASSWORD }).then(
+        (result) => ({ kind: result.kind, code: undefined }),
+        (error: unknown) => ({ kind: "refused", code: toDomainError(error)?.code }),
+      ),
+    ),
+  ]);
+
+  // Cognito gave the attacker tokens, yet our flag refused them: no session, and TOTP on again at once.
+  expect(attacker).toEqual({ kind: "refused", code: "unavailable" });
+  const { db } = database();
+  const attackerSessions = await db
+    .select()
+    .from(securityEvents)
+    .where(and(eq(securityEvents.sub, member.sub), eq(securityEvents.ipAddress, "203.0.113.9")));
+  expect(attackerSessions.filter((event) => event.kind === "sign-in")).toEqual([]);
+  // The member's sign-in either got in before the attacker switched TOTP on again, or met the code challenge and
+  // was refused with its recovery code given back; either way the app's code is asked for next.
+  expect(["active", "refused"]).toContain(recovered.kind);
+  if (recovered.kind === "refused") {
+    expect(await countRecoveryCodesLeft(db, member.sub)).toBe(10);
+  }
+  const next = await services.identity.beginSignIn({ email: member.email, password: PASSWORD });
+  expect(next.kind).toBe("softwareTokenRequired");
 });
