@@ -1,13 +1,19 @@
 import { and, eq } from "drizzle-orm";
 import { Secret, TOTP } from "otpauth";
 import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
-import { mailOutbox, securityEvents } from "../../../db/schema";
+import { mailOutbox, securityEvents, twoStepVerifications } from "../../../db/schema";
 import { createAppServices } from "~/composition-root.server";
 import { parseConfig } from "~/config.server";
 import { signIn, signInWithRecoveryCode } from "~/domain/account/sign-in.server";
 import { toDomainError } from "~/domain/domain-error.server";
 import { countRecoveryCodesLeft } from "~/domain/security/recovery-codes.server";
-import { startAuthenticatorSetup, turnOnTwoStep } from "~/domain/security/two-step-verification.server";
+import { runPurge } from "~/domain/jobs/purge.server";
+import {
+  TOTP_OFF_REPAIR_AFTER_MS,
+  markTotpOff,
+  startAuthenticatorSetup,
+  turnOnTwoStep,
+} from "~/domain/security/two-step-verification.server";
 import * as signInPage from "~/routes/default/auth-sign-in";
 import * as twoStepPage from "~/routes/default/auth-two-step";
 import { pathFor } from "~/routing/route-table";
@@ -311,4 +317,44 @@ test("an attacker with the password alone, signing in while a recovery code's si
   }
   const next = await services.identity.beginSignIn({ email: member.email, password: PASSWORD });
   expect(next.kind).toBe("softwareTokenRequired");
+});
+
+test("a recovery code's sign-in that died with TOTP off at Cognito is switched on again by the purge job, once its mark is a minute old", async () => {
+  const member = await memberWithTwoStep("crash");
+  const { db } = database();
+  const diedAt = new Date();
+  // The process died between the two switches: the mark written, TOTP off at Cognito, never on again.
+  await markTotpOff(db, { sub: member.sub, now: diedAt });
+  await services.identity.setSoftwareTokenPreferenceOf({ username: member.sub, enabled: false });
+  const purgeDeps = { db, identity: services.identity, config: services.config };
+
+  // A mark younger than the repair delay may be a sign-in still under way: left alone.
+  const early = await runPurge(purgeDeps, new Date(diedAt.getTime() + 1_000));
+  expect(early.totpSwitchedOn).toEqual({ switchedOn: 0, owed: 0 });
+  expect((await services.identity.beginSignIn({ email: member.email, password: PASSWORD })).kind).toBe("tokens");
+
+  const later = await runPurge(purgeDeps, new Date(diedAt.getTime() + TOTP_OFF_REPAIR_AFTER_MS + 1_000));
+  expect(later.totpSwitchedOn).toEqual({ switchedOn: 1, owed: 0 });
+  // Even a sign-in straight at Cognito, which our flag never sees, is asked for the code again.
+  expect((await services.identity.beginSignIn({ email: member.email, password: PASSWORD })).kind).toBe(
+    "softwareTokenRequired",
+  );
+  const [row] = await db.select().from(twoStepVerifications).where(eq(twoStepVerifications.sub, member.sub));
+  expect(row?.totpOffSince).toBeNull();
+});
+
+test("a recovery code's sign-in leaves no mark behind when TOTP is on again", async () => {
+  const member = await memberWithTwoStep("no-mark");
+  const challenge = await signIn(services, { ...browser("127.0.0.1"), email: member.email, password: PASSWORD });
+  if (challenge.kind !== "codeRequired") throw new Error(`the password step ended as ${challenge.kind}`);
+  const signedIn = await signInWithRecoveryCode(services, {
+    ...browser("127.0.0.1"),
+    email: member.email,
+    username: challenge.username,
+    password: PASSWORD,
+    recoveryCode: member.recoveryCodes[1]!,
+  });
+  expect(signedIn.kind).toBe("active");
+  const [row] = await database().db.select().from(twoStepVerifications).where(eq(twoStepVerifications.sub, member.sub));
+  expect(row?.totpOffSince).toBeNull();
 });
