@@ -50,6 +50,8 @@ export const DOMAIN_ERROR_CODES = [
   "softwareTokenNotFound",
   // A recovery code that is not one of the member's unused codes.
   "recoveryCodeMismatch",
+  // A member with 2-step verification changed their password without the authenticator app's code.
+  "codeRequired",
   // The authenticator's setup was left too long (or belongs to another sign-in): it starts again.
   "authenticatorSetupExpired",
 ] as const;

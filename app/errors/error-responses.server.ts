@@ -36,6 +36,7 @@ const MESSAGE_KEYS: Record<DomainErrorCode, string> = {
   passwordFromPersonalDetails: "forms:validation.passwordFromPersonalDetails",
   softwareTokenNotFound: "toasts:twoStepNotOn",
   recoveryCodeMismatch: "toasts:recoveryCodeMismatch",
+  codeRequired: "forms:validation.codeRequired",
   authenticatorSetupExpired: "toasts:authenticatorSetupExpired",
 };
 
