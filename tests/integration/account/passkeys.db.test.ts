@@ -302,6 +302,17 @@ test("passkey autofill: an unknown or malformed credential id reads as a wrong p
   const malformed = await autofillPick("not a credential id!");
   expect(malformed.data).toEqual(unknown.data);
   expect((await getRequestCounts(endpoint())).byOperation).toEqual({});
+
+  // Each pick is a sign-in attempt, counted for its credential id (and the client IP), as the button's posts are.
+  const credentialId = new SoftwarePasskey({ origin: ORIGIN }).id;
+  for (let attempt = 1; attempt <= 10; attempt++) {
+    expect((await autofillPick(credentialId)).data).toEqual(unknown.data);
+  }
+  const limited = await autofillPick(credentialId);
+  expect(limited.init?.status).toBe(429);
+  expect(limited.data).toEqual({
+    passkeyRefusal: "Login attempt limit exceeded. Please try again in a few minutes",
+  });
 });
 
 test("a deleted passkey is gone at Cognito too: it signs nobody in; the deletion is recorded and mailed", async () => {
