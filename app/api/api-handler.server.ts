@@ -130,7 +130,7 @@ function withApiMiddleware(respond: (args: RouteArgs) => Promise<Response>) {
 
 /**
  * One resource route of the member API, per HTTP method: authenticate the bearer token (and, for an admin endpoint,
- * require the admin group in its `cognito:groups`), parse and validate the query and the JSON body with the
+ * take only the staff app client's tokens and require the admin group in its `cognito:groups`), parse and validate the query and the JSON body with the
  * endpoint's schemas from the contract, run the handler, answer JSON. Every failure, bad input
  * or a fault below, comes out as the one error envelope in the Accept-Language locale, never as an HTML page.
  */
@@ -147,7 +147,8 @@ export function apiRoute(handlers: Handlers) {
       const endpoint: ApiEndpoint = apiEndpoint(route.operation);
       const services = servicesOf(context);
       const { db, config } = services;
-      const member = await authenticateBearer(request, { db, cognito: config.cognito });
+      const client = endpoint.access === "admin" ? "staff" : "member";
+      const member = await authenticateBearer(request, { db, cognito: config.cognito, client });
       if (endpoint.access === "admin" && !member.groups.includes(config.adminGroup)) throw new ApiError("forbidden");
       const query = endpoint.query ? await readQuery(request, endpoint.query) : undefined;
       const body = endpoint.body ? await readJsonBody(request, endpoint.body) : undefined;

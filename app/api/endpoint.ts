@@ -10,6 +10,8 @@ export const API_ERROR_CODES = [
   "bad_request",
   "unauthorized",
   "forbidden",
+  "staff_token_required",
+  "reauthentication_required",
   "origin_not_allowed",
   "not_found",
   "method_not_allowed",
@@ -36,6 +38,8 @@ export const API_ERROR_STATUS: Record<ApiErrorCode, number> = {
   identity_refused: 400,
   unauthorized: 401,
   forbidden: 403,
+  staff_token_required: 403,
+  reauthentication_required: 403,
   origin_not_allowed: 403,
   not_found: 404,
   method_not_allowed: 405,
@@ -70,7 +74,10 @@ export interface ApiEndpoint {
   method: HttpMethod;
   /** OpenAPI path template; `{name}` parameters. */
   path: string;
-  /** Admin endpoints answer a token without the admin group with 403 `forbidden`. */
+  /**
+   * Admin endpoints take only the staff app client's tokens (a members' token: 403 `staff_token_required`) and
+   * answer a token without the admin group with 403 `forbidden`.
+   */
   access?: ApiAccess;
   /** Query parameters, as one object of strings (empty ones are omitted by callers, and ignored). */
   query?: z.ZodType;
@@ -92,7 +99,8 @@ export interface ApiEndpoint {
 
 /**
  * Every code an endpoint may answer: its own, the common ones, 413 and 415 where it reads a body, 422 where it reads query
- * parameters, and 403 where it needs the admin group.
+ * parameters, and 403 where it needs the admin group
+ * (or the staff client's token).
  */
 export function errorCodesOf(endpoint: ApiEndpoint): ApiErrorCode[] {
   const codes: ApiErrorCode[] = [
@@ -100,7 +108,7 @@ export function errorCodesOf(endpoint: ApiEndpoint): ApiErrorCode[] {
     ...COMMON_API_ERRORS,
     ...(endpoint.body || endpoint.rawBody ? (["payload_too_large", "unsupported_media_type"] as const) : []),
     ...(endpoint.query ? (["validation_failed"] as const) : []),
-    ...(endpoint.access === "admin" ? (["forbidden"] as const) : []),
+    ...(endpoint.access === "admin" ? (["forbidden", "staff_token_required"] as const) : []),
   ];
   return [...new Set(codes)];
 }

@@ -255,7 +255,7 @@ export const STAFF_API_ENDPOINTS = [
     access: "admin",
     body: EmailUpdateRequest,
     success: { status: 200, schema: StaffEmailUpdated },
-    errors: [...ON_A_MEMBER, "bad_request", "email_unchanged", "email_unavailable"],
+    errors: [...ON_A_MEMBER, "bad_request", "email_unchanged", "email_unavailable", "reauthentication_required"],
   },
   {
     operationId: "adminSignOutUser",
@@ -271,7 +271,7 @@ export const STAFF_API_ENDPOINTS = [
     path: "/api/admin/users/{sub}/disable",
     access: "admin",
     success: { status: 200, schema: StaffDisabled },
-    errors: ON_A_MEMBER,
+    errors: [...ON_A_MEMBER, "reauthentication_required"],
   },
   {
     operationId: "adminEnableUser",
@@ -287,7 +287,7 @@ export const STAFF_API_ENDPOINTS = [
     path: "/api/admin/users/{sub}/two-step-verification/disable",
     access: "admin",
     success: { status: 200, schema: StaffTwoStepOff },
-    errors: ON_A_MEMBER,
+    errors: [...ON_A_MEMBER, "reauthentication_required"],
   },
   // ---- the staff's downloads (CSV, streamed) ----
   {
@@ -297,7 +297,7 @@ export const STAFF_API_ENDPOINTS = [
     access: "admin",
     query: MemberExportParams,
     success: { status: 200, schema: CsvFile, mediaType: "text/csv" },
-    errors: [],
+    errors: ["reauthentication_required"],
   },
   {
     operationId: "adminExportWithdrawalReasons",

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { API_ENDPOINTS, type ApiOperationId, ErrorEnvelopeSchema } from "~/api/contract";
 import { CSV_IMPORT_COLUMNS } from "~/domain/csv-import/csv-import-file.server";
-import { type StandInSdk, bearerTokensFor, connectToStandIn } from "../support/bearer-tokens";
+import { type StandInSdk, bearerTokensFor, connectToStandIn, staffTokenSource } from "../support/bearer-tokens";
 import { PageClient, expectResponse } from "../support/page-client";
 import { formUrlEncode, sendRawRequest } from "../support/raw-http";
 import { type ServerProcess, startServerProcess } from "../support/server-process";
@@ -12,6 +12,7 @@ import { TEST_PASSWORD, createTestMember } from "../support/test-members";
  * Who may use the staff side, from outside: the production build (preview mode) runs in its own process and this
  * test speaks plain HTTP to it, as a visitor, a signed-in member and an admin, to every /admin/* page (both
  * languages), the detail page's actions, and every /api/admin/* endpoint. Each cell expects exactly one status.
+ * The admin API takes only the staff app client's tokens: the staff member's own members' token is refused there.
  */
 
 type Role = "visitor" | "member" | "admin";
@@ -20,7 +21,10 @@ interface Person {
   email: string;
   password: string;
   sub: string;
+  /** The members' app client's, as a sibling service holds it. */
   accessToken: string;
+  /** The staff app client's (a staff tool's sign-in), renewed as its 5 minutes run out. */
+  staffToken: () => Promise<string>;
   cookies: Map<string, string>;
 }
 
@@ -40,7 +44,8 @@ async function person(role: "member" | "admin"): Promise<Person> {
       ? await createStaffAdmin(server.standInPort, "access-admin")
       : await createTestMember(server.standInPort, "access-member");
   const { sub, accessToken } = await bearerTokensFor(sdk, email, password);
-  return { email, password, sub, accessToken, cookies: await client.signIn({ email, password }) };
+  const staffToken = staffTokenSource(sdk, email, password);
+  return { email, password, sub, accessToken, staffToken, cookies: await client.signIn({ email, password }) };
 }
 
 async function target(label: string) {
@@ -63,13 +68,13 @@ beforeAll(async () => {
   // The detail page shows members of the staff directory: the admin's refresh puts the page's target there.
   const refreshed = await fetch(`${server.url}/api/admin/users/${targets.page.sub}/refresh`, {
     method: "POST",
-    headers: { Authorization: `Bearer ${admin.accessToken}` },
+    headers: { Authorization: `Bearer ${await admin.staffToken()}` },
   });
   await refreshed.body?.cancel();
   // A CSV import job (one row) for the job endpoints' rows.
   const imported = await fetch(`${server.url}/api/admin/csv-import/user-create`, {
     method: "POST",
-    headers: { Authorization: `Bearer ${admin.accessToken}`, "Content-Type": "text/csv" },
+    headers: { Authorization: `Bearer ${await admin.staffToken()}`, "Content-Type": "text/csv" },
     body: IMPORT_CSV,
   });
   targets.importJobId = ((await imported.json()) as { job: { id: string } }).job.id;
@@ -297,13 +302,32 @@ const ADMIN_CALLS: { operationId: ApiOperationId; request: () => { path: string;
   },
 ];
 
+/**
+ * Who calls the admin API: no token; a member's staff-client token (a member who signed in through the staff
+ * client); an admin's members' token (the shared cookie's kind); an admin's staff-client token.
+ */
+type ApiCaller = "visitor" | "member" | "admin-members-token" | "admin";
+
+async function tokenOf(caller: ApiCaller): Promise<string | null> {
+  switch (caller) {
+    case "visitor":
+      return null;
+    case "member":
+      return member.staffToken();
+    case "admin-members-token":
+      return admin.accessToken;
+    case "admin":
+      return admin.staffToken();
+  }
+}
+
 async function callApi(
   operationId: ApiOperationId,
-  role: Role,
+  caller: ApiCaller,
   request: { path: string; body?: unknown; csv?: string },
 ) {
   const endpoint = API_ENDPOINTS.find((candidate) => candidate.operationId === operationId)!;
-  const token = role === "visitor" ? null : (role === "admin" ? admin : member).accessToken;
+  const token = await tokenOf(caller);
   const response = await fetch(`${server.url}${request.path}`, {
     method: endpoint.method.toUpperCase(),
     headers: {
@@ -326,17 +350,27 @@ describe("the admin API", () => {
     );
   });
 
-  test("no token: 401 envelope; a member's token: 403 envelope; an admin's: 2xx", async () => {
+  test("no token: 401; a member's: 403 forbidden; an admin's members' token: 403 staff_token_required; an admin's staff token: 2xx", async () => {
     for (const { operationId, request } of ADMIN_CALLS) {
       const visitor = await callApi(operationId, "visitor", request());
       const byMember = await callApi(operationId, "member", request());
+      const byMembersToken = await callApi(operationId, "admin-members-token", request());
       const byAdmin = await callApi(operationId, "admin", request());
-      expect([visitor.status, byMember.status], operationId).toEqual([401, 403]);
+      expect([visitor.status, byMember.status, byMembersToken.status], operationId).toEqual([401, 403, 403]);
       expect(ErrorEnvelopeSchema.parse(visitor.json).error.code, operationId).toBe("unauthorized");
       expect(ErrorEnvelopeSchema.parse(byMember.json).error.code, operationId).toBe("forbidden");
+      expect(ErrorEnvelopeSchema.parse(byMembersToken.json).error.code, operationId).toBe("staff_token_required");
       expect(byAdmin.status, `${operationId}: ${JSON.stringify(byAdmin.json)}`).toBeGreaterThanOrEqual(200);
       expect(byAdmin.status, operationId).toBeLessThan(300);
     }
+  });
+
+  test("the members' API takes no staff-client token, an admin's included: 401", async () => {
+    const response = await fetch(`${server.url}/api/user-devices`, {
+      headers: { Authorization: `Bearer ${await admin.staffToken()}` },
+    });
+    expect(response.status).toBe(401);
+    expect(ErrorEnvelopeSchema.parse(await response.json()).error.code).toBe("unauthorized");
   });
 
   test("a member cannot use the member API on another member's sub", async () => {
