@@ -2,6 +2,7 @@ import type { i18n } from "i18next";
 import type { z } from "zod";
 import type { Database } from "../../db/client.server";
 import type { Config } from "~/config.server";
+import { staffStandingNow } from "~/domain/directory/staff-group-check.server";
 import { listActiveDevices } from "~/domain/sessions/device-list.server";
 import type { MemberRecord } from "~/domain/account/profile.server";
 import { type LimitedAction, countAttempt } from "~/domain/limits/rate-limit.server";
@@ -149,7 +150,7 @@ export function apiRoute(handlers: Handlers) {
       const { db, config } = services;
       const client = endpoint.access === "admin" ? "staff" : "member";
       const member = await authenticateBearer(request, { db, cognito: config.cognito, client });
-      if (endpoint.access === "admin" && !member.groups.includes(config.adminGroup)) throw new ApiError("forbidden");
+      if (endpoint.access === "admin") await requireStaffNow(services, member);
       const query = endpoint.query ? await readQuery(request, endpoint.query) : undefined;
       const body = endpoint.body ? await readJsonBody(request, endpoint.body) : undefined;
       // A raw body (the CSV import's file) is the handler's to read, in the one media type the contract names.
@@ -183,6 +184,19 @@ export function apiRoute(handlers: Handlers) {
   }
   const respond = withApiMiddleware(handle);
   return { loader: respond, action: respond };
+}
+
+/**
+ * An admin endpoint's caller must be staff now: the token names the admin group, and the member directory, which
+ * reads the group from Cognito every few seconds, still has them in it (a member removed from the group is refused
+ * within a minute although their token still names it). No recent reading: 503, never a guess.
+ */
+async function requireStaffNow(services: AppServices, member: ApiMember): Promise<void> {
+  const { db, config, clock } = services;
+  if (!member.groups.includes(config.adminGroup)) throw new ApiError("forbidden");
+  const standing = await staffStandingNow(db, { sub: member.sub, staffGroup: config.adminGroup, now: clock.now() });
+  if (standing === "not-staff") throw new ApiError("forbidden");
+  if (standing === "unverified") throw new ApiError("staff_rights_unverified", { headers: { "Retry-After": "20" } });
 }
 
 /** Any other path under /api/: the envelope's 404, whatever the method, before any token check. */

@@ -28,6 +28,7 @@ export const API_ERROR_CODES = [
   "rate_limited",
   "mail_unavailable",
   "service_unavailable",
+  "staff_rights_unverified",
   "internal_error",
 ] as const;
 export type ApiErrorCode = (typeof API_ERROR_CODES)[number];
@@ -56,6 +57,7 @@ export const API_ERROR_STATUS: Record<ApiErrorCode, number> = {
   internal_error: 500,
   mail_unavailable: 503,
   service_unavailable: 503,
+  staff_rights_unverified: 503,
 };
 
 /** A JSON body larger than this is refused (413) unread: well above the largest real one (a registration). */
@@ -108,7 +110,7 @@ export function errorCodesOf(endpoint: ApiEndpoint): ApiErrorCode[] {
     ...COMMON_API_ERRORS,
     ...(endpoint.body || endpoint.rawBody ? (["payload_too_large", "unsupported_media_type"] as const) : []),
     ...(endpoint.query ? (["validation_failed"] as const) : []),
-    ...(endpoint.access === "admin" ? (["forbidden", "staff_token_required"] as const) : []),
+    ...(endpoint.access === "admin" ? (["forbidden", "staff_token_required", "staff_rights_unverified"] as const) : []),
   ];
   return [...new Set(codes)];
 }
