@@ -188,13 +188,19 @@ export function apiRoute(handlers: Handlers) {
 
 /**
  * An admin endpoint's caller must be staff now: the token names the admin group, and the member directory, which
- * reads the group from Cognito every few seconds, still has them in it (a member removed from the group is refused
- * within a minute although their token still names it). No recent reading: 503, never a guess.
+ * reads the group from Cognito every few seconds, still has them in it unless the token is newer than that reading
+ * (staffStandingNow): a member removed from the group is refused within a minute although their token still names
+ * it. No recent reading: 503, never a guess.
  */
 async function requireStaffNow(services: AppServices, member: ApiMember): Promise<void> {
   const { db, config, clock } = services;
   if (!member.groups.includes(config.adminGroup)) throw new ApiError("forbidden");
-  const standing = await staffStandingNow(db, { sub: member.sub, staffGroup: config.adminGroup, now: clock.now() });
+  const standing = await staffStandingNow(db, {
+    sub: member.sub,
+    staffGroup: config.adminGroup,
+    tokenIssuedAt: member.issuedAt,
+    now: clock.now(),
+  });
   if (standing === "not-staff") throw new ApiError("forbidden");
   if (standing === "unverified") throw new ApiError("staff_rights_unverified", { headers: { "Retry-After": "20" } });
 }

@@ -12,6 +12,8 @@ export interface ApiMember {
   originJti: string | null;
   /** When the person signed in (the token's `auth_time`, kept across refreshes); null when the token lacks it. */
   authTime: Date | null;
+  /** When Cognito issued the token (`iat`), with the groups it names. */
+  issuedAt: Date;
   accessToken: string;
 }
 
@@ -66,6 +68,7 @@ export async function authenticateBearer(
     groups: check.claims.groups,
     originJti: check.claims.originJti,
     authTime: check.claims.authTime,
+    issuedAt: check.claims.issuedAt,
     accessToken: token,
   };
 }

@@ -3,6 +3,7 @@ import { sessionCookie } from "~/cookies/app-cookies.server";
 import { localeFromPathname, pathnameForLocale } from "~/i18n/locales";
 import { routeNameForPathname } from "~/routing/route-table";
 import { servicesOf, staffStandingContext } from "~/router-context.server";
+import { issuedAtOf } from "~/domain/account/sign-in.server";
 import { staffStandingNow } from "~/domain/directory/staff-group-check.server";
 import { type SignedInMember, getMember, peekMember } from "./member-session.server";
 
@@ -53,7 +54,12 @@ export async function readStaffStanding(context: Readonly<RouterContextProvider>
   const { member } = peekMember(context);
   const { db, config, clock } = servicesOf(context);
   if (!member?.groups.includes(config.adminGroup)) return;
-  const standing = await staffStandingNow(db, { sub: member.sub, staffGroup: config.adminGroup, now: clock.now() });
+  const standing = await staffStandingNow(db, {
+    sub: member.sub,
+    staffGroup: config.adminGroup,
+    tokenIssuedAt: issuedAtOf(member.accessToken),
+    now: clock.now(),
+  });
   (context as RouterContextProvider).set(staffStandingContext, standing);
 }
 

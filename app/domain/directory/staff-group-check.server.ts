@@ -16,16 +16,19 @@ import { saveManyFromCognito } from "./member-directory.server";
 export const STAFF_RIGHTS_MAX_AGE_MS = 60 * 1000;
 
 /**
- * Where a signed-in member stands as staff right now: "staff" and "not-staff" by the member directory's groups as
- * last read from Cognito; "unverified" when that reading is older than STAFF_RIGHTS_MAX_AGE_MS (the check job is
- * failing or stopped), which refuses like "not-staff" but says to try again (fail closed). One indexed query, no
- * Cognito call: a page view may run it.
+ * Where a signed-in member whose access token names the staff group stands as staff right now. Two readings of
+ * Cognito's group are at hand, and the newer one counts: the member directory's groups, as the check job last read
+ * them, or the token's own, as Cognito wrote them when it issued the token (`tokenIssuedAt`): a token issued after
+ * the last reading is the fresher word (a member just added to the group), and a member removed after it is caught
+ * by the next reading. "unverified" when the directory's reading is older than STAFF_RIGHTS_MAX_AGE_MS (the job is
+ * failing or stopped): refused like "not-staff", with a "try again" (fail closed). One indexed query, no Cognito
+ * call: a page view may run it.
  */
 export type StaffStanding = "staff" | "not-staff" | "unverified";
 
 export async function staffStandingNow(
   db: Database,
-  input: { sub: string; staffGroup: string; now: Date },
+  input: { sub: string; staffGroup: string; tokenIssuedAt: Date; now: Date },
 ): Promise<StaffStanding> {
   const [row] = await db
     .select({
@@ -37,7 +40,7 @@ export async function staffStandingNow(
   if (!row?.checkedAt || input.now.getTime() - row.checkedAt.getTime() > STAFF_RIGHTS_MAX_AGE_MS) {
     return "unverified";
   }
-  return row.inGroup ? "staff" : "not-staff";
+  return row.inGroup || input.tokenIssuedAt > row.checkedAt ? "staff" : "not-staff";
 }
 
 export interface StaffGroupCheckDependencies {
