@@ -29,21 +29,24 @@ export function createRequestQueue(options: { inProgress?: number; holdLimitMs?:
   let inProgress = 0;
   let startScheduled = false;
 
-  // Started from setImmediate, never from the call that freed the place: a request that finishes at once would
-  // otherwise start the next in the same turn, and the whole queue could run in one turn again.
-  const scheduleStarts = () => {
+  // One waiting request per turn of the event loop, from setImmediate: each turn then accepts a connection and
+  // starts at most one render, however long the queue, so a burst of new connections is accepted within as many
+  // short turns instead of one per turn that carries the whole queue's work.
+  const scheduleStart = () => {
     if (startScheduled) return;
     startScheduled = true;
-    setImmediate(startWaiting);
+    setImmediate(startNext);
   };
-  function startWaiting() {
+  function startNext() {
     startScheduled = false;
     while (inProgress < limit && waiting.length > 0) {
       const next = waiting.shift()!;
       // A client who left while waiting: nothing to answer.
       if (next.res.destroyed) continue;
       begin(next.res, next.start);
+      break;
     }
+    if (inProgress < limit && waiting.length > 0) scheduleStart();
   }
   function begin(res: ServerResponse, start: () => void) {
     inProgress++;
@@ -53,7 +56,7 @@ export function createRequestQueue(options: { inProgress?: number; holdLimitMs?:
       held = false;
       clearTimeout(timer);
       inProgress--;
-      if (waiting.length > 0) scheduleStarts();
+      if (waiting.length > 0) scheduleStart();
     };
     const timer = setTimeout(leave, holdLimitMs).unref();
     res.once("close", leave);
@@ -64,7 +67,7 @@ export function createRequestQueue(options: { inProgress?: number; holdLimitMs?:
     admit(res, start) {
       if (inProgress < limit && waiting.length === 0) return begin(res, start);
       waiting.push({ res, start });
-      scheduleStarts();
+      if (inProgress < limit) scheduleStart();
     },
     get inProgress() {
       return inProgress;
