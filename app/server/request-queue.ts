@@ -1,13 +1,14 @@
 import type { ServerResponse } from "node:http";
 
 /**
- * How many requests are in progress at once; the rest wait in arrival order. Every request in progress shares the
- * one event loop, so when many progress together each turn of the loop carries all their work (renders, GC of their
- * live objects), and libuv accepts at most one new connection per turn (libuv#3696): under a burst of connections,
- * new ones then waited seconds in the kernel's accept queue while each handler's own time stayed short
- * (tests/bench/README.md, saturation). A few at a time keeps each turn short and the wait in arrival order.
+ * Requests start one per turn of the event loop, in arrival order, and at most this many are in progress at once.
+ * Every request shares the one event loop, and libuv accepts at most one new connection per turn (libuv#3696): when
+ * all the requests read in one turn started at once, that turn carried all their renders, so under a burst of
+ * connections new ones waited seconds in the kernel's accept queue while each handler's own time stayed short
+ * (tests/bench/README.md, saturation). Started one per turn, each turn stays short; the cap bounds the live objects
+ * of requests that wait on the database or Cognito, and what the garbage collector has to go through.
  */
-export const REQUESTS_IN_PROGRESS = 4;
+export const REQUESTS_IN_PROGRESS = 32;
 /**
  * A request that holds its place longer than this is waiting on something else (Cognito, a slow client reading a
  * download), not using the CPU: it goes on without its place, so that it does not hold up the queue.
@@ -15,7 +16,10 @@ export const REQUESTS_IN_PROGRESS = 4;
 export const PLACE_HOLD_LIMIT_MS = 500;
 
 export interface RequestQueue {
-  /** Calls `start` now if there is room, else once the requests before it have finished or left their place. */
+  /**
+   * Calls `start` on a later turn of the event loop, once the requests before it have started and fewer than the
+   * cap are in progress.
+   */
   admit(res: ServerResponse, start: () => void): void;
   /** Requests holding a place and requests waiting for one, for the tests. */
   readonly inProgress: number;
@@ -29,9 +33,8 @@ export function createRequestQueue(options: { inProgress?: number; holdLimitMs?:
   let inProgress = 0;
   let startScheduled = false;
 
-  // One waiting request per turn of the event loop, from setImmediate: each turn then accepts a connection and
-  // starts at most one render, however long the queue, so a burst of new connections is accepted within as many
-  // short turns instead of one per turn that carries the whole queue's work.
+  // From setImmediate, one per turn, never from the call that received or freed a place: requests read in one
+  // turn, or one that finishes at once, would otherwise start together in that turn.
   const scheduleStart = () => {
     if (startScheduled) return;
     startScheduled = true;
@@ -39,13 +42,10 @@ export function createRequestQueue(options: { inProgress?: number; holdLimitMs?:
   };
   function startNext() {
     startScheduled = false;
-    while (inProgress < limit && waiting.length > 0) {
-      const next = waiting.shift()!;
-      // A client who left while waiting: nothing to answer.
-      if (next.res.destroyed) continue;
-      begin(next.res, next.start);
-      break;
-    }
+    let next = waiting.shift();
+    // A client who left while waiting: nothing to answer.
+    while (next?.res.destroyed) next = waiting.shift();
+    if (next) begin(next.res, next.start);
     if (inProgress < limit && waiting.length > 0) scheduleStart();
   }
   function begin(res: ServerResponse, start: () => void) {
@@ -65,7 +65,6 @@ export function createRequestQueue(options: { inProgress?: number; holdLimitMs?:
 
   return {
     admit(res, start) {
-      if (inProgress < limit && waiting.length === 0) return begin(res, start);
       waiting.push({ res, start });
       if (inProgress < limit) scheduleStart();
     },

@@ -1,5 +1,5 @@
-import http, { type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import http, { IncomingMessage, ServerResponse } from "node:http";
+import { type AddressInfo, Socket } from "node:net";
 import { afterEach, expect, test } from "vitest";
 import { type RequestQueue, createRequestQueue } from "~/server/request-queue";
 
@@ -92,4 +92,20 @@ test("a request that holds its place past the hold limit lets the next start whi
   await until(() => started.length === 2);
   expect(started[0]!.res.writableEnded).toBe(false);
   expect(started.map((request) => request.name)).toEqual(["slow", "next"]);
+});
+
+test("requests that arrive in one turn of the event loop start one per turn, so no turn carries them all", async () => {
+  const queue = createRequestQueue({ inProgress: 10, holdLimitMs: 60_000 });
+  const started: string[] = [];
+  const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+  for (const name of ["a", "b", "c"]) {
+    queue.admit(new ServerResponse(new IncomingMessage(new Socket())), () => started.push(name));
+  }
+  expect(started).toEqual([]);
+  await nextTurn();
+  expect(started).toEqual(["a"]);
+  await nextTurn();
+  expect(started).toEqual(["a", "b"]);
+  await nextTurn();
+  expect(started).toEqual(["a", "b", "c"]);
 });
