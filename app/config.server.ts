@@ -133,6 +133,8 @@ const EnvSchema = z.object({
   RATE_LIMIT_STAFF_ACTION_PER_IP: attemptLimit,
   RATE_LIMIT_DATA_COPY_PER_MEMBER: attemptLimit,
   RATE_LIMIT_DATA_COPY_PER_IP: attemptLimit,
+  RATE_LIMIT_PASSKEY_CHANGE_PER_MEMBER: attemptLimit,
+  RATE_LIMIT_PASSKEY_CHANGE_PER_IP: attemptLimit,
 });
 
 /** The name of every environment variable the schema reads. */
@@ -258,6 +260,8 @@ function toConfig(env: z.infer<typeof EnvSchema>) {
       STAFF_ACTION_PER_IP: env.RATE_LIMIT_STAFF_ACTION_PER_IP,
       DATA_COPY_PER_MEMBER: env.RATE_LIMIT_DATA_COPY_PER_MEMBER,
       DATA_COPY_PER_IP: env.RATE_LIMIT_DATA_COPY_PER_IP,
+      PASSKEY_CHANGE_PER_MEMBER: env.RATE_LIMIT_PASSKEY_CHANGE_PER_MEMBER,
+      PASSKEY_CHANGE_PER_IP: env.RATE_LIMIT_PASSKEY_CHANGE_PER_IP,
     } satisfies Record<RateLimitPolicyName, number | undefined>,
   };
 }

@@ -1,6 +1,6 @@
 import { expect, test } from "./fixtures";
 import { STANDIN_PORT } from "../../playwright.config";
-import { createStaffAdmin, refreshIntoDirectory } from "../support/admin-members";
+import { createNamedMember, createStaffAdmin, refreshIntoDirectory } from "../support/admin-members";
 import { expectNoSeriousViolations } from "../support/axe";
 import { signIn } from "../support/sign-in-form";
 
@@ -52,7 +52,11 @@ for (const prefix of ["", "/en"]) {
   }) => {
     test.setTimeout(90_000);
     const admin = await createStaffAdmin(STANDIN_PORT, "axe");
-    await refreshIntoDirectory(request, STANDIN_PORT, admin, []);
+    // A member who is not staff: a staff member's page (the admin's own) offers no change to confirm.
+    const member = await createNamedMember(STANDIN_PORT, {
+      email: `axe-member-${crypto.randomUUID().slice(0, 8)}@example.jp`,
+    });
+    await refreshIntoDirectory(request, STANDIN_PORT, admin, [member]);
     await page.goto("/auth/sign-in/?to=admin");
     await signIn(page, admin);
     await expect(page).toHaveURL(/\/admin\/$/);
@@ -62,7 +66,8 @@ for (const prefix of ["", "/en"]) {
       "/admin/?status=sleeping",
       "/admin/users/",
       `/admin/users/${admin.sub}/`,
-      `/admin/users/${admin.sub}/?confirm=disable`,
+      `/admin/users/${member.sub}/`,
+      `/admin/users/${member.sub}/?confirm=disable`,
       "/admin/audit-log/",
       "/admin/csv-import/",
     ]) {

@@ -11,7 +11,8 @@ import { TEST_PASSWORD, createTestMember } from "../support/test-members";
 /**
  * Who may use the staff side, from outside: the production build (preview mode) runs in its own process and this
  * test speaks plain HTTP to it, as a visitor, a signed-in member and an admin, to every /admin/* page (both
- * languages), the detail page's actions, and every /api/admin/* endpoint. Each cell expects exactly one status.
+ * languages), the detail page's actions, and every /api/admin/* endpoint; and as an admin on another staff member,
+ * whose account is changed in the AWS console only. Each cell expects exactly one status.
  */
 
 type Role = "visitor" | "member" | "admin";
@@ -29,16 +30,18 @@ let client: PageClient;
 let sdk: StandInSdk;
 let member: Person;
 let admin: Person;
+/** Another staff member: the admin may look at their page and refresh it, and change nothing of their account. */
+let colleague: Person;
 /** The member the admin pages and endpoints are about; one per purpose, so that no action spoils another row. */
 const targets: Record<"page" | "email" | "actions", { email: string; sub: string }> & { importJobId: string } =
   {} as never;
 const IMPORT_CSV = `${CSV_IMPORT_COLUMNS.join(",")}\naccess-import@example.jp,山田,花子,1990,JP,東京都,design,会社,ja\n`;
 
-async function person(role: "member" | "admin"): Promise<Person> {
+async function person(role: "member" | "admin", label = `access-${role}`): Promise<Person> {
   const { email, password } =
     role === "admin"
-      ? await createStaffAdmin(server.standInPort, "access-admin")
-      : await createTestMember(server.standInPort, "access-member");
+      ? await createStaffAdmin(server.standInPort, label)
+      : await createTestMember(server.standInPort, label);
   const { sub, accessToken } = await bearerTokensFor(sdk, email, password);
   return { email, password, sub, accessToken, cookies: await client.signIn({ email, password }) };
 }
@@ -53,19 +56,24 @@ beforeAll(async () => {
   server = await startServerProcess("preview", { NODE_ENV: "production", LOG_LEVEL: "silent" });
   client = new PageClient(server.url);
   sdk = await connectToStandIn(server.standInPort);
-  [member, admin, targets.page, targets.email, targets.actions] = await Promise.all([
+  [member, admin, colleague, targets.page, targets.email, targets.actions] = await Promise.all([
     person("member"),
     person("admin"),
+    person("admin", "access-colleague"),
     target("access-page-target"),
     target("access-email-target"),
     target("access-actions-target"),
   ]);
-  // The detail page shows members of the staff directory: the admin's refresh puts the page's target there.
-  const refreshed = await fetch(`${server.url}/api/admin/users/${targets.page.sub}/refresh`, {
-    method: "POST",
-    headers: { Authorization: `Bearer ${admin.accessToken}` },
-  });
-  await refreshed.body?.cancel();
+  // The detail page shows members of the staff directory: the admin's refresh puts the page's target there, and the
+  // colleague with their group.
+  for (const sub of [targets.page.sub, colleague.sub]) {
+    const refreshed = await fetch(`${server.url}/api/admin/users/${sub}/refresh`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${admin.accessToken}` },
+    });
+    expect(refreshed.status).toBe(200);
+    await refreshed.body?.cancel();
+  }
   // A CSV import job (one row) for the job endpoints' rows.
   const imported = await fetch(`${server.url}/api/admin/csv-import/user-create`, {
     method: "POST",
@@ -233,6 +241,44 @@ describe("2-step verification's pages", () => {
   }
 });
 
+describe("staff on another staff member", () => {
+  /** Every change the detail page's actions make; the page offers none of them on a staff member's page. */
+  const CHANGES: [string, string][][] = [
+    [["intent", "disable"]],
+    [["intent", "enable"]],
+    [["intent", "sessions-end"]],
+    [["intent", "two-step-off"]],
+    [
+      ["intent", "email-change"],
+      ["email", `access-taken-over-${crypto.randomUUID().slice(0, 8)}@example.jp`],
+    ],
+  ];
+
+  for (const prefix of ["", "/en"]) {
+    test(`${prefix || "/"}: the page offers the refresh only; a post of each change is 403 and changes nothing`, async () => {
+      const path = `${prefix}/admin/users/${colleague.sub}/`;
+      const page = expectResponse(await client.get(path, admin.cookies), `GET ${path}`);
+      expect(page.status).toBe(200);
+      expect(page.body.toString("utf8")).toContain('data-testid="staff-account-notice"');
+      expect(page.body.toString("utf8")).toContain("?confirm=refresh");
+      for (const action of ["disable", "enable", "sessions-end", "two-step-off"]) {
+        expect(page.body.toString("utf8"), action).not.toContain(`?confirm=${action}`);
+      }
+      expect(page.body.toString("utf8")).not.toContain('value="review-email-change"');
+
+      for (const fields of CHANGES) {
+        const intent = fields[0]![1];
+        const refused = expectResponse(await client.post(path, fields, admin.cookies), `admin ${intent}`);
+        expect(refused.status, intent).toBe(403);
+        expect(refused.body.toString("utf8"), intent).toContain(
+          prefix ? "This member is staff" : "この会員はスタッフです",
+        );
+      }
+      expect(await canSignIn(colleague.email)).toBe(true);
+    });
+  }
+});
+
 /** The admin's own browser, but the form came from another site (Origin and Sec-Fetch-Site say so). */
 function sendCrossSite(path: string, fields: [string, string][], cookies: Map<string, string>) {
   return sendRawRequest(client.port, {
@@ -337,6 +383,34 @@ describe("the admin API", () => {
       expect(byAdmin.status, `${operationId}: ${JSON.stringify(byAdmin.json)}`).toBeGreaterThanOrEqual(200);
       expect(byAdmin.status, operationId).toBeLessThan(300);
     }
+  });
+
+  test("an admin's token on another staff member: each change is 403 target_is_staff, the read and the refresh 200", async () => {
+    const changes: { operationId: ApiOperationId; path: string; body?: unknown }[] = [
+      {
+        operationId: "adminChangeUserEmail",
+        path: `/api/admin/email-updates/${colleague.sub}`,
+        body: { email: `access-taken-over-${crypto.randomUUID().slice(0, 8)}@example.jp` },
+      },
+      { operationId: "adminSignOutUser", path: `/api/admin/users/${colleague.sub}/sign-out` },
+      { operationId: "adminDisableUser", path: `/api/admin/users/${colleague.sub}/disable` },
+      { operationId: "adminEnableUser", path: `/api/admin/users/${colleague.sub}/enable` },
+      { operationId: "adminTurnOffTwoStep", path: `/api/admin/users/${colleague.sub}/two-step-verification/disable` },
+    ];
+    for (const { operationId, ...request } of changes) {
+      const refused = await callApi(operationId, "admin", request);
+      expect(refused.status, operationId).toBe(403);
+      expect(ErrorEnvelopeSchema.parse(refused.json).error.code, operationId).toBe("target_is_staff");
+      const endpoint = API_ENDPOINTS.find((candidate) => candidate.operationId === operationId)!;
+      expect(endpoint.errors as readonly string[], `${operationId} documents it`).toContain("target_is_staff");
+    }
+    for (const { operationId, path } of [
+      { operationId: "adminGetUser", path: `/api/admin/users/${colleague.sub}` },
+      { operationId: "adminRefreshUser", path: `/api/admin/users/${colleague.sub}/refresh` },
+    ] as const) {
+      expect((await callApi(operationId, "admin", { path })).status, operationId).toBe(200);
+    }
+    expect(await canSignIn(colleague.email)).toBe(true);
   });
 
   test("a member cannot use the member API on another member's sub", async () => {

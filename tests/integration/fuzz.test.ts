@@ -736,6 +736,8 @@ const PAGE_FORMS: PageForm[] = [
     fields: (ctx) => [
       ["currentPassword", ctx.rng.chance(0.7) ? memberPassword(ctx) : newPassword(ctx.rng)],
       ["newPassword", newPassword(ctx.rng)],
+      // The authenticator app's code a member with 2-step verification gives; ignored for the others.
+      ["code", ctx.rng.chance(0.5) ? sixDigits(ctx.rng) : ""],
     ],
     weight: 3,
   },
