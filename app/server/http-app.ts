@@ -15,6 +15,7 @@ import { logger } from "~/integrations/logger.server";
 import { observeHttpRequest } from "~/integrations/metrics.server";
 import type { DevMailbox, RequestInfo } from "~/router-context.server";
 import { createApiLane } from "./api-lane";
+import { createRequestQueue } from "./request-queue";
 import { isStreamedDownload } from "./write-body";
 import { type Build, largeBodyGateOf, requestContextFactory } from "./app-context";
 import { ROUTE_DISCOVERY_PATH, answerUnhandledError, createPageLane } from "./page-lane";
@@ -35,6 +36,8 @@ declare module "express-serve-static-core" {
     ownRoute?: OwnRoute;
   }
 }
+
+const HEALTH_CHECK_PATHS = new Set(["/healthz/", "/readyz/"]);
 
 /** What the metrics call the requests no route answers. */
 type OwnRoute = "healthz" | "readyz" | "static-file";
@@ -84,6 +87,9 @@ export async function createHttpApp(
     return pathOf(req) === ROUTE_DISCOVERY_PATH ? "route-discovery" : UNROUTED;
   };
 
+  /** When each request that went through the queue arrived. */
+  const arrivals = new WeakMap<IncomingMessage, bigint>();
+
   /** Request id, nonce, security headers, the access log line and the metrics: the same for pages and the API. */
   function beginRequest(req: IncomingMessage, res: ServerResponse, kind: "page" | "api"): RequestInfo {
     const requestInfo: RequestInfo = {
@@ -97,7 +103,8 @@ export async function createHttpApp(
     res.setHeader("X-Request-Id", requestInfo.requestId);
     const responseHeaders = kind === "page" ? headers.forPage(requestInfo.nonce) : headers.forApi;
     for (const name in responseHeaders) res.setHeader(name, responseHeaders[name]!);
-    const startedAt = process.hrtime.bigint();
+    // From the request's arrival, so that the log and the metrics count its wait in the queue too.
+    const startedAt = arrivals.get(req) ?? process.hrtime.bigint();
     res.on("finish", () => {
       const durationMs = Number((process.hrtime.bigint() - startedAt) / 1000n) / 1000;
       logger.info(
@@ -219,12 +226,19 @@ export async function createHttpApp(
     compressionLevel: COMPRESSION_LEVEL,
   });
 
+  const queue = createRequestQueue();
   const listener: RequestListener = (req, res) => {
-    if (!isApiPath(pathOf(req))) return void app(req, res);
-    apiLane(req, res).catch((error: unknown) => {
-      // The lane answers its own failures with the envelope; this is one that left no way to answer.
-      logger.error({ err: error }, "the API lane could not answer");
-      res.destroy();
+    const requestPath = pathOf(req);
+    // A load balancer's health checks are answered at once, never behind the queue's pages.
+    if (HEALTH_CHECK_PATHS.has(requestPath)) return void app(req, res);
+    arrivals.set(req, process.hrtime.bigint());
+    queue.admit(res, () => {
+      if (!isApiPath(requestPath)) return void app(req, res);
+      apiLane(req, res).catch((error: unknown) => {
+        // The lane answers its own failures with the envelope; this is one that left no way to answer.
+        logger.error({ err: error }, "the API lane could not answer");
+        res.destroy();
+      });
     });
   };
   return { listener, close: closeVite };
