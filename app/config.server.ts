@@ -57,6 +57,9 @@ const EnvSchema = z.object({
   APP_ORIGIN: z.preprocess(emptyAsUnset, z.url().optional()),
   // The operators' metrics on a port of their own (app/server/metrics-server.ts); unset, no metrics are served.
   METRICS_PORT: z.preprocess(emptyAsUnset, z.coerce.number().int().min(1).max(65535).optional()),
+  // After SIGTERM, how long the instance keeps serving while /readyz/ answers 503, so that the load balancer stops
+  // sending it requests before it stops accepting connections (app/server/start-server.ts, docs/deployment.md).
+  SHUTDOWN_DRAIN_SECONDS: z.coerce.number().min(0).max(120).default(5),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 
   SESSION_SECRETS: commaList,
@@ -189,6 +192,7 @@ function toConfig(env: z.infer<typeof EnvSchema>) {
     host: env.HOST,
     origin: new URL(origin).origin,
     metricsPort: env.METRICS_PORT,
+    shutdownDrainMs: env.SHUTDOWN_DRAIN_SECONDS * 1000,
     logLevel: env.LOG_LEVEL,
     sessionSecrets: env.SESSION_SECRETS,
     cookieDomain: env.COOKIE_DOMAIN || undefined,

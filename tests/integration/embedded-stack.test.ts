@@ -41,7 +41,7 @@ test("the pool is provisioned with the password policy, and the development admi
       UserPoolId,
       ClientId: stack.env.COGNITO_CLIENT_ID!,
       AuthFlow: "ADMIN_USER_PASSWORD_AUTH",
-      AuthParameters: { USERNAME: stack.admin.email, PASSWORD: stack.admin.password },
+      AuthParameters: { USERNAME: stack.admin!.email, PASSWORD: stack.admin!.password },
     }),
   );
   // The app decides admin rights from the token's cognito:groups claim, so that is what is checked.
