@@ -91,6 +91,9 @@ const EnvSchema = z.object({
   CSV_IMPORT_CREATIONS_PER_SECOND: z.coerce.number().positive().max(1000).default(40),
   // Creations in flight in one process, so that Cognito's latency does not hold the rate below the target.
   CSV_IMPORT_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(8),
+  // How long a row an instance claimed stays its own: after a crash (kill -9, a lost host) another instance takes the
+  // row over once it runs out.
+  CSV_IMPORT_LEASE_SECONDS: z.coerce.number().int().min(5).max(3600).default(120),
 
   SMTP_URL: optionalUrl,
   MAIL_FROM: z.string().default("ID <no-reply@localhost>"),
@@ -217,6 +220,7 @@ function toConfig(env: z.infer<typeof EnvSchema>) {
     csvImport: {
       creationsPerSecond: env.CSV_IMPORT_CREATIONS_PER_SECOND,
       concurrency: env.CSV_IMPORT_CONCURRENCY,
+      leaseMs: env.CSV_IMPORT_LEASE_SECONDS * 1000,
     },
     smtpUrl: env.SMTP_URL ?? "",
     mailFrom: env.MAIL_FROM,

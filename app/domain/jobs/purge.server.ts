@@ -149,7 +149,7 @@ export async function runPurgeExclusively(deps: PurgeDependencies, now: Date): P
 
 /**
  * Runs the purge on a schedule inside the server process: first after PURGE_FIRST_RUN_DELAY_MS, then every
- * PURGE_INTERVAL_MS, skipping a tick when another instance started it less than half an interval ago
+ * PURGE_INTERVAL_MS, skipping a tick when another instance started it within the last nine tenths of an interval
  * (claimScheduledTurn). Returns a stop function.
  */
 export function schedulePurge(

@@ -6,7 +6,7 @@ import { useTestDatabase } from "../../support/test-database";
 const database = useTestDatabase("scheduled-turn", { ownDatabase: true });
 const INTERVAL_MS = 2_000;
 
-test("of ticks in the same half interval only the first is the cluster's turn, also when they come together", async () => {
+test("of ticks within nine tenths of an interval only the first is the cluster's turn, also when they come together", async () => {
   const { db } = database();
   await db.delete(scheduledJobTurns);
   // Ten instances tick at once: one wins.
@@ -15,7 +15,7 @@ test("of ticks in the same half interval only the first is the cluster's turn, a
   expect(await claimScheduledTurn(db, "purge", INTERVAL_MS)).toBe(false);
   // Each job has its own turns.
   expect(await claimScheduledTurn(db, "reconcile", INTERVAL_MS)).toBe(true);
-  // Half an interval later the next tick runs again.
+  // An interval later the next tick runs again.
   await expect.poll(() => claimScheduledTurn(db, "purge", INTERVAL_MS), { interval: 200 }).toBe(true);
   expect(await claimScheduledTurn(db, "purge", INTERVAL_MS)).toBe(false);
 });

@@ -34,6 +34,8 @@ export async function startEmbeddedStack(options: {
   adminGroup: string;
   cognitoPort?: number;
   smtpPort?: number;
+  /** The origin the pool's invitations and passkeys are for: APP_ORIGIN (or HOST and PORT) when not given. */
+  appOrigin?: string;
 }): Promise<StandIns> {
   const dataDir = path.resolve(options.dataDir);
   await mkdir(dataDir, { recursive: true });
@@ -57,7 +59,10 @@ export async function startEmbeddedStack(options: {
     const pool = await provisionStandInPool(cognito, {
       dataDir,
       adminGroup: options.adminGroup,
-      appOrigin: process.env.APP_ORIGIN || `http://${process.env.HOST ?? "127.0.0.1"}:${process.env.PORT ?? "3000"}`,
+      appOrigin:
+        options.appOrigin ||
+        process.env.APP_ORIGIN ||
+        `http://${process.env.HOST ?? "127.0.0.1"}:${process.env.PORT ?? "3000"}`,
     });
     cognito.destroy();
     return {
