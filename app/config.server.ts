@@ -73,6 +73,7 @@ const EnvSchema = z.object({
   COGNITO_REGION: z.string().optional(),
   COGNITO_USER_POOL_ID: z.string().optional(),
   COGNITO_CLIENT_ID: z.string().optional(),
+  COGNITO_STAFF_CLIENT_ID: z.string().optional(),
   COGNITO_ENDPOINT: optionalUrl,
   ADMIN_GROUP: z.string().min(1).default("admin"),
   DEVICE_LIMIT: z.coerce.number().int().min(1).max(100).default(3),
@@ -151,6 +152,7 @@ const REQUIRED_IN_PRODUCTION = [
   "COGNITO_REGION",
   "COGNITO_USER_POOL_ID",
   "COGNITO_CLIENT_ID",
+  "COGNITO_STAFF_CLIENT_ID",
   "SMTP_URL",
 ] as const;
 
@@ -208,6 +210,9 @@ function toConfig(env: z.infer<typeof EnvSchema>) {
       region: env.COGNITO_REGION ?? "ap-northeast-1",
       userPoolId: env.COGNITO_USER_POOL_ID ?? "",
       clientId: env.COGNITO_CLIENT_ID ?? "",
+      // The staff area's own app client: staff sign in through it, and the admin API takes only its tokens.
+      // Required in production; optional in the type so that tools and tests naming only the member client compile.
+      ...(env.COGNITO_STAFF_CLIENT_ID ? { staffClientId: env.COGNITO_STAFF_CLIENT_ID } : {}),
       endpoint: env.COGNITO_ENDPOINT,
     },
     adminGroup: env.ADMIN_GROUP,

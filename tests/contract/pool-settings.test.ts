@@ -4,6 +4,7 @@
  * them, through the AWS SDK against the stand-in.
  */
 import {
+  AdminInitiateAuthCommand,
   CreateUserPoolClientCommand,
   CreateUserPoolCommand,
   DescribeUserPoolClientCommand,
@@ -11,8 +12,9 @@ import {
   GetGroupCommand,
   UpdateUserPoolClientCommand,
 } from "@aws-sdk/client-cognito-identity-provider";
+import { decodeJwt } from "jose";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { ADMIN_GROUP, type ContractStandIn, rejection, startContractStandIn } from "./contract-fixture";
+import { ADMIN_GROUP, type ContractStandIn, PASSWORD, rejection, startContractStandIn } from "./contract-fixture";
 
 let cognito: ContractStandIn;
 
@@ -80,6 +82,32 @@ describe("DescribeUserPoolClient", () => {
       RefreshTokenRotation: { Feature: "DISABLED" },
     });
     expect((await describeClient(cognito.clientId)).ClientSecret).toBeUndefined();
+  });
+
+  // API_CreateUserPoolClient: AccessTokenValidity and IdTokenValidity "in the unit set in TokenValidityUnits", 5
+  // minutes at least; the tokens Cognito issues for the client last that long.
+  test("the staff client reports its short token lifetimes, and its tokens last that long", async () => {
+    expect(await describeClient(cognito.pool.staffClientId)).toMatchObject({
+      ClientId: cognito.pool.staffClientId,
+      PreventUserExistenceErrors: "ENABLED",
+      AccessTokenValidity: 5,
+      IdTokenValidity: 5,
+      RefreshTokenValidity: 8,
+      TokenValidityUnits: { AccessToken: "minutes", IdToken: "minutes", RefreshToken: "hours" },
+    });
+    const email = cognito.email("staff-client");
+    await cognito.confirmedMember(email);
+    const result = await cognito.cognito.send(
+      new AdminInitiateAuthCommand({
+        UserPoolId: cognito.userPoolId,
+        ClientId: cognito.pool.staffClientId,
+        AuthFlow: "ADMIN_USER_PASSWORD_AUTH",
+        AuthParameters: { USERNAME: email, PASSWORD },
+      }),
+    );
+    const access = decodeJwt(result.AuthenticationResult!.AccessToken!);
+    expect(access.client_id).toBe(cognito.pool.staffClientId);
+    expect(access.exp! - access.iat!).toBe(5 * 60);
   });
 
   // API_CreateUserPoolClient: "If you don't include this parameter, token revocation is automatically activated for

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, expect, test } from "vitest";
 import { MIN_PASSWORD_LENGTH } from "~/domain/forms/field-schemas";
 import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
 import { createIdentityProvider } from "~/integrations/cognito/identity-provider.server";
-import { identityPoolProblems } from "~/integrations/cognito/pool-contract.server";
+import { REQUIRED_STAFF_CLIENT_SETTINGS, identityPoolProblems } from "~/integrations/cognito/pool-contract.server";
 import { mailboxDirectory } from "../support/stand-ins/dev-mailbox";
 import { findFreePort, startCognitoStandIn } from "../support/stand-ins/cognito-stand-in";
 import { STAND_IN_CLIENT_NAME, STAND_IN_POOL_NAME } from "../support/stand-ins/provision-cognito";
@@ -41,9 +41,14 @@ afterAll(async () => {
 const EXPECTED = { minimumPasswordLength: MIN_PASSWORD_LENGTH, adminGroup: ADMIN_GROUP, appOrigin: APP_ORIGIN };
 
 /** The check as start-server.ts runs it, for a pool and client on the stand-in. */
-async function problemsOf(userPoolId: string, clientId: string, adminGroup = ADMIN_GROUP): Promise<string[]> {
+async function problemsOf(
+  userPoolId: string,
+  clientId: string,
+  adminGroup = ADMIN_GROUP,
+  staffClientId = standIn.pool.staffClientId,
+): Promise<string[]> {
   const identity = createIdentityProvider(
-    { region: REGION, endpoint: standIn.endpoint, userPoolId, clientId },
+    { region: REGION, endpoint: standIn.endpoint, userPoolId, clientId, staffClientId },
     standIn.cognito,
   );
   return identityPoolProblems(identity, { ...EXPECTED, adminGroup });
@@ -76,6 +81,29 @@ test("a client with revocation off, hidden existence errors, rotation on and no 
   ]);
 });
 
+test("a staff client with Cognito's default token lifetimes and existence errors is reported", async () => {
+  const created = await standIn.cognito.send(
+    new CreateUserPoolClientCommand({
+      UserPoolId: standIn.userPoolId,
+      ClientName: "staff-with-defaults",
+      ExplicitAuthFlows: [...REQUIRED_STAFF_CLIENT_SETTINGS.ExplicitAuthFlows],
+    }),
+  );
+  const staffClientId = created.UserPoolClient!.ClientId!;
+  expect(await problemsOf(standIn.userPoolId, standIn.clientId, ADMIN_GROUP, staffClientId)).toEqual([
+    expect.stringContaining(
+      `staff app client ${staffClientId}: PreventUserExistenceErrors is "LEGACY", must be "ENABLED"`,
+    ),
+    expect.stringContaining("AccessTokenValidity is Cognito's default, must be at most 5 minutes"),
+    expect.stringContaining("IdTokenValidity is Cognito's default, must be at most 5 minutes"),
+    expect.stringContaining("RefreshTokenValidity is Cognito's default, must be at most 8 hours"),
+  ]);
+  // The members' client named as the staff client is refused too.
+  expect(await problemsOf(standIn.userPoolId, standIn.clientId, ADMIN_GROUP, standIn.clientId)).toContainEqual(
+    expect.stringContaining("is the members' app client, must be a client of its own"),
+  );
+});
+
 test("a pool without e-mail usernames, with another password policy, MFA off, no passkeys and no admin group is reported", async () => {
   const pool = await standIn.cognito.send(
     new CreateUserPoolCommand({
@@ -100,7 +128,11 @@ test("a pool without e-mail usernames, with another password policy, MFA off, no
       ExplicitAuthFlows: ["ALLOW_ADMIN_USER_PASSWORD_AUTH", "ALLOW_REFRESH_TOKEN_AUTH", "ALLOW_USER_AUTH"],
     }),
   );
-  expect(await problemsOf(userPoolId, client.UserPoolClient!.ClientId!, "staff")).toEqual([
+  const staffClient = await standIn.cognito.send(
+    new CreateUserPoolClientCommand({ UserPoolId: userPoolId, ClientName: "staff", ...REQUIRED_STAFF_CLIENT_SETTINGS }),
+  );
+  const staffClientId = staffClient.UserPoolClient!.ClientId!;
+  expect(await problemsOf(userPoolId, client.UserPoolClient!.ClientId!, "staff", staffClientId)).toEqual([
     expect.stringContaining(`user pool ${userPoolId}: UsernameAttributes is unset, must include "email"`),
     expect.stringContaining('AutoVerifiedAttributes is unset, must include "email"'),
     expect.stringContaining("PasswordPolicy.MinimumLength is 6, must be 8"),

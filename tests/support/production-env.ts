@@ -7,6 +7,7 @@ export const PRODUCTION_ENV = {
   COGNITO_REGION: "ap-northeast-1",
   COGNITO_USER_POOL_ID: "ap-northeast-1_pool",
   COGNITO_CLIENT_ID: "client",
+  COGNITO_STAFF_CLIENT_ID: "staff-client",
   SMTP_URL: "smtp://mail.internal:25",
   TRUST_PROXY_HOPS: "0",
 };

@@ -8,5 +8,6 @@ export function cognitoConfigOf(stack: StandIns): Config["cognito"] {
     endpoint: stack.env.COGNITO_ENDPOINT,
     userPoolId: stack.env.COGNITO_USER_POOL_ID!,
     clientId: stack.env.COGNITO_CLIENT_ID!,
+    staffClientId: stack.env.COGNITO_STAFF_CLIENT_ID!,
   };
 }

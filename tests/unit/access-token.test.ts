@@ -77,6 +77,15 @@ test("a good access token passes; wrong use, client, issuer or an expired one do
   expect(await verifyAccessToken(unsigned, cognito())).toEqual({ valid: false, expired: false });
 });
 
+test("a token passes only for the client it names: the members' by default, the staff client when named", async () => {
+  const memberToken = await token({ "cognito:groups": ["admin"] });
+  const staffToken = await token({ client_id: "staff-client", "cognito:groups": ["admin"] });
+  expect((await verifyAccessToken(memberToken, cognito())).valid).toBe(true);
+  expect(await verifyAccessToken(memberToken, cognito(), "staff-client")).toEqual({ valid: false, expired: false });
+  expect((await verifyAccessToken(staffToken, cognito(), "staff-client")).valid).toBe(true);
+  expect(await verifyAccessToken(staffToken, cognito())).toEqual({ valid: false, expired: false });
+});
+
 test("a token that passed passes again until it expires, only for the pool and client it passed for", async () => {
   vi.useFakeTimers({ toFake: ["Date"], now: new Date() });
   const expiresAt = Math.floor(Date.now() / 1000) + 60;

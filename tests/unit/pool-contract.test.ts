@@ -54,9 +54,23 @@ const CLIENT: UserPoolClientType = {
   RefreshTokenRotation: { Feature: "DISABLED", RetryGracePeriodSeconds: 0 },
 };
 
+const STAFF_CLIENT: UserPoolClientType = {
+  UserPoolId: POOL.Id,
+  ClientId: "5example0staff0client00000",
+  ClientName: "member-account-staff",
+  ExplicitAuthFlows: ["ALLOW_ADMIN_USER_PASSWORD_AUTH", "ALLOW_REFRESH_TOKEN_AUTH", "ALLOW_USER_AUTH"],
+  EnableTokenRevocation: true,
+  PreventUserExistenceErrors: "ENABLED",
+  AccessTokenValidity: 5,
+  IdTokenValidity: 5,
+  RefreshTokenValidity: 8,
+  TokenValidityUnits: { AccessToken: "minutes", IdToken: "minutes", RefreshToken: "hours" },
+};
+
 function problems(change: {
   pool?: Partial<UserPoolType>;
   client?: Partial<UserPoolClientType>;
+  staffClient?: Partial<UserPoolClientType>;
   softwareTokenMfa?: boolean;
   webAuthn?: WebAuthnConfigurationType | undefined;
   adminGroupExists?: boolean;
@@ -64,6 +78,7 @@ function problems(change: {
   const described: DescribedPool = {
     pool: { ...POOL, ...change.pool },
     client: { ...CLIENT, ...change.client },
+    staffClient: { ...STAFF_CLIENT, ...change.staffClient },
     softwareTokenMfa: change.softwareTokenMfa ?? true,
     webAuthn: "webAuthn" in change ? change.webAuthn : WEB_AUTHN,
     adminGroupExists: change.adminGroupExists ?? true,
@@ -180,6 +195,46 @@ test("passkeys: a relying party other than APP_ORIGIN's host, or none, and optio
   ]);
 });
 
+test("the staff client must be a client of its own, with short-lived tokens and no hint of which accounts exist", () => {
+  expect(problems({ staffClient: { ClientId: CLIENT.ClientId } })).toEqual([
+    expect.stringContaining("is the members' app client, must be a client of its own"),
+  ]);
+  // Cognito's defaults: 60-minute access and ID tokens, 30-day refresh tokens.
+  expect(
+    problems({
+      staffClient: {
+        AccessTokenValidity: undefined,
+        IdTokenValidity: undefined,
+        RefreshTokenValidity: undefined,
+        TokenValidityUnits: undefined,
+      },
+    }),
+  ).toEqual([
+    expect.stringContaining("AccessTokenValidity is Cognito's default, must be at most 5 minutes"),
+    expect.stringContaining("IdTokenValidity is Cognito's default, must be at most 5 minutes"),
+    expect.stringContaining("RefreshTokenValidity is Cognito's default, must be at most 8 hours"),
+  ]);
+  expect(problems({ staffClient: { AccessTokenValidity: 1, TokenValidityUnits: { AccessToken: "hours" } } })).toEqual([
+    expect.stringContaining("AccessTokenValidity is 1 hours, must be at most 5 minutes"),
+    expect.stringContaining("IdTokenValidity is 5 hours, must be at most 5 minutes"),
+    expect.stringContaining("RefreshTokenValidity is 8 days, must be at most 8 hours"),
+  ]);
+  expect(
+    problems({
+      staffClient: {
+        PreventUserExistenceErrors: "LEGACY",
+        EnableTokenRevocation: false,
+        ExplicitAuthFlows: ["ALLOW_ADMIN_USER_PASSWORD_AUTH"],
+      },
+    }),
+  ).toEqual([
+    expect.stringContaining('must include "ALLOW_REFRESH_TOKEN_AUTH"'),
+    expect.stringContaining('must include "ALLOW_USER_AUTH"'),
+    expect.stringContaining("EnableTokenRevocation is false, must be true"),
+    expect.stringContaining('PreventUserExistenceErrors is "LEGACY", must be "ENABLED"'),
+  ]);
+});
+
 test("a missing admin group is refused, by its configured name", () => {
   expect(problems({ adminGroupExists: false })).toEqual([
     `user pool ${POOL.Id}: group "admin" (ADMIN_GROUP) does not exist (staff pages need it)`,
@@ -202,6 +257,7 @@ test("a pool that cannot be read stops the start too, naming the permissions the
         Promise.resolve({
           pool: POOL,
           client: CLIENT,
+          staffClient: STAFF_CLIENT,
           softwareTokenMfa: true,
           webAuthn: WEB_AUTHN,
           adminGroupExists: group === "admin",

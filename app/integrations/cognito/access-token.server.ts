@@ -42,9 +42,9 @@ const TOKEN_VERDICTS = new Set([
 const VERIFIED_TOKENS_MAX = 10_000;
 const verifiedTokens = new Map<string, AccessTokenClaims>();
 
-const verifiedTokenKey = (token: string, cognito: Config["cognito"]) =>
+const verifiedTokenKey = (token: string, cognito: Config["cognito"], clientId: string) =>
   createHash("sha256")
-    .update(`${cognitoIssuer(cognito)}\n${cognito.clientId}\n${token}`)
+    .update(`${cognitoIssuer(cognito)}\n${clientId}\n${token}`)
     .digest("base64url");
 
 /** As jose decides expiry: in whole seconds, expired from the second of `exp` on. */
@@ -52,14 +52,19 @@ const hasExpired = (claims: AccessTokenClaims) => Math.floor(Date.now() / 1000) 
 
 /**
  * Verifies a Cognito access token locally, against the pool's cached JWKS: signature (RS256 only, so `alg:none`
- * and HMAC tricks fail), issuer, expiry, `token_use` and the app client. No call to Cognito.
+ * and HMAC tricks fail), issuer, expiry, `token_use` and the app client: the members' unless the caller names the
+ * staff client (a token of one client never passes for the other). No call to Cognito.
  */
-export async function verifyAccessToken(token: string, cognito: Config["cognito"]): Promise<AccessTokenCheck> {
-  const key = verifiedTokenKey(token, cognito);
+export async function verifyAccessToken(
+  token: string,
+  cognito: Config["cognito"],
+  clientId: string = cognito.clientId,
+): Promise<AccessTokenCheck> {
+  const key = verifiedTokenKey(token, cognito, clientId);
   const known = verifiedTokens.get(key);
   if (known && !hasExpired(known)) return { valid: true, claims: known };
   verifiedTokens.delete(key);
-  const check = await verifySignedToken(token, cognito);
+  const check = await verifySignedToken(token, cognito, clientId);
   if (check.valid) {
     if (verifiedTokens.size >= VERIFIED_TOKENS_MAX) verifiedTokens.delete(verifiedTokens.keys().next().value!);
     verifiedTokens.set(key, check.claims);
@@ -67,13 +72,17 @@ export async function verifyAccessToken(token: string, cognito: Config["cognito"
   return check;
 }
 
-async function verifySignedToken(token: string, cognito: Config["cognito"]): Promise<AccessTokenCheck> {
+async function verifySignedToken(
+  token: string,
+  cognito: Config["cognito"],
+  clientId: string,
+): Promise<AccessTokenCheck> {
   try {
     const { payload } = await jwtVerify(token, getJwks(cognito), {
       issuer: cognitoIssuer(cognito),
       algorithms: ["RS256"],
     });
-    if (payload.token_use !== "access" || payload.client_id !== cognito.clientId || typeof payload.sub !== "string") {
+    if (payload.token_use !== "access" || payload.client_id !== clientId || typeof payload.sub !== "string") {
       return { valid: false, expired: false };
     }
     const groups = Array.isArray(payload["cognito:groups"]) ? payload["cognito:groups"].map(String) : [];

@@ -336,14 +336,17 @@ export function createIdentityProvider(
       }),
 
     /**
-     * The pool's and app client's settings and whether the admin group exists, for the start-up check against the
+     * The pool's and both app clients' settings and whether the admin group exists, for the start-up check against the
      * deployment contract (pool-contract.server.ts). Not a member's flow: errors come out as the SDK's, unmapped.
      */
     async describePool(adminGroup: string): Promise<DescribedPool> {
       const options = { abortSignal: AbortSignal.timeout(COGNITO_CALL_DEADLINE_MS) };
-      const [pool, appClient, mfa, adminGroupExists] = await Promise.all([
+      if (!cognito.staffClientId)
+        throw new Error("COGNITO_STAFF_CLIENT_ID is not set: the staff app client is unknown");
+      const [pool, appClient, staffClient, mfa, adminGroupExists] = await Promise.all([
         client.send(new DescribeUserPoolCommand({ UserPoolId }), options),
         client.send(new DescribeUserPoolClientCommand({ UserPoolId, ClientId }), options),
+        client.send(new DescribeUserPoolClientCommand({ UserPoolId, ClientId: cognito.staffClientId }), options),
         client.send(new GetUserPoolMfaConfigCommand({ UserPoolId }), options),
         client.send(new GetGroupCommand({ UserPoolId, GroupName: adminGroup }), options).then(
           () => true,
@@ -353,10 +356,13 @@ export function createIdentityProvider(
           },
         ),
       ]);
-      if (!pool.UserPool || !appClient.UserPoolClient) throw new Error("Cognito described no user pool or app client");
+      if (!pool.UserPool || !appClient.UserPoolClient || !staffClient.UserPoolClient) {
+        throw new Error("Cognito described no user pool or app client");
+      }
       return {
         pool: pool.UserPool,
         client: appClient.UserPoolClient,
+        staffClient: staffClient.UserPoolClient,
         softwareTokenMfa: mfa.SoftwareTokenMfaConfiguration?.Enabled === true,
         ...(mfa.WebAuthnConfiguration ? { webAuthn: mfa.WebAuthnConfiguration } : {}),
         adminGroupExists,

@@ -18,6 +18,8 @@ import type {
 export interface DescribedPool {
   pool: UserPoolType;
   client: UserPoolClientType;
+  /** The staff area's app client (COGNITO_STAFF_CLIENT_ID). */
+  staffClient: UserPoolClientType;
   /** SoftwareTokenMfaConfiguration.Enabled: members may use an authenticator app. */
   softwareTokenMfa: boolean;
   webAuthn?: WebAuthnConfigurationType;
@@ -86,6 +88,80 @@ export const REQUIRED_CLIENT_SETTINGS = {
   // Sessions keep the refresh token of their sign-in; with rotation on, REFRESH_TOKEN_AUTH is refused.
   RefreshTokenRotation: { Feature: "DISABLED" },
 } satisfies Partial<UserPoolClientType>;
+
+/**
+ * The staff client's settings beyond the member client's flows: staff power must not outlive a removal from the
+ * staff group or a stolen token for long, so its access tokens last Cognito's minimum (5 minutes) and its sign-ins
+ * at most a staff session's 8 hours; and the staff sign-in does not tell which addresses have accounts (it has no
+ * legacy migration to start from UserNotFoundException).
+ */
+export const REQUIRED_STAFF_CLIENT_SETTINGS = {
+  ExplicitAuthFlows: [...REQUIRED_AUTH_FLOWS],
+  EnableTokenRevocation: true,
+  PreventUserExistenceErrors: "ENABLED",
+  RefreshTokenRotation: { Feature: "DISABLED" },
+  AccessTokenValidity: 5,
+  IdTokenValidity: 5,
+  RefreshTokenValidity: 8,
+  TokenValidityUnits: { AccessToken: "minutes", IdToken: "minutes", RefreshToken: "hours" },
+} satisfies Partial<UserPoolClientType>;
+
+/** A client's token lifetime in seconds, as DescribeUserPoolClient reports its validity and unit. */
+function lifetimeSeconds(validity: number | undefined, unit: string | undefined, defaultSeconds: number): number {
+  if (validity === undefined) return defaultSeconds;
+  const perUnit: Record<string, number> = { seconds: 1, minutes: 60, hours: 3_600, days: 86_400 };
+  return validity * (perUnit[unit ?? ""] ?? perUnit.hours!);
+}
+
+/** Every way the staff client differs from REQUIRED_STAFF_CLIENT_SETTINGS, one line each. */
+function staffClientProblems(staffClient: UserPoolClientType, memberClientId: string | undefined): string[] {
+  const problems: string[] = [];
+  const name = `staff app client ${staffClient.ClientId ?? "?"}`;
+  const required = REQUIRED_STAFF_CLIENT_SETTINGS;
+  if (staffClient.ClientId !== undefined && staffClient.ClientId === memberClientId) {
+    problems.push(`${name}: is the members' app client, must be a client of its own (COGNITO_STAFF_CLIENT_ID)`);
+  }
+  if (staffClient.ClientSecret) problems.push(`${name}: has a client secret, must have none`);
+  for (const flow of required.ExplicitAuthFlows) {
+    if (!staffClient.ExplicitAuthFlows?.includes(flow)) {
+      problems.push(`${name}: ExplicitAuthFlows is ${show(staffClient.ExplicitAuthFlows)}, must include "${flow}"`);
+    }
+  }
+  if (staffClient.EnableTokenRevocation !== true) {
+    problems.push(`${name}: EnableTokenRevocation is ${show(staffClient.EnableTokenRevocation)}, must be true`);
+  }
+  if (staffClient.PreventUserExistenceErrors !== required.PreventUserExistenceErrors) {
+    problems.push(
+      `${name}: PreventUserExistenceErrors is ${show(staffClient.PreventUserExistenceErrors)}, must be "ENABLED" ` +
+        "(the staff sign-in does not tell which addresses have accounts)",
+    );
+  }
+  if (staffClient.RefreshTokenRotation?.Feature === "ENABLED") {
+    problems.push(`${name}: RefreshTokenRotation.Feature is "ENABLED", must be "DISABLED"`);
+  }
+  const units = staffClient.TokenValidityUnits;
+  const limits = [
+    ["AccessTokenValidity", staffClient.AccessTokenValidity, units?.AccessToken, 3_600, 5 * 60, "5 minutes"],
+    ["IdTokenValidity", staffClient.IdTokenValidity, units?.IdToken, 3_600, 5 * 60, "5 minutes"],
+    [
+      "RefreshTokenValidity",
+      staffClient.RefreshTokenValidity,
+      units?.RefreshToken ?? "days",
+      30 * 86_400,
+      8 * 3_600,
+      "8 hours",
+    ],
+  ] as const;
+  for (const [setting, validity, unit, defaultSeconds, maxSeconds, most] of limits) {
+    if (lifetimeSeconds(validity, unit, defaultSeconds) > maxSeconds) {
+      problems.push(
+        `${name}: ${setting} is ${validity === undefined ? "Cognito's default" : `${validity} ${unit ?? "hours"}`}, must be at most ${most} ` +
+          "(staff rights end soon after a removal from the staff group; a staff session lasts at most 8 hours)",
+      );
+    }
+  }
+  return problems;
+}
 
 const show = (value: unknown) => (value === undefined ? "unset" : JSON.stringify(value));
 
@@ -195,6 +271,8 @@ export function poolContractProblems(described: DescribedPool, expected: PoolExp
         "(sessions keep their sign-in's refresh token and renew with REFRESH_TOKEN_AUTH)",
     );
   }
+
+  problems.push(...staffClientProblems(described.staffClient, client.ClientId));
 
   if (!described.adminGroupExists) {
     problems.push(`${poolName}: group ${show(expected.adminGroup)} (ADMIN_GROUP) does not exist (staff pages need it)`);

@@ -71,6 +71,7 @@ export async function startEmbeddedStack(options: {
         COGNITO_REGION: STAND_IN_REGION,
         COGNITO_USER_POOL_ID: pool.userPoolId,
         COGNITO_CLIENT_ID: pool.clientId,
+        COGNITO_STAFF_CLIENT_ID: pool.staffClientId,
         SMTP_URL: mail.url,
         SESSION_SECRETS: await loadOrCreateSessionSecret(dataDir),
       },

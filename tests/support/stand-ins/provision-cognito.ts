@@ -19,12 +19,14 @@ import { MIN_PASSWORD_LENGTH } from "~/domain/forms/field-schemas";
 import {
   REQUIRED_CLIENT_SETTINGS,
   REQUIRED_FIRST_AUTH_FACTORS,
+  REQUIRED_STAFF_CLIENT_SETTINGS,
   requiredPasswordPolicy,
   requiredWebAuthnConfiguration,
 } from "~/integrations/cognito/pool-contract.server";
 
 export const STAND_IN_POOL_NAME = "member-account";
 export const STAND_IN_CLIENT_NAME = "member-account-web";
+export const STAND_IN_STAFF_CLIENT_NAME = "member-account-staff";
 
 /** Where the stand-in's invitations send members when the caller names no app origin (the dev server's default). */
 const DEFAULT_APP_ORIGIN = "http://127.0.0.1:3000";
@@ -61,6 +63,7 @@ export function invitationTemplate(appOrigin: string): { EmailSubject: string; E
 export interface ProvisionedPool {
   userPoolId: string;
   clientId: string;
+  staffClientId: string;
   admin: { email: string; password: string };
 }
 
@@ -89,8 +92,8 @@ async function loadOrCreateAdminCredentials(dataDir: string): Promise<{ email: s
 }
 
 /**
- * Creates, only where missing, what the app expects of its user pool: the pool (with the invitation template) and the
- * web app client as the deployment contract wants them (pool-contract.server.ts), the admin group and a development admin account. Safe
+ * Creates, only where missing, what the app expects of its user pool: the pool (with the invitation template), the
+ * web app client and the staff app client as the deployment contract wants them (pool-contract.server.ts), the admin group and a development admin account. Safe
  * to run at every start. An existing pool or client is left as it is: the start-up check reports any difference.
  */
 export async function provisionStandInPool(
@@ -148,6 +151,21 @@ export async function provisionStandInPool(
   }
   if (!clientId) throw new Error("The stand-in did not return an app client id");
 
+  let staffClientId = clients.UserPoolClients?.find(
+    (client) => client.ClientName === STAND_IN_STAFF_CLIENT_NAME,
+  )?.ClientId;
+  if (!staffClientId) {
+    const created = await cognito.send(
+      new CreateUserPoolClientCommand({
+        UserPoolId: userPoolId,
+        ClientName: STAND_IN_STAFF_CLIENT_NAME,
+        ...REQUIRED_STAFF_CLIENT_SETTINGS,
+      }),
+    );
+    staffClientId = created.UserPoolClient?.ClientId;
+  }
+  if (!staffClientId) throw new Error("The stand-in did not return the staff app client's id");
+
   const groups = await cognito.send(new ListGroupsCommand({ UserPoolId: userPoolId }));
   if (!groups.Groups?.some((group) => group.GroupName === options.adminGroup)) {
     await cognito.send(new CreateGroupCommand({ UserPoolId: userPoolId, GroupName: options.adminGroup }));
@@ -182,5 +200,5 @@ export async function provisionStandInPool(
       new AdminAddUserToGroupCommand({ UserPoolId: userPoolId, Username: admin.email, GroupName: options.adminGroup }),
     );
   }
-  return { userPoolId, clientId, admin };
+  return { userPoolId, clientId, staffClientId, admin };
 }
