@@ -1,8 +1,8 @@
 /**
  * `npm run dev` and `npm run preview`: starts the development stand-ins (the Cognito stand-in, the SMTP capture
  * and the dev mailbox, in tests/support/stand-ins) and then the server on them: from source under Vite in dev,
- * the compiled production server in preview. With COGNITO_ENDPOINT, COGNITO_USER_POOL_ID, COGNITO_CLIENT_ID and
- * SMTP_URL set, it joins the stand-ins another instance started instead, so that two instances run as one. The only file in app/ that imports the tests' tree; the production
+ * the compiled production server in preview. With COGNITO_ENDPOINT, the pool's and app clients' ids, SMTP_URL and
+ * DATABASE_URL set, it joins the stand-ins another instance started instead, so that two instances run as one. The only file in app/ that imports the tests' tree; the production
  * server (main.ts) never imports this one.
  */
 import path from "node:path";

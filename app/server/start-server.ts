@@ -93,7 +93,8 @@ export async function startServer(mode: AppMode, standIns?: StandIns): Promise<v
     );
     console.log(`  Cognito stand-in (AWS SDK endpoint): ${config.cognito.endpoint}`);
     console.log(
-      `  Cognito user pool id: ${config.cognito.userPoolId}, app client id: ${config.cognito.clientId} ` +
+      `  Cognito user pool id: ${config.cognito.userPoolId}, app client id: ${config.cognito.clientId}, ` +
+        `staff app client id: ${config.cognito.staffClientId ?? "none"} ` +
         `(region ${config.cognito.region}; USER_PASSWORD_AUTH allowed, for sibling services' tokens)`,
     );
     console.log(`  SMTP capture: ${config.smtpUrl}`);
@@ -103,6 +104,7 @@ export async function startServer(mode: AppMode, standIns?: StandIns): Promise<v
       `COGNITO_ENDPOINT=${config.cognito.endpoint}`,
       `COGNITO_USER_POOL_ID=${config.cognito.userPoolId}`,
       `COGNITO_CLIENT_ID=${config.cognito.clientId}`,
+      `COGNITO_STAFF_CLIENT_ID=${config.cognito.staffClientId ?? ""}`,
       `SMTP_URL=${config.smtpUrl}`,
       `DATA_DIR=${path.resolve(config.dataDir)}`,
       `DATABASE_URL=${config.databaseUrl ? "<the same PostgreSQL>" : "<a PostgreSQL, given to both>"}`,

@@ -11,7 +11,13 @@ import { provisionStandInPool, readDevAdmin } from "./provision-cognito";
 const STAND_IN_REGION = "ap-northeast-1";
 
 /** The settings that point an instance at stand-ins another instance started (`joinRunningStack`). */
-export const JOIN_SETTINGS = ["COGNITO_ENDPOINT", "COGNITO_USER_POOL_ID", "COGNITO_CLIENT_ID", "SMTP_URL"] as const;
+export const JOIN_SETTINGS = [
+  "COGNITO_ENDPOINT",
+  "COGNITO_USER_POOL_ID",
+  "COGNITO_CLIENT_ID",
+  "COGNITO_STAFF_CLIENT_ID",
+  "SMTP_URL",
+] as const;
 
 async function loadOrCreateSessionSecret(dataDir: string): Promise<string> {
   const file = path.join(dataDir, "session-secret");
