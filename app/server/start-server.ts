@@ -93,9 +93,9 @@ export async function startServer(mode: AppMode, standIns?: StandIns): Promise<v
     );
     console.log(`  Cognito stand-in (AWS SDK endpoint): ${config.cognito.endpoint}`);
     console.log(
-      `  Cognito user pool id: ${config.cognito.userPoolId}, app client id: ${config.cognito.clientId}, ` +
-        `staff app client id: ${config.cognito.staffClientId ?? "none"} ` +
-        `(region ${config.cognito.region}; USER_PASSWORD_AUTH allowed, for sibling services' tokens)`,
+      `  Cognito user pool id: ${config.cognito.userPoolId}, app client id: ${config.cognito.clientId} ` +
+        `(region ${config.cognito.region}; USER_PASSWORD_AUTH allowed, for sibling services' tokens), ` +
+        `staff app client id: ${config.cognito.staffClientId ?? "none"}`,
     );
     console.log(`  SMTP capture: ${config.smtpUrl}`);
     console.log(`  Captured mail and codes: ${url}__dev/mailbox/`);
