@@ -83,6 +83,9 @@ const EnvSchema = z.object({
   DIRECTORY_RECONCILE_REQUESTS_PER_SECOND: z.coerce.number().positive().max(25).default(5),
   // 0: no schedule in the server (run `npm run directory:reconcile` from cron instead).
   DIRECTORY_RECONCILE_INTERVAL_MINUTES: z.coerce.number().int().min(0).max(10_080).default(360),
+  // How often the staff group's members are read from Cognito (app/domain/directory/staff-group-check.server.ts):
+  // staff rights lapse a minute after the last good read, so at most 30 s leaves a failed read room.
+  STAFF_GROUP_CHECK_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(30).default(20),
   // How old the admin dashboard's figures may be (app/domain/staff/admin-dashboard.server.ts); 0: computed on every
   // view.
   ADMIN_DASHBOARD_MAX_AGE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(60),
@@ -139,6 +142,8 @@ const EnvSchema = z.object({
   RATE_LIMIT_STAFF_ACTION_PER_IP: attemptLimit,
   RATE_LIMIT_DATA_COPY_PER_MEMBER: attemptLimit,
   RATE_LIMIT_DATA_COPY_PER_IP: attemptLimit,
+  RATE_LIMIT_PASSKEY_CHANGE_PER_MEMBER: attemptLimit,
+  RATE_LIMIT_PASSKEY_CHANGE_PER_IP: attemptLimit,
 });
 
 /** The name of every environment variable the schema reads. */
@@ -221,6 +226,7 @@ function toConfig(env: z.infer<typeof EnvSchema>) {
       requestsPerSecond: env.DIRECTORY_RECONCILE_REQUESTS_PER_SECOND,
       intervalMinutes: env.DIRECTORY_RECONCILE_INTERVAL_MINUTES,
     },
+    staffGroupCheckIntervalMs: env.STAFF_GROUP_CHECK_INTERVAL_SECONDS * 1000,
     adminDashboardMaxAgeMs: env.ADMIN_DASHBOARD_MAX_AGE_SECONDS * 1000,
     csvImport: {
       creationsPerSecond: env.CSV_IMPORT_CREATIONS_PER_SECOND,
@@ -266,6 +272,8 @@ function toConfig(env: z.infer<typeof EnvSchema>) {
       STAFF_ACTION_PER_IP: env.RATE_LIMIT_STAFF_ACTION_PER_IP,
       DATA_COPY_PER_MEMBER: env.RATE_LIMIT_DATA_COPY_PER_MEMBER,
       DATA_COPY_PER_IP: env.RATE_LIMIT_DATA_COPY_PER_IP,
+      PASSKEY_CHANGE_PER_MEMBER: env.RATE_LIMIT_PASSKEY_CHANGE_PER_MEMBER,
+      PASSKEY_CHANGE_PER_IP: env.RATE_LIMIT_PASSKEY_CHANGE_PER_IP,
     } satisfies Record<RateLimitPolicyName, number | undefined>,
   };
 }

@@ -44,7 +44,7 @@ test("the pool is provisioned with the password policy, and the development admi
       AuthParameters: { USERNAME: stack.admin!.email, PASSWORD: stack.admin!.password },
     }),
   );
-  // The app decides admin rights from the token's cognito:groups claim, so that is what is checked.
+  // The app takes admin rights from the token's cognito:groups claim (and the directory's reading of the group).
   const claims = decodeJwt(auth.AuthenticationResult?.AccessToken ?? "");
   expect(claims["cognito:groups"]).toContain("admin");
   const jwks = await fetch(`${stack.env.COGNITO_ENDPOINT}/${UserPoolId}/.well-known/jwks.json`);

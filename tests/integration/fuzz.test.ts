@@ -10,7 +10,13 @@ import {
   Q3_OPTIONS,
   WITHDRAWAL_REASONS,
 } from "~/domain/forms/form-choices";
-import { type BearerTokens, type StandInSdk, bearerTokensFor, connectToStandIn } from "../support/bearer-tokens";
+import {
+  type BearerTokens,
+  type StandInSdk,
+  bearerTokensFor,
+  connectToStandIn,
+  staffTokensFor,
+} from "../support/bearer-tokens";
 import { PageClient, cookieHeader, expectResponse, withSetCookies } from "../support/page-client";
 import {
   type RawOutcome,
@@ -317,7 +323,8 @@ const BEARER_SETUP: Record<Exclude<BearerName, "none">, (bearer: BearerSession) 
   },
   apiAdmin: async (bearer) => {
     bearer.member ??= await createStaffAdmin(server.standInPort, "fuzz-api-admin");
-    bearer.tokens = await bearerTokensFor(sdk, bearer.member.email, bearer.member.password);
+    // The staff client's tokens, the only ones the admin API takes (5 minutes: a 401 renews them, as any lane's).
+    bearer.tokens = await staffTokensFor(sdk, bearer.member.email, bearer.member.password);
   },
 };
 
@@ -736,6 +743,8 @@ const PAGE_FORMS: PageForm[] = [
     fields: (ctx) => [
       ["currentPassword", ctx.rng.chance(0.7) ? memberPassword(ctx) : newPassword(ctx.rng)],
       ["newPassword", newPassword(ctx.rng)],
+      // The authenticator app's code a member with 2-step verification gives; ignored for the others.
+      ["code", ctx.rng.chance(0.5) ? sixDigits(ctx.rng) : ""],
     ],
     weight: 3,
   },
