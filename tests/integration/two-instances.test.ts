@@ -5,7 +5,7 @@ import { type DatabaseHandle, openDatabase } from "../../db/client.server";
 import { csvImportJobs, csvImportRows, mailOutbox, memberSessions } from "../../db/schema";
 import type { StandIns } from "~/server/start-server";
 import { createStaffAdmin } from "../support/admin-members";
-import { type StandInSdk, bearerTokensFor, connectToStandIn } from "../support/bearer-tokens";
+import { type StandInSdk, connectToStandIn, staffTokensFor } from "../support/bearer-tokens";
 import { importCsv } from "../support/csv-import-files";
 import { localPostgresBin, startTestPostgres } from "../support/postgres-server";
 import { SERVER_START_TIMEOUT_MS, startServerProcess } from "../support/server-process";
@@ -154,7 +154,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL && !localPostgresBin())("two inst
     const cookie = await signedIn(a(), member);
     const [session] = await liveSessionsOf(member.email);
     const admin = await createStaffAdmin(a().standInPort, "two-disable");
-    const token = (await bearerTokensFor(sdk, admin.email, admin.password)).accessToken;
+    const token = (await staffTokensFor(sdk, admin.email, admin.password)).accessToken;
     const disabled = await fetch(`${b().process.url}/api/admin/users/${session!.sub}/disable`, {
       method: "POST",
       headers: { Authorization: `Bearer ${token}` },
@@ -246,7 +246,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL && !localPostgresBin())("two inst
     // B's shutdown: drained, its jobs stopped, exit 0. It is started again below to take over A's job.
     expect(await b().process.stop("SIGTERM")).toBe(0);
     const admin = await createStaffAdmin(a().standInPort, "two-import");
-    const token = (await bearerTokensFor(sdk, admin.email, admin.password)).accessToken;
+    const token = (await staffTokensFor(sdk, admin.email, admin.password)).accessToken;
     const run = crypto.randomUUID().slice(0, 8);
     const emails = Array.from({ length: 12 }, (_, index) => `two-${run}-${index}@csv-import.example.jp`);
     const since = Date.now();
