@@ -57,6 +57,9 @@ const EnvSchema = z.object({
   APP_ORIGIN: z.preprocess(emptyAsUnset, z.url().optional()),
   // The operators' metrics on a port of their own (app/server/metrics-server.ts); unset, no metrics are served.
   METRICS_PORT: z.preprocess(emptyAsUnset, z.coerce.number().int().min(1).max(65535).optional()),
+  // After SIGTERM, how long the instance keeps serving while /readyz/ answers 503, so that the load balancer stops
+  // sending it requests before it stops accepting connections (app/server/start-server.ts, docs/deployment.md).
+  SHUTDOWN_DRAIN_SECONDS: z.coerce.number().min(0).max(120).default(5),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 
   SESSION_SECRETS: commaList,
@@ -92,6 +95,9 @@ const EnvSchema = z.object({
   CSV_IMPORT_CREATIONS_PER_SECOND: z.coerce.number().positive().max(1000).default(40),
   // Creations in flight in one process, so that Cognito's latency does not hold the rate below the target.
   CSV_IMPORT_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(8),
+  // How long a row an instance claimed stays its own: after a crash (kill -9, a lost host) another instance takes the
+  // row over once it runs out.
+  CSV_IMPORT_LEASE_SECONDS: z.coerce.number().int().min(5).max(3600).default(120),
 
   SMTP_URL: optionalUrl,
   MAIL_FROM: z.string().default("ID <no-reply@localhost>"),
@@ -196,6 +202,7 @@ function toConfig(env: z.infer<typeof EnvSchema>) {
     host: env.HOST,
     origin: new URL(origin).origin,
     metricsPort: env.METRICS_PORT,
+    shutdownDrainMs: env.SHUTDOWN_DRAIN_SECONDS * 1000,
     logLevel: env.LOG_LEVEL,
     sessionSecrets: env.SESSION_SECRETS,
     cookieDomain: env.COOKIE_DOMAIN || undefined,
@@ -224,6 +231,7 @@ function toConfig(env: z.infer<typeof EnvSchema>) {
     csvImport: {
       creationsPerSecond: env.CSV_IMPORT_CREATIONS_PER_SECOND,
       concurrency: env.CSV_IMPORT_CONCURRENCY,
+      leaseMs: env.CSV_IMPORT_LEASE_SECONDS * 1000,
     },
     smtpUrl: env.SMTP_URL ?? "",
     mailFrom: env.MAIL_FROM,

@@ -48,6 +48,11 @@ const UNROUTED = "unrouted";
 export interface HttpApp {
   /** node:http's request listener: the member API's lane for /api/*, Express for everything else. */
   listener: RequestListener;
+  /**
+   * The shutdown's first step: /readyz/ answers 503 so that the load balancer stops sending requests here, and every
+   * answer from now on says `Connection: close`, so that clients open their next connection elsewhere.
+   */
+  startDraining(): void;
   close(): Promise<void>;
 }
 
@@ -74,6 +79,7 @@ export async function createHttpApp(
   const headers = securityHeaders(config);
   // Without a metrics port nothing reads the request metrics: requests then skip them altogether.
   const metricsOn = config.metricsPort !== undefined;
+  let draining = false;
 
   /**
    * The metrics' route name for a finished request: the route React Router matched, else what the HTTP layer
@@ -101,6 +107,7 @@ export async function createHttpApp(
       clientIp: proxyAddr(req, trustProxy),
     };
     res.setHeader("X-Request-Id", requestInfo.requestId);
+    if (draining) res.setHeader("Connection", "close");
     const responseHeaders = kind === "page" ? headers.forPage(requestInfo.nonce) : headers.forApi;
     for (const name in responseHeaders) res.setHeader(name, responseHeaders[name]!);
     // From the request's arrival, so that the log and the metrics count its wait in the queue too.
@@ -150,6 +157,7 @@ export async function createHttpApp(
   app.get("/readyz/", async (_req, res) => {
     res.locals.ownRoute = "readyz";
     res.setHeader("Cache-Control", "no-store");
+    if (draining) return void res.status(503).json({ status: "draining" });
     const [reachable, jwks] = await Promise.all([isDatabaseReachable(database.db), isJwksLoaded(config.cognito)]);
     const ready = reachable && jwks;
     res.status(ready ? 200 : 503).json({ status: ready ? "ready" : "unavailable", database: reachable, jwks });
@@ -241,7 +249,7 @@ export async function createHttpApp(
       });
     });
   };
-  return { listener, close: closeVite };
+  return { listener, startDraining: () => void (draining = true), close: closeVite };
 }
 
 /** The request's path without its query string (which is never logged). */

@@ -15,3 +15,4 @@ export * from "./invitation-resends";
 export * from "./second-factors";
 export * from "./member-passkeys";
 export * from "./staff-group-checks";
+export * from "./scheduled-job-turns";
