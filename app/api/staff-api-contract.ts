@@ -257,7 +257,7 @@ export const STAFF_API_ENDPOINTS = [
     access: "admin",
     body: EmailUpdateRequest,
     success: { status: 200, schema: StaffEmailUpdated },
-    errors: [...CHANGING_A_MEMBER, "bad_request", "email_unchanged", "email_unavailable"],
+    errors: [...CHANGING_A_MEMBER, "bad_request", "email_unchanged", "email_unavailable", "reauthentication_required"],
   },
   {
     operationId: "adminSignOutUser",
@@ -273,7 +273,7 @@ export const STAFF_API_ENDPOINTS = [
     path: "/api/admin/users/{sub}/disable",
     access: "admin",
     success: { status: 200, schema: StaffDisabled },
-    errors: CHANGING_A_MEMBER,
+    errors: [...CHANGING_A_MEMBER, "reauthentication_required"],
   },
   {
     operationId: "adminEnableUser",
@@ -289,7 +289,7 @@ export const STAFF_API_ENDPOINTS = [
     path: "/api/admin/users/{sub}/two-step-verification/disable",
     access: "admin",
     success: { status: 200, schema: StaffTwoStepOff },
-    errors: CHANGING_A_MEMBER,
+    errors: [...CHANGING_A_MEMBER, "reauthentication_required"],
   },
   // ---- the staff's downloads (CSV, streamed) ----
   {
@@ -299,7 +299,7 @@ export const STAFF_API_ENDPOINTS = [
     access: "admin",
     query: MemberExportParams,
     success: { status: 200, schema: CsvFile, mediaType: "text/csv" },
-    errors: [],
+    errors: ["reauthentication_required"],
   },
   {
     operationId: "adminExportWithdrawalReasons",

@@ -4,7 +4,7 @@ import { FramedErrorPage } from "~/components/error-page";
 import { PageFrame } from "~/components/page-frame";
 import { loadTranslations } from "~/i18n/translations.server";
 import { databaseFaultMiddleware } from "~/middleware/database-fault.server";
-import { redirectUnlessSignedIn, requireAdmin } from "~/middleware/require-member.server";
+import { readStaffStanding, redirectUnlessSignedIn, requireAdmin } from "~/middleware/require-member.server";
 import type { Route } from "./+types/staff-layout";
 
 /**
@@ -17,6 +17,7 @@ export const middleware: Route.MiddlewareFunction[] = [
   databaseFaultMiddleware,
   async ({ request, context }, next) => {
     redirectUnlessSignedIn(context, request);
+    await readStaffStanding(context);
     return next();
   },
 ];

@@ -2,7 +2,9 @@ import { type RouterContextProvider, data, redirect } from "react-router";
 import { sessionCookie } from "~/cookies/app-cookies.server";
 import { localeFromPathname, pathnameForLocale } from "~/i18n/locales";
 import { routeNameForPathname } from "~/routing/route-table";
-import { servicesOf } from "~/router-context.server";
+import { servicesOf, staffStandingContext } from "~/router-context.server";
+import { issuedAtOf } from "~/domain/account/sign-in.server";
+import { staffStandingNow } from "~/domain/directory/staff-group-check.server";
 import { type SignedInMember, getMember, peekMember } from "./member-session.server";
 
 /**
@@ -45,12 +47,34 @@ export function redirectUnlessSignedIn(context: Readonly<RouterContextProvider>,
 }
 
 /**
+ * Reads the signed-in member's standing as staff for requireAdmin (the staff layout's middleware: one query, no
+ * Cognito call). A member whose token names no admin group is not asked about.
+ */
+export async function readStaffStanding(context: Readonly<RouterContextProvider>): Promise<void> {
+  const { member } = peekMember(context);
+  const { db, config, clock } = servicesOf(context);
+  if (!member?.groups.includes(config.adminGroup)) return;
+  const standing = await staffStandingNow(db, {
+    sub: member.sub,
+    staffGroup: config.adminGroup,
+    tokenIssuedAt: issuedAtOf(member.accessToken),
+    now: clock.now(),
+  });
+  (context as RouterContextProvider).set(staffStandingContext, standing);
+}
+
+/**
  * A signed-in member of the configured admin group, for the admin pages' loaders and actions. Anyone not signed
- * in is redirected (redirectFromAdmin); a member outside the group is forbidden (403).
+ * in is redirected (redirectFromAdmin); a member outside the group is forbidden (403), by their token's groups and
+ * by the member directory's, which follow Cognito's within a minute (readStaffStanding). Without a recent reading of
+ * the group the pages answer 503: staff rights are never assumed.
  */
 export function requireAdmin(context: Readonly<RouterContextProvider>, request: Request): SignedInMember {
   const member = getMember(context);
   if (!member) redirectFromAdmin(context, request);
   if (!member.groups.includes(servicesOf(context).config.adminGroup)) throw data(null, { status: 403 });
+  const standing = context.get(staffStandingContext);
+  if (standing === "not-staff") throw data(null, { status: 403 });
+  if (standing !== "staff") throw data(null, { status: 503, headers: { "Retry-After": "20" } });
   return member;
 }

@@ -14,3 +14,5 @@ export * from "./mail-outbox";
 export * from "./invitation-resends";
 export * from "./second-factors";
 export * from "./member-passkeys";
+export * from "./staff-group-checks";
+export * from "./scheduled-job-turns";

@@ -25,6 +25,8 @@ test.skip(({ javaScriptEnabled }) => !javaScriptEnabled, "axe-core needs JavaScr
 for (const path of PAGES) {
   for (const prefix of ["", "/en"]) {
     test(`${prefix}${path} has no serious or critical accessibility violations`, async ({ page }) => {
+      // axe walks every element: on the long API reference it takes over 30 s on a loaded machine.
+      test.setTimeout(90_000);
       await page.goto(`${prefix}${path}`);
       await expectNoSeriousViolations(page, `${prefix}${path}`);
     });

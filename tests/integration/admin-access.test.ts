@@ -1,7 +1,9 @@
+import { AdminRemoveUserFromGroupCommand } from "@aws-sdk/client-cognito-identity-provider";
+import { decodeJwt } from "jose";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { API_ENDPOINTS, type ApiOperationId, ErrorEnvelopeSchema } from "~/api/contract";
 import { CSV_IMPORT_COLUMNS } from "~/domain/csv-import/csv-import-file.server";
-import { type StandInSdk, bearerTokensFor, connectToStandIn } from "../support/bearer-tokens";
+import { type StandInSdk, bearerTokensFor, connectToStandIn, staffTokenSource } from "../support/bearer-tokens";
 import { PageClient, expectResponse } from "../support/page-client";
 import { formUrlEncode, sendRawRequest } from "../support/raw-http";
 import { type ServerProcess, startServerProcess } from "../support/server-process";
@@ -13,6 +15,7 @@ import { TEST_PASSWORD, createTestMember } from "../support/test-members";
  * test speaks plain HTTP to it, as a visitor, a signed-in member and an admin, to every /admin/* page (both
  * languages), the detail page's actions, and every /api/admin/* endpoint; and as an admin on another staff member,
  * whose account is changed in the AWS console only. Each cell expects exactly one status.
+ * The admin API takes only the staff app client's tokens: the staff member's own members' token is refused there.
  */
 
 type Role = "visitor" | "member" | "admin";
@@ -21,7 +24,10 @@ interface Person {
   email: string;
   password: string;
   sub: string;
+  /** The members' app client's, as a sibling service holds it. */
   accessToken: string;
+  /** The staff app client's (a staff tool's sign-in), renewed as its 5 minutes run out. */
+  staffToken: () => Promise<string>;
   cookies: Map<string, string>;
 }
 
@@ -43,7 +49,8 @@ async function person(role: "member" | "admin", label = `access-${role}`): Promi
       ? await createStaffAdmin(server.standInPort, label)
       : await createTestMember(server.standInPort, label);
   const { sub, accessToken } = await bearerTokensFor(sdk, email, password);
-  return { email, password, sub, accessToken, cookies: await client.signIn({ email, password }) };
+  const staffToken = staffTokenSource(sdk, email, password);
+  return { email, password, sub, accessToken, staffToken, cookies: await client.signIn({ email, password }) };
 }
 
 async function target(label: string) {
@@ -53,7 +60,12 @@ async function target(label: string) {
 }
 
 beforeAll(async () => {
-  server = await startServerProcess("preview", { NODE_ENV: "production", LOG_LEVEL: "silent" });
+  // The staff group read every second rather than every 20: a removal shows within seconds, not most of a minute.
+  server = await startServerProcess("preview", {
+    NODE_ENV: "production",
+    LOG_LEVEL: "silent",
+    STAFF_GROUP_CHECK_INTERVAL_SECONDS: "1",
+  });
   client = new PageClient(server.url);
   sdk = await connectToStandIn(server.standInPort);
   [member, admin, colleague, targets.page, targets.email, targets.actions] = await Promise.all([
@@ -69,7 +81,7 @@ beforeAll(async () => {
   for (const sub of [targets.page.sub, colleague.sub]) {
     const refreshed = await fetch(`${server.url}/api/admin/users/${sub}/refresh`, {
       method: "POST",
-      headers: { Authorization: `Bearer ${admin.accessToken}` },
+      headers: { Authorization: `Bearer ${await admin.staffToken()}` },
     });
     expect(refreshed.status).toBe(200);
     await refreshed.body?.cancel();
@@ -77,7 +89,7 @@ beforeAll(async () => {
   // A CSV import job (one row) for the job endpoints' rows.
   const imported = await fetch(`${server.url}/api/admin/csv-import/user-create`, {
     method: "POST",
-    headers: { Authorization: `Bearer ${admin.accessToken}`, "Content-Type": "text/csv" },
+    headers: { Authorization: `Bearer ${await admin.staffToken()}`, "Content-Type": "text/csv" },
     body: IMPORT_CSV,
   });
   targets.importJobId = ((await imported.json()) as { job: { id: string } }).job.id;
@@ -343,13 +355,32 @@ const ADMIN_CALLS: { operationId: ApiOperationId; request: () => { path: string;
   },
 ];
 
+/**
+ * Who calls the admin API: no token; a member's staff-client token (a member who signed in through the staff
+ * client); an admin's members' token (the shared cookie's kind); an admin's staff-client token.
+ */
+type ApiCaller = "visitor" | "member" | "admin-members-token" | "admin";
+
+async function tokenOf(caller: ApiCaller): Promise<string | null> {
+  switch (caller) {
+    case "visitor":
+      return null;
+    case "member":
+      return member.staffToken();
+    case "admin-members-token":
+      return admin.accessToken;
+    case "admin":
+      return admin.staffToken();
+  }
+}
+
 async function callApi(
   operationId: ApiOperationId,
-  role: Role,
+  caller: ApiCaller,
   request: { path: string; body?: unknown; csv?: string },
 ) {
   const endpoint = API_ENDPOINTS.find((candidate) => candidate.operationId === operationId)!;
-  const token = role === "visitor" ? null : (role === "admin" ? admin : member).accessToken;
+  const token = await tokenOf(caller);
   const response = await fetch(`${server.url}${request.path}`, {
     method: endpoint.method.toUpperCase(),
     headers: {
@@ -372,14 +403,16 @@ describe("the admin API", () => {
     );
   });
 
-  test("no token: 401 envelope; a member's token: 403 envelope; an admin's: 2xx", async () => {
+  test("no token: 401; a member's: 403 forbidden; an admin's members' token: 403 staff_token_required; an admin's staff token: 2xx", async () => {
     for (const { operationId, request } of ADMIN_CALLS) {
       const visitor = await callApi(operationId, "visitor", request());
       const byMember = await callApi(operationId, "member", request());
+      const byMembersToken = await callApi(operationId, "admin-members-token", request());
       const byAdmin = await callApi(operationId, "admin", request());
-      expect([visitor.status, byMember.status], operationId).toEqual([401, 403]);
+      expect([visitor.status, byMember.status, byMembersToken.status], operationId).toEqual([401, 403, 403]);
       expect(ErrorEnvelopeSchema.parse(visitor.json).error.code, operationId).toBe("unauthorized");
       expect(ErrorEnvelopeSchema.parse(byMember.json).error.code, operationId).toBe("forbidden");
+      expect(ErrorEnvelopeSchema.parse(byMembersToken.json).error.code, operationId).toBe("staff_token_required");
       expect(byAdmin.status, `${operationId}: ${JSON.stringify(byAdmin.json)}`).toBeGreaterThanOrEqual(200);
       expect(byAdmin.status, operationId).toBeLessThan(300);
     }
@@ -413,6 +446,14 @@ describe("the admin API", () => {
     expect(await canSignIn(colleague.email)).toBe(true);
   });
 
+  test("the members' API takes no staff-client token, an admin's included: 401", async () => {
+    const response = await fetch(`${server.url}/api/user-devices`, {
+      headers: { Authorization: `Bearer ${await admin.staffToken()}` },
+    });
+    expect(response.status).toBe(401);
+    expect(ErrorEnvelopeSchema.parse(await response.json()).error.code).toBe("unauthorized");
+  });
+
   test("a member cannot use the member API on another member's sub", async () => {
     const response = await fetch(`${server.url}/api/refresh-user`, {
       method: "POST",
@@ -421,5 +462,32 @@ describe("the admin API", () => {
     });
     expect(response.status).toBe(403);
     expect(ErrorEnvelopeSchema.parse(await response.json()).error.code).toBe("forbidden");
+  });
+});
+
+describe("a staff member removed from the admin group", () => {
+  test("loses /api/admin/* and /admin/* within 60 seconds, though their tokens still name the group", async () => {
+    const removed = await person("admin");
+    const token = await removed.staffToken();
+    const statuses = async () => {
+      const api = await fetch(`${server.url}/api/admin/user-pool`, { headers: { Authorization: `Bearer ${token}` } });
+      await api.body?.cancel();
+      const page = expectResponse(await client.get("/en/admin/users/", removed.cookies), "GET /en/admin/users/");
+      return [api.status, page.status];
+    };
+    expect(await statuses()).toEqual([200, 200]);
+
+    await sdk.cognito.send(
+      new AdminRemoveUserFromGroupCommand({ UserPoolId: sdk.userPoolId, Username: removed.email, GroupName: "admin" }),
+    );
+    // The requirement's own bound: access ends within a minute of the removal (here the group is read every second).
+    const deadline = Date.now() + 60_000;
+    let now = await statuses();
+    while (now.join() !== "403,403" && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      now = await statuses();
+    }
+    expect(now).toEqual([403, 403]);
+    expect(decodeJwt(token)["cognito:groups"]).toContain("admin");
   });
 });

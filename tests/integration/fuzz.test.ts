@@ -10,7 +10,13 @@ import {
   Q3_OPTIONS,
   WITHDRAWAL_REASONS,
 } from "~/domain/forms/form-choices";
-import { type BearerTokens, type StandInSdk, bearerTokensFor, connectToStandIn } from "../support/bearer-tokens";
+import {
+  type BearerTokens,
+  type StandInSdk,
+  bearerTokensFor,
+  connectToStandIn,
+  staffTokensFor,
+} from "../support/bearer-tokens";
 import { PageClient, cookieHeader, expectResponse, withSetCookies } from "../support/page-client";
 import {
   type RawOutcome,
@@ -317,7 +323,8 @@ const BEARER_SETUP: Record<Exclude<BearerName, "none">, (bearer: BearerSession) 
   },
   apiAdmin: async (bearer) => {
     bearer.member ??= await createStaffAdmin(server.standInPort, "fuzz-api-admin");
-    bearer.tokens = await bearerTokensFor(sdk, bearer.member.email, bearer.member.password);
+    // The staff client's tokens, the only ones the admin API takes (5 minutes: a 401 renews them, as any lane's).
+    bearer.tokens = await staffTokensFor(sdk, bearer.member.email, bearer.member.password);
   },
 };
 

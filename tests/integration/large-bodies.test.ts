@@ -1,7 +1,7 @@
 import { expect, test } from "vitest";
 import { ErrorEnvelopeSchema } from "~/api/contract";
 import { PAGE_BODY_LIMIT_BYTES } from "~/server/page-lane";
-import { bearerTokensFor, connectToStandIn } from "../support/bearer-tokens";
+import { bearerTokensFor, connectToStandIn, staffTokensFor } from "../support/bearer-tokens";
 import { createStaffAdmin } from "../support/admin-members";
 import { type RawOutcome, sendRawBytes } from "../support/raw-http";
 import { useTestServers } from "../support/session-servers";
@@ -102,7 +102,7 @@ test("staff may send a body over the ordinary limits, to the page and to the API
   expect(page.status).toBeLessThan(500);
   const sdk = await connectToStandIn(servers.main.standInPort);
   try {
-    const { accessToken } = await bearerTokensFor(sdk, admin.email, admin.password);
+    const { accessToken } = await staffTokensFor(sdk, admin.email, admin.password);
     const api = await fetch(`${servers.main.origin}/api/admin/csv-import/user-create?dryRun=true`, {
       method: "POST",
       headers: { Authorization: `Bearer ${accessToken}`, "Content-Type": "text/csv" },

@@ -1,7 +1,7 @@
 import net from "node:net";
 import { expect, test } from "vitest";
 import { MAX_CONCURRENT_EXPORTS } from "~/domain/staff/member-export.server";
-import { bearerTokensFor, connectToStandIn } from "../support/bearer-tokens";
+import { connectToStandIn, staffTokensFor } from "../support/bearer-tokens";
 import { type StaffTestMember, createStaffAdmin } from "../support/admin-members";
 import { useTestServers } from "../support/session-servers";
 import { signedIn } from "../support/session-http";
@@ -20,7 +20,7 @@ async function adminWithToken(label: string): Promise<StaffTestMember & { token:
   const admin = await createStaffAdmin(servers.main.standInPort, label);
   const sdk = await connectToStandIn(servers.main.standInPort);
   try {
-    return { ...admin, token: (await bearerTokensFor(sdk, admin.email, admin.password)).accessToken };
+    return { ...admin, token: (await staffTokensFor(sdk, admin.email, admin.password)).accessToken };
   } finally {
     sdk.destroy();
   }

@@ -5,7 +5,7 @@ import {
   AdminSetUserPasswordCommand,
 } from "@aws-sdk/client-cognito-identity-provider";
 import type { APIRequestContext } from "@playwright/test";
-import { bearerTokensFor, connectToStandIn } from "./bearer-tokens";
+import { connectToStandIn, staffTokensFor } from "./bearer-tokens";
 import { TEST_PASSWORD } from "./test-members";
 
 /** The e2e server's admin group: playwright.config.ts leaves ADMIN_GROUP at its default. */
@@ -81,7 +81,7 @@ export async function refreshIntoDirectory(
   members: readonly StaffTestMember[],
 ): Promise<void> {
   const sdk = await connectToStandIn(standInPort);
-  const { accessToken } = await bearerTokensFor(sdk, admin.email, admin.password).finally(() => sdk.destroy());
+  const { accessToken } = await staffTokensFor(sdk, admin.email, admin.password).finally(() => sdk.destroy());
   for (const member of [admin, ...members]) {
     const response = await request.post(`/api/admin/users/${member.sub}/refresh`, {
       headers: { Authorization: `Bearer ${accessToken}` },

@@ -2,7 +2,8 @@ import { RouterContextProvider } from "react-router";
 import { expect, test } from "vitest";
 import { parseConfig } from "~/config.server";
 import type { SignedInMember } from "~/middleware/member-session.server";
-import { memberContext, servicesContext } from "~/router-context.server";
+import type { StaffStanding } from "~/domain/directory/staff-group-check.server";
+import { memberContext, servicesContext, staffStandingContext } from "~/router-context.server";
 import { redirectUnlessSignedIn, requireAdmin, requireMember } from "~/middleware/require-member.server";
 import { pathFor } from "~/routing/route-table";
 import type { AppServices } from "~/services.server";
@@ -19,11 +20,13 @@ const member: SignedInMember = {
   passwordVerifiedAt: null,
 };
 
-function contextWith(signedIn: SignedInMember | null) {
+/** `staffStanding`: what the staff layout's middleware read from the member directory (readStaffStanding). */
+function contextWith(signedIn: SignedInMember | null, staffStanding: StaffStanding | null = null) {
   const context = new RouterContextProvider();
   // The verbs read the admin group from the configuration only.
   context.set(servicesContext, { config: parseConfig({ APP_MODE: "dev", ADMIN_GROUP: "staff" }) } as AppServices);
   context.set(memberContext, signedIn);
+  context.set(staffStandingContext, staffStanding);
   return context;
 }
 
@@ -51,9 +54,16 @@ test("requireMember sends a visitor to sign-in in the page's language, with the 
 
 const adminPage = `http://localhost${pathFor("admin", "en")}`;
 
-test("requireAdmin gives a member of the configured admin group", () => {
+test("requireAdmin gives a member of the configured admin group whom the directory's recent reading has in it", () => {
   const admin = { ...member, groups: ["staff"] };
-  expect(requireAdmin(contextWith(admin), new Request(adminPage))).toBe(admin);
+  expect(requireAdmin(contextWith(admin, "staff"), new Request(adminPage))).toBe(admin);
+});
+
+test("requireAdmin refuses a member whose token names the group but the directory no longer does (403), or without a recent reading (503)", () => {
+  const admin = { ...member, groups: ["staff"] };
+  expect(thrownBy(() => requireAdmin(contextWith(admin, "not-staff"), new Request(adminPage))).status).toBe(403);
+  expect(thrownBy(() => requireAdmin(contextWith(admin, "unverified"), new Request(adminPage))).status).toBe(503);
+  expect(thrownBy(() => requireAdmin(contextWith(admin, null), new Request(adminPage))).status).toBe(503);
 });
 
 test("requireAdmin sends a visitor to sign-in in the page's language, with the way back", () => {

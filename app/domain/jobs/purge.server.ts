@@ -11,6 +11,7 @@ import { revokeOwedRefreshTokens } from "../sessions/refresh-tokens.server";
 import { purgeExpiredSignInAlertTokens } from "../account/sign-in-alert-links.server";
 import { purgeFinishedMail } from "../mail/mail-outbox.server";
 import { scheduleRepeating } from "./repeating-job.server";
+import { claimScheduledTurn } from "./scheduled-turn.server";
 import { finishOwedCognitoDeletions, purgeCancelledProfiles } from "../account/withdrawal.server";
 import { purgeExpiredSecurityEvents } from "../security/security-record.server";
 import { switchAbandonedTotpOn } from "../security/two-step-verification.server";
@@ -155,15 +156,18 @@ export async function runPurgeExclusively(deps: PurgeDependencies, now: Date): P
 
 /**
  * Runs the purge on a schedule inside the server process: first after PURGE_FIRST_RUN_DELAY_MS, then every
- * PURGE_INTERVAL_MS. Returns a stop function.
+ * PURGE_INTERVAL_MS, skipping a tick when another instance started it within the last nine tenths of an interval
+ * (claimScheduledTurn). Returns a stop function.
  */
 export function schedulePurge(
   deps: PurgeDependencies & { clock: Clock },
   options: { firstRunDelayMs?: number; intervalMs?: number } = {},
 ): () => void {
+  const intervalMs = options.intervalMs ?? PURGE_INTERVAL_MS;
   return scheduleRepeating(
     async () => {
       try {
+        if (!(await claimScheduledTurn(deps.db, "purge", intervalMs))) return countJobRun("purge", "not-due", false);
         const report = await runPurgeExclusively(deps, deps.clock.now());
         countJobRun("purge", report ? "ran" : "busy", report !== null);
         if (report) logger.info({ purge: report }, "purge ran");
@@ -174,7 +178,7 @@ export function schedulePurge(
     },
     {
       firstRunDelayMs: options.firstRunDelayMs ?? PURGE_FIRST_RUN_DELAY_MS,
-      intervalMs: options.intervalMs ?? PURGE_INTERVAL_MS,
+      intervalMs,
     },
   );
 }
