@@ -506,7 +506,7 @@ const PAGE_FORMS: PageForm[] = [
     route: "auth-sign-in",
     path: () => "/auth/sign-in/",
     sessions: ["anonymous", "anonymous", "member"],
-    intents: ["sign-in", "continue", "deactivate", "back", "passkey-options", "passkey-sign-in"],
+    intents: ["sign-in", "continue", "deactivate", "back", "passkey-options", "passkey-autofill", "passkey-sign-in"],
     fields: (ctx) => [
       ["intent", "sign-in"],
       [
@@ -523,7 +523,7 @@ const PAGE_FORMS: PageForm[] = [
     route: "auth-sign-in",
     path: () => "/auth/sign-in/",
     sessions: ["anonymous"],
-    intents: ["sign-in", "passkey-options", "passkey-sign-in"],
+    intents: ["sign-in", "passkey-options", "passkey-autofill", "passkey-sign-in"],
     fields: (ctx) => [
       ["intent", "passkey-options"],
       ["password", ""],
@@ -536,11 +536,24 @@ const PAGE_FORMS: PageForm[] = [
   },
   {
     kind: "page",
+    name: "sign-in: passkey autofill pick",
+    route: "auth-sign-in",
+    path: () => "/auth/sign-in/",
+    sessions: ["anonymous"],
+    intents: ["sign-in", "passkey-options", "passkey-autofill", "passkey-sign-in"],
+    fields: (ctx) => [
+      ["intent", "passkey-autofill"],
+      ["credentialId", ctx.rng.pick(["AAAA", ctx.rng.uuid().replaceAll("-", ""), "not base64url!"])],
+    ],
+    weight: 2,
+  },
+  {
+    kind: "page",
     name: "sign-in: passkey answer",
     route: "auth-sign-in",
     path: () => "/auth/sign-in/",
     sessions: ["anonymous"],
-    intents: ["sign-in", "passkey-options", "passkey-sign-in"],
+    intents: ["sign-in", "passkey-options", "passkey-autofill", "passkey-sign-in"],
     fields: (ctx) => [
       ["intent", "passkey-sign-in"],
       ["credential", ceremonyResult(ctx)],

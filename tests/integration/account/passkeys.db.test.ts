@@ -1,6 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { mailOutbox, memberPasskeys, securityEvents } from "../../../db/schema";
+import { mailOutbox, memberDirectory, memberPasskeys, securityEvents } from "../../../db/schema";
 import { createAppServices } from "~/composition-root.server";
 import { parseConfig } from "~/config.server";
 import { countPasskeys } from "~/domain/account/passkeys.server";
@@ -234,6 +234,85 @@ test("the button tells nobody which addresses have passkeys: unknown and passkey
   expect(japanese.refusal).toBe("このメールアドレスで使えるパスキーがありません。パスワードでログインしてください");
   const empty = await passkeySignIn("", passkey);
   expect(empty).toEqual({ refusal: "Please enter your e-mail address first", status: 400 });
+});
+
+/** Passkey autofill's pick: only the picked passkey's credential id is posted, with no address. */
+async function autofillPick(credentialId: string) {
+  const path = `${pathFor("auth-sign-in", "en")}?to=my-profile`;
+  const pick = calls.post(path, { intent: "passkey-autofill", credentialId });
+  const answer = (await settle(signInPage.action(calls.args(pick, await calls.context(pick, null))))) as {
+    data: { passkeyRequestOptions?: Parameters<SoftwarePasskey["get"]>[0]; passkeyRefusal?: string };
+    init: ResponseInit | null;
+  };
+  const setCookie = new Headers(answer.init?.headers).get("Set-Cookie");
+  return { ...answer, path, setCookie, cookie: setCookie?.split(";")[0] };
+}
+
+/** Everything the browser was sent, the cookie's value decoded as far as anyone holding it could. */
+function everythingSent(answer: Awaited<ReturnType<typeof autofillPick>>): string {
+  const value = decodeURIComponent(answer.cookie?.split("=")[1] ?? "");
+  return [JSON.stringify(answer.data), answer.setCookie ?? "", Buffer.from(value, "base64").toString("latin1")].join(
+    "\n",
+  );
+}
+
+test("passkey autofill: the picked credential id starts the member's challenge for that passkey alone; its assertion signs in", async () => {
+  const member = await createMember("passkey-autofill");
+  const browser = await signedInMember(member);
+  const passkey = new SoftwarePasskey({ origin: ORIGIN });
+  const other = new SoftwarePasskey({ origin: ORIGIN });
+  await addPasskey(browser, other);
+  await addPasskey(browser, passkey);
+  // The directory learns the address from the app's own Cognito writes, off the member's path.
+  await expect
+    .poll(async () => (await database().db.select().from(memberDirectory)).some((row) => row.sub === member.sub))
+    .toBe(true);
+
+  await resetRequestCounts(endpoint());
+  const picked = await autofillPick(passkey.id);
+  const options = picked.data.passkeyRequestOptions;
+  expect(options?.allowCredentials).toEqual([{ type: "public-key", id: passkey.id }]);
+  expect(options?.challenge).toEqual(expect.any(String));
+  expect(everythingSent(picked)).not.toContain(member.email);
+  expect(everythingSent(picked)).not.toContain(member.email.split("@")[0]);
+
+  const answer = calls.post(
+    picked.path,
+    { intent: "passkey-sign-in", credential: JSON.stringify(passkey.get(options!)) },
+    picked.cookie,
+  );
+  answer.headers.set("User-Agent", FIREFOX);
+  const signedIn = (await settle(signInPage.action(calls.args(answer, await calls.context(answer, null))))) as Response;
+  expect(signedIn.status).toBe(302);
+  expect(signedIn.headers.get("Location")).toBe(pathFor("my-profile", "en"));
+  expect(signedIn.headers.getSetCookie().some((cookie) => cookie.startsWith("id_session="))).toBe(true);
+  const counts = await getRequestCounts(endpoint());
+  expect(counts.byOperation).toEqual({ AdminInitiateAuth: 1, AdminRespondToAuthChallenge: 1 });
+  const rows = await passkeyRows(member.sub);
+  expect(rows.find((row) => row.credentialId === passkey.id)?.lastUsedAt).toEqual(current);
+});
+
+test("passkey autofill: an unknown or malformed credential id reads as a wrong passkey, asks Cognito nothing and names nobody", async () => {
+  await resetRequestCounts(endpoint());
+  const unknown = await autofillPick(new SoftwarePasskey({ origin: ORIGIN }).id);
+  expect(unknown.data).toEqual({
+    passkeyRefusal: "The passkey could not be used. Please try again, or sign in with your password",
+  });
+  expect(unknown.setCookie).toBeNull();
+  const malformed = await autofillPick("not a credential id!");
+  expect(malformed.data).toEqual(unknown.data);
+  expect((await getRequestCounts(endpoint())).byOperation).toEqual({});
+
+  // Each pick is a sign-in attempt, counted for its credential id (and the client IP), as the button's posts are.
+  const credentialId = new SoftwarePasskey({ origin: ORIGIN }).id;
+  for (let attempt = 1; attempt <= 10; attempt++) {
+    expect((await autofillPick(credentialId)).data).toEqual(unknown.data);
+  }
+  const limited = await autofillPick(credentialId);
+  expect(limited.init?.status).toBe(429);
+  expect(limited.data).toEqual({
+    passkeyRefusal: "Login attempt limit exceeded. Please try again in a few minutes",
+  });
 });
 
 test("a deleted passkey is gone at Cognito too: it signs nobody in; the deletion is recorded and mailed", async () => {
