@@ -44,13 +44,19 @@ export function readBody(
         resolve("too large");
       }
     };
+    // Whether the body ended while `allowed` was being asked: a body that waited whole in the stream's buffer (the
+    // request queue started it late) ends right after the chunk that passed the ordinary limit, before the answer.
+    let asking = false;
+    let endedWhileAsking = false;
     const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (!larger || asked || size <= allowedBytes) return take(chunk);
       asked = true;
+      asking = true;
       req.pause();
       larger.allowed().then(
         (allowed) => {
+          asking = false;
           if (!allowed) {
             settle();
             dropUpTo(req, DRAIN_BYTES);
@@ -58,7 +64,8 @@ export function readBody(
           }
           allowedBytes = larger.bytes;
           take(chunk);
-          req.resume();
+          if (endedWhileAsking) onEnd();
+          else req.resume();
         },
         (error: unknown) => {
           settle();
@@ -68,10 +75,13 @@ export function readBody(
       );
     };
     const onEnd = () => {
+      if (asking) return void (endedWhileAsking = true);
       settle();
       resolve(size > allowedBytes ? "too large" : Buffer.concat(chunks, size));
     };
     const onClose = () => {
+      // A stream that ended closes itself next: the client did not hang up.
+      if (endedWhileAsking) return;
       settle();
       resolve("gone");
     };

@@ -81,6 +81,22 @@ test("a larger limit is asked for once the ordinary one is passed, and applies o
   endless.destroy();
 });
 
+test("a body that ends while the larger limit is being asked for is returned whole once allowed", async () => {
+  // The whole body waited in the stream's buffer (the request queue started the request late): the chunk that
+  // passes the ordinary limit is its last, and the stream ends, then closes, before the answer comes.
+  const stream = new Readable({ read() {} });
+  stream.push(Buffer.alloc(LIMIT - 10, "a"));
+  stream.push(Buffer.alloc(100, "b"));
+  stream.push(null);
+  const req = Object.assign(stream, { headers: {} }) as unknown as IncomingMessage;
+  const slowAnswer = {
+    bytes: 16 * CHUNK.length,
+    allowed: () => new Promise<boolean>((resolve) => setTimeout(() => resolve(true), 20)),
+  };
+  const body = await readBody(req, LIMIT, slowAnswer);
+  expect(Buffer.isBuffer(body) && body.length).toBe(LIMIT - 10 + 100);
+});
+
 test("a client that hangs up mid-body is 'gone'", async () => {
   const stream = new Readable({ read() {} });
   const req = Object.assign(stream, { headers: {} }) as unknown as IncomingMessage;

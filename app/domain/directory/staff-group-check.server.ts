@@ -40,8 +40,14 @@ export async function staffStandingNow(
   if (!row?.checkedAt || input.now.getTime() - row.checkedAt.getTime() > STAFF_RIGHTS_MAX_AGE_MS) {
     return "unverified";
   }
-  return row.inGroup || input.tokenIssuedAt > row.checkedAt ? "staff" : "not-staff";
+  // A token's issue time is in whole seconds: issued in the second a reading started, it may be the later of the two.
+  // Counting it as the newer word grants at most that second more after a removal, well within the minute.
+  const tokenMayBeNewer = input.tokenIssuedAt.getTime() + TOKEN_TIME_RESOLUTION_MS > row.checkedAt.getTime();
+  return row.inGroup || tokenMayBeNewer ? "staff" : "not-staff";
 }
+
+/** JWT times (`iat`) are whole seconds. */
+const TOKEN_TIME_RESOLUTION_MS = 1000;
 
 export interface StaffGroupCheckDependencies {
   db: Database;

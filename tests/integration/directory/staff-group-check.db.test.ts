@@ -89,6 +89,11 @@ test("a token issued after the last reading is the newer word: a member just add
   const added = await staffMember("just-added");
   expect(await standingOf(added.sub)).toBe("not-staff");
   expect(await standingOf(added.sub, new Date(current.getTime() + 1000))).toBe("staff");
+  // Issued in the second the reading started (`iat` is whole seconds): it may be the later one, so it counts.
+  const sameSecond = new Date(Math.floor(current.getTime() / 1000) * 1000);
+  expect(await standingOf(added.sub, sameSecond)).toBe("staff");
+  // A second before the reading: the reading is the newer word.
+  expect(await standingOf(added.sub, new Date(sameSecond.getTime() - 1000))).toBe("not-staff");
 });
 
 test("one instance reads per interval: a second asking within it is busy", async () => {
