@@ -16,6 +16,7 @@ import { withDomainErrors } from "~/domain/domain-error.server";
 import { recordingDirectoryWrites } from "~/domain/directory/member-directory.server";
 import { schedulePurge } from "~/domain/jobs/purge.server";
 import { startMailOutboxWorker } from "~/domain/mail/mail-outbox.server";
+import { scheduleTotpOffRepair } from "~/domain/security/two-step-verification.server";
 import { LOCALES } from "~/i18n/locales";
 import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
 import { createIdentityProvider } from "~/integrations/cognito/identity-provider.server";
@@ -121,6 +122,11 @@ export function serverJobs(config: Config, db: Database, clock: Clock = systemCl
           { db, identity, clock },
           { staffGroup: config.adminGroup, intervalMs: config.staffGroupCheckIntervalMs },
         ),
+    },
+    {
+      // A recovery code's sign-in cut off with the member's TOTP off at Cognito, switched on again within minutes
+      // (app/domain/security/two-step-verification.server.ts).
+      start: () => scheduleTotpOffRepair({ db, identity, clock }),
     },
     {
       // The mail outbox's worker (app/domain/mail/mail-outbox.server.ts): sign-in alerts and notices, sent after the

@@ -5,7 +5,8 @@ import { twoStepVerifications } from "../../../db/schema";
 import type { Locale } from "~/i18n/locales";
 import { logger } from "~/integrations/logger.server";
 import type { TwoStepChange } from "~/integrations/mailer.server";
-import type { AppServices } from "~/services.server";
+import type { AppServices, Clock } from "~/services.server";
+import { scheduleRepeating } from "../jobs/repeating-job.server";
 import { queueMail, ringMailOutbox } from "../mail/mail-outbox.server";
 import { countRecoveryCodesLeft, deleteRecoveryCodes, replaceRecoveryCodes } from "./recovery-codes.server";
 import { recordSecurityEvent } from "./security-record.server";
@@ -241,4 +242,26 @@ export async function switchAbandonedTotpOn(
     switchedOn += 1;
   }
   return { switchedOn, owed: marks.length - switchedOn };
+}
+
+/**
+ * The repair above, every TOTP_OFF_REPAIR_AFTER_MS in every server process, so that a recovery code's sign-in cut
+ * off by a crash or a restart leaves TOTP off at Cognito for minutes rather than until the next purge. Both
+ * instances may run it: switching TOTP on is the same however often it is done, and a mark is cleared only as read.
+ */
+export function scheduleTotpOffRepair(deps: {
+  db: Database;
+  identity: Pick<AppServices["identity"], "setSoftwareTokenPreferenceOf">;
+  clock: Clock;
+}): () => void {
+  return scheduleRepeating(
+    async () => {
+      try {
+        await switchAbandonedTotpOn(deps, deps.clock.now());
+      } catch (error) {
+        logger.warn({ err: error }, "the repair of abandoned TOTP switch-offs failed; the next run tries again");
+      }
+    },
+    { firstRunDelayMs: TOTP_OFF_REPAIR_AFTER_MS, intervalMs: TOTP_OFF_REPAIR_AFTER_MS },
+  );
 }
