@@ -1,5 +1,6 @@
 import { type RouterContext, type RouterContextProvider, createContext } from "react-router";
 import type { SignedInMember } from "~/domain/sessions/page-sessions.server";
+import type { SignedInStaff } from "~/domain/sessions/staff-sessions.server";
 import type { AppServices } from "~/services.server";
 
 /**
@@ -83,6 +84,9 @@ export const devMailboxContext = sharedContext<DevMailbox | null>("dev-mailbox",
 
 /** The signed-in member, set by the pages' session middleware (app/middleware/member-session.server.ts). */
 export const memberContext = createContext<SignedInMember | null>(null);
+
+/** The staff member of a staff session, set by the staff pages' middleware (app/middleware/staff-session.server.ts). */
+export const staffContext = createContext<SignedInStaff | null>(null);
 
 /** Set when the database could not be asked whose session the cookie names: the member is unknown, not absent. */
 export const databaseUnavailableContext = createContext<boolean>(false);

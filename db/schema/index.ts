@@ -14,3 +14,4 @@ export * from "./mail-outbox";
 export * from "./invitation-resends";
 export * from "./second-factors";
 export * from "./member-passkeys";
+export * from "./staff-sessions";

@@ -1,0 +1,69 @@
+import { type MiddlewareFunction, type RouterContextProvider, redirect } from "react-router";
+import { isDatabaseUnavailable } from "../../db/client.server";
+import { staffSessionCookie } from "~/cookies/app-cookies.server";
+import {
+  type SignedInStaff,
+  type StaffSessionResolution,
+  resolveStaffSession,
+} from "~/domain/sessions/staff-sessions.server";
+import { localeFromPathname } from "~/i18n/locales";
+import { logger } from "~/integrations/logger.server";
+import { pathFor, routeNameForPathname } from "~/routing/route-table";
+import { databaseUnavailableContext, servicesOf, staffContext } from "~/router-context.server";
+import { serviceUnavailable } from "./member-session.server";
+
+export type { SignedInStaff };
+
+/** The staff session's member of this request, or null (the database down: the 503 page, as getMember answers). */
+export function getStaff(context: Readonly<RouterContextProvider>): SignedInStaff | null {
+  if (context.get(databaseUnavailableContext)) serviceUnavailable();
+  return context.get(staffContext);
+}
+
+/** The staff sign-in in the page's language, with `to=` back to this page (its route name, or its path). */
+export function staffSignInPath(request: Request, mode?: "confirm"): string {
+  const { pathname, search } = new URL(request.url);
+  const to = (search === "" && routeNameForPathname(pathname)) || `${pathname}${search}`;
+  const query = new URLSearchParams({ ...(mode ? { mode } : {}), to });
+  return `${pathFor("admin-sign-in", localeFromPathname(pathname))}?${query.toString()}`;
+}
+
+/** Sends whoever has no staff session to the staff sign-in; a member session alone never opens a staff page. */
+export function redirectToStaffSignIn(request: Request): never {
+  throw redirect(staffSignInPath(request));
+}
+
+type Resolution = StaffSessionResolution | { kind: "databaseUnavailable" };
+
+/**
+ * Resolves the staff session cookie (app/domain/sessions/staff-sessions.server.ts) for the staff pages, writes the
+ * refreshed access token back and clears the cookie of an ended session.
+ */
+export const staffSessionMiddleware: MiddlewareFunction<Response> = async ({ request, context }, next) => {
+  const services = servicesOf(context);
+  const cookie = await staffSessionCookie.read(services.config, request);
+  if (!cookie) {
+    context.set(staffContext, null);
+    return next();
+  }
+  const resolution = await resolveStaffSession(services, { sessionId: cookie.sid, accessToken: cookie.at }).catch(
+    (error: unknown): Resolution => {
+      if (!isDatabaseUnavailable(error)) throw error;
+      logger.warn({ err: error }, "database unavailable at the staff session check");
+      return { kind: "databaseUnavailable" };
+    },
+  );
+  if (resolution.kind === "databaseUnavailable") context.set(databaseUnavailableContext, true);
+  context.set(staffContext, resolution.kind === "staff" ? resolution.staff : null);
+  const response = await next();
+  if (resolution.kind === "staff") {
+    response.headers.set("Cache-Control", "no-store");
+    if (resolution.refreshedAccessToken) {
+      const refreshed = { sid: cookie.sid, at: resolution.refreshedAccessToken };
+      response.headers.append("Set-Cookie", await staffSessionCookie.serialize(services.config, refreshed));
+    }
+  } else if (resolution.kind === "ended") {
+    response.headers.append("Set-Cookie", await staffSessionCookie.clear(services.config));
+  }
+  return response;
+};
