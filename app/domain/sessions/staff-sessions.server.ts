@@ -129,7 +129,8 @@ async function openStaffSession(
 export function staffSessionExpired(session: { createdAt: Date; lastSeenAt: Date }, now: Date): boolean {
   const time = now.getTime();
   return (
-    time - session.createdAt.getTime() >= STAFF_SESSION_MAX_MS || time - session.lastSeenAt.getTime() >= STAFF_SESSION_IDLE_MS
+    time - session.createdAt.getTime() >= STAFF_SESSION_MAX_MS ||
+    time - session.lastSeenAt.getTime() >= STAFF_SESSION_IDLE_MS
   );
 }
 
