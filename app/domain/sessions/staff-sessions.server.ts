@@ -1,4 +1,6 @@
-import { type SQL, and, eq, isNull } from "drizzle-orm";
+import { type SQL, and, eq, isNull, sql } from "drizzle-orm";
+import type { AnyPgColumn } from "drizzle-orm/pg-core";
+import type { Database } from "../../../db/client.server";
 import { staffSessions } from "../../../db/schema";
 import { verifyAccessToken } from "~/integrations/cognito/access-token.server";
 import type { IdentityTokens } from "~/integrations/cognito/member-flows.server";
@@ -229,4 +231,24 @@ export async function endStaffSessions(
       if (refreshToken) await revokeQuietly(services, refreshToken);
     }),
   );
+}
+
+/**
+ * Moves a staff session's times back, as if that many minutes had passed since it opened, was last used and last
+ * confirmed: the dev tools' session clock (development and preview only), for the tests of the idle end and of the
+ * confirmation before high-impact actions, without a clock shared by every other test of the server.
+ */
+export async function moveStaffSessionTimeBack(
+  db: Database,
+  input: { sessionId: string; minutes: number },
+): Promise<void> {
+  const back = (column: AnyPgColumn) => sql`${column} - make_interval(mins => ${input.minutes})`;
+  await db
+    .update(staffSessions)
+    .set({
+      createdAt: back(staffSessions.createdAt),
+      lastSeenAt: back(staffSessions.lastSeenAt),
+      passwordVerifiedAt: back(staffSessions.passwordVerifiedAt),
+    })
+    .where(and(eq(staffSessions.id, input.sessionId), isNull(staffSessions.endedAt)));
 }
