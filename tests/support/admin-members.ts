@@ -98,6 +98,11 @@ export async function refreshIntoDirectory(
 export interface StaffWithAuthenticator extends StaffTestMember {
   totpSecret: string;
   nextStep: number;
+  /**
+   * A bearer token of the members' app client, taken before the authenticator was turned on (a password sign-in
+   * needs the code after that), for tests that also call the admin API.
+   */
+  accessToken: string;
 }
 
 const stepOf = (time: number) => Math.floor(time / TOTP_STEP_MS);
@@ -130,7 +135,7 @@ export async function createStaffWithAuthenticator(
         SoftwareTokenMfaSettings: { Enabled: true, PreferredMfa: true },
       }),
     );
-    return { ...staff, totpSecret, nextStep: step };
+    return { ...staff, totpSecret, nextStep: step, accessToken };
   } finally {
     sdk.destroy();
   }
