@@ -84,8 +84,15 @@ export async function refreshIntoDirectory(
   admin: StaffTestMember,
   members: readonly StaffTestMember[],
 ): Promise<void> {
-  const sdk = await connectToStandIn(standInPort);
-  const { accessToken } = await bearerTokensFor(sdk, admin.email, admin.password).finally(() => sdk.destroy());
+  // An admin with an authenticator app brings the token taken before it was turned on.
+  const accessToken =
+    "accessToken" in admin && typeof admin.accessToken === "string"
+      ? admin.accessToken
+      : await connectToStandIn(standInPort).then((sdk) =>
+          bearerTokensFor(sdk, admin.email, admin.password)
+            .then((tokens) => tokens.accessToken)
+            .finally(() => sdk.destroy()),
+        );
   for (const member of [admin, ...members]) {
     const response = await request.post(`/api/admin/users/${member.sub}/refresh`, {
       headers: { Authorization: `Bearer ${accessToken}` },
