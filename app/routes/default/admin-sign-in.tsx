@@ -2,7 +2,6 @@ import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/
 import { Form, data, redirect, useNavigation } from "react-router";
 import { handleFormPost } from "~/components/form/form-action.server";
 import { FORM_FIELD_TEXTS, formConstraint } from "~/components/form/schema-form.server";
-import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
 import { FormAlert, InputField, ReadOnlyEmailField } from "~/components/form/fields";
 import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
