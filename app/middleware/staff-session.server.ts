@@ -1,6 +1,7 @@
 import { type MiddlewareFunction, type RouterContextProvider, redirect } from "react-router";
 import { isDatabaseUnavailable } from "../../db/client.server";
-import { staffSessionCookie } from "~/cookies/app-cookies.server";
+import { KEPT_FORM_COOKIE_MAX_AGE_S, keptFormCookie, staffSessionCookie } from "~/cookies/app-cookies.server";
+import { hasRecentPassword } from "~/domain/account/reauthentication.server";
 import {
   type SignedInStaff,
   type StaffSessionResolution,
@@ -21,9 +22,9 @@ export function getStaff(context: Readonly<RouterContextProvider>): SignedInStaf
 }
 
 /** The staff sign-in in the page's language, with `to=` back to this page (its route name, or its path). */
-export function staffSignInPath(request: Request, mode?: "confirm"): string {
+export function staffSignInPath(request: Request, mode?: "confirm", returnTo?: string): string {
   const { pathname, search } = new URL(request.url);
-  const to = (search === "" && routeNameForPathname(pathname)) || `${pathname}${search}`;
+  const to = returnTo ?? ((search === "" && routeNameForPathname(pathname)) || `${pathname}${search}`);
   const query = new URLSearchParams({ ...(mode ? { mode } : {}), to });
   return `${pathFor("admin-sign-in", localeFromPathname(pathname))}?${query.toString()}`;
 }
@@ -31,6 +32,30 @@ export function staffSignInPath(request: Request, mode?: "confirm"): string {
 /** Sends whoever has no staff session to the staff sign-in; a member session alone never opens a staff page. */
 export function redirectToStaffSignIn(request: Request): never {
   throw redirect(staffSignInPath(request));
+}
+
+/**
+ * Lets a high-impact staff action (a member's e-mail, disabling, turning off their 2-step verification, a full
+ * export, starting an import) go ahead only when the password and code were entered on this staff session within
+ * the last 10 minutes; otherwise sends the staff member to the staff sign-in in "confirm" mode, which brings them
+ * back to this page (or `returnTo`). `keep`: what they typed into the form (never a password), in the same
+ * short-lived signed cookie the members' password step uses (app/middleware/require-recent-password.server.ts).
+ */
+export async function requireRecentStaffConfirmation(
+  context: Readonly<RouterContextProvider>,
+  request: Request,
+  staff: SignedInStaff,
+  { keep, returnTo }: { keep?: Record<string, string>; returnTo?: string } = {},
+): Promise<void> {
+  const { clock, config } = servicesOf(context);
+  if (hasRecentPassword(staff, clock.now())) return;
+  const headers = new Headers();
+  if (keep) {
+    const expiresAt = clock.now().getTime() + KEPT_FORM_COOKIE_MAX_AGE_S * 1000;
+    const state = { sub: staff.sub, page: new URL(request.url).pathname, fields: keep, expiresAt };
+    headers.append("Set-Cookie", await keptFormCookie.serialize(config, state));
+  }
+  throw redirect(staffSignInPath(request, "confirm", returnTo), { headers });
 }
 
 type Resolution = StaffSessionResolution | { kind: "databaseUnavailable" };

@@ -29,6 +29,8 @@ import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { requireAdmin } from "~/middleware/require-member.server";
+import { keptFormFields } from "~/middleware/require-recent-password.server";
+import { requireRecentStaffConfirmation } from "~/middleware/staff-session.server";
 import { pathFor } from "~/routing/route-table";
 import { requestInfoContext, servicesOf } from "~/router-context.server";
 import { getToastUtils } from "~/toast.server";
@@ -61,7 +63,7 @@ const MEMBER_DETAIL_TEXTS = [
 ] as const;
 
 export async function loader({ request, params, context }: Route.LoaderArgs) {
-  requireAdmin(context, request);
+  const admin = requireAdmin(context, request);
   const sub = subOf(params);
   const { db } = servicesOf(context);
   const [detail, audit, twoStep] = await Promise.all([
@@ -89,6 +91,8 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
     ),
     auditEvents: describeAuditEvents(audit.events, i18n.getFixedT(locale, "admin"), locale),
     confirm: ConfirmSchema.parse(new URL(request.url).searchParams.get("confirm") ?? undefined) ?? null,
+    // Back from confirming the password and code: the new address typed before, in its review panel again.
+    keptEmail: (await keptFormFields(context, request, admin))?.email ?? null,
     translations: loadTranslations(context, MEMBER_DETAIL_TEXTS),
     constraints: {
       staffAction: formConstraint(StaffActionSchema),
@@ -121,6 +125,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
       },
       async ({ intent, email }, reply) => {
         if (intent === "review-email-change") return { form: "emailChange" as const, result: reply(), review: email };
+        await requireRecentStaffConfirmation(context, request, admin, { keep: { email } });
         await changeMemberEmail(services, actor, sub, email, getInstance(context)).catch(throwNotFoundForUnknownMember);
         return toast.redirectWithSuccess(detailPath, "admin:toasts.emailChanged");
       },
@@ -132,11 +137,17 @@ export async function action({ request, params, context }: Route.ActionArgs) {
     formData,
     { schema: StaffActionSchema, extra: { form: "staffAction" as const }, attemptLimit: () => staffLimit },
     async ({ intent }) => {
+      if (HIGH_IMPACT_ACTIONS.has(intent)) {
+        await requireRecentStaffConfirmation(context, request, admin, { returnTo: `${detailPath}?confirm=${intent}` });
+      }
       const message = await runConfirmedStaffAction(intent, services, actor, sub).catch(throwNotFoundForUnknownMember);
       return toast.redirectWithSuccess(detailPath, message);
     },
   );
 }
+
+/** The actions that need the password and code entered within the last 10 minutes (SECURITY.md 30). */
+const HIGH_IMPACT_ACTIONS: ReadonlySet<ConfirmedStaffAction> = new Set(["disable", "two-step-off"]);
 
 /** An action on a sub no member has answers the page's 404, as the loader does, rather than a form message. */
 function throwNotFoundForUnknownMember(error: unknown): never {
@@ -188,6 +199,7 @@ export default function AdminUserPage({ loaderData, actionData }: Route.Componen
         confirm={loaderData.confirm}
         constraints={loaderData.constraints}
         actionData={actionData}
+        keptEmail={loaderData.keptEmail}
       />
       <MemberDetailSections sections={loaderData.sections} />
       <section className="admin-section" aria-labelledby="audit-trail-title">
@@ -217,8 +229,11 @@ function StaffActions({
   confirm,
   constraints,
   actionData,
+  keptEmail,
 }: {
   sub: string;
+  /** The new address typed before the staff member confirmed their password and code. */
+  keptEmail: string | null;
   available: readonly ConfirmedStaffAction[];
   currentEmail: string;
   confirm: ConfirmedStaffAction | null;
@@ -254,7 +269,7 @@ function StaffActions({
         detailPath={detailPath}
         constraint={constraints.emailChange}
         lastResult={actionData?.form === "emailChange" ? actionData.result : undefined}
-        review={actionData && "review" in actionData ? actionData.review : null}
+        review={actionData && "review" in actionData ? actionData.review : keptEmail}
       />
     </section>
   );
