@@ -11,6 +11,7 @@ import { MIN_PASSWORD_LENGTH } from "~/domain/forms/field-schemas";
 import { CSV_IMPORT_MAX_FILE_BYTES } from "~/domain/csv-import/csv-import-file.server";
 import { startServerImportWorker } from "~/domain/csv-import/import-worker.server";
 import { scheduleDirectoryReconcile } from "~/domain/directory/directory-reconcile.server";
+import { scheduleStaffGroupCheck } from "~/domain/directory/staff-group-check.server";
 import { withDomainErrors } from "~/domain/domain-error.server";
 import { recordingDirectoryWrites } from "~/domain/directory/member-directory.server";
 import { schedulePurge } from "~/domain/jobs/purge.server";
@@ -111,6 +112,15 @@ export function serverJobs(config: Config, db: Database, clock: Clock = systemCl
               { requestsPerSecond, intervalMs: intervalMinutes * 60 * 1000 },
             )
           : () => {},
+    },
+    {
+      // The staff group's members read from Cognito into the directory, so staff rights are re-checked within a
+      // minute on every instance (app/domain/directory/staff-group-check.server.ts).
+      start: () =>
+        scheduleStaffGroupCheck(
+          { db, identity, clock },
+          { staffGroup: config.adminGroup, intervalMs: config.staffGroupCheckIntervalMs },
+        ),
     },
     {
       // The mail outbox's worker (app/domain/mail/mail-outbox.server.ts): sign-in alerts and notices, sent after the

@@ -57,6 +57,9 @@ const EnvSchema = z.object({
   APP_ORIGIN: z.preprocess(emptyAsUnset, z.url().optional()),
   // The operators' metrics on a port of their own (app/server/metrics-server.ts); unset, no metrics are served.
   METRICS_PORT: z.preprocess(emptyAsUnset, z.coerce.number().int().min(1).max(65535).optional()),
+  // After SIGTERM, how long the instance keeps serving while /readyz/ answers 503, so that the load balancer stops
+  // sending it requests before it stops accepting connections (app/server/start-server.ts, docs/deployment.md).
+  SHUTDOWN_DRAIN_SECONDS: z.coerce.number().min(0).max(120).default(5),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 
   SESSION_SECRETS: commaList,
@@ -80,6 +83,9 @@ const EnvSchema = z.object({
   DIRECTORY_RECONCILE_REQUESTS_PER_SECOND: z.coerce.number().positive().max(25).default(5),
   // 0: no schedule in the server (run `npm run directory:reconcile` from cron instead).
   DIRECTORY_RECONCILE_INTERVAL_MINUTES: z.coerce.number().int().min(0).max(10_080).default(360),
+  // How often the staff group's members are read from Cognito (app/domain/directory/staff-group-check.server.ts):
+  // staff rights lapse a minute after the last good read, so at most 30 s leaves a failed read room.
+  STAFF_GROUP_CHECK_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(30).default(20),
   // How old the admin dashboard's figures may be (app/domain/staff/admin-dashboard.server.ts); 0: computed on every
   // view.
   ADMIN_DASHBOARD_MAX_AGE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(60),
@@ -89,6 +95,9 @@ const EnvSchema = z.object({
   CSV_IMPORT_CREATIONS_PER_SECOND: z.coerce.number().positive().max(1000).default(40),
   // Creations in flight in one process, so that Cognito's latency does not hold the rate below the target.
   CSV_IMPORT_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(8),
+  // How long a row an instance claimed stays its own: after a crash (kill -9, a lost host) another instance takes the
+  // row over once it runs out.
+  CSV_IMPORT_LEASE_SECONDS: z.coerce.number().int().min(5).max(3600).default(120),
 
   SMTP_URL: optionalUrl,
   MAIL_FROM: z.string().default("ID <no-reply@localhost>"),
@@ -133,6 +142,8 @@ const EnvSchema = z.object({
   RATE_LIMIT_STAFF_ACTION_PER_IP: attemptLimit,
   RATE_LIMIT_DATA_COPY_PER_MEMBER: attemptLimit,
   RATE_LIMIT_DATA_COPY_PER_IP: attemptLimit,
+  RATE_LIMIT_PASSKEY_CHANGE_PER_MEMBER: attemptLimit,
+  RATE_LIMIT_PASSKEY_CHANGE_PER_IP: attemptLimit,
 });
 
 /** The name of every environment variable the schema reads. */
@@ -191,6 +202,7 @@ function toConfig(env: z.infer<typeof EnvSchema>) {
     host: env.HOST,
     origin: new URL(origin).origin,
     metricsPort: env.METRICS_PORT,
+    shutdownDrainMs: env.SHUTDOWN_DRAIN_SECONDS * 1000,
     logLevel: env.LOG_LEVEL,
     sessionSecrets: env.SESSION_SECRETS,
     cookieDomain: env.COOKIE_DOMAIN || undefined,
@@ -214,10 +226,12 @@ function toConfig(env: z.infer<typeof EnvSchema>) {
       requestsPerSecond: env.DIRECTORY_RECONCILE_REQUESTS_PER_SECOND,
       intervalMinutes: env.DIRECTORY_RECONCILE_INTERVAL_MINUTES,
     },
+    staffGroupCheckIntervalMs: env.STAFF_GROUP_CHECK_INTERVAL_SECONDS * 1000,
     adminDashboardMaxAgeMs: env.ADMIN_DASHBOARD_MAX_AGE_SECONDS * 1000,
     csvImport: {
       creationsPerSecond: env.CSV_IMPORT_CREATIONS_PER_SECOND,
       concurrency: env.CSV_IMPORT_CONCURRENCY,
+      leaseMs: env.CSV_IMPORT_LEASE_SECONDS * 1000,
     },
     smtpUrl: env.SMTP_URL ?? "",
     mailFrom: env.MAIL_FROM,
@@ -258,6 +272,8 @@ function toConfig(env: z.infer<typeof EnvSchema>) {
       STAFF_ACTION_PER_IP: env.RATE_LIMIT_STAFF_ACTION_PER_IP,
       DATA_COPY_PER_MEMBER: env.RATE_LIMIT_DATA_COPY_PER_MEMBER,
       DATA_COPY_PER_IP: env.RATE_LIMIT_DATA_COPY_PER_IP,
+      PASSKEY_CHANGE_PER_MEMBER: env.RATE_LIMIT_PASSKEY_CHANGE_PER_MEMBER,
+      PASSKEY_CHANGE_PER_IP: env.RATE_LIMIT_PASSKEY_CHANGE_PER_IP,
     } satisfies Record<RateLimitPolicyName, number | undefined>,
   };
 }

@@ -1,6 +1,7 @@
 import { type RouterContext, type RouterContextProvider, createContext } from "react-router";
 import type { SignedInMember } from "~/domain/sessions/page-sessions.server";
 import type { SignedInStaff } from "~/domain/sessions/staff-sessions.server";
+import type { StaffStanding } from "~/domain/directory/staff-group-check.server";
 import type { AppServices } from "~/services.server";
 
 /**
@@ -41,7 +42,7 @@ export const requestInfoContext = sharedContext<RequestInfo>("request-info");
  * the API answers it: pages answer 413 whatever the reason.
  */
 export interface LargeBodyRefusal {
-  code: "unauthorized" | "forbidden" | "service_unavailable";
+  code: "unauthorized" | "forbidden" | "staff_token_required" | "service_unavailable";
   headers?: Record<string, string>;
 }
 
@@ -87,6 +88,12 @@ export const memberContext = createContext<SignedInMember | null>(null);
 
 /** The staff member of a staff session, set by the staff pages' middleware (app/middleware/staff-session.server.ts). */
 export const staffContext = createContext<SignedInStaff | null>(null);
+
+/**
+ * The staff session's member's standing as staff right now, read by the staff pages' middleware from the member
+ * directory (app/domain/directory/staff-group-check.server.ts) for requireAdmin; null: not read (refused).
+ */
+export const staffStandingContext = createContext<StaffStanding | null>(null);
 
 /** Set when the database could not be asked whose session the cookie names: the member is unknown, not absent. */
 export const databaseUnavailableContext = createContext<boolean>(false);

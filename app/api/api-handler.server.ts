@@ -2,6 +2,7 @@ import type { i18n } from "i18next";
 import type { z } from "zod";
 import type { Database } from "../../db/client.server";
 import type { Config } from "~/config.server";
+import { staffStandingNow } from "~/domain/directory/staff-group-check.server";
 import { listActiveDevices } from "~/domain/sessions/device-list.server";
 import type { MemberRecord } from "~/domain/account/profile.server";
 import { type LimitedAction, countAttempt } from "~/domain/limits/rate-limit.server";
@@ -130,7 +131,7 @@ function withApiMiddleware(respond: (args: RouteArgs) => Promise<Response>) {
 
 /**
  * One resource route of the member API, per HTTP method: authenticate the bearer token (and, for an admin endpoint,
- * require the admin group in its `cognito:groups`), parse and validate the query and the JSON body with the
+ * take only the staff app client's tokens and require the admin group in its `cognito:groups`), parse and validate the query and the JSON body with the
  * endpoint's schemas from the contract, run the handler, answer JSON. Every failure, bad input
  * or a fault below, comes out as the one error envelope in the Accept-Language locale, never as an HTML page.
  */
@@ -147,8 +148,9 @@ export function apiRoute(handlers: Handlers) {
       const endpoint: ApiEndpoint = apiEndpoint(route.operation);
       const services = servicesOf(context);
       const { db, config } = services;
-      const member = await authenticateBearer(request, { db, cognito: config.cognito });
-      if (endpoint.access === "admin" && !member.groups.includes(config.adminGroup)) throw new ApiError("forbidden");
+      const client = endpoint.access === "admin" ? "staff" : "member";
+      const member = await authenticateBearer(request, { db, cognito: config.cognito, client });
+      if (endpoint.access === "admin") await requireStaffNow(services, member);
       const query = endpoint.query ? await readQuery(request, endpoint.query) : undefined;
       const body = endpoint.body ? await readJsonBody(request, endpoint.body) : undefined;
       // A raw body (the CSV import's file) is the handler's to read, in the one media type the contract names.
@@ -182,6 +184,25 @@ export function apiRoute(handlers: Handlers) {
   }
   const respond = withApiMiddleware(handle);
   return { loader: respond, action: respond };
+}
+
+/**
+ * An admin endpoint's caller must be staff now: the token names the admin group, and the member directory, which
+ * reads the group from Cognito every few seconds, still has them in it unless the token is newer than that reading
+ * (staffStandingNow): a member removed from the group is refused within a minute although their token still names
+ * it. No recent reading: 503, never a guess.
+ */
+async function requireStaffNow(services: AppServices, member: ApiMember): Promise<void> {
+  const { db, config, clock } = services;
+  if (!member.groups.includes(config.adminGroup)) throw new ApiError("forbidden");
+  const standing = await staffStandingNow(db, {
+    sub: member.sub,
+    staffGroup: config.adminGroup,
+    tokenIssuedAt: member.issuedAt,
+    now: clock.now(),
+  });
+  if (standing === "not-staff") throw new ApiError("forbidden");
+  if (standing === "unverified") throw new ApiError("staff_rights_unverified", { headers: { "Retry-After": "20" } });
 }
 
 /** Any other path under /api/: the envelope's 404, whatever the method, before any token check. */

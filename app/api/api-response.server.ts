@@ -89,6 +89,8 @@ export function toApiError(error: unknown, requestId: string): ApiError {
         return new ApiError("mail_unavailable", { headers: { "Retry-After": "60" } });
       case "memberNotFound":
         return new ApiError("not_found");
+      case "targetIsStaff":
+        return new ApiError("target_is_staff");
     }
     const status = httpStatusOf(domainError);
     if (status === 503) return new ApiError("service_unavailable", { headers: { "Retry-After": "30" } });

@@ -1,7 +1,7 @@
 import type { Database } from "../../db/client.server";
 import type { Config } from "~/config.server";
 import { tokenStanding } from "~/domain/sessions/api-token-standing.server";
-import { verifyAccessToken } from "~/integrations/cognito/access-token.server";
+import { type AccessTokenCheck, verifyAccessToken } from "~/integrations/cognito/access-token.server";
 import { ApiError } from "./api-response.server";
 
 /** The member a bearer token speaks for. */
@@ -10,8 +10,15 @@ export interface ApiMember {
   groups: string[];
   /** The token's sign-in: marks the caller's own device in lists and keeps it in clean-ups. */
   originJti: string | null;
+  /** When the person signed in (the token's `auth_time`, kept across refreshes); null when the token lacks it. */
+  authTime: Date | null;
+  /** When Cognito issued the token (`iat`), with the groups it names. */
+  issuedAt: Date;
   accessToken: string;
 }
+
+/** Whose tokens an endpoint takes: the members' app client's, or the staff app client's (the admin API). */
+export type BearerClient = "member" | "staff";
 
 const BEARER = /^Bearer\s+([A-Za-z0-9\-_]+\.[A-Za-z0-9\-_]+\.[A-Za-z0-9\-_]*)\s*$/;
 
@@ -27,18 +34,31 @@ function unauthorized(reason: "missing" | "invalid"): ApiError {
  * client, token_use "access", expiry: app/integrations/cognito/access-token.server.ts), then its sign-in is looked
  * up once: a token whose session was ended, or of a cancelled or disabled member, is refused although its signature still
  * holds. No Cognito call. Keys that cannot be fetched are "temporarily unavailable" (503), not a verdict on the token.
+ *
+ * Each API takes one app client's tokens: the members' API the members' client's (a staff-client token is 401 there,
+ * as any token of another client), the admin API the staff client's. A members' token sent to the admin API is
+ * 403 `staff_token_required` rather than 401: it is a good token, refreshing it would not help, and the caller
+ * (often a staff member's own script) is told which token to get. The members' token travels in the cookie every
+ * sibling host receives; staff power must not ride on it (SECURITY.md 30).
  */
 export async function authenticateBearer(
   request: Request,
-  deps: { db: Database; cognito: Config["cognito"] },
+  deps: { db: Database; cognito: Config["cognito"]; client?: BearerClient },
 ): Promise<ApiMember> {
   const header = request.headers.get("Authorization");
   if (!header) throw unauthorized("missing");
   const token = BEARER.exec(header)?.[1];
   if (!token) throw unauthorized("invalid");
-  const check = await verifyAccessToken(token, deps.cognito);
+  const clientId = deps.client === "staff" ? deps.cognito.staffClientId : deps.cognito.clientId;
+  // No staff client configured (a development setup naming only the members'): the admin API takes no token at all.
+  const check: AccessTokenCheck = clientId
+    ? await verifyAccessToken(token, deps.cognito, clientId)
+    : { valid: false, expired: false };
   if (!check.valid) {
     if ("unverifiable" in check) throw new ApiError("service_unavailable", { headers: { "Retry-After": "10" } });
+    if (deps.client === "staff" && !check.expired && (await verifyAccessToken(token, deps.cognito)).valid) {
+      throw new ApiError("staff_token_required");
+    }
     throw unauthorized("invalid");
   }
   const standing = await tokenStanding(deps.db, check.claims);
@@ -47,6 +67,8 @@ export async function authenticateBearer(
     sub: check.claims.sub,
     groups: check.claims.groups,
     originJti: check.claims.originJti,
+    authTime: check.claims.authTime,
+    issuedAt: check.claims.issuedAt,
     accessToken: token,
   };
 }

@@ -74,7 +74,7 @@ export const CSV_IMPORT_API_ENDPOINTS = [
       schema: CsvImportAccepted,
       repeat: { status: 200, description: "A dry run (`dryRun=true`): the file is clean; nothing is stored." },
     },
-    errors: ["validation_failed", "payload_too_large"],
+    errors: ["validation_failed", "payload_too_large", "reauthentication_required"],
   },
   {
     operationId: "adminCsvImportJob",

@@ -10,7 +10,10 @@ export const API_ERROR_CODES = [
   "bad_request",
   "unauthorized",
   "forbidden",
+  "staff_token_required",
+  "reauthentication_required",
   "origin_not_allowed",
+  "target_is_staff",
   "not_found",
   "method_not_allowed",
   "payload_too_large",
@@ -26,6 +29,7 @@ export const API_ERROR_CODES = [
   "rate_limited",
   "mail_unavailable",
   "service_unavailable",
+  "staff_rights_unverified",
   "internal_error",
 ] as const;
 export type ApiErrorCode = (typeof API_ERROR_CODES)[number];
@@ -36,7 +40,10 @@ export const API_ERROR_STATUS: Record<ApiErrorCode, number> = {
   identity_refused: 400,
   unauthorized: 401,
   forbidden: 403,
+  staff_token_required: 403,
+  reauthentication_required: 403,
   origin_not_allowed: 403,
+  target_is_staff: 403,
   not_found: 404,
   method_not_allowed: 405,
   device_limit_exceeded: 409,
@@ -52,6 +59,7 @@ export const API_ERROR_STATUS: Record<ApiErrorCode, number> = {
   internal_error: 500,
   mail_unavailable: 503,
   service_unavailable: 503,
+  staff_rights_unverified: 503,
 };
 
 /** A JSON body larger than this is refused (413) unread: well above the largest real one (a registration). */
@@ -70,7 +78,10 @@ export interface ApiEndpoint {
   method: HttpMethod;
   /** OpenAPI path template; `{name}` parameters. */
   path: string;
-  /** Admin endpoints answer a token without the admin group with 403 `forbidden`. */
+  /**
+   * Admin endpoints take only the staff app client's tokens (a members' token: 403 `staff_token_required`) and
+   * answer a token without the admin group with 403 `forbidden`.
+   */
   access?: ApiAccess;
   /** Query parameters, as one object of strings (empty ones are omitted by callers, and ignored). */
   query?: z.ZodType;
@@ -92,7 +103,8 @@ export interface ApiEndpoint {
 
 /**
  * Every code an endpoint may answer: its own, the common ones, 413 and 415 where it reads a body, 422 where it reads query
- * parameters, and 403 where it needs the admin group.
+ * parameters, and 403 where it needs the admin group
+ * (or the staff client's token).
  */
 export function errorCodesOf(endpoint: ApiEndpoint): ApiErrorCode[] {
   const codes: ApiErrorCode[] = [
@@ -100,7 +112,7 @@ export function errorCodesOf(endpoint: ApiEndpoint): ApiErrorCode[] {
     ...COMMON_API_ERRORS,
     ...(endpoint.body || endpoint.rawBody ? (["payload_too_large", "unsupported_media_type"] as const) : []),
     ...(endpoint.query ? (["validation_failed"] as const) : []),
-    ...(endpoint.access === "admin" ? (["forbidden"] as const) : []),
+    ...(endpoint.access === "admin" ? (["forbidden", "staff_token_required", "staff_rights_unverified"] as const) : []),
   ];
   return [...new Set(codes)];
 }

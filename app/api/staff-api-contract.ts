@@ -174,6 +174,8 @@ const StaffRefreshed = z.object({
 
 /** What an admin endpoint on one member (`{sub}`) may answer: a malformed sub (422), an unknown one (404). */
 const ON_A_MEMBER = ["validation_failed", "not_found"] as const;
+/** A change to a member's account: refused on a staff member's (staff-actions.server.ts). */
+const CHANGING_A_MEMBER = [...ON_A_MEMBER, "target_is_staff"] as const;
 
 const StaffEmailUpdated = z.object({
   oldEmail: z.string(),
@@ -255,7 +257,7 @@ export const STAFF_API_ENDPOINTS = [
     access: "admin",
     body: EmailUpdateRequest,
     success: { status: 200, schema: StaffEmailUpdated },
-    errors: [...ON_A_MEMBER, "bad_request", "email_unchanged", "email_unavailable"],
+    errors: [...CHANGING_A_MEMBER, "bad_request", "email_unchanged", "email_unavailable", "reauthentication_required"],
   },
   {
     operationId: "adminSignOutUser",
@@ -263,7 +265,7 @@ export const STAFF_API_ENDPOINTS = [
     path: "/api/admin/users/{sub}/sign-out",
     access: "admin",
     success: { status: 200, schema: StaffSignOut },
-    errors: ON_A_MEMBER,
+    errors: CHANGING_A_MEMBER,
   },
   {
     operationId: "adminDisableUser",
@@ -271,7 +273,7 @@ export const STAFF_API_ENDPOINTS = [
     path: "/api/admin/users/{sub}/disable",
     access: "admin",
     success: { status: 200, schema: StaffDisabled },
-    errors: ON_A_MEMBER,
+    errors: [...CHANGING_A_MEMBER, "reauthentication_required"],
   },
   {
     operationId: "adminEnableUser",
@@ -279,7 +281,7 @@ export const STAFF_API_ENDPOINTS = [
     path: "/api/admin/users/{sub}/enable",
     access: "admin",
     success: { status: 200, schema: StaffEnabled },
-    errors: ON_A_MEMBER,
+    errors: CHANGING_A_MEMBER,
   },
   {
     operationId: "adminTurnOffTwoStep",
@@ -287,7 +289,7 @@ export const STAFF_API_ENDPOINTS = [
     path: "/api/admin/users/{sub}/two-step-verification/disable",
     access: "admin",
     success: { status: 200, schema: StaffTwoStepOff },
-    errors: ON_A_MEMBER,
+    errors: [...CHANGING_A_MEMBER, "reauthentication_required"],
   },
   // ---- the staff's downloads (CSV, streamed) ----
   {
@@ -297,7 +299,7 @@ export const STAFF_API_ENDPOINTS = [
     access: "admin",
     query: MemberExportParams,
     success: { status: 200, schema: CsvFile, mediaType: "text/csv" },
-    errors: [],
+    errors: ["reauthentication_required"],
   },
   {
     operationId: "adminExportWithdrawalReasons",

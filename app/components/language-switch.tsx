@@ -28,13 +28,15 @@ export function LanguageSwitch({ className }: { className?: string }) {
               <LanguageName locale={target} short={t(`language.short.${target}`)} />
             </span>
           ) : (
+            // The link's name is the language's own name; the short label on screen is the link's only content.
             <a
               className="language-switch__link"
               href={switchHref(pathname, search, target)}
               hrefLang={target}
               lang={target}
+              aria-label={LOCALE_DETAILS[target].name}
             >
-              <LanguageName locale={target} short={t(`language.short.${target}`)} />
+              {t(`language.short.${target}`)}
             </a>
           )}
         </li>

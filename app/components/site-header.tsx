@@ -14,6 +14,9 @@ type SiteHeaderProps = {
   member?: RootData["member"];
 };
 
+/** The headers that swap their sign-up and log-in links for the compact login icon up to 640px (site-header.css). */
+const COMPACT_LOGIN_THEMES: ReadonlySet<RootData["theme"]> = new Set(["id", "compe", "online"]);
+
 /**
  * The 48px header in the colours of the service that sent the member here. CSS alone picks the variant by
  * width (site-header.css): above 1280px inline navigation under a brand row that scrolls away; below it the
@@ -72,7 +75,9 @@ export function SiteHeader(props: SiteHeaderProps) {
                   </AppLink>
                 </li>
               </ul>
-              <UserMenu member={null} className="site-header__compact-login" />
+              {COMPACT_LOGIN_THEMES.has(theme) ? (
+                <UserMenu member={null} className="site-header__compact-login" />
+              ) : null}
             </>
           )}
         </div>

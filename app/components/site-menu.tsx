@@ -66,15 +66,13 @@ export function SiteMenu({ theme, member }: SiteMenuProps) {
               {siblings.map(({ service, origin }) => (
                 <li key={service}>
                   <a href={origin}>
-                    <span className="site-menu__side-name">{t(`services.${service}`)}</span>
+                    {t(`services.${service}`)}
                     <span className="site-menu__side-tagline">{t(`serviceTaglines.${service}`)}</span>
                   </a>
                 </li>
               ))}
               <li>
-                <a href={links.corporate}>
-                  <span className="site-menu__side-name">{t("menu.corporate")}</span>
-                </a>
+                <a href={links.corporate}>{t("menu.corporate")}</a>
               </li>
             </ul>
           </div>

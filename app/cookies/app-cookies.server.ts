@@ -124,12 +124,12 @@ export const authenticatorSetupCookie = defineCookie("id_authenticator_setup", z
 });
 
 /**
- * A passkey sign-in between its two posts: Cognito's WEB_AUTHN challenge for the address typed, so its Session never
- * reaches the page's script. Cognito's own session (AuthSessionValidity) decides first; this only bounds the cookie.
+ * A passkey sign-in between its two posts: Cognito's WEB_AUTHN challenge for the member, so its Session never
+ * reaches the page's script. Sealed (app/domain/account/passkey-sign-in.server.ts), because after a passkey autofill
+ * pick the address inside is one the browser never sent. Cognito's own session (AuthSessionValidity) decides first;
+ * this only bounds the cookie.
  */
-export const PasskeyChallengeStateSchema = NewPasswordChallengeStateSchema;
-export type PasskeyChallengeCookieState = z.infer<typeof PasskeyChallengeStateSchema>;
-export const passkeyChallengeCookie = defineCookie("id_passkey_sign_in", PasskeyChallengeStateSchema, {
+export const passkeyChallengeCookie = defineCookie("id_passkey_sign_in", z.string().min(1), {
   maxAge: NEW_PASSWORD_CHALLENGE_COOKIE_MAX_AGE_S,
 });
 

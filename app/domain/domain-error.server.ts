@@ -41,6 +41,8 @@ export const DOMAIN_ERROR_CODES = [
   "mailUnavailable",
   // A staff action named a sub that is neither in the directory nor in Cognito.
   "memberNotFound",
+  // A staff action on a staff member's account (a colleague's or one's own): that is done in the AWS console.
+  "targetIsStaff",
   // A new password too easy to guess: common or breached, or made of the member's own address or name.
   "passwordTooCommon",
   "passwordFromPersonalDetails",
@@ -48,6 +50,8 @@ export const DOMAIN_ERROR_CODES = [
   "softwareTokenNotFound",
   // A recovery code that is not one of the member's unused codes.
   "recoveryCodeMismatch",
+  // A member with 2-step verification changed their password without the authenticator app's code.
+  "codeRequired",
   // The authenticator's setup was left too long (or belongs to another sign-in): it starts again.
   "authenticatorSetupExpired",
 ] as const;

@@ -31,10 +31,12 @@ const MESSAGE_KEYS: Record<DomainErrorCode, string> = {
   sameAddress: "emailChange:errors.sameAddress",
   mailUnavailable: "emailChange:errors.mailUnavailable",
   memberNotFound: "errors:staff.memberNotFound",
+  targetIsStaff: "errors:staff.targetIsStaff",
   passwordTooCommon: "forms:validation.passwordTooCommon",
   passwordFromPersonalDetails: "forms:validation.passwordFromPersonalDetails",
   softwareTokenNotFound: "toasts:twoStepNotOn",
   recoveryCodeMismatch: "toasts:recoveryCodeMismatch",
+  codeRequired: "forms:validation.codeRequired",
   authenticatorSetupExpired: "toasts:authenticatorSetupExpired",
 };
 
@@ -44,11 +46,12 @@ export function messageKeyOf(error: DomainError): string {
 
 /**
  * The status a page or the API answers with: 503 when a service below is down, 429 when it throttles, 404 for a
- * member staff named that does not exist, else 400.
+ * member staff named that does not exist, 403 for a staff action on a staff member, else 400.
  */
-export function httpStatusOf(error: DomainError): 400 | 404 | 429 | 503 {
+export function httpStatusOf(error: DomainError): 400 | 403 | 404 | 429 | 503 {
   if (error.code === "unavailable" || error.code === "mailUnavailable") return 503;
   if (error.code === "memberNotFound") return 404;
+  if (error.code === "targetIsStaff") return 403;
   return error.code === "throttled" || error.code === "signInThrottled" ? 429 : 400;
 }
 

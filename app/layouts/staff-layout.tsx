@@ -4,7 +4,7 @@ import { FramedErrorPage } from "~/components/error-page";
 import { PageFrame } from "~/components/page-frame";
 import { loadTranslations } from "~/i18n/translations.server";
 import { databaseFaultMiddleware } from "~/middleware/database-fault.server";
-import { redirectUnlessStaffSession, requireAdmin } from "~/middleware/require-member.server";
+import { readStaffStanding, redirectUnlessStaffSession, requireAdmin } from "~/middleware/require-member.server";
 import { staffSessionMiddleware } from "~/middleware/staff-session.server";
 import type { Route } from "./+types/staff-layout";
 
@@ -19,6 +19,7 @@ export const middleware: Route.MiddlewareFunction[] = [
   staffSessionMiddleware,
   async ({ request, context }, next) => {
     redirectUnlessStaffSession(context, request);
+    await readStaffStanding(context);
     return next();
   },
 ];

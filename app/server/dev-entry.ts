@@ -1,12 +1,13 @@
 /**
  * `npm run dev` and `npm run preview`: starts the development stand-ins (the Cognito stand-in, the SMTP capture
  * and the dev mailbox, in tests/support/stand-ins) and then the server on them: from source under Vite in dev,
- * the compiled production server in preview. The only file in app/ that imports the tests' tree; the production
+ * the compiled production server in preview. With COGNITO_ENDPOINT, the pool's and app clients' ids, SMTP_URL and
+ * DATABASE_URL set, it joins the stand-ins another instance started instead, so that two instances run as one. The only file in app/ that imports the tests' tree; the production
  * server (main.ts) never imports this one.
  */
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { startEmbeddedStack } from "../../tests/support/stand-ins/embedded-stack";
+import { joinRunningStack, startEmbeddedStack } from "../../tests/support/stand-ins/embedded-stack";
 import { modeFromArguments, refuseToStart } from "./refuse-to-start";
 
 /** Where `npm run build:server` puts the compiled server (vite.config.ts, mode "http-server"). */
@@ -19,10 +20,17 @@ if (mode === "production") {
 const { startServer } = (
   mode === "dev" ? await import("./start-server") : await import(pathToFileURL(COMPILED_START_SERVER).href)
 ) as typeof import("./start-server");
-const standIns = await startEmbeddedStack({
-  dataDir: process.env.DATA_DIR ?? ".data",
-  adminGroup: process.env.ADMIN_GROUP ?? "admin",
-  cognitoPort: Number(process.env.STANDIN_COGNITO_PORT ?? 0),
-  smtpPort: Number(process.env.STANDIN_SMTP_PORT ?? 0),
-});
+const dataDir = process.env.DATA_DIR ?? ".data";
+const joined = await joinRunningStack(process.env, dataDir);
+if (joined && "problems" in joined) {
+  refuseToStart("Cannot join running stand-ins:", joined.problems, "the README's Two instances on one stand-in");
+}
+const standIns =
+  joined ??
+  (await startEmbeddedStack({
+    dataDir,
+    adminGroup: process.env.ADMIN_GROUP ?? "admin",
+    cognitoPort: Number(process.env.STANDIN_COGNITO_PORT ?? 0),
+    smtpPort: Number(process.env.STANDIN_SMTP_PORT ?? 0),
+  }));
 await startServer(mode, standIns);

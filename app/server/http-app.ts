@@ -15,6 +15,7 @@ import { logger } from "~/integrations/logger.server";
 import { observeHttpRequest } from "~/integrations/metrics.server";
 import type { DevMailbox, RequestInfo } from "~/router-context.server";
 import { createApiLane } from "./api-lane";
+import { createRequestQueue } from "./request-queue";
 import { isStreamedDownload } from "./write-body";
 import { type Build, largeBodyGateOf, requestContextFactory } from "./app-context";
 import { ROUTE_DISCOVERY_PATH, answerUnhandledError, createPageLane } from "./page-lane";
@@ -36,6 +37,8 @@ declare module "express-serve-static-core" {
   }
 }
 
+const HEALTH_CHECK_PATHS = new Set(["/healthz/", "/readyz/"]);
+
 /** What the metrics call the requests no route answers. */
 type OwnRoute = "healthz" | "readyz" | "static-file";
 
@@ -45,6 +48,11 @@ const UNROUTED = "unrouted";
 export interface HttpApp {
   /** node:http's request listener: the member API's lane for /api/*, Express for everything else. */
   listener: RequestListener;
+  /**
+   * The shutdown's first step: /readyz/ answers 503 so that the load balancer stops sending requests here, and every
+   * answer from now on says `Connection: close`, so that clients open their next connection elsewhere.
+   */
+  startDraining(): void;
   close(): Promise<void>;
 }
 
@@ -71,6 +79,7 @@ export async function createHttpApp(
   const headers = securityHeaders(config);
   // Without a metrics port nothing reads the request metrics: requests then skip them altogether.
   const metricsOn = config.metricsPort !== undefined;
+  let draining = false;
 
   /**
    * The metrics' route name for a finished request: the route React Router matched, else what the HTTP layer
@@ -84,6 +93,9 @@ export async function createHttpApp(
     return pathOf(req) === ROUTE_DISCOVERY_PATH ? "route-discovery" : UNROUTED;
   };
 
+  /** When each request that went through the queue arrived. */
+  const arrivals = new WeakMap<IncomingMessage, bigint>();
+
   /** Request id, nonce, security headers, the access log line and the metrics: the same for pages and the API. */
   function beginRequest(req: IncomingMessage, res: ServerResponse, kind: "page" | "api"): RequestInfo {
     const requestInfo: RequestInfo = {
@@ -95,9 +107,11 @@ export async function createHttpApp(
       clientIp: proxyAddr(req, trustProxy),
     };
     res.setHeader("X-Request-Id", requestInfo.requestId);
+    if (draining) res.setHeader("Connection", "close");
     const responseHeaders = kind === "page" ? headers.forPage(requestInfo.nonce) : headers.forApi;
     for (const name in responseHeaders) res.setHeader(name, responseHeaders[name]!);
-    const startedAt = process.hrtime.bigint();
+    // From the request's arrival, so that the log and the metrics count its wait in the queue too.
+    const startedAt = arrivals.get(req) ?? process.hrtime.bigint();
     res.on("finish", () => {
       const durationMs = Number((process.hrtime.bigint() - startedAt) / 1000n) / 1000;
       logger.info(
@@ -143,6 +157,7 @@ export async function createHttpApp(
   app.get("/readyz/", async (_req, res) => {
     res.locals.ownRoute = "readyz";
     res.setHeader("Cache-Control", "no-store");
+    if (draining) return void res.status(503).json({ status: "draining" });
     const [reachable, jwks] = await Promise.all([isDatabaseReachable(database.db), isJwksLoaded(config.cognito)]);
     const ready = reachable && jwks;
     res.status(ready ? 200 : 503).json({ status: ready ? "ready" : "unavailable", database: reachable, jwks });
@@ -219,15 +234,22 @@ export async function createHttpApp(
     compressionLevel: COMPRESSION_LEVEL,
   });
 
+  const queue = createRequestQueue();
   const listener: RequestListener = (req, res) => {
-    if (!isApiPath(pathOf(req))) return void app(req, res);
-    apiLane(req, res).catch((error: unknown) => {
-      // The lane answers its own failures with the envelope; this is one that left no way to answer.
-      logger.error({ err: error }, "the API lane could not answer");
-      res.destroy();
+    const requestPath = pathOf(req);
+    // A load balancer's health checks are answered at once, never behind the queue's pages.
+    if (HEALTH_CHECK_PATHS.has(requestPath)) return void app(req, res);
+    arrivals.set(req, process.hrtime.bigint());
+    queue.admit(res, () => {
+      if (!isApiPath(requestPath)) return void app(req, res);
+      apiLane(req, res).catch((error: unknown) => {
+        // The lane answers its own failures with the envelope; this is one that left no way to answer.
+        logger.error({ err: error }, "the API lane could not answer");
+        res.destroy();
+      });
     });
   };
-  return { listener, close: closeVite };
+  return { listener, startDraining: () => void (draining = true), close: closeVite };
 }
 
 /** The request's path without its query string (which is never logged). */

@@ -4,6 +4,7 @@
  * (`npm run dev`, `npm run preview`).
  */
 import { type Server, createServer } from "node:http";
+import path from "node:path";
 import { openDatabase } from "../../db/client.server";
 import { type AppMode, type Config, ConfigError, parseConfig } from "~/config.server";
 import { identityPoolProblemsOf, serverJobs } from "~/composition-root.server";
@@ -15,14 +16,17 @@ import { startMetricsServer } from "./metrics-server";
 import { refuseToStart } from "./refuse-to-start";
 import { applyServerTimeouts } from "./server-timeouts";
 
-/** How long in-flight requests get to finish after SIGTERM before the process exits anyway. */
+/** How long in-flight requests get to finish after the drain (SHUTDOWN_DRAIN_SECONDS) before the process exits anyway. */
 const SHUTDOWN_GRACE_MS = 10_000;
+/** While closing, how often connections that have become idle (their last answer sent) are closed. */
+const IDLE_SWEEP_MS = 100;
 
 /** What dev and preview get from the development stand-ins instead of real configuration. */
 export interface StandIns {
   /** Environment values that point the app at the stand-ins. */
   env: Record<string, string>;
-  admin: { email: string; password: string };
+  /** The development admin: null for an instance that joined stand-ins started elsewhere with another DATA_DIR. */
+  admin: { email: string; password: string } | null;
   mailbox: DevMailbox;
   stop(): Promise<void>;
 }
@@ -80,26 +84,54 @@ export async function startServer(mode: AppMode, standIns?: StandIns): Promise<v
   // The origin the app puts in links and checks posts against: announcing it makes the three agree.
   const url = `${config.origin}/`;
   console.log(`\n  Member account (${mode}) ready at ${url}`);
+  if (metricsServer) console.log(`  Metrics: http://${config.host}:${config.metricsPort}/metrics`);
   if (standIns) {
-    console.log(`  Development admin: ${standIns.admin.email} / ${standIns.admin.password}`);
-    console.log(`  Cognito stand-in (AWS SDK endpoint): ${standIns.env.COGNITO_ENDPOINT}`);
+    console.log(
+      standIns.admin
+        ? `  Development admin: ${standIns.admin.email} / ${standIns.admin.password}`
+        : "  Development admin: the one of the instance that started the stand-ins (its DATA_DIR's dev-admin.json)",
+    );
+    console.log(`  Cognito stand-in (AWS SDK endpoint): ${config.cognito.endpoint}`);
     console.log(
       `  Cognito user pool id: ${config.cognito.userPoolId}, app client id: ${config.cognito.clientId} ` +
-        `(region ${config.cognito.region}; USER_PASSWORD_AUTH allowed, for sibling services' tokens)`,
+        `(region ${config.cognito.region}; USER_PASSWORD_AUTH allowed, for sibling services' tokens), ` +
+        `staff app client id: ${config.cognito.staffClientId ?? "none"}`,
     );
-    console.log(`  Captured mail and codes: ${url}__dev/mailbox/\n`);
+    console.log(`  SMTP capture: ${config.smtpUrl}`);
+    console.log(`  Captured mail and codes: ${url}__dev/mailbox/`);
+    // Everything a second instance needs to run as one with this one (README: Two instances on one stand-in).
+    const join = [
+      `COGNITO_ENDPOINT=${config.cognito.endpoint}`,
+      `COGNITO_USER_POOL_ID=${config.cognito.userPoolId}`,
+      `COGNITO_CLIENT_ID=${config.cognito.clientId}`,
+      `COGNITO_STAFF_CLIENT_ID=${config.cognito.staffClientId ?? ""}`,
+      `SMTP_URL=${config.smtpUrl}`,
+      `DATA_DIR=${path.resolve(config.dataDir)}`,
+      `DATABASE_URL=${config.databaseUrl ? "<the same PostgreSQL>" : "<a PostgreSQL, given to both>"}`,
+    ];
+    console.log(`  Another instance on the same stand-ins: ${join.join(" ")} PORT=<another> npm run ${mode}\n`);
   }
 
   let stopping = false;
   const shutDown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, "shutting down");
-    setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS).unref();
-    // Stop accepting connections, let in-flight requests finish, then release the database and stand-ins.
-    for (const stop of stopJobs) await stop();
+    logger.info({ signal, drainMs: config.shutdownDrainMs }, "shutting down");
+    setTimeout(() => process.exit(1), config.shutdownDrainMs + SHUTDOWN_GRACE_MS).unref();
+    // Not ready first, while still serving, until the load balancer has seen it and sends nothing new; the jobs hand
+    // their work over meanwhile (the import worker finishes its creations in flight and releases its rows' leases).
+    http.startDraining();
+    await Promise.all([
+      new Promise((resolve) => setTimeout(resolve, config.shutdownDrainMs)),
+      ...stopJobs.map((stop) => stop()),
+    ]);
+    // Then refuse new connections and let requests in flight finish. A keep-alive connection is closed as soon as
+    // it is idle, also one whose answer was already under way when the drain began (sent without Connection: close).
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    const sweep = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MS);
+    await closed;
+    clearInterval(sweep);
     metricsServer?.closeAllConnections();
     metricsServer?.close();
     await http.close();

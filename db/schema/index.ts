@@ -15,3 +15,5 @@ export * from "./invitation-resends";
 export * from "./second-factors";
 export * from "./member-passkeys";
 export * from "./staff-sessions";
+export * from "./staff-group-checks";
+export * from "./scheduled-job-turns";

@@ -15,6 +15,11 @@ export const twoStepVerifications = pgTable(
      */
     username: text().notNull(),
     enabledAt: timestamp({ withTimezone: true }).notNull(),
+    /**
+     * Set just before a recovery code's sign-in switches the member's TOTP off at Cognito, cleared once it is on
+     * again: a mark left behind (the process died between the two) is the purge job's to switch back on.
+     */
+    totpOffSince: timestamp({ withTimezone: true }),
   },
   (table) => [uniqueIndex("two_step_verifications_username_idx").on(table.username)],
 );

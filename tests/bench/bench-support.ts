@@ -107,6 +107,11 @@ export async function runBenchmarkMain(run: () => Promise<void>) {
   }
 }
 
+/** Runs `cleanup` when the benchmark ends, however it ends (after the cleanups registered later). */
+export function addCleanup(cleanup: () => void | Promise<void>) {
+  cleanups.push(cleanup);
+}
+
 export function makeTempDir(label: string): string {
   const dir = mkdtempSync(path.join(tmpdir(), `member-account-bench-${label}-`));
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));

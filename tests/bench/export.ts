@@ -17,7 +17,7 @@ import net from "node:net";
 import postgres from "postgres";
 import { openDatabase, resumeConnectionAfterCopy } from "../../db/client.server";
 import { createStaffAdmin } from "../support/admin-members";
-import { bearerTokensFor, connectToStandIn } from "../support/bearer-tokens";
+import { connectToStandIn, staffTokensFor } from "../support/bearer-tokens";
 import {
   ensureAppBuild,
   ensureBenchDatabase,
@@ -147,7 +147,7 @@ async function runBenchmark() {
     });
     const admin = await createStaffAdmin(standInPort, "bench-export");
     const sdk = await connectToStandIn(standInPort);
-    const token = (await bearerTokensFor(sdk, admin.email, admin.password)).accessToken;
+    const token = (await staffTokensFor(sdk, admin.email, admin.password)).accessToken;
     sdk.destroy();
     const pid = server.child.pid!;
 

@@ -186,6 +186,26 @@ describe("REFRESH_TOKEN_AUTH, RevokeToken and global sign-out", () => {
     expect(decodeJwt(renewed.AccessToken!).origin_jti).toBe(decodeJwt(tokens.AccessToken!).origin_jti);
   });
 
+  // Developer guide, "Understanding the access token" and "Understanding the identity (ID) token": `auth_time` is
+  // "the authentication time, in Unix time format, that your user completed authentication"; tokens from
+  // REFRESH_TOKEN_AUTH keep the original sign-in's time while `iat` is the new token's. The staff API's
+  // re-authentication rule reads it.
+  test("auth_time is the sign-in's time, and a refresh keeps it while the new tokens' iat moves on", async () => {
+    const email = cognito.email("auth-time");
+    await cognito.confirmedMember(email);
+    const tokens = await cognito.signIn(email);
+    const signedIn = decodeJwt(tokens.AccessToken!);
+    expect(signedIn.auth_time).toBe(signedIn.iat);
+    expect(decodeJwt(tokens.IdToken!).auth_time).toBe(signedIn.iat);
+    // Tokens count whole seconds: refresh once the next one has begun, so the new iat differs.
+    while (Math.floor(Date.now() / 1000) <= signedIn.iat!) await new Promise((resolve) => setTimeout(resolve, 100));
+    const renewed = (await refresh(tokens.RefreshToken!)).AuthenticationResult!;
+    const access = decodeJwt(renewed.AccessToken!);
+    expect(access.iat).toBeGreaterThan(signedIn.iat!);
+    expect(access.auth_time).toBe(signedIn.auth_time);
+    expect(decodeJwt(renewed.IdToken!).auth_time).toBe(signedIn.auth_time);
+  });
+
   // API_RevokeToken: revokes the refresh token and all access tokens generated from it; after that neither
   // REFRESH_TOKEN_AUTH (NotAuthorizedException) nor Cognito's user APIs (GetUser) accept them.
   test("after RevokeToken the refresh token and its access tokens are refused", async () => {

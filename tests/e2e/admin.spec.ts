@@ -1,7 +1,12 @@
 import type { Browser, Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
 import { STANDIN_PORT } from "../../playwright.config";
-import { createNamedMember, createStaffWithAuthenticator, refreshIntoDirectory } from "../support/admin-members";
+import {
+  createNamedMember,
+  createStaffAdmin,
+  createStaffWithAuthenticator,
+  refreshIntoDirectory,
+} from "../support/admin-members";
 import { signIn, openStaffSessionInBrowser } from "../support/sign-in-form";
 import { createTestMember } from "../support/test-members";
 
@@ -73,6 +78,104 @@ test("the admin pages send a visitor to the staff sign-in and come back after it
     await page.goto(path!);
     await expect(menu.locator('[aria-current="page"]')).toHaveText([current!]);
   }
+});
+
+test("the user list opens with the search form, then the list, then the dashboard's figures", async ({
+  page,
+  request,
+}) => {
+  const admin = await createStaffWithAuthenticator(STANDIN_PORT, "admin-landing");
+  await refreshIntoDirectory(request, STANDIN_PORT, admin, []);
+  await openStaffSessionInBrowser(page, admin, { path: "/admin/sign-in/?to=admin" });
+  await expect(page).toHaveURL(/\/admin\/$/);
+  for (const [path, heading] of [
+    [`/admin/?q=${encodeURIComponent(admin.email)}`, "ユーザ一覧"],
+    [`/en/admin/?q=${encodeURIComponent(admin.email)}`, "Users"],
+  ] as const) {
+    await page.goto(path);
+    const content = page.locator(".admin-shell__content");
+    await expect(content.getByRole("heading", { level: 2 }).first()).toHaveText(heading);
+    // In the document's order (what a screen reader and the keyboard meet): the search form, the list, the charts.
+    const order = await content.evaluate((element) =>
+      [...element.querySelectorAll("form, [data-testid=member-list], figure.admin-chart")].map((found) =>
+        found.tagName === "FORM" ? "form" : found.tagName === "TABLE" ? "list" : "chart",
+      ),
+    );
+    expect(order.slice(0, 3), path).toEqual(["form", "list", "chart"]);
+    const [form, chart] = [
+      await content.locator("form").first().boundingBox(),
+      await content.locator("figure.admin-chart").first().boundingBox(),
+    ];
+    expect(form!.y, path).toBeLessThan(chart!.y);
+  }
+});
+
+test("another staff member's page offers no change to their account, and a forged post of each is refused", async ({
+  page,
+  browser,
+  request,
+  javaScriptEnabled,
+}) => {
+  test.setTimeout(120_000);
+  const admin = await createStaffWithAuthenticator(STANDIN_PORT, "admin-on-staff");
+  const colleague = await createStaffAdmin(STANDIN_PORT, "admin-colleague");
+  await refreshIntoDirectory(request, STANDIN_PORT, admin, [colleague]);
+  const colleaguePage = `/admin/users/${colleague.sub}/`;
+  await openStaffSessionInBrowser(page, admin, {
+    path: `/admin/sign-in/?${new URLSearchParams({ to: colleaguePage }).toString()}`,
+  });
+  await expect(page).toHaveURL(colleaguePage);
+
+  // Only the refresh is offered (on one's own page too); asking to confirm another action shows no panel.
+  for (const path of [colleaguePage, `/admin/users/${admin.sub}/`]) {
+    await page.goto(path);
+    await expect(page.getByTestId("staff-account-notice")).toContainText("AWSコンソール");
+    const actions = page.locator(".admin-actions__list a");
+    await expect(actions).toHaveText(["Cognito から再取得"]);
+    await expect(page.getByLabel("新しいメールアドレス")).toHaveCount(0);
+  }
+  await page.goto(`${colleaguePage}?confirm=disable`);
+  await expect(page.getByTestId("confirm-panel")).toHaveCount(0);
+
+  // A forged post of each change, from the admin's own browser: 403 with the reason, and nothing changed.
+  const forged: Record<string, string>[] = [
+    { intent: "disable" },
+    { intent: "sessions-end" },
+    { intent: "two-step-off" },
+    { intent: "email-change", email: `taken-over-${crypto.randomUUID().slice(0, 8)}@example.jp` },
+  ];
+  for (const form of forged) {
+    const response = await page.request.post(colleaguePage, { form, maxRedirects: 0 });
+    expect(response.status(), form.intent).toBe(403);
+    expect(await response.text(), form.intent).toContain("この会員はスタッフです");
+  }
+  if (javaScriptEnabled) {
+    // The same post as a document, as a page older than the colleague's promotion would send it: the page says why.
+    await page.goto(colleaguePage);
+    await page.evaluate((action) => {
+      const form = document.createElement("form");
+      form.method = "post";
+      form.action = action;
+      const intent = Object.assign(document.createElement("input"), {
+        type: "hidden",
+        name: "intent",
+        value: "disable",
+      });
+      form.append(intent);
+      document.body.append(form);
+      form.submit();
+    }, colleaguePage);
+    await expect(page.getByRole("alert")).toContainText("この会員はスタッフです");
+  }
+
+  // The colleague still signs in; the refusals are in their audit trail, by the admin.
+  const colleagueBrowser = await signedInBrowser(browser, colleague, javaScriptEnabled, "my-profile");
+  await expect(colleagueBrowser.page).toHaveURL(/\/my\/profile\/$/);
+  await colleagueBrowser.context.close();
+  await page.goto(`/admin/audit-log/?targetSub=${colleague.sub}`);
+  const refused = page.getByTestId("audit-events").locator("tbody tr", { hasText: "拒否：スタッフのアカウント" });
+  await expect(refused).toHaveCount(javaScriptEnabled ? 5 : 4);
+  await expect(refused.first()).toContainText(admin.email);
 });
 
 test("the member cookie alone opens no staff page: the staff sign-in, in both languages", async ({ page }) => {

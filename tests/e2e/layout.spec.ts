@@ -1,6 +1,7 @@
 import type { BrowserContext, Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
 import { STANDIN_PORT } from "../../playwright.config";
+import { createNamedMember, createStaffWithAuthenticator, refreshIntoDirectory } from "../support/admin-members";
 import { expectNoSeriousViolations } from "../support/axe";
 import {
   LOCALE_PREFIXES,
@@ -10,6 +11,7 @@ import {
   reachSignUpAccountStep,
   signInNewMember,
 } from "../support/page-tour";
+import { openStaffSessionInBrowser } from "../support/sign-in-form";
 
 /** From the narrowest phone the spec supports (320 px) to a desktop. */
 const WIDTHS = [320, 375, 800, 1440];
@@ -24,8 +26,19 @@ async function expectNoSidewaysScroll(page: Page, label: string) {
     const width = window.innerWidth;
     const scrollWidth = document.documentElement.scrollWidth;
     if (scrollWidth <= width) return null;
+    // What sticks out of the window, less what a box of its own scrolls (a wide table in its scroll box). An
+    // absolutely placed box escapes the scroll boxes below its containing block (its nearest placed ancestor).
+    const clipped = (element: Element) => {
+      let placedOnly = getComputedStyle(element).position === "absolute";
+      for (let parent = element.parentElement; parent && parent !== document.body; parent = parent.parentElement) {
+        const style = getComputedStyle(parent);
+        if (!placedOnly && style.overflowX !== "visible") return true;
+        if (style.position !== "static") placedOnly = false;
+      }
+      return false;
+    };
     const sticking = [...document.body.querySelectorAll("*")]
-      .filter((element) => element.getBoundingClientRect().right > width)
+      .filter((element) => element.getBoundingClientRect().right > width && !clipped(element))
       .slice(0, 5)
       .map((element) => `${element.tagName.toLowerCase()}.${[...element.classList].join(".")}`);
     return { scrollWidth, width, sticking };
@@ -72,5 +85,69 @@ for (const width of WIDTHS) {
     await checkPage(signingUp.page, "/auth/sign-up/", "/auth/sign-up/ (account step)");
     await expect(signingUp.page.locator('[name="familyName"]')).toBeVisible();
     await signingUp.context.close();
+  });
+}
+
+/**
+ * The staff pages' left edge: the staff bar's heading and each page's first block start where the footer's content
+ * does (the page's column) and, above 1280 px, where the site header's brand does.
+ */
+async function expectOnThePageColumn(page: Page, label: string) {
+  const edges = await page.evaluate(() => {
+    const left = (selector: string) => {
+      const element = document.querySelector(selector);
+      if (!element) return null;
+      const padding = Number.parseFloat(getComputedStyle(element).paddingLeft);
+      return Math.round(element.getBoundingClientRect().left + padding);
+    };
+    const firstBlock = document.querySelector(".admin-shell__content > *");
+    return {
+      column: left(".site-footer__inner"),
+      heading: left(".admin-shell__heading"),
+      content: firstBlock ? Math.round(firstBlock.getBoundingClientRect().left) : null,
+      brand: window.innerWidth > 1280 ? left(".site-header__service") : null,
+    };
+  });
+  expect(edges.column, label).not.toBeNull();
+  expect({ heading: edges.heading, content: edges.content }, label).toEqual({
+    heading: edges.column,
+    content: edges.column,
+  });
+  if (edges.brand !== null) expect(edges.brand, label).toBe(edges.column);
+}
+
+for (const width of WIDTHS) {
+  test(`at ${width} px the staff pages sit on the page's column, scroll no page sideways and have no serious accessibility violation`, async ({
+    browser,
+  }) => {
+    test.setTimeout(240_000);
+    const context = await browser.newContext({ viewport: { width, height: 800 } });
+    const admin = await createStaffWithAuthenticator(STANDIN_PORT, `layout-${width}`);
+    const member = await createNamedMember(STANDIN_PORT, {
+      email: `layout-staff-${width}-${crypto.randomUUID().slice(0, 8)}@example.jp`,
+    });
+    await refreshIntoDirectory(context.request, STANDIN_PORT, admin, [member]);
+    const page = await context.newPage();
+    await openStaffSessionInBrowser(page, admin, { path: "/admin/sign-in/?to=admin" });
+    // Any toast of the sign-in is read by this request, so no page of the tour shows it half faded.
+    await context.request.get("/admin/");
+    const staffPages = [
+      "/admin/",
+      `/admin/?q=${encodeURIComponent(member.email)}`,
+      "/admin/users/",
+      `/admin/users/${member.sub}/`,
+      `/admin/users/${admin.sub}/`,
+      "/admin/audit-log/",
+      "/admin/downloads/",
+      "/admin/csv-import/",
+      "/admin/csv-import/columns/",
+    ];
+    for (const prefix of LOCALE_PREFIXES) {
+      for (const url of staffPages) {
+        await checkPage(page, `${prefix}${url}`);
+        if (width >= 800) await expectOnThePageColumn(page, `${prefix}${url}`);
+      }
+    }
+    await context.close();
   });
 }

@@ -8,7 +8,7 @@ import {
   createStaffAdmin,
   refreshIntoDirectory,
 } from "../support/admin-members";
-import { bearerTokensFor, connectToStandIn } from "../support/bearer-tokens";
+import { connectToStandIn, staffTokensFor } from "../support/bearer-tokens";
 import { fillProfileFields } from "../support/profile-form";
 import { signIn } from "../support/sign-in-form";
 
@@ -29,7 +29,7 @@ async function rowInNewsletterList(
   locale: "ja" | "en",
 ) {
   const sdk = await connectToStandIn(STANDIN_PORT);
-  const { accessToken } = await bearerTokensFor(sdk, admin.email, admin.password).finally(() => sdk.destroy());
+  const { accessToken } = await staffTokensFor(sdk, admin.email, admin.password).finally(() => sdk.destroy());
   const response = await request.get(`/api/admin/downloads/email-addresses?locale=${locale}`, {
     headers: { Authorization: `Bearer ${accessToken}` },
   });

@@ -1,10 +1,10 @@
-import type { APIRequestContext, Page } from "@playwright/test";
+import type { APIRequestContext, Browser, BrowserContext, Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
 import { STANDIN_PORT } from "../../playwright.config";
 import { createNamedMember, createStaffWithAuthenticator, refreshIntoDirectory } from "../support/admin-members";
 import { browserSigningIn, signIn, openStaffSessionInBrowser } from "../support/sign-in-form";
 import { createTestMember } from "../support/test-members";
-import { totpCode } from "../support/totp-codes";
+import { totpCode, wrongTotpCode } from "../support/totp-codes";
 
 /**
  * 2-step verification with an authenticator app, as a member sees it with JavaScript on and off: setting it up on
@@ -198,4 +198,89 @@ test("staff turn off a member's 2-step verification after the confirmation step;
   await expect(again.page.getByTestId("two-step-summary")).toContainText("無効");
   await expect(again.page.locator("main")).toContainText("スタッフが2段階認証を無効化");
   for (const opened of [memberBrowser, context, again.context]) await opened.close();
+});
+
+/** A new browser signed in with the password alone (before 2-step verification is on), JavaScript on or off. */
+async function signedInBrowser(
+  browser: Browser,
+  member: { email: string; password: string },
+  options: { locale: "ja" | "en"; javaScriptEnabled: boolean },
+) {
+  const context = await browser.newContext({
+    locale: options.locale === "ja" ? "ja-JP" : "en-US",
+    javaScriptEnabled: options.javaScriptEnabled,
+  });
+  const page = await context.newPage();
+  const prefix = options.locale === "ja" ? "" : "/en";
+  await page.goto(`${prefix}/auth/sign-in/?to=my-profile`);
+  await signIn(page, member, options.locale);
+  await expect(page).toHaveURL(new RegExp(`${prefix}/my/profile/$`));
+  return { context, page };
+}
+
+const sessionCookieOf = async (context: BrowserContext) =>
+  (await context.cookies()).find((cookie) => cookie.name === "id_session")?.value;
+
+test("a member with 2-step verification changes their password with the app's code: this browser stays signed in, the others are out", async ({
+  browser,
+  javaScriptEnabled,
+}) => {
+  test.setTimeout(120_000);
+  const member = await createTestMember(STANDIN_PORT, "two-step-password");
+  const here = await signedInBrowser(browser, member, { locale: "ja", javaScriptEnabled });
+  const elsewhere = await signedInBrowser(browser, member, { locale: "ja", javaScriptEnabled });
+  const key = await turnOnThroughPosts(here.context.request);
+  const page = here.page;
+
+  await page.goto("/my/password/edit/");
+  const codeField = page.getByLabel("認証アプリのコード（6桁）");
+  await expect(codeField).toHaveAttribute("autocomplete", "one-time-code");
+  await expect(codeField).toHaveAccessibleDescription(/2段階認証をお使いのため/);
+  const newPassword = "amber-thicket-rowing-93";
+  // Without the code nothing changes: said on the code field, no password shown back.
+  await page.getByLabel("現在のパスワード").fill(member.password);
+  await page.getByLabel("新しいパスワード").fill(newPassword);
+  await page.getByRole("button", { name: "パスワードを変更する" }).click();
+  await expect(codeField).toHaveAccessibleDescription(/確認コードを入力してください/);
+  await expect(page.getByLabel("新しいパスワード")).toHaveValue("");
+
+  const before = await sessionCookieOf(here.context);
+  await page.getByLabel("現在のパスワード").fill(member.password);
+  await page.getByLabel("新しいパスワード").fill(newPassword);
+  await codeField.fill(totpCode(key, { steps: 1 }));
+  await page.getByRole("button", { name: "パスワードを変更する" }).click();
+  await expect(page).toHaveURL(/\/my\/profile\/$/);
+  await expect(page.getByTestId("toast")).toContainText("パスワードを変更しました");
+  // Signed in again with the new password and the code: a new sign-in's tokens, not the old ones left to expire.
+  expect(await sessionCookieOf(here.context)).not.toBe(before);
+  await page.goto("/my/security/");
+  await expect(page).toHaveURL(/\/my\/security\/$/);
+
+  await elsewhere.page.goto("/my/profile/");
+  await expect(elsewhere.page).toHaveURL(/\/auth\/sign-in\/\?to=my-profile$/);
+  await here.context.close();
+  await elsewhere.context.close();
+});
+
+test("in English: a code refused after the change says the password is changed and asks to sign in again", async ({
+  browser,
+  javaScriptEnabled,
+}) => {
+  test.setTimeout(120_000);
+  const member = await createTestMember(STANDIN_PORT, "two-step-password-en");
+  const { context, page } = await signedInBrowser(browser, member, { locale: "en", javaScriptEnabled });
+  const key = await turnOnThroughPosts(context.request);
+
+  await page.goto("/en/my/password/edit/");
+  const codeField = page.getByLabel("Code from your authenticator app (6 digits)");
+  await expect(codeField).toHaveAccessibleDescription(/You use 2-step verification/);
+  await page.getByLabel("Current password").fill(member.password);
+  await page.getByLabel("New password").fill("amber-thicket-rowing-93");
+  await codeField.fill(wrongTotpCode(key));
+  await page.getByRole("button", { name: "Change password" }).click();
+  await expect(page).toHaveURL(/\/en\/auth\/sign-in\/$/);
+  await expect(page.getByTestId("toast")).toContainText("Your password has been changed, but the code");
+  await page.goto("/en/my/profile/");
+  await expect(page).toHaveURL(/\/en\/auth\/sign-in\/\?to=my-profile$/);
+  await context.close();
 });

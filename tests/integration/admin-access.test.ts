@@ -1,19 +1,23 @@
+import { AdminRemoveUserFromGroupCommand } from "@aws-sdk/client-cognito-identity-provider";
+import { decodeJwt } from "jose";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { API_ENDPOINTS, type ApiOperationId, ErrorEnvelopeSchema } from "~/api/contract";
 import { CSV_IMPORT_COLUMNS } from "~/domain/csv-import/csv-import-file.server";
-import { type StandInSdk, bearerTokensFor, connectToStandIn } from "../support/bearer-tokens";
+import { type StandInSdk, bearerTokensFor, connectToStandIn, staffTokenSource } from "../support/bearer-tokens";
 import { PageClient, expectResponse } from "../support/page-client";
 import { formUrlEncode, sendRawRequest } from "../support/raw-http";
 import { type ServerProcess, startServerProcess } from "../support/server-process";
-import { createStaffAdmin, createStaffWithAuthenticator } from "../support/admin-members";
+import { type StaffWithAuthenticator, createStaffAdmin, createStaffWithAuthenticator } from "../support/admin-members";
 import { TEST_PASSWORD, createTestMember } from "../support/test-members";
 
 /**
  * Who may use the staff side, from outside: the production build (preview mode) runs in its own process and this
  * test speaks plain HTTP to it, as a visitor, a signed-in member and an admin, to every /admin/* page (both
- * languages), the detail page's actions, and every /api/admin/* endpoint. Each cell expects exactly one status.
+ * languages), the detail page's actions, and every /api/admin/* endpoint; and as an admin on another staff member,
+ * whose account is changed in the AWS console only. Each cell expects exactly one status.
  * The staff pages take only a staff session (app/domain/sessions/staff-sessions.server.ts): an admin's member
  * session alone, an admin without a second factor and a staff session left idle all get the staff sign-in.
+ * The admin API takes only the staff app client's tokens: the staff member's own members' token is refused there.
  */
 
 type Role = "visitor" | "member" | "admin";
@@ -22,7 +26,10 @@ interface Person {
   email: string;
   password: string;
   sub: string;
+  /** The members' app client's, as a sibling service holds it. */
   accessToken: string;
+  /** The staff app client's (a staff tool's sign-in), renewed as its 5 minutes run out. */
+  staffToken: () => Promise<string>;
   cookies: Map<string, string>;
 }
 
@@ -35,18 +42,23 @@ let admin: Person;
 /** An admin with an authenticator app and a staff session (no member session); and one whose staff session idled. */
 let staffCookies: Map<string, string>;
 let idleStaffCookies: Map<string, string>;
+/** Another staff member: the admin may look at their page and refresh it, and change nothing of their account. */
+let colleague: Person;
+/** An admin with an authenticator app whose staff session looks at the colleague's page. */
+let onStaff: StaffWithAuthenticator;
 /** The member the admin pages and endpoints are about; one per purpose, so that no action spoils another row. */
 const targets: Record<"page" | "email" | "actions", { email: string; sub: string }> & { importJobId: string } =
   {} as never;
 const IMPORT_CSV = `${CSV_IMPORT_COLUMNS.join(",")}\naccess-import@example.jp,山田,花子,1990,JP,東京都,design,会社,ja\n`;
 
-async function person(role: "member" | "admin"): Promise<Person> {
+async function person(role: "member" | "admin", label = `access-${role}`): Promise<Person> {
   const { email, password } =
     role === "admin"
-      ? await createStaffAdmin(server.standInPort, "access-admin")
-      : await createTestMember(server.standInPort, "access-member");
+      ? await createStaffAdmin(server.standInPort, label)
+      : await createTestMember(server.standInPort, label);
   const { sub, accessToken } = await bearerTokensFor(sdk, email, password);
-  return { email, password, sub, accessToken, cookies: await client.signIn({ email, password }) };
+  const staffToken = staffTokenSource(sdk, email, password);
+  return { email, password, sub, accessToken, staffToken, cookies: await client.signIn({ email, password }) };
 }
 
 async function target(label: string) {
@@ -56,26 +68,36 @@ async function target(label: string) {
 }
 
 beforeAll(async () => {
-  server = await startServerProcess("preview", { NODE_ENV: "production", LOG_LEVEL: "silent" });
+  // The staff group read every second rather than every 20: a removal shows within seconds, not most of a minute.
+  server = await startServerProcess("preview", {
+    NODE_ENV: "production",
+    LOG_LEVEL: "silent",
+    STAFF_GROUP_CHECK_INTERVAL_SECONDS: "1",
+  });
   client = new PageClient(server.url);
   sdk = await connectToStandIn(server.standInPort);
-  [member, admin, targets.page, targets.email, targets.actions] = await Promise.all([
+  [member, admin, colleague, targets.page, targets.email, targets.actions] = await Promise.all([
     person("member"),
     person("admin"),
+    person("admin", "access-colleague"),
     target("access-page-target"),
     target("access-email-target"),
     target("access-actions-target"),
   ]);
-  // The detail page shows members of the staff directory: the admin's refresh puts the page's target there.
-  const refreshed = await fetch(`${server.url}/api/admin/users/${targets.page.sub}/refresh`, {
-    method: "POST",
-    headers: { Authorization: `Bearer ${admin.accessToken}` },
-  });
-  await refreshed.body?.cancel();
+  // The detail page shows members of the staff directory: the admin's refresh puts the page's target there, and the
+  // colleague with their group.
+  for (const sub of [targets.page.sub, colleague.sub]) {
+    const refreshed = await fetch(`${server.url}/api/admin/users/${sub}/refresh`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${await admin.staffToken()}` },
+    });
+    expect(refreshed.status).toBe(200);
+    await refreshed.body?.cancel();
+  }
   // A CSV import job (one row) for the job endpoints' rows.
   const imported = await fetch(`${server.url}/api/admin/csv-import/user-create`, {
     method: "POST",
-    headers: { Authorization: `Bearer ${admin.accessToken}`, "Content-Type": "text/csv" },
+    headers: { Authorization: `Bearer ${await admin.staffToken()}`, "Content-Type": "text/csv" },
     body: IMPORT_CSV,
   });
   targets.importJobId = ((await imported.json()) as { job: { id: string } }).job.id;
@@ -83,6 +105,7 @@ beforeAll(async () => {
     createStaffWithAuthenticator(server.standInPort, "access-staff"),
     createStaffWithAuthenticator(server.standInPort, "access-idle-staff"),
   ]);
+  onStaff = await createStaffWithAuthenticator(server.standInPort, "access-on-staff");
   [staffCookies, idleStaffCookies] = await Promise.all([
     client.openStaffSession(staff),
     client.openStaffSession(idleStaff),
@@ -287,6 +310,50 @@ describe("2-step verification's pages", () => {
   }
 });
 
+describe("staff on another staff member", () => {
+  /** Every change the detail page's actions make; the page offers none of them on a staff member's page. */
+  const CHANGES: [string, string][][] = [
+    [["intent", "disable"]],
+    [["intent", "enable"]],
+    [["intent", "sessions-end"]],
+    [["intent", "two-step-off"]],
+    [
+      ["intent", "email-change"],
+      ["email", `access-taken-over-${crypto.randomUUID().slice(0, 8)}@example.jp`],
+    ],
+  ];
+
+  // Opened here, not with the others: the e-mail change and disabling need the password and code within 10 minutes.
+  let onStaffCookies: Map<string, string>;
+  beforeAll(async () => {
+    onStaffCookies = await client.openStaffSession(onStaff);
+  }, 120_000);
+
+  for (const prefix of ["", "/en"]) {
+    test(`${prefix || "/"}: the page offers the refresh only; a post of each change is 403 and changes nothing`, async () => {
+      const path = `${prefix}/admin/users/${colleague.sub}/`;
+      const page = expectResponse(await client.get(path, onStaffCookies), `GET ${path}`);
+      expect(page.status).toBe(200);
+      expect(page.body.toString("utf8")).toContain('data-testid="staff-account-notice"');
+      expect(page.body.toString("utf8")).toContain("?confirm=refresh");
+      for (const action of ["disable", "enable", "sessions-end", "two-step-off"]) {
+        expect(page.body.toString("utf8"), action).not.toContain(`?confirm=${action}`);
+      }
+      expect(page.body.toString("utf8")).not.toContain('value="review-email-change"');
+
+      for (const fields of CHANGES) {
+        const intent = fields[0]![1];
+        const refused = expectResponse(await client.post(path, fields, onStaffCookies), `admin ${intent}`);
+        expect(refused.status, intent).toBe(403);
+        expect(refused.body.toString("utf8"), intent).toContain(
+          prefix ? "This member is staff" : "この会員はスタッフです",
+        );
+      }
+      expect(await canSignIn(colleague.email)).toBe(true);
+    });
+  }
+});
+
 /** The admin's own browser, but the form came from another site (Origin and Sec-Fetch-Site say so). */
 function sendCrossSite(path: string, fields: [string, string][], cookies: Map<string, string>) {
   return sendRawRequest(client.port, {
@@ -351,13 +418,32 @@ const ADMIN_CALLS: { operationId: ApiOperationId; request: () => { path: string;
   },
 ];
 
+/**
+ * Who calls the admin API: no token; a member's staff-client token (a member who signed in through the staff
+ * client); an admin's members' token (the shared cookie's kind); an admin's staff-client token.
+ */
+type ApiCaller = "visitor" | "member" | "admin-members-token" | "admin";
+
+async function tokenOf(caller: ApiCaller): Promise<string | null> {
+  switch (caller) {
+    case "visitor":
+      return null;
+    case "member":
+      return member.staffToken();
+    case "admin-members-token":
+      return admin.accessToken;
+    case "admin":
+      return admin.staffToken();
+  }
+}
+
 async function callApi(
   operationId: ApiOperationId,
-  role: Role,
+  caller: ApiCaller,
   request: { path: string; body?: unknown; csv?: string },
 ) {
   const endpoint = API_ENDPOINTS.find((candidate) => candidate.operationId === operationId)!;
-  const token = role === "visitor" ? null : (role === "admin" ? admin : member).accessToken;
+  const token = await tokenOf(caller);
   const response = await fetch(`${server.url}${request.path}`, {
     method: endpoint.method.toUpperCase(),
     headers: {
@@ -380,17 +466,55 @@ describe("the admin API", () => {
     );
   });
 
-  test("no token: 401 envelope; a member's token: 403 envelope; an admin's: 2xx", async () => {
+  test("no token: 401; a member's: 403 forbidden; an admin's members' token: 403 staff_token_required; an admin's staff token: 2xx", async () => {
     for (const { operationId, request } of ADMIN_CALLS) {
       const visitor = await callApi(operationId, "visitor", request());
       const byMember = await callApi(operationId, "member", request());
+      const byMembersToken = await callApi(operationId, "admin-members-token", request());
       const byAdmin = await callApi(operationId, "admin", request());
-      expect([visitor.status, byMember.status], operationId).toEqual([401, 403]);
+      expect([visitor.status, byMember.status, byMembersToken.status], operationId).toEqual([401, 403, 403]);
       expect(ErrorEnvelopeSchema.parse(visitor.json).error.code, operationId).toBe("unauthorized");
       expect(ErrorEnvelopeSchema.parse(byMember.json).error.code, operationId).toBe("forbidden");
+      expect(ErrorEnvelopeSchema.parse(byMembersToken.json).error.code, operationId).toBe("staff_token_required");
       expect(byAdmin.status, `${operationId}: ${JSON.stringify(byAdmin.json)}`).toBeGreaterThanOrEqual(200);
       expect(byAdmin.status, operationId).toBeLessThan(300);
     }
+  });
+
+  test("an admin's token on another staff member: each change is 403 target_is_staff, the read and the refresh 200", async () => {
+    const changes: { operationId: ApiOperationId; path: string; body?: unknown }[] = [
+      {
+        operationId: "adminChangeUserEmail",
+        path: `/api/admin/email-updates/${colleague.sub}`,
+        body: { email: `access-taken-over-${crypto.randomUUID().slice(0, 8)}@example.jp` },
+      },
+      { operationId: "adminSignOutUser", path: `/api/admin/users/${colleague.sub}/sign-out` },
+      { operationId: "adminDisableUser", path: `/api/admin/users/${colleague.sub}/disable` },
+      { operationId: "adminEnableUser", path: `/api/admin/users/${colleague.sub}/enable` },
+      { operationId: "adminTurnOffTwoStep", path: `/api/admin/users/${colleague.sub}/two-step-verification/disable` },
+    ];
+    for (const { operationId, ...request } of changes) {
+      const refused = await callApi(operationId, "admin", request);
+      expect(refused.status, operationId).toBe(403);
+      expect(ErrorEnvelopeSchema.parse(refused.json).error.code, operationId).toBe("target_is_staff");
+      const endpoint = API_ENDPOINTS.find((candidate) => candidate.operationId === operationId)!;
+      expect(endpoint.errors as readonly string[], `${operationId} documents it`).toContain("target_is_staff");
+    }
+    for (const { operationId, path } of [
+      { operationId: "adminGetUser", path: `/api/admin/users/${colleague.sub}` },
+      { operationId: "adminRefreshUser", path: `/api/admin/users/${colleague.sub}/refresh` },
+    ] as const) {
+      expect((await callApi(operationId, "admin", { path })).status, operationId).toBe(200);
+    }
+    expect(await canSignIn(colleague.email)).toBe(true);
+  });
+
+  test("the members' API takes no staff-client token, an admin's included: 401", async () => {
+    const response = await fetch(`${server.url}/api/user-devices`, {
+      headers: { Authorization: `Bearer ${await admin.staffToken()}` },
+    });
+    expect(response.status).toBe(401);
+    expect(ErrorEnvelopeSchema.parse(await response.json()).error.code).toBe("unauthorized");
   });
 
   test("a member cannot use the member API on another member's sub", async () => {
@@ -401,5 +525,34 @@ describe("the admin API", () => {
     });
     expect(response.status).toBe(403);
     expect(ErrorEnvelopeSchema.parse(await response.json()).error.code).toBe("forbidden");
+  });
+});
+
+describe("a staff member removed from the admin group", () => {
+  test("loses /api/admin/* and /admin/* within 60 seconds, though their tokens still name the group", async () => {
+    // A staff session of their own for the pages, and the staff client's token taken before their code was on.
+    const removed = await createStaffWithAuthenticator(server.standInPort, "access-removed");
+    const token = removed.accessToken;
+    const cookies = await client.openStaffSession(removed);
+    const statuses = async () => {
+      const api = await fetch(`${server.url}/api/admin/user-pool`, { headers: { Authorization: `Bearer ${token}` } });
+      await api.body?.cancel();
+      const page = expectResponse(await client.get("/en/admin/users/", cookies), "GET /en/admin/users/");
+      return [api.status, page.status];
+    };
+    expect(await statuses()).toEqual([200, 200]);
+
+    await sdk.cognito.send(
+      new AdminRemoveUserFromGroupCommand({ UserPoolId: sdk.userPoolId, Username: removed.email, GroupName: "admin" }),
+    );
+    // The requirement's own bound: access ends within a minute of the removal (here the group is read every second).
+    const deadline = Date.now() + 60_000;
+    let now = await statuses();
+    while (now.join() !== "403,403" && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      now = await statuses();
+    }
+    expect(now).toEqual([403, 403]);
+    expect(decodeJwt(token)["cognito:groups"]).toContain("admin");
   });
 });

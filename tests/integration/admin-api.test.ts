@@ -1,7 +1,13 @@
 import { AdminUpdateUserAttributesCommand } from "@aws-sdk/client-cognito-identity-provider";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { type ApiOperationId, ErrorEnvelopeSchema, apiEndpoint } from "~/api/contract";
-import { type StandInSdk, bearerTokensFor, connectToStandIn } from "../support/bearer-tokens";
+import {
+  type StandInSdk,
+  bearerTokensFor,
+  connectToStandIn,
+  staffTokenSource,
+  staffTokensFor,
+} from "../support/bearer-tokens";
 import { type ServerProcess, startServerProcess } from "../support/server-process";
 import { createStaffAdmin } from "../support/admin-members";
 import { TEST_PASSWORD, createTestMember } from "../support/test-members";
@@ -18,7 +24,7 @@ const STAFF_ACTION_LIMIT = 40;
 
 let server: ServerProcess;
 let sdk: StandInSdk;
-let adminToken: string;
+let adminToken: () => Promise<string>;
 
 beforeAll(async () => {
   server = await startServerProcess("preview", {
@@ -28,7 +34,7 @@ beforeAll(async () => {
   });
   sdk = await connectToStandIn(server.standInPort);
   const admin = await createStaffAdmin(server.standInPort, "api-admin");
-  adminToken = (await bearerTokensFor(sdk, admin.email, admin.password)).accessToken;
+  adminToken = staffTokenSource(sdk, admin.email, admin.password);
 }, 180_000);
 
 afterAll(async () => {
@@ -49,7 +55,7 @@ async function call(operationId: ApiOperationId, path: string, options: { body?:
     method: endpoint.method.toUpperCase(),
     headers: {
       "Accept-Language": "en",
-      Authorization: `Bearer ${options.token ?? adminToken}`,
+      Authorization: `Bearer ${options.token ?? (await adminToken())}`,
       ...(options.body === undefined ? {} : { "Content-Type": "application/json" }),
     },
     body: options.body === undefined ? undefined : JSON.stringify(options.body),
@@ -225,7 +231,7 @@ test("the user pool: Cognito's description, the device limit and the directory's
 
 test("staff actions are limited per admin: past the limit 429 with Retry-After, nothing done; other admins unaffected", async () => {
   const busy = await createStaffAdmin(server.standInPort, "api-busy-admin");
-  const busyToken = (await bearerTokensFor(sdk, busy.email, busy.password)).accessToken;
+  const busyToken = (await staffTokensFor(sdk, busy.email, busy.password)).accessToken;
   const member = await newMember("api-rate-limited");
   for (let attempt = 0; attempt < STAFF_ACTION_LIMIT; attempt++) {
     const unknown = await call("adminRefreshUser", `/api/admin/users/${crypto.randomUUID()}/refresh`, {
@@ -279,7 +285,7 @@ async function postImport(csv: string, query: string) {
   const endpoint = apiEndpoint("adminCsvImportUserCreate");
   const response = await fetch(`${server.url}/api/admin/csv-import/user-create${query}`, {
     method: "POST",
-    headers: { "Accept-Language": "en", Authorization: `Bearer ${adminToken}`, "Content-Type": "text/csv" },
+    headers: { "Accept-Language": "en", Authorization: `Bearer ${await adminToken()}`, "Content-Type": "text/csv" },
     body: csv,
   });
   const json: unknown = await response.json();
@@ -337,7 +343,7 @@ test("a CSV import through the API: dry run, then a started job (202, Location) 
   expect((await call("adminCsvImportCancel", `${started.location}/cancel`)).json).toMatchObject({ state: "completed" });
 
   const download = await fetch(`${server.url}${started.location}/failed-rows.csv?encoding=shift_jis`, {
-    headers: { Authorization: `Bearer ${adminToken}` },
+    headers: { Authorization: `Bearer ${await adminToken()}` },
   });
   expect(download.status).toBe(200);
   expect(download.headers.get("Content-Type")).toBe("text/csv; charset=shift_jis");
@@ -358,7 +364,7 @@ test("the import takes a file well above the API's 32 KB body limit, up to its o
 
   const tooLarge = await fetch(`${server.url}/api/admin/csv-import/user-create?dryRun=true`, {
     method: "POST",
-    headers: { Authorization: `Bearer ${adminToken}`, "Content-Type": "text/csv" },
+    headers: { Authorization: `Bearer ${await adminToken()}`, "Content-Type": "text/csv" },
     body: new Uint8Array(5 * 1024 * 1024 + 1),
   });
   expect(tooLarge.status).toBe(413);

@@ -5,7 +5,13 @@ import iconv from "iconv-lite";
 import postgres from "postgres";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { ErrorEnvelopeSchema } from "~/api/contract";
-import { type StandInSdk, bearerTokensFor, connectToStandIn } from "../support/bearer-tokens";
+import {
+  type StandInSdk,
+  bearerTokensFor,
+  connectToStandIn,
+  staffTokenSource,
+  staffTokensFor,
+} from "../support/bearer-tokens";
 import { createStaffAdmin } from "../support/admin-members";
 import { startTestPostgres } from "../support/postgres-server";
 import { type ServerProcess, startServerProcess } from "../support/server-process";
@@ -25,7 +31,7 @@ let databaseUrl: string;
 let sql: postgres.Sql;
 let server: ServerProcess;
 let sdk: StandInSdk;
-let adminToken: string;
+let adminToken: () => Promise<string>;
 
 beforeAll(async () => {
   const started = await startTestPostgres();
@@ -63,7 +69,7 @@ beforeAll(async () => {
     from generate_series(1, ${BIG_ROW_COUNT}) as i`);
   sdk = await connectToStandIn(server.standInPort);
   const staff = await createStaffAdmin(server.standInPort, "downloads");
-  adminToken = (await bearerTokensFor(sdk, staff.email, staff.password)).accessToken;
+  adminToken = staffTokenSource(sdk, staff.email, staff.password);
 }, 300_000);
 
 afterAll(async () => {
@@ -73,16 +79,16 @@ afterAll(async () => {
   await postgresServer?.stop();
 });
 
-function download(path: string, token = adminToken, headers: Record<string, string> = {}) {
+async function download(path: string, token?: string, headers: Record<string, string> = {}) {
   return fetch(`${server.url}${path}`, {
-    headers: { Authorization: `Bearer ${token}`, "Accept-Language": "en", ...headers },
+    headers: { Authorization: `Bearer ${token ?? (await adminToken())}`, "Accept-Language": "en", ...headers },
   });
 }
 
 const recordsOf = (text: string) => parse(text, { bom: true }) as string[][];
 
 test("users.csv: a UTF-8 attachment with a BOM, Japanese intact, formula cells escaped, never compressed", async () => {
-  const response = await download("/api/admin/users.csv?limit=3", adminToken, { "Accept-Encoding": "gzip" });
+  const response = await download("/api/admin/users.csv?limit=3", undefined, { "Accept-Encoding": "gzip" });
   expect(response.status).toBe(200);
   expect(response.headers.get("content-type")).toBe("text/csv; charset=utf-8");
   expect(response.headers.get("content-encoding")).toBeNull();
@@ -123,10 +129,18 @@ test("bad parameters answer 422 with field errors; a member's token 403", async 
     expect(envelope.error.code).toBe("validation_failed");
   }
   const { email } = await createTestMember(server.standInPort, "downloads-member");
-  const { accessToken } = await bearerTokensFor(sdk, email, TEST_PASSWORD);
-  const forbidden = await download("/api/admin/users.csv", accessToken);
+  const forbidden = await download(
+    "/api/admin/users.csv",
+    (await staffTokensFor(sdk, email, TEST_PASSWORD)).accessToken,
+  );
   expect(forbidden.status).toBe(403);
   expect(ErrorEnvelopeSchema.parse(await forbidden.json()).error.code).toBe("forbidden");
+  const membersToken = await download(
+    "/api/admin/users.csv",
+    (await bearerTokensFor(sdk, email, TEST_PASSWORD)).accessToken,
+  );
+  expect(membersToken.status).toBe(403);
+  expect(ErrorEnvelopeSchema.parse(await membersToken.json()).error.code).toBe("staff_token_required");
 });
 
 test("e-mail addresses and withdrawal reasons download by locale", async () => {
@@ -167,7 +181,8 @@ function serverRssBytes(): number {
 }
 
 /** A raw client that sends the request and reads nothing until told to: the socket's buffers fill up. */
-function pausedDownload(path: string) {
+async function pausedDownload(path: string) {
+  const token = await adminToken();
   const url = new URL(server.url);
   const socket = net.connect(Number(url.port), url.hostname);
   let received = 0;
@@ -178,7 +193,7 @@ function pausedDownload(path: string) {
   });
   socket.on("error", () => {});
   socket.write(
-    `GET ${path} HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${adminToken}\r\nConnection: close\r\n\r\n`,
+    `GET ${path} HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`,
   );
   return {
     socket,
@@ -228,7 +243,7 @@ async function downloadEnded(requestId: string): Promise<{ rowsRead: number; out
 }
 
 test("a client that stops reading holds the query back: the server reads about what the socket holds", async () => {
-  const client = pausedDownload("/api/admin/users.csv?all=1");
+  const client = await pausedDownload("/api/admin/users.csv?all=1");
   // Read a little so the download is under way, then stop: the socket buffers fill and the server must wait.
   await client.readFor(64 * 1024);
   await waitFor(async () => (await openExportQueries()) === 1, "the export's query");
@@ -254,7 +269,7 @@ test("a client that stops reading holds the query back: the server reads about w
 });
 
 test("a client that disconnects mid-download stops the query, and the next download works", async () => {
-  const client = pausedDownload("/api/admin/users.csv?all=1&encoding=shift_jis");
+  const client = await pausedDownload("/api/admin/users.csv?all=1&encoding=shift_jis");
   await client.readFor(16 * 1024);
   await waitFor(async () => (await openExportQueries()) === 1, "the export's query");
   client.socket.destroy();

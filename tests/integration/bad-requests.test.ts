@@ -11,6 +11,7 @@ import { PAGE_BODY_LIMIT_BYTES } from "~/server/page-lane";
 import { type ServerProcess, startServerProcess } from "../support/server-process";
 import { TEST_PASSWORD, createTestMember } from "../support/test-members";
 import { createStaffAdmin } from "../support/admin-members";
+import { connectToStandIn, staffTokensFor } from "../support/bearer-tokens";
 
 /**
  * Requests an attacker, a fuzzer or an old client sends, against the production build: each gets
@@ -432,7 +433,9 @@ describe("API bodies of the wrong media type get 415 with the envelope", () => {
 
   test("the CSV import endpoint takes text/csv only", async () => {
     const admin = await createStaffAdmin(server.standInPort, "api-media-type");
-    const accessToken = await accessTokenOf(admin.email);
+    // The admin API's token: the staff app client's.
+    const sdk = await connectToStandIn(server.standInPort);
+    const { accessToken } = await staffTokensFor(sdk, admin.email, admin.password).finally(() => sdk.destroy());
     const response = await expectStatusAndCleanLog(
       () =>
         fetch(`${server.url}/api/admin/csv-import/user-create?dryRun=true`, {

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, expect, test } from "vitest";
 import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
 import { listMailboxEntries, mailboxDirectory } from "../support/stand-ins/dev-mailbox";
 import type { StandIns } from "~/server/start-server";
-import { startEmbeddedStack } from "../support/stand-ins/embedded-stack";
+import { joinRunningStack, startEmbeddedStack } from "../support/stand-ins/embedded-stack";
 import { cognitoConfigOf } from "../support/stand-in-config";
 import { makeTempDir } from "../support/temp-dir";
 
@@ -41,10 +41,10 @@ test("the pool is provisioned with the password policy, and the development admi
       UserPoolId,
       ClientId: stack.env.COGNITO_CLIENT_ID!,
       AuthFlow: "ADMIN_USER_PASSWORD_AUTH",
-      AuthParameters: { USERNAME: stack.admin.email, PASSWORD: stack.admin.password },
+      AuthParameters: { USERNAME: stack.admin!.email, PASSWORD: stack.admin!.password },
     }),
   );
-  // The app decides admin rights from the token's cognito:groups claim, so that is what is checked.
+  // The app takes admin rights from the token's cognito:groups claim (and the directory's reading of the group).
   const claims = decodeJwt(auth.AuthenticationResult?.AccessToken ?? "");
   expect(claims["cognito:groups"]).toContain("admin");
   const jwks = await fetch(`${stack.env.COGNITO_ENDPOINT}/${UserPoolId}/.well-known/jwks.json`);
@@ -86,4 +86,32 @@ test("mail sent over SMTP is captured, newest first", async () => {
   const mails = (await listMailboxEntries(mailboxDirectory(temp.dir))).filter((entry) => entry.kind === "mail");
   expect(mails.map((mail) => mail.subject).slice(0, 2)).toEqual(["second", "first"]);
   expect(mails[0]).toMatchObject({ to: ["member@example.jp"], text: expect.stringContaining("本文 second") });
+});
+
+test("a second instance joins the running stand-ins with all their settings and a shared PostgreSQL, or refuses", async () => {
+  const settings = {
+    COGNITO_ENDPOINT: stack.env.COGNITO_ENDPOINT,
+    COGNITO_USER_POOL_ID: stack.env.COGNITO_USER_POOL_ID,
+    COGNITO_CLIENT_ID: stack.env.COGNITO_CLIENT_ID,
+    COGNITO_STAFF_CLIENT_ID: stack.env.COGNITO_STAFF_CLIENT_ID,
+    SMTP_URL: stack.env.SMTP_URL,
+  };
+  expect(await joinRunningStack({}, temp.dir)).toBeNull();
+  const partial = await joinRunningStack({ COGNITO_ENDPOINT: settings.COGNITO_ENDPOINT }, temp.dir);
+  expect(partial && "problems" in partial && partial.problems).toEqual([
+    expect.stringContaining("COGNITO_USER_POOL_ID is not set"),
+    expect.stringContaining("COGNITO_CLIENT_ID is not set"),
+    expect.stringContaining("COGNITO_STAFF_CLIENT_ID is not set"),
+    expect.stringContaining("SMTP_URL is not set"),
+    expect.stringContaining("DATABASE_URL is not set"),
+  ]);
+  const joined = await joinRunningStack({ ...settings, DATABASE_URL: "postgres://db.internal/app" }, temp.dir);
+  if (!joined || "problems" in joined) throw new Error(`did not join: ${JSON.stringify(joined)}`);
+  // The data directory's session secret and development admin: sessions and the admin work on both instances.
+  expect(joined.env).toEqual({ SESSION_SECRETS: stack.env.SESSION_SECRETS });
+  expect(joined.admin).toEqual(stack.admin);
+  await joined.stop();
+  expect(
+    (await fetch(`${stack.env.COGNITO_ENDPOINT}/${stack.env.COGNITO_USER_POOL_ID}/.well-known/jwks.json`)).ok,
+  ).toBe(true);
 });

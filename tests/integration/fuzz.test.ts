@@ -10,7 +10,13 @@ import {
   Q3_OPTIONS,
   WITHDRAWAL_REASONS,
 } from "~/domain/forms/form-choices";
-import { type BearerTokens, type StandInSdk, bearerTokensFor, connectToStandIn } from "../support/bearer-tokens";
+import {
+  type BearerTokens,
+  type StandInSdk,
+  bearerTokensFor,
+  connectToStandIn,
+  staffTokensFor,
+} from "../support/bearer-tokens";
 import { PageClient, cookieHeader, expectResponse, withSetCookies } from "../support/page-client";
 import {
   type RawOutcome,
@@ -324,7 +330,8 @@ const BEARER_SETUP: Record<Exclude<BearerName, "none">, (bearer: BearerSession) 
   },
   apiAdmin: async (bearer) => {
     bearer.member ??= await createStaffAdmin(server.standInPort, "fuzz-api-admin");
-    bearer.tokens = await bearerTokensFor(sdk, bearer.member.email, bearer.member.password);
+    // The staff client's tokens, the only ones the admin API takes (5 minutes: a 401 renews them, as any lane's).
+    bearer.tokens = await staffTokensFor(sdk, bearer.member.email, bearer.member.password);
   },
 };
 
@@ -506,7 +513,7 @@ const PAGE_FORMS: PageForm[] = [
     route: "auth-sign-in",
     path: () => "/auth/sign-in/",
     sessions: ["anonymous", "anonymous", "member"],
-    intents: ["sign-in", "continue", "deactivate", "back", "passkey-options", "passkey-sign-in"],
+    intents: ["sign-in", "continue", "deactivate", "back", "passkey-options", "passkey-autofill", "passkey-sign-in"],
     fields: (ctx) => [
       ["intent", "sign-in"],
       [
@@ -523,7 +530,7 @@ const PAGE_FORMS: PageForm[] = [
     route: "auth-sign-in",
     path: () => "/auth/sign-in/",
     sessions: ["anonymous"],
-    intents: ["sign-in", "passkey-options", "passkey-sign-in"],
+    intents: ["sign-in", "passkey-options", "passkey-autofill", "passkey-sign-in"],
     fields: (ctx) => [
       ["intent", "passkey-options"],
       ["password", ""],
@@ -536,11 +543,24 @@ const PAGE_FORMS: PageForm[] = [
   },
   {
     kind: "page",
+    name: "sign-in: passkey autofill pick",
+    route: "auth-sign-in",
+    path: () => "/auth/sign-in/",
+    sessions: ["anonymous"],
+    intents: ["sign-in", "passkey-options", "passkey-autofill", "passkey-sign-in"],
+    fields: (ctx) => [
+      ["intent", "passkey-autofill"],
+      ["credentialId", ctx.rng.pick(["AAAA", ctx.rng.uuid().replaceAll("-", ""), "not base64url!"])],
+    ],
+    weight: 2,
+  },
+  {
+    kind: "page",
     name: "sign-in: passkey answer",
     route: "auth-sign-in",
     path: () => "/auth/sign-in/",
     sessions: ["anonymous"],
-    intents: ["sign-in", "passkey-options", "passkey-sign-in"],
+    intents: ["sign-in", "passkey-options", "passkey-autofill", "passkey-sign-in"],
     fields: (ctx) => [
       ["intent", "passkey-sign-in"],
       ["credential", ceremonyResult(ctx)],
@@ -768,6 +788,8 @@ const PAGE_FORMS: PageForm[] = [
     fields: (ctx) => [
       ["currentPassword", ctx.rng.chance(0.7) ? memberPassword(ctx) : newPassword(ctx.rng)],
       ["newPassword", newPassword(ctx.rng)],
+      // The authenticator app's code a member with 2-step verification gives; ignored for the others.
+      ["code", ctx.rng.chance(0.5) ? sixDigits(ctx.rng) : ""],
     ],
     weight: 3,
   },

@@ -8,7 +8,7 @@ import {
   AdminSetUserPasswordCommand,
 } from "@aws-sdk/client-cognito-identity-provider";
 import type { APIRequestContext } from "@playwright/test";
-import { bearerTokensFor, connectToStandIn } from "./bearer-tokens";
+import { connectToStandIn, staffTokensFor } from "./bearer-tokens";
 import { TEST_PASSWORD } from "./test-members";
 import { TOTP_STEP_MS, totpCode } from "./totp-codes";
 
@@ -84,12 +84,12 @@ export async function refreshIntoDirectory(
   admin: StaffTestMember,
   members: readonly StaffTestMember[],
 ): Promise<void> {
-  // An admin with an authenticator app brings the token taken before it was turned on.
+  // An admin with an authenticator app brings the staff client's token taken before it was turned on.
   const accessToken =
     "accessToken" in admin && typeof admin.accessToken === "string"
       ? admin.accessToken
       : await connectToStandIn(standInPort).then((sdk) =>
-          bearerTokensFor(sdk, admin.email, admin.password)
+          staffTokensFor(sdk, admin.email, admin.password)
             .then((tokens) => tokens.accessToken)
             .finally(() => sdk.destroy()),
         );
@@ -106,8 +106,8 @@ export interface StaffWithAuthenticator extends StaffTestMember {
   totpSecret: string;
   nextStep: number;
   /**
-   * A bearer token of the members' app client, taken before the authenticator was turned on (a password sign-in
-   * needs the code after that), for tests that also call the admin API.
+   * A bearer token of the staff app client, taken before the authenticator was turned on (a password sign-in needs
+   * the code after that), for tests that also call the admin API: it lasts 5 minutes.
    */
   accessToken: string;
 }
@@ -126,7 +126,7 @@ export async function createStaffWithAuthenticator(
   const staff = await createStaffAdmin(standInPort, label);
   const sdk = await connectToStandIn(standInPort);
   try {
-    const { accessToken } = await bearerTokensFor(sdk, staff.email, staff.password);
+    const { accessToken } = await staffTokensFor(sdk, staff.email, staff.password);
     const associated = await sdk.cognito.send(new AssociateSoftwareTokenCommand({ AccessToken: accessToken }));
     const totpSecret = associated.SecretCode ?? "";
     const step = stepOf(Date.now());

@@ -78,7 +78,9 @@ async function startOnce(mode: "dev" | "preview", env: Record<string, string>): 
     child,
     stdout: () => output,
     async stop(signal = "SIGTERM") {
-      const exited = child.exitCode === null ? once(child, "exit") : Promise.resolve([child.exitCode]);
+      // A process that already ended (also by a signal, which leaves exitCode null) is not waited for.
+      const running = child.exitCode === null && child.signalCode === null;
+      const exited = running ? once(child, "exit") : Promise.resolve([child.exitCode]);
       child.kill(signal);
       const [code] = (await exited) as [number | null];
       temp.remove();

@@ -35,7 +35,8 @@ export function useTestDatabase(label: string, options: { ownDatabase?: boolean 
   };
 }
 
-async function createOwnDatabase(sharedUrl: string, label: string) {
+/** A database of its own on a shared PostgreSQL server, named after the label; replaced if a run left it. */
+export async function createOwnDatabase(sharedUrl: string, label: string) {
   const url = new URL(sharedUrl);
   const name = `${url.pathname.slice(1)}_${label}`.replace(/[^a-z0-9_]/gi, "_").toLowerCase();
   const server = postgres(sharedUrl, { max: 1, onnotice: () => {} });

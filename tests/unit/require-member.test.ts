@@ -3,7 +3,8 @@ import { expect, test } from "vitest";
 import { parseConfig } from "~/config.server";
 import type { SignedInMember } from "~/middleware/member-session.server";
 import type { SignedInStaff } from "~/domain/sessions/staff-sessions.server";
-import { memberContext, servicesContext, staffContext } from "~/router-context.server";
+import type { StaffStanding } from "~/domain/directory/staff-group-check.server";
+import { memberContext, servicesContext, staffContext, staffStandingContext } from "~/router-context.server";
 import { redirectUnlessStaffSession, requireAdmin, requireMember } from "~/middleware/require-member.server";
 import { pathFor } from "~/routing/route-table";
 import type { AppServices } from "~/services.server";
@@ -61,15 +62,29 @@ const staff: SignedInStaff = {
   passwordVerifiedAt: new Date(0),
 };
 
-/** A request's context with a member session and a staff session of its own (either may be missing). */
-function staffContextWith(signedIn: { member?: SignedInMember; staff?: SignedInStaff }) {
+/**
+ * A request's context with a member session and a staff session of its own (either may be missing).
+ * `staffStanding`: what the staff layout's middleware read from the member directory (readStaffStanding).
+ */
+function staffContextWith(
+  signedIn: { member?: SignedInMember; staff?: SignedInStaff },
+  staffStanding: StaffStanding | null = "staff",
+) {
   const context = contextWith(signedIn.member ?? null);
   context.set(staffContext, signedIn.staff ?? null);
+  context.set(staffStandingContext, staffStanding);
   return context;
 }
 
-test("requireAdmin gives the staff session's member of the configured admin group", () => {
+test("requireAdmin gives the staff session's member of the configured admin group whom the directory's recent reading has in it", () => {
   expect(requireAdmin(staffContextWith({ staff }), new Request(adminPage))).toBe(staff);
+});
+
+test("requireAdmin refuses a staff session whose token names the group but the directory no longer does (403), or without a recent reading (503)", () => {
+  const request = new Request(adminPage);
+  expect(thrownBy(() => requireAdmin(staffContextWith({ staff }, "not-staff"), request)).status).toBe(403);
+  expect(thrownBy(() => requireAdmin(staffContextWith({ staff }, "unverified"), request)).status).toBe(503);
+  expect(thrownBy(() => requireAdmin(staffContextWith({ staff }, null), request)).status).toBe(503);
 });
 
 test("requireAdmin sends whoever has no staff session to the staff sign-in, a member of the admin group too", () => {

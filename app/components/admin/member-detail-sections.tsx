@@ -50,9 +50,13 @@ function Facts({ facts }: { facts: DetailFact[] }) {
   );
 }
 
-function Table({ table }: { table: DetailTable }) {
+/**
+ * A table in its scroll box. The box takes keyboard focus and is named by its section's heading: on a phone it
+ * scrolls sideways, and a table of plain text has nothing else a keyboard could scroll it with.
+ */
+function Table({ table, labelledBy }: { table: DetailTable; labelledBy: string }) {
   return (
-    <div className="admin-table-scroll">
+    <div className="admin-table-scroll" role="region" aria-labelledby={labelledBy} tabIndex={0}>
       <table className="admin-table" data-testid={table.testId}>
         <thead>
           <tr>
@@ -91,7 +95,7 @@ export function MemberDetailSections({ sections }: { sections: readonly DetailSe
         <section key={section.id} className="admin-section" aria-labelledby={section.id}>
           <h3 id={section.id}>{section.title}</h3>
           {section.table && section.table.rows.length > 0 ? (
-            <Table table={section.table} />
+            <Table table={section.table} labelledBy={section.id} />
           ) : section.facts && section.facts.length > 0 ? (
             <Facts facts={section.facts} />
           ) : (

@@ -14,8 +14,8 @@ export function NewPasswordField({
 }: {
   label: ReactNode;
   field: FieldMetadata<string>;
-  /** "done" where it is the form's last text field; sign-up's agreements follow it. */
-  enterKeyHint?: "done" | "send";
+  /** "done" where it is the form's last text field; sign-up's agreements follow it; "next" before another field. */
+  enterKeyHint?: "done" | "send" | "next";
 }) {
   const { t } = useTranslation("forms");
   return (

@@ -24,6 +24,30 @@ export async function assertPasskey(optionsJSON: PublicKeyCredentialRequestOptio
   return JSON.stringify(await startAuthentication({ optionsJSON }));
 }
 
+/**
+ * Passkey autofill: a conditional navigator.credentials.get, which lists this site's passkeys under the e-mail field
+ * and resolves when the member picks one. Answers the picked passkey's credential id (base64url). The challenge is
+ * the page's own random bytes, not Cognito's: Cognito issues a challenge only for a known USERNAME, so this assertion
+ * is never verified and proves nothing; its id only says which member to ask Cognito's challenge for, and the second,
+ * modal assertion over that challenge is the proof. The relying party is this page's host, as the pool's is
+ * APP_ORIGIN's (app/integrations/cognito/pool-contract.server.ts).
+ */
+export async function pickAutofillPasskey(): Promise<string> {
+  const { bufferToBase64URLString, startAuthentication } = await import("@simplewebauthn/browser");
+  const challenge = bufferToBase64URLString(crypto.getRandomValues(new Uint8Array(32)).buffer);
+  const picked = await startAuthentication({
+    optionsJSON: { challenge, rpId: window.location.hostname, userVerification: "preferred", allowCredentials: [] },
+    useBrowserAutofill: true,
+  });
+  return picked.rawId;
+}
+
+/** Ends a pending autofill request (the page is left), as the next ceremony would. */
+export async function cancelAutofillPasskey(): Promise<void> {
+  const { WebAuthnAbortService } = await import("@simplewebauthn/browser");
+  WebAuthnAbortService.cancelCeremony();
+}
+
 /** The member closed the browser's passkey dialog, or it timed out: nothing to report but "try again". */
 function isCancelledCeremony(error: unknown): boolean {
   return error instanceof Error && (error.name === "NotAllowedError" || error.name === "AbortError");

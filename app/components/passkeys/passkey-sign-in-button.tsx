@@ -1,7 +1,59 @@
 import type { PublicKeyCredentialRequestOptionsJSON } from "@simplewebauthn/browser";
+import { useEffect, useRef, useState } from "react";
+import { useSubmit } from "react-router";
 import { useTranslation } from "~/i18n/use-translation";
 import { Button } from "../button";
-import { assertPasskey, usePasskeyCeremony, usePasskeySupport } from "./passkey-ceremony";
+import {
+  assertPasskey,
+  cancelAutofillPasskey,
+  pickAutofillPasskey,
+  usePasskeyCeremony,
+  usePasskeySupport,
+} from "./passkey-ceremony";
+
+/**
+ * Passkey autofill on the e-mail field, where the browser offers it (conditional mediation): "available" once the
+ * browser said so, so the field takes `autocomplete="username webauthn"` (before that, and on other browsers, plain
+ * "username"); "started" once the conditional request waits for a pick. A pick posts the passkey's credential id as
+ * `passkey-autofill`; the action answers Cognito's request options for that passkey's member, which the button's
+ * ceremony below then uses, as after a press of the button. Nothing is loaded until the browser has said yes.
+ */
+export function usePasskeyAutofill(): "no" | "available" | "started" {
+  const submit = useSubmit();
+  const [state, setState] = useState<"no" | "available" | "started">("no");
+  useEffect(() => {
+    let live = true;
+    const check = window.PublicKeyCredential?.isConditionalMediationAvailable;
+    if (typeof check !== "function") return;
+    check.call(window.PublicKeyCredential).then(
+      (available) => {
+        if (live && available) setState("available");
+      },
+      () => {},
+    );
+    return () => {
+      live = false;
+    };
+  }, []);
+  const started = useRef(false);
+  useEffect(() => {
+    if (state !== "available" || started.current) return;
+    started.current = true;
+    setState("started");
+    pickAutofillPasskey().then(
+      (credentialId) => submit({ intent: "passkey-autofill", credentialId }, { method: "post" }),
+      // Aborted by the button's ceremony or by leaving the page, or refused: the password and the button remain.
+      () => {},
+    );
+  }, [state, submit]);
+  useEffect(
+    () => () => {
+      if (started.current) void cancelAutofillPasskey();
+    },
+    [],
+  );
+  return state;
+}
 
 /**
  * "Sign in with a passkey", inside the sign-in form. Cognito's passkey sign-in (USER_AUTH) needs the user name before

@@ -1,5 +1,8 @@
+import { eq } from "drizzle-orm";
 import { decodeJwt } from "jose";
+import { memberDirectory, memberPasskeys } from "../../../db/schema";
 import { DomainError } from "../domain-error.server";
+import { openForPurpose, sealForPurpose } from "../sessions/refresh-tokens.server";
 import { recordPasskeyUse } from "./passkeys.server";
 import { type BrowserSignIn, type SignInDependencies, type SignInResult, startSignedInSession } from "./sign-in.server";
 
@@ -35,6 +38,60 @@ export async function beginPasskeySignIn(
     session: challenge.session,
     requestOptionsJson: challenge.requestOptionsJson,
   };
+}
+
+/**
+ * Passkey autofill, the member's pick: the browser's conditional request answered with one of this site's passkeys,
+ * whose id alone is posted (the assertion made over the page's own challenge proves nothing and is dropped). The id
+ * is looked up in our list and stands for the member's address, which Cognito's USER_AUTH needs: the challenge is
+ * begun for that member exactly as the button begins it, and its request options are narrowed to the passkey picked,
+ * so the browser's second, real assertion uses that one and Cognito checks it. An id nobody has, an address Cognito
+ * no longer signs in and a passkey unknown at Cognito all read "passkeyRefused", as a wrong passkey does.
+ */
+export async function beginPasskeyAutofillSignIn(
+  deps: Pick<SignInDependencies, "identity" | "db">,
+  input: { credentialId: string },
+): Promise<PasskeyChallengeState & { requestOptionsJson: string }> {
+  const [owner] = await deps.db
+    .select({ email: memberDirectory.email })
+    .from(memberPasskeys)
+    .innerJoin(memberDirectory, eq(memberDirectory.sub, memberPasskeys.sub))
+    .where(eq(memberPasskeys.credentialId, input.credentialId));
+  if (!owner) throw new DomainError("passkeyRefused");
+  const challenge = await beginPasskeySignIn(deps, { email: owner.email }).catch((error: unknown) => {
+    throw error instanceof DomainError && error.code === "noPasskey"
+      ? new DomainError("passkeyRefused", { cause: error })
+      : error;
+  });
+  const options = JSON.parse(challenge.requestOptionsJson) as Record<string, unknown>;
+  const requestOptionsJson = JSON.stringify({
+    ...options,
+    allowCredentials: [{ type: "public-key", id: input.credentialId }],
+  });
+  return { ...challenge, requestOptionsJson };
+}
+
+/** Marks a sealed value as a passkey challenge, so that nothing else sealed under the same secrets passes for one. */
+const CHALLENGE_PURPOSE = "passkey-sign-in";
+
+/**
+ * The challenge between the two posts, sealed (AES-256-GCM under the session secrets) with its expiry inside: the
+ * browser keeps it but can read neither Cognito's Session nor the address, which after an autofill pick the member
+ * never typed and a credential id must not reveal.
+ */
+export function sealPasskeyChallenge(state: PasskeyChallengeState, input: { secrets: string[]; expiresAt: number }) {
+  return sealForPurpose(state, { purpose: CHALLENGE_PURPOSE, expiresAt: input.expiresAt, secrets: input.secrets });
+}
+
+export function openPasskeyChallenge(
+  sealed: string,
+  input: { secrets: string[]; now: number },
+): PasskeyChallengeState | null {
+  const fields = openForPurpose(sealed, { purpose: CHALLENGE_PURPOSE, now: input.now, secrets: input.secrets });
+  if (!fields) return null;
+  const { email, username, session } = fields;
+  if (typeof email !== "string" || typeof username !== "string" || typeof session !== "string") return null;
+  return { email, username, session };
 }
 
 /**

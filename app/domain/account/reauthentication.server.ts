@@ -15,6 +15,15 @@ import { twoStepMemberByUsername } from "../security/two-step-verification.serve
  */
 export const REAUTHENTICATION_WINDOW_MS = 10 * 60 * 1000;
 
+/**
+ * Whether a bearer token's sign-in (its `auth_time`, which Cognito keeps across refreshes) is within the window: the
+ * staff API's high-impact actions need one this recent, as the pages need a recent password. A token without the
+ * claim never is.
+ */
+export function signedInRecently(authTime: Date | null, now: Date): boolean {
+  return authTime !== null && now.getTime() - authTime.getTime() <= REAUTHENTICATION_WINDOW_MS;
+}
+
 /** Whether the password was typed on this session within the window. */
 export function hasRecentPassword(session: { passwordVerifiedAt: Date | null }, now: Date): boolean {
   if (!session.passwordVerifiedAt) return false;

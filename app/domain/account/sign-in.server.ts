@@ -6,7 +6,12 @@ import { type StartSessionResult, startSession } from "../sessions/device-admiss
 import { describeDevice } from "../sessions/device-description.server";
 import { recordRefusedSignIn, recordSecurityEvent } from "../security/security-record.server";
 import { claimRecoveryCode, countRecoveryCodesLeft, releaseRecoveryCode } from "../security/recovery-codes.server";
-import { twoStepMemberByUsername, twoStepStatusOf } from "../security/two-step-verification.server";
+import {
+  clearTotpOffMark,
+  markTotpOff,
+  twoStepMemberByUsername,
+  twoStepStatusOf,
+} from "../security/two-step-verification.server";
 import type { Database } from "../../../db/client.server";
 import { logger } from "~/integrations/logger.server";
 import type { Locale } from "~/i18n/locales";
@@ -207,6 +212,8 @@ async function passwordSignInWithoutApp(
   deps: SignInDependencies,
   input: { sub: string; email: string; password: string },
 ): Promise<IdentityTokens> {
+  // Marked first: should this process die before TOTP is on again, the purge job switches it on (switchAbandonedTotpOn).
+  await markTotpOff(deps.db, { sub: input.sub, now: deps.clock.now() });
   await deps.identity.setSoftwareTokenPreferenceOf({ username: input.sub, enabled: false });
   let answer: PasswordSignIn;
   try {
@@ -216,6 +223,7 @@ async function passwordSignInWithoutApp(
       logger.error({ err: error }, "2-step verification could not be switched back on after a recovery code's sign-in");
       throw error;
     });
+    await clearTotpOffMark(deps.db, input.sub);
   }
   if (answer.kind !== "tokens") throw new DomainError("invalidCredentials");
   if (decodeJwt(answer.tokens.idToken).sub !== input.sub) {

@@ -37,7 +37,7 @@ export interface ImportWorkerOptions {
 }
 
 /**
- * How long a claim lasts. It covers the wait for a throttle slot (every lane of every instance ahead of it, a few
+ * How long a claim lasts by default (CSV_IMPORT_LEASE_SECONDS). It covers the wait for a throttle slot (every lane of every instance ahead of it, a few
  * seconds at most at sensible rates) plus the Cognito call's own deadline, with a wide margin: a lease that ran out
  * while the call was still going would only cost a second, harmless AdminCreateUser (it is recognised as ours).
  */

@@ -7,6 +7,7 @@ import { countJobRun } from "~/integrations/metrics.server";
 import type { Clock } from "~/services.server";
 import { type DirectorySave, saveManyFromCognito } from "./member-directory.server";
 import { scheduleRepeating } from "../jobs/repeating-job.server";
+import { claimScheduledTurn } from "../jobs/scheduled-turn.server";
 
 /** ListUsers' largest page. */
 export const RECONCILE_PAGE_SIZE = 60;
@@ -299,7 +300,8 @@ export async function latestReconcileReport(db: Database): Promise<ReconcileRepo
 
 /**
  * Runs the reconcile on a schedule inside the server process: first after `firstRunDelayMs`, then every
- * `intervalMs` (every instance tries; claimRun lets one work). A run interrupted by a restart is resumed by the next
+ * `intervalMs` (every instance ticks; claimScheduledTurn lets the first tick of an interval run, and claimRun lets one
+ * work at a time). A run interrupted by a restart is resumed by the next
  * attempt once its heartbeat is stale. Returns a stop function that also ends the walk in hand after its current
  * page, releasing the run for the next attempt.
  */
@@ -311,6 +313,9 @@ export function scheduleDirectoryReconcile(
   const stopSchedule = scheduleRepeating(
     async () => {
       try {
+        if (!(await claimScheduledTurn(deps.db, "reconcile", options.intervalMs))) {
+          return countJobRun("reconcile", "not-due", false);
+        }
         const outcome = await reconcileDirectory(deps, {
           requestsPerSecond: options.requestsPerSecond,
           signal: stopping.signal,

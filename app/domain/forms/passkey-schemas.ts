@@ -49,5 +49,8 @@ export const PasskeyDeleteSchema = z.object({ credentialId: CredentialIdSchema }
 /** "Sign in with a passkey", first post: the address typed, for Cognito's WEB_AUTHN challenge. */
 export const PasskeySignInStartSchema = z.object({ email: EmailSchema });
 
-/** Its second post: the browser's assertion answering that challenge. */
+/** Passkey autofill's first post: the id of the passkey the member picked, standing for the address. */
+export const PasskeyAutofillPickSchema = z.object({ credentialId: CredentialIdSchema });
+
+/** The second post of either: the browser's assertion answering that challenge. */
 export const PasskeySignInAnswerSchema = z.object({ credential: CeremonyResultSchema });

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { CurrentPasswordSchema, storableText } from "./field-schemas";
 
 /** The authenticator app's 6 digits; spaces the app shows in the middle ("123 456") are dropped. */
-const AuthenticatorCode = z
+export const AuthenticatorCode = z
   .string({ error: "validation.codeRequired" })
   .transform((value) => value.replace(/\s/g, ""))
   .pipe(

@@ -11,8 +11,10 @@ import { revokeOwedRefreshTokens } from "../sessions/refresh-tokens.server";
 import { purgeExpiredSignInAlertTokens } from "../account/sign-in-alert-links.server";
 import { purgeFinishedMail } from "../mail/mail-outbox.server";
 import { scheduleRepeating } from "./repeating-job.server";
+import { claimScheduledTurn } from "./scheduled-turn.server";
 import { finishOwedCognitoDeletions, purgeCancelledProfiles } from "../account/withdrawal.server";
 import { purgeExpiredSecurityEvents } from "../security/security-record.server";
+import { switchAbandonedTotpOn } from "../security/two-step-verification.server";
 
 /** E-mail-change tokens are kept this long after they expire (used or not), then deleted. */
 export const EMAIL_CHANGE_TOKEN_RETENTION_DAYS = 7;
@@ -37,7 +39,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 export interface PurgeDependencies {
   db: Database;
   /** Without it (the command run without Cognito settings) the Cognito retries are left to the server's schedule. */
-  identity?: Pick<IdentityProvider, "deleteUser" | "revokeRefreshToken"> | undefined;
+  identity?: Pick<IdentityProvider, "deleteUser" | "revokeRefreshToken" | "setSoftwareTokenPreferenceOf"> | undefined;
   config: Pick<Config, "sessionSecrets">;
 }
 
@@ -50,6 +52,8 @@ export interface PurgeReport {
   finishedMail: number;
   cognitoDeletions: { deleted: number; owed: number } | null;
   revocations: { confirmed: number; owed: number } | null;
+  /** Recovery-code sign-ins that died with the member's TOTP off at Cognito, switched on again. */
+  totpSwitchedOn: { switchedOn: number; owed: number } | null;
 }
 
 export async function purgeEmailChangeTokens(db: Database, now: Date): Promise<{ deleted: number }> {
@@ -112,12 +116,16 @@ async function purgeExpiredData(db: Database, now: Date) {
   };
 }
 
-/** The two-systems repairs: Cognito users of cancellations still to delete, refresh tokens still to revoke. */
-async function finishOwedCognitoWork(deps: PurgeDependencies) {
-  if (!deps.identity) return { cognitoDeletions: null, revocations: null };
+/**
+ * The two-systems repairs: Cognito users of cancellations still to delete, refresh tokens still to revoke, TOTP
+ * left off at Cognito by a recovery code's sign-in that died.
+ */
+async function finishOwedCognitoWork(deps: PurgeDependencies, now: Date) {
+  if (!deps.identity) return { cognitoDeletions: null, revocations: null, totpSwitchedOn: null };
   const cognitoDeletions = await finishOwedCognitoDeletions({ db: deps.db, identity: deps.identity });
   const revocations = await revokeOwedRefreshTokens({ db: deps.db, identity: deps.identity, config: deps.config });
-  return { cognitoDeletions, revocations };
+  const totpSwitchedOn = await switchAbandonedTotpOn({ db: deps.db, identity: deps.identity }, now);
+  return { cognitoDeletions, revocations, totpSwitchedOn };
 }
 
 /**
@@ -125,7 +133,7 @@ async function finishOwedCognitoWork(deps: PurgeDependencies) {
  * does no harm.
  */
 export async function runPurge(deps: PurgeDependencies, now: Date): Promise<PurgeReport> {
-  const owed = await finishOwedCognitoWork(deps);
+  const owed = await finishOwedCognitoWork(deps, now);
   return { ...(await purgeExpiredData(deps.db, now)), ...owed };
 }
 
@@ -143,20 +151,23 @@ export async function runPurgeExclusively(deps: PurgeDependencies, now: Date): P
       .from(sql`(values (1)) as one`);
     return row?.locked ? purgeExpiredData(tx, now) : null;
   });
-  return purged ? { ...purged, ...(await finishOwedCognitoWork(deps)) } : null;
+  return purged ? { ...purged, ...(await finishOwedCognitoWork(deps, now)) } : null;
 }
 
 /**
  * Runs the purge on a schedule inside the server process: first after PURGE_FIRST_RUN_DELAY_MS, then every
- * PURGE_INTERVAL_MS. Returns a stop function.
+ * PURGE_INTERVAL_MS, skipping a tick when another instance started it within the last nine tenths of an interval
+ * (claimScheduledTurn). Returns a stop function.
  */
 export function schedulePurge(
   deps: PurgeDependencies & { clock: Clock },
   options: { firstRunDelayMs?: number; intervalMs?: number } = {},
 ): () => void {
+  const intervalMs = options.intervalMs ?? PURGE_INTERVAL_MS;
   return scheduleRepeating(
     async () => {
       try {
+        if (!(await claimScheduledTurn(deps.db, "purge", intervalMs))) return countJobRun("purge", "not-due", false);
         const report = await runPurgeExclusively(deps, deps.clock.now());
         countJobRun("purge", report ? "ran" : "busy", report !== null);
         if (report) logger.info({ purge: report }, "purge ran");
@@ -167,7 +178,7 @@ export function schedulePurge(
     },
     {
       firstRunDelayMs: options.firstRunDelayMs ?? PURGE_FIRST_RUN_DELAY_MS,
-      intervalMs: options.intervalMs ?? PURGE_INTERVAL_MS,
+      intervalMs,
     },
   );
 }

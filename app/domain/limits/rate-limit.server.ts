@@ -166,6 +166,22 @@ export const DATA_COPY_PER_MEMBER = {
 } satisfies RateLimitPolicy;
 export const DATA_COPY_PER_IP = { scope: "data-copy:ip", limit: 300, windowMs: HOUR_MS } satisfies RateLimitPolicy;
 
+/**
+ * Passkey management on /my/security/ (the creation options, adding, renaming, deleting), per member: each but the
+ * rename calls Cognito, and each add or delete mails the member. A person adds a passkey per device now and then;
+ * thirty posts an hour leaves room for retries and stops a loop from mailing the member or spending Cognito's quota.
+ */
+export const PASSKEY_CHANGE_PER_MEMBER = {
+  scope: "passkey-change:member",
+  limit: 30,
+  windowMs: HOUR_MS,
+} satisfies RateLimitPolicy;
+export const PASSKEY_CHANGE_PER_IP = {
+  scope: "passkey-change:ip",
+  limit: 300,
+  windowMs: HOUR_MS,
+} satisfies RateLimitPolicy;
+
 export const RATE_LIMIT_POLICIES = {
   SIGN_IN_PER_ACCOUNT,
   SIGN_IN_PER_IP,
@@ -191,6 +207,8 @@ export const RATE_LIMIT_POLICIES = {
   STAFF_ACTION_PER_IP,
   DATA_COPY_PER_MEMBER,
   DATA_COPY_PER_IP,
+  PASSKEY_CHANGE_PER_MEMBER,
+  PASSKEY_CHANGE_PER_IP,
 } as const;
 
 export type RateLimitPolicyName = keyof typeof RATE_LIMIT_POLICIES;
@@ -214,7 +232,8 @@ export type LimitedAction =
   | "memberRefresh"
   | "deviceRegistration"
   | "staffAction"
-  | "dataCopy";
+  | "dataCopy"
+  | "passkeyChange";
 
 const ACTION_POLICIES: Record<LimitedAction, { perIp: RateLimitPolicyName; perSubject: RateLimitPolicyName }> = {
   signIn: { perIp: "SIGN_IN_PER_IP", perSubject: "SIGN_IN_PER_ACCOUNT" },
@@ -229,6 +248,7 @@ const ACTION_POLICIES: Record<LimitedAction, { perIp: RateLimitPolicyName; perSu
   deviceRegistration: { perIp: "DEVICE_REGISTRATION_PER_IP", perSubject: "DEVICE_REGISTRATION_PER_MEMBER" },
   staffAction: { perIp: "STAFF_ACTION_PER_IP", perSubject: "STAFF_ACTION_PER_ADMIN" },
   dataCopy: { perIp: "DATA_COPY_PER_IP", perSubject: "DATA_COPY_PER_MEMBER" },
+  passkeyChange: { perIp: "PASSKEY_CHANGE_PER_IP", perSubject: "PASSKEY_CHANGE_PER_MEMBER" },
 };
 
 export interface RateLimitResult {

@@ -1,8 +1,9 @@
-import { eq } from "drizzle-orm";
+import { and, eq, lt } from "drizzle-orm";
 import { decodeJwt } from "jose";
 import type { Database } from "../../../db/client.server";
 import { twoStepVerifications } from "../../../db/schema";
 import type { Locale } from "~/i18n/locales";
+import { logger } from "~/integrations/logger.server";
 import type { TwoStepChange } from "~/integrations/mailer.server";
 import type { AppServices } from "~/services.server";
 import { queueMail, ringMailOutbox } from "../mail/mail-outbox.server";
@@ -193,4 +194,51 @@ export async function turnOffTwoStep(
   });
   if (wasOn) ringMailOutbox();
   return wasOn;
+}
+
+/**
+ * How long a recovery code's sign-in may keep the member's TOTP off at Cognito before a mark it left counts as
+ * abandoned: the sign-in takes well under a second, and the Cognito calls time out long before this.
+ */
+export const TOTP_OFF_REPAIR_AFTER_MS = 60_000;
+
+/** Marks that the member's TOTP is about to be switched off at Cognito (a recovery code's sign-in). */
+export async function markTotpOff(db: Database, input: { sub: string; now: Date }): Promise<void> {
+  await db.update(twoStepVerifications).set({ totpOffSince: input.now }).where(eq(twoStepVerifications.sub, input.sub));
+}
+
+/** The member's TOTP is on again at Cognito: the mark goes. */
+export async function clearTotpOffMark(db: Database, sub: string): Promise<void> {
+  await db.update(twoStepVerifications).set({ totpOffSince: null }).where(eq(twoStepVerifications.sub, sub));
+}
+
+/**
+ * The repair of a recovery code's sign-in that died between switching TOTP off at Cognito and on again: every mark
+ * older than TOTP_OFF_REPAIR_AFTER_MS is switched on at Cognito, then cleared (only if no newer sign-in marked it
+ * meanwhile). Until then a sign-in straight at Cognito (not through our pages, which check the flag) would pass with
+ * the password alone. A failure leaves the mark for the next run.
+ */
+export async function switchAbandonedTotpOn(
+  deps: { db: Database; identity: Pick<AppServices["identity"], "setSoftwareTokenPreferenceOf"> },
+  now: Date,
+): Promise<{ switchedOn: number; owed: number }> {
+  const marks = await deps.db
+    .select({ sub: twoStepVerifications.sub, since: twoStepVerifications.totpOffSince })
+    .from(twoStepVerifications)
+    .where(lt(twoStepVerifications.totpOffSince, new Date(now.getTime() - TOTP_OFF_REPAIR_AFTER_MS)));
+  let switchedOn = 0;
+  for (const mark of marks) {
+    try {
+      await deps.identity.setSoftwareTokenPreferenceOf({ username: mark.sub, enabled: true });
+    } catch (error) {
+      logger.warn({ err: error }, "could not switch an abandoned TOTP switch-off back on; the next run tries again");
+      continue;
+    }
+    await deps.db
+      .update(twoStepVerifications)
+      .set({ totpOffSince: null })
+      .where(and(eq(twoStepVerifications.sub, mark.sub), eq(twoStepVerifications.totpOffSince, mark.since!)));
+    switchedOn += 1;
+  }
+  return { switchedOn, owed: marks.length - switchedOn };
 }

@@ -11,11 +11,11 @@ import { type DirectoryEntry, refreshDirectoryEntry } from "../directory/member-
 import { turnOffTwoStep, twoStepStatusOf } from "../security/two-step-verification.server";
 import { lockMember } from "../sessions/member-lock.server";
 import { signOutEverywhere } from "../sessions/session-ending.server";
-import { type StaffActor, recordStaffAction } from "./staff-audit-log.server";
+import { type StaffAction, type StaffActor, recordStaffAction } from "./staff-audit-log.server";
 
 /**
- * What staff do to one member, one verb per action. Each refuses a sub that names no member, does the work, then
- * appends the audit event (who, what, the member's state before and after, the request). The edges (the admin
+ * What staff do to one member, one verb per action. Each refuses a sub that names no member and, except the refresh,
+ * a member who is staff (isStaffAccount), does the work, then appends the audit event (who, what, the member's state before and after, the request). The edges (the admin
  * pages and the admin API) check the admin group, CSRF and the staff rate limit before calling these.
  */
 
@@ -28,15 +28,44 @@ export interface StaffActionActor extends StaffActor {
 
 const SubSchema = z.uuid();
 
-/** The member as Cognito has it now; a sub that is no UUID or that Cognito does not know is "memberNotFound". */
-async function requireTarget(services: StaffServices, targetSub: string): Promise<IdentityUser> {
+/**
+ * Whether a member with these groups is staff. Staff members' accounts (a colleague's, or one's own) are looked after
+ * in the AWS console, never by the staff pages or API: one staff member could otherwise take over another's account
+ * (a new address, then a password reset) or lock the others out. The pages read the groups from the directory (no
+ * Cognito call on a page view); the actions ask Cognito, so a member made staff a moment ago is refused too.
+ */
+export function isStaffAccount(groups: readonly string[], adminGroup: string): boolean {
+  return groups.includes(adminGroup);
+}
+
+/**
+ * The member as Cognito has it now; a sub that is no UUID or that Cognito does not know is "memberNotFound", and a
+ * staff member is "targetIsStaff". The refusal is audited: the pages never offer the action on staff, so it is a
+ * forged request or a page older than the member's promotion, which is what the log is there to show.
+ */
+async function requireTarget(
+  services: StaffServices,
+  actor: StaffActionActor,
+  targetSub: string,
+  action: StaffAction,
+): Promise<IdentityUser> {
   if (!SubSchema.safeParse(targetSub).success) throw new DomainError("memberNotFound");
+  let target: IdentityUser;
+  let groups: string[];
   try {
-    return await services.identity.getUser(targetSub);
+    [target, groups] = await Promise.all([
+      services.identity.getUser(targetSub),
+      services.identity.listGroupsForUser(targetSub),
+    ]);
   } catch (error) {
     if (error instanceof DomainError && error.code === "userNotFound") throw new DomainError("memberNotFound");
     throw error;
   }
+  if (isStaffAccount(groups, services.config.adminGroup)) {
+    await audit(services, actor, { action: "user.action-refused", targetSub, before: null, after: { action } });
+    throw new DomainError("targetIsStaff");
+  }
+  return target;
 }
 
 /**
@@ -90,7 +119,9 @@ function valuesOf(entry: DirectoryEntry | null, fields: string[]): Record<string
 
 /**
  * Reads the member again from Cognito into the directory and says what changed. A sub neither the directory nor
- * Cognito knows is "memberNotFound"; one only the directory knows is now marked missing from Cognito.
+ * Cognito knows is "memberNotFound"; one only the directory knows is now marked missing from Cognito. Staff members
+ * may be refreshed: it changes nothing of their account, only our copy, and is how the page learns that someone
+ * joined or left the staff group.
  */
 export async function refreshMember(
   services: StaffServices,
@@ -137,7 +168,7 @@ export async function changeMemberEmail(
   /** The request's i18next instance, which the notices' text comes from. */
   mailTexts: MailTexts,
 ): Promise<StaffEmailChangeResult> {
-  const target = await requireTarget(services, targetSub);
+  const target = await requireTarget(services, actor, targetSub, "user.email-change");
   const newEmail = requestedEmail.trim().toLowerCase();
   if (newEmail === target.email.toLowerCase()) throw new DomainError("sameAddress");
   const [holder] = await services.db
@@ -206,7 +237,7 @@ export async function endMemberSessions(
   actor: StaffActionActor,
   targetSub: string,
 ): Promise<StaffSignOutResult> {
-  await requireTarget(services, targetSub);
+  await requireTarget(services, actor, targetSub, "user.sessions-end");
   const liveSessions = await countLiveSessions(services, targetSub);
   const result = await signOutEverywhere(services, { sub: targetSub, keepSessionId: null, includeThisSecond: true });
   await audit(services, actor, {
@@ -228,7 +259,7 @@ export async function disableMember(
   actor: StaffActionActor,
   targetSub: string,
 ): Promise<StaffSignOutResult> {
-  const target = await requireTarget(services, targetSub);
+  const target = await requireTarget(services, actor, targetSub, "user.disable");
   const liveSessions = await countLiveSessions(services, targetSub);
   await services.identity.disableUser(targetSub);
   const result = await signOutEverywhere(services, { sub: targetSub, keepSessionId: null, includeThisSecond: true });
@@ -247,7 +278,7 @@ export async function enableMember(
   actor: StaffActionActor,
   targetSub: string,
 ): Promise<{ enabled: true }> {
-  const target = await requireTarget(services, targetSub);
+  const target = await requireTarget(services, actor, targetSub, "user.enable");
   await services.identity.enableUser(targetSub);
   await audit(services, actor, {
     action: "user.enable",
@@ -268,7 +299,7 @@ export async function turnOffMemberTwoStep(
   actor: StaffActionActor,
   targetSub: string,
 ): Promise<{ twoStepVerification: false; wasOn: boolean }> {
-  const target = await requireTarget(services, targetSub);
+  const target = await requireTarget(services, actor, targetSub, "user.two-step-off");
   const before = await twoStepStatusOf(services.db, targetSub);
   const wasOn = await turnOffTwoStep(services, {
     by: "staff",

@@ -13,6 +13,8 @@ export const STAFF_ACTIONS = [
   "user.enable",
   // 2-step verification turned off for a member who lost their phone (staff-actions.server.ts).
   "user.two-step-off",
+  // An action on a staff member's account, refused (staff-actions.server.ts): which one was asked for.
+  "user.action-refused",
   // A staff download (app/domain/staff/member-export.server.ts): which one and its parameters.
   "data.export",
   "csv-import.start",

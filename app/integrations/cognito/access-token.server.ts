@@ -9,6 +9,11 @@ export interface AccessTokenClaims {
   expiresAt: Date;
   /** When Cognito issued it (`iat`); a refresh issues a new token with a new time. */
   issuedAt: Date;
+  /**
+   * When the member signed in with a password or a passkey (`auth_time`): a refresh keeps it, so it says how long
+   * ago the person at the keyboard last proved who they are. Null when the token lacks it.
+   */
+  authTime: Date | null;
   /** Names the sign-in (refresh token) the token was issued from; null when Cognito's token revocation is off. */
   originJti: string | null;
 }
@@ -93,6 +98,7 @@ async function verifySignedToken(
         groups,
         expiresAt: new Date((payload.exp ?? 0) * 1000),
         issuedAt: new Date((payload.iat ?? 0) * 1000),
+        authTime: typeof payload.auth_time === "number" ? new Date(payload.auth_time * 1000) : null,
         originJti: typeof payload.origin_jti === "string" ? payload.origin_jti : null,
       },
     };

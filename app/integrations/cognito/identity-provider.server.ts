@@ -312,7 +312,7 @@ export function createIdentityProvider(
         return { groups, nextToken: output.NextToken };
       }),
 
-    /** One page of a group's members, by sub. */
+    /** One page of a group's members: their subs, and the users as ListUsers shows them. */
     listUsersInGroup: (input: { groupName: string; nextToken?: string }) =>
       call("ListUsersInGroup", async (abortSignal) => {
         const output = await client.send(
@@ -324,7 +324,8 @@ export function createIdentityProvider(
           }),
           { abortSignal },
         );
-        return { subs: (output.Users ?? []).map((user) => fromUserType(user).sub), nextToken: output.NextToken };
+        const users = (output.Users ?? []).map(fromUserType);
+        return { subs: users.map((user) => user.sub), users, nextToken: output.NextToken };
       }),
 
     poolSummary: () =>

@@ -2,8 +2,18 @@
 import type { PublicKeyCredentialRequestOptionsJSON } from "@simplewebauthn/browser";
 import { type RouterContextProvider, data } from "react-router";
 import { passkeyChallengeCookie, readOrCreateDeviceKey } from "~/cookies/app-cookies.server";
-import { beginPasskeySignIn, completePasskeySignIn } from "~/domain/account/passkey-sign-in.server";
-import { PasskeySignInAnswerSchema, PasskeySignInStartSchema } from "~/domain/forms/passkey-schemas";
+import {
+  beginPasskeyAutofillSignIn,
+  beginPasskeySignIn,
+  completePasskeySignIn,
+  openPasskeyChallenge,
+  sealPasskeyChallenge,
+} from "~/domain/account/passkey-sign-in.server";
+import {
+  PasskeyAutofillPickSchema,
+  PasskeySignInAnswerSchema,
+  PasskeySignInStartSchema,
+} from "~/domain/forms/passkey-schemas";
 import { domainErrorOf, httpStatusOf, messageKeyOf } from "~/errors/error-responses.server";
 import type { Locale } from "~/i18n/locales";
 import { checkAttemptLimit } from "~/middleware/attempt-limit.server";
@@ -13,7 +23,7 @@ import { getToastUtils } from "~/toast.server";
 import { redirectAfterSignIn, signedInCookies } from "./sign-in-flow.server";
 
 /** The sign-in form's passkey posts, told apart from the password's by their intent. */
-const PASSKEY_SIGN_IN_INTENTS = ["passkey-options", "passkey-sign-in"] as const;
+const PASSKEY_SIGN_IN_INTENTS = ["passkey-options", "passkey-autofill", "passkey-sign-in"] as const;
 type PasskeySignInIntent = (typeof PASSKEY_SIGN_IN_INTENTS)[number];
 
 export function isPasskeySignInIntent(intent: unknown): intent is PasskeySignInIntent {
@@ -29,7 +39,10 @@ const PASSKEY_CHALLENGE_MAX_AGE_MS = 15 * 60 * 1000;
  * Session kept in a signed cookie; a refusal is a message beside the button, the address kept. `passkey-sign-in`
  * (the page's script, the browser's assertion in it): the challenge answered, then the session starts and the member lands
  * exactly as after a password sign-in (device-limit screen included), or goes back to sign-in with the refusal.
- * Each post counts as a sign-in attempt for the address.
+ * `passkey-autofill` (the page's script, the credential id of the passkey picked from the e-mail field's autofill
+ * list) answers as `passkey-options` does, for the member whose passkey it is; its refusal is the wrong passkey's,
+ * whatever the reason, and never names the address. Each post counts as a sign-in attempt for the address, or for
+ * the credential id before the member is known, and for the client IP.
  */
 export async function passkeySignInAction(
   context: Readonly<RouterContextProvider>,
@@ -39,17 +52,18 @@ export async function passkeySignInAction(
   const services = servicesOf(context);
   const { config } = services;
   const { formData, locale, signInPage } = input;
-  if (input.intent === "passkey-options") {
+  if (input.intent !== "passkey-sign-in") {
     const t = getInstance(context).getFixedT(locale) as unknown as (key: string) => string;
     const refuse = (messageKey: string, status: number) => data({ passkeyRefusal: t(messageKey) }, { status });
-    const parsed = PasskeySignInStartSchema.safeParse({ email: formData.get("email") });
-    if (!parsed.success) return refuse("passkeys:errors.emailFirst", 400);
-    const refusal = await checkAttemptLimit(context, "signIn", parsed.data.email);
+    const begin = input.intent === "passkey-options" ? startFromAddress(formData) : startFromAutofillPick(formData);
+    if ("messageKey" in begin) return refuse(begin.messageKey, 400);
+    const refusal = await checkAttemptLimit(context, "signIn", begin.subject);
     if (refusal) return refuse(`toasts:${refusal.messageKey}`, 429);
     try {
-      const { requestOptionsJson, ...challenge } = await beginPasskeySignIn(services, parsed.data);
+      const { requestOptionsJson, ...challenge } = await begin.start(services);
       const expiresAt = services.clock.now().getTime() + PASSKEY_CHALLENGE_MAX_AGE_MS;
-      const cookie = await passkeyChallengeCookie.serialize(config, { ...challenge, expiresAt });
+      const sealed = sealPasskeyChallenge(challenge, { secrets: config.sessionSecrets, expiresAt });
+      const cookie = await passkeyChallengeCookie.serialize(config, sealed);
       const passkeyRequestOptions = JSON.parse(requestOptionsJson) as PublicKeyCredentialRequestOptionsJSON;
       return data({ passkeyRequestOptions }, { headers: { "Set-Cookie": cookie } });
     } catch (error) {
@@ -60,9 +74,11 @@ export async function passkeySignInAction(
 
   const toasts = getToastUtils(context);
   const clearChallenge = { headers: { "Set-Cookie": await passkeyChallengeCookie.clear(config) } };
-  const challenge = await passkeyChallengeCookie.read(config, request);
+  const sealed = await passkeyChallengeCookie.read(config, request);
+  const challenge =
+    sealed && openPasskeyChallenge(sealed, { secrets: config.sessionSecrets, now: services.clock.now().getTime() });
   const parsed = PasskeySignInAnswerSchema.safeParse({ credential: formData.get("credential") });
-  if (!challenge || challenge.expiresAt <= services.clock.now().getTime() || !parsed.success) {
+  if (!challenge || !parsed.success) {
     return toasts.redirectWithError(signInPage, "passkeys:errors.refused", clearChallenge);
   }
   const refusal = await checkAttemptLimit(context, "signIn", challenge.email);
@@ -87,4 +103,25 @@ export async function passkeySignInAction(
   } catch (error) {
     return toasts.redirectWithError(signInPage, messageKeyOf(domainErrorOf(error)), clearChallenge);
   }
+}
+
+type ChallengeStart =
+  | { messageKey: string }
+  | { subject: string; start: (services: ReturnType<typeof servicesOf>) => ReturnType<typeof beginPasskeySignIn> };
+
+/** The button's post: the address typed. */
+function startFromAddress(formData: FormData): ChallengeStart {
+  const parsed = PasskeySignInStartSchema.safeParse({ email: formData.get("email") });
+  if (!parsed.success) return { messageKey: "passkeys:errors.emailFirst" };
+  return { subject: parsed.data.email, start: (services) => beginPasskeySignIn(services, parsed.data) };
+}
+
+/** The autofill pick's post: a credential id only; a malformed one reads as any unusable passkey. */
+function startFromAutofillPick(formData: FormData): ChallengeStart {
+  const parsed = PasskeyAutofillPickSchema.safeParse({ credentialId: formData.get("credentialId") });
+  if (!parsed.success) return { messageKey: "passkeys:errors.refused" };
+  return {
+    subject: parsed.data.credentialId,
+    start: (services) => beginPasskeyAutofillSignIn(services, parsed.data),
+  };
 }

@@ -6,7 +6,7 @@ import { FORM_FIELD_TEXTS, formConstraint } from "~/components/form/schema-form.
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
 import { DeactivateDeviceForm, type DeviceRow, DeviceTable } from "~/components/device-table";
-import { PasskeySignInButton } from "~/components/passkeys/passkey-sign-in-button";
+import { PasskeySignInButton, usePasskeyAutofill } from "~/components/passkeys/passkey-sign-in-button";
 import { FormAlert, InputField } from "~/components/form/fields";
 import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
 import { pendingSignInCookie } from "~/cookies/app-cookies.server";
@@ -168,18 +168,19 @@ function SignInForm({
   const { t, i18n } = useTranslation("auth");
   const navigation = useNavigation();
   const [form, fields] = useSchemaForm<typeof SignInSchema>(constraint, lastResult, { secretFields: ["password"] });
+  const autofill = usePasskeyAutofill();
   return (
     <section className="content auth-page">
       <h1>{t("signIn.title")}</h1>
       <p>{t("signIn.lead")}</p>
-      <Form method="post" {...getFormProps(form)} className="form">
+      <Form method="post" {...getFormProps(form)} className="form" data-passkey-autofill={autofill}>
         <FormAlert form={form} />
         <InputField
           label={t("signIn.email")}
           errors={fields.email.errors}
           inputProps={{
             ...getInputProps(fields.email, { type: "email" }),
-            autoComplete: "username",
+            autoComplete: autofill === "no" ? "username" : "username webauthn",
             inputMode: "email",
             enterKeyHint: "next",
           }}

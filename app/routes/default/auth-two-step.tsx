@@ -4,6 +4,7 @@ import { handleFormPost } from "~/components/form/form-action.server";
 import { FORM_FIELD_TEXTS, formConstraint } from "~/components/form/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
+import { AuthenticatorCodeField } from "~/components/form/authenticator-code-field";
 import { FormAlert, InputField, ReadOnlyEmailField } from "~/components/form/fields";
 import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
 import { codeChallengeCookie } from "~/cookies/app-cookies.server";
@@ -151,16 +152,7 @@ function CodeForm({ email, constraint, lastResult }: StepFormProps) {
       <Form method="post" {...getFormProps(form)} className="form">
         <FormAlert form={form} />
         <ReadOnlyEmailField label={t("twoStep.email")} email={email} />
-        <InputField
-          label={t("twoStep.code")}
-          errors={fields.code.errors}
-          inputProps={{
-            ...getInputProps(fields.code, { type: "text" }),
-            inputMode: "numeric",
-            autoComplete: "one-time-code",
-            enterKeyHint: "go",
-          }}
-        />
+        <AuthenticatorCodeField label={t("twoStep.code")} field={fields.code} enterKeyHint="go" />
         <Button name="intent" value="code" pending={navigation.state === "submitting"} block>
           {t("twoStep.submit")}
         </Button>

@@ -4,12 +4,14 @@ import { handleFormPost, newPasswordErrorFields } from "~/components/form/form-a
 import { FORM_FIELD_TEXTS, formConstraint } from "~/components/form/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
+import { AuthenticatorCodeField } from "~/components/form/authenticator-code-field";
 import { FormAlert, InputField } from "~/components/form/fields";
 import { NewPasswordField } from "~/components/form/new-password-field";
 import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
 import { sessionCookie } from "~/cookies/app-cookies.server";
 import { PasswordChangeSchema } from "~/domain/forms/password-schemas";
 import { changePassword } from "~/domain/account/password-change.server";
+import { twoStepStatusOf } from "~/domain/security/two-step-verification.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
@@ -19,9 +21,12 @@ import { getToastUtils } from "~/toast.server";
 import { clientIpOf, servicesOf } from "~/router-context.server";
 import type { Route } from "./+types/my-password-edit";
 
-export function loader({ context }: Route.LoaderArgs) {
+export async function loader({ request, context }: Route.LoaderArgs) {
+  const member = requireMember(context, request);
   return {
     title: getInstance(context).t("account:passwordEdit.title"),
+    // Our record alone says whether the member uses 2-step verification: a page view asks Cognito nothing.
+    asksCode: (await twoStepStatusOf(servicesOf(context).db, member.sub)).enabled,
     translations: loadTranslations(context, [{ namespace: "account", keys: ["passwordEdit"] }, FORM_FIELD_TEXTS]),
     constraint: formConstraint(PasswordChangeSchema),
   };
@@ -35,18 +40,19 @@ export async function action({ request, context }: Route.ActionArgs) {
     await request.formData(),
     {
       schema: PasswordChangeSchema,
-      hideFields: ["currentPassword", "newPassword"],
+      hideFields: ["currentPassword", "newPassword", "code"],
       // Guessing the current password is guessing the sign-in password: it counts with the sign-in attempts.
       attemptLimit: () => ({ action: "signIn", subject: member.email }),
       errorFields: {
         currentPasswordMismatch: "currentPassword",
+        codeRequired: "code",
         ...newPasswordErrorFields("newPassword"),
       },
     },
     async (value) => {
       const services = servicesOf(context);
       // Every other sign-in of the member's is signed out; this browser keeps its session with the new sign-in.
-      const { accessToken } = await changePassword(services, {
+      const changed = await changePassword(services, {
         sub: member.sub,
         email: member.email,
         sessionId: member.sessionId,
@@ -57,6 +63,13 @@ export async function action({ request, context }: Route.ActionArgs) {
         clientIp: clientIpOf(context),
         locale,
       });
+      if (changed.kind === "signInAgain") {
+        const cleared = { "Set-Cookie": await sessionCookie.clear(services.config) };
+        return getToastUtils(context).redirectWithError(pathFor("auth-sign-in", locale), "passwordChangedSignInAgain", {
+          headers: cleared,
+        });
+      }
+      const { accessToken } = changed;
       const headers = accessToken
         ? { "Set-Cookie": await sessionCookie.serialize(services.config, { sid: member.sessionId, at: accessToken }) }
         : undefined;
@@ -66,20 +79,28 @@ export async function action({ request, context }: Route.ActionArgs) {
 }
 
 export default function PasswordEditPage({ loaderData, actionData }: Route.ComponentProps) {
-  return <PasswordChangeForm constraint={loaderData.constraint} lastResult={actionData?.result} />;
+  return (
+    <PasswordChangeForm
+      constraint={loaderData.constraint}
+      asksCode={loaderData.asksCode}
+      lastResult={actionData?.result}
+    />
+  );
 }
 
 function PasswordChangeForm({
   constraint,
+  asksCode,
   lastResult,
 }: {
   constraint: FormConstraint;
+  asksCode: boolean;
   lastResult: SubmissionResult<string[]> | undefined;
 }) {
   const { t, i18n } = useTranslation("account");
   const navigation = useNavigation();
   const [form, fields] = useSchemaForm<typeof PasswordChangeSchema>(constraint, lastResult, {
-    secretFields: ["currentPassword", "newPassword"],
+    secretFields: ["currentPassword", "newPassword", "code"],
   });
   return (
     <section className="content auth-page">
@@ -98,7 +119,19 @@ function PasswordChangeForm({
             enterKeyHint: "next",
           }}
         />
-        <NewPasswordField label={t("passwordEdit.newPassword")} field={fields.newPassword} />
+        <NewPasswordField
+          label={t("passwordEdit.newPassword")}
+          field={fields.newPassword}
+          enterKeyHint={asksCode ? "next" : "done"}
+        />
+        {asksCode ? (
+          <AuthenticatorCodeField
+            label={t("passwordEdit.code")}
+            hint={t("passwordEdit.codeWhy")}
+            field={fields.code}
+            enterKeyHint="done"
+          />
+        ) : null}
         <Button pending={navigation.state === "submitting"} block>
           {t("passwordEdit.submit")}
         </Button>

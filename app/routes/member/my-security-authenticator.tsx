@@ -1,11 +1,12 @@
-import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
+import { type SubmissionResult, getFormProps } from "@conform-to/react";
 import QRCode from "qrcode";
 import { Form, data, redirect, useNavigation } from "react-router";
 import { handleFormPost } from "~/components/form/form-action.server";
 import { FORM_FIELD_TEXTS, formConstraint } from "~/components/form/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
-import { FormAlert, InputField } from "~/components/form/fields";
+import { AuthenticatorCodeField } from "~/components/form/authenticator-code-field";
+import { FormAlert } from "~/components/form/fields";
 import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
 import { RecoveryCodeList } from "~/components/recovery-code-list";
 import { AUTHENTICATOR_SETUP_COOKIE_MAX_AGE_S, authenticatorSetupCookie } from "~/cookies/app-cookies.server";
@@ -248,16 +249,7 @@ function SetupForm({
       </p>
       <Form method="post" {...getFormProps(form)} className="form">
         <FormAlert form={form} />
-        <InputField
-          label={t("twoStep.code")}
-          errors={fields.code.errors}
-          inputProps={{
-            ...getInputProps(fields.code, { type: "text" }),
-            inputMode: "numeric",
-            autoComplete: "one-time-code",
-            enterKeyHint: "done",
-          }}
-        />
+        <AuthenticatorCodeField label={t("twoStep.code")} field={fields.code} enterKeyHint="done" />
         <Button name="intent" value="confirm" pending={navigation.state === "submitting"} block>
           {t("twoStep.confirm")}
         </Button>

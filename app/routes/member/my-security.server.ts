@@ -9,6 +9,7 @@ import {
   renamePasskey,
 } from "~/domain/account/passkeys.server";
 import { domainErrorOf, messageKeyOf } from "~/errors/error-responses.server";
+import { checkAttemptLimit } from "~/middleware/attempt-limit.server";
 import { getLocale } from "~/middleware/i18n.server";
 import type { SignedInMember } from "~/middleware/member-session.server";
 import { requireRecentPassword } from "~/middleware/require-recent-password.server";
@@ -30,6 +31,7 @@ export function isPasskeyIntent(intent: unknown): intent is PasskeyIntent {
  * result in it) stores the passkey; `passkey-rename` and `passkey-delete` are plain forms that work without
  * JavaScript. Adding and deleting need the password typed on this session within 10 minutes: otherwise the password
  * step, and back here. Each but the options goes back to /my/security/ with a toast; a refusal is a toast too.
+ * Every post counts against the member's passkey-change limit first (the spec's attempt-limit message).
  */
 export async function passkeyAction(
   context: Readonly<RouterContextProvider>,
@@ -50,6 +52,8 @@ export async function passkeyAction(
     locale,
   };
   const refused = (error: unknown) => toasts.redirectWithError(here, messageKeyOf(domainErrorOf(error)));
+  const limited = await checkAttemptLimit(context, "passkeyChange", member.sub);
+  if (limited) return toasts.redirectWithError(here, `toasts:${limited.messageKey}`);
   const fields = Object.fromEntries(formData);
 
   if (intent === "passkey-rename") {

@@ -20,6 +20,7 @@ import {
   disableMember,
   enableMember,
   endMemberSessions,
+  isStaffAccount,
   refreshMember,
   turnOffMemberTwoStep,
 } from "~/domain/staff/staff-actions.server";
@@ -65,7 +66,7 @@ const MEMBER_DETAIL_TEXTS = [
 export async function loader({ request, params, context }: Route.LoaderArgs) {
   const admin = requireAdmin(context, request);
   const sub = subOf(params);
-  const { db } = servicesOf(context);
+  const { db, config } = servicesOf(context);
   const [detail, audit, twoStep] = await Promise.all([
     findMemberDetail(db, sub),
     listAuditEvents(db, { targetSub: sub }),
@@ -75,6 +76,18 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
   const i18n = getInstance(context);
   const locale = getLocale(context);
   const enabled = detail.directory?.enabled ?? true;
+  // A staff member's account is changed in the AWS console: only the refresh (which changes nothing of it) is offered.
+  const staffAccount = isStaffAccount(detail.directory?.groups ?? [], config.adminGroup);
+  const availableActions = CONFIRMED_STAFF_ACTIONS.filter((action) =>
+    staffAccount
+      ? action === "refresh"
+      : action === "two-step-off"
+        ? twoStep.enabled
+        : enabled
+          ? action !== "enable"
+          : action !== "disable",
+  );
+  const confirm = ConfirmSchema.parse(new URL(request.url).searchParams.get("confirm") ?? undefined) ?? null;
   return {
     title: i18n.t("admin:meta.detail"),
     sub,
@@ -86,11 +99,11 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
     ),
     // A disabled member can be enabled, an enabled one disabled; 2-step verification turned off only where it is on.
     // The list comes with the data so the page does not load the form choices' module for it.
-    availableActions: CONFIRMED_STAFF_ACTIONS.filter((action) =>
-      action === "two-step-off" ? twoStep.enabled : enabled ? action !== "enable" : action !== "disable",
-    ),
+    availableActions,
+    staffAccount,
     auditEvents: describeAuditEvents(audit.events, i18n.getFixedT(locale, "admin"), locale),
-    confirm: ConfirmSchema.parse(new URL(request.url).searchParams.get("confirm") ?? undefined) ?? null,
+    // On a staff member's page only the refresh is confirmed: a link to another action shows the list instead.
+    confirm: confirm && (!staffAccount || availableActions.includes(confirm)) ? confirm : null,
     // Back from confirming the password and code: the new address typed before, in its review panel again.
     keptEmail: (await keptFormFields(context, request, admin))?.email ?? null,
     translations: loadTranslations(context, MEMBER_DETAIL_TEXTS),
@@ -195,6 +208,7 @@ export default function AdminUserPage({ loaderData, actionData }: Route.Componen
       <StaffActions
         sub={sub}
         available={loaderData.availableActions}
+        staffAccount={loaderData.staffAccount}
         currentEmail={email ?? ""}
         confirm={loaderData.confirm}
         constraints={loaderData.constraints}
@@ -225,6 +239,7 @@ type ActionData = Route.ComponentProps["actionData"];
 function StaffActions({
   sub,
   available,
+  staffAccount,
   currentEmail,
   confirm,
   constraints,
@@ -235,6 +250,7 @@ function StaffActions({
   /** The new address typed before the staff member confirmed their password and code. */
   keptEmail: string | null;
   available: readonly ConfirmedStaffAction[];
+  staffAccount: boolean;
   currentEmail: string;
   confirm: ConfirmedStaffAction | null;
   constraints: Record<"staffAction" | "emailChange", FormConstraint>;
@@ -245,6 +261,7 @@ function StaffActions({
   return (
     <section className="admin-section admin-actions" aria-labelledby="staff-actions-title">
       <h3 id="staff-actions-title">{t("actions.title")}</h3>
+      {staffAccount ? <StaffAccountNotice actionData={actionData} /> : null}
       {confirm ? (
         <ConfirmPanel
           action={confirm}
@@ -264,14 +281,35 @@ function StaffActions({
           ))}
         </ul>
       )}
-      <EmailChangePanel
-        currentEmail={currentEmail}
-        detailPath={detailPath}
-        constraint={constraints.emailChange}
-        lastResult={actionData?.form === "emailChange" ? actionData.result : undefined}
-        review={actionData && "review" in actionData ? actionData.review : keptEmail}
-      />
+      {staffAccount ? null : (
+        <EmailChangePanel
+          currentEmail={currentEmail}
+          detailPath={detailPath}
+          constraint={constraints.emailChange}
+          lastResult={actionData?.form === "emailChange" ? actionData.result : undefined}
+          review={actionData && "review" in actionData ? actionData.review : keptEmail}
+        />
+      )}
     </section>
+  );
+}
+
+/**
+ * Why a staff member's page offers no change, and the refusal of a post that asked for one anyway (a page older
+ * than the member's promotion, or a forged post): the page shows no form the refusal could sit on.
+ */
+function StaffAccountNotice({ actionData }: { actionData: ActionData }) {
+  const { t } = useTranslation("admin");
+  const refusal = actionData?.result.error?.[""]?.[0];
+  return (
+    <>
+      {refusal ? (
+        <p role="alert" className="form-alert">
+          {refusal}
+        </p>
+      ) : null}
+      <p data-testid="staff-account-notice">{t("actions.staffAccount")}</p>
+    </>
   );
 }
 

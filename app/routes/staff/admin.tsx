@@ -131,12 +131,13 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   );
 }
 
+/** The user list (the spec's /admin/): staff come to find a member, so the search opens the page, the figures follow. */
 export default function AdminIndexPage({ loaderData }: Route.ComponentProps) {
   return (
     <>
-      <AdminDashboard charts={loaderData.charts} />
       <MemberSearchForm values={loaderData.values} fieldErrors={loaderData.fieldErrors} choices={loaderData.choices} />
       <MemberList loaderData={loaderData} />
+      <AdminDashboard charts={loaderData.charts} />
     </>
   );
 }

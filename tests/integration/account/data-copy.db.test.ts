@@ -13,9 +13,7 @@ import {
 import { createAppServices } from "~/composition-root.server";
 import { parseConfig } from "~/config.server";
 import { requestEmailChange } from "~/domain/account/email-change.server";
-import { signIn } from "~/domain/account/sign-in.server";
 import { hashDeviceKey } from "~/domain/security/security-record.server";
-import { resolvePageSession } from "~/domain/sessions/page-sessions.server";
 import { openRefreshToken } from "~/domain/sessions/refresh-tokens.server";
 import { refreshMember } from "~/domain/staff/staff-actions.server";
 import { i18nextOutsideRequests } from "~/i18n/translator.server";
@@ -27,6 +25,7 @@ import { pathFor } from "~/routing/route-table";
 import type { StandIns } from "~/server/start-server";
 import type { AppServices } from "~/services.server";
 import { routeCalls, settle } from "../../support/route-calls";
+import { signInMember, signedInMember as newSignedInMember } from "../../support/signed-in-members";
 import { getRequestCounts, resetRequestCounts } from "../../support/stand-in-faults";
 import { createTestMember } from "../../support/test-members";
 import { startEmbeddedStack } from "../../support/stand-ins/embedded-stack";
@@ -37,7 +36,7 @@ import { useTestDatabase } from "../../support/test-database";
 // PostgreSQL), the Cognito stand-in over HTTP, the SMTP capture. Each member signs in with their password just
 // before, so the password step is behind them (reauthentication.db.test.ts covers it).
 const ORIGIN = "http://localhost:3995";
-const PASSWORD = "correct-horse-battery";
+const CHROME = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36";
 const DATA_COPY_LIMIT = 3;
 const temp = makeTempDir("data-copy");
 const database = useTestDatabase("data-copy-db");
@@ -62,33 +61,20 @@ afterAll(async () => {
   temp.remove();
 });
 
-/**
- * A member signed in with their password. Made through the app, the directory has their row; made straight in the
- * stand-in (`directory: false`), it has none yet, as for a member no reconcile has seen.
- */
 async function signedInMember(
   label: string,
   { directory = true } = {},
 ): Promise<SignedInMember & { refreshToken: string }> {
-  let email = `${label}-${crypto.randomUUID().slice(0, 8)}@example.jp`;
-  if (directory) {
-    await services.identity.createConfirmedUser({ email, password: PASSWORD, attributes: { locale: "en" } });
-  } else {
-    ({ email } = await createTestMember(Number(new URL(stack.env.COGNITO_ENDPOINT!).port), label));
-  }
-  const result = await signIn(services, {
-    email,
-    password: PASSWORD,
-    deviceKey: crypto.randomUUID(),
-    userAgent: "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36",
-    clientIp: "127.0.0.1",
-    locale: "en",
-  });
-  if (result.kind !== "active") throw new Error(`sign-in ended as ${result.kind}`);
-  const resolution = await resolvePageSession(services, result);
-  if (resolution.kind !== "member") throw new Error(`session resolved as ${resolution.kind}`);
-  const [row] = await database().db.select().from(memberSessions).where(eq(memberSessions.id, result.sessionId));
-  return { ...resolution.member, refreshToken: openRefreshToken(row!, services.config.sessionSecrets)! };
+  const browser = { userAgent: CHROME, locale: "en" as const };
+  const member = directory
+    ? await newSignedInMember(services, label, browser)
+    : await signInMember(
+        services,
+        (await createTestMember(Number(new URL(stack.env.COGNITO_ENDPOINT!).port), label)).email,
+        browser,
+      );
+  const [row] = await database().db.select().from(memberSessions).where(eq(memberSessions.id, member.sessionId));
+  return { ...member, refreshToken: openRefreshToken(row!, services.config.sessionSecrets)! };
 }
 
 async function download(member: SignedInMember): Promise<Response> {

@@ -1,13 +1,11 @@
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { mailOutbox, memberPasskeys, securityEvents } from "../../../db/schema";
+import { mailOutbox, memberDirectory, memberPasskeys, securityEvents } from "../../../db/schema";
 import { createAppServices } from "~/composition-root.server";
 import { parseConfig } from "~/config.server";
 import { countPasskeys } from "~/domain/account/passkeys.server";
 import { REAUTHENTICATION_WINDOW_MS } from "~/domain/account/reauthentication.server";
-import { signIn } from "~/domain/account/sign-in.server";
 import { sendDueMail } from "~/domain/mail/mail-outbox.server";
-import { resolvePageSession } from "~/domain/sessions/page-sessions.server";
 import { i18nextOutsideRequests } from "~/i18n/translator.server";
 import type { SignedInMember } from "~/middleware/member-session.server";
 import * as signInPage from "~/routes/default/auth-sign-in";
@@ -17,6 +15,7 @@ import { securityMailLinksFor } from "~/routing/security-mail-links";
 import type { StandIns } from "~/server/start-server";
 import type { AppServices, Clock } from "~/services.server";
 import { routeCalls, settle } from "../../support/route-calls";
+import { MEMBER_PASSWORD, memberAsSeenNow, signInMember } from "../../support/signed-in-members";
 import { SoftwarePasskey } from "../../support/software-authenticator";
 import { getRequestCounts, resetRequestCounts } from "../../support/stand-ins/stand-in/harness-client";
 import { listMailboxEntries, mailboxDirectory } from "../../support/stand-ins/dev-mailbox";
@@ -28,7 +27,7 @@ import { useTestDatabase } from "../../support/test-database";
 // ceremony with @simplewebauthn/server), PGlite or PostgreSQL, the SMTP capture. A software authenticator stands in
 // for the browser's navigator.credentials; the origin is localhost's, the pool's relying party.
 const ORIGIN = "http://localhost:3995";
-const PASSWORD = "correct-horse-battery";
+const PASSWORD = MEMBER_PASSWORD;
 const FIREFOX = "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:140.0) Gecko/20100101 Firefox/140.0";
 const MINUTE_MS = 60_000;
 const temp = makeTempDir("passkeys");
@@ -40,12 +39,20 @@ const clock: Clock = { now: () => current };
 const moveClock = (ms: number) => (current = new Date(current.getTime() + ms));
 const calls = routeCalls(ORIGIN, () => services);
 const previousAppOrigin = process.env.APP_ORIGIN;
+/** Low enough for a test to reach, high enough for every other test's posts of one member. */
+const PASSKEY_CHANGE_LIMIT = 12;
 
 beforeAll(async () => {
   // The stand-in's pool takes its relying party from APP_ORIGIN, as the deployment contract asks of Cognito's.
   process.env.APP_ORIGIN = ORIGIN;
   stack = await startEmbeddedStack({ dataDir: temp.dir, adminGroup: "admin" });
-  const config = parseConfig({ ...stack.env, APP_MODE: "dev", APP_ORIGIN: ORIGIN, DATA_DIR: temp.dir });
+  const config = parseConfig({
+    ...stack.env,
+    APP_MODE: "dev",
+    APP_ORIGIN: ORIGIN,
+    DATA_DIR: temp.dir,
+    RATE_LIMIT_PASSKEY_CHANGE_PER_MEMBER: String(PASSKEY_CHANGE_LIMIT),
+  });
   services = createAppServices(config, database().db, clock);
 }, 150_000);
 
@@ -64,25 +71,9 @@ async function createMember(label: string) {
   return { email, sub: (await services.identity.getUser(email)).sub };
 }
 
-/** A password sign-in of one browser, and the member as the next request's session check sees them. */
-async function signedInMember(member: { email: string }): Promise<SignedInMember> {
-  const result = await signIn(services, {
-    email: member.email,
-    password: PASSWORD,
-    deviceKey: crypto.randomUUID(),
-    userAgent: FIREFOX,
-    clientIp: "192.0.2.20",
-    locale: "en",
-  });
-  if (result.kind !== "active") throw new Error(`sign-in ended as ${result.kind}`);
-  return asSeenNow({ sessionId: result.sessionId, accessToken: result.accessToken });
-}
-
-async function asSeenNow(member: { sessionId: string; accessToken: string }): Promise<SignedInMember> {
-  const resolution = await resolvePageSession(services, member);
-  if (resolution.kind !== "member") throw new Error(`session resolved as ${resolution.kind}`);
-  return resolution.member;
-}
+const signedInMember = (member: { email: string }) =>
+  signInMember(services, member.email, { userAgent: FIREFOX, clientIp: "192.0.2.20", locale: "en" });
+const asSeenNow = (member: { sessionId: string; accessToken: string }) => memberAsSeenNow(services, member);
 
 /** A post of /my/security/'s passkey forms, as the browser (Firefox on Windows) sends it. */
 async function postPasskeyForm(member: SignedInMember, fields: Record<string, string>, locale: "ja" | "en" = "en") {
@@ -245,6 +236,85 @@ test("the button tells nobody which addresses have passkeys: unknown and passkey
   expect(empty).toEqual({ refusal: "Please enter your e-mail address first", status: 400 });
 });
 
+/** Passkey autofill's pick: only the picked passkey's credential id is posted, with no address. */
+async function autofillPick(credentialId: string) {
+  const path = `${pathFor("auth-sign-in", "en")}?to=my-profile`;
+  const pick = calls.post(path, { intent: "passkey-autofill", credentialId });
+  const answer = (await settle(signInPage.action(calls.args(pick, await calls.context(pick, null))))) as {
+    data: { passkeyRequestOptions?: Parameters<SoftwarePasskey["get"]>[0]; passkeyRefusal?: string };
+    init: ResponseInit | null;
+  };
+  const setCookie = new Headers(answer.init?.headers).get("Set-Cookie");
+  return { ...answer, path, setCookie, cookie: setCookie?.split(";")[0] };
+}
+
+/** Everything the browser was sent, the cookie's value decoded as far as anyone holding it could. */
+function everythingSent(answer: Awaited<ReturnType<typeof autofillPick>>): string {
+  const value = decodeURIComponent(answer.cookie?.split("=")[1] ?? "");
+  return [JSON.stringify(answer.data), answer.setCookie ?? "", Buffer.from(value, "base64").toString("latin1")].join(
+    "\n",
+  );
+}
+
+test("passkey autofill: the picked credential id starts the member's challenge for that passkey alone; its assertion signs in", async () => {
+  const member = await createMember("passkey-autofill");
+  const browser = await signedInMember(member);
+  const passkey = new SoftwarePasskey({ origin: ORIGIN });
+  const other = new SoftwarePasskey({ origin: ORIGIN });
+  await addPasskey(browser, other);
+  await addPasskey(browser, passkey);
+  // The directory learns the address from the app's own Cognito writes, off the member's path.
+  await expect
+    .poll(async () => (await database().db.select().from(memberDirectory)).some((row) => row.sub === member.sub))
+    .toBe(true);
+
+  await resetRequestCounts(endpoint());
+  const picked = await autofillPick(passkey.id);
+  const options = picked.data.passkeyRequestOptions;
+  expect(options?.allowCredentials).toEqual([{ type: "public-key", id: passkey.id }]);
+  expect(options?.challenge).toEqual(expect.any(String));
+  expect(everythingSent(picked)).not.toContain(member.email);
+  expect(everythingSent(picked)).not.toContain(member.email.split("@")[0]);
+
+  const answer = calls.post(
+    picked.path,
+    { intent: "passkey-sign-in", credential: JSON.stringify(passkey.get(options!)) },
+    picked.cookie,
+  );
+  answer.headers.set("User-Agent", FIREFOX);
+  const signedIn = (await settle(signInPage.action(calls.args(answer, await calls.context(answer, null))))) as Response;
+  expect(signedIn.status).toBe(302);
+  expect(signedIn.headers.get("Location")).toBe(pathFor("my-profile", "en"));
+  expect(signedIn.headers.getSetCookie().some((cookie) => cookie.startsWith("id_session="))).toBe(true);
+  const counts = await getRequestCounts(endpoint());
+  expect(counts.byOperation).toEqual({ AdminInitiateAuth: 1, AdminRespondToAuthChallenge: 1 });
+  const rows = await passkeyRows(member.sub);
+  expect(rows.find((row) => row.credentialId === passkey.id)?.lastUsedAt).toEqual(current);
+});
+
+test("passkey autofill: an unknown or malformed credential id reads as a wrong passkey, asks Cognito nothing and names nobody", async () => {
+  await resetRequestCounts(endpoint());
+  const unknown = await autofillPick(new SoftwarePasskey({ origin: ORIGIN }).id);
+  expect(unknown.data).toEqual({
+    passkeyRefusal: "The passkey could not be used. Please try again, or sign in with your password",
+  });
+  expect(unknown.setCookie).toBeNull();
+  const malformed = await autofillPick("not a credential id!");
+  expect(malformed.data).toEqual(unknown.data);
+  expect((await getRequestCounts(endpoint())).byOperation).toEqual({});
+
+  // Each pick is a sign-in attempt, counted for its credential id (and the client IP), as the button's posts are.
+  const credentialId = new SoftwarePasskey({ origin: ORIGIN }).id;
+  for (let attempt = 1; attempt <= 10; attempt++) {
+    expect((await autofillPick(credentialId)).data).toEqual(unknown.data);
+  }
+  const limited = await autofillPick(credentialId);
+  expect(limited.init?.status).toBe(429);
+  expect(limited.data).toEqual({
+    passkeyRefusal: "Login attempt limit exceeded. Please try again in a few minutes",
+  });
+});
+
 test("a deleted passkey is gone at Cognito too: it signs nobody in; the deletion is recorded and mailed", async () => {
   const member = await createMember("passkey-delete");
   const browser = await signedInMember(member);
@@ -276,4 +346,34 @@ test("a deleted passkey is gone at Cognito too: it signs nobody in; the deletion
   expect(await eventsOf(member.sub, "passkey-removed")).toHaveLength(1);
   const outbox = await database().db.select().from(mailOutbox).where(eq(mailOutbox.recipient, member.email));
   expect(outbox.filter((row) => (row.details as { change?: string }).change === "removed")).toHaveLength(1);
+});
+
+/** The toast a redirect carries, decoded from its signed cookie (base64 JSON before the signature). */
+function toastOf(response: Response): string {
+  const cookie = response.headers.getSetCookie().find((line) => line.startsWith("toast=")) ?? "";
+  const raw = decodeURIComponent(cookie.split(";")[0]!.slice("toast=".length));
+  return Buffer.from(raw.slice(0, raw.lastIndexOf(".")), "base64").toString("utf8");
+}
+
+test("passkey posts are rate-limited per member: past the limit nothing changes and the page says to try later", async () => {
+  const member = await createMember("passkey-limit");
+  const browser = await signedInMember(member);
+  const passkey = new SoftwarePasskey({ origin: ORIGIN });
+  // Adding is two posts: the options and the browser's answer.
+  expect((await addPasskey(browser, passkey)).status).toBe(302);
+  for (let post = 2; post < PASSKEY_CHANGE_LIMIT; post++) {
+    await postPasskeyForm(browser, { intent: "passkey-rename", credentialId: passkey.id, name: `name ${post}` });
+  }
+  expect((await passkeyRows(member.sub))[0]?.name).toBe(`name ${PASSKEY_CHANGE_LIMIT - 1}`);
+
+  const limited = (await postPasskeyForm(browser, { intent: "passkey-delete", credentialId: passkey.id })) as Response;
+  expect(limited.status).toBe(302);
+  expect(limited.headers.get("Location")).toBe(pathFor("my-security", "en"));
+  expect(toastOf(limited)).toContain("attemptLimitExceeded");
+  expect(await passkeyRows(member.sub)).toHaveLength(1);
+  expect(await eventsOf(member.sub, "passkey-removed")).toHaveLength(0);
+
+  // Another member is counted apart.
+  const other = await signedInMember(await createMember("passkey-limit-other"));
+  expect((await addPasskey(other, new SoftwarePasskey({ origin: ORIGIN }))).status).toBe(302);
 });

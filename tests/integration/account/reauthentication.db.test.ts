@@ -5,10 +5,7 @@ import { createAppServices } from "~/composition-root.server";
 import { parseConfig } from "~/config.server";
 import { changePassword } from "~/domain/account/password-change.server";
 import { REAUTHENTICATION_WINDOW_MS } from "~/domain/account/reauthentication.server";
-import { signIn } from "~/domain/account/sign-in.server";
-import { resolvePageSession } from "~/domain/sessions/page-sessions.server";
 import { RESOURCES } from "~/i18n/resources";
-import type { SignedInMember } from "~/middleware/member-session.server";
 import * as dataDownload from "~/routes/member/my-data-download";
 import * as dataPage from "~/routes/member/my-data";
 import * as emailEdit from "~/routes/member/my-email-edit";
@@ -20,6 +17,7 @@ import type { StandIns } from "~/server/start-server";
 import type { AppServices, Clock } from "~/services.server";
 import { PRODUCTION_ENV } from "../../support/production-env";
 import { routeCalls, settle } from "../../support/route-calls";
+import { MEMBER_PASSWORD, memberAsSeenNow, signedInMember as newSignedInMember } from "../../support/signed-in-members";
 import { listMailboxEntries, mailboxDirectory } from "../../support/stand-ins/dev-mailbox";
 import { startEmbeddedStack } from "../../support/stand-ins/embedded-stack";
 import { makeTempDir } from "../../support/temp-dir";
@@ -29,7 +27,7 @@ import { useTestDatabase } from "../../support/test-database";
 // PGlite (or PostgreSQL), the Cognito stand-in over HTTP, the SMTP capture. The app's clock is the test's: moving
 // it is what "eleven minutes later" means to every rule that reads it.
 const ORIGIN = "http://localhost:3996";
-const PASSWORD = "correct-horse-battery";
+const PASSWORD = MEMBER_PASSWORD;
 const MINUTE_MS = 60_000;
 const temp = makeTempDir("reauthentication");
 const database = useTestDatabase("reauthentication-db");
@@ -51,28 +49,8 @@ afterAll(async () => {
   temp.remove();
 });
 
-/** A member signed in with their password, as the page session check then sees them. */
-async function signedInMember(label: string): Promise<SignedInMember> {
-  const email = `${label}-${crypto.randomUUID().slice(0, 8)}@example.jp`;
-  await services.identity.createConfirmedUser({ email, password: PASSWORD, attributes: { locale: "ja" } });
-  const result = await signIn(services, {
-    email,
-    password: PASSWORD,
-    deviceKey: crypto.randomUUID(),
-    userAgent: null,
-    clientIp: "127.0.0.1",
-    locale: "ja",
-  });
-  if (result.kind !== "active") throw new Error(`sign-in ended as ${result.kind}`);
-  return asSeenNow({ sessionId: result.sessionId, accessToken: result.accessToken });
-}
-
-/** The member as the next request's session check reads them (the password time included). */
-async function asSeenNow(member: { sessionId: string; accessToken: string }): Promise<SignedInMember> {
-  const resolution = await resolvePageSession(services, member);
-  if (resolution.kind !== "member") throw new Error(`session resolved as ${resolution.kind}`);
-  return resolution.member;
-}
+const signedInMember = (label: string) => newSignedInMember(services, label);
+const asSeenNow = (member: { sessionId: string; accessToken: string }) => memberAsSeenNow(services, member);
 
 async function passwordTimeOf(sessionId: string) {
   const [row] = await database()

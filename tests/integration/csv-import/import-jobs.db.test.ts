@@ -19,7 +19,8 @@ import { createIdentityProvider } from "~/integrations/cognito/identity-provider
 import type { StandIns } from "~/server/start-server";
 import { systemClock } from "~/services.server";
 import { createDomainIdentity } from "~/composition-root.server";
-import { listMailboxEntries, mailboxDirectory } from "../../support/stand-ins/dev-mailbox";
+import { mailboxCountsTo, mailboxDirectory } from "../../support/stand-ins/dev-mailbox";
+import { IMPORT_HEADER, importCsv } from "../../support/csv-import-files";
 import { startEmbeddedStack } from "../../support/stand-ins/embedded-stack";
 import { getFault, getRequestLog, resetHarness, setFault } from "../../support/stand-ins/stand-in/harness-client";
 import { cognitoConfigOf } from "../../support/stand-in-config";
@@ -70,7 +71,6 @@ async function ownPostgresDatabase(): Promise<string | undefined> {
 }
 
 const endpoint = () => stack.env.COGNITO_ENDPOINT!;
-const HEADER = "email,family_name,given_name,birth_year,country,prefecture,occupation,organization,preferred_language";
 
 /** A run of unique addresses for one test, so tests sharing the stand-in and the database never collide. */
 function members(label: string, count: number): string[] {
@@ -78,10 +78,7 @@ function members(label: string, count: number): string[] {
   return Array.from({ length: count }, (_, index) => `${label}-${run}-${index}@csv-import.example.jp`);
 }
 
-function csvOf(emails: string[]): Uint8Array {
-  const lines = emails.map((email, index) => `${email},山田,花子${index},1990,JP,東京都,design,設計事務所,ja`);
-  return new TextEncoder().encode(`${HEADER}\r\n${lines.join("\r\n")}\r\n`);
-}
+const csvOf = (emails: string[]) => new TextEncoder().encode(importCsv(emails));
 
 async function storedJob(emails: string[]): Promise<string> {
   const validation = await validateImport(
@@ -115,12 +112,7 @@ async function waitForEnd(jobId: string, timeoutMs = 30_000) {
 }
 
 /** Invitation mails the stand-in sent, per address. */
-async function invitationsTo(emails: string[]): Promise<Map<string, number>> {
-  const entries = await listMailboxEntries(mailboxDirectory(temp.dir), 100_000);
-  const counts = new Map(emails.map((email) => [email, 0]));
-  for (const entry of entries) for (const to of entry.to) if (counts.has(to)) counts.set(to, counts.get(to)! + 1);
-  return counts;
-}
+const invitationsTo = (emails: string[]) => mailboxCountsTo(mailboxDirectory(temp.dir), emails);
 
 /** AdminCreateUser calls the stand-in received since `since` (epoch ms), by time. */
 /** The CSV import rows this process's metrics have counted, by outcome. */
@@ -194,7 +186,7 @@ test("a row whose address Cognito already has fails with its reason, and the fai
   const stream = failedRowsCsv(handle.db, jobId, { encoding: "utf-8", reasonText: (code) => `reason:${code}` });
   const text = await new Response(stream).text();
   const [header, ...failed] = parse(text, { bom: true }) as string[][];
-  expect(header).toEqual([...HEADER.split(","), "source_row", "failure_code", "failure_reason"]);
+  expect(header).toEqual([...IMPORT_HEADER.split(","), "source_row", "failure_code", "failure_reason"]);
   expect(failed).toEqual([
     [
       emails[1],

@@ -3,7 +3,7 @@ import { eq, inArray } from "drizzle-orm";
 import postgres from "postgres";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { type DatabaseHandle, openDatabase } from "../../../db/client.server";
-import { directoryReconcileRuns, memberDirectory } from "../../../db/schema";
+import { directoryReconcileRuns, memberDirectory, scheduledJobTurns } from "../../../db/schema";
 import {
   RECONCILE_PAGE_SIZE,
   latestReconcileReport,
@@ -258,6 +258,8 @@ test("a run whose worker looks dead is taken over from its page token, and the o
 test("the server's schedule fills an empty directory soon after start; stopping it releases the walk in hand", async () => {
   await handle.db.delete(memberDirectory);
   await handle.db.delete(directoryReconcileRuns);
+  // A schedule of its own each time: whichever instance ticked last has no bearing here.
+  await handle.db.delete(scheduledJobTurns);
   const stopFast = scheduleDirectoryReconcile(deps(), {
     requestsPerSecond: REQUESTS_PER_SECOND,
     intervalMs: 60 * 60 * 1000,
@@ -275,6 +277,7 @@ test("the server's schedule fills an empty directory soon after start; stopping 
 
   // A server shutting down mid-walk: the run stays to be resumed, released at once for whichever instance is next.
   await handle.db.delete(directoryReconcileRuns);
+  await handle.db.delete(scheduledJobTurns);
   const stopSlow = scheduleDirectoryReconcile(deps(), {
     requestsPerSecond: 5,
     intervalMs: 60 * 60 * 1000,

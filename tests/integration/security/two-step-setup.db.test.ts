@@ -5,14 +5,13 @@ import { mailOutbox, recoveryCodes, securityEvents, twoStepVerifications } from 
 import { createAppServices } from "~/composition-root.server";
 import { parseConfig } from "~/config.server";
 import { reauthenticate } from "~/domain/account/reauthentication.server";
-import { signIn } from "~/domain/account/sign-in.server";
-import { resolvePageSession } from "~/domain/sessions/page-sessions.server";
 import type { SignedInMember } from "~/middleware/member-session.server";
 import * as authenticatorPage from "~/routes/member/my-security-authenticator";
 import { pathFor } from "~/routing/route-table";
 import type { StandIns } from "~/server/start-server";
 import type { AppServices, Clock } from "~/services.server";
 import { routeCalls, settle } from "../../support/route-calls";
+import { MEMBER_PASSWORD, signedInMember as newSignedInMember } from "../../support/signed-in-members";
 import { startEmbeddedStack } from "../../support/stand-ins/embedded-stack";
 import { makeTempDir } from "../../support/temp-dir";
 import { listMailboxEntries, mailboxDirectory } from "../../support/stand-ins/dev-mailbox";
@@ -25,7 +24,7 @@ import { useTestDatabase } from "../../support/test-database";
 // PGlite (or PostgreSQL), the Cognito stand-in over HTTP (AssociateSoftwareToken, VerifySoftwareToken,
 // SetUserMFAPreference). Codes are computed from the key the page shows, as an authenticator app would.
 const ORIGIN = "http://localhost:3995";
-const PASSWORD = "correct-horse-battery";
+const PASSWORD = MEMBER_PASSWORD;
 const temp = makeTempDir("two-step-setup");
 const database = useTestDatabase("two-step-setup-db");
 let stack: StandIns;
@@ -46,22 +45,7 @@ afterAll(async () => {
   temp.remove();
 });
 
-async function signedInMember(label: string): Promise<SignedInMember> {
-  const email = `${label}-${crypto.randomUUID().slice(0, 8)}@example.jp`;
-  await services.identity.createConfirmedUser({ email, password: PASSWORD, attributes: { locale: "ja" } });
-  const result = await signIn(services, {
-    email,
-    password: PASSWORD,
-    deviceKey: crypto.randomUUID(),
-    userAgent: null,
-    clientIp: "127.0.0.1",
-    locale: "ja",
-  });
-  if (result.kind !== "active") throw new Error(`sign-in ended as ${result.kind}`);
-  const resolution = await resolvePageSession(services, result);
-  if (resolution.kind !== "member") throw new Error(`session resolved as ${resolution.kind}`);
-  return resolution.member;
-}
+const signedInMember = (label: string) => newSignedInMember(services, label);
 
 const pairOf = (setCookie: string | null) => (setCookie ?? "").split(";")[0]!;
 

@@ -1,18 +1,31 @@
 import { and, eq } from "drizzle-orm";
 import { Secret, TOTP } from "otpauth";
-import { afterAll, beforeAll, expect, test } from "vitest";
-import { mailOutbox, securityEvents } from "../../../db/schema";
+import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
+import { mailOutbox, securityEvents, twoStepVerifications } from "../../../db/schema";
 import { createAppServices } from "~/composition-root.server";
 import { parseConfig } from "~/config.server";
-import { signIn } from "~/domain/account/sign-in.server";
-import { startAuthenticatorSetup, turnOnTwoStep } from "~/domain/security/two-step-verification.server";
+import { signIn, signInWithRecoveryCode } from "~/domain/account/sign-in.server";
+import { toDomainError } from "~/domain/domain-error.server";
+import { countRecoveryCodesLeft } from "~/domain/security/recovery-codes.server";
+import { runPurge } from "~/domain/jobs/purge.server";
+import {
+  TOTP_OFF_REPAIR_AFTER_MS,
+  markTotpOff,
+  startAuthenticatorSetup,
+  turnOnTwoStep,
+} from "~/domain/security/two-step-verification.server";
 import * as signInPage from "~/routes/default/auth-sign-in";
 import * as twoStepPage from "~/routes/default/auth-two-step";
 import { pathFor } from "~/routing/route-table";
 import type { StandIns } from "~/server/start-server";
 import type { AppServices } from "~/services.server";
 import { routeCalls, settle } from "../../support/route-calls";
-import { getRequestCounts, resetRequestCounts } from "../../support/stand-ins/stand-in/harness-client";
+import {
+  getRequestCounts,
+  resetHarness,
+  resetRequestCounts,
+  setFault,
+} from "../../support/stand-ins/stand-in/harness-client";
 import { startEmbeddedStack } from "../../support/stand-ins/embedded-stack";
 import { makeTempDir } from "../../support/temp-dir";
 import { useTestDatabase } from "../../support/test-database";
@@ -36,6 +49,10 @@ beforeAll(async () => {
   const config = parseConfig({ ...stack.env, APP_MODE: "dev", APP_ORIGIN: ORIGIN, DATA_DIR: temp.dir });
   services = createAppServices(config, database().db);
 }, 150_000);
+
+afterEach(async () => {
+  if (stack) await resetHarness(stack.env.COGNITO_ENDPOINT!);
+});
 
 afterAll(async () => {
   await stack?.stop();
@@ -237,4 +254,107 @@ test("a member whose TOTP is off at Cognito while our flag says on is refused on
   expect(refused.data.result.error?.[""]).toHaveLength(1);
   const again = await passwordStep(member.email);
   expect(again.response.headers.get("Location")).toBe(CODE_STEP);
+});
+
+/** Polls the stand-in's counter until `operation` has been called `count` times (no timers in the test's logic). */
+async function untilCalled(operation: string, count: number) {
+  await expect
+    .poll(async () => (await getRequestCounts(stack.env.COGNITO_ENDPOINT!)).byOperation[operation] ?? 0, {
+      timeout: 60_000,
+    })
+    .toBeGreaterThanOrEqual(count);
+}
+
+const browser = (clientIp: string) => ({
+  deviceKey: crypto.randomUUID(),
+  userAgent: null,
+  clientIp,
+  locale: "ja" as const,
+});
+
+test("an attacker with the password alone, signing in while a recovery code's sign-in has TOTP off at Cognito, gets no session", async () => {
+  const member = await memberWithTwoStep("window");
+  const endpoint = stack.env.COGNITO_ENDPOINT!;
+  const challenge = await signIn(services, { ...browser("127.0.0.1"), email: member.email, password: PASSWORD });
+  if (challenge.kind !== "codeRequired") throw new Error(`the password step ended as ${challenge.kind}`);
+  await resetRequestCounts(endpoint);
+  // The window held open: the recovery code's own password sign-in waits at the stand-in after TOTP went off.
+  await setFault(endpoint, { mode: "slow", delayMs: 3_000, operations: ["AdminInitiateAuth"], times: 1 });
+  const recovery = signInWithRecoveryCode(services, {
+    ...browser("127.0.0.1"),
+    email: member.email,
+    username: challenge.username,
+    password: PASSWORD,
+    recoveryCode: member.recoveryCodes[0]!,
+  }).then(
+    (result) => ({ kind: result.kind }),
+    (error: unknown) => ({ kind: "refused", code: toDomainError(error)?.code }),
+  );
+  // Both at once: the attacker's password-only sign-in from another IP starts as soon as TOTP is off.
+  const [recovered, attacker] = await Promise.all([
+    recovery,
+    untilCalled("AdminSetUserMFAPreference", 1).then(() =>
+      signIn(services, { ...browser("203.0.113.9"), email: member.email, password: PASSWORD }).then(
+        (result) => ({ kind: result.kind, code: undefined }),
+        (error: unknown) => ({ kind: "refused", code: toDomainError(error)?.code }),
+      ),
+    ),
+  ]);
+
+  // Cognito gave the attacker tokens, yet our flag refused them: no session, and TOTP on again at once.
+  expect(attacker).toEqual({ kind: "refused", code: "unavailable" });
+  const { db } = database();
+  const attackerSessions = await db
+    .select()
+    .from(securityEvents)
+    .where(and(eq(securityEvents.sub, member.sub), eq(securityEvents.ipAddress, "203.0.113.9")));
+  expect(attackerSessions.filter((event) => event.kind === "sign-in")).toEqual([]);
+  // The member's sign-in either got in before the attacker switched TOTP on again, or met the code challenge and
+  // was refused with its recovery code given back; either way the app's code is asked for next.
+  expect(["active", "refused"]).toContain(recovered.kind);
+  if (recovered.kind === "refused") {
+    expect(await countRecoveryCodesLeft(db, member.sub)).toBe(10);
+  }
+  const next = await services.identity.beginSignIn({ email: member.email, password: PASSWORD });
+  expect(next.kind).toBe("softwareTokenRequired");
+});
+
+test("a recovery code's sign-in that died with TOTP off at Cognito is switched on again by the purge job, once its mark is a minute old", async () => {
+  const member = await memberWithTwoStep("crash");
+  const { db } = database();
+  const diedAt = new Date();
+  // The process died between the two switches: the mark written, TOTP off at Cognito, never on again.
+  await markTotpOff(db, { sub: member.sub, now: diedAt });
+  await services.identity.setSoftwareTokenPreferenceOf({ username: member.sub, enabled: false });
+  const purgeDeps = { db, identity: services.identity, config: services.config };
+
+  // A mark younger than the repair delay may be a sign-in still under way: left alone.
+  const early = await runPurge(purgeDeps, new Date(diedAt.getTime() + 1_000));
+  expect(early.totpSwitchedOn).toEqual({ switchedOn: 0, owed: 0 });
+  expect((await services.identity.beginSignIn({ email: member.email, password: PASSWORD })).kind).toBe("tokens");
+
+  const later = await runPurge(purgeDeps, new Date(diedAt.getTime() + TOTP_OFF_REPAIR_AFTER_MS + 1_000));
+  expect(later.totpSwitchedOn).toEqual({ switchedOn: 1, owed: 0 });
+  // Even a sign-in straight at Cognito, which our flag never sees, is asked for the code again.
+  expect((await services.identity.beginSignIn({ email: member.email, password: PASSWORD })).kind).toBe(
+    "softwareTokenRequired",
+  );
+  const [row] = await db.select().from(twoStepVerifications).where(eq(twoStepVerifications.sub, member.sub));
+  expect(row?.totpOffSince).toBeNull();
+});
+
+test("a recovery code's sign-in leaves no mark behind when TOTP is on again", async () => {
+  const member = await memberWithTwoStep("no-mark");
+  const challenge = await signIn(services, { ...browser("127.0.0.1"), email: member.email, password: PASSWORD });
+  if (challenge.kind !== "codeRequired") throw new Error(`the password step ended as ${challenge.kind}`);
+  const signedIn = await signInWithRecoveryCode(services, {
+    ...browser("127.0.0.1"),
+    email: member.email,
+    username: challenge.username,
+    password: PASSWORD,
+    recoveryCode: member.recoveryCodes[1]!,
+  });
+  expect(signedIn.kind).toBe("active");
+  const [row] = await database().db.select().from(twoStepVerifications).where(eq(twoStepVerifications.sub, member.sub));
+  expect(row?.totpOffSince).toBeNull();
 });

@@ -1,6 +1,9 @@
 import { and, eq, isNull } from "drizzle-orm";
 import { decodeJwt } from "jose";
-import { AdminUpdateUserAttributesCommand } from "@aws-sdk/client-cognito-identity-provider";
+import {
+  AdminAddUserToGroupCommand,
+  AdminUpdateUserAttributesCommand,
+} from "@aws-sdk/client-cognito-identity-provider";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { emailChangeTokens, memberDirectory, memberSessions, staffAuditEvents } from "../../../db/schema";
 import { authenticateBearer } from "~/api/bearer-auth.server";
@@ -17,6 +20,7 @@ import {
   enableMember,
   endMemberSessions,
   refreshMember,
+  turnOffMemberTwoStep,
 } from "~/domain/staff/staff-actions.server";
 import { listAuditEvents } from "~/domain/staff/staff-audit-log.server";
 import { i18nextOutsideRequests } from "~/i18n/translator.server";
@@ -242,6 +246,44 @@ test("every action refuses a sub that names no member, and a malformed one, reco
     expect((error as DomainError).code).toBe("memberNotFound");
   }
   expect((await listAuditEvents(database().db, { targetSub: unknown })).events).toEqual([]);
+});
+
+test("every change to a staff member's account is refused and recorded as refused, even before the directory knows they are staff; the refresh is not", async () => {
+  const colleague = await createMember("staff-colleague");
+  // Made staff in the AWS console a moment ago: the directory has no row for them yet, Cognito has the group.
+  await sdk.cognito.send(
+    new AdminAddUserToGroupCommand({ UserPoolId: sdk.userPoolId, Username: colleague.sub, GroupName: "admin" }),
+  );
+  const token = await signIn(colleague, true);
+  const staff = actor();
+  const attempts = {
+    "user.email-change": () =>
+      changeMemberEmail(services, staff, colleague.sub, `taken-over-${colleague.email}`, i18nextOutsideRequests),
+    "user.sessions-end": () => endMemberSessions(services, staff, colleague.sub),
+    "user.disable": () => disableMember(services, staff, colleague.sub),
+    "user.enable": () => enableMember(services, staff, colleague.sub),
+    "user.two-step-off": () => turnOffMemberTwoStep(services, staff, colleague.sub),
+  };
+  for (const [action, attempt] of Object.entries(attempts)) {
+    const error = await attempt().catch((failure: unknown) => failure);
+    expect(error, action).toBeInstanceOf(DomainError);
+    expect((error as DomainError).code, action).toBe("targetIsStaff");
+  }
+
+  const user = await services.identity.getUser(colleague.sub);
+  expect([user.email, user.enabled]).toEqual([colleague.email, true]);
+  expect(await liveSessionsOf(colleague.sub)).toBe(1);
+  expect(await bearerVerdict(token)).toBe("accepted");
+  const { events } = await listAuditEvents(database().db, { targetSub: colleague.sub });
+  expect(events.map((event) => [event.action, event.after]).reverse()).toEqual(
+    Object.keys(attempts).map((action) => ["user.action-refused", { action }]),
+  );
+  expect(events.every((event) => event.requestId === staff.requestId)).toBe(true);
+
+  // The refresh changes nothing of the account, and brings the group into the directory (which the page reads).
+  await refreshMember(services, staff, colleague.sub);
+  const [row] = await database().db.select().from(memberDirectory).where(eq(memberDirectory.sub, colleague.sub));
+  expect(row?.groups).toEqual(["admin"]);
 });
 
 test("ending all sessions signs every browser out, refuses the member's tokens and records how many ended", async () => {

@@ -47,3 +47,12 @@ export async function listMailboxEntries(directory: string, limit = MAX_LISTED):
   );
   return entries;
 }
+
+/** How many mailbox entries (mails and codes) went to each of these addresses. */
+export async function mailboxCountsTo(directory: string, addresses: string[]): Promise<Map<string, number>> {
+  const counts = new Map(addresses.map((address) => [address, 0]));
+  for (const entry of await listMailboxEntries(directory, Number.MAX_SAFE_INTEGER)) {
+    for (const to of entry.to) if (counts.has(to)) counts.set(to, counts.get(to)! + 1);
+  }
+  return counts;
+}

@@ -71,16 +71,24 @@ function isUserNotFound(error: unknown): boolean {
   return error instanceof Error && error.name === "UserNotFoundException";
 }
 
+const devAdminFile = (dataDir: string) => path.join(dataDir, "dev-admin.json");
+
+/** The development admin a data directory's stand-in made, or null where none did. */
+export async function readDevAdmin(dataDir: string): Promise<{ email: string; password: string } | null> {
+  try {
+    return JSON.parse(await readFile(devAdminFile(dataDir), "utf8")) as { email: string; password: string };
+  } catch {
+    return null;
+  }
+}
+
 /** The development admin's credentials, made once per data directory and then reused. */
 async function loadOrCreateAdminCredentials(dataDir: string): Promise<{ email: string; password: string }> {
-  const file = path.join(dataDir, "dev-admin.json");
-  try {
-    return JSON.parse(await readFile(file, "utf8")) as { email: string; password: string };
-  } catch {
-    const credentials = { email: "admin@example.com", password: `Dev-${randomBytes(9).toString("base64url")}` };
-    await writeFile(file, JSON.stringify(credentials), { mode: 0o600 });
-    return credentials;
-  }
+  const existing = await readDevAdmin(dataDir);
+  if (existing) return existing;
+  const credentials = { email: "admin@example.com", password: `Dev-${randomBytes(9).toString("base64url")}` };
+  await writeFile(devAdminFile(dataDir), JSON.stringify(credentials), { mode: 0o600 });
+  return credentials;
 }
 
 /**

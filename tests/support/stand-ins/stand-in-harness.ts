@@ -423,6 +423,8 @@ export function createStandInHarness(options: StandInHarnessOptions) {
     user?: LocalUser | null;
     pool?: LocalUserPool;
     origin?: string;
+    /** A refresh: its sign-in's time (the refresh token's `iat`), which the new tokens keep as `auth_time`. */
+    authTime?: number;
   }
 
   interface Operation {
@@ -504,7 +506,7 @@ export function createStandInHarness(options: StandInHarnessOptions) {
       }
       if (typeof claims.exp === "number" && claims.exp * 1000 <= Date.now()) throw fault.refreshTokenExpired();
       if (!user.Enabled) throw fault.userDisabled();
-      return { user, pool, origin };
+      return { user, pool, origin, ...(typeof claims.iat === "number" ? { authTime: claims.iat } : {}) };
     }
     return undefined;
   }
@@ -544,7 +546,14 @@ export function createStandInHarness(options: StandInHarnessOptions) {
     if (!authentication) return result;
     const origin = prepared.origin ?? originOfRefreshToken(authentication.RefreshToken);
     const user = prepared.user && prepared.pool ? await findUser(prepared.pool, prepared.user.Username) : null;
-    return { ...result, AuthenticationResult: shapeAuthenticationResult(authentication, { originJti: origin, user }) };
+    return {
+      ...result,
+      AuthenticationResult: shapeAuthenticationResult(authentication, {
+        originJti: origin,
+        user,
+        authTime: prepared.authTime,
+      }),
+    };
   }
 
   /** CreateUserPoolClient and UpdateUserPoolClient: the rotation setting kept, the answer shaped as Cognito's. */

@@ -1,6 +1,6 @@
 import { apiRoute, withStatus } from "~/api/api-handler.server";
 import { ApiError } from "~/api/api-response.server";
-import { asJson, staffActorOf } from "~/api/staff-api.server";
+import { asJson, requireRecentSignIn, staffActorOf } from "~/api/staff-api.server";
 import { problemMessageValues } from "~/domain/csv-import/csv-import-file.server";
 import { getImportJobProgress, startImportJob } from "~/domain/csv-import/import-jobs.server";
 import { validateImport } from "~/domain/csv-import/import-dry-run.server";
@@ -13,8 +13,9 @@ const api = apiRoute({
   POST: {
     operation: "adminCsvImportUserCreate",
     handle: async (call) => {
-      const actor = await staffActorOf(call);
       const dryRun = call.query.dryRun === "true";
+      if (!dryRun) requireRecentSignIn(call);
+      const actor = await staffActorOf(call);
       // app/server/api-lane.ts has read the body, up to the file cap (the contract's rawBody).
       const bytes = new Uint8Array(await call.request.arrayBuffer());
       const validation = await validateImport(call, {

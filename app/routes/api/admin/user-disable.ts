@@ -1,5 +1,5 @@
 import { apiRoute } from "~/api/api-handler.server";
-import { memberSubOf, staffActorOf } from "~/api/staff-api.server";
+import { memberSubOf, requireRecentSignIn, staffActorOf } from "~/api/staff-api.server";
 import { disableMember } from "~/domain/staff/staff-actions.server";
 
 const api = apiRoute({
@@ -7,6 +7,7 @@ const api = apiRoute({
     operation: "adminDisableUser",
     handle: async (call) => {
       const sub = memberSubOf(call.params);
+      requireRecentSignIn(call);
       return { enabled: false as const, ...(await disableMember(call, await staffActorOf(call), sub)) };
     },
   },

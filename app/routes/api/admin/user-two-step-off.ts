@@ -1,11 +1,15 @@
 import { apiRoute } from "~/api/api-handler.server";
-import { memberSubOf, staffActorOf } from "~/api/staff-api.server";
+import { memberSubOf, requireRecentSignIn, staffActorOf } from "~/api/staff-api.server";
 import { turnOffMemberTwoStep } from "~/domain/staff/staff-actions.server";
 
 const api = apiRoute({
   POST: {
     operation: "adminTurnOffTwoStep",
-    handle: async (call) => turnOffMemberTwoStep(call, await staffActorOf(call), memberSubOf(call.params)),
+    handle: async (call) => {
+      const sub = memberSubOf(call.params);
+      requireRecentSignIn(call);
+      return turnOffMemberTwoStep(call, await staffActorOf(call), sub);
+    },
   },
 });
 

@@ -77,17 +77,24 @@ function attributeClaims(attributes: AttributeType[]): Record<string, unknown> {
  * Rewrites an authentication result the way Cognito shapes it: access and ID tokens carry `origin_jti` (the jti of
  * the refresh token of the sign-in they belong to), the ID token carries the user's attributes, and the result
  * states `ExpiresIn` (the access token's lifetime in seconds, from its own exp − iat) and `TokenType: "Bearer"`.
+ * `auth_time` is the sign-in's time: cognito-local stamps the issue time, which is right for a sign-in; a refresh
+ * passes its sign-in's (`authTime`), as Cognito keeps it ("the time when the authentication occurred").
  */
 export function shapeAuthenticationResult(
   result: Record<string, unknown>,
-  options: { originJti: string | undefined; user: LocalUser | null },
+  options: { originJti: string | undefined; user: LocalUser | null; authTime?: number },
 ): Record<string, unknown> {
   const shaped: Record<string, unknown> = { ...result };
   const access = typeof result.AccessToken === "string" ? result.AccessToken : undefined;
   const id = typeof result.IdToken === "string" ? result.IdToken : undefined;
+  const signedInAt = options.authTime === undefined ? {} : { auth_time: options.authTime };
   const accessClaims = decodeClaims(access);
   if (access && accessClaims) {
-    const claims = { ...accessClaims, ...(options.originJti ? { origin_jti: options.originJti } : {}) };
+    const claims = {
+      ...accessClaims,
+      ...signedInAt,
+      ...(options.originJti ? { origin_jti: options.originJti } : {}),
+    };
     shaped.AccessToken = resign(access, claims);
     if (typeof claims.exp === "number" && typeof claims.iat === "number") shaped.ExpiresIn = claims.exp - claims.iat;
   }
@@ -97,6 +104,7 @@ export function shapeAuthenticationResult(
     shaped.IdToken = resign(id, {
       ...fromAttributes,
       ...idClaims,
+      ...signedInAt,
       ...(options.user ? { email_verified: fromAttributes.email_verified === true } : {}),
       ...(options.originJti ? { origin_jti: options.originJti } : {}),
     });

@@ -1,0 +1,1 @@
+ALTER TABLE "two_step_verifications" ADD COLUMN "totp_off_since" timestamp with time zone;

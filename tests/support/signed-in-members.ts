@@ -1,0 +1,59 @@
+import { signIn } from "~/domain/account/sign-in.server";
+import { resolvePageSession } from "~/domain/sessions/page-sessions.server";
+import type { Locale } from "~/i18n/locales";
+import type { SignedInMember } from "~/middleware/member-session.server";
+import type { AppServices } from "~/services.server";
+
+/** The password the members made here sign in with. */
+export const MEMBER_PASSWORD = "correct-horse-battery";
+
+/** How the browser signs in: its user agent and client IP, the page's language. */
+export interface BrowserOptions {
+  userAgent?: string | null;
+  clientIp?: string;
+  locale?: Locale;
+  password?: string;
+}
+
+/** The member behind a session, as the next request's session check reads them (the password time included). */
+export async function memberAsSeenNow(
+  services: AppServices,
+  session: { sessionId: string; accessToken: string },
+): Promise<SignedInMember> {
+  const resolution = await resolvePageSession(services, session);
+  if (resolution.kind !== "member") throw new Error(`session resolved as ${resolution.kind}`);
+  return resolution.member;
+}
+
+/** An existing member signed in with their password from a new browser (the sign-in form's verb). */
+export async function signInMember(
+  services: AppServices,
+  email: string,
+  { userAgent = null, clientIp = "127.0.0.1", locale = "ja", password = MEMBER_PASSWORD }: BrowserOptions = {},
+): Promise<SignedInMember> {
+  const result = await signIn(services, {
+    email,
+    password,
+    deviceKey: crypto.randomUUID(),
+    userAgent,
+    clientIp,
+    locale,
+  });
+  if (result.kind !== "active") throw new Error(`sign-in ended as ${result.kind}`);
+  return memberAsSeenNow(services, result);
+}
+
+/** A new confirmed member (`label` and a random part in the address), signed in with their password. */
+export async function signedInMember(
+  services: AppServices,
+  label: string,
+  options: BrowserOptions = {},
+): Promise<SignedInMember> {
+  const email = `${label}-${crypto.randomUUID().slice(0, 8)}@example.jp`;
+  await services.identity.createConfirmedUser({
+    email,
+    password: options.password ?? MEMBER_PASSWORD,
+    attributes: { locale: options.locale ?? "ja" },
+  });
+  return signInMember(services, email, options);
+}
