@@ -34,6 +34,7 @@ export function readBody(
     let size = 0;
     let allowedBytes = limit;
     let asked = false;
+    let decision: Promise<boolean> | undefined;
     const settle = () => req.off("data", onData).off("end", onEnd).off("close", onClose).off("error", onError);
     const take = (chunk: Buffer) => {
       if (size <= allowedBytes) chunks.push(chunk);
@@ -49,7 +50,8 @@ export function readBody(
       if (!larger || asked || size <= allowedBytes) return take(chunk);
       asked = true;
       req.pause();
-      larger.allowed().then(
+      decision = larger.allowed();
+      decision.then(
         (allowed) => {
           if (!allowed) {
             settle();
@@ -69,7 +71,11 @@ export function readBody(
     };
     const onEnd = () => {
       settle();
-      resolve(size > allowedBytes ? "too large" : Buffer.concat(chunks, size));
+      const finish = () => resolve(size > allowedBytes ? "too large" : Buffer.concat(chunks, size));
+      // A body that came in one go may end before the gate has answered: its answer sets the limit (a refusal or
+      // an error settles the promise first).
+      if (decision) decision.then(finish, () => undefined);
+      else finish();
     };
     const onClose = () => {
       settle();

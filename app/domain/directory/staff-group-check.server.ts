@@ -40,7 +40,11 @@ export async function staffStandingNow(
   if (!row?.checkedAt || input.now.getTime() - row.checkedAt.getTime() > STAFF_RIGHTS_MAX_AGE_MS) {
     return "unverified";
   }
-  return row.inGroup || input.tokenIssuedAt > row.checkedAt ? "staff" : "not-staff";
+  // A token's issue time is in whole seconds: one issued in the reading's own second may be the newer word, and is
+  // taken as such, else a member just added would be refused until the next reading; a removal in that second is
+  // caught by the next reading, well within the minute.
+  const readingSecond = Math.floor(row.checkedAt.getTime() / 1000) * 1000;
+  return row.inGroup || input.tokenIssuedAt.getTime() >= readingSecond ? "staff" : "not-staff";
 }
 
 export interface StaffGroupCheckDependencies {

@@ -6,7 +6,7 @@ import { parseConfig } from "~/config.server";
 import { sessionCookie, staffSessionCookie } from "~/cookies/app-cookies.server";
 import { completeCodeSignIn, signIn } from "~/domain/account/sign-in.server";
 import { moveStaffSessionTimeBack, resolveStaffSession } from "~/domain/sessions/staff-sessions.server";
-import { staffContext } from "~/router-context.server";
+import { staffContext, staffStandingContext } from "~/router-context.server";
 import * as adminUserPage from "~/routes/staff/admin-user";
 import { refreshMember } from "~/domain/staff/staff-actions.server";
 import * as staffSignInPage from "~/routes/default/admin-sign-in";
@@ -279,6 +279,8 @@ test("disabling, turning off 2-step verification and changing a member's e-mail 
     const request = calls.post(detail, fields, cookie);
     const context = await calls.context(request, null);
     context.set(staffContext, resolved.staff);
+    // What the staff layout's middleware reads from the member directory (readStaffStanding): staff now.
+    context.set(staffStandingContext, "staff");
     return settle(adminUserPage.action(calls.args(request, context, { sub: target.sub })));
   };
 
@@ -301,6 +303,7 @@ test("disabling, turning off 2-step verification and changing a member's e-mail 
   const pageRequest = calls.get(detail, kept);
   const pageContext = await calls.context(pageRequest, null);
   pageContext.set(staffContext, resolved.staff);
+  pageContext.set(staffStandingContext, "staff");
   const page = (await adminUserPage
     .loader(calls.args(pageRequest, pageContext, { sub: detail.split("/")[3]! }))
     .catch((thrown: unknown) => thrown)) as { keptEmail?: string } | { init: ResponseInit };
@@ -316,6 +319,7 @@ test("disabling, turning off 2-step verification and changing a member's e-mail 
   const request = calls.post(detail, { intent: "disable" });
   const context = await calls.context(request, null);
   context.set(staffContext, confirmed.staff);
+  context.set(staffStandingContext, "staff");
   const done = await settle(adminUserPage.action(calls.args(request, context, { sub: target.sub })));
   expect((done as Response).headers.get("Location")).toBe(detail);
   expect((await services.identity.getUser(target.email)).enabled).toBe(false);
