@@ -1,5 +1,6 @@
 import { type RouterContext, type RouterContextProvider, createContext } from "react-router";
 import type { SignedInMember } from "~/domain/sessions/page-sessions.server";
+import type { SignedInStaff } from "~/domain/sessions/staff-sessions.server";
 import type { StaffStanding } from "~/domain/directory/staff-group-check.server";
 import type { AppServices } from "~/services.server";
 
@@ -85,8 +86,11 @@ export const devMailboxContext = sharedContext<DevMailbox | null>("dev-mailbox",
 /** The signed-in member, set by the pages' session middleware (app/middleware/member-session.server.ts). */
 export const memberContext = createContext<SignedInMember | null>(null);
 
+/** The staff member of a staff session, set by the staff pages' middleware (app/middleware/staff-session.server.ts). */
+export const staffContext = createContext<SignedInStaff | null>(null);
+
 /**
- * The signed-in member's standing as staff right now, read by the staff pages' middleware from the member
+ * The staff session's member's standing as staff right now, read by the staff pages' middleware from the member
  * directory (app/domain/directory/staff-group-check.server.ts) for requireAdmin; null: not read (refused).
  */
 export const staffStandingContext = createContext<StaffStanding | null>(null);

@@ -1,5 +1,5 @@
 import type { ReactNode } from "react";
-import { NavLink } from "react-router";
+import { Form, NavLink } from "react-router";
 import { useTranslation } from "~/i18n/use-translation";
 import { pathFor } from "~/routing/route-table";
 import { useRootData } from "./use-root-data";
@@ -18,6 +18,7 @@ const ADMIN_LINKS = [
  */
 export function AdminShell({ children }: { children: ReactNode }) {
   const { t } = useTranslation("admin");
+  const { t: tStaff } = useTranslation("staffSession");
   const { locale } = useRootData();
   return (
     <div className="admin-shell">
@@ -35,6 +36,12 @@ export function AdminShell({ children }: { children: ReactNode }) {
             ))}
           </ul>
         </nav>
+        {/* The staff area's sign-out ends the staff session and the member session (app/routes/default/admin-sign-in.tsx). */}
+        <Form method="post" action={pathFor("admin-sign-in", locale)} className="admin-shell__sign-out">
+          <button type="submit" name="intent" value="sign-out" className="admin-shell__link">
+            {tStaff("signOut")}
+          </button>
+        </Form>
       </header>
       <div className="admin-shell__content">{children}</div>
     </div>

@@ -188,3 +188,17 @@ export type KeptFormState = z.infer<typeof KeptFormStateSchema>;
  * page they return to shows what they typed, without putting it in a URL. This host only.
  */
 export const keptFormCookie = defineCookie("id_kept_form", KeptFormStateSchema, { maxAge: KEPT_FORM_COOKIE_MAX_AGE_S });
+
+/**
+ * The staff session (app/domain/sessions/staff-sessions.server.ts): this host only, never the parent domain, so no
+ * sibling service ever receives staff power; `__Host-` over https. The session itself ends sooner (8 hours at most).
+ */
+export const staffSessionCookie = defineCookie("id_staff_session", SessionCookieSchema, { maxAge: 8 * 60 * 60 });
+
+/**
+ * The staff sign-in between the password and the code: Cognito's challenge for the staff client, as the member
+ * sign-in's code step keeps its own (codeChallengeCookie). This host only.
+ */
+export const staffCodeChallengeCookie = defineCookie("id_staff_code_step", NewPasswordChallengeStateSchema, {
+  maxAge: CODE_CHALLENGE_COOKIE_MAX_AGE_S,
+});

@@ -19,6 +19,7 @@ import enWithdrawal from "../../locales/en/withdrawal.json";
 import enCsvImport from "../../locales/en/csv-import.json";
 import enSignInAlert from "../../locales/en/sign-in-alert.json";
 import enPasskeys from "../../locales/en/passkeys.json";
+import enStaffSession from "../../locales/en/staff-session.json";
 import jaAccount from "../../locales/ja/account.json";
 import jaApi from "../../locales/ja/api.json";
 import jaAdmin from "../../locales/ja/admin.json";
@@ -40,6 +41,7 @@ import jaWithdrawal from "../../locales/ja/withdrawal.json";
 import jaCsvImport from "../../locales/ja/csv-import.json";
 import jaSignInAlert from "../../locales/ja/sign-in-alert.json";
 import jaPasskeys from "../../locales/ja/passkeys.json";
+import jaStaffSession from "../../locales/ja/staff-session.json";
 import type { Locale } from "./locales";
 
 /** Japanese is the source of the key types: i18next's `t` only accepts keys that exist in it. */
@@ -65,6 +67,7 @@ export const jaResources = {
   adminImport: jaAdminImport,
   signInAlert: jaSignInAlert,
   passkeys: jaPasskeys,
+  staffSession: jaStaffSession,
 };
 export type Resources = typeof jaResources;
 
@@ -94,6 +97,7 @@ const enResources: SameKeys<Resources> = {
   adminImport: enAdminImport,
   signInAlert: enSignInAlert,
   passkeys: enPasskeys,
+  staffSession: enStaffSession,
 };
 
 export const RESOURCES: Record<Locale, SameKeys<Resources>> = { ja: jaResources, en: enResources };

@@ -2,17 +2,18 @@ import type { RouterContextProvider } from "react-router";
 import { isDatabaseUnavailable } from "../../db/client.server";
 import { authenticateBearer } from "~/api/bearer-auth.server";
 import { ApiError } from "~/api/api-response.server";
-import { sessionCookie } from "~/cookies/app-cookies.server";
-import { resolvePageSession } from "~/domain/sessions/page-sessions.server";
+import { staffSessionCookie } from "~/cookies/app-cookies.server";
+import { resolveStaffSession } from "~/domain/sessions/staff-sessions.server";
 import { type LargeBodyRefusal, servicesOf } from "~/router-context.server";
 
 /**
  * Whether this request may send a body over the ordinary limit (SECURITY.md 32): only staff upload files (the CSV
  * import), so the HTTP layer asks this, from the request's head alone, before it reads past 64 kB of a page post or
- * 32 kB of an API body. Pages: the session cookie's member, resolved as the session middleware resolves it, in
- * the admin group. The API: the staff client's bearer token, checked as every admin endpoint checks it, of the admin
- * group. The route checks again with the body in hand; this only keeps anyone else from making the server read,
- * buffer and parse a large body. Null: go ahead.
+ * 32 kB of an API body. Pages: the staff session's member (app/domain/sessions/staff-sessions.server.ts), resolved
+ * as the staff pages' middleware resolves it, in the admin group; a member session alone is not enough. The API:
+ * the staff client's bearer token, checked as every admin endpoint checks it, of the admin group. The route checks
+ * again with the body in hand; this only keeps anyone else from making the server read, buffer and parse a large
+ * body. Null: go ahead.
  */
 export async function largeBodyRefusal(
   context: Readonly<RouterContextProvider>,
@@ -28,12 +29,12 @@ export async function largeBodyRefusal(
       const bearer = await authenticateBearer(request, { db: services.db, cognito: config.cognito, client: "staff" });
       groups = bearer.groups;
     } else {
-      const cookie = await sessionCookie.read(config, request);
+      const cookie = await staffSessionCookie.read(config, request);
       const resolution = cookie
-        ? await resolvePageSession(services, { sessionId: cookie.sid, accessToken: cookie.at })
+        ? await resolveStaffSession(services, { sessionId: cookie.sid, accessToken: cookie.at })
         : null;
-      if (resolution?.kind !== "member") return { code: "unauthorized" };
-      groups = resolution.member.groups;
+      if (resolution?.kind !== "staff") return { code: "unauthorized" };
+      groups = resolution.staff.groups;
     }
     return groups.includes(config.adminGroup) ? null : { code: "forbidden" };
   } catch (error) {

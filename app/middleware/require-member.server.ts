@@ -1,11 +1,11 @@
 import { type RouterContextProvider, data, redirect } from "react-router";
-import { sessionCookie } from "~/cookies/app-cookies.server";
 import { localeFromPathname, pathnameForLocale } from "~/i18n/locales";
 import { routeNameForPathname } from "~/routing/route-table";
-import { servicesOf, staffStandingContext } from "~/router-context.server";
+import { databaseUnavailableContext, servicesOf, staffContext, staffStandingContext } from "~/router-context.server";
 import { issuedAtOf } from "~/domain/account/sign-in.server";
 import { staffStandingNow } from "~/domain/directory/staff-group-check.server";
-import { type SignedInMember, getMember, peekMember } from "./member-session.server";
+import { type SignedInMember, getMember } from "./member-session.server";
+import { type SignedInStaff, getStaff, redirectToStaffSignIn } from "./staff-session.server";
 
 /**
  * Sign-in in the page's language, with `to=` so that the member comes back here afterwards: the route name of a
@@ -26,55 +26,47 @@ export function requireMember(context: Readonly<RouterContextProvider>, request:
 }
 
 /**
- * Where someone who is not signed in is sent from an admin page: a visitor to sign-in with `to=` (they come back
- * after signing in); a browser whose session expired or ended to `/` (spec section 4: an admin call answered 401
- * sends the user to /) rather than round a sign-in loop for a session that may have been ended on purpose.
- */
-function redirectFromAdmin(context: Readonly<RouterContextProvider>, request: Request): never {
-  // A session cookie that gave no member: the session middleware found it expired or ended (and cleared it).
-  if (sessionCookie.isPresent(servicesOf(context).config, request)) throw redirect("/");
-  redirectToSignIn(request);
-}
-
-/**
- * The admin layout's guard: redirects only, so it can run as middleware on client navigations too (a middleware
+ * The staff layout's guard: redirects only, so it can run as middleware on client navigations too (a middleware
  * that throws a 403 would keep the root loader, and so the localized error page, from running; requireAdmin in
- * the loaders answers that). The database down: the page goes ahead and answers 503.
+ * the loaders answers that). Without a staff session: the staff sign-in, whatever the member session says. The
+ * database down: the page goes ahead and answers 503.
  */
-export function redirectUnlessSignedIn(context: Readonly<RouterContextProvider>, request: Request): void {
-  const { member, databaseUnavailable } = peekMember(context);
-  if (!member && !databaseUnavailable) redirectFromAdmin(context, request);
+export function redirectUnlessStaffSession(context: Readonly<RouterContextProvider>, request: Request): void {
+  if (!context.get(staffContext) && !context.get(databaseUnavailableContext)) redirectToStaffSignIn(request);
 }
 
 /**
- * Reads the signed-in member's standing as staff for requireAdmin (the staff layout's middleware: one query, no
- * Cognito call). A member whose token names no admin group is not asked about.
+/**
+ * Reads the staff session's member's standing as staff for requireAdmin (the staff layout's middleware: one query,
+ * no Cognito call): the staff token's groups against the member directory's recent reading, the token's issue time
+ * saying which is newer. A staff member whose token names no admin group is not asked about.
  */
 export async function readStaffStanding(context: Readonly<RouterContextProvider>): Promise<void> {
-  const { member } = peekMember(context);
+  const staff = context.get(staffContext);
   const { db, config, clock } = servicesOf(context);
-  if (!member?.groups.includes(config.adminGroup)) return;
+  if (!staff?.groups.includes(config.adminGroup)) return;
   const standing = await staffStandingNow(db, {
-    sub: member.sub,
+    sub: staff.sub,
     staffGroup: config.adminGroup,
-    tokenIssuedAt: issuedAtOf(member.accessToken),
+    tokenIssuedAt: issuedAtOf(staff.accessToken),
     now: clock.now(),
   });
   (context as RouterContextProvider).set(staffStandingContext, standing);
 }
 
 /**
- * A signed-in member of the configured admin group, for the admin pages' loaders and actions. Anyone not signed
- * in is redirected (redirectFromAdmin); a member outside the group is forbidden (403), by their token's groups and
- * by the member directory's, which follow Cognito's within a minute (readStaffStanding). Without a recent reading of
- * the group the pages answer 503: staff rights are never assumed.
+ * The staff member of this request's staff session (app/domain/sessions/staff-sessions.server.ts), of the
+ * configured admin group, for the admin pages' loaders and actions. Without a staff session: the staff sign-in;
+ * outside the group: forbidden (403), by the staff token's groups and by the member directory's, which follow
+ * Cognito's within a minute (readStaffStanding). Without a recent reading of the group the pages answer 503: staff
+ * rights are never assumed.
  */
-export function requireAdmin(context: Readonly<RouterContextProvider>, request: Request): SignedInMember {
-  const member = getMember(context);
-  if (!member) redirectFromAdmin(context, request);
-  if (!member.groups.includes(servicesOf(context).config.adminGroup)) throw data(null, { status: 403 });
+export function requireAdmin(context: Readonly<RouterContextProvider>, request: Request): SignedInStaff {
+  const staff = getStaff(context);
+  if (!staff) redirectToStaffSignIn(request);
+  if (!staff.groups.includes(servicesOf(context).config.adminGroup)) throw data(null, { status: 403 });
   const standing = context.get(staffStandingContext);
   if (standing === "not-staff") throw data(null, { status: 403 });
   if (standing !== "staff") throw data(null, { status: 503, headers: { "Retry-After": "20" } });
-  return member;
+  return staff;
 }

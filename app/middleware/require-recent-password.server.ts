@@ -35,11 +35,11 @@ export async function requireRecentPassword(
   throw redirect(reauthenticationPath(pathname, returnTo ?? `${pathname}${search}`), { headers });
 }
 
-/** What this member typed into this page's form before the password step, or null. */
+/** What this member (or staff member) typed into this page's form before the password step, or null. */
 export async function keptFormFields(
   context: Readonly<RouterContextProvider>,
   request: Request,
-  member: SignedInMember,
+  member: Pick<SignedInMember, "sub">,
 ): Promise<Record<string, string> | null> {
   const { clock, config } = servicesOf(context);
   const state = await keptFormCookie.read(config, request);

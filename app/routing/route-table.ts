@@ -34,6 +34,10 @@ export const ROUTE_SECTIONS = [
       // The newsletter's one-click unsubscribe link (the e-mail-address export's): no sign-in; the token is signed.
       { name: "newsletter-unsubscribe", path: "newsletter/unsubscribe/:token?" },
       { name: "docs-api", path: "docs/api" },
+      // The staff area's own sign-in (password and authenticator code, through the staff app client), which the
+      // staff pages send anyone without a staff session to; `mode=confirm` asks again before a high-impact action.
+      // Its sign-out ends the staff session and the member session.
+      { name: "admin-sign-in", path: "admin/sign-in" },
       { name: "not-found", path: "*" },
     ],
   },

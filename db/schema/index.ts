@@ -14,5 +14,6 @@ export * from "./mail-outbox";
 export * from "./invitation-resends";
 export * from "./second-factors";
 export * from "./member-passkeys";
+export * from "./staff-sessions";
 export * from "./staff-group-checks";
 export * from "./scheduled-job-turns";

@@ -1,8 +1,8 @@
 import { expect, test } from "./fixtures";
 import { STANDIN_PORT } from "../../playwright.config";
-import { createNamedMember, createStaffAdmin, refreshIntoDirectory } from "../support/admin-members";
+import { createNamedMember, createStaffWithAuthenticator, refreshIntoDirectory } from "../support/admin-members";
 import { expectNoSeriousViolations } from "../support/axe";
-import { signIn } from "../support/sign-in-form";
+import { openStaffSessionInBrowser } from "../support/sign-in-form";
 
 const PAGES = [
   "/",
@@ -53,14 +53,13 @@ for (const prefix of ["", "/en"]) {
     request,
   }) => {
     test.setTimeout(90_000);
-    const admin = await createStaffAdmin(STANDIN_PORT, "axe");
+    const admin = await createStaffWithAuthenticator(STANDIN_PORT, "axe");
     // A member who is not staff: a staff member's page (the admin's own) offers no change to confirm.
     const member = await createNamedMember(STANDIN_PORT, {
       email: `axe-member-${crypto.randomUUID().slice(0, 8)}@example.jp`,
     });
     await refreshIntoDirectory(request, STANDIN_PORT, admin, [member]);
-    await page.goto("/auth/sign-in/?to=admin");
-    await signIn(page, admin);
+    await openStaffSessionInBrowser(page, admin, { path: "/admin/sign-in/?to=admin" });
     await expect(page).toHaveURL(/\/admin\/$/);
     for (const path of [
       "/admin/",
@@ -83,9 +82,8 @@ test("the CSV import's dry-run report, its ready panel and a job's page have no 
   page,
 }) => {
   test.setTimeout(60_000);
-  const admin = await createStaffAdmin(STANDIN_PORT, "axe-import");
-  await page.goto("/auth/sign-in/?to=admin-csv-import");
-  await signIn(page, admin);
+  const admin = await createStaffWithAuthenticator(STANDIN_PORT, "axe-import");
+  await openStaffSessionInBrowser(page, admin, { path: "/admin/sign-in/?to=admin-csv-import" });
   await expect(page).toHaveURL(/\/admin\/csv-import\/$/);
   // Once more, without the sign-in's toast: axe would catch it mid-fade.
   await page.goto("/admin/csv-import/");

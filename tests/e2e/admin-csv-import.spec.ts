@@ -4,9 +4,9 @@ import { expect, test } from "./fixtures";
 import { parse } from "csv-parse/sync";
 import iconv from "iconv-lite";
 import { STANDIN_PORT } from "../../playwright.config";
-import { createNamedMember, createStaffAdmin } from "../support/admin-members";
+import { createNamedMember, createStaffWithAuthenticator } from "../support/admin-members";
 import { latestTemporaryPassword } from "../support/invited-members";
-import { signIn } from "../support/sign-in-form";
+import { signIn, openStaffSessionInBrowser } from "../support/sign-in-form";
 
 const UTF8_BOM = "\uFEFF";
 const HEADER = [
@@ -76,9 +76,8 @@ async function signInForTheFirstTime(
 async function signedInAsStaff(page: Page, label: string, javaScriptEnabled: boolean) {
   // Without JavaScript the pages are checked at a phone's width: nothing may scroll sideways there.
   if (!javaScriptEnabled) await page.setViewportSize({ width: 375, height: 812 });
-  const admin = await createStaffAdmin(STANDIN_PORT, label);
-  await page.goto("/auth/sign-in/?to=admin-csv-import");
-  await signIn(page, admin);
+  const admin = await createStaffWithAuthenticator(STANDIN_PORT, label);
+  await openStaffSessionInBrowser(page, admin, { path: "/admin/sign-in/?to=admin-csv-import" });
   await expect(page).toHaveURL(/\/admin\/csv-import\/$/);
   return admin;
 }

@@ -4,8 +4,8 @@ import { expect, test } from "./fixtures";
 import { parse } from "csv-parse/sync";
 import iconv from "iconv-lite";
 import { STANDIN_PORT } from "../../playwright.config";
-import { createNamedMember, createStaffAdmin, refreshIntoDirectory } from "../support/admin-members";
-import { signIn } from "../support/sign-in-form";
+import { createNamedMember, createStaffWithAuthenticator, refreshIntoDirectory } from "../support/admin-members";
+import { openStaffSessionInBrowser } from "../support/sign-in-form";
 
 /** Submits one of the page's forms (named by its heading) and returns the file the browser saved. */
 async function downloadFrom(page: Page, formTitle: string, fill: (form: ReturnType<Page["locator"]>) => Promise<void>) {
@@ -25,7 +25,7 @@ test("staff download each export from the downloads page: BOM, Japanese, escaped
   request,
 }) => {
   const tag = `dl-${crypto.randomUUID().slice(0, 8)}`;
-  const admin = await createStaffAdmin(STANDIN_PORT, tag);
+  const admin = await createStaffWithAuthenticator(STANDIN_PORT, tag);
   const members = [];
   for (const [index, names] of (
     [
@@ -38,8 +38,7 @@ test("staff download each export from the downloads page: BOM, Japanese, escaped
   }
   await refreshIntoDirectory(request, STANDIN_PORT, admin, members);
 
-  await page.goto("/auth/sign-in/?to=admin-downloads");
-  await signIn(page, admin);
+  await openStaffSessionInBrowser(page, admin, { path: "/admin/sign-in/?to=admin-downloads" });
   await expect(page.getByRole("heading", { level: 2, name: "各種ダウンロード" })).toBeVisible();
   await expect(
     page.getByRole("navigation", { name: /管理/ }).getByRole("link", { name: "各種ダウンロード" }),
@@ -98,9 +97,8 @@ test("staff download each export from the downloads page: BOM, Japanese, escaped
 });
 
 test("a bad parameter brings the downloads page back with the field's error and what was typed", async ({ page }) => {
-  const admin = await createStaffAdmin(STANDIN_PORT, "dl-bad");
-  await page.goto("/auth/sign-in/?to=admin-downloads");
-  await signIn(page, admin);
+  const admin = await createStaffWithAuthenticator(STANDIN_PORT, "dl-bad");
+  await openStaffSessionInBrowser(page, admin, { path: "/admin/sign-in/?to=admin-downloads" });
   const form = page.getByRole("form", { name: "会員一覧（users.csv）" });
   await form.getByLabel("1ページの行数").fill("0");
   await form.getByRole("button").click();

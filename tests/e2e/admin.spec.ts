@@ -1,8 +1,13 @@
 import type { Browser, Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
 import { STANDIN_PORT } from "../../playwright.config";
-import { createNamedMember, createStaffAdmin, refreshIntoDirectory } from "../support/admin-members";
-import { signIn } from "../support/sign-in-form";
+import {
+  createNamedMember,
+  createStaffAdmin,
+  createStaffWithAuthenticator,
+  refreshIntoDirectory,
+} from "../support/admin-members";
+import { signIn, openStaffSessionInBrowser } from "../support/sign-in-form";
 import { createTestMember } from "../support/test-members";
 
 /**
@@ -44,18 +49,18 @@ async function confirmAction(page: Page, button: string, confirm: string) {
   await page.getByTestId("confirm-panel").getByRole("button", { name: confirm }).click();
 }
 
-test("the admin pages send a visitor to sign-in and come back after it, to the very member's page", async ({
+test("the admin pages send a visitor to the staff sign-in and come back after it, to the very member's page", async ({
   page,
   request,
 }) => {
-  const admin = await createStaffAdmin(STANDIN_PORT, "admin-visitor");
+  const admin = await createStaffWithAuthenticator(STANDIN_PORT, "admin-visitor");
   await refreshIntoDirectory(request, STANDIN_PORT, admin, []);
   await page.goto("/admin/");
-  await expect(page).toHaveURL(/\/auth\/sign-in\/\?to=admin$/);
+  await expect(page).toHaveURL(/\/admin\/sign-in\/\?to=admin$/);
   const memberPage = `/admin/users/${admin.sub}/`;
   await page.goto(memberPage);
-  await expect(page).toHaveURL(`/auth/sign-in/?to=${encodeURIComponent(memberPage)}`);
-  await signIn(page, admin);
+  await expect(page).toHaveURL(`/admin/sign-in/?${new URLSearchParams({ to: memberPage }).toString()}`);
+  await openStaffSessionInBrowser(page, admin, { path: memberPage });
   await expect(page).toHaveURL(memberPage);
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("管理画面");
   await expect(page.getByTestId("member-email")).toHaveText(admin.email);
@@ -79,10 +84,9 @@ test("the user list opens with the search form, then the list, then the dashboar
   page,
   request,
 }) => {
-  const admin = await createStaffAdmin(STANDIN_PORT, "admin-landing");
+  const admin = await createStaffWithAuthenticator(STANDIN_PORT, "admin-landing");
   await refreshIntoDirectory(request, STANDIN_PORT, admin, []);
-  await page.goto("/auth/sign-in/?to=admin");
-  await signIn(page, admin);
+  await openStaffSessionInBrowser(page, admin, { path: "/admin/sign-in/?to=admin" });
   await expect(page).toHaveURL(/\/admin\/$/);
   for (const [path, heading] of [
     [`/admin/?q=${encodeURIComponent(admin.email)}`, "ユーザ一覧"],
@@ -113,12 +117,13 @@ test("another staff member's page offers no change to their account, and a forge
   javaScriptEnabled,
 }) => {
   test.setTimeout(120_000);
-  const admin = await createStaffAdmin(STANDIN_PORT, "admin-on-staff");
+  const admin = await createStaffWithAuthenticator(STANDIN_PORT, "admin-on-staff");
   const colleague = await createStaffAdmin(STANDIN_PORT, "admin-colleague");
   await refreshIntoDirectory(request, STANDIN_PORT, admin, [colleague]);
   const colleaguePage = `/admin/users/${colleague.sub}/`;
-  await page.goto(`/auth/sign-in/?to=${encodeURIComponent(colleaguePage)}`);
-  await signIn(page, admin);
+  await openStaffSessionInBrowser(page, admin, {
+    path: `/admin/sign-in/?${new URLSearchParams({ to: colleaguePage }).toString()}`,
+  });
   await expect(page).toHaveURL(colleaguePage);
 
   // Only the refresh is offered (on one's own page too); asking to confirm another action shows no panel.
@@ -173,18 +178,20 @@ test("another staff member's page offers no change to their account, and a forge
   await expect(refused.first()).toContainText(admin.email);
 });
 
-test("a member outside the admin group gets the 403 page in both languages", async ({ page }) => {
+test("the member cookie alone opens no staff page: the staff sign-in, in both languages", async ({ page }) => {
   const member = await createTestMember(STANDIN_PORT, "admin-forbidden");
   await page.goto("/auth/sign-in/?to=my-profile");
   await signIn(page, member);
   await expect(page).toHaveURL(/\/my\/profile\/$/);
-  for (const [path, title] of [
-    ["/admin/", "このページを表示する権限がありません"],
-    ["/en/admin/audit-log/", "You do not have permission to view this page"],
+  for (const [path, signInPath, title] of [
+    ["/admin/", "/admin/sign-in/", "管理画面へのログイン"],
+    ["/en/admin/audit-log/", "/en/admin/sign-in/", "Sign in to the staff area"],
   ] as const) {
-    const response = await page.goto(path);
-    expect(response?.status()).toBe(403);
-    await expect(page.getByRole("heading", { level: 1 })).toHaveText(title);
+    await page.goto(path);
+    await expect(page).toHaveURL(new RegExp(`${signInPath.replaceAll("/", "\\/")}\\?to=`));
+    await expect(page.getByTestId("staff-sign-in").getByRole("heading", { level: 1 })).toHaveText(title);
+    // Prefilled from the member session: the address is the member's.
+    await expect(page.getByRole("textbox", { name: /メールアドレス|E-mail address/ })).toHaveValue(member.email);
   }
 });
 
@@ -198,7 +205,7 @@ test("staff find a member and fix them: search, filters, paging, refresh, e-mail
   const tag = `adm${crypto.randomUUID().slice(0, 8)}`;
   const familyName = javaScriptEnabled ? FAMILY_NAME_WITH_JAVASCRIPT : FAMILY_NAME_WITHOUT_JAVASCRIPT;
   const seedingStartedAt = Date.now();
-  const admin = await createStaffAdmin(STANDIN_PORT, `staff-${tag}`);
+  const admin = await createStaffWithAuthenticator(STANDIN_PORT, `staff-${tag}`);
   const members = [];
   for (const [index, givenName] of ["太郎", "花子", "次郎"].entries()) {
     members.push(
@@ -214,8 +221,7 @@ test("staff find a member and fix them: search, filters, paging, refresh, e-mail
   const [target] = members;
   if (!target) throw new Error("no members were made");
 
-  await page.goto("/auth/sign-in/?to=admin");
-  await signIn(page, admin);
+  await openStaffSessionInBrowser(page, admin, { path: "/admin/sign-in/?to=admin" });
   await expect(page).toHaveURL(/\/admin\/$/);
 
   // The dashboard: four charts, each an image with its numbers in a table (the numbers are checked at the end).

@@ -1,7 +1,7 @@
 import type { BrowserContext, Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
 import { STANDIN_PORT } from "../../playwright.config";
-import { createNamedMember, createStaffAdmin, refreshIntoDirectory } from "../support/admin-members";
+import { createNamedMember, createStaffWithAuthenticator, refreshIntoDirectory } from "../support/admin-members";
 import { expectNoSeriousViolations } from "../support/axe";
 import {
   LOCALE_PREFIXES,
@@ -10,8 +10,8 @@ import {
   holdAtDeviceLimit,
   reachSignUpAccountStep,
   signInNewMember,
-  postSignIn,
 } from "../support/page-tour";
+import { openStaffSessionInBrowser } from "../support/sign-in-form";
 
 /** From the narrowest phone the spec supports (320 px) to a desktop. */
 const WIDTHS = [320, 375, 800, 1440];
@@ -122,15 +122,15 @@ for (const width of WIDTHS) {
   }) => {
     test.setTimeout(240_000);
     const context = await browser.newContext({ viewport: { width, height: 800 } });
-    const admin = await createStaffAdmin(STANDIN_PORT, `layout-${width}`);
+    const admin = await createStaffWithAuthenticator(STANDIN_PORT, `layout-${width}`);
     const member = await createNamedMember(STANDIN_PORT, {
       email: `layout-staff-${width}-${crypto.randomUUID().slice(0, 8)}@example.jp`,
     });
     await refreshIntoDirectory(context.request, STANDIN_PORT, admin, [member]);
-    await postSignIn(context.request, admin);
-    // The "signed in" toast is read by this request, so no page of the tour shows it half faded.
-    await context.request.get("/admin/");
     const page = await context.newPage();
+    await openStaffSessionInBrowser(page, admin, { path: "/admin/sign-in/?to=admin" });
+    // Any toast of the sign-in is read by this request, so no page of the tour shows it half faded.
+    await context.request.get("/admin/");
     const staffPages = [
       "/admin/",
       `/admin/?q=${encodeURIComponent(member.email)}`,

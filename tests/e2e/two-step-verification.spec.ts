@@ -1,8 +1,8 @@
 import type { APIRequestContext, Browser, BrowserContext, Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
 import { STANDIN_PORT } from "../../playwright.config";
-import { createNamedMember, createStaffAdmin, refreshIntoDirectory } from "../support/admin-members";
-import { browserSigningIn, signIn } from "../support/sign-in-form";
+import { createNamedMember, createStaffWithAuthenticator, refreshIntoDirectory } from "../support/admin-members";
+import { browserSigningIn, signIn, openStaffSessionInBrowser } from "../support/sign-in-form";
 import { createTestMember } from "../support/test-members";
 import { totpCode, wrongTotpCode } from "../support/totp-codes";
 
@@ -179,12 +179,11 @@ test("staff turn off a member's 2-step verification after the confirmation step;
   expect(signedIn.status()).toBe(302);
   await turnOnThroughPosts(memberBrowser.request);
 
-  const admin = await createStaffAdmin(STANDIN_PORT, "two-step-admin");
+  const admin = await createStaffWithAuthenticator(STANDIN_PORT, "two-step-admin");
   await refreshIntoDirectory(request, STANDIN_PORT, admin, [member]);
   const context = await browser.newContext({ locale: "ja-JP", javaScriptEnabled });
   const page = await context.newPage();
-  await page.goto(`/auth/sign-in/?to=admin`);
-  await signIn(page, admin);
+  await openStaffSessionInBrowser(page, admin, { path: "/admin/sign-in/?to=admin" });
   await expect(page).toHaveURL(/\/admin\/$/);
   await page.goto(`/admin/users/${member.sub}/`);
   await page.getByRole("link", { name: "2段階認証を無効にする" }).click();

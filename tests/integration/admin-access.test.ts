@@ -7,7 +7,7 @@ import { type StandInSdk, bearerTokensFor, connectToStandIn, staffTokenSource } 
 import { PageClient, expectResponse } from "../support/page-client";
 import { formUrlEncode, sendRawRequest } from "../support/raw-http";
 import { type ServerProcess, startServerProcess } from "../support/server-process";
-import { createStaffAdmin } from "../support/admin-members";
+import { type StaffWithAuthenticator, createStaffAdmin, createStaffWithAuthenticator } from "../support/admin-members";
 import { TEST_PASSWORD, createTestMember } from "../support/test-members";
 
 /**
@@ -15,6 +15,8 @@ import { TEST_PASSWORD, createTestMember } from "../support/test-members";
  * test speaks plain HTTP to it, as a visitor, a signed-in member and an admin, to every /admin/* page (both
  * languages), the detail page's actions, and every /api/admin/* endpoint; and as an admin on another staff member,
  * whose account is changed in the AWS console only. Each cell expects exactly one status.
+ * The staff pages take only a staff session (app/domain/sessions/staff-sessions.server.ts): an admin's member
+ * session alone, an admin without a second factor and a staff session left idle all get the staff sign-in.
  * The admin API takes only the staff app client's tokens: the staff member's own members' token is refused there.
  */
 
@@ -35,9 +37,15 @@ let server: ServerProcess;
 let client: PageClient;
 let sdk: StandInSdk;
 let member: Person;
+/** An admin without a second factor: signed in as a member, never able to open a staff session. */
 let admin: Person;
+/** An admin with an authenticator app and a staff session (no member session); and one whose staff session idled. */
+let staffCookies: Map<string, string>;
+let idleStaffCookies: Map<string, string>;
 /** Another staff member: the admin may look at their page and refresh it, and change nothing of their account. */
 let colleague: Person;
+/** An admin with an authenticator app whose staff session looks at the colleague's page. */
+let onStaff: StaffWithAuthenticator;
 /** The member the admin pages and endpoints are about; one per purpose, so that no action spoils another row. */
 const targets: Record<"page" | "email" | "actions", { email: string; sub: string }> & { importJobId: string } =
   {} as never;
@@ -93,6 +101,18 @@ beforeAll(async () => {
     body: IMPORT_CSV,
   });
   targets.importJobId = ((await imported.json()) as { job: { id: string } }).job.id;
+  const [staff, idleStaff] = await Promise.all([
+    createStaffWithAuthenticator(server.standInPort, "access-staff"),
+    createStaffWithAuthenticator(server.standInPort, "access-idle-staff"),
+  ]);
+  onStaff = await createStaffWithAuthenticator(server.standInPort, "access-on-staff");
+  [staffCookies, idleStaffCookies] = await Promise.all([
+    client.openStaffSession(staff),
+    client.openStaffSession(idleStaff),
+  ]);
+  // 31 minutes without a staff page view, by the dev tools' session clock (preview mode has it).
+  const moved = expectResponse(await client.post("/demo/", [["minutes", "31"]], idleStaffCookies), "session clock");
+  expect(moved.status).toBe(302);
 }, 180_000);
 
 afterAll(async () => {
@@ -127,24 +147,57 @@ describe("the admin pages", () => {
     { path: "/admin/csv-import/columns/", to: () => "admin-csv-import-columns" },
   ];
 
+  /** Who asks for a staff page, and the cookies their browser sends. */
+  const staffPageRoles = () =>
+    ({
+      visitor: new Map<string, string>(),
+      member: member.cookies,
+      adminMemberSession: admin.cookies,
+      idleStaffSession: idleStaffCookies,
+      staffSession: staffCookies,
+    }) as const;
+
   for (const prefix of ["", "/en"]) {
-    test(`${prefix || "/"}: a visitor is sent to sign-in with to=, a member gets 403, an admin 200`, async () => {
+    test(`${prefix || "/"}: only a staff session opens a staff page; everyone else gets the staff sign-in with to=`, async () => {
       for (const page of pages()) {
         const path = `${prefix}${page.path}`;
-        const statuses: Record<Role, number> = { visitor: 0, member: 0, admin: 0 };
-        let location = "";
-        for (const role of ["visitor", "member", "admin"] as const) {
-          const response = expectResponse(await client.get(path, cookiesOf(role)), `${role} GET ${path}`);
-          statuses[role] = response.status;
-          if (role === "visitor") location = response.headers.get("location")?.[0] ?? "";
+        const staffSignIn = `${prefix}/admin/sign-in/?${new URLSearchParams({ to: page.to(path) }).toString()}`;
+        const answers: Record<string, [number, string]> = {};
+        for (const [role, cookies] of Object.entries(staffPageRoles())) {
+          const response = expectResponse(await client.get(path, cookies), `${role} GET ${path}`);
+          answers[role] = [response.status, response.headers.get("location")?.[0] ?? ""];
         }
-        expect(statuses, path).toEqual({ visitor: 302, member: 403, admin: 200 });
-        expect(location, path).toBe(`${prefix}/auth/sign-in/?to=${encodeURIComponent(page.to(path))}`);
+        expect(answers, path).toEqual({
+          visitor: [302, staffSignIn],
+          member: [302, staffSignIn],
+          adminMemberSession: [302, staffSignIn],
+          idleStaffSession: [302, staffSignIn],
+          staffSession: [200, ""],
+        });
       }
     });
   }
 
-  test("the detail page's actions: a visitor is sent to sign-in, a member gets 403, a cross-site post 403, and nothing happens", async () => {
+  test("an admin without a second factor who signs in to the staff area is sent to set one up", async () => {
+    for (const prefix of ["", "/en"]) {
+      const response = expectResponse(
+        await client.post(
+          `${prefix}/admin/sign-in/?to=admin`,
+          [
+            ["intent", "password"],
+            ["email", admin.email],
+            ["password", admin.password],
+          ],
+          admin.cookies,
+        ),
+        "staff sign-in without a second factor",
+      );
+      expect([response.status, response.headers.get("location")?.[0]]).toEqual([302, `${prefix}/my/security/`]);
+      expect((response.headers.get("set-cookie") ?? []).join("\n")).not.toMatch(/id_staff_session=[^;]/);
+    }
+  });
+
+  test("the detail page's actions: without a staff session the staff sign-in, a cross-site post 403, and nothing happens", async () => {
     const path = `/admin/users/${targets.page.sub}/`;
     const intents: [string, string][][] = [
       [["intent", "disable"]],
@@ -156,13 +209,17 @@ describe("the admin pages", () => {
         ["email", `access-changed-${crypto.randomUUID().slice(0, 8)}@example.jp`],
       ],
     ];
+    const staffSignIn = `/admin/sign-in/?${new URLSearchParams({ to: path }).toString()}`;
     for (const fields of intents) {
       const intent = fields[0]![1];
       const visitor = expectResponse(await client.post(path, fields), `visitor ${intent}`);
       const byMember = expectResponse(await client.post(path, fields, member.cookies), `member ${intent}`);
-      const crossSite = expectResponse(await sendCrossSite(path, fields, admin.cookies), `cross-site admin ${intent}`);
-      expect([visitor.status, byMember.status, crossSite.status], intent).toEqual([302, 403, 403]);
-      expect(visitor.headers.get("location")?.[0], intent).toBe(`/auth/sign-in/?to=${encodeURIComponent(path)}`);
+      const byAdmin = expectResponse(await client.post(path, fields, admin.cookies), `admin member session ${intent}`);
+      const crossSite = expectResponse(await sendCrossSite(path, fields, staffCookies), `cross-site staff ${intent}`);
+      expect([visitor.status, byMember.status, byAdmin.status, crossSite.status], intent).toEqual([302, 302, 302, 403]);
+      for (const answer of [visitor, byMember, byAdmin]) {
+        expect(answer.headers.get("location")?.[0], intent).toBe(staffSignIn);
+      }
     }
     expect(await canSignIn(targets.page.email)).toBe(true);
   });
@@ -266,10 +323,16 @@ describe("staff on another staff member", () => {
     ],
   ];
 
+  // Opened here, not with the others: the e-mail change and disabling need the password and code within 10 minutes.
+  let onStaffCookies: Map<string, string>;
+  beforeAll(async () => {
+    onStaffCookies = await client.openStaffSession(onStaff);
+  }, 120_000);
+
   for (const prefix of ["", "/en"]) {
     test(`${prefix || "/"}: the page offers the refresh only; a post of each change is 403 and changes nothing`, async () => {
       const path = `${prefix}/admin/users/${colleague.sub}/`;
-      const page = expectResponse(await client.get(path, admin.cookies), `GET ${path}`);
+      const page = expectResponse(await client.get(path, onStaffCookies), `GET ${path}`);
       expect(page.status).toBe(200);
       expect(page.body.toString("utf8")).toContain('data-testid="staff-account-notice"');
       expect(page.body.toString("utf8")).toContain("?confirm=refresh");
@@ -280,7 +343,7 @@ describe("staff on another staff member", () => {
 
       for (const fields of CHANGES) {
         const intent = fields[0]![1];
-        const refused = expectResponse(await client.post(path, fields, admin.cookies), `admin ${intent}`);
+        const refused = expectResponse(await client.post(path, fields, onStaffCookies), `admin ${intent}`);
         expect(refused.status, intent).toBe(403);
         expect(refused.body.toString("utf8"), intent).toContain(
           prefix ? "This member is staff" : "この会員はスタッフです",
@@ -467,15 +530,19 @@ describe("the admin API", () => {
 
 describe("a staff member removed from the admin group", () => {
   test("loses /api/admin/* and /admin/* within 60 seconds, though their tokens still name the group", async () => {
-    const removed = await person("admin");
-    const token = await removed.staffToken();
+    // A staff session of their own for the pages, and the staff client's token taken before their code was on.
+    const removed = await createStaffWithAuthenticator(server.standInPort, "access-removed");
+    const token = removed.accessToken;
+    const cookies = await client.openStaffSession(removed);
     const statuses = async () => {
       const api = await fetch(`${server.url}/api/admin/user-pool`, { headers: { Authorization: `Bearer ${token}` } });
       await api.body?.cancel();
-      const page = expectResponse(await client.get("/en/admin/users/", removed.cookies), "GET /en/admin/users/");
+      const page = expectResponse(await client.get("/en/admin/users/", cookies), "GET /en/admin/users/");
       return [api.status, page.status];
     };
-    expect(await statuses()).toEqual([200, 200]);
+    // Staff once the group's next reading (every second here) has them: a token issued in the second of the last
+    // reading is not newer than it.
+    await expect.poll(statuses, { timeout: 30_000 }).toEqual([200, 200]);
 
     await sdk.cognito.send(
       new AdminRemoveUserFromGroupCommand({ UserPoolId: sdk.userPoolId, Username: removed.email, GroupName: "admin" }),

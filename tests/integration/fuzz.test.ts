@@ -28,7 +28,12 @@ import {
 } from "../support/raw-http";
 import { type ServerProcess, startServerProcess } from "../support/server-process";
 import { TEST_PASSWORD, createTestMember } from "../support/test-members";
-import { createNamedMember, createStaffAdmin } from "../support/admin-members";
+import {
+  type StaffWithAuthenticator,
+  createNamedMember,
+  createStaffAdmin,
+  createStaffWithAuthenticator,
+} from "../support/admin-members";
 import { inviteMember, latestTemporaryPassword } from "../support/invited-members";
 import { pageModules } from "../support/route-modules";
 
@@ -164,6 +169,9 @@ const staleAccessTokens: string[] = [];
 /** Cookies of sessions that were renewed away: sent as a signed-out browser's leftovers. */
 const staleCookieJars: Map<string, string>[] = [];
 
+/** The staff lane's admin, with the authenticator whose codes each staff sign-in uses up. */
+let fuzzStaff: StaffWithAuthenticator | undefined;
+
 const freshEmail = (rng: Rng) => `fuzz-${rng.hex(10)}@example.jp`;
 
 async function newMember(label: string) {
@@ -176,13 +184,12 @@ const SESSION_SETUP: Record<Exclude<SessionName, "anonymous">, (session: Session
     session.member ??= await newMember("fuzz-member");
     session.cookies = await client.signIn(session.member, deviceOnly(session.cookies));
   },
-  // An admin: the staff pages' actions get past the guard (on random subs, so no real member is touched).
+  // An admin with a staff session (the staff sign-in, password and authenticator code): the staff pages' actions
+  // get past the guard (on random subs, so no real member is touched).
   staff: async (session) => {
-    session.member ??= await createNamedMember(server.standInPort, {
-      email: `fuzz-staff-${crypto.randomUUID().slice(0, 8)}@example.jp`,
-      admin: true,
-    });
-    session.cookies = await client.signIn(session.member, deviceOnly(session.cookies));
+    fuzzStaff ??= await createStaffWithAuthenticator(server.standInPort, "fuzz-staff");
+    session.member = fuzzStaff;
+    session.cookies = await client.openStaffSession(fuzzStaff, deviceOnly(session.cookies));
   },
   // The device-limit screen: DEVICE_LIMIT sign-ins on other devices, then one more on a new device.
   pendingSignIn: async (session) => {
@@ -605,6 +612,31 @@ const PAGE_FORMS: PageForm[] = [
       ["password", newPassword(ctx.rng)],
     ],
     weight: 1,
+  },
+  {
+    kind: "page",
+    name: "staff sign-in: password, code, start over, sign-out",
+    route: "admin-sign-in",
+    path: (ctx) =>
+      ctx.rng.pick(["/admin/sign-in/", "/admin/sign-in/?to=admin-users", "/en/admin/sign-in/?mode=confirm"]),
+    // Not the staff lane: its sign-out would end the staff session, and each new one uses up an authenticator code.
+    sessions: ["anonymous", "member"],
+    intents: ["password", "code", "start-over", "sign-out"],
+    fields: (ctx) =>
+      ctx.rng.pick<[string, string][]>([
+        [
+          ["intent", "password"],
+          ["email", freshEmail(ctx.rng)],
+          ["password", memberPassword(ctx)],
+        ],
+        [
+          ["intent", "code"],
+          ["code", sixDigits(ctx.rng)],
+        ],
+        [["intent", "start-over"]],
+        [["intent", "sign-out"]],
+      ]),
+    weight: 2,
   },
   {
     kind: "page",

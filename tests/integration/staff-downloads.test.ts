@@ -1,10 +1,9 @@
 import net from "node:net";
 import { expect, test } from "vitest";
 import { MAX_CONCURRENT_EXPORTS } from "~/domain/staff/member-export.server";
-import { connectToStandIn, staffTokensFor } from "../support/bearer-tokens";
-import { type StaffTestMember, createStaffAdmin } from "../support/admin-members";
+import { type StaffWithAuthenticator, createStaffWithAuthenticator } from "../support/admin-members";
 import { useTestServers } from "../support/session-servers";
-import { signedIn } from "../support/session-http";
+import { staffSignedIn } from "../support/session-http";
 
 /**
  * The staff's downloads as a browser and an API caller reach them through the production build: what a request
@@ -16,14 +15,9 @@ import { signedIn } from "../support/session-http";
 const STAFF_LIMIT = 16;
 const servers = useTestServers({ main: { RATE_LIMIT_STAFF_ACTION_PER_ADMIN: String(STAFF_LIMIT) } });
 
-async function adminWithToken(label: string): Promise<StaffTestMember & { token: string }> {
-  const admin = await createStaffAdmin(servers.main.standInPort, label);
-  const sdk = await connectToStandIn(servers.main.standInPort);
-  try {
-    return { ...admin, token: (await staffTokensFor(sdk, admin.email, admin.password)).accessToken };
-  } finally {
-    sdk.destroy();
-  }
+async function adminWithToken(label: string): Promise<StaffWithAuthenticator & { token: string }> {
+  const admin = await createStaffWithAuthenticator(servers.main.standInPort, label);
+  return { ...admin, token: admin.accessToken };
 }
 
 function apiDownload(path: string, token: string, method = "GET") {
@@ -69,7 +63,7 @@ test("HEAD requests never keep an export slot: after more of them than there are
     expect(head.status).toBe(200);
     expect(head.headers.get("content-type")).toBe("text/csv; charset=utf-8");
   }
-  const cookie = await signedIn(servers.main, admin);
+  const cookie = await staffSignedIn(servers.main, admin);
   for (let index = 0; index <= MAX_CONCURRENT_EXPORTS; index++) {
     expect((await pageDownload("/admin/downloads/users.csv/?limit=1", cookie, "same-origin", "HEAD")).status).toBe(200);
   }
@@ -86,7 +80,7 @@ test("HEAD requests never keep an export slot: after more of them than there are
 
 test("requests whose client hangs up at once never keep an export slot", async () => {
   const admin = await adminWithToken("abort");
-  const cookie = await signedIn(servers.main, admin);
+  const cookie = await staffSignedIn(servers.main, admin);
   for (let index = 0; index < MAX_CONCURRENT_EXPORTS * 2; index++) {
     await abortedRequest("/api/admin/users.csv?all=1", { Authorization: `Bearer ${admin.token}` });
     await abortedRequest("/admin/downloads/users.csv/?all=1", { Cookie: cookie, "Sec-Fetch-Site": "same-origin" });
@@ -103,7 +97,7 @@ test("requests whose client hangs up at once never keep an export slot", async (
 
 test("a download link followed from another site, or from outside the browser, starts no export", async () => {
   const admin = await adminWithToken("cross-site");
-  const cookie = await signedIn(servers.main, admin);
+  const cookie = await staffSignedIn(servers.main, admin);
   // "none": typed or bookmarked, or a link in a mail opened from another application.
   for (const site of ["cross-site", "same-site", "none"]) {
     const refused = await pageDownload("/admin/downloads/users.csv/?limit=1", cookie, site);
@@ -123,7 +117,7 @@ test("a download link followed from another site, or from outside the browser, s
 
 test("page downloads count against the staff rate limit", async () => {
   const admin = await adminWithToken("rate-limit");
-  const cookie = await signedIn(servers.main, admin);
+  const cookie = await staffSignedIn(servers.main, admin);
   for (let index = 0; index < STAFF_LIMIT; index++) {
     const download = await pageDownload("/admin/downloads/users.csv/?limit=1", cookie);
     expect(download.status).toBe(200);

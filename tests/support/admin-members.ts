@@ -1,4 +1,7 @@
 import {
+  AssociateSoftwareTokenCommand,
+  SetUserMFAPreferenceCommand,
+  VerifySoftwareTokenCommand,
   AdminAddUserToGroupCommand,
   AdminCreateUserCommand,
   AdminGetUserCommand,
@@ -7,6 +10,7 @@ import {
 import type { APIRequestContext } from "@playwright/test";
 import { connectToStandIn, staffTokensFor } from "./bearer-tokens";
 import { TEST_PASSWORD } from "./test-members";
+import { TOTP_STEP_MS, totpCode } from "./totp-codes";
 
 /** The e2e server's admin group: playwright.config.ts leaves ADMIN_GROUP at its default. */
 const ADMIN_GROUP = "admin";
@@ -80,12 +84,77 @@ export async function refreshIntoDirectory(
   admin: StaffTestMember,
   members: readonly StaffTestMember[],
 ): Promise<void> {
-  const sdk = await connectToStandIn(standInPort);
-  const { accessToken } = await staffTokensFor(sdk, admin.email, admin.password).finally(() => sdk.destroy());
+  // An admin with an authenticator app brings the staff client's token taken before it was turned on.
+  const accessToken =
+    "accessToken" in admin && typeof admin.accessToken === "string"
+      ? admin.accessToken
+      : await connectToStandIn(standInPort).then((sdk) =>
+          staffTokensFor(sdk, admin.email, admin.password)
+            .then((tokens) => tokens.accessToken)
+            .finally(() => sdk.destroy()),
+        );
   for (const member of [admin, ...members]) {
     const response = await request.post(`/api/admin/users/${member.sub}/refresh`, {
       headers: { Authorization: `Bearer ${accessToken}` },
     });
     if (!response.ok()) throw new Error(`refresh of ${member.email}: ${response.status()} ${await response.text()}`);
   }
+}
+
+/** A staff member with an authenticator app, and the next time step whose code no sign-in has used yet. */
+export interface StaffWithAuthenticator extends StaffTestMember {
+  totpSecret: string;
+  nextStep: number;
+  /**
+   * A bearer token of the staff app client, taken before the authenticator was turned on (a password sign-in needs
+   * the code after that), for tests that also call the admin API: it lasts 5 minutes.
+   */
+  accessToken: string;
+}
+
+const stepOf = (time: number) => Math.floor(time / TOTP_STEP_MS);
+
+/**
+ * An admin of its own with 2-step verification on at the stand-in (AssociateSoftwareToken, VerifySoftwareToken,
+ * SetUserMFAPreference, as the security page does), so that it can open a staff session. The code that turned it on
+ * used the previous time step, so the current and the next one are left for two sign-ins straight away.
+ */
+export async function createStaffWithAuthenticator(
+  standInPort: number,
+  label: string,
+): Promise<StaffWithAuthenticator> {
+  const staff = await createStaffAdmin(standInPort, label);
+  const sdk = await connectToStandIn(standInPort);
+  try {
+    const { accessToken } = await staffTokensFor(sdk, staff.email, staff.password);
+    const associated = await sdk.cognito.send(new AssociateSoftwareTokenCommand({ AccessToken: accessToken }));
+    const totpSecret = associated.SecretCode ?? "";
+    const step = stepOf(Date.now());
+    await sdk.cognito.send(
+      new VerifySoftwareTokenCommand({
+        AccessToken: accessToken,
+        UserCode: totpCode(totpSecret, { from: (step - 1) * TOTP_STEP_MS }),
+      }),
+    );
+    await sdk.cognito.send(
+      new SetUserMFAPreferenceCommand({
+        AccessToken: accessToken,
+        SoftwareTokenMfaSettings: { Enabled: true, PreferredMfa: true },
+      }),
+    );
+    return { ...staff, totpSecret, nextStep: step, accessToken };
+  } finally {
+    sdk.destroy();
+  }
+}
+
+/**
+ * The authenticator's code for the staff member's next sign-in: a time step no earlier sign-in used (the stand-in,
+ * as Cognito, refuses a step twice) and within one step of now, waiting for the clock when a test signs in often.
+ */
+export async function nextAuthenticatorCode(staff: StaffWithAuthenticator): Promise<string> {
+  const step = Math.max(staff.nextStep, stepOf(Date.now()));
+  while (step > stepOf(Date.now()) + 1) await new Promise((resolve) => setTimeout(resolve, 1_000));
+  staff.nextStep = step + 1;
+  return totpCode(staff.totpSecret, { from: step * TOTP_STEP_MS + 1 });
 }

@@ -1,3 +1,4 @@
+import { type StaffWithAuthenticator, nextAuthenticatorCode } from "./admin-members";
 import { type RawOutcome, type RawResponse, formUrlEncode, sendRawRequest, setCookiesOf } from "./raw-http";
 
 /**
@@ -61,6 +62,45 @@ export class PageClient {
     );
     if (response.status !== 302) throw new Error(`Sign-in of ${member.email} answered ${response.status}`);
     return withSetCookies(cookies, response);
+  }
+
+  /**
+   * Opens a staff session through the staff sign-in form (app/routes/default/admin-sign-in.tsx): the password, then
+   * the authenticator's next unused code. The one way tests reach the staff pages over HTTP; returns the jar with
+   * the staff session cookie added (a member session in `cookies` stays).
+   */
+  async openStaffSession(staff: StaffWithAuthenticator, cookies: Map<string, string> = new Map()) {
+    const signIn = "/admin/sign-in/";
+    const password = expectResponse(
+      await this.post(
+        signIn,
+        [
+          ["intent", "password"],
+          ["email", staff.email],
+          ["password", staff.password],
+        ],
+        cookies,
+      ),
+      "staff sign-in",
+    );
+    if (password.status !== 302) throw new Error(`Staff sign-in of ${staff.email} answered ${password.status}`);
+    const challenged = withSetCookies(cookies, password);
+    const code = expectResponse(
+      await this.post(
+        signIn,
+        [
+          ["intent", "code"],
+          ["code", await nextAuthenticatorCode(staff)],
+        ],
+        challenged,
+      ),
+      "staff code step",
+    );
+    const opened = withSetCookies(challenged, code);
+    if (code.status !== 302 || ![...opened.keys()].some((name) => name.endsWith("id_staff_session"))) {
+      throw new Error(`Staff code step of ${staff.email} answered ${code.status}`);
+    }
+    return opened;
   }
 
   /** The newest mailbox entry to an address (kind "code": a stand-in code; "mail": a mail's text), polled briefly. */

@@ -14,8 +14,8 @@ import { type APIRequestContext, type Browser, type BrowserContext } from "@play
 import { gzipSync } from "node:zlib";
 import { CSV_IMPORT_COLUMNS } from "~/domain/csv-import/csv-import-file.server";
 import jaCsvImport from "../../locales/ja/csv-import.json";
-import { createNamedMember, refreshIntoDirectory } from "./admin-members";
-import { signIn } from "./sign-in-form";
+import { type StaffWithAuthenticator, createStaffWithAuthenticator, refreshIntoDirectory } from "./admin-members";
+import { openStaffSessionInBrowser, signIn } from "./sign-in-form";
 import { createTestMember } from "./test-members";
 
 /** The most gzipped JavaScript any page may load; React and React Router alone take about 110 kB of it. */
@@ -237,6 +237,15 @@ export async function signedInContext(browser: Browser, origin: string, member: 
   return context;
 }
 
+/** A browser context with a staff session only, opened through the staff sign-in. */
+async function staffSessionContext(browser: Browser, origin: string, staff: StaffWithAuthenticator) {
+  const context = await browser.newContext({ baseURL: origin, locale: "ja-JP" });
+  const page = await context.newPage();
+  await openStaffSessionInBrowser(page, staff);
+  await page.close();
+  return context;
+}
+
 /**
  * A browser held on the device-limit screen: the server's DEVICE_LIMIT is 1 and `member` is already signed in
  * elsewhere, so this sign-in waits on the screen that lists the other device.
@@ -288,14 +297,11 @@ async function completedImportJob(staff: APIRequestContext, origin: string): Pro
 export async function weighEveryPage(browser: Browser, origin: string, standInPort: number): Promise<PageWeight[]> {
   const member = await createTestMember(standInPort, "page-weight");
   const heldMember = await createTestMember(standInPort, "page-weight-held");
-  const staff = await createNamedMember(standInPort, {
-    email: `page-weight-staff-${crypto.randomUUID().slice(0, 8)}@example.jp`,
-    admin: true,
-  });
+  const staff = await createStaffWithAuthenticator(standInPort, "page-weight-staff");
   const contexts: Record<Visitor, BrowserContext> = {
     anonymous: await browser.newContext({ baseURL: origin, locale: "ja-JP" }),
     member: await signedInContext(browser, origin, member),
-    staff: await signedInContext(browser, origin, staff),
+    staff: await staffSessionContext(browser, origin, staff),
     // The held member's other device, then the browser that meets the limit.
     deviceLimit: await signedInContext(browser, origin, heldMember).then(() =>
       deviceLimitContext(browser, origin, heldMember),

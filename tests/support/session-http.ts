@@ -1,4 +1,6 @@
 import { expect } from "vitest";
+import type { StaffWithAuthenticator } from "./admin-members";
+import { PageClient, cookieHeader as jarHeader } from "./page-client";
 import type { TestServer } from "./session-servers";
 
 /**
@@ -75,6 +77,17 @@ export async function signedIn(server: TestServer, member: { email: string; pass
   expect(response.status).toBe(302);
   expect(sessionPair(cookie)).not.toBe("");
   return cookie;
+}
+
+/** A staff session opened through the staff sign-in (PageClient.openStaffSession): the Cookie header that holds it. */
+export async function staffSignedIn(server: TestServer, staff: StaffWithAuthenticator, cookie = ""): Promise<string> {
+  const jar = new Map(
+    cookie
+      .split("; ")
+      .filter(Boolean)
+      .map((pair) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)] as const),
+  );
+  return jarHeader(await new PageClient(server.process.url).openStaffSession(staff, jar));
 }
 
 // Pages carry their translations as data, so a message counts only where it is rendered.

@@ -1,4 +1,5 @@
 import type { Browser, Page } from "@playwright/test";
+import { type StaffWithAuthenticator, nextAuthenticatorCode } from "./admin-members";
 
 const LABELS = {
   ja: { email: "メールアドレス", password: "パスワード", submit: "ログイン" },
@@ -24,4 +25,41 @@ export async function browserSigningIn(
   await page.goto("/auth/sign-in/?to=my-profile");
   await signIn(page, member);
   return { context, page };
+}
+
+const STAFF_LABELS = {
+  ja: {
+    email: "メールアドレス",
+    password: "パスワード",
+    next: "次へ",
+    code: "認証アプリのコード",
+    submit: "管理画面にログイン",
+  },
+  en: {
+    email: "E-mail address",
+    password: "Password",
+    next: "Next",
+    code: "Code from the app",
+    submit: "Sign in to the staff area",
+  },
+} as const;
+
+/**
+ * Opens a staff session in the browser through the staff sign-in (the page's own `to` decides where it lands): the
+ * password, then the authenticator's next unused code. The one way browser tests reach the staff pages. `path`: a
+ * staff page to start from (it sends the browser to the staff sign-in), or the sign-in page itself.
+ */
+export async function openStaffSessionInBrowser(
+  page: Page,
+  staff: StaffWithAuthenticator,
+  { path = "/admin/sign-in/", locale = "ja" }: { path?: string; locale?: "ja" | "en" } = {},
+) {
+  const labels = STAFF_LABELS[locale];
+  await page.goto(path);
+  await page.getByLabel(labels.email).fill(staff.email);
+  await page.getByLabel(labels.password).fill(staff.password);
+  await page.getByRole("button", { name: labels.next, exact: true }).click();
+  await page.getByLabel(labels.code).fill(await nextAuthenticatorCode(staff));
+  await page.getByRole("button", { name: labels.submit, exact: true }).click();
+  await page.waitForURL((url) => !url.pathname.includes("/admin/sign-in"));
 }

@@ -5,7 +5,7 @@
  */
 import { Secret, TOTP } from "otpauth";
 
-const TOTP_STEP_MS = 30_000;
+export const TOTP_STEP_MS = 30_000;
 
 function totpOf(secret: string): TOTP {
   return new TOTP({ secret: Secret.fromBase32(secret.replace(/\s+/g, "")), algorithm: "SHA1", digits: 6, period: 30 });

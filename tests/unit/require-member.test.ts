@@ -2,9 +2,10 @@ import { RouterContextProvider } from "react-router";
 import { expect, test } from "vitest";
 import { parseConfig } from "~/config.server";
 import type { SignedInMember } from "~/middleware/member-session.server";
+import type { SignedInStaff } from "~/domain/sessions/staff-sessions.server";
 import type { StaffStanding } from "~/domain/directory/staff-group-check.server";
-import { memberContext, servicesContext, staffStandingContext } from "~/router-context.server";
-import { redirectUnlessSignedIn, requireAdmin, requireMember } from "~/middleware/require-member.server";
+import { memberContext, servicesContext, staffContext, staffStandingContext } from "~/router-context.server";
+import { redirectUnlessStaffSession, requireAdmin, requireMember } from "~/middleware/require-member.server";
 import { pathFor } from "~/routing/route-table";
 import type { AppServices } from "~/services.server";
 
@@ -20,13 +21,11 @@ const member: SignedInMember = {
   passwordVerifiedAt: null,
 };
 
-/** `staffStanding`: what the staff layout's middleware read from the member directory (readStaffStanding). */
-function contextWith(signedIn: SignedInMember | null, staffStanding: StaffStanding | null = null) {
+function contextWith(signedIn: SignedInMember | null) {
   const context = new RouterContextProvider();
   // The verbs read the admin group from the configuration only.
   context.set(servicesContext, { config: parseConfig({ APP_MODE: "dev", ADMIN_GROUP: "staff" }) } as AppServices);
   context.set(memberContext, signedIn);
-  context.set(staffStandingContext, staffStanding);
   return context;
 }
 
@@ -54,60 +53,74 @@ test("requireMember sends a visitor to sign-in in the page's language, with the 
 
 const adminPage = `http://localhost${pathFor("admin", "en")}`;
 
-test("requireAdmin gives a member of the configured admin group whom the directory's recent reading has in it", () => {
+const staff: SignedInStaff = {
+  sub: "sub-1",
+  email: "staff@example.jp",
+  groups: ["staff"],
+  sessionId: "staff-session-1",
+  accessToken: "staff-token",
+  passwordVerifiedAt: new Date(0),
+};
+
+/**
+ * A request's context with a member session and a staff session of its own (either may be missing).
+ * `staffStanding`: what the staff layout's middleware read from the member directory (readStaffStanding).
+ */
+function staffContextWith(
+  signedIn: { member?: SignedInMember; staff?: SignedInStaff },
+  staffStanding: StaffStanding | null = "staff",
+) {
+  const context = contextWith(signedIn.member ?? null);
+  context.set(staffContext, signedIn.staff ?? null);
+  context.set(staffStandingContext, staffStanding);
+  return context;
+}
+
+test("requireAdmin gives the staff session's member of the configured admin group whom the directory's recent reading has in it", () => {
+  expect(requireAdmin(staffContextWith({ staff }), new Request(adminPage))).toBe(staff);
+});
+
+test("requireAdmin refuses a staff session whose token names the group but the directory no longer does (403), or without a recent reading (503)", () => {
+  const request = new Request(adminPage);
+  expect(thrownBy(() => requireAdmin(staffContextWith({ staff }, "not-staff"), request)).status).toBe(403);
+  expect(thrownBy(() => requireAdmin(staffContextWith({ staff }, "unverified"), request)).status).toBe(503);
+  expect(thrownBy(() => requireAdmin(staffContextWith({ staff }, null), request)).status).toBe(503);
+});
+
+test("requireAdmin sends whoever has no staff session to the staff sign-in, a member of the admin group too", () => {
   const admin = { ...member, groups: ["staff"] };
-  expect(requireAdmin(contextWith(admin, "staff"), new Request(adminPage))).toBe(admin);
-});
-
-test("requireAdmin refuses a member whose token names the group but the directory no longer does (403), or without a recent reading (503)", () => {
-  const admin = { ...member, groups: ["staff"] };
-  expect(thrownBy(() => requireAdmin(contextWith(admin, "not-staff"), new Request(adminPage))).status).toBe(403);
-  expect(thrownBy(() => requireAdmin(contextWith(admin, "unverified"), new Request(adminPage))).status).toBe(503);
-  expect(thrownBy(() => requireAdmin(contextWith(admin, null), new Request(adminPage))).status).toBe(503);
-});
-
-test("requireAdmin sends a visitor to sign-in in the page's language, with the way back", () => {
-  expect(thrownBy(() => requireAdmin(contextWith(null), new Request(adminPage)))).toEqual({
-    status: 302,
-    location: `${pathFor("auth-sign-in", "en")}?to=admin`,
-  });
-});
-
-test("requireAdmin sends a visitor to a member's page or a search to sign-in with that very page as the way back", () => {
-  for (const page of [
-    `${pathFor("admin-user", "ja", { sub: "0b7e8f52-4b1a-4c8e-9a51-2f9d3c1e6a70" })}`,
-    `${pathFor("admin", "ja")}?q=yamada`,
-  ]) {
-    expect(thrownBy(() => requireAdmin(contextWith(null), new Request(`http://localhost${page}`)))).toEqual({
+  for (const signedIn of [{}, { member: admin }]) {
+    expect(thrownBy(() => requireAdmin(staffContextWith(signedIn), new Request(adminPage)))).toEqual({
       status: 302,
-      location: `${pathFor("auth-sign-in", "ja")}?to=${encodeURIComponent(page)}`,
+      location: `${pathFor("admin-sign-in", "en")}?to=admin`,
     });
   }
 });
 
-test("requireAdmin sends a browser whose session expired or ended to /", () => {
-  for (const cookie of ["id_session=ended.signature", "theme=dark; id_session=ended.signature"]) {
-    const request = new Request(adminPage, { headers: { Cookie: cookie } });
-    expect(thrownBy(() => requireAdmin(contextWith(null), request))).toEqual({ status: 302, location: "/" });
+test("requireAdmin sends a visitor to a member's page or a search to the staff sign-in with that very page as the way back", () => {
+  for (const page of [
+    `${pathFor("admin-user", "ja", { sub: "0b7e8f52-4b1a-4c8e-9a51-2f9d3c1e6a70" })}`,
+    `${pathFor("admin", "ja")}?q=yamada`,
+  ]) {
+    expect(thrownBy(() => requireAdmin(staffContextWith({}), new Request(`http://localhost${page}`)))).toEqual({
+      status: 302,
+      location: `${pathFor("admin-sign-in", "ja")}?${new URLSearchParams({ to: page }).toString()}`,
+    });
   }
-  // Another cookie whose name merely ends the same is no session: that browser is a visitor.
-  const visitor = new Request(adminPage, { headers: { Cookie: "old_id_session=x" } });
-  expect(thrownBy(() => requireAdmin(contextWith(null), visitor)).location).toBe(
-    `${pathFor("auth-sign-in", "en")}?to=admin`,
-  );
 });
 
-test("requireAdmin forbids a member outside the admin group", () => {
-  expect(thrownBy(() => requireAdmin(contextWith({ ...member, groups: ["admin"] }), new Request(adminPage)))).toEqual({
+test("requireAdmin forbids a staff session whose member is outside the admin group", () => {
+  const outside = { ...staff, groups: ["admin"] };
+  expect(thrownBy(() => requireAdmin(staffContextWith({ staff: outside }), new Request(adminPage)))).toEqual({
     status: 403,
     location: null,
   });
 });
 
-test("redirectUnlessSignedIn lets any member through and redirects only the signed out", () => {
-  expect(() => redirectUnlessSignedIn(contextWith(member), new Request(adminPage))).not.toThrow();
-  expect(thrownBy(() => redirectUnlessSignedIn(contextWith(null), new Request(adminPage)))).toEqual({
+test("redirectUnlessStaffSession lets a staff session through and redirects a member session alone", () => {
+  expect(() => redirectUnlessStaffSession(staffContextWith({ staff }), new Request(adminPage))).not.toThrow();
+  expect(thrownBy(() => redirectUnlessStaffSession(staffContextWith({ member }), new Request(adminPage)))).toEqual({
     status: 302,
-    location: `${pathFor("auth-sign-in", "en")}?to=admin`,
+    location: `${pathFor("admin-sign-in", "en")}?to=admin`,
   });
 });

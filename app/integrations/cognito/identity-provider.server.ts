@@ -148,9 +148,21 @@ export function createIdentityProvider(
     return sub;
   }
 
+  const staffPool = { client, UserPoolId, ClientId: cognito.staffClientId ?? "" };
+  const staffMemberFlows = memberFlows(staffPool);
+
   return {
     ...memberFlows({ client, UserPoolId, ClientId }),
     ...passkeyFlows({ client, UserPoolId, ClientId }),
+
+    /**
+     * The staff area's sign-in, through the staff app client (COGNITO_STAFF_CLIENT_ID): its tokens are the only ones
+     * a staff session holds. Without the setting (tools and tests naming only the member client) Cognito refuses.
+     */
+    staffBeginSignIn: staffMemberFlows.beginSignIn,
+    staffAnswerSoftwareTokenChallenge: staffMemberFlows.answerSoftwareTokenChallenge,
+    staffRefresh: staffMemberFlows.refresh,
+    staffRevokeRefreshToken: staffMemberFlows.revokeRefreshToken,
 
     getUser,
 

@@ -4,8 +4,9 @@ import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { getMember } from "~/middleware/member-session.server";
-import { sessionCookie } from "~/cookies/app-cookies.server";
+import { sessionCookie, staffSessionCookie } from "~/cookies/app-cookies.server";
 import { endSessions } from "~/domain/sessions/session-ending.server";
+import { endStaffSessions } from "~/domain/sessions/staff-sessions.server";
 import { pathFor } from "~/routing/route-table";
 import { clientIpOf, servicesOf } from "~/router-context.server";
 import { getToastUtils } from "~/toast.server";
@@ -26,7 +27,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 }
 
 /**
- * Ends this browser's session row by the id in its signed cookie, not by the signed-in member of this request: when
+ * Ends this browser's session row (and its staff session, if any) by the id in its signed cookie, not by the signed-in member of this request: when
  * the access token cannot be verified or refreshed at this moment the member is unknown, and the session must end
  * all the same.
  */
@@ -38,7 +39,11 @@ export async function action({ request, context }: Route.ActionArgs) {
   if (sessionId) {
     await endSessions(services, { sessionId }, { record: { kind: "sign-out", clientIp: clientIpOf(context) } });
   }
+  // Signing out as a member ends this browser's staff session too (the staff area's sign-out ends both as well).
+  const staffSessionId = (await staffSessionCookie.read(services.config, request))?.sid;
+  if (staffSessionId) await endStaffSessions(services, { sessionId: staffSessionId });
   const headers = new Headers({ "Set-Cookie": await sessionCookie.clear(services.config) });
+  headers.append("Set-Cookie", await staffSessionCookie.clear(services.config));
   return getToastUtils(context).redirectWithSuccess(home, "loggedOut", { headers });
 }
 

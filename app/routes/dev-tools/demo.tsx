@@ -11,30 +11,37 @@ import { useTranslation } from "~/i18n/use-translation";
 import { AppLink } from "~/components/app-link";
 import { useRootData } from "~/components/use-root-data";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
+import { getMember } from "~/middleware/member-session.server";
 import { requireMember } from "~/middleware/require-member.server";
+import { staffSessionCookie } from "~/cookies/app-cookies.server";
+import { moveStaffSessionTimeBack } from "~/domain/sessions/staff-sessions.server";
 import { requireDevTools } from "~/routing/dev-tools-only.server";
 import { pathFor } from "~/routing/route-table";
 import { servicesOf } from "~/router-context.server";
 import type { Route } from "./+types/demo";
 
-export async function loader({ context }: Route.LoaderArgs) {
+export async function loader({ request, context }: Route.LoaderArgs) {
   const t = getInstance(context).getFixedT(null, "devtools");
   return {
     title: t("documentTitle", { title: t("demo.title") }),
     sessionClockConstraint: formConstraint(PasswordTimeShiftSchema),
+    staffSession: staffSessionCookie.isPresent(servicesOf(context).config, request),
   };
 }
 
 /**
  * The session clock: moves the signed-in browser's password time back, as if minutes had passed, for the browser
- * tests of the password step. Production has no such control: the layout's guard covers page views, and an action
- * checks for itself.
+ * tests of the password step, and the browser's staff session's times (its idle end, its confirmation). Production
+ * has no such control: the layout's guard covers page views, and an action checks for itself.
  */
 export async function action({ request, context }: Route.ActionArgs) {
   requireDevTools(context);
-  const member = requireMember(context, request);
+  const { config, db } = servicesOf(context);
+  const staffSession = await staffSessionCookie.read(config, request);
+  const member = staffSession ? getMember(context) : requireMember(context, request);
   return handleFormPost(context, await request.formData(), { schema: PasswordTimeShiftSchema }, async ({ minutes }) => {
-    await movePasswordTimeBack(servicesOf(context).db, { sub: member.sub, sessionId: member.sessionId, minutes });
+    if (member) await movePasswordTimeBack(db, { sub: member.sub, sessionId: member.sessionId, minutes });
+    if (staffSession) await moveStaffSessionTimeBack(db, { sessionId: staffSession.sid, minutes });
     return redirect(`${pathFor("demo", getLocale(context))}?moved=${minutes}`);
   });
 }
@@ -69,7 +76,7 @@ export default function DemoPage({ loaderData, actionData }: Route.ComponentProp
         <dt>{t("demo.member")}</dt>
         <dd>{member ? t("demo.signedIn", { name: member.displayName }) : t("demo.signedOut")}</dd>
       </dl>
-      {member ? (
+      {member || loaderData.staffSession ? (
         <SessionClockForm constraint={loaderData.sessionClockConstraint} lastResult={actionData?.result} />
       ) : null}
       <h2>{t("demo.shortcuts")}</h2>

@@ -30,6 +30,8 @@ import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { requireAdmin } from "~/middleware/require-member.server";
+import { keptFormFields } from "~/middleware/require-recent-password.server";
+import { requireRecentStaffConfirmation } from "~/middleware/staff-session.server";
 import { pathFor } from "~/routing/route-table";
 import { requestInfoContext, servicesOf } from "~/router-context.server";
 import { getToastUtils } from "~/toast.server";
@@ -62,7 +64,7 @@ const MEMBER_DETAIL_TEXTS = [
 ] as const;
 
 export async function loader({ request, params, context }: Route.LoaderArgs) {
-  requireAdmin(context, request);
+  const admin = requireAdmin(context, request);
   const sub = subOf(params);
   const { db, config } = servicesOf(context);
   const [detail, audit, twoStep] = await Promise.all([
@@ -102,6 +104,8 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
     auditEvents: describeAuditEvents(audit.events, i18n.getFixedT(locale, "admin"), locale),
     // On a staff member's page only the refresh is confirmed: a link to another action shows the list instead.
     confirm: confirm && (!staffAccount || availableActions.includes(confirm)) ? confirm : null,
+    // Back from confirming the password and code: the new address typed before, in its review panel again.
+    keptEmail: (await keptFormFields(context, request, admin))?.email ?? null,
     translations: loadTranslations(context, MEMBER_DETAIL_TEXTS),
     constraints: {
       staffAction: formConstraint(StaffActionSchema),
@@ -134,6 +138,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
       },
       async ({ intent, email }, reply) => {
         if (intent === "review-email-change") return { form: "emailChange" as const, result: reply(), review: email };
+        await requireRecentStaffConfirmation(context, request, admin, { keep: { email } });
         await changeMemberEmail(services, actor, sub, email, getInstance(context)).catch(throwNotFoundForUnknownMember);
         return toast.redirectWithSuccess(detailPath, "admin:toasts.emailChanged");
       },
@@ -145,11 +150,17 @@ export async function action({ request, params, context }: Route.ActionArgs) {
     formData,
     { schema: StaffActionSchema, extra: { form: "staffAction" as const }, attemptLimit: () => staffLimit },
     async ({ intent }) => {
+      if (HIGH_IMPACT_ACTIONS.has(intent)) {
+        await requireRecentStaffConfirmation(context, request, admin, { returnTo: `${detailPath}?confirm=${intent}` });
+      }
       const message = await runConfirmedStaffAction(intent, services, actor, sub).catch(throwNotFoundForUnknownMember);
       return toast.redirectWithSuccess(detailPath, message);
     },
   );
 }
+
+/** The actions that need the password and code entered within the last 10 minutes (SECURITY.md 30). */
+const HIGH_IMPACT_ACTIONS: ReadonlySet<ConfirmedStaffAction> = new Set(["disable", "two-step-off"]);
 
 /** An action on a sub no member has answers the page's 404, as the loader does, rather than a form message. */
 function throwNotFoundForUnknownMember(error: unknown): never {
@@ -202,6 +213,7 @@ export default function AdminUserPage({ loaderData, actionData }: Route.Componen
         confirm={loaderData.confirm}
         constraints={loaderData.constraints}
         actionData={actionData}
+        keptEmail={loaderData.keptEmail}
       />
       <MemberDetailSections sections={loaderData.sections} />
       <section className="admin-section" aria-labelledby="audit-trail-title">
@@ -232,8 +244,11 @@ function StaffActions({
   confirm,
   constraints,
   actionData,
+  keptEmail,
 }: {
   sub: string;
+  /** The new address typed before the staff member confirmed their password and code. */
+  keptEmail: string | null;
   available: readonly ConfirmedStaffAction[];
   staffAccount: boolean;
   currentEmail: string;
@@ -272,7 +287,7 @@ function StaffActions({
           detailPath={detailPath}
           constraint={constraints.emailChange}
           lastResult={actionData?.form === "emailChange" ? actionData.result : undefined}
-          review={actionData && "review" in actionData ? actionData.review : null}
+          review={actionData && "review" in actionData ? actionData.review : keptEmail}
         />
       )}
     </section>

@@ -1,0 +1,254 @@
+import { type SQL, and, eq, isNull, sql } from "drizzle-orm";
+import type { AnyPgColumn } from "drizzle-orm/pg-core";
+import type { Database } from "../../../db/client.server";
+import { staffSessions } from "../../../db/schema";
+import { verifyAccessToken } from "~/integrations/cognito/access-token.server";
+import type { IdentityTokens } from "~/integrations/cognito/member-flows.server";
+import { logger } from "~/integrations/logger.server";
+import type { AppServices } from "~/services.server";
+import { countPasskeys } from "../account/passkeys.server";
+import { type DomainErrorCode, toDomainError } from "../domain-error.server";
+import { decryptSecret, encryptSecret } from "./refresh-tokens.server";
+
+/**
+ * The staff area's own sessions (SECURITY.md 27, 30): staff power never rides on the members' page session, whose
+ * cookie every sibling host receives. A staff session is opened with the password and the authenticator app's code
+ * through the staff app client, lives in a host-only cookie, and ends after STAFF_SESSION_MAX_MS or
+ * STAFF_SESSION_IDLE_MS without a staff page view, by the app's clock. A page view verifies the staff access token
+ * locally and only refreshes it (5-minute tokens) with the staff refresh token; a refused refresh ends the session.
+ *
+ * Recovery codes do not open a staff session: they stand in for a lost authenticator on the member's own account,
+ * and staff who lost theirs set it up again on their own security page (with a recovery code if need be) first.
+ */
+export const STAFF_SESSION_MAX_MS = 8 * 60 * 60 * 1000;
+export const STAFF_SESSION_IDLE_MS = 30 * 60 * 1000;
+
+type StaffSessionServices = Pick<AppServices, "db" | "identity" | "config" | "clock">;
+
+/** The staff member a staff session belongs to, as the staff pages see them. */
+export interface SignedInStaff {
+  sub: string;
+  email: string;
+  groups: string[];
+  sessionId: string;
+  accessToken: string;
+  /** When the password and code were last entered on this staff session (high-impact actions need it recent). */
+  passwordVerifiedAt: Date;
+}
+
+export type StaffSessionResolution =
+  | { kind: "staff"; staff: SignedInStaff; refreshedAccessToken?: string }
+  /** Unknown, ended, too old, idle too long, or its token refused: the cookie goes. */
+  | { kind: "ended" }
+  /** Cognito could not answer the refresh: no staff member for this request, the session kept for the next. */
+  | { kind: "unverified" };
+
+/** What the staff sign-in's password step led to. */
+export type StaffSignInStart =
+  /** Cognito wants the authenticator app's code, within this challenge. */
+  | { kind: "codeRequired"; email: string; username: string; session: string }
+  /** Right password, but not a member of the staff group: no staff session. */
+  | { kind: "notStaff" }
+  /** Staff with a passkey and no authenticator app: the passkey is their second factor. */
+  | { kind: "passkeyRequired" }
+  /** Staff with no second factor at all: they set one up on their security page first. */
+  | { kind: "secondFactorMissing" };
+
+const TRANSIENT_FAILURES: ReadonlySet<DomainErrorCode> = new Set(["unavailable", "throttled", "signInThrottled"]);
+
+function staffClientId(services: Pick<AppServices, "config">): string {
+  return services.config.cognito.staffClientId ?? "";
+}
+
+async function staffClaims(services: Pick<AppServices, "config">, accessToken: string) {
+  const check = await verifyAccessToken(accessToken, services.config.cognito, staffClientId(services));
+  if (!check.valid) throw new Error("Cognito's staff client answered an access token that does not verify");
+  return check.claims;
+}
+
+/**
+ * The password step of the staff sign-in, through the staff app client. Cognito signs in a member without an
+ * authenticator app straight away: that sign-in is revoked at once, because a staff session needs a second factor.
+ */
+export async function beginStaffSignIn(
+  services: StaffSessionServices,
+  input: { email: string; password: string },
+): Promise<StaffSignInStart> {
+  const answer = await services.identity.staffBeginSignIn(input);
+  if (answer.kind === "softwareTokenRequired") {
+    return { kind: "codeRequired", email: input.email, username: answer.username, session: answer.session };
+  }
+  // An invited member who never chose a password has no second factor either.
+  if (answer.kind === "newPasswordRequired") return { kind: "secondFactorMissing" };
+  const claims = await staffClaims(services, answer.tokens.accessToken);
+  if (answer.tokens.refreshToken) await revokeQuietly(services, answer.tokens.refreshToken);
+  if (!claims.groups.includes(services.config.adminGroup)) return { kind: "notStaff" };
+  return (await countPasskeys(services.db, claims.sub)) > 0
+    ? { kind: "passkeyRequired" }
+    : { kind: "secondFactorMissing" };
+}
+
+/**
+ * The code step: Cognito's tokens for the staff client, and a new staff session for them when their member is in
+ * the staff group. The browser's previous staff session, if any, ends (confirming the password again replaces it).
+ */
+export async function completeStaffSignIn(
+  services: StaffSessionServices,
+  input: { email: string; username: string; session: string; code: string; previousSessionId?: string | undefined },
+): Promise<{ kind: "opened"; sessionId: string; accessToken: string } | { kind: "notStaff" }> {
+  const tokens = await services.identity.staffAnswerSoftwareTokenChallenge(input);
+  return openStaffSession(services, { email: input.email, tokens, previousSessionId: input.previousSessionId });
+}
+
+async function openStaffSession(
+  services: StaffSessionServices,
+  input: { email: string; tokens: IdentityTokens; previousSessionId?: string | undefined },
+): Promise<{ kind: "opened"; sessionId: string; accessToken: string } | { kind: "notStaff" }> {
+  const { tokens } = input;
+  const claims = await staffClaims(services, tokens.accessToken);
+  if (!claims.groups.includes(services.config.adminGroup) || !tokens.refreshToken) {
+    if (tokens.refreshToken) await revokeQuietly(services, tokens.refreshToken);
+    return { kind: "notStaff" };
+  }
+  if (input.previousSessionId) await endStaffSessions(services, { sessionId: input.previousSessionId });
+  const now = services.clock.now();
+  const [row] = await services.db
+    .insert(staffSessions)
+    .values({
+      sub: claims.sub,
+      email: input.email,
+      refreshTokenEncrypted: encryptSecret(tokens.refreshToken, services.config.sessionSecrets),
+      createdAt: now,
+      lastSeenAt: now,
+      passwordVerifiedAt: now,
+    })
+    .returning({ id: staffSessions.id });
+  if (!row) throw new Error("The staff session was not stored");
+  return { kind: "opened", sessionId: row.id, accessToken: tokens.accessToken };
+}
+
+/** Whether a staff session has outlived its 8 hours or been left idle for 30 minutes. */
+export function staffSessionExpired(session: { createdAt: Date; lastSeenAt: Date }, now: Date): boolean {
+  const time = now.getTime();
+  return (
+    time - session.createdAt.getTime() >= STAFF_SESSION_MAX_MS ||
+    time - session.lastSeenAt.getTime() >= STAFF_SESSION_IDLE_MS
+  );
+}
+
+/**
+ * Who a staff session's cookie belongs to, and the page view noted as its last use. No Cognito call but the refresh
+ * of an expired access token. Database failures are thrown, as the member session's check throws them.
+ */
+export async function resolveStaffSession(
+  services: StaffSessionServices,
+  cookie: { sessionId: string; accessToken: string },
+): Promise<StaffSessionResolution> {
+  const { db, config, clock } = services;
+  const [[session], check] = await Promise.all([
+    db
+      .select()
+      .from(staffSessions)
+      .where(and(eq(staffSessions.id, cookie.sessionId), isNull(staffSessions.endedAt))),
+    verifyAccessToken(cookie.accessToken, config.cognito, staffClientId(services)),
+  ]);
+  if (!session) return { kind: "ended" };
+  const now = clock.now();
+  if (staffSessionExpired(session, now)) {
+    await endStaffSessions(services, { sessionId: session.id });
+    return { kind: "ended" };
+  }
+  let accessToken = cookie.accessToken;
+  let groups: string[];
+  let refreshed = false;
+  if (check.valid) {
+    if (check.claims.sub !== session.sub) return { kind: "ended" };
+    groups = check.claims.groups;
+  } else if ("unverifiable" in check) {
+    return { kind: "unverified" };
+  } else if (!check.expired) {
+    return { kind: "ended" };
+  } else {
+    const refreshToken = decryptSecret(session.refreshTokenEncrypted, config.sessionSecrets);
+    if (!refreshToken) return { kind: "ended" };
+    try {
+      const tokens = await services.identity.staffRefresh(refreshToken);
+      const claims = await staffClaims(services, tokens.accessToken);
+      if (claims.sub !== session.sub) return { kind: "ended" };
+      accessToken = tokens.accessToken;
+      groups = claims.groups;
+      refreshed = true;
+    } catch (error) {
+      const refusal = toDomainError(error);
+      if (!refusal) throw error;
+      if (TRANSIENT_FAILURES.has(refusal.code)) {
+        logger.warn({ err: error, code: refusal.code }, "could not refresh a staff session: Cognito unavailable");
+        return { kind: "unverified" };
+      }
+      // Cognito refused the staff refresh token (revoked, expired, user disabled): the staff session is over.
+      await endStaffSessions(services, { sessionId: session.id }, { refreshRefused: true });
+      return { kind: "ended" };
+    }
+  }
+  await db.update(staffSessions).set({ lastSeenAt: now }).where(eq(staffSessions.id, session.id));
+  const staff: SignedInStaff = {
+    sub: session.sub,
+    email: session.email,
+    groups,
+    sessionId: session.id,
+    accessToken,
+    passwordVerifiedAt: session.passwordVerifiedAt,
+  };
+  return refreshed ? { kind: "staff", staff, refreshedAccessToken: accessToken } : { kind: "staff", staff };
+}
+
+async function revokeQuietly(services: Pick<AppServices, "identity">, refreshToken: string): Promise<void> {
+  try {
+    await services.identity.staffRevokeRefreshToken(refreshToken);
+  } catch (error) {
+    // The row is ended, which is what closes the staff area; the token itself dies within 8 hours.
+    logger.warn({ err: error }, "could not revoke a staff refresh token at Cognito");
+  }
+}
+
+/** Ends one staff session, or every staff session of a member, and revokes their staff refresh tokens. */
+export async function endStaffSessions(
+  services: StaffSessionServices,
+  which: { sessionId: string } | { sub: string },
+  options: { refreshRefused?: boolean } = {},
+): Promise<void> {
+  const condition: SQL | undefined =
+    "sessionId" in which ? eq(staffSessions.id, which.sessionId) : eq(staffSessions.sub, which.sub);
+  const ended = await services.db
+    .update(staffSessions)
+    .set({ endedAt: services.clock.now() })
+    .where(and(condition, isNull(staffSessions.endedAt)))
+    .returning({ refreshTokenEncrypted: staffSessions.refreshTokenEncrypted });
+  if (options.refreshRefused) return;
+  await Promise.all(
+    ended.map(async (row) => {
+      const refreshToken = decryptSecret(row.refreshTokenEncrypted, services.config.sessionSecrets);
+      if (refreshToken) await revokeQuietly(services, refreshToken);
+    }),
+  );
+}
+
+/**
+ * Moves a staff session's times back, as if that many minutes had passed since it opened, was last used and last
+ * confirmed: the dev tools' session clock (development and preview only), for the tests of the idle end and of the
+ * confirmation before high-impact actions, without a clock shared by every other test of the server.
+ */
+export async function moveStaffSessionTimeBack(
+  db: Database,
+  input: { sessionId: string; minutes: number },
+): Promise<void> {
+  const back = (column: AnyPgColumn) => sql`${column} - make_interval(mins => ${input.minutes})`;
+  await db
+    .update(staffSessions)
+    .set({
+      createdAt: back(staffSessions.createdAt),
+      lastSeenAt: back(staffSessions.lastSeenAt),
+      passwordVerifiedAt: back(staffSessions.passwordVerifiedAt),
+    })
+    .where(and(eq(staffSessions.id, input.sessionId), isNull(staffSessions.endedAt)));
+}

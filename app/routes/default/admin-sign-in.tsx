@@ -1,0 +1,264 @@
+import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
+import { Form, data, redirect, useNavigation } from "react-router";
+import { handleFormPost } from "~/components/form/form-action.server";
+import { FORM_FIELD_TEXTS, formConstraint } from "~/components/form/schema-form.server";
+import { Button } from "~/components/button";
+import { FormAlert, InputField, ReadOnlyEmailField } from "~/components/form/fields";
+import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
+import { sessionCookie, staffCodeChallengeCookie, staffSessionCookie } from "~/cookies/app-cookies.server";
+import { toDomainError } from "~/domain/domain-error.server";
+import { SignInSchema } from "~/domain/forms/sign-in-schemas";
+import { AuthenticatorCodeSchema } from "~/domain/forms/two-step-schemas";
+import { endSessions } from "~/domain/sessions/session-ending.server";
+import { beginStaffSignIn, completeStaffSignIn, endStaffSessions } from "~/domain/sessions/staff-sessions.server";
+import { loadTranslations } from "~/i18n/translations.server";
+import { useTranslation } from "~/i18n/use-translation";
+import { getInstance, getLocale } from "~/middleware/i18n.server";
+import { getMember } from "~/middleware/member-session.server";
+import { getStaff, staffSessionMiddleware } from "~/middleware/staff-session.server";
+import { resolveReturnTarget } from "~/routing/return-target";
+import { pathFor } from "~/routing/route-table";
+import { clientIpOf, servicesOf } from "~/router-context.server";
+import { getToastUtils } from "~/toast.server";
+import type { Route } from "./+types/admin-sign-in";
+
+/**
+ * The staff area's own sign-in (app/domain/sessions/staff-sessions.server.ts): the password, then the authenticator
+ * app's code, through the staff app client, whether or not the browser is signed in as a member. `mode=confirm`: a
+ * staff member asked again before a high-impact action. `to`: the staff page to go back to. Its sign-out ends the
+ * staff session and the member session.
+ */
+export const middleware: Route.MiddlewareFunction[] = [staffSessionMiddleware];
+
+/** The page to go to once signed in: a page of ours, the staff dashboard by default. */
+function targetOf(request: Request, locale: ReturnType<typeof getLocale>): string {
+  const to = new URL(request.url).searchParams.get("to");
+  const target = resolveReturnTarget(to, locale, []);
+  return target?.startsWith("/") ? target : pathFor("admin", locale);
+}
+
+export async function loader({ request, context }: Route.LoaderArgs) {
+  const { config, clock } = servicesOf(context);
+  const locale = getLocale(context);
+  const staff = getStaff(context);
+  const confirm = new URL(request.url).searchParams.get("mode") === "confirm";
+  if (staff && !confirm) throw redirect(targetOf(request, locale));
+  const challenge = await staffCodeChallengeCookie.read(config, request);
+  const live = challenge && challenge.expiresAt > clock.now().getTime() ? challenge : null;
+  const t = getInstance(context).t;
+  return {
+    view: live ? ("code" as const) : ("password" as const),
+    confirm,
+    title: t(confirm ? "staffSession:confirmTitle" : "staffSession:title"),
+    translations: loadTranslations(context, ["staffSession", FORM_FIELD_TEXTS]),
+    // Prefilled: the address of the challenge, of the staff session being confirmed, or of the member signed in.
+    email: live?.email ?? staff?.email ?? getMember(context)?.email ?? "",
+    constraint: formConstraint(live ? AuthenticatorCodeSchema : SignInSchema),
+  };
+}
+
+export async function action({ request, context }: Route.ActionArgs) {
+  const services = servicesOf(context);
+  const { config, clock } = services;
+  const locale = getLocale(context);
+  const here = `${pathFor("admin-sign-in", locale)}${new URL(request.url).search}`;
+  const formData = await request.formData();
+  const intent = formData.get("intent");
+  const toasts = getToastUtils(context);
+
+  if (intent === "sign-out") return signOut(context, request);
+  if (intent === "start-over") {
+    throw redirect(here, { headers: { "Set-Cookie": await staffCodeChallengeCookie.clear(config) } });
+  }
+
+  if (intent === "code") {
+    const challenge = await staffCodeChallengeCookie.read(config, request);
+    /** The challenge is gone or Cognito's session ran out: the password again, told why. */
+    const startOver = async () =>
+      toasts.redirectWithError(here, "codeStepExpired", {
+        headers: new Headers({ "Set-Cookie": await staffCodeChallengeCookie.clear(config) }),
+      });
+    if (!challenge || challenge.expiresAt <= clock.now().getTime()) return startOver();
+    return handleFormPost(
+      context,
+      formData,
+      {
+        schema: AuthenticatorCodeSchema,
+        extra: { form: "code" as const },
+        hideFields: ["code"],
+        attemptLimit: () => ({ action: "signIn", subject: challenge.email }),
+        errorFields: { codeMismatch: "code", codeExpired: "code" },
+      },
+      async ({ code }, reply) => {
+        const previous = await staffSessionCookie.read(config, request);
+        const opened = await completeStaffSignIn(services, {
+          ...challenge,
+          code,
+          previousSessionId: previous?.sid,
+        }).catch(async (error: unknown) => {
+          if (toDomainError(error)?.code === "challengeExpired") return null;
+          throw error;
+        });
+        if (!opened) return startOver();
+        const headers = new Headers();
+        headers.append("Set-Cookie", await staffCodeChallengeCookie.clear(config));
+        if (opened.kind === "notStaff") {
+          return data(
+            { form: "code" as const, result: reply({ formErrors: ["staffSession:notStaff"] }) },
+            { status: 403, headers },
+          );
+        }
+        const value = { sid: opened.sessionId, at: opened.accessToken };
+        headers.append("Set-Cookie", await staffSessionCookie.serialize(config, value));
+        return redirect(targetOf(request, locale), { headers });
+      },
+    );
+  }
+
+  return handleFormPost(
+    context,
+    formData,
+    {
+      schema: SignInSchema,
+      extra: { form: "password" as const },
+      hideFields: ["password"],
+      attemptLimit: ({ email }) => ({ action: "signIn", subject: email }),
+    },
+    async (value, reply) => {
+      const started = await beginStaffSignIn(services, value);
+      if (started.kind === "codeRequired") {
+        const expiresAt = clock.now().getTime() + 15 * 60 * 1000;
+        const { email, username, session } = started;
+        const cookie = await staffCodeChallengeCookie.serialize(config, { email, username, session, expiresAt });
+        throw redirect(here, { headers: { "Set-Cookie": cookie } });
+      }
+      if (started.kind === "secondFactorMissing") {
+        // The real flow for staff without 2-step verification: set it up first, told why.
+        return toasts.redirectWithError(pathFor("my-security", locale), "staffSecondFactorRequired");
+      }
+      const message = started.kind === "notStaff" ? "staffSession:notStaff" : "staffSession:passkeyRequired";
+      return data(
+        { form: "password" as const, result: reply({ formErrors: [message] }) },
+        { status: started.kind === "notStaff" ? 403 : 400 },
+      );
+    },
+  );
+}
+
+/** The staff area's sign-out: the staff session and this browser's member session end, both cookies go. */
+async function signOut(context: Route.ActionArgs["context"], request: Request) {
+  const services = servicesOf(context);
+  const { config } = services;
+  const staffSessionId = getStaff(context)?.sessionId ?? (await staffSessionCookie.read(config, request))?.sid;
+  if (staffSessionId) await endStaffSessions(services, { sessionId: staffSessionId });
+  const memberSessionId = getMember(context)?.sessionId ?? (await sessionCookie.read(config, request))?.sid;
+  if (memberSessionId) {
+    await endSessions(
+      services,
+      { sessionId: memberSessionId },
+      { record: { kind: "sign-out", clientIp: clientIpOf(context) } },
+    );
+  }
+  const headers = new Headers();
+  headers.append("Set-Cookie", await staffSessionCookie.clear(config));
+  headers.append("Set-Cookie", await sessionCookie.clear(config));
+  return getToastUtils(context).redirectWithSuccess(pathFor("index", getLocale(context)), "loggedOut", { headers });
+}
+
+export default function StaffSignInPage({ loaderData, actionData }: Route.ComponentProps) {
+  const { t } = useTranslation("staffSession");
+  const { view, confirm, email, constraint } = loaderData;
+  const lastResult = actionData?.form === view ? actionData.result : undefined;
+  return (
+    <section className="content auth-page" data-testid="staff-sign-in">
+      <h1>{t(confirm ? "confirmTitle" : "title")}</h1>
+      <p>{t(confirm ? "confirmLead" : "lead")}</p>
+      {view === "code" ? (
+        <CodeForm email={email} constraint={constraint} lastResult={lastResult} confirm={confirm} />
+      ) : (
+        <PasswordForm email={email} constraint={constraint} lastResult={lastResult} />
+      )}
+      <p>{t("recoveryCodes")}</p>
+    </section>
+  );
+}
+
+interface StepFormProps {
+  email: string;
+  constraint: FormConstraint;
+  lastResult: SubmissionResult<string[]> | undefined;
+}
+
+function PasswordForm({ email, constraint, lastResult }: StepFormProps) {
+  const { t } = useTranslation("staffSession");
+  const navigation = useNavigation();
+  const [form, fields] = useSchemaForm<typeof SignInSchema>(constraint, lastResult, {
+    defaultValue: { email },
+    secretFields: ["password"],
+  });
+  return (
+    <Form method="post" {...getFormProps(form)} className="form">
+      <FormAlert form={form} />
+      <InputField
+        label={t("email")}
+        errors={fields.email.errors}
+        inputProps={{
+          ...getInputProps(fields.email, { type: "email" }),
+          autoComplete: "username",
+          inputMode: "email",
+          enterKeyHint: "next",
+        }}
+      />
+      <InputField
+        label={t("password")}
+        errors={fields.password.errors}
+        inputProps={{
+          ...getInputProps(fields.password, { type: "password" }),
+          autoComplete: "current-password",
+          inputMode: "text",
+          enterKeyHint: "go",
+        }}
+      />
+      <Button name="intent" value="password" pending={navigation.state === "submitting"} block>
+        {t("next")}
+      </Button>
+    </Form>
+  );
+}
+
+function CodeForm({ email, constraint, lastResult, confirm }: StepFormProps & { confirm: boolean }) {
+  const { t } = useTranslation("staffSession");
+  const navigation = useNavigation();
+  const [form, fields] = useSchemaForm<typeof AuthenticatorCodeSchema>(constraint, lastResult, {
+    secretFields: ["code"],
+  });
+  return (
+    <>
+      <p>{t("codeLead")}</p>
+      <Form method="post" {...getFormProps(form)} className="form">
+        <FormAlert form={form} />
+        <ReadOnlyEmailField label={t("email")} email={email} />
+        <InputField
+          label={t("code")}
+          errors={fields.code.errors}
+          inputProps={{
+            ...getInputProps(fields.code, { type: "text" }),
+            inputMode: "numeric",
+            autoComplete: "one-time-code",
+            enterKeyHint: "go",
+          }}
+        />
+        <Button name="intent" value="code" pending={navigation.state === "submitting"} block>
+          {t(confirm ? "confirmSubmit" : "submit")}
+        </Button>
+      </Form>
+      <Form method="post">
+        <Button name="intent" value="start-over" variant="secondary">
+          {t("startOver")}
+        </Button>
+      </Form>
+    </>
+  );
+}
+
+export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: loaderData?.title }];

