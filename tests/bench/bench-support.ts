@@ -11,6 +11,7 @@ import net, { type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import postgres from "postgres";
+import { spawnNodeScript } from "../support/node-child";
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, "../..");
 export const HOST = "127.0.0.1";
@@ -242,7 +243,9 @@ export async function startServer(options: {
     ? path.resolve(process.env.BENCH_CPU_PROF, options.name.replace(/[^\w-]+/g, "-"))
     : undefined;
   const profileArgs = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
-  const child = spawn(process.execPath, [...profileArgs, "--import", "tsx", options.script, ...options.args], {
+  // Tied to this process: a benchmark killed with SIGKILL (no cleanups run) leaves no server behind.
+  const child = spawnNodeScript(options.script, options.args, {
+    nodeArgs: profileArgs,
     cwd: options.cwd ?? REPO_ROOT,
     env: { ...process.env, NODE_ENV: "production", PORT: String(options.port), HOST, ...options.env },
     stdio: ["ignore", "ignore", "pipe"],

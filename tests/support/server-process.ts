@@ -1,5 +1,6 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
+import { spawnNodeScript } from "./node-child";
 import { findFreePort } from "./stand-ins/cognito-stand-in";
 import { makeTempDir } from "./temp-dir";
 
@@ -19,7 +20,8 @@ const START_ATTEMPTS = 3;
 
 /**
  * Starts the real server in a mode, on a free port with a fresh data directory: the dev entry on the stand-ins,
- * which runs the source in dev and the compiled production server (`npm run build`) in preview.
+ * which runs the source in dev and the compiled production server (`npm run build`) in preview. The server stops when
+ * the test process ends, however it ends (node-child.ts).
  */
 export async function startServerProcess(
   mode: "dev" | "preview",
@@ -42,7 +44,7 @@ const STAND_IN_LINE = /Cognito stand-in \(AWS SDK endpoint\): http:\/\/127\.0\.0
 async function startOnce(mode: "dev" | "preview", env: Record<string, string>): Promise<ServerProcess> {
   const port = await findFreePort();
   const temp = makeTempDir("server");
-  const child = spawn(process.execPath, ["--import", "tsx", "app/server/dev-entry.ts", `--mode=${mode}`], {
+  const child = spawnNodeScript("app/server/dev-entry.ts", [`--mode=${mode}`], {
     env: {
       ...process.env,
       PORT: String(port),
