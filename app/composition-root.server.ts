@@ -101,7 +101,11 @@ export function serverJobs(config: Config, db: Database, clock: Clock = systemCl
     },
     {
       // Retention and the two-systems repairs (owed Cognito deletions and revocations); see app/domain/jobs/purge.server.ts.
-      start: () => schedulePurge({ db, identity, config, clock }),
+      // An interval of 0 turns it off.
+      start: () =>
+        config.purgeIntervalMinutes > 0
+          ? schedulePurge({ db, identity, config, clock }, { intervalMs: config.purgeIntervalMinutes * 60 * 1000 })
+          : () => {},
     },
     {
       // The staff's member directory kept in step with Cognito (app/domain/directory/directory-reconcile.server.ts); an

@@ -83,6 +83,9 @@ const EnvSchema = z.object({
   DIRECTORY_RECONCILE_REQUESTS_PER_SECOND: z.coerce.number().positive().max(25).default(5),
   // 0: no schedule in the server (run `npm run directory:reconcile` from cron instead).
   DIRECTORY_RECONCILE_INTERVAL_MINUTES: z.coerce.number().int().min(0).max(10_080).default(360),
+  // The retention purge and the two-systems repairs (app/domain/jobs/purge.server.ts). 0: no schedule in the server
+  // (run `npm run purge` from cron instead).
+  PURGE_INTERVAL_MINUTES: z.coerce.number().int().min(0).max(10_080).default(360),
   // How often the staff group's members are read from Cognito (app/domain/directory/staff-group-check.server.ts):
   // staff rights lapse a minute after the last good read, so at most 30 s leaves a failed read room.
   STAFF_GROUP_CHECK_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(30).default(20),
@@ -226,6 +229,7 @@ function toConfig(env: z.infer<typeof EnvSchema>) {
       requestsPerSecond: env.DIRECTORY_RECONCILE_REQUESTS_PER_SECOND,
       intervalMinutes: env.DIRECTORY_RECONCILE_INTERVAL_MINUTES,
     },
+    purgeIntervalMinutes: env.PURGE_INTERVAL_MINUTES,
     staffGroupCheckIntervalMs: env.STAFF_GROUP_CHECK_INTERVAL_SECONDS * 1000,
     adminDashboardMaxAgeMs: env.ADMIN_DASHBOARD_MAX_AGE_SECONDS * 1000,
     csvImport: {

@@ -2,7 +2,8 @@ import { once } from "node:events";
 import { and, eq, isNotNull, isNull } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type DatabaseHandle, openDatabase } from "../../db/client.server";
-import { csvImportJobs, csvImportRows, mailOutbox, memberSessions } from "../../db/schema";
+import { csvImportJobs, csvImportRows, emailChangeTokens, mailOutbox, memberSessions } from "../../db/schema";
+import { EMAIL_CHANGE_TOKEN_RETENTION_DAYS } from "~/domain/jobs/purge.server";
 import type { StandIns } from "~/server/start-server";
 import { createStaffAdmin } from "../support/admin-members";
 import { type StandInSdk, connectToStandIn, staffTokensFor } from "../support/bearer-tokens";
@@ -80,6 +81,7 @@ beforeAll(async () => {
     // One trusted proxy: each attempt can be a client of its own, so only the per-account count is in play.
     TRUST_PROXY_HOPS: "1",
     DIRECTORY_RECONCILE_INTERVAL_MINUTES: "1",
+    PURGE_INTERVAL_MINUTES: "1",
     CSV_IMPORT_CREATIONS_PER_SECOND: "10",
     CSV_IMPORT_CONCURRENCY: String(IMPORT_CONCURRENCY),
     CSV_IMPORT_LEASE_SECONDS: "5",
@@ -214,33 +216,52 @@ describe.skipIf(!process.env.TEST_DATABASE_URL && !localPostgresBin())("two inst
     expect([...(await mailboxCountsTo(mailbox, emails)).values()]).toEqual([1, 1, 1, 1]);
   });
 
-  test("the directory reconcile runs once an interval across both instances", async () => {
-    const ticks = async (metricsPort: number) => {
+  test("the purge and the directory reconcile each run once an interval across both instances", async () => {
+    // Past its retention: the next purge, whichever instance runs it, deletes it.
+    const tokenHash = crypto.randomUUID();
+    await handle.db.insert(emailChangeTokens).values({
+      tokenHash,
+      sub: crypto.randomUUID(),
+      oldEmail: "old@two-instances.example.jp",
+      newEmail: "new@two-instances.example.jp",
+      expiresAt: new Date(Date.now() - (EMAIL_CHANGE_TOKEN_RETENTION_DAYS + 1) * 24 * 60 * 60 * 1000),
+    });
+    const ticks = async (metricsPort: number, job: "purge" | "reconcile") => {
       const body = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-      const runs = [...body.matchAll(/^job_runs_total\{job="reconcile",outcome="([^"]+)"\} (\d+)$/gm)];
+      const runs = [...body.matchAll(new RegExp(`^job_runs_total\\{job="${job}",outcome="([^"]+)"\\} (\\d+)$`, "gm"))];
       const count = (skipped: boolean) =>
         runs.filter(([, outcome]) => (outcome === "not-due") === skipped).reduce((sum, [, , n]) => sum + Number(n), 0);
       return { ran: count(false), notDue: count(true) };
     };
-    // Both instances tick once a minute (the first 30 s after start), each at its own offset: compare them when
-    // both have ticked the same number of times.
-    let seen: { a: Awaited<ReturnType<typeof ticks>>; b: Awaited<ReturnType<typeof ticks>> } | undefined;
+    // Both instances tick each job once a minute (the reconcile first 30 s after start, the purge 60 s), each at its
+    // own offset: compare them when both have ticked the same number of times.
+    type Ticks = Awaited<ReturnType<typeof ticks>>;
+    const seen = {} as Record<"purge" | "reconcile", { a: Ticks; b: Ticks }>;
+    const tokenLeft = async () =>
+      (await handle.db.select().from(emailChangeTokens).where(eq(emailChangeTokens.tokenHash, tokenHash))).length;
+    await expect.poll(tokenLeft, { timeout: 150_000, interval: 1_000 }).toBe(0);
     await expect
       .poll(
         async () => {
-          seen = { a: await ticks(metricsPorts.a), b: await ticks(metricsPorts.b) };
-          const [tickedA, tickedB] = [seen.a.ran + seen.a.notDue, seen.b.ran + seen.b.notDue];
-          return tickedA >= 1 && tickedA === tickedB;
+          for (const job of ["purge", "reconcile"] as const) {
+            seen[job] = { a: await ticks(metricsPorts.a, job), b: await ticks(metricsPorts.b, job) };
+          }
+          return Object.values(seen).every(({ a, b }) => {
+            const [tickedA, tickedB] = [a.ran + a.notDue, b.ran + b.notDue];
+            return tickedA >= 1 && tickedA === tickedB;
+          });
         },
         { timeout: 120_000, interval: 1_000 },
       )
       .toBe(true);
-    const intervals = seen!.a.ran + seen!.a.notDue;
-    expect({ ran: seen!.a.ran + seen!.b.ran, notDue: seen!.a.notDue + seen!.b.notDue }, JSON.stringify(seen)).toEqual({
-      ran: intervals,
-      notDue: intervals,
-    });
-  }, 150_000);
+    for (const { a, b } of Object.values(seen)) {
+      const intervals = a.ran + a.notDue;
+      expect({ ran: a.ran + b.ran, notDue: a.notDue + b.notDue }, JSON.stringify(seen)).toEqual({
+        ran: intervals,
+        notDue: intervals,
+      });
+    }
+  }, 300_000);
 
   test("B stops on SIGTERM handing its work over; an import started on A and A killed mid-job: B finishes it, each member once", async () => {
     // B's shutdown: drained, its jobs stopped, exit 0. It is started again below to take over A's job.

@@ -18,9 +18,10 @@ import { switchAbandonedTotpOn } from "../security/two-step-verification.server"
 
 /** E-mail-change tokens are kept this long after they expire (used or not), then deleted. */
 export const EMAIL_CHANGE_TOKEN_RETENTION_DAYS = 7;
-/** How often the server process runs the purge (every instance tries; the advisory lock lets one through). */
-export const PURGE_INTERVAL_MS = 6 * 60 * 60 * 1000;
-/** The first run after start-up waits this long, so a restart loop does not hammer Cognito. */
+/**
+ * The first run after start-up waits this long (or one interval, when the interval is shorter), so a restart loop does
+ * not hammer Cognito.
+ */
 export const PURGE_FIRST_RUN_DELAY_MS = 5 * 60 * 1000;
 /** Any constant works; it only has to be the same in every instance (and differ from the migration lock's). */
 export const PURGE_LOCK_KEY = 727_310_002;
@@ -155,15 +156,15 @@ export async function runPurgeExclusively(deps: PurgeDependencies, now: Date): P
 }
 
 /**
- * Runs the purge on a schedule inside the server process: first after PURGE_FIRST_RUN_DELAY_MS, then every
- * PURGE_INTERVAL_MS, skipping a tick when another instance started it within the last nine tenths of an interval
- * (claimScheduledTurn). Returns a stop function.
+ * Runs the purge on a schedule inside the server process: first after PURGE_FIRST_RUN_DELAY_MS (or one interval, if
+ * shorter), then every `intervalMs` (PURGE_INTERVAL_MINUTES), skipping a tick when another instance started it within
+ * the last nine tenths of an interval (claimScheduledTurn). Returns a stop function.
  */
 export function schedulePurge(
   deps: PurgeDependencies & { clock: Clock },
-  options: { firstRunDelayMs?: number; intervalMs?: number } = {},
+  options: { intervalMs: number; firstRunDelayMs?: number },
 ): () => void {
-  const intervalMs = options.intervalMs ?? PURGE_INTERVAL_MS;
+  const { intervalMs } = options;
   return scheduleRepeating(
     async () => {
       try {
@@ -177,7 +178,7 @@ export function schedulePurge(
       }
     },
     {
-      firstRunDelayMs: options.firstRunDelayMs ?? PURGE_FIRST_RUN_DELAY_MS,
+      firstRunDelayMs: options.firstRunDelayMs ?? Math.min(PURGE_FIRST_RUN_DELAY_MS, intervalMs),
       intervalMs,
     },
   );
