@@ -78,6 +78,16 @@ function createMetrics() {
       labelNames: ["job", "outcome"] as const,
       registers,
     }),
+    requestsWaiting: new Gauge({
+      name: "http_requests_waiting",
+      help: "Requests waiting in the start queue for a place (app/server/request-queue.ts).",
+      registers,
+    }),
+    requestsInProgress: new Gauge({
+      name: "http_requests_in_progress",
+      help: "Requests holding one of the start queue's places (REQUEST_QUEUE_IN_PROGRESS).",
+      registers,
+    }),
     jobLastSuccess: new Gauge({
       name: "job_last_success_timestamp_seconds",
       help: "When a job last finished its work in this process (Unix time).",
@@ -87,7 +97,13 @@ function createMetrics() {
   };
 }
 
-type Metrics = ReturnType<typeof createMetrics>;
+type Metrics = ReturnType<typeof createMetrics> & { requestQueue?: RequestQueueDepth };
+
+/** What the HTTP layer's start queue tells about itself. */
+interface RequestQueueDepth {
+  readonly inProgress: number;
+  readonly waiting: number;
+}
 
 // The HTTP server and the React Router build load this module as two separate copies (two module graphs); both
 // must record into one registry, so it lives on globalThis (as the router context's shared keys do).
@@ -148,6 +164,11 @@ export function countJobRun(job: "purge" | "reconcile" | "staff-group-check", ou
   if (worked) metrics.jobLastSuccess.set({ job }, Date.now() / 1000);
 }
 
+/** The HTTP layer's start queue, read at each scrape (nothing is recorded per request). */
+export function observeRequestQueue(queue: RequestQueueDepth): void {
+  metrics.requestQueue = queue;
+}
+
 let collectingProcessMetrics = false;
 
 /**
@@ -162,5 +183,9 @@ export function collectProcessMetrics(): void {
 
 /** The exposition: every metric in Prometheus's text format. */
 export async function metricsExposition(): Promise<{ contentType: string; body: string }> {
+  if (metrics.requestQueue) {
+    metrics.requestsWaiting.set(metrics.requestQueue.waiting);
+    metrics.requestsInProgress.set(metrics.requestQueue.inProgress);
+  }
   return { contentType: metrics.registry.contentType, body: await metrics.registry.metrics() };
 }

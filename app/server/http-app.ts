@@ -12,7 +12,7 @@ import { type Config, SIBLING_SERVICES } from "~/config.server";
 import { isApiPath } from "~/routing/api-paths";
 import { isJwksLoaded } from "~/integrations/cognito/jwks.server";
 import { logger } from "~/integrations/logger.server";
-import { observeHttpRequest } from "~/integrations/metrics.server";
+import { observeHttpRequest, observeRequestQueue } from "~/integrations/metrics.server";
 import type { DevMailbox, RequestInfo } from "~/router-context.server";
 import { createApiLane } from "./api-lane";
 import { createRequestQueue } from "./request-queue";
@@ -234,7 +234,8 @@ export async function createHttpApp(
     compressionLevel: COMPRESSION_LEVEL,
   });
 
-  const queue = createRequestQueue();
+  const queue = createRequestQueue(config.requestQueue);
+  observeRequestQueue(queue);
   const listener: RequestListener = (req, res) => {
     const requestPath = pathOf(req);
     // A load balancer's health checks are answered at once, never behind the queue's pages.

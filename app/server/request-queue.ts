@@ -1,34 +1,26 @@
 import type { ServerResponse } from "node:http";
 
 /**
- * Requests start one per turn of the event loop, in arrival order, and at most this many are in progress at once.
- * Every request shares the one event loop, and libuv accepts at most one new connection per turn (libuv#3696): when
- * all the requests read in one turn started at once, that turn carried all their renders, so under a burst of
- * connections new ones waited seconds in the kernel's accept queue while each handler's own time stayed short
- * (tests/bench/README.md, saturation). Started one per turn, each turn stays short; the cap bounds the live objects
- * of requests that wait on the database or Cognito, and what the garbage collector has to go through.
+ * Requests start one per turn of the event loop, in arrival order, and at most `inProgress` (REQUEST_QUEUE_IN_PROGRESS)
+ * are in progress at once. Every request shares the one event loop, and libuv accepts at most one new connection per
+ * turn (libuv#3696): when all the requests read in one turn started at once, that turn carried all their renders, so
+ * under a burst of connections new ones waited seconds in the kernel's accept queue while each handler's own time
+ * stayed short (tests/bench/README.md, saturation). Started one per turn, each turn stays short. A request that holds
+ * its place longer than `holdLimitMs` (REQUEST_QUEUE_HOLD_MS) goes on without it.
  */
-export const REQUESTS_IN_PROGRESS = 32;
-/**
- * A request that holds its place longer than this is waiting on something else (Cognito, a slow client reading a
- * download), not using the CPU: it goes on without its place, so that it does not hold up the queue.
- */
-export const PLACE_HOLD_LIMIT_MS = 500;
-
 export interface RequestQueue {
   /**
    * Calls `start` on a later turn of the event loop, once the requests before it have started and fewer than the
    * cap are in progress.
    */
   admit(res: ServerResponse, start: () => void): void;
-  /** Requests holding a place and requests waiting for one, for the tests. */
+  /** Requests holding a place and requests waiting for one, for the metrics and the tests. */
   readonly inProgress: number;
   readonly waiting: number;
 }
 
-export function createRequestQueue(options: { inProgress?: number; holdLimitMs?: number } = {}): RequestQueue {
-  const limit = options.inProgress ?? REQUESTS_IN_PROGRESS;
-  const holdLimitMs = options.holdLimitMs ?? PLACE_HOLD_LIMIT_MS;
+export function createRequestQueue(options: { inProgress: number; holdLimitMs: number }): RequestQueue {
+  const { inProgress: limit, holdLimitMs } = options;
   const waiting: Array<{ res: ServerResponse; start: () => void }> = [];
   let inProgress = 0;
   let startScheduled = false;
