@@ -1,4 +1,4 @@
-import { type SQL, and, eq, isNull, sql } from "drizzle-orm";
+import { and, eq, gt, isNotNull, isNull, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import type { Database } from "../../../db/client.server";
 import { staffSessions } from "../../../db/schema";
@@ -9,6 +9,12 @@ import type { AppServices } from "~/services.server";
 import { countPasskeys } from "../account/passkeys.server";
 import { type DomainErrorCode, toDomainError } from "../domain-error.server";
 import { decryptSecret, encryptSecret } from "./refresh-tokens.server";
+import {
+  type StaffRevocationServices,
+  type StaffSessionsToEnd,
+  endStaffSessionRows,
+  revokeStaffRefreshTokens,
+} from "./staff-session-ending.server";
 
 /**
  * The staff area's own sessions (SECURITY.md 27, 30): staff power never rides on the members' page session, whose
@@ -169,7 +175,8 @@ export async function resolveStaffSession(
   } else if (!check.expired) {
     return { kind: "ended" };
   } else {
-    const refreshToken = decryptSecret(session.refreshTokenEncrypted, config.sessionSecrets);
+    const refreshToken =
+      session.refreshTokenEncrypted && decryptSecret(session.refreshTokenEncrypted, config.sessionSecrets);
     if (!refreshToken) return { kind: "ended" };
     try {
       const tokens = await services.identity.staffRefresh(refreshToken);
@@ -206,7 +213,7 @@ async function revokeQuietly(services: Pick<AppServices, "identity">, refreshTok
   try {
     await services.identity.staffRevokeRefreshToken(refreshToken);
   } catch (error) {
-    // The row is ended, which is what closes the staff area; the token itself dies within 8 hours.
+    // A sign-in that opened no session: nothing keeps the token to retry it, and it dies within 8 hours.
     logger.warn({ err: error }, "could not revoke a staff refresh token at Cognito");
   }
 }
@@ -214,23 +221,37 @@ async function revokeQuietly(services: Pick<AppServices, "identity">, refreshTok
 /** Ends one staff session, or every staff session of a member, and revokes their staff refresh tokens. */
 export async function endStaffSessions(
   services: StaffSessionServices,
-  which: { sessionId: string } | { sub: string },
+  which: StaffSessionsToEnd,
   options: { refreshRefused?: boolean } = {},
 ): Promise<void> {
-  const condition: SQL | undefined =
-    "sessionId" in which ? eq(staffSessions.id, which.sessionId) : eq(staffSessions.sub, which.sub);
-  const ended = await services.db
-    .update(staffSessions)
-    .set({ endedAt: services.clock.now() })
-    .where(and(condition, isNull(staffSessions.endedAt)))
-    .returning({ refreshTokenEncrypted: staffSessions.refreshTokenEncrypted });
-  if (options.refreshRefused) return;
-  await Promise.all(
-    ended.map(async (row) => {
-      const refreshToken = decryptSecret(row.refreshTokenEncrypted, services.config.sessionSecrets);
-      if (refreshToken) await revokeQuietly(services, refreshToken);
-    }),
+  const ended = await endStaffSessionRows(services.db, which, services.clock.now(), options);
+  await revokeStaffRefreshTokens(services, ended);
+}
+
+/**
+ * The purge job's retry of staff revocations Cognito did not confirm when their sessions ended. Only tokens within
+ * their 8 hours are tried: an older one Cognito refuses anyway (the staff client's refresh tokens last at most a
+ * staff session's 8 hours, pinned by the deployment contract), and the purge clears it (purgeStaffSessions).
+ */
+export async function revokeOwedStaffRefreshTokens(
+  services: StaffRevocationServices,
+  now: Date,
+): Promise<{ confirmed: number; owed: number }> {
+  const owed = and(
+    isNotNull(staffSessions.endedAt),
+    isNotNull(staffSessions.refreshTokenEncrypted),
+    gt(staffSessions.createdAt, new Date(now.getTime() - STAFF_SESSION_MAX_MS)),
   );
+  const rows = await services.db
+    .select({ id: staffSessions.id, refreshTokenEncrypted: staffSessions.refreshTokenEncrypted })
+    .from(staffSessions)
+    .where(owed);
+  await revokeStaffRefreshTokens(services, rows);
+  const [left] = await services.db
+    .select({ owed: sql<number>`count(*)::int` })
+    .from(staffSessions)
+    .where(owed);
+  return { confirmed: rows.length - (left?.owed ?? 0), owed: left?.owed ?? 0 };
 }
 
 /**

@@ -162,7 +162,14 @@ export function createIdentityProvider(
     staffBeginSignIn: staffMemberFlows.beginSignIn,
     staffAnswerSoftwareTokenChallenge: staffMemberFlows.answerSoftwareTokenChallenge,
     staffRefresh: staffMemberFlows.refresh,
-    staffRevokeRefreshToken: staffMemberFlows.revokeRefreshToken,
+    /**
+     * Without the setting this fails as a fault, not as Cognito's refusal: a refusal would count the token as revoked
+     * (revokeWithRetries), and it is still owed.
+     */
+    staffRevokeRefreshToken: (refreshToken: string) =>
+      cognito.staffClientId
+        ? staffMemberFlows.revokeRefreshToken(refreshToken)
+        : Promise.reject(new Error("COGNITO_STAFF_CLIENT_ID is not set: no staff refresh token can be revoked")),
 
     getUser,
 
