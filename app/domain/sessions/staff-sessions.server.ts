@@ -49,8 +49,8 @@ export type StaffSignInStart =
   | { kind: "codeRequired"; email: string; username: string; session: string }
   /** Right password, but not a member of the staff group: no staff session. */
   | { kind: "notStaff" }
-  /** Staff with a passkey and no authenticator app: the passkey is their second factor. */
-  | { kind: "passkeyRequired" }
+  /** Staff with a passkey and no authenticator app: the passkey is their second factor (staff-passkey-sign-in). */
+  | { kind: "passkeyRequired"; email: string; sub: string }
   /** Staff with no second factor at all: they set one up on their security page first. */
   | { kind: "secondFactorMissing" };
 
@@ -60,7 +60,7 @@ function staffClientId(services: Pick<AppServices, "config">): string {
   return services.config.cognito.staffClientId ?? "";
 }
 
-async function staffClaims(services: Pick<AppServices, "config">, accessToken: string) {
+export async function staffClaims(services: Pick<AppServices, "config">, accessToken: string) {
   const check = await verifyAccessToken(accessToken, services.config.cognito, staffClientId(services));
   if (!check.valid) throw new Error("Cognito's staff client answered an access token that does not verify");
   return check.claims;
@@ -84,7 +84,7 @@ export async function beginStaffSignIn(
   if (answer.tokens.refreshToken) await revokeQuietly(services, answer.tokens.refreshToken);
   if (!claims.groups.includes(services.config.adminGroup)) return { kind: "notStaff" };
   return (await countPasskeys(services.db, claims.sub)) > 0
-    ? { kind: "passkeyRequired" }
+    ? { kind: "passkeyRequired", email: input.email, sub: claims.sub }
     : { kind: "secondFactorMissing" };
 }
 
@@ -100,7 +100,8 @@ export async function completeStaffSignIn(
   return openStaffSession(services, { email: input.email, tokens, previousSessionId: input.previousSessionId });
 }
 
-async function openStaffSession(
+/** A staff session for the staff client's tokens of a second factor just answered, when they are a staff member's. */
+export async function openStaffSession(
   services: StaffSessionServices,
   input: { email: string; tokens: IdentityTokens; previousSessionId?: string | undefined },
 ): Promise<{ kind: "opened"; sessionId: string; accessToken: string } | { kind: "notStaff" }> {
@@ -202,7 +203,7 @@ export async function resolveStaffSession(
   return refreshed ? { kind: "staff", staff, refreshedAccessToken: accessToken } : { kind: "staff", staff };
 }
 
-async function revokeQuietly(services: Pick<AppServices, "identity">, refreshToken: string): Promise<void> {
+export async function revokeQuietly(services: Pick<AppServices, "identity">, refreshToken: string): Promise<void> {
   try {
     await services.identity.staffRevokeRefreshToken(refreshToken);
   } catch (error) {

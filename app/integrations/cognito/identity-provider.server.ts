@@ -150,6 +150,7 @@ export function createIdentityProvider(
 
   const staffPool = { client, UserPoolId, ClientId: cognito.staffClientId ?? "" };
   const staffMemberFlows = memberFlows(staffPool);
+  const staffPasskeyFlows = passkeyFlows(staffPool);
 
   return {
     ...memberFlows({ client, UserPoolId, ClientId }),
@@ -163,6 +164,9 @@ export function createIdentityProvider(
     staffAnswerSoftwareTokenChallenge: staffMemberFlows.answerSoftwareTokenChallenge,
     staffRefresh: staffMemberFlows.refresh,
     staffRevokeRefreshToken: staffMemberFlows.revokeRefreshToken,
+    /** The passkey as the staff sign-in's second factor: USER_AUTH's WEB_AUTHN challenge on the staff client. */
+    staffBeginPasskeySignIn: staffPasskeyFlows.beginPasskeySignIn,
+    staffAnswerPasskeyChallenge: staffPasskeyFlows.answerPasskeyChallenge,
 
     getUser,
 
