@@ -13,6 +13,7 @@ import { decryptSecret, encryptSecret } from "./refresh-tokens.server";
 /**
  * The staff area's own sessions (SECURITY.md 27, 30): staff power never rides on the members' page session, whose
  * cookie every sibling host receives. A staff session is opened with the password and the authenticator app's code
+ * (or, for staff whose second factor is a passkey, the password and then the passkey: staff-passkey-sign-in.server.ts)
  * through the staff app client, lives in a host-only cookie, and ends after STAFF_SESSION_MAX_MS or
  * STAFF_SESSION_IDLE_MS without a staff page view, by the app's clock. A page view verifies the staff access token
  * locally and only refreshes it (5-minute tokens) with the staff refresh token; a refused refresh ends the session.
