@@ -27,7 +27,10 @@ export interface StaffPasskeyStep {
   expiresAt: number;
 }
 
-/** The step sealed (AES-256-GCM under the session secrets): the browser can neither read Cognito's Session nor forge a sub. */
+/**
+ * The step sealed (AES-256-GCM under the session secrets): the browser can neither read Cognito's Session nor make
+ * up a step of its own.
+ */
 export function sealStaffPasskeyStep(step: StaffPasskeyStep, secrets: string[]): string {
   const { expiresAt, ...value } = step;
   return sealForPurpose(value, { purpose: STEP_PURPOSE, expiresAt, secrets });

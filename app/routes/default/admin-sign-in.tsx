@@ -34,9 +34,9 @@ import { readStaffPasskeyStep, staffPasskeyAction, startStaffPasskeyStep } from 
 /**
  * The staff area's own sign-in (app/domain/sessions/staff-sessions.server.ts): the password, then the authenticator
  * app's code, through the staff app client, whether or not the browser is signed in as a member. Staff whose only
- * second factor is a passkey use it after the password instead (admin-sign-in.server.ts; it needs JavaScript). `mode=confirm`: a
- * staff member asked again before a high-impact action. `to`: the staff page to go back to. Its sign-out ends the
- * staff session and the member session.
+ * second factor is a passkey use it after the password instead (admin-sign-in.server.ts; it needs JavaScript).
+ * `mode=confirm`: a staff member asked again before a high-impact action. `to`: the staff page to go back to. Its
+ * sign-out ends the staff session and the member session.
  */
 export const middleware: Route.MiddlewareFunction[] = [staffSessionMiddleware];
 
