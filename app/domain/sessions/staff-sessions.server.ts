@@ -19,6 +19,7 @@ import {
 /**
  * The staff area's own sessions (SECURITY.md 27, 30): staff power never rides on the members' page session, whose
  * cookie every sibling host receives. A staff session is opened with the password and the authenticator app's code
+ * (or, for staff whose second factor is a passkey, the password and then the passkey: staff-passkey-sign-in.server.ts)
  * through the staff app client, lives in a host-only cookie, and ends after STAFF_SESSION_MAX_MS or
  * STAFF_SESSION_IDLE_MS without a staff page view, by the app's clock. A page view verifies the staff access token
  * locally and only refreshes it (5-minute tokens) with the staff refresh token; a refused refresh ends the session.
@@ -55,8 +56,8 @@ export type StaffSignInStart =
   | { kind: "codeRequired"; email: string; username: string; session: string }
   /** Right password, but not a member of the staff group: no staff session. */
   | { kind: "notStaff" }
-  /** Staff with a passkey and no authenticator app: the passkey is their second factor. */
-  | { kind: "passkeyRequired" }
+  /** Staff with a passkey and no authenticator app: the passkey is their second factor (staff-passkey-sign-in). */
+  | { kind: "passkeyRequired"; email: string; sub: string }
   /** Staff with no second factor at all: they set one up on their security page first. */
   | { kind: "secondFactorMissing" };
 
@@ -66,7 +67,7 @@ function staffClientId(services: Pick<AppServices, "config">): string {
   return services.config.cognito.staffClientId ?? "";
 }
 
-async function staffClaims(services: Pick<AppServices, "config">, accessToken: string) {
+export async function staffClaims(services: Pick<AppServices, "config">, accessToken: string) {
   const check = await verifyAccessToken(accessToken, services.config.cognito, staffClientId(services));
   if (!check.valid) throw new Error("Cognito's staff client answered an access token that does not verify");
   return check.claims;
@@ -90,7 +91,7 @@ export async function beginStaffSignIn(
   if (answer.tokens.refreshToken) await revokeQuietly(services, answer.tokens.refreshToken);
   if (!claims.groups.includes(services.config.adminGroup)) return { kind: "notStaff" };
   return (await countPasskeys(services.db, claims.sub)) > 0
-    ? { kind: "passkeyRequired" }
+    ? { kind: "passkeyRequired", email: input.email, sub: claims.sub }
     : { kind: "secondFactorMissing" };
 }
 
@@ -106,7 +107,8 @@ export async function completeStaffSignIn(
   return openStaffSession(services, { email: input.email, tokens, previousSessionId: input.previousSessionId });
 }
 
-async function openStaffSession(
+/** A staff session for the staff client's tokens of a second factor just answered, when they are a staff member's. */
+export async function openStaffSession(
   services: StaffSessionServices,
   input: { email: string; tokens: IdentityTokens; previousSessionId?: string | undefined },
 ): Promise<{ kind: "opened"; sessionId: string; accessToken: string } | { kind: "notStaff" }> {
@@ -209,7 +211,7 @@ export async function resolveStaffSession(
   return refreshed ? { kind: "staff", staff, refreshedAccessToken: accessToken } : { kind: "staff", staff };
 }
 
-async function revokeQuietly(services: Pick<AppServices, "identity">, refreshToken: string): Promise<void> {
+export async function revokeQuietly(services: Pick<AppServices, "identity">, refreshToken: string): Promise<void> {
   try {
     await services.identity.staffRevokeRefreshToken(refreshToken);
   } catch (error) {

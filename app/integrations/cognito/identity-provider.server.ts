@@ -150,6 +150,7 @@ export function createIdentityProvider(
 
   const staffPool = { client, UserPoolId, ClientId: cognito.staffClientId ?? "" };
   const staffMemberFlows = memberFlows(staffPool);
+  const staffPasskeyFlows = passkeyFlows(staffPool);
 
   return {
     ...memberFlows({ client, UserPoolId, ClientId }),
@@ -170,6 +171,9 @@ export function createIdentityProvider(
       cognito.staffClientId
         ? staffMemberFlows.revokeRefreshToken(refreshToken)
         : Promise.reject(new Error("COGNITO_STAFF_CLIENT_ID is not set: no staff refresh token can be revoked")),
+    /** The passkey as the staff sign-in's second factor: USER_AUTH's WEB_AUTHN challenge on the staff client. */
+    staffBeginPasskeySignIn: staffPasskeyFlows.beginPasskeySignIn,
+    staffAnswerPasskeyChallenge: staffPasskeyFlows.answerPasskeyChallenge,
 
     getUser,
 
