@@ -3,6 +3,7 @@ import { expect, test } from "./fixtures";
 import { STANDIN_PORT } from "../../playwright.config";
 import { createStaffAdmin, refreshIntoDirectory } from "../support/admin-members";
 import { signIn } from "../support/sign-in-form";
+import { addVirtualAuthenticator } from "../support/virtual-authenticator";
 
 // The staff sign-in with a passkey as the second factor, in Chromium: a virtual authenticator (Chrome DevTools
 // Protocol) stands in for the device's platform authenticator, and the Cognito stand-in checks the ceremony through
@@ -34,21 +35,6 @@ const TEXTS = {
 
 type Locale = keyof typeof TEXTS;
 const prefix = (locale: Locale) => (locale === "ja" ? "" : "/en");
-
-/** The page's own authenticator: a platform passkey provider that verifies the user (as Touch ID or Windows Hello). */
-async function addVirtualAuthenticator(page: Page) {
-  const cdp = await page.context().newCDPSession(page);
-  await cdp.send("WebAuthn.enable");
-  await cdp.send("WebAuthn.addVirtualAuthenticator", {
-    options: {
-      protocol: "ctap2",
-      transport: "internal",
-      hasResidentKey: true,
-      hasUserVerification: true,
-      isUserVerified: true,
-    },
-  });
-}
 
 /** Signs the staff member in as a member and adds a passkey on their security page (JavaScript on). */
 async function addPasskey(page: Page, staff: { email: string; password: string }, locale: Locale) {
