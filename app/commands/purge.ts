@@ -20,6 +20,8 @@ const identity =
           region: env.COGNITO_REGION ?? "ap-northeast-1",
           userPoolId: env.COGNITO_USER_POOL_ID,
           clientId: env.COGNITO_CLIENT_ID,
+          // Owed staff revocations go through the staff client; without it they stay owed for the server's purge.
+          ...(env.COGNITO_STAFF_CLIENT_ID ? { staffClientId: env.COGNITO_STAFF_CLIENT_ID } : {}),
           endpoint: env.COGNITO_ENDPOINT,
         },
         handle.db,
@@ -35,7 +37,8 @@ try {
   } else {
     console.log(
       `Purged ${report.cancelledProfiles} member(s) cancelled more than ${CANCELLED_DATA_RETENTION_MONTHS} months ago, ` +
-        `${report.endedSessions} ended session(s) and ${report.emailChangeTokens} e-mail-change token(s) (${handle.kind}).`,
+        `${report.endedSessions} ended session(s), ${report.endedStaffSessions} ended staff session(s) and ` +
+        `${report.emailChangeTokens} e-mail-change token(s) (${handle.kind}).`,
     );
     if (report.cognitoDeletions && report.revocations) {
       console.log(

@@ -202,3 +202,18 @@ export const staffSessionCookie = defineCookie("id_staff_session", SessionCookie
 export const staffCodeChallengeCookie = defineCookie("id_staff_code_step", NewPasswordChallengeStateSchema, {
   maxAge: CODE_CHALLENGE_COOKIE_MAX_AGE_S,
 });
+
+/**
+ * How long the staff sign-in's password step counts for the passkey: long enough to reach for the device, and the
+ * password again after that.
+ */
+export const STAFF_PASSKEY_STEP_COOKIE_MAX_AGE_S = 10 * 60;
+
+/**
+ * The staff sign-in between the password and the passkey: who passed the password step and, once asked for,
+ * Cognito's WEB_AUTHN challenge on the staff client. Sealed (app/domain/sessions/staff-passkey-sign-in.server.ts),
+ * so the passkey step cannot be reached without the password. This host only.
+ */
+export const staffPasskeyStepCookie = defineCookie("id_staff_passkey_step", z.string().min(1), {
+  maxAge: STAFF_PASSKEY_STEP_COOKIE_MAX_AGE_S,
+});

@@ -3,7 +3,8 @@ import { index, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
 /**
  * The staff area's sessions (app/domain/sessions/staff-sessions.server.ts), apart from the members' page sessions:
  * signed in through the staff app client with the password and a second factor, held in a host-only cookie, at
- * most 8 hours long and ended after 30 minutes idle. Ending the member session ends these too.
+ * most 8 hours long and ended after 30 minutes idle. Ending the member's sessions for them ends these too
+ * (app/domain/sessions/session-ending.server.ts); the purge deletes them 30 days after they ended.
  */
 export const staffSessions = pgTable(
   "staff_sessions",
@@ -12,8 +13,12 @@ export const staffSessions = pgTable(
     sub: uuid().notNull(),
     /** The staff member's e-mail at sign-in, for the audit log's actor. */
     email: text().notNull(),
-    /** The staff client's refresh token, AES-256-GCM as the members' (app/domain/sessions/refresh-tokens.server.ts). */
-    refreshTokenEncrypted: text().notNull(),
+    /**
+     * The staff client's refresh token, AES-256-GCM as the members' (app/domain/sessions/refresh-tokens.server.ts).
+     * Null once the session has ended and Cognito revoked it (or refused it, or its 8 hours are over): an ended
+     * session keeps no token; one still set on an ended row is a revocation owed to the purge job.
+     */
+    refreshTokenEncrypted: text(),
     createdAt: timestamp({ withTimezone: true }).notNull(),
     /** The last staff page view: 30 minutes after it the session has ended. */
     lastSeenAt: timestamp({ withTimezone: true }).notNull(),

@@ -14,6 +14,7 @@ import {
   CreateUserPoolClientCommand,
   CreateUserPoolCommand,
   DeleteWebAuthnCredentialCommand,
+  DescribeUserPoolClientCommand,
   DescribeUserPoolCommand,
   GetUserCommand,
   GetUserPoolMfaConfigCommand,
@@ -27,6 +28,7 @@ import type {
   PublicKeyCredentialCreationOptionsJSON,
   PublicKeyCredentialRequestOptionsJSON,
 } from "@simplewebauthn/server";
+import { decodeJwt } from "jose";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { SoftwarePasskey } from "../support/software-authenticator";
 import { expireChallengeSessions } from "../support/stand-ins/stand-in/harness-client";
@@ -452,6 +454,38 @@ describe("AdminInitiateAuth with USER_AUTH and the WEB_AUTHN challenge", () => {
     );
     expect(error.name).toBe("InvalidParameterException");
     expect(error.message).toBe("Auth flow not enabled for this client");
+  });
+
+  // The staff sign-in's passkey step (app/domain/sessions/staff-passkey-sign-in.server.ts) runs USER_AUTH on the
+  // staff app client: the client must allow it, and the tokens are that client's own, with its short lifetimes.
+  test("the staff client allows USER_AUTH: a passkey answers its WEB_AUTHN challenge with the staff client's tokens", async () => {
+    const staffClientId = cognito.pool.staffClientId;
+    const described = await cognito.cognito.send(
+      new DescribeUserPoolClientCommand({ UserPoolId: cognito.userPoolId, ClientId: staffClientId }),
+    );
+    expect(described.UserPoolClient?.ExplicitAuthFlows).toContain("ALLOW_USER_AUTH");
+
+    const { email, accessToken } = await member("staff-client");
+    const passkey = await registeredPasskey(accessToken);
+    const started = await userAuth(email, { PREFERRED_CHALLENGE: "WEB_AUTHN" }, staffClientId);
+    expect(started.ChallengeName).toBe("WEB_AUTHN");
+    const result = await cognito.cognito.send(
+      new AdminRespondToAuthChallengeCommand({
+        UserPoolId: cognito.userPoolId,
+        ClientId: staffClientId,
+        ChallengeName: "WEB_AUTHN",
+        Session: started.Session!,
+        ChallengeResponses: {
+          USERNAME: email,
+          CREDENTIAL: JSON.stringify(passkey.get(requestOptions(started.ChallengeParameters))),
+        },
+      }),
+    );
+    const tokens = result.AuthenticationResult!;
+    expect(tokens.RefreshToken).toBeTruthy();
+    const access = decodeJwt(tokens.AccessToken!);
+    expect(access.client_id).toBe(staffClientId);
+    expect(access.exp! - access.iat!).toBe(5 * 60);
   });
 
   test("an unknown member is UserNotFoundException (PreventUserExistenceErrors LEGACY)", async () => {

@@ -3,6 +3,7 @@ import { expect, test } from "./fixtures";
 import { STANDIN_PORT } from "../../playwright.config";
 import { createTestMember } from "../support/test-members";
 import { signIn } from "../support/sign-in-form";
+import { addVirtualAuthenticator } from "../support/virtual-authenticator";
 
 // Passkeys in Chromium: a virtual authenticator (Chrome DevTools Protocol) stands in for the device's platform
 // authenticator, so the browser makes and uses real passkeys, which the Cognito stand-in checks. WebAuthn needs
@@ -41,21 +42,6 @@ const TEXTS = {
 
 type Locale = keyof typeof TEXTS;
 const prefix = (locale: Locale) => (locale === "ja" ? "" : "/en");
-
-/** The page's own authenticator: a platform passkey provider that verifies the user (as Touch ID or Windows Hello). */
-async function addVirtualAuthenticator(page: Page) {
-  const cdp = await page.context().newCDPSession(page);
-  await cdp.send("WebAuthn.enable");
-  await cdp.send("WebAuthn.addVirtualAuthenticator", {
-    options: {
-      protocol: "ctap2",
-      transport: "internal",
-      hasResidentKey: true,
-      hasUserVerification: true,
-      isUserVerified: true,
-    },
-  });
-}
 
 async function signOut(page: Page, locale: Locale) {
   await page.goto(`${prefix(locale)}/auth/sign-out/`);

@@ -1,19 +1,8 @@
-import type { Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
 import { STANDIN_PORT } from "../../playwright.config";
 import { createTestMember } from "../support/test-members";
+import { passMinutes } from "../support/session-clock";
 import { browserSigningIn } from "../support/sign-in-form";
-
-/**
- * As if `minutes` had passed since this browser's password was typed: the session clock on the dev tools' /demo/ page
- * (404 in production) moves this session's password time and nobody else's, since every spec shares the server.
- */
-async function passMinutes(page: Page, minutes: number) {
-  await page.goto("/demo/");
-  await page.getByLabel("ずらす分数").fill(String(minutes));
-  await page.getByRole("button", { name: "ずらす" }).click();
-  await expect(page).toHaveURL(new RegExp(`/demo/\\?moved=${minutes}$`));
-}
 
 test("the e-mail change asks for the password again after 10 minutes and keeps the typed address", async ({
   browser,

@@ -16,7 +16,8 @@ import { TEST_PASSWORD, createTestMember } from "../support/test-members";
  * languages), the detail page's actions, and every /api/admin/* endpoint; and as an admin on another staff member,
  * whose account is changed in the AWS console only. Each cell expects exactly one status.
  * The staff pages take only a staff session (app/domain/sessions/staff-sessions.server.ts): an admin's member
- * session alone, an admin without a second factor and a staff session left idle all get the staff sign-in.
+ * session alone, an admin without a second factor, a staff session left idle and one in use past its 8 hours all
+ * get the staff sign-in.
  * The admin API takes only the staff app client's tokens: the staff member's own members' token is refused there.
  */
 
@@ -39,9 +40,13 @@ let sdk: StandInSdk;
 let member: Person;
 /** An admin without a second factor: signed in as a member, never able to open a staff session. */
 let admin: Person;
-/** An admin with an authenticator app and a staff session (no member session); and one whose staff session idled. */
+/**
+ * An admin with an authenticator app and a staff session (no member session); one whose staff session idled; and
+ * one whose staff session was in use every 25 minutes until past its 8 hours.
+ */
 let staffCookies: Map<string, string>;
 let idleStaffCookies: Map<string, string>;
+let expiredStaffCookies: Map<string, string>;
 /** Another staff member: the admin may look at their page and refresh it, and change nothing of their account. */
 let colleague: Person;
 /** An admin with an authenticator app whose staff session looks at the colleague's page. */
@@ -101,19 +106,33 @@ beforeAll(async () => {
     body: IMPORT_CSV,
   });
   targets.importJobId = ((await imported.json()) as { job: { id: string } }).job.id;
-  const [staff, idleStaff] = await Promise.all([
+  const [staff, idleStaff, expiredStaff] = await Promise.all([
     createStaffWithAuthenticator(server.standInPort, "access-staff"),
     createStaffWithAuthenticator(server.standInPort, "access-idle-staff"),
+    createStaffWithAuthenticator(server.standInPort, "access-expired-staff"),
   ]);
   onStaff = await createStaffWithAuthenticator(server.standInPort, "access-on-staff");
-  [staffCookies, idleStaffCookies] = await Promise.all([
+  [staffCookies, idleStaffCookies, expiredStaffCookies] = await Promise.all([
     client.openStaffSession(staff),
     client.openStaffSession(idleStaff),
+    client.openStaffSession(expiredStaff),
   ]);
   // 31 minutes without a staff page view, by the dev tools' session clock (preview mode has it).
-  const moved = expectResponse(await client.post("/demo/", [["minutes", "31"]], idleStaffCookies), "session clock");
-  expect(moved.status).toBe(302);
+  await moveSessionClockBack(idleStaffCookies, 31);
+  // Busy for 8 hours and 20 minutes: a staff page every 25 minutes, never idle for 30, the last view 25 minutes ago.
+  for (let minutes = 25; minutes <= 8 * 60; minutes += 25) {
+    await moveSessionClockBack(expiredStaffCookies, 25);
+    const view = expectResponse(await client.get("/admin/users/", expiredStaffCookies), `a view ${minutes} min in`);
+    expect(view.status, `a view ${minutes} minutes into the staff session`).toBe(200);
+  }
+  await moveSessionClockBack(expiredStaffCookies, 25);
 }, 180_000);
+
+/** Moves the browser's staff session's times back, as if that many minutes had passed, with the dev tools' clock. */
+async function moveSessionClockBack(cookies: Map<string, string>, minutes: number) {
+  const moved = expectResponse(await client.post("/demo/", [["minutes", String(minutes)]], cookies), "session clock");
+  expect(moved.status).toBe(302);
+}
 
 afterAll(async () => {
   sdk?.destroy();
@@ -154,6 +173,7 @@ describe("the admin pages", () => {
       member: member.cookies,
       adminMemberSession: admin.cookies,
       idleStaffSession: idleStaffCookies,
+      expiredStaffSession: expiredStaffCookies,
       staffSession: staffCookies,
     }) as const;
 
@@ -172,6 +192,7 @@ describe("the admin pages", () => {
           member: [302, staffSignIn],
           adminMemberSession: [302, staffSignIn],
           idleStaffSession: [302, staffSignIn],
+          expiredStaffSession: [302, staffSignIn],
           staffSession: [200, ""],
         });
       }

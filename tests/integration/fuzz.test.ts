@@ -615,13 +615,14 @@ const PAGE_FORMS: PageForm[] = [
   },
   {
     kind: "page",
-    name: "staff sign-in: password, code, start over, sign-out",
+    name: "staff sign-in: password, code, passkey, start over, sign-out",
     route: "admin-sign-in",
     path: (ctx) =>
       ctx.rng.pick(["/admin/sign-in/", "/admin/sign-in/?to=admin-users", "/en/admin/sign-in/?mode=confirm"]),
     // Not the staff lane: its sign-out would end the staff session, and each new one uses up an authenticator code.
+    // Without the password step's cookie the passkey posts go back to the password.
     sessions: ["anonymous", "member"],
-    intents: ["password", "code", "start-over", "sign-out"],
+    intents: ["password", "code", "passkey-options", "passkey", "start-over", "sign-out"],
     fields: (ctx) =>
       ctx.rng.pick<[string, string][]>([
         [
@@ -632,6 +633,11 @@ const PAGE_FORMS: PageForm[] = [
         [
           ["intent", "code"],
           ["code", sixDigits(ctx.rng)],
+        ],
+        [["intent", "passkey-options"]],
+        [
+          ["intent", "passkey"],
+          ["credential", ceremonyResult(ctx)],
         ],
         [["intent", "start-over"]],
         [["intent", "sign-out"]],

@@ -57,6 +57,8 @@ function pagesToWeigh(staffMemberSub: string, importJobId: string): PageToWeigh[
       status: 400,
     },
     { label: "not found (404)", path: "/no-such-page/", visitor: "anonymous", status: 404 },
+    // Its passkey step loads SimpleWebAuthn's browser half on demand, as the member sign-in does.
+    { label: "staff sign-in", path: "/admin/sign-in/", visitor: "anonymous", withOnDemandScripts: true },
     { label: "device-limit screen", path: "/auth/sign-in/", visitor: "deviceLimit" },
     { label: "home (signed in)", path: "/", visitor: "member" },
     { label: "my profile", path: "/my/profile/", visitor: "member" },

@@ -34,6 +34,7 @@ const STAFF_LABELS = {
     next: "次へ",
     code: "認証アプリのコード",
     submit: "管理画面にログイン",
+    confirmSubmit: "確認する",
   },
   en: {
     email: "E-mail address",
@@ -41,6 +42,7 @@ const STAFF_LABELS = {
     next: "Next",
     code: "Code from the app",
     submit: "Sign in to the staff area",
+    confirmSubmit: "Confirm",
   },
 } as const;
 
@@ -54,12 +56,29 @@ export async function openStaffSessionInBrowser(
   staff: StaffWithAuthenticator,
   { path = "/admin/sign-in/", locale = "ja" }: { path?: string; locale?: "ja" | "en" } = {},
 ) {
-  const labels = STAFF_LABELS[locale];
   await page.goto(path);
+  await enterStaffPasswordAndCode(page, staff, locale, "submit");
+}
+
+/**
+ * On the staff sign-in's confirm mode, where a high-impact staff action sent the browser: the password and the
+ * authenticator's next unused code again, which bring it back to the page the action was on.
+ */
+export async function confirmStaffInBrowser(page: Page, staff: StaffWithAuthenticator, locale: "ja" | "en" = "ja") {
+  await enterStaffPasswordAndCode(page, staff, locale, "confirmSubmit");
+}
+
+async function enterStaffPasswordAndCode(
+  page: Page,
+  staff: StaffWithAuthenticator,
+  locale: "ja" | "en",
+  submit: "submit" | "confirmSubmit",
+) {
+  const labels = STAFF_LABELS[locale];
   await page.getByLabel(labels.email).fill(staff.email);
   await page.getByLabel(labels.password).fill(staff.password);
   await page.getByRole("button", { name: labels.next, exact: true }).click();
   await page.getByLabel(labels.code).fill(await nextAuthenticatorCode(staff));
-  await page.getByRole("button", { name: labels.submit, exact: true }).click();
+  await page.getByRole("button", { name: labels[submit], exact: true }).click();
   await page.waitForURL((url) => !url.pathname.includes("/admin/sign-in"));
 }

@@ -1,6 +1,6 @@
-import { and, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
+import { and, isNotNull, isNull, lt, lte, or, sql } from "drizzle-orm";
 import type { Database } from "../../../db/client.server";
-import { emailChangeTokens, memberSessions } from "../../../db/schema";
+import { emailChangeTokens, memberSessions, staffSessions } from "../../../db/schema";
 import type { Config } from "~/config.server";
 import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { logger } from "~/integrations/logger.server";
@@ -8,6 +8,11 @@ import { countJobRun } from "~/integrations/metrics.server";
 import type { Clock } from "~/services.server";
 import { PENDING_SIGN_IN_TTL_MS } from "../sessions/device-admission.server";
 import { revokeOwedRefreshTokens } from "../sessions/refresh-tokens.server";
+import {
+  STAFF_SESSION_IDLE_MS,
+  STAFF_SESSION_MAX_MS,
+  revokeOwedStaffRefreshTokens,
+} from "../sessions/staff-sessions.server";
 import { purgeExpiredSignInAlertTokens } from "../account/sign-in-alert-links.server";
 import { purgeFinishedMail } from "../mail/mail-outbox.server";
 import { scheduleRepeating } from "./repeating-job.server";
@@ -40,19 +45,27 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 export interface PurgeDependencies {
   db: Database;
   /** Without it (the command run without Cognito settings) the Cognito retries are left to the server's schedule. */
-  identity?: Pick<IdentityProvider, "deleteUser" | "revokeRefreshToken" | "setSoftwareTokenPreferenceOf"> | undefined;
+  identity?:
+    | Pick<
+        IdentityProvider,
+        "deleteUser" | "revokeRefreshToken" | "staffRevokeRefreshToken" | "setSoftwareTokenPreferenceOf"
+      >
+    | undefined;
   config: Pick<Config, "sessionSecrets">;
 }
 
 export interface PurgeReport {
   cancelledProfiles: number;
   endedSessions: number;
+  endedStaffSessions: number;
   emailChangeTokens: number;
   securityEvents: number;
   signInAlertTokens: number;
   finishedMail: number;
   cognitoDeletions: { deleted: number; owed: number } | null;
   revocations: { confirmed: number; owed: number } | null;
+  /** Staff refresh tokens within their 8 hours whose revocation was owed. */
+  staffRevocations: { confirmed: number; owed: number } | null;
   /** Recovery-code sign-ins that died with the member's TOTP off at Cognito, switched on again. */
   totpSwitchedOn: { switchedOn: number; owed: number } | null;
 }
@@ -96,12 +109,49 @@ export async function purgeEndedSessions(db: Database, now: Date): Promise<{ del
   return { deleted: deleted.length };
 }
 
+const MINUTE_MS = 60 * 1000;
+
 /**
- * Deletions by the retention rules: ended sessions, old e-mail-change tokens, expired sign-in alert links, sent or
+ * Staff sessions, by the members' rule (ENDED_SESSION_RETENTION_DAYS): an ended one is kept as long as a member's,
+ * to see recent staff sign-ins and sign-outs beside the staff audit log, then deleted; nothing reads it after its
+ * end. A session left past its 8 hours or its idle time ends as of when it expired, so its refresh token is revoked
+ * (revokeOwedStaffRefreshTokens, after the commit); a token past its 8 hours, which Cognito no longer takes, is
+ * cleared from its row, revoked or not.
+ */
+export async function purgeStaffSessions(db: Database, now: Date): Promise<{ deleted: number }> {
+  const maxMinutes = STAFF_SESSION_MAX_MS / MINUTE_MS;
+  const idleMinutes = STAFF_SESSION_IDLE_MS / MINUTE_MS;
+  const pastEightHours = lte(staffSessions.createdAt, new Date(now.getTime() - STAFF_SESSION_MAX_MS));
+  await db
+    .update(staffSessions)
+    .set({
+      endedAt: sql`least(${staffSessions.createdAt} + make_interval(mins => ${maxMinutes}),
+        ${staffSessions.lastSeenAt} + make_interval(mins => ${idleMinutes}))`,
+    })
+    .where(
+      and(
+        isNull(staffSessions.endedAt),
+        or(pastEightHours, lte(staffSessions.lastSeenAt, new Date(now.getTime() - STAFF_SESSION_IDLE_MS))),
+      ),
+    );
+  await db
+    .update(staffSessions)
+    .set({ refreshTokenEncrypted: null })
+    .where(and(isNotNull(staffSessions.endedAt), isNotNull(staffSessions.refreshTokenEncrypted), pastEightHours));
+  const deleted = await db
+    .delete(staffSessions)
+    .where(lt(staffSessions.endedAt, new Date(now.getTime() - ENDED_SESSION_RETENTION_DAYS * DAY_MS)))
+    .returning({ id: staffSessions.id });
+  return { deleted: deleted.length };
+}
+
+/**
+ * Deletions by the retention rules: ended sessions (members' and staff's), old e-mail-change tokens, expired sign-in alert links, sent or
  * abandoned mail, security events past their 400 days, cancelled members past retention.
  */
 async function purgeExpiredData(db: Database, now: Date) {
   const { deleted: endedSessions } = await purgeEndedSessions(db, now);
+  const { deleted: endedStaffSessions } = await purgeStaffSessions(db, now);
   const { deleted: emailChangeTokenCount } = await purgeEmailChangeTokens(db, now);
   const { deleted: signInAlertTokens } = await purgeExpiredSignInAlertTokens(db, now);
   const { deleted: finishedMail } = await purgeFinishedMail(db, now);
@@ -110,6 +160,7 @@ async function purgeExpiredData(db: Database, now: Date) {
   return {
     cancelledProfiles,
     endedSessions,
+    endedStaffSessions,
     emailChangeTokens: emailChangeTokenCount,
     signInAlertTokens,
     finishedMail,
@@ -119,14 +170,21 @@ async function purgeExpiredData(db: Database, now: Date) {
 
 /**
  * The two-systems repairs: Cognito users of cancellations still to delete, refresh tokens still to revoke, TOTP
- * left off at Cognito by a recovery code's sign-in that died.
+ * left off at Cognito by a recovery code's sign-in that died. A staff token owed is retried here with the members'
+ * though it may expire first: its ended row is what closes the staff area, and the token never left the server.
  */
 async function finishOwedCognitoWork(deps: PurgeDependencies, now: Date) {
-  if (!deps.identity) return { cognitoDeletions: null, revocations: null, totpSwitchedOn: null };
+  if (!deps.identity) {
+    return { cognitoDeletions: null, revocations: null, staffRevocations: null, totpSwitchedOn: null };
+  }
   const cognitoDeletions = await finishOwedCognitoDeletions({ db: deps.db, identity: deps.identity });
   const revocations = await revokeOwedRefreshTokens({ db: deps.db, identity: deps.identity, config: deps.config });
+  const staffRevocations = await revokeOwedStaffRefreshTokens(
+    { db: deps.db, identity: deps.identity, config: deps.config },
+    now,
+  );
   const totpSwitchedOn = await switchAbandonedTotpOn({ db: deps.db, identity: deps.identity }, now);
-  return { cognitoDeletions, revocations, totpSwitchedOn };
+  return { cognitoDeletions, revocations, staffRevocations, totpSwitchedOn };
 }
 
 /**

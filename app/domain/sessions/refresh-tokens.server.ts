@@ -105,12 +105,18 @@ export interface RevocationServices {
   retryDelaysMs?: readonly number[];
 }
 
-/** Revokes one refresh token, retrying transient failures; true once Cognito will not take the token any more. */
-async function revokeWithRetries(services: RevocationServices, refreshToken: string): Promise<boolean> {
-  const delays = services.retryDelaysMs ?? REVOCATION_RETRY_DELAYS_MS;
+/**
+ * Revokes one refresh token by `revoke` (the member client's or the staff client's), retrying transient failures;
+ * true once Cognito will not take the token any more.
+ */
+export async function revokeWithRetries(
+  revoke: (refreshToken: string) => Promise<void>,
+  refreshToken: string,
+  delays: readonly number[] = REVOCATION_RETRY_DELAYS_MS,
+): Promise<boolean> {
   for (let attempt = 0; ; attempt++) {
     try {
-      await services.identity.revokeRefreshToken(refreshToken);
+      await revoke(refreshToken);
       return true;
     } catch (error) {
       const transient = !(error instanceof DomainError) || TRANSIENT_REVOCATION_FAILURES.has(error.code);
@@ -140,7 +146,10 @@ export async function revokeRefreshTokens(
       if (!refreshTokenEncrypted) return;
       const refreshToken = openRefreshToken({ refreshTokenEncrypted }, services.config.sessionSecrets);
       // A token no listed secret opens stays owed: the secrets given may be the wrong ones (a misconfigured job).
-      if (refreshToken && (await revokeWithRetries(services, refreshToken))) confirmed.push(refreshTokenEncrypted);
+      const revoke = (token: string) => services.identity.revokeRefreshToken(token);
+      if (refreshToken && (await revokeWithRetries(revoke, refreshToken, services.retryDelaysMs))) {
+        confirmed.push(refreshTokenEncrypted);
+      }
     }),
   );
   await recordRevocationsConfirmed(services.db, confirmed);

@@ -8,6 +8,7 @@ import { recordSignOutEverywhere } from "./api-token-standing.server";
 import type { DeviceDescription } from "./device-description.server";
 import { lockMember } from "./member-lock.server";
 import { recordRevocationsConfirmed, revokeRefreshTokens } from "./refresh-tokens.server";
+import { endStaffSessionRows, revokeStaffRefreshTokens } from "./staff-session-ending.server";
 import { type SecurityEvent, recordSecurityEvent, recordSecurityEvents } from "../security/security-record.server";
 
 type SessionServices = Pick<AppServices, "db" | "identity" | "config" | "clock">;
@@ -142,11 +143,26 @@ function endingEvents(ended: EndedRow[], record: SessionEndingRecord, occurredAt
 }
 
 /**
+ * Whether an ending takes the member's staff sessions with it (staff power must not outlive it): every session
+ * ended for the member (a cancellation, "Sign out all other devices") or a sign-in reported as not theirs ("This
+ * wasn't me", the alert mail's link). A staff session belongs to no one member session, so one session's own end
+ * (a sign-out, the device-limit screen left, a refused refresh) or one other device signed out names none; the two
+ * sign-outs end the asking browser's staff session by its cookie.
+ */
+function endsStaffSessions(
+  which: SessionsToEnd,
+  record: SessionEndingRecord | undefined,
+): which is { sub: string } & SessionsToEnd {
+  return "sub" in which && ("all" in which || "allBut" in which || record?.kind === "session-reported");
+}
+
+/**
  * Ends sessions: the rows end (which signs those browsers out on their next request), then their refresh tokens
  * are revoked at Cognito, with retries; a revocation Cognito cannot confirm stays owed on its row for the purge
  * job. Changes to one member's sessions run under that member's lock; `alongside` runs in the same transaction
  * (a cancellation is recorded together with its sessions' end), and so does `record`, the ending's entry in the
- * member's security record. Returns the sessions that ended.
+ * member's security record, and the end of the member's staff sessions when the ending takes them
+ * (endsStaffSessions). Returns the sessions that ended.
  */
 export async function endSessions(
   services: SessionServices,
@@ -156,24 +172,30 @@ export async function endSessions(
   const { alongside, record } = options;
   const condition = conditionFor(which);
   if (!condition && !alongside) return [];
-  const ended = await services.db.transaction(async (tx) => {
+  const { ended, endedStaff } = await services.db.transaction(async (tx) => {
     if ("sub" in which) await lockMember(tx, which.sub);
     await alongside?.(tx);
-    if (!condition) return [];
+    if (!condition) return { ended: [], endedStaff: [] };
     const now = services.clock.now();
     const rows = await endSessionRows(tx, condition, now);
     if (record) await recordSecurityEvents(tx, endingEvents(rows, record, now));
-    return rows;
+    const staffRows = endsStaffSessions(which, record) ? await endStaffSessionRows(tx, { sub: which.sub }, now) : [];
+    return { ended: rows, endedStaff: staffRows };
   });
   const endedTokens = ended.map((row) => row.refreshTokenEncrypted);
-  if ("refreshRefused" in which && which.refreshRefused) await recordRevocationsConfirmed(services.db, endedTokens);
-  else await revokeRefreshTokens(services, endedTokens);
+  await Promise.all([
+    "refreshRefused" in which && which.refreshRefused
+      ? recordRevocationsConfirmed(services.db, endedTokens)
+      : revokeRefreshTokens(services, endedTokens),
+    revokeStaffRefreshTokens(services, endedStaff),
+  ]);
   return ended.map((row) => ({ sessionId: row.id, deviceName: row.deviceName }));
 }
 
 /**
- * Signs the member out everywhere after the password changed (a change or a reset): every session but the one kept
- * ends, pending sign-ins included, the member API is told to refuse tokens issued before now
+ * Signs the member out everywhere after the password changed (a change or a reset) or when staff cut them off (an
+ * "end all sessions", a disable): every session but the one kept ends, pending sign-ins included, every staff
+ * session of the member too, the member API is told to refuse tokens issued before now
  * (recordSignOutEverywhere), and Cognito revokes every refresh token of the member (a global sign-out: Cognito
  * keeps them through a password change, including a sibling's sign-in no session records). If the global sign-out
  * fails, the ended sessions' refresh tokens are revoked one by one instead. Returns how many sessions ended and
@@ -210,17 +232,26 @@ export async function signOutEverywhere(
     }
     // Under the member's lock, as startSession reads it: a sign-in recorded after this refuses tokens issued before.
     await recordSignOutEverywhere(tx, input.sub, now, { includeThisSecond: input.includeThisSecond });
-    return endSessionRows(tx, condition, now);
+    // A staff session is no member session to keep: it ends even for the browser that changed its password.
+    return {
+      rows: await endSessionRows(tx, condition, now),
+      staffRows: await endStaffSessionRows(tx, { sub: input.sub }, now),
+    };
   });
-  const endedTokens = ended.map((row) => row.refreshTokenEncrypted);
+  const endedTokens = ended.rows.map((row) => row.refreshTokenEncrypted);
+  let globalSignOut = true;
   try {
     await services.identity.signOutEverywhere(input.sub);
   } catch (error) {
     logger.warn({ err: error }, "global sign-out failed; revoking the known sessions' refresh tokens only");
-    await revokeRefreshTokens(services, endedTokens);
-    return { endedSessions: ended.length, globalSignOut: false };
+    globalSignOut = false;
   }
-  // A global sign-out revoked them all: nothing is owed on these rows.
-  await recordRevocationsConfirmed(services.db, endedTokens);
-  return { endedSessions: ended.length, globalSignOut: true };
+  await Promise.all([
+    // A global sign-out revoked them all: nothing is owed on these rows.
+    globalSignOut ? recordRevocationsConfirmed(services.db, endedTokens) : revokeRefreshTokens(services, endedTokens),
+    // Revoked one by one all the same: a staff row lets go of its token only once a revocation is confirmed, and
+    // a token the global sign-out already revoked counts as done (revokeWithRetries).
+    revokeStaffRefreshTokens(services, ended.staffRows),
+  ]);
+  return { endedSessions: ended.rows.length, globalSignOut };
 }

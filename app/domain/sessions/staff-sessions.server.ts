@@ -1,4 +1,4 @@
-import { type SQL, and, eq, isNull, sql } from "drizzle-orm";
+import { and, eq, gt, isNotNull, isNull, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import type { Database } from "../../../db/client.server";
 import { staffSessions } from "../../../db/schema";
@@ -9,10 +9,17 @@ import type { AppServices } from "~/services.server";
 import { countPasskeys } from "../account/passkeys.server";
 import { type DomainErrorCode, toDomainError } from "../domain-error.server";
 import { decryptSecret, encryptSecret } from "./refresh-tokens.server";
+import {
+  type StaffRevocationServices,
+  type StaffSessionsToEnd,
+  endStaffSessionRows,
+  revokeStaffRefreshTokens,
+} from "./staff-session-ending.server";
 
 /**
  * The staff area's own sessions (SECURITY.md 27, 30): staff power never rides on the members' page session, whose
  * cookie every sibling host receives. A staff session is opened with the password and the authenticator app's code
+ * (or, for staff whose second factor is a passkey, the password and then the passkey: staff-passkey-sign-in.server.ts)
  * through the staff app client, lives in a host-only cookie, and ends after STAFF_SESSION_MAX_MS or
  * STAFF_SESSION_IDLE_MS without a staff page view, by the app's clock. A page view verifies the staff access token
  * locally and only refreshes it (5-minute tokens) with the staff refresh token; a refused refresh ends the session.
@@ -49,8 +56,8 @@ export type StaffSignInStart =
   | { kind: "codeRequired"; email: string; username: string; session: string }
   /** Right password, but not a member of the staff group: no staff session. */
   | { kind: "notStaff" }
-  /** Staff with a passkey and no authenticator app: the passkey is their second factor. */
-  | { kind: "passkeyRequired" }
+  /** Staff with a passkey and no authenticator app: the passkey is their second factor (staff-passkey-sign-in). */
+  | { kind: "passkeyRequired"; email: string; sub: string }
   /** Staff with no second factor at all: they set one up on their security page first. */
   | { kind: "secondFactorMissing" };
 
@@ -60,7 +67,7 @@ function staffClientId(services: Pick<AppServices, "config">): string {
   return services.config.cognito.staffClientId ?? "";
 }
 
-async function staffClaims(services: Pick<AppServices, "config">, accessToken: string) {
+export async function staffClaims(services: Pick<AppServices, "config">, accessToken: string) {
   const check = await verifyAccessToken(accessToken, services.config.cognito, staffClientId(services));
   if (!check.valid) throw new Error("Cognito's staff client answered an access token that does not verify");
   return check.claims;
@@ -84,7 +91,7 @@ export async function beginStaffSignIn(
   if (answer.tokens.refreshToken) await revokeQuietly(services, answer.tokens.refreshToken);
   if (!claims.groups.includes(services.config.adminGroup)) return { kind: "notStaff" };
   return (await countPasskeys(services.db, claims.sub)) > 0
-    ? { kind: "passkeyRequired" }
+    ? { kind: "passkeyRequired", email: input.email, sub: claims.sub }
     : { kind: "secondFactorMissing" };
 }
 
@@ -100,7 +107,8 @@ export async function completeStaffSignIn(
   return openStaffSession(services, { email: input.email, tokens, previousSessionId: input.previousSessionId });
 }
 
-async function openStaffSession(
+/** A staff session for the staff client's tokens of a second factor just answered, when they are a staff member's. */
+export async function openStaffSession(
   services: StaffSessionServices,
   input: { email: string; tokens: IdentityTokens; previousSessionId?: string | undefined },
 ): Promise<{ kind: "opened"; sessionId: string; accessToken: string } | { kind: "notStaff" }> {
@@ -169,7 +177,8 @@ export async function resolveStaffSession(
   } else if (!check.expired) {
     return { kind: "ended" };
   } else {
-    const refreshToken = decryptSecret(session.refreshTokenEncrypted, config.sessionSecrets);
+    const refreshToken =
+      session.refreshTokenEncrypted && decryptSecret(session.refreshTokenEncrypted, config.sessionSecrets);
     if (!refreshToken) return { kind: "ended" };
     try {
       const tokens = await services.identity.staffRefresh(refreshToken);
@@ -202,11 +211,11 @@ export async function resolveStaffSession(
   return refreshed ? { kind: "staff", staff, refreshedAccessToken: accessToken } : { kind: "staff", staff };
 }
 
-async function revokeQuietly(services: Pick<AppServices, "identity">, refreshToken: string): Promise<void> {
+export async function revokeQuietly(services: Pick<AppServices, "identity">, refreshToken: string): Promise<void> {
   try {
     await services.identity.staffRevokeRefreshToken(refreshToken);
   } catch (error) {
-    // The row is ended, which is what closes the staff area; the token itself dies within 8 hours.
+    // A sign-in that opened no session: nothing keeps the token to retry it, and it dies within 8 hours.
     logger.warn({ err: error }, "could not revoke a staff refresh token at Cognito");
   }
 }
@@ -214,23 +223,37 @@ async function revokeQuietly(services: Pick<AppServices, "identity">, refreshTok
 /** Ends one staff session, or every staff session of a member, and revokes their staff refresh tokens. */
 export async function endStaffSessions(
   services: StaffSessionServices,
-  which: { sessionId: string } | { sub: string },
+  which: StaffSessionsToEnd,
   options: { refreshRefused?: boolean } = {},
 ): Promise<void> {
-  const condition: SQL | undefined =
-    "sessionId" in which ? eq(staffSessions.id, which.sessionId) : eq(staffSessions.sub, which.sub);
-  const ended = await services.db
-    .update(staffSessions)
-    .set({ endedAt: services.clock.now() })
-    .where(and(condition, isNull(staffSessions.endedAt)))
-    .returning({ refreshTokenEncrypted: staffSessions.refreshTokenEncrypted });
-  if (options.refreshRefused) return;
-  await Promise.all(
-    ended.map(async (row) => {
-      const refreshToken = decryptSecret(row.refreshTokenEncrypted, services.config.sessionSecrets);
-      if (refreshToken) await revokeQuietly(services, refreshToken);
-    }),
+  const ended = await endStaffSessionRows(services.db, which, services.clock.now(), options);
+  await revokeStaffRefreshTokens(services, ended);
+}
+
+/**
+ * The purge job's retry of staff revocations Cognito did not confirm when their sessions ended. Only tokens within
+ * their 8 hours are tried: an older one Cognito refuses anyway (the staff client's refresh tokens last at most a
+ * staff session's 8 hours, pinned by the deployment contract), and the purge clears it (purgeStaffSessions).
+ */
+export async function revokeOwedStaffRefreshTokens(
+  services: StaffRevocationServices,
+  now: Date,
+): Promise<{ confirmed: number; owed: number }> {
+  const owed = and(
+    isNotNull(staffSessions.endedAt),
+    isNotNull(staffSessions.refreshTokenEncrypted),
+    gt(staffSessions.createdAt, new Date(now.getTime() - STAFF_SESSION_MAX_MS)),
   );
+  const rows = await services.db
+    .select({ id: staffSessions.id, refreshTokenEncrypted: staffSessions.refreshTokenEncrypted })
+    .from(staffSessions)
+    .where(owed);
+  await revokeStaffRefreshTokens(services, rows);
+  const [left] = await services.db
+    .select({ owed: sql<number>`count(*)::int` })
+    .from(staffSessions)
+    .where(owed);
+  return { confirmed: rows.length - (left?.owed ?? 0), owed: left?.owed ?? 0 };
 }
 
 /**

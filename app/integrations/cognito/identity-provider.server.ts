@@ -150,6 +150,7 @@ export function createIdentityProvider(
 
   const staffPool = { client, UserPoolId, ClientId: cognito.staffClientId ?? "" };
   const staffMemberFlows = memberFlows(staffPool);
+  const staffPasskeyFlows = passkeyFlows(staffPool);
 
   return {
     ...memberFlows({ client, UserPoolId, ClientId }),
@@ -162,7 +163,17 @@ export function createIdentityProvider(
     staffBeginSignIn: staffMemberFlows.beginSignIn,
     staffAnswerSoftwareTokenChallenge: staffMemberFlows.answerSoftwareTokenChallenge,
     staffRefresh: staffMemberFlows.refresh,
-    staffRevokeRefreshToken: staffMemberFlows.revokeRefreshToken,
+    /**
+     * Without the setting this fails as a fault, not as Cognito's refusal: a refusal would count the token as revoked
+     * (revokeWithRetries), and it is still owed.
+     */
+    staffRevokeRefreshToken: (refreshToken: string) =>
+      cognito.staffClientId
+        ? staffMemberFlows.revokeRefreshToken(refreshToken)
+        : Promise.reject(new Error("COGNITO_STAFF_CLIENT_ID is not set: no staff refresh token can be revoked")),
+    /** The passkey as the staff sign-in's second factor: USER_AUTH's WEB_AUTHN challenge on the staff client. */
+    staffBeginPasskeySignIn: staffPasskeyFlows.beginPasskeySignIn,
+    staffAnswerPasskeyChallenge: staffPasskeyFlows.answerPasskeyChallenge,
 
     getUser,
 

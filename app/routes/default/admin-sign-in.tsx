@@ -1,11 +1,19 @@
 import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
+import type { PublicKeyCredentialRequestOptionsJSON } from "@simplewebauthn/browser";
 import { Form, data, redirect, useNavigation } from "react-router";
+import { AuthenticatorCodeField } from "~/components/form/authenticator-code-field";
 import { handleFormPost } from "~/components/form/form-action.server";
 import { FORM_FIELD_TEXTS, formConstraint } from "~/components/form/schema-form.server";
 import { Button } from "~/components/button";
 import { FormAlert, InputField, ReadOnlyEmailField } from "~/components/form/fields";
 import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
-import { sessionCookie, staffCodeChallengeCookie, staffSessionCookie } from "~/cookies/app-cookies.server";
+import { assertPasskey, usePasskeyCeremony, usePasskeySupport } from "~/components/passkeys/passkey-ceremony";
+import {
+  sessionCookie,
+  staffCodeChallengeCookie,
+  staffPasskeyStepCookie,
+  staffSessionCookie,
+} from "~/cookies/app-cookies.server";
 import { toDomainError } from "~/domain/domain-error.server";
 import { SignInSchema } from "~/domain/forms/sign-in-schemas";
 import { AuthenticatorCodeSchema } from "~/domain/forms/two-step-schemas";
@@ -21,12 +29,14 @@ import { pathFor } from "~/routing/route-table";
 import { clientIpOf, servicesOf } from "~/router-context.server";
 import { getToastUtils } from "~/toast.server";
 import type { Route } from "./+types/admin-sign-in";
+import { readStaffPasskeyStep, staffPasskeyAction, startStaffPasskeyStep } from "./admin-sign-in.server";
 
 /**
  * The staff area's own sign-in (app/domain/sessions/staff-sessions.server.ts): the password, then the authenticator
- * app's code, through the staff app client, whether or not the browser is signed in as a member. `mode=confirm`: a
- * staff member asked again before a high-impact action. `to`: the staff page to go back to. Its sign-out ends the
- * staff session and the member session.
+ * app's code, through the staff app client, whether or not the browser is signed in as a member. Staff whose only
+ * second factor is a passkey use it after the password instead (admin-sign-in.server.ts; it needs JavaScript).
+ * `mode=confirm`: a staff member asked again before a high-impact action. `to`: the staff page to go back to. Its
+ * sign-out ends the staff session and the member session.
  */
 export const middleware: Route.MiddlewareFunction[] = [staffSessionMiddleware];
 
@@ -45,14 +55,19 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   if (staff && !confirm) throw redirect(targetOf(request, locale));
   const challenge = await staffCodeChallengeCookie.read(config, request);
   const live = challenge && challenge.expiresAt > clock.now().getTime() ? challenge : null;
+  const passkeyStep = live ? null : await readStaffPasskeyStep(servicesOf(context), request);
   const t = getInstance(context).t;
   return {
-    view: live ? ("code" as const) : ("password" as const),
+    view: live ? ("code" as const) : passkeyStep ? ("passkey" as const) : ("password" as const),
     confirm,
     title: t(confirm ? "staffSession:confirmTitle" : "staffSession:title"),
-    translations: loadTranslations(context, ["staffSession", FORM_FIELD_TEXTS]),
+    translations: loadTranslations(context, [
+      "staffSession",
+      FORM_FIELD_TEXTS,
+      { namespace: "passkeys", keys: ["toasts.cancelled", "errors.refused"] },
+    ]),
     // Prefilled: the address of the challenge, of the staff session being confirmed, or of the member signed in.
-    email: live?.email ?? staff?.email ?? getMember(context)?.email ?? "",
+    email: live?.email ?? passkeyStep?.email ?? staff?.email ?? getMember(context)?.email ?? "",
     constraint: formConstraint(live ? AuthenticatorCodeSchema : SignInSchema),
   };
 }
@@ -68,7 +83,13 @@ export async function action({ request, context }: Route.ActionArgs) {
 
   if (intent === "sign-out") return signOut(context, request);
   if (intent === "start-over") {
-    throw redirect(here, { headers: { "Set-Cookie": await staffCodeChallengeCookie.clear(config) } });
+    const headers = new Headers();
+    headers.append("Set-Cookie", await staffCodeChallengeCookie.clear(config));
+    headers.append("Set-Cookie", await staffPasskeyStepCookie.clear(config));
+    throw redirect(here, { headers });
+  }
+  if (intent === "passkey-options" || intent === "passkey") {
+    return staffPasskeyAction(context, request, { formData, intent, here, target: targetOf(request, locale) });
   }
 
   if (intent === "code") {
@@ -132,14 +153,16 @@ export async function action({ request, context }: Route.ActionArgs) {
         const cookie = await staffCodeChallengeCookie.serialize(config, { email, username, session, expiresAt });
         throw redirect(here, { headers: { "Set-Cookie": cookie } });
       }
+      if (started.kind === "passkeyRequired") {
+        throw redirect(here, { headers: { "Set-Cookie": await startStaffPasskeyStep(services, started) } });
+      }
       if (started.kind === "secondFactorMissing") {
         // The real flow for staff without 2-step verification: set it up first, told why.
         return toasts.redirectWithError(pathFor("my-security", locale), "staffSecondFactorRequired");
       }
-      const message = started.kind === "notStaff" ? "staffSession:notStaff" : "staffSession:passkeyRequired";
       return data(
-        { form: "password" as const, result: reply({ formErrors: [message] }) },
-        { status: started.kind === "notStaff" ? 403 : 400 },
+        { form: "password" as const, result: reply({ formErrors: ["staffSession:notStaff"] }) },
+        { status: 403 },
       );
     },
   );
@@ -168,13 +191,26 @@ async function signOut(context: Route.ActionArgs["context"], request: Request) {
 export default function StaffSignInPage({ loaderData, actionData }: Route.ComponentProps) {
   const { t } = useTranslation("staffSession");
   const { view, confirm, email, constraint } = loaderData;
-  const lastResult = actionData?.form === view ? actionData.result : undefined;
+  const lastResult = actionData?.form === view && "result" in actionData ? actionData.result : undefined;
+  const passkey = actionData?.form === "passkey" ? actionData : undefined;
   return (
     <section className="content auth-page" data-testid="staff-sign-in">
       <h1>{t(confirm ? "confirmTitle" : "title")}</h1>
       <p>{t(confirm ? "confirmLead" : "lead")}</p>
       {view === "code" ? (
         <CodeForm email={email} constraint={constraint} lastResult={lastResult} confirm={confirm} />
+      ) : view === "passkey" ? (
+        <PasskeyStep
+          email={email}
+          confirm={confirm}
+          // The options as Cognito sent them; React Router's serialized type only loosens WebAuthn's.
+          requestOptions={
+            passkey && "passkeyRequestOptions" in passkey
+              ? (passkey.passkeyRequestOptions as PublicKeyCredentialRequestOptionsJSON)
+              : undefined
+          }
+          refusal={passkey && "passkeyRefusal" in passkey ? passkey.passkeyRefusal : undefined}
+        />
       ) : (
         <PasswordForm email={email} constraint={constraint} lastResult={lastResult} />
       )}
@@ -238,25 +274,63 @@ function CodeForm({ email, constraint, lastResult, confirm }: StepFormProps & { 
       <Form method="post" {...getFormProps(form)} className="form">
         <FormAlert form={form} />
         <ReadOnlyEmailField label={t("email")} email={email} />
-        <InputField
-          label={t("code")}
-          errors={fields.code.errors}
-          inputProps={{
-            ...getInputProps(fields.code, { type: "text" }),
-            inputMode: "numeric",
-            autoComplete: "one-time-code",
-            enterKeyHint: "go",
-          }}
-        />
+        <AuthenticatorCodeField label={t("code")} field={fields.code} enterKeyHint="go" />
         <Button name="intent" value="code" pending={navigation.state === "submitting"} block>
           {t(confirm ? "confirmSubmit" : "submit")}
         </Button>
       </Form>
-      <Form method="post">
-        <Button name="intent" value="start-over" variant="secondary">
-          {t("startOver")}
-        </Button>
+      <StartOverForm />
+    </>
+  );
+}
+
+function StartOverForm() {
+  const { t } = useTranslation("staffSession");
+  return (
+    <Form method="post">
+      <Button name="intent" value="start-over" variant="secondary">
+        {t("startOver")}
+      </Button>
+    </Form>
+  );
+}
+
+/**
+ * The passkey as the second factor, after the password: the button asks the action for Cognito's challenge, the
+ * browser uses the passkey, and its result is posted back (usePasskeyCeremony). Before the script runs, and without
+ * JavaScript, the page says the passkey needs it and that the authenticator app works without.
+ */
+function PasskeyStep({
+  email,
+  confirm,
+  requestOptions,
+  refusal,
+}: {
+  email: string;
+  confirm: boolean;
+  requestOptions: PublicKeyCredentialRequestOptionsJSON | undefined;
+  refusal: string | undefined;
+}) {
+  const { t } = useTranslation("staffSession");
+  const { t: tPasskeys } = useTranslation("passkeys");
+  const navigation = useNavigation();
+  const support = usePasskeySupport();
+  const problem = usePasskeyCeremony(requestOptions, assertPasskey, "passkey");
+  return (
+    <>
+      <p>{t("passkeyLead")}</p>
+      <Form method="post" className="form">
+        <ReadOnlyEmailField label={t("email")} email={email} />
+        {support === "yes" ? (
+          <Button name="intent" value="passkey-options" pending={navigation.state === "submitting"} block>
+            {t(confirm ? "passkeyConfirmSubmit" : "passkeySubmit")}
+          </Button>
+        ) : (
+          <p className="notice">{t(support === "no" ? "passkeyUnsupported" : "passkeyNeedsJavaScript")}</p>
+        )}
+        {problem || refusal ? <p role="alert">{problem ? tPasskeys(problem) : refusal}</p> : null}
       </Form>
+      <StartOverForm />
     </>
   );
 }

@@ -23,6 +23,7 @@ import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { requireAdmin } from "~/middleware/require-member.server";
+import { requireRecentStaffConfirmation } from "~/middleware/staff-session.server";
 import { pathFor } from "~/routing/route-table";
 import { requestInfoContext, servicesOf } from "~/router-context.server";
 import { getToastUtils } from "~/toast.server";
@@ -138,6 +139,11 @@ export async function action({ request, context }: Route.ActionArgs) {
       async ({ intent, jobId }) => {
         const toast = getToastUtils(context);
         if (intent === "start") {
+          // Creating accounts in bulk needs the password and code within the last 10 minutes (SECURITY.md 30):
+          // confirmed, the staff member is back at the checked file, ready to start it.
+          await requireRecentStaffConfirmation(context, request, admin, {
+            returnTo: `${pathFor("admin-csv-import", locale)}?ready=${jobId}`,
+          });
           // Starting twice (a double click, a second tab) changes nothing: either way staff land on the job's page.
           const job = await startImportJob(services, {
             jobId,

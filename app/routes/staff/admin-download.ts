@@ -1,5 +1,5 @@
 import { data, redirect } from "react-router";
-import { type ExportKind, isExportKind, parseExportQuery } from "~/domain/staff/export-params.server";
+import { type ExportKind, isExportKind, isFlagOn, parseExportQuery } from "~/domain/staff/export-params.server";
 import { exportEmailAddresses, exportMembers, exportWithdrawalReasons } from "~/domain/staff/member-export.server";
 import { DomainError } from "~/domain/domain-error.server";
 import type { WithdrawalReason } from "~/domain/forms/form-choices";
@@ -7,6 +7,7 @@ import { localeFromPathname } from "~/i18n/locales";
 import { getInstance } from "~/middleware/i18n.server";
 import { checkAttemptLimit } from "~/middleware/attempt-limit.server";
 import { requireAdmin } from "~/middleware/require-member.server";
+import { requireRecentStaffConfirmation } from "~/middleware/staff-session.server";
 import { csvDownloadResponse, exportParamsOfPage } from "~/routing/csv-download.server";
 import { newsletterUnsubscribeLinkBaseFor } from "~/routing/newsletter-unsubscribe-link";
 import { pathFor } from "~/routing/route-table";
@@ -35,7 +36,8 @@ function isOwnPageRequest(request: Request): boolean {
 /**
  * The downloads page's GET forms land here (a resource route: the browser saves the answer, JavaScript or not).
  * Bad parameters and a full house go back to the page, which shows the form's field errors or the "busy" message
- * with what was typed.
+ * with what was typed. Every member at once (`all`) needs the password and code within the last 10 minutes
+ * (SECURITY.md 30): the staff sign-in confirms them and brings the staff member back to the filled-in form.
  */
 export async function loader({ request, context, params }: Route.LoaderArgs) {
   const admin = requireAdmin(context, request);
@@ -43,16 +45,21 @@ export async function loader({ request, context, params }: Route.LoaderArgs) {
   if (!isExportKind(kind)) throw data(null, { status: 404 });
   const i18n = getInstance(context);
   const url = new URL(request.url);
-  const backToForm = (extra: Record<string, string>) => {
+  /** The downloads page showing this form with what was typed (`extra`: why it came back, if refused). */
+  const formPage = (extra: Record<string, string> = {}) => {
     const query = new URLSearchParams(url.searchParams);
     for (const [name, value] of Object.entries({ form: kind, ...extra })) query.set(name, value);
-    return redirect(`${pathFor("admin-downloads", localeFromPathname(url.pathname))}?${query}`);
+    return `${pathFor("admin-downloads", localeFromPathname(url.pathname))}?${query}`;
   };
+  const backToForm = (extra: Record<string, string>) => redirect(formPage(extra));
   // The page itself, never the filled-in form: the staff member decides there whether to download.
   if (!isOwnPageRequest(request)) return redirect(pathFor("admin-downloads", localeFromPathname(url.pathname)));
   if (await checkAttemptLimit(context, "staffAction", admin.sub)) return backToForm({ limited: "1" });
   const parsed = parseExportQuery(kind, exportParamsOfPage(url.searchParams));
   if (!parsed.success) return backToForm({});
+  if ("all" in parsed.data && isFlagOn(parsed.data.all, false)) {
+    await requireRecentStaffConfirmation(context, request, admin, { returnTo: formPage() });
+  }
   const services = servicesOf(context);
   const exportRequest = {
     actor: { sub: admin.sub, email: admin.email },

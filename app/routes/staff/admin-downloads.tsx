@@ -49,24 +49,26 @@ const DOWNLOADS_TEXTS = [
 ] as const;
 
 /**
- * The staff's downloads: one plain GET form per file, submitted to its resource route (downloads-file.ts), so the
- * browser downloads it with or without JavaScript. A download refused for its parameters comes back here with
- * `form=<kind>`: that form shows its field errors and keeps what was typed.
+ * The staff's downloads: one plain GET form per file, submitted to its resource route (admin-download.ts), so the
+ * browser downloads it with or without JavaScript. A download that comes back here (refused for its parameters or a
+ * full house, or back from confirming the password and code for every member at once) has `form=<kind>`: that
+ * form keeps what was typed and shows its field errors, if any.
  */
 export function loader({ request, context }: Route.LoaderArgs) {
   requireAdmin(context, request);
   const url = new URL(request.url);
   const form = url.searchParams.get("form") ?? undefined;
-  const failedKind = isExportKind(form) ? form : null;
-  const parsed = failedKind ? parseExportQuery(failedKind, exportParamsOfPage(url.searchParams)) : null;
+  const returnedKind = isExportKind(form) ? form : null;
+  const parsed = returnedKind ? parseExportQuery(returnedKind, exportParamsOfPage(url.searchParams)) : null;
   const fieldErrors = parsed && !parsed.success ? z.flattenError(parsed.error).fieldErrors : {};
   const busy = url.searchParams.get("busy") === "1";
   const limited = url.searchParams.get("limited") === "1";
   return data(
     {
       title: getInstance(context).t("admin:meta.downloads"),
-      failedKind,
-      values: failedKind ? Object.fromEntries(exportParamsOfPage(url.searchParams)) : {},
+      returnedKind,
+      invalid: parsed?.success === false,
+      values: returnedKind ? Object.fromEntries(exportParamsOfPage(url.searchParams)) : {},
       pageParams: DOWNLOAD_PAGE_PARAMS,
       fieldErrors: translateFieldErrors<string>(context, fieldErrors),
       busy,
@@ -82,11 +84,11 @@ export function loader({ request, context }: Route.LoaderArgs) {
 
 export default function DownloadsPage({ loaderData }: Route.ComponentProps) {
   const { t, i18n } = useTranslation("admin");
-  const { failedKind, limits, choices } = loaderData;
+  const { returnedKind, limits, choices } = loaderData;
   const locale = i18n.language === "en" ? "en" : "ja";
   /** A form's control: the id is the form's own; values and errors only for the form that came back. */
   const fieldOf = (kind: ExportKind, name: string, fallback: string | undefined = "") => {
-    const mine = failedKind === kind;
+    const mine = returnedKind === kind;
     return {
       errors: mine ? loaderData.fieldErrors[name] : undefined,
       props: {
@@ -145,7 +147,7 @@ export default function DownloadsPage({ loaderData }: Route.ComponentProps) {
               maxLimit: limits.maxLimit.toLocaleString(locale),
             })}
           </p>
-          {failedKind === kind && !loaderData.busy && !loaderData.limited ? (
+          {returnedKind === kind && loaderData.invalid && !loaderData.busy && !loaderData.limited ? (
             <p role="alert" className="form-field__error">
               {t("list.invalidSummary")}
             </p>
@@ -192,7 +194,7 @@ export default function DownloadsPage({ loaderData }: Route.ComponentProps) {
                     { value: "0", label: t("downloadsPage.rowsPage") },
                     { value: "1", label: t("downloadsPage.rowsAll") },
                   ],
-                  { fallback: "0", placeholder: null },
+                  { fallback: "0", placeholder: null, hint: t("downloadsPage.rowsHint") },
                 )}
                 {select(
                   kind,

@@ -10,10 +10,12 @@ import {
   memberPasskeys,
   scheduledJobTurns,
   signInAlertTokens,
+  staffSessions,
   withdrawalReasons,
 } from "../../../db/schema";
 import { MAIL_OUTBOX_RETENTION_DAYS } from "~/domain/mail/mail-outbox.server";
 import { PENDING_SIGN_IN_TTL_MS } from "~/domain/sessions/device-admission.server";
+import { STAFF_SESSION_IDLE_MS, STAFF_SESSION_MAX_MS } from "~/domain/sessions/staff-sessions.server";
 import {
   EMAIL_CHANGE_TOKEN_RETENTION_DAYS,
   ENDED_SESSION_RETENTION_DAYS,
@@ -198,6 +200,63 @@ test("ended sessions and e-mail-change tokens are purged after their retention, 
   const tokens = await db.select().from(emailChangeTokens).where(eq(emailChangeTokens.sub, sub));
   expect(tokens.map((row) => row.tokenHash)).toEqual([freshToken]);
   expect(tokens.find((row) => row.tokenHash === expiredToken)).toBeUndefined();
+});
+
+test("staff sessions: expired ones end as of their expiry, tokens past 8 hours are cleared, ended ones go after the members' retention", async () => {
+  const { db } = database();
+  const sub = crypto.randomUUID();
+  const ago = (ms: number) => new Date(NOW.getTime() - ms);
+  const HOUR_MS = 60 * 60 * 1000;
+  const addStaffSession = async (values: Partial<typeof staffSessions.$inferInsert>) => {
+    const createdAt = values.createdAt ?? ago(HOUR_MS);
+    const [row] = await db
+      .insert(staffSessions)
+      .values({
+        sub,
+        email: "staff@example.jp",
+        refreshTokenEncrypted: "v1.token.sealed",
+        createdAt,
+        lastSeenAt: createdAt,
+        passwordVerifiedAt: createdAt,
+        ...values,
+      })
+      .returning({ id: staffSessions.id });
+    return row!.id;
+  };
+  const retention = ENDED_SESSION_RETENTION_DAYS * DAY_MS;
+  const endedLongAgo = await addStaffSession({ endedAt: ago(retention + DAY_MS), refreshTokenEncrypted: null });
+  const endedRecently = await addStaffSession({ endedAt: ago(retention - DAY_MS), refreshTokenEncrypted: null });
+  const live = await addStaffSession({ lastSeenAt: ago(5 * 60 * 1000) });
+  // Left idle, within its 8 hours: ended as of its idle end, its token kept for the revocation owed.
+  const idle = await addStaffSession({ createdAt: ago(2 * HOUR_MS), lastSeenAt: ago(STAFF_SESSION_IDLE_MS + HOUR_MS) });
+  // Busy past its 8 hours: ended at its eighth hour; Cognito takes its token no more, so the row lets go of it.
+  const pastEightHours = await addStaffSession({
+    createdAt: ago(STAFF_SESSION_MAX_MS + HOUR_MS),
+    lastSeenAt: ago(60_000),
+  });
+  const owedTooLong = await addStaffSession({
+    createdAt: ago(STAFF_SESSION_MAX_MS + HOUR_MS),
+    endedAt: ago(2 * HOUR_MS),
+  });
+  // Expired more than the retention ago, never noticed: ended as of then, so gone in the same run.
+  const forgotten = await addStaffSession({ createdAt: ago(retention + 2 * DAY_MS) });
+
+  const report = await runPurge({ db, config: { sessionSecrets: [] } }, NOW);
+  expect(report.endedStaffSessions).toBeGreaterThanOrEqual(2);
+  expect(report.staffRevocations).toBeNull();
+
+  const rows = await db.select().from(staffSessions).where(eq(staffSessions.sub, sub));
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  expect([...byId.keys()].sort()).toEqual([endedRecently, live, idle, pastEightHours, owedTooLong].sort());
+  expect(byId.has(endedLongAgo)).toBe(false);
+  expect(byId.has(forgotten)).toBe(false);
+  expect(byId.get(live)).toMatchObject({ endedAt: null, refreshTokenEncrypted: "v1.token.sealed" });
+  expect(byId.get(idle)).toMatchObject({
+    endedAt: new Date(ago(STAFF_SESSION_IDLE_MS + HOUR_MS).getTime() + STAFF_SESSION_IDLE_MS),
+    refreshTokenEncrypted: "v1.token.sealed",
+  });
+  expect(byId.get(pastEightHours)).toMatchObject({ endedAt: ago(HOUR_MS), refreshTokenEncrypted: null });
+  expect(byId.get(owedTooLong)?.refreshTokenEncrypted).toBeNull();
 });
 
 test("expired sign-in alert links, and sent or abandoned mail after its retention, are purged", async () => {

@@ -1,0 +1,105 @@
+/** The staff sign-in's passkey step, its server half: the password and code steps are the route module's own. */
+import type { PublicKeyCredentialRequestOptionsJSON } from "@simplewebauthn/browser";
+import { type RouterContextProvider, data, redirect } from "react-router";
+import {
+  STAFF_PASSKEY_STEP_COOKIE_MAX_AGE_S,
+  staffPasskeyStepCookie,
+  staffSessionCookie,
+} from "~/cookies/app-cookies.server";
+import { PasskeySignInAnswerSchema } from "~/domain/forms/passkey-schemas";
+import {
+  type StaffPasskeyStep,
+  beginStaffPasskeyChallenge,
+  completeStaffPasskeySignIn,
+  openStaffPasskeyStep,
+  sealStaffPasskeyStep,
+} from "~/domain/sessions/staff-passkey-sign-in.server";
+import { domainErrorOf, httpStatusOf, messageKeyOf } from "~/errors/error-responses.server";
+import { checkAttemptLimit } from "~/middleware/attempt-limit.server";
+import { getInstance } from "~/middleware/i18n.server";
+import { servicesOf } from "~/router-context.server";
+import { getToastUtils } from "~/toast.server";
+
+type Services = ReturnType<typeof servicesOf>;
+
+/** The passkey step the browser holds, if its password step is still current. */
+export async function readStaffPasskeyStep(services: Services, request: Request): Promise<StaffPasskeyStep | null> {
+  const sealed = await staffPasskeyStepCookie.read(services.config, request);
+  if (!sealed) return null;
+  return openStaffPasskeyStep(sealed, { secrets: services.config.sessionSecrets, now: services.clock.now().getTime() });
+}
+
+/** The Set-Cookie of the passkey step right after a password step of staff whose second factor is a passkey. */
+export async function startStaffPasskeyStep(services: Services, staff: { email: string; sub: string }) {
+  const expiresAt = services.clock.now().getTime() + STAFF_PASSKEY_STEP_COOKIE_MAX_AGE_S * 1000;
+  const sealed = sealStaffPasskeyStep({ ...staff, expiresAt }, services.config.sessionSecrets);
+  return staffPasskeyStepCookie.serialize(services.config, sealed);
+}
+
+/**
+ * "Use your passkey", two posts, each counted as a sign-in attempt for the address. `passkey-options`: Cognito's
+ * WEB_AUTHN challenge on the staff client, its request options answered as action data for the page's script and
+ * its Session sealed into the step; a refusal is a message beside the button. `passkey` (the script, with the
+ * browser's assertion): Cognito checks it, and the staff session opens as after the code, back to `target`; a
+ * refusal goes back to the step, told why. Without a current password step both start over at the password.
+ */
+export async function staffPasskeyAction(
+  context: Readonly<RouterContextProvider>,
+  request: Request,
+  input: { formData: FormData; intent: "passkey-options" | "passkey"; here: string; target: string },
+) {
+  const services = servicesOf(context);
+  const { config } = services;
+  const { here } = input;
+  const toasts = getToastUtils(context);
+  const step = await readStaffPasskeyStep(services, request);
+  if (!step) {
+    return toasts.redirectWithError(here, "codeStepExpired", {
+      headers: { "Set-Cookie": await staffPasskeyStepCookie.clear(config) },
+    });
+  }
+  const limited = await checkAttemptLimit(context, "signIn", step.email);
+
+  if (input.intent === "passkey-options") {
+    const t = getInstance(context).t as unknown as (key: string) => string;
+    const refuse = (messageKey: string, status: number) =>
+      data({ form: "passkey" as const, passkeyRefusal: t(messageKey) }, { status });
+    if (limited) return refuse(`toasts:${limited.messageKey}`, 429);
+    try {
+      const started = await beginStaffPasskeyChallenge(services, step);
+      const cookie = await staffPasskeyStepCookie.serialize(
+        config,
+        sealStaffPasskeyStep(started.step, config.sessionSecrets),
+      );
+      const passkeyRequestOptions = JSON.parse(started.requestOptionsJson) as PublicKeyCredentialRequestOptionsJSON;
+      return data({ form: "passkey" as const, passkeyRequestOptions }, { headers: { "Set-Cookie": cookie } });
+    } catch (error) {
+      const refused = domainErrorOf(error);
+      return refuse(messageKeyOf(refused), httpStatusOf(refused));
+    }
+  }
+
+  if (limited) return toasts.redirectWithError(here, `toasts:${limited.messageKey}`);
+  const parsed = PasskeySignInAnswerSchema.safeParse({ credential: input.formData.get("credential") });
+  if (!parsed.success) return toasts.redirectWithError(here, "passkeys:errors.refused");
+  try {
+    const previous = await staffSessionCookie.read(config, request);
+    const opened = await completeStaffPasskeySignIn(services, {
+      step,
+      credential: parsed.data.credential,
+      previousSessionId: previous?.sid,
+    });
+    const headers = new Headers({ "Set-Cookie": await staffPasskeyStepCookie.clear(config) });
+    if (opened.kind === "notStaff") return toasts.redirectWithError(here, "staffSession:notStaff", { headers });
+    const value = { sid: opened.sessionId, at: opened.accessToken };
+    headers.append("Set-Cookie", await staffSessionCookie.serialize(config, value));
+    return redirect(input.target, { headers });
+  } catch (error) {
+    // Cognito's challenge used or timed out, or the passkey refused: the step stays, and the button asks again.
+    const refused = domainErrorOf(error);
+    return toasts.redirectWithError(
+      here,
+      refused.code === "challengeExpired" ? "passkeys:errors.refused" : messageKeyOf(refused),
+    );
+  }
+}

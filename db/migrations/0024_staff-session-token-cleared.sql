@@ -1,0 +1,1 @@
+ALTER TABLE "staff_sessions" ALTER COLUMN "refresh_token_encrypted" DROP NOT NULL;
