@@ -5,6 +5,7 @@ import { AuthenticatorCodeField } from "~/components/form/authenticator-code-fie
 import { handleFormPost } from "~/components/form/form-action.server";
 import { FORM_FIELD_TEXTS, formConstraint } from "~/components/form/schema-form.server";
 import { Button } from "~/components/button";
+import { CurrentPasswordField } from "~/components/form/current-password-field";
 import { FormAlert, InputField, ReadOnlyEmailField } from "~/components/form/fields";
 import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
 import { assertPasskey, usePasskeyCeremony, usePasskeySupport } from "~/components/passkeys/passkey-ceremony";
@@ -245,16 +246,7 @@ function PasswordForm({ email, constraint, lastResult }: StepFormProps) {
           enterKeyHint: "next",
         }}
       />
-      <InputField
-        label={t("password")}
-        errors={fields.password.errors}
-        inputProps={{
-          ...getInputProps(fields.password, { type: "password" }),
-          autoComplete: "current-password",
-          inputMode: "text",
-          enterKeyHint: "go",
-        }}
-      />
+      <CurrentPasswordField label={t("password")} field={fields.password} enterKeyHint="go" />
       <Button name="intent" value="password" pending={navigation.state === "submitting"} block>
         {t("next")}
       </Button>

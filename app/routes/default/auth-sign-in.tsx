@@ -7,6 +7,7 @@ import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
 import { DeactivateDeviceForm, type DeviceRow, DeviceTable } from "~/components/device-table";
 import { PasskeySignInButton, usePasskeyAutofill } from "~/components/passkeys/passkey-sign-in-button";
+import { CurrentPasswordField } from "~/components/form/current-password-field";
 import { FormAlert, InputField } from "~/components/form/fields";
 import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
 import { pendingSignInCookie } from "~/cookies/app-cookies.server";
@@ -185,16 +186,7 @@ function SignInForm({
             enterKeyHint: "next",
           }}
         />
-        <InputField
-          label={t("signIn.password")}
-          errors={fields.password.errors}
-          inputProps={{
-            ...getInputProps(fields.password, { type: "password" }),
-            autoComplete: "current-password",
-            inputMode: "text",
-            enterKeyHint: "go",
-          }}
-        />
+        <CurrentPasswordField label={t("signIn.password")} field={fields.password} enterKeyHint="go" />
         <Button name="intent" value="sign-in" pending={navigation.state === "submitting"} block>
           {t("signIn.submit")}
         </Button>

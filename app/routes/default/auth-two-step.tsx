@@ -5,6 +5,7 @@ import { FORM_FIELD_TEXTS, formConstraint } from "~/components/form/schema-form.
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
 import { AuthenticatorCodeField } from "~/components/form/authenticator-code-field";
+import { CurrentPasswordField } from "~/components/form/current-password-field";
 import { FormAlert, InputField, ReadOnlyEmailField } from "~/components/form/fields";
 import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
 import { codeChallengeCookie } from "~/cookies/app-cookies.server";
@@ -185,16 +186,7 @@ function RecoveryForm({ email, constraint, lastResult }: StepFormProps) {
             enterKeyHint: "next",
           }}
         />
-        <InputField
-          label={t("twoStep.password")}
-          errors={fields.password.errors}
-          inputProps={{
-            ...getInputProps(fields.password, { type: "password" }),
-            autoComplete: "current-password",
-            inputMode: "text",
-            enterKeyHint: "go",
-          }}
-        />
+        <CurrentPasswordField label={t("twoStep.password")} field={fields.password} enterKeyHint="go" />
         <Button name="intent" value="recovery-code" pending={navigation.state === "submitting"} block>
           {t("twoStep.submit")}
         </Button>

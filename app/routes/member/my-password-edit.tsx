@@ -1,11 +1,12 @@
-import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
+import { type SubmissionResult, getFormProps } from "@conform-to/react";
 import { Form, useNavigation } from "react-router";
 import { handleFormPost, newPasswordErrorFields } from "~/components/form/form-action.server";
 import { FORM_FIELD_TEXTS, formConstraint } from "~/components/form/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
 import { AuthenticatorCodeField } from "~/components/form/authenticator-code-field";
-import { FormAlert, InputField } from "~/components/form/fields";
+import { CurrentPasswordField } from "~/components/form/current-password-field";
+import { FormAlert } from "~/components/form/fields";
 import { NewPasswordField } from "~/components/form/new-password-field";
 import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
 import { sessionCookie } from "~/cookies/app-cookies.server";
@@ -109,15 +110,10 @@ function PasswordChangeForm({
       <p data-testid="other-devices-notice">{t("passwordEdit.otherDevices")}</p>
       <Form method="post" {...getFormProps(form)} className="form">
         <FormAlert form={form} />
-        <InputField
+        <CurrentPasswordField
           label={t("passwordEdit.currentPassword")}
-          errors={fields.currentPassword.errors}
-          inputProps={{
-            ...getInputProps(fields.currentPassword, { type: "password" }),
-            autoComplete: "current-password",
-            inputMode: "text",
-            enterKeyHint: "next",
-          }}
+          field={fields.currentPassword}
+          enterKeyHint="next"
         />
         <NewPasswordField
           label={t("passwordEdit.newPassword")}

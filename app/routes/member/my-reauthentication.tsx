@@ -1,10 +1,11 @@
-import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
+import { type SubmissionResult, getFormProps } from "@conform-to/react";
 import { Form, redirect, useNavigation } from "react-router";
 import { handleFormPost } from "~/components/form/form-action.server";
 import { FORM_FIELD_TEXTS, formConstraint } from "~/components/form/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
-import { FormAlert, InputField } from "~/components/form/fields";
+import { CurrentPasswordField } from "~/components/form/current-password-field";
+import { FormAlert } from "~/components/form/fields";
 import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
 import { reauthenticate } from "~/domain/account/reauthentication.server";
 import { ReauthenticationSchema } from "~/domain/forms/reauthentication-schema";
@@ -77,16 +78,7 @@ function ReauthenticationForm({
       <p>{t("reauthentication.lead")}</p>
       <Form method="post" {...getFormProps(form)} className="form">
         <FormAlert form={form} />
-        <InputField
-          label={t("reauthentication.password")}
-          errors={fields.password.errors}
-          inputProps={{
-            ...getInputProps(fields.password, { type: "password" }),
-            autoComplete: "current-password",
-            inputMode: "text",
-            enterKeyHint: "go",
-          }}
-        />
+        <CurrentPasswordField label={t("reauthentication.password")} field={fields.password} enterKeyHint="go" />
         <Button pending={navigation.state === "submitting"} block>
           {t("reauthentication.submit")}
         </Button>

@@ -11,7 +11,8 @@ import { FORM_FIELD_TEXTS, formConstraint } from "~/components/form/schema-form.
 import { AppLink } from "~/components/app-link";
 import { sessionCookie } from "~/cookies/app-cookies.server";
 import { Button } from "~/components/button";
-import { CheckboxField, FormAlert, InputField, SelectField, TextareaField } from "~/components/form/fields";
+import { CurrentPasswordField } from "~/components/form/current-password-field";
+import { CheckboxField, FormAlert, SelectField, TextareaField } from "~/components/form/fields";
 import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
 import { WITHDRAWAL_REASONS } from "~/domain/forms/form-choices";
 import {
@@ -212,16 +213,7 @@ function ConfirmForm({
           errors={fields.agreeDisclaimer.errors}
           inputProps={getInputProps(fields.agreeDisclaimer, { type: "checkbox" })}
         />
-        <InputField
-          label={t("password")}
-          errors={fields.password.errors}
-          inputProps={{
-            ...getInputProps(fields.password, { type: "password" }),
-            autoComplete: "current-password",
-            inputMode: "text",
-            enterKeyHint: "done",
-          }}
-        />
+        <CurrentPasswordField label={t("password")} field={fields.password} enterKeyHint="done" />
         <Button name="intent" value="submit" variant="danger" pending={navigation.state === "submitting"} block>
           {t("submit")}
         </Button>
