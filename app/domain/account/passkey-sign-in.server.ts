@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import { decodeJwt } from "jose";
 import { memberDirectory, memberPasskeys } from "../../../db/schema";
+import type { PasskeyChallenge } from "~/integrations/cognito/passkey-flows.server";
 import { DomainError } from "../domain-error.server";
 import { openForPurpose, sealForPurpose } from "../sessions/refresh-tokens.server";
 import { recordPasskeyUse } from "./passkeys.server";
@@ -14,6 +15,27 @@ export interface PasskeyChallengeState {
 }
 
 /**
+ * Cognito's WEB_AUTHN challenge, or `refusal` for every way there is none: an unknown address, an unconfirmed
+ * account, a wrong user and no passkey all read the same, so the answer tells nobody which addresses are members.
+ */
+export async function webAuthnChallengeOr(
+  refusal: "noPasskey" | "passkeyRefused",
+  started: Promise<PasskeyChallenge>,
+): Promise<Extract<PasskeyChallenge, { kind: "webAuthn" }>> {
+  const challenge = await started.catch((error: unknown) => {
+    if (
+      error instanceof DomainError &&
+      ["userNotFound", "invalidCredentials", "userNotConfirmed"].includes(error.code)
+    ) {
+      throw new DomainError(refusal, { cause: error });
+    }
+    throw error;
+  });
+  if (challenge.kind === "noPasskey") throw new DomainError(refusal);
+  return challenge;
+}
+
+/**
  * "Sign in with a passkey", first call: Cognito's USER_AUTH flow with WEB_AUTHN preferred for the address typed.
  * An address Cognito does not know, and one without a passkey, both answer "noPasskey", so the button tells nobody
  * which addresses are members.
@@ -22,16 +44,7 @@ export async function beginPasskeySignIn(
   deps: Pick<SignInDependencies, "identity">,
   input: { email: string },
 ): Promise<PasskeyChallengeState & { requestOptionsJson: string }> {
-  const challenge = await deps.identity.beginPasskeySignIn(input.email).catch((error: unknown) => {
-    if (
-      error instanceof DomainError &&
-      ["userNotFound", "invalidCredentials", "userNotConfirmed"].includes(error.code)
-    ) {
-      throw new DomainError("noPasskey", { cause: error });
-    }
-    throw error;
-  });
-  if (challenge.kind === "noPasskey") throw new DomainError("noPasskey");
+  const challenge = await webAuthnChallengeOr("noPasskey", deps.identity.beginPasskeySignIn(input.email));
   return {
     email: input.email,
     username: challenge.username,

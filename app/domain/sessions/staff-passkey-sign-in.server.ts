@@ -1,4 +1,5 @@
 import type { AppServices } from "~/services.server";
+import { webAuthnChallengeOr } from "../account/passkey-sign-in.server";
 import { recordPasskeyUse } from "../account/passkeys.server";
 import { DomainError } from "../domain-error.server";
 import { openForPurpose, sealForPurpose } from "./refresh-tokens.server";
@@ -58,16 +59,7 @@ export async function beginStaffPasskeyChallenge(
   services: Pick<AppServices, "identity">,
   step: StaffPasskeyStep,
 ): Promise<{ step: StaffPasskeyStep; requestOptionsJson: string }> {
-  const challenge = await services.identity.staffBeginPasskeySignIn(step.email).catch((error: unknown) => {
-    if (
-      error instanceof DomainError &&
-      ["userNotFound", "invalidCredentials", "userNotConfirmed"].includes(error.code)
-    ) {
-      throw new DomainError("passkeyRefused", { cause: error });
-    }
-    throw error;
-  });
-  if (challenge.kind === "noPasskey") throw new DomainError("passkeyRefused");
+  const challenge = await webAuthnChallengeOr("passkeyRefused", services.identity.staffBeginPasskeySignIn(step.email));
   const { username, session, requestOptionsJson } = challenge;
   return { step: { ...step, challenge: { username, session } }, requestOptionsJson };
 }
