@@ -57,6 +57,11 @@ export default defineConfig({
       ADMIN_DASHBOARD_MAX_AGE_SECONDS: "0",
       // Slow on purpose: the CSV import's test sees a job running (progress, estimate, cancel) before it ends.
       CSV_IMPORT_CREATIONS_PER_SECOND: "2",
+      // Every test's browser signs in from 127.0.0.1, so the per-client limits would count the whole suite rather
+      // than a client (the limits have tests of their own: tests/integration/*rate-limits.test.ts).
+      RATE_LIMIT_SIGN_IN_PER_IP: "100000",
+      RATE_LIMIT_SIGN_UP_PER_IP: "100000",
+      RATE_LIMIT_CODE_CHECK_PER_IP: "100000",
       NODE_ENV: "production",
       SERVICE_HOSTS_DATA: "data.example.test",
       SERVICE_ORIGIN_DATA: "https://data.example.test",
