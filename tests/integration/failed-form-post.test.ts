@@ -1,5 +1,6 @@
 import { beforeAll, expect, test } from "vitest";
-import { cookieHeader, get, post, postForm, setCookieNamed } from "../support/session-http";
+import { cookieHeader, setCookieNamed } from "../support/cookie-jar";
+import { get, post, postForm } from "../support/session-http";
 import { type TestServer, useTestServers } from "../support/session-servers";
 import { setFault } from "../support/stand-in-faults";
 import { createTestMember } from "../support/test-members";

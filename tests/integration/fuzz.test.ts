@@ -17,7 +17,8 @@ import {
   connectToStandIn,
   staffTokensFor,
 } from "../support/bearer-tokens";
-import { PageClient, cookieHeader, expectResponse, withSetCookies } from "../support/page-client";
+import { cookieHeaderOf } from "../support/cookie-jar";
+import { PageClient, expectResponse, withSetCookies } from "../support/page-client";
 import {
   type RawOutcome,
   formUrlEncode,
@@ -1815,7 +1816,7 @@ const MUTATORS: Mutator[] = [
         `${cookie}; ${"big=".concat("c".repeat(6000))}`,
         `${cookie}; ${cookie}`,
         rng.pick(["=;;=; ;", "id_session", "id_session=%zz", "id_session=\u00ff\u00fe", "id_sign_up=eyJ; id_device=a"]),
-        staleCookieJars.length > 0 ? cookieHeader(rng.pick(staleCookieJars)) : "id_session=expired",
+        staleCookieJars.length > 0 ? cookieHeaderOf(rng.pick(staleCookieJars)) : "id_session=expired",
         cookie.replace(/=([^;]*)/g, (_, value: string) => `=${value.split("").reverse().join("")}`),
       ][variant]!;
       setHeader(draft, "Cookie", next === "" ? null : next);
@@ -1947,7 +1948,7 @@ function pageDraft(form: PageForm, ctx: Ctx): Draft {
     // Multipart drafts get theirs, with the boundary, when serialized.
     ["Content-Type", "application/x-www-form-urlencoded"],
   ];
-  if (ctx.session.cookies.size > 0) headers.push(["Cookie", cookieHeader(ctx.session.cookies)]);
+  if (ctx.session.cookies.size > 0) headers.push(["Cookie", cookieHeaderOf(ctx.session.cookies)]);
   return {
     method: "POST",
     path,

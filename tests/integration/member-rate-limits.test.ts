@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, test } from "vitest";
 import enApi from "../../locales/en/api.json";
 import jaToasts from "../../locales/ja/toasts.json";
 import { type StandInSdk, bearerTokensFor, connectToStandIn } from "../support/bearer-tokens";
+import { cookieHeader } from "../support/cookie-jar";
 import { type ServerProcess, startServerProcess } from "../support/server-process";
 import { postForm } from "../support/session-http";
 import { TEST_PASSWORD, createTestMember } from "../support/test-members";
@@ -45,18 +46,6 @@ const someIp = () => {
   const [a, b] = crypto.getRandomValues(new Uint16Array(2));
   return `2001:db8:${a!.toString(16)}:${b!.toString(16)}::1`;
 };
-
-/** The Cookie header a browser sends after these responses (cleared cookies dropped). */
-function cookieHeader(...responses: Response[]): string {
-  const jar = new Map<string, string>();
-  for (const setCookie of responses.flatMap((response) => response.headers.getSetCookie())) {
-    const pair = setCookie.split(";")[0]!;
-    const name = pair.slice(0, pair.indexOf("="));
-    if (/;\s*Max-Age=0(;|$)/i.test(setCookie) || pair.endsWith("=")) jar.delete(name);
-    else jar.set(name, pair);
-  }
-  return [...jar.values()].join("; ");
-}
 
 function post(path: string, fields: Record<string, string>, options: { ip: string; cookie?: string }) {
   return postForm(`${server.url}${path}`, fields, {

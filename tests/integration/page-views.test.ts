@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, test } from "vitest";
-import { get, profileEmailIn, setCookieNamed, signedIn } from "../support/session-http";
+import { setCookieNamed } from "../support/cookie-jar";
+import { get, profileEmailIn, signedIn } from "../support/session-http";
 import { DEVICE_LIMIT_SERVER_ENV, type TestServer, useTestServers } from "../support/session-servers";
 import { getRequestCounts, resetRequestCounts, setFault } from "../support/stand-in-faults";
 import { createTestMember } from "../support/test-members";

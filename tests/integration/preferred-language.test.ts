@@ -1,5 +1,6 @@
 import { beforeAll, expect, test } from "vitest";
-import { cookieHeader, get, post, setCookieNamed, signedIn } from "../support/session-http";
+import { cookieHeader, cookieHeaderAfter, setCookieNamed } from "../support/cookie-jar";
+import { get, post, signedIn } from "../support/session-http";
 import { type TestServer, useTestServers } from "../support/session-servers";
 import { createTestMember } from "../support/test-members";
 
@@ -34,10 +35,7 @@ async function saveProfile(cookie: string, fields: Record<string, string>): Prom
   expect(saved.status).toBe(302);
   expect(saved.headers.get("Location")).toBe("/my/profile/");
   // The save's toast cookie replaces the one the sign-in left.
-  const jar = new Map(
-    [...cookie.split("; "), ...cookieHeader(saved).split("; ")].map((pair) => [pair.split("=")[0], pair]),
-  );
-  const page = await get(main, "/my/profile/", [...jar.values()].join("; "));
+  const page = await get(main, "/my/profile/", cookieHeaderAfter(cookie, saved));
   return toastIn(await page.text());
 }
 

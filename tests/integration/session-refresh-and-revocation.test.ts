@@ -1,15 +1,7 @@
 import { AdminUserGlobalSignOutCommand, InitiateAuthCommand } from "@aws-sdk/client-cognito-identity-provider";
 import { beforeAll, describe, expect, test } from "vitest";
-import {
-  get,
-  isCleared,
-  post,
-  profileEmailIn,
-  sessionPair,
-  setCookieNamed,
-  signIn,
-  signedIn,
-} from "../support/session-http";
+import { isCleared, setCookieNamed } from "../support/cookie-jar";
+import { get, post, profileEmailIn, sessionPair, signIn, signedIn } from "../support/session-http";
 import {
   DEVICE_LIMIT_SERVER_ENV,
   SHORT_TOKEN_TTL_S,

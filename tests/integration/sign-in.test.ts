@@ -1,6 +1,7 @@
 import { AdminDisableUserCommand, SignUpCommand } from "@aws-sdk/client-cognito-identity-provider";
 import { beforeAll, describe, expect, test } from "vitest";
-import { cookieHeader, get, post, sessionPair, setCookieNamed, signIn, signedIn } from "../support/session-http";
+import { cookieHeader, setCookieNamed } from "../support/cookie-jar";
+import { get, post, sessionPair, signIn, signedIn } from "../support/session-http";
 import {
   DEVICE_LIMIT,
   DEVICE_LIMIT_SERVER_ENV,

@@ -1,5 +1,6 @@
 import { type StaffWithAuthenticator, nextAuthenticatorCode } from "./admin-members";
-import { type RawOutcome, type RawResponse, formUrlEncode, sendRawRequest, setCookiesOf } from "./raw-http";
+import { type CookieJar, cookieHeaderOf, withSetCookieLines } from "./cookie-jar";
+import { type RawOutcome, type RawResponse, formUrlEncode, sendRawRequest } from "./raw-http";
 
 /**
  * A browser with JavaScript off, over raw HTTP against a server started by startServerProcess: form posts with
@@ -19,11 +20,11 @@ export class PageClient {
     this.origin = `http://localhost:${this.port}`;
   }
 
-  get(path: string, cookies: Map<string, string> = new Map()): Promise<RawOutcome> {
+  get(path: string, cookies: CookieJar = new Map()): Promise<RawOutcome> {
     return sendRawRequest(this.port, { method: "GET", target: path, headers: this.headers(cookies) });
   }
 
-  post(path: string, fields: [string, string][], cookies: Map<string, string> = new Map()): Promise<RawOutcome> {
+  post(path: string, fields: [string, string][], cookies: CookieJar = new Map()): Promise<RawOutcome> {
     return sendRawRequest(this.port, {
       method: "POST",
       target: path,
@@ -37,9 +38,9 @@ export class PageClient {
   }
 
   /** Host and Cookie as a browser on APP_ORIGIN sends them. */
-  headers(cookies: Map<string, string>): [string, string][] {
+  headers(cookies: CookieJar): [string, string][] {
     const headers: [string, string][] = [["Host", `localhost:${this.port}`]];
-    if (cookies.size > 0) headers.push(["Cookie", cookieHeader(cookies)]);
+    if (cookies.size > 0) headers.push(["Cookie", cookieHeaderOf(cookies)]);
     return headers;
   }
 
@@ -47,7 +48,7 @@ export class PageClient {
    * Signs in through the real sign-in form. Returns the cookies a browser would then hold: the device key (the one
    * given, or a new one) and the session, or the held sign-in of the device-limit screen.
    */
-  async signIn(member: { email: string; password: string }, cookies: Map<string, string> = new Map()) {
+  async signIn(member: { email: string; password: string }, cookies: CookieJar = new Map()) {
     const response = expectResponse(
       await this.post(
         "/auth/sign-in/",
@@ -69,7 +70,7 @@ export class PageClient {
    * the authenticator's next unused code. The one way tests reach the staff pages over HTTP; returns the jar with
    * the staff session cookie added (a member session in `cookies` stays).
    */
-  async openStaffSession(staff: StaffWithAuthenticator, cookies: Map<string, string> = new Map()) {
+  async openStaffSession(staff: StaffWithAuthenticator, cookies: CookieJar = new Map()) {
     const signIn = "/admin/sign-in/";
     const password = expectResponse(
       await this.post(
@@ -133,18 +134,9 @@ export class PageClient {
   }
 }
 
-export function cookieHeader(cookies: Map<string, string>): string {
-  return [...cookies].map(([name, value]) => `${name}=${value}`).join("; ");
-}
-
-/** The jar after an answer: cookies set are added or replaced, cookies cleared (empty value) removed. */
-export function withSetCookies(cookies: Map<string, string>, response: RawResponse): Map<string, string> {
-  const next = new Map(cookies);
-  for (const [name, value] of setCookiesOf(response)) {
-    if (value === "") next.delete(name);
-    else next.set(name, value);
-  }
-  return next;
+/** The jar after a raw answer: cookies set are added or replaced, cookies cleared removed. */
+export function withSetCookies(cookies: CookieJar, response: RawResponse): CookieJar {
+  return withSetCookieLines(cookies, response.headers.get("set-cookie") ?? []);
 }
 
 export function expectResponse(outcome: RawOutcome, what: string): RawResponse {

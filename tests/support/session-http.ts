@@ -1,11 +1,12 @@
 import { expect } from "vitest";
 import type { StaffWithAuthenticator } from "./admin-members";
-import { PageClient, cookieHeader as jarHeader } from "./page-client";
+import { cookieHeader, cookieHeaderOf, jarOf } from "./cookie-jar";
+import { PageClient } from "./page-client";
 import type { TestServer } from "./session-servers";
 
 /**
- * A browser's side of the session tests, over plain HTTP: form posts from our own origin, page views, and the
- * cookie jar they build up.
+ * A browser's side of the session tests, over plain HTTP: form posts from our own origin and page views (the cookies
+ * they build up are kept by cookie-jar.ts).
  */
 
 /** A form post as a browser on the page's own site sends it (JavaScript off: no redirect followed). */
@@ -40,27 +41,6 @@ export function get(server: TestServer, path: string, cookie = "") {
   });
 }
 
-export function setCookieNamed(response: Response, name: string): string | undefined {
-  return response.headers.getSetCookie().find((value) => value.startsWith(`${name}=`));
-}
-
-export const isCleared = (setCookie: string) =>
-  /;\s*Max-Age=0(;|$)/i.test(setCookie) || setCookie.split(";")[0]!.endsWith("=");
-
-/** The Cookie header a browser sends after these responses: every cookie they set, minus the ones they cleared. */
-export function cookieHeader(...responses: Response[]): string {
-  const jar = new Map<string, string>();
-  for (const response of responses) {
-    for (const setCookie of response.headers.getSetCookie()) {
-      const pair = setCookie.split(";")[0]!;
-      const name = pair.slice(0, pair.indexOf("="));
-      if (isCleared(setCookie)) jar.delete(name);
-      else jar.set(name, pair);
-    }
-  }
-  return [...jar.values()].join("; ");
-}
-
 /** The session cookie's pair in a Cookie header. */
 export function sessionPair(header: string): string {
   return header.split("; ").find((item) => item.startsWith("id_session=")) ?? "";
@@ -81,15 +61,8 @@ export async function signedIn(server: TestServer, member: { email: string; pass
 
 /** A staff session opened through the staff sign-in (PageClient.openStaffSession): the Cookie header that holds it. */
 export async function staffSignedIn(server: TestServer, staff: StaffWithAuthenticator, cookie = ""): Promise<string> {
-  const jar = new Map(
-    cookie
-      .split("; ")
-      .filter(Boolean)
-      .map((pair) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)] as const),
-  );
-  return jarHeader(await new PageClient(server.process.url).openStaffSession(staff, jar));
+  return cookieHeaderOf(await new PageClient(server.process.url).openStaffSession(staff, jarOf(cookie)));
 }
 
-// Pages carry their translations as data, so a message counts only where it is rendered.
 // Pages carry their translations as data, so a message counts only where it is rendered.
 export const profileEmailIn = (html: string) => /data-testid="email"[^>]*>([^<]*)</.exec(html)?.[1];
