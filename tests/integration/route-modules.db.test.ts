@@ -1,9 +1,8 @@
 import { eq } from "drizzle-orm";
 import { RouterContextProvider } from "react-router";
-import { afterAll, beforeAll, expect, test } from "vitest";
+import { expect, test } from "vitest";
 import { findProfile } from "~/domain/account/profile.server";
 import { memberProfiles } from "../../db/schema";
-import { parseConfig } from "~/config.server";
 import { RESOURCES } from "~/i18n/resources";
 import { i18nextMiddleware } from "~/middleware/i18n.server";
 import type { SignedInMember } from "~/middleware/member-session.server";
@@ -14,39 +13,20 @@ import * as emailEdit from "~/routes/member/my-email-edit";
 import * as profile from "~/routes/member/my-profile";
 import * as profileEdit from "~/routes/member/my-profile-edit";
 import { pathFor } from "~/routing/route-table";
-import type { StandIns } from "~/server/start-server";
-import type { AppServices } from "~/services.server";
-import { createAppServices } from "~/composition-root.server";
 import { bearerTokensFor, connectToStandIn } from "../support/bearer-tokens";
 import { listMailboxEntries, mailboxDirectory } from "../support/stand-ins/dev-mailbox";
-import { startEmbeddedStack } from "../support/stand-ins/embedded-stack";
-import { useTestDatabase } from "../support/test-database";
-import { makeTempDir } from "../support/temp-dir";
+import { useTestServices } from "../support/test-services";
 
 // Loaders and actions called directly, with a context of real services: PGlite (or PostgreSQL in CI), the Cognito
 // stand-in over HTTP and the SMTP capture. No HTTP server: what a route answers is what these calls return.
 const ORIGIN = "http://localhost:3998";
 const PASSWORD = "correct-horse-battery";
-const temp = makeTempDir("route-modules");
-const database = useTestDatabase("route-modules-db");
-let stack: StandIns;
-let services: AppServices;
-
-beforeAll(async () => {
-  stack = await startEmbeddedStack({ dataDir: temp.dir, adminGroup: "admin" });
-  const config = parseConfig({ ...stack.env, APP_MODE: "dev", APP_ORIGIN: ORIGIN, DATA_DIR: temp.dir });
-  services = createAppServices(config, database().db);
-});
-
-afterAll(async () => {
-  await stack?.stop();
-  temp.remove();
-});
+const app = useTestServices({ label: "route-modules", origin: ORIGIN });
 
 async function createMember(label: string): Promise<SignedInMember> {
   const email = `${label}-${crypto.randomUUID().slice(0, 8)}@example.jp`;
-  await services.identity.createConfirmedUser({ email, password: PASSWORD, attributes: { locale: "ja" } });
-  const { sub } = await services.identity.getUser(email);
+  await app.services.identity.createConfirmedUser({ email, password: PASSWORD, attributes: { locale: "ja" } });
+  const { sub } = await app.services.identity.getUser(email);
   return {
     sub,
     email,
@@ -66,7 +46,7 @@ type DataReply = { data: { result: { error?: Record<string, string[]> } }; init:
 /** What the HTTP server and the root middleware put in a request's context: services, request info, language, member. */
 async function contextFor(request: Request, member: SignedInMember | null) {
   const context = new RouterContextProvider();
-  context.set(servicesContext, services);
+  context.set(servicesContext, app.services);
   context.set(requestInfoContext, { requestId: "route-modules", nonce: "", clientIp: "192.0.2.10" });
   context.set(memberContext, member);
   await i18nextMiddleware({ request, context, params: {}, unstable_pattern: "" } as never, async () => new Response());
@@ -86,13 +66,13 @@ function routeArgs(request: Request, context: RouterContextProvider, params: Rec
 }
 
 async function newestMailTo(address: string): Promise<MailboxEntry | undefined> {
-  const entries = await listMailboxEntries(mailboxDirectory(temp.dir));
+  const entries = await listMailboxEntries(mailboxDirectory(app.dataDir));
   return entries.find((entry) => entry.kind === "mail" && entry.to.includes(address));
 }
 
 test("the profile page's loader shows the stored profile of the member in the context", async () => {
   const member = await createMember("profile");
-  await database().db.insert(memberProfiles).values({
+  await app.db.insert(memberProfiles).values({
     sub: member.sub,
     familyName: "山田",
     givenName: "太郎",
@@ -103,7 +83,7 @@ test("the profile page's loader shows the stored profile of the member in the co
   const request = get(pathFor("my-profile", "ja"));
   // As the session check leaves it: the member with the stored profile (sessions/sessions-and-devices.db.test.ts
   // proves that read).
-  const signedIn = { ...member, profile: await findProfile(database().db, member.sub) };
+  const signedIn = { ...member, profile: await findProfile(app.db, member.sub) };
   const data = await profile.loader(routeArgs(request, await contextFor(request, signedIn)));
   expect(data).toMatchObject({
     subject: member.sub,
@@ -137,7 +117,7 @@ test("the profile edit action answers bad input with 400 and the field errors in
     expect(data.result.error?.familyName).toEqual([RESOURCES[locale].forms.validation.required]);
     expect(data.result.error?.birthYear).toEqual([RESOURCES[locale].forms.validation.birthYear]);
   }
-  const rows = await database().db.select().from(memberProfiles).where(eq(memberProfiles.sub, member.sub));
+  const rows = await app.db.select().from(memberProfiles).where(eq(memberProfiles.sub, member.sub));
   expect(rows).toEqual([]);
 });
 
@@ -166,7 +146,7 @@ test("an e-mail change goes from the edit action through the mailed link to the 
   );
   expect(confirmed).toBeInstanceOf(Response);
   expect((confirmed as Response).headers.get("Location")).toBe(pathFor("auth-sign-in", "en"));
-  expect((await services.identity.getUser(member.sub)).email).toBe(newEmail);
+  expect((await app.services.identity.getUser(member.sub)).email).toBe(newEmail);
 });
 
 test("the e-mail change link without its token, or with a spent one, says the link is invalid: 404 and 410", async () => {
@@ -201,7 +181,7 @@ test("the e-mail change action puts the member's own address on the field with 4
 test("the availability API handler answers from the bearer token and Cognito", async () => {
   const member = await createMember("api");
   const other = await createMember("api-other");
-  const sdk = await connectToStandIn(Number(new URL(services.config.cognito.endpoint!).port));
+  const sdk = await connectToStandIn(app.standInPort);
   const { accessToken } = await bearerTokensFor(sdk, member.email, PASSWORD).finally(() => sdk.destroy());
   const request = new Request(`${ORIGIN}/api/user-availability`, {
     method: "POST",

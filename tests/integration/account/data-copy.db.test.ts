@@ -1,5 +1,5 @@
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, expect, test } from "vitest";
+import { expect, test } from "vitest";
 import {
   emailChangeTokens,
   invitationResends,
@@ -10,8 +10,6 @@ import {
   recoveryCodes,
   twoStepVerifications,
 } from "../../../db/schema";
-import { createAppServices } from "~/composition-root.server";
-import { parseConfig } from "~/config.server";
 import { requestEmailChange } from "~/domain/account/email-change.server";
 import { hashDeviceKey } from "~/domain/security/security-record.server";
 import { openRefreshToken } from "~/domain/sessions/refresh-tokens.server";
@@ -22,15 +20,11 @@ import * as dataDownload from "~/routes/member/my-data-download";
 import * as dataPage from "~/routes/member/my-data";
 import { emailUpdateLinkFor } from "~/routing/email-update-link";
 import { pathFor } from "~/routing/route-table";
-import type { StandIns } from "~/server/start-server";
-import type { AppServices } from "~/services.server";
 import { routeCalls, settle } from "../../support/route-calls";
 import { signInMember, signedInMember as newSignedInMember } from "../../support/signed-in-members";
 import { getRequestCounts, resetRequestCounts } from "../../support/stand-in-faults";
 import { createTestMember } from "../../support/test-members";
-import { startEmbeddedStack } from "../../support/stand-ins/embedded-stack";
-import { makeTempDir } from "../../support/temp-dir";
-import { useTestDatabase } from "../../support/test-database";
+import { useTestServices } from "../../support/test-services";
 
 // The member's copy of their data, downloaded and shown through the route modules with real services: PGlite (or
 // PostgreSQL), the Cognito stand-in over HTTP, the SMTP capture. Each member signs in with their password just
@@ -38,28 +32,12 @@ import { useTestDatabase } from "../../support/test-database";
 const ORIGIN = "http://localhost:3995";
 const CHROME = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36";
 const DATA_COPY_LIMIT = 3;
-const temp = makeTempDir("data-copy");
-const database = useTestDatabase("data-copy-db");
-let stack: StandIns;
-let services: AppServices;
-const calls = routeCalls(ORIGIN, () => services);
-
-beforeAll(async () => {
-  stack = await startEmbeddedStack({ dataDir: temp.dir, adminGroup: "admin" });
-  const config = parseConfig({
-    ...stack.env,
-    APP_MODE: "dev",
-    APP_ORIGIN: ORIGIN,
-    DATA_DIR: temp.dir,
-    RATE_LIMIT_DATA_COPY_PER_MEMBER: String(DATA_COPY_LIMIT),
-  });
-  services = createAppServices(config, database().db);
-}, 150_000);
-
-afterAll(async () => {
-  await stack?.stop();
-  temp.remove();
+const app = useTestServices({
+  label: "data-copy",
+  origin: ORIGIN,
+  env: { RATE_LIMIT_DATA_COPY_PER_MEMBER: String(DATA_COPY_LIMIT) },
 });
+const calls = routeCalls(ORIGIN, () => app.services);
 
 async function signedInMember(
   label: string,
@@ -67,14 +45,10 @@ async function signedInMember(
 ): Promise<SignedInMember & { refreshToken: string }> {
   const browser = { userAgent: CHROME, locale: "en" as const };
   const member = directory
-    ? await newSignedInMember(services, label, browser)
-    : await signInMember(
-        services,
-        (await createTestMember(Number(new URL(stack.env.COGNITO_ENDPOINT!).port), label)).email,
-        browser,
-      );
-  const [row] = await database().db.select().from(memberSessions).where(eq(memberSessions.id, member.sessionId));
-  return { ...member, refreshToken: openRefreshToken(row!, services.config.sessionSecrets)! };
+    ? await newSignedInMember(app.services, label, browser)
+    : await signInMember(app.services, (await createTestMember(app.standInPort, label)).email, browser);
+  const [row] = await app.db.select().from(memberSessions).where(eq(memberSessions.id, member.sessionId));
+  return { ...member, refreshToken: openRefreshToken(row!, app.services.config.sessionSecrets)! };
 }
 
 async function download(member: SignedInMember): Promise<Response> {
@@ -112,7 +86,7 @@ function keysOf(value: unknown): string[] {
 
 test("the download holds the member's address, sub, profile, sessions, e-mail changes, legacy account, second factors, invitation and staff actions, and no secret", async () => {
   const member = await signedInMember("copy");
-  const db = database().db;
+  const db = app.db;
   await db.insert(memberProfiles).values({
     sub: member.sub,
     familyName: "山田",
@@ -127,7 +101,7 @@ test("the download holds the member's address, sub, profile, sessions, e-mail ch
   });
   const newEmail = `copy-new-${crypto.randomUUID().slice(0, 8)}@example.jp`;
   await requestEmailChange(
-    { ...services, mailTexts: i18nextOutsideRequests, confirmationLink: emailUpdateLinkFor(ORIGIN) },
+    { ...app.services, mailTexts: i18nextOutsideRequests, confirmationLink: emailUpdateLinkFor(ORIGIN) },
     { sub: member.sub, currentEmail: member.email, newEmail, locale: "en" },
   );
   const legacyHash = `$2b$10$${"x".repeat(53)}`;
@@ -159,7 +133,7 @@ test("the download holds the member's address, sub, profile, sessions, e-mail ch
   });
   await db.insert(invitationResends).values({ sub: member.sub, resentAt: usedAt });
   const staff = { sub: crypto.randomUUID(), email: "staff-member@example.jp", requestId: "data-copy-staff" };
-  await refreshMember(services, staff, member.sub);
+  await refreshMember(app.services, staff, member.sub);
 
   const response = await download(member);
   expect(response.status).toBe(200);
@@ -248,12 +222,12 @@ test("each member gets their own copy and only their own: the session decides wh
   const first = await signedInMember("first");
   const second = await signedInMember("second", { directory: false });
   // A member the directory has not seen: the download asks Cognito once, by the session's own address.
-  await resetRequestCounts(stack.env.COGNITO_ENDPOINT!);
+  await resetRequestCounts(app.stack.env.COGNITO_ENDPOINT!);
   const request = calls.post(`${pathFor("my-data-download", "en")}?sub=${first.sub}`, { sub: first.sub });
   const response = (await settle(
     dataDownload.action(calls.args(request, await calls.context(request, second), { sub: first.sub })),
   )) as Response;
-  expect((await getRequestCounts(stack.env.COGNITO_ENDPOINT!)).byOperation).toEqual({ AdminGetUser: 1 });
+  expect((await getRequestCounts(app.stack.env.COGNITO_ENDPOINT!)).byOperation).toEqual({ AdminGetUser: 1 });
   const text = await response.text();
   const copy = JSON.parse(text) as Copy;
   expect(copy.member).toEqual({ sub: second.sub, email: second.email });
@@ -264,7 +238,7 @@ test("each member gets their own copy and only their own: the session decides wh
 
 test("the page shows the same copy in readable form and makes no Cognito call", async () => {
   const member = await signedInMember("page");
-  await resetRequestCounts(stack.env.COGNITO_ENDPOINT!);
+  await resetRequestCounts(app.stack.env.COGNITO_ENDPOINT!);
   for (const locale of ["ja", "en"] as const) {
     const request = calls.get(pathFor("my-data", locale));
     const page = await dataPage.loader(calls.args(request, await calls.context(request, member)));
@@ -272,7 +246,7 @@ test("the page shows the same copy in readable form and makes no Cognito call", 
     expect(page.copy.sections.sessions).toHaveLength(1);
     expect(page.downloadPath).toBe(pathFor("my-data-download", locale));
   }
-  expect((await getRequestCounts(stack.env.COGNITO_ENDPOINT!)).total).toBe(0);
+  expect((await getRequestCounts(app.stack.env.COGNITO_ENDPOINT!)).total).toBe(0);
 });
 
 test("downloads are rate-limited per member; past the limit the page says so", async () => {

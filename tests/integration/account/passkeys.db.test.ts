@@ -1,8 +1,6 @@
 import { and, eq } from "drizzle-orm";
-import { afterAll, beforeAll, expect, test } from "vitest";
+import { expect, test } from "vitest";
 import { mailOutbox, memberDirectory, memberPasskeys, securityEvents } from "../../../db/schema";
-import { createAppServices } from "~/composition-root.server";
-import { parseConfig } from "~/config.server";
 import { countPasskeys } from "~/domain/account/passkeys.server";
 import { REAUTHENTICATION_WINDOW_MS } from "~/domain/account/reauthentication.server";
 import { sendDueMail } from "~/domain/mail/mail-outbox.server";
@@ -12,16 +10,14 @@ import * as signInPage from "~/routes/default/auth-sign-in";
 import * as securityPage from "~/routes/member/my-security";
 import { pathFor } from "~/routing/route-table";
 import { securityMailLinksFor } from "~/routing/security-mail-links";
-import type { StandIns } from "~/server/start-server";
-import type { AppServices, Clock } from "~/services.server";
+import type { Clock } from "~/services.server";
+import { cookieHeader, pairOf, setCookieNamed } from "../../support/cookie-jar";
 import { routeCalls, settle } from "../../support/route-calls";
 import { MEMBER_PASSWORD, memberAsSeenNow, signInMember } from "../../support/signed-in-members";
 import { SoftwarePasskey } from "../../support/software-authenticator";
 import { getRequestCounts, resetRequestCounts } from "../../support/stand-ins/stand-in/harness-client";
 import { listMailboxEntries, mailboxDirectory } from "../../support/stand-ins/dev-mailbox";
-import { startEmbeddedStack } from "../../support/stand-ins/embedded-stack";
-import { makeTempDir } from "../../support/temp-dir";
-import { useTestDatabase } from "../../support/test-database";
+import { useTestServices } from "../../support/test-services";
 
 // Passkeys through the route modules on the real parts: the Cognito stand-in over HTTP (which checks every WebAuthn
 // ceremony with @simplewebauthn/server), PGlite or PostgreSQL, the SMTP capture. A software authenticator stands in
@@ -30,50 +26,30 @@ const ORIGIN = "http://localhost:3995";
 const PASSWORD = MEMBER_PASSWORD;
 const FIREFOX = "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:140.0) Gecko/20100101 Firefox/140.0";
 const MINUTE_MS = 60_000;
-const temp = makeTempDir("passkeys");
-const database = useTestDatabase("passkeys-db");
-let stack: StandIns;
-let services: AppServices;
 let current = new Date();
 const clock: Clock = { now: () => current };
 const moveClock = (ms: number) => (current = new Date(current.getTime() + ms));
-const calls = routeCalls(ORIGIN, () => services);
-const previousAppOrigin = process.env.APP_ORIGIN;
 /** Low enough for a test to reach, high enough for every other test's posts of one member. */
 const PASSKEY_CHANGE_LIMIT = 12;
-
-beforeAll(async () => {
-  // The stand-in's pool takes its relying party from APP_ORIGIN, as the deployment contract asks of Cognito's.
-  process.env.APP_ORIGIN = ORIGIN;
-  stack = await startEmbeddedStack({ dataDir: temp.dir, adminGroup: "admin" });
-  const config = parseConfig({
-    ...stack.env,
-    APP_MODE: "dev",
-    APP_ORIGIN: ORIGIN,
-    DATA_DIR: temp.dir,
-    RATE_LIMIT_PASSKEY_CHANGE_PER_MEMBER: String(PASSKEY_CHANGE_LIMIT),
-  });
-  services = createAppServices(config, database().db, clock);
-}, 150_000);
-
-afterAll(async () => {
-  await stack?.stop();
-  temp.remove();
-  if (previousAppOrigin === undefined) delete process.env.APP_ORIGIN;
-  else process.env.APP_ORIGIN = previousAppOrigin;
+const app = useTestServices({
+  label: "passkeys",
+  origin: ORIGIN,
+  clock,
+  env: { RATE_LIMIT_PASSKEY_CHANGE_PER_MEMBER: String(PASSKEY_CHANGE_LIMIT) },
 });
+const calls = routeCalls(ORIGIN, () => app.services);
 
-const endpoint = () => stack.env.COGNITO_ENDPOINT!;
+const endpoint = () => app.stack.env.COGNITO_ENDPOINT!;
 
 async function createMember(label: string) {
   const email = `${label}-${crypto.randomUUID().slice(0, 8)}@example.jp`;
-  await services.identity.createConfirmedUser({ email, password: PASSWORD, attributes: { locale: "en" } });
-  return { email, sub: (await services.identity.getUser(email)).sub };
+  await app.services.identity.createConfirmedUser({ email, password: PASSWORD, attributes: { locale: "en" } });
+  return { email, sub: (await app.services.identity.getUser(email)).sub };
 }
 
 const signedInMember = (member: { email: string }) =>
-  signInMember(services, member.email, { userAgent: FIREFOX, clientIp: "192.0.2.20", locale: "en" });
-const asSeenNow = (member: { sessionId: string; accessToken: string }) => memberAsSeenNow(services, member);
+  signInMember(app.services, member.email, { userAgent: FIREFOX, clientIp: "192.0.2.20", locale: "en" });
+const asSeenNow = (member: { sessionId: string; accessToken: string }) => memberAsSeenNow(app.services, member);
 
 /** A post of /my/security/'s passkey forms, as the browser (Firefox on Windows) sends it. */
 async function postPasskeyForm(member: SignedInMember, fields: Record<string, string>, locale: "ja" | "en" = "en") {
@@ -92,19 +68,19 @@ async function addPasskey(member: SignedInMember, passkey: SoftwarePasskey) {
 }
 
 async function passkeyRows(sub: string) {
-  return database().db.select().from(memberPasskeys).where(eq(memberPasskeys.sub, sub));
+  return app.db.select().from(memberPasskeys).where(eq(memberPasskeys.sub, sub));
 }
 
 async function eventsOf(sub: string, kind: "passkey-added" | "passkey-removed") {
-  return database()
-    .db.select()
+  return app.db
+    .select()
     .from(securityEvents)
     .where(and(eq(securityEvents.sub, sub), eq(securityEvents.kind, kind)));
 }
 
 async function mailsTo(address: string) {
-  await sendDueMail({ ...services, mailTexts: i18nextOutsideRequests, links: securityMailLinksFor(ORIGIN) });
-  const entries = await listMailboxEntries(mailboxDirectory(temp.dir));
+  await sendDueMail({ ...app.services, mailTexts: i18nextOutsideRequests, links: securityMailLinksFor(ORIGIN) });
+  const entries = await listMailboxEntries(mailboxDirectory(app.dataDir));
   return entries.filter((entry) => entry.kind === "mail" && entry.to.includes(address));
 }
 
@@ -119,7 +95,7 @@ async function passkeySignIn(email: string, passkey: SoftwarePasskey, locale: "j
   };
   const options = started.data.passkeyRequestOptions;
   if (!options) return { refusal: started.data.passkeyRefusal, status: started.init?.status };
-  const cookie = new Headers(started.init?.headers).get("Set-Cookie")?.split(";")[0];
+  const cookie = cookieHeader({ headers: new Headers(started.init?.headers) });
   const answer = calls.post(
     path,
     { intent: "passkey-sign-in", credential: JSON.stringify(passkey.get(options)) },
@@ -214,8 +190,8 @@ test("a passkey signs the member in with two Cognito calls, exactly as a passwor
   expect(cookies.some((cookie) => cookie.startsWith("id_session="))).toBe(true);
   expect(cookies.some((cookie) => /id_passkey_sign_in=;/.test(cookie))).toBe(true);
   expect((await passkeyRows(member.sub))[0]?.lastUsedAt).toEqual(current);
-  const signIns = await database()
-    .db.select()
+  const signIns = await app.db
+    .select()
     .from(securityEvents)
     .where(and(eq(securityEvents.sub, member.sub), eq(securityEvents.kind, "sign-in")));
   expect(signIns).toHaveLength(2);
@@ -265,7 +241,7 @@ test("passkey autofill: the picked credential id starts the member's challenge f
   await addPasskey(browser, passkey);
   // The directory learns the address from the app's own Cognito writes, off the member's path.
   await expect
-    .poll(async () => (await database().db.select().from(memberDirectory)).some((row) => row.sub === member.sub))
+    .poll(async () => (await app.db.select().from(memberDirectory)).some((row) => row.sub === member.sub))
     .toBe(true);
 
   await resetRequestCounts(endpoint());
@@ -323,12 +299,12 @@ test("a deleted passkey is gone at Cognito too: it signs nobody in; the deletion
   await addPasskey(browser, kept);
   await addPasskey(browser, deleted);
 
-  expect(await countPasskeys(database().db, member.sub)).toBe(2);
+  expect(await countPasskeys(app.db, member.sub)).toBe(2);
   const answer = (await postPasskeyForm(browser, { intent: "passkey-delete", credentialId: deleted.id })) as Response;
   expect(answer.headers.get("Location")).toBe(pathFor("my-security", "en"));
   expect((await passkeyRows(member.sub)).map((row) => row.credentialId)).toEqual([kept.id]);
   // The sibling API's member view counts the same list.
-  expect(await countPasskeys(database().db, member.sub)).toBe(1);
+  expect(await countPasskeys(app.db, member.sub)).toBe(1);
   expect(await eventsOf(member.sub, "passkey-removed")).toHaveLength(1);
   expect((await mailsTo(member.email)).map((mail) => mail.subject)).toContain(
     "A passkey was deleted from your account",
@@ -344,14 +320,13 @@ test("a deleted passkey is gone at Cognito too: it signs nobody in; the deletion
   // Deleting it again changes nothing and mails nothing more.
   await postPasskeyForm(browser, { intent: "passkey-delete", credentialId: deleted.id });
   expect(await eventsOf(member.sub, "passkey-removed")).toHaveLength(1);
-  const outbox = await database().db.select().from(mailOutbox).where(eq(mailOutbox.recipient, member.email));
+  const outbox = await app.db.select().from(mailOutbox).where(eq(mailOutbox.recipient, member.email));
   expect(outbox.filter((row) => (row.details as { change?: string }).change === "removed")).toHaveLength(1);
 });
 
 /** The toast a redirect carries, decoded from its signed cookie (base64 JSON before the signature). */
 function toastOf(response: Response): string {
-  const cookie = response.headers.getSetCookie().find((line) => line.startsWith("toast=")) ?? "";
-  const raw = decodeURIComponent(cookie.split(";")[0]!.slice("toast=".length));
+  const raw = decodeURIComponent(pairOf(setCookieNamed(response, "toast") ?? "").slice("toast=".length));
   return Buffer.from(raw.slice(0, raw.lastIndexOf(".")), "base64").toString("utf8");
 }
 

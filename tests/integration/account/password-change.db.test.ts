@@ -1,55 +1,35 @@
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, expect, test } from "vitest";
+import { expect, test } from "vitest";
 import { memberSessions } from "../../../db/schema";
-import { createAppServices } from "~/composition-root.server";
-import { parseConfig } from "~/config.server";
 import { resolvePageSession } from "~/domain/sessions/page-sessions.server";
 import { openRefreshToken } from "~/domain/sessions/refresh-tokens.server";
 import { startAuthenticatorSetup, turnOnTwoStep } from "~/domain/security/two-step-verification.server";
 import type { SignedInMember } from "~/middleware/member-session.server";
 import * as passwordPage from "~/routes/member/my-password-edit";
 import { pathFor } from "~/routing/route-table";
-import type { StandIns } from "~/server/start-server";
-import type { AppServices } from "~/services.server";
 import { routeCalls, settle } from "../../support/route-calls";
 import { MEMBER_PASSWORD, memberAsSeenNow, signInMember, signedInMember } from "../../support/signed-in-members";
-import { startEmbeddedStack } from "../../support/stand-ins/embedded-stack";
-import { makeTempDir } from "../../support/temp-dir";
 import { totpCode, wrongTotpCode } from "../../support/totp-codes";
-import { useTestDatabase } from "../../support/test-database";
+import { useTestServices } from "../../support/test-services";
 
 // The password change of a member with 2-step verification, through the page's route module on real parts: the
 // stand-in's ChangePassword, global sign-out and SOFTWARE_TOKEN_MFA challenge over HTTP, PGlite (or PostgreSQL).
 const ORIGIN = "http://localhost:3993";
 const NEW_PASSWORD = "lantern-orchard-velvet-42";
-const temp = makeTempDir("password-change");
-const database = useTestDatabase("password-change-db");
-let stack: StandIns;
-let services: AppServices;
-const calls = routeCalls(ORIGIN, () => services);
+const app = useTestServices({ label: "password-change", origin: ORIGIN });
+const calls = routeCalls(ORIGIN, () => app.services);
 const PAGE = pathFor("my-password-edit", "ja");
-
-beforeAll(async () => {
-  stack = await startEmbeddedStack({ dataDir: temp.dir, adminGroup: "admin" });
-  const config = parseConfig({ ...stack.env, APP_MODE: "dev", APP_ORIGIN: ORIGIN, DATA_DIR: temp.dir });
-  services = createAppServices(config, database().db);
-}, 150_000);
-
-afterAll(async () => {
-  await stack?.stop();
-  temp.remove();
-});
 
 /**
  * A member signed in on two browsers who then turned on 2-step verification on the first (its code used up the
  * current time step); the second signed in before, so it needed no code.
  */
 async function memberWithTwoStep(label: string) {
-  const member = await signedInMember(services, label);
-  const other = await signInMember(services, member.email);
-  const secret = await startAuthenticatorSetup(services, { accessToken: member.accessToken });
-  await turnOnTwoStep(services, { ...member, clientIp: "127.0.0.1", locale: "ja", code: totpCode(secret) });
-  return { member: await memberAsSeenNow(services, member), other, secret };
+  const member = await signedInMember(app.services, label);
+  const other = await signInMember(app.services, member.email);
+  const secret = await startAuthenticatorSetup(app.services, { accessToken: member.accessToken });
+  await turnOnTwoStep(app.services, { ...member, clientIp: "127.0.0.1", locale: "ja", code: totpCode(secret) });
+  return { member: await memberAsSeenNow(app.services, member), other, secret };
 }
 
 async function view(member: SignedInMember) {
@@ -66,23 +46,23 @@ async function post(member: SignedInMember, fields: Record<string, string>) {
 
 /** The refresh token the session row holds, tried at Cognito: what the browser needs once its access token expires. */
 async function sessionRefreshes(sessionId: string): Promise<boolean> {
-  const [row] = await database().db.select().from(memberSessions).where(eq(memberSessions.id, sessionId));
-  const refreshToken = openRefreshToken(row!, services.config.sessionSecrets);
+  const [row] = await app.db.select().from(memberSessions).where(eq(memberSessions.id, sessionId));
+  const refreshToken = openRefreshToken(row!, app.services.config.sessionSecrets);
   if (!row || row.revokedAt || !refreshToken) return false;
-  return services.identity.refresh(refreshToken).then(
+  return app.services.identity.refresh(refreshToken).then(
     () => true,
     () => false,
   );
 }
 
 const passwordSignIn = (email: string, password: string) =>
-  services.identity.beginSignIn({ email, password }).then(
+  app.services.identity.beginSignIn({ email, password }).then(
     (answer) => answer.kind,
     () => "refused",
   );
 
 test("a member without 2-step verification is not asked for a code", async () => {
-  const member = await signedInMember(services, "no-code");
+  const member = await signedInMember(app.services, "no-code");
   expect((await view(member)).asksCode).toBe(false);
 });
 
@@ -111,7 +91,7 @@ test("with the app's code the browser is signed in again: its refresh token work
 
   // Its access token will expire; the refresh token of the new sign-in keeps the browser signed in after that.
   expect(await sessionRefreshes(member.sessionId)).toBe(true);
-  expect((await resolvePageSession(services, other)).kind).not.toBe("member");
+  expect((await resolvePageSession(app.services, other)).kind).not.toBe("member");
   expect(await sessionRefreshes(other.sessionId)).toBe(false);
   expect(await passwordSignIn(member.email, NEW_PASSWORD)).toBe("softwareTokenRequired");
 });
@@ -125,8 +105,8 @@ test("a code Cognito refuses after the change: the password is changed, this bro
   expect(setCookies).toMatch(/id_session=;/);
   expect(setCookies).not.toContain(NEW_PASSWORD);
 
-  expect((await resolvePageSession(services, member)).kind).not.toBe("member");
-  expect((await resolvePageSession(services, other)).kind).not.toBe("member");
+  expect((await resolvePageSession(app.services, member)).kind).not.toBe("member");
+  expect((await resolvePageSession(app.services, other)).kind).not.toBe("member");
   expect(await passwordSignIn(member.email, NEW_PASSWORD)).toBe("softwareTokenRequired");
   expect(await passwordSignIn(member.email, MEMBER_PASSWORD)).toBe("refused");
 });

@@ -1,9 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { RouterContextProvider } from "react-router";
-import { afterAll, beforeAll, expect, test } from "vitest";
+import { expect, test } from "vitest";
 import { securityEvents, staffAuditEvents } from "../../../db/schema";
-import { createAppServices } from "~/composition-root.server";
-import { parseConfig } from "~/config.server";
 import { signIn } from "~/domain/account/sign-in.server";
 import {
   SECURITY_ACTIVITY_DAYS,
@@ -17,11 +15,7 @@ import type { SignedInMember } from "~/middleware/member-session.server";
 import { memberContext, requestInfoContext, servicesContext } from "~/router-context.server";
 import * as securityPage from "~/routes/member/my-security";
 import { pathFor } from "~/routing/route-table";
-import type { StandIns } from "~/server/start-server";
-import type { AppServices } from "~/services.server";
-import { startEmbeddedStack } from "../../support/stand-ins/embedded-stack";
-import { useTestDatabase } from "../../support/test-database";
-import { makeTempDir } from "../../support/temp-dir";
+import { useTestServices } from "../../support/test-services";
 
 /**
  * /my/security/: the activity's keyset pages, and its actions through the route module on the real parts (the
@@ -30,32 +24,18 @@ import { makeTempDir } from "../../support/temp-dir";
 const ORIGIN = "http://localhost:3997";
 const PASSWORD = "correct-horse-battery";
 const FIREFOX = "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:140.0) Gecko/20100101 Firefox/140.0";
-const temp = makeTempDir("security-page");
-const database = useTestDatabase("security-page-db");
-let stack: StandIns;
-let services: AppServices;
+const app = useTestServices({ label: "security-page", origin: ORIGIN });
 const DAY_MS = 24 * 60 * 60 * 1000;
-
-beforeAll(async () => {
-  stack = await startEmbeddedStack({ dataDir: temp.dir, adminGroup: "admin" });
-  const config = parseConfig({ ...stack.env, APP_MODE: "dev", APP_ORIGIN: ORIGIN, DATA_DIR: temp.dir });
-  services = createAppServices(config, database().db);
-}, 150_000);
-
-afterAll(async () => {
-  await stack?.stop();
-  temp.remove();
-});
 
 async function createMember(label: string) {
   const email = `${label}-${crypto.randomUUID().slice(0, 8)}@example.jp`;
-  await services.identity.createConfirmedUser({ email, password: PASSWORD, attributes: { locale: "ja" } });
-  return { email, sub: (await services.identity.getUser(email)).sub };
+  await app.services.identity.createConfirmedUser({ email, password: PASSWORD, attributes: { locale: "ja" } });
+  return { email, sub: (await app.services.identity.getUser(email)).sub };
 }
 
 /** A real sign-in of one browser; the member as the session check would put them in the context. */
 async function signedInBrowser(member: { email: string; sub: string }): Promise<SignedInMember> {
-  const result = await signIn(services, {
+  const result = await signIn(app.services, {
     email: member.email,
     password: PASSWORD,
     deviceKey: crypto.randomUUID(),
@@ -78,7 +58,7 @@ async function signedInBrowser(member: { email: string; sub: string }): Promise<
 
 async function contextFor(request: Request, member: SignedInMember) {
   const context = new RouterContextProvider();
-  context.set(servicesContext, services);
+  context.set(servicesContext, app.services);
   context.set(requestInfoContext, { requestId: "security-page", nonce: "", clientIp: "192.0.2.10" });
   context.set(memberContext, member);
   await i18nextMiddleware({ request, context, params: {}, unstable_pattern: "" } as never, async () => new Response());
@@ -103,8 +83,8 @@ async function loadAs(member: SignedInMember, locale: "ja" | "en" = "ja") {
 }
 
 const reportedOf = (sub: string) =>
-  database()
-    .db.select()
+  app.db
+    .select()
     .from(securityEvents)
     .where(and(eq(securityEvents.sub, sub), eq(securityEvents.kind, "session-reported")));
 
@@ -133,8 +113,8 @@ test("'This wasn't me' ends that browser's session at once, records it and leads
   const answer = await postAs(mine, { intent: "not-me", device: other.sessionId });
   expect(answer.status).toBe(302);
   expect(answer.headers.get("Location")).toBe(pathFor("my-password-edit", "ja"));
-  expect(await findLiveSession(database().db, other.sessionId)).toBeNull();
-  expect(await findLiveSession(database().db, mine.sessionId)).not.toBeNull();
+  expect(await findLiveSession(app.db, other.sessionId)).toBeNull();
+  expect(await findLiveSession(app.db, mine.sessionId)).not.toBeNull();
   expect((await reportedOf(member.sub)).map((event) => event.sessionId)).toEqual([other.sessionId]);
 });
 
@@ -144,13 +124,13 @@ test("an attacker's 'This wasn't me' with another member's session id does nothi
   const answer = await postAs(attacker, { intent: "not-me", device: victim.sessionId });
   expect(answer.status).toBe(302);
   expect(answer.headers.get("Location")).toBe(pathFor("my-security", "ja"));
-  expect(await findLiveSession(database().db, victim.sessionId)).not.toBeNull();
+  expect(await findLiveSession(app.db, victim.sessionId)).not.toBeNull();
   expect(await reportedOf(victim.sub)).toEqual([]);
   expect(await reportedOf(attacker.sub)).toEqual([]);
   // Nor this browser's own session, nor a made-up id.
   await postAs(attacker, { intent: "not-me", device: attacker.sessionId });
   await postAs(attacker, { intent: "not-me", device: "not-a-session" });
-  expect(await findLiveSession(database().db, attacker.sessionId)).not.toBeNull();
+  expect(await findLiveSession(app.db, attacker.sessionId)).not.toBeNull();
 });
 
 test("'Sign out all other devices' ends every other session and keeps this one", async () => {
@@ -160,9 +140,9 @@ test("'Sign out all other devices' ends every other session and keeps this one",
   const mine = await signedInBrowser(member);
   const answer = await postAs(mine, { intent: "sign-out-others" });
   expect(answer.headers.get("Location")).toBe(pathFor("my-security", "ja"));
-  expect(await findLiveSession(database().db, a.sessionId)).toBeNull();
-  expect(await findLiveSession(database().db, b.sessionId)).toBeNull();
-  expect(await findLiveSession(database().db, mine.sessionId)).not.toBeNull();
+  expect(await findLiveSession(app.db, a.sessionId)).toBeNull();
+  expect(await findLiveSession(app.db, b.sessionId)).toBeNull();
+  expect(await findLiveSession(app.db, mine.sessionId)).not.toBeNull();
 });
 
 test("keyset pages walk the last 90 days of the record and the staff actions once each, newest first", async () => {
@@ -171,30 +151,34 @@ test("keyset pages walk the last 90 days of the record and the staff actions onc
   const minutesAgo = (minutes: number) => new Date(now.getTime() - minutes * 60_000);
   // 45 events, every third sharing its time with a staff action (ties cross the two sources), and one too old.
   await recordSecurityEvents(
-    database().db,
+    app.db,
     Array.from({ length: 45 }, (_, index) => ({ sub, kind: "sign-out" as const, occurredAt: minutesAgo(index) })),
   );
-  await recordSecurityEvents(database().db, [
+  await recordSecurityEvents(app.db, [
     { sub, kind: "sign-out", occurredAt: new Date(now.getTime() - (SECURITY_ACTIVITY_DAYS + 1) * DAY_MS) },
   ]);
   for (let index = 0; index < 45; index += 3) {
-    await database()
-      .db.insert(staffAuditEvents)
-      .values({
-        occurredAt: minutesAgo(index),
-        actorSub: crypto.randomUUID(),
-        actorEmail: "staff@example.jp",
-        action: "user.refresh",
-        targetSub: sub,
-        requestId: "keyset",
-      });
+    await app.db.insert(staffAuditEvents).values({
+      occurredAt: minutesAgo(index),
+      actorSub: crypto.randomUUID(),
+      actorEmail: "staff@example.jp",
+      action: "user.refresh",
+      targetSub: sub,
+      requestId: "keyset",
+    });
   }
 
   const seen: ActivityEntry[] = [];
   let cursor: string | null = null;
   let pages = 0;
   do {
-    const page = await listSecurityActivity(database().db, { sub, currentSessionId: "", cursor, now, pageSize: 20 });
+    const page = await listSecurityActivity(app.db, {
+      sub,
+      currentSessionId: "",
+      cursor,
+      now,
+      pageSize: 20,
+    });
     seen.push(...page.entries);
     cursor = page.olderCursor;
     pages++;
@@ -209,6 +193,6 @@ test("keyset pages walk the last 90 days of the record and the staff actions onc
   // At a shared time the member's own event comes first, then the staff action.
   expect(seen.slice(0, 3).map((entry) => entry.source)).toEqual(["member", "staff", "member"]);
   // Anything that is not our cursor shows the first page.
-  const first = await listSecurityActivity(database().db, { sub, currentSessionId: "", cursor: "bogus!", now });
+  const first = await listSecurityActivity(app.db, { sub, currentSessionId: "", cursor: "bogus!", now });
   expect(first.entries[0]).toEqual(seen[0]);
 });

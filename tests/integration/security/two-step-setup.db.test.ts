@@ -1,53 +1,33 @@
 import { and, eq } from "drizzle-orm";
 import { Secret, TOTP } from "otpauth";
-import { afterAll, beforeAll, expect, test } from "vitest";
+import { expect, test } from "vitest";
 import { mailOutbox, recoveryCodes, securityEvents, twoStepVerifications } from "../../../db/schema";
-import { createAppServices } from "~/composition-root.server";
-import { parseConfig } from "~/config.server";
 import { reauthenticate } from "~/domain/account/reauthentication.server";
 import type { SignedInMember } from "~/middleware/member-session.server";
 import * as authenticatorPage from "~/routes/member/my-security-authenticator";
 import { pathFor } from "~/routing/route-table";
-import type { StandIns } from "~/server/start-server";
-import type { AppServices, Clock } from "~/services.server";
+import type { Clock } from "~/services.server";
+import { cookieHeader } from "../../support/cookie-jar";
 import { routeCalls, settle } from "../../support/route-calls";
 import { MEMBER_PASSWORD, signedInMember as newSignedInMember } from "../../support/signed-in-members";
-import { startEmbeddedStack } from "../../support/stand-ins/embedded-stack";
-import { makeTempDir } from "../../support/temp-dir";
 import { listMailboxEntries, mailboxDirectory } from "../../support/stand-ins/dev-mailbox";
 import { sendDueMail } from "~/domain/mail/mail-outbox.server";
 import { i18nextOutsideRequests } from "~/i18n/translator.server";
 import { securityMailLinksFor } from "~/routing/security-mail-links";
-import { useTestDatabase } from "../../support/test-database";
+import { useTestServices } from "../../support/test-services";
 
 // Turning 2-step verification on and off on /my/security/authenticator/, through the route module with real parts:
 // PGlite (or PostgreSQL), the Cognito stand-in over HTTP (AssociateSoftwareToken, VerifySoftwareToken,
 // SetUserMFAPreference). Codes are computed from the key the page shows, as an authenticator app would.
 const ORIGIN = "http://localhost:3995";
 const PASSWORD = MEMBER_PASSWORD;
-const temp = makeTempDir("two-step-setup");
-const database = useTestDatabase("two-step-setup-db");
-let stack: StandIns;
-let services: AppServices;
 const current = new Date();
 const clock: Clock = { now: () => current };
-const calls = routeCalls(ORIGIN, () => services);
+const app = useTestServices({ label: "two-step-setup", origin: ORIGIN, clock });
+const calls = routeCalls(ORIGIN, () => app.services);
 const PAGE = pathFor("my-security-authenticator", "ja");
 
-beforeAll(async () => {
-  stack = await startEmbeddedStack({ dataDir: temp.dir, adminGroup: "admin" });
-  const config = parseConfig({ ...stack.env, APP_MODE: "dev", APP_ORIGIN: ORIGIN, DATA_DIR: temp.dir });
-  services = createAppServices(config, database().db, clock);
-}, 150_000);
-
-afterAll(async () => {
-  await stack?.stop();
-  temp.remove();
-});
-
-const signedInMember = (label: string) => newSignedInMember(services, label);
-
-const pairOf = (setCookie: string | null) => (setCookie ?? "").split(";")[0]!;
+const signedInMember = (label: string) => newSignedInMember(app.services, label);
 
 async function view(member: SignedInMember, cookie?: string) {
   const request = calls.get(PAGE, cookie);
@@ -66,7 +46,7 @@ const codeFor = (key: string, timestamp = Date.now()) =>
 async function startSetup(member: SignedInMember) {
   const started = (await post(member, { intent: "start" })) as Response;
   expect(started.status).toBe(302);
-  const cookie = pairOf(started.headers.get("Set-Cookie"));
+  const cookie = cookieHeader(started);
   expect(cookie).toMatch(/^id_authenticator_setup=/);
   const page = await view(member, cookie);
   return { cookie, page, key: page.setup!.key };
@@ -112,7 +92,7 @@ test("a wrong first code is refused on its field and turns nothing on; the right
   for (const code of confirmed.data.codes) expect(code).toMatch(/^[0-9a-hjkmnp-tv-z]{4}(-[0-9a-hjkmnp-tv-z]{4}){3}$/);
   expect(new Headers(confirmed.init.headers).get("Set-Cookie")).toMatch(/^id_authenticator_setup=;/);
 
-  const { db } = database();
+  const { db } = app;
   const stored = await db.select().from(recoveryCodes).where(eq(recoveryCodes.sub, member.sub));
   expect(stored).toHaveLength(10);
   // Hashed: no stored value is a code.
@@ -124,8 +104,8 @@ test("a wrong first code is refused on its field and turns nothing on; the right
     .from(securityEvents)
     .where(and(eq(securityEvents.sub, member.sub), eq(securityEvents.kind, "second-factor-added")));
   expect(events).toHaveLength(1);
-  const mails = await database()
-    .db.select({ details: mailOutbox.details, recipient: mailOutbox.recipient })
+  const mails = await app.db
+    .select({ details: mailOutbox.details, recipient: mailOutbox.recipient })
     .from(mailOutbox)
     .where(eq(mailOutbox.recipient, member.email));
   expect(mails.map((mail) => (mail.details as { change?: string }).change)).toContain("enabled");
@@ -143,7 +123,7 @@ test("make new codes replaces all ten; turning it off removes the flag and the c
   const renewed = (await post(member, { intent: "new-codes" })) as { form: string; codes: string[] };
   expect(renewed.codes).toHaveLength(10);
   expect(renewed.codes.filter((code) => first.data.codes.includes(code))).toEqual([]);
-  const { db } = database();
+  const { db } = app;
   expect(await db.select().from(recoveryCodes).where(eq(recoveryCodes.sub, member.sub))).toHaveLength(10);
 
   const off = (await post(member, { intent: "turn-off" })) as Response;
@@ -164,8 +144,8 @@ test("make new codes replaces all ten; turning it off removes the flag and the c
   expect((await view(member)).enabled).toBe(false);
 
   // The outbox renders both notices in the member's language when it sends them.
-  await sendDueMail({ ...services, mailTexts: i18nextOutsideRequests, links: securityMailLinksFor(ORIGIN) });
-  const sent = (await listMailboxEntries(mailboxDirectory(temp.dir))).filter((entry) =>
+  await sendDueMail({ ...app.services, mailTexts: i18nextOutsideRequests, links: securityMailLinksFor(ORIGIN) });
+  const sent = (await listMailboxEntries(mailboxDirectory(app.dataDir))).filter((entry) =>
     entry.to.includes(member.email),
   );
   expect(sent.map((entry) => entry.subject).sort()).toEqual(["2段階認証を有効にしました", "2段階認証を無効にしました"]);
@@ -189,13 +169,13 @@ test("with 2-step verification on, the password step still takes the password al
   const { cookie, key } = await startSetup(member);
   await post(member, { intent: "confirm", code: codeFor(key) }, cookie);
   const input = { sub: member.sub, email: member.email, sessionId: member.sessionId, clientIp: "127.0.0.1" };
-  await expect(reauthenticate(services, { ...input, password: "not-the-password" })).rejects.toMatchObject({
+  await expect(reauthenticate(app.services, { ...input, password: "not-the-password" })).rejects.toMatchObject({
     code: "currentPasswordMismatch",
   });
-  await expect(reauthenticate(services, { ...input, password: PASSWORD })).resolves.toBeUndefined();
+  await expect(reauthenticate(app.services, { ...input, password: PASSWORD })).resolves.toBeUndefined();
   // Another member's session cannot pass with this member's address and password.
   const other = await signedInMember("setup-reauth-other");
   await expect(
-    reauthenticate(services, { ...input, sub: other.sub, sessionId: other.sessionId, password: PASSWORD }),
+    reauthenticate(app.services, { ...input, sub: other.sub, sessionId: other.sessionId, password: PASSWORD }),
   ).rejects.toMatchObject({ code: "currentPasswordMismatch" });
 });

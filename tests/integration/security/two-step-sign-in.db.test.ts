@@ -1,9 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { Secret, TOTP } from "otpauth";
-import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
+import { afterEach, expect, test } from "vitest";
 import { mailOutbox, securityEvents, twoStepVerifications } from "../../../db/schema";
-import { createAppServices } from "~/composition-root.server";
-import { parseConfig } from "~/config.server";
 import { signIn, signInWithRecoveryCode } from "~/domain/account/sign-in.server";
 import { toDomainError } from "~/domain/domain-error.server";
 import { countRecoveryCodesLeft } from "~/domain/security/recovery-codes.server";
@@ -17,8 +15,7 @@ import {
 import * as signInPage from "~/routes/default/auth-sign-in";
 import * as twoStepPage from "~/routes/default/auth-two-step";
 import { pathFor } from "~/routing/route-table";
-import type { StandIns } from "~/server/start-server";
-import type { AppServices } from "~/services.server";
+import { cookieHeader } from "../../support/cookie-jar";
 import { routeCalls, settle } from "../../support/route-calls";
 import {
   getRequestCounts,
@@ -26,37 +23,21 @@ import {
   resetRequestCounts,
   setFault,
 } from "../../support/stand-ins/stand-in/harness-client";
-import { startEmbeddedStack } from "../../support/stand-ins/embedded-stack";
-import { makeTempDir } from "../../support/temp-dir";
-import { useTestDatabase } from "../../support/test-database";
+import { useTestServices } from "../../support/test-services";
 
 // The sign-in of a member with 2-step verification, through the sign-in and code-step route modules on real parts:
 // the stand-in's SOFTWARE_TOKEN_MFA challenge over HTTP, PGlite (or PostgreSQL). Codes are computed from the member's
 // key as an authenticator app would.
 const ORIGIN = "http://localhost:3994";
 const PASSWORD = "correct-horse-battery";
-const temp = makeTempDir("two-step-sign-in");
-const database = useTestDatabase("two-step-sign-in-db");
-let stack: StandIns;
-let services: AppServices;
-const calls = routeCalls(ORIGIN, () => services);
+const app = useTestServices({ label: "two-step-sign-in", origin: ORIGIN });
+const calls = routeCalls(ORIGIN, () => app.services);
 const SIGN_IN = pathFor("auth-sign-in", "ja");
 const CODE_STEP = pathFor("auth-two-step", "ja");
 const STEP_MS = 30_000;
 
-beforeAll(async () => {
-  stack = await startEmbeddedStack({ dataDir: temp.dir, adminGroup: "admin" });
-  const config = parseConfig({ ...stack.env, APP_MODE: "dev", APP_ORIGIN: ORIGIN, DATA_DIR: temp.dir });
-  services = createAppServices(config, database().db);
-}, 150_000);
-
 afterEach(async () => {
-  if (stack) await resetHarness(stack.env.COGNITO_ENDPOINT!);
-});
-
-afterAll(async () => {
-  await stack?.stop();
-  temp.remove();
+  if (app.stack) await resetHarness(app.stack.env.COGNITO_ENDPOINT!);
 });
 
 const codeFor = (secret: string, steps = 0) =>
@@ -65,8 +46,8 @@ const codeFor = (secret: string, steps = 0) =>
 /** A member who turned on 2-step verification; the code that turned it on used up the current time step. */
 async function memberWithTwoStep(label: string) {
   const email = `${label}-${crypto.randomUUID().slice(0, 8)}@example.jp`;
-  await services.identity.createConfirmedUser({ email, password: PASSWORD, attributes: { locale: "ja" } });
-  const session = await signIn(services, {
+  await app.services.identity.createConfirmedUser({ email, password: PASSWORD, attributes: { locale: "ja" } });
+  const session = await signIn(app.services, {
     email,
     password: PASSWORD,
     deviceKey: crypto.randomUUID(),
@@ -75,9 +56,9 @@ async function memberWithTwoStep(label: string) {
     locale: "ja",
   });
   if (session.kind !== "active") throw new Error(`sign-in ended as ${session.kind}`);
-  const secret = await startAuthenticatorSetup(services, { accessToken: session.accessToken });
-  const sub = (await services.identity.getUser(email)).sub;
-  const recoveryCodes = await turnOnTwoStep(services, {
+  const secret = await startAuthenticatorSetup(app.services, { accessToken: session.accessToken });
+  const sub = (await app.services.identity.getUser(email)).sub;
+  const recoveryCodes = await turnOnTwoStep(app.services, {
     sub,
     email,
     clientIp: "127.0.0.1",
@@ -89,16 +70,13 @@ async function memberWithTwoStep(label: string) {
   return { email, sub, secret, recoveryCodes };
 }
 
-const pairOf = (setCookie: string) => setCookie.split(";")[0]!;
-const cookiesOf = (response: Response) => response.headers.getSetCookie().map(pairOf).join("; ");
-
 /** The sign-in form's post; answers the redirect and the cookies the browser then holds. */
 async function passwordStep(email: string) {
   const request = calls.post(SIGN_IN, { intent: "sign-in", email, password: PASSWORD });
   const response = (await settle(
     signInPage.action(calls.args(request, await calls.context(request, null))),
   )) as Response;
-  return { response, cookie: cookiesOf(response) };
+  return { response, cookie: cookieHeader(response) };
 }
 
 async function codeStep(fields: Record<string, string>, cookie: string) {
@@ -150,7 +128,7 @@ test("a recovery code with the password signs in once: used up, recorded, mailed
   expect(signedIn.status).toBe(302);
   expect(signedIn.headers.getSetCookie().join("\n")).toMatch(/id_session=[^;]/);
 
-  const { db } = database();
+  const { db } = app;
   const events = await db
     .select()
     .from(securityEvents)
@@ -226,7 +204,7 @@ test("wrong codes count as sign-in attempts for the address: at the limit the sp
 
 test("Cognito calls: the code step adds exactly one to a password sign-in; its page views make none", async () => {
   const member = await memberWithTwoStep("calls");
-  const endpoint = stack.env.COGNITO_ENDPOINT!;
+  const endpoint = app.stack.env.COGNITO_ENDPOINT!;
   await resetRequestCounts(endpoint);
   const { cookie } = await passwordStep(member.email);
   const afterPassword = await getRequestCounts(endpoint);
@@ -245,7 +223,7 @@ test("Cognito calls: the code step adds exactly one to a password sign-in; its p
 test("a member whose TOTP is off at Cognito while our flag says on is refused once, and asked for the code after", async () => {
   const member = await memberWithTwoStep("drift");
   // As if switching it back on after a recovery code's sign-in had failed.
-  await services.identity.setSoftwareTokenPreferenceOf({ username: member.sub, enabled: false });
+  await app.services.identity.setSoftwareTokenPreferenceOf({ username: member.sub, enabled: false });
   const request = calls.post(SIGN_IN, { intent: "sign-in", email: member.email, password: PASSWORD });
   const refused = (await settle(
     signInPage.action(calls.args(request, await calls.context(request, null))),
@@ -259,7 +237,7 @@ test("a member whose TOTP is off at Cognito while our flag says on is refused on
 /** Polls the stand-in's counter until `operation` has been called `count` times (no timers in the test's logic). */
 async function untilCalled(operation: string, count: number) {
   await expect
-    .poll(async () => (await getRequestCounts(stack.env.COGNITO_ENDPOINT!)).byOperation[operation] ?? 0, {
+    .poll(async () => (await getRequestCounts(app.stack.env.COGNITO_ENDPOINT!)).byOperation[operation] ?? 0, {
       timeout: 60_000,
     })
     .toBeGreaterThanOrEqual(count);
@@ -274,13 +252,13 @@ const browser = (clientIp: string) => ({
 
 test("an attacker with the password alone, signing in while a recovery code's sign-in has TOTP off at Cognito, gets no session", async () => {
   const member = await memberWithTwoStep("window");
-  const endpoint = stack.env.COGNITO_ENDPOINT!;
-  const challenge = await signIn(services, { ...browser("127.0.0.1"), email: member.email, password: PASSWORD });
+  const endpoint = app.stack.env.COGNITO_ENDPOINT!;
+  const challenge = await signIn(app.services, { ...browser("127.0.0.1"), email: member.email, password: PASSWORD });
   if (challenge.kind !== "codeRequired") throw new Error(`the password step ended as ${challenge.kind}`);
   await resetRequestCounts(endpoint);
   // The window held open: the recovery code's own password sign-in waits at the stand-in after TOTP went off.
   await setFault(endpoint, { mode: "slow", delayMs: 3_000, operations: ["AdminInitiateAuth"], times: 1 });
-  const recovery = signInWithRecoveryCode(services, {
+  const recovery = signInWithRecoveryCode(app.services, {
     ...browser("127.0.0.1"),
     email: member.email,
     username: challenge.username,
@@ -294,7 +272,7 @@ test("an attacker with the password alone, signing in while a recovery code's si
   const [recovered, attacker] = await Promise.all([
     recovery,
     untilCalled("AdminSetUserMFAPreference", 1).then(() =>
-      signIn(services, { ...browser("203.0.113.9"), email: member.email, password: PASSWORD }).then(
+      signIn(app.services, { ...browser("203.0.113.9"), email: member.email, password: PASSWORD }).then(
         (result) => ({ kind: result.kind, code: undefined }),
         (error: unknown) => ({ kind: "refused", code: toDomainError(error)?.code }),
       ),
@@ -303,7 +281,7 @@ test("an attacker with the password alone, signing in while a recovery code's si
 
   // Cognito gave the attacker tokens, yet our flag refused them: no session, and TOTP on again at once.
   expect(attacker).toEqual({ kind: "refused", code: "unavailable" });
-  const { db } = database();
+  const { db } = app;
   const attackerSessions = await db
     .select()
     .from(securityEvents)
@@ -315,28 +293,28 @@ test("an attacker with the password alone, signing in while a recovery code's si
   if (recovered.kind === "refused") {
     expect(await countRecoveryCodesLeft(db, member.sub)).toBe(10);
   }
-  const next = await services.identity.beginSignIn({ email: member.email, password: PASSWORD });
+  const next = await app.services.identity.beginSignIn({ email: member.email, password: PASSWORD });
   expect(next.kind).toBe("softwareTokenRequired");
 });
 
 test("a recovery code's sign-in that died with TOTP off at Cognito is switched on again by the purge job, once its mark is a minute old", async () => {
   const member = await memberWithTwoStep("crash");
-  const { db } = database();
+  const { db } = app;
   const diedAt = new Date();
   // The process died between the two switches: the mark written, TOTP off at Cognito, never on again.
   await markTotpOff(db, { sub: member.sub, now: diedAt });
-  await services.identity.setSoftwareTokenPreferenceOf({ username: member.sub, enabled: false });
-  const purgeDeps = { db, identity: services.identity, config: services.config };
+  await app.services.identity.setSoftwareTokenPreferenceOf({ username: member.sub, enabled: false });
+  const purgeDeps = { db, identity: app.services.identity, config: app.services.config };
 
   // A mark younger than the repair delay may be a sign-in still under way: left alone.
   const early = await runPurge(purgeDeps, new Date(diedAt.getTime() + 1_000));
   expect(early.totpSwitchedOn).toEqual({ switchedOn: 0, owed: 0 });
-  expect((await services.identity.beginSignIn({ email: member.email, password: PASSWORD })).kind).toBe("tokens");
+  expect((await app.services.identity.beginSignIn({ email: member.email, password: PASSWORD })).kind).toBe("tokens");
 
   const later = await runPurge(purgeDeps, new Date(diedAt.getTime() + TOTP_OFF_REPAIR_AFTER_MS + 1_000));
   expect(later.totpSwitchedOn).toEqual({ switchedOn: 1, owed: 0 });
   // Even a sign-in straight at Cognito, which our flag never sees, is asked for the code again.
-  expect((await services.identity.beginSignIn({ email: member.email, password: PASSWORD })).kind).toBe(
+  expect((await app.services.identity.beginSignIn({ email: member.email, password: PASSWORD })).kind).toBe(
     "softwareTokenRequired",
   );
   const [row] = await db.select().from(twoStepVerifications).where(eq(twoStepVerifications.sub, member.sub));
@@ -345,9 +323,9 @@ test("a recovery code's sign-in that died with TOTP off at Cognito is switched o
 
 test("a recovery code's sign-in leaves no mark behind when TOTP is on again", async () => {
   const member = await memberWithTwoStep("no-mark");
-  const challenge = await signIn(services, { ...browser("127.0.0.1"), email: member.email, password: PASSWORD });
+  const challenge = await signIn(app.services, { ...browser("127.0.0.1"), email: member.email, password: PASSWORD });
   if (challenge.kind !== "codeRequired") throw new Error(`the password step ended as ${challenge.kind}`);
-  const signedIn = await signInWithRecoveryCode(services, {
+  const signedIn = await signInWithRecoveryCode(app.services, {
     ...browser("127.0.0.1"),
     email: member.email,
     username: challenge.username,
@@ -355,6 +333,6 @@ test("a recovery code's sign-in leaves no mark behind when TOTP is on again", as
     recoveryCode: member.recoveryCodes[1]!,
   });
   expect(signedIn.kind).toBe("active");
-  const [row] = await database().db.select().from(twoStepVerifications).where(eq(twoStepVerifications.sub, member.sub));
+  const [row] = await app.db.select().from(twoStepVerifications).where(eq(twoStepVerifications.sub, member.sub));
   expect(row?.totpOffSince).toBeNull();
 });

@@ -1,80 +1,42 @@
 import { AdminRemoveUserFromGroupCommand } from "@aws-sdk/client-cognito-identity-provider";
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, expect, test } from "vitest";
+import { expect, test } from "vitest";
 import { memberPasskeys, staffSessions } from "../../../db/schema";
-import { createAppServices } from "~/composition-root.server";
-import { parseConfig } from "~/config.server";
 import { staffSessionCookie } from "~/cookies/app-cookies.server";
 import { addPasskey, passkeyCreationOptions } from "~/domain/account/passkeys.server";
 import { completeStaffPasskeySignIn } from "~/domain/sessions/staff-passkey-sign-in.server";
 import { resolveStaffSession } from "~/domain/sessions/staff-sessions.server";
 import * as staffSignInPage from "~/routes/default/admin-sign-in";
 import { pathFor } from "~/routing/route-table";
-import type { StandIns } from "~/server/start-server";
-import type { AppServices, Clock } from "~/services.server";
+import type { Clock } from "~/services.server";
 import { type StaffTestMember, createNamedMember, createStaffAdmin } from "../../support/admin-members";
 import { connectToStandIn } from "../../support/bearer-tokens";
+import { cookieHeader, cookieHeaderAfter } from "../../support/cookie-jar";
 import { routeCalls, settle } from "../../support/route-calls";
 import { signInMember } from "../../support/signed-in-members";
 import { SoftwarePasskey } from "../../support/software-authenticator";
-import { startEmbeddedStack } from "../../support/stand-ins/embedded-stack";
-import { makeTempDir } from "../../support/temp-dir";
-import { useTestDatabase } from "../../support/test-database";
+import { useTestServices } from "../../support/test-services";
 
 // The staff sign-in with a passkey as the second factor (app/domain/sessions/staff-passkey-sign-in.server.ts) through
 // the staff sign-in's route module on real parts: the stand-in's staff app client, its USER_AUTH flow and WEB_AUTHN
 // challenge over HTTP (every assertion checked by @simplewebauthn/server), PGlite or PostgreSQL. A software
 // authenticator plays the browser's navigator.credentials; the origin is localhost's, the pool's relying party.
 const ORIGIN = "http://localhost:3996";
-const temp = makeTempDir("staff-passkey-sign-in");
-const database = useTestDatabase("staff-passkey-sign-in-db");
-let stack: StandIns;
-let services: AppServices;
-let standInPort: number;
 let offsetMs = 0;
 const clock: Clock = { now: () => new Date(Date.now() + offsetMs) };
-const calls = routeCalls(ORIGIN, () => services);
+const app = useTestServices({ label: "staff-passkey-sign-in", origin: ORIGIN, clock });
+const calls = routeCalls(ORIGIN, () => app.services);
 const MINUTE_MS = 60_000;
-const previousAppOrigin = process.env.APP_ORIGIN;
-
-beforeAll(async () => {
-  // The stand-in's pool takes its relying party from APP_ORIGIN, as the deployment contract asks of Cognito's.
-  process.env.APP_ORIGIN = ORIGIN;
-  stack = await startEmbeddedStack({ dataDir: temp.dir, adminGroup: "admin" });
-  const config = parseConfig({ ...stack.env, APP_MODE: "dev", APP_ORIGIN: ORIGIN, DATA_DIR: temp.dir });
-  services = createAppServices(config, database().db, clock);
-  standInPort = Number(new URL(stack.env.COGNITO_ENDPOINT!).port);
-}, 150_000);
-
-afterAll(async () => {
-  await stack?.stop();
-  temp.remove();
-  if (previousAppOrigin === undefined) delete process.env.APP_ORIGIN;
-  else process.env.APP_ORIGIN = previousAppOrigin;
-});
-
-const pairOf = (setCookie: string) => setCookie.split(";")[0]!;
-/** The cookies a response sets, as the browser then sends them (a cleared one is dropped). */
-const jar = (...responses: Response[]) =>
-  responses
-    .flatMap((response) => response.headers.getSetCookie())
-    .filter((setCookie) => !pairOf(setCookie).endsWith("="))
-    .map(pairOf)
-    .join("; ");
-
-/** The Cookie header with one cookie's value replaced, as the browser keeps a cookie set again. */
-const replaceCookie = (cookie: string, pair: string) =>
-  [...cookie.split("; ").filter((held) => held && !held.startsWith(pair.split("=")[0]! + "=")), pair].join("; ");
 
 type Locale = "ja" | "en";
 const signInPath = (locale: Locale, search = "?to=admin-users") => `${pathFor("admin-sign-in", locale)}${search}`;
 
 /** A member with a passkey registered as the security page registers it (Cognito and our list). */
 async function withPasskey(member: StaffTestMember): Promise<SoftwarePasskey> {
-  const signedIn = await signInMember(services, member.email, { password: member.password, locale: "en" });
+  const signedIn = await signInMember(app.services, member.email, { password: member.password, locale: "en" });
   const passkey = new SoftwarePasskey({ origin: ORIGIN });
-  const options = await passkeyCreationOptions(services, signedIn);
-  await addPasskey(services, {
+  const options = await passkeyCreationOptions(app.services, signedIn);
+  await addPasskey(app.services, {
     sub: member.sub,
     email: member.email,
     accessToken: signedIn.accessToken,
@@ -87,7 +49,7 @@ async function withPasskey(member: StaffTestMember): Promise<SoftwarePasskey> {
 }
 
 async function staffWithPasskey(label: string) {
-  const staff = await createStaffAdmin(standInPort, label);
+  const staff = await createStaffAdmin(app.standInPort, label);
   return { ...staff, passkey: await withPasskey(staff) };
 }
 
@@ -110,13 +72,12 @@ type OptionsReply = {
 async function passkeyOptions(path: string, cookie: string) {
   const reply = (await post(path, { intent: "passkey-options" }, cookie)) as OptionsReply | Response;
   if (reply instanceof Response) return { redirected: reply };
-  const setCookie = new Headers(reply.init?.headers).get("Set-Cookie");
   return {
     options: reply.data.passkeyRequestOptions,
     refusal: reply.data.passkeyRefusal,
     status: reply.init?.status,
     // The step now holds Cognito's challenge; the browser's other cookies stay.
-    cookie: setCookie ? replaceCookie(cookie, pairOf(setCookie)) : cookie,
+    cookie: cookieHeaderAfter(cookie, { headers: new Headers(reply.init?.headers) }),
   };
 }
 
@@ -124,13 +85,13 @@ async function passkeyOptions(path: string, cookie: string) {
 async function passwordStep(member: StaffTestMember, path: string) {
   const response = (await post(path, { intent: "password", email: member.email, password: member.password })) as
     Response | { init: ResponseInit };
-  return { response, cookie: response instanceof Response ? jar(response) : "" };
+  return { response, cookie: response instanceof Response ? cookieHeader(response) : "" };
 }
 
 const clearsPasskeyStep = (setCookie: string) =>
   setCookie.startsWith("id_staff_passkey_step=") && /Max-Age=0/i.test(setCookie);
 
-const staffRows = (sub: string) => database().db.select().from(staffSessions).where(eq(staffSessions.sub, sub));
+const staffRows = (sub: string) => app.db.select().from(staffSessions).where(eq(staffSessions.sub, sub));
 
 function claimsOf(token: string) {
   return JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString()) as { client_id: string; sub: string };
@@ -163,14 +124,17 @@ test.each(["ja", "en"] as const)(
     expect(answered.headers.getSetCookie().some(clearsPasskeyStep)).toBe(true);
 
     const session = await staffSessionCookie.read(
-      services.config,
-      new Request(ORIGIN, { headers: { Cookie: jar(answered) } }),
+      app.services.config,
+      new Request(ORIGIN, { headers: { Cookie: cookieHeader(answered) } }),
     );
-    expect(claimsOf(session!.at)).toMatchObject({ client_id: services.config.cognito.staffClientId, sub: staff.sub });
-    const resolved = await resolveStaffSession(services, { sessionId: session!.sid, accessToken: session!.at });
+    expect(claimsOf(session!.at)).toMatchObject({
+      client_id: app.services.config.cognito.staffClientId,
+      sub: staff.sub,
+    });
+    const resolved = await resolveStaffSession(app.services, { sessionId: session!.sid, accessToken: session!.at });
     expect(resolved).toMatchObject({ kind: "staff", staff: { sub: staff.sub, email: staff.email, groups: ["admin"] } });
-    const [passkeyRow] = await database()
-      .db.select()
+    const [passkeyRow] = await app.db
+      .select()
       .from(memberPasskeys)
       .where(eq(memberPasskeys.credentialId, staff.passkey.id));
     expect(passkeyRow?.lastUsedAt).not.toBeNull();
@@ -182,19 +146,19 @@ test("confirming before a high-impact action takes the password and the passkey,
   const staff = await staffWithPasskey("staff-passkey-confirm");
   const open = async (path: string, cookie = "") => {
     const password = await passwordStep(staff, path);
-    const started = await passkeyOptions(path, [cookie, password.cookie].filter(Boolean).join("; "));
+    const started = await passkeyOptions(path, cookieHeaderAfter(cookie, password.response as Response));
     const credential = JSON.stringify(staff.passkey.get(started.options!));
     return (await post(path, { intent: "passkey", credential }, started.cookie!)) as Response;
   };
   const first = await open(signInPath("ja"));
   const firstSession = await staffSessionCookie.read(
-    services.config,
-    new Request(ORIGIN, { headers: { Cookie: jar(first) } }),
+    app.services.config,
+    new Request(ORIGIN, { headers: { Cookie: cookieHeader(first) } }),
   );
   offsetMs = 5 * MINUTE_MS;
   const back = pathFor("admin-user", "en", { sub: crypto.randomUUID() });
   const confirmPath = signInPath("en", `?${new URLSearchParams({ mode: "confirm", to: back })}`);
-  const confirmed = await open(confirmPath, jar(first));
+  const confirmed = await open(confirmPath, cookieHeader(first));
   expect(confirmed.headers.get("Location")).toBe(back);
   const rows = await staffRows(staff.sub);
   expect(rows.find((row) => row.id === firstSession!.sid)?.endedAt).not.toBeNull();
@@ -221,12 +185,12 @@ test("the passkey step without the password step's cookie is refused: a passkey 
 
   // Someone holding the passkey runs Cognito's USER_AUTH on the staff client themselves: the assertion is good, but
   // without a password step the page does not take it.
-  const challenge = await services.identity.staffBeginPasskeySignIn(staff.email);
+  const challenge = await app.services.identity.staffBeginPasskeySignIn(staff.email);
   if (challenge.kind !== "webAuthn") throw new Error("no WEB_AUTHN challenge");
   const credential = JSON.stringify(staff.passkey.get(JSON.parse(challenge.requestOptionsJson) as never));
   const refused = (await post(path, { intent: "passkey", credential })) as Response;
   expect(refused.headers.get("Location")).toBe(path);
-  expect(jar(refused)).not.toMatch(/id_staff_session=/);
+  expect(cookieHeader(refused)).not.toMatch(/id_staff_session=/);
 
   // The password step counts for 10 minutes only.
   const password = await passwordStep(staff, path);
@@ -238,7 +202,7 @@ test("the passkey step without the password step's cookie is refused: a passkey 
 
   // A step with the password but no challenge yet (the button never pressed) does not take an answer either.
   const early = (await post(path, { intent: "passkey", credential }, password.cookie)) as Response;
-  expect(jar(early)).not.toMatch(/id_staff_session=/);
+  expect(cookieHeader(early)).not.toMatch(/id_staff_session=/);
 
   expect(await staffRows(staff.sub)).toEqual([]);
 });
@@ -246,7 +210,7 @@ test("the passkey step without the password step's cookie is refused: a passkey 
 test("another member's passkey, an unregistered one and a forged signature are refused; the step stays for a retry", async () => {
   offsetMs = 0;
   const staff = await staffWithPasskey("staff-passkey-forged");
-  const other = await createNamedMember(standInPort, {
+  const other = await createNamedMember(app.standInPort, {
     email: `passkey-other-${crypto.randomUUID().slice(0, 8)}@example.jp`,
   });
   const otherPasskey = await withPasskey(other);
@@ -274,7 +238,7 @@ test("another member's passkey, an unregistered one and a forged signature are r
     )) as Response;
     expect(refused.status).toBe(302);
     expect(refused.headers.get("Location")).toBe(path);
-    expect(jar(refused)).not.toMatch(/id_staff_session=/);
+    expect(cookieHeader(refused)).not.toMatch(/id_staff_session=/);
   }
   expect(await staffRows(staff.sub)).toEqual([]);
   expect(await staffRows(other.sub)).toEqual([]);
@@ -286,12 +250,12 @@ test("another member's passkey, an unregistered one and a forged signature are r
     { intent: "passkey", credential: JSON.stringify(staff.passkey.get(started.options!)) },
     started.cookie!,
   )) as Response;
-  expect(jar(opened)).toMatch(/id_staff_session=/);
+  expect(cookieHeader(opened)).toMatch(/id_staff_session=/);
 });
 
 test("a member outside the staff group with a passkey gets no passkey step; one removed between the steps no session", async () => {
   offsetMs = 0;
-  const member = await createNamedMember(standInPort, {
+  const member = await createNamedMember(app.standInPort, {
     email: `passkey-not-staff-${crypto.randomUUID().slice(0, 8)}@example.jp`,
   });
   await withPasskey(member);
@@ -303,7 +267,7 @@ test("a member outside the staff group with a passkey gets no passkey step; one 
   const staff = await staffWithPasskey("staff-passkey-removed");
   const password = await passwordStep(staff, path);
   const started = await passkeyOptions(path, password.cookie);
-  const sdk = await connectToStandIn(standInPort);
+  const sdk = await connectToStandIn(app.standInPort);
   try {
     await sdk.cognito.send(
       new AdminRemoveUserFromGroupCommand({ UserPoolId: sdk.userPoolId, Username: staff.email, GroupName: "admin" }),
@@ -317,7 +281,7 @@ test("a member outside the staff group with a passkey gets no passkey step; one 
     started.cookie!,
   )) as Response;
   expect(answered.headers.get("Location")).toBe(path);
-  expect(jar(answered)).not.toMatch(/id_staff_session=/);
+  expect(cookieHeader(answered)).not.toMatch(/id_staff_session=/);
   expect(await staffRows(staff.sub)).toEqual([]);
   expect(await staffRows(member.sub)).toEqual([]);
   // The step cookie is unused from here: it was cleared with the refusal.
@@ -330,7 +294,7 @@ test("tokens of anyone but the password step's staff member are revoked and refu
   const other = await staffWithPasskey("staff-passkey-sub-other");
   // A step naming one staff member's sub with another's challenge: only a sealing bug could make one, so the domain
   // is called directly.
-  const challenge = await services.identity.staffBeginPasskeySignIn(other.email);
+  const challenge = await app.services.identity.staffBeginPasskeySignIn(other.email);
   if (challenge.kind !== "webAuthn") throw new Error("no WEB_AUTHN challenge");
   const credential = other.passkey.get(JSON.parse(challenge.requestOptionsJson) as never);
   const step = {
@@ -339,9 +303,11 @@ test("tokens of anyone but the password step's staff member are revoked and refu
     challenge: { username: challenge.username, session: challenge.session },
     expiresAt: Date.now() + MINUTE_MS,
   };
-  await expect(completeStaffPasskeySignIn(services, { step, credential: { ...credential } })).rejects.toMatchObject({
-    code: "passkeyRefused",
-  });
+  await expect(completeStaffPasskeySignIn(app.services, { step, credential: { ...credential } })).rejects.toMatchObject(
+    {
+      code: "passkeyRefused",
+    },
+  );
   expect(await staffRows(staff.sub)).toEqual([]);
   expect(await staffRows(other.sub)).toEqual([]);
 });

@@ -1,7 +1,6 @@
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, expect, test } from "vitest";
+import { expect, test } from "vitest";
 import { memberPasskeys, memberSessions, staffSessions } from "../../../db/schema";
-import { createAppServices } from "~/composition-root.server";
 import { parseConfig } from "~/config.server";
 import { sessionCookie, staffSessionCookie } from "~/cookies/app-cookies.server";
 import { completeCodeSignIn, signIn } from "~/domain/account/sign-in.server";
@@ -15,8 +14,7 @@ import { refreshMember } from "~/domain/staff/staff-actions.server";
 import * as staffSignInPage from "~/routes/default/admin-sign-in";
 import * as signOutPage from "~/routes/default/auth-sign-out";
 import { pathFor } from "~/routing/route-table";
-import type { StandIns } from "~/server/start-server";
-import type { AppServices, Clock } from "~/services.server";
+import type { Clock } from "~/services.server";
 import {
   type StaffWithAuthenticator,
   createNamedMember,
@@ -24,54 +22,23 @@ import {
   createStaffWithAuthenticator,
   nextAuthenticatorCode,
 } from "../../support/admin-members";
+import { cookieHeader, cookieHeaderAfter, pairOf } from "../../support/cookie-jar";
 import { routeCalls, settle } from "../../support/route-calls";
-import { startEmbeddedStack } from "../../support/stand-ins/embedded-stack";
 import { resetHarness, setFault } from "../../support/stand-in-faults";
-import { makeTempDir } from "../../support/temp-dir";
 import { PRODUCTION_ENV } from "../../support/production-env";
-import { useTestDatabase } from "../../support/test-database";
+import { useTestServices } from "../../support/test-services";
 
 // The staff session (app/domain/sessions/staff-sessions.server.ts) through the staff sign-in's route module on real
 // parts: the stand-in's staff app client and SOFTWARE_TOKEN_MFA challenge over HTTP, PGlite (or PostgreSQL), and a
 // clock the test moves for the 30-minute idle end and the 8-hour end.
 const ORIGIN = "http://localhost:3995";
-const temp = makeTempDir("staff-sessions");
-const database = useTestDatabase("staff-sessions-db");
-let stack: StandIns;
-let services: AppServices;
-let standInPort: number;
 let offsetMs = 0;
 const clock: Clock = { now: () => new Date(Date.now() + offsetMs) };
-const calls = routeCalls(ORIGIN, () => services);
+// A parent domain for the member cookie: the staff cookie must not take it.
+const app = useTestServices({ label: "staff-sessions", origin: ORIGIN, clock, env: { COOKIE_DOMAIN: "localhost" } });
+const calls = routeCalls(ORIGIN, () => app.services);
 const STAFF_SIGN_IN = pathFor("admin-sign-in", "ja");
 const MINUTE_MS = 60_000;
-
-beforeAll(async () => {
-  stack = await startEmbeddedStack({ dataDir: temp.dir, adminGroup: "admin" });
-  // A parent domain for the member cookie: the staff cookie must not take it.
-  const config = parseConfig({
-    ...stack.env,
-    APP_MODE: "dev",
-    APP_ORIGIN: ORIGIN,
-    DATA_DIR: temp.dir,
-    COOKIE_DOMAIN: "localhost",
-  });
-  services = createAppServices(config, database().db, clock);
-  standInPort = Number(new URL(stack.env.COGNITO_ENDPOINT!).port);
-}, 150_000);
-
-afterAll(async () => {
-  await stack?.stop();
-  temp.remove();
-});
-
-const pairOf = (setCookie: string) => setCookie.split(";")[0]!;
-const jar = (...responses: Response[]) =>
-  responses
-    .flatMap((response) => response.headers.getSetCookie())
-    .filter((setCookie) => !pairOf(setCookie).endsWith("="))
-    .map(pairOf)
-    .join("; ");
 
 async function staffSignInPost(fields: Record<string, string>, cookie = "") {
   const request = calls.post(`${STAFF_SIGN_IN}?to=admin-users`, fields, cookie);
@@ -86,16 +53,19 @@ async function passwordStep(member: { email: string; password: string }, cookie 
 async function openStaffSession(staff: StaffWithAuthenticator, cookie = "") {
   const password = (await passwordStep(staff, cookie)) as Response;
   expect(password.status).toBe(302);
-  const challenged = [cookie, jar(password)].filter(Boolean).join("; ");
+  const challenged = cookieHeaderAfter(cookie, password);
   const code = (await staffSignInPost(
     { intent: "code", code: await nextAuthenticatorCode(staff) },
     challenged,
   )) as Response;
-  return { response: code, cookie: [cookie, jar(code)].filter(Boolean).join("; ") };
+  return { response: code, cookie: cookieHeaderAfter(challenged, code) };
 }
 
 async function staffSessionOf(cookie: string) {
-  const value = await staffSessionCookie.read(services.config, new Request(ORIGIN, { headers: { Cookie: cookie } }));
+  const value = await staffSessionCookie.read(
+    app.services.config,
+    new Request(ORIGIN, { headers: { Cookie: cookie } }),
+  );
   if (!value) throw new Error("no staff session cookie");
   return value;
 }
@@ -109,10 +79,10 @@ async function memberSignIn(staff: StaffWithAuthenticator) {
     clientIp: "127.0.0.1",
     locale: "ja" as const,
   };
-  const started = await signIn(services, { ...browser, password: staff.password });
+  const started = await signIn(app.services, { ...browser, password: staff.password });
   if (started.kind !== "codeRequired") throw new Error(`member sign-in ended as ${started.kind}`);
   const code = await nextAuthenticatorCode(staff);
-  const member = await completeCodeSignIn(services, { ...browser, ...started, code });
+  const member = await completeCodeSignIn(app.services, { ...browser, ...started, code });
   if (member.kind !== "active") throw new Error(`member sign-in ended as ${member.kind}`);
   return member;
 }
@@ -121,10 +91,10 @@ type FormReply = { data: { result: { error?: Record<string, string[]> } }; init:
 
 test("the password and the authenticator's code open a staff session in a host-only cookie, back to `to`", async () => {
   offsetMs = 0;
-  const staff = await createStaffWithAuthenticator(standInPort, "staff-open");
+  const staff = await createStaffWithAuthenticator(app.standInPort, "staff-open");
   const password = (await passwordStep(staff)) as Response;
   expect(password.headers.get("Location")).toBe(`${STAFF_SIGN_IN}?to=admin-users`);
-  expect(jar(password)).toMatch(/id_staff_code_step=/);
+  expect(cookieHeader(password)).toMatch(/id_staff_code_step=/);
 
   const { response, cookie } = await openStaffSession(staff);
   expect(response.status).toBe(302);
@@ -136,11 +106,11 @@ test("the password and the authenticator's code open a staff session in a host-o
   expect(set).toMatch(/SameSite=Lax/i);
 
   const session = await staffSessionOf(cookie);
-  const resolved = await resolveStaffSession(services, { sessionId: session.sid, accessToken: session.at });
+  const resolved = await resolveStaffSession(app.services, { sessionId: session.sid, accessToken: session.at });
   expect(resolved).toMatchObject({ kind: "staff", staff: { sub: staff.sub, email: staff.email, groups: ["admin"] } });
   // The access token is the staff client's, not the members'.
   const claims = JSON.parse(Buffer.from(session.at.split(".")[1]!, "base64url").toString()) as { client_id: string };
-  expect(claims.client_id).toBe(services.config.cognito.staffClientId);
+  expect(claims.client_id).toBe(app.services.config.cognito.staffClientId);
 });
 
 test("over https the staff cookie is __Host- prefixed, Secure and host-only", async () => {
@@ -154,29 +124,29 @@ test("over https the staff cookie is __Host- prefixed, Secure and host-only", as
 
 test("a staff session ends after 30 minutes without a staff page view", async () => {
   offsetMs = 0;
-  const staff = await createStaffWithAuthenticator(standInPort, "staff-idle");
+  const staff = await createStaffWithAuthenticator(app.standInPort, "staff-idle");
   const session = await staffSessionOf((await openStaffSession(staff)).cookie);
   const cookie = { sessionId: session.sid, accessToken: session.at };
 
   offsetMs = 29 * MINUTE_MS;
-  expect((await resolveStaffSession(services, cookie)).kind).toBe("staff");
+  expect((await resolveStaffSession(app.services, cookie)).kind).toBe("staff");
   // 29 minutes after that view: still within the idle time, because each view counts.
   offsetMs = 58 * MINUTE_MS;
-  expect((await resolveStaffSession(services, cookie)).kind).toBe("staff");
+  expect((await resolveStaffSession(app.services, cookie)).kind).toBe("staff");
   offsetMs = 88 * MINUTE_MS;
-  expect((await resolveStaffSession(services, cookie)).kind).toBe("ended");
-  const [row] = await database().db.select().from(staffSessions).where(eq(staffSessions.id, session.sid));
+  expect((await resolveStaffSession(app.services, cookie)).kind).toBe("ended");
+  const [row] = await app.db.select().from(staffSessions).where(eq(staffSessions.id, session.sid));
   expect(row?.endedAt).not.toBeNull();
   // Ended for good: the clock going back does not bring it back.
   offsetMs = 0;
-  expect((await resolveStaffSession(services, cookie)).kind).toBe("ended");
+  expect((await resolveStaffSession(app.services, cookie)).kind).toBe("ended");
 });
 
 test("a staff session ends 8 hours after it opened, however busy", async () => {
   offsetMs = 0;
-  const staff = await createStaffWithAuthenticator(standInPort, "staff-8h");
+  const staff = await createStaffWithAuthenticator(app.standInPort, "staff-8h");
   const session = await staffSessionOf((await openStaffSession(staff)).cookie);
-  const { db } = database();
+  const { db } = app;
   // Eight hours of views every 20 minutes, as the app's clock counts them; the access token is checked against
   // the real time, so the rows' times are moved instead of waiting.
   await db
@@ -187,22 +157,22 @@ test("a staff session ends 8 hours after it opened, however busy", async () => {
     })
     .where(eq(staffSessions.id, session.sid));
   const cookie = { sessionId: session.sid, accessToken: session.at };
-  expect((await resolveStaffSession(services, cookie)).kind).toBe("staff");
+  expect((await resolveStaffSession(app.services, cookie)).kind).toBe("staff");
   offsetMs = 2 * MINUTE_MS;
-  expect((await resolveStaffSession(services, cookie)).kind).toBe("ended");
+  expect((await resolveStaffSession(app.services, cookie)).kind).toBe("ended");
   offsetMs = 0;
 });
 
 test("the staff area's sign-out ends the staff session and the member session; the member sign-out ends both too", async () => {
   offsetMs = 0;
-  const { db } = database();
+  const { db } = app;
   for (const via of ["staff", "member"] as const) {
-    const staff = await createStaffWithAuthenticator(standInPort, `staff-out-${via}`);
+    const staff = await createStaffWithAuthenticator(app.standInPort, `staff-out-${via}`);
     const member = await memberSignIn(staff);
     const { cookie } = await openStaffSession(staff);
     const session = await staffSessionOf(cookie);
     const memberPair = pairOf(
-      await sessionCookie.serialize(services.config, { sid: member.sessionId, at: member.accessToken }),
+      await sessionCookie.serialize(app.services.config, { sid: member.sessionId, at: member.accessToken }),
     );
     const both = `${cookie}; ${memberPair}`;
 
@@ -227,9 +197,9 @@ test("the staff area's sign-out ends the staff session and the member session; t
 
 /** The staff session's row and its refresh token in clear, read before it ends. */
 async function staffRowOf(sessionId: string) {
-  const [row] = await database().db.select().from(staffSessions).where(eq(staffSessions.id, sessionId));
+  const [row] = await app.db.select().from(staffSessions).where(eq(staffSessions.id, sessionId));
   if (!row) throw new Error("no staff session row");
-  return { ...row, refreshToken: decryptSecret(row.refreshTokenEncrypted ?? "", services.config.sessionSecrets)! };
+  return { ...row, refreshToken: decryptSecret(row.refreshTokenEncrypted ?? "", app.services.config.sessionSecrets)! };
 }
 
 const CLIENT_IP = "192.0.2.24";
@@ -240,7 +210,7 @@ const endingsForTheMember: [string, (sub: string, sessionId: string) => Promise<
     "Sign out all other devices",
     (sub, sessionId) =>
       endSessions(
-        services,
+        app.services,
         { sub, allBut: sessionId },
         { record: { kind: "other-sessions-ended", clientIp: CLIENT_IP } },
       ),
@@ -249,19 +219,19 @@ const endingsForTheMember: [string, (sub: string, sessionId: string) => Promise<
     "This wasn't me (the alert mail's link names the session)",
     (sub, sessionId) =>
       endSessions(
-        services,
+        app.services,
         { sub, device: { sessionId } },
         { record: { kind: "session-reported", clientIp: CLIENT_IP } },
       ),
   ],
-  ["a cancellation", (sub) => endSessions(services, { sub, all: true })],
+  ["a cancellation", (sub) => endSessions(app.services, { sub, all: true })],
   [
     "a password change, which keeps this browser's member session",
-    (sub, sessionId) => signOutEverywhere(services, { sub, keepSessionId: sessionId }),
+    (sub, sessionId) => signOutEverywhere(app.services, { sub, keepSessionId: sessionId }),
   ],
   [
     "staff ending every session or disabling the member",
-    (sub) => signOutEverywhere(services, { sub, keepSessionId: null, includeThisSecond: true }),
+    (sub) => signOutEverywhere(app.services, { sub, keepSessionId: null, includeThisSecond: true }),
   ],
 ];
 
@@ -269,7 +239,7 @@ test.each(endingsForTheMember)(
   "%s ends the member's staff sessions at once and revokes their staff refresh tokens",
   async (_, endForTheMember) => {
     offsetMs = 0;
-    const staff = await createStaffWithAuthenticator(standInPort, "staff-ended-for");
+    const staff = await createStaffWithAuthenticator(app.standInPort, "staff-ended-for");
     const member = await memberSignIn(staff);
     const session = await staffSessionOf((await openStaffSession(staff)).cookie);
     const { refreshToken } = await staffRowOf(session.sid);
@@ -277,38 +247,42 @@ test.each(endingsForTheMember)(
     await endForTheMember(staff.sub, member.sessionId);
 
     // Not at the next refresh minutes later: the staff page right after is refused.
-    expect((await resolveStaffSession(services, { sessionId: session.sid, accessToken: session.at })).kind).toBe(
+    expect((await resolveStaffSession(app.services, { sessionId: session.sid, accessToken: session.at })).kind).toBe(
       "ended",
     );
     const row = await staffRowOf(session.sid);
     expect(row.endedAt).not.toBeNull();
     expect(row.refreshTokenEncrypted).toBeNull();
-    await expect(services.identity.staffRefresh(refreshToken)).rejects.toMatchObject({ code: "invalidCredentials" });
+    await expect(app.services.identity.staffRefresh(refreshToken)).rejects.toMatchObject({
+      code: "invalidCredentials",
+    });
   },
   60_000,
 );
 
 test("signing out one other device leaves the staff session: it belongs to no one member session", async () => {
   offsetMs = 0;
-  const staff = await createStaffWithAuthenticator(standInPort, "staff-one-device");
+  const staff = await createStaffWithAuthenticator(app.standInPort, "staff-one-device");
   const member = await memberSignIn(staff);
   const session = await staffSessionOf((await openStaffSession(staff)).cookie);
   const [ended] = await endSessions(
-    services,
+    app.services,
     { sub: staff.sub, device: { sessionId: member.sessionId } },
     { record: { kind: "device-deactivated", clientIp: CLIENT_IP } },
   );
   expect(ended?.sessionId).toBe(member.sessionId);
-  expect((await resolveStaffSession(services, { sessionId: session.sid, accessToken: session.at })).kind).toBe("staff");
+  expect((await resolveStaffSession(app.services, { sessionId: session.sid, accessToken: session.at })).kind).toBe(
+    "staff",
+  );
 });
 
 test("a staff refresh token Cognito cannot revoke at sign-out stays owed on the ended row; the purge revokes and clears it", async () => {
   offsetMs = 0;
-  const staff = await createStaffWithAuthenticator(standInPort, "staff-owed");
+  const staff = await createStaffWithAuthenticator(app.standInPort, "staff-owed");
   const { cookie } = await openStaffSession(staff);
   const session = await staffSessionOf(cookie);
   const { refreshToken } = await staffRowOf(session.sid);
-  const endpoint = stack.env.COGNITO_ENDPOINT!;
+  const endpoint = app.stack.env.COGNITO_ENDPOINT!;
   await setFault(endpoint, { mode: "fail", operations: ["RevokeToken"], times: 100 });
   try {
     const signedOut = (await staffSignInPost({ intent: "sign-out" }, cookie)) as Response;
@@ -320,24 +294,26 @@ test("a staff refresh token Cognito cannot revoke at sign-out stays owed on the 
   expect(owed.endedAt).not.toBeNull();
   // Kept, as the only place the token is to revoke it later; the staff area is closed by the row's end.
   expect(owed.refreshToken).toBe(refreshToken);
-  expect((await resolveStaffSession(services, { sessionId: session.sid, accessToken: session.at })).kind).toBe("ended");
+  expect((await resolveStaffSession(app.services, { sessionId: session.sid, accessToken: session.at })).kind).toBe(
+    "ended",
+  );
 
-  const report = await runPurge(services, clock.now());
+  const report = await runPurge(app.services, clock.now());
   expect(report.staffRevocations?.confirmed).toBeGreaterThanOrEqual(1);
   expect((await staffRowOf(session.sid)).refreshTokenEncrypted).toBeNull();
-  await expect(services.identity.staffRefresh(refreshToken)).rejects.toMatchObject({ code: "invalidCredentials" });
+  await expect(app.services.identity.staffRefresh(refreshToken)).rejects.toMatchObject({ code: "invalidCredentials" });
 }, 60_000);
 
 test("staff without a second factor are sent to set one up; with only a passkey, on to the passkey step; no session either way", async () => {
   offsetMs = 0;
-  const bare = await createStaffAdmin(standInPort, "staff-bare");
+  const bare = await createStaffAdmin(app.standInPort, "staff-bare");
   const sent = (await passwordStep(bare)) as Response;
   expect(sent.status).toBe(302);
   expect(sent.headers.get("Location")).toBe(pathFor("my-security", "ja"));
-  expect(jar(sent)).not.toMatch(/id_staff_session=|id_staff_code_step=/);
+  expect(cookieHeader(sent)).not.toMatch(/id_staff_session=|id_staff_code_step=/);
 
-  const withPasskey = await createStaffAdmin(standInPort, "staff-passkey");
-  await database().db.insert(memberPasskeys).values({
+  const withPasskey = await createStaffAdmin(app.standInPort, "staff-passkey");
+  await app.db.insert(memberPasskeys).values({
     credentialId: crypto.randomUUID(),
     sub: withPasskey.sub,
     madeOnDevice: "macOS",
@@ -347,26 +323,26 @@ test("staff without a second factor are sent to set one up; with only a passkey,
   // The passkey step comes next (tests/integration/sessions/staff-passkey-sign-in.db.test.ts): no session yet.
   const passkeyStep = (await passwordStep(withPasskey)) as Response;
   expect(passkeyStep.headers.get("Location")).toBe(`${STAFF_SIGN_IN}?to=admin-users`);
-  expect(jar(passkeyStep)).toMatch(/id_staff_passkey_step=/);
-  expect(jar(passkeyStep)).not.toMatch(/id_staff_session=|id_staff_code_step=/);
+  expect(cookieHeader(passkeyStep)).toMatch(/id_staff_passkey_step=/);
+  expect(cookieHeader(passkeyStep)).not.toMatch(/id_staff_session=|id_staff_code_step=/);
 
-  const rows = await database().db.select().from(staffSessions).where(eq(staffSessions.sub, bare.sub));
+  const rows = await app.db.select().from(staffSessions).where(eq(staffSessions.sub, bare.sub));
   expect(rows).toEqual([]);
 });
 
 test("a member outside the staff group gets no staff session, with or without a second factor", async () => {
   offsetMs = 0;
-  const member = await createNamedMember(standInPort, {
+  const member = await createNamedMember(app.standInPort, {
     email: `not-staff-${crypto.randomUUID().slice(0, 8)}@example.jp`,
   });
   const refused = (await passwordStep(member)) as FormReply;
   expect(refused.init.status).toBe(403);
-  const rows = await database().db.select().from(staffSessions).where(eq(staffSessions.sub, member.sub));
+  const rows = await app.db.select().from(staffSessions).where(eq(staffSessions.sub, member.sub));
   expect(rows).toEqual([]);
 });
 
 test("a wrong password is refused on the form, the address kept, the password not", async () => {
-  const staff = await createStaffWithAuthenticator(standInPort, "staff-wrong");
+  const staff = await createStaffWithAuthenticator(app.standInPort, "staff-wrong");
   const refused = (await passwordStep({ email: staff.email, password: "not-the-password-1" })) as FormReply & {
     data: { result: { initialValue?: Record<string, string> } };
   };
@@ -376,15 +352,15 @@ test("a wrong password is refused on the form, the address kept, the password no
 
 test("disabling, turning off 2-step verification and changing a member's e-mail need the password and code within 10 minutes; the typed address is kept", async () => {
   offsetMs = 0;
-  const staff = await createStaffWithAuthenticator(standInPort, "staff-confirm");
+  const staff = await createStaffWithAuthenticator(app.standInPort, "staff-confirm");
   const session = await staffSessionOf((await openStaffSession(staff)).cookie);
-  await moveStaffSessionTimeBack(database().db, { sessionId: session.sid, minutes: 11 });
-  const resolved = await resolveStaffSession(services, { sessionId: session.sid, accessToken: session.at });
+  await moveStaffSessionTimeBack(app.db, { sessionId: session.sid, minutes: 11 });
+  const resolved = await resolveStaffSession(app.services, { sessionId: session.sid, accessToken: session.at });
   if (resolved.kind !== "staff") throw new Error(`the staff session is ${resolved.kind}`);
-  const target = await createNamedMember(standInPort, {
+  const target = await createNamedMember(app.standInPort, {
     email: `confirm-target-${crypto.randomUUID().slice(0, 8)}@example.jp`,
   });
-  await refreshMember(services, { sub: staff.sub, email: staff.email, requestId: "staff-sessions" }, target.sub);
+  await refreshMember(app.services, { sub: staff.sub, email: staff.email, requestId: "staff-sessions" }, target.sub);
   const detail = pathFor("admin-user", "ja", { sub: target.sub });
   const staffPost = async (fields: Record<string, string>, cookie = "") => {
     const request = calls.post(detail, fields, cookie);
@@ -408,7 +384,7 @@ test("disabling, turning off 2-step verification and changing a member's e-mail 
   expect(asked.headers.get("Location")).toBe(
     `${STAFF_SIGN_IN}?${new URLSearchParams({ mode: "confirm", to: detail })}`,
   );
-  const kept = jar(asked);
+  const kept = cookieHeader(asked);
   expect(kept).toMatch(/id_kept_form=/);
   // Back on the page: the review panel shows the address typed before.
   const pageRequest = calls.get(detail, kept);
@@ -422,7 +398,7 @@ test("disabling, turning off 2-step verification and changing a member's e-mail 
   expect("keptEmail" in page ? page.keptEmail : (page as { init: ResponseInit }).init.status).toBeTruthy();
 
   // Confirmed just now (the staff sign-in in confirm mode opens a new staff session): the action goes ahead.
-  const confirmed = await resolveStaffSession(services, {
+  const confirmed = await resolveStaffSession(app.services, {
     sessionId: (await staffSessionOf((await openStaffSession(staff)).cookie)).sid,
     accessToken: session.at,
   });
@@ -433,5 +409,5 @@ test("disabling, turning off 2-step verification and changing a member's e-mail 
   context.set(staffStandingContext, "staff");
   const done = await settle(adminUserPage.action(calls.args(request, context, { sub: target.sub })));
   expect((done as Response).headers.get("Location")).toBe(detail);
-  expect((await services.identity.getUser(target.email)).enabled).toBe(false);
+  expect((await app.services.identity.getUser(target.email)).enabled).toBe(false);
 });

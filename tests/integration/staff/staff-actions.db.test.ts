@@ -7,7 +7,6 @@ import {
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { emailChangeTokens, memberDirectory, memberSessions, staffAuditEvents } from "../../../db/schema";
 import { authenticateBearer } from "~/api/bearer-auth.server";
-import { parseConfig } from "~/config.server";
 import { DomainError, withDomainErrors } from "~/domain/domain-error.server";
 import { requestEmailChange } from "~/domain/account/email-change.server";
 import { issuedAtOf } from "~/domain/account/sign-in.server";
@@ -27,36 +26,23 @@ import { i18nextOutsideRequests } from "~/i18n/translator.server";
 import { createMailer } from "~/integrations/mailer.server";
 import type { MailboxEntry } from "~/router-context.server";
 import { emailUpdateLinkFor } from "~/routing/email-update-link";
-import type { StandIns } from "~/server/start-server";
-import type { AppServices } from "~/services.server";
-import { createAppServices } from "~/composition-root.server";
 import { type StandInSdk, bearerTokensFor, connectToStandIn } from "../../support/bearer-tokens";
 import { listMailboxEntries, mailboxDirectory } from "../../support/stand-ins/dev-mailbox";
-import { startEmbeddedStack } from "../../support/stand-ins/embedded-stack";
-import { makeTempDir } from "../../support/temp-dir";
-import { useTestDatabase } from "../../support/test-database";
+import { useTestServices } from "../../support/test-services";
 
 // Each staff action against the real parts: the Cognito stand-in through the AWS SDK, the SMTP capture, and PGlite
 // (or PostgreSQL via TEST_DATABASE_URL). Tokens are verified exactly as the member API does (authenticateBearer).
 const ORIGIN = "http://localhost:3997";
 const PASSWORD = "correct-horse-battery";
-const temp = makeTempDir("staff-actions");
-const database = useTestDatabase("staff-actions-db");
-let stack: StandIns;
-let services: AppServices;
+const app = useTestServices({ label: "staff-actions", origin: ORIGIN });
 let sdk: StandInSdk;
 
 beforeAll(async () => {
-  stack = await startEmbeddedStack({ dataDir: temp.dir, adminGroup: "admin" });
-  const config = parseConfig({ ...stack.env, APP_MODE: "dev", APP_ORIGIN: ORIGIN, DATA_DIR: temp.dir });
-  services = createAppServices(config, database().db);
-  sdk = await connectToStandIn(Number(new URL(stack.env.COGNITO_ENDPOINT!).port));
-}, 150_000);
+  sdk = await connectToStandIn(app.standInPort);
+});
 
 afterAll(async () => {
   sdk?.destroy();
-  await stack?.stop();
-  temp.remove();
 });
 
 function actor(requestId = `req-${crypto.randomUUID()}`): StaffActionActor {
@@ -65,8 +51,8 @@ function actor(requestId = `req-${crypto.randomUUID()}`): StaffActionActor {
 
 async function createMember(label: string, locale: "ja" | "en" = "ja") {
   const email = `${label}-${crypto.randomUUID().slice(0, 8)}@example.jp`;
-  await services.identity.createConfirmedUser({ email, password: PASSWORD, attributes: { locale } });
-  const { sub } = await services.identity.getUser(email);
+  await app.services.identity.createConfirmedUser({ email, password: PASSWORD, attributes: { locale } });
+  const { sub } = await app.services.identity.getUser(email);
   return { sub, email };
 }
 
@@ -77,37 +63,35 @@ async function signIn(member: { sub: string; email: string }, registered: boolea
     origin_jti: string;
   };
   if (registered) {
-    await database()
-      .db.insert(memberSessions)
-      .values({
-        sub: member.sub,
-        email: member.email,
-        deviceKey: crypto.randomUUID(),
-        deviceName: "Linux",
-        browser: "Chrome 120",
-        refreshTokenEncrypted: `unused-${crypto.randomUUID()}`,
-        originJti: claims.origin_jti,
-        activatedAt: new Date(),
-      });
+    await app.db.insert(memberSessions).values({
+      sub: member.sub,
+      email: member.email,
+      deviceKey: crypto.randomUUID(),
+      deviceName: "Linux",
+      browser: "Chrome 120",
+      refreshTokenEncrypted: `unused-${crypto.randomUUID()}`,
+      originJti: claims.origin_jti,
+      activatedAt: new Date(),
+    });
   }
   return tokens.accessToken;
 }
 
 async function bearerVerdict(accessToken: string): Promise<"accepted" | "refused"> {
   const request = new Request(`${ORIGIN}/api/user-devices`, { headers: { Authorization: `Bearer ${accessToken}` } });
-  return authenticateBearer(request, { db: database().db, cognito: services.config.cognito }).then(
+  return authenticateBearer(request, { db: app.db, cognito: app.services.config.cognito }).then(
     () => "accepted",
     () => "refused",
   );
 }
 
 async function liveSessionsOf(sub: string) {
-  const rows = await database().db.select().from(memberSessions).where(eq(memberSessions.sub, sub));
+  const rows = await app.db.select().from(memberSessions).where(eq(memberSessions.sub, sub));
   return rows.filter((row) => row.revokedAt === null).length;
 }
 
 async function mailsTo(address: string): Promise<MailboxEntry[]> {
-  return (await listMailboxEntries(mailboxDirectory(temp.dir))).filter(
+  return (await listMailboxEntries(mailboxDirectory(app.dataDir))).filter(
     (entry) => entry.kind === "mail" && entry.to.includes(address),
   );
 }
@@ -116,13 +100,13 @@ test("changing the e-mail sets it verified at Cognito and on the sessions, voids
   const member = await createMember("staff-email", "en");
   await signIn(member, true);
   await requestEmailChange(
-    { ...services, mailTexts: i18nextOutsideRequests, confirmationLink: emailUpdateLinkFor(ORIGIN) },
+    { ...app.services, mailTexts: i18nextOutsideRequests, confirmationLink: emailUpdateLinkFor(ORIGIN) },
     { sub: member.sub, currentEmail: member.email, newEmail: `own-${member.email}`, locale: "en" },
   );
   const newEmail = `NEW-${crypto.randomUUID().slice(0, 8)}@example.jp`;
   const staff = actor();
 
-  const result = await changeMemberEmail(services, staff, member.sub, newEmail, i18nextOutsideRequests);
+  const result = await changeMemberEmail(app.services, staff, member.sub, newEmail, i18nextOutsideRequests);
 
   expect(result).toEqual({
     oldEmail: member.email,
@@ -130,21 +114,21 @@ test("changing the e-mail sets it verified at Cognito and on the sessions, voids
     voidedLinks: 1,
     notified: { oldAddress: true, newAddress: true },
   });
-  const user = await services.identity.getUser(member.sub);
+  const user = await app.services.identity.getUser(member.sub);
   expect({ email: user.email, emailVerified: user.emailVerified }).toEqual({
     email: newEmail.toLowerCase(),
     emailVerified: true,
   });
-  const sessions = await database().db.select().from(memberSessions).where(eq(memberSessions.sub, member.sub));
+  const sessions = await app.db.select().from(memberSessions).where(eq(memberSessions.sub, member.sub));
   expect(sessions.map((row) => row.email)).toEqual([newEmail.toLowerCase()]);
-  const pending = await database().db.select().from(emailChangeTokens).where(eq(emailChangeTokens.sub, member.sub));
+  const pending = await app.db.select().from(emailChangeTokens).where(eq(emailChangeTokens.sub, member.sub));
   expect(pending).toEqual([]);
   for (const address of [member.email, newEmail.toLowerCase()]) {
     const [notice] = await mailsTo(address);
     expect(notice?.subject).toBe("Your e-mail address has been changed by our staff");
     expect(notice?.text).toContain(`from ${member.email} to ${newEmail.toLowerCase()}`);
   }
-  const { events } = await listAuditEvents(database().db, { targetSub: member.sub });
+  const { events } = await listAuditEvents(app.db, { targetSub: member.sub });
   expect(events).toHaveLength(1);
   expect(events[0]).toMatchObject({
     action: "user.email-change",
@@ -155,13 +139,15 @@ test("changing the e-mail sets it verified at Cognito and on the sessions, voids
     after: { email: newEmail.toLowerCase(), emailVerified: true },
   });
   // The member signs in with the new address.
-  await expect(services.identity.signIn({ email: newEmail.toLowerCase(), password: PASSWORD })).resolves.toBeTruthy();
+  await expect(
+    app.services.identity.signIn({ email: newEmail.toLowerCase(), password: PASSWORD }),
+  ).resolves.toBeTruthy();
 });
 
 test("the notices go out in the member's language", async () => {
   const member = await createMember("staff-email-ja", "ja");
   const newEmail = `ja-new-${crypto.randomUUID().slice(0, 8)}@example.jp`;
-  await changeMemberEmail(services, actor(), member.sub, newEmail, i18nextOutsideRequests);
+  await changeMemberEmail(app.services, actor(), member.sub, newEmail, i18nextOutsideRequests);
   const [notice] = await mailsTo(newEmail);
   expect(notice?.subject).toBe("メールアドレスが変更されました（スタッフによる変更）");
 });
@@ -172,7 +158,7 @@ test("a mail server that is down does not undo the change, and the result says s
   const mailer = withDomainErrors(createMailer({ smtpUrl: "smtp://127.0.0.1:9", mailFrom: "ID <no-reply@localhost>" }));
 
   const result = await changeMemberEmail(
-    { ...services, mailer },
+    { ...app.services, mailer },
     actor(),
     member.sub,
     newEmail,
@@ -180,8 +166,8 @@ test("a mail server that is down does not undo the change, and the result says s
   );
 
   expect(result.notified).toEqual({ oldAddress: false, newAddress: false });
-  expect((await services.identity.getUser(member.sub)).email).toBe(newEmail);
-  const { events } = await listAuditEvents(database().db, { targetSub: member.sub });
+  expect((await app.services.identity.getUser(member.sub)).email).toBe(newEmail);
+  const { events } = await listAuditEvents(app.db, { targetSub: member.sub });
   expect(events[0]?.after).toMatchObject({ email: newEmail, notified: { oldAddress: false, newAddress: false } });
 });
 
@@ -190,13 +176,13 @@ test("an e-mail change refuses the member's own address and another member's, an
   const other = await createMember("staff-email-other");
 
   const same = await changeMemberEmail(
-    services,
+    app.services,
     actor(),
     member.sub,
     member.email.toUpperCase(),
     i18nextOutsideRequests,
   ).catch((error: unknown) => error);
-  const taken = await changeMemberEmail(services, actor(), member.sub, other.email, i18nextOutsideRequests).catch(
+  const taken = await changeMemberEmail(app.services, actor(), member.sub, other.email, i18nextOutsideRequests).catch(
     (error: unknown) => error,
   );
 
@@ -204,8 +190,8 @@ test("an e-mail change refuses the member's own address and another member's, an
   expect((same as DomainError).code).toBe("sameAddress");
   expect(taken).toBeInstanceOf(DomainError);
   expect((taken as DomainError).code).toBe("emailUnavailable");
-  expect((await services.identity.getUser(member.sub)).email).toBe(member.email);
-  expect((await listAuditEvents(database().db, { targetSub: member.sub })).events).toEqual([]);
+  expect((await app.services.identity.getUser(member.sub)).email).toBe(member.email);
+  expect((await listAuditEvents(app.db, { targetSub: member.sub })).events).toEqual([]);
 });
 
 test("the directory refuses an address a member holds there, but not one whose holder Cognito no longer has", async () => {
@@ -215,18 +201,18 @@ test("the directory refuses an address a member holds there, but not one whose h
   const now = new Date();
   const row = { username: "x", cognitoStatus: "CONFIRMED", signedUpAt: now, cognitoUpdatedAt: now };
   // Rows as the directory holds them: one of a member Cognito has, one of a cancelled member it deleted.
-  await database()
-    .db.insert(memberDirectory)
-    .values([
-      { ...row, sub: crypto.randomUUID(), email: held.toUpperCase() },
-      { ...row, sub: crypto.randomUUID(), email: freed, missingFromCognitoAt: now },
-    ]);
+  await app.db.insert(memberDirectory).values([
+    { ...row, sub: crypto.randomUUID(), email: held.toUpperCase() },
+    { ...row, sub: crypto.randomUUID(), email: freed, missingFromCognitoAt: now },
+  ]);
 
-  const refused = await changeMemberEmail(services, actor(), member.sub, held, i18nextOutsideRequests).catch(
+  const refused = await changeMemberEmail(app.services, actor(), member.sub, held, i18nextOutsideRequests).catch(
     (error: unknown) => error,
   );
   expect((refused as DomainError).code).toBe("emailUnavailable");
-  await expect(changeMemberEmail(services, actor(), member.sub, freed, i18nextOutsideRequests)).resolves.toMatchObject({
+  await expect(
+    changeMemberEmail(app.services, actor(), member.sub, freed, i18nextOutsideRequests),
+  ).resolves.toMatchObject({
     newEmail: freed,
   });
 });
@@ -234,18 +220,18 @@ test("the directory refuses an address a member holds there, but not one whose h
 test("every action refuses a sub that names no member, and a malformed one, recording nothing", async () => {
   const unknown = crypto.randomUUID();
   const attempts = [
-    () => changeMemberEmail(services, actor(), unknown, "someone@example.jp", i18nextOutsideRequests),
-    () => endMemberSessions(services, actor(), unknown),
-    () => disableMember(services, actor(), unknown),
-    () => enableMember(services, actor(), unknown),
-    () => disableMember(services, actor(), "not-a-sub"),
+    () => changeMemberEmail(app.services, actor(), unknown, "someone@example.jp", i18nextOutsideRequests),
+    () => endMemberSessions(app.services, actor(), unknown),
+    () => disableMember(app.services, actor(), unknown),
+    () => enableMember(app.services, actor(), unknown),
+    () => disableMember(app.services, actor(), "not-a-sub"),
   ];
   for (const attempt of attempts) {
     const error = await attempt().catch((failure: unknown) => failure);
     expect(error).toBeInstanceOf(DomainError);
     expect((error as DomainError).code).toBe("memberNotFound");
   }
-  expect((await listAuditEvents(database().db, { targetSub: unknown })).events).toEqual([]);
+  expect((await listAuditEvents(app.db, { targetSub: unknown })).events).toEqual([]);
 });
 
 test("every change to a staff member's account is refused and recorded as refused, even before the directory knows they are staff; the refresh is not", async () => {
@@ -258,11 +244,11 @@ test("every change to a staff member's account is refused and recorded as refuse
   const staff = actor();
   const attempts = {
     "user.email-change": () =>
-      changeMemberEmail(services, staff, colleague.sub, `taken-over-${colleague.email}`, i18nextOutsideRequests),
-    "user.sessions-end": () => endMemberSessions(services, staff, colleague.sub),
-    "user.disable": () => disableMember(services, staff, colleague.sub),
-    "user.enable": () => enableMember(services, staff, colleague.sub),
-    "user.two-step-off": () => turnOffMemberTwoStep(services, staff, colleague.sub),
+      changeMemberEmail(app.services, staff, colleague.sub, `taken-over-${colleague.email}`, i18nextOutsideRequests),
+    "user.sessions-end": () => endMemberSessions(app.services, staff, colleague.sub),
+    "user.disable": () => disableMember(app.services, staff, colleague.sub),
+    "user.enable": () => enableMember(app.services, staff, colleague.sub),
+    "user.two-step-off": () => turnOffMemberTwoStep(app.services, staff, colleague.sub),
   };
   for (const [action, attempt] of Object.entries(attempts)) {
     const error = await attempt().catch((failure: unknown) => failure);
@@ -270,19 +256,19 @@ test("every change to a staff member's account is refused and recorded as refuse
     expect((error as DomainError).code, action).toBe("targetIsStaff");
   }
 
-  const user = await services.identity.getUser(colleague.sub);
+  const user = await app.services.identity.getUser(colleague.sub);
   expect([user.email, user.enabled]).toEqual([colleague.email, true]);
   expect(await liveSessionsOf(colleague.sub)).toBe(1);
   expect(await bearerVerdict(token)).toBe("accepted");
-  const { events } = await listAuditEvents(database().db, { targetSub: colleague.sub });
+  const { events } = await listAuditEvents(app.db, { targetSub: colleague.sub });
   expect(events.map((event) => [event.action, event.after]).reverse()).toEqual(
     Object.keys(attempts).map((action) => ["user.action-refused", { action }]),
   );
   expect(events.every((event) => event.requestId === staff.requestId)).toBe(true);
 
   // The refresh changes nothing of the account, and brings the group into the directory (which the page reads).
-  await refreshMember(services, staff, colleague.sub);
-  const [row] = await database().db.select().from(memberDirectory).where(eq(memberDirectory.sub, colleague.sub));
+  await refreshMember(app.services, staff, colleague.sub);
+  const [row] = await app.db.select().from(memberDirectory).where(eq(memberDirectory.sub, colleague.sub));
   expect(row?.groups).toEqual(["admin"]);
 });
 
@@ -293,12 +279,12 @@ test("ending all sessions signs every browser out, refuses the member's tokens a
   expect(await bearerVerdict(first)).toBe("accepted");
   const staff = actor();
 
-  const result = await endMemberSessions(services, staff, member.sub);
+  const result = await endMemberSessions(app.services, staff, member.sub);
 
   expect(result).toEqual({ endedSessions: 2, globalSignOut: true });
   expect(await liveSessionsOf(member.sub)).toBe(0);
   expect([await bearerVerdict(first), await bearerVerdict(second)]).toEqual(["refused", "refused"]);
-  const { events } = await listAuditEvents(database().db, { targetSub: member.sub, action: "user.sessions-end" });
+  const { events } = await listAuditEvents(app.db, { targetSub: member.sub, action: "user.sessions-end" });
   expect(events[0]).toMatchObject({
     requestId: staff.requestId,
     before: { liveSessions: 2 },
@@ -313,16 +299,16 @@ test("disabling refuses the member's sign-in and API tokens at once, even one no
   expect([await bearerVerdict(registered), await bearerVerdict(unregistered)]).toEqual(["accepted", "accepted"]);
   const staff = actor();
 
-  const result = await disableMember(services, staff, member.sub);
+  const result = await disableMember(app.services, staff, member.sub);
 
   expect(result.endedSessions).toBe(1);
   expect(await liveSessionsOf(member.sub)).toBe(0);
   expect([await bearerVerdict(registered), await bearerVerdict(unregistered)]).toEqual(["refused", "refused"]);
-  expect((await services.identity.getUser(member.sub)).enabled).toBe(false);
-  await expect(services.identity.signIn({ email: member.email, password: PASSWORD })).rejects.toBeInstanceOf(
+  expect((await app.services.identity.getUser(member.sub)).enabled).toBe(false);
+  await expect(app.services.identity.signIn({ email: member.email, password: PASSWORD })).rejects.toBeInstanceOf(
     DomainError,
   );
-  const { events } = await listAuditEvents(database().db, { targetSub: member.sub, action: "user.disable" });
+  const { events } = await listAuditEvents(app.db, { targetSub: member.sub, action: "user.disable" });
   expect(events[0]).toMatchObject({
     requestId: staff.requestId,
     before: { enabled: true, liveSessions: 1 },
@@ -342,9 +328,9 @@ for (const [name, act] of [
   test(`a sign-in that races ${name} leaves no live session`, async () => {
     const member = await createMember(`race-${name.split(" ")[0]}`);
     // The sign-in's Cognito call (AdminInitiateAuth) returned its tokens before the staff action.
-    const tokens = await services.identity.signIn({ email: member.email, password: PASSWORD });
-    await act(services, actor(), member.sub);
-    const recording = startSession(services, {
+    const tokens = await app.services.identity.signIn({ email: member.email, password: PASSWORD });
+    await act(app.services, actor(), member.sub);
+    const recording = startSession(app.services, {
       sub: member.sub,
       email: member.email,
       deviceKey: crypto.randomUUID(),
@@ -357,8 +343,8 @@ for (const [name, act] of [
       passwordTyped: true,
     });
     await expect(recording).rejects.toMatchObject({ code: "invalidCredentials" });
-    const live = await database()
-      .db.select()
+    const live = await app.db
+      .select()
       .from(memberSessions)
       .where(and(eq(memberSessions.sub, member.sub), isNull(memberSessions.revokedAt)));
     expect(live).toEqual([]);
@@ -367,36 +353,36 @@ for (const [name, act] of [
 
 test("a member the directory shows disabled (say, by the reconcile after a disable in the AWS console) has every token refused", async () => {
   const member = await createMember("directory-disabled");
-  await refreshMember(services, actor(), member.sub);
+  await refreshMember(app.services, actor(), member.sub);
   const unregistered = await signIn(member, false);
   expect(await bearerVerdict(unregistered)).toBe("accepted");
 
-  await database().db.update(memberDirectory).set({ enabled: false }).where(eq(memberDirectory.sub, member.sub));
+  await app.db.update(memberDirectory).set({ enabled: false }).where(eq(memberDirectory.sub, member.sub));
 
   expect(await bearerVerdict(unregistered)).toBe("refused");
 });
 
 test("enabling lets a disabled member sign in again, and is recorded", async () => {
   const member = await createMember("staff-enable");
-  await disableMember(services, actor(), member.sub);
+  await disableMember(app.services, actor(), member.sub);
   const staff = actor();
 
-  expect(await enableMember(services, staff, member.sub)).toEqual({ enabled: true });
+  expect(await enableMember(app.services, staff, member.sub)).toEqual({ enabled: true });
 
-  expect((await services.identity.getUser(member.sub)).enabled).toBe(true);
-  await expect(services.identity.signIn({ email: member.email, password: PASSWORD })).resolves.toBeTruthy();
+  expect((await app.services.identity.getUser(member.sub)).enabled).toBe(true);
+  await expect(app.services.identity.signIn({ email: member.email, password: PASSWORD })).resolves.toBeTruthy();
   // The disable refused every token of its own second (recordSignOutEverywhere): a sign-in from the next one works.
   await new Promise((resolve) => setTimeout(resolve, 1000 - (Date.now() % 1000) + 10));
   const fresh = await signIn(member, false);
   expect(await bearerVerdict(fresh)).toBe("accepted");
-  const { events } = await listAuditEvents(database().db, { targetSub: member.sub });
+  const { events } = await listAuditEvents(app.db, { targetSub: member.sub });
   expect(events.map((event) => event.action)).toEqual(["user.enable", "user.disable"]);
   expect(events[0]).toMatchObject({ requestId: staff.requestId, before: { enabled: false }, after: { enabled: true } });
 });
 
 test("refreshing reads the member from Cognito into the directory, says what changed and records it", async () => {
   const member = await createMember("staff-refresh");
-  const first = await refreshMember(services, actor(), member.sub);
+  const first = await refreshMember(app.services, actor(), member.sub);
   expect(first.missing).toBe(false);
   // Changed at Cognito behind the app's back (another tool, the console): the directory does not know yet.
   await sdk.cognito.send(
@@ -408,12 +394,12 @@ test("refreshing reads the member from Cognito into the directory, says what cha
   );
   const staff = actor();
 
-  const result = await refreshMember(services, staff, member.sub);
+  const result = await refreshMember(app.services, staff, member.sub);
 
   expect(result).toEqual({ missing: false, changes: { givenName: { before: null, after: "Refreshed" } } });
-  const [row] = await database().db.select().from(memberDirectory).where(eq(memberDirectory.sub, member.sub));
+  const [row] = await app.db.select().from(memberDirectory).where(eq(memberDirectory.sub, member.sub));
   expect(row?.givenName).toBe("Refreshed");
-  const { events } = await listAuditEvents(database().db, { targetSub: member.sub, action: "user.refresh" });
+  const { events } = await listAuditEvents(app.db, { targetSub: member.sub, action: "user.refresh" });
   expect(events[0]).toMatchObject({
     requestId: staff.requestId,
     before: { givenName: null },
@@ -423,16 +409,16 @@ test("refreshing reads the member from Cognito into the directory, says what cha
 
 test("refreshing a sub that neither the directory nor Cognito knows is refused and recorded nowhere", async () => {
   const unknown = crypto.randomUUID();
-  const error = await refreshMember(services, actor(), unknown).catch((failure: unknown) => failure);
+  const error = await refreshMember(app.services, actor(), unknown).catch((failure: unknown) => failure);
   expect((error as DomainError).code).toBe("memberNotFound");
-  const rows = await database().db.select().from(memberDirectory).where(eq(memberDirectory.sub, unknown));
+  const rows = await app.db.select().from(memberDirectory).where(eq(memberDirectory.sub, unknown));
   expect(rows).toEqual([]);
 });
 
 test("the audit table refuses UPDATE and DELETE", async () => {
   const member = await createMember("staff-audit");
-  await enableMember(services, actor(), member.sub);
-  const { db } = database();
+  await enableMember(app.services, actor(), member.sub);
+  const { db } = app;
   await expect(
     db
       .update(staffAuditEvents)
@@ -446,9 +432,9 @@ test("the audit table refuses UPDATE and DELETE", async () => {
 test("the audit log filters by actor, action and day, and pages by keyset without gaps or repeats", async () => {
   const member = await createMember("staff-audit-pages");
   const staff = { ...actor(), email: `Pager-${crypto.randomUUID().slice(0, 8)}@example.jp` };
-  for (let round = 0; round < 5; round++) await enableMember(services, staff, member.sub);
-  await endMemberSessions(services, staff, member.sub);
-  const { db } = database();
+  for (let round = 0; round < 5; round++) await enableMember(app.services, staff, member.sub);
+  await endMemberSessions(app.services, staff, member.sub);
+  const { db } = app;
 
   const byEmail = await listAuditEvents(db, { actor: staff.email.toLowerCase() });
   const bySub = await listAuditEvents(db, { actor: staff.sub, action: "user.enable" });

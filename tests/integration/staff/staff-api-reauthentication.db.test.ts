@@ -1,8 +1,6 @@
 import { decodeJwt } from "jose";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { ErrorEnvelopeSchema } from "~/api/contract";
-import { parseConfig } from "~/config.server";
-import { createAppServices } from "~/composition-root.server";
 import { REAUTHENTICATION_WINDOW_MS } from "~/domain/account/reauthentication.server";
 import { CSV_IMPORT_COLUMNS } from "~/domain/csv-import/csv-import-file.server";
 import { checkStaffGroup } from "~/domain/directory/staff-group-check.server";
@@ -11,14 +9,11 @@ import * as userDisable from "~/routes/api/admin/user-disable";
 import * as userEmailUpdate from "~/routes/api/admin/user-email-update";
 import * as userTwoStepOff from "~/routes/api/admin/user-two-step-off";
 import * as usersCsv from "~/routes/api/admin/users-csv";
-import type { StandIns } from "~/server/start-server";
-import type { AppServices, Clock } from "~/services.server";
+import type { Clock } from "~/services.server";
 import { type StandInSdk, connectToStandIn, staffTokensFor } from "../../support/bearer-tokens";
 import { createStaffAdmin } from "../../support/admin-members";
 import { routeCalls } from "../../support/route-calls";
-import { startEmbeddedStack } from "../../support/stand-ins/embedded-stack";
-import { makeTempDir } from "../../support/temp-dir";
-import { useTestDatabase } from "../../support/test-database";
+import { useTestServices } from "../../support/test-services";
 
 // The staff API's high-impact actions need a sign-in (the token's auth_time) within 10 minutes, by the app's clock,
 // which is the test's: the stand-in's token stays valid (jose checks its expiry by the real time) while the app
@@ -26,26 +21,18 @@ import { useTestDatabase } from "../../support/test-database";
 // route modules are called as the HTTP server calls them; the staff group is read as the job reads it.
 const ORIGIN = "http://localhost:3996";
 const MINUTE_MS = 60 * 1000;
-const temp = makeTempDir("staff-api-reauthentication");
-const database = useTestDatabase("staff-api-reauthentication-db");
-let stack: StandIns;
-let services: AppServices;
 let sdk: StandInSdk;
 let current = new Date();
 const clock: Clock = { now: () => current };
-const calls = routeCalls(ORIGIN, () => services);
+const app = useTestServices({ label: "staff-api-reauthentication", origin: ORIGIN, clock });
+const calls = routeCalls(ORIGIN, () => app.services);
 
 beforeAll(async () => {
-  stack = await startEmbeddedStack({ dataDir: temp.dir, adminGroup: "admin" });
-  const config = parseConfig({ ...stack.env, APP_MODE: "dev", APP_ORIGIN: ORIGIN, DATA_DIR: temp.dir });
-  services = createAppServices(config, database().db, clock);
-  sdk = await connectToStandIn(Number(new URL(stack.env.COGNITO_ENDPOINT!).port));
-}, 150_000);
+  sdk = await connectToStandIn(app.standInPort);
+});
 
 afterAll(async () => {
   sdk?.destroy();
-  await stack?.stop();
-  temp.remove();
 });
 
 type ApiModule = { loader: (args: never) => Promise<Response>; action: (args: never) => Promise<Response> };
@@ -104,13 +91,13 @@ async function answer(module: ApiModule, request: Request) {
 async function atSinceSignIn(token: string, ms: number) {
   current = new Date(Number(decodeJwt(token).auth_time) * 1000 + ms);
   await checkStaffGroup(
-    { db: database().db, identity: services.identity, clock },
+    { db: app.db, identity: app.services.identity, clock },
     { staffGroup: "admin", intervalMs: 1000 },
   );
 }
 
 test("each high-impact staff action: 403 reauthentication_required 11 minutes after the sign-in, done within 10", async () => {
-  const admin = await createStaffAdmin(Number(new URL(stack.env.COGNITO_ENDPOINT!).port), "reauth");
+  const admin = await createStaffAdmin(app.standInPort, "reauth");
   const { accessToken } = await staffTokensFor(sdk, admin.email, admin.password);
   expect(decodeJwt(accessToken).auth_time).toEqual(expect.any(Number));
   for (const call of HIGH_IMPACT) {

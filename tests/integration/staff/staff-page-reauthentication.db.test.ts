@@ -1,8 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { parse } from "csv-parse/sync";
-import { afterAll, beforeAll, expect, test } from "vitest";
-import { createAppServices } from "~/composition-root.server";
-import { parseConfig } from "~/config.server";
+import { beforeAll, expect, test } from "vitest";
 import { getImportJobProgress } from "~/domain/csv-import/import-jobs.server";
 import {
   type SignedInStaff,
@@ -17,8 +15,6 @@ import * as csvImportPage from "~/routes/staff/admin-csv-import";
 import * as downloadFile from "~/routes/staff/admin-download";
 import * as downloadsPage from "~/routes/staff/admin-downloads";
 import { pathFor } from "~/routing/route-table";
-import type { StandIns } from "~/server/start-server";
-import type { AppServices } from "~/services.server";
 import {
   type StaffWithAuthenticator,
   createStaffWithAuthenticator,
@@ -27,9 +23,7 @@ import {
 import { importCsv } from "../../support/csv-import-files";
 import { insertDirectoryMembers, microsOf } from "../../support/directory-members";
 import { routeCalls, settle } from "../../support/route-calls";
-import { startEmbeddedStack } from "../../support/stand-ins/embedded-stack";
-import { makeTempDir } from "../../support/temp-dir";
-import { useTestDatabase } from "../../support/test-database";
+import { useTestServices } from "../../support/test-services";
 
 // The staff pages' two bulk actions, a full users.csv and starting a CSV import, need the password and code entered
 // on this staff session within the last 10 minutes, as the detail page's high-impact actions do
@@ -37,33 +31,20 @@ import { useTestDatabase } from "../../support/test-database";
 // code challenge over HTTP, PGlite (or PostgreSQL); the session's times moved back as the dev tools' clock does. The
 // route modules are called as the HTTP server calls them, with the staff layout's reading of the session.
 const ORIGIN = "http://localhost:3994";
-const temp = makeTempDir("staff-page-reauthentication");
-const database = useTestDatabase("staff-page-reauthentication-db");
-let stack: StandIns;
-let services: AppServices;
-let standInPort: number;
-const calls = routeCalls(ORIGIN, () => services);
+const app = useTestServices({ label: "staff-page-reauthentication", origin: ORIGIN });
+const calls = routeCalls(ORIGIN, () => app.services);
 const TAG = `reauth-${randomUUID().slice(0, 8)}`;
 
 beforeAll(async () => {
-  stack = await startEmbeddedStack({ dataDir: temp.dir, adminGroup: "admin" });
-  const config = parseConfig({ ...stack.env, APP_MODE: "dev", APP_ORIGIN: ORIGIN, DATA_DIR: temp.dir });
-  services = createAppServices(config, database().db, { now: () => new Date() });
-  standInPort = Number(new URL(stack.env.COGNITO_ENDPOINT!).port);
   // Three members the download's search finds by the tag.
   await insertDirectoryMembers(
-    database().db,
+    app.db,
     [0, 1, 2].map((index) => ({
       sub: randomUUID(),
       email: `${TAG}-${index}@example.jp`,
       signedUpMicros: microsOf(new Date(Date.UTC(2026, 0, 1, 0, index))),
     })),
   );
-}, 150_000);
-
-afterAll(async () => {
-  await stack?.stop();
-  temp.remove();
 });
 
 /**
@@ -71,12 +52,12 @@ afterAll(async () => {
  * `minutesAgo`: its times moved back that far (the confirmation with them).
  */
 async function staffSession(staff: StaffWithAuthenticator, minutesAgo: number): Promise<SignedInStaff> {
-  const started = await beginStaffSignIn(services, staff);
+  const started = await beginStaffSignIn(app.services, staff);
   if (started.kind !== "codeRequired") throw new Error(`staff sign-in ended as ${started.kind}`);
-  const opened = await completeStaffSignIn(services, { ...started, code: await nextAuthenticatorCode(staff) });
+  const opened = await completeStaffSignIn(app.services, { ...started, code: await nextAuthenticatorCode(staff) });
   if (opened.kind !== "opened") throw new Error(`staff code step ended as ${opened.kind}`);
-  await moveStaffSessionTimeBack(database().db, { sessionId: opened.sessionId, minutes: minutesAgo });
-  const resolved = await resolveStaffSession(services, opened);
+  await moveStaffSessionTimeBack(app.db, { sessionId: opened.sessionId, minutes: minutesAgo });
+  const resolved = await resolveStaffSession(app.services, opened);
   if (resolved.kind !== "staff") throw new Error(`the staff session is ${resolved.kind}`);
   return resolved.staff;
 }
@@ -102,13 +83,13 @@ const staffSignIn = (locale: "ja" | "en", to: string) =>
   `${pathFor("admin-sign-in", locale)}?${new URLSearchParams({ mode: "confirm", to }).toString()}`;
 
 async function auditCount(staff: SignedInStaff, action: string) {
-  return (await listAuditEvents(database().db, { actor: staff.email, action })).events.length;
+  return (await listAuditEvents(app.db, { actor: staff.email, action })).events.length;
 }
 
 const recordsOf = async (response: Response) => parse(await response.text(), { bom: true }) as string[][];
 
 test("a full users.csv: confirmed more than 10 minutes ago, the staff sign-in and back to the filled-in form, nothing exported; confirmed just now, the file", async () => {
-  const staff = await createStaffWithAuthenticator(standInPort, "reauth-export");
+  const staff = await createStaffWithAuthenticator(app.standInPort, "reauth-export");
   const stale = await staffSession(staff, 11);
 
   for (const locale of ["ja", "en"] as const) {
@@ -176,7 +157,7 @@ async function checkedJob(staff: SignedInStaff, label: string): Promise<string> 
 }
 
 test("starting an import: confirmed more than 10 minutes ago, the staff sign-in and back to the checked file, nothing started; the dry run and discarding need no confirmation", async () => {
-  const staff = await createStaffWithAuthenticator(standInPort, "reauth-import");
+  const staff = await createStaffWithAuthenticator(app.standInPort, "reauth-import");
   const stale = await staffSession(staff, 11);
   const jobId = await checkedJob(stale, "import");
 
@@ -184,7 +165,7 @@ test("starting an import: confirmed more than 10 minutes ago, the staff sign-in 
   const asked = await importPost(stale, { intent: "start", jobId });
   expect(asked.status).toBe(302);
   expect(asked.headers.get("Location")).toBe(staffSignIn("ja", ready));
-  expect((await getImportJobProgress(database().db, jobId))?.state).toBe("validated");
+  expect((await getImportJobProgress(app.db, jobId))?.state).toBe("validated");
   expect(await auditCount(stale, "csv-import.start")).toBe(0);
 
   // Back from the confirmation: the page offers the checked file's start again.
@@ -196,11 +177,11 @@ test("starting an import: confirmed more than 10 minutes ago, the staff sign-in 
   const other = await checkedJob(stale, "discarded");
   const discarded = await importPost(stale, { intent: "discard", jobId: other });
   expect(discarded.headers.get("Location")).toBe(pathFor("admin-csv-import", "ja"));
-  expect((await getImportJobProgress(database().db, other))?.state).toBe("cancelled");
+  expect((await getImportJobProgress(app.db, other))?.state).toBe("cancelled");
 
   const fresh = await staffSession(staff, 0);
   const started = await importPost(fresh, { intent: "start", jobId });
   expect(started.headers.get("Location")).toBe(pathFor("admin-csv-import-job", "ja", { id: jobId }));
-  expect((await getImportJobProgress(database().db, jobId))?.state).toBe("queued");
+  expect((await getImportJobProgress(app.db, jobId))?.state).toBe("queued");
   expect(await auditCount(fresh, "csv-import.start")).toBe(1);
 });
