@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import path from "node:path";
 import {
   CreateGroupCommand,
@@ -20,6 +19,7 @@ import {
   REGION,
   startContractStandIn,
 } from "../contract/contract-fixture";
+import { spawnNodeScript } from "../support/node-child";
 import { makeTempDir } from "../support/temp-dir";
 
 /**
@@ -210,16 +210,17 @@ test("the server refuses to start on a pool that breaks the contract, listing ev
 /** Runs the server and collects how it ends; one that starts after all is stopped, so the test fails, not hangs. */
 function runServer(args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "app/server/dev-entry.ts", ...args], {
+    const child = spawnNodeScript("app/server/dev-entry.ts", args, {
       env: { PATH: process.env.PATH ?? "", NODE_ENV: "production", LOG_LEVEL: "silent", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
     });
     let output = "";
     const collect = (chunk: Buffer) => {
       output += chunk.toString();
       if (output.includes("ready at")) child.kill("SIGTERM");
     };
-    child.stdout.on("data", collect);
-    child.stderr.on("data", collect);
+    child.stdout!.on("data", collect);
+    child.stderr!.on("data", collect);
     child.on("exit", (code) => resolve({ code, output }));
   });
 }

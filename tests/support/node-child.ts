@@ -4,8 +4,9 @@ const EXIT_WITH_PARENT = new URL("./exit-with-parent.ts", import.meta.url).href;
 
 /**
  * `node [nodeArgs] --import tsx <script> [args]` tied to this process: the child stops (as on SIGTERM) when this
- * process ends, even by SIGKILL (exit-with-parent.ts). The servers of the tests (server-process.ts) and of the
- * benchmarks (tests/bench/bench-support.ts) start this way. `tsx` is resolved from `cwd`.
+ * process ends, even by SIGKILL (exit-with-parent.ts). The servers of the tests (server-process.ts,
+ * identity-pool-check.test.ts) and of the benchmarks (tests/bench/bench-support.ts) start this way, and so do the CSV
+ * import workers of import-jobs.db.test.ts. `tsx` is resolved from `cwd`.
  */
 export function spawnNodeScript(
   script: string,

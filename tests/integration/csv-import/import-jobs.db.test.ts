@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { randomUUID } from "node:crypto";
 import { createInterface } from "node:readline";
@@ -25,6 +25,7 @@ import { startEmbeddedStack } from "../../support/stand-ins/embedded-stack";
 import { getFault, getRequestLog, resetHarness, setFault } from "../../support/stand-ins/stand-in/harness-client";
 import { cognitoConfigOf } from "../../support/stand-in-config";
 import { makeTempDir } from "../../support/temp-dir";
+import { spawnNodeScript } from "../../support/node-child";
 import { busiestWindow } from "../../support/busiest-window";
 
 // Real parts: the Cognito stand-in over HTTP through the AWS SDK (its invitation mails land in the dev mailbox), and
@@ -336,7 +337,7 @@ test("cancel stops the job: rows not yet created are skipped, the ones created s
 // ---------------------------------------------------------------- processes
 
 function spawnWorker(env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ["--import", "tsx", "tests/support/csv-import-worker-child.ts"], {
+  return spawnNodeScript("tests/support/csv-import-worker-child.ts", [], {
     env: {
       ...process.env,
       ...stack.env,
