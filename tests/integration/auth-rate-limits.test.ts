@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "vitest";
 import jaToasts from "../../locales/ja/toasts.json";
+import { cookieHeader } from "../support/cookie-jar";
 import { type ServerProcess, startServerProcess } from "../support/server-process";
 import { getRequestCounts } from "../support/stand-in-faults";
 import { createTestMember } from "../support/test-members";
@@ -138,10 +139,7 @@ test("an invited member's 'choose your password' answer counts as a sign-in: ove
   );
   const challenged = await signIn(proxied, invited.email, temporaryPassword);
   expect(challenged.headers.get("Location")).toBe("/auth/sign-in/new-password/");
-  const cookie = challenged.headers
-    .getSetCookie()
-    .map((setCookie) => setCookie.split(";")[0]!)
-    .join("; ");
+  const cookie = cookieHeader(challenged);
   for (let attempt = 1; attempt < SIGN_IN_PER_ACCOUNT; attempt++) {
     expect((await signIn(proxied, invited.email, "not-the-password")).status).toBe(400);
   }

@@ -12,6 +12,7 @@ import { type ServerProcess, startServerProcess } from "../support/server-proces
 import { TEST_PASSWORD, createTestMember } from "../support/test-members";
 import { createStaffAdmin } from "../support/admin-members";
 import { connectToStandIn, staffTokensFor } from "../support/bearer-tokens";
+import { cookieHeader } from "../support/cookie-jar";
 
 /**
  * Requests an attacker, a fuzzer or an old client sends, against the production build: each gets
@@ -121,12 +122,7 @@ async function signedInCookie(label: string, query = ""): Promise<{ cookie: stri
     "application/x-www-form-urlencoded",
   );
   expect(response.status).toBe(302);
-  const cookie = response.headers
-    .getSetCookie()
-    .map((setCookie) => setCookie.split(";")[0]!)
-    .filter((pair) => !pair.endsWith("="))
-    .join("; ");
-  return { cookie, location: response.headers.get("location") };
+  return { cookie: cookieHeader(response), location: response.headers.get("location") };
 }
 
 /** Where a Location leads from a page of ours. */

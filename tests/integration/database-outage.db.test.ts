@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, test } from "vitest";
+import { cookieHeader } from "../support/cookie-jar";
 import { startCuttableProxy, startTestPostgres } from "../support/postgres-server";
 import { type ServerProcess, startServerProcess } from "../support/server-process";
 import { postForm } from "../support/session-http";
@@ -64,10 +65,7 @@ test.skipIf(!postgres)(
     const member = await createTestMember(server.standInPort, "db-outage");
     const signIn = await post("/auth/sign-in/", { intent: "sign-in", ...member });
     expect(signIn.status).toBe(302);
-    const cookie = signIn.headers
-      .getSetCookie()
-      .map((value) => value.split(";")[0]!)
-      .join("; ");
+    const cookie = cookieHeader(signIn);
     expect((await get("/my/profile/", cookie)).status).toBe(200);
 
     await proxy.down();

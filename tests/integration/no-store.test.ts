@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "vitest";
 import jaAuth from "../../locales/ja/auth.json";
+import { cookieHeader } from "../support/cookie-jar";
 import { type ServerProcess, startServerProcess } from "../support/server-process";
 import { postForm } from "../support/session-http";
 import { createTestMember } from "../support/test-members";
@@ -20,14 +21,6 @@ afterAll(async () => {
   await server?.stop();
 });
 
-/** The Cookie header a browser sends after this response. */
-const cookiesFrom = (response: Response) =>
-  response.headers
-    .getSetCookie()
-    .map((setCookie) => setCookie.split(";")[0]!)
-    .filter((pair) => !pair.endsWith("="))
-    .join("; ");
-
 function post(path: string, fields: Record<string, string>) {
   return postForm(`${server.url}${path}`, fields);
 }
@@ -39,7 +32,7 @@ async function nextScreen(path: string, fields: Record<string, string>) {
   const location = posted.headers.get("Location") ?? "";
   const page = await fetch(new URL(location, server.url), {
     redirect: "manual",
-    headers: { "Accept-Language": "ja", Cookie: cookiesFrom(posted) },
+    headers: { "Accept-Language": "ja", Cookie: cookieHeader(posted) },
   });
   expect(page.status).toBe(200);
   return { page, html: await page.text() };

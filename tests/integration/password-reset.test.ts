@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
+import { pairOf, setCookieNamed } from "../support/cookie-jar";
 import { type ServerProcess, startServerProcess } from "../support/server-process";
 import { type FaultSettings, resetHarness, setFault } from "../support/stand-in-faults";
 
@@ -41,8 +42,7 @@ function post(path: string, fields: Record<string, string>, cookie = "") {
 }
 
 function resetCookieOf(response: Response): string {
-  const cookie = response.headers.getSetCookie().find((value) => value.startsWith("id_password_reset="));
-  return cookie?.split(";")[0] ?? "";
+  return pairOf(setCookieNamed(response, "id_password_reset") ?? "");
 }
 
 /** The confirm step's cookie, from a request for an address nobody has (which must work like any other). */
@@ -128,11 +128,7 @@ test("a throttled resend comes back to the confirm step with the attempt-limit t
   await setFault(standIn, { mode: "throttle", operations: ["ForgotPassword"] });
   const response = await post("/auth/forgot-password/", { intent: "resend" }, cookie);
   expect(response.status).toBe(302);
-  const toast =
-    response.headers
-      .getSetCookie()
-      .find((value) => value.startsWith("toast="))
-      ?.split(";")[0] ?? "";
+  const toast = pairOf(setCookieNamed(response, "toast") ?? "");
   const next = await fetch(`${appOrigin()}${response.headers.get("Location")}`, {
     headers: { Cookie: `${cookie}; ${toast}` },
   });
@@ -144,16 +140,16 @@ test("a throttled resend comes back to the confirm step with the attempt-limit t
 
 test("the reset cookie is host-only, HttpOnly, SameSite=Lax and lasts 30 minutes; start over clears it", async () => {
   const response = await post("/auth/forgot-password/", { intent: "request", email: unknownAddress() });
-  const setCookie = response.headers.getSetCookie().find((value) => value.startsWith("id_password_reset=")) ?? "";
+  const setCookie = setCookieNamed(response, "id_password_reset") ?? "";
   expect(setCookie).toMatch(/; Max-Age=1800(;|$)/);
   expect(setCookie).toMatch(/; Path=\/(;|$)/);
   expect(setCookie).toMatch(/; HttpOnly(;|$)/);
   expect(setCookie).toMatch(/; SameSite=Lax(;|$)/);
   expect(setCookie).not.toMatch(/Domain=/i);
 
-  const cleared = await post("/auth/forgot-password/", { intent: "start-over" }, setCookie.split(";")[0]);
+  const cleared = await post("/auth/forgot-password/", { intent: "start-over" }, pairOf(setCookie));
   expect(cleared.status).toBe(302);
-  expect(cleared.headers.getSetCookie().find((value) => value.startsWith("id_password_reset="))).toMatch(/Max-Age=0/);
+  expect(setCookieNamed(cleared, "id_password_reset")).toMatch(/Max-Age=0/);
 });
 
 test("a tampered cookie is ignored: the page asks for the address again", async () => {

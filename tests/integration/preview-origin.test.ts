@@ -1,6 +1,7 @@
 import { DescribeUserPoolClientCommand, InitiateAuthCommand } from "@aws-sdk/client-cognito-identity-provider";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
+import { cookieHeader } from "../support/cookie-jar";
 import { listMailboxEntries, mailboxDirectory } from "../support/stand-ins/dev-mailbox";
 import { STAND_IN_CLIENT_NAME } from "../support/stand-ins/provision-cognito";
 import { type ServerProcess, startServerProcess } from "../support/server-process";
@@ -55,12 +56,6 @@ function post(path: string, fields: Record<string, string>, cookie = "", origin 
   });
 }
 
-const cookiesOf = (response: Response) =>
-  response.headers
-    .getSetCookie()
-    .map((setCookie) => setCookie.split(";")[0]!)
-    .join("; ");
-
 test("the banner announces the address the server listens on", () => {
   expect(`${announced()}/`).toBe(`${server.url}/`);
   expect(server.stdout()).toContain(`Captured mail and codes: ${announced()}/__dev/mailbox/`);
@@ -74,7 +69,7 @@ test("a sign-in posted from the announced origin is accepted, and a mailed link 
 
   const signIn = await post("/auth/sign-in/", { intent: "sign-in", ...member });
   expect(signIn.status).toBe(302);
-  const cookie = cookiesOf(signIn);
+  const cookie = cookieHeader(signIn);
   expect(cookie).toContain("id_session=");
 
   const newEmail = `moved-${crypto.randomUUID().slice(0, 8)}@example.jp`;

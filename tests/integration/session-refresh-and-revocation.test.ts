@@ -1,6 +1,6 @@
 import { AdminUserGlobalSignOutCommand, InitiateAuthCommand } from "@aws-sdk/client-cognito-identity-provider";
 import { beforeAll, describe, expect, test } from "vitest";
-import { isCleared, setCookieNamed } from "../support/cookie-jar";
+import { cookieHeaderAfter, isCleared, setCookieNamed } from "../support/cookie-jar";
 import { get, post, profileEmailIn, sessionPair, signIn, signedIn } from "../support/session-http";
 import {
   DEVICE_LIMIT_SERVER_ENV,
@@ -32,13 +32,6 @@ beforeAll(() => {
 });
 
 const SIGNED_OUT_LOCATION = "/auth/sign-in/?to=my-profile";
-
-/** Replaces one cookie's pair in a Cookie header (a browser receiving a new Set-Cookie for it). */
-function withCookie(header: string, setCookie: string): string {
-  const pair = setCookie.split(";")[0]!;
-  const name = pair.slice(0, pair.indexOf("="));
-  return [...header.split("; ").filter((item) => item && !item.startsWith(`${name}=`)), pair].join("; ");
-}
 
 /** What the signed session cookie carries: base64 JSON before the signature. */
 function sessionValue(cookie: string): { sid: string; at: string } {
@@ -90,7 +83,7 @@ describe("sessions", () => {
     // The same browser (its device cookie) signs in again, then another browser signs in.
     const again = await signIn(main, member, first);
     expect(again.response.status).toBe(302);
-    const second = withCookie(first, setCookieNamed(again.response, "id_session")!);
+    const second = cookieHeaderAfter(first, again.response);
     const other = await signedIn(main, member);
 
     const sids = [first, second, other].map((cookie) => sessionValue(sessionPair(cookie)).sid);
@@ -236,7 +229,7 @@ describe("a password change", () => {
     // This browser got a new sign-in: it stays signed in, also when its access token has to be refreshed.
     const renewed = setCookieNamed(changed, "id_session") ?? "";
     expect(sessionValue(renewed).sid).toBe(sessionValue(sessionPair(cookie)).sid);
-    const browser = withCookie(cookie, renewed);
+    const browser = cookieHeaderAfter(cookie, changed);
     await waitForExpiry(sessionPair(browser));
     const page = await get(shortTokens, "/my/profile/", browser);
     expect(page.status).toBe(200);
@@ -259,8 +252,6 @@ describe("a password change", () => {
     // Its signature still holds for the rest of the hour; the API refuses it all the same.
     expect((await listDevices()).status).toBe(401);
     // This browser's own pages are not affected.
-    expect(
-      (await get(main, "/my/profile/", withCookie(cookie, setCookieNamed(changed, "id_session") ?? ""))).status,
-    ).toBe(200);
+    expect((await get(main, "/my/profile/", cookieHeaderAfter(cookie, changed))).status).toBe(200);
   });
 });

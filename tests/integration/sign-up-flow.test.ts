@@ -9,6 +9,7 @@ import { AdminGetUserCommand, ListUserPoolsCommand } from "@aws-sdk/client-cogni
 import { createCookie } from "react-router";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
+import { pairOf, setCookieNamed } from "../support/cookie-jar";
 import { STAND_IN_POOL_NAME } from "../support/stand-ins/provision-cognito";
 import { type ServerProcess, startServerProcess } from "../support/server-process";
 import { postForm } from "../support/session-http";
@@ -71,9 +72,9 @@ const getSignUp = (cookie: string) =>
   fetch(`${origin}/auth/sign-up/`, { redirect: "manual", headers: { Cookie: cookie } });
 
 function flowCookieOf(response: Response): string {
-  const setCookie = response.headers.getSetCookie().find((value) => value.startsWith(`${FLOW_COOKIE}=`));
+  const setCookie = setCookieNamed(response, FLOW_COOKIE);
   if (!setCookie) throw new Error("no flow cookie");
-  return setCookie.split(";")[0]!;
+  return pairOf(setCookie);
 }
 
 /** The step the page shows as current. */
@@ -163,7 +164,7 @@ test("the flow cookie holds neither the address nor the sub in any decodable for
 test("a flow cookie signed with the server's own secret but not sealed by it is ignored", async () => {
   const email = (await createTestMember(server.standInPort, "flow-forged")).email;
   const forged = createCookie(FLOW_COOKIE, { secrets: [SESSION_SECRET], path: "/", httpOnly: true, sameSite: "lax" });
-  const cookie = (await forged.serialize({ step: "account", email, sub: await subOf(email) })).split(";")[0]!;
+  const cookie = pairOf(await forged.serialize({ step: "account", email, sub: await subOf(email) }));
   expect(await currentStep(await getSignUp(cookie))).toBe("credentials");
 });
 
@@ -177,6 +178,6 @@ test("a sealed flow cookie altered by one character is ignored, even when signed
   expect(typeof sealed).toBe("string");
   const at = sealed.length - 30;
   const altered = `${sealed.slice(0, at)}${sealed[at] === "A" ? "B" : "A"}${sealed.slice(at + 1)}`;
-  const resigned = (await cookie.serialize(altered)).split(";")[0]!;
+  const resigned = pairOf(await cookie.serialize(altered));
   expect(await currentStep(await getSignUp(resigned))).toBe("credentials");
 });

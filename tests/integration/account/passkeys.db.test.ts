@@ -220,13 +220,13 @@ async function autofillPick(credentialId: string) {
     data: { passkeyRequestOptions?: Parameters<SoftwarePasskey["get"]>[0]; passkeyRefusal?: string };
     init: ResponseInit | null;
   };
-  const setCookie = new Headers(answer.init?.headers).get("Set-Cookie");
-  return { ...answer, path, setCookie, cookie: setCookie?.split(";")[0] };
+  const headers = new Headers(answer.init?.headers);
+  return { ...answer, path, setCookie: headers.get("Set-Cookie"), cookie: cookieHeader({ headers }) };
 }
 
 /** Everything the browser was sent, the cookie's value decoded as far as anyone holding it could. */
 function everythingSent(answer: Awaited<ReturnType<typeof autofillPick>>): string {
-  const value = decodeURIComponent(answer.cookie?.split("=")[1] ?? "");
+  const value = decodeURIComponent(answer.cookie.split("=")[1] ?? "");
   return [JSON.stringify(answer.data), answer.setCookie ?? "", Buffer.from(value, "base64").toString("latin1")].join(
     "\n",
   );
