@@ -11,6 +11,7 @@ export const API_ERROR_CODES = [
   "unauthorized",
   "forbidden",
   "staff_token_required",
+  "authenticator_app_required",
   "reauthentication_required",
   "origin_not_allowed",
   "target_is_staff",
@@ -41,6 +42,7 @@ export const API_ERROR_STATUS: Record<ApiErrorCode, number> = {
   unauthorized: 401,
   forbidden: 403,
   staff_token_required: 403,
+  authenticator_app_required: 403,
   reauthentication_required: 403,
   origin_not_allowed: 403,
   target_is_staff: 403,
@@ -112,7 +114,9 @@ export function errorCodesOf(endpoint: ApiEndpoint): ApiErrorCode[] {
     ...COMMON_API_ERRORS,
     ...(endpoint.body || endpoint.rawBody ? (["payload_too_large", "unsupported_media_type"] as const) : []),
     ...(endpoint.query ? (["validation_failed"] as const) : []),
-    ...(endpoint.access === "admin" ? (["forbidden", "staff_token_required", "staff_rights_unverified"] as const) : []),
+    ...(endpoint.access === "admin"
+      ? (["forbidden", "staff_token_required", "authenticator_app_required", "staff_rights_unverified"] as const)
+      : []),
   ];
   return [...new Set(codes)];
 }

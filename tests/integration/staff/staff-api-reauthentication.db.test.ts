@@ -13,8 +13,9 @@ import * as userTwoStepOff from "~/routes/api/admin/user-two-step-off";
 import * as usersCsv from "~/routes/api/admin/users-csv";
 import type { StandIns } from "~/server/start-server";
 import type { AppServices, Clock } from "~/services.server";
-import { type StandInSdk, connectToStandIn, staffTokensFor } from "../../support/bearer-tokens";
+import { type StandInSdk, connectToStandIn } from "../../support/bearer-tokens";
 import { createStaffAdmin } from "../../support/admin-members";
+import { staffTokensFor, turnOnAuthenticatorAppIn } from "../../support/staff-api-access";
 import { routeCalls } from "../../support/route-calls";
 import { startEmbeddedStack } from "../../support/stand-ins/embedded-stack";
 import { makeTempDir } from "../../support/temp-dir";
@@ -110,8 +111,11 @@ async function atSinceSignIn(token: string, ms: number) {
 }
 
 test("each high-impact staff action: 403 reauthentication_required 11 minutes after the sign-in, done within 10", async () => {
-  const admin = await createStaffAdmin(Number(new URL(stack.env.COGNITO_ENDPOINT!).port), "reauth");
-  const { accessToken } = await staffTokensFor(sdk, admin.email, admin.password);
+  const admin = await turnOnAuthenticatorAppIn(
+    services,
+    await createStaffAdmin(Number(new URL(stack.env.COGNITO_ENDPOINT!).port), "reauth"),
+  );
+  const { accessToken } = await staffTokensFor(sdk, admin);
   expect(decodeJwt(accessToken).auth_time).toEqual(expect.any(Number));
   for (const call of HIGH_IMPACT) {
     await atSinceSignIn(accessToken, 11 * MINUTE_MS);
