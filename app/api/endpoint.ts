@@ -81,8 +81,9 @@ export interface ApiEndpoint {
   /** OpenAPI path template; `{name}` parameters. */
   path: string;
   /**
-   * Admin endpoints take only the staff app client's tokens (a members' token: 403 `staff_token_required`) and
-   * answer a token without the admin group with 403 `forbidden`.
+   * Admin endpoints take only the staff app client's tokens (a members' token: 403 `staff_token_required`), answer
+   * a token without the admin group with 403 `forbidden`, and one of staff without the authenticator app (or signed
+   * in before it was turned on) with 403 `authenticator_app_required`.
    */
   access?: ApiAccess;
   /** Query parameters, as one object of strings (empty ones are omitted by callers, and ignored). */

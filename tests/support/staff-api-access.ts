@@ -3,9 +3,6 @@ import {
   AdminRespondToAuthChallengeCommand,
   InitiateAuthCommand,
 } from "@aws-sdk/client-cognito-identity-provider";
-import { signIn } from "~/domain/account/sign-in.server";
-import { startAuthenticatorSetup, turnOnTwoStep } from "~/domain/security/two-step-verification.server";
-import type { AppServices } from "~/services.server";
 import {
   type StaffTestMember,
   type StaffWithAuthenticator,
@@ -21,7 +18,7 @@ import { TOTP_STEP_MS, totpCode } from "./totp-codes";
 /**
  * Staff as the admin API takes them (app/api/api-handler.server.ts): the authenticator app turned on through the
  * app's own security page, so that both Cognito and the app's record know it, and tokens of the staff app client
- * from a sign-in made after that, with the app's code.
+ * from a sign-in made after that, with the app's code. No app module is imported here: Playwright's specs use it.
  */
 
 /** An app server and its stand-in: a ServerProcess, or the e2e suite's (playwright.config.ts). */
@@ -36,7 +33,7 @@ export interface AppUnderTest {
  * Waits into the second after `time`: a token's `auth_time` has whole seconds, so the admin API takes only the
  * sign-ins of a later second than the one the authenticator app was turned on in.
  */
-async function secondAfter(time: number): Promise<void> {
+export async function secondAfter(time: number): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, 1000 - (time % 1000) + 1));
 }
 
@@ -83,31 +80,6 @@ export async function turnOnAuthenticatorApp(
   if (confirmed.status !== 200 || !confirmed.body.toString("utf8").includes("recovery-codes.txt")) {
     throw new Error(`The first code of ${staff.email} answered ${confirmed.status}`);
   }
-  await secondAfter(Date.now());
-  return { ...staff, totpSecret, nextStep: step };
-}
-
-/**
- * turnOnAuthenticatorApp for tests that run the app's domain in-process on `services` (no server): the same steps
- * the pages take (a sign-in that opens a member session, the set-up, the first code), through the same functions.
- */
-export async function turnOnAuthenticatorAppIn(
-  services: AppServices,
-  staff: StaffTestMember,
-): Promise<StaffWithAuthenticator> {
-  const browser = { deviceKey: crypto.randomUUID(), userAgent: null, clientIp: "127.0.0.1", locale: "ja" as const };
-  const signedIn = await signIn(services, { ...browser, email: staff.email, password: staff.password });
-  if (signedIn.kind !== "active") throw new Error(`The sign-in of ${staff.email} ended as ${signedIn.kind}`);
-  const totpSecret = await startAuthenticatorSetup(services, { accessToken: signedIn.accessToken });
-  const step = stepOf(Date.now());
-  await turnOnTwoStep(services, {
-    ...browser,
-    sub: staff.sub,
-    email: staff.email,
-    accessToken: signedIn.accessToken,
-    sessionId: signedIn.sessionId,
-    code: totpCode(totpSecret, { from: (step - 1) * TOTP_STEP_MS }),
-  });
   await secondAfter(Date.now());
   return { ...staff, totpSecret, nextStep: step };
 }
