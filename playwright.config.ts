@@ -11,6 +11,8 @@ import { CHROMIUM_ARGS, CHROMIUM_PATH } from "./tests/support/chromium";
 const PORT = Number(process.env.E2E_PORT ?? 4173);
 /** Tests create their members directly in the stand-in (tests/support/test-members.ts), so its port is fixed. */
 export const STANDIN_PORT = Number(process.env.E2E_STANDIN_PORT ?? 4174);
+/** The served app and its stand-in, for test support that works on both (tests/support/staff-api-access.ts). */
+export const E2E_APP = { url: `http://localhost:${PORT}`, standInPort: STANDIN_PORT };
 // Workers load this file again: the data directory is chosen once, in the runner, and inherited via env.
 process.env.E2E_DATA_DIR ??= mkdtempSync(path.join(tmpdir(), "member-account-e2e-"));
 

@@ -3,6 +3,7 @@ import type { z } from "zod";
 import type { Database } from "../../db/client.server";
 import type { Config } from "~/config.server";
 import { staffStandingNow } from "~/domain/directory/staff-group-check.server";
+import { authenticatorAppOnSince } from "~/domain/security/two-step-verification.server";
 import { listActiveDevices } from "~/domain/sessions/device-list.server";
 import type { MemberRecord } from "~/domain/account/profile.server";
 import { type LimitedAction, countAttempt } from "~/domain/limits/rate-limit.server";
@@ -191,6 +192,13 @@ export function apiRoute(handlers: Handlers) {
  * reads the group from Cognito every few seconds, still has them in it unless the token is newer than that reading
  * (staffStandingNow): a member removed from the group is refused within a minute although their token still names
  * it. No recent reading: 503, never a guess.
+ *
+ * And the token must come from a sign-in with a second factor, which it cannot say itself (a Cognito access token
+ * names no authentication method, and the staff client is public): for staff with the authenticator app on, Cognito
+ * asks its code at every password sign-in, so a token signed in after the app was turned on (`auth_time`, kept
+ * across refreshes) had the code or a passkey. `auth_time` is in whole seconds: a sign-in in the very second the app
+ * was turned on cannot be told from one just before it, and is refused. Staff without the app, passkey-only staff
+ * included, get staff-client tokens for the password alone: 403 authenticator_app_required.
  */
 async function requireStaffNow(services: AppServices, member: ApiMember): Promise<void> {
   const { db, config, clock } = services;
@@ -203,6 +211,9 @@ async function requireStaffNow(services: AppServices, member: ApiMember): Promis
   });
   if (standing === "not-staff") throw new ApiError("forbidden");
   if (standing === "unverified") throw new ApiError("staff_rights_unverified", { headers: { "Retry-After": "20" } });
+  const appOnSince = await authenticatorAppOnSince(db, member.sub);
+  const signedInAfter = member.authTime && appOnSince && member.authTime.getTime() > appOnSince.getTime();
+  if (!signedInAfter) throw new ApiError("authenticator_app_required");
 }
 
 /** Any other path under /api/: the envelope's 404, whatever the method, before any token check. */

@@ -11,6 +11,7 @@ export const API_ERROR_CODES = [
   "unauthorized",
   "forbidden",
   "staff_token_required",
+  "authenticator_app_required",
   "reauthentication_required",
   "origin_not_allowed",
   "target_is_staff",
@@ -41,6 +42,7 @@ export const API_ERROR_STATUS: Record<ApiErrorCode, number> = {
   unauthorized: 401,
   forbidden: 403,
   staff_token_required: 403,
+  authenticator_app_required: 403,
   reauthentication_required: 403,
   origin_not_allowed: 403,
   target_is_staff: 403,
@@ -79,8 +81,9 @@ export interface ApiEndpoint {
   /** OpenAPI path template; `{name}` parameters. */
   path: string;
   /**
-   * Admin endpoints take only the staff app client's tokens (a members' token: 403 `staff_token_required`) and
-   * answer a token without the admin group with 403 `forbidden`.
+   * Admin endpoints take only the staff app client's tokens (a members' token: 403 `staff_token_required`), answer
+   * a token without the admin group with 403 `forbidden`, and one of staff without the authenticator app (or signed
+   * in before it was turned on) with 403 `authenticator_app_required`.
    */
   access?: ApiAccess;
   /** Query parameters, as one object of strings (empty ones are omitted by callers, and ignored). */
@@ -112,7 +115,9 @@ export function errorCodesOf(endpoint: ApiEndpoint): ApiErrorCode[] {
     ...COMMON_API_ERRORS,
     ...(endpoint.body || endpoint.rawBody ? (["payload_too_large", "unsupported_media_type"] as const) : []),
     ...(endpoint.query ? (["validation_failed"] as const) : []),
-    ...(endpoint.access === "admin" ? (["forbidden", "staff_token_required", "staff_rights_unverified"] as const) : []),
+    ...(endpoint.access === "admin"
+      ? (["forbidden", "staff_token_required", "authenticator_app_required", "staff_rights_unverified"] as const)
+      : []),
   ];
   return [...new Set(codes)];
 }

@@ -16,8 +16,8 @@ import { readFileSync } from "node:fs";
 import net from "node:net";
 import postgres from "postgres";
 import { openDatabase, resumeConnectionAfterCopy } from "../../db/client.server";
-import { createStaffAdmin } from "../support/admin-members";
-import { connectToStandIn, staffTokensFor } from "../support/bearer-tokens";
+import { connectToStandIn } from "../support/bearer-tokens";
+import { createApiStaff, staffTokensFor } from "../support/staff-api-access";
 import {
   ensureAppBuild,
   ensureBenchDatabase,
@@ -145,9 +145,9 @@ async function runBenchmark() {
       STANDIN_COGNITO_PORT: String(standInPort),
       LOG_LEVEL: "warn",
     });
-    const admin = await createStaffAdmin(standInPort, "bench-export");
+    const admin = await createApiStaff({ url: server.origin, origin: server.origin, standInPort }, "bench-export");
     const sdk = await connectToStandIn(standInPort);
-    const token = (await staffTokensFor(sdk, admin.email, admin.password)).accessToken;
+    const token = (await staffTokensFor(sdk, admin)).accessToken;
     sdk.destroy();
     const pid = server.child.pid!;
 

@@ -1,6 +1,7 @@
 import { expect, test } from "./fixtures";
-import { STANDIN_PORT } from "../../playwright.config";
-import { createNamedMember, createStaffWithAuthenticator, refreshIntoDirectory } from "../support/admin-members";
+import { STANDIN_PORT, E2E_APP } from "../../playwright.config";
+import { createNamedMember, createStaffWithAuthenticator } from "../support/admin-members";
+import { refreshIntoDirectory } from "../support/staff-api-access";
 import { expectNoSeriousViolations } from "../support/axe";
 import { openStaffSessionInBrowser } from "../support/sign-in-form";
 
@@ -48,17 +49,14 @@ test("every design-debug subpage has no serious or critical accessibility violat
 
 // One test per language: sixteen axe runs in one test made it the suite's longest, the last to finish.
 for (const prefix of ["", "/en"]) {
-  test(`the admin pages (${prefix || "ja"}) have no serious or critical accessibility violations`, async ({
-    page,
-    request,
-  }) => {
+  test(`the admin pages (${prefix || "ja"}) have no serious or critical accessibility violations`, async ({ page }) => {
     test.setTimeout(90_000);
     const admin = await createStaffWithAuthenticator(STANDIN_PORT, "axe");
     // A member who is not staff: a staff member's page (the admin's own) offers no change to confirm.
     const member = await createNamedMember(STANDIN_PORT, {
       email: `axe-member-${crypto.randomUUID().slice(0, 8)}@example.jp`,
     });
-    await refreshIntoDirectory(request, STANDIN_PORT, admin, [member]);
+    await refreshIntoDirectory(E2E_APP, [admin, member]);
     await openStaffSessionInBrowser(page, admin, { path: "/admin/sign-in/?to=admin" });
     await expect(page).toHaveURL(/\/admin\/$/);
     for (const path of [

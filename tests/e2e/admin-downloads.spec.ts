@@ -3,8 +3,9 @@ import type { Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
 import { parse } from "csv-parse/sync";
 import iconv from "iconv-lite";
-import { STANDIN_PORT } from "../../playwright.config";
-import { createNamedMember, createStaffWithAuthenticator, refreshIntoDirectory } from "../support/admin-members";
+import { STANDIN_PORT, E2E_APP } from "../../playwright.config";
+import { createNamedMember, createStaffWithAuthenticator } from "../support/admin-members";
+import { refreshIntoDirectory } from "../support/staff-api-access";
 import { openStaffSessionInBrowser } from "../support/sign-in-form";
 
 /** Submits one of the page's forms (named by its heading) and returns the file the browser saved. */
@@ -22,7 +23,6 @@ const BOM = [0xef, 0xbb, 0xbf];
 
 test("staff download each export from the downloads page: BOM, Japanese, escaped formulas, header off, paging", async ({
   page,
-  request,
 }) => {
   const tag = `dl-${crypto.randomUUID().slice(0, 8)}`;
   const admin = await createStaffWithAuthenticator(STANDIN_PORT, tag);
@@ -36,7 +36,7 @@ test("staff download each export from the downloads page: BOM, Japanese, escaped
   ).entries()) {
     members.push(await createNamedMember(STANDIN_PORT, { email: `${tag}-${index}@example.jp`, ...names }));
   }
-  await refreshIntoDirectory(request, STANDIN_PORT, admin, members);
+  await refreshIntoDirectory(E2E_APP, [admin, ...members]);
 
   await openStaffSessionInBrowser(page, admin, { path: "/admin/sign-in/?to=admin-downloads" });
   await expect(page.getByRole("heading", { level: 2, name: "各種ダウンロード" })).toBeVisible();

@@ -1,12 +1,8 @@
 import type { Browser, Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
-import { STANDIN_PORT } from "../../playwright.config";
-import {
-  createNamedMember,
-  createStaffAdmin,
-  createStaffWithAuthenticator,
-  refreshIntoDirectory,
-} from "../support/admin-members";
+import { STANDIN_PORT, E2E_APP } from "../../playwright.config";
+import { createNamedMember, createStaffAdmin, createStaffWithAuthenticator } from "../support/admin-members";
+import { refreshIntoDirectory } from "../support/staff-api-access";
 import { signIn, openStaffSessionInBrowser } from "../support/sign-in-form";
 import { createTestMember } from "../support/test-members";
 
@@ -51,10 +47,9 @@ async function confirmAction(page: Page, button: string, confirm: string) {
 
 test("the admin pages send a visitor to the staff sign-in and come back after it, to the very member's page", async ({
   page,
-  request,
 }) => {
   const admin = await createStaffWithAuthenticator(STANDIN_PORT, "admin-visitor");
-  await refreshIntoDirectory(request, STANDIN_PORT, admin, []);
+  await refreshIntoDirectory(E2E_APP, [admin]);
   await page.goto("/admin/");
   await expect(page).toHaveURL(/\/admin\/sign-in\/\?to=admin$/);
   const memberPage = `/admin/users/${admin.sub}/`;
@@ -80,12 +75,9 @@ test("the admin pages send a visitor to the staff sign-in and come back after it
   }
 });
 
-test("the user list opens with the search form, then the list, then the dashboard's figures", async ({
-  page,
-  request,
-}) => {
+test("the user list opens with the search form, then the list, then the dashboard's figures", async ({ page }) => {
   const admin = await createStaffWithAuthenticator(STANDIN_PORT, "admin-landing");
-  await refreshIntoDirectory(request, STANDIN_PORT, admin, []);
+  await refreshIntoDirectory(E2E_APP, [admin]);
   await openStaffSessionInBrowser(page, admin, { path: "/admin/sign-in/?to=admin" });
   await expect(page).toHaveURL(/\/admin\/$/);
   for (const [path, heading] of [
@@ -113,13 +105,12 @@ test("the user list opens with the search form, then the list, then the dashboar
 test("another staff member's page offers no change to their account, and a forged post of each is refused", async ({
   page,
   browser,
-  request,
   javaScriptEnabled,
 }) => {
   test.setTimeout(120_000);
   const admin = await createStaffWithAuthenticator(STANDIN_PORT, "admin-on-staff");
   const colleague = await createStaffAdmin(STANDIN_PORT, "admin-colleague");
-  await refreshIntoDirectory(request, STANDIN_PORT, admin, [colleague]);
+  await refreshIntoDirectory(E2E_APP, [admin, colleague]);
   const colleaguePage = `/admin/users/${colleague.sub}/`;
   await openStaffSessionInBrowser(page, admin, {
     path: `/admin/sign-in/?${new URLSearchParams({ to: colleaguePage }).toString()}`,
@@ -198,7 +189,6 @@ test("the member cookie alone opens no staff page: the staff sign-in, in both la
 test("staff find a member and fix them: search, filters, paging, refresh, e-mail, sessions, disable, enable, audit log", async ({
   page,
   browser,
-  request,
   javaScriptEnabled,
 }) => {
   test.setTimeout(300_000);
@@ -217,7 +207,7 @@ test("staff find a member and fix them: search, filters, paging, refresh, e-mail
       }),
     );
   }
-  await refreshIntoDirectory(request, STANDIN_PORT, admin, members);
+  await refreshIntoDirectory(E2E_APP, [admin, ...members]);
   const [target] = members;
   if (!target) throw new Error("no members were made");
 

@@ -1,8 +1,9 @@
 import { readFile } from "node:fs/promises";
 import type { BrowserContext, Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
-import { STANDIN_PORT } from "../../playwright.config";
-import { createNamedMember, createStaffAdmin, refreshIntoDirectory } from "../support/admin-members";
+import { STANDIN_PORT, E2E_APP } from "../../playwright.config";
+import { createNamedMember } from "../support/admin-members";
+import { createApiStaff, refreshIntoDirectory } from "../support/staff-api-access";
 import { browserSigningIn } from "../support/sign-in-form";
 
 async function download(page: Page, button: string) {
@@ -27,7 +28,6 @@ async function cookieSecrets(context: BrowserContext): Promise<string[]> {
 
 test("the data copy: the page shows it, the download holds the address, sub, profile, sessions and the staff action, and no token", async ({
   browser,
-  request,
   javaScriptEnabled,
 }) => {
   test.setTimeout(90_000);
@@ -37,9 +37,9 @@ test("the data copy: the page shows it, the download holds the address, sub, pro
     familyName: "山田",
     givenName: `太郎${label}`,
   });
-  const admin = await createStaffAdmin(STANDIN_PORT, "data-copy");
+  const admin = await createApiStaff(E2E_APP, "data-copy");
   // A staff action on the member: the admin API's refresh, recorded in the staff audit log.
-  await refreshIntoDirectory(request, STANDIN_PORT, admin, [member]);
+  await refreshIntoDirectory(E2E_APP, [member], { by: admin });
   const { context, page } = await browserSigningIn(browser, member, javaScriptEnabled);
   await expect(page).toHaveURL(/\/my\/profile\/$/);
 

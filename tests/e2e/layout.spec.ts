@@ -1,7 +1,8 @@
 import type { BrowserContext, Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
-import { STANDIN_PORT } from "../../playwright.config";
-import { createNamedMember, createStaffWithAuthenticator, refreshIntoDirectory } from "../support/admin-members";
+import { STANDIN_PORT, E2E_APP } from "../../playwright.config";
+import { createNamedMember, createStaffWithAuthenticator } from "../support/admin-members";
+import { refreshIntoDirectory } from "../support/staff-api-access";
 import { expectNoSeriousViolations } from "../support/axe";
 import {
   LOCALE_PREFIXES,
@@ -126,7 +127,7 @@ for (const width of WIDTHS) {
     const member = await createNamedMember(STANDIN_PORT, {
       email: `layout-staff-${width}-${crypto.randomUUID().slice(0, 8)}@example.jp`,
     });
-    await refreshIntoDirectory(context.request, STANDIN_PORT, admin, [member]);
+    await refreshIntoDirectory(E2E_APP, [admin, member]);
     const page = await context.newPage();
     await openStaffSessionInBrowser(page, admin, { path: "/admin/sign-in/?to=admin" });
     // Any toast of the sign-in is read by this request, so no page of the tour shows it half faded.

@@ -1,35 +1,34 @@
 import type { APIRequestContext, Page } from "@playwright/test";
 import { parse } from "csv-parse/sync";
 import { expect, test } from "./fixtures";
-import { STANDIN_PORT } from "../../playwright.config";
-import {
-  type StaffTestMember,
-  createNamedMember,
-  createStaffAdmin,
-  refreshIntoDirectory,
-} from "../support/admin-members";
-import { connectToStandIn, staffTokensFor } from "../support/bearer-tokens";
+import { STANDIN_PORT, E2E_APP } from "../../playwright.config";
+import { type StaffTestMember, createNamedMember } from "../support/admin-members";
+import { connectToStandIn } from "../support/bearer-tokens";
+import { createApiStaff, refreshIntoDirectory, staffTokenSource } from "../support/staff-api-access";
 import { fillProfileFields } from "../support/profile-form";
 import { signIn } from "../support/sign-in-form";
 
-/** A reader of the newsletter in the staff's directory, and an admin of their own to export the list. */
-async function readerAndAdmin(request: APIRequestContext, label: string, locale: "ja" | "en") {
+/**
+ * A reader of the newsletter in the staff's directory, and an admin of their own to export the list: the admin's
+ * token, one sign-in with the authenticator's code and refreshed after that.
+ */
+async function readerAndAdmin(label: string, locale: "ja" | "en") {
   const tag = `${label}-${crypto.randomUUID().slice(0, 8)}`;
-  const admin = await createStaffAdmin(STANDIN_PORT, `${tag}-admin`);
   const reader = await createNamedMember(STANDIN_PORT, { email: `${tag}@example.jp`, locale });
-  await refreshIntoDirectory(request, STANDIN_PORT, admin, [reader]);
+  await refreshIntoDirectory(E2E_APP, [reader]);
+  const sdk = await connectToStandIn(STANDIN_PORT);
+  const admin = staffTokenSource(sdk, await createApiStaff(E2E_APP, `${tag}-admin`));
   return { admin, reader };
 }
 
 /** The reader's row of the e-mail-address export in `locale` as the sending system gets it, or undefined. */
 async function rowInNewsletterList(
   request: APIRequestContext,
-  admin: StaffTestMember,
+  admin: () => Promise<string>,
   reader: StaffTestMember,
   locale: "ja" | "en",
 ) {
-  const sdk = await connectToStandIn(STANDIN_PORT);
-  const { accessToken } = await staffTokensFor(sdk, admin.email, admin.password).finally(() => sdk.destroy());
+  const accessToken = await admin();
   const response = await request.get(`/api/admin/downloads/email-addresses?locale=${locale}`, {
     headers: { Authorization: `Bearer ${accessToken}` },
   });
@@ -61,7 +60,7 @@ test("a member who turns the newsletter off in the profile is gone from the next
   request,
 }) => {
   test.setTimeout(120_000);
-  const { admin, reader } = await readerAndAdmin(request, "newsletter-profile", "ja");
+  const { admin, reader } = await readerAndAdmin("newsletter-profile", "ja");
   expect(await rowInNewsletterList(request, admin, reader, "ja")).toBeDefined();
 
   await page.goto("/my/profile/");
@@ -91,7 +90,7 @@ test("the export's unsubscribe URL: a tampered one is refused; its page's button
   playwright,
 }) => {
   test.setTimeout(120_000);
-  const { admin, reader } = await readerAndAdmin(request, "newsletter-link", "en");
+  const { admin, reader } = await readerAndAdmin("newsletter-link", "en");
   const row = await rowInNewsletterList(request, admin, reader, "en");
   expect(row?.unsubscribeUrl).toMatch(new RegExp(`/en/newsletter/unsubscribe/${reader.sub}\\.[0-9a-f]{64}/$`));
   const url = row!.unsubscribeUrl;
@@ -136,7 +135,7 @@ test("the export's unsubscribe URL: a tampered one is refused; its page's button
 
 test("Japanese by default: the link's page and its refusal in Japanese", async ({ page, request }) => {
   test.setTimeout(90_000);
-  const { admin, reader } = await readerAndAdmin(request, "newsletter-ja", "ja");
+  const { admin, reader } = await readerAndAdmin("newsletter-ja", "ja");
   const url = (await rowInNewsletterList(request, admin, reader, "ja"))!.unsubscribeUrl;
   expect(new URL(url).pathname).toMatch(/^\/newsletter\/unsubscribe\//);
   const cut = await page.goto(url.replace(/[0-9a-f]{8}\/$/, "/"));

@@ -1,7 +1,8 @@
 import type { Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
-import { STANDIN_PORT } from "../../playwright.config";
-import { createStaffAdmin, refreshIntoDirectory } from "../support/admin-members";
+import { STANDIN_PORT, E2E_APP } from "../../playwright.config";
+import { createStaffAdmin } from "../support/admin-members";
+import { refreshIntoDirectory } from "../support/staff-api-access";
 import { signIn } from "../support/sign-in-form";
 import { addVirtualAuthenticator } from "../support/virtual-authenticator";
 
@@ -60,14 +61,13 @@ async function passwordStep(page: Page, staff: { email: string; password: string
 for (const locale of ["ja", "en"] as const) {
   test(`staff sign-in with a passkey (${locale}): the password, then the passkey open the staff area; confirming takes them again`, async ({
     page,
-    request,
     javaScriptEnabled,
   }) => {
     test.skip(!javaScriptEnabled, "WebAuthn needs JavaScript; the js-off test below covers the page without it");
     test.setTimeout(120_000);
     const texts = TEXTS[locale];
     const staff = await createStaffAdmin(STANDIN_PORT, `staff-passkey-e2e-${locale}`);
-    await refreshIntoDirectory(request, STANDIN_PORT, staff, []);
+    await refreshIntoDirectory(E2E_APP, [staff]);
     await addPasskey(page, staff, locale);
 
     await passwordStep(page, staff, locale, `${prefix(locale)}/admin/sign-in/?to=admin`);

@@ -1,8 +1,9 @@
 import { readFile } from "node:fs/promises";
 import { parse } from "csv-parse/sync";
 import { expect, test } from "./fixtures";
-import { STANDIN_PORT } from "../../playwright.config";
-import { createNamedMember, createStaffWithAuthenticator, refreshIntoDirectory } from "../support/admin-members";
+import { STANDIN_PORT, E2E_APP } from "../../playwright.config";
+import { createNamedMember, createStaffWithAuthenticator } from "../support/admin-members";
+import { refreshIntoDirectory } from "../support/staff-api-access";
 import { importCsv } from "../support/csv-import-files";
 import { passMinutes } from "../support/session-clock";
 import { confirmStaffInBrowser, openStaffSessionInBrowser } from "../support/sign-in-form";
@@ -35,13 +36,12 @@ test("the staff area ends after 30 minutes without a staff page: the next one is
 
 test("a member's e-mail change and disabling ask for the password and code after 10 minutes, then go ahead", async ({
   page,
-  request,
 }) => {
   test.setTimeout(120_000);
   const tag = `reauth${crypto.randomUUID().slice(0, 8)}`;
   const staff = await createStaffWithAuthenticator(STANDIN_PORT, `staff-${tag}`);
   const target = await createNamedMember(STANDIN_PORT, { email: `${tag}@example.jp` });
-  await refreshIntoDirectory(request, STANDIN_PORT, staff, [target]);
+  await refreshIntoDirectory(E2E_APP, [staff, target]);
   const detail = `/admin/users/${target.sub}/`;
   await openStaffSessionInBrowser(page, staff, { path: detail });
   await expect(page).toHaveURL(detail);
@@ -81,7 +81,6 @@ test("a member's e-mail change and disabling ask for the password and code after
 
 test("a download of every matching member asks for the password and code after 10 minutes, back to the filled-in form (English)", async ({
   page,
-  request,
 }) => {
   test.setTimeout(90_000);
   const tag = `reauth-dl-${crypto.randomUUID().slice(0, 8)}`;
@@ -90,7 +89,7 @@ test("a download of every matching member asks for the password and code after 1
     await createNamedMember(STANDIN_PORT, { email: `${tag}-0@example.jp` }),
     await createNamedMember(STANDIN_PORT, { email: `${tag}-1@example.jp` }),
   ];
-  await refreshIntoDirectory(request, STANDIN_PORT, staff, members);
+  await refreshIntoDirectory(E2E_APP, [staff, ...members]);
   await openStaffSessionInBrowser(page, staff, { path: "/en/admin/sign-in/?to=admin-downloads", locale: "en" });
 
   await passMinutes(page, 11, "en");

@@ -1,7 +1,8 @@
 import type { APIRequestContext, Browser, BrowserContext, Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
-import { STANDIN_PORT } from "../../playwright.config";
-import { createNamedMember, createStaffWithAuthenticator, refreshIntoDirectory } from "../support/admin-members";
+import { STANDIN_PORT, E2E_APP } from "../../playwright.config";
+import { createNamedMember, createStaffWithAuthenticator } from "../support/admin-members";
+import { refreshIntoDirectory } from "../support/staff-api-access";
 import { browserSigningIn, signIn, openStaffSessionInBrowser } from "../support/sign-in-form";
 import { createTestMember } from "../support/test-members";
 import { totpCode, wrongTotpCode } from "../support/totp-codes";
@@ -164,7 +165,6 @@ async function turnOnThroughPosts(request: APIRequestContext): Promise<string> {
 
 test("staff turn off a member's 2-step verification after the confirmation step; the member signs in with the password alone", async ({
   browser,
-  request,
   javaScriptEnabled,
 }) => {
   test.setTimeout(120_000);
@@ -180,7 +180,7 @@ test("staff turn off a member's 2-step verification after the confirmation step;
   await turnOnThroughPosts(memberBrowser.request);
 
   const admin = await createStaffWithAuthenticator(STANDIN_PORT, "two-step-admin");
-  await refreshIntoDirectory(request, STANDIN_PORT, admin, [member]);
+  await refreshIntoDirectory(E2E_APP, [admin, member]);
   const context = await browser.newContext({ locale: "ja-JP", javaScriptEnabled });
   const page = await context.newPage();
   await openStaffSessionInBrowser(page, admin, { path: "/admin/sign-in/?to=admin" });

@@ -1,13 +1,14 @@
-import { AdminRemoveUserFromGroupCommand } from "@aws-sdk/client-cognito-identity-provider";
+import { AdminRemoveUserFromGroupCommand, InitiateAuthCommand } from "@aws-sdk/client-cognito-identity-provider";
 import { decodeJwt } from "jose";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { API_ENDPOINTS, type ApiOperationId, ErrorEnvelopeSchema } from "~/api/contract";
 import { CSV_IMPORT_COLUMNS } from "~/domain/csv-import/csv-import-file.server";
-import { type StandInSdk, bearerTokensFor, connectToStandIn, staffTokenSource } from "../support/bearer-tokens";
+import { type StandInSdk, bearerTokensFor, connectToStandIn } from "../support/bearer-tokens";
 import { PageClient, expectResponse } from "../support/page-client";
 import { formUrlEncode, sendRawRequest } from "../support/raw-http";
 import { type ServerProcess, startServerProcess } from "../support/server-process";
 import { type StaffWithAuthenticator, createStaffAdmin, createStaffWithAuthenticator } from "../support/admin-members";
+import { createApiStaff, staffTokenSource, staffTokensFor, turnOnAuthenticatorApp } from "../support/staff-api-access";
 import { TEST_PASSWORD, createTestMember } from "../support/test-members";
 
 /**
@@ -18,7 +19,8 @@ import { TEST_PASSWORD, createTestMember } from "../support/test-members";
  * The staff pages take only a staff session (app/domain/sessions/staff-sessions.server.ts): an admin's member
  * session alone, an admin without a second factor, a staff session left idle and one in use past its 8 hours all
  * get the staff sign-in.
- * The admin API takes only the staff app client's tokens: the staff member's own members' token is refused there.
+ * The admin API takes only the staff app client's tokens (the staff member's own members' token is refused there),
+ * of staff who turned the authenticator app on, from a sign-in after that.
  */
 
 type Role = "visitor" | "member" | "admin";
@@ -51,6 +53,8 @@ let expiredStaffCookies: Map<string, string>;
 let colleague: Person;
 /** An admin with an authenticator app whose staff session looks at the colleague's page. */
 let onStaff: StaffWithAuthenticator;
+/** An admin who turned the authenticator app on through the security page: the admin API's caller. */
+let apiAdminToken: () => Promise<string>;
 /** The member the admin pages and endpoints are about; one per purpose, so that no action spoils another row. */
 const targets: Record<"page" | "email" | "actions", { email: string; sub: string }> & { importJobId: string } =
   {} as never;
@@ -62,7 +66,7 @@ async function person(role: "member" | "admin", label = `access-${role}`): Promi
       ? await createStaffAdmin(server.standInPort, label)
       : await createTestMember(server.standInPort, label);
   const { sub, accessToken } = await bearerTokensFor(sdk, email, password);
-  const staffToken = staffTokenSource(sdk, email, password);
+  const staffToken = staffTokenSource(sdk, { email, password });
   return { email, password, sub, accessToken, staffToken, cookies: await client.signIn({ email, password }) };
 }
 
@@ -81,20 +85,23 @@ beforeAll(async () => {
   });
   client = new PageClient(server.url);
   sdk = await connectToStandIn(server.standInPort);
-  [member, admin, colleague, targets.page, targets.email, targets.actions] = await Promise.all([
+  let apiAdmin: StaffWithAuthenticator;
+  [member, admin, colleague, apiAdmin, targets.page, targets.email, targets.actions] = await Promise.all([
     person("member"),
     person("admin"),
     person("admin", "access-colleague"),
+    createApiStaff(server, "access-api-admin"),
     target("access-page-target"),
     target("access-email-target"),
     target("access-actions-target"),
   ]);
+  apiAdminToken = staffTokenSource(sdk, apiAdmin);
   // The detail page shows members of the staff directory: the admin's refresh puts the page's target there, and the
   // colleague with their group.
   for (const sub of [targets.page.sub, colleague.sub]) {
     const refreshed = await fetch(`${server.url}/api/admin/users/${sub}/refresh`, {
       method: "POST",
-      headers: { Authorization: `Bearer ${await admin.staffToken()}` },
+      headers: { Authorization: `Bearer ${await apiAdminToken()}` },
     });
     expect(refreshed.status).toBe(200);
     await refreshed.body?.cancel();
@@ -102,7 +109,7 @@ beforeAll(async () => {
   // A CSV import job (one row) for the job endpoints' rows.
   const imported = await fetch(`${server.url}/api/admin/csv-import/user-create`, {
     method: "POST",
-    headers: { Authorization: `Bearer ${await admin.staffToken()}`, "Content-Type": "text/csv" },
+    headers: { Authorization: `Bearer ${await apiAdminToken()}`, "Content-Type": "text/csv" },
     body: IMPORT_CSV,
   });
   targets.importJobId = ((await imported.json()) as { job: { id: string } }).job.id;
@@ -441,9 +448,10 @@ const ADMIN_CALLS: { operationId: ApiOperationId; request: () => { path: string;
 
 /**
  * Who calls the admin API: no token; a member's staff-client token (a member who signed in through the staff
- * client); an admin's members' token (the shared cookie's kind); an admin's staff-client token.
+ * client); an admin's members' token (the shared cookie's kind); the staff-client token of an admin without the
+ * authenticator app (Cognito gives it for the password alone); an admin's staff-client token after the app's code.
  */
-type ApiCaller = "visitor" | "member" | "admin-members-token" | "admin";
+type ApiCaller = "visitor" | "member" | "admin-members-token" | "admin-without-app" | "admin";
 
 async function tokenOf(caller: ApiCaller): Promise<string | null> {
   switch (caller) {
@@ -453,8 +461,10 @@ async function tokenOf(caller: ApiCaller): Promise<string | null> {
       return member.staffToken();
     case "admin-members-token":
       return admin.accessToken;
-    case "admin":
+    case "admin-without-app":
       return admin.staffToken();
+    case "admin":
+      return apiAdminToken();
   }
 }
 
@@ -487,16 +497,20 @@ describe("the admin API", () => {
     );
   });
 
-  test("no token: 401; a member's: 403 forbidden; an admin's members' token: 403 staff_token_required; an admin's staff token: 2xx", async () => {
+  test("no token: 401; a member's: 403 forbidden; an admin's members' token: 403 staff_token_required; an admin without the authenticator app: 403 authenticator_app_required; an admin's staff token with the app: 2xx", async () => {
     for (const { operationId, request } of ADMIN_CALLS) {
       const visitor = await callApi(operationId, "visitor", request());
       const byMember = await callApi(operationId, "member", request());
       const byMembersToken = await callApi(operationId, "admin-members-token", request());
+      const withoutApp = await callApi(operationId, "admin-without-app", request());
       const byAdmin = await callApi(operationId, "admin", request());
-      expect([visitor.status, byMember.status, byMembersToken.status], operationId).toEqual([401, 403, 403]);
+      expect([visitor.status, byMember.status, byMembersToken.status, withoutApp.status], operationId).toEqual([
+        401, 403, 403, 403,
+      ]);
       expect(ErrorEnvelopeSchema.parse(visitor.json).error.code, operationId).toBe("unauthorized");
       expect(ErrorEnvelopeSchema.parse(byMember.json).error.code, operationId).toBe("forbidden");
       expect(ErrorEnvelopeSchema.parse(byMembersToken.json).error.code, operationId).toBe("staff_token_required");
+      expect(ErrorEnvelopeSchema.parse(withoutApp.json).error.code, operationId).toBe("authenticator_app_required");
       expect(byAdmin.status, `${operationId}: ${JSON.stringify(byAdmin.json)}`).toBeGreaterThanOrEqual(200);
       expect(byAdmin.status, operationId).toBeLessThan(300);
     }
@@ -530,6 +544,32 @@ describe("the admin API", () => {
     expect(await canSignIn(colleague.email)).toBe(true);
   });
 
+  test("a token of a sign-in before the authenticator app was turned on stays refused, refreshed or not; one after it works", async () => {
+    const staff = await createStaffAdmin(server.standInPort, "access-app-later");
+    const before = await staffTokensFor(sdk, staff);
+    const withApp = await turnOnAuthenticatorApp(server, staff);
+    const refreshed = await sdk.cognito.send(
+      new InitiateAuthCommand({
+        ClientId: sdk.staffClientId,
+        AuthFlow: "REFRESH_TOKEN_AUTH",
+        AuthParameters: { REFRESH_TOKEN: before.refreshToken },
+      }),
+    );
+    const after = await staffTokensFor(sdk, withApp);
+    const poolStatus = async (token: string) => {
+      const response = await fetch(`${server.url}/api/admin/user-pool`, {
+        headers: { Authorization: `Bearer ${token}` },
+      });
+      return [response.status, ((await response.json()) as { error?: { code: string } }).error?.code];
+    };
+    expect(await poolStatus(before.accessToken)).toEqual([403, "authenticator_app_required"]);
+    expect(await poolStatus(refreshed.AuthenticationResult?.AccessToken ?? "")).toEqual([
+      403,
+      "authenticator_app_required",
+    ]);
+    expect(await poolStatus(after.accessToken)).toEqual([200, undefined]);
+  });
+
   test("the members' API takes no staff-client token, an admin's included: 401", async () => {
     const response = await fetch(`${server.url}/api/user-devices`, {
       headers: { Authorization: `Bearer ${await admin.staffToken()}` },
@@ -551,9 +591,9 @@ describe("the admin API", () => {
 
 describe("a staff member removed from the admin group", () => {
   test("loses /api/admin/* and /admin/* within 60 seconds, though their tokens still name the group", async () => {
-    // A staff session of their own for the pages, and the staff client's token taken before their code was on.
-    const removed = await createStaffWithAuthenticator(server.standInPort, "access-removed");
-    const token = removed.accessToken;
+    // A staff session of their own for the pages, and the staff client's token for the API.
+    const removed = await createApiStaff(server, "access-removed");
+    const token = (await staffTokensFor(sdk, removed)).accessToken;
     const cookies = await client.openStaffSession(removed);
     const statuses = async () => {
       const api = await fetch(`${server.url}/api/admin/user-pool`, { headers: { Authorization: `Bearer ${token}` } });

@@ -1,15 +1,9 @@
 import { AdminUpdateUserAttributesCommand } from "@aws-sdk/client-cognito-identity-provider";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { type ApiOperationId, ErrorEnvelopeSchema, apiEndpoint } from "~/api/contract";
-import {
-  type StandInSdk,
-  bearerTokensFor,
-  connectToStandIn,
-  staffTokenSource,
-  staffTokensFor,
-} from "../support/bearer-tokens";
+import { type StandInSdk, bearerTokensFor, connectToStandIn } from "../support/bearer-tokens";
 import { type ServerProcess, startServerProcess } from "../support/server-process";
-import { createStaffAdmin } from "../support/admin-members";
+import { createApiStaff, staffTokenSource, staffTokensFor } from "../support/staff-api-access";
 import { TEST_PASSWORD, createTestMember } from "../support/test-members";
 
 /**
@@ -33,8 +27,7 @@ beforeAll(async () => {
     RATE_LIMIT_STAFF_ACTION_PER_ADMIN: String(STAFF_ACTION_LIMIT),
   });
   sdk = await connectToStandIn(server.standInPort);
-  const admin = await createStaffAdmin(server.standInPort, "api-admin");
-  adminToken = staffTokenSource(sdk, admin.email, admin.password);
+  adminToken = staffTokenSource(sdk, await createApiStaff(server, "api-admin"));
 }, 180_000);
 
 afterAll(async () => {
@@ -230,8 +223,8 @@ test("the user pool: Cognito's description, the device limit and the directory's
 });
 
 test("staff actions are limited per admin: past the limit 429 with Retry-After, nothing done; other admins unaffected", async () => {
-  const busy = await createStaffAdmin(server.standInPort, "api-busy-admin");
-  const busyToken = (await staffTokensFor(sdk, busy.email, busy.password)).accessToken;
+  const busy = await createApiStaff(server, "api-busy-admin");
+  const busyToken = (await staffTokensFor(sdk, busy)).accessToken;
   const member = await newMember("api-rate-limited");
   for (let attempt = 0; attempt < STAFF_ACTION_LIMIT; attempt++) {
     const unknown = await call("adminRefreshUser", `/api/admin/users/${crypto.randomUUID()}/refresh`, {

@@ -5,14 +5,8 @@ import iconv from "iconv-lite";
 import postgres from "postgres";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { ErrorEnvelopeSchema } from "~/api/contract";
-import {
-  type StandInSdk,
-  bearerTokensFor,
-  connectToStandIn,
-  staffTokenSource,
-  staffTokensFor,
-} from "../support/bearer-tokens";
-import { createStaffAdmin } from "../support/admin-members";
+import { type StandInSdk, bearerTokensFor, connectToStandIn } from "../support/bearer-tokens";
+import { createApiStaff, staffTokenSource, staffTokensFor } from "../support/staff-api-access";
 import { startTestPostgres } from "../support/postgres-server";
 import { type ServerProcess, startServerProcess } from "../support/server-process";
 import { TEST_PASSWORD, createTestMember } from "../support/test-members";
@@ -68,8 +62,7 @@ beforeAll(async () => {
       timestamptz '2021-01-01 00:00:00+09' + i * interval '1 second', now(), 'ja', '山田', '太郎'
     from generate_series(1, ${BIG_ROW_COUNT}) as i`);
   sdk = await connectToStandIn(server.standInPort);
-  const staff = await createStaffAdmin(server.standInPort, "downloads");
-  adminToken = staffTokenSource(sdk, staff.email, staff.password);
+  adminToken = staffTokenSource(sdk, await createApiStaff(server, "downloads"));
 }, 300_000);
 
 afterAll(async () => {
@@ -131,7 +124,7 @@ test("bad parameters answer 422 with field errors; a member's token 403", async 
   const { email } = await createTestMember(server.standInPort, "downloads-member");
   const forbidden = await download(
     "/api/admin/users.csv",
-    (await staffTokensFor(sdk, email, TEST_PASSWORD)).accessToken,
+    (await staffTokensFor(sdk, { email, password: TEST_PASSWORD })).accessToken,
   );
   expect(forbidden.status).toBe(403);
   expect(ErrorEnvelopeSchema.parse(await forbidden.json()).error.code).toBe("forbidden");

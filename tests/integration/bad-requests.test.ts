@@ -10,9 +10,9 @@ import { STAND_IN_CLIENT_NAME, STAND_IN_POOL_NAME } from "../support/stand-ins/p
 import { PAGE_BODY_LIMIT_BYTES } from "~/server/page-lane";
 import { type ServerProcess, startServerProcess } from "../support/server-process";
 import { TEST_PASSWORD, createTestMember } from "../support/test-members";
-import { createStaffAdmin } from "../support/admin-members";
-import { connectToStandIn, staffTokensFor } from "../support/bearer-tokens";
+import { connectToStandIn } from "../support/bearer-tokens";
 import { cookieHeader } from "../support/cookie-jar";
+import { createApiStaff, staffTokensFor } from "../support/staff-api-access";
 
 /**
  * Requests an attacker, a fuzzer or an old client sends, against the production build: each gets
@@ -428,10 +428,10 @@ describe("API bodies of the wrong media type get 415 with the envelope", () => {
   });
 
   test("the CSV import endpoint takes text/csv only", async () => {
-    const admin = await createStaffAdmin(server.standInPort, "api-media-type");
+    const admin = await createApiStaff(server, "api-media-type");
     // The admin API's token: the staff app client's.
     const sdk = await connectToStandIn(server.standInPort);
-    const { accessToken } = await staffTokensFor(sdk, admin.email, admin.password).finally(() => sdk.destroy());
+    const { accessToken } = await staffTokensFor(sdk, admin).finally(() => sdk.destroy());
     const response = await expectStatusAndCleanLog(
       () =>
         fetch(`${server.url}/api/admin/csv-import/user-create?dryRun=true`, {

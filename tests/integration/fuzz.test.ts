@@ -10,13 +10,7 @@ import {
   Q3_OPTIONS,
   WITHDRAWAL_REASONS,
 } from "~/domain/forms/form-choices";
-import {
-  type BearerTokens,
-  type StandInSdk,
-  bearerTokensFor,
-  connectToStandIn,
-  staffTokensFor,
-} from "../support/bearer-tokens";
+import { type BearerTokens, type StandInSdk, bearerTokensFor, connectToStandIn } from "../support/bearer-tokens";
 import { cookieHeaderOf } from "../support/cookie-jar";
 import { PageClient, expectResponse, withSetCookies } from "../support/page-client";
 import {
@@ -28,13 +22,9 @@ import {
   setCookiesOf,
 } from "../support/raw-http";
 import { type ServerProcess, startServerProcess } from "../support/server-process";
+import { createApiStaff, renewedStaffTokens, staffTokensFor } from "../support/staff-api-access";
 import { TEST_PASSWORD, createTestMember } from "../support/test-members";
-import {
-  type StaffWithAuthenticator,
-  createNamedMember,
-  createStaffAdmin,
-  createStaffWithAuthenticator,
-} from "../support/admin-members";
+import { type StaffWithAuthenticator, createNamedMember, createStaffWithAuthenticator } from "../support/admin-members";
 import { inviteMember, latestTemporaryPassword } from "../support/invited-members";
 import { pageModules } from "../support/route-modules";
 
@@ -172,6 +162,8 @@ const staleCookieJars: Map<string, string>[] = [];
 
 /** The staff lane's admin, with the authenticator whose codes each staff sign-in uses up. */
 let fuzzStaff: StaffWithAuthenticator | undefined;
+/** The admin API lane's staff member, with the authenticator app turned on through the security page. */
+let fuzzApiAdmin: StaffWithAuthenticator | undefined;
 
 const freshEmail = (rng: Rng) => `fuzz-${rng.hex(10)}@example.jp`;
 
@@ -330,9 +322,12 @@ const BEARER_SETUP: Record<Exclude<BearerName, "none">, (bearer: BearerSession) 
     bearer.tokens = await bearerTokensFor(sdk, bearer.member.email, bearer.member.password);
   },
   apiAdmin: async (bearer) => {
-    bearer.member ??= await createStaffAdmin(server.standInPort, "fuzz-api-admin");
+    fuzzApiAdmin ??= await createApiStaff(server, "fuzz-api-admin");
+    bearer.member = fuzzApiAdmin;
     // The staff client's tokens, the only ones the admin API takes (5 minutes: a 401 renews them, as any lane's).
-    bearer.tokens = await staffTokensFor(sdk, bearer.member.email, bearer.member.password);
+    bearer.tokens = bearer.tokens
+      ? await renewedStaffTokens(sdk, fuzzApiAdmin, bearer.tokens)
+      : await staffTokensFor(sdk, fuzzApiAdmin);
   },
 };
 

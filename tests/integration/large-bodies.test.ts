@@ -2,9 +2,10 @@ import { expect, test } from "vitest";
 import { ErrorEnvelopeSchema } from "~/api/contract";
 import { PAGE_BODY_LIMIT_BYTES } from "~/server/page-lane";
 import { bearerTokensFor, connectToStandIn } from "../support/bearer-tokens";
-import { createStaffAdmin, createStaffWithAuthenticator } from "../support/admin-members";
+import { createStaffAdmin } from "../support/admin-members";
 import { type RawOutcome, sendRawBytes } from "../support/raw-http";
 import { useTestServers } from "../support/session-servers";
+import { createApiStaff, staffTokensFor } from "../support/staff-api-access";
 import { signedIn, staffSignedIn } from "../support/session-http";
 import { TEST_PASSWORD, createTestMember } from "../support/test-members";
 
@@ -88,8 +89,10 @@ test("a large API body without a staff token is refused at the ordinary limit, w
 });
 
 test("staff may send a body over the ordinary limits, to the page and to the API", async () => {
-  const admin = await createStaffWithAuthenticator(servers.main.standInPort, "large-body");
+  const admin = await createApiStaff(servers.main.process, "large-body");
   const cookie = await staffSignedIn(servers.main, admin);
+  const sdk = await connectToStandIn(servers.main.standInPort);
+  const { accessToken } = await staffTokensFor(sdk, admin).finally(() => sdk.destroy());
   const rows = Array.from({ length: 2000 }, (_, index) => `member${index}@example.jp,山田,太郎`).join("\n");
   const csv = `email,family_name,given_name\n${rows}\n`;
   expect(Buffer.byteLength(csv)).toBeGreaterThan(PAGE_BODY_LIMIT_BYTES);
@@ -105,7 +108,7 @@ test("staff may send a body over the ordinary limits, to the page and to the API
   expect(page.status).toBeLessThan(500);
   const api = await fetch(`${servers.main.origin}/api/admin/csv-import/user-create?dryRun=true`, {
     method: "POST",
-    headers: { Authorization: `Bearer ${admin.accessToken}`, "Content-Type": "text/csv" },
+    headers: { Authorization: `Bearer ${accessToken}`, "Content-Type": "text/csv" },
     body: csv,
   });
   expect([200, 422]).toContain(api.status);

@@ -11,8 +11,7 @@ import {
 } from "../support/session-servers";
 import { resetHarness, setFault } from "../support/stand-in-faults";
 import { TEST_PASSWORD, createTestMember } from "../support/test-members";
-import { createStaffAdmin } from "../support/admin-members";
-import { staffTokensFor } from "../support/bearer-tokens";
+import { createApiStaff, staffTokensFor } from "../support/staff-api-access";
 import { inviteMember, latestTemporaryPassword } from "../support/invited-members";
 import { ageInvitation, expireChallengeSessions } from "../support/stand-ins/stand-in/harness-client";
 
@@ -284,8 +283,8 @@ async function staffApi(path: string, method: "GET" | "POST", accessToken: strin
 
 test("an invited member signs in with the mailed temporary password, chooses a password by field, and lands in the app", async () => {
   const invited = await inviteMember(main.standInPort, "invited");
-  const admin = await createStaffAdmin(main.standInPort, "invited");
-  const { accessToken } = await staffTokensFor(await sdk(main), admin.email, admin.password);
+  const admin = await createApiStaff(main.process, "invited");
+  const { accessToken } = await staffTokensFor(await sdk(main), admin);
   await staffApi(`/api/admin/users/${invited.sub}/refresh`, "POST", accessToken);
   expect((await staffApi(`/api/admin/users/${invited.sub}`, "GET", accessToken)).directory?.cognitoStatus).toBe(
     "FORCE_CHANGE_PASSWORD",

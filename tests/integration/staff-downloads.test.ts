@@ -1,7 +1,9 @@
 import net from "node:net";
 import { expect, test } from "vitest";
 import { MAX_CONCURRENT_EXPORTS } from "~/domain/staff/member-export.server";
-import { type StaffWithAuthenticator, createStaffWithAuthenticator } from "../support/admin-members";
+import type { StaffWithAuthenticator } from "../support/admin-members";
+import { connectToStandIn } from "../support/bearer-tokens";
+import { createApiStaff, staffTokensFor } from "../support/staff-api-access";
 import { useTestServers } from "../support/session-servers";
 import { staffSignedIn } from "../support/session-http";
 
@@ -16,8 +18,15 @@ const STAFF_LIMIT = 16;
 const servers = useTestServers({ main: { RATE_LIMIT_STAFF_ACTION_PER_ADMIN: String(STAFF_LIMIT) } });
 
 async function adminWithToken(label: string): Promise<StaffWithAuthenticator & { token: string }> {
-  const admin = await createStaffWithAuthenticator(servers.main.standInPort, label);
-  return { ...admin, token: admin.accessToken };
+  const admin = await createApiStaff(servers.main.process, label);
+  const sdk = await connectToStandIn(servers.main.standInPort);
+  try {
+    const { accessToken } = await staffTokensFor(sdk, admin);
+    // After the sign-in, which used up a time step of the admin's authenticator.
+    return { ...admin, token: accessToken };
+  } finally {
+    sdk.destroy();
+  }
 }
 
 function apiDownload(path: string, token: string, method = "GET") {

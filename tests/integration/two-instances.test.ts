@@ -5,13 +5,13 @@ import { type DatabaseHandle, openDatabase } from "../../db/client.server";
 import { csvImportJobs, csvImportRows, emailChangeTokens, mailOutbox, memberSessions } from "../../db/schema";
 import { EMAIL_CHANGE_TOKEN_RETENTION_DAYS } from "~/domain/jobs/purge.server";
 import type { StandIns } from "~/server/start-server";
-import { createStaffAdmin } from "../support/admin-members";
-import { type StandInSdk, connectToStandIn, staffTokensFor } from "../support/bearer-tokens";
+import { type StandInSdk, connectToStandIn } from "../support/bearer-tokens";
 import { importCsv } from "../support/csv-import-files";
 import { localPostgresBin, startTestPostgres } from "../support/postgres-server";
 import { SERVER_START_TIMEOUT_MS, startServerProcess } from "../support/server-process";
 import type { TestServer } from "../support/session-servers";
 import { get, post, sessionPair, signIn, signedIn } from "../support/session-http";
+import { createApiStaff, staffTokensFor } from "../support/staff-api-access";
 import { findFreePort } from "../support/stand-ins/cognito-stand-in";
 import { mailboxCountsTo, mailboxDirectory } from "../support/stand-ins/dev-mailbox";
 import { startEmbeddedStack } from "../support/stand-ins/embedded-stack";
@@ -155,8 +155,9 @@ describe.skipIf(!process.env.TEST_DATABASE_URL && !localPostgresBin())("two inst
     const member = await createTestMember(a().standInPort, "two-disable");
     const cookie = await signedIn(a(), member);
     const [session] = await liveSessionsOf(member.email);
-    const admin = await createStaffAdmin(a().standInPort, "two-disable");
-    const token = (await staffTokensFor(sdk, admin.email, admin.password)).accessToken;
+    // The authenticator app turned on through A's pages, the admin API called on B.
+    const admin = await createApiStaff(a().process, "two-disable");
+    const token = (await staffTokensFor(sdk, admin)).accessToken;
     const disabled = await fetch(`${b().process.url}/api/admin/users/${session!.sub}/disable`, {
       method: "POST",
       headers: { Authorization: `Bearer ${token}` },
@@ -266,8 +267,9 @@ describe.skipIf(!process.env.TEST_DATABASE_URL && !localPostgresBin())("two inst
   test("B stops on SIGTERM handing its work over; an import started on A and A killed mid-job: B finishes it, each member once", async () => {
     // B's shutdown: drained, its jobs stopped, exit 0. It is started again below to take over A's job.
     expect(await b().process.stop("SIGTERM")).toBe(0);
-    const admin = await createStaffAdmin(a().standInPort, "two-import");
-    const token = (await staffTokensFor(sdk, admin.email, admin.password)).accessToken;
+    // The authenticator app turned on through A's pages, the admin API called on B.
+    const admin = await createApiStaff(a().process, "two-import");
+    const token = (await staffTokensFor(sdk, admin)).accessToken;
     const run = crypto.randomUUID().slice(0, 8);
     const emails = Array.from({ length: 12 }, (_, index) => `two-${run}-${index}@csv-import.example.jp`);
     const since = Date.now();

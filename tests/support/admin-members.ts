@@ -7,8 +7,7 @@ import {
   AdminGetUserCommand,
   AdminSetUserPasswordCommand,
 } from "@aws-sdk/client-cognito-identity-provider";
-import type { APIRequestContext } from "@playwright/test";
-import { connectToStandIn, staffTokensFor } from "./bearer-tokens";
+import { bearerTokensFor, connectToStandIn } from "./bearer-tokens";
 import { TEST_PASSWORD } from "./test-members";
 import { TOTP_STEP_MS, totpCode } from "./totp-codes";
 
@@ -74,50 +73,20 @@ export function createStaffAdmin(standInPort: number, label: string): Promise<St
   });
 }
 
-/**
- * Puts members into the staff directory the way staff would: the admin API's refresh (AdminGetUser, then the
- * directory row), with the admin's bearer token.
- */
-export async function refreshIntoDirectory(
-  request: APIRequestContext,
-  standInPort: number,
-  admin: StaffTestMember,
-  members: readonly StaffTestMember[],
-): Promise<void> {
-  // An admin with an authenticator app brings the staff client's token taken before it was turned on.
-  const accessToken =
-    "accessToken" in admin && typeof admin.accessToken === "string"
-      ? admin.accessToken
-      : await connectToStandIn(standInPort).then((sdk) =>
-          staffTokensFor(sdk, admin.email, admin.password)
-            .then((tokens) => tokens.accessToken)
-            .finally(() => sdk.destroy()),
-        );
-  for (const member of [admin, ...members]) {
-    const response = await request.post(`/api/admin/users/${member.sub}/refresh`, {
-      headers: { Authorization: `Bearer ${accessToken}` },
-    });
-    if (!response.ok()) throw new Error(`refresh of ${member.email}: ${response.status()} ${await response.text()}`);
-  }
-}
-
 /** A staff member with an authenticator app, and the next time step whose code no sign-in has used yet. */
 export interface StaffWithAuthenticator extends StaffTestMember {
   totpSecret: string;
   nextStep: number;
-  /**
-   * A bearer token of the staff app client, taken before the authenticator was turned on (a password sign-in needs
-   * the code after that), for tests that also call the admin API: it lasts 5 minutes.
-   */
-  accessToken: string;
 }
 
-const stepOf = (time: number) => Math.floor(time / TOTP_STEP_MS);
+export const stepOf = (time: number) => Math.floor(time / TOTP_STEP_MS);
 
 /**
  * An admin of its own with 2-step verification on at the stand-in (AssociateSoftwareToken, VerifySoftwareToken,
- * SetUserMFAPreference, as the security page does), so that it can open a staff session. The code that turned it on
- * used the previous time step, so the current and the next one are left for two sign-ins straight away.
+ * SetUserMFAPreference, as the security page does), so that it can open a staff session: the staff sign-in asks
+ * Cognito, which then wants the code. The app's own record does not know it, so the admin API refuses this admin
+ * (staff-api-access.ts makes staff for the API). The code that turned it on used the previous time step, so the
+ * current and the next one are left for two sign-ins straight away.
  */
 export async function createStaffWithAuthenticator(
   standInPort: number,
@@ -126,7 +95,7 @@ export async function createStaffWithAuthenticator(
   const staff = await createStaffAdmin(standInPort, label);
   const sdk = await connectToStandIn(standInPort);
   try {
-    const { accessToken } = await staffTokensFor(sdk, staff.email, staff.password);
+    const { accessToken } = await bearerTokensFor(sdk, staff.email, staff.password);
     const associated = await sdk.cognito.send(new AssociateSoftwareTokenCommand({ AccessToken: accessToken }));
     const totpSecret = associated.SecretCode ?? "";
     const step = stepOf(Date.now());
@@ -142,7 +111,7 @@ export async function createStaffWithAuthenticator(
         SoftwareTokenMfaSettings: { Enabled: true, PreferredMfa: true },
       }),
     );
-    return { ...staff, totpSecret, nextStep: step, accessToken };
+    return { ...staff, totpSecret, nextStep: step };
   } finally {
     sdk.destroy();
   }

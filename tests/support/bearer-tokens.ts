@@ -1,5 +1,4 @@
 import {
-  AdminInitiateAuthCommand,
   type AuthenticationResultType,
   type CognitoIdentityProviderClient,
   InitiateAuthCommand,
@@ -57,44 +56,10 @@ export async function bearerTokensFor(sdk: StandInSdk, email: string, password: 
   return bearerTokensOf(output.AuthenticationResult);
 }
 
-/**
- * A staff tool's sign-in through the staff app client (ADMIN_USER_PASSWORD_AUTH, as the staff client allows it):
- * tokens for the admin API, 5 minutes long. The member must have no second factor (a challenge would come back).
- */
-export async function staffTokensFor(sdk: StandInSdk, email: string, password: string): Promise<BearerTokens> {
-  const output = await sdk.cognito.send(
-    new AdminInitiateAuthCommand({
-      UserPoolId: sdk.userPoolId,
-      ClientId: sdk.staffClientId,
-      AuthFlow: "ADMIN_USER_PASSWORD_AUTH",
-      AuthParameters: { USERNAME: email, PASSWORD: password },
-    }),
-  );
-  if (!output.AuthenticationResult) throw new Error(`The staff sign-in of ${email} answered ${output.ChallengeName}`);
-  return bearerTokensOf(output.AuthenticationResult);
-}
-
-function bearerTokensOf(result: AuthenticationResultType | undefined): BearerTokens {
+/** The sub and the tokens of a completed sign-in. */
+export function bearerTokensOf(result: AuthenticationResultType | undefined): BearerTokens {
   const accessToken = result?.AccessToken ?? "";
   const refreshToken = result?.RefreshToken ?? "";
   const claims = JSON.parse(Buffer.from(accessToken.split(".")[1] ?? "", "base64url").toString()) as { sub: string };
   return { sub: claims.sub, accessToken, refreshToken };
-}
-
-/**
- * A staff member's admin API token for a whole test file: the staff client's tokens last 5 minutes, longer than
- * some files run on a loaded machine, so a token with less than a minute left is replaced by a new sign-in.
- */
-export function staffTokenSource(sdk: StandInSdk, email: string, password: string): () => Promise<string> {
-  let current: { token: string; expiresAtMs: number } | undefined;
-  return async () => {
-    if (!current || current.expiresAtMs - Date.now() < 60_000) {
-      const { accessToken } = await staffTokensFor(sdk, email, password);
-      const { exp } = JSON.parse(Buffer.from(accessToken.split(".")[1] ?? "", "base64url").toString()) as {
-        exp: number;
-      };
-      current = { token: accessToken, expiresAtMs: exp * 1000 };
-    }
-    return current.token;
-  };
 }

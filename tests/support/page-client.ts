@@ -15,9 +15,10 @@ export class PageClient {
   /** The origin the app believes it has (startServerProcess sets APP_ORIGIN to http://localhost:<port>). */
   readonly origin: string;
 
-  constructor(serverUrl: string) {
+  /** `origin`: the server's APP_ORIGIN when it is not localhost on the server's port. */
+  constructor(serverUrl: string, origin?: string) {
     this.port = Number(new URL(serverUrl).port);
-    this.origin = `http://localhost:${this.port}`;
+    this.origin = origin ?? `http://localhost:${this.port}`;
   }
 
   get(path: string, cookies: CookieJar = new Map()): Promise<RawOutcome> {

@@ -14,7 +14,8 @@ import { type APIRequestContext, type Browser, type BrowserContext } from "@play
 import { gzipSync } from "node:zlib";
 import { CSV_IMPORT_COLUMNS } from "~/domain/csv-import/csv-import-file.server";
 import jaCsvImport from "../../locales/ja/csv-import.json";
-import { type StaffWithAuthenticator, createStaffWithAuthenticator, refreshIntoDirectory } from "./admin-members";
+import { type StaffWithAuthenticator, createStaffWithAuthenticator } from "./admin-members";
+import { refreshIntoDirectory } from "./staff-api-access";
 import { openStaffSessionInBrowser, signIn } from "./sign-in-form";
 import { createTestMember } from "./test-members";
 
@@ -311,7 +312,7 @@ export async function weighEveryPage(browser: Browser, origin: string, standInPo
   };
   try {
     // The staff member-detail page shows members the directory holds.
-    await refreshIntoDirectory(contexts.staff.request, standInPort, staff, []);
+    await refreshIntoDirectory({ url: origin, origin, standInPort }, [staff]);
     const importJobId = await completedImportJob(contexts.staff.request, origin);
     // Both languages and every visitor side by side: what a page loads does not depend on timing.
     const pages = pagesToWeigh(staff.sub, importJobId);

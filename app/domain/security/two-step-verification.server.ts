@@ -1,4 +1,4 @@
-import { and, eq, lt } from "drizzle-orm";
+import { and, eq, isNull, lt } from "drizzle-orm";
 import { decodeJwt } from "jose";
 import type { Database } from "../../../db/client.server";
 import { twoStepVerifications } from "../../../db/schema";
@@ -30,6 +30,18 @@ export async function twoStepStatusOf(db: Database, sub: string): Promise<TwoSte
     .where(eq(twoStepVerifications.sub, sub));
   if (!row) return { enabled: false, enabledAt: null, recoveryCodesLeft: 0 };
   return { enabled: true, enabledAt: row.enabledAt, recoveryCodesLeft: await countRecoveryCodesLeft(db, sub) };
+}
+
+/**
+ * When the member turned the authenticator app on, if Cognito asks for its code at every password sign-in now:
+ * null when it is off, or switched off at Cognito for a moment by a recovery code's sign-in (totpOffSince).
+ */
+export async function authenticatorAppOnSince(db: Database, sub: string): Promise<Date | null> {
+  const [row] = await db
+    .select({ enabledAt: twoStepVerifications.enabledAt })
+    .from(twoStepVerifications)
+    .where(and(eq(twoStepVerifications.sub, sub), isNull(twoStepVerifications.totpOffSince)));
+  return row?.enabledAt ?? null;
 }
 
 /** The member behind a Cognito user name (the code step's challenge), when they use 2-step verification. */
