@@ -1,7 +1,7 @@
 import { and, eq, isNotNull, isNull, sql } from "drizzle-orm";
 import type { Database } from "../../../db/client.server";
 import { memberProfiles, memberSessions } from "../../../db/schema";
-import { verifyAccessToken } from "~/integrations/cognito/access-token.server";
+import { type AccessTokenClaims, verifyAccessToken } from "~/integrations/cognito/access-token.server";
 import { DomainError, type DomainErrorCode } from "../domain-error.server";
 import { logger } from "~/integrations/logger.server";
 import type { AppServices } from "~/services.server";
@@ -110,10 +110,24 @@ function toMember(session: LiveSession, groups: string[], accessToken: string): 
 }
 
 /**
+ * Whether an access token that still verifies is refreshed before this request uses it: in the last quarter of its
+ * life, at most its last minute. The member's own actions send it to Cognito (a password change, the authenticator
+ * set-up, passkeys), which would refuse it had it expired on the way there. One refresh per token all the same, a
+ * little earlier. `now`: the real time, as jose and Cognito judge expiry by it.
+ */
+export function refreshesEarly(claims: Pick<AccessTokenClaims, "issuedAt" | "expiresAt">, now: number): boolean {
+  const life = claims.expiresAt.getTime() - claims.issuedAt.getTime();
+  return claims.expiresAt.getTime() - now < Math.min(EARLY_REFRESH_MAX_MS, life / 4);
+}
+
+const EARLY_REFRESH_MAX_MS = 60_000;
+
+/**
  * Who a page session's cookie belongs to. A page view costs no Cognito call: the access token is verified locally
- * (cached JWKS) and the session row is read once. Only an expired access token costs one refresh. A revoked or
- * unknown session, a token that is not ours or a refused refresh all end in "signed out"; a refused refresh also
- * ends the session. Database failures are thrown: the caller decides what an unknown member means.
+ * (cached JWKS) and the session row is read once. Only an expired access token, or one about to expire
+ * (refreshesEarly), costs one refresh; if Cognito cannot answer it, a token that still verifies serves this request.
+ * A revoked or unknown session, a token that is not ours or a refused refresh all end in "signed out"; a refused
+ * refresh also ends the session. Database failures are thrown: the caller decides what an unknown member means.
  */
 export async function resolvePageSession(
   services: Pick<AppServices, "db" | "identity" | "config" | "clock">,
@@ -125,16 +139,19 @@ export async function resolvePageSession(
     findLiveSession(db, cookie.sessionId),
   ]);
   if (!session) return { kind: "signedOut" };
+  let stillValid: PageSessionResolution | null = null;
   if (check.valid) {
-    return check.claims.sub === session.sub
-      ? { kind: "member", member: toMember(session, check.claims.groups, cookie.accessToken) }
-      : { kind: "signedOut" };
+    if (check.claims.sub !== session.sub) return { kind: "signedOut" };
+    stillValid = { kind: "member", member: toMember(session, check.claims.groups, cookie.accessToken) };
+    if (!refreshesEarly(check.claims, Date.now())) return stillValid;
+  } else if ("unverifiable" in check) {
+    return { kind: "unverified" };
+  } else if (!check.expired) {
+    return { kind: "signedOut" };
   }
-  if ("unverifiable" in check) return { kind: "unverified" };
-  if (!check.expired) return { kind: "signedOut" };
 
   const refreshToken = openRefreshToken(session, config.sessionSecrets);
-  if (!refreshToken) return { kind: "signedOut" };
+  if (!refreshToken) return stillValid ?? { kind: "signedOut" };
   try {
     const tokens = await services.identity.refresh(refreshToken);
     const refreshed = await verifyAccessToken(tokens.accessToken, config.cognito);
@@ -147,7 +164,7 @@ export async function resolvePageSession(
   } catch (error) {
     if (error instanceof DomainError && TRANSIENT_REFRESH_FAILURES.has(error.code)) {
       logger.warn({ err: error, code: error.code }, "could not refresh a session: Cognito unavailable or throttling");
-      return { kind: "unverified" };
+      return stillValid ?? { kind: "unverified" };
     }
     // Cognito refused the refresh token (revoked, expired, user disabled): this session is over.
     await endSessions(services, { sessionId: session.id, refreshRefused: true });
