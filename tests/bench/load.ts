@@ -34,7 +34,8 @@ import {
   runBenchmarkMain,
   startPreviewServer,
 } from "./bench-support";
-import { pairOf, postForm, sessionCookieOf } from "./page-member";
+import { postForm, sessionCookieOf } from "./page-member";
+import { pairOf } from "../support/cookie-jar";
 
 const { values: args } = parseArgs({
   options: { members: { type: "string" }, seconds: { type: "string" } },

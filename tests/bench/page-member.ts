@@ -3,6 +3,7 @@
  * (page-throughput.ts).
  */
 import http from "node:http";
+import { pairOf } from "../support/cookie-jar";
 import { createTestMember } from "../support/test-members";
 import type { RunningServer } from "./bench-support";
 
@@ -47,9 +48,6 @@ export function postForm(
     request.end(body);
   });
 }
-
-/** "name=value; Path=/; …" → "name=value", as a browser sends it back. */
-export const pairOf = (setCookie: string) => setCookie.split(";")[0]!;
 
 export const sessionCookieOf = (response: PostResponse) =>
   response.setCookies.find((cookie) => cookie.startsWith("id_session=") && !/Max-Age=0/i.test(cookie));

@@ -36,7 +36,8 @@ import {
   runBenchmarkMain,
   startPreviewServer,
 } from "./bench-support";
-import { type PostResponse, pairOf, postForm, sessionCookieOf } from "./page-member";
+import { type PostResponse, postForm, sessionCookieOf } from "./page-member";
+import { pairOf } from "../support/cookie-jar";
 
 /** Far above what one run can reach: the limits are not what this measures. */
 const RAISED_RATE_LIMIT = "1000000";

@@ -40,7 +40,7 @@ export class PageClient {
 
   /** Host and Cookie as a browser on APP_ORIGIN sends them. */
   headers(cookies: CookieJar): [string, string][] {
-    const headers: [string, string][] = [["Host", `localhost:${this.port}`]];
+    const headers: [string, string][] = [["Host", new URL(this.origin).host]];
     if (cookies.size > 0) headers.push(["Cookie", cookieHeaderOf(cookies)]);
     return headers;
   }
