@@ -18,7 +18,8 @@ import { TOTP_STEP_MS, totpCode } from "./totp-codes";
 /**
  * Staff as the admin API takes them (app/api/api-handler.server.ts): the authenticator app turned on through the
  * app's own security page, so that both Cognito and the app's record know it, and tokens of the staff app client
- * from a sign-in made after that, with the app's code. No app module is imported here: Playwright's specs use it.
+ * from a sign-in made after that, with the app's code. Playwright's specs use it too, so it imports nothing of the
+ * app's domain (which loads the locale files, and Playwright cannot import JSON modules).
  */
 
 /** An app server and its stand-in: a ServerProcess, or the e2e suite's (playwright.config.ts). */
