@@ -1,7 +1,7 @@
 /**
  * Page benchmark (`npm run bench`; BENCH_SECONDS=n sets each measurement's length, default 10; BENCH_ROUNDS=n the
  * number of alternating rounds, default 3; BENCH_CPU_PROF=dir writes each server's CPU profile; DATABASE_URL runs
- * our server on that PostgreSQL; BENCH_BASELINE=<git ref> also builds and measures that commit's `/` and `/en/`).
+ * our server on that PostgreSQL; BENCH_BASELINE=<git ref> also builds and measures that commit's pages).
  *
  * What it measures:
  *  1. Server throughput, latency and CPU per request for `/`, `/en/` and the signed-in `/my/profile/` next to a
@@ -49,9 +49,14 @@ async function runBenchmark() {
 
   const baselineRef = process.env.BENCH_BASELINE;
   const baselineCheckout = baselineRef ? await checkOutAndBuild(baselineRef) : undefined;
+  const baselineStandInPort = await findFreePort();
   const baseline = baselineCheckout && {
     commit: baselineCheckout.commit,
-    server: await startPreviewServer({}, { name: "the baseline server", dir: baselineCheckout.dir }),
+    standInPort: baselineStandInPort,
+    server: await startPreviewServer(
+      { STANDIN_COGNITO_PORT: String(baselineStandInPort) },
+      { name: "the baseline server", dir: baselineCheckout.dir },
+    ),
   };
 
   await measurePageThroughput(app, minimal, standInPort, baseline);

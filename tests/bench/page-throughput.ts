@@ -24,8 +24,10 @@
  *  - The Cognito stand-in's request counter over the signed-in runs must read 0: page views verify tokens locally.
  *  - With DATABASE_URL=postgres://… our server uses that PostgreSQL (production's shape); by default the embedded
  *    PGlite, whose queries run on the server's own thread.
- *  - With BENCH_BASELINE=<git ref> another commit's build serves `/` and `/en/` too ("base"), measured in the same
- *    rounds and compared with the same minimal page, so a change's cost is read from one run on one machine.
+ *  - With BENCH_BASELINE=<git ref> another commit's build serves the same four pages ("base"), measured in the same
+ *    rounds and compared with the same minimal page, so a change's cost is read from one run on one machine. Both
+ *    servers serve the same mix: a server that also renders the signed-in pages runs its anonymous ones dearer
+ *    (more code shapes in play), so a server serving the anonymous pages alone would look cheaper than it is.
  */
 import { getRequestCounts, resetRequestCounts } from "../support/stand-in-faults";
 import {
@@ -81,18 +83,23 @@ async function measureRounds(targets: Target[]): Promise<Map<string, ThroughputR
  * Measures the pages of `app` (whose stand-in listens on `standInPort`), the minimal page and, when given, the
  * anonymous pages of another commit's build (`baseline`); prints the ratios.
  */
+/** A member signed in on `server` (whose stand-in listens on `standInPort`): their session cookie, checked. */
+async function signedInMemberCookie(server: RunningServer, standInPort: number): Promise<string> {
+  const { cookie, email } = await signedInCookie(server, standInPort, "bench-pages");
+  const profile = await assertServesPage(server, "/my/profile/", { cookie });
+  if (!profile.body.toString("utf8").includes(email)) {
+    throw new Error(`${server.name}: /my/profile/ answered 200 but not as the signed-in member`);
+  }
+  return cookie;
+}
+
 export async function measurePageThroughput(
   app: RunningServer,
   minimal: RunningServer,
   standInPort: number,
-  baseline?: { server: RunningServer; commit: string },
+  baseline?: { server: RunningServer; standInPort: number; commit: string },
 ) {
-  const { cookie, email } = await signedInCookie(app, standInPort, "bench-pages");
-  const profile = await assertServesPage(app, "/my/profile/", { cookie });
-  if (!profile.body.toString("utf8").includes(email)) {
-    throw new Error("/my/profile/ answered 200 but not as the signed-in member");
-  }
-
+  const cookie = await signedInMemberCookie(app, standInPort);
   const targets: Target[] = [
     { label: "our /", server: app, pagePath: "/", headers: {} },
     { label: "our /en/", server: app, pagePath: "/en/", headers: {} },
@@ -101,9 +108,17 @@ export async function measurePageThroughput(
     { label: "signed-in /", server: app, pagePath: "/", headers: { cookie } },
   ];
   if (baseline) {
+    const baseCookie = await signedInMemberCookie(baseline.server, baseline.standInPort);
     targets.push(
       { label: "base /", server: baseline.server, pagePath: "/", headers: {} },
       { label: "base /en/", server: baseline.server, pagePath: "/en/", headers: {} },
+      {
+        label: "base signed-in /my/profile/",
+        server: baseline.server,
+        pagePath: "/my/profile/",
+        headers: { cookie: baseCookie },
+      },
+      { label: "base signed-in /", server: baseline.server, pagePath: "/", headers: { cookie: baseCookie } },
     );
   }
   for (const target of targets) await assertServesPage(target.server, target.pagePath, target.headers);
@@ -149,10 +164,11 @@ export async function measurePageThroughput(
     console.log(`base = ${baseline.commit} (BENCH_BASELINE), in the same rounds:`);
     compare("base /", "minimal /", HOME_RATIO_TARGET, "the minimal page's");
     compare("base /en/", "minimal /", HOME_RATIO_TARGET, "the minimal page's");
-    for (const page of ["/", "/en/"]) {
-      const [ours, base] = [results.get(`our ${page}`)!, results.get(`base ${page}`)!];
+    for (const page of ["/", "/en/", "signed-in /my/profile/", "signed-in /"]) {
+      const [ours, base] = [results.get(page.startsWith("/") ? `our ${page}` : page)!, results.get(`base ${page}`)!];
       console.log(
-        `our ${page} against base ${page}: ${percent(ours.requests.mean / base.requests.mean)} of its requests/s, ` +
+        `${page.startsWith("/") ? "our " : ""}${page} against base ${page}: ` +
+          `${percent(ours.requests.mean / base.requests.mean)} of its requests/s, ` +
           `${(ours.cpuMsPerRequest - base.cpuMsPerRequest).toFixed(2)} ms more CPU per request`,
       );
     }
