@@ -79,10 +79,6 @@ async function measureRounds(targets: Target[]): Promise<Map<string, ThroughputR
   return runs;
 }
 
-/**
- * Measures the pages of `app` (whose stand-in listens on `standInPort`), the minimal page and, when given, the
- * anonymous pages of another commit's build (`baseline`); prints the ratios.
- */
 /** A member signed in on `server` (whose stand-in listens on `standInPort`): their session cookie, checked. */
 async function signedInMemberCookie(server: RunningServer, standInPort: number): Promise<string> {
   const { cookie, email } = await signedInCookie(server, standInPort, "bench-pages");
@@ -93,6 +89,10 @@ async function signedInMemberCookie(server: RunningServer, standInPort: number):
   return cookie;
 }
 
+/**
+ * Measures the pages of `app` (whose stand-in listens on `standInPort`), the minimal page and, when given, the same
+ * pages of another commit's build (`baseline`, with its own stand-in); prints the ratios.
+ */
 export async function measurePageThroughput(
   app: RunningServer,
   minimal: RunningServer,
@@ -164,11 +164,11 @@ export async function measurePageThroughput(
     console.log(`base = ${baseline.commit} (BENCH_BASELINE), in the same rounds:`);
     compare("base /", "minimal /", HOME_RATIO_TARGET, "the minimal page's");
     compare("base /en/", "minimal /", HOME_RATIO_TARGET, "the minimal page's");
-    for (const page of ["/", "/en/", "signed-in /my/profile/", "signed-in /"]) {
-      const [ours, base] = [results.get(page.startsWith("/") ? `our ${page}` : page)!, results.get(`base ${page}`)!];
+    for (const label of ["our /", "our /en/", "signed-in /my/profile/", "signed-in /"]) {
+      const baseLabel = `base ${label.replace(/^our /, "")}`;
+      const [ours, base] = [results.get(label)!, results.get(baseLabel)!];
       console.log(
-        `${page.startsWith("/") ? "our " : ""}${page} against base ${page}: ` +
-          `${percent(ours.requests.mean / base.requests.mean)} of its requests/s, ` +
+        `${label} against ${baseLabel}: ${percent(ours.requests.mean / base.requests.mean)} of its requests/s, ` +
           `${(ours.cpuMsPerRequest - base.cpuMsPerRequest).toFixed(2)} ms more CPU per request`,
       );
     }
