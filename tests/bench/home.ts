@@ -30,6 +30,17 @@ import { measurePageThroughput } from "./page-throughput";
 
 const MINIMAL_APP_DIR = path.join(import.meta.dirname, "minimal-app");
 
+/** Another commit's build, with a stand-in of its own on a known port, so a member can be signed in there too. */
+async function startBaseline(ref: string) {
+  const checkout = await checkOutAndBuild(ref);
+  const standInPort = await findFreePort();
+  const server = await startPreviewServer(
+    { STANDIN_COGNITO_PORT: String(standInPort) },
+    { name: "the baseline server", dir: checkout.dir },
+  );
+  return { commit: checkout.commit, standInPort, server };
+}
+
 async function runBenchmark() {
   await ensureAppBuild();
   // The minimal app builds in about two seconds, so it is always rebuilt rather than checked.
@@ -48,16 +59,7 @@ async function runBenchmark() {
   });
 
   const baselineRef = process.env.BENCH_BASELINE;
-  const baselineCheckout = baselineRef ? await checkOutAndBuild(baselineRef) : undefined;
-  const baselineStandInPort = await findFreePort();
-  const baseline = baselineCheckout && {
-    commit: baselineCheckout.commit,
-    standInPort: baselineStandInPort,
-    server: await startPreviewServer(
-      { STANDIN_COGNITO_PORT: String(baselineStandInPort) },
-      { name: "the baseline server", dir: baselineCheckout.dir },
-    ),
-  };
+  const baseline = baselineRef ? await startBaseline(baselineRef) : undefined;
 
   await measurePageThroughput(app, minimal, standInPort, baseline);
   await reportI18nMiddlewareCost();
