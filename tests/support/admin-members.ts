@@ -81,12 +81,26 @@ export interface StaffWithAuthenticator extends StaffTestMember {
 
 export const stepOf = (time: number) => Math.floor(time / TOTP_STEP_MS);
 
+/** What must be left of a time step when a code of the step before it is sent, for a busy machine's slowest check. */
+const STEP_LEFT_FOR_A_CHECK_MS = 10_000;
+
+/**
+ * The code that turns the authenticator app on: the previous time step's, so that the current and the next one are
+ * left for two sign-ins straight away (`nextStep`). Cognito takes a code within one step of its own clock, so a code
+ * of the previous step must be checked before the next step begins: near a step's end this waits for the next one.
+ */
+export async function firstAuthenticatorCode(totpSecret: string): Promise<{ code: string; nextStep: number }> {
+  const left = TOTP_STEP_MS - (Date.now() % TOTP_STEP_MS);
+  if (left < STEP_LEFT_FOR_A_CHECK_MS) await new Promise((resolve) => setTimeout(resolve, left + 1));
+  const step = stepOf(Date.now());
+  return { code: totpCode(totpSecret, { from: (step - 1) * TOTP_STEP_MS }), nextStep: step };
+}
+
 /**
  * An admin of its own with 2-step verification on at the stand-in (AssociateSoftwareToken, VerifySoftwareToken,
  * SetUserMFAPreference, as the security page does), so that it can open a staff session: the staff sign-in asks
  * Cognito, which then wants the code. The app's own record does not know it, so the admin API refuses this admin
- * (staff-api-access.ts makes staff for the API). The code that turned it on used the previous time step, so the
- * current and the next one are left for two sign-ins straight away.
+ * (staff-api-access.ts makes staff for the API).
  */
 export async function createStaffWithAuthenticator(
   standInPort: number,
@@ -98,20 +112,15 @@ export async function createStaffWithAuthenticator(
     const { accessToken } = await bearerTokensFor(sdk, staff.email, staff.password);
     const associated = await sdk.cognito.send(new AssociateSoftwareTokenCommand({ AccessToken: accessToken }));
     const totpSecret = associated.SecretCode ?? "";
-    const step = stepOf(Date.now());
-    await sdk.cognito.send(
-      new VerifySoftwareTokenCommand({
-        AccessToken: accessToken,
-        UserCode: totpCode(totpSecret, { from: (step - 1) * TOTP_STEP_MS }),
-      }),
-    );
+    const { code, nextStep } = await firstAuthenticatorCode(totpSecret);
+    await sdk.cognito.send(new VerifySoftwareTokenCommand({ AccessToken: accessToken, UserCode: code }));
     await sdk.cognito.send(
       new SetUserMFAPreferenceCommand({
         AccessToken: accessToken,
         SoftwareTokenMfaSettings: { Enabled: true, PreferredMfa: true },
       }),
     );
-    return { ...staff, totpSecret, nextStep: step };
+    return { ...staff, totpSecret, nextStep };
   } finally {
     sdk.destroy();
   }

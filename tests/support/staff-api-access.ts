@@ -7,13 +7,12 @@ import {
   type StaffTestMember,
   type StaffWithAuthenticator,
   createStaffAdmin,
+  firstAuthenticatorCode,
   nextAuthenticatorCode,
-  stepOf,
 } from "./admin-members";
 import { type BearerTokens, type StandInSdk, bearerTokensOf, connectToStandIn } from "./bearer-tokens";
 import { PageClient, expectResponse, withSetCookies } from "./page-client";
 import { sendRawRequest } from "./raw-http";
-import { TOTP_STEP_MS, totpCode } from "./totp-codes";
 
 /**
  * Staff as the admin API takes them (app/api/api-handler.server.ts): the authenticator app turned on through the
@@ -50,8 +49,7 @@ export async function createApiStaff(app: AppUnderTest, label: string): Promise<
 
 /**
  * Turns the authenticator app on as a member does: signed in on the app's pages, "Set up" on the authenticator
- * page, the key read from the page, the first code entered. The code that turned it on used the previous time step,
- * so the current and the next one are left for two sign-ins straight away.
+ * page, the key read from the page, the first code entered (firstAuthenticatorCode).
  */
 export async function turnOnAuthenticatorApp(
   app: AppUnderTest,
@@ -66,13 +64,13 @@ export async function turnOnAuthenticatorApp(
   const key = /data-testid="authenticator-key"[^>]*>([A-Z2-7 ]+)</.exec(page.body.toString("utf8"))?.[1] ?? "";
   if (!key) throw new Error(`The authenticator page of ${staff.email} showed no key (${page.status})`);
   const totpSecret = key.replace(/\s+/g, "");
-  const step = stepOf(Date.now());
+  const { code, nextStep } = await firstAuthenticatorCode(totpSecret);
   const confirmed = expectResponse(
     await client.post(
       AUTHENTICATOR_PAGE,
       [
         ["intent", "confirm"],
-        ["code", totpCode(totpSecret, { from: (step - 1) * TOTP_STEP_MS })],
+        ["code", code],
       ],
       withSetUp,
     ),
@@ -82,7 +80,7 @@ export async function turnOnAuthenticatorApp(
     throw new Error(`The first code of ${staff.email} answered ${confirmed.status}`);
   }
   await secondAfter(Date.now());
-  return { ...staff, totpSecret, nextStep: step };
+  return { ...staff, totpSecret, nextStep };
 }
 
 /**

@@ -17,9 +17,8 @@ import {
   type StaffTestMember,
   type StaffWithAuthenticator,
   createStaffAdmin,
-  stepOf,
+  firstAuthenticatorCode,
 } from "../../support/admin-members";
-import { TOTP_STEP_MS, totpCode } from "../../support/totp-codes";
 import { secondAfter, staffTokensFor } from "../../support/staff-api-access";
 import { routeCalls } from "../../support/route-calls";
 import { useTestServices } from "../../support/test-services";
@@ -117,17 +116,17 @@ async function turnOnAuthenticatorAppIn(
   const signedIn = await signIn(services, { ...browser, email: staff.email, password: staff.password });
   if (signedIn.kind !== "active") throw new Error(`The sign-in of ${staff.email} ended as ${signedIn.kind}`);
   const totpSecret = await startAuthenticatorSetup(services, { accessToken: signedIn.accessToken });
-  const step = stepOf(Date.now());
+  const { code, nextStep } = await firstAuthenticatorCode(totpSecret);
   await turnOnTwoStep(services, {
     ...browser,
     sub: staff.sub,
     email: staff.email,
     accessToken: signedIn.accessToken,
     sessionId: signedIn.sessionId,
-    code: totpCode(totpSecret, { from: (step - 1) * TOTP_STEP_MS }),
+    code,
   });
   await secondAfter(Date.now());
-  return { ...staff, totpSecret, nextStep: step };
+  return { ...staff, totpSecret, nextStep };
 }
 
 test("each high-impact staff action: 403 reauthentication_required 11 minutes after the sign-in, done within 10", async () => {
