@@ -7,8 +7,9 @@ const FRAME_MODULES =
 
 /**
  * `npm run build:server` (`vite build --mode http-server`): the HTTP server and the command-line jobs compiled to
- * plain JavaScript in build/http-server/, so production runs them with `node` and no TypeScript loader. Packages
- * stay external; the pages are React Router's own build (build/server/index.js), which the server loads at start.
+ * plain JavaScript in build/http-server/, so production runs them with `node` and no TypeScript loader; also the
+ * new-password rule's thread, which the pages start from there. Packages stay external; the pages are React Router's
+ * own build (build/server/index.js), which the server loads at start.
  */
 const httpServerBuild: UserConfig = {
   resolve: { tsconfigPaths: true },
@@ -27,6 +28,7 @@ const httpServerBuild: UserConfig = {
         "reconcile-directory": "app/commands/reconcile-directory.ts",
         "legacy-import": "app/commands/legacy-import.ts",
         migrate: "app/commands/migrate.ts",
+        "password-estimator": "app/domain/account/password-estimator.worker.ts",
       },
       output: { entryFileNames: "[name].js", chunkFileNames: "chunks/[name]-[hash].js" },
     },

@@ -6,7 +6,6 @@
 import type { CognitoIdentityProviderClient } from "@aws-sdk/client-cognito-identity-provider";
 import { type Database, csvCopyFor } from "../db/client.server";
 import type { Config } from "~/config.server";
-import { preparePasswordStrength } from "~/domain/account/password-strength.server";
 import { MIN_PASSWORD_LENGTH } from "~/domain/forms/field-schemas";
 import { CSV_IMPORT_MAX_FILE_BYTES } from "~/domain/csv-import/csv-import-file.server";
 import { startServerImportWorker } from "~/domain/csv-import/import-worker.server";
@@ -91,14 +90,6 @@ export function serverJobs(config: Config, db: Database, clock: Clock = systemCl
   const identity = createDomainIdentity(config.cognito, db, clock);
   const { requestsPerSecond, intervalMinutes } = config.directoryReconcile;
   return [
-    {
-      // The new-password rule's dictionaries (app/domain/account/password-strength.server.ts), built once as the
-      // server starts rather than while a member's sign-up or password change waits.
-      start: () => {
-        preparePasswordStrength();
-        return () => {};
-      },
-    },
     {
       // Retention and the two-systems repairs (owed Cognito deletions and revocations); see app/domain/jobs/purge.server.ts.
       // An interval of 0 turns it off.

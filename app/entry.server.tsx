@@ -18,6 +18,8 @@ import { requestInfoContext } from "./router-context.server";
 export { createAppServices } from "./composition-root.server";
 // The HTTP layer asks it before reading a body over the ordinary limit (app/server/app-context.ts).
 export { largeBodyRefusal } from "./middleware/large-body-gate.server";
+// The HTTP server starts the new-password rule's thread at its own start, in the routes' copy of its module.
+export { preparePasswordStrength } from "./domain/account/password-strength.server";
 
 export const streamTimeout = 5_000;
 

@@ -23,6 +23,18 @@ interface AppEntryModule {
     request: Request,
     lane: "page" | "api",
   ): Promise<LargeBodyRefusal | null>;
+  preparePasswordStrength(): void;
+}
+
+const entryOf = async (build: Build) =>
+  (typeof build === "function" ? await build() : build).entry.module as unknown as AppEntryModule;
+
+/**
+ * Starts what the routes should not wait for on first use, in the build's own module instances: the new-password
+ * rule's thread, which builds its dictionaries while the server starts (app/domain/account/password-strength.server.ts).
+ */
+export async function prepareBuild(build: Build): Promise<void> {
+  (await entryOf(build)).preparePasswordStrength();
 }
 
 /** Makes the router context of one request: what the HTTP layer learned about it, and the app's services. */
@@ -41,8 +53,7 @@ export function requestContextFactory(
 ): RequestContextFactory {
   const servicesByEntry = new WeakMap<object, AppServices>();
   return async (requestInfo) => {
-    const loaded: ServerBuild = typeof build === "function" ? await build() : build;
-    const entry = loaded.entry.module as unknown as AppEntryModule;
+    const entry = await entryOf(build);
     let services = servicesByEntry.get(entry);
     if (!services) {
       services = entry.createAppServices(config, db);
@@ -67,8 +78,7 @@ export type LargeBodyGate = (
 /** The gate through the build's own entry module, in the router context a route would get. */
 export function largeBodyGateOf(build: Build, contextFor: RequestContextFactory): LargeBodyGate {
   return async (requestInfo, request, lane) => {
-    const loaded: ServerBuild = typeof build === "function" ? await build() : build;
-    const entry = loaded.entry.module as unknown as AppEntryModule;
+    const entry = await entryOf(build);
     return entry.largeBodyRefusal(await contextFor(requestInfo), request, lane);
   };
 }

@@ -17,7 +17,7 @@ import type { DevMailbox, RequestInfo } from "~/router-context.server";
 import { createApiLane } from "./api-lane";
 import { createRequestQueue } from "./request-queue";
 import { isStreamedDownload } from "./write-body";
-import { type Build, largeBodyGateOf, requestContextFactory } from "./app-context";
+import { type Build, largeBodyGateOf, prepareBuild, requestContextFactory } from "./app-context";
 import { ROUTE_DISCOVERY_PATH, answerUnhandledError, createPageLane } from "./page-lane";
 import { routeNamesByPattern } from "./route-names";
 import { apiCors } from "./cors";
@@ -206,6 +206,10 @@ export async function createHttpApp(
     }
   }
 
+  prepareBuild(build).catch((error: unknown) =>
+    // The first page shows why the build did not load; a new password then starts the thread itself.
+    logger.error({ err: error }, "the build could not be prepared"),
+  );
   const contextFor = requestContextFactory(build, config, database.db, devMailbox);
   const largeBodyGate = largeBodyGateOf(build, contextFor);
   app.all(

@@ -1,5 +1,8 @@
-import type { ZxcvbnFactory } from "@zxcvbn-ts/core";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { Worker } from "node:worker_threads";
 import { DomainError } from "../domain-error.server";
+import type { Estimate, EstimateReply, EstimateRequest } from "./password-estimator.worker";
 
 /**
  * The least strength a new password needs, on zxcvbn's scale of 0 to 4: 2 means at least a million estimated
@@ -7,19 +10,6 @@ import { DomainError } from "../domain-error.server";
  * higher bar would refuse it; why 2 is enough here: app/domain/README.md#account.
  */
 const MIN_PASSWORD_SCORE = 2;
-
-/**
- * How much of a password is judged. The estimate's cost grows faster than the length (its l33t and sequence
- * search), and the characters after these can only add strength, so a longer password is judged by its start
- * (tests/bench/README.md has the figures).
- */
-const JUDGED_LENGTH = 32;
-
-/**
- * The l33t variants the estimate tries per password. The default (100) multiplies the cost of every call, while the
- * usual disguises ("P@ssw0rd") are found within the first few.
- */
-const L33T_VARIANTS = 4;
 
 /** Words shorter than this taken from the address or name would match inside unrelated words. */
 const MIN_PERSONAL_WORD_LENGTH = 3;
@@ -31,36 +21,72 @@ export interface PasswordOwner {
   givenName?: string | null;
 }
 
-let estimator: Promise<ZxcvbnFactory> | null = null;
+/** Judges passwords on the estimator's thread (password-estimator.worker.ts). */
+interface EstimatorThread {
+  estimate(password: string, personalWords: string[]): Promise<Estimate>;
+}
+
+let thread: EstimatorThread | null = null;
 
 /**
- * The estimator with its dictionaries (common passwords, English and Japanese words and names, in romaji), built once
- * per process and kept: they are large, so a command-line job that never checks a password never loads them, and the
- * server loads them as it starts (preparePasswordStrength), so no member's post waits while they are built.
+ * The estimator's thread: from its TypeScript source through tsx where this module runs from source (dev, tests;
+ * an eval'd start, since a worker's own `--import` does not reach Node 20's loader), else the compiled copy in
+ * build/http-server, found from the repository root as the server finds the rest of build/ (docs/deployment.md).
  */
-function loadEstimator(): Promise<ZxcvbnFactory> {
-  estimator ??= (async () => {
-    const [{ ZxcvbnFactory }, common, english, japanese] = await Promise.all([
-      import("@zxcvbn-ts/core"),
-      import("@zxcvbn-ts/language-common"),
-      import("@zxcvbn-ts/language-en"),
-      import("@zxcvbn-ts/language-ja"),
-    ]);
-    // The Japanese package (3.x) names its lists without a language, as the English one did before 4.x.
-    const japaneseLists = Object.fromEntries(
-      Object.entries(japanese.dictionary).map(([name, words]) => [`${name}-ja`, words]),
-    );
-    return new ZxcvbnFactory({
-      dictionary: { ...common.dictionary, ...english.dictionary, ...japaneseLists },
-      graphs: common.adjacencyGraphs,
-      maxLength: JUDGED_LENGTH,
-      l33tMaxSubstitutions: L33T_VARIANTS,
-    });
-  })();
-  estimator.catch(() => {
-    estimator = null;
+function startEstimatorWorker(): Worker {
+  const here = fileURLToPath(import.meta.url);
+  if (!here.endsWith(".ts")) return new Worker(path.resolve("build/http-server/password-estimator.js"));
+  const source = pathToFileURL(path.join(path.dirname(here), "password-estimator.worker.ts")).href;
+  const start = `import("tsx/esm/api").then(({ tsImport }) => tsImport(${JSON.stringify(source)}, ${JSON.stringify(source)}))`;
+  return new Worker(start, { eval: true });
+}
+
+/**
+ * Starts the thread once per process and keeps it: it builds the dictionaries as it starts, so that the first new
+ * password does not wait for them. It keeps the process alive only while a password is being judged, so a
+ * command-line job ends when its work does. If it fails or ends, the passwords it was judging fail and the next one
+ * starts it again.
+ */
+function estimatorThread(): EstimatorThread {
+  if (thread) return thread;
+  const worker = startEstimatorWorker();
+  worker.unref();
+  const waiting = new Map<number, { resolve(estimate: Estimate): void; reject(error: Error): void }>();
+  let lastId = 0;
+  const started: EstimatorThread = {
+    estimate(password, personalWords) {
+      return new Promise((resolve, reject) => {
+        const request: EstimateRequest = { id: ++lastId, password, personalWords };
+        waiting.set(request.id, { resolve, reject });
+        worker.ref();
+        worker.postMessage(request);
+      });
+    },
+  };
+  const fail = (error: Error) => {
+    if (thread === started) thread = null;
+    for (const { reject } of waiting.values()) reject(error);
+    waiting.clear();
+  };
+  worker.on("message", (reply: EstimateReply) => {
+    const answer = waiting.get(reply.id);
+    waiting.delete(reply.id);
+    if (waiting.size === 0) worker.unref();
+    if ("failure" in reply) answer?.reject(new Error(`The password estimate failed: ${reply.failure}`));
+    else answer?.resolve(reply.estimate);
   });
-  return estimator;
+  worker.on("error", fail);
+  worker.on("exit", (code) => fail(new Error(`The password-strength thread ended with code ${code}`)));
+  thread = started;
+  return started;
+}
+
+/**
+ * Starts the estimator's thread now, so that it has its dictionaries before the first new password. The HTTP server
+ * calls it through the build's entry module, the copy of this module the routes use (app/entry.server.tsx).
+ */
+export function preparePasswordStrength(): void {
+  estimatorThread();
 }
 
 function fold(text: string): string {
@@ -72,11 +98,6 @@ function fold(text: string): string {
  * letters or digits in it ("taro.yamada85" → "taro", "yamada", "85" is too short), the domain's names without the
  * top level ("example" of example.co.jp), and each name as typed (kanji, kana or romaji).
  */
-/** Builds the estimator now, in the background; a failure is left to the first new password to meet again. */
-export function preparePasswordStrength(): void {
-  loadEstimator().catch(() => {});
-}
-
 export function personalWords(owner: PasswordOwner): string[] {
   const email = fold(owner.email);
   const at = email.lastIndexOf("@");
@@ -98,22 +119,22 @@ export function personalWords(owner: PasswordOwner): string[] {
  * the password the member already has.
  */
 export async function refuseWeakPassword(password: string, owner: PasswordOwner): Promise<void> {
-  const zxcvbn = await loadEstimator();
+  const estimator = estimatorThread();
   const words = personalWords(owner);
   const folded = fold(password);
   const found = words.filter((word) => folded.includes(word));
-  const whole = zxcvbn.check(password, words);
+  const whole = await estimator.estimate(password, words);
   if (whole.score < MIN_PASSWORD_SCORE) {
     // The estimate also finds the personal words disguised ("t4r0"), which a plain search would not.
-    const usesPersonalWords =
-      found.length > 0 ||
-      whole.sequence.some((match) => match.pattern === "dictionary" && match.dictionaryName === "userInputs");
+    const usesPersonalWords = found.length > 0 || whole.usesPersonalWords;
     // Personal only when that is what makes it weak: "password1234" is common, whoever's address holds "password".
-    const weakForAnyone = !usesPersonalWords || zxcvbn.check(password).score < MIN_PASSWORD_SCORE;
+    const weakForAnyone = !usesPersonalWords || (await estimator.estimate(password, [])).score < MIN_PASSWORD_SCORE;
     throw new DomainError(weakForAnyone ? "passwordTooCommon" : "passwordFromPersonalDetails");
   }
   if (found.length === 0) return;
   // Longest first, so that the address goes before its local part and the local part before its words.
   const rest = found.sort((a, b) => b.length - a.length).reduce((text, word) => text.replaceAll(word, ""), folded);
-  if (zxcvbn.check(rest, words).score < MIN_PASSWORD_SCORE) throw new DomainError("passwordFromPersonalDetails");
+  if ((await estimator.estimate(rest, words)).score < MIN_PASSWORD_SCORE) {
+    throw new DomainError("passwordFromPersonalDetails");
+  }
 }
