@@ -4,13 +4,19 @@
  * SIGKILL, a closed terminal), the channel closes: the server then stops as on SIGTERM, so no server, and no stand-in
  * it started, outlives its runner and holds its ports, data directory and database connections.
  */
-if (!process.connected) {
-  // The channel closed while this process was still loading: its parent has already ended.
-  process.kill(process.pid, "SIGTERM");
-} else {
+import { isMainThread } from "node:worker_threads";
+
+function stopWithParent(): void {
+  if (!process.connected) {
+    // The channel closed while this process was still loading: its parent has already ended.
+    process.kill(process.pid, "SIGTERM");
+    return;
+  }
   process.once("disconnect", () => process.kill(process.pid, "SIGTERM"));
   // Listening for the channel's end refs it: the channel alone must not keep alive a server that would otherwise exit.
   process.channel?.unref();
 }
 
-export {};
+// A worker thread started with the process's `--import` flags runs this too (Node 22 and later), with no channel of
+// its own: only the main thread watches the process's.
+if (isMainThread) stopWithParent();

@@ -34,11 +34,14 @@ let thread: EstimatorThread | null = null;
  * build/http-server, found from the repository root as the server finds the rest of build/ (docs/deployment.md).
  */
 function startEstimatorWorker(): Worker {
+  // Not the process's own flags: a worker would run its `--import` preloads again (Node 22 and later), such as the
+  // tests' and benchmarks' tests/support/exit-with-parent.ts, and the thread needs none of them.
+  const execArgv: string[] = [];
   const here = fileURLToPath(import.meta.url);
-  if (!here.endsWith(".ts")) return new Worker(path.resolve("build/http-server/password-estimator.js"));
+  if (!here.endsWith(".ts")) return new Worker(path.resolve("build/http-server/password-estimator.js"), { execArgv });
   const source = pathToFileURL(path.join(path.dirname(here), "password-estimator.worker.ts")).href;
   const start = `import("tsx/esm/api").then(({ tsImport }) => tsImport(${JSON.stringify(source)}, ${JSON.stringify(source)}))`;
-  return new Worker(start, { eval: true });
+  return new Worker(start, { eval: true, execArgv });
 }
 
 /**
