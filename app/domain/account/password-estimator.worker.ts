@@ -1,8 +1,8 @@
 /**
  * The new-password rule's estimator (password-strength.server.ts), on a thread of its own: zxcvbn-ts with its
  * dictionaries (common and breached passwords, English and Japanese words and names, in romaji). Those are some
- * 300,000 words in objects with a property each; on the server's thread every full garbage collection would mark them
- * again, pausing the requests in flight, while here they sit in a heap that collects only when a password is judged.
+ * 240,000 words, each a property of a large object; on the server's thread every full garbage collection would mark
+ * them again while requests wait, whereas this thread's heap grows, and is collected, only as passwords are judged.
  * `npm run build:server` compiles it to build/http-server/password-estimator.js (vite.config.ts).
  */
 import { parentPort } from "node:worker_threads";
