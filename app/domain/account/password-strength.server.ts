@@ -56,9 +56,12 @@ function estimatorThread(): EstimatorThread {
   worker.unref();
   const waiting = new Map<number, { resolve(estimate: Estimate): void; reject(error: Error): void }>();
   let lastId = 0;
+  // Set once the thread has failed or ended: a check that still holds this thread must not wait for it forever.
+  let ended: Error | null = null;
   const started: EstimatorThread = {
     estimate(password, personalWords) {
       return new Promise((resolve, reject) => {
+        if (ended) return reject(ended);
         const request: EstimateRequest = { id: ++lastId, password, personalWords };
         waiting.set(request.id, { resolve, reject });
         worker.ref();
@@ -67,6 +70,7 @@ function estimatorThread(): EstimatorThread {
     },
   };
   const fail = (error: Error) => {
+    ended ??= error;
     if (thread === started) thread = null;
     for (const { reject } of waiting.values()) reject(error);
     waiting.clear();
