@@ -237,6 +237,8 @@ export async function startServer(options: {
   readyPath: string;
   /** The checkout the script and its build are in; this one by default. */
   cwd?: string;
+  /** Node options before the script's own preloads, such as another `--import`. */
+  nodeArgs?: string[];
 }): Promise<RunningServer> {
   // BENCH_CPU_PROF=dir: each server writes a V8 CPU profile of its whole life into dir/<server name>/ when it stops.
   const profileDir = process.env.BENCH_CPU_PROF
@@ -245,7 +247,7 @@ export async function startServer(options: {
   const profileArgs = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
   // Tied to this process: a benchmark killed with SIGKILL (no cleanups run) leaves no server behind.
   const child = spawnNodeScript(options.script, options.args, {
-    nodeArgs: profileArgs,
+    nodeArgs: [...profileArgs, ...(options.nodeArgs ?? [])],
     cwd: options.cwd ?? REPO_ROOT,
     env: { ...process.env, NODE_ENV: "production", PORT: String(options.port), HOST, ...options.env },
     stdio: ["ignore", "ignore", "pipe"],
@@ -277,11 +279,12 @@ export async function startServer(options: {
 
 /**
  * Our production server in preview mode (embedded stand-in, PGlite and SMTP capture) on a fresh data directory:
- * this checkout's, or another's (`checkout`, see checkOutAndBuild) under its own name.
+ * this checkout's, or another's (`checkout`, see checkOutAndBuild) under its own name, with `nodeArgs` if given.
  */
 export async function startPreviewServer(
   env: Record<string, string> = {},
   checkout: { name: string; dir: string } = { name: "our server", dir: REPO_ROOT },
+  nodeArgs: string[] = [],
 ): Promise<RunningServer> {
   const port = await findFreePort();
   return startServer({
@@ -289,6 +292,7 @@ export async function startPreviewServer(
     cwd: checkout.dir,
     script: "app/server/dev-entry.ts",
     args: ["--mode=preview"],
+    nodeArgs,
     port,
     env: {
       APP_ORIGIN: `http://${HOST}:${port}`,
