@@ -9,10 +9,11 @@ import { Session } from "node:inspector";
 import path from "node:path";
 import { isMainThread } from "node:worker_threads";
 
-const MODES = [
+/** The sessions in the order SIGUSR2 starts them; survivors.ts reads their profiles by these names. */
+export const SAMPLING_MODES = [
   { name: "allocated", includeObjectsCollectedByMinorGC: true },
   { name: "survived", includeObjectsCollectedByMinorGC: false },
-];
+] as const;
 /** Bytes between samples: V8's default (32 kB) would see too few of a page view's objects. */
 const SAMPLING_INTERVAL_BYTES = 8192;
 
@@ -26,7 +27,7 @@ if (isMainThread && outputDir) {
       session.post(method, params, (error, result) => (error ? reject(error) : resolve(result))),
     );
   let next = 0;
-  let sampling: string | null = null;
+  let sampling: (typeof SAMPLING_MODES)[number]["name"] | null = null;
   const toggle = async () => {
     if (sampling) {
       const { profile } = (await post("HeapProfiler.stopSampling")) as { profile: unknown };
@@ -37,7 +38,7 @@ if (isMainThread && outputDir) {
       sampling = null;
       return;
     }
-    const mode = MODES[next++ % MODES.length]!;
+    const mode = SAMPLING_MODES[next++ % SAMPLING_MODES.length]!;
     await post("HeapProfiler.enable");
     await post("HeapProfiler.startSampling", {
       samplingInterval: SAMPLING_INTERVAL_BYTES,

@@ -31,6 +31,7 @@ import {
   startPreviewServer,
   startServer,
 } from "./bench-support";
+import { SAMPLING_MODES } from "./survivors-preload";
 
 const MINIMAL_APP_DIR = path.join(import.meta.dirname, "minimal-app");
 const PRELOAD = path.join(import.meta.dirname, "survivors-preload.ts");
@@ -101,7 +102,8 @@ async function load(url: string, amount: number, connections: number) {
 async function sample(server: RunningServer, url: string, profileDir: string) {
   await load(url, WARMUP_REQUESTS, 10);
   const profiles: Record<string, Map<string, number>> = {};
-  for (const mode of ["allocated", "survived"]) {
+  // In the preload's order: each SIGUSR2 starts its next session or stops the running one.
+  for (const { name: mode } of SAMPLING_MODES) {
     server.child.kill("SIGUSR2");
     await waitForFile(path.join(profileDir, `${mode}.started`), server);
     await load(url, REQUESTS, CONNECTIONS);
