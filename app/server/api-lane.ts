@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import compression from "compression";
 import { createRequestHandler, type ServerBuild } from "react-router";
 import { ApiError, apiErrorResponse } from "~/api/api-response.server";
 import { translatorFor } from "~/i18n/translator.server";
@@ -12,10 +11,8 @@ import type { ApiCors } from "./cors";
 import type { RequestInfo } from "~/router-context.server";
 import type { Build, LargeBodyGate, RequestContextFactory } from "./app-context";
 import { headersOf, readBody } from "./node-request";
-import { isStreamedDownload, writeBody } from "./write-body";
+import { type WholeAnswerWriter, isStreamedDownload, writeBody } from "./write-body";
 
-/** Answers up to this size go out as they are: gzip of a device list would cost more CPU than it saves bytes. */
-const COMPRESS_FROM_BYTES = 1024;
 /** Methods node:http accepts but fetch's Request refuses to carry. */
 const FETCH_FORBIDDEN_METHODS = new Set(["TRACE", "TRACK", "CONNECT"]);
 const API_METHODS = "GET, HEAD, POST, DELETE, OPTIONS";
@@ -31,7 +28,8 @@ export interface ApiLaneOptions {
   cors: ApiCors;
   /** Request id, security headers and the access log line, as for every other request. */
   beginRequest(req: IncomingMessage, res: ServerResponse): RequestInfo;
-  compressionLevel: number;
+  /** Writes an answer, gzipped when it gains from it (the OpenAPI document; a device list does not). */
+  writeWhole: WholeAnswerWriter;
 }
 
 const isApiRoute = (route: ServerBuild["routes"][string]) => route?.path !== undefined && isApiPath(`/${route.path}`);
@@ -75,25 +73,20 @@ export function narrowBuild(build: Build, narrow: (build: ServerBuild) => Server
 
 /**
  * The member API's way in: /api/* goes from node:http to React Router's own request handler, given the API's
- * resource routes only (apiRoutesOf), without the pages' Express stack (router, static files, origin check,
- * compression of every answer). What that stack does for every request is done here too: request id, security
- * headers and access log (beginRequest), CORS, and gzip for the answers big enough to gain from it (the OpenAPI
- * document). Skipping Express and the pages' route table is what keeps the API near a bare node:http handler's
- * rate (`npm run bench:api`, tests/bench/README.md).
+ * resource routes only (apiRoutesOf), without Express and without the pages' origin check. What every request
+ * gets is done here too: request id, security headers and access log (beginRequest), CORS, and gzip for the answers
+ * big enough to gain from it (the OpenAPI document). Skipping Express and the pages' route table is what keeps the
+ * API near a bare node:http handler's rate (`npm run bench:api`, tests/bench/README.md).
  */
 export function createApiLane(options: ApiLaneOptions) {
   const handleRequest = createRequestHandler(narrowBuild(options.build, apiRoutesOf), options.mode);
-  const compress = compression({ level: options.compressionLevel, threshold: COMPRESS_FROM_BYTES });
 
   function send(req: IncomingMessage, res: ServerResponse, response: Response, body: Buffer | undefined) {
-    const writeAll = () => {
+    const writeHead = () => {
       res.statusCode = response.status;
       for (const [name, value] of response.headers) res.setHeader(name, value);
-      res.end(body);
     };
-    // compression() decides on the Accept-Encoding and the Content-Length when writeAll() writes the head.
-    if (body && body.length > COMPRESS_FROM_BYTES) compress(req as never, res as never, writeAll);
-    else writeAll();
+    options.writeWhole(req, res, writeHead, body);
   }
 
   /**

@@ -16,9 +16,9 @@ import { observeHttpRequest, observeRequestQueue } from "~/integrations/metrics.
 import type { DevMailbox, RequestInfo } from "~/router-context.server";
 import { createApiLane } from "./api-lane";
 import { createRequestQueue } from "./request-queue";
-import { isStreamedDownload } from "./write-body";
+import { wholeAnswerWriter } from "./write-body";
 import { type Build, largeBodyGateOf, prepareBuild, requestContextFactory } from "./app-context";
-import { ROUTE_DISCOVERY_PATH, answerUnhandledError, createPageLane } from "./page-lane";
+import { ROUTE_DISCOVERY_PATH, answerUnhandledError, createPageLane, sendText } from "./page-lane";
 import { routeNamesByPattern } from "./route-names";
 import { apiCors } from "./cors";
 import { isAllowedOrigin } from "./csrf";
@@ -46,7 +46,10 @@ type OwnRoute = "healthz" | "readyz" | "static-file";
 const UNROUTED = "unrouted";
 
 export interface HttpApp {
-  /** node:http's request listener: the member API's lane for /api/*, Express for everything else. */
+  /**
+   * node:http's request listener: the member API's lane for /api/*, the pages' lane for page paths, Express for
+   * static files and health checks (and, in development, everything Vite serves).
+   */
   listener: RequestListener;
   /**
    * The shutdown's first step: /readyz/ answers 503 so that the load balancer stops sending requests here, and every
@@ -60,10 +63,11 @@ export interface HttpApp {
 const COMPRESSION_LEVEL = 4;
 
 /**
- * The HTTP layer in front of React Router: request ids and nonces, security headers, compression, static
- * files, health checks and access logs. Pages themselves are React Router's, reached through the page lane
+ * The HTTP layer in front of React Router: request ids and nonces, security headers, the origin check, compression,
+ * static files, health checks and access logs. Pages themselves are React Router's, reached through the page lane
  * (page-lane.ts: methods, form bodies and their size checked first); the member API takes its own lane
- * (api-lane.ts) to the same React Router handler.
+ * (api-lane.ts) to the same React Router handler. Both lanes go from node:http straight to React Router: Express,
+ * whose per-request work every page view would pay for, serves only files and health checks.
  */
 export async function createHttpApp(
   config: Config,
@@ -131,21 +135,25 @@ export async function createHttpApp(
     return requestInfo;
   }
 
-  app.use((req, res, next) => {
-    res.locals.requestInfo = beginRequest(req, res, "page");
-    next();
-  });
+  /** Answers a state-changing request from another site with 403; true when it did. */
+  const refusedCrossSite = (req: IncomingMessage, res: ServerResponse) => {
+    const headers = { get: (name: string) => req.headers[name.toLowerCase()] as string | undefined };
+    if (isAllowedOrigin(req.method ?? "GET", headers, config.origin)) return false;
+    sendText(res, 403, "Forbidden: this request came from another site.");
+    return true;
+  };
 
   app.use((req, res, next) => {
-    if (isAllowedOrigin(req.method, { get: (name) => req.get(name) }, config.origin)) return next();
-    res.status(403).type("text/plain").send("Forbidden: this request came from another site.");
+    res.locals.requestInfo = beginRequest(req, res, "page");
+    if (!refusedCrossSite(req, res)) next();
   });
 
   app.use(
     compression({
       level: COMPRESSION_LEVEL,
-      // Downloads stream as they are produced; compression would hold them back in its window (write-body.ts).
-      filter: (req, res) => !isStreamedDownload(res.getHeader("Content-Type")) && compression.filter(req, res),
+      // What Express answers itself (files, health checks): the page lane compresses its answers on its own, and
+      // never compresses a download, which streams as it is produced (write-body.ts).
+      filter: (req, res) => (res as express.Response).locals.ownRoute !== undefined && compression.filter(req, res),
     }),
   );
 
@@ -189,8 +197,7 @@ export async function createHttpApp(
       index: false,
       setHeaders,
     });
-    // Without directory indexes no path ending in "/" names a file, and every page's does: pages skip the look-up.
-    app.use((req, res, next) => (req.path.endsWith("/") ? next() : publicFiles(req, res, next)));
+    app.use(publicFiles);
     build = (await import(pathToFileURL(path.join(BUILD_DIR, "server/index.js")).href)) as ServerBuild;
   }
   const mode = config.mode === "dev" ? "development" : "production";
@@ -212,17 +219,18 @@ export async function createHttpApp(
   );
   const contextFor = requestContextFactory(build, config, database.db, devMailbox);
   const largeBodyGate = largeBodyGateOf(build, contextFor);
-  app.all(
-    "/{*splat}",
-    createPageLane({
-      build,
-      mode,
-      origin: config.origin,
-      contextFor,
-      largerBodyLimits: largerPageBodyLimits(),
-      largeBodyGate,
-    }),
-  );
+  const writeWhole = wholeAnswerWriter(COMPRESSION_LEVEL);
+  const pageLane = createPageLane({
+    build,
+    mode,
+    origin: config.origin,
+    contextFor,
+    largerBodyLimits: largerPageBodyLimits(),
+    largeBodyGate,
+    writeWhole,
+  });
+  // A path no file or health check answered (in development, none of Vite's either) is a page's.
+  app.use((req, res) => void pageLane(req, res, res.locals.requestInfo));
   app.use(answerUnhandledError);
 
   const apiLane = createApiLane({
@@ -235,8 +243,16 @@ export async function createHttpApp(
     // to protect there; browsers may call it from the sibling origins only (CORS).
     cors: apiCors(SIBLING_SERVICES.flatMap((service) => config.services[service].origin ?? [])),
     beginRequest: (req, res) => beginRequest(req, res, "api"),
-    compressionLevel: COMPRESSION_LEVEL,
+    writeWhole,
   });
+
+  const servePage = (req: IncomingMessage, res: ServerResponse) => {
+    const requestInfo = beginRequest(req, res, "page");
+    if (!refusedCrossSite(req, res)) void pageLane(req, res, requestInfo);
+  };
+  // With no directory indexes, no path ending in "/" names a file, and every page's path does: those go straight
+  // to the page lane. In development Vite's middleware comes first for every path.
+  const pagesSkipExpress = config.mode !== "dev";
 
   const queue = createRequestQueue(config.requestQueue);
   observeRequestQueue(queue);
@@ -246,12 +262,15 @@ export async function createHttpApp(
     if (HEALTH_CHECK_PATHS.has(requestPath)) return void app(req, res);
     arrivals.set(req, process.hrtime.bigint());
     queue.admit(res, () => {
-      if (!isApiPath(requestPath)) return void app(req, res);
-      apiLane(req, res).catch((error: unknown) => {
-        // The lane answers its own failures with the envelope; this is one that left no way to answer.
-        logger.error({ err: error }, "the API lane could not answer");
-        res.destroy();
-      });
+      if (isApiPath(requestPath)) {
+        return void apiLane(req, res).catch((error: unknown) => {
+          // The lane answers its own failures with the envelope; this is one that left no way to answer.
+          logger.error({ err: error }, "the API lane could not answer");
+          res.destroy();
+        });
+      }
+      if (pagesSkipExpress && requestPath.endsWith("/")) return servePage(req, res);
+      app(req, res);
     });
   };
   return { listener, startDraining: () => void (draining = true), close: closeVite };

@@ -1,10 +1,5 @@
-import { type IncomingMessage, STATUS_CODES } from "node:http";
-import type {
-  ErrorRequestHandler,
-  Request as ExpressRequest,
-  RequestHandler,
-  Response as ExpressResponse,
-} from "express";
+import { type IncomingMessage, STATUS_CODES, type ServerResponse } from "node:http";
+import type { ErrorRequestHandler } from "express";
 import { type RouterContextProvider, type ServerBuild, createRequestHandler } from "react-router";
 import { LOCALES, type Locale } from "~/i18n/locales";
 import { logger } from "~/integrations/logger.server";
@@ -13,7 +8,7 @@ import { routeId } from "~/routing/route-table";
 import { narrowBuild, pageRoutesOf, withRoutes } from "./api-lane";
 import type { Build, LargeBodyGate, RequestContextFactory } from "./app-context";
 import { headersOf, readBody } from "./node-request";
-import { isStreamedDownload, writeBody } from "./write-body";
+import { type WholeAnswerWriter, isStreamedDownload, writeBody } from "./write-body";
 
 /** Every page form posts a few fields (sign-up's questionnaire is the largest). */
 export const PAGE_BODY_LIMIT_BYTES = 64 * 1024;
@@ -41,7 +36,12 @@ export interface PageLaneOptions {
    */
   largerBodyLimits: ReadonlyMap<string, number>;
   largeBodyGate: LargeBodyGate;
+  /** Writes a page's answer, gzipped when it gains from it. */
+  writeWhole: WholeAnswerWriter;
 }
+
+/** A page request's way from node:http to its answer, given what beginRequest learned about it. */
+export type PageLane = (req: IncomingMessage, res: ServerResponse, requestInfo: RequestInfo) => Promise<void>;
 
 /** A request the pages refuse before React Router runs, and why (logged, never shown). */
 interface Refusal {
@@ -68,20 +68,18 @@ interface RouteAddress {
 
 /**
  * A page path's address, decided as React Router matches: on the page's path (a data request's suffix removed, as
- * our trailing-slash-aware data requests have it), decoded (left as it is when it cannot be), ignoring case. Only
- * English routes can match below /en (they outrank the Japanese catch-all there), and only Japanese ones elsewhere.
+ * our trailing-slash-aware data requests have it), decoded (the lane refuses paths that cannot be), ignoring case.
+ * Only English routes can match below /en (they outrank the Japanese catch-all there), and only Japanese ones
+ * elsewhere.
  */
 function routeAddressOf(requestPathname: string): RouteAddress {
   const pathname = requestPathname.endsWith("/_.data")
     ? requestPathname.slice(0, -"_.data".length)
     : requestPathname.replace(/\.data$/, "");
-  let segments = pathname.split("/").slice(1);
-  try {
-    segments = segments.map((segment) => decodeURIComponent(segment));
-  } catch {
-    // React Router matches the raw path then too.
-  }
-  segments = segments.map((segment) => segment.toLowerCase());
+  const segments = pathname
+    .split("/")
+    .slice(1)
+    .map((segment) => decodeURIComponent(segment).toLowerCase());
   return segments[0] === "en"
     ? { locale: "en", firstSegment: segments[1] ?? "" }
     : { locale: "ja", firstSegment: segments[0] ?? "" };
@@ -158,14 +156,15 @@ function sectionHandlers(pages: Build, mode: PageLaneOptions["mode"]): (address:
 }
 
 /**
- * The pages' way into React Router, in place of @react-router/express's handler: one place that checks what every page
- * route would otherwise have to, before any route runs, so bad input gets a 4xx and never a 500. A page is read with
- * GET or HEAD and posted to with a form: other methods get 405, other bodies 415, broken multipart 400, and a body is
- * read by streamed count up to its page's limit (413 past it, the connection then closed), so an action's
- * request.formData() can neither fail nor buffer an unbounded upload. The URL comes from our configured origin, so a
- * missing or malformed Host header (HTTP/1.0) cannot fail the request and a forged one cannot reach the app.
+ * The pages' way into React Router, in place of @react-router/express's handler and without Express itself (as the
+ * API's lane): one place that checks what every page route would otherwise have to, before any route runs, so bad
+ * input gets a 4xx and never a 500. A page is read with GET or HEAD and posted to with a form: other methods get 405,
+ * other bodies 415, broken multipart 400, and a body is read by streamed count up to its page's limit (413 past it,
+ * the connection then closed), so an action's request.formData() can neither fail nor buffer an unbounded upload.
+ * The URL comes from our configured origin, so a missing or malformed Host header (HTTP/1.0) cannot fail the request
+ * and a forged one cannot reach the app.
  */
-export function createPageLane(options: PageLaneOptions): RequestHandler {
+export function createPageLane(options: PageLaneOptions): PageLane {
   const pages = narrowBuild(options.build, pageRoutesOf);
   // The browser's route discovery may ask about pages of either language at once.
   const everyPage = createRequestHandler(pages, options.mode);
@@ -204,13 +203,13 @@ export function createPageLane(options: PageLaneOptions): RequestHandler {
     return body;
   }
 
-  const pageLane: RequestHandler = async (req, res, next) => {
+  return async function pageLane(req, res, requestInfo) {
     try {
-      const url = requestUrl(options.origin, req.originalUrl);
-      if (!url) return refuse(req, res, { status: 400, reason: "malformed request target" });
-      const outcome = await refusalOrBody(req, url, res.locals.requestInfo);
+      const url = requestUrl(options.origin, req.url ?? "");
+      if (!url) return refuse(req, res, requestInfo, { status: 400, reason: "malformed request target or path" });
+      const outcome = await refusalOrBody(req, url, requestInfo);
       if (outcome === "gone") return;
-      if (outcome && !Buffer.isBuffer(outcome)) return refuse(req, res, outcome);
+      if (outcome && !Buffer.isBuffer(outcome)) return refuse(req, res, requestInfo, outcome);
       const controller = new AbortController();
       res.on("close", () => {
         if (!res.writableFinished) controller.abort();
@@ -221,31 +220,40 @@ export function createPageLane(options: PageLaneOptions): RequestHandler {
         body: outcome,
         signal: controller.signal,
       });
-      await send(res, await handleRequest(request, await options.contextFor(res.locals.requestInfo), url.pathname));
+      const response = await handleRequest(request, await options.contextFor(requestInfo), url.pathname);
+      await send(req, res, response, options.writeWhole);
     } catch (error) {
-      next(error);
+      answerError(res, error, requestInfo.requestId);
     }
   };
-  return pageLane;
 }
 
 /**
- * The last word on errors Express or a page lane passed on: a client's error (a malformed escape in a static
- * file's path) keeps its 4xx, anything else is a 500; either way one structured log line, never a raw stack trace
- * on stderr (Express's default handler prints one).
+ * The last word on an error nothing else answered: a client's error (a malformed escape in a static file's path)
+ * keeps its 4xx, anything else is a 500; either way one structured log line, never a raw stack trace on stderr
+ * (Express's default handler prints one).
  */
-export const answerUnhandledError: ErrorRequestHandler = (error: unknown, _req, res, _next) => {
+function answerError(res: ServerResponse, error: unknown, requestId: string | undefined) {
   const status = httpStatusOf(error);
-  const requestId = res.locals.requestInfo?.requestId;
   if (status < 500)
     logger.warn({ requestId, status, reason: String((error as Error)?.message ?? error) }, "request refused");
   else logger.error({ err: error, requestId }, "request failed");
   if (res.headersSent) return void res.destroy();
-  res
-    .status(status)
-    .type("text/plain")
-    .send(STATUS_CODES[status] ?? "Error");
-};
+  sendText(res, status, STATUS_CODES[status] ?? "Error");
+}
+
+/** answerError for what Express (static files, health checks) passes on. */
+export const answerUnhandledError: ErrorRequestHandler = (error: unknown, _req, res, _next) =>
+  answerError(res, error, res.locals.requestInfo?.requestId);
+
+/** A short plain-text answer (a refusal or an error): the page's security headers, set earlier, stay. */
+export function sendText(res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}) {
+  res.statusCode = status;
+  for (const name in headers) res.setHeader(name, headers[name]!);
+  res.setHeader("Content-Type", "text/plain; charset=utf-8");
+  res.setHeader("Content-Length", Buffer.byteLength(text));
+  res.end(text);
+}
 
 function httpStatusOf(error: unknown): number {
   const status =
@@ -254,28 +262,27 @@ function httpStatusOf(error: unknown): number {
   return typeof status === "number" && status >= 400 && status < 600 ? status : 500;
 }
 
-function refuse(req: ExpressRequest, res: ExpressResponse, refusal: Refusal) {
+function refuse(req: IncomingMessage, res: ServerResponse, requestInfo: RequestInfo, refusal: Refusal) {
   logger.warn(
-    { requestId: res.locals.requestInfo?.requestId, status: refusal.status, reason: refusal.reason },
+    { requestId: requestInfo.requestId, status: refusal.status, reason: refusal.reason },
     "page request refused",
   );
   // Whatever is left of a body we stopped reading is not worth draining: the connection closes after the answer.
   if (!req.complete) res.setHeader("Connection", "close");
-  res
-    .status(refusal.status)
-    .set(refusal.headers ?? {})
-    .type("text/plain")
-    .send(REFUSAL_TEXT[refusal.status]);
+  sendText(res, refusal.status, REFUSAL_TEXT[refusal.status], refusal.headers);
 }
 
 /**
  * The URL React Router sees: our origin and the request target as sent (dot segments and all: the canonical
- * redirect and the routes deal with the path). Null for targets that are no path: "*", absolute forms.
+ * redirect and the routes deal with the path). Null for targets that are no path ("*", absolute forms) and for
+ * paths with a malformed percent-escape ("/%"), which no route could be named by.
  */
 function requestUrl(origin: string, target: string): URL | null {
   if (!target.startsWith("/")) return null;
   try {
-    return new URL(`${origin}${target}`);
+    const url = new URL(`${origin}${target}`);
+    decodeURIComponent(url.pathname);
+    return url;
   } catch {
     return null;
   }
@@ -288,21 +295,29 @@ function mediaTypeOf(contentType: string): string {
 
 /**
  * Downloads stream as they are produced (write-body.ts). Everything else, pages included (no loader defers data,
- * so a page is complete a moment after its shell), goes out in one piece: compression() then gzips one buffer
- * instead of each of React's small writes (zlib work per chunk weighs on every page view) and sees the
- * length, so a body under its threshold goes uncompressed.
+ * so a page is complete a moment after its shell), goes out in one piece: gzip then works on one buffer instead of
+ * each of React's small writes (zlib work per chunk weighs on every page view) and sees the length, so a small body
+ * goes uncompressed.
  */
-async function send(res: ExpressResponse, response: Response) {
+async function send(req: IncomingMessage, res: ServerResponse, response: Response, writeWhole: WholeAnswerWriter) {
   if (res.destroyed || res.writableEnded) return void (await response.body?.cancel());
-  res.statusMessage = response.statusText;
-  res.status(response.status);
-  for (const [name, value] of response.headers) res.append(name, value);
-  if (!response.body) return void res.end();
-  if (isStreamedDownload(response.headers.get("Content-Type"))) return writeBody(response.body, res);
-  const body = await response.arrayBuffer().catch((error: unknown) => {
-    // The client left and the render was aborted: nobody to answer.
-    if (res.destroyed) return null;
-    throw error;
-  });
-  if (body && !res.destroyed) res.end(Buffer.from(body));
+  const writeHead = () => {
+    res.statusCode = response.status;
+    res.statusMessage = response.statusText;
+    // Appended, not set: a page may set several cookies.
+    for (const [name, value] of response.headers) res.appendHeader(name, value);
+  };
+  if (response.body && isStreamedDownload(response.headers.get("Content-Type"))) {
+    writeHead();
+    return writeBody(response.body, res);
+  }
+  const body = response.body
+    ? await response.arrayBuffer().catch((error: unknown) => {
+        // The client left and the render was aborted: nobody to answer.
+        if (res.destroyed) return null;
+        throw error;
+      })
+    : undefined;
+  if (body === null || res.destroyed) return;
+  writeWhole(req, res, writeHead, body && Buffer.from(body));
 }

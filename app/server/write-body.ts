@@ -1,4 +1,33 @@
-import type { ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import compression from "compression";
+
+/** Answers up to this size go out as they are: gzip would cost more CPU than it saves bytes. */
+const COMPRESS_FROM_BYTES = 1024;
+
+/**
+ * Writes an answer whose body is whole in memory: `writeHead` sets its status and headers, then the body goes out in
+ * one write, gzipped when it is over COMPRESS_FROM_BYTES and the client accepts gzip (compression()'s negotiation of
+ * Accept-Encoding, content type and Vary, without Express).
+ */
+export type WholeAnswerWriter = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  writeHead: () => void,
+  body: Buffer | undefined,
+) => void;
+
+export function wholeAnswerWriter(compressionLevel: number): WholeAnswerWriter {
+  const compress = compression({ level: compressionLevel, threshold: COMPRESS_FROM_BYTES });
+  return (req, res, writeHead, body) => {
+    const writeAll = () => {
+      writeHead();
+      res.end(body);
+    };
+    // compression() decides on the Accept-Encoding and the Content-Length when writeAll() writes the head.
+    if (body && body.length > COMPRESS_FROM_BYTES) compress(req as never, res as never, writeAll);
+    else writeAll();
+  };
+}
 
 /**
  * Answers whose body is a download streamed as it is produced (app/domain/staff/spreadsheet-csv.server.ts): never

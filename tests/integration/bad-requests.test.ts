@@ -386,7 +386,7 @@ describe("bad page posts get a 4xx", () => {
     },
   );
 
-  test.each(["/%", "/assets/%E0%A4%A"])(
+  test.each(["/%", "/%zz/", "/en/auth/%E0%A4%A/", "/assets/%E0%A4%A"])(
     "the malformed escape in %s is a 400, logged without a stack trace",
     async (target) => {
       await expectStatusAndCleanLog(() => rawGet(target), 400);
