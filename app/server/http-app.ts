@@ -151,8 +151,8 @@ export async function createHttpApp(
   app.use(
     compression({
       level: COMPRESSION_LEVEL,
-      // What Express answers itself (files, health checks): the page lane compresses its answers on its own, and
-      // never compresses a download, which streams as it is produced (write-body.ts).
+      // What Express answers itself (files, health checks; in development Vite's modules go as they are): the page
+      // lane compresses its answers on its own, and never a download, which streams as it is produced (write-body.ts).
       filter: (req, res) => (res as express.Response).locals.ownRoute !== undefined && compression.filter(req, res),
     }),
   );
