@@ -57,6 +57,19 @@ describe("signed-in page views", () => {
   });
 });
 
+test("a page is gzipped for a client that accepts it and sent as it is otherwise; a HEAD gets the headers alone", async () => {
+  const gzipped = await fetch(`${main.origin}/`, { headers: { "Accept-Encoding": "gzip" } });
+  expect(gzipped.headers.get("Content-Encoding")).toBe("gzip");
+  expect(gzipped.headers.get("Vary")).toContain("Accept-Encoding");
+  expect(await gzipped.text()).toContain("</html>");
+  const plain = await fetch(`${main.origin}/`, { headers: { "Accept-Encoding": "identity" } });
+  expect(plain.headers.get("Content-Encoding")).toBeNull();
+  expect(await plain.text()).toContain("</html>");
+  const head = await fetch(`${main.origin}/`, { method: "HEAD", headers: { "Accept-Encoding": "gzip" } });
+  expect(head.status).toBe(200);
+  expect(await head.text()).toBe("");
+});
+
 describe("document pages (app/routing/document-page.ts)", () => {
   const scriptsIn = (html: string) => (html.match(/<script\b/g) ?? []).length;
   const modulePreloadsIn = (html: string) => (html.match(/rel="modulepreload"/g) ?? []).length;
