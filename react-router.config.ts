@@ -7,5 +7,8 @@ export default {
     v8_middleware: true,
     // Our paths end with "/": data requests must keep the slash (/x/_.data) or middleware would see /x.
     v8_trailingSlashAwareDataRequests: true,
+    // Every handler gets the request as it came, not a copy of it per handler: the page's URL is the handlers' `url`
+    // argument (app/routing/page-request.ts).
+    v8_passThroughRequests: true,
   },
 } satisfies Config;

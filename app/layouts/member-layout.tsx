@@ -13,10 +13,10 @@ import type { Route } from "./+types/member-layout";
  */
 export const middleware: Route.MiddlewareFunction[] = [
   databaseFaultMiddleware,
-  async ({ request, context }, next) => {
+  async ({ url, context }, next) => {
     const { member, databaseUnavailable } = peekMember(context);
     if (member || databaseUnavailable) return next();
-    redirectToSignIn(request);
+    redirectToSignIn(url);
   },
 ];
 

@@ -17,8 +17,8 @@ import type { Route } from "./+types/staff-layout";
 export const middleware: Route.MiddlewareFunction[] = [
   databaseFaultMiddleware,
   staffSessionMiddleware,
-  async ({ request, context }, next) => {
-    redirectUnlessStaffSession(context, request);
+  async ({ url, context }, next) => {
+    redirectUnlessStaffSession(context, url);
     await readStaffStanding(context);
     return next();
   },
@@ -30,8 +30,8 @@ const STAFF_SHELL_TEXTS = [
   { namespace: "staffSession", keys: ["signOut"] },
 ] as const;
 
-export function loader({ request, context }: Route.LoaderArgs) {
-  requireAdmin(context, request);
+export function loader({ url, context }: Route.LoaderArgs) {
+  requireAdmin(context, url);
   return { translations: loadTranslations(context, STAFF_SHELL_TEXTS) };
 }
 

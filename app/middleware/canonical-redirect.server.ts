@@ -4,10 +4,10 @@ import { decideCanonicalUrl } from "~/routing/canonical-url";
 import { servicesOf } from "~/router-context.server";
 
 /** Trailing-slash, ?locale= and root-language redirects for page requests (GET and HEAD only). */
-export const canonicalUrlMiddleware: MiddlewareFunction<Response> = async ({ request, context }, next) => {
+export const canonicalUrlMiddleware: MiddlewareFunction<Response> = async ({ request, url, context }, next) => {
   if (request.method !== "GET" && request.method !== "HEAD") return next();
   const decision = decideCanonicalUrl({
-    url: new URL(request.url),
+    url,
     rememberedLocale: localeCookie.read(request),
     acceptLanguage: request.headers.get("Accept-Language"),
   });

@@ -12,12 +12,14 @@ import { I18NEXT_OPTIONS } from "~/i18n/translator.server";
 import { isApiPath } from "~/routing/api-paths";
 
 /**
- * The request's language. A page's comes from its path alone (/en/... is English, everything else Japanese): the
- * ?locale= switch, the i18n_redirected cookie and Accept-Language only decide where to redirect (see
- * locale-routing.server.ts). An API call names no language in its path: its Accept-Language decides, as sibling
- * services forward it, Japanese by default.
+ * The request's language. A page's comes from its path alone (/en/... is English, everything else Japanese; a data
+ * request's path, which keeps its `.data` suffix here, starts the same): the ?locale= switch, the i18n_redirected
+ * cookie and Accept-Language only decide where to redirect (see locale-routing.server.ts). An API call names no
+ * language in its path: its Accept-Language decides, as sibling services forward it, Japanese by default.
  */
 async function findLocale(request: Request): Promise<Locale> {
+  // remix-i18next passes the request alone; its path's start is the page's, `.data` suffix or not.
+  // eslint-disable-next-line no-restricted-syntax
   const { pathname } = new URL(request.url);
   return isApiPath(pathname)
     ? localeFromAcceptLanguage(request.headers.get("Accept-Language"))

@@ -1,4 +1,5 @@
 import type { MiddlewareFunction } from "react-router";
+import type { PageRequest } from "~/routing/page-request";
 
 /**
  * The sections whose pages show what this browser's cookies hold: the sign-in device-limit step, the sign-up code
@@ -15,9 +16,9 @@ const SESSION_AND_FLOW_COOKIE =
   /(?:^|;\s*)(?:__Secure-|__Host-)?id_(?:session|pending_sign_in|sign_up|password_reset|new_password)=/;
 
 /** Whether a page response is one browser's own, never to be kept by a shared cache or the browser's disk cache. */
-export function isPrivatePageResponse(request: Request, response: Response): boolean {
+export function isPrivatePageResponse({ request, url }: PageRequest, response: Response): boolean {
   return (
-    PRIVATE_SECTIONS.test(new URL(request.url).pathname) ||
+    PRIVATE_SECTIONS.test(url.pathname) ||
     SESSION_AND_FLOW_COOKIE.test(request.headers.get("Cookie") ?? "") ||
     // A response that sets a cookie is one browser's by definition.
     response.headers.has("Set-Cookie")
@@ -29,8 +30,8 @@ export function isPrivatePageResponse(request: Request, response: Response): boo
  * and errors included, are `Cache-Control: no-store`, and no shared cache keeps a member's data. Outermost in the
  * root's middleware, so it sees the final response.
  */
-export const noStoreMiddleware: MiddlewareFunction<Response> = async ({ request }, next) => {
+export const noStoreMiddleware: MiddlewareFunction<Response> = async (args, next) => {
   const response = await next();
-  if (isPrivatePageResponse(request, response)) response.headers.set("Cache-Control", "no-store");
+  if (isPrivatePageResponse(args, response)) response.headers.set("Cache-Control", "no-store");
   return response;
 };

@@ -11,17 +11,17 @@ import { type SignedInStaff, getStaff, redirectToStaffSignIn } from "./staff-ses
  * Sign-in in the page's language, with `to=` so that the member comes back here afterwards: the route name of a
  * plain page, or the path itself where the name would lose something (a member's detail page, a search's query).
  */
-export function redirectToSignIn(request: Request): never {
-  const { pathname, search } = new URL(request.url);
+export function redirectToSignIn(url: URL): never {
+  const { pathname, search } = url;
   const signIn = pathnameForLocale("/auth/sign-in/", localeFromPathname(pathname));
   const to = (search === "" && routeNameForPathname(pathname)) || `${pathname}${search}`;
   throw redirect(`${signIn}?to=${encodeURIComponent(to)}`);
 }
 
 /** The signed-in member; anyone else is sent to sign-in (the database down: the 503 page, see getMember). */
-export function requireMember(context: Readonly<RouterContextProvider>, request: Request): SignedInMember {
+export function requireMember(context: Readonly<RouterContextProvider>, url: URL): SignedInMember {
   const member = getMember(context);
-  if (!member) redirectToSignIn(request);
+  if (!member) redirectToSignIn(url);
   return member;
 }
 
@@ -31,8 +31,8 @@ export function requireMember(context: Readonly<RouterContextProvider>, request:
  * the loaders answers that). Without a staff session: the staff sign-in, whatever the member session says. The
  * database down: the page goes ahead and answers 503.
  */
-export function redirectUnlessStaffSession(context: Readonly<RouterContextProvider>, request: Request): void {
-  if (!context.get(staffContext) && !context.get(databaseUnavailableContext)) redirectToStaffSignIn(request);
+export function redirectUnlessStaffSession(context: Readonly<RouterContextProvider>, url: URL): void {
+  if (!context.get(staffContext) && !context.get(databaseUnavailableContext)) redirectToStaffSignIn(url);
 }
 
 /**
@@ -61,9 +61,9 @@ export async function readStaffStanding(context: Readonly<RouterContextProvider>
  * Cognito's within a minute (readStaffStanding). Without a recent reading of the group the pages answer 503: staff
  * rights are never assumed.
  */
-export function requireAdmin(context: Readonly<RouterContextProvider>, request: Request): SignedInStaff {
+export function requireAdmin(context: Readonly<RouterContextProvider>, url: URL): SignedInStaff {
   const staff = getStaff(context);
-  if (!staff) redirectToStaffSignIn(request);
+  if (!staff) redirectToStaffSignIn(url);
   if (!staff.groups.includes(servicesOf(context).config.adminGroup)) throw data(null, { status: 403 });
   const standing = context.get(staffStandingContext);
   if (standing === "not-staff") throw data(null, { status: 403 });

@@ -5,6 +5,7 @@ import { localeFromPathname } from "~/i18n/locales";
 import { pathFor } from "~/routing/route-table";
 import { servicesOf } from "~/router-context.server";
 import type { SignedInMember } from "./member-session.server";
+import type { PageRequest } from "~/routing/page-request";
 
 /** The password step in the page's language, with the way back. */
 function reauthenticationPath(pathname: string, returnTo: string): string {
@@ -19,13 +20,13 @@ function reauthenticationPath(pathname: string, returnTo: string): string {
  */
 export async function requireRecentPassword(
   context: Readonly<RouterContextProvider>,
-  request: Request,
+  url: URL,
   member: SignedInMember,
   { keep, returnTo }: { keep?: Record<string, string>; returnTo?: string } = {},
 ): Promise<void> {
   const { clock, config } = servicesOf(context);
   if (hasRecentPassword(member, clock.now())) return;
-  const { pathname, search } = new URL(request.url);
+  const { pathname, search } = url;
   const headers = new Headers();
   if (keep) {
     const expiresAt = clock.now().getTime() + KEPT_FORM_COOKIE_MAX_AGE_S * 1000;
@@ -38,11 +39,11 @@ export async function requireRecentPassword(
 /** What this member (or staff member) typed into this page's form before the password step, or null. */
 export async function keptFormFields(
   context: Readonly<RouterContextProvider>,
-  request: Request,
+  { request, url }: PageRequest,
   member: Pick<SignedInMember, "sub">,
 ): Promise<Record<string, string> | null> {
   const { clock, config } = servicesOf(context);
   const state = await keptFormCookie.read(config, request);
-  if (!state || state.sub !== member.sub || state.page !== new URL(request.url).pathname) return null;
+  if (!state || state.sub !== member.sub || state.page !== url.pathname) return null;
   return state.expiresAt > clock.now().getTime() ? state.fields : null;
 }

@@ -22,16 +22,16 @@ export function getStaff(context: Readonly<RouterContextProvider>): SignedInStaf
 }
 
 /** The staff sign-in in the page's language, with `to=` back to this page (its route name, or its path). */
-export function staffSignInPath(request: Request, mode?: "confirm", returnTo?: string): string {
-  const { pathname, search } = new URL(request.url);
+export function staffSignInPath(url: URL, mode?: "confirm", returnTo?: string): string {
+  const { pathname, search } = url;
   const to = returnTo ?? ((search === "" && routeNameForPathname(pathname)) || `${pathname}${search}`);
   const query = new URLSearchParams({ ...(mode ? { mode } : {}), to });
   return `${pathFor("admin-sign-in", localeFromPathname(pathname))}?${query.toString()}`;
 }
 
 /** Sends whoever has no staff session to the staff sign-in; a member session alone never opens a staff page. */
-export function redirectToStaffSignIn(request: Request): never {
-  throw redirect(staffSignInPath(request));
+export function redirectToStaffSignIn(url: URL): never {
+  throw redirect(staffSignInPath(url));
 }
 
 /**
@@ -43,7 +43,7 @@ export function redirectToStaffSignIn(request: Request): never {
  */
 export async function requireRecentStaffConfirmation(
   context: Readonly<RouterContextProvider>,
-  request: Request,
+  url: URL,
   staff: SignedInStaff,
   { keep, returnTo }: { keep?: Record<string, string>; returnTo?: string } = {},
 ): Promise<void> {
@@ -52,10 +52,10 @@ export async function requireRecentStaffConfirmation(
   const headers = new Headers();
   if (keep) {
     const expiresAt = clock.now().getTime() + KEPT_FORM_COOKIE_MAX_AGE_S * 1000;
-    const state = { sub: staff.sub, page: new URL(request.url).pathname, fields: keep, expiresAt };
+    const state = { sub: staff.sub, page: url.pathname, fields: keep, expiresAt };
     headers.append("Set-Cookie", await keptFormCookie.serialize(config, state));
   }
-  throw redirect(staffSignInPath(request, "confirm", returnTo), { headers });
+  throw redirect(staffSignInPath(url, "confirm", returnTo), { headers });
 }
 
 type Resolution = StaffSessionResolution | { kind: "databaseUnavailable" };

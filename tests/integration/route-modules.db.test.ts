@@ -62,7 +62,7 @@ function post(path: string, fields: Record<string, string>) {
 }
 
 function routeArgs(request: Request, context: RouterContextProvider, params: Record<string, string> = {}) {
-  return { request, context, params } as never;
+  return { request, url: new URL(request.url), context, params } as never;
 }
 
 async function newestMailTo(address: string): Promise<MailboxEntry | undefined> {

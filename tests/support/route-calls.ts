@@ -29,8 +29,9 @@ export function routeCalls(origin: string, services: () => AppServices) {
       );
       return context;
     },
+    // React Router hands handlers the page's URL beside the request (its `future.v8_passThroughRequests`).
     args: (request: Request, context: RouterContextProvider, params: Record<string, string> = {}) =>
-      ({ request, context, params }) as never,
+      ({ request, url: new URL(request.url), context, params }) as never,
   };
 }
 

@@ -40,12 +40,12 @@ function thrownBy(verb: () => unknown) {
 }
 
 test("requireMember gives the signed-in member", () => {
-  expect(requireMember(contextWith(member), new Request("http://localhost/my/profile/"))).toBe(member);
+  expect(requireMember(contextWith(member), new URL("http://localhost/my/profile/"))).toBe(member);
 });
 
 test("requireMember sends a visitor to sign-in in the page's language, with the way back", () => {
-  const request = new Request(`http://localhost${pathFor("my-profile-edit", "en")}`);
-  expect(thrownBy(() => requireMember(contextWith(null), request))).toEqual({
+  const url = new URL(`http://localhost${pathFor("my-profile-edit", "en")}`);
+  expect(thrownBy(() => requireMember(contextWith(null), url))).toEqual({
     status: 302,
     location: `${pathFor("auth-sign-in", "en")}?to=my-profile-edit`,
   });
@@ -77,20 +77,20 @@ function staffContextWith(
 }
 
 test("requireAdmin gives the staff session's member of the configured admin group whom the directory's recent reading has in it", () => {
-  expect(requireAdmin(staffContextWith({ staff }), new Request(adminPage))).toBe(staff);
+  expect(requireAdmin(staffContextWith({ staff }), new URL(adminPage))).toBe(staff);
 });
 
 test("requireAdmin refuses a staff session whose token names the group but the directory no longer does (403), or without a recent reading (503)", () => {
-  const request = new Request(adminPage);
-  expect(thrownBy(() => requireAdmin(staffContextWith({ staff }, "not-staff"), request)).status).toBe(403);
-  expect(thrownBy(() => requireAdmin(staffContextWith({ staff }, "unverified"), request)).status).toBe(503);
-  expect(thrownBy(() => requireAdmin(staffContextWith({ staff }, null), request)).status).toBe(503);
+  const url = new URL(adminPage);
+  expect(thrownBy(() => requireAdmin(staffContextWith({ staff }, "not-staff"), url)).status).toBe(403);
+  expect(thrownBy(() => requireAdmin(staffContextWith({ staff }, "unverified"), url)).status).toBe(503);
+  expect(thrownBy(() => requireAdmin(staffContextWith({ staff }, null), url)).status).toBe(503);
 });
 
 test("requireAdmin sends whoever has no staff session to the staff sign-in, a member of the admin group too", () => {
   const admin = { ...member, groups: ["staff"] };
   for (const signedIn of [{}, { member: admin }]) {
-    expect(thrownBy(() => requireAdmin(staffContextWith(signedIn), new Request(adminPage)))).toEqual({
+    expect(thrownBy(() => requireAdmin(staffContextWith(signedIn), new URL(adminPage)))).toEqual({
       status: 302,
       location: `${pathFor("admin-sign-in", "en")}?to=admin`,
     });
@@ -102,7 +102,7 @@ test("requireAdmin sends a visitor to a member's page or a search to the staff s
     `${pathFor("admin-user", "ja", { sub: "0b7e8f52-4b1a-4c8e-9a51-2f9d3c1e6a70" })}`,
     `${pathFor("admin", "ja")}?q=yamada`,
   ]) {
-    expect(thrownBy(() => requireAdmin(staffContextWith({}), new Request(`http://localhost${page}`)))).toEqual({
+    expect(thrownBy(() => requireAdmin(staffContextWith({}), new URL(`http://localhost${page}`)))).toEqual({
       status: 302,
       location: `${pathFor("admin-sign-in", "ja")}?${new URLSearchParams({ to: page }).toString()}`,
     });
@@ -111,15 +111,15 @@ test("requireAdmin sends a visitor to a member's page or a search to the staff s
 
 test("requireAdmin forbids a staff session whose member is outside the admin group", () => {
   const outside = { ...staff, groups: ["admin"] };
-  expect(thrownBy(() => requireAdmin(staffContextWith({ staff: outside }), new Request(adminPage)))).toEqual({
+  expect(thrownBy(() => requireAdmin(staffContextWith({ staff: outside }), new URL(adminPage)))).toEqual({
     status: 403,
     location: null,
   });
 });
 
 test("redirectUnlessStaffSession lets a staff session through and redirects a member session alone", () => {
-  expect(() => redirectUnlessStaffSession(staffContextWith({ staff }), new Request(adminPage))).not.toThrow();
-  expect(thrownBy(() => redirectUnlessStaffSession(staffContextWith({ member }), new Request(adminPage)))).toEqual({
+  expect(() => redirectUnlessStaffSession(staffContextWith({ staff }), new URL(adminPage))).not.toThrow();
+  expect(thrownBy(() => redirectUnlessStaffSession(staffContextWith({ member }), new URL(adminPage)))).toEqual({
     status: 302,
     location: `${pathFor("admin-sign-in", "en")}?to=admin`,
   });

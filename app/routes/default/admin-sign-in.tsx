@@ -42,18 +42,18 @@ import { readStaffPasskeyStep, staffPasskeyAction, startStaffPasskeyStep } from 
 export const middleware: Route.MiddlewareFunction[] = [staffSessionMiddleware];
 
 /** The page to go to once signed in: a page of ours, the staff dashboard by default. */
-function targetOf(request: Request, locale: ReturnType<typeof getLocale>): string {
-  const to = new URL(request.url).searchParams.get("to");
+function targetOf(url: URL, locale: ReturnType<typeof getLocale>): string {
+  const to = url.searchParams.get("to");
   const target = resolveReturnTarget(to, locale, []);
   return target?.startsWith("/") ? target : pathFor("admin", locale);
 }
 
-export async function loader({ request, context }: Route.LoaderArgs) {
+export async function loader({ request, url, context }: Route.LoaderArgs) {
   const { config, clock } = servicesOf(context);
   const locale = getLocale(context);
   const staff = getStaff(context);
-  const confirm = new URL(request.url).searchParams.get("mode") === "confirm";
-  if (staff && !confirm) throw redirect(targetOf(request, locale));
+  const confirm = url.searchParams.get("mode") === "confirm";
+  if (staff && !confirm) throw redirect(targetOf(url, locale));
   const challenge = await staffCodeChallengeCookie.read(config, request);
   const live = challenge && challenge.expiresAt > clock.now().getTime() ? challenge : null;
   const passkeyStep = live ? null : await readStaffPasskeyStep(servicesOf(context), request);
@@ -73,11 +73,11 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   };
 }
 
-export async function action({ request, context }: Route.ActionArgs) {
+export async function action({ request, url, context }: Route.ActionArgs) {
   const services = servicesOf(context);
   const { config, clock } = services;
   const locale = getLocale(context);
-  const here = `${pathFor("admin-sign-in", locale)}${new URL(request.url).search}`;
+  const here = `${pathFor("admin-sign-in", locale)}${url.search}`;
   const formData = await request.formData();
   const intent = formData.get("intent");
   const toasts = getToastUtils(context);
@@ -90,7 +90,7 @@ export async function action({ request, context }: Route.ActionArgs) {
     throw redirect(here, { headers });
   }
   if (intent === "passkey-options" || intent === "passkey") {
-    return staffPasskeyAction(context, request, { formData, intent, here, target: targetOf(request, locale) });
+    return staffPasskeyAction(context, request, { formData, intent, here, target: targetOf(url, locale) });
   }
 
   if (intent === "code") {
@@ -132,7 +132,7 @@ export async function action({ request, context }: Route.ActionArgs) {
         }
         const value = { sid: opened.sessionId, at: opened.accessToken };
         headers.append("Set-Cookie", await staffSessionCookie.serialize(config, value));
-        return redirect(targetOf(request, locale), { headers });
+        return redirect(targetOf(url, locale), { headers });
       },
     );
   }

@@ -23,9 +23,9 @@ import { readNewPasswordChallenge, redirectAfterSignIn, signInWithFirstPassword 
  * An invited member's first sign-in, second step (Cognito's NEW_PASSWORD_REQUIRED): the sign-in form sends them here
  * with the challenge in a short-lived cookie. Without one there is nothing to answer: back to sign in (`to` kept).
  */
-export async function loader({ request, context }: Route.LoaderArgs) {
+export async function loader({ request, url, context }: Route.LoaderArgs) {
   const challenge = await readNewPasswordChallenge(servicesOf(context).config, request);
-  if (!challenge) throw redirect(`${pathFor("auth-sign-in", getLocale(context))}${new URL(request.url).search}`);
+  if (!challenge) throw redirect(`${pathFor("auth-sign-in", getLocale(context))}${url.search}`);
   return {
     title: getInstance(context).t("auth:newPassword.title"),
     translations: loadTranslations(context, [{ namespace: "auth", keys: ["newPassword"] }, FORM_FIELD_TEXTS]),
@@ -34,11 +34,11 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   };
 }
 
-export async function action({ request, context }: Route.ActionArgs) {
+export async function action({ request, url, context }: Route.ActionArgs) {
   const services = servicesOf(context);
   const { config } = services;
   const locale = getLocale(context);
-  const signInAgain = `${pathFor("auth-sign-in", locale)}${new URL(request.url).search}`;
+  const signInAgain = `${pathFor("auth-sign-in", locale)}${url.search}`;
   /** The challenge is gone or Cognito's session ran out: sign in again with the temporary password, told why. */
   const startOver = async () =>
     getToastUtils(context).redirectWithError(signInAgain, "newPasswordChallengeExpired", {
@@ -60,7 +60,7 @@ export async function action({ request, context }: Route.ActionArgs) {
     async ({ password }) => {
       try {
         const signedIn = await signInWithFirstPassword(context, request, { challenge, newPassword: password }, locale);
-        return redirectAfterSignIn(context, request, { locale, config, ...signedIn });
+        return redirectAfterSignIn(context, { request, url }, { locale, config, ...signedIn });
       } catch (error) {
         // Not the form's message: the page has nothing left to answer.
         if (toDomainError(error)?.code === "challengeExpired") return startOver();

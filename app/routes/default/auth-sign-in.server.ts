@@ -21,6 +21,7 @@ import { getInstance } from "~/middleware/i18n.server";
 import { clientIpOf, servicesOf } from "~/router-context.server";
 import { getToastUtils } from "~/toast.server";
 import { redirectAfterSignIn, signedInCookies } from "./sign-in-flow.server";
+import type { PageRequest } from "~/routing/page-request";
 
 /** The sign-in form's passkey posts, told apart from the password's by their intent. */
 const PASSKEY_SIGN_IN_INTENTS = ["passkey-options", "passkey-autofill", "passkey-sign-in"] as const;
@@ -46,9 +47,10 @@ const PASSKEY_CHALLENGE_MAX_AGE_MS = 15 * 60 * 1000;
  */
 export async function passkeySignInAction(
   context: Readonly<RouterContextProvider>,
-  request: Request,
+  page: PageRequest,
   input: { formData: FormData; intent: PasskeySignInIntent; locale: Locale; signInPage: string },
 ) {
+  const { request } = page;
   const services = servicesOf(context);
   const { config } = services;
   const { formData, locale, signInPage } = input;
@@ -99,7 +101,7 @@ export async function passkeySignInAction(
       await passkeyChallengeCookie.clear(config),
       ...(await signedInCookies(config, result)),
     ];
-    return await redirectAfterSignIn(context, request, { locale, config, result, setCookies });
+    return await redirectAfterSignIn(context, page, { locale, config, result, setCookies });
   } catch (error) {
     return toasts.redirectWithError(signInPage, messageKeyOf(domainErrorOf(error)), clearChallenge);
   }

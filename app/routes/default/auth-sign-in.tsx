@@ -32,7 +32,7 @@ import type { Route } from "./+types/auth-sign-in";
 import { activeSessionCookies, redirectAfterSignIn, returnTargetFrom, signInWithPassword } from "./sign-in-flow.server";
 import { isPasskeySignInIntent, passkeySignInAction } from "./auth-sign-in.server";
 
-export async function loader({ request, context }: Route.LoaderArgs) {
+export async function loader({ request, url, context }: Route.LoaderArgs) {
   const services = servicesOf(context);
   const locale = getLocale(context);
   // Each view's own texts only: the sign-in form is every visitor's, the other two views are rare.
@@ -47,7 +47,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
       translations: textsOf("alreadySignedIn"),
       name: displayName(member, locale),
       email: member.email,
-      continueTo: await returnTargetFrom(request, locale, services.config),
+      continueTo: await returnTargetFrom({ request, url }, locale, services.config),
     };
   }
   const pending = await pendingSignInCookie.read(services.config, request);
@@ -77,13 +77,13 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   };
 }
 
-export async function action({ request, context }: Route.ActionArgs) {
+export async function action({ request, url, context }: Route.ActionArgs) {
   const services = servicesOf(context);
   const { config } = services;
   const locale = getLocale(context);
   const formData = await request.formData();
   const intent = formData.get("intent");
-  const here = `${pathFor("auth-sign-in", locale)}${new URL(request.url).search}`;
+  const here = `${pathFor("auth-sign-in", locale)}${url.search}`;
   const toasts = getToastUtils(context);
   const pending = await pendingSignInCookie.read(config, request);
   /** Back from the device-limit screen, or the held sign-in expired: it is dropped. */
@@ -108,7 +108,7 @@ export async function action({ request, context }: Route.ActionArgs) {
     if (continued instanceof DomainError) return toasts.redirectWithError(here, messageKeyOf(continued));
     if (continued.kind === "active") {
       const setCookies = await activeSessionCookies(config, continued.sessionId, continued.accessToken);
-      return redirectAfterSignIn(context, request, { locale, config, result: continued, setCookies });
+      return redirectAfterSignIn(context, { request, url }, { locale, config, result: continued, setCookies });
     }
     if (continued.kind === "deviceLimit") return toasts.redirectWithInfo(here, "deviceLimitExceeded");
     return toasts.redirectWithError(here, "loginFailed", { headers: await abandonPending(pending) });
@@ -118,7 +118,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   }
 
   if (isPasskeySignInIntent(intent)) {
-    return passkeySignInAction(context, request, { formData, intent, locale, signInPage: here });
+    return passkeySignInAction(context, { request, url }, { formData, intent, locale, signInPage: here });
   }
 
   return handleFormPost(
@@ -135,9 +135,9 @@ export async function action({ request, context }: Route.ActionArgs) {
         // An invited member's temporary password: their own password first; 2-step verification: the code. Each on
         // its own page (`to` kept); the device-limit screen comes after either.
         const step = result.kind === "newPasswordRequired" ? "auth-new-password" : "auth-two-step";
-        throw redirect(`${pathFor(step, locale)}${new URL(request.url).search}`, { headers: toHeaders(setCookies) });
+        throw redirect(`${pathFor(step, locale)}${url.search}`, { headers: toHeaders(setCookies) });
       }
-      return redirectAfterSignIn(context, request, { locale, config, result, setCookies });
+      return redirectAfterSignIn(context, { request, url }, { locale, config, result, setCookies });
     },
   );
 }

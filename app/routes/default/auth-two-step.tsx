@@ -40,9 +40,8 @@ function switchedUrl(url: URL, recovery: boolean): string {
  * with the challenge in a short-lived cookie. Without one there is nothing to answer: back to sign in (`to` kept).
  * How many recovery codes are left comes from our table, found by Cognito's user name in the challenge.
  */
-export async function loader({ request, context }: Route.LoaderArgs) {
+export async function loader({ request, url, context }: Route.LoaderArgs) {
   const { db, config } = servicesOf(context);
-  const url = new URL(request.url);
   const challenge = await readCodeChallenge(config, request);
   if (!challenge) throw redirect(`${pathFor("auth-sign-in", getLocale(context))}${url.search}`);
   const member = await twoStepMemberByUsername(db, challenge.username);
@@ -58,10 +57,10 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   };
 }
 
-export async function action({ request, context }: Route.ActionArgs) {
+export async function action({ request, url, context }: Route.ActionArgs) {
   const { config } = servicesOf(context);
   const locale = getLocale(context);
-  const signInAgain = `${pathFor("auth-sign-in", locale)}${new URL(request.url).search}`;
+  const signInAgain = `${pathFor("auth-sign-in", locale)}${url.search}`;
   /** The challenge is gone or Cognito's session ran out: sign in again, told why. */
   const startOver = async () =>
     getToastUtils(context).redirectWithError(signInAgain, "codeStepExpired", {
@@ -75,7 +74,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   const finish = async (answer: { code: string } | { recoveryCode: string; password: string }) => {
     try {
       const signedIn = await signInWithSecondFactor(context, request, { challenge, ...answer }, locale);
-      return redirectAfterSignIn(context, request, { locale, config, ...signedIn });
+      return redirectAfterSignIn(context, { request, url }, { locale, config, ...signedIn });
     } catch (error) {
       if (toDomainError(error)?.code === "challengeExpired") return startOver();
       throw error;

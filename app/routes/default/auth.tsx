@@ -4,6 +4,6 @@ import { getLocale } from "~/middleware/i18n.server";
 import type { Route } from "./+types/auth";
 
 /** The auth entry: sign-in, keeping `to` and any other parameter. */
-export function loader({ request, context }: Route.LoaderArgs) {
-  throw redirect(`${pathFor("auth-sign-in", getLocale(context))}${new URL(request.url).search}`);
+export function loader({ url, context }: Route.LoaderArgs) {
+  throw redirect(`${pathFor("auth-sign-in", getLocale(context))}${url.search}`);
 }

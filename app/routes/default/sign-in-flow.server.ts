@@ -28,6 +28,7 @@ import { pathFor } from "~/routing/route-table";
 import { referrerServiceOf } from "~/routing/service-cookie.server";
 import { clientIpOf, servicesOf } from "~/router-context.server";
 import { getToastUtils } from "~/toast.server";
+import type { PageRequest } from "~/routing/page-request";
 
 /** Sibling origins members may be returned to after signing in. */
 function allowedReturnOrigins(config: Config): string[] {
@@ -41,8 +42,8 @@ function allowedReturnOrigins(config: Config): string[] {
  * Where to go after signing in: a valid `to`, else back to the sibling service that sent the member here
  * (when its origin is configured), else home.
  */
-export async function returnTargetFrom(request: Request, locale: Locale, config: Config): Promise<string> {
-  const to = new URL(request.url).searchParams.get("to");
+export async function returnTargetFrom({ request, url }: PageRequest, locale: Locale, config: Config): Promise<string> {
+  const to = url.searchParams.get("to");
   const requested = resolveReturnTarget(to, locale, allowedReturnOrigins(config));
   if (requested) return requested;
   const service = await referrerServiceOf(request, config);
@@ -193,12 +194,12 @@ function pageInLocale(path: string, locale: Locale): string {
  */
 async function landingAfterSignIn(
   context: Readonly<RouterContextProvider>,
-  request: Request,
+  page: PageRequest,
   input: { locale: Locale; config: Config; sessionId: string },
 ): Promise<{ location: string; setCookie?: string }> {
   const preferred = await findPreferredLanguageOfSession(servicesOf(context).db, input.sessionId);
-  if (!isLocale(preferred)) return { location: await returnTargetFrom(request, input.locale, input.config) };
-  const target = await returnTargetFrom(request, preferred, input.config);
+  if (!isLocale(preferred)) return { location: await returnTargetFrom(page, input.locale, input.config) };
+  const target = await returnTargetFrom(page, preferred, input.config);
   return {
     location: target.startsWith("/") ? pageInLocale(target, preferred) : target,
     setCookie: localeCookie.serialize(input.config, preferred),
@@ -212,15 +213,15 @@ async function landingAfterSignIn(
  */
 export async function redirectAfterSignIn(
   context: Readonly<RouterContextProvider>,
-  request: Request,
+  page: PageRequest,
   input: { locale: Locale; config: Config; result: SignInResult; setCookies: string[] },
 ): Promise<Response> {
   const headers = new Headers();
   for (const cookie of input.setCookies) headers.append("Set-Cookie", cookie);
   if (input.result.kind === "deviceLimit") {
-    return redirect(`${pathFor("auth-sign-in", input.locale)}${new URL(request.url).search}`, { headers });
+    return redirect(`${pathFor("auth-sign-in", input.locale)}${page.url.search}`, { headers });
   }
-  const landing = await landingAfterSignIn(context, request, { ...input, sessionId: input.result.sessionId });
+  const landing = await landingAfterSignIn(context, page, { ...input, sessionId: input.result.sessionId });
   if (landing.setCookie) headers.append("Set-Cookie", landing.setCookie);
   return getToastUtils(context).redirectWithSuccess(landing.location, "loggedIn", { headers });
 }

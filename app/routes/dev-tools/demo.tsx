@@ -34,11 +34,11 @@ export async function loader({ request, context }: Route.LoaderArgs) {
  * tests of the password step, and the browser's staff session's times (its idle end, its confirmation). Production
  * has no such control: the layout's guard covers page views, and an action checks for itself.
  */
-export async function action({ request, context }: Route.ActionArgs) {
+export async function action({ request, url, context }: Route.ActionArgs) {
   requireDevTools(context);
   const { config, db } = servicesOf(context);
   const staffSession = await staffSessionCookie.read(config, request);
-  const member = staffSession ? getMember(context) : requireMember(context, request);
+  const member = staffSession ? getMember(context) : requireMember(context, url);
   return handleFormPost(context, await request.formData(), { schema: PasswordTimeShiftSchema }, async ({ minutes }) => {
     if (member) await movePasswordTimeBack(db, { sub: member.sub, sessionId: member.sessionId, minutes });
     if (staffSession) await moveStaffSessionTimeBack(db, { sessionId: staffSession.sid, minutes });

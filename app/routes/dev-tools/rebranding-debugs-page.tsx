@@ -9,11 +9,11 @@ import { pathFor } from "~/routing/route-table";
 import { getToastUtils } from "~/toast.server";
 import type { Route } from "./+types/rebranding-debugs-page";
 
-export async function loader({ params, request, context }: Route.LoaderArgs) {
+export async function loader({ url, params, context }: Route.LoaderArgs) {
   if (!isDebugPage(params.page)) throw data(null, { status: 404 });
   const t = getInstance(context).getFixedT(null, "devtools");
   // Only i-2-2 reads it: which server error page to draw.
-  const errorStatus = new URL(request.url).searchParams.get("status") === "503" ? 503 : 500;
+  const errorStatus = url.searchParams.get("status") === "503" ? 503 : 500;
   return {
     page: params.page,
     errorStatus,

@@ -20,10 +20,10 @@ export function loader({ context }: Route.LoaderArgs) {
  * signed-in member's own copy, never anyone else's, since the only "whose" is the session. A session without a
  * recent password goes through the password step and back to the data page.
  */
-export async function action({ request, context }: Route.ActionArgs) {
-  const member = requireMember(context, request);
+export async function action({ url, context }: Route.ActionArgs) {
+  const member = requireMember(context, url);
   const locale = getLocale(context);
-  await requireRecentPassword(context, request, member, { returnTo: pathFor("my-data", locale) });
+  await requireRecentPassword(context, url, member, { returnTo: pathFor("my-data", locale) });
   const refusal = await checkAttemptLimit(context, "dataCopy", member.sub);
   if (refusal) return getToastUtils(context).redirectWithError(pathFor("my-data", locale), refusal.messageKey);
   const services = servicesOf(context);

@@ -21,9 +21,9 @@ import type { Route } from "./+types/my-data";
  * as the file holds, so it asks for a recent password too. The page view makes no Cognito call: the identity
  * provider's attributes come from the member directory's copy.
  */
-export async function loader({ request, context }: Route.LoaderArgs) {
-  const member = requireMember(context, request);
-  await requireRecentPassword(context, request, member);
+export async function loader({ url, context }: Route.LoaderArgs) {
+  const member = requireMember(context, url);
+  await requireRecentPassword(context, url, member);
   const { db, clock } = servicesOf(context);
   const copy = await collectDataCopy({ db, sub: member.sub, email: member.email, identity: null }, clock.now());
   return {

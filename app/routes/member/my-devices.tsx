@@ -25,8 +25,8 @@ const DEVICE_TABLE_KEYS = [
   "deviceLimit.deactivateLabel",
 ];
 
-export async function loader({ request, context }: Route.LoaderArgs) {
-  const member = requireMember(context, request);
+export async function loader({ url, context }: Route.LoaderArgs) {
+  const member = requireMember(context, url);
   const { config, db } = servicesOf(context);
   const devices = await listActiveDevices(db, member.sub, { sessionId: member.sessionId });
   return {
@@ -41,8 +41,8 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   };
 }
 
-export async function action({ request, context }: Route.ActionArgs) {
-  const member = requireMember(context, request);
+export async function action({ request, url, context }: Route.ActionArgs) {
+  const member = requireMember(context, url);
   const here = pathFor("my-devices", getLocale(context));
   const formData = await request.formData();
   const toasts = getToastUtils(context);

@@ -19,11 +19,11 @@ import { servicesOf } from "~/router-context.server";
 import type { Route } from "./+types/my-email-edit";
 import { emailUpdateLinkFor } from "~/routing/email-update-link";
 
-export async function loader({ request, context }: Route.LoaderArgs) {
-  const member = requireMember(context, request);
-  const sent = new URL(request.url).searchParams.has("sent");
+export async function loader({ request, url, context }: Route.LoaderArgs) {
+  const member = requireMember(context, url);
+  const sent = url.searchParams.has("sent");
   // Back from the password step: the address typed before it.
-  const kept = sent ? null : await keptFormFields(context, request, member);
+  const kept = sent ? null : await keptFormFields(context, { request, url }, member);
   return {
     title: getInstance(context).t(sent ? "emailChange:sent.title" : "emailChange:edit.title"),
     currentEmail: member.email,
@@ -39,13 +39,13 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   };
 }
 
-export async function action({ request, context }: Route.ActionArgs) {
-  const member = requireMember(context, request);
+export async function action({ request, url, context }: Route.ActionArgs) {
+  const member = requireMember(context, url);
   const locale = getLocale(context);
   const formData = await request.formData();
   // Changing the sign-in address takes the account over: the password must have been typed here recently.
   const typed = formData.get("email");
-  await requireRecentPassword(context, request, member, {
+  await requireRecentPassword(context, url, member, {
     keep: typeof typed === "string" ? { email: typed.slice(0, 320) } : {},
   });
   return handleFormPost(

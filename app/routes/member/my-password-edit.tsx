@@ -22,8 +22,8 @@ import { getToastUtils } from "~/toast.server";
 import { clientIpOf, servicesOf } from "~/router-context.server";
 import type { Route } from "./+types/my-password-edit";
 
-export async function loader({ request, context }: Route.LoaderArgs) {
-  const member = requireMember(context, request);
+export async function loader({ url, context }: Route.LoaderArgs) {
+  const member = requireMember(context, url);
   return {
     title: getInstance(context).t("account:passwordEdit.title"),
     // Our record alone says whether the member uses 2-step verification: a page view asks Cognito nothing.
@@ -33,8 +33,8 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   };
 }
 
-export async function action({ request, context }: Route.ActionArgs) {
-  const member = requireMember(context, request);
+export async function action({ request, url, context }: Route.ActionArgs) {
+  const member = requireMember(context, url);
   const locale = getLocale(context);
   return handleFormPost(
     context,

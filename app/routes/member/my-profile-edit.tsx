@@ -48,8 +48,8 @@ const PROFILE_FIELD_KEYS = [
   "options.language",
 ];
 
-export async function loader({ request, context }: Route.LoaderArgs) {
-  const member = requireMember(context, request);
+export async function loader({ url, context }: Route.LoaderArgs) {
+  const member = requireMember(context, url);
   const locale = getLocale(context);
   const t = getInstance(context).getFixedT(locale, "signUp");
   const { db } = servicesOf(context);
@@ -83,8 +83,8 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   };
 }
 
-export async function action({ request, context }: Route.ActionArgs) {
-  const member = requireMember(context, request);
+export async function action({ request, url, context }: Route.ActionArgs) {
+  const member = requireMember(context, url);
   const locale = getLocale(context);
   return handleFormPost(
     context,

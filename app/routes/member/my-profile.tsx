@@ -16,8 +16,8 @@ import { pathFor } from "~/routing/route-table";
 import { servicesOf } from "~/router-context.server";
 import type { Route } from "./+types/my-profile";
 
-export async function loader({ request, context }: Route.LoaderArgs) {
-  const member = requireMember(context, request);
+export async function loader({ url, context }: Route.LoaderArgs) {
+  const member = requireMember(context, url);
   const locale = getLocale(context);
   const t = getInstance(context).getFixedT(locale, "signUp");
   // Read by the session check: this page shows it and changes nothing, so it reads only the newsletter choice.

@@ -18,8 +18,8 @@ import { pathFor } from "~/routing/route-table";
 import { clientIpOf, servicesOf } from "~/router-context.server";
 import type { Route } from "./+types/my-reauthentication";
 
-export function loader({ request, context }: Route.LoaderArgs) {
-  requireMember(context, request);
+export function loader({ url, context }: Route.LoaderArgs) {
+  requireMember(context, url);
   return {
     title: getInstance(context).t("account:reauthentication.title"),
     translations: loadTranslations(context, [{ namespace: "account", keys: ["reauthentication"] }, FORM_FIELD_TEXTS]),
@@ -27,10 +27,10 @@ export function loader({ request, context }: Route.LoaderArgs) {
   };
 }
 
-export async function action({ request, context }: Route.ActionArgs) {
-  const member = requireMember(context, request);
+export async function action({ request, url, context }: Route.ActionArgs) {
+  const member = requireMember(context, url);
   // Only a path of ours: the step must not send the member to another site.
-  const to = new URL(request.url).searchParams.get("to");
+  const to = url.searchParams.get("to");
   const returnTo = (to && sameOriginPath(to)) || pathFor("my-profile", getLocale(context));
   return handleFormPost(
     context,

@@ -39,9 +39,9 @@ import type { Route } from "./+types/my-security-authenticator";
  * the page shows it as a QR code drawn here (SVG, no JavaScript) and as text; the first code turns it on and shows
  * the recovery codes once. Once on: how many recovery codes are left, "make new codes" and "turn off".
  */
-export async function loader({ request, context }: Route.LoaderArgs) {
-  const member = requireMember(context, request);
-  await requireRecentPassword(context, request, member);
+export async function loader({ request, url, context }: Route.LoaderArgs) {
+  const member = requireMember(context, url);
+  await requireRecentPassword(context, url, member);
   const { db, config, clock } = servicesOf(context);
   const status = await twoStepStatusOf(db, member.sub);
   const sealed = status.enabled ? null : await authenticatorSetupCookie.read(config, request);
@@ -68,15 +68,15 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   };
 }
 
-export async function action({ request, context }: Route.ActionArgs) {
-  const member = requireMember(context, request);
+export async function action({ request, url, context }: Route.ActionArgs) {
+  const member = requireMember(context, url);
   const services = servicesOf(context);
   const { config, clock } = services;
   const locale = getLocale(context);
   const here = pathFor("my-security-authenticator", locale);
   const toasts = getToastUtils(context);
   // Every change here needs a password typed recently on this session.
-  await requireRecentPassword(context, request, member);
+  await requireRecentPassword(context, url, member);
   const formData = await request.formData();
   const intent = formData.get("intent");
   const clientIp = clientIpOf(context);

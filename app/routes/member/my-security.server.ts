@@ -16,6 +16,7 @@ import { requireRecentPassword } from "~/middleware/require-recent-password.serv
 import { pathFor } from "~/routing/route-table";
 import { clientIpOf, servicesOf } from "~/router-context.server";
 import { getToastUtils } from "~/toast.server";
+import type { PageRequest } from "~/routing/page-request";
 
 /** The passkey forms' intents, which /my/security/'s action hands to `passkeyAction`. */
 const PASSKEY_INTENTS = ["passkey-options", "passkey-add", "passkey-rename", "passkey-delete"] as const;
@@ -35,7 +36,7 @@ export function isPasskeyIntent(intent: unknown): intent is PasskeyIntent {
  */
 export async function passkeyAction(
   context: Readonly<RouterContextProvider>,
-  request: Request,
+  { request, url }: PageRequest,
   input: { member: SignedInMember; formData: FormData; intent: PasskeyIntent },
 ) {
   const { member, formData, intent } = input;
@@ -64,7 +65,7 @@ export async function passkeyAction(
       ? toasts.redirectWithSuccess(here, "passkeys:toasts.renamed")
       : toasts.redirectWithError(here, "passkeys:toasts.notFound");
   }
-  await requireRecentPassword(context, request, member, { returnTo: here });
+  await requireRecentPassword(context, url, member, { returnTo: here });
 
   if (intent === "passkey-options") {
     try {

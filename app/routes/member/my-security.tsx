@@ -20,12 +20,12 @@ import { getToastUtils } from "~/toast.server";
 import type { Route } from "./+types/my-security";
 import { isPasskeyIntent, passkeyAction } from "./my-security.server";
 
-export async function loader({ request, context }: Route.LoaderArgs) {
-  const member = requireMember(context, request);
+export async function loader({ url, context }: Route.LoaderArgs) {
+  const member = requireMember(context, url);
   const { db, clock } = servicesOf(context);
   const locale = getLocale(context);
   const i18n = getInstance(context);
-  const cursor = new URL(request.url).searchParams.get("cursor");
+  const cursor = url.searchParams.get("cursor");
   const [page, twoStep, passkeys] = await Promise.all([
     listSecurityActivity(db, { sub: member.sub, currentSessionId: member.sessionId, cursor, now: clock.now() }),
     twoStepStatusOf(db, member.sub),
@@ -89,13 +89,13 @@ export async function loader({ request, context }: Route.LoaderArgs) {
  * and sends the member on to change the password; never this browser's, never another member's (the sub is part
  * of the match, so a foreign session id ends nothing). "Sign out all other devices" ends every session but this one.
  */
-export async function action({ request, context }: Route.ActionArgs) {
-  const member = requireMember(context, request);
+export async function action({ request, url, context }: Route.ActionArgs) {
+  const member = requireMember(context, url);
   const locale = getLocale(context);
   const here = pathFor("my-security", locale);
   const formData = await request.formData();
   const intent = formData.get("intent");
-  if (isPasskeyIntent(intent)) return passkeyAction(context, request, { member, formData, intent });
+  if (isPasskeyIntent(intent)) return passkeyAction(context, { request, url }, { member, formData, intent });
   const toasts = getToastUtils(context);
   const services = servicesOf(context);
   const clientIp = clientIpOf(context);

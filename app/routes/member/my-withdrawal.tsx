@@ -51,8 +51,8 @@ export function loader({ context }: Route.LoaderArgs) {
  * Form, then confirmation, then submit with the disclaimer agreement and the password, all server-side so it works
  * without JavaScript: step 1's answers travel to step 2 in hidden fields and are validated again with the rest.
  */
-export async function action({ request, context }: Route.ActionArgs) {
-  const member = requireMember(context, request);
+export async function action({ request, url, context }: Route.ActionArgs) {
+  const member = requireMember(context, url);
   const locale = getLocale(context);
   const formData = await request.formData();
   const intent = String(formData.get("intent") ?? "");

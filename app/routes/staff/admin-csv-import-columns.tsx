@@ -24,8 +24,8 @@ const COLUMNS_PAGE_TEXTS = [
  * The columns an import file's header must have and the values each accepts, with the profile form's codes and their
  * labels in the page's language: a reference to read, so a document page without scripts.
  */
-export function loader({ request, context }: Route.LoaderArgs) {
-  requireAdmin(context, request);
+export function loader({ url, context }: Route.LoaderArgs) {
+  requireAdmin(context, url);
   const locale = getLocale(context);
   const t = getInstance(context).getFixedT(locale, ["adminImport", "signUp"]);
   return {

@@ -17,14 +17,14 @@ const EncodingSchema = z.enum(CSV_ENCODINGS).catch("utf-8");
  * row, the reason's code and text; formulas escaped; streamed), for staff signed in with a cookie. It can be fixed
  * and uploaded again as it is.
  */
-export async function loader({ request, params, context }: Route.LoaderArgs) {
-  requireAdmin(context, request);
+export async function loader({ url, params, context }: Route.LoaderArgs) {
+  requireAdmin(context, url);
   const id = JobIdSchema.safeParse(params.id);
   if (!id.success) throw data(null, { status: 404 });
   const jobId = id.data.toLowerCase();
   const services = servicesOf(context);
   if (!(await getImportJobProgress(services.db, jobId))) throw data(null, { status: 404 });
-  const encoding = EncodingSchema.parse(new URL(request.url).searchParams.get("encoding"));
+  const encoding = EncodingSchema.parse(url.searchParams.get("encoding"));
   const t = getInstance(context).getFixedT(getLocale(context), "csvImport");
   const body = failedRowsCsv(services.db, jobId, { encoding, reasonText: (code) => t(`rowFailures.${code}`) });
   return new Response(body, {

@@ -46,8 +46,8 @@ const JOB_PAGE_TEXTS = [
   FORM_FIELD_TEXTS,
 ] as const;
 
-export async function loader({ request, params, context }: Route.LoaderArgs) {
-  requireAdmin(context, request);
+export async function loader({ url, params, context }: Route.LoaderArgs) {
+  requireAdmin(context, url);
   const id = jobIdOf(params);
   const job = await getImportJobProgress(servicesOf(context).db, id);
   if (!job) throw data(null, { status: 404 });
@@ -70,14 +70,14 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
       creationsPerSecond: job.creationsPerSecond,
     },
     active: isActive(job.state),
-    confirm: ConfirmSchema.parse(new URL(request.url).searchParams.get("confirm") ?? undefined) ?? null,
+    confirm: ConfirmSchema.parse(url.searchParams.get("confirm") ?? undefined) ?? null,
     translations: loadTranslations(context, JOB_PAGE_TEXTS),
     constraint: formConstraint(CancelImportSchema),
   };
 }
 
-export async function action({ request, params, context }: Route.ActionArgs) {
-  const admin = requireAdmin(context, request);
+export async function action({ request, url, params, context }: Route.ActionArgs) {
+  const admin = requireAdmin(context, url);
   const id = jobIdOf(params);
   return handleFormPost(
     context,

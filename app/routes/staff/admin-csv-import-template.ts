@@ -21,8 +21,8 @@ const EXAMPLE_ROW: Record<CsvImportColumn, string> = {
  * The import's template: the header and one example row, UTF-8 with a BOM so that Japanese Excel opens it without
  * mojibake and saves it back in a form the import reads.
  */
-export function loader({ request, context }: Route.LoaderArgs) {
-  requireAdmin(context, request);
+export function loader({ url, context }: Route.LoaderArgs) {
+  requireAdmin(context, url);
   const body = spreadsheetCsv([CSV_IMPORT_COLUMNS.map((column) => EXAMPLE_ROW[column])], {
     header: CSV_IMPORT_COLUMNS,
     encoding: "utf-8",

@@ -83,14 +83,14 @@ const READY_JOB_TEXTS = [
   FORM_FIELD_TEXTS,
 ] as const;
 
-export async function loader({ request, context }: Route.LoaderArgs) {
-  requireAdmin(context, request);
+export async function loader({ url, context }: Route.LoaderArgs) {
+  requireAdmin(context, url);
   const { db } = servicesOf(context);
   const locale = getLocale(context);
   const i18n = getInstance(context);
   const t = i18n.getFixedT(locale, "adminImport");
   // A clean dry run redirects here with its job: the page offers to start it (a reload never posts the file again).
-  const readyId = ReadySchema.parse(new URL(request.url).searchParams.get("ready") ?? undefined);
+  const readyId = ReadySchema.parse(url.searchParams.get("ready") ?? undefined);
   const [jobs, readyJob] = await Promise.all([
     listImportJobs(db, { limit: RECENT_JOBS_SHOWN }),
     readyId ? getImportJobProgress(db, readyId) : null,
@@ -121,8 +121,8 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   };
 }
 
-export async function action({ request, context }: Route.ActionArgs) {
-  const admin = requireAdmin(context, request);
+export async function action({ request, url, context }: Route.ActionArgs) {
+  const admin = requireAdmin(context, url);
   const formData = await request.formData();
   const services = servicesOf(context);
   const locale = getLocale(context);
@@ -141,7 +141,7 @@ export async function action({ request, context }: Route.ActionArgs) {
         if (intent === "start") {
           // Creating accounts in bulk needs the password and code within the last 10 minutes (SECURITY.md 30):
           // confirmed, the staff member is back at the checked file, ready to start it.
-          await requireRecentStaffConfirmation(context, request, admin, {
+          await requireRecentStaffConfirmation(context, url, admin, {
             returnTo: `${pathFor("admin-csv-import", locale)}?ready=${jobId}`,
           });
           // Starting twice (a double click, a second tab) changes nothing: either way staff land on the job's page.

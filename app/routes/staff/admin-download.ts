@@ -39,12 +39,11 @@ function isOwnPageRequest(request: Request): boolean {
  * with what was typed. Every member at once (`all`) needs the password and code within the last 10 minutes
  * (SECURITY.md 30): the staff sign-in confirms them and brings the staff member back to the filled-in form.
  */
-export async function loader({ request, context, params }: Route.LoaderArgs) {
-  const admin = requireAdmin(context, request);
+export async function loader({ request, url, context, params }: Route.LoaderArgs) {
+  const admin = requireAdmin(context, url);
   const kind = KIND_BY_FILE[params.file];
   if (!isExportKind(kind)) throw data(null, { status: 404 });
   const i18n = getInstance(context);
-  const url = new URL(request.url);
   /** The downloads page showing this form with what was typed (`extra`: why it came back, if refused). */
   const formPage = (extra: Record<string, string> = {}) => {
     const query = new URLSearchParams(url.searchParams);
@@ -58,7 +57,7 @@ export async function loader({ request, context, params }: Route.LoaderArgs) {
   const parsed = parseExportQuery(kind, exportParamsOfPage(url.searchParams));
   if (!parsed.success) return backToForm({});
   if ("all" in parsed.data && isFlagOn(parsed.data.all, false)) {
-    await requireRecentStaffConfirmation(context, request, admin, { returnTo: formPage() });
+    await requireRecentStaffConfirmation(context, url, admin, { returnTo: formPage() });
   }
   const services = servicesOf(context);
   const exportRequest = {

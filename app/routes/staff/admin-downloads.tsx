@@ -54,9 +54,8 @@ const DOWNLOADS_TEXTS = [
  * full house, or back from confirming the password and code for every member at once) has `form=<kind>`: that
  * form keeps what was typed and shows its field errors, if any.
  */
-export function loader({ request, context }: Route.LoaderArgs) {
-  requireAdmin(context, request);
-  const url = new URL(request.url);
+export function loader({ url, context }: Route.LoaderArgs) {
+  requireAdmin(context, url);
   const form = url.searchParams.get("form") ?? undefined;
   const returnedKind = isExportKind(form) ? form : null;
   const parsed = returnedKind ? parseExportQuery(returnedKind, exportParamsOfPage(url.searchParams)) : null;

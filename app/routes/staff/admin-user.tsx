@@ -63,8 +63,8 @@ const MEMBER_DETAIL_TEXTS = [
   FORM_FIELD_TEXTS,
 ] as const;
 
-export async function loader({ request, params, context }: Route.LoaderArgs) {
-  const admin = requireAdmin(context, request);
+export async function loader({ request, url, params, context }: Route.LoaderArgs) {
+  const admin = requireAdmin(context, url);
   const sub = subOf(params);
   const { db, config } = servicesOf(context);
   const [detail, audit, twoStep] = await Promise.all([
@@ -87,7 +87,7 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
           ? action !== "enable"
           : action !== "disable",
   );
-  const confirm = ConfirmSchema.parse(new URL(request.url).searchParams.get("confirm") ?? undefined) ?? null;
+  const confirm = ConfirmSchema.parse(url.searchParams.get("confirm") ?? undefined) ?? null;
   return {
     title: i18n.t("admin:meta.detail"),
     sub,
@@ -105,7 +105,7 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
     // On a staff member's page only the refresh is confirmed: a link to another action shows the list instead.
     confirm: confirm && (!staffAccount || availableActions.includes(confirm)) ? confirm : null,
     // Back from confirming the password and code: the new address typed before, in its review panel again.
-    keptEmail: (await keptFormFields(context, request, admin))?.email ?? null,
+    keptEmail: (await keptFormFields(context, { request, url }, admin))?.email ?? null,
     translations: loadTranslations(context, MEMBER_DETAIL_TEXTS),
     constraints: {
       staffAction: formConstraint(StaffActionSchema),
@@ -114,8 +114,8 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
   };
 }
 
-export async function action({ request, params, context }: Route.ActionArgs) {
-  const admin = requireAdmin(context, request);
+export async function action({ request, url, params, context }: Route.ActionArgs) {
+  const admin = requireAdmin(context, url);
   const sub = subOf(params);
   const formData = await request.formData();
   const services = servicesOf(context);
@@ -138,7 +138,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
       },
       async ({ intent, email }, reply) => {
         if (intent === "review-email-change") return { form: "emailChange" as const, result: reply(), review: email };
-        await requireRecentStaffConfirmation(context, request, admin, { keep: { email } });
+        await requireRecentStaffConfirmation(context, url, admin, { keep: { email } });
         await changeMemberEmail(services, actor, sub, email, getInstance(context)).catch(throwNotFoundForUnknownMember);
         return toast.redirectWithSuccess(detailPath, "admin:toasts.emailChanged");
       },
@@ -151,7 +151,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
     { schema: StaffActionSchema, extra: { form: "staffAction" as const }, attemptLimit: () => staffLimit },
     async ({ intent }) => {
       if (HIGH_IMPACT_ACTIONS.has(intent)) {
-        await requireRecentStaffConfirmation(context, request, admin, { returnTo: `${detailPath}?confirm=${intent}` });
+        await requireRecentStaffConfirmation(context, url, admin, { returnTo: `${detailPath}?confirm=${intent}` });
       }
       const message = await runConfirmedStaffAction(intent, services, actor, sub).catch(throwNotFoundForUnknownMember);
       return toast.redirectWithSuccess(detailPath, message);

@@ -15,9 +15,9 @@ import type { Route } from "./+types/admin-users";
 
 const OPEN_MEMBER_TEXTS = [{ namespace: "admin", keys: ["open"] }, FORM_FIELD_TEXTS] as const;
 
-export async function loader({ request, context }: Route.LoaderArgs) {
-  requireAdmin(context, request);
-  const given = OpenMemberSchema.safeParse({ member: new URL(request.url).searchParams.get("member") ?? "" });
+export async function loader({ url, context }: Route.LoaderArgs) {
+  requireAdmin(context, url);
+  const given = OpenMemberSchema.safeParse({ member: url.searchParams.get("member") ?? "" });
   const base = {
     title: getInstance(context).t("admin:meta.open"),
     translations: loadTranslations(context, OPEN_MEMBER_TEXTS),

@@ -72,9 +72,8 @@ const OVERVIEW_TEXTS = [
   FORM_FIELD_TEXTS,
 ] as const;
 
-export async function loader({ request, context }: Route.LoaderArgs) {
-  requireAdmin(context, request);
-  const url = new URL(request.url);
+export async function loader({ url, context }: Route.LoaderArgs) {
+  requireAdmin(context, url);
   const shortUrl = withoutEmptyParams(url);
   if (shortUrl) throw redirect(shortUrl);
   const { db, clock, config } = servicesOf(context);

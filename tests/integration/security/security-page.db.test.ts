@@ -72,14 +72,15 @@ async function postAs(member: SignedInMember, fields: Record<string, string>): P
   });
   const context = await contextFor(request, member);
   const answer: unknown = await securityPage
-    .action({ request, context, params: {} } as never)
+    .action({ request, url: new URL(request.url), context, params: {} } as never)
     .catch((thrown: unknown) => thrown);
   return answer as Response;
 }
 
 async function loadAs(member: SignedInMember, locale: "ja" | "en" = "ja") {
   const request = new Request(`${ORIGIN}${pathFor("my-security", locale)}`);
-  return securityPage.loader({ request, context: await contextFor(request, member), params: {} } as never);
+  const context = await contextFor(request, member);
+  return securityPage.loader({ request, url: new URL(request.url), context, params: {} } as never);
 }
 
 const reportedOf = (sub: string) =>
