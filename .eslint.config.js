@@ -119,13 +119,21 @@ const dynamicImports = (rules) =>
     message,
   }));
 
-function layer(files, rules, extra = {}) {
+// React Router hands handlers the request as it came (its future.v8_passThroughRequests): a data request's
+// `request.url` keeps its `.data` suffix and React Router's own parameters, so handlers read the page's URL from
+// their `url` argument (app/routing/page-request.ts).
+const PAGE_URL_RULE = {
+  selector: "MemberExpression[object.name='request'][property.name='url']",
+  message: "Read the page's URL from the handler's `url` argument: a data request's request.url keeps `.data`.",
+};
+
+function layer(files, rules, extra = {}, syntax = []) {
   return {
     files,
     ...extra,
     rules: {
       "@typescript-eslint/no-restricted-imports": ["error", { patterns: rules }],
-      "no-restricted-syntax": ["error", ...dynamicImports(rules)],
+      "no-restricted-syntax": ["error", ...dynamicImports(rules), ...syntax],
     },
   };
 }
@@ -173,6 +181,7 @@ export default defineConfig(
   // Layer rules. Flat config replaces a rule's options when two blocks match a file, so each block below repeats the
   // app-wide NO_TESTS restriction; the dev entry is the one file of app/ allowed to load test support.
   layer([`app/**/*.${TS}`], [NO_TESTS], { ignores: [`app/server/dev*.ts`] }),
+  layer([`app/middleware/**/*.${TS}`], [NO_TESTS], {}, [PAGE_URL_RULE]),
   layer([`app/domain/**/*.${TS}`], [NO_TESTS, ...DOMAIN_RULES, ADAPTER_ERRORS], {
     ignores: ["app/domain/domain-error.server.ts"],
   }),
@@ -183,7 +192,9 @@ export default defineConfig(
   layer([`app/i18n/**/*.${TS}`], [NO_TESTS, ...I18N_RULES]),
   layer([`app/server/**/*.${TS}`], [NO_TESTS, ...SERVER_RULES], { ignores: [`app/server/dev*.ts`] }),
   layer([`app/server/dev*.ts`], SERVER_RULES),
-  ...ROUTE_DEPTHS.map((depth) => layer([`app/routes/${"*/".repeat(depth)}*.${TS}`], [NO_TESTS, ...routeRules(depth)])),
+  ...ROUTE_DEPTHS.map((depth) =>
+    layer([`app/routes/${"*/".repeat(depth)}*.${TS}`], [NO_TESTS, ...routeRules(depth)], {}, [PAGE_URL_RULE]),
+  ),
   // db/ holds schema, migrations and the client: it may name app/'s types (`import type`) but runs no app/ code.
   layer(
     [`db/**/*.${TS}`],
