@@ -23,6 +23,8 @@ export { preparePasswordStrength } from "./domain/account/password-strength.serv
 
 export const streamTimeout = 5_000;
 
+const DOCUMENT_CONTENT_TYPE = "text/html; charset=utf-8";
+
 export default function handleRequest(
   request: Request,
   responseStatusCode: number,
@@ -30,7 +32,9 @@ export default function handleRequest(
   routerContext: EntryContext,
   loadContext: RouterContextProvider,
 ) {
+  // A HEAD gets the headers a GET would, without rendering the document.
   if (request.method.toUpperCase() === "HEAD") {
+    responseHeaders.set("Content-Type", DOCUMENT_CONTENT_TYPE);
     return new Response(null, { status: responseStatusCode, headers: responseHeaders });
   }
   const nonce = loadContext.get(requestInfoContext).nonce || undefined;
@@ -61,7 +65,7 @@ export default function handleRequest(
               callback();
             },
             final(callback) {
-              responseHeaders.set("Content-Type", "text/html; charset=utf-8");
+              responseHeaders.set("Content-Type", DOCUMENT_CONTENT_TYPE);
               resolve(new Response(Buffer.concat(chunks), { headers: responseHeaders, status: responseStatusCode }));
               callback();
             },

@@ -67,6 +67,7 @@ test("a page is gzipped for a client that accepts it and sent as it is otherwise
   expect(await plain.text()).toContain("</html>");
   const head = await fetch(`${main.origin}/`, { method: "HEAD", headers: { "Accept-Encoding": "gzip" } });
   expect(head.status).toBe(200);
+  expect(head.headers.get("Content-Type")).toBe(gzipped.headers.get("Content-Type"));
   expect(await head.text()).toBe("");
 });
 
