@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { cookieHeader } from "../support/cookie-jar";
 import { startCuttableProxy, startTestPostgres } from "../support/postgres-server";
+import { createOwnDatabase } from "../support/test-database";
 import { type ServerProcess, startServerProcess } from "../support/server-process";
 import { postForm } from "../support/session-http";
 import { createTestMember } from "../support/test-members";
@@ -13,6 +14,9 @@ import { createTestMember } from "../support/test-members";
  * binaries (a throwaway cluster); skipped on a machine with neither.
  */
 const postgres = await startTestPostgres();
+// On TEST_DATABASE_URL's server, a database of the file's own: the server's jobs (the mail outbox, imports, the
+// purge) take whatever they find, and would work the other files' rows on the shared database.
+let ownDatabase: Awaited<ReturnType<typeof createOwnDatabase>> | undefined;
 let proxy: Awaited<ReturnType<typeof startCuttableProxy>>;
 let server: ServerProcess;
 let origin: string;
@@ -22,9 +26,11 @@ const SERVICE_UNAVAILABLE_EN = "Service unavailable";
 
 beforeAll(async () => {
   if (!postgres) return;
-  const target = new URL(postgres.url);
+  if (process.env.TEST_DATABASE_URL) ownDatabase = await createOwnDatabase(postgres.url, "database_outage");
+  const databaseUrl = ownDatabase?.url ?? postgres.url;
+  const target = new URL(databaseUrl);
   proxy = await startCuttableProxy({ host: target.hostname, port: Number(target.port) });
-  const viaProxy = new URL(postgres.url);
+  const viaProxy = new URL(databaseUrl);
   viaProxy.port = String(proxy.port);
   server = await startServerProcess("preview", {
     NODE_ENV: "production",
@@ -37,6 +43,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.stop();
   await proxy?.stop();
+  await ownDatabase?.drop();
   await postgres?.stop();
 });
 

@@ -8,8 +8,8 @@ import { makeTempDir } from "./temp-dir";
  * TEST_DATABASE_URL (as `.ci/run` does for the *.db.test.ts files). Returns a getter for use inside tests.
  *
  * `ownDatabase`: on PostgreSQL, a database of the file's own, created fresh beside TEST_DATABASE_URL's and
- * dropped after, for tests that assert on whole tables (counts, every row of a list) and so cannot share them
- * with the files running alongside.
+ * dropped after, for tests that assert on whole tables (counts, every row of a list) or work a queue (the mail
+ * outbox: a send takes every due row), and so cannot share them with the files running alongside.
  */
 export function useTestDatabase(label: string, options: { ownDatabase?: boolean } = {}): () => DatabaseHandle {
   const temp = makeTempDir(label);

@@ -34,9 +34,14 @@ export function useTestServices(options: {
   clock?: Clock;
   /** Settings beyond a dev instance's defaults (a rate limit, COOKIE_DOMAIN). */
   env?: Record<string, string>;
+  /**
+   * On PostgreSQL, a database of the file's own (useTestDatabase). A file that sends the outbox's due mail needs
+   * it: on the shared database its sendDueMail would take the other files' mail, and theirs its own.
+   */
+  ownDatabase?: boolean;
 }): TestServices {
   const temp = makeTempDir(options.label);
-  const database = useTestDatabase(`${options.label}-db`);
+  const database = useTestDatabase(`${options.label}-db`, { ownDatabase: options.ownDatabase });
   const parts = { dataDir: temp.dir } as TestServices;
 
   beforeAll(async () => {

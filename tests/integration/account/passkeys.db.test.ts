@@ -36,6 +36,8 @@ const app = useTestServices({
   origin: ORIGIN,
   clock,
   env: { RATE_LIMIT_PASSKEY_CHANGE_PER_MEMBER: String(PASSKEY_CHANGE_LIMIT) },
+  // It sends the outbox's mail.
+  ownDatabase: true,
 });
 const calls = routeCalls(ORIGIN, () => app.services);
 

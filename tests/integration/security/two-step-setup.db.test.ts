@@ -23,7 +23,8 @@ const ORIGIN = "http://localhost:3995";
 const PASSWORD = MEMBER_PASSWORD;
 const current = new Date();
 const clock: Clock = { now: () => current };
-const app = useTestServices({ label: "two-step-setup", origin: ORIGIN, clock });
+// A database of its own: it sends the outbox's mail.
+const app = useTestServices({ label: "two-step-setup", origin: ORIGIN, clock, ownDatabase: true });
 const calls = routeCalls(ORIGIN, () => app.services);
 const PAGE = pathFor("my-security-authenticator", "ja");
 
