@@ -1,7 +1,8 @@
 /**
  * Saturation benchmark (`npm run bench:saturation`; BENCH_SECONDS=n per run, default 10; BENCH_ROUNDS=n, default 3;
- * BENCH_CONNECTIONS=n, default 100; DATABASE_URL=postgres://… runs our server on that PostgreSQL, else PGlite;
- * BENCH_BASELINE=<git ref> also builds that commit and measures its pages in the same rounds).
+ * BENCH_CONNECTIONS=n, default 100; BENCH_STEADY_SECONDS=n of load on every URL before the first round, default 20;
+ * DATABASE_URL=postgres://… runs our server on that PostgreSQL, else PGlite; BENCH_BASELINE=<git ref> also builds
+ * that commit and measures its pages in the same rounds).
  *
  * Our anonymous pages and the minimal React Router page (tests/bench/minimal-app), each served by its own process,
  * under more connections than the server can answer at once, in alternating rounds (ABBA, as page-throughput.ts).
@@ -40,6 +41,12 @@ const CONNECTIONS = Math.max(1, Number(process.env.BENCH_CONNECTIONS ?? 100) || 
 const SLOW_MS = 2000;
 /** autocannon's own timeout; a request past it is counted as a timeout and its connection made again. */
 const TIMEOUT_SECONDS = 10;
+/**
+ * Load on every URL before the first round (BENCH_STEADY_SECONDS), so that the rounds compare the servers in their
+ * steady state: a freshly started server serves far fewer requests/s in its first seconds under load, while its
+ * compiler is still optimising the code a view runs, and ours takes longer to get there than the minimal page.
+ */
+const STEADY_SECONDS = Math.max(0, Number(process.env.BENCH_STEADY_SECONDS ?? 20) || 0);
 
 interface Tracker extends PromiseLike<SaturationRun> {
   on(event: "response", listener: (client: unknown, status: number, bytes: number, ms: number) => void): void;
@@ -155,8 +162,12 @@ async function runBenchmark() {
 
   console.log(
     `\nSaturation on Node ${process.versions.node}, ${process.env.DATABASE_URL ? "PostgreSQL" : "PGlite"}: ` +
-      `${CONNECTIONS} connections, ${ROUNDS} rounds of ${MEASURE_SECONDS} s per URL (warm-up ${WARMUP_SECONDS} s)`,
+      `${CONNECTIONS} connections, ${ROUNDS} rounds of ${MEASURE_SECONDS} s per URL (warm-up ${WARMUP_SECONDS} s; ` +
+      `${STEADY_SECONDS} s per URL before the first round)`,
   );
+  if (STEADY_SECONDS > 0) {
+    for (const target of targets) await run(target.server.origin + target.pagePath, STEADY_SECONDS);
+  }
   const rows: string[][] = [];
   const results = new Map<string, Result[]>(targets.map((target) => [target.label, []]));
   for (let round = 0; round < ROUNDS; round++) {
