@@ -29,7 +29,8 @@ import { purgeCancelledProfiles, retentionCutoff } from "~/domain/account/withdr
 import { metricsExposition } from "~/integrations/metrics.server";
 import { useTestDatabase } from "../../support/test-database";
 
-const database = useTestDatabase("withdrawal-purge");
+// Its own on PostgreSQL: the purge deletes whatever rows are past their retention at NOW, other files' too.
+const database = useTestDatabase("withdrawal-purge", { ownDatabase: true });
 /** The controlled clock: the job runs "now" at this instant. */
 const NOW = new Date("2026-11-21T03:00:00Z");
 const DAY_MS = 24 * 60 * 60 * 1000;
