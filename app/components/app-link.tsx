@@ -66,7 +66,47 @@ const getServerPolicy = (): PrefetchPolicy => "none";
  * A React Router <Link> that prefetches its page when it is in view, once the page has been idle (PREFETCH_IDLE_MS),
  * unless the connection is poor.
  */
-export function AppLink(props: LinkProps) {
+export function AppLinkInBrowser(props: LinkProps) {
   const prefetch = useSyncExternalStore(subscribe, getPrefetchPolicy, getServerPolicy);
   return <Link prefetch={prefetch} {...props} />;
 }
+
+/**
+ * Whether <Link> would render `to` as it is: a path on our own origin with no empty, `.` or `..` segment and no
+ * backslash for the router to resolve, and no bare `?` or `#` for it to drop.
+ */
+function isPlainAppPath(to: string): boolean {
+  const hashAt = to.indexOf("#");
+  const beforeHash = hashAt < 0 ? to : to.slice(0, hashAt);
+  const searchAt = beforeHash.indexOf("?");
+  const pathname = searchAt < 0 ? beforeHash : beforeHash.slice(0, searchAt);
+  const segments = pathname.split("/");
+  return (
+    pathname.startsWith("/") &&
+    !pathname.includes("//") &&
+    !pathname.includes("\\") &&
+    !segments.includes(".") &&
+    !segments.includes("..") &&
+    beforeHash.slice(pathname.length) !== "?" &&
+    to.slice(beforeHash.length) !== "#"
+  );
+}
+
+/** The props the plain anchor takes as they are; with any other, <Link> renders the link. */
+const ANCHOR_PROPS = new Set(["className", "rel", "children", "title", "id", "lang", "hrefLang", "aria-current"]);
+
+/**
+ * What <Link> renders on the server for a path of this app, without the hooks it needs only in the browser (its
+ * click handler's navigator, prefetching, resolving a relative `to`): the same anchor, so hydration finds it as
+ * the browser's <Link> renders it (tests/unit/app-link.test.ts compares the two). A page's frame has about twenty
+ * links, and <Link>'s hooks made them a large share of the CPU a page view takes (tests/bench/README.md).
+ */
+export function AppLinkOnServer(props: LinkProps) {
+  const { to, reloadDocument: _reloadDocument, ...anchor } = props;
+  const plain =
+    typeof to === "string" && isPlainAppPath(to) && Object.keys(anchor).every((name) => ANCHOR_PROPS.has(name));
+  return plain ? <a {...anchor} href={to} data-discover="true" /> : <Link {...props} />;
+}
+
+/** The server's build renders the plain anchor; the browser's, React Router's <Link> (Vite sets `SSR` per build). */
+export const AppLink = import.meta.env.SSR ? AppLinkOnServer : AppLinkInBrowser;
