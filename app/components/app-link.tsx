@@ -1,4 +1,4 @@
-import { useSyncExternalStore } from "react";
+import { createElement, useSyncExternalStore } from "react";
 import { Link, type LinkProps } from "react-router";
 
 type PrefetchPolicy = "none" | "viewport";
@@ -71,24 +71,20 @@ export function AppLinkInBrowser(props: LinkProps) {
   return <Link prefetch={prefetch} {...props} />;
 }
 
-/**
- * Whether <Link> would render `to` as it is: a path on our own origin with no empty, `.` or `..` segment and no
- * backslash for the router to resolve, and no bare `?` or `#` for it to drop.
- */
+/** An empty, `.` or `..` segment, or a backslash: what a router resolves in a path (which here starts with `/`). */
+const RESOLVED_BY_ROUTER = /\/\/|\\|\/\.\.?(?:\/|$)/;
+
+/** Whether <Link> would render `to` as it is: a path of this app that a router leaves alone, with no bare `?` or `#` to drop. */
 function isPlainAppPath(to: string): boolean {
   const hashAt = to.indexOf("#");
   const beforeHash = hashAt < 0 ? to : to.slice(0, hashAt);
   const searchAt = beforeHash.indexOf("?");
   const pathname = searchAt < 0 ? beforeHash : beforeHash.slice(0, searchAt);
-  const segments = pathname.split("/");
   return (
     pathname.startsWith("/") &&
-    !pathname.includes("//") &&
-    !pathname.includes("\\") &&
-    !segments.includes(".") &&
-    !segments.includes("..") &&
-    beforeHash.slice(pathname.length) !== "?" &&
-    to.slice(beforeHash.length) !== "#"
+    !RESOLVED_BY_ROUTER.test(pathname) &&
+    beforeHash.length - pathname.length !== 1 &&
+    to.length - beforeHash.length !== 1
   );
 }
 
@@ -102,10 +98,18 @@ const ANCHOR_PROPS = new Set(["className", "rel", "children", "title", "id", "la
  * links, and <Link>'s hooks made them a large share of the CPU a page view takes (tests/bench/README.md).
  */
 export function AppLinkOnServer(props: LinkProps) {
-  const { to, reloadDocument: _reloadDocument, ...anchor } = props;
-  const plain =
-    typeof to === "string" && isPlainAppPath(to) && Object.keys(anchor).every((name) => ANCHOR_PROPS.has(name));
-  return plain ? <a {...anchor} href={to} data-discover="true" /> : <Link {...props} />;
+  const { to } = props;
+  if (typeof to !== "string" || !isPlainAppPath(to)) return <Link {...props} />;
+  // Built key by key: an object rest and a spread would each copy the props again, for every link of every view.
+  const anchor: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(props)) {
+    if (name === "to" || name === "reloadDocument") continue;
+    if (!ANCHOR_PROPS.has(name)) return <Link {...props} />;
+    anchor[name] = value;
+  }
+  anchor.href = to;
+  anchor["data-discover"] = "true";
+  return createElement("a", anchor);
 }
 
 /** The server's build renders the plain anchor; the browser's, React Router's <Link> (Vite sets `SSR` per build). */
