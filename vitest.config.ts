@@ -10,6 +10,8 @@ export default defineConfig({
       "tests/contract/**/*.test.ts",
     ],
     environment: "node",
+    // A migrated PGlite that test servers and files copy instead of each creating a cluster (support/pglite-template.ts).
+    globalSetup: ["tests/support/vitest-global-setup.ts"],
     testTimeout: 30_000,
     // beforeAll hooks start servers, which can take over a minute on a loaded 2-core CI machine.
     hookTimeout: 180_000,

@@ -2,6 +2,7 @@ import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { spawnNodeScript } from "./node-child";
 import { findFreePort } from "./stand-ins/cognito-stand-in";
+import { seedPgliteDataDir } from "./pglite-template";
 import { makeTempDir } from "./temp-dir";
 
 export interface ServerProcess {
@@ -44,6 +45,7 @@ const STAND_IN_LINE = /Cognito stand-in \(AWS SDK endpoint\): http:\/\/127\.0\.0
 async function startOnce(mode: "dev" | "preview", env: Record<string, string>): Promise<ServerProcess> {
   const port = await findFreePort();
   const temp = makeTempDir("server");
+  if (!(env.DATABASE_URL ?? process.env.DATABASE_URL)) seedPgliteDataDir(temp.dir);
   const child = spawnNodeScript("app/server/dev-entry.ts", [`--mode=${mode}`], {
     env: {
       ...process.env,

@@ -1,6 +1,7 @@
 import postgres from "postgres";
 import { afterAll, beforeAll } from "vitest";
 import { type DatabaseHandle, openDatabase } from "../../db/client.server";
+import { seedPgliteDataDir } from "./pglite-template";
 import { makeTempDir } from "./temp-dir";
 
 /**
@@ -21,7 +22,7 @@ export function useTestDatabase(label: string, options: { ownDatabase?: boolean 
       ownDatabase = await createOwnDatabase(databaseUrl, label);
       databaseUrl = ownDatabase.url;
     }
-    handle = openDatabase({ databaseUrl, dataDir: temp.dir });
+    handle = openTestDatabase(temp.dir, databaseUrl);
     await handle.migrate();
   });
   afterAll(async () => {
@@ -33,6 +34,15 @@ export function useTestDatabase(label: string, options: { ownDatabase?: boolean 
     if (!handle) throw new Error("The test database is opened in beforeAll");
     return handle;
   };
+}
+
+/**
+ * openDatabase for a test: the PostgreSQL at `databaseUrl` (TEST_DATABASE_URL by default) or, without one, PGlite in
+ * `dataDir`, started from the run's migrated template (pglite-template.ts).
+ */
+export function openTestDatabase(dataDir: string, databaseUrl = process.env.TEST_DATABASE_URL): DatabaseHandle {
+  if (!databaseUrl) seedPgliteDataDir(dataDir);
+  return openDatabase({ databaseUrl, dataDir });
 }
 
 /** A database of its own on a shared PostgreSQL server, named after the label; replaced if a run left it. */

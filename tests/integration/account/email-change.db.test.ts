@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { type DatabaseHandle, openDatabase } from "../../../db/client.server";
+import type { DatabaseHandle } from "../../../db/client.server";
 import { emailChangeTokens, memberSessions } from "../../../db/schema";
 import {
   EMAIL_CHANGE_TTL_MS,
@@ -17,6 +17,7 @@ import type { StandIns } from "~/server/start-server";
 import { startEmbeddedStack } from "../../support/stand-ins/embedded-stack";
 import { cognitoConfigOf } from "../../support/stand-in-config";
 import { makeTempDir } from "../../support/temp-dir";
+import { openTestDatabase } from "../../support/test-database";
 import { emailUpdateLinkFor } from "~/routing/email-update-link";
 
 // The real parts: the Cognito stand-in through the AWS SDK, the SMTP capture, and PGlite (or PostgreSQL in CI).
@@ -27,7 +28,7 @@ const ORIGIN = "http://localhost:3999";
 
 beforeAll(async () => {
   stack = await startEmbeddedStack({ dataDir: temp.dir, adminGroup: "admin" });
-  handle = openDatabase({ databaseUrl: process.env.TEST_DATABASE_URL, dataDir: temp.dir });
+  handle = openTestDatabase(temp.dir);
   await handle.migrate();
 });
 

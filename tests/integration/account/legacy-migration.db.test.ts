@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import bcrypt from "bcryptjs";
 import { eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
-import { type DatabaseHandle, openDatabase } from "../../../db/client.server";
+import type { DatabaseHandle } from "../../../db/client.server";
 import { legacyCredentials, memberProfiles } from "../../../db/schema";
 import { parseConfig } from "~/config.server";
 import { importLegacyRows, parseLegacyCsv } from "~/domain/account/legacy-accounts.server";
@@ -20,6 +20,7 @@ import { systemClock } from "~/services.server";
 import { cognitoConfigOf } from "../../support/stand-in-config";
 import { getRequestCounts, resetHarness, resetRequestCounts, setFault } from "../../support/stand-in-faults";
 import { makeTempDir } from "../../support/temp-dir";
+import { openTestDatabase } from "../../support/test-database";
 
 // The real parts: the Cognito stand-in over HTTP through the AWS SDK, and PGlite (or PostgreSQL in CI).
 const temp = makeTempDir("legacy");
@@ -28,7 +29,7 @@ let handle: DatabaseHandle;
 
 beforeAll(async () => {
   stack = await startEmbeddedStack({ dataDir: temp.dir, adminGroup: "admin" });
-  handle = openDatabase({ databaseUrl: process.env.TEST_DATABASE_URL, dataDir: temp.dir });
+  handle = openTestDatabase(temp.dir);
   await handle.migrate();
   await handle.db.delete(legacyCredentials);
 });

@@ -1,6 +1,6 @@
 import { eq, sql } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
-import { type DatabaseHandle, openDatabase } from "../../../db/client.server";
+import type { DatabaseHandle } from "../../../db/client.server";
 import { emailChangeTokens, memberProfiles, memberSessions, memberSignOuts } from "../../../db/schema";
 import { confirmEmailChange, hashEmailChangeToken, requestEmailChange } from "~/domain/account/email-change.server";
 import { parseConfig } from "~/config.server";
@@ -21,6 +21,7 @@ import { startEmbeddedStack } from "../../support/stand-ins/embedded-stack";
 import { cognitoConfigOf } from "../../support/stand-in-config";
 import { resetHarness, setFault } from "../../support/stand-in-faults";
 import { makeTempDir } from "../../support/temp-dir";
+import { openTestDatabase } from "../../support/test-database";
 import { emailUpdateLinkFor } from "~/routing/email-update-link";
 
 /**
@@ -39,7 +40,7 @@ const QUICK_RETRIES = [1, 1];
 
 beforeAll(async () => {
   stack = await startEmbeddedStack({ dataDir: temp.dir, adminGroup: "admin" });
-  handle = openDatabase({ databaseUrl: process.env.TEST_DATABASE_URL, dataDir: temp.dir });
+  handle = openTestDatabase(temp.dir);
   await handle.migrate();
 });
 

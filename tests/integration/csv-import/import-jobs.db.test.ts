@@ -27,6 +27,7 @@ import { cognitoConfigOf } from "../../support/stand-in-config";
 import { makeTempDir } from "../../support/temp-dir";
 import { spawnNodeScript } from "../../support/node-child";
 import { busiestWindow } from "../../support/busiest-window";
+import { openTestDatabase } from "../../support/test-database";
 
 // Real parts: the Cognito stand-in over HTTP through the AWS SDK (its invitation mails land in the dev mailbox), and
 // PGlite or, with TEST_DATABASE_URL, PostgreSQL. Workers run in this process, or in child processes (kill -9, and two
@@ -41,7 +42,7 @@ const staff = { sub: randomUUID(), email: "staff@csv-import.example.jp" };
 beforeAll(async () => {
   stack = await startEmbeddedStack({ dataDir: temp.dir, adminGroup: "admin" });
   databaseUrl = await ownPostgresDatabase();
-  handle = openDatabase({ databaseUrl, dataDir: temp.dir });
+  handle = openTestDatabase(temp.dir, databaseUrl);
   await handle.migrate();
 }, 180_000);
 

@@ -19,6 +19,7 @@ import { startEmbeddedStack } from "../../support/stand-ins/embedded-stack";
 import { getRequestLog, resetRequestCounts, seedUsers } from "../../support/stand-ins/stand-in/harness-client";
 import { cognitoConfigOf } from "../../support/stand-in-config";
 import { makeTempDir } from "../../support/temp-dir";
+import { openTestDatabase } from "../../support/test-database";
 
 // The real parts: the Cognito stand-in over HTTP through the AWS SDK (5,000 users seeded straight into its store),
 // and PGlite, or PostgreSQL when TEST_DATABASE_URL is set.
@@ -59,7 +60,7 @@ afterAll(async () => {
  */
 async function openOwnDatabase(): Promise<DatabaseHandle> {
   const serverUrl = process.env.TEST_DATABASE_URL;
-  if (!serverUrl) return openDatabase({ dataDir: temp.dir });
+  if (!serverUrl) return openTestDatabase(temp.dir);
   const name = `directory_reconcile_${crypto.randomUUID().slice(0, 8)}`;
   const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
   await admin.unsafe(`create database ${name}`);

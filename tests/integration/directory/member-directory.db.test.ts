@@ -29,6 +29,7 @@ import { listMailboxEntries, mailboxDirectory } from "../../support/stand-ins/de
 import { startEmbeddedStack } from "../../support/stand-ins/embedded-stack";
 import { cognitoConfigOf } from "../../support/stand-in-config";
 import { makeTempDir } from "../../support/temp-dir";
+import { openTestDatabase } from "../../support/test-database";
 
 // The real parts: the Cognito stand-in over HTTP through the AWS SDK, the SMTP capture, PGlite (or PostgreSQL in CI).
 const temp = makeTempDir("member-directory");
@@ -38,7 +39,7 @@ const PASSWORD = "correct-horse-battery";
 
 beforeAll(async () => {
   stack = await startEmbeddedStack({ dataDir: temp.dir, adminGroup: "admin" });
-  handle = openDatabase({ databaseUrl: process.env.TEST_DATABASE_URL, dataDir: temp.dir });
+  handle = openTestDatabase(temp.dir);
   await handle.migrate();
 }, 150_000);
 

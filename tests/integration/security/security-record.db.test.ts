@@ -1,6 +1,6 @@
 import { asc, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { type DatabaseHandle, openDatabase } from "../../../db/client.server";
+import type { DatabaseHandle } from "../../../db/client.server";
 import { memberProfiles, securityEvents } from "../../../db/schema";
 import { createDomainIdentity } from "~/composition-root.server";
 import { parseConfig } from "~/config.server";
@@ -27,6 +27,7 @@ import { listMailboxEntries, mailboxDirectory } from "../../support/stand-ins/de
 import { startEmbeddedStack } from "../../support/stand-ins/embedded-stack";
 import { cognitoConfigOf } from "../../support/stand-in-config";
 import { makeTempDir } from "../../support/temp-dir";
+import { openTestDatabase } from "../../support/test-database";
 
 /**
  * Every flow writes its row into the member's security record, in the flow's own transaction, on the real parts:
@@ -42,7 +43,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 beforeAll(async () => {
   stack = await startEmbeddedStack({ dataDir: temp.dir, adminGroup: "admin" });
-  handle = openDatabase({ databaseUrl: process.env.TEST_DATABASE_URL, dataDir: temp.dir });
+  handle = openTestDatabase(temp.dir);
   await handle.migrate();
 }, 150_000);
 
