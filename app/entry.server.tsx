@@ -11,7 +11,7 @@ import {
 import { NonceContext } from "./components/nonce";
 import { keepPageAfterFailedSubmission, recordFailedSubmission } from "./errors/failed-submission.server";
 import { logger } from "./integrations/logger.server";
-import { requestInfoContext } from "./router-context.server";
+import { renderedDocumentContext, requestInfoContext } from "./router-context.server";
 
 // The HTTP server builds the services once from this module so that they share the routes' module instances
 // (its own copies of the app's classes would fail the routes' instanceof checks).
@@ -66,7 +66,10 @@ export default function handleRequest(
             },
             final(callback) {
               responseHeaders.set("Content-Type", DOCUMENT_CONTENT_TYPE);
-              resolve(new Response(Buffer.concat(chunks), { headers: responseHeaders, status: responseStatusCode }));
+              // The HTML goes to the HTTP layer beside the Response, as one buffer (RenderedDocument).
+              const response = new Response(null, { headers: responseHeaders, status: responseStatusCode });
+              loadContext.set(renderedDocumentContext, { response, html: Buffer.concat(chunks) });
+              resolve(response);
               callback();
             },
           });

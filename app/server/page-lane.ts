@@ -3,7 +3,7 @@ import type { ErrorRequestHandler } from "express";
 import { type RouterContextProvider, type ServerBuild, createRequestHandler } from "react-router";
 import { LOCALES, type Locale } from "~/i18n/locales";
 import { logger } from "~/integrations/logger.server";
-import type { RequestInfo } from "~/router-context.server";
+import { type RenderedDocument, type RequestInfo, renderedDocumentContext } from "~/router-context.server";
 import { routeId } from "~/routing/route-table";
 import { narrowBuild, pageRoutesOf, withRoutes } from "./api-lane";
 import type { Build, LargeBodyGate, RequestContextFactory } from "./app-context";
@@ -220,8 +220,9 @@ export function createPageLane(options: PageLaneOptions): PageLane {
         body: outcome,
         signal: controller.signal,
       });
-      const response = await handleRequest(request, await options.contextFor(requestInfo), url.pathname);
-      await send(req, res, response, options.writeWhole);
+      const context = await options.contextFor(requestInfo);
+      const response = await handleRequest(request, context, url.pathname);
+      await send(req, res, response, options.writeWhole, context.get(renderedDocumentContext));
     } catch (error) {
       answerError(res, error, requestInfo.requestId);
     }
@@ -295,11 +296,17 @@ function mediaTypeOf(contentType: string): string {
 
 /**
  * Downloads stream as they are produced (write-body.ts). Everything else, pages included (no loader defers data,
- * so a page is complete a moment after its shell), goes out in one piece: gzip then works on one buffer instead of
- * each of React's small writes (zlib work per chunk weighs on every page view) and sees the length, so a small body
- * goes uncompressed.
+ * so a page is complete a moment after its shell, and the entry hands its HTML over as one buffer), goes out in one
+ * piece: gzip then works on one buffer instead of each of React's small writes (zlib work per chunk weighs on every
+ * page view) and sees the length, so a small body goes uncompressed.
  */
-async function send(req: IncomingMessage, res: ServerResponse, response: Response, writeWhole: WholeAnswerWriter) {
+async function send(
+  req: IncomingMessage,
+  res: ServerResponse,
+  response: Response,
+  writeWhole: WholeAnswerWriter,
+  rendered: RenderedDocument | null,
+) {
   if (res.destroyed || res.writableEnded) return void (await response.body?.cancel());
   const writeHead = () => {
     res.statusCode = response.status;
@@ -311,6 +318,7 @@ async function send(req: IncomingMessage, res: ServerResponse, response: Respons
     writeHead();
     return writeBody(response.body, res);
   }
+  if (rendered?.response === response) return writeWhole(req, res, writeHead, rendered.html);
   const body = response.body
     ? await response.arrayBuffer().catch((error: unknown) => {
         // The client left and the render was aborted: nobody to answer.
