@@ -6,7 +6,7 @@ import type { ReactNode } from "react";
 import { describe, expect, it } from "vitest";
 
 // .patches/README.md: the production server build that serves pages (Node's) writes its HTML as text, encoded once
-// per flush, instead of encoding every chunk into 4 kB views.
+// per flush, instead of encoding every chunk into 4 kB views, and renders without its AsyncLocalStorage.
 const require = createRequire(import.meta.url);
 const buildsDirectory = path.join(path.dirname(require.resolve("react-dom/package.json")), "cjs");
 const nodeBuildPath = path.join(buildsDirectory, "react-dom-server.node.production.js");
@@ -83,6 +83,13 @@ describe("the installed React DOM server (.patches/react-dom+19.3.1.patch)", () 
     expect(writeChunk).toContain("pendingText += chunk");
     expect(writeChunk).not.toContain("encodeInto");
     expect(source).toMatch(/function stringToPrecomputedChunk\(content\) \{\s*return content;\s*\}/);
+  });
+
+  it("runs a render's first pass without its AsyncLocalStorage in Node's production build", () => {
+    const source = readFileSync(nodeBuildPath, "utf8");
+    const startWork = source.slice(source.indexOf("function startWork("), source.indexOf("function enqueueFlush("));
+    expect(startWork).toContain("return performWork(request);");
+    expect(startWork).not.toContain("requestStorage.run");
   });
 
   it("writes the same document, byte for byte, as React's own writer", async () => {
