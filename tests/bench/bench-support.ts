@@ -333,7 +333,7 @@ function cpuSecondsOf(pid: number | undefined): number | undefined {
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
 }
 
-function tryCpuSecondsOf(pid: number | undefined): number | undefined {
+export function tryCpuSecondsOf(pid: number | undefined): number | undefined {
   try {
     return cpuSecondsOf(pid);
   } catch {

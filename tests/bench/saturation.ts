@@ -10,11 +10,14 @@
  * tail is one delayed group of requests or a spread), the slowest request, and how many took over 2 s, ours
  * against the minimal page's in the same round. Beside them, from our server's metrics port, the event loop's
  * worst delay during the run (prom-client's monitorEventLoopDelay), and from the kernel the listen queue overflows
- * (nstat, the whole machine's), which show connections the server was too slow to accept.
+ * (nstat, the whole machine's), which show connections the server was too slow to accept. And from /proc, what the
+ * serving process got of the machine (its CPU time as a share of one core, and per request) and the machine's steal
+ * time: a round whose rate falls while the CPU per request stays the same is a round the process got less CPU in.
  *
  * A report, not a test: it exits non-zero only when it cannot measure.
  */
 import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import {
@@ -32,6 +35,7 @@ import {
   runBenchmarkMain,
   startPreviewServer,
   startServer,
+  tryCpuSecondsOf,
   REPO_ROOT,
 } from "./bench-support";
 
@@ -71,6 +75,23 @@ interface Result extends SaturationRun {
   slow: number;
   loopDelayMaxMs?: number;
   listenOverflows?: number;
+  /** The serving process's CPU time during the run, as a share of one core, and per request answered. */
+  cpuShare?: number;
+  cpuMsPerRequest?: number;
+  /** The machine's steal time during the run, as a share of all its cores' time (what its host gave others). */
+  stealShare?: number;
+}
+
+/** The machine's total and stolen CPU time so far, in clock ticks, from /proc/stat (Linux; undefined elsewhere). */
+function machineCpuTicks(): { total: number; steal: number } | undefined {
+  try {
+    const line = readFileSync("/proc/stat", "utf8").split("\n", 1)[0]!;
+    // "cpu  user nice system idle iowait irq softirq steal guest guest_nice"; guest time is already in user.
+    const ticks = line.trim().split(/\s+/).slice(1, 9).map(Number);
+    return { total: ticks.reduce((sum, tick) => sum + tick, 0), steal: ticks[7] ?? 0 };
+  } catch {
+    return undefined;
+  }
 }
 
 /** The kernel's count of connections dropped because a listen queue was full (all sockets of the machine). */
@@ -92,12 +113,16 @@ async function eventLoopDelayMaxMs(metricsOrigin: string | undefined): Promise<n
   return match ? Number(match[1]) * 1000 : undefined;
 }
 
-async function run(url: string, seconds: number, metricsOrigin?: string): Promise<Result> {
+async function run(target: Target, seconds: number): Promise<Result> {
+  const { metricsOrigin } = target;
   await eventLoopDelayMaxMs(metricsOrigin);
   const overflowsBefore = listenOverflows();
+  const machineBefore = machineCpuTicks();
+  const cpuBefore = tryCpuSecondsOf(target.server.child.pid);
+  const startedAt = performance.now();
   let slow = 0;
   const tracker = autocannon({
-    url,
+    url: target.server.origin + target.pagePath,
     connections: CONNECTIONS,
     duration: seconds,
     timeout: TIMEOUT_SECONDS,
@@ -107,13 +132,24 @@ async function run(url: string, seconds: number, metricsOrigin?: string): Promis
     if (ms > SLOW_MS) slow++;
   });
   const result = await tracker;
+  const elapsedSeconds = (performance.now() - startedAt) / 1000;
+  const cpuAfter = tryCpuSecondsOf(target.server.child.pid);
+  const machineAfter = machineCpuTicks();
   const overflowsAfter = listenOverflows();
+  const cpuSeconds = cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore;
   return {
     ...result,
     slow: slow + result.timeouts,
     loopDelayMaxMs: await eventLoopDelayMaxMs(metricsOrigin),
     listenOverflows:
       overflowsBefore === undefined || overflowsAfter === undefined ? undefined : overflowsAfter - overflowsBefore,
+    cpuShare: cpuSeconds === undefined ? undefined : cpuSeconds / elapsedSeconds,
+    cpuMsPerRequest:
+      cpuSeconds === undefined || result.requests.total === 0 ? undefined : (cpuSeconds * 1000) / result.requests.total,
+    stealShare:
+      machineBefore === undefined || machineAfter === undefined || machineAfter.total === machineBefore.total
+        ? undefined
+        : (machineAfter.steal - machineBefore.steal) / (machineAfter.total - machineBefore.total),
   };
 }
 
@@ -166,16 +202,15 @@ async function runBenchmark() {
       `${STEADY_SECONDS} s per URL before the first round)`,
   );
   if (STEADY_SECONDS > 0) {
-    for (const target of targets) await run(target.server.origin + target.pagePath, STEADY_SECONDS);
+    for (const target of targets) await run(target, STEADY_SECONDS);
   }
   const rows: string[][] = [];
   const results = new Map<string, Result[]>(targets.map((target) => [target.label, []]));
   for (let round = 0; round < ROUNDS; round++) {
     const order = round % 2 === 0 ? targets : [...targets].reverse();
     for (const target of order) {
-      const url = target.server.origin + target.pagePath;
-      await run(url, WARMUP_SECONDS);
-      const result = await run(url, MEASURE_SECONDS, target.metricsOrigin);
+      await run(target, WARMUP_SECONDS);
+      const result = await run(target, MEASURE_SECONDS);
       results.get(target.label)!.push(result);
       rows.push([
         `${round + 1}`,
@@ -189,6 +224,9 @@ async function runBenchmark() {
         String(result.non2xx + result.errors),
         result.loopDelayMaxMs === undefined ? "-" : result.loopDelayMaxMs.toFixed(0),
         result.listenOverflows === undefined ? "-" : String(result.listenOverflows),
+        result.cpuShare === undefined ? "-" : `${(result.cpuShare * 100).toFixed(0)}`,
+        result.cpuMsPerRequest === undefined ? "-" : result.cpuMsPerRequest.toFixed(2),
+        result.stealShare === undefined ? "-" : `${(result.stealShare * 100).toFixed(1)}`,
       ]);
     }
   }
@@ -206,6 +244,9 @@ async function runBenchmark() {
       "failed",
       "loop max ms",
       "overflows",
+      "cpu %",
+      "cpu ms/req",
+      "steal %",
     ],
     rows,
   );
