@@ -59,7 +59,7 @@ const STEADY_SECONDS = Math.max(0, Number(process.env.BENCH_STEADY_SECONDS ?? 20
  * page's server, without a queue, answers every abandoned request, and that first second held all of its slowest
  * requests (tests/bench/README.md, "The previous run's requests").
  */
-const PAUSE_SECONDS = Math.max(0, Number(process.env.BENCH_PAUSE_SECONDS ?? 2));
+const PAUSE_SECONDS = Math.max(0, Number(process.env.BENCH_PAUSE_SECONDS ?? 2) || 0);
 
 interface Tracker extends PromiseLike<SaturationRun> {
   on(event: "response", listener: (client: unknown, status: number, bytes: number, ms: number) => void): void;
