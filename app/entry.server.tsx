@@ -9,6 +9,7 @@ import {
   isRouteErrorResponse,
 } from "react-router";
 import { NonceContext } from "./components/nonce";
+import { GuestDocuments, guestDocumentKey } from "./guest-documents.server";
 import { keepPageAfterFailedSubmission, recordFailedSubmission } from "./errors/failed-submission.server";
 import { logger } from "./integrations/logger.server";
 import { renderedDocumentContext, requestInfoContext } from "./router-context.server";
@@ -25,6 +26,9 @@ export const streamTimeout = 5_000;
 
 const DOCUMENT_CONTENT_TYPE = "text/html; charset=utf-8";
 
+/** Development reloads route modules as they change, so it renders every time. */
+const guestDocuments = import.meta.env.DEV ? null : new GuestDocuments();
+
 export default function handleRequest(
   request: Request,
   responseStatusCode: number,
@@ -38,9 +42,18 @@ export default function handleRequest(
     return new Response(null, { status: responseStatusCode, headers: responseHeaders });
   }
   const nonce = loadContext.get(requestInfoContext).nonce || undefined;
+  const guestKey =
+    guestDocuments && nonce ? guestDocumentKey(request.url, responseStatusCode, routerContext, loadContext) : null;
+  const kept = guestKey === null ? undefined : guestDocuments?.take(guestKey, nonce!);
+  if (kept) {
+    // The data the render would have sent the browser is in the kept document already.
+    void routerContext.serverHandoffStream?.cancel();
+    return documentResponse(responseStatusCode, responseHeaders, loadContext, kept);
+  }
 
   return new Promise<Response>((resolve, reject) => {
     let shellRendered = false;
+    let renderFailed = false;
     let timeoutId: ReturnType<typeof setTimeout> | undefined = setTimeout(() => abort(), streamTimeout + 1000);
 
     // The whole document at once, for people and crawlers alike: no loader defers data, so the rest of a page is
@@ -65,11 +78,9 @@ export default function handleRequest(
               callback();
             },
             final(callback) {
-              responseHeaders.set("Content-Type", DOCUMENT_CONTENT_TYPE);
-              // The HTML goes to the HTTP layer beside the Response, as one buffer (RenderedDocument).
-              const response = new Response(null, { headers: responseHeaders, status: responseStatusCode });
-              loadContext.set(renderedDocumentContext, { response, html: Buffer.concat(chunks) });
-              resolve(response);
+              const html = Buffer.concat(chunks);
+              if (guestKey !== null && !renderFailed) guestDocuments?.keep(guestKey, html, nonce!);
+              resolve(documentResponse(responseStatusCode, responseHeaders, loadContext, html));
               callback();
             },
           });
@@ -81,11 +92,20 @@ export default function handleRequest(
         },
         onError(error: unknown) {
           responseStatusCode = 500;
+          renderFailed = true;
           if (shellRendered) logger.error({ err: error }, "error while rendering a page");
         },
       },
     );
   });
+}
+
+/** The HTML goes to the HTTP layer beside a Response without a body, as one buffer (RenderedDocument). */
+function documentResponse(status: number, headers: Headers, loadContext: RouterContextProvider, html: Buffer) {
+  headers.set("Content-Type", DOCUMENT_CONTENT_TYPE);
+  const response = new Response(null, { headers, status });
+  loadContext.set(renderedDocumentContext, { response, html });
+  return response;
 }
 
 /** Unexpected loader/action/render errors, logged once with the request id; aborted requests are not errors. */

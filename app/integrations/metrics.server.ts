@@ -78,6 +78,12 @@ function createMetrics() {
       labelNames: ["job", "outcome"] as const,
       registers,
     }),
+    guestDocuments: new Counter({
+      name: "guest_documents_total",
+      help: "Public pages' documents for visitors not signed in (app/guest-documents.server.ts): rendered and kept, or reused.",
+      labelNames: ["outcome"] as const,
+      registers,
+    }),
     requestsWaiting: new Gauge({
       name: "http_requests_waiting",
       help: "Requests waiting in the start queue for a place (app/server/request-queue.ts).",
@@ -156,6 +162,10 @@ export function countAbandonedMail(): void {
 
 export function countCsvImportRow(outcome: "created" | "failed" | "retried" | "skipped"): void {
   metrics.csvImportRows.inc({ outcome });
+}
+
+export function countGuestDocument(outcome: "rendered" | "reused"): void {
+  metrics.guestDocuments.inc({ outcome });
 }
 
 /** One run of a scheduled job; `worked` when this process did the job's work (not another instance, not a failure). */
