@@ -8,7 +8,8 @@ const FRAME_MODULES =
 /**
  * `npm run build:server` (`vite build --mode http-server`): the HTTP server and the command-line jobs compiled to
  * plain JavaScript in build/http-server/, so production runs them with `node` and no TypeScript loader; also the
- * new-password rule's thread, which the pages start from there. Packages stay external; the pages are React Router's
+ * new-password rule's thread, which the pages start from there, and the user pool's pre token generation trigger,
+ * which is deployed to Lambda from there (docs/deployment.md). Packages stay external; the pages are React Router's
  * own build (build/server/index.js), which the server loads at start.
  */
 const httpServerBuild: UserConfig = {
@@ -29,6 +30,7 @@ const httpServerBuild: UserConfig = {
         "legacy-import": "app/commands/legacy-import.ts",
         migrate: "app/commands/migrate.ts",
         "password-estimator": "app/domain/account/password-estimator.worker.ts",
+        "pre-token-generation": "app/integrations/cognito/pre-token-generation.ts",
       },
       output: { entryFileNames: "[name].js", chunkFileNames: "chunks/[name]-[hash].js" },
     },

@@ -16,6 +16,7 @@ import { recordingDirectoryWrites } from "~/domain/directory/member-directory.se
 import { schedulePurge } from "~/domain/jobs/purge.server";
 import { startMailOutboxWorker } from "~/domain/mail/mail-outbox.server";
 import { scheduleTotpOffRepair } from "~/domain/security/two-step-verification.server";
+import { scheduleFactorReconcile } from "~/domain/security/factor-reconcile.server";
 import { LOCALES } from "~/i18n/locales";
 import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
 import { createIdentityProvider } from "~/integrations/cognito/identity-provider.server";
@@ -117,6 +118,20 @@ export function serverJobs(config: Config, db: Database, clock: Clock = systemCl
           { db, identity, clock },
           { staffGroup: config.adminGroup, intervalMs: config.staffGroupCheckIntervalMs },
         ),
+    },
+    {
+      // Every member's second factors at Cognito checked against our record, a batch a run
+      // (app/domain/security/factor-reconcile.server.ts); an interval of 0 turns it off.
+      start: () =>
+        config.factorReconcile.intervalMinutes > 0
+          ? scheduleFactorReconcile(
+              { db, identity, clock },
+              {
+                intervalMs: config.factorReconcile.intervalMinutes * 60 * 1000,
+                requestsPerSecond: config.factorReconcile.requestsPerSecond,
+              },
+            )
+          : () => {},
     },
     {
       // A recovery code's sign-in cut off with the member's TOTP off at Cognito, switched on again within minutes

@@ -80,6 +80,7 @@ const EnvSchema = z.object({
   COGNITO_USER_POOL_ID: z.string().optional(),
   COGNITO_CLIENT_ID: z.string().optional(),
   COGNITO_STAFF_CLIENT_ID: z.string().optional(),
+  COGNITO_SERVER_CLIENT_ID: z.string().optional(),
   COGNITO_ENDPOINT: optionalUrl,
   ADMIN_GROUP: z.string().min(1).default("admin"),
   DEVICE_LIMIT: z.coerce.number().int().min(1).max(100).default(3),
@@ -92,6 +93,11 @@ const EnvSchema = z.object({
   // The retention purge and the two-systems repairs (app/domain/jobs/purge.server.ts). 0: no schedule in the server
   // (run `npm run purge` from cron instead).
   PURGE_INTERVAL_MINUTES: z.coerce.number().int().min(0).max(10_080).default(360),
+  // The second-factor reconcile (app/domain/security/factor-reconcile.server.ts): a batch of members every interval, two
+  // Cognito calls each (AdminGetUser, and an unanswered AdminInitiateAuth that names the passkeys), from quotas the
+  // sign-ins share. 0: off.
+  FACTOR_RECONCILE_INTERVAL_MINUTES: z.coerce.number().int().min(0).max(1_440).default(10),
+  FACTOR_RECONCILE_REQUESTS_PER_SECOND: z.coerce.number().positive().max(20).default(2),
   // How often the staff group's members are read from Cognito (app/domain/directory/staff-group-check.server.ts):
   // staff rights lapse a minute after the last good read, so at most 30 s leaves a failed read room.
   STAFF_GROUP_CHECK_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(30).default(20),
@@ -153,6 +159,8 @@ const EnvSchema = z.object({
   RATE_LIMIT_DATA_COPY_PER_IP: attemptLimit,
   RATE_LIMIT_PASSKEY_CHANGE_PER_MEMBER: attemptLimit,
   RATE_LIMIT_PASSKEY_CHANGE_PER_IP: attemptLimit,
+  RATE_LIMIT_TWO_STEP_CHANGE_PER_MEMBER: attemptLimit,
+  RATE_LIMIT_TWO_STEP_CHANGE_PER_IP: attemptLimit,
 });
 
 /** The name of every environment variable the schema reads. */
@@ -167,6 +175,7 @@ const REQUIRED_IN_PRODUCTION = [
   "COGNITO_USER_POOL_ID",
   "COGNITO_CLIENT_ID",
   "COGNITO_STAFF_CLIENT_ID",
+  "COGNITO_SERVER_CLIENT_ID",
   "SMTP_URL",
 ] as const;
 
@@ -228,6 +237,10 @@ function toConfig(env: z.infer<typeof EnvSchema>) {
       // The staff area's own app client: staff sign in through it, and the admin API takes only its tokens.
       // Required in production; optional in the type so that tools and tests naming only the member client compile.
       ...(env.COGNITO_STAFF_CLIENT_ID ? { staffClientId: env.COGNITO_STAFF_CLIENT_ID } : {}),
+      // The server-only app client: the credential changes that Cognito allows only with the member's own token
+      // (authenticator set-up, passkeys, the password change) use its tokens, which never leave the server. Required
+      // in production; optional in the type for the same tools and tests.
+      ...(env.COGNITO_SERVER_CLIENT_ID ? { serverClientId: env.COGNITO_SERVER_CLIENT_ID } : {}),
       endpoint: env.COGNITO_ENDPOINT,
     },
     adminGroup: env.ADMIN_GROUP,
@@ -237,6 +250,10 @@ function toConfig(env: z.infer<typeof EnvSchema>) {
       intervalMinutes: env.DIRECTORY_RECONCILE_INTERVAL_MINUTES,
     },
     purgeIntervalMinutes: env.PURGE_INTERVAL_MINUTES,
+    factorReconcile: {
+      intervalMinutes: env.FACTOR_RECONCILE_INTERVAL_MINUTES,
+      requestsPerSecond: env.FACTOR_RECONCILE_REQUESTS_PER_SECOND,
+    },
     staffGroupCheckIntervalMs: env.STAFF_GROUP_CHECK_INTERVAL_SECONDS * 1000,
     adminDashboardMaxAgeMs: env.ADMIN_DASHBOARD_MAX_AGE_SECONDS * 1000,
     csvImport: {
@@ -285,6 +302,8 @@ function toConfig(env: z.infer<typeof EnvSchema>) {
       DATA_COPY_PER_IP: env.RATE_LIMIT_DATA_COPY_PER_IP,
       PASSKEY_CHANGE_PER_MEMBER: env.RATE_LIMIT_PASSKEY_CHANGE_PER_MEMBER,
       PASSKEY_CHANGE_PER_IP: env.RATE_LIMIT_PASSKEY_CHANGE_PER_IP,
+      TWO_STEP_CHANGE_PER_MEMBER: env.RATE_LIMIT_TWO_STEP_CHANGE_PER_MEMBER,
+      TWO_STEP_CHANGE_PER_IP: env.RATE_LIMIT_TWO_STEP_CHANGE_PER_IP,
     } satisfies Record<RateLimitPolicyName, number | undefined>,
   };
 }

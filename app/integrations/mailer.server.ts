@@ -31,7 +31,22 @@ interface MailTo {
 }
 
 /** What a 2-step verification notice tells of. */
-export type TwoStepChange = "enabled" | "disabled" | "disabledByStaff" | "recoveryCodeUsed";
+/**
+ * What happened to a passkey: added or removed on our pages, or one held at Cognito that our pages did not add
+ * (refused at sign-in, to be removed), then removed.
+ */
+export type PasskeyChange = "added" | "removed" | "unknownFound" | "unknownRemoved";
+
+export type TwoStepChange =
+  | "enabled"
+  | "disabled"
+  | "disabledByStaff"
+  | "recoveryCodeUsed"
+  | "recoveryCodesReplaced"
+  /** An authenticator set up at Cognito around our pages (our record did not know it), removed. */
+  | "unknownRemoved"
+  /** Switched off at Cognito around our pages while our record said on, switched on again. */
+  | "switchedOnAgain";
 
 /** When a security event happened, as the mail says it (Japan time, already formatted). */
 interface SecurityEventMail extends MailTo {
@@ -63,7 +78,7 @@ export interface Mailer {
   sendPasswordResetNotice(mail: SecurityEventMail & { resetLink: string }): Promise<void>;
   /** The notice that a passkey was added to the account or removed from it, with the way to reset the password. */
   sendPasskeyNotice(
-    mail: SecurityEventMail & { change: "added" | "removed"; name: string; resetLink: string },
+    mail: SecurityEventMail & { change: PasskeyChange; name: string; resetLink: string },
   ): Promise<void>;
 }
 
@@ -155,19 +170,12 @@ export function createMailer(config: Pick<Config, "smtpUrl" | "mailFrom">): Mail
     },
     sendPasskeyNotice({ to, locale, texts, change, name, when, resetLink }) {
       const t = fixedTranslator(texts, locale);
-      return change === "added"
-        ? send(
-            "sendPasskeyNotice",
-            to,
-            t("passkeys:mail.addedSubject"),
-            t("passkeys:mail.addedText", { name, when, resetLink }),
-          )
-        : send(
-            "sendPasskeyNotice",
-            to,
-            t("passkeys:mail.removedSubject"),
-            t("passkeys:mail.removedText", { name, when, resetLink }),
-          );
+      return send(
+        "sendPasskeyNotice",
+        to,
+        t(`passkeys:mail.${change}Subject`),
+        t(`passkeys:mail.${change}Text`, { name, when, resetLink }),
+      );
     },
   };
 }

@@ -74,7 +74,7 @@ function createMetrics() {
     }),
     jobRuns: new Counter({
       name: "job_runs_total",
-      help: "Scheduled job runs in this process, by job (purge, reconcile, staff-group-check) and outcome.",
+      help: "Scheduled job runs in this process, by job (purge, reconcile, staff-group-check, factors) and outcome.",
       labelNames: ["job", "outcome"] as const,
       registers,
     }),
@@ -169,7 +169,11 @@ export function countGuestDocument(outcome: "rendered" | "reused"): void {
 }
 
 /** One run of a scheduled job; `worked` when this process did the job's work (not another instance, not a failure). */
-export function countJobRun(job: "purge" | "reconcile" | "staff-group-check", outcome: string, worked: boolean): void {
+export function countJobRun(
+  job: "purge" | "reconcile" | "staff-group-check" | "factors",
+  outcome: string,
+  worked: boolean,
+): void {
   metrics.jobRuns.inc({ job, outcome });
   if (worked) metrics.jobLastSuccess.set({ job }, Date.now() / 1000);
 }

@@ -95,7 +95,8 @@ export async function startServer(mode: AppMode, standIns?: StandIns): Promise<v
     console.log(
       `  Cognito user pool id: ${config.cognito.userPoolId}, app client id: ${config.cognito.clientId} ` +
         `(region ${config.cognito.region}; USER_PASSWORD_AUTH allowed, for sibling services' tokens), ` +
-        `staff app client id: ${config.cognito.staffClientId ?? "none"}`,
+        `staff app client id: ${config.cognito.staffClientId ?? "none"}, ` +
+        `server-only app client id: ${config.cognito.serverClientId ?? "none"}`,
     );
     console.log(`  SMTP capture: ${config.smtpUrl}`);
     console.log(`  Captured mail and codes: ${url}__dev/mailbox/`);
@@ -105,6 +106,7 @@ export async function startServer(mode: AppMode, standIns?: StandIns): Promise<v
       `COGNITO_USER_POOL_ID=${config.cognito.userPoolId}`,
       `COGNITO_CLIENT_ID=${config.cognito.clientId}`,
       `COGNITO_STAFF_CLIENT_ID=${config.cognito.staffClientId ?? ""}`,
+      `COGNITO_SERVER_CLIENT_ID=${config.cognito.serverClientId ?? ""}`,
       `SMTP_URL=${config.smtpUrl}`,
       `DATA_DIR=${path.resolve(config.dataDir)}`,
       `DATABASE_URL=${config.databaseUrl ? "<the same PostgreSQL>" : "<a PostgreSQL, given to both>"}`,

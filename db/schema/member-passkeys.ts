@@ -22,3 +22,17 @@ export const memberPasskeys = pgTable(
   },
   (table) => [index("member_passkeys_sub_idx").on(table.sub, table.createdAt)],
 );
+
+/**
+ * Passkeys Cognito holds for a member that our pages did not add (member_passkeys does not list them): registered
+ * around our pages with a token of the self-service scope (before the pool's pre token generation trigger took it
+ * away). Our sign-in refuses them. Cognito has no administrator operation on a user's passkeys, so one is removed
+ * with the member's server token, the next time a password typed on our pages makes one; until then the row says
+ * the removal is owed, and the member was told once.
+ */
+export const unknownPasskeys = pgTable("unknown_passkeys", {
+  credentialId: text().primaryKey(),
+  sub: uuid().notNull(),
+  foundAt: timestamp({ withTimezone: true }).notNull(),
+  removedAt: timestamp({ withTimezone: true }),
+});

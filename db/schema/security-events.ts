@@ -41,6 +41,15 @@ export const SECURITY_EVENT_KINDS = [
   "recovery-codes-replaced",
   "passkey-added",
   "passkey-removed",
+  /**
+   * A second factor Cognito held that our record did not know (set up around our pages): an authenticator app,
+   * removed at once; a passkey, refused at sign-in and removed once the member's server token allows.
+   */
+  "unknown-second-factor-removed",
+  "unknown-passkey-found",
+  "unknown-passkey-removed",
+  /** 2-step verification switched off at Cognito around our pages while our record said on: switched on again. */
+  "second-factor-restored",
 ] as const;
 
 export type SecurityEventKind = (typeof SECURITY_EVENT_KINDS)[number];

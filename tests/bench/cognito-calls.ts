@@ -23,7 +23,7 @@ import { pathFor } from "~/routing/route-table";
 import type { AppServices } from "~/services.server";
 import { openDatabase } from "../../db/client.server";
 import { routeCalls, settle } from "../support/route-calls";
-import { MEMBER_PASSWORD, signedInMember } from "../support/signed-in-members";
+import { MEMBER_PASSWORD, serverTokenFor, signedInMember } from "../support/signed-in-members";
 import { SoftwarePasskey } from "../support/software-authenticator";
 import { type RequestCounts, getRequestCounts, resetRequestCounts } from "../support/stand-in-faults";
 import { startEmbeddedStack } from "../support/stand-ins/embedded-stack";
@@ -79,8 +79,9 @@ async function countSignIns(services: AppServices, endpoint: string) {
 
   // A sign-in with the app's code: the password post, then the code step's post (the step after the set-up's).
   const coded = await signedInMember(services, "bench-code");
-  const secret = await startAuthenticatorSetup(services, coded);
-  await turnOnTwoStep(services, { ...coded, clientIp: "127.0.0.1", locale: "ja", code: totpCode(secret) });
+  const token = await serverTokenFor(services, coded);
+  const secret = await startAuthenticatorSetup(services, { token });
+  await turnOnTwoStep(services, { ...coded, token, clientIp: "127.0.0.1", locale: "ja", code: totpCode(secret) });
   const code = await counted(async () => {
     const first = (await action(
       signInPage,

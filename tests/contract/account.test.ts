@@ -102,12 +102,13 @@ describe("ForgotPassword and ConfirmForgotPassword", () => {
 });
 
 describe("ChangePassword", () => {
-  // API_ChangePassword: changes the signed-in user's password, given the previous one; errors:
+  // API_ChangePassword (with a token carrying aws.cognito.signin.user.admin: the server-only client's): changes the
+  // signed-in user's password, given the previous one; errors:
   // NotAuthorizedException for a wrong previous password, InvalidPasswordException for a non-conforming new one.
   test("needs the previous password and a conforming new one", async () => {
     const email = cognito.email("change");
     await cognito.confirmedMember(email);
-    const { AccessToken } = await cognito.signIn(email);
+    const { AccessToken } = await cognito.serverSignIn(email);
     const change = (previous: string, proposed: string) =>
       cognito.cognito.send(
         new ChangePasswordCommand({ AccessToken, PreviousPassword: previous, ProposedPassword: proposed }),
@@ -142,7 +143,7 @@ describe("AdminUpdateUserAttributes", () => {
       email,
       email_verified: "true",
     });
-    const { AccessToken } = await cognito.signIn(email);
+    const { AccessToken } = await cognito.serverSignIn(email);
     const self = await cognito.cognito.send(new GetUserCommand({ AccessToken }));
     expect(Object.fromEntries((self.UserAttributes ?? []).map((a) => [a.Name, a.Value]))).toMatchObject({
       locale: "en",

@@ -43,6 +43,11 @@ export interface ContractStandIn {
   /** Signs up and confirms `email` through SignUp + ConfirmSignUp with the mailed code. */
   confirmedMember(email: string, password?: string): Promise<void>;
   signIn(email: string, password?: string): Promise<AuthenticationResultType>;
+  /**
+   * The same password sign-in through the server-only app client (COGNITO_SERVER_CLIENT_ID): the one client whose
+   * tokens keep the self-service scope, for the contract tests of the self-service operations.
+   */
+  serverSignIn(email: string, password?: string): Promise<AuthenticationResultType>;
   /** Stops the stand-in cleanly and starts it again on the same data and port, as a developer's restart does. */
   restart(): Promise<void>;
   stop(): Promise<void>;
@@ -65,6 +70,7 @@ export async function startContractStandIn(label: string): Promise<ContractStand
   const endpoint = standIn.endpoint;
   const provisioning = createCognitoClient({ region: REGION, endpoint, userPoolId: "", clientId: "" });
   const pool = await provisionStandInPool(provisioning, {
+    standInEndpoint: endpoint,
     dataDir: temp.dir,
     adminGroup: ADMIN_GROUP,
     appOrigin: APP_ORIGIN,
@@ -79,6 +85,19 @@ export async function startContractStandIn(label: string): Promise<ContractStand
     (await listMailboxEntries(mailboxDir)).filter((entry) => entry.kind === "code" && entry.to.includes(email));
   const codesFor = async (email: string) =>
     (await messagesFor(email)).filter((entry) => entry.code).map((entry) => entry.code as string);
+
+  async function passwordSignIn(ClientId: string, email: string, password: string) {
+    const result = await cognito.send(
+      new AdminInitiateAuthCommand({
+        UserPoolId: userPoolId,
+        ClientId,
+        AuthFlow: "ADMIN_USER_PASSWORD_AUTH",
+        AuthParameters: { USERNAME: email, PASSWORD: password },
+      }),
+    );
+    if (!result.AuthenticationResult) throw new Error(`No tokens for ${email}: ${result.ChallengeName}`);
+    return result.AuthenticationResult;
+  }
 
   const fixture: ContractStandIn = {
     endpoint,
@@ -121,18 +140,8 @@ export async function startContractStandIn(label: string): Promise<ContractStand
       const code = await fixture.latestCode(email);
       await cognito.send(new ConfirmSignUpCommand({ ClientId: clientId, Username: email, ConfirmationCode: code }));
     },
-    async signIn(email, password = PASSWORD) {
-      const result = await cognito.send(
-        new AdminInitiateAuthCommand({
-          UserPoolId: userPoolId,
-          ClientId: clientId,
-          AuthFlow: "ADMIN_USER_PASSWORD_AUTH",
-          AuthParameters: { USERNAME: email, PASSWORD: password },
-        }),
-      );
-      if (!result.AuthenticationResult) throw new Error(`No tokens for ${email}: ${result.ChallengeName}`);
-      return result.AuthenticationResult;
-    },
+    signIn: (email, password = PASSWORD) => passwordSignIn(clientId, email, password),
+    serverSignIn: (email, password = PASSWORD) => passwordSignIn(pool.serverClientId, email, password),
     async restart() {
       await fixture.standIn.stop();
       fixture.standIn = await startCognitoStandIn({ dataDir, mailboxDir, port: Number(new URL(endpoint).port) });

@@ -40,11 +40,11 @@ const adminAuth = (username: string, password: string) =>
       AuthParameters: { USERNAME: username, PASSWORD: password },
     }),
   );
-const refresh = (refreshToken: string) =>
+const refresh = (refreshToken: string, clientId = cognito.clientId) =>
   cognito.cognito.send(
     new AdminInitiateAuthCommand({
       UserPoolId: cognito.userPoolId,
-      ClientId: cognito.clientId,
+      ClientId: clientId,
       AuthFlow: "REFRESH_TOKEN_AUTH",
       AuthParameters: { REFRESH_TOKEN: refreshToken },
     }),
@@ -207,21 +207,24 @@ describe("REFRESH_TOKEN_AUTH, RevokeToken and global sign-out", () => {
   });
 
   // API_RevokeToken: revokes the refresh token and all access tokens generated from it; after that neither
-  // REFRESH_TOKEN_AUTH (NotAuthorizedException) nor Cognito's user APIs (GetUser) accept them.
+  // REFRESH_TOKEN_AUTH (NotAuthorizedException) nor Cognito's user APIs (GetUser) accept them. The server-only
+  // client's tokens, whose scope GetUser accepts (the other clients' lose it in the pre token generation trigger).
   test("after RevokeToken the refresh token and its access tokens are refused", async () => {
     const email = cognito.email("revoke");
     await cognito.confirmedMember(email);
-    const tokens = await cognito.signIn(email);
-    const other = await cognito.signIn(email);
+    const serverClientId = cognito.pool.serverClientId;
+    const tokens = await cognito.serverSignIn(email);
+    const other = await cognito.serverSignIn(email);
     await expect(getUser(tokens.AccessToken!)).resolves.toHaveProperty("Username");
-    await cognito.cognito.send(new RevokeTokenCommand({ ClientId: cognito.clientId, Token: tokens.RefreshToken! }));
-    expect((await rejection(refresh(tokens.RefreshToken!))).name).toBe("NotAuthorizedException");
-    expect((await rejection(getUser(tokens.AccessToken!))).name).toBe("NotAuthorizedException");
+    await cognito.cognito.send(new RevokeTokenCommand({ ClientId: serverClientId, Token: tokens.RefreshToken! }));
+    expect((await rejection(refresh(tokens.RefreshToken!, serverClientId))).name).toBe("NotAuthorizedException");
+    const revoked = await rejection(getUser(tokens.AccessToken!));
+    expect([revoked.name, revoked.message]).toEqual(["NotAuthorizedException", "Access Token has been revoked"]);
     // Only that sign-in ends: another device's session goes on.
-    await expect(refresh(other.RefreshToken!)).resolves.toHaveProperty("AuthenticationResult");
+    await expect(refresh(other.RefreshToken!, serverClientId)).resolves.toHaveProperty("AuthenticationResult");
     // Revoking an already revoked token is not an error (NotAuthorizedException is not among RevokeToken's errors).
     await expect(
-      cognito.cognito.send(new RevokeTokenCommand({ ClientId: cognito.clientId, Token: tokens.RefreshToken! })),
+      cognito.cognito.send(new RevokeTokenCommand({ ClientId: serverClientId, Token: tokens.RefreshToken! })),
     ).resolves.toBeDefined();
   });
 
@@ -231,22 +234,27 @@ describe("REFRESH_TOKEN_AUTH, RevokeToken and global sign-out", () => {
     const email = cognito.email("admin-global");
     await cognito.confirmedMember(email);
     const first = await cognito.signIn(email);
-    const second = await cognito.signIn(email);
+    const second = await cognito.serverSignIn(email);
     await cognito.cognito.send(new AdminUserGlobalSignOutCommand({ UserPoolId: cognito.userPoolId, Username: email }));
     expect((await rejection(refresh(first.RefreshToken!))).name).toBe("NotAuthorizedException");
-    expect((await rejection(refresh(second.RefreshToken!))).name).toBe("NotAuthorizedException");
-    expect((await rejection(getUser(second.AccessToken!))).name).toBe("NotAuthorizedException");
+    expect((await rejection(refresh(second.RefreshToken!, cognito.pool.serverClientId))).name).toBe(
+      "NotAuthorizedException",
+    );
+    const revoked = await rejection(getUser(second.AccessToken!));
+    expect([revoked.name, revoked.message]).toEqual(["NotAuthorizedException", "Access Token has been revoked"]);
     // A new sign-in works again.
-    const again = await cognito.signIn(email);
+    const again = await cognito.serverSignIn(email);
     await expect(getUser(again.AccessToken!)).resolves.toHaveProperty("Username");
   });
 
-  // API_GlobalSignOut: with the user's own access token, invalidates all of the user's tokens.
+  // API_GlobalSignOut: with the user's own access token (one with the self-service scope), invalidates all of the
+  // user's tokens.
   test("after GlobalSignOut the user's refresh tokens are refused", async () => {
     const email = cognito.email("global");
     await cognito.confirmedMember(email);
     const tokens = await cognito.signIn(email);
-    await cognito.cognito.send(new GlobalSignOutCommand({ AccessToken: tokens.AccessToken! }));
+    const server = await cognito.serverSignIn(email);
+    await cognito.cognito.send(new GlobalSignOutCommand({ AccessToken: server.AccessToken! }));
     expect((await rejection(refresh(tokens.RefreshToken!))).name).toBe("NotAuthorizedException");
   });
 

@@ -94,7 +94,7 @@ const setPreference = (accessToken: string, enabled: boolean) =>
 async function memberWithTotp(label: string, deviceName = "Phone") {
   const email = cognito.email(label);
   await cognito.confirmedMember(email);
-  const tokens = await cognito.signIn(email);
+  const tokens = await cognito.serverSignIn(email);
   const secret = await associate(tokens.AccessToken!);
   const verifiedAt = Date.now();
   await verify(tokens.AccessToken!, totpCode(secret, { from: verifiedAt }), deviceName);
@@ -118,7 +118,7 @@ describe("enrolment: AssociateSoftwareToken, VerifySoftwareToken, SetUserMFAPref
   test("a verified token turned on and preferred shows in GetUser and AdminGetUser", async () => {
     const email = cognito.email("enrol");
     await cognito.confirmedMember(email);
-    const { AccessToken } = await cognito.signIn(email);
+    const { AccessToken } = await cognito.serverSignIn(email);
     const secret = await associate(AccessToken!);
     expect(secret).toMatch(/^[A-Z2-7]{32}$/);
     expect(await associate(AccessToken!)).not.toBe(secret);
@@ -143,7 +143,7 @@ describe("enrolment: AssociateSoftwareToken, VerifySoftwareToken, SetUserMFAPref
   test("a wrong code gives EnableSoftwareTokenMFAException", async () => {
     const email = cognito.email("enrol-wrong");
     await cognito.confirmedMember(email);
-    const { AccessToken } = await cognito.signIn(email);
+    const { AccessToken } = await cognito.serverSignIn(email);
     const secret = await associate(AccessToken!);
     const error = await rejection(verify(AccessToken!, wrongTotpCode(secret)));
     expect(error.name).toBe("EnableSoftwareTokenMFAException");
@@ -154,7 +154,7 @@ describe("enrolment: AssociateSoftwareToken, VerifySoftwareToken, SetUserMFAPref
   test("verifying without AssociateSoftwareToken gives SoftwareTokenMFANotFoundException", async () => {
     const email = cognito.email("enrol-none");
     await cognito.confirmedMember(email);
-    const { AccessToken } = await cognito.signIn(email);
+    const { AccessToken } = await cognito.serverSignIn(email);
     expect((await rejection(verify(AccessToken!, "123456"))).name).toBe("SoftwareTokenMFANotFoundException");
   });
 
@@ -163,7 +163,7 @@ describe("enrolment: AssociateSoftwareToken, VerifySoftwareToken, SetUserMFAPref
   test("a forged access token gives NotAuthorizedException", async () => {
     const email = cognito.email("enrol-forged");
     await cognito.confirmedMember(email);
-    const { AccessToken } = await cognito.signIn(email);
+    const { AccessToken } = await cognito.serverSignIn(email);
     const [header, payload] = AccessToken!.split(".");
     const forged = `${header}.${payload}.${Buffer.from("not the signature").toString("base64url")}`;
     expect((await rejection(associate(forged))).name).toBe("NotAuthorizedException");
@@ -176,7 +176,7 @@ describe("enrolment: AssociateSoftwareToken, VerifySoftwareToken, SetUserMFAPref
   test("a pool without software tokens gives SoftwareTokenMFANotFoundException", async () => {
     const email = cognito.email("pool-off");
     await cognito.confirmedMember(email);
-    const { AccessToken } = await cognito.signIn(email);
+    const { AccessToken } = await cognito.serverSignIn(email);
     await poolMfa("OPTIONAL", false);
     try {
       const error = await rejection(associate(AccessToken!));
@@ -192,7 +192,7 @@ describe("enrolment: AssociateSoftwareToken, VerifySoftwareToken, SetUserMFAPref
   test("turning TOTP on without a verified token gives InvalidParameterException", async () => {
     const email = cognito.email("prefer-unverified");
     await cognito.confirmedMember(email);
-    const { AccessToken } = await cognito.signIn(email);
+    const { AccessToken } = await cognito.serverSignIn(email);
     await associate(AccessToken!);
     const own = await rejection(setPreference(AccessToken!, true));
     expect(own.name).toBe("InvalidParameterException");
@@ -239,10 +239,7 @@ describe("the SOFTWARE_TOKEN_MFA challenge", () => {
     expect(tokens.ExpiresIn).toBe(3600);
     expect(tokens.IdToken).toBeTruthy();
     expect(decodeJwt(tokens.IdToken!)).toMatchObject({ email, token_use: "id" });
-    expect(decodeJwt(tokens.AccessToken!).origin_jti).toBeTruthy();
-    await expect(cognito.cognito.send(new GetUserCommand({ AccessToken: tokens.AccessToken }))).resolves.toMatchObject({
-      Username: username,
-    });
+    expect(decodeJwt(tokens.AccessToken!)).toMatchObject({ username, origin_jti: expect.any(String) });
     const refreshed = await cognito.cognito.send(
       new AdminInitiateAuthCommand({
         UserPoolId: cognito.userPoolId,

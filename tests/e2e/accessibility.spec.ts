@@ -1,7 +1,7 @@
 import { expect, test } from "./fixtures";
 import { STANDIN_PORT, E2E_APP } from "../../playwright.config";
-import { createNamedMember, createStaffWithAuthenticator } from "../support/admin-members";
-import { refreshIntoDirectory } from "../support/staff-api-access";
+import { createNamedMember } from "../support/admin-members";
+import { createApiStaff, refreshIntoDirectory } from "../support/staff-api-access";
 import { expectNoSeriousViolations } from "../support/axe";
 import { openStaffSessionInBrowser } from "../support/sign-in-form";
 
@@ -48,7 +48,7 @@ test("the admin pages the layout tour does not open have no serious or critical 
   page,
 }) => {
   test.setTimeout(90_000);
-  const admin = await createStaffWithAuthenticator(STANDIN_PORT, "axe");
+  const admin = await createApiStaff(E2E_APP, "axe");
   // A member who is not staff: a staff member's page (the admin's own) offers no change to confirm.
   const member = await createNamedMember(STANDIN_PORT, {
     email: `axe-member-${crypto.randomUUID().slice(0, 8)}@example.jp`,
@@ -68,7 +68,7 @@ test("the CSV import's dry-run report, its ready panel and a job's page have no 
   page,
 }) => {
   test.setTimeout(60_000);
-  const admin = await createStaffWithAuthenticator(STANDIN_PORT, "axe-import");
+  const admin = await createApiStaff(E2E_APP, "axe-import");
   await openStaffSessionInBrowser(page, admin, { path: "/admin/sign-in/?to=admin-csv-import" });
   await expect(page).toHaveURL(/\/admin\/csv-import\/$/);
   // Once more, without the sign-in's toast: axe would catch it mid-fade.

@@ -3,8 +3,9 @@ import type { APIRequestContext, Browser, Download, Page } from "@playwright/tes
 import { expect, test } from "./fixtures";
 import { parse } from "csv-parse/sync";
 import iconv from "iconv-lite";
-import { STANDIN_PORT } from "../../playwright.config";
-import { createNamedMember, createStaffWithAuthenticator } from "../support/admin-members";
+import { E2E_APP, STANDIN_PORT } from "../../playwright.config";
+import { createNamedMember } from "../support/admin-members";
+import { createApiStaff } from "../support/staff-api-access";
 import { latestTemporaryPassword } from "../support/invited-members";
 import { signIn, openStaffSessionInBrowser } from "../support/sign-in-form";
 
@@ -76,7 +77,7 @@ async function signInForTheFirstTime(
 async function signedInAsStaff(page: Page, label: string, javaScriptEnabled: boolean) {
   // Without JavaScript the pages are checked at a phone's width: nothing may scroll sideways there.
   if (!javaScriptEnabled) await page.setViewportSize({ width: 375, height: 812 });
-  const admin = await createStaffWithAuthenticator(STANDIN_PORT, label);
+  const admin = await createApiStaff(E2E_APP, label);
   await openStaffSessionInBrowser(page, admin, { path: "/admin/sign-in/?to=admin-csv-import" });
   await expect(page).toHaveURL(/\/admin\/csv-import\/$/);
   return admin;

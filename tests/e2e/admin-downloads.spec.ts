@@ -4,8 +4,8 @@ import { expect, test } from "./fixtures";
 import { parse } from "csv-parse/sync";
 import iconv from "iconv-lite";
 import { STANDIN_PORT, E2E_APP } from "../../playwright.config";
-import { createNamedMember, createStaffWithAuthenticator } from "../support/admin-members";
-import { refreshIntoDirectory } from "../support/staff-api-access";
+import { createNamedMember } from "../support/admin-members";
+import { createApiStaff, refreshIntoDirectory } from "../support/staff-api-access";
 import { openStaffSessionInBrowser } from "../support/sign-in-form";
 
 /** Submits one of the page's forms (named by its heading) and returns the file the browser saved. */
@@ -25,7 +25,7 @@ test("staff download each export from the downloads page: BOM, Japanese, escaped
   page,
 }) => {
   const tag = `dl-${crypto.randomUUID().slice(0, 8)}`;
-  const admin = await createStaffWithAuthenticator(STANDIN_PORT, tag);
+  const admin = await createApiStaff(E2E_APP, tag);
   const members = [];
   for (const [index, names] of (
     [
@@ -97,7 +97,7 @@ test("staff download each export from the downloads page: BOM, Japanese, escaped
 });
 
 test("a bad parameter brings the downloads page back with the field's error and what was typed", async ({ page }) => {
-  const admin = await createStaffWithAuthenticator(STANDIN_PORT, "dl-bad");
+  const admin = await createApiStaff(E2E_APP, "dl-bad");
   await openStaffSessionInBrowser(page, admin, { path: "/admin/sign-in/?to=admin-downloads" });
   const form = page.getByRole("form", { name: "会員一覧（users.csv）" });
   await form.getByLabel("1ページの行数").fill("0");

@@ -1,8 +1,8 @@
 import type { Browser, Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
 import { STANDIN_PORT, E2E_APP } from "../../playwright.config";
-import { createNamedMember, createStaffAdmin, createStaffWithAuthenticator } from "../support/admin-members";
-import { refreshIntoDirectory } from "../support/staff-api-access";
+import { createNamedMember, createStaffAdmin } from "../support/admin-members";
+import { createApiStaff, refreshIntoDirectory } from "../support/staff-api-access";
 import { signIn, openStaffSessionInBrowser } from "../support/sign-in-form";
 import { createTestMember } from "../support/test-members";
 
@@ -48,7 +48,7 @@ async function confirmAction(page: Page, button: string, confirm: string) {
 test("the admin pages send a visitor to the staff sign-in and come back after it, to the very member's page", async ({
   page,
 }) => {
-  const admin = await createStaffWithAuthenticator(STANDIN_PORT, "admin-visitor");
+  const admin = await createApiStaff(E2E_APP, "admin-visitor");
   await refreshIntoDirectory(E2E_APP, [admin]);
   await page.goto("/admin/");
   await expect(page).toHaveURL(/\/admin\/sign-in\/\?to=admin$/);
@@ -76,7 +76,7 @@ test("the admin pages send a visitor to the staff sign-in and come back after it
 });
 
 test("the user list opens with the search form, then the list, then the dashboard's figures", async ({ page }) => {
-  const admin = await createStaffWithAuthenticator(STANDIN_PORT, "admin-landing");
+  const admin = await createApiStaff(E2E_APP, "admin-landing");
   await refreshIntoDirectory(E2E_APP, [admin]);
   await openStaffSessionInBrowser(page, admin, { path: "/admin/sign-in/?to=admin" });
   await expect(page).toHaveURL(/\/admin\/$/);
@@ -108,7 +108,7 @@ test("another staff member's page offers no change to their account, and a forge
   javaScriptEnabled,
 }) => {
   test.setTimeout(120_000);
-  const admin = await createStaffWithAuthenticator(STANDIN_PORT, "admin-on-staff");
+  const admin = await createApiStaff(E2E_APP, "admin-on-staff");
   const colleague = await createStaffAdmin(STANDIN_PORT, "admin-colleague");
   await refreshIntoDirectory(E2E_APP, [admin, colleague]);
   const colleaguePage = `/admin/users/${colleague.sub}/`;
@@ -195,7 +195,7 @@ test("staff find a member and fix them: search, filters, paging, refresh, e-mail
   const tag = `adm${crypto.randomUUID().slice(0, 8)}`;
   const familyName = javaScriptEnabled ? FAMILY_NAME_WITH_JAVASCRIPT : FAMILY_NAME_WITHOUT_JAVASCRIPT;
   const seedingStartedAt = Date.now();
-  const admin = await createStaffWithAuthenticator(STANDIN_PORT, `staff-${tag}`);
+  const admin = await createApiStaff(E2E_APP, `staff-${tag}`);
   const members = [];
   for (const [index, givenName] of ["太郎", "花子", "次郎"].entries()) {
     members.push(

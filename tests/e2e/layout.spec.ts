@@ -1,8 +1,8 @@
 import type { BrowserContext, Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
 import { STANDIN_PORT, E2E_APP } from "../../playwright.config";
-import { createNamedMember, createStaffWithAuthenticator } from "../support/admin-members";
-import { refreshIntoDirectory } from "../support/staff-api-access";
+import { createNamedMember } from "../support/admin-members";
+import { createApiStaff, refreshIntoDirectory } from "../support/staff-api-access";
 import { expectNoSeriousViolations } from "../support/axe";
 import {
   LOCALE_PREFIXES,
@@ -130,7 +130,7 @@ for (const width of WIDTHS) {
   }) => {
     test.setTimeout(240_000);
     const context = await browser.newContext({ viewport: { width, height: 800 } });
-    const admin = await createStaffWithAuthenticator(STANDIN_PORT, `layout-${width}`);
+    const admin = await createApiStaff(E2E_APP, `layout-${width}`);
     const member = await createNamedMember(STANDIN_PORT, {
       email: `layout-staff-${width}-${crypto.randomUUID().slice(0, 8)}@example.jp`,
     });

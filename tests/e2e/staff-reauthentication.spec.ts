@@ -2,8 +2,8 @@ import { readFile } from "node:fs/promises";
 import { parse } from "csv-parse/sync";
 import { expect, test } from "./fixtures";
 import { STANDIN_PORT, E2E_APP } from "../../playwright.config";
-import { createNamedMember, createStaffWithAuthenticator } from "../support/admin-members";
-import { refreshIntoDirectory } from "../support/staff-api-access";
+import { createNamedMember } from "../support/admin-members";
+import { createApiStaff, refreshIntoDirectory } from "../support/staff-api-access";
 import { importCsv } from "../support/csv-import-files";
 import { passMinutes } from "../support/session-clock";
 import { confirmStaffInBrowser, openStaffSessionInBrowser } from "../support/sign-in-form";
@@ -19,7 +19,7 @@ import { confirmStaffInBrowser, openStaffSessionInBrowser } from "../support/sig
 test("the staff area ends after 30 minutes without a staff page: the next one is the staff sign-in (English)", async ({
   page,
 }) => {
-  const staff = await createStaffWithAuthenticator(STANDIN_PORT, "staff-idle");
+  const staff = await createApiStaff(E2E_APP, "staff-idle");
   await openStaffSessionInBrowser(page, staff, { path: "/en/admin/sign-in/?to=admin-users", locale: "en" });
   await expect(page).toHaveURL(/\/en\/admin\/users\/$/);
 
@@ -39,7 +39,7 @@ test("a member's e-mail change and disabling ask for the password and code after
 }) => {
   test.setTimeout(120_000);
   const tag = `reauth${crypto.randomUUID().slice(0, 8)}`;
-  const staff = await createStaffWithAuthenticator(STANDIN_PORT, `staff-${tag}`);
+  const staff = await createApiStaff(E2E_APP, `staff-${tag}`);
   const target = await createNamedMember(STANDIN_PORT, { email: `${tag}@example.jp` });
   await refreshIntoDirectory(E2E_APP, [staff, target]);
   const detail = `/admin/users/${target.sub}/`;
@@ -84,7 +84,7 @@ test("a download of every matching member asks for the password and code after 1
 }) => {
   test.setTimeout(90_000);
   const tag = `reauth-dl-${crypto.randomUUID().slice(0, 8)}`;
-  const staff = await createStaffWithAuthenticator(STANDIN_PORT, tag);
+  const staff = await createApiStaff(E2E_APP, tag);
   const members = [
     await createNamedMember(STANDIN_PORT, { email: `${tag}-0@example.jp` }),
     await createNamedMember(STANDIN_PORT, { email: `${tag}-1@example.jp` }),
@@ -122,7 +122,7 @@ test("starting an import asks for the password and code after 10 minutes, back t
 }) => {
   test.setTimeout(90_000);
   const tag = `reauth-import-${crypto.randomUUID().slice(0, 8)}`;
-  const staff = await createStaffWithAuthenticator(STANDIN_PORT, tag);
+  const staff = await createApiStaff(E2E_APP, tag);
   await openStaffSessionInBrowser(page, staff, { path: "/admin/sign-in/?to=admin-csv-import" });
 
   await passMinutes(page, 11);

@@ -1,8 +1,8 @@
 import type { APIRequestContext, Browser, BrowserContext, Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
 import { STANDIN_PORT, E2E_APP } from "../../playwright.config";
-import { createNamedMember, createStaffWithAuthenticator } from "../support/admin-members";
-import { refreshIntoDirectory } from "../support/staff-api-access";
+import { createNamedMember } from "../support/admin-members";
+import { createApiStaff, refreshIntoDirectory } from "../support/staff-api-access";
 import { browserSigningIn, signIn, openStaffSessionInBrowser } from "../support/sign-in-form";
 import { createTestMember } from "../support/test-members";
 import { totpCode, wrongTotpCode } from "../support/totp-codes";
@@ -179,7 +179,7 @@ test("staff turn off a member's 2-step verification after the confirmation step;
   expect(signedIn.status()).toBe(302);
   await turnOnThroughPosts(memberBrowser.request);
 
-  const admin = await createStaffWithAuthenticator(STANDIN_PORT, "two-step-admin");
+  const admin = await createApiStaff(E2E_APP, "two-step-admin");
   await refreshIntoDirectory(E2E_APP, [admin, member]);
   const context = await browser.newContext({ locale: "ja-JP", javaScriptEnabled });
   const page = await context.newPage();

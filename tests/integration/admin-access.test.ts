@@ -7,7 +7,7 @@ import { type StandInSdk, bearerTokensFor, connectToStandIn } from "../support/b
 import { PageClient, expectResponse } from "../support/page-client";
 import { formUrlEncode, sendRawRequest } from "../support/raw-http";
 import { type ServerProcess, startServerProcess } from "../support/server-process";
-import { type StaffWithAuthenticator, createStaffAdmin, createStaffWithAuthenticator } from "../support/admin-members";
+import { type StaffWithAuthenticator, createStaffAdmin } from "../support/admin-members";
 import { createApiStaff, staffTokenSource, staffTokensFor, turnOnAuthenticatorApp } from "../support/staff-api-access";
 import { TEST_PASSWORD, createTestMember } from "../support/test-members";
 
@@ -114,11 +114,11 @@ beforeAll(async () => {
   });
   targets.importJobId = ((await imported.json()) as { job: { id: string } }).job.id;
   const [staff, idleStaff, expiredStaff] = await Promise.all([
-    createStaffWithAuthenticator(server.standInPort, "access-staff"),
-    createStaffWithAuthenticator(server.standInPort, "access-idle-staff"),
-    createStaffWithAuthenticator(server.standInPort, "access-expired-staff"),
+    createApiStaff(server, "access-staff"),
+    createApiStaff(server, "access-idle-staff"),
+    createApiStaff(server, "access-expired-staff"),
   ]);
-  onStaff = await createStaffWithAuthenticator(server.standInPort, "access-on-staff");
+  onStaff = await createApiStaff(server, "access-on-staff");
   [staffCookies, idleStaffCookies, expiredStaffCookies] = await Promise.all([
     client.openStaffSession(staff),
     client.openStaffSession(idleStaff),

@@ -94,6 +94,7 @@ test("a second instance joins the running stand-ins with all their settings and 
     COGNITO_USER_POOL_ID: stack.env.COGNITO_USER_POOL_ID,
     COGNITO_CLIENT_ID: stack.env.COGNITO_CLIENT_ID,
     COGNITO_STAFF_CLIENT_ID: stack.env.COGNITO_STAFF_CLIENT_ID,
+    COGNITO_SERVER_CLIENT_ID: stack.env.COGNITO_SERVER_CLIENT_ID,
     SMTP_URL: stack.env.SMTP_URL,
   };
   expect(await joinRunningStack({}, temp.dir)).toBeNull();
@@ -102,6 +103,7 @@ test("a second instance joins the running stand-ins with all their settings and 
     expect.stringContaining("COGNITO_USER_POOL_ID is not set"),
     expect.stringContaining("COGNITO_CLIENT_ID is not set"),
     expect.stringContaining("COGNITO_STAFF_CLIENT_ID is not set"),
+    expect.stringContaining("COGNITO_SERVER_CLIENT_ID is not set"),
     expect.stringContaining("SMTP_URL is not set"),
     expect.stringContaining("DATABASE_URL is not set"),
   ]);

@@ -24,7 +24,7 @@ import {
 import { type ServerProcess, startServerProcess } from "../support/server-process";
 import { createApiStaff, renewedStaffTokens, staffTokensFor } from "../support/staff-api-access";
 import { TEST_PASSWORD, createTestMember } from "../support/test-members";
-import { type StaffWithAuthenticator, createNamedMember, createStaffWithAuthenticator } from "../support/admin-members";
+import { type StaffWithAuthenticator, createNamedMember } from "../support/admin-members";
 import { inviteMember, latestTemporaryPassword } from "../support/invited-members";
 import { pageModules } from "../support/route-modules";
 
@@ -180,7 +180,7 @@ const SESSION_SETUP: Record<Exclude<SessionName, "anonymous">, (session: Session
   // An admin with a staff session (the staff sign-in, password and authenticator code): the staff pages' actions
   // get past the guard (on random subs, so no real member is touched).
   staff: async (session) => {
-    fuzzStaff ??= await createStaffWithAuthenticator(server.standInPort, "fuzz-staff");
+    fuzzStaff ??= await createApiStaff({ url: server.url, standInPort: server.standInPort }, "fuzz-staff");
     session.member = fuzzStaff;
     session.cookies = await client.openStaffSession(fuzzStaff, deviceOnly(session.cookies));
   },

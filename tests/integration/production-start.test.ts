@@ -34,6 +34,7 @@ const COMPLETE = {
   COGNITO_USER_POOL_ID: "pool",
   COGNITO_CLIENT_ID: "client",
   COGNITO_STAFF_CLIENT_ID: "staff-client",
+  COGNITO_SERVER_CLIENT_ID: "server-client",
   SMTP_URL: "smtp://127.0.0.1:25",
   TRUST_PROXY_HOPS: "1",
 };

@@ -71,6 +71,7 @@ beforeAll(async () => {
     COGNITO_USER_POOL_ID: stack.env.COGNITO_USER_POOL_ID!,
     COGNITO_CLIENT_ID: stack.env.COGNITO_CLIENT_ID!,
     COGNITO_STAFF_CLIENT_ID: stack.env.COGNITO_STAFF_CLIENT_ID!,
+    COGNITO_SERVER_CLIENT_ID: stack.env.COGNITO_SERVER_CLIENT_ID!,
     SMTP_URL: stack.env.SMTP_URL!,
     DATA_DIR: temp.dir,
     DATABASE_URL: databaseUrl,

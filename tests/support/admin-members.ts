@@ -1,13 +1,10 @@
 import {
-  AssociateSoftwareTokenCommand,
-  SetUserMFAPreferenceCommand,
-  VerifySoftwareTokenCommand,
   AdminAddUserToGroupCommand,
   AdminCreateUserCommand,
   AdminGetUserCommand,
   AdminSetUserPasswordCommand,
 } from "@aws-sdk/client-cognito-identity-provider";
-import { bearerTokensFor, connectToStandIn } from "./bearer-tokens";
+import { connectToStandIn } from "./bearer-tokens";
 import { TEST_PASSWORD } from "./test-members";
 import { TOTP_STEP_MS, totpCode } from "./totp-codes";
 
@@ -94,36 +91,6 @@ export async function firstAuthenticatorCode(totpSecret: string): Promise<{ code
   if (left < STEP_LEFT_FOR_A_CHECK_MS) await new Promise((resolve) => setTimeout(resolve, left + 1));
   const step = stepOf(Date.now());
   return { code: totpCode(totpSecret, { from: (step - 1) * TOTP_STEP_MS }), nextStep: step };
-}
-
-/**
- * An admin of its own with 2-step verification on at the stand-in (AssociateSoftwareToken, VerifySoftwareToken,
- * SetUserMFAPreference, as the security page does), so that it can open a staff session: the staff sign-in asks
- * Cognito, which then wants the code. The app's own record does not know it, so the admin API refuses this admin
- * (staff-api-access.ts makes staff for the API).
- */
-export async function createStaffWithAuthenticator(
-  standInPort: number,
-  label: string,
-): Promise<StaffWithAuthenticator> {
-  const staff = await createStaffAdmin(standInPort, label);
-  const sdk = await connectToStandIn(standInPort);
-  try {
-    const { accessToken } = await bearerTokensFor(sdk, staff.email, staff.password);
-    const associated = await sdk.cognito.send(new AssociateSoftwareTokenCommand({ AccessToken: accessToken }));
-    const totpSecret = associated.SecretCode ?? "";
-    const { code, nextStep } = await firstAuthenticatorCode(totpSecret);
-    await sdk.cognito.send(new VerifySoftwareTokenCommand({ AccessToken: accessToken, UserCode: code }));
-    await sdk.cognito.send(
-      new SetUserMFAPreferenceCommand({
-        AccessToken: accessToken,
-        SoftwareTokenMfaSettings: { Enabled: true, PreferredMfa: true },
-      }),
-    );
-    return { ...staff, totpSecret, nextStep };
-  } finally {
-    sdk.destroy();
-  }
 }
 
 /**

@@ -6,7 +6,12 @@ import {
   ListUserPoolsCommand,
 } from "@aws-sdk/client-cognito-identity-provider";
 import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
-import { STAND_IN_CLIENT_NAME, STAND_IN_POOL_NAME, STAND_IN_STAFF_CLIENT_NAME } from "./stand-ins/provision-cognito";
+import {
+  STAND_IN_CLIENT_NAME,
+  STAND_IN_POOL_NAME,
+  STAND_IN_SERVER_CLIENT_NAME,
+  STAND_IN_STAFF_CLIENT_NAME,
+} from "./stand-ins/provision-cognito";
 
 /** The AWS SDK pointed at a server's Cognito stand-in, as a sibling service holds it. destroy() when done. */
 export interface StandInSdk {
@@ -15,6 +20,8 @@ export interface StandInSdk {
   clientId: string;
   /** The staff app client's (COGNITO_STAFF_CLIENT_ID): the only tokens the admin API takes. */
   staffClientId: string;
+  /** The server-only app client's (COGNITO_SERVER_CLIENT_ID): what the app's server alone signs in through. */
+  serverClientId: string;
   destroy(): void;
 }
 
@@ -32,10 +39,11 @@ export async function connectToStandIn(standInPort: number): Promise<StandInSdk>
     clients.UserPoolClients?.find((client) => client.ClientName === name)?.ClientId ?? "";
   const clientId = clientIdNamed(STAND_IN_CLIENT_NAME);
   const staffClientId = clientIdNamed(STAND_IN_STAFF_CLIENT_NAME);
-  if (!userPoolId || !clientId || !staffClientId) {
-    throw new Error("The stand-in has no member-account pool, or lacks its members' or staff app client");
+  const serverClientId = clientIdNamed(STAND_IN_SERVER_CLIENT_NAME);
+  if (!userPoolId || !clientId || !staffClientId || !serverClientId) {
+    throw new Error("The stand-in has no member-account pool, or lacks its members', staff or server-only app client");
   }
-  return { cognito, userPoolId, clientId, staffClientId, destroy: () => cognito.destroy() };
+  return { cognito, userPoolId, clientId, staffClientId, serverClientId, destroy: () => cognito.destroy() };
 }
 
 export interface BearerTokens {

@@ -14,8 +14,8 @@ import { type APIRequestContext, type Browser, type BrowserContext } from "@play
 import { gzipSync } from "node:zlib";
 import { CSV_IMPORT_COLUMNS } from "~/domain/csv-import/csv-import-file.server";
 import jaCsvImport from "../../locales/ja/csv-import.json";
-import { type StaffWithAuthenticator, createStaffWithAuthenticator } from "./admin-members";
-import { refreshIntoDirectory } from "./staff-api-access";
+import type { StaffWithAuthenticator } from "./admin-members";
+import { createApiStaff, refreshIntoDirectory } from "./staff-api-access";
 import { openStaffSessionInBrowser, signIn } from "./sign-in-form";
 import { createTestMember } from "./test-members";
 
@@ -300,7 +300,7 @@ async function completedImportJob(staff: APIRequestContext, origin: string): Pro
 export async function weighEveryPage(browser: Browser, origin: string, standInPort: number): Promise<PageWeight[]> {
   const member = await createTestMember(standInPort, "page-weight");
   const heldMember = await createTestMember(standInPort, "page-weight-held");
-  const staff = await createStaffWithAuthenticator(standInPort, "page-weight-staff");
+  const staff = await createApiStaff({ url: origin, standInPort, origin }, "page-weight-staff");
   const contexts: Record<Visitor, BrowserContext> = {
     anonymous: await browser.newContext({ baseURL: origin, locale: "ja-JP" }),
     member: await signedInContext(browser, origin, member),

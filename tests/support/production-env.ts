@@ -8,6 +8,7 @@ export const PRODUCTION_ENV = {
   COGNITO_USER_POOL_ID: "ap-northeast-1_pool",
   COGNITO_CLIENT_ID: "client",
   COGNITO_STAFF_CLIENT_ID: "staff-client",
+  COGNITO_SERVER_CLIENT_ID: "server-client",
   SMTP_URL: "smtp://mail.internal:25",
   TRUST_PROXY_HOPS: "0",
 };

@@ -1,4 +1,6 @@
+import { verifyMemberFactors } from "~/domain/account/reauthentication.server";
 import { signIn } from "~/domain/account/sign-in.server";
+import type { ServerToken } from "~/integrations/cognito/member-flows.server";
 import { resolvePageSession } from "~/domain/sessions/page-sessions.server";
 import type { Locale } from "~/i18n/locales";
 import type { SignedInMember } from "~/middleware/member-session.server";
@@ -56,4 +58,16 @@ export async function signedInMember(
     attributes: { locale: options.locale ?? "ja" },
   });
   return signInMember(services, email, options);
+}
+
+/**
+ * The member's server token (the server-only client's, which Cognito's self-service calls take), from their password
+ * as the re-authentication step makes it, for tests that call the credential verbs directly.
+ */
+export function serverTokenFor(
+  services: AppServices,
+  member: { sub: string; email: string },
+  password = MEMBER_PASSWORD,
+): Promise<ServerToken> {
+  return verifyMemberFactors(services, { ...member, password });
 }

@@ -9,5 +9,6 @@ export function cognitoConfigOf(stack: StandIns): Config["cognito"] {
     userPoolId: stack.env.COGNITO_USER_POOL_ID!,
     clientId: stack.env.COGNITO_CLIENT_ID!,
     staffClientId: stack.env.COGNITO_STAFF_CLIENT_ID!,
+    serverClientId: stack.env.COGNITO_SERVER_CLIENT_ID!,
   };
 }

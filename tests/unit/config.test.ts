@@ -23,6 +23,7 @@ test("production names every missing variable", () => {
     "COGNITO_USER_POOL_ID is required in production",
     "COGNITO_CLIENT_ID is required in production",
     "COGNITO_STAFF_CLIENT_ID is required in production",
+    "COGNITO_SERVER_CLIENT_ID is required in production",
     "SMTP_URL is required in production",
     "TRUST_PROXY_HOPS is required in production: the number of proxies in front of the app (0 if none); " +
       "behind a load balancer, 0 makes every member share its IP and so its per-IP rate limits",
@@ -38,6 +39,7 @@ const PRODUCTION = {
   COGNITO_USER_POOL_ID: "ap-northeast-1_abc",
   COGNITO_CLIENT_ID: "client",
   COGNITO_STAFF_CLIENT_ID: "staff-client",
+  COGNITO_SERVER_CLIENT_ID: "server-client",
   SMTP_URL: "smtp://mail.internal:25",
   TRUST_PROXY_HOPS: "0",
 };

@@ -38,6 +38,12 @@ const POOL: UserPoolType = {
     },
     SignInPolicy: { AllowedFirstAuthFactors: ["PASSWORD", "WEB_AUTHN"] },
   },
+  LambdaConfig: {
+    PreTokenGenerationConfig: {
+      LambdaVersion: "V2_0",
+      LambdaArn: "arn:aws:lambda:ap-northeast-1:123456789012:function:member-account-pre-token-generation",
+    },
+  },
 };
 const CLIENT: UserPoolClientType = {
   UserPoolId: POOL.Id,
@@ -67,10 +73,24 @@ const STAFF_CLIENT: UserPoolClientType = {
   TokenValidityUnits: { AccessToken: "minutes", IdToken: "minutes", RefreshToken: "hours" },
 };
 
+const SERVER_CLIENT: UserPoolClientType = {
+  UserPoolId: POOL.Id,
+  ClientId: "6example0server0client0000",
+  ClientName: "member-account-server",
+  ExplicitAuthFlows: ["ALLOW_ADMIN_USER_PASSWORD_AUTH", "ALLOW_REFRESH_TOKEN_AUTH"],
+  EnableTokenRevocation: true,
+  PreventUserExistenceErrors: "ENABLED",
+  AccessTokenValidity: 10,
+  IdTokenValidity: 10,
+  RefreshTokenValidity: 60,
+  TokenValidityUnits: { AccessToken: "minutes", IdToken: "minutes", RefreshToken: "minutes" },
+};
+
 function problems(change: {
   pool?: Partial<UserPoolType>;
   client?: Partial<UserPoolClientType>;
   staffClient?: Partial<UserPoolClientType>;
+  serverClient?: Partial<UserPoolClientType>;
   softwareTokenMfa?: boolean;
   webAuthn?: WebAuthnConfigurationType | undefined;
   adminGroupExists?: boolean;
@@ -79,6 +99,7 @@ function problems(change: {
     pool: { ...POOL, ...change.pool },
     client: { ...CLIENT, ...change.client },
     staffClient: { ...STAFF_CLIENT, ...change.staffClient },
+    serverClient: { ...SERVER_CLIENT, ...change.serverClient },
     softwareTokenMfa: change.softwareTokenMfa ?? true,
     webAuthn: "webAuthn" in change ? change.webAuthn : WEB_AUTHN,
     adminGroupExists: change.adminGroupExists ?? true,
@@ -171,7 +192,7 @@ test("passkeys: a client without USER_AUTH, the Lite plan and a pool without pas
       "(sign-in, passkey sign-in and session refresh use AdminInitiateAuth)",
   ]);
   expect(problems({ pool: { UserPoolTier: "LITE" } })).toEqual([
-    `user pool ${POOL.Id}: UserPoolTier is "LITE", must be "ESSENTIALS" or "PLUS" (passkeys need one of these plans)`,
+    `user pool ${POOL.Id}: UserPoolTier is "LITE", must be "ESSENTIALS" or "PLUS" (passkeys and access token customization need one of these plans)`,
   ]);
   expect(problems({ pool: { UserPoolTier: "PLUS" } })).toEqual([]);
   expect(
@@ -235,6 +256,53 @@ test("the staff client must be a client of its own, with short-lived tokens and 
   ]);
 });
 
+test("a pool without the V2_0 pre token generation trigger is refused: its tokens could change credentials", () => {
+  const refused = expect.stringContaining("LambdaConfig.PreTokenGenerationConfig is");
+  expect(problems({ pool: { LambdaConfig: undefined } })).toEqual([refused]);
+  const versionOne = { LambdaVersion: "V1_0" as const, LambdaArn: "arn:aws:lambda:x:1:function:f" };
+  expect(problems({ pool: { LambdaConfig: { PreTokenGenerationConfig: versionOne } } })).toEqual([refused]);
+  const versionThree = { ...versionOne, LambdaVersion: "V3_0" as const };
+  expect(problems({ pool: { LambdaConfig: { PreTokenGenerationConfig: versionThree } } })).toEqual([]);
+});
+
+test("the server-only client is one of its own, signed in through by the app's AWS credentials alone, short-lived", () => {
+  expect(problems({ serverClient: { ClientId: STAFF_CLIENT.ClientId } })).toEqual([
+    expect.stringContaining("is the members' or the staff app client, must be a client of its own"),
+  ]);
+  // A flow anyone can call with a password would mint tokens that change credentials at Cognito.
+  for (const flow of [
+    "ALLOW_USER_PASSWORD_AUTH",
+    "ALLOW_USER_SRP_AUTH",
+    "ALLOW_USER_AUTH",
+    "ALLOW_CUSTOM_AUTH",
+  ] as const) {
+    expect(
+      problems({ serverClient: { ExplicitAuthFlows: [...SERVER_CLIENT.ExplicitAuthFlows!, flow] } }),
+      flow,
+    ).toEqual([expect.stringContaining('must be ["ALLOW_ADMIN_USER_PASSWORD_AUTH","ALLOW_REFRESH_TOKEN_AUTH"]')]);
+  }
+  expect(problems({ serverClient: { AllowedOAuthFlowsUserPoolClient: true, AllowedOAuthFlows: ["code"] } })).toEqual([
+    expect.stringContaining("allows OAuth flows, must allow none"),
+  ]);
+  expect(problems({ serverClient: { ClientSecret: "secret" } })).toEqual([
+    expect.stringContaining("has a client secret, must have none"),
+  ]);
+  expect(
+    problems({
+      serverClient: {
+        AccessTokenValidity: undefined,
+        IdTokenValidity: undefined,
+        RefreshTokenValidity: undefined,
+        TokenValidityUnits: undefined,
+      },
+    }),
+  ).toEqual([
+    expect.stringContaining("AccessTokenValidity is Cognito's default, must be at most 10 minutes"),
+    expect.stringContaining("IdTokenValidity is Cognito's default, must be at most 10 minutes"),
+    expect.stringContaining("RefreshTokenValidity is Cognito's default, must be at most 60 minutes"),
+  ]);
+});
+
 test("a missing admin group is refused, by its configured name", () => {
   expect(problems({ adminGroupExists: false })).toEqual([
     `user pool ${POOL.Id}: group "admin" (ADMIN_GROUP) does not exist (staff pages need it)`,
@@ -258,6 +326,7 @@ test("a pool that cannot be read stops the start too, naming the permissions the
           pool: POOL,
           client: CLIENT,
           staffClient: STAFF_CLIENT,
+          serverClient: SERVER_CLIENT,
           softwareTokenMfa: true,
           webAuthn: WEB_AUTHN,
           adminGroupExists: group === "admin",

@@ -1,9 +1,12 @@
+import { randomBytes } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { decodeJwt } from "jose";
+import { logger } from "~/integrations/logger.server";
 import { memberDirectory, memberPasskeys } from "../../../db/schema";
 import type { PasskeyChallenge } from "~/integrations/cognito/passkey-flows.server";
 import { DomainError } from "../domain-error.server";
 import { openForPurpose, sealForPurpose } from "../sessions/refresh-tokens.server";
+import { noteUnknownPasskeys, offeredCredentialIds } from "../security/factor-reconcile.server";
 import { recordPasskeyUse } from "./passkeys.server";
 import { type BrowserSignIn, type SignInDependencies, type SignInResult, startSignedInSession } from "./sign-in.server";
 
@@ -35,21 +38,58 @@ export async function webAuthnChallengeOr(
   return challenge;
 }
 
+/** How long the browser may take over the passkey prompt: Cognito's challenge Session lasts 3 minutes by default. */
+export const PASSKEY_REQUEST_TIMEOUT_MS = 180_000;
+
+/**
+ * The request options the browser gets, the same four fields for everyone: the challenge, the timeout, the relying
+ * party and user verification. No `allowCredentials`: the member's passkeys are discoverable, the browser offers
+ * this site's, and a list would tell anyone who asks which addresses hold passkeys and their credential ids.
+ */
+function requestOptionsFor(input: { challenge: string; rpId: string }): string {
+  return JSON.stringify({
+    challenge: input.challenge,
+    timeout: PASSKEY_REQUEST_TIMEOUT_MS,
+    rpId: input.rpId,
+    userVerification: "required",
+  });
+}
+
 /**
  * "Sign in with a passkey", first call: Cognito's USER_AUTH flow with WEB_AUTHN preferred for the address typed.
- * An address Cognito does not know, and one without a passkey, both answer "noPasskey", so the button tells nobody
- * which addresses are members.
+ * Whatever the address (a member with passkeys, a member without, an unconfirmed or unknown one), the answer has the
+ * same shape and costs the same one Cognito call: Cognito's challenge for a holder, or a challenge of our own that no
+ * passkey can answer for the others (its state names no Cognito Session), so the button tells nobody which addresses
+ * are members or hold passkeys. Passkeys Cognito offers for the member that our list lacks were added around our
+ * pages: they are noted for removal (and the member told once) here, where Cognito names them.
  */
 export async function beginPasskeySignIn(
-  deps: Pick<SignInDependencies, "identity">,
+  deps: Pick<SignInDependencies, "identity" | "config" | "db" | "clock">,
   input: { email: string },
 ): Promise<PasskeyChallengeState & { requestOptionsJson: string }> {
-  const challenge = await webAuthnChallengeOr("noPasskey", deps.identity.beginPasskeySignIn(input.email));
+  const rpId = new URL(deps.config.origin).hostname;
+  const challenge = await webAuthnChallengeOr("noPasskey", deps.identity.beginPasskeySignIn(input.email)).catch(
+    (error: unknown) => {
+      if (error instanceof DomainError && error.code === "noPasskey") return null;
+      throw error;
+    },
+  );
+  if (!challenge) {
+    const decoy = randomBytes(32).toString("base64url");
+    return {
+      email: input.email,
+      username: "",
+      session: "",
+      requestOptionsJson: requestOptionsFor({ challenge: decoy, rpId }),
+    };
+  }
+  const cognitoOptions = JSON.parse(challenge.requestOptionsJson) as { challenge?: unknown };
+  await noteUnknownPasskeysOffered(deps, { email: input.email, requestOptionsJson: challenge.requestOptionsJson });
   return {
     email: input.email,
     username: challenge.username,
     session: challenge.session,
-    requestOptionsJson: challenge.requestOptionsJson,
+    requestOptionsJson: requestOptionsFor({ challenge: String(cognitoOptions.challenge ?? ""), rpId }),
   };
 }
 
@@ -62,7 +102,7 @@ export async function beginPasskeySignIn(
  * no longer signs in and a passkey unknown at Cognito all read "passkeyRefused", as a wrong passkey does.
  */
 export async function beginPasskeyAutofillSignIn(
-  deps: Pick<SignInDependencies, "identity" | "db">,
+  deps: Pick<SignInDependencies, "identity" | "db" | "config" | "clock">,
   input: { credentialId: string },
 ): Promise<PasskeyChallengeState & { requestOptionsJson: string }> {
   const [owner] = await deps.db
@@ -71,11 +111,7 @@ export async function beginPasskeyAutofillSignIn(
     .innerJoin(memberDirectory, eq(memberDirectory.sub, memberPasskeys.sub))
     .where(eq(memberPasskeys.credentialId, input.credentialId));
   if (!owner) throw new DomainError("passkeyRefused");
-  const challenge = await beginPasskeySignIn(deps, { email: owner.email }).catch((error: unknown) => {
-    throw error instanceof DomainError && error.code === "noPasskey"
-      ? new DomainError("passkeyRefused", { cause: error })
-      : error;
-  });
+  const challenge = await beginPasskeySignIn(deps, { email: owner.email });
   const options = JSON.parse(challenge.requestOptionsJson) as Record<string, unknown>;
   const requestOptionsJson = JSON.stringify({
     ...options,
@@ -112,18 +148,56 @@ export function openPasskeyChallenge(
  * and the session starts exactly as after a password sign-in, device-limit screen and new-browser alert included. A
  * passkey is a second factor in itself (something held, unlocked on the device), so no code step follows. The
  * passkey's last use is then noted in the member's list.
+ *
+ * Only a passkey our list holds for this member signs in (SECURITY.md 34): one Cognito holds that our pages did not
+ * add is refused before Cognito is asked (the first call noted it); a challenge of our own (an address without
+ * passkeys) is refused as any wrong passkey.
  */
 export async function completePasskeySignIn(
   deps: SignInDependencies,
   input: BrowserSignIn & { challenge: PasskeyChallengeState; credential: { id: string } & Record<string, unknown> },
 ): Promise<SignInResult> {
+  const { challenge, credential } = input;
+  if (!challenge.session) throw new DomainError("passkeyRefused");
+  const [owner] = await deps.db
+    .select({ sub: memberPasskeys.sub })
+    .from(memberPasskeys)
+    .where(eq(memberPasskeys.credentialId, credential.id));
+  if (!owner) throw new DomainError("passkeyRefused");
   const tokens = await deps.identity.answerPasskeyChallenge({
-    username: input.challenge.username,
-    session: input.challenge.session,
-    credentialJson: JSON.stringify(input.credential),
+    username: challenge.username,
+    session: challenge.session,
+    credentialJson: JSON.stringify(credential),
   });
-  const result = await startSignedInSession(deps, tokens, { ...input, email: input.challenge.email });
   const sub = String(decodeJwt(tokens.idToken).sub);
-  await recordPasskeyUse(deps.db, { sub, credentialId: input.credential.id, at: deps.clock.now() });
+  if (sub !== owner.sub) {
+    if (tokens.refreshToken) await deps.identity.revokeRefreshToken(tokens.refreshToken).catch(() => undefined);
+    throw new DomainError("passkeyRefused");
+  }
+  const result = await startSignedInSession(deps, tokens, { ...input, email: challenge.email });
+  await recordPasskeyUse(deps.db, { sub, credentialId: credential.id, at: deps.clock.now() });
   return result;
+}
+
+/**
+ * The passkeys in Cognito's challenge for the address's member that our list lacks, noted (noteUnknownPasskeys records
+ * and mails once). Never fails the sign-in: a note that cannot be written waits for the next chance.
+ */
+async function noteUnknownPasskeysOffered(
+  deps: Pick<SignInDependencies, "db" | "identity" | "clock">,
+  input: { email: string; requestOptionsJson: string },
+): Promise<void> {
+  const offered = offeredCredentialIds(input.requestOptionsJson);
+  if (offered.length === 0) return;
+  try {
+    const [member] = await deps.db
+      .select({ sub: memberDirectory.sub, email: memberDirectory.email, locale: memberDirectory.locale })
+      .from(memberDirectory)
+      .where(eq(memberDirectory.emailKey, input.email.trim().toLowerCase()));
+    if (!member) return;
+    const locale = member.locale === "en" ? "en" : "ja";
+    await noteUnknownPasskeys(deps, { sub: member.sub, email: member.email, locale }, offered);
+  } catch (error) {
+    logger.warn({ err: error }, "could not compare Cognito's passkeys with the member's list");
+  }
 }

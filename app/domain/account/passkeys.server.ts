@@ -2,6 +2,7 @@ import { and, asc, count, eq } from "drizzle-orm";
 import type { Database } from "../../../db/client.server";
 import { memberPasskeys } from "../../../db/schema";
 import type { Locale } from "~/i18n/locales";
+import type { ServerToken } from "~/integrations/cognito/member-flows.server";
 import type { AppServices } from "~/services.server";
 import { DomainError } from "../domain-error.server";
 import { queueMail, ringMailOutbox } from "../mail/mail-outbox.server";
@@ -51,15 +52,16 @@ export async function countPasskeys(db: Database, sub: string): Promise<number> 
 /** "Add a passkey", first step: Cognito's creation options for the browser (Cognito keeps the challenge). */
 export function passkeyCreationOptions(
   deps: Pick<PasskeyDependencies, "identity">,
-  input: { accessToken: string },
+  input: { token: ServerToken },
 ): Promise<Record<string, unknown>> {
-  return deps.identity.startPasskeyRegistration(input.accessToken);
+  return deps.identity.startPasskeyRegistration(input.token);
 }
 
 interface PasskeyChange {
   sub: string;
   email: string;
-  accessToken: string;
+  /** The session's server token (the re-authentication step's): Cognito's passkey calls take no other. */
+  token: ServerToken;
   /** The request's client IP and User-Agent, for the security record. */
   clientIp: string;
   userAgent: string | null;
@@ -103,7 +105,7 @@ export async function addPasskey(
   deps: PasskeyDependencies,
   input: PasskeyChange & { credential: { id: string } & Record<string, unknown> },
 ): Promise<Passkey> {
-  await deps.identity.completePasskeyRegistration({ accessToken: input.accessToken, credential: input.credential });
+  await deps.identity.completePasskeyRegistration({ token: input.token, credential: input.credential });
   const now = deps.clock.now();
   const device = describeDevice(input.userAgent);
   const passkey: Passkey = {
@@ -139,7 +141,7 @@ export async function renamePasskey(
 }
 
 /**
- * Deletes one of the member's passkeys at Cognito (with their access token: only their own can go), then from our
+ * Deletes one of the member's passkeys at Cognito (with their server token: only their own can go), then from our
  * list, recorded and mailed. One already gone at Cognito is removed from the list all the same. Null: the member
  * has no passkey by that id.
  */
@@ -152,7 +154,7 @@ export async function removePasskey(
   );
   if (!passkey) return null;
   try {
-    await deps.identity.deletePasskey({ accessToken: input.accessToken, credentialId: input.credentialId });
+    await deps.identity.deletePasskey({ token: input.token, credentialId: input.credentialId });
   } catch (error) {
     if (!(error instanceof DomainError && error.code === "passkeyNotFound")) throw error;
   }

@@ -1,13 +1,12 @@
 import type { Locale } from "~/i18n/locales";
-import type { IdentityTokens } from "~/integrations/cognito/member-flows.server";
 import { logger } from "~/integrations/logger.server";
 import type { AppServices } from "~/services.server";
-import { DomainError, toDomainError } from "../domain-error.server";
+import { DomainError } from "../domain-error.server";
 import { queueNotice } from "../mail/mail-outbox.server";
 import { twoStepStatusOf } from "../security/two-step-verification.server";
 import { renewSessionSignIn } from "../sessions/page-sessions.server";
 import { endSessions, signOutEverywhere } from "../sessions/session-ending.server";
-import { recordPasswordTyped } from "./reauthentication.server";
+import { recordPasswordTyped, verifyMemberFactors } from "./reauthentication.server";
 import { refuseWeakPassword } from "./password-strength.server";
 import { originJtiOf } from "./sign-in.server";
 
@@ -22,29 +21,31 @@ export type PasswordChangeResult =
     }
   | {
       /**
-       * The password is changed and everyone is signed out, this browser too: Cognito refused the authenticator
-       * code when it was signed in again. The member signs in again with the new password.
+       * The password is changed and everyone is signed out, this browser too: its sign-in with the new password met
+       * Cognito's code challenge, and the code the change took cannot be used twice. The browser answers the
+       * challenge at the sign-in's code step with the app's next code (`username` and `session` are Cognito's).
        */
-      kind: "signInAgain";
+      kind: "codeStep";
       endedSessions: number;
+      username: string;
+      session: string;
     };
 
 /**
- * Changes the member's password with their access token (a wrong current password comes out as the DomainError
- * "currentPasswordMismatch"), then signs out every other sign-in. Their session rows end, which is what signs
- * other browsers out on their next request. Cognito keeps refresh tokens through a password change, so a global
- * sign-out revokes every one of them, including sign-ins no session of ours records (a sibling service's before
- * it registers the device): none can mint another access token, and the member API refuses the ones they hold
- * (recordSignOutEverywhere). This browser is then signed in again with the new password and keeps its session.
- * If the global sign-out fails, the ended sessions' refresh tokens are revoked one by one instead (best effort),
- * and this browser keeps its tokens. A new password too easy to guess, or made of the member's address or name (the
- * stored profile's), is refused before Cognito is asked. The account is mailed that its password changed (after the
- * response).
+ * Changes the member's password. The current password, and for a member with 2-step verification the authenticator
+ * app's code, are checked at Cognito first by a sign-in through the server-only client (verifyMemberFactors: a wrong
+ * password is "currentPasswordMismatch", a missing code "codeRequired", a wrong one "codeMismatch"), so nothing
+ * changes unless both are right; ChangePassword then runs with that server token. A new password too easy to guess,
+ * or made of the member's address or name (the stored profile's), is refused before Cognito is asked.
  *
- * A member with 2-step verification gives the authenticator app's code with the change (a missing one is
- * "codeRequired", before Cognito is asked), since signing this browser in again with the new password is answered
- * with Cognito's code challenge. Cognito can only check the code there, after the change and the global sign-out:
- * if it refuses it, this browser's session ends as well and the answer is "signInAgain" (the password stays changed).
+ * Then every other sign-in is signed out: their session rows end, which signs other browsers out on their next
+ * request. Cognito keeps refresh tokens through a password change, so a global sign-out revokes every one of them,
+ * including sign-ins no session of ours records (a sibling service's before it registers the device): none can mint
+ * another access token, and the member API refuses the ones they hold (recordSignOutEverywhere). This browser is
+ * signed in again with the new password and keeps its session; a member with 2-step verification is sent to the
+ * code step for that ("codeStep"). If the global sign-out fails, the ended sessions' refresh tokens are revoked one
+ * by one instead (best effort), and this browser keeps its tokens. The account is mailed that its password changed
+ * (after the response).
  */
 export async function changePassword(
   deps: PasswordChangeDependencies,
@@ -52,7 +53,6 @@ export async function changePassword(
     sub: string;
     email: string;
     sessionId: string;
-    accessToken: string;
     currentPassword: string;
     newPassword: string;
     /** The authenticator app's code: required when the member uses 2-step verification. */
@@ -67,8 +67,9 @@ export async function changePassword(
 ): Promise<PasswordChangeResult> {
   await refuseWeakPassword(input.newPassword, input);
   if (!input.code && (await twoStepStatusOf(deps.db, input.sub)).enabled) throw new DomainError("codeRequired");
+  const token = await verifyMemberFactors(deps, { ...input, password: input.currentPassword });
   await deps.identity.changePassword({
-    accessToken: input.accessToken,
+    token,
     currentPassword: input.currentPassword,
     newPassword: input.newPassword,
   });
@@ -90,42 +91,27 @@ export async function changePassword(
   await recordPasswordTyped(deps.db, { sub: input.sub, sessionId: input.sessionId, at: deps.clock.now() });
   // Without the global sign-out this browser's refresh token still works: it keeps its tokens.
   if (!globalSignOut) return { kind: "changed", endedSessions, accessToken: null };
-  let tokens: IdentityTokens;
+  let answer;
   try {
-    tokens = await signInAgain(deps, { email: input.email, password: input.newPassword, code: input.code });
+    answer = await deps.identity.beginSignIn({ email: input.email, password: input.newPassword });
   } catch (error) {
-    if (toDomainError(error)?.code === "codeMismatch") {
-      // Its refresh token went with the global sign-out: the session cannot outlive its access token anyway.
-      await endSessions(deps, { sessionId: input.sessionId });
-      return { kind: "signInAgain", endedSessions };
-    }
     // The password is changed and everyone else is out; this browser stays signed in until its access token
     // expires, and then signs in again with the new password.
     logger.warn({ err: error }, "could not sign this browser in again after a password change");
     return { kind: "changed", endedSessions, accessToken: null };
   }
-  if (!tokens.refreshToken) throw new Error("Cognito returned no refresh token at sign-in");
+  if (answer.kind === "softwareTokenRequired") {
+    // Its refresh token went with the global sign-out: the session cannot outlive its access token anyway.
+    await endSessions(deps, { sessionId: input.sessionId });
+    return { kind: "codeStep", endedSessions, username: answer.username, session: answer.session };
+  }
+  if (answer.kind !== "tokens" || !answer.tokens.refreshToken) {
+    throw new Error(`Cognito answered ${answer.kind} when signing in again after a password change`);
+  }
   await renewSessionSignIn(deps, {
     sessionId: input.sessionId,
-    refreshToken: tokens.refreshToken,
-    originJti: originJtiOf(tokens.accessToken),
+    refreshToken: answer.tokens.refreshToken,
+    originJti: originJtiOf(answer.tokens.accessToken),
   });
-  return { kind: "changed", endedSessions, accessToken: tokens.accessToken };
-}
-
-/** A password sign-in, with Cognito's code challenge answered when the member uses 2-step verification. */
-async function signInAgain(
-  deps: PasswordChangeDependencies,
-  input: { email: string; password: string; code: string | undefined },
-): Promise<IdentityTokens> {
-  const answer = await deps.identity.beginSignIn({ email: input.email, password: input.password });
-  if (answer.kind === "tokens") return answer.tokens;
-  if (answer.kind === "softwareTokenRequired" && input.code) {
-    return deps.identity.answerSoftwareTokenChallenge({
-      username: answer.username,
-      session: answer.session,
-      code: input.code,
-    });
-  }
-  throw new Error(`Cognito asked for ${answer.kind} when signing in again after a password change`);
+  return { kind: "changed", endedSessions, accessToken: answer.tokens.accessToken };
 }

@@ -1,11 +1,13 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
-import { decodeJwt } from "jose";
 import type { Database } from "../../../db/client.server";
 import { memberSessions } from "../../../db/schema";
-import { logger } from "~/integrations/logger.server";
+import type { Locale } from "~/i18n/locales";
+import type { ServerToken } from "~/integrations/cognito/member-flows.server";
 import type { AppServices } from "~/services.server";
 import { DomainError } from "../domain-error.server";
+import { reconcilePasskeysLater } from "../security/factor-reconcile.server";
 import { recordSecurityEvent } from "../security/security-record.server";
+import { keepServerToken } from "../sessions/server-tokens.server";
 import { twoStepMemberByUsername } from "../security/two-step-verification.server";
 
 /**
@@ -61,54 +63,79 @@ export async function movePasswordTimeBack(
 }
 
 /**
- * Checks a signed-in member's password at Cognito with a password sign-in. For a member with 2-step verification that
- * sign-in ends at Cognito's code challenge, which Cognito issues only once the password matched: the challenge is
- * proof enough, when the user name it names is this member's. A wrong password, or another member's account, is
- * "currentPasswordMismatch". Answers the check's refresh token when Cognito issued tokens (the caller revokes it).
+ * Checks a signed-in member's password at Cognito with a password sign-in through the server-only app client (its
+ * tokens never leave the server, so nothing needs revoking). Answers the ServerToken, or, for a member with 2-step
+ * verification, Cognito's code challenge, which Cognito issues only once the password matched. A wrong password, or
+ * another member's account, is "currentPasswordMismatch".
  */
 export async function checkMemberPassword(
   deps: Pick<AppServices, "db" | "identity">,
   input: { sub: string; email: string; password: string },
-): Promise<{ refreshToken?: string }> {
+): Promise<{ kind: "token"; token: ServerToken } | { kind: "codeRequired"; username: string; session: string }> {
   let answer;
   try {
-    answer = await deps.identity.beginSignIn({ email: input.email, password: input.password });
+    answer = await deps.identity.serverSignIn({ email: input.email, password: input.password });
   } catch (error) {
     if (error instanceof DomainError && (error.code === "invalidCredentials" || error.code === "userNotFound")) {
       throw new DomainError("currentPasswordMismatch", { cause: error });
     }
     throw error;
   }
-  if (answer.kind === "tokens") {
-    const { refreshToken, idToken } = answer.tokens;
-    // Straight from Cognito over TLS: decoding is enough. Another account's password proves nothing about this one.
-    if (decodeJwt(idToken).sub === input.sub) return { refreshToken };
-    if (refreshToken) await deps.identity.revokeRefreshToken(refreshToken).catch(() => undefined);
-  } else if (answer.kind === "softwareTokenRequired") {
-    if ((await twoStepMemberByUsername(deps.db, answer.username))?.sub === input.sub) return {};
+  // Another account's password proves nothing about this one.
+  if (answer.kind === "serverToken" && answer.token.sub === input.sub) return { kind: "token", token: answer.token };
+  if (answer.kind === "softwareTokenRequired") {
+    if ((await twoStepMemberByUsername(deps.db, answer.username))?.sub === input.sub) {
+      return { kind: "codeRequired", username: answer.username, session: answer.session };
+    }
   }
   throw new DomainError("currentPasswordMismatch");
 }
 
 /**
- * The password step before a sensitive change: the password is checked by a Cognito sign-in (checkMemberPassword), as
- * the cancellation checks it (a wrong one is the DomainError "currentPasswordMismatch"; the caller counts the attempt with the
- * sign-in attempts). The check's own sign-in is revoked at once: it must not outlive the step. The session's
- * password time is then renewed and the event recorded.
+ * The member's password, and for a member with 2-step verification the authenticator app's code, checked at Cognito
+ * through the server-only app client: the ServerToken that the credential changes use. A missing code is
+ * "codeRequired" (the password was right: the form asks for the code beside it), a wrong one "codeMismatch".
+ */
+export async function verifyMemberFactors(
+  deps: Pick<AppServices, "db" | "identity">,
+  input: { sub: string; email: string; password: string; code?: string | undefined },
+): Promise<ServerToken> {
+  const checked = await checkMemberPassword(deps, input);
+  if (checked.kind === "token") return checked.token;
+  if (!input.code) throw new DomainError("codeRequired");
+  const token = await deps.identity.serverAnswerSoftwareTokenChallenge({
+    username: checked.username,
+    session: checked.session,
+    code: input.code,
+  });
+  if (token.sub !== input.sub) throw new DomainError("currentPasswordMismatch");
+  return token;
+}
+
+/**
+ * The re-authentication step before a sensitive change: the password (and the app's code, with 2-step verification)
+ * checked by verifyMemberFactors, as the cancellation checks the password (the caller counts the attempt with the
+ * sign-in attempts). The session's password time is then renewed, its server token kept for the credential changes
+ * of the next minutes, and the event recorded; the member's passkeys are reconciled with the token after the answer.
  */
 export async function reauthenticate(
-  deps: Pick<AppServices, "db" | "identity" | "clock">,
-  input: { sub: string; email: string; sessionId: string; password: string; clientIp: string },
+  deps: Pick<AppServices, "db" | "identity" | "clock" | "config">,
+  input: {
+    sub: string;
+    email: string;
+    sessionId: string;
+    password: string;
+    code?: string | undefined;
+    clientIp: string;
+    /** The page's language: a mail's, should the passkeys reconciled with the new token need one. */
+    locale: Locale;
+  },
 ): Promise<void> {
-  const { refreshToken } = await checkMemberPassword(deps, input);
-  if (refreshToken) {
-    await deps.identity
-      .revokeRefreshToken(refreshToken)
-      .catch((error: unknown) => logger.warn({ err: error }, "could not revoke the password step's refresh token"));
-  }
+  const token = await verifyMemberFactors(deps, input);
   const occurredAt = deps.clock.now();
   await deps.db.transaction(async (tx) => {
     await recordPasswordTyped(tx, { sub: input.sub, sessionId: input.sessionId, at: occurredAt });
+    await keepServerToken(tx, { sessionId: input.sessionId, token, secrets: deps.config.sessionSecrets });
     await recordSecurityEvent(tx, {
       kind: "re-authenticated",
       sub: input.sub,
@@ -117,4 +144,5 @@ export async function reauthenticate(
       occurredAt,
     });
   });
+  reconcilePasskeysLater(deps, { sub: input.sub, email: input.email, locale: input.locale, token });
 }

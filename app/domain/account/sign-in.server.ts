@@ -1,17 +1,14 @@
 import { decodeJwt } from "jose";
 import { DomainError, type DomainErrorCode } from "../domain-error.server";
-import type { IdentityTokens, PasswordSignIn } from "~/integrations/cognito/member-flows.server";
+import type { IdentityTokens, PasswordSignIn, ServerToken } from "~/integrations/cognito/member-flows.server";
+import { keepServerToken } from "../sessions/server-tokens.server";
+import { keepSignInToOurRecord, reconcilePasskeysLater } from "../security/factor-reconcile.server";
 import type { AppServices } from "~/services.server";
 import { type StartSessionResult, startSession } from "../sessions/device-admission.server";
 import { describeDevice } from "../sessions/device-description.server";
 import { recordRefusedSignIn, recordSecurityEvent } from "../security/security-record.server";
 import { claimRecoveryCode, countRecoveryCodesLeft, releaseRecoveryCode } from "../security/recovery-codes.server";
-import {
-  clearTotpOffMark,
-  markTotpOff,
-  twoStepMemberByUsername,
-  twoStepStatusOf,
-} from "../security/two-step-verification.server";
+import { clearTotpOffMark, markTotpOff, twoStepMemberByUsername } from "../security/two-step-verification.server";
 import type { Database } from "../../../db/client.server";
 import { logger } from "~/integrations/logger.server";
 import type { Locale } from "~/i18n/locales";
@@ -109,36 +106,61 @@ async function countRefusedSignIn(deps: SignInDependencies, input: { email: stri
 
 /**
  * Authenticates with Cognito and records the browser's session (or holds it at the device limit), or answers that an
- * invited member must choose a password first. Cognito's failures come out as DomainErrors; wrong password, unknown
- * and unconfirmed users read the same to the member.
+ * invited member must choose a password first, or that the code step comes next. Cognito's failures come out as
+ * DomainErrors; wrong password, unknown and unconfirmed users read the same to the member. Where Cognito's second
+ * factor and our record disagree, our record wins before the member goes on (keepSignInToOurRecord). A sign-in
+ * that ends here with tokens also gets the session its server token (the password was just typed), with which the
+ * member's passkeys are reconciled after the answer.
  */
 export async function signIn(
   deps: SignInDependencies,
   input: BrowserSignIn & { password: string },
 ): Promise<SignInResult | NewPasswordRequired | CodeRequired> {
-  const answer = await authenticate(deps, input);
+  const answer = await keepSignInToOurRecord(deps, {
+    answer: await authenticate(deps, input),
+    email: input.email,
+    locale: input.locale,
+    revoke: (refreshToken) => deps.identity.revokeRefreshToken(refreshToken),
+    signInAgain: () => deps.identity.beginSignIn(input),
+  });
   if (answer.kind === "newPasswordRequired") {
     return { kind: "newPasswordRequired", email: input.email, username: answer.username, session: answer.session };
   }
   if (answer.kind === "softwareTokenRequired") {
     return { kind: "codeRequired", email: input.email, username: answer.username, session: answer.session };
   }
-  await refuseWithoutAppCode(deps, answer.tokens);
-  return startSignedInSession(deps, answer.tokens, input);
+  const claims = decodeJwt(answer.tokens.idToken);
+  const email = typeof claims.email === "string" ? claims.email : input.email;
+  // Asked beside the session's own writes: a second sign-in, through the server-only client, with the same password.
+  const serverToken = deps.identity.serverSignIn({ email, password: input.password }).then(
+    (server) => (server.kind === "serverToken" && server.token.sub === claims.sub ? server.token : null),
+    (error: unknown) => {
+      logger.warn({ err: error }, "no server token at sign-in: credential changes will ask for the password again");
+      return null;
+    },
+  );
+  const result = await startSignedInSession(deps, answer.tokens, input);
+  await keepSignInServerToken(deps, { ...input, email, sessionId: result.sessionId, token: await serverToken });
+  return result;
 }
 
-/**
- * Cognito gave tokens for the password alone, yet our flag says this member uses 2-step verification: their TOTP is
- * off at Cognito for the instant of a recovery code's sign-in, or switching it back on failed then. The sign-in is
- * refused (its refresh token revoked) and TOTP switched on again, so the next try asks for the code.
- */
-async function refuseWithoutAppCode(deps: SignInDependencies, tokens: IdentityTokens): Promise<void> {
-  const sub = String(decodeJwt(tokens.idToken).sub);
-  if (!(await twoStepStatusOf(deps.db, sub)).enabled) return;
-  logger.warn("a password sign-in of a member with 2-step verification got no code challenge; refused, TOTP on again");
-  if (tokens.refreshToken) await deps.identity.revokeRefreshToken(tokens.refreshToken).catch(() => undefined);
-  await deps.identity.setSoftwareTokenPreferenceOf({ username: sub, enabled: true });
-  throw new DomainError("unavailable");
+/** The server token of a password sign-in, kept for its session; the passkeys reconciled with it after the answer. */
+async function keepSignInServerToken(
+  deps: SignInDependencies,
+  input: BrowserSignIn & { sessionId: string; token: ServerToken | null },
+): Promise<void> {
+  if (!input.token) return;
+  try {
+    await keepServerToken(deps.db, {
+      sessionId: input.sessionId,
+      token: input.token,
+      secrets: deps.config.sessionSecrets,
+    });
+  } catch (error) {
+    logger.warn({ err: error }, "could not keep the sign-in's server token");
+    return;
+  }
+  reconcilePasskeysLater(deps, { sub: input.token.sub, email: input.email, locale: input.locale, token: input.token });
 }
 
 /**

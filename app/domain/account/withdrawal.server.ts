@@ -44,16 +44,16 @@ export interface CancellationInput {
  * of a cancelled member, see startSession), so the Cognito user is deleted only afterwards: if that fails or times
  * out, the record says so and finishOwedCognitoDeletions (the purge job) completes it; "user not found" counts as
  * done. A repeated submission finds the cancellation recorded and changes nothing. The sessions' refresh tokens are
- * revoked as they end (endSessions, with retries), the check's own last.
+ * revoked as they end (endSessions, with retries); the check's sign-in is the server-only client's, which keeps no
+ * refresh token.
  */
 export async function cancelMembership(
   deps: WithdrawalDependencies,
   input: CancellationInput,
 ): Promise<{ kind: "cancelled"; endedSessions: number; cognitoDeleted: boolean } | { kind: "passwordMismatch" }> {
   const now = deps.clock.now();
-  let checkRefreshToken: string | undefined;
   try {
-    ({ refreshToken: checkRefreshToken } = await checkMemberPassword(deps, input));
+    await checkMemberPassword(deps, input);
   } catch (error) {
     if (error instanceof DomainError && error.code === "currentPasswordMismatch") return { kind: "passwordMismatch" };
     throw error;
@@ -89,14 +89,6 @@ export async function cancelMembership(
     },
   );
   const cognitoDeleted = await deleteCognitoUser(deps, input.sub);
-  if (checkRefreshToken && !cognitoDeleted) {
-    // A deleted user's tokens are dead already; otherwise the check's own sign-in must not outlive the membership.
-    await deps.identity
-      .revokeRefreshToken(checkRefreshToken)
-      .catch((error: unknown) =>
-        logger.warn({ err: error }, "could not revoke the cancellation check's refresh token"),
-      );
-  }
   return { kind: "cancelled", endedSessions: ended.length, cognitoDeleted };
 }
 

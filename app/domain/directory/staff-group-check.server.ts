@@ -6,6 +6,7 @@ import { logger } from "~/integrations/logger.server";
 import { countJobRun } from "~/integrations/metrics.server";
 import type { Clock } from "~/services.server";
 import { scheduleRepeating } from "../jobs/repeating-job.server";
+import { keepStaffAuthenticatorsOn } from "../security/factor-reconcile.server";
 import { saveManyFromCognito } from "./member-directory.server";
 
 /**
@@ -51,7 +52,7 @@ const TOKEN_TIME_RESOLUTION_MS = 1000;
 
 export interface StaffGroupCheckDependencies {
   db: Database;
-  identity: Pick<IdentityProvider, "listUsersInGroup">;
+  identity: Pick<IdentityProvider, "listUsersInGroup" | "getUser" | "setSoftwareTokenPreferenceOf">;
   clock: Clock;
 }
 
@@ -92,7 +93,8 @@ async function listGroupMembers(
  * Reads the staff group's members from Cognito and writes them into the directory's `groups`: the group added
  * where it is missing, removed where Cognito no longer lists the member, and a member the directory lacks added
  * with their row (else a new staff member would wait for the next reconcile). Then records the check's start as
- * the time the membership is known from. "busy": another instance has this interval's check.
+ * the time the membership is known from, and holds the staff's authenticators at Cognito to our record
+ * (keepStaffAuthenticatorsOn). "busy": another instance has this interval's check.
  */
 export async function checkStaffGroup(
   deps: StaffGroupCheckDependencies,
@@ -142,6 +144,10 @@ export async function checkStaffGroup(
         ),
       );
   });
+  await keepStaffAuthenticatorsOn(
+    deps,
+    members.map((user) => ({ sub: user.sub, email: user.email, locale: user.attributes.locale ?? null })),
+  );
   return "checked";
 }
 

@@ -8,6 +8,7 @@ import { countJobRun } from "~/integrations/metrics.server";
 import type { Clock } from "~/services.server";
 import { PENDING_SIGN_IN_TTL_MS } from "../sessions/device-admission.server";
 import { revokeOwedRefreshTokens } from "../sessions/refresh-tokens.server";
+import { deleteExpiredServerTokens } from "../sessions/server-tokens.server";
 import {
   STAFF_SESSION_IDLE_MS,
   STAFF_SESSION_MAX_MS,
@@ -61,6 +62,8 @@ export interface PurgeReport {
   emailChangeTokens: number;
   securityEvents: number;
   signInAlertTokens: number;
+  /** Server-only client tokens past their minutes (app/domain/sessions/server-tokens.server.ts). */
+  serverTokens: number;
   finishedMail: number;
   cognitoDeletions: { deleted: number; owed: number } | null;
   revocations: { confirmed: number; owed: number } | null;
@@ -146,14 +149,15 @@ export async function purgeStaffSessions(db: Database, now: Date): Promise<{ del
 }
 
 /**
- * Deletions by the retention rules: ended sessions (members' and staff's), old e-mail-change tokens, expired sign-in alert links, sent or
- * abandoned mail, security events past their 400 days, cancelled members past retention.
+ * Deletions by the retention rules: ended sessions (members' and staff's), old e-mail-change tokens, expired sign-in alert links,
+ * server tokens past their minutes, sent or abandoned mail, security events past their 400 days, cancelled members past retention.
  */
 async function purgeExpiredData(db: Database, now: Date) {
   const { deleted: endedSessions } = await purgeEndedSessions(db, now);
   const { deleted: endedStaffSessions } = await purgeStaffSessions(db, now);
   const { deleted: emailChangeTokenCount } = await purgeEmailChangeTokens(db, now);
   const { deleted: signInAlertTokens } = await purgeExpiredSignInAlertTokens(db, now);
+  const serverTokens = await deleteExpiredServerTokens(db, now);
   const { deleted: finishedMail } = await purgeFinishedMail(db, now);
   const { deleted: securityEvents } = await purgeExpiredSecurityEvents(db, now);
   const { purged: cancelledProfiles } = await purgeCancelledProfiles(db, now);
@@ -163,6 +167,7 @@ async function purgeExpiredData(db: Database, now: Date) {
     endedStaffSessions,
     emailChangeTokens: emailChangeTokenCount,
     signInAlertTokens,
+    serverTokens,
     finishedMail,
     securityEvents,
   };

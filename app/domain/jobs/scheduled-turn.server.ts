@@ -15,7 +15,7 @@ const TURN_SHARE = 0.9;
  */
 export async function claimScheduledTurn(
   db: Database,
-  job: "purge" | "reconcile",
+  job: "purge" | "reconcile" | "factors",
   intervalMs: number,
 ): Promise<boolean> {
   const claimed = await db

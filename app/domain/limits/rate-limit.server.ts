@@ -182,6 +182,22 @@ export const PASSKEY_CHANGE_PER_IP = {
   windowMs: HOUR_MS,
 } satisfies RateLimitPolicy;
 
+/**
+ * Setting up and turning off the authenticator app on /my/security/authenticator/, per member: each set-up asks
+ * Cognito for a new secret (AssociateSoftwareToken) and each turning off deletes one (AdminDeleteSoftwareToken) and
+ * mails the member. Ten an hour covers a phone that will not scan; a loop stops there.
+ */
+export const TWO_STEP_CHANGE_PER_MEMBER = {
+  scope: "two-step-change:member",
+  limit: 10,
+  windowMs: HOUR_MS,
+} satisfies RateLimitPolicy;
+export const TWO_STEP_CHANGE_PER_IP = {
+  scope: "two-step-change:ip",
+  limit: 300,
+  windowMs: HOUR_MS,
+} satisfies RateLimitPolicy;
+
 export const RATE_LIMIT_POLICIES = {
   SIGN_IN_PER_ACCOUNT,
   SIGN_IN_PER_IP,
@@ -209,6 +225,8 @@ export const RATE_LIMIT_POLICIES = {
   DATA_COPY_PER_IP,
   PASSKEY_CHANGE_PER_MEMBER,
   PASSKEY_CHANGE_PER_IP,
+  TWO_STEP_CHANGE_PER_MEMBER,
+  TWO_STEP_CHANGE_PER_IP,
 } as const;
 
 export type RateLimitPolicyName = keyof typeof RATE_LIMIT_POLICIES;
@@ -233,7 +251,8 @@ export type LimitedAction =
   | "deviceRegistration"
   | "staffAction"
   | "dataCopy"
-  | "passkeyChange";
+  | "passkeyChange"
+  | "twoStepChange";
 
 const ACTION_POLICIES: Record<LimitedAction, { perIp: RateLimitPolicyName; perSubject: RateLimitPolicyName }> = {
   signIn: { perIp: "SIGN_IN_PER_IP", perSubject: "SIGN_IN_PER_ACCOUNT" },
@@ -249,6 +268,7 @@ const ACTION_POLICIES: Record<LimitedAction, { perIp: RateLimitPolicyName; perSu
   staffAction: { perIp: "STAFF_ACTION_PER_IP", perSubject: "STAFF_ACTION_PER_ADMIN" },
   dataCopy: { perIp: "DATA_COPY_PER_IP", perSubject: "DATA_COPY_PER_MEMBER" },
   passkeyChange: { perIp: "PASSKEY_CHANGE_PER_IP", perSubject: "PASSKEY_CHANGE_PER_MEMBER" },
+  twoStepChange: { perIp: "TWO_STEP_CHANGE_PER_IP", perSubject: "TWO_STEP_CHANGE_PER_MEMBER" },
 };
 
 export interface RateLimitResult {

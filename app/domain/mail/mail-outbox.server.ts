@@ -5,7 +5,7 @@ import { mailOutbox, memberProfiles } from "../../../db/schema";
 import { type Locale, isLocale } from "~/i18n/locales";
 import { logger } from "~/integrations/logger.server";
 import { countAbandonedMail } from "~/integrations/metrics.server";
-import type { MailTexts, TwoStepChange } from "~/integrations/mailer.server";
+import type { MailTexts, PasskeyChange, TwoStepChange } from "~/integrations/mailer.server";
 import type { AppServices } from "~/services.server";
 import { issueSignInAlertToken } from "../account/sign-in-alert-links.server";
 
@@ -41,7 +41,7 @@ export type OutboxMail =
   | { kind: "passwordChanged"; details: { changedAt: string } }
   | { kind: "passwordReset"; details: { changedAt: string } }
   | { kind: "twoStepChanged"; details: { change: TwoStepChange; changedAt: string; recoveryCodesLeft: string } }
-  | { kind: "passkeyChanged"; details: { change: "added" | "removed"; name: string; changedAt: string } };
+  | { kind: "passkeyChanged"; details: { change: PasskeyChange; name: string; changedAt: string } };
 
 export type MailKind = OutboxMail["kind"];
 

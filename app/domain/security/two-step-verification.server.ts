@@ -1,8 +1,8 @@
 import { and, eq, isNull, lt } from "drizzle-orm";
-import { decodeJwt } from "jose";
 import type { Database } from "../../../db/client.server";
 import { twoStepVerifications } from "../../../db/schema";
 import type { Locale } from "~/i18n/locales";
+import type { ServerToken } from "~/integrations/cognito/member-flows.server";
 import { logger } from "~/integrations/logger.server";
 import type { TwoStepChange } from "~/integrations/mailer.server";
 import type { AppServices, Clock } from "~/services.server";
@@ -74,9 +74,12 @@ export function groupedKey(secret: string): string {
   return secret.replace(/(.{4})(?=.)/g, "$1 ");
 }
 
-/** A new authenticator secret for the member (AssociateSoftwareToken): shown once, while they set the app up. */
-export function startAuthenticatorSetup(deps: TwoStepDependencies, input: { accessToken: string }): Promise<string> {
-  return deps.identity.associateSoftwareToken(input.accessToken);
+/**
+ * A new authenticator secret for the member (AssociateSoftwareToken, with the session's server token): shown once,
+ * while they set the app up.
+ */
+export function startAuthenticatorSetup(deps: TwoStepDependencies, input: { token: ServerToken }): Promise<string> {
+  return deps.identity.associateSoftwareToken(input.token);
 }
 
 interface MemberChange {
@@ -88,7 +91,6 @@ interface MemberChange {
 
 /** The member's own change: the session and the request's client IP, for the security record. */
 interface OwnChange extends MemberChange {
-  accessToken: string;
   sessionId: string;
   clientIp: string;
 }
@@ -113,15 +115,18 @@ async function queueTwoStepNotice(
 
 /**
  * Turns on 2-step verification with the first code from the member's app: Cognito checks it against the secret
- * associated by `startAuthenticatorSetup` (VerifySoftwareToken) and makes the app the member's second factor
- * (SetUserMFAPreference). Then, in one transaction: our flag, 10 new recovery codes, the security record and the
- * notice mail. Answers the recovery codes, which exist in clear only in this answer.
+ * associated by `startAuthenticatorSetup` (VerifySoftwareToken, with the same server token) and the app becomes the
+ * member's second factor (AdminSetUserMFAPreference). Then, in one transaction: our flag, 10 new recovery codes, the
+ * security record and the notice mail. Answers the recovery codes, which exist in clear only in this answer.
  */
-export async function turnOnTwoStep(deps: TwoStepDependencies, input: OwnChange & { code: string }): Promise<string[]> {
-  await deps.identity.verifySoftwareToken({ accessToken: input.accessToken, code: input.code });
-  await deps.identity.setSoftwareTokenPreference({ accessToken: input.accessToken, enabled: true });
-  // Cognito's user name, which the sign-in's challenge will name (the token is the session's, verified on the page view).
-  const username = String(decodeJwt(input.accessToken).username ?? input.sub);
+export async function turnOnTwoStep(
+  deps: TwoStepDependencies,
+  input: OwnChange & { token: ServerToken; code: string },
+): Promise<string[]> {
+  await deps.identity.verifySoftwareToken({ token: input.token, code: input.code });
+  await deps.identity.setSoftwareTokenPreferenceOf({ username: input.token.username, enabled: true });
+  // Cognito's user name, which the sign-in's challenge will name.
+  const { username } = input.token;
   const now = deps.clock.now();
   const codes = await deps.db.transaction(async (tx) => {
     await tx
@@ -143,13 +148,16 @@ export async function turnOnTwoStep(deps: TwoStepDependencies, input: OwnChange 
   return codes;
 }
 
-/** "Make new codes": all earlier recovery codes stop working; the new ones are answered, once. */
+/**
+ * "Make new codes": all earlier recovery codes stop working; the new ones are answered, once. Recorded and mailed:
+ * whoever made them can sign in without the app, and the member's own printed codes no longer work.
+ */
 export async function makeNewRecoveryCodes(
   deps: Pick<AppServices, "db" | "clock">,
-  input: { sub: string; sessionId: string; clientIp: string },
+  input: OwnChange,
 ): Promise<string[] | null> {
   const now = deps.clock.now();
-  return deps.db.transaction(async (tx) => {
+  const codes = await deps.db.transaction(async (tx) => {
     const [enabled] = await tx
       .select({ sub: twoStepVerifications.sub })
       .from(twoStepVerifications)
@@ -164,24 +172,24 @@ export async function makeNewRecoveryCodes(
       sessionId: input.sessionId,
       ipAddress: input.clientIp,
     });
+    await queueTwoStepNotice(tx, { ...input, change: "recoveryCodesReplaced", now, recoveryCodesLeft: codes.length });
     return codes;
   });
+  if (codes) ringMailOutbox();
+  return codes;
 }
 
 /**
- * Turns 2-step verification off: at Cognito first (by the member's own token, or by name for staff), and the secret
- * deleted there (AdminDeleteSoftwareToken), so a lost phone's codes are gone for good and setting up again starts from
- * a new secret; then our flag and the recovery codes, recorded and mailed. Answers false when it was not on.
+ * Turns 2-step verification off: at Cognito first (AdminSetUserMFAPreference, whether the member or staff asked), and
+ * the secret deleted there (AdminDeleteSoftwareToken), so a lost phone's codes are gone for good and setting up again
+ * starts from a new secret; then our flag and the recovery codes, recorded and mailed. Answers false when it was not
+ * on.
  */
 export async function turnOffTwoStep(
   deps: TwoStepDependencies,
   input: (OwnChange & { by: "member" }) | (MemberChange & { by: "staff" }),
 ): Promise<boolean> {
-  if (input.by === "member") {
-    await deps.identity.setSoftwareTokenPreference({ accessToken: input.accessToken, enabled: false });
-  } else {
-    await deps.identity.setSoftwareTokenPreferenceOf({ username: input.sub, enabled: false });
-  }
+  await deps.identity.setSoftwareTokenPreferenceOf({ username: input.sub, enabled: false });
   await deps.identity.deleteSoftwareToken(input.sub);
   const now = deps.clock.now();
   const wasOn = await deps.db.transaction(async (tx) => {

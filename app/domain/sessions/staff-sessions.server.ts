@@ -3,10 +3,12 @@ import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import type { Database } from "../../../db/client.server";
 import { staffSessions } from "../../../db/schema";
 import { verifyAccessToken } from "~/integrations/cognito/access-token.server";
+import type { Locale } from "~/i18n/locales";
 import type { IdentityTokens } from "~/integrations/cognito/member-flows.server";
 import { logger } from "~/integrations/logger.server";
 import type { AppServices } from "~/services.server";
 import { countPasskeys } from "../account/passkeys.server";
+import { keepSignInToOurRecord } from "../security/factor-reconcile.server";
 import { type DomainErrorCode, toDomainError } from "../domain-error.server";
 import { decryptSecret, encryptSecret } from "./refresh-tokens.server";
 import {
@@ -76,12 +78,20 @@ export async function staffClaims(services: Pick<AppServices, "config">, accessT
 /**
  * The password step of the staff sign-in, through the staff app client. Cognito signs in a member without an
  * authenticator app straight away: that sign-in is revoked at once, because a staff session needs a second factor.
+ * Where Cognito's second factor and our record disagree (an authenticator set up or switched off around our pages),
+ * it is repaired first, as at the members' sign-in (keepSignInToOurRecord): our record says whether a code is asked.
  */
 export async function beginStaffSignIn(
   services: StaffSessionServices,
-  input: { email: string; password: string },
+  input: { email: string; password: string; locale: Locale },
 ): Promise<StaffSignInStart> {
-  const answer = await services.identity.staffBeginSignIn(input);
+  const answer = await keepSignInToOurRecord(services, {
+    answer: await services.identity.staffBeginSignIn(input),
+    email: input.email,
+    locale: input.locale,
+    revoke: (refreshToken) => services.identity.staffRevokeRefreshToken(refreshToken),
+    signInAgain: () => services.identity.staffBeginSignIn(input),
+  });
   if (answer.kind === "softwareTokenRequired") {
     return { kind: "codeRequired", email: input.email, username: answer.username, session: answer.session };
   }

@@ -60,6 +60,7 @@ type Operation =
   | "StartWebAuthnRegistration"
   | "CompleteWebAuthnRegistration"
   | "DeleteWebAuthnCredential"
+  | "ListWebAuthnCredentials"
   // AdminInitiateAuth with USER_AUTH (WEB_AUTHN preferred) and AdminRespondToAuthChallenge's WEB_AUTHN answer: a
   // passkey sign-in, whose refusals mean something else than a password's.
   | "PasskeySignIn"

@@ -29,7 +29,7 @@ import {
   callCognito as call,
   toAttributeList,
 } from "./cognito-calls.server";
-import { memberFlows } from "./member-flows.server";
+import { type PasswordSignIn, memberFlows, toServerToken } from "./member-flows.server";
 import { passkeyFlows } from "./passkey-flows.server";
 import type { DescribedPool } from "./pool-contract.server";
 
@@ -45,6 +45,8 @@ export interface IdentityUser {
   /** Cognito's UserCreateDate and UserLastModifiedDate. */
   createdAt: Date;
   updatedAt: Date;
+  /** AdminGetUser's UserMFASettingList (SOFTWARE_TOKEN_MFA when the authenticator is on); ListUsers tells none. */
+  mfaMethods: string[];
 }
 
 /** One page of ListUsers: Cognito pages by at most 60 users, often fewer, with a token while more remain. */
@@ -75,6 +77,7 @@ function toIdentityUser(input: {
   status: string | undefined;
   createdAt: Date | undefined;
   updatedAt: Date | undefined;
+  mfaMethods?: string[] | undefined;
 }): IdentityUser {
   const attributes = Object.fromEntries(
     (input.attributes ?? []).map((attribute) => [attribute.Name ?? "", attribute.Value ?? ""]),
@@ -90,6 +93,7 @@ function toIdentityUser(input: {
     attributes,
     createdAt,
     updatedAt: input.updatedAt ?? createdAt,
+    mfaMethods: input.mfaMethods ?? [],
   };
 }
 
@@ -125,6 +129,7 @@ export function createIdentityProvider(
         status: output.UserStatus,
         createdAt: output.UserCreateDate,
         updatedAt: output.UserLastModifiedDate,
+        mfaMethods: output.UserMFASettingList,
       });
     });
 
@@ -148,13 +153,31 @@ export function createIdentityProvider(
     return sub;
   }
 
+  const leaves = { tokensLeaveServer: true };
   const staffPool = { client, UserPoolId, ClientId: cognito.staffClientId ?? "" };
-  const staffMemberFlows = memberFlows(staffPool);
-  const staffPasskeyFlows = passkeyFlows(staffPool);
+  const staffMemberFlows = memberFlows(staffPool, leaves);
+  const staffPasskeyFlows = passkeyFlows(staffPool, leaves);
+  const serverFlows = memberFlows(
+    { client, UserPoolId, ClientId: cognito.serverClientId ?? "" },
+    { tokensLeaveServer: false },
+  );
+  /** The server-only client's answer, its tokens as a ServerToken (Cognito refuses every call without the setting). */
+  const asServerSignIn = (answer: PasswordSignIn) =>
+    answer.kind === "tokens" ? { kind: "serverToken" as const, token: toServerToken(answer.tokens) } : answer;
 
   return {
-    ...memberFlows({ client, UserPoolId, ClientId }),
-    ...passkeyFlows({ client, UserPoolId, ClientId }),
+    ...memberFlows({ client, UserPoolId, ClientId }, leaves),
+    ...passkeyFlows({ client, UserPoolId, ClientId }, leaves),
+
+    /**
+     * A password sign-in through the server-only app client (COGNITO_SERVER_CLIENT_ID): the ServerToken that the
+     * self-service calls take, or Cognito's code challenge for a member with 2-step verification (answered with
+     * `serverAnswerSoftwareTokenChallenge`). Its refresh token is dropped here: nothing renews a server token.
+     */
+    serverSignIn: async (input: { email: string; password: string }) =>
+      asServerSignIn(await serverFlows.beginSignIn(input)),
+    serverAnswerSoftwareTokenChallenge: async (input: { username: string; session: string; code: string }) =>
+      toServerToken(await serverFlows.answerSoftwareTokenChallenge(input)),
 
     /**
      * The staff area's sign-in, through the staff app client (COGNITO_STAFF_CLIENT_ID): its tokens are the only ones
@@ -367,10 +390,14 @@ export function createIdentityProvider(
       const options = { abortSignal: AbortSignal.timeout(COGNITO_CALL_DEADLINE_MS) };
       if (!cognito.staffClientId)
         throw new Error("COGNITO_STAFF_CLIENT_ID is not set: the staff app client is unknown");
-      const [pool, appClient, staffClient, mfa, adminGroupExists] = await Promise.all([
+      if (!cognito.serverClientId) {
+        throw new Error("COGNITO_SERVER_CLIENT_ID is not set: the server-only app client is unknown");
+      }
+      const [pool, appClient, staffClient, serverClient, mfa, adminGroupExists] = await Promise.all([
         client.send(new DescribeUserPoolCommand({ UserPoolId }), options),
         client.send(new DescribeUserPoolClientCommand({ UserPoolId, ClientId }), options),
         client.send(new DescribeUserPoolClientCommand({ UserPoolId, ClientId: cognito.staffClientId }), options),
+        client.send(new DescribeUserPoolClientCommand({ UserPoolId, ClientId: cognito.serverClientId }), options),
         client.send(new GetUserPoolMfaConfigCommand({ UserPoolId }), options),
         client.send(new GetGroupCommand({ UserPoolId, GroupName: adminGroup }), options).then(
           () => true,
@@ -380,13 +407,14 @@ export function createIdentityProvider(
           },
         ),
       ]);
-      if (!pool.UserPool || !appClient.UserPoolClient || !staffClient.UserPoolClient) {
+      if (!pool.UserPool || !appClient.UserPoolClient || !staffClient.UserPoolClient || !serverClient.UserPoolClient) {
         throw new Error("Cognito described no user pool or app client");
       }
       return {
         pool: pool.UserPool,
         client: appClient.UserPoolClient,
         staffClient: staffClient.UserPoolClient,
+        serverClient: serverClient.UserPoolClient,
         softwareTokenMfa: mfa.SoftwareTokenMfaConfiguration?.Enabled === true,
         ...(mfa.WebAuthnConfiguration ? { webAuthn: mfa.WebAuthnConfiguration } : {}),
         adminGroupExists,

@@ -11,12 +11,14 @@ import {
   ForgotPasswordCommand,
   ResendConfirmationCodeCommand,
   RevokeTokenCommand,
-  SetUserMFAPreferenceCommand,
   SignUpCommand,
   VerifySoftwareTokenCommand,
 } from "@aws-sdk/client-cognito-identity-provider";
+import { decodeJwt } from "jose";
+import { logger } from "~/integrations/logger.server";
 import { type CognitoPool, callCognito as call, toAttributeList } from "./cognito-calls.server";
 import { type CognitoOperation, toIdentityError } from "./cognito-errors.server";
+import { SELF_SERVICE_SCOPE } from "./pre-token-generation";
 
 export interface IdentityTokens {
   accessToken: string;
@@ -49,8 +51,44 @@ export type PasswordSignIn =
       session: string;
     };
 
-export function toTokens(result: AuthenticationResultType | undefined, operation: CognitoOperation): IdentityTokens {
+/**
+ * An access token of the server-only app client (COGNITO_SERVER_CLIENT_ID), the one kind Cognito's self-service
+ * operations accept (it keeps the aws.cognito.signin.user.admin scope). Never put in a cookie, an answer or a log:
+ * it can change the member's credentials at Cognito. A type of its own, so a member's token cannot be passed where
+ * one is needed.
+ */
+export interface ServerToken {
+  readonly kind: "server";
+  readonly accessToken: string;
+  readonly sub: string;
+  /** Cognito's user name, which its challenges name (the sub in a pool that signs in by e-mail). */
+  readonly username: string;
+  readonly expiresAt: Date;
+}
+
+/** Whose tokens a set of flows gets: tokens that leave the server (members', staff) or the server-only client's. */
+export interface FlowOptions {
+  /**
+   * The tokens go to a browser, a cookie or a sibling: a token carrying the self-service scope is refused here, so a
+   * pool without the pre token generation trigger fails closed instead of handing out power over credentials.
+   */
+  tokensLeaveServer: boolean;
+}
+
+export function toTokens(
+  result: AuthenticationResultType | undefined,
+  operation: CognitoOperation,
+  options: FlowOptions = { tokensLeaveServer: true },
+): IdentityTokens {
   if (!result?.AccessToken || !result.IdToken) throw toIdentityError(new Error("no tokens"), operation);
+  if (options.tokensLeaveServer && hasSelfServiceScope(result.AccessToken)) {
+    logger.error(
+      { operation },
+      "Cognito issued an access token with the self-service scope to a client whose tokens leave the server: the " +
+        "pool's pre token generation trigger is missing or wrong (docs/deployment.md); the sign-in is refused",
+    );
+    throw toIdentityError(new Error("access token with the self-service scope"), operation);
+  }
   return {
     accessToken: result.AccessToken,
     idToken: result.IdToken,
@@ -59,12 +97,33 @@ export function toTokens(result: AuthenticationResultType | undefined, operation
   };
 }
 
+/** Straight from Cognito over TLS: decoding is enough to read what it says of itself. */
+function hasSelfServiceScope(accessToken: string): boolean {
+  const scope = decodeJwt(accessToken).scope;
+  return typeof scope === "string" && scope.split(" ").includes(SELF_SERVICE_SCOPE);
+}
+
+/** The server-only client's sign-in as a ServerToken (its refresh token is dropped: nothing renews the token). */
+export function toServerToken(tokens: IdentityTokens): ServerToken {
+  const claims = decodeJwt(tokens.accessToken);
+  return {
+    kind: "server",
+    accessToken: tokens.accessToken,
+    sub: String(claims.sub ?? ""),
+    username: String(claims.username ?? claims.sub ?? ""),
+    expiresAt: new Date(Number(claims.exp ?? 0) * 1000),
+  };
+}
+
 /**
  * The calls of a member's own flows: sign-up and its confirmation, sign-in (with the first sign-in's challenge),
  * tokens refreshed and revoked, signing out everywhere, the forgotten and the changed password. Part of the identity
  * provider (identity-provider.server.ts), which adds the calls on users that staff, jobs and the directory make.
+ * The self-service calls (the authenticator, the password change) take a ServerToken.
  */
-export function memberFlows({ client, UserPoolId, ClientId }: CognitoPool) {
+export function memberFlows({ client, UserPoolId, ClientId }: CognitoPool, options: FlowOptions) {
+  const tokensOf = (result: AuthenticationResultType | undefined, operation: CognitoOperation) =>
+    toTokens(result, operation, options);
   function initiatePasswordAuth(
     input: { email: string; password: string },
     abortSignal: AbortSignal,
@@ -110,7 +169,7 @@ export function memberFlows({ client, UserPoolId, ClientId }: CognitoPool) {
     /** The tokens of a password sign-in, where no challenge is possible (a signed-in member re-checked). */
     signIn: (input: { email: string; password: string }) =>
       call("AdminInitiateAuth", async (abortSignal) =>
-        toTokens((await initiatePasswordAuth(input, abortSignal)).AuthenticationResult, "AdminInitiateAuth"),
+        tokensOf((await initiatePasswordAuth(input, abortSignal)).AuthenticationResult, "AdminInitiateAuth"),
       ),
 
     /** The sign-in form's password sign-in: the tokens, or the first sign-in's new-password challenge. */
@@ -124,7 +183,7 @@ export function memberFlows({ client, UserPoolId, ClientId }: CognitoPool) {
         if (output.ChallengeName === "SOFTWARE_TOKEN_MFA" && output.Session) {
           return { kind: "softwareTokenRequired", username, session: output.Session };
         }
-        return { kind: "tokens", tokens: toTokens(output.AuthenticationResult, "AdminInitiateAuth") };
+        return { kind: "tokens", tokens: tokensOf(output.AuthenticationResult, "AdminInitiateAuth") };
       }),
 
     /** Answers NEW_PASSWORD_REQUIRED with the member's own password: the user is CONFIRMED and signed in. */
@@ -140,7 +199,7 @@ export function memberFlows({ client, UserPoolId, ClientId }: CognitoPool) {
           }),
           { abortSignal },
         );
-        return toTokens(output.AuthenticationResult, "AdminRespondToAuthChallenge");
+        return tokensOf(output.AuthenticationResult, "AdminRespondToAuthChallenge");
       }),
 
     /**
@@ -159,16 +218,16 @@ export function memberFlows({ client, UserPoolId, ClientId }: CognitoPool) {
           }),
           { abortSignal },
         );
-        return toTokens(output.AuthenticationResult, "AdminRespondToAuthChallenge");
+        return tokensOf(output.AuthenticationResult, "AdminRespondToAuthChallenge");
       }),
 
     /**
      * A new authenticator secret for the signed-in member (Base32, as authenticator apps take it). Each call replaces
      * the secret not yet verified; a verified one stays in force until VerifySoftwareToken succeeds with the new one.
      */
-    associateSoftwareToken: (accessToken: string) =>
+    associateSoftwareToken: (token: ServerToken) =>
       call("AssociateSoftwareToken", async (abortSignal) => {
-        const output = await client.send(new AssociateSoftwareTokenCommand({ AccessToken: accessToken }), {
+        const output = await client.send(new AssociateSoftwareTokenCommand({ AccessToken: token.accessToken }), {
           abortSignal,
         });
         if (!output.SecretCode) throw toIdentityError(new Error("no secret"), "AssociateSoftwareToken");
@@ -176,10 +235,10 @@ export function memberFlows({ client, UserPoolId, ClientId }: CognitoPool) {
       }),
 
     /** The first code from the app, which makes the associated secret the member's (Status SUCCESS). */
-    verifySoftwareToken: (input: { accessToken: string; code: string }) =>
+    verifySoftwareToken: (input: { token: ServerToken; code: string }) =>
       call("VerifySoftwareToken", async (abortSignal) => {
         const output = await client.send(
-          new VerifySoftwareTokenCommand({ AccessToken: input.accessToken, UserCode: input.code }),
+          new VerifySoftwareTokenCommand({ AccessToken: input.token.accessToken, UserCode: input.code }),
           { abortSignal },
         );
         // ERROR without an exception is a code Cognito did not accept.
@@ -190,18 +249,6 @@ export function memberFlows({ client, UserPoolId, ClientId }: CognitoPool) {
           );
         }
       }),
-
-    /** Turns the verified authenticator on (and preferred) or off as the member's second factor, by their own token. */
-    setSoftwareTokenPreference: (input: { accessToken: string; enabled: boolean }) =>
-      call("SetUserMFAPreference", (abortSignal) =>
-        client.send(
-          new SetUserMFAPreferenceCommand({
-            AccessToken: input.accessToken,
-            SoftwareTokenMfaSettings: { Enabled: input.enabled, PreferredMfa: input.enabled },
-          }),
-          { abortSignal },
-        ),
-      ).then(() => undefined),
 
     refresh: (refreshToken: string) =>
       call("RefreshToken", async (abortSignal) => {
@@ -214,7 +261,7 @@ export function memberFlows({ client, UserPoolId, ClientId }: CognitoPool) {
           }),
           { abortSignal },
         );
-        return toTokens(output.AuthenticationResult, "RefreshToken");
+        return tokensOf(output.AuthenticationResult, "RefreshToken");
       }),
 
     revokeRefreshToken: (refreshToken: string) =>
@@ -245,11 +292,11 @@ export function memberFlows({ client, UserPoolId, ClientId }: CognitoPool) {
         ),
       ).then(() => undefined),
 
-    changePassword: (input: { accessToken: string; currentPassword: string; newPassword: string }) =>
+    changePassword: (input: { token: ServerToken; currentPassword: string; newPassword: string }) =>
       call("ChangePassword", (abortSignal) =>
         client.send(
           new ChangePasswordCommand({
-            AccessToken: input.accessToken,
+            AccessToken: input.token.accessToken,
             PreviousPassword: input.currentPassword,
             ProposedPassword: input.newPassword,
           }),

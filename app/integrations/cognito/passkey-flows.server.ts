@@ -4,11 +4,12 @@ import {
   CompleteWebAuthnRegistrationCommand,
   type CompleteWebAuthnRegistrationCommandInput,
   DeleteWebAuthnCredentialCommand,
+  ListWebAuthnCredentialsCommand,
   StartWebAuthnRegistrationCommand,
 } from "@aws-sdk/client-cognito-identity-provider";
 import { type CognitoPool, callCognito as call } from "./cognito-calls.server";
 import { toIdentityError } from "./cognito-errors.server";
-import { type IdentityTokens, toTokens } from "./member-flows.server";
+import { type FlowOptions, type IdentityTokens, type ServerToken, toTokens } from "./member-flows.server";
 
 /**
  * What a passkey sign-in's first call answers: Cognito's WEB_AUTHN challenge (the request options for the browser's
@@ -28,15 +29,16 @@ export type PasskeyChallenge =
 
 /**
  * The passkey calls (Cognito's WebAuthn operations, on the Essentials plan with ALLOW_USER_AUTH on the app client):
- * registering and deleting one with the member's access token, and signing in with USER_AUTH's WEB_AUTHN challenge.
- * Cognito does every WebAuthn check (challenge, origin, relying party, signature); the app only carries the JSON.
+ * registering, listing and deleting them with a ServerToken (Cognito has no administrator operation on a user's
+ * passkeys), and signing in with USER_AUTH's WEB_AUTHN challenge. Cognito does every WebAuthn check (challenge,
+ * origin, relying party, signature); the app only carries the JSON.
  */
-export function passkeyFlows({ client, UserPoolId, ClientId }: CognitoPool) {
+export function passkeyFlows({ client, UserPoolId, ClientId }: CognitoPool, options: FlowOptions) {
   return {
     /** PublicKeyCredentialCreationOptionsJSON for navigator.credentials.create; Cognito keeps the challenge. */
-    startPasskeyRegistration: (accessToken: string) =>
+    startPasskeyRegistration: (token: ServerToken) =>
       call("StartWebAuthnRegistration", async (abortSignal) => {
-        const output = await client.send(new StartWebAuthnRegistrationCommand({ AccessToken: accessToken }), {
+        const output = await client.send(new StartWebAuthnRegistrationCommand({ AccessToken: token.accessToken }), {
           abortSignal,
         });
         if (!output.CredentialCreationOptions) {
@@ -46,24 +48,47 @@ export function passkeyFlows({ client, UserPoolId, ClientId }: CognitoPool) {
       }),
 
     /** Stores the browser's RegistrationResponseJSON as the member's passkey (Cognito checks the attestation). */
-    completePasskeyRegistration: (input: { accessToken: string; credential: Record<string, unknown> }) =>
+    completePasskeyRegistration: (input: { token: ServerToken; credential: Record<string, unknown> }) =>
       call("CompleteWebAuthnRegistration", (abortSignal) =>
         client.send(
           new CompleteWebAuthnRegistrationCommand({
-            AccessToken: input.accessToken,
+            AccessToken: input.token.accessToken,
             Credential: input.credential as CompleteWebAuthnRegistrationCommandInput["Credential"],
           }),
           { abortSignal },
         ),
       ).then(() => undefined),
 
-    deletePasskey: (input: { accessToken: string; credentialId: string }) =>
+    deletePasskey: (input: { token: ServerToken; credentialId: string }) =>
       call("DeleteWebAuthnCredential", (abortSignal) =>
         client.send(
-          new DeleteWebAuthnCredentialCommand({ AccessToken: input.accessToken, CredentialId: input.credentialId }),
+          new DeleteWebAuthnCredentialCommand({
+            AccessToken: input.token.accessToken,
+            CredentialId: input.credentialId,
+          }),
           { abortSignal },
         ),
       ).then(() => undefined),
+
+    /** The ids of every passkey Cognito holds for the token's user (all pages). */
+    listPasskeyCredentialIds: (token: ServerToken) =>
+      call("ListWebAuthnCredentials", async (abortSignal) => {
+        const ids: string[] = [];
+        let NextToken: string | undefined;
+        do {
+          const output = await client.send(
+            new ListWebAuthnCredentialsCommand({ AccessToken: token.accessToken, MaxResults: 20, NextToken }),
+            { abortSignal },
+          );
+          ids.push(
+            ...(output.Credentials ?? []).flatMap((credential) =>
+              credential.CredentialId ? [credential.CredentialId] : [],
+            ),
+          );
+          NextToken = output.NextToken;
+        } while (NextToken);
+        return ids;
+      }),
 
     /** USER_AUTH with WEB_AUTHN preferred: the challenge for the browser, or none when Cognito offers another. */
     beginPasskeySignIn: (email: string) =>
@@ -102,7 +127,7 @@ export function passkeyFlows({ client, UserPoolId, ClientId }: CognitoPool) {
           }),
           { abortSignal },
         );
-        return toTokens(output.AuthenticationResult, "PasskeyChallengeAnswer");
+        return toTokens(output.AuthenticationResult, "PasskeyChallengeAnswer", options);
       }),
   };
 }

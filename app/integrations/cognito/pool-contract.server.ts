@@ -20,6 +20,8 @@ export interface DescribedPool {
   client: UserPoolClientType;
   /** The staff area's app client (COGNITO_STAFF_CLIENT_ID). */
   staffClient: UserPoolClientType;
+  /** The server-only app client (COGNITO_SERVER_CLIENT_ID), whose tokens keep the self-service scope. */
+  serverClient: UserPoolClientType;
   /** SoftwareTokenMfaConfiguration.Enabled: members may use an authenticator app. */
   softwareTokenMfa: boolean;
   webAuthn?: WebAuthnConfigurationType;
@@ -106,6 +108,28 @@ export const REQUIRED_STAFF_CLIENT_SETTINGS = {
   TokenValidityUnits: { AccessToken: "minutes", IdToken: "minutes", RefreshToken: "hours" },
 } satisfies Partial<UserPoolClientType>;
 
+/**
+ * The server-only client: its tokens keep Cognito's self-service scope (the pre token generation trigger suppresses
+ * it for every other client), so it must be reachable with the app's AWS credentials alone. Its only sign-in is
+ * AdminInitiateAuth with a password (IAM-authorized); no public flow (USER_PASSWORD_AUTH, SRP, USER_AUTH, custom
+ * auth) and no OAuth, or anyone holding a member's password could mint a token that changes credentials at Cognito
+ * around our pages. Its access tokens outlive the re-authentication step by no more than its 10 minutes; its refresh
+ * tokens are never kept, and last Cognito's minimum of an hour.
+ */
+export const REQUIRED_SERVER_CLIENT_SETTINGS = {
+  ExplicitAuthFlows: ["ALLOW_ADMIN_USER_PASSWORD_AUTH", "ALLOW_REFRESH_TOKEN_AUTH"],
+  EnableTokenRevocation: true,
+  PreventUserExistenceErrors: "ENABLED",
+  RefreshTokenRotation: { Feature: "DISABLED" },
+  AccessTokenValidity: 10,
+  IdTokenValidity: 10,
+  RefreshTokenValidity: 60,
+  TokenValidityUnits: { AccessToken: "minutes", IdToken: "minutes", RefreshToken: "minutes" },
+} satisfies Partial<UserPoolClientType>;
+
+/** The pre token generation trigger versions that can customize access tokens (V1_0 reaches the ID token only). */
+export const ACCESS_TOKEN_TRIGGER_VERSIONS = ["V2_0", "V3_0"] as const;
+
 /** A client's token lifetime in seconds, as DescribeUserPoolClient reports its validity and unit. */
 function lifetimeSeconds(validity: number | undefined, unit: string | undefined, defaultSeconds: number): number {
   if (validity === undefined) return defaultSeconds;
@@ -157,6 +181,57 @@ function staffClientProblems(staffClient: UserPoolClientType, memberClientId: st
       problems.push(
         `${name}: ${setting} is ${validity === undefined ? "Cognito's default" : `${validity} ${unit ?? "hours"}`}, must be at most ${most} ` +
           "(staff rights end soon after a removal from the staff group; a staff session lasts at most 8 hours)",
+      );
+    }
+  }
+  return problems;
+}
+
+/** Every way the server-only client differs from REQUIRED_SERVER_CLIENT_SETTINGS, one line each. */
+function serverClientProblems(serverClient: UserPoolClientType, otherClientIds: (string | undefined)[]): string[] {
+  const problems: string[] = [];
+  const name = `server-only app client ${serverClient.ClientId ?? "?"}`;
+  const required = REQUIRED_SERVER_CLIENT_SETTINGS;
+  if (serverClient.ClientId !== undefined && otherClientIds.includes(serverClient.ClientId)) {
+    problems.push(
+      `${name}: is the members' or the staff app client, must be a client of its own (COGNITO_SERVER_CLIENT_ID)`,
+    );
+  }
+  if (serverClient.ClientSecret) problems.push(`${name}: has a client secret, must have none`);
+  const flows = serverClient.ExplicitAuthFlows ?? [];
+  const allowed: readonly string[] = required.ExplicitAuthFlows;
+  if (!flows.includes("ALLOW_ADMIN_USER_PASSWORD_AUTH") || flows.some((flow) => !allowed.includes(flow))) {
+    problems.push(
+      `${name}: ExplicitAuthFlows is ${show(serverClient.ExplicitAuthFlows)}, must be ${show(required.ExplicitAuthFlows)} ` +
+        "(its tokens can change credentials at Cognito: only the app's AWS credentials may sign in through it)",
+    );
+  }
+  if (serverClient.AllowedOAuthFlowsUserPoolClient === true || (serverClient.AllowedOAuthFlows ?? []).length > 0) {
+    problems.push(`${name}: allows OAuth flows, must allow none (its tokens never leave the server)`);
+  }
+  if (serverClient.PreventUserExistenceErrors !== required.PreventUserExistenceErrors) {
+    problems.push(
+      `${name}: PreventUserExistenceErrors is ${show(serverClient.PreventUserExistenceErrors)}, must be "ENABLED"`,
+    );
+  }
+  const units = serverClient.TokenValidityUnits;
+  const limits = [
+    ["AccessTokenValidity", serverClient.AccessTokenValidity, units?.AccessToken, 3_600, 10 * 60, "10 minutes"],
+    ["IdTokenValidity", serverClient.IdTokenValidity, units?.IdToken, 3_600, 10 * 60, "10 minutes"],
+    [
+      "RefreshTokenValidity",
+      serverClient.RefreshTokenValidity,
+      units?.RefreshToken ?? "days",
+      30 * 86_400,
+      60 * 60,
+      "60 minutes",
+    ],
+  ] as const;
+  for (const [setting, validity, unit, defaultSeconds, maxSeconds, most] of limits) {
+    if (lifetimeSeconds(validity, unit, defaultSeconds) > maxSeconds) {
+      problems.push(
+        `${name}: ${setting} is ${validity === undefined ? "Cognito's default" : `${validity} ${unit ?? "hours"}`}, must be at most ${most} ` +
+          "(a token that can change credentials lives no longer than the re-authentication it follows)",
       );
     }
   }
@@ -215,11 +290,22 @@ export function poolContractProblems(described: DescribedPool, expected: PoolExp
         "(2-step verification uses an authenticator app)",
     );
   }
+  const trigger = pool.LambdaConfig?.PreTokenGenerationConfig;
+  if (
+    !trigger?.LambdaArn ||
+    !(ACCESS_TOKEN_TRIGGER_VERSIONS as readonly string[]).includes(trigger.LambdaVersion ?? "")
+  ) {
+    problems.push(
+      `${poolName}: LambdaConfig.PreTokenGenerationConfig is ${show(trigger)}, must name the app's trigger with ` +
+        'LambdaVersion "V2_0" (build/http-server/pre-token-generation.js, SERVER_CLIENT_IDS = COGNITO_SERVER_CLIENT_ID): ' +
+        "without it every member's and sibling's access token can change credentials at Cognito",
+    );
+  }
   // DescribeUserPool names no plan only for pools older than the plans, which are Essentials.
   const plan = pool.UserPoolTier ?? "ESSENTIALS";
   if (!(PASSKEY_FEATURE_PLANS as readonly string[]).includes(plan)) {
     problems.push(
-      `${poolName}: UserPoolTier is ${show(plan)}, must be "ESSENTIALS" or "PLUS" (passkeys need one of these plans)`,
+      `${poolName}: UserPoolTier is ${show(plan)}, must be "ESSENTIALS" or "PLUS" (passkeys and access token customization need one of these plans)`,
     );
   }
   const firstFactors = pool.Policies?.SignInPolicy?.AllowedFirstAuthFactors;
@@ -273,6 +359,7 @@ export function poolContractProblems(described: DescribedPool, expected: PoolExp
   }
 
   problems.push(...staffClientProblems(described.staffClient, client.ClientId));
+  problems.push(...serverClientProblems(described.serverClient, [client.ClientId, described.staffClient.ClientId]));
 
   if (!described.adminGroupExists) {
     problems.push(`${poolName}: group ${show(expected.adminGroup)} (ADMIN_GROUP) does not exist (staff pages need it)`);

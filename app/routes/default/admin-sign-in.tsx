@@ -147,7 +147,7 @@ export async function action({ request, url, context }: Route.ActionArgs) {
       attemptLimit: ({ email }) => ({ action: "signIn", subject: email }),
     },
     async (value, reply) => {
-      const started = await beginStaffSignIn(services, value);
+      const started = await beginStaffSignIn(services, { ...value, locale: getLocale(context) });
       if (started.kind === "codeRequired") {
         const expiresAt = clock.now().getTime() + 15 * 60 * 1000;
         const { email, username, session } = started;

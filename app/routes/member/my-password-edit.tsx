@@ -9,7 +9,7 @@ import { CurrentPasswordField } from "~/components/form/current-password-field";
 import { FormAlert } from "~/components/form/fields";
 import { NewPasswordField } from "~/components/form/new-password-field";
 import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
-import { sessionCookie } from "~/cookies/app-cookies.server";
+import { CODE_CHALLENGE_COOKIE_MAX_AGE_S, codeChallengeCookie, sessionCookie } from "~/cookies/app-cookies.server";
 import { PasswordChangeSchema } from "~/domain/forms/password-schemas";
 import { changePassword } from "~/domain/account/password-change.server";
 import { twoStepStatusOf } from "~/domain/security/two-step-verification.server";
@@ -47,6 +47,7 @@ export async function action({ request, url, context }: Route.ActionArgs) {
       errorFields: {
         currentPasswordMismatch: "currentPassword",
         codeRequired: "code",
+        codeMismatch: "code",
         ...newPasswordErrorFields("newPassword"),
       },
     },
@@ -57,18 +58,22 @@ export async function action({ request, url, context }: Route.ActionArgs) {
         sub: member.sub,
         email: member.email,
         sessionId: member.sessionId,
-        accessToken: member.accessToken,
         familyName: member.familyName,
         givenName: member.givenName,
         ...value,
         clientIp: clientIpOf(context),
         locale,
       });
-      if (changed.kind === "signInAgain") {
-        const cleared = { "Set-Cookie": await sessionCookie.clear(services.config) };
-        return getToastUtils(context).redirectWithError(pathFor("auth-sign-in", locale), "passwordChangedSignInAgain", {
-          headers: cleared,
-        });
+      if (changed.kind === "codeStep") {
+        // This browser's sign-in with the new password waits for the app's next code at the sign-in's code step.
+        const headers = new Headers();
+        headers.append("Set-Cookie", await sessionCookie.clear(services.config));
+        const { username, session } = changed;
+        const expiresAt = Date.now() + CODE_CHALLENGE_COOKIE_MAX_AGE_S * 1000;
+        const challenge = { email: member.email, username, session, expiresAt };
+        headers.append("Set-Cookie", await codeChallengeCookie.serialize(services.config, challenge));
+        const codeStep = `${pathFor("auth-two-step", locale)}?to=my-profile`;
+        return getToastUtils(context).redirectWithSuccess(codeStep, "passwordChangedEnterNextCode", { headers });
       }
       const { accessToken } = changed;
       const headers = accessToken

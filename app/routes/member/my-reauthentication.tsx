@@ -4,11 +4,13 @@ import { handleFormPost } from "~/components/form/form-action.server";
 import { FORM_FIELD_TEXTS, formConstraint } from "~/components/form/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
+import { AuthenticatorCodeField } from "~/components/form/authenticator-code-field";
 import { CurrentPasswordField } from "~/components/form/current-password-field";
 import { FormAlert } from "~/components/form/fields";
 import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
 import { reauthenticate } from "~/domain/account/reauthentication.server";
 import { ReauthenticationSchema } from "~/domain/forms/reauthentication-schema";
+import { twoStepStatusOf } from "~/domain/security/two-step-verification.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
@@ -18,10 +20,12 @@ import { pathFor } from "~/routing/route-table";
 import { clientIpOf, servicesOf } from "~/router-context.server";
 import type { Route } from "./+types/my-reauthentication";
 
-export function loader({ url, context }: Route.LoaderArgs) {
-  requireMember(context, url);
+export async function loader({ url, context }: Route.LoaderArgs) {
+  const member = requireMember(context, url);
   return {
     title: getInstance(context).t("account:reauthentication.title"),
+    // Our record alone says whether the member uses 2-step verification: a page view asks Cognito nothing.
+    asksCode: (await twoStepStatusOf(servicesOf(context).db, member.sub)).enabled,
     translations: loadTranslations(context, [{ namespace: "account", keys: ["reauthentication"] }, FORM_FIELD_TEXTS]),
     constraint: formConstraint(ReauthenticationSchema),
   };
@@ -37,19 +41,21 @@ export async function action({ request, url, context }: Route.ActionArgs) {
     await request.formData(),
     {
       schema: ReauthenticationSchema,
-      hideFields: ["password"],
+      hideFields: ["password", "code"],
       // Guessing this password is guessing the sign-in password: it counts with the sign-in attempts.
       attemptLimit: () => ({ action: "signIn", subject: member.email }),
-      errorFields: { currentPasswordMismatch: "password" },
+      errorFields: { currentPasswordMismatch: "password", codeRequired: "code", codeMismatch: "code" },
     },
-    async ({ password }) => {
+    async ({ password, code }) => {
       const services = servicesOf(context);
       await reauthenticate(services, {
         sub: member.sub,
         email: member.email,
         sessionId: member.sessionId,
         password,
+        code,
         clientIp: clientIpOf(context),
+        locale: getLocale(context),
       });
       return redirect(returnTo);
     },
@@ -57,28 +63,43 @@ export async function action({ request, url, context }: Route.ActionArgs) {
 }
 
 export default function ReauthenticationPage({ loaderData, actionData }: Route.ComponentProps) {
-  return <ReauthenticationForm constraint={loaderData.constraint} lastResult={actionData?.result} />;
+  return (
+    <ReauthenticationForm
+      constraint={loaderData.constraint}
+      asksCode={loaderData.asksCode}
+      lastResult={actionData?.result}
+    />
+  );
 }
 
 function ReauthenticationForm({
   constraint,
+  asksCode,
   lastResult,
 }: {
   constraint: FormConstraint;
+  asksCode: boolean;
   lastResult: SubmissionResult<string[]> | undefined;
 }) {
   const { t, i18n } = useTranslation("account");
   const navigation = useNavigation();
   const [form, fields] = useSchemaForm<typeof ReauthenticationSchema>(constraint, lastResult, {
-    secretFields: ["password"],
+    secretFields: ["password", "code"],
   });
   return (
     <section className="content auth-page" data-testid="reauthentication">
       <h1>{t("reauthentication.title")}</h1>
-      <p>{t("reauthentication.lead")}</p>
+      <p>{t(asksCode ? "reauthentication.leadWithCode" : "reauthentication.lead")}</p>
       <Form method="post" {...getFormProps(form)} className="form">
         <FormAlert form={form} />
-        <CurrentPasswordField label={t("reauthentication.password")} field={fields.password} enterKeyHint="go" />
+        <CurrentPasswordField
+          label={t("reauthentication.password")}
+          field={fields.password}
+          enterKeyHint={asksCode ? "next" : "go"}
+        />
+        {asksCode ? (
+          <AuthenticatorCodeField label={t("reauthentication.code")} field={fields.code} enterKeyHint="go" />
+        ) : null}
         <Button pending={navigation.state === "submitting"} block>
           {t("reauthentication.submit")}
         </Button>

@@ -27,7 +27,8 @@ import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
 import { requireMember } from "~/middleware/require-member.server";
-import { requireRecentPassword } from "~/middleware/require-recent-password.server";
+import { checkAttemptLimit } from "~/middleware/attempt-limit.server";
+import { requireRecentPassword, requireServerToken } from "~/middleware/require-recent-password.server";
 import { pathFor } from "~/routing/route-table";
 import { clientIpOf, servicesOf } from "~/router-context.server";
 import { getToastUtils } from "~/toast.server";
@@ -35,9 +36,10 @@ import type { Route } from "./+types/my-security-authenticator";
 
 /**
  * 2-step verification with an authenticator app, behind the password step: "Set up" asks Cognito for a secret
- * (AssociateSoftwareToken, a post: a page view never calls Cognito), which waits sealed in a short-lived cookie while
- * the page shows it as a QR code drawn here (SVG, no JavaScript) and as text; the first code turns it on and shows
- * the recovery codes once. Once on: how many recovery codes are left, "make new codes" and "turn off".
+ * (AssociateSoftwareToken with the session's server token, a post: a page view never calls Cognito), which waits
+ * sealed in a short-lived cookie while the page shows it as a QR code drawn here (SVG, no JavaScript) and as text;
+ * the first code turns it on and shows the recovery codes once. Once on: how many recovery codes are left, "make new
+ * codes" and "turn off". Setting up and turning off count against the member's limit for changes that call Cognito.
  */
 export async function loader({ request, url, context }: Route.LoaderArgs) {
   const member = requireMember(context, url);
@@ -81,11 +83,16 @@ export async function action({ request, url, context }: Route.ActionArgs) {
   const intent = formData.get("intent");
   const clientIp = clientIpOf(context);
   const change = { sub: member.sub, email: member.email, clientIp, locale };
+  if (intent === "start" || intent === "turn-off") {
+    const limited = await checkAttemptLimit(context, "twoStepChange", member.sub);
+    if (limited) return toasts.redirectWithError(here, limited.messageKey);
+  }
 
   if (intent === "start") {
+    const token = await requireServerToken(context, url, member);
     let secret: string;
     try {
-      secret = await startAuthenticatorSetup(services, { accessToken: member.accessToken });
+      secret = await startAuthenticatorSetup(services, { token });
     } catch (error) {
       return toasts.redirectWithError(here, messageKeyOf(domainErrorOf(error)));
     }
@@ -97,21 +104,19 @@ export async function action({ request, url, context }: Route.ActionArgs) {
     throw redirect(here, { headers: { "Set-Cookie": await authenticatorSetupCookie.clear(config) } });
   }
   if (intent === "new-codes") {
-    const codes = await makeNewRecoveryCodes(services, { sub: member.sub, sessionId: member.sessionId, clientIp });
+    const codes = await makeNewRecoveryCodes(services, { ...change, sessionId: member.sessionId });
     if (!codes) return toasts.redirectWithError(here, "twoStepNotOn");
     return { form: "codes" as const, codes };
   }
   if (intent === "turn-off") {
+    let wasOn: boolean;
     try {
-      await turnOffTwoStep(services, {
-        ...change,
-        by: "member",
-        accessToken: member.accessToken,
-        sessionId: member.sessionId,
-      });
+      wasOn = await turnOffTwoStep(services, { ...change, by: "member", sessionId: member.sessionId });
     } catch (error) {
       return toasts.redirectWithError(here, messageKeyOf(domainErrorOf(error)));
     }
+    // A second "turn off" (another tab, a double submit) changed nothing: it says so rather than "turned off".
+    if (!wasOn) return toasts.redirectWithError(pathFor("my-security", locale), "twoStepNotOn");
     return toasts.redirectWithSuccess(pathFor("my-security", locale), "twoStepDisabled");
   }
 
@@ -120,6 +125,7 @@ export async function action({ request, url, context }: Route.ActionArgs) {
     ? openAuthenticatorSetup(sealed, { secrets: config.sessionSecrets, sub: member.sub, now: clock.now().getTime() })
     : null;
   if (!setup) return toasts.redirectWithError(here, "authenticatorSetupExpired");
+  const token = await requireServerToken(context, url, member);
   return handleFormPost(
     context,
     formData,
@@ -132,12 +138,7 @@ export async function action({ request, url, context }: Route.ActionArgs) {
       errorFields: { codeMismatch: "code", codeExpired: "code" },
     },
     async ({ code }) => {
-      const codes = await turnOnTwoStep(services, {
-        ...change,
-        accessToken: member.accessToken,
-        sessionId: member.sessionId,
-        code,
-      });
+      const codes = await turnOnTwoStep(services, { ...change, token, sessionId: member.sessionId, code });
       return data(
         { form: "codes" as const, codes },
         { headers: { "Set-Cookie": await authenticatorSetupCookie.clear(config) } },

@@ -12,7 +12,7 @@ import { domainErrorOf, messageKeyOf } from "~/errors/error-responses.server";
 import { checkAttemptLimit } from "~/middleware/attempt-limit.server";
 import { getLocale } from "~/middleware/i18n.server";
 import type { SignedInMember } from "~/middleware/member-session.server";
-import { requireRecentPassword } from "~/middleware/require-recent-password.server";
+import { requireRecentPassword, requireServerToken } from "~/middleware/require-recent-password.server";
 import { pathFor } from "~/routing/route-table";
 import { clientIpOf, servicesOf } from "~/router-context.server";
 import { getToastUtils } from "~/toast.server";
@@ -30,9 +30,10 @@ export function isPasskeyIntent(intent: unknown): intent is PasskeyIntent {
  * The passkey forms of /my/security/. `passkey-options` ("Add a passkey") answers Cognito's creation options as the
  * page's action data, for the page's script to run in the browser; `passkey-add` (the script's post, the browser's
  * result in it) stores the passkey; `passkey-rename` and `passkey-delete` are plain forms that work without
- * JavaScript. Adding and deleting need the password typed on this session within 10 minutes: otherwise the password
- * step, and back here. Each but the options goes back to /my/security/ with a toast; a refusal is a toast too.
- * Every post counts against the member's passkey-change limit first (the spec's attempt-limit message).
+ * JavaScript. Each needs the password typed on this session within 10 minutes, and adding and deleting the server
+ * token it made (Cognito's passkey calls take no other): otherwise the password step, and back here. Each but the
+ * options goes back to /my/security/ with a toast; a refusal is a toast too. Every post counts against the member's
+ * passkey-change limit first (the spec's attempt-limit message).
  */
 export async function passkeyAction(
   context: Readonly<RouterContextProvider>,
@@ -44,20 +45,14 @@ export async function passkeyAction(
   const here = pathFor("my-security", locale);
   const services = servicesOf(context);
   const toasts = getToastUtils(context);
-  const change = {
-    sub: member.sub,
-    email: member.email,
-    accessToken: member.accessToken,
-    clientIp: clientIpOf(context),
-    userAgent: request.headers.get("User-Agent"),
-    locale,
-  };
   const refused = (error: unknown) => toasts.redirectWithError(here, messageKeyOf(domainErrorOf(error)));
   const limited = await checkAttemptLimit(context, "passkeyChange", member.sub);
   if (limited) return toasts.redirectWithError(here, `toasts:${limited.messageKey}`);
   const fields = Object.fromEntries(formData);
 
   if (intent === "passkey-rename") {
+    // A name is shown in mails and on the devices a member trusts: it changes behind the password step too.
+    await requireRecentPassword(context, url, member, { returnTo: here });
     const parsed = PasskeyRenameSchema.safeParse(fields);
     if (!parsed.success) return toasts.redirectWithError(here, "toasts:invalidInput");
     const renamed = await renamePasskey(services.db, { sub: member.sub, ...parsed.data });
@@ -65,11 +60,19 @@ export async function passkeyAction(
       ? toasts.redirectWithSuccess(here, "passkeys:toasts.renamed")
       : toasts.redirectWithError(here, "passkeys:toasts.notFound");
   }
-  await requireRecentPassword(context, url, member, { returnTo: here });
+  const token = await requireServerToken(context, url, member, { returnTo: here });
+  const change = {
+    sub: member.sub,
+    email: member.email,
+    token,
+    clientIp: clientIpOf(context),
+    userAgent: request.headers.get("User-Agent"),
+    locale,
+  };
 
   if (intent === "passkey-options") {
     try {
-      const options = await passkeyCreationOptions(services, member);
+      const options = await passkeyCreationOptions(services, { token });
       return data({ passkeyCreationOptions: options as unknown as PublicKeyCredentialCreationOptionsJSON });
     } catch (error) {
       return refused(error);

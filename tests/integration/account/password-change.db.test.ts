@@ -8,7 +8,13 @@ import type { SignedInMember } from "~/middleware/member-session.server";
 import * as passwordPage from "~/routes/member/my-password-edit";
 import { pathFor } from "~/routing/route-table";
 import { routeCalls, settle } from "../../support/route-calls";
-import { MEMBER_PASSWORD, memberAsSeenNow, signInMember, signedInMember } from "../../support/signed-in-members";
+import {
+  MEMBER_PASSWORD,
+  memberAsSeenNow,
+  serverTokenFor,
+  signInMember,
+  signedInMember,
+} from "../../support/signed-in-members";
 import { totpCode, wrongTotpCode } from "../../support/totp-codes";
 import { useTestServices } from "../../support/test-services";
 
@@ -27,8 +33,9 @@ const PAGE = pathFor("my-password-edit", "ja");
 async function memberWithTwoStep(label: string) {
   const member = await signedInMember(app.services, label);
   const other = await signInMember(app.services, member.email);
-  const secret = await startAuthenticatorSetup(app.services, { accessToken: member.accessToken });
-  await turnOnTwoStep(app.services, { ...member, clientIp: "127.0.0.1", locale: "ja", code: totpCode(secret) });
+  const token = await serverTokenFor(app.services, member);
+  const secret = await startAuthenticatorSetup(app.services, { token });
+  await turnOnTwoStep(app.services, { ...member, token, clientIp: "127.0.0.1", locale: "ja", code: totpCode(secret) });
   return { member: await memberAsSeenNow(app.services, member), other, secret };
 }
 
@@ -82,31 +89,32 @@ test("with 2-step verification the change asks for the app's code, refused befor
   expect(await sessionRefreshes(member.sessionId)).toBe(true);
 });
 
-test("with the app's code the browser is signed in again: its refresh token works after the change, other sessions end", async () => {
+test("with the app's code the password changes, other sessions end, and this browser signs in again at the code step", async () => {
   const { member, other, secret } = await memberWithTwoStep("code-right");
   const changed = (await post(member, { code: totpCode(secret, { steps: 1 }) })) as Response;
   expect(changed.status).toBe(302);
-  expect(changed.headers.get("Location")).toBe(pathFor("my-profile", "ja"));
-  expect(changed.headers.getSetCookie().join("\n")).toMatch(/id_session=[^;]/);
-
-  // Its access token will expire; the refresh token of the new sign-in keeps the browser signed in after that.
-  expect(await sessionRefreshes(member.sessionId)).toBe(true);
+  // The code the change took cannot be used twice: this browser's sign-in with the new password waits at the code
+  // step for the app's next one, its challenge in the step's cookie; the old session is over.
+  expect(changed.headers.get("Location")).toBe(`${pathFor("auth-two-step", "ja")}?to=my-profile`);
+  const setCookies = changed.headers.getSetCookie().join("\n");
+  expect(setCookies).toMatch(/id_session=;/);
+  expect(setCookies).toMatch(/id_code_step=[^;]/);
+  expect(setCookies).not.toContain(NEW_PASSWORD);
+  expect((await resolvePageSession(app.services, member)).kind).not.toBe("member");
   expect((await resolvePageSession(app.services, other)).kind).not.toBe("member");
   expect(await sessionRefreshes(other.sessionId)).toBe(false);
   expect(await passwordSignIn(member.email, NEW_PASSWORD)).toBe("softwareTokenRequired");
+  expect(await passwordSignIn(member.email, MEMBER_PASSWORD)).toBe("refused");
 });
 
-test("a code Cognito refuses after the change: the password is changed, this browser too is signed out and told so", async () => {
+test("a wrong code changes nothing: it is checked before the password is, as a code on its field", async () => {
   const { member, other, secret } = await memberWithTwoStep("code-wrong");
-  const answer = (await post(member, { code: wrongTotpCode(secret) })) as Response;
-  expect(answer.status).toBe(302);
-  expect(answer.headers.get("Location")).toBe(pathFor("auth-sign-in", "ja"));
-  const setCookies = answer.headers.getSetCookie().join("\n");
-  expect(setCookies).toMatch(/id_session=;/);
-  expect(setCookies).not.toContain(NEW_PASSWORD);
-
-  expect((await resolvePageSession(app.services, member)).kind).not.toBe("member");
-  expect((await resolvePageSession(app.services, other)).kind).not.toBe("member");
-  expect(await passwordSignIn(member.email, NEW_PASSWORD)).toBe("softwareTokenRequired");
-  expect(await passwordSignIn(member.email, MEMBER_PASSWORD)).toBe("refused");
+  const answer = (await post(member, { code: wrongTotpCode(secret) })) as FormReply;
+  expect(answer.init.status).toBe(400);
+  expect(answer.data.result.error?.code).toHaveLength(1);
+  // Before the change, not after it: the old password still works, every session goes on.
+  expect(await passwordSignIn(member.email, MEMBER_PASSWORD)).toBe("softwareTokenRequired");
+  expect(await passwordSignIn(member.email, NEW_PASSWORD)).toBe("refused");
+  expect(await sessionRefreshes(member.sessionId)).toBe(true);
+  expect(await sessionRefreshes(other.sessionId)).toBe(true);
 });

@@ -202,7 +202,6 @@ test("a password change renews the session's password time", async () => {
     sub: member.sub,
     email: member.email,
     sessionId: member.sessionId,
-    accessToken: member.accessToken,
     currentPassword: PASSWORD,
     newPassword: `${PASSWORD}-changed`,
     clientIp: "127.0.0.1",

@@ -394,7 +394,6 @@ test("a password change and a password reset each mail the account", async () =>
     sub: member.sub,
     email: member.email,
     sessionId: session.sessionId,
-    accessToken: session.accessToken,
     currentPassword: PASSWORD,
     newPassword: "violet-tundra-spoon-83",
     familyName: null,

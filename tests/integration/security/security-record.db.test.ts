@@ -234,7 +234,6 @@ test("a password change, a password reset and a confirmed e-mail change are reco
     sub: member.sub,
     email: member.email,
     sessionId: session.sessionId,
-    accessToken: session.accessToken,
     currentPassword: PASSWORD,
     newPassword: "violet harbour quartz lantern 42",
     familyName: null,

@@ -141,7 +141,12 @@ test("make new codes replaces all ten; turning it off removes the flag and the c
     .select({ details: mailOutbox.details })
     .from(mailOutbox)
     .where(eq(mailOutbox.recipient, member.email));
-  expect(mails.map((mail) => (mail.details as { change?: string }).change).sort()).toEqual(["disabled", "enabled"]);
+  // "Make new codes" is mailed too: every earlier code stopped working (finding 10 of the fourth review).
+  expect(mails.map((mail) => (mail.details as { change?: string }).change).sort()).toEqual([
+    "disabled",
+    "enabled",
+    "recoveryCodesReplaced",
+  ]);
   expect((await view(member)).enabled).toBe(false);
 
   // The outbox renders both notices in the member's language when it sends them.
@@ -149,7 +154,11 @@ test("make new codes replaces all ten; turning it off removes the flag and the c
   const sent = (await listMailboxEntries(mailboxDirectory(app.dataDir))).filter((entry) =>
     entry.to.includes(member.email),
   );
-  expect(sent.map((entry) => entry.subject).sort()).toEqual(["2段階認証を有効にしました", "2段階認証を無効にしました"]);
+  expect(sent.map((entry) => entry.subject).sort()).toEqual([
+    "2段階認証を有効にしました",
+    "2段階認証を無効にしました",
+    "新しいリカバリーコードを作りました",
+  ]);
   expect(sent.find((entry) => entry.subject === "2段階認証を無効にしました")?.text).toContain(
     `${ORIGIN}/auth/forgot-password/`,
   );
@@ -165,18 +174,28 @@ test("without a recent password, the page and each of its posts go to the passwo
   expect(started.headers.get("Set-Cookie") ?? "").not.toMatch(/id_authenticator_setup=/);
 });
 
-test("with 2-step verification on, the password step still takes the password alone (Cognito's code challenge proves it)", async () => {
+test("with 2-step verification on, the password step takes the password and the app's code, checked before anything", async () => {
   const member = await signedInMember("setup-reauth");
   const { cookie, key } = await startSetup(member);
   await post(member, { intent: "confirm", code: codeFor(key) }, cookie);
   const input = { sub: member.sub, email: member.email, sessionId: member.sessionId, clientIp: "127.0.0.1" };
-  await expect(reauthenticate(app.services, { ...input, password: "not-the-password" })).rejects.toMatchObject({
+  const step = { ...input, locale: "ja" as const };
+  await expect(reauthenticate(app.services, { ...step, password: "not-the-password" })).rejects.toMatchObject({
     code: "currentPasswordMismatch",
   });
-  await expect(reauthenticate(app.services, { ...input, password: PASSWORD })).resolves.toBeUndefined();
+  // The password alone is no longer enough: the step makes the server token credential changes take.
+  await expect(reauthenticate(app.services, { ...step, password: PASSWORD })).rejects.toMatchObject({
+    code: "codeRequired",
+  });
+  await expect(reauthenticate(app.services, { ...step, password: PASSWORD, code: "000000" })).rejects.toMatchObject({
+    code: "codeMismatch",
+  });
+  await expect(
+    reauthenticate(app.services, { ...step, password: PASSWORD, code: codeFor(key, Date.now() + 30_000) }),
+  ).resolves.toBeUndefined();
   // Another member's session cannot pass with this member's address and password.
   const other = await signedInMember("setup-reauth-other");
   await expect(
-    reauthenticate(app.services, { ...input, sub: other.sub, sessionId: other.sessionId, password: PASSWORD }),
+    reauthenticate(app.services, { ...step, sub: other.sub, sessionId: other.sessionId, password: PASSWORD }),
   ).rejects.toMatchObject({ code: "currentPasswordMismatch" });
 });

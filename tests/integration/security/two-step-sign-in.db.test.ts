@@ -15,6 +15,7 @@ import {
 import * as signInPage from "~/routes/default/auth-sign-in";
 import * as twoStepPage from "~/routes/default/auth-two-step";
 import { pathFor } from "~/routing/route-table";
+import { serverTokenFor } from "../../support/signed-in-members";
 import { cookieHeader } from "../../support/cookie-jar";
 import { routeCalls, settle } from "../../support/route-calls";
 import {
@@ -56,14 +57,15 @@ async function memberWithTwoStep(label: string) {
     locale: "ja",
   });
   if (session.kind !== "active") throw new Error(`sign-in ended as ${session.kind}`);
-  const secret = await startAuthenticatorSetup(app.services, { accessToken: session.accessToken });
   const sub = (await app.services.identity.getUser(email)).sub;
+  const token = await serverTokenFor(app.services, { sub, email }, PASSWORD);
+  const secret = await startAuthenticatorSetup(app.services, { token });
   const recoveryCodes = await turnOnTwoStep(app.services, {
     sub,
     email,
     clientIp: "127.0.0.1",
     locale: "ja",
-    accessToken: session.accessToken,
+    token,
     sessionId: session.sessionId,
     code: codeFor(secret),
   });
@@ -220,18 +222,38 @@ test("Cognito calls: the code step adds exactly one to a password sign-in; its p
   expect(after.byOperation).toMatchObject({ AdminInitiateAuth: 1, AdminRespondToAuthChallenge: 1 });
 });
 
-test("a member whose TOTP is off at Cognito while our flag says on is refused once, and asked for the code after", async () => {
+test("a member whose TOTP is off at Cognito while our flag says on: switched on again, recorded, mailed, and asked for the code", async () => {
   const member = await memberWithTwoStep("drift");
-  // As if switching it back on after a recovery code's sign-in had failed.
+  // Switched off around our pages (or switching it back on after a recovery code's sign-in failed).
   await app.services.identity.setSoftwareTokenPreferenceOf({ username: member.sub, enabled: false });
-  const request = calls.post(SIGN_IN, { intent: "sign-in", email: member.email, password: PASSWORD });
-  const refused = (await settle(
-    signInPage.action(calls.args(request, await calls.context(request, null))),
-  )) as FormReply;
-  expect(refused.init.status).toBe(503);
-  expect(refused.data.result.error?.[""]).toHaveLength(1);
   const again = await passwordStep(member.email);
   expect(again.response.headers.get("Location")).toBe(CODE_STEP);
+  expect((await app.services.identity.getUser(member.sub)).mfaMethods).toEqual(["SOFTWARE_TOKEN_MFA"]);
+  const events = await app.db.select().from(securityEvents).where(eq(securityEvents.sub, member.sub));
+  expect(events.map((event) => event.kind)).toContain("second-factor-restored");
+  const mails = await app.db.select().from(mailOutbox).where(eq(mailOutbox.recipient, member.email));
+  expect(mails.map((mail) => (mail.details as { change?: string }).change)).toContain("switchedOnAgain");
+});
+
+test("an authenticator set up at Cognito around our pages is removed at the next sign-in, recorded and mailed", async () => {
+  const email = `unknown-totp-${crypto.randomUUID().slice(0, 8)}@example.jp`;
+  await app.services.identity.createConfirmedUser({ email, password: PASSWORD, attributes: { locale: "ja" } });
+  const sub = (await app.services.identity.getUser(email)).sub;
+  // As a copied token with the self-service scope once could (a server token stands in for it here).
+  const token = await serverTokenFor(app.services, { sub, email }, PASSWORD);
+  const secret = await app.services.identity.associateSoftwareToken(token);
+  await app.services.identity.verifySoftwareToken({ token, code: codeFor(secret) });
+  await app.services.identity.setSoftwareTokenPreferenceOf({ username: sub, enabled: true });
+
+  // The member, who set nothing up, signs in with the password alone, as our record says.
+  const signedIn = await passwordStep(email);
+  expect(signedIn.response.headers.get("Location")).not.toBe(CODE_STEP);
+  expect(signedIn.response.headers.getSetCookie().some((cookie) => cookie.startsWith("id_session="))).toBe(true);
+  expect((await app.services.identity.getUser(sub)).mfaMethods).toEqual([]);
+  const events = await app.db.select().from(securityEvents).where(eq(securityEvents.sub, sub));
+  expect(events.map((event) => event.kind)).toContain("unknown-second-factor-removed");
+  const mails = await app.db.select().from(mailOutbox).where(eq(mailOutbox.recipient, email));
+  expect(mails.map((mail) => (mail.details as { change?: string }).change)).toContain("unknownRemoved");
 });
 
 /** Polls the stand-in's counter until `operation` has been called `count` times (no timers in the test's logic). */

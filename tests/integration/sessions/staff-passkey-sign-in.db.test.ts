@@ -13,7 +13,7 @@ import { type StaffTestMember, createNamedMember, createStaffAdmin } from "../..
 import { connectToStandIn } from "../../support/bearer-tokens";
 import { cookieHeader, cookieHeaderAfter } from "../../support/cookie-jar";
 import { routeCalls, settle } from "../../support/route-calls";
-import { signInMember } from "../../support/signed-in-members";
+import { serverTokenFor } from "../../support/signed-in-members";
 import { SoftwarePasskey } from "../../support/software-authenticator";
 import { useTestServices } from "../../support/test-services";
 
@@ -33,13 +33,13 @@ const signInPath = (locale: Locale, search = "?to=admin-users") => `${pathFor("a
 
 /** A member with a passkey registered as the security page registers it (Cognito and our list). */
 async function withPasskey(member: StaffTestMember): Promise<SoftwarePasskey> {
-  const signedIn = await signInMember(app.services, member.email, { password: member.password, locale: "en" });
+  const token = await serverTokenFor(app.services, member, member.password);
   const passkey = new SoftwarePasskey({ origin: ORIGIN });
-  const options = await passkeyCreationOptions(app.services, signedIn);
+  const options = await passkeyCreationOptions(app.services, { token });
   await addPasskey(app.services, {
     sub: member.sub,
     email: member.email,
-    accessToken: signedIn.accessToken,
+    token,
     clientIp: "192.0.2.20",
     userAgent: null,
     locale: "en",

@@ -19,13 +19,13 @@ import {
   type StaffWithAuthenticator,
   createNamedMember,
   createStaffAdmin,
-  createStaffWithAuthenticator,
   nextAuthenticatorCode,
 } from "../../support/admin-members";
 import { cookieHeader, cookieHeaderAfter, pairOf } from "../../support/cookie-jar";
 import { routeCalls, settle } from "../../support/route-calls";
 import { resetHarness, setFault } from "../../support/stand-in-faults";
 import { PRODUCTION_ENV } from "../../support/production-env";
+import { staffWithAuthenticatorIn } from "../../support/staff-in-process";
 import { useTestServices } from "../../support/test-services";
 
 // The staff session (app/domain/sessions/staff-sessions.server.ts) through the staff sign-in's route module on real
@@ -91,7 +91,7 @@ type FormReply = { data: { result: { error?: Record<string, string[]> } }; init:
 
 test("the password and the authenticator's code open a staff session in a host-only cookie, back to `to`", async () => {
   offsetMs = 0;
-  const staff = await createStaffWithAuthenticator(app.standInPort, "staff-open");
+  const staff = await staffWithAuthenticatorIn(app.services, app.standInPort, "staff-open");
   const password = (await passwordStep(staff)) as Response;
   expect(password.headers.get("Location")).toBe(`${STAFF_SIGN_IN}?to=admin-users`);
   expect(cookieHeader(password)).toMatch(/id_staff_code_step=/);
@@ -124,7 +124,7 @@ test("over https the staff cookie is __Host- prefixed, Secure and host-only", as
 
 test("a staff session ends after 30 minutes without a staff page view", async () => {
   offsetMs = 0;
-  const staff = await createStaffWithAuthenticator(app.standInPort, "staff-idle");
+  const staff = await staffWithAuthenticatorIn(app.services, app.standInPort, "staff-idle");
   const session = await staffSessionOf((await openStaffSession(staff)).cookie);
   const cookie = { sessionId: session.sid, accessToken: session.at };
 
@@ -144,7 +144,7 @@ test("a staff session ends after 30 minutes without a staff page view", async ()
 
 test("a staff session ends 8 hours after it opened, however busy", async () => {
   offsetMs = 0;
-  const staff = await createStaffWithAuthenticator(app.standInPort, "staff-8h");
+  const staff = await staffWithAuthenticatorIn(app.services, app.standInPort, "staff-8h");
   const session = await staffSessionOf((await openStaffSession(staff)).cookie);
   const { db } = app;
   // Eight hours of views every 20 minutes, as the app's clock counts them; the access token is checked against
@@ -167,7 +167,7 @@ test("the staff area's sign-out ends the staff session and the member session; t
   offsetMs = 0;
   const { db } = app;
   for (const via of ["staff", "member"] as const) {
-    const staff = await createStaffWithAuthenticator(app.standInPort, `staff-out-${via}`);
+    const staff = await staffWithAuthenticatorIn(app.services, app.standInPort, `staff-out-${via}`);
     const member = await memberSignIn(staff);
     const { cookie } = await openStaffSession(staff);
     const session = await staffSessionOf(cookie);
@@ -239,7 +239,7 @@ test.each(endingsForTheMember)(
   "%s ends the member's staff sessions at once and revokes their staff refresh tokens",
   async (_, endForTheMember) => {
     offsetMs = 0;
-    const staff = await createStaffWithAuthenticator(app.standInPort, "staff-ended-for");
+    const staff = await staffWithAuthenticatorIn(app.services, app.standInPort, "staff-ended-for");
     const member = await memberSignIn(staff);
     const session = await staffSessionOf((await openStaffSession(staff)).cookie);
     const { refreshToken } = await staffRowOf(session.sid);
@@ -262,7 +262,7 @@ test.each(endingsForTheMember)(
 
 test("signing out one other device leaves the staff session: it belongs to no one member session", async () => {
   offsetMs = 0;
-  const staff = await createStaffWithAuthenticator(app.standInPort, "staff-one-device");
+  const staff = await staffWithAuthenticatorIn(app.services, app.standInPort, "staff-one-device");
   const member = await memberSignIn(staff);
   const session = await staffSessionOf((await openStaffSession(staff)).cookie);
   const [ended] = await endSessions(
@@ -278,7 +278,7 @@ test("signing out one other device leaves the staff session: it belongs to no on
 
 test("a staff refresh token Cognito cannot revoke at sign-out stays owed on the ended row; the purge revokes and clears it", async () => {
   offsetMs = 0;
-  const staff = await createStaffWithAuthenticator(app.standInPort, "staff-owed");
+  const staff = await staffWithAuthenticatorIn(app.services, app.standInPort, "staff-owed");
   const { cookie } = await openStaffSession(staff);
   const session = await staffSessionOf(cookie);
   const { refreshToken } = await staffRowOf(session.sid);
@@ -342,7 +342,7 @@ test("a member outside the staff group gets no staff session, with or without a 
 });
 
 test("a wrong password is refused on the form, the address kept, the password not", async () => {
-  const staff = await createStaffWithAuthenticator(app.standInPort, "staff-wrong");
+  const staff = await staffWithAuthenticatorIn(app.services, app.standInPort, "staff-wrong");
   const refused = (await passwordStep({ email: staff.email, password: "not-the-password-1" })) as FormReply & {
     data: { result: { initialValue?: Record<string, string> } };
   };
@@ -352,7 +352,7 @@ test("a wrong password is refused on the form, the address kept, the password no
 
 test("disabling, turning off 2-step verification and changing a member's e-mail need the password and code within 10 minutes; the typed address is kept", async () => {
   offsetMs = 0;
-  const staff = await createStaffWithAuthenticator(app.standInPort, "staff-confirm");
+  const staff = await staffWithAuthenticatorIn(app.services, app.standInPort, "staff-confirm");
   const session = await staffSessionOf((await openStaffSession(staff)).cookie);
   await moveStaffSessionTimeBack(app.db, { sessionId: session.sid, minutes: 11 });
   const resolved = await resolveStaffSession(app.services, { sessionId: session.sid, accessToken: session.at });

@@ -3,23 +3,16 @@ import { afterAll, beforeAll, expect, test } from "vitest";
 import { ErrorEnvelopeSchema } from "~/api/contract";
 import { REAUTHENTICATION_WINDOW_MS } from "~/domain/account/reauthentication.server";
 import { CSV_IMPORT_COLUMNS } from "~/domain/csv-import/csv-import-file.server";
-import { signIn } from "~/domain/account/sign-in.server";
 import { checkStaffGroup } from "~/domain/directory/staff-group-check.server";
-import { startAuthenticatorSetup, turnOnTwoStep } from "~/domain/security/two-step-verification.server";
 import * as csvImport from "~/routes/api/admin/csv-import";
 import * as userDisable from "~/routes/api/admin/user-disable";
 import * as userEmailUpdate from "~/routes/api/admin/user-email-update";
 import * as userTwoStepOff from "~/routes/api/admin/user-two-step-off";
 import * as usersCsv from "~/routes/api/admin/users-csv";
-import type { AppServices, Clock } from "~/services.server";
+import type { Clock } from "~/services.server";
 import { type StandInSdk, connectToStandIn } from "../../support/bearer-tokens";
-import {
-  type StaffTestMember,
-  type StaffWithAuthenticator,
-  createStaffAdmin,
-  firstAuthenticatorCode,
-} from "../../support/admin-members";
-import { secondAfter, staffTokensFor } from "../../support/staff-api-access";
+import { staffTokensFor } from "../../support/staff-api-access";
+import { staffWithAuthenticatorIn } from "../../support/staff-in-process";
 import { routeCalls } from "../../support/route-calls";
 import { useTestServices } from "../../support/test-services";
 
@@ -104,33 +97,8 @@ async function atSinceSignIn(token: string, ms: number) {
   );
 }
 
-/**
- * The authenticator app turned on as the security page does it, in-process on `services`: the same steps
- * the pages take (a sign-in that opens a member session, the set-up, the first code), through the same functions.
- */
-async function turnOnAuthenticatorAppIn(
-  services: AppServices,
-  staff: StaffTestMember,
-): Promise<StaffWithAuthenticator> {
-  const browser = { deviceKey: crypto.randomUUID(), userAgent: null, clientIp: "127.0.0.1", locale: "ja" as const };
-  const signedIn = await signIn(services, { ...browser, email: staff.email, password: staff.password });
-  if (signedIn.kind !== "active") throw new Error(`The sign-in of ${staff.email} ended as ${signedIn.kind}`);
-  const totpSecret = await startAuthenticatorSetup(services, { accessToken: signedIn.accessToken });
-  const { code, nextStep } = await firstAuthenticatorCode(totpSecret);
-  await turnOnTwoStep(services, {
-    ...browser,
-    sub: staff.sub,
-    email: staff.email,
-    accessToken: signedIn.accessToken,
-    sessionId: signedIn.sessionId,
-    code,
-  });
-  await secondAfter(Date.now());
-  return { ...staff, totpSecret, nextStep };
-}
-
 test("each high-impact staff action: 403 reauthentication_required 11 minutes after the sign-in, done within 10", async () => {
-  const admin = await turnOnAuthenticatorAppIn(app.services, await createStaffAdmin(app.standInPort, "reauth"));
+  const admin = await staffWithAuthenticatorIn(app.services, app.standInPort, "reauth");
   const { accessToken } = await staffTokensFor(sdk, admin);
   expect(decodeJwt(accessToken).auth_time).toEqual(expect.any(Number));
   for (const call of HIGH_IMPACT) {

@@ -15,14 +15,11 @@ import * as csvImportPage from "~/routes/staff/admin-csv-import";
 import * as downloadFile from "~/routes/staff/admin-download";
 import * as downloadsPage from "~/routes/staff/admin-downloads";
 import { pathFor } from "~/routing/route-table";
-import {
-  type StaffWithAuthenticator,
-  createStaffWithAuthenticator,
-  nextAuthenticatorCode,
-} from "../../support/admin-members";
+import { type StaffWithAuthenticator, nextAuthenticatorCode } from "../../support/admin-members";
 import { importCsv } from "../../support/csv-import-files";
 import { insertDirectoryMembers, microsOf } from "../../support/directory-members";
 import { routeCalls, settle } from "../../support/route-calls";
+import { staffWithAuthenticatorIn } from "../../support/staff-in-process";
 import { useTestServices } from "../../support/test-services";
 
 // The staff pages' two bulk actions, a full users.csv and starting a CSV import, need the password and code entered
@@ -52,7 +49,7 @@ beforeAll(async () => {
  * `minutesAgo`: its times moved back that far (the confirmation with them).
  */
 async function staffSession(staff: StaffWithAuthenticator, minutesAgo: number): Promise<SignedInStaff> {
-  const started = await beginStaffSignIn(app.services, staff);
+  const started = await beginStaffSignIn(app.services, { ...staff, locale: "ja" });
   if (started.kind !== "codeRequired") throw new Error(`staff sign-in ended as ${started.kind}`);
   const opened = await completeStaffSignIn(app.services, { ...started, code: await nextAuthenticatorCode(staff) });
   if (opened.kind !== "opened") throw new Error(`staff code step ended as ${opened.kind}`);
@@ -89,7 +86,7 @@ async function auditCount(staff: SignedInStaff, action: string) {
 const recordsOf = async (response: Response) => parse(await response.text(), { bom: true }) as string[][];
 
 test("a full users.csv: confirmed more than 10 minutes ago, the staff sign-in and back to the filled-in form, nothing exported; confirmed just now, the file", async () => {
-  const staff = await createStaffWithAuthenticator(app.standInPort, "reauth-export");
+  const staff = await staffWithAuthenticatorIn(app.services, app.standInPort, "reauth-export");
   const stale = await staffSession(staff, 11);
 
   for (const locale of ["ja", "en"] as const) {
@@ -157,7 +154,7 @@ async function checkedJob(staff: SignedInStaff, label: string): Promise<string> 
 }
 
 test("starting an import: confirmed more than 10 minutes ago, the staff sign-in and back to the checked file, nothing started; the dry run and discarding need no confirmation", async () => {
-  const staff = await createStaffWithAuthenticator(app.standInPort, "reauth-import");
+  const staff = await staffWithAuthenticatorIn(app.services, app.standInPort, "reauth-import");
   const stale = await staffSession(staff, 11);
   const jobId = await checkedJob(stale, "import");
 

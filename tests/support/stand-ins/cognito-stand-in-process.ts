@@ -13,7 +13,8 @@ import { pino } from "pino";
 import { addMailboxEntry } from "./dev-mailbox";
 import { createStandInHarness } from "./stand-in-harness";
 import type { LocalServices, LocalTokenGenerator } from "./stand-in/cognito-local";
-import { accessTokenLifetimeFromEnv, withCognitoTokenLifetimes } from "./stand-in/tokens";
+import { LambdaFunctions } from "./stand-in/lambda-functions";
+import { accessTokenLifetimeFromEnv, withCognitoTokenLifetimes, withPreTokenGeneration } from "./stand-in/tokens";
 import { WriteBehindDataStoreFactory } from "./stand-in/write-behind-store";
 
 const require = createRequire(import.meta.url);
@@ -96,6 +97,8 @@ const triggers = new TriggersService(
   new CryptoService(config.KMSConfig),
 );
 const messageDelivery = new MessageDeliveryService(mailboxSender);
+// The pools' Lambda triggers (the app's pre token generation function), with the environments deployed for them.
+const functions = new LambdaFunctions(dataDirectory);
 const services = {
   clock,
   cognito,
@@ -103,9 +106,11 @@ const services = {
   messages: new MessagesService(triggers, messageDelivery),
   messageDelivery,
   otp,
-  tokenGenerator: withCognitoTokenLifetimes(
-    new JwtTokenGenerator(clock, triggers, config.TokenConfig) as LocalTokenGenerator,
-    { accessTokenSeconds },
+  tokenGenerator: withPreTokenGeneration(
+    withCognitoTokenLifetimes(new JwtTokenGenerator(clock, triggers, config.TokenConfig) as LocalTokenGenerator, {
+      accessTokenSeconds,
+    }),
+    { cognito, functions },
   ),
   triggers,
 };
@@ -117,6 +122,7 @@ const harness = createStandInHarness({
   services: services as LocalServices,
   internalUrl: `http://${host}:${internalPort}`,
   publicUrl,
+  functions,
   logger,
 });
 answer = harness.listener;

@@ -16,6 +16,7 @@ export const JOIN_SETTINGS = [
   "COGNITO_USER_POOL_ID",
   "COGNITO_CLIENT_ID",
   "COGNITO_STAFF_CLIENT_ID",
+  "COGNITO_SERVER_CLIENT_ID",
   "SMTP_URL",
 ] as const;
 
@@ -63,6 +64,7 @@ export async function startEmbeddedStack(options: {
       clientId: "",
     });
     const pool = await provisionStandInPool(cognito, {
+      standInEndpoint: standIn.endpoint,
       dataDir,
       adminGroup: options.adminGroup,
       appOrigin:
@@ -78,6 +80,7 @@ export async function startEmbeddedStack(options: {
         COGNITO_USER_POOL_ID: pool.userPoolId,
         COGNITO_CLIENT_ID: pool.clientId,
         COGNITO_STAFF_CLIENT_ID: pool.staffClientId,
+        COGNITO_SERVER_CLIENT_ID: pool.serverClientId,
         SMTP_URL: mail.url,
         SESSION_SECRETS: await loadOrCreateSessionSecret(dataDir),
       },

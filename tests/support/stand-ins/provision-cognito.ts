@@ -13,12 +13,17 @@ import {
   ListUserPoolClientsCommand,
   ListUserPoolsCommand,
   SetUserPoolMfaConfigCommand,
+  UpdateUserPoolCommand,
+  DescribeUserPoolCommand,
   type CognitoIdentityProviderClient,
 } from "@aws-sdk/client-cognito-identity-provider";
 import { MIN_PASSWORD_LENGTH } from "~/domain/forms/field-schemas";
+import { configureFunction } from "./stand-in/harness-client";
+import { PRE_TOKEN_GENERATION_FUNCTION, standInFunctionArn } from "./stand-in/lambda-functions";
 import {
   REQUIRED_CLIENT_SETTINGS,
   REQUIRED_FIRST_AUTH_FACTORS,
+  REQUIRED_SERVER_CLIENT_SETTINGS,
   REQUIRED_STAFF_CLIENT_SETTINGS,
   requiredPasswordPolicy,
   requiredWebAuthnConfiguration,
@@ -27,6 +32,13 @@ import {
 export const STAND_IN_POOL_NAME = "member-account";
 export const STAND_IN_CLIENT_NAME = "member-account-web";
 export const STAND_IN_STAFF_CLIENT_NAME = "member-account-staff";
+export const STAND_IN_SERVER_CLIENT_NAME = "member-account-server";
+
+/** The pool's pre token generation trigger: the app's function (stand-in/lambda-functions.ts), V2_0. */
+const PRE_TOKEN_GENERATION_CONFIG = {
+  LambdaVersion: "V2_0",
+  LambdaArn: standInFunctionArn(PRE_TOKEN_GENERATION_FUNCTION),
+} as const;
 
 /** Where the stand-in's invitations send members when the caller names no app origin (the dev server's default). */
 const DEFAULT_APP_ORIGIN = "http://127.0.0.1:3000";
@@ -64,6 +76,7 @@ export interface ProvisionedPool {
   userPoolId: string;
   clientId: string;
   staffClientId: string;
+  serverClientId: string;
   admin: { email: string; password: string };
 }
 
@@ -92,13 +105,15 @@ async function loadOrCreateAdminCredentials(dataDir: string): Promise<{ email: s
 }
 
 /**
- * Creates, only where missing, what the app expects of its user pool: the pool (with the invitation template), the
- * web app client and the staff app client as the deployment contract wants them (pool-contract.server.ts), the admin group and a development admin account. Safe
- * to run at every start. An existing pool or client is left as it is: the start-up check reports any difference.
+ * Creates, only where missing, what the app expects of its user pool: the pool (with the invitation template and the
+ * pre token generation trigger), the web, staff and server-only app clients as the deployment contract wants them
+ * (pool-contract.server.ts), the admin group and a development admin account; and deploys the trigger with the
+ * server-only client's id, as an operator does. Safe to run at every start. An existing client is left as it is:
+ * the start-up check reports any difference.
  */
 export async function provisionStandInPool(
   cognito: CognitoIdentityProviderClient,
-  options: { dataDir: string; adminGroup: string; appOrigin?: string },
+  options: { standInEndpoint: string; dataDir: string; adminGroup: string; appOrigin?: string },
 ): Promise<ProvisionedPool> {
   const appOrigin = options.appOrigin ?? DEFAULT_APP_ORIGIN;
   const pools = await cognito.send(new ListUserPoolsCommand({ MaxResults: 60 }));
@@ -118,11 +133,27 @@ export async function provisionStandInPool(
           PasswordPolicy: requiredPasswordPolicy(MIN_PASSWORD_LENGTH),
           SignInPolicy: { AllowedFirstAuthFactors: [...REQUIRED_FIRST_AUTH_FACTORS] },
         },
+        LambdaConfig: { PreTokenGenerationConfig: PRE_TOKEN_GENERATION_CONFIG },
       }),
     );
     userPoolId = created.UserPool?.Id;
   }
   if (!userPoolId) throw new Error("The stand-in did not return a user pool id");
+  // A pool an older checkout made has no trigger yet. UpdateUserPool resets what it is not given, as Cognito's does:
+  // the pool's own settings are passed back with the trigger.
+  const described = (await cognito.send(new DescribeUserPoolCommand({ UserPoolId: userPoolId }))).UserPool;
+  if (!described?.LambdaConfig?.PreTokenGenerationConfig) {
+    await cognito.send(
+      new UpdateUserPoolCommand({
+        UserPoolId: userPoolId,
+        AutoVerifiedAttributes: described?.AutoVerifiedAttributes,
+        AdminCreateUserConfig: described?.AdminCreateUserConfig,
+        MfaConfiguration: described?.MfaConfiguration,
+        Policies: described?.Policies,
+        LambdaConfig: { ...described?.LambdaConfig, PreTokenGenerationConfig: PRE_TOKEN_GENERATION_CONFIG },
+      }),
+    );
+  }
   // Set apart from the pool, as in Cognito: 2-step verification with an authenticator app, and passkeys made for
   // the app origin's host. At every start, so that a pool an older checkout made (or another origin) gets them too.
   await cognito.send(
@@ -166,6 +197,24 @@ export async function provisionStandInPool(
   }
   if (!staffClientId) throw new Error("The stand-in did not return the staff app client's id");
 
+  let serverClientId = clients.UserPoolClients?.find(
+    (client) => client.ClientName === STAND_IN_SERVER_CLIENT_NAME,
+  )?.ClientId;
+  if (!serverClientId) {
+    const created = await cognito.send(
+      new CreateUserPoolClientCommand({
+        UserPoolId: userPoolId,
+        ClientName: STAND_IN_SERVER_CLIENT_NAME,
+        ...REQUIRED_SERVER_CLIENT_SETTINGS,
+      }),
+    );
+    serverClientId = created.UserPoolClient?.ClientId;
+  }
+  if (!serverClientId) throw new Error("The stand-in did not return the server-only app client's id");
+  await configureFunction(options.standInEndpoint, PRE_TOKEN_GENERATION_FUNCTION, {
+    SERVER_CLIENT_IDS: serverClientId,
+  });
+
   const groups = await cognito.send(new ListGroupsCommand({ UserPoolId: userPoolId }));
   if (!groups.Groups?.some((group) => group.GroupName === options.adminGroup)) {
     await cognito.send(new CreateGroupCommand({ UserPoolId: userPoolId, GroupName: options.adminGroup }));
@@ -200,5 +249,5 @@ export async function provisionStandInPool(
       new AdminAddUserToGroupCommand({ UserPoolId: userPoolId, Username: admin.email, GroupName: options.adminGroup }),
     );
   }
-  return { userPoolId, clientId, staffClientId, admin };
+  return { userPoolId, clientId, staffClientId, serverClientId, admin };
 }

@@ -45,6 +45,8 @@ import { createPasskeys, mergedWebAuthnSettings, userPoolTier, webAuthnSettings 
 import { assertPasswordConforms } from "./stand-in/password-policy";
 import { SOFTWARE_TOKEN_MFA, createSoftwareTokens } from "./stand-in/software-tokens";
 import { originOfRefreshToken, shapeAuthenticationResult, verifiedClaims } from "./stand-in/tokens";
+import type { LambdaFunctions } from "./stand-in/lambda-functions";
+import { SELF_SERVICE_SCOPE } from "~/integrations/cognito/pre-token-generation";
 
 export interface HarnessLogger {
   error(object: unknown, message?: string): void;
@@ -58,6 +60,8 @@ export interface StandInHarnessOptions {
   internalUrl: string;
   /** The address clients use (and the tokens' issuer host), e.g. http://127.0.0.1:9229 */
   publicUrl: string;
+  /** The Lambda functions the pools' triggers run (the same registry the token generator invokes). */
+  functions: LambdaFunctions;
   logger: HarnessLogger;
 }
 
@@ -67,7 +71,11 @@ interface Reply {
   body: unknown;
 }
 
-/** The access-token operations of the API: Cognito checks the token's signature, expiry and revocation. */
+/**
+ * The access-token (self-service) operations of the API: Cognito checks the token's signature, expiry, revocation
+ * and its aws.cognito.signin.user.admin scope. Those cognito-local lacks (the device operations, SetUserSettings) are
+ * checked all the same, so a token without the scope is refused as Cognito refuses it, before "unsupported".
+ */
 const ACCESS_TOKEN_OPERATIONS = new Set([
   "GetUser",
   "UpdateUserAttributes",
@@ -76,8 +84,14 @@ const ACCESS_TOKEN_OPERATIONS = new Set([
   "VerifyUserAttribute",
   "GetUserAttributeVerificationCode",
   "SetUserMFAPreference",
+  "SetUserSettings",
   "ChangePassword",
   "GlobalSignOut",
+  "ConfirmDevice",
+  "GetDevice",
+  "ListDevices",
+  "UpdateDeviceStatus",
+  "ForgetDevice",
 ]);
 
 /** How many revoked sign-ins a user record remembers (their access tokens expire within the hour anyway). */
@@ -149,7 +163,7 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 export function createStandInHarness(options: StandInHarnessOptions) {
-  const { services, internalUrl, publicUrl, logger } = options;
+  const { services, internalUrl, publicUrl, functions, logger } = options;
   const { cognito } = services;
   const ctx: Ctx = { logger };
   const switches = new HarnessSwitches();
@@ -202,6 +216,12 @@ export function createStandInHarness(options: StandInHarnessOptions) {
       throw fault.invalidAccessToken();
     }
     if (typeof claims.exp === "number" && claims.exp * 1000 <= Date.now()) throw fault.accessTokenExpired();
+    if (
+      !String(claims.scope ?? "")
+        .split(" ")
+        .includes(SELF_SERVICE_SCOPE)
+    )
+      throw fault.accessTokenLacksScope();
     const pool = await cognito.getUserPoolForClientId(ctx, claims.client_id);
     const user = await findUser(pool, text(claims.username) ?? text(claims.sub));
     if (!user) throw fault.userNotFound();
@@ -1137,6 +1157,16 @@ export function createStandInHarness(options: StandInHarnessOptions) {
   async function control(request: IncomingMessage, response: ServerResponse, path: string, raw: Buffer) {
     const json = (status: number, body: unknown) => send(response, { status, body }, "application/json");
     const route = `${request.method} ${path.slice(HARNESS_PATH.length) || "/"}`;
+    const deployed = /^PUT \/functions\/([A-Za-z0-9_-]+)$/.exec(route);
+    if (deployed) {
+      try {
+        const { environment } = JSON.parse(raw.toString("utf8") || "{}") as { environment?: Record<string, string> };
+        functions.configure(deployed[1]!, environment ?? {});
+        return json(200, { function: deployed[1], environment });
+      } catch (error) {
+        return json(400, { error: String(error) });
+      }
+    }
     switch (route) {
       case "GET /faults":
         return json(200, switches.currentFault());

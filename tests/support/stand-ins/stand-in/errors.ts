@@ -33,6 +33,11 @@ export const fault = {
   invalidAccessToken: () => new CognitoFault("NotAuthorizedException", "Invalid Access Token"),
   accessTokenRevoked: () => new CognitoFault("NotAuthorizedException", "Access Token has been revoked"),
   accessTokenExpired: () => new CognitoFault("NotAuthorizedException", "Access Token has expired"),
+  /**
+   * A self-service operation with an access token that lacks aws.cognito.signin.user.admin (each operation's API
+   * reference: "Must include a scope claim for aws.cognito.signin.user.admin"; Cognito's text, as re:Post quotes it).
+   */
+  accessTokenLacksScope: () => new CognitoFault("NotAuthorizedException", "Access Token does not have required scopes"),
   /** AdminInitiateAuth for an invited user whose temporary password is older than TemporaryPasswordValidityDays. */
   temporaryPasswordExpired: () =>
     new CognitoFault("NotAuthorizedException", "Temporary password has expired and must be reset by an administrator."),

@@ -18,6 +18,18 @@ async function call<T>(endpoint: string, method: string, path: string, body?: un
   return payload;
 }
 
+/**
+ * "Deploys" one of the stand-in's Lambda functions with its environment (stand-in/lambda-functions.ts), as an
+ * operator deploys the app's trigger next to a real pool.
+ */
+export async function configureFunction(
+  endpoint: string,
+  name: string,
+  environment: Record<string, string>,
+): Promise<void> {
+  await call(endpoint, "PUT", `/functions/${name}`, { environment });
+}
+
 /** Makes the stand-in slow, throttle or fail (see FaultSettings); `{ mode: "none" }` ends it. */
 export function setFault(endpoint: string, settings: FaultSettings): Promise<FaultState> {
   return call(endpoint, "POST", "/faults", settings);

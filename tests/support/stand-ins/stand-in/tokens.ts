@@ -5,7 +5,17 @@
  */
 import { createPrivateKey, createPublicKey, sign, verify, type KeyObject } from "node:crypto";
 import { createRequire } from "node:module";
-import type { AttributeType, LocalAppClient, LocalTokenGenerator, LocalUser } from "./cognito-local";
+import type { PreTokenGenerationEvent } from "~/integrations/cognito/pre-token-generation";
+import type {
+  AttributeType,
+  Ctx,
+  LocalAppClient,
+  LocalCognitoService,
+  LocalTokenGenerator,
+  LocalUser,
+} from "./cognito-local";
+import { CognitoFault } from "./errors";
+import type { LambdaFunctions } from "./lambda-functions";
 
 const require = createRequire(import.meta.url);
 
@@ -158,6 +168,96 @@ export function withCognitoTokenLifetimes(
         units.RefreshToken = "days";
       }
       return generator.generate(ctx, user, groups, effective, metadata, source);
+    },
+  };
+}
+
+/**
+ * A trigger's failure as cognito-local's own error class: token generation runs inside cognito-local for the flows
+ * it handles, and its server answers anything else as a 500.
+ */
+async function invokeAsCognitoLocal<T>(invoke: () => Promise<T>): Promise<T> {
+  try {
+    return await invoke();
+  } catch (error) {
+    if (!(error instanceof CognitoFault)) throw error;
+    const { CognitoError } = require("cognito-local/lib/errors") as {
+      CognitoError: new (code: string, message: string) => Error;
+    };
+    throw new CognitoError(error.type, error.message);
+  }
+}
+
+/** The trigger versions that customize access tokens (V1_0 customizes the ID token only). */
+const ACCESS_TOKEN_TRIGGER_VERSIONS = ["V2_0", "V3_0"];
+
+/** The scope claim after a V2_0 answer: suppressed scopes go, added ones join; a scope both added and suppressed goes. */
+export function customizedScope(
+  scope: string,
+  overrides: { scopesToAdd?: unknown; scopesToSuppress?: unknown },
+): string {
+  const list = (value: unknown) => (Array.isArray(value) ? value.filter((item) => typeof item === "string") : []);
+  const suppressed = new Set(list(overrides.scopesToSuppress));
+  const scopes = [...new Set([...scope.split(" ").filter(Boolean), ...list(overrides.scopesToAdd)])];
+  return scopes.filter((item) => !suppressed.has(item)).join(" ");
+}
+
+/**
+ * The pool's pre token generation trigger, as Cognito runs it: when the pool's LambdaConfig names a V2_0 (or V3_0)
+ * PreTokenGenerationConfig, every token generation (sign-in, challenge answered, refresh) invokes the function with
+ * the V2_0 event (`callerContext.clientId`, the user's attributes and groups, the access token's scopes), and its
+ * `accessTokenGeneration.scopesToAdd` / `scopesToSuppress` change the access token's `scope` claim. Only the scope
+ * customization is implemented (what this app's trigger answers); any other customization is refused rather than
+ * silently ignored. A function that fails fails the sign-in (Cognito: UnexpectedLambdaException).
+ */
+export function withPreTokenGeneration(
+  generator: LocalTokenGenerator,
+  options: { cognito: LocalCognitoService; functions: LambdaFunctions; region?: string },
+): LocalTokenGenerator {
+  return {
+    async generate(ctx: Ctx, user, groups, client, metadata, source) {
+      const tokens = await generator.generate(ctx, user, groups, client, metadata, source);
+      const pool = await options.cognito.getUserPool(ctx, client.UserPoolId);
+      const config = (pool.options.LambdaConfig as { PreTokenGenerationConfig?: Record<string, unknown> } | undefined)
+        ?.PreTokenGenerationConfig;
+      const arn = typeof config?.LambdaArn === "string" ? config.LambdaArn : undefined;
+      if (!arn || !ACCESS_TOKEN_TRIGGER_VERSIONS.includes(String(config?.LambdaVersion))) return tokens;
+      const claims = decodeClaims(tokens.AccessToken);
+      if (!claims) return tokens;
+      const scope = typeof claims.scope === "string" ? claims.scope : "";
+      const event: PreTokenGenerationEvent = {
+        version: "2",
+        triggerSource: `TokenGeneration_${source}`,
+        region: options.region ?? "ap-northeast-1",
+        userPoolId: client.UserPoolId,
+        userName: user.Username,
+        callerContext: { awsSdkVersion: "aws-sdk-unknown-unknown", clientId: client.ClientId },
+        request: {
+          userAttributes: Object.fromEntries(user.Attributes.map(({ Name, Value }) => [Name, Value ?? ""])),
+          groupConfiguration: { groupsToOverride: groups, iamRolesToOverride: [], preferredRole: null },
+          scopes: scope.split(" ").filter(Boolean),
+          clientMetadata: metadata ?? {},
+        },
+        response: { claimsAndScopeOverrideDetails: null },
+      };
+      const answer =
+        (await invokeAsCognitoLocal(() => options.functions.invoke(arn, event))).response
+          .claimsAndScopeOverrideDetails ?? {};
+      const { accessTokenGeneration, ...others } = answer;
+      const { scopesToAdd, scopesToSuppress, ...otherAccess } = accessTokenGeneration ?? {};
+      if (Object.keys(others).length > 0 || Object.keys(otherAccess).length > 0) {
+        throw new CognitoFault(
+          "StandInUnsupportedException",
+          "The stand-in applies only accessTokenGeneration.scopesToAdd and scopesToSuppress of a pre token generation answer",
+        );
+      }
+      return {
+        ...tokens,
+        AccessToken: resign(tokens.AccessToken, {
+          ...claims,
+          scope: customizedScope(scope, { scopesToAdd, scopesToSuppress }),
+        }),
+      };
     },
   };
 }
