@@ -1,5 +1,5 @@
-import { apiRoute } from "~/api/api-handler.server";
-import { requireRecentSignIn, staffActorOf } from "~/api/staff-api.server";
+import { apiRoute, requireRecentSignIn } from "~/api/api-handler.server";
+import { staffActorOf } from "~/api/staff-api.server";
 import { isFlagOn } from "~/domain/staff/export-params.server";
 import { exportMembers } from "~/domain/staff/member-export.server";
 import { csvDownloadResponse } from "~/routing/csv-download.server";
