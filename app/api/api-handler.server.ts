@@ -6,6 +6,7 @@ import { staffStandingNow } from "~/domain/directory/staff-group-check.server";
 import { authenticatorAppOnSince } from "~/domain/security/two-step-verification.server";
 import { listActiveDevices } from "~/domain/sessions/device-list.server";
 import type { MemberRecord } from "~/domain/account/profile.server";
+import { signedInRecently } from "~/domain/account/reauthentication.server";
 import { type LimitedAction, countAttempt } from "~/domain/limits/rate-limit.server";
 import { logger, runWithRequestId } from "~/integrations/logger.server";
 import type { Locale } from "~/i18n/locales";
@@ -239,6 +240,19 @@ export async function limitAttempts<Id extends ApiOperationId>(
   if (result.allowed) return;
   logger.warn({ policy: result.policy, retryAfterS: result.retryAfterS }, "rate limit reached");
   throw new ApiError("rate_limited", { headers: { "Retry-After": String(result.retryAfterS) } });
+}
+
+/**
+ * A call that changes how the account is reached or proven (the member's e-mail address, a device key claimed for
+ * the member's sign-in) or a high-impact staff action (a member's e-mail, disabling, turning off 2-step
+ * verification, a download of more members than one page of the list or of the newsletter's addresses, starting an
+ * import) needs a sign-in within the last 10 minutes, by the app's clock: the token's `auth_time`, which a refresh
+ * keeps, as the pages need a recent password (SECURITY.md 27). A token lifted from the shared cookie or a staff
+ * tool, or a client left signed in and refreshing all day, cannot do them; 403 `reauthentication_required` before
+ * anything is counted or asked upstream.
+ */
+export function requireRecentSignIn<Id extends ApiOperationId>(call: ApiCall<Id>): void {
+  if (!signedInRecently(call.member.authTime, call.clock.now())) throw new ApiError("reauthentication_required");
 }
 
 /** The member record as the API shows it. */

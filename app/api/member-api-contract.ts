@@ -123,7 +123,14 @@ export const MEMBER_API_ENDPOINTS = [
     path: "/api/email-updates",
     body: EmailUpdateRequest,
     success: { status: 202, schema: EmailUpdateRequested },
-    errors: ["bad_request", "validation_failed", "email_unchanged", "email_unavailable", "mail_unavailable"],
+    errors: [
+      "bad_request",
+      "validation_failed",
+      "reauthentication_required",
+      "email_unchanged",
+      "email_unavailable",
+      "mail_unavailable",
+    ],
   },
   {
     operationId: "confirmEmailUpdate",
@@ -157,7 +164,13 @@ export const MEMBER_API_ENDPOINTS = [
       schema: DeviceListSchema,
       repeat: { status: 200, description: "OK: this sign-in was registered on this device already; nothing changed." },
     },
-    errors: ["bad_request", "validation_failed", "invalid_refresh_token", "device_limit_exceeded"],
+    errors: [
+      "bad_request",
+      "validation_failed",
+      "reauthentication_required",
+      "invalid_refresh_token",
+      "device_limit_exceeded",
+    ],
   },
   {
     operationId: "deactivateUserDevice",

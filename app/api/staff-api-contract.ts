@@ -317,6 +317,6 @@ export const STAFF_API_ENDPOINTS = [
     access: "admin",
     query: EmailAddressesExportParams,
     success: { status: 200, schema: CsvFile, mediaType: "text/csv" },
-    errors: [],
+    errors: ["reauthentication_required"],
   },
 ] as const satisfies readonly ApiEndpoint[];

@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { signedInRecently } from "~/domain/account/reauthentication.server";
 import { type StaffActionActor, findStaffActor } from "~/domain/staff/staff-actions.server";
 import { type ApiCall, limitAttempts } from "./api-handler.server";
 import { ApiError } from "./api-response.server";
@@ -32,15 +31,6 @@ export function importJobIdOf(params: Readonly<Record<string, string | undefined
 export async function staffActorOf<Id extends ApiOperationId>(call: ApiCall<Id>): Promise<StaffActionActor> {
   await limitAttempts(call, "staffAction");
   return { ...(await findStaffActor(call, call.member.sub)), requestId: call.requestId };
-}
-
-/**
- * A high-impact staff action (a member's e-mail, disabling, turning off 2-step verification, the full export,
- * starting an import) needs the staff member to have signed in within the last 10 minutes, by the app's clock: a
- * token lifted from a staff tool, or a tool left signed in and refreshing all day, cannot do them (SECURITY.md 27).
- */
-export function requireRecentSignIn<Id extends ApiOperationId>(call: ApiCall<Id>): void {
-  if (!signedInRecently(call.member.authTime, call.clock.now())) throw new ApiError("reauthentication_required");
 }
 
 /** A value as JSON carries it: every Date an ISO 8601 string (what the contract's timestamps describe). */

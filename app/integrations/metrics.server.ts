@@ -117,9 +117,15 @@ const METRICS_KEY = Symbol.for("member-account.metrics");
 const metrics: Metrics = ((globalThis as unknown as Record<symbol, Metrics | undefined>)[METRICS_KEY] ??=
   createMetrics());
 
+/**
+ * The methods the `method` label names: HTTP's own (RFC 9110, and PATCH). Node's parser takes some 34 (WebDAV's
+ * PROPFIND, MKCOL, …), and anyone may send them: each would be a series of its own, so they all count as `OTHER`.
+ */
+const LABELLED_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"]);
+
 /** One answered HTTP request. `route` is a route name (or the HTTP layer's name for what no route answered). */
 export function observeHttpRequest(route: string, method: string, status: number, seconds: number): void {
-  metrics.httpRequests.observe({ route, method, status }, seconds);
+  metrics.httpRequests.observe({ route, method: LABELLED_METHODS.has(method) ? method : "OTHER", status }, seconds);
 }
 
 /** Starts timing a Cognito call; the returned function records it with its outcome. */

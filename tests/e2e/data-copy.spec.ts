@@ -57,7 +57,9 @@ test("the data copy: the page shows it, the download holds the address, sub, pro
   await expect(page.getByTestId("data-copy-staffActions").locator('dd[data-field="action"]')).toHaveText(
     "スタッフが会員情報を再読み込み",
   );
-  await expect(page.getByTestId("data-copy-staffActions")).toContainText(admin.email);
+  // Who did it: a pseudonym, never the staff member's address.
+  await expect(page.getByTestId("data-copy-staffActions").locator('dd[data-field="staff"]')).toHaveText("スタッフ1");
+  await expect(page.getByTestId("data-copy-staffActions")).not.toContainText(admin.email);
 
   const file = await download(page, "JSONファイルをダウンロード");
   expect(file.name).toMatch(/^my-data-\d{8}-\d{4}\.json$/);
@@ -70,11 +72,12 @@ test("the data copy: the page shows it, the download holds the address, sub, pro
       staffActions: { action: string; staff: string }[];
     };
   };
-  expect(copy.schemaVersion).toBe(1);
+  expect(copy.schemaVersion).toBe(2);
   expect(copy.member).toEqual({ sub: member.sub, email: member.email });
   expect(copy.sections.identity).toMatchObject({ email: member.email, givenName: `太郎${label}` });
   expect(copy.sections.sessions.filter((session) => session.live)).toHaveLength(1);
-  expect(copy.sections.staffActions).toEqual([expect.objectContaining({ action: "user.refresh", staff: admin.email })]);
+  expect(copy.sections.staffActions).toEqual([expect.objectContaining({ action: "user.refresh", staff: "staff-1" })]);
+  expect(file.text).not.toContain(admin.email);
   const secrets = await cookieSecrets(context);
   expect(secrets.length).toBeGreaterThanOrEqual(3);
   for (const secret of secrets) expect(file.text).not.toContain(secret);

@@ -821,6 +821,10 @@ describe("OpenAPI", () => {
     // A repeated registration answers 200 (see "register (201, then 200 on repeat)"), so the document says so.
     const registration = document.json.paths["/api/user-devices/{id}"].post.responses;
     expect(Object.keys(registration)).toEqual(expect.arrayContaining(["200", "201"]));
+    // The calls that change how the account is reached need a recent sign-in, and the document says so.
+    for (const path of ["/api/email-updates", "/api/user-devices/{id}"]) {
+      expect(document.json.paths[path].post.responses["403"].description, path).toContain("reauthentication_required");
+    }
     // Every documented operation is served: without a token it is a 401, not a 404 or 405.
     for (const operation of documented) {
       const [method, path] = operation.split(" ") as [string, string];

@@ -82,6 +82,10 @@ test("after a sign-in, /metrics on METRICS_PORT names the requests by route and 
   expect((await fetch(`${main.process.url}/favicon.ico`)).status).toBe(200);
   expect((await fetch(`${main.process.url}/__manifest?paths=/`)).status).toBeLessThan(300);
   expect((await fetch(`${main.process.url}/`, { method: "PUT" })).status).toBe(405);
+  // A method outside HTTP's own (WebDAV's): whatever the answer, its label is OTHER, so the label's set is bounded.
+  for (const method of ["PROPFIND", "MKCOL"]) {
+    expect((await fetch(`${main.process.url}/`, { method })).status).toBeGreaterThanOrEqual(400);
+  }
 
   const { response, text, samples } = await scrape();
   expect(response.status).toBe(200);
@@ -101,6 +105,12 @@ test("after a sign-in, /metrics on METRICS_PORT names the requests by route and 
   expect(requests({ route: "static-file", method: "GET", status: "200" })).toBe(1);
   expect(samples.some((sample) => sample.labels.route === "route-discovery")).toBe(true);
   expect(requests({ route: "unrouted", method: "PUT", status: "405" })).toBe(1);
+  const counts = samples.filter((sample) => sample.name === "http_request_duration_seconds_count");
+  const otherCount = counts.filter((sample) => sample.labels.method === "OTHER").map((sample) => sample.value);
+  expect(otherCount.reduce((sum, value) => sum + value, 0)).toBe(2);
+  expect(new Set(counts.map((sample) => sample.labels.method))).toEqual(
+    new Set(["GET", "POST", "PUT", "DELETE", "OTHER"]),
+  );
   expect(
     valueOf(samples, "http_request_duration_seconds_bucket", {
       route: "auth-sign-in",

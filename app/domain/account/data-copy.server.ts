@@ -23,7 +23,7 @@ import { recordSecurityEvent } from "../security/security-record.server";
  * field in docs/data-copy.md. Raise the version when a field changes meaning or goes; a new field or section does
  * not break a reader and keeps it.
  */
-export const DATA_COPY_SCHEMA_VERSION = 1;
+export const DATA_COPY_SCHEMA_VERSION = 2;
 
 /** A JSON value: dates become ISO 8601 strings (UTC) before anything leaves the domain. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
@@ -286,12 +286,20 @@ async function legacyAccountSection(source: DataCopySource): Promise<JsonObject 
   };
 }
 
-/** What staff did to the account: who, what, when, and the state before and after. */
+/** How the copy names a staff member: their role and a number, never who they are. */
+export const STAFF_PSEUDONYM = /^staff-(\d+)$/;
+
+/**
+ * What staff did to the account: what, when, the state before and after, and by whom as a pseudonym. The staff
+ * member's address (or sub) would hand a colleague's personal data to the member; `staff-1`, `staff-2` … number them
+ * in the order they first acted on this account, so the member can tell one from another, and the operator can find
+ * them in the audit log by the action and its time.
+ */
 async function staffActionsSection(source: DataCopySource): Promise<JsonObject[]> {
   const rows = await source.db
     .select({
       occurredAt: staffAuditEvents.occurredAt,
-      actorEmail: staffAuditEvents.actorEmail,
+      actorSub: staffAuditEvents.actorSub,
       action: staffAuditEvents.action,
       before: staffAuditEvents.before,
       after: staffAuditEvents.after,
@@ -299,9 +307,13 @@ async function staffActionsSection(source: DataCopySource): Promise<JsonObject[]
     .from(staffAuditEvents)
     .where(eq(staffAuditEvents.targetSub, source.sub))
     .orderBy(desc(staffAuditEvents.occurredAt), desc(staffAuditEvents.id));
+  const pseudonyms = new Map<string, string>();
+  for (const { actorSub } of rows.toReversed()) {
+    if (!pseudonyms.has(actorSub)) pseudonyms.set(actorSub, `staff-${pseudonyms.size + 1}`);
+  }
   return rows.map((row) => ({
     occurredAt: iso(row.occurredAt),
-    staff: row.actorEmail,
+    staff: pseudonyms.get(row.actorSub)!,
     action: row.action,
     before: (row.before ?? null) as JsonValue,
     after: (row.after ?? null) as JsonValue,

@@ -53,6 +53,36 @@ export function hashDeviceKey(deviceKey: string): string {
   return createHash("sha256").update(deviceKey, "utf8").digest("hex");
 }
 
+/**
+ * The member's earlier sign-ins and sign-up from the browser whose device key hashes to `deviceKeyHash`: the one
+ * definition of a known browser, which recordSignIn and isKnownBrowser share. Only keys our pages issued can match
+ * a page's key: a sibling's registration through the API records the key in the API's namespace
+ * (app/domain/sessions/device-keys.server.ts), a hash no key of the pages has (SECURITY.md 36).
+ */
+function eventsFromBrowser(db: Database, sub: string, deviceKeyHash: string) {
+  return db
+    .select({ id: securityEvents.id })
+    .from(securityEvents)
+    .where(
+      and(
+        eq(securityEvents.sub, sub),
+        eq(securityEvents.deviceKeyHash, deviceKeyHash),
+        inArray(securityEvents.kind, ["sign-in", "signed-up"]),
+      ),
+    );
+}
+
+/**
+ * Whether this member has signed in or signed up from this browser on our pages before (within the record's 400
+ * days): the sign-in alerts' "known browser". `deviceKeyHash` is hashDeviceKey of the key our pages issued the
+ * browser (its `id_device` cookie); a key a sibling sent the API never makes a browser known. One look-up on
+ * security_events_member_browser_idx.
+ */
+export async function isKnownBrowser(db: Database, sub: string, deviceKeyHash: string): Promise<boolean> {
+  const earlier = await eventsFromBrowser(db, sub, deviceKeyHash).limit(1);
+  return earlier.length > 0;
+}
+
 /** What the sign-in's event says about its browser, for the sign-in alert (app/domain/account/sign-in-alerts.server.ts). */
 export interface RecordedSignIn {
   eventId: number;
@@ -64,7 +94,8 @@ export interface RecordedSignIn {
 
 /**
  * Records a sign-in, inside the transaction that starts its session (the sign-in's one extra write). Whether the
- * browser is new to this member, and whether they had signed in before at all, are read by the same statement from
+ * browser is new to this member (no earlier sign-in or sign-up from it: eventsFromBrowser), and whether they had
+ * signed in before at all (a sibling's registration counts: it was a sign-in), are read by the same statement from
  * their earlier events (the member's lock is held, so two sign-ins cannot both be "first").
  */
 export async function recordSignIn(
@@ -75,16 +106,7 @@ export async function recordSignIn(
   },
 ): Promise<RecordedSignIn> {
   const deviceKeyHash = hashDeviceKey(input.deviceKey);
-  const earlierFromThisBrowser = tx
-    .select({ id: securityEvents.id })
-    .from(securityEvents)
-    .where(
-      and(
-        eq(securityEvents.sub, input.sub),
-        eq(securityEvents.deviceKeyHash, deviceKeyHash),
-        inArray(securityEvents.kind, ["sign-in", "signed-up"]),
-      ),
-    );
+  const earlierFromThisBrowser = eventsFromBrowser(tx, input.sub, deviceKeyHash);
   const earlierSignIn = tx
     .select({ id: securityEvents.id })
     .from(securityEvents)

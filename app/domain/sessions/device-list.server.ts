@@ -1,10 +1,11 @@
 import { and, asc, eq, isNotNull, isNull } from "drizzle-orm";
 import type { Database } from "../../../db/client.server";
 import { memberSessions } from "../../../db/schema";
+import { deviceKeyAsNamed } from "./device-keys.server";
 
 export interface SessionDevice {
   id: string;
-  /** The browser's long-lived device key: what the API names a device by. */
+  /** The browser's long-lived device key as the API names the device (a sibling's key as it registered it). */
   deviceKey: string;
   deviceName: string;
   browser: string;
@@ -35,6 +36,7 @@ export async function listActiveDevices(
     .orderBy(asc(memberSessions.lastLoginAt));
   return rows.map(({ originJti, ...row }) => ({
     ...row,
+    deviceKey: deviceKeyAsNamed(row.deviceKey),
     current: row.id === current.sessionId || (!!originJti && originJti === current.originJti),
   }));
 }

@@ -3,6 +3,7 @@ import { DomainError } from "../domain-error.server";
 import type { AppServices } from "~/services.server";
 import { startSession } from "./device-admission.server";
 import { describeDevice } from "./device-description.server";
+import { apiDeviceKey } from "./device-keys.server";
 import type { SessionDevice } from "./device-list.server";
 
 export type DeviceRegistrationDependencies = Pick<AppServices, "db" | "identity" | "config" | "clock">;
@@ -19,7 +20,8 @@ export type DeviceRegistration =
  * device counts towards the limit, shows on the devices page and can be deactivated (which revokes this refresh
  * token and refuses its access tokens). The refresh token is proven by using it once at Cognito: the answer
  * names its member (must be the caller's) and its sign-in (`origin_jti`). Registering the same sign-in for the
- * same device again changes nothing.
+ * same device again changes nothing. The key is stored in the API's namespace (device-keys.server.ts): it is the
+ * sibling's device, never a browser our pages know, so a page sign-in from a browser with the same key still alerts.
  */
 export async function registerDevice(
   deps: DeviceRegistrationDependencies,
@@ -41,7 +43,7 @@ export async function registerDevice(
   const result = await startSession(deps, {
     sub: input.sub,
     email: typeof id.email === "string" ? id.email : "",
-    deviceKey: input.deviceKey,
+    deviceKey: apiDeviceKey(input.deviceKey),
     device: describeDevice(input.userAgent),
     refreshToken: input.refreshToken,
     originJti: typeof access.origin_jti === "string" ? access.origin_jti : null,

@@ -1,4 +1,4 @@
-import { type SQL, and, eq, isNotNull, isNull, ne, sql } from "drizzle-orm";
+import { type SQL, and, eq, inArray, isNotNull, isNull, ne, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Database } from "../../../db/client.server";
 import { memberSessions } from "../../../db/schema";
@@ -6,6 +6,7 @@ import { logger } from "~/integrations/logger.server";
 import type { AppServices } from "~/services.server";
 import { recordSignOutEverywhere } from "./api-token-standing.server";
 import type { DeviceDescription } from "./device-description.server";
+import { storedDeviceKeysNamed } from "./device-keys.server";
 import { lockMember } from "./member-lock.server";
 import { recordRevocationsConfirmed, revokeRefreshTokens } from "./refresh-tokens.server";
 import { endStaffSessionRows, revokeStaffRefreshTokens } from "./staff-session-ending.server";
@@ -21,8 +22,9 @@ export type SessionsToEnd =
    */
   | { sessionId: string; refreshRefused?: boolean }
   /**
-   * One of the member's own active devices, by its session row (pages) or its device key (API); never another
-   * member's (the sub is part of the match) and never `exceptSessionId` (the asking browser).
+   * One of the member's own active devices, by its session row (pages) or its device key as the API lists it (a
+   * sibling's registration or a page session); never another member's (the sub is part of the match) and never
+   * `exceptSessionId` (the asking browser).
    */
   | { sub: string; device: { sessionId: string } | { deviceKey: string }; exceptSessionId?: string }
   /** Every session of the member, pending ones included (a cancellation). */
@@ -91,7 +93,7 @@ function conditionFor(which: SessionsToEnd): SQL | null {
     return and(
       "sessionId" in which.device
         ? eq(memberSessions.id, which.device.sessionId)
-        : eq(memberSessions.deviceKey, which.device.deviceKey),
+        : inArray(memberSessions.deviceKey, storedDeviceKeysNamed(which.device.deviceKey)),
       eq(memberSessions.sub, which.sub),
       isNull(memberSessions.revokedAt),
       isNotNull(memberSessions.activatedAt),

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { LOCALES } from "~/i18n/locales";
-import { MemberSearchParams } from "./member-search.server";
+import { MAX_PAGE_SIZE, MemberSearchParams } from "./member-search.server";
 import { CSV_ENCODINGS } from "./spreadsheet-csv.server";
 
 /**
@@ -68,6 +68,22 @@ export const EXPORT_PARAMS = {
   "withdrawal-reasons": WithdrawalReasonsExportParams,
   "email-addresses": EmailAddressesExportParams,
 } as const;
+
+/**
+ * Whether a download needs the staff member's recent sign-in (SECURITY.md 27: on the API the token's `auth_time`, on
+ * the pages the password and code on this staff session, within 10 minutes): more members than one page of the
+ * member list shows (every one with `all`, or a `limit` above the list's largest page, the default 10,000
+ * included), and the newsletter's addresses, every opted-in member's with the link that unsubscribes them. A page
+ * of the list's size shows nothing the list does not; paging through a list costs one staff rate-limit count a page.
+ */
+export function exportNeedsRecentSignIn(
+  kind: ExportKind,
+  query: MemberExportQuery | WithdrawalReasonsExportQuery | EmailAddressesExportQuery,
+): boolean {
+  if (kind === "email-addresses") return true;
+  if (kind !== "users" || !("limit" in query)) return false;
+  return isFlagOn(query.all, false) || query.limit > MAX_PAGE_SIZE;
+}
 
 export function isExportKind(value: string | undefined): value is ExportKind {
   return (EXPORT_KINDS as readonly (string | undefined)[]).includes(value);

@@ -1,4 +1,4 @@
-import { apiRoute, limitAttempts } from "~/api/api-handler.server";
+import { apiRoute, limitAttempts, requireRecentSignIn } from "~/api/api-handler.server";
 import { requestEmailChange } from "~/domain/account/email-change.server";
 import { emailUpdateLinkFor } from "~/routing/email-update-link";
 
@@ -7,6 +7,8 @@ const api = apiRoute({
     operation: "requestEmailUpdate",
     handle: async (call) => {
       const { member, body, db, config, locale, i18n, identity, mailer } = call;
+      // The new address takes the account (a password reset goes there): the password step of /my/email/edit/.
+      requireRecentSignIn(call);
       // Its answer says whether an address has an ID (an address check), and it mails whatever address is typed.
       await limitAttempts(call, "emailCheck");
       await limitAttempts(call, "emailChange");

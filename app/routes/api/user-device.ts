@@ -1,5 +1,5 @@
 import { ApiError } from "~/api/api-response.server";
-import { apiRoute, deviceList, limitAttempts, withStatus } from "~/api/api-handler.server";
+import { apiRoute, deviceList, limitAttempts, requireRecentSignIn, withStatus } from "~/api/api-handler.server";
 import { registerDevice } from "~/domain/sessions/device-registration.server";
 import { endSessions } from "~/domain/sessions/session-ending.server";
 
@@ -18,6 +18,8 @@ const api = apiRoute({
     handle: async (call) => {
       const { request, member, body, params, db, config } = call;
       const deviceKey = deviceKeyOf(params);
+      // Claiming a device key for the member's sign-in: right after that sign-in, not with a token kept since.
+      requireRecentSignIn(call);
       await limitAttempts(call, "deviceRegistration");
       const result = await registerDevice(call, {
         sub: member.sub,

@@ -11,8 +11,6 @@ import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema
 import { codeChallengeCookie } from "~/cookies/app-cookies.server";
 import { AuthenticatorCodeSchema, RecoveryCodeSignInSchema } from "~/domain/forms/two-step-schemas";
 import { toDomainError } from "~/domain/domain-error.server";
-import { countRecoveryCodesLeft } from "~/domain/security/recovery-codes.server";
-import { twoStepMemberByUsername } from "~/domain/security/two-step-verification.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
@@ -38,20 +36,19 @@ function switchedUrl(url: URL, recovery: boolean): string {
 /**
  * A member with 2-step verification, second step (Cognito's SOFTWARE_TOKEN_MFA): the sign-in form sends them here
  * with the challenge in a short-lived cookie. Without one there is nothing to answer: back to sign in (`to` kept).
- * How many recovery codes are left comes from our table, found by Cognito's user name in the challenge.
+ * Nothing about the account's second factors shows here (not how many recovery codes are left): whoever reaches
+ * this step has given the password alone. The count is on /my/security/ and in the mail a recovery code's use sends.
  */
 export async function loader({ request, url, context }: Route.LoaderArgs) {
-  const { db, config } = servicesOf(context);
+  const { config } = servicesOf(context);
   const challenge = await readCodeChallenge(config, request);
   if (!challenge) throw redirect(`${pathFor("auth-sign-in", getLocale(context))}${url.search}`);
-  const member = await twoStepMemberByUsername(db, challenge.username);
   const recovery = url.searchParams.get(RECOVERY_PARAM) === RECOVERY_VALUE;
   return {
     view: recovery ? ("recovery" as const) : ("code" as const),
     title: getInstance(context).t("auth:twoStep.title"),
     translations: loadTranslations(context, [{ namespace: "auth", keys: ["twoStep"] }, FORM_FIELD_TEXTS]),
     email: challenge.email,
-    recoveryCodesLeft: member ? await countRecoveryCodesLeft(db, member.sub) : null,
     otherMethodUrl: switchedUrl(url, !recovery),
     constraint: formConstraint(recovery ? RecoveryCodeSignInSchema : AuthenticatorCodeSchema),
   };
@@ -111,7 +108,7 @@ export async function action({ request, url, context }: Route.ActionArgs) {
 
 export default function TwoStepPage({ loaderData, actionData }: Route.ComponentProps) {
   const { t, i18n } = useTranslation("auth");
-  const { view, email, recoveryCodesLeft, otherMethodUrl, constraint } = loaderData;
+  const { view, email, otherMethodUrl, constraint } = loaderData;
   const lastResult = actionData?.form === view ? actionData.result : undefined;
   return (
     <section className="content auth-page">
@@ -120,9 +117,6 @@ export default function TwoStepPage({ loaderData, actionData }: Route.ComponentP
         <CodeForm email={email} constraint={constraint} lastResult={lastResult} />
       ) : (
         <RecoveryForm email={email} constraint={constraint} lastResult={lastResult} />
-      )}
-      {recoveryCodesLeft === null ? null : (
-        <p data-testid="recovery-codes-left">{t("twoStep.recoveryCodesLeft", { count: recoveryCodesLeft })}</p>
       )}
       <p>
         <AppLink to={otherMethodUrl}>{t(view === "code" ? "twoStep.useRecoveryCode" : "twoStep.useApp")}</AppLink>

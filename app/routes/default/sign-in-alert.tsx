@@ -45,12 +45,16 @@ export async function loader({ params, context }: Route.LoaderArgs) {
   return data(pageData(context, state), { status: { confirm: 200, expired: 410, incomplete: 404 }[state] });
 }
 
-/** The button: ends exactly the session the alert told of, then offers the password change. */
+/**
+ * The button: ends exactly the session the alert told of, then offers the password change. The success names its
+ * 200: React Router runs the loader again after the action, which finds the token spent (410), and the document's
+ * status is the loader's unless the action gives one.
+ */
 export async function action({ params, context }: Route.ActionArgs) {
   if (params.token === undefined) return data(pageData(context, "incomplete"), { status: 404 });
   const outcome = await endSignInByAlertLink(servicesOf(context), params.token, clientIpOf(context));
   return outcome.kind === "ended"
-    ? data(pageData(context, "ended"))
+    ? data(pageData(context, "ended"), { status: 200 })
     : data(pageData(context, "expired"), { status: 410 });
 }
 

@@ -5,6 +5,7 @@ import {
   DATA_COPY_SCHEMA_VERSION,
   type DataCopySectionName,
   type JsonValue,
+  STAFF_PSEUDONYM,
   collectDataCopy,
 } from "~/domain/account/data-copy.server";
 import { loadTranslations } from "~/i18n/translations.server";
@@ -40,9 +41,10 @@ export async function loader({ url, context }: Route.LoaderArgs) {
 type CodeNames = Record<string, Record<string, string>>;
 
 /**
- * The record's event kinds and the staff's action names in the page's language, the texts /my/security/ shows, for
- * the codes this copy holds only (the file keeps the codes, which programs read). The count and time of refused
- * sign-ins have fields of their own here, so their kind reads without them.
+ * The record's event kinds and the staff's action names in the page's language, the texts /my/security/ shows, and
+ * the staff pseudonyms ("staff-2" reads "Staff member 2"), for the codes this copy holds only (the file keeps the
+ * codes, which programs read). The count and time of refused sign-ins have fields of their own here, so their kind
+ * reads without them.
  */
 function codeNamesOf(copy: DataCopy, t: TFunction<"account">): Partial<Record<DataCopySectionName, CodeNames>> {
   const codesOf = (section: JsonValue, field: string) =>
@@ -55,6 +57,7 @@ function codeNamesOf(copy: DataCopy, t: TFunction<"account">): Partial<Record<Da
     );
   const kinds = [...codesOf(copy.sections.securityRecord, "kind")];
   const actions = [...codesOf(copy.sections.staffActions, "action")];
+  const staff = [...codesOf(copy.sections.staffActions, "staff")];
   return {
     securityRecord: {
       kind: Object.fromEntries(
@@ -70,6 +73,9 @@ function codeNamesOf(copy: DataCopy, t: TFunction<"account">): Partial<Record<Da
           action,
           t(`security.staffActions.${action}` as never, { defaultValue: t("security.staffActions.other") }),
         ]),
+      ),
+      staff: Object.fromEntries(
+        staff.map((name) => [name, t("dataCopy.staffPseudonym", { number: STAFF_PSEUDONYM.exec(name)?.[1] ?? name })]),
       ),
     },
   };

@@ -1,5 +1,10 @@
 import { data, redirect } from "react-router";
-import { type ExportKind, isExportKind, isFlagOn, parseExportQuery } from "~/domain/staff/export-params.server";
+import {
+  type ExportKind,
+  exportNeedsRecentSignIn,
+  isExportKind,
+  parseExportQuery,
+} from "~/domain/staff/export-params.server";
 import { exportEmailAddresses, exportMembers, exportWithdrawalReasons } from "~/domain/staff/member-export.server";
 import { DomainError } from "~/domain/domain-error.server";
 import type { WithdrawalReason } from "~/domain/forms/form-choices";
@@ -36,8 +41,9 @@ function isOwnPageRequest(request: Request): boolean {
 /**
  * The downloads page's GET forms land here (a resource route: the browser saves the answer, JavaScript or not).
  * Bad parameters and a full house go back to the page, which shows the form's field errors or the "busy" message
- * with what was typed. Every member at once (`all`) needs the password and code within the last 10 minutes
- * (SECURITY.md 30): the staff sign-in confirms them and brings the staff member back to the filled-in form.
+ * with what was typed. More members than one page of the member list, and the newsletter's addresses, need the
+ * password and code within the last 10 minutes (exportNeedsRecentSignIn): the staff sign-in confirms them and brings
+ * the staff member back to the filled-in form.
  */
 export async function loader({ request, url, context, params }: Route.LoaderArgs) {
   const admin = requireAdmin(context, url);
@@ -56,7 +62,7 @@ export async function loader({ request, url, context, params }: Route.LoaderArgs
   if (await checkAttemptLimit(context, "staffAction", admin.sub)) return backToForm({ limited: "1" });
   const parsed = parseExportQuery(kind, exportParamsOfPage(url.searchParams));
   if (!parsed.success) return backToForm({});
-  if ("all" in parsed.data && isFlagOn(parsed.data.all, false)) {
+  if (exportNeedsRecentSignIn(kind, parsed.data)) {
     await requireRecentStaffConfirmation(context, url, admin, { returnTo: formPage() });
   }
   const services = servicesOf(context);

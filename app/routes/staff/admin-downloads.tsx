@@ -13,7 +13,7 @@ import {
   parseExportQuery,
 } from "~/domain/staff/export-params.server";
 import { MAX_CONCURRENT_EXPORTS } from "~/domain/staff/member-export.server";
-import { LEGACY_STATES, MEMBER_STATUSES, SERVICE_NAMES } from "~/domain/staff/member-search.server";
+import { LEGACY_STATES, MAX_PAGE_SIZE, MEMBER_STATUSES, SERVICE_NAMES } from "~/domain/staff/member-search.server";
 import { LOCALES } from "~/i18n/locales";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
@@ -74,7 +74,12 @@ export function loader({ url, context }: Route.LoaderArgs) {
       limited,
       // The component may not import server-only modules: the choices come with the data.
       choices: { kinds: EXPORT_KINDS, statuses: MEMBER_STATUSES, referrers: SERVICE_NAMES, legacy: LEGACY_STATES },
-      limits: { defaultLimit: DEFAULT_EXPORT_LIMIT, maxLimit: MAX_EXPORT_LIMIT, concurrent: MAX_CONCURRENT_EXPORTS },
+      limits: {
+        defaultLimit: DEFAULT_EXPORT_LIMIT,
+        maxLimit: MAX_EXPORT_LIMIT,
+        listPageSize: MAX_PAGE_SIZE,
+        concurrent: MAX_CONCURRENT_EXPORTS,
+      },
       translations: loadTranslations(context, DOWNLOADS_TEXTS),
     },
     { status: busy || limited ? 429 : Object.keys(fieldErrors).length > 0 ? 400 : 200 },
@@ -193,7 +198,11 @@ export default function DownloadsPage({ loaderData }: Route.ComponentProps) {
                     { value: "0", label: t("downloadsPage.rowsPage") },
                     { value: "1", label: t("downloadsPage.rowsAll") },
                   ],
-                  { fallback: "0", placeholder: null, hint: t("downloadsPage.rowsHint") },
+                  {
+                    fallback: "0",
+                    placeholder: null,
+                    hint: t("downloadsPage.rowsHint", { pageSize: limits.listPageSize.toLocaleString(locale) }),
+                  },
                 )}
                 {select(
                   kind,

@@ -143,7 +143,7 @@ test("the download holds the member's address, sub, profile, sessions, e-mail ch
   const text = await response.text();
   const copy = JSON.parse(text) as Copy;
 
-  expect(copy.schemaVersion).toBe(1);
+  expect(copy.schemaVersion).toBe(2);
   expect(copy.member).toEqual({ sub: member.sub, email: member.email });
   expect(copy.sections.identity).toMatchObject({ source: "directory", email: member.email, locale: "en" });
   expect(copy.sections.profile).toMatchObject({
@@ -182,7 +182,7 @@ test("the download holds the member's address, sub, profile, sessions, e-mail ch
   expect(copy.sections.invitation).toEqual({ resentAt: usedAt.toISOString() });
   expect(copy.sections.staffActions).toEqual([
     expect.objectContaining({
-      staff: "staff-member@example.jp",
+      staff: "staff-1",
       action: "user.refresh",
       occurredAt: expect.any(String),
     }),
@@ -216,6 +216,35 @@ test("the download holds the member's address, sub, profile, sessions, e-mail ch
       (key) => /token|hash|secret|code|jti|deviceKey|credential|^password$/i.test(key) && !recoveryCodeFacts.has(key),
     ),
   ).toEqual([]);
+});
+
+test("staff actions name who as a pseudonym (staff-1, staff-2 in the order they first acted), never the staff member's address, in the file and on the page", async () => {
+  const member = await signedInMember("staff-pseudonym");
+  const first = { sub: crypto.randomUUID(), email: "first-staff@example.jp", requestId: "pseudonym-1" };
+  const second = { sub: crypto.randomUUID(), email: "second-staff@example.jp", requestId: "pseudonym-2" };
+  await refreshMember(app.services, first, member.sub);
+  await refreshMember(app.services, second, member.sub);
+  await refreshMember(app.services, first, member.sub);
+
+  const text = await (await download(member)).text();
+  const copy = JSON.parse(text) as Copy;
+  expect(copy.schemaVersion).toBe(2);
+  // Newest first, as the section lists them.
+  expect(copy.sections.staffActions.map((action) => action.staff)).toEqual(["staff-1", "staff-2", "staff-1"]);
+  for (const staff of [first, second]) {
+    expect(text).not.toContain(staff.email);
+    expect(text).not.toContain(staff.sub);
+  }
+
+  for (const [locale, name] of [
+    ["ja", "スタッフ2"],
+    ["en", "Staff member 2"],
+  ] as const) {
+    const request = calls.get(pathFor("my-data", locale));
+    const page = await dataPage.loader(calls.args(request, await calls.context(request, member)));
+    expect(JSON.stringify(page.copy)).not.toContain(first.email);
+    expect(page.codeNames.staffActions?.staff).toMatchObject({ "staff-2": name });
+  }
 });
 
 test("each member gets their own copy and only their own: the session decides whose, and nothing in the request can", async () => {

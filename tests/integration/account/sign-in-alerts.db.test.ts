@@ -13,7 +13,9 @@ import {
 } from "~/domain/account/sign-in-alert-links.server";
 import { signIn } from "~/domain/account/sign-in.server";
 import { withDomainErrors } from "~/domain/domain-error.server";
-import { recordSignUp } from "~/domain/security/security-record.server";
+import { hashDeviceKey, isKnownBrowser, recordSignUp } from "~/domain/security/security-record.server";
+import { listActiveDevices } from "~/domain/sessions/device-list.server";
+import { registerDevice } from "~/domain/sessions/device-registration.server";
 import {
   MAIL_FIRST_BACKOFF_MS,
   MAIL_MAX_ATTEMPTS,
@@ -235,6 +237,38 @@ test("the browser that did the sign-up and the first sign-in after sign-up get n
   expect(await outboxRowsTo(member.email)).toEqual([]);
   await signInFrom(member, "third-browser");
   expect(await outboxRowsTo(member.email)).toHaveLength(1);
+});
+
+test("a device key a sibling registered through the API is no known browser: a page sign-in from a browser with that key is alerted (SECURITY.md 36)", async () => {
+  const member = await createMember("api-key");
+  await signInFrom(member, "members-own-browser");
+  // The sibling's registration, with a refresh token straight from Cognito (a public client's sign-in).
+  const answer = await services().identity.beginSignIn({ email: member.email, password: PASSWORD });
+  if (answer.kind !== "tokens" || !answer.tokens.refreshToken) throw new Error(`the sign-in answered ${answer.kind}`);
+  const registered = await registerDevice(services(), {
+    sub: member.sub,
+    deviceKey: "planted-key",
+    refreshToken: answer.tokens.refreshToken,
+    userAgent: FIREFOX_ON_WINDOWS,
+    clientIp: "203.0.113.9",
+  });
+  expect(registered).toEqual({ kind: "registered", created: true });
+  // Listed for the sibling under the key it gave.
+  expect((await listActiveDevices(database().db, member.sub)).map((device) => device.deviceKey)).toContain(
+    "planted-key",
+  );
+
+  expect(await isKnownBrowser(database().db, member.sub, hashDeviceKey("members-own-browser"))).toBe(true);
+  expect(await isKnownBrowser(database().db, member.sub, hashDeviceKey("planted-key"))).toBe(false);
+  expect(await outboxRowsTo(member.email)).toEqual([]);
+
+  const page = await signInFrom(member, "planted-key", { userAgent: FIREFOX_ON_WINDOWS });
+  const rows = await outboxRowsTo(member.email);
+  expect(rows).toHaveLength(1);
+  expect(rows[0]!.details).toMatchObject({ sessionId: page.sessionId });
+  // Now the page sign-in made it known; the sibling's registration still has its own entry.
+  expect(await isKnownBrowser(database().db, member.sub, hashDeviceKey("planted-key"))).toBe(true);
+  expect(await listActiveDevices(database().db, member.sub)).toHaveLength(3);
 });
 
 test("the member's preferred language, else the sign-in page's", async () => {

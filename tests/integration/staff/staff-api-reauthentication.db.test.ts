@@ -4,7 +4,9 @@ import { ErrorEnvelopeSchema } from "~/api/contract";
 import { REAUTHENTICATION_WINDOW_MS } from "~/domain/account/reauthentication.server";
 import { CSV_IMPORT_COLUMNS } from "~/domain/csv-import/csv-import-file.server";
 import { checkStaffGroup } from "~/domain/directory/staff-group-check.server";
+import { MAX_PAGE_SIZE } from "~/domain/staff/member-search.server";
 import * as csvImport from "~/routes/api/admin/csv-import";
+import * as emailAddressesCsv from "~/routes/api/admin/email-addresses-csv";
 import * as userDisable from "~/routes/api/admin/user-disable";
 import * as userEmailUpdate from "~/routes/api/admin/user-email-update";
 import * as userTwoStepOff from "~/routes/api/admin/user-two-step-off";
@@ -38,7 +40,11 @@ afterAll(async () => {
 
 type ApiModule = { loader: (args: never) => Promise<Response>; action: (args: never) => Promise<Response> };
 
-/** The five high-impact calls, on a sub no member has where they name one: past the re-authentication check, 404. */
+/**
+ * The high-impact calls, on a sub no member has where they name one: past the re-authentication check, 404. The
+ * downloads: more rows than one page of the member list (any `limit` above it, the default 10,000 included, or
+ * `all`), and the newsletter's e-mail addresses with their unsubscribe links.
+ */
 const HIGH_IMPACT: { name: string; module: ApiModule; request: (token: string) => Request; params?: object }[] = [
   {
     name: "adminChangeUserEmail",
@@ -55,6 +61,23 @@ const HIGH_IMPACT: { name: string; module: ApiModule; request: (token: string) =
     name: "adminExportUsers (all)",
     module: usersCsv,
     request: (token) => new Request(`${ORIGIN}/api/admin/users.csv?all=1`, { headers: bearer(token) }),
+  },
+  {
+    name: "adminExportUsers (one row more than a page of the list)",
+    module: usersCsv,
+    request: (token) =>
+      new Request(`${ORIGIN}/api/admin/users.csv?limit=${MAX_PAGE_SIZE + 1}`, { headers: bearer(token) }),
+  },
+  {
+    name: "adminExportUsers (the default limit)",
+    module: usersCsv,
+    request: (token) => new Request(`${ORIGIN}/api/admin/users.csv`, { headers: bearer(token) }),
+  },
+  {
+    name: "adminExportEmailAddresses",
+    module: emailAddressesCsv,
+    request: (token) =>
+      new Request(`${ORIGIN}/api/admin/downloads/email-addresses?locale=ja`, { headers: bearer(token) }),
   },
   {
     name: "adminCsvImportUserCreate (a real import)",
@@ -112,4 +135,16 @@ test("each high-impact staff action: 403 reauthentication_required 11 minutes af
     expect(recent.code, call.name).not.toBe("reauthentication_required");
     expect(recent.status, `${call.name}: ${recent.code}`).toBeLessThan(500);
   }
+});
+
+test("a users.csv of at most one page of the member list needs no recent sign-in, as the list itself does not", async () => {
+  // The app's clock back to the real time: the authenticator app is turned on by it, before the sign-in.
+  current = new Date();
+  const admin = await staffWithAuthenticatorIn(app.services, app.standInPort, "page-export");
+  const { accessToken } = await staffTokensFor(sdk, admin);
+  await atSinceSignIn(accessToken, 11 * MINUTE_MS);
+  const request = new Request(`${ORIGIN}/api/admin/users.csv?limit=${MAX_PAGE_SIZE}&page=3`, {
+    headers: bearer(accessToken),
+  });
+  expect(await answer(usersCsv, request)).toEqual({ status: 200, code: undefined });
 });

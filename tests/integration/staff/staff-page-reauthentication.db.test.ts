@@ -9,6 +9,7 @@ import {
   moveStaffSessionTimeBack,
   resolveStaffSession,
 } from "~/domain/sessions/staff-sessions.server";
+import { MAX_PAGE_SIZE } from "~/domain/staff/member-search.server";
 import { listAuditEvents } from "~/domain/staff/staff-audit-log.server";
 import { staffContext, staffStandingContext } from "~/router-context.server";
 import * as csvImportPage from "~/routes/staff/admin-csv-import";
@@ -67,11 +68,11 @@ async function staffContextFor(request: Request, staff: SignedInStaff) {
   return context;
 }
 
-/** A users.csv download from the downloads page's form (path and query as the browser sends them). */
-async function download(staff: SignedInStaff, path: string) {
+/** A download from the downloads page's form (path and query as the browser sends them); users.csv by default. */
+async function download(staff: SignedInStaff, path: string, file = "users.csv") {
   const request = calls.get(path);
   const answer = await settle(
-    downloadFile.loader(calls.args(request, await staffContextFor(request, staff), { file: "users.csv" })),
+    downloadFile.loader(calls.args(request, await staffContextFor(request, staff), { file })),
   );
   return answer as Response;
 }
@@ -127,6 +128,44 @@ test("a full users.csv: confirmed more than 10 minutes ago, the staff sign-in an
   );
   expect(all.status).toBe(200);
   expect((await recordsOf(all)).map((row) => row[1])).toEqual([0, 1, 2].map((index) => `${TAG}-${index}@example.jp`));
+  expect(await auditCount(fresh, "data.export")).toBe(2);
+});
+
+test("more rows than one page of the member list, and the newsletter's addresses: confirmed more than 10 minutes ago, the staff sign-in and back to the form, nothing exported", async () => {
+  const staff = await staffWithAuthenticatorIn(app.services, app.standInPort, "reauth-pages");
+  const stale = await staffSession(staff, 11);
+  const asks: { file: string; kind: string; query: Record<string, string> }[] = [
+    { file: "users.csv", kind: "users", query: { q: TAG, limit: String(MAX_PAGE_SIZE + 1) } },
+    // The form's default limit (10,000 rows).
+    { file: "users.csv", kind: "users", query: { q: TAG } },
+    { file: "email-addresses.csv", kind: "email-addresses", query: { locale: "ja" } },
+  ];
+  for (const { file, kind, query } of asks) {
+    const path = `${pathFor("admin-download", "en", { file })}?${new URLSearchParams(query)}`;
+    const asked = await download(stale, path, file);
+    expect(asked.status, path).toBe(302);
+    const back = `${pathFor("admin-downloads", "en")}?${new URLSearchParams({ ...query, form: kind })}`;
+    expect(asked.headers.get("Location"), path).toBe(staffSignIn("en", back));
+  }
+  expect(await auditCount(stale, "data.export")).toBe(0);
+
+  // At most one page of the list, as the list itself shows it: no confirmation.
+  const page = await download(
+    stale,
+    `${pathFor("admin-download", "ja", { file: "users.csv" })}?q=${TAG}&limit=${MAX_PAGE_SIZE}&header=0`,
+  );
+  expect(page.status).toBe(200);
+  expect(await recordsOf(page)).toHaveLength(3);
+  expect(await auditCount(stale, "data.export")).toBe(1);
+
+  const fresh = await staffSession(staff, 0);
+  const addresses = await download(
+    fresh,
+    `${pathFor("admin-download", "ja", { file: "email-addresses.csv" })}?locale=ja`,
+    "email-addresses.csv",
+  );
+  expect(addresses.status).toBe(200);
+  expect((await recordsOf(addresses))[0]).toContain("unsubscribe_url");
   expect(await auditCount(fresh, "data.export")).toBe(2);
 });
 

@@ -1,6 +1,6 @@
-import { apiRoute, withStatus } from "~/api/api-handler.server";
+import { apiRoute, requireRecentSignIn, withStatus } from "~/api/api-handler.server";
 import { ApiError } from "~/api/api-response.server";
-import { asJson, requireRecentSignIn, staffActorOf } from "~/api/staff-api.server";
+import { asJson, staffActorOf } from "~/api/staff-api.server";
 import { problemMessageValues } from "~/domain/csv-import/csv-import-file.server";
 import { getImportJobProgress, startImportJob } from "~/domain/csv-import/import-jobs.server";
 import { validateImport } from "~/domain/csv-import/import-dry-run.server";

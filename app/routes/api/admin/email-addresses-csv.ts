@@ -1,5 +1,6 @@
-import { apiRoute } from "~/api/api-handler.server";
+import { apiRoute, requireRecentSignIn } from "~/api/api-handler.server";
 import { staffActorOf } from "~/api/staff-api.server";
+import { exportNeedsRecentSignIn } from "~/domain/staff/export-params.server";
 import { exportEmailAddresses } from "~/domain/staff/member-export.server";
 import { csvDownloadResponse } from "~/routing/csv-download.server";
 import { newsletterUnsubscribeLinkBaseFor } from "~/routing/newsletter-unsubscribe-link";
@@ -8,6 +9,7 @@ const api = apiRoute({
   GET: {
     operation: "adminExportEmailAddresses",
     handle: async (call) => {
+      if (exportNeedsRecentSignIn("email-addresses", call.query)) requireRecentSignIn(call);
       const { requestId, ...actor } = await staffActorOf(call);
       return csvDownloadResponse(
         await exportEmailAddresses(

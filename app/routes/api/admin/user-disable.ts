@@ -1,5 +1,5 @@
-import { apiRoute } from "~/api/api-handler.server";
-import { memberSubOf, requireRecentSignIn, staffActorOf } from "~/api/staff-api.server";
+import { apiRoute, requireRecentSignIn } from "~/api/api-handler.server";
+import { memberSubOf, staffActorOf } from "~/api/staff-api.server";
 import { disableMember } from "~/domain/staff/staff-actions.server";
 
 const api = apiRoute({

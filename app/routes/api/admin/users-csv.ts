@@ -1,6 +1,6 @@
-import { apiRoute } from "~/api/api-handler.server";
-import { requireRecentSignIn, staffActorOf } from "~/api/staff-api.server";
-import { isFlagOn } from "~/domain/staff/export-params.server";
+import { apiRoute, requireRecentSignIn } from "~/api/api-handler.server";
+import { staffActorOf } from "~/api/staff-api.server";
+import { exportNeedsRecentSignIn } from "~/domain/staff/export-params.server";
 import { exportMembers } from "~/domain/staff/member-export.server";
 import { csvDownloadResponse } from "~/routing/csv-download.server";
 
@@ -8,7 +8,7 @@ const api = apiRoute({
   GET: {
     operation: "adminExportUsers",
     handle: async (call) => {
-      if (isFlagOn(call.query.all, false)) requireRecentSignIn(call);
+      if (exportNeedsRecentSignIn("users", call.query)) requireRecentSignIn(call);
       const { requestId, ...actor } = await staffActorOf(call);
       return csvDownloadResponse(await exportMembers(call, { actor, requestId, query: call.query }), call.clock.now());
     },
