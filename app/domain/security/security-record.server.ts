@@ -53,6 +53,31 @@ export function hashDeviceKey(deviceKey: string): string {
   return createHash("sha256").update(deviceKey, "utf8").digest("hex");
 }
 
+/**
+ * The member's sign-ins and sign-up in the browser whose device key hashes to `deviceKeyHash`: what makes a browser
+ * known to a member, for the sign-in alert (recordSignIn) and for the sign-in limits (isKnownBrowser) alike.
+ */
+function pageSignInsOfBrowser(db: Database, sub: string, deviceKeyHash: string) {
+  return db
+    .select({ id: securityEvents.id })
+    .from(securityEvents)
+    .where(
+      and(
+        eq(securityEvents.sub, sub),
+        eq(securityEvents.deviceKeyHash, deviceKeyHash),
+        inArray(securityEvents.kind, ["sign-in", "signed-up"]),
+      ),
+    );
+}
+
+/**
+ * Whether the member signed in or signed up in this browser before (within the record's 400 days). The device key
+ * comes from our signed cookie, so nobody can claim a browser of the member's without having used it.
+ */
+export async function isKnownBrowser(db: Database, sub: string, deviceKeyHash: string): Promise<boolean> {
+  return (await pageSignInsOfBrowser(db, sub, deviceKeyHash).limit(1)).length > 0;
+}
+
 /** What the sign-in's event says about its browser, for the sign-in alert (app/domain/account/sign-in-alerts.server.ts). */
 export interface RecordedSignIn {
   eventId: number;
@@ -75,16 +100,7 @@ export async function recordSignIn(
   },
 ): Promise<RecordedSignIn> {
   const deviceKeyHash = hashDeviceKey(input.deviceKey);
-  const earlierFromThisBrowser = tx
-    .select({ id: securityEvents.id })
-    .from(securityEvents)
-    .where(
-      and(
-        eq(securityEvents.sub, input.sub),
-        eq(securityEvents.deviceKeyHash, deviceKeyHash),
-        inArray(securityEvents.kind, ["sign-in", "signed-up"]),
-      ),
-    );
+  const earlierFromThisBrowser = pageSignInsOfBrowser(tx, input.sub, deviceKeyHash);
   const earlierSignIn = tx
     .select({ id: securityEvents.id })
     .from(securityEvents)

@@ -108,7 +108,7 @@ export async function action({ request, url, context }: Route.ActionArgs) {
         schema: AuthenticatorCodeSchema,
         extra: { form: "code" as const },
         hideFields: ["code"],
-        attemptLimit: () => ({ action: "signIn", subject: challenge.email }),
+        attemptLimit: () => ({ action: "signIn" }),
         errorFields: { codeMismatch: "code", codeExpired: "code" },
       },
       async ({ code }, reply) => {
@@ -144,7 +144,7 @@ export async function action({ request, url, context }: Route.ActionArgs) {
       schema: SignInSchema,
       extra: { form: "password" as const },
       hideFields: ["password"],
-      attemptLimit: ({ email }) => ({ action: "signIn", subject: email }),
+      signInLimit: ({ email }) => ({ door: "staff", email, request }),
     },
     async (value, reply) => {
       const started = await beginStaffSignIn(services, value);

@@ -69,8 +69,8 @@ export async function action({ request, url, context }: Route.ActionArgs) {
   const challenge = await readCodeChallenge(config, request);
   if (!challenge) return startOver();
   const formData = await request.formData();
-  // Each code tried counts as a sign-in attempt, for the address and for the client.
-  const attemptLimit = () => ({ action: "signIn" as const, subject: challenge.email });
+  // Each code tried counts as a sign-in call from this client; the member's wrong codes are counted by the verb.
+  const attemptLimit = () => ({ action: "signIn" as const });
   const finish = async (answer: { code: string } | { recoveryCode: string; password: string }) => {
     try {
       const signedIn = await signInWithSecondFactor(context, request, { challenge, ...answer }, locale);

@@ -39,7 +39,7 @@ export async function action({ request, url, context }: Route.ActionArgs) {
       schema: ReauthenticationSchema,
       hideFields: ["password"],
       // Guessing this password is guessing the sign-in password: it counts with the sign-in attempts.
-      attemptLimit: () => ({ action: "signIn", subject: member.email }),
+      signInLimit: () => ({ door: "member", email: member.email, request }),
       errorFields: { currentPasswordMismatch: "password" },
     },
     async ({ password }) => {

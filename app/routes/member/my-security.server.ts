@@ -53,7 +53,7 @@ export async function passkeyAction(
     locale,
   };
   const refused = (error: unknown) => toasts.redirectWithError(here, messageKeyOf(domainErrorOf(error)));
-  const limited = await checkAttemptLimit(context, "passkeyChange", member.sub);
+  const limited = await checkAttemptLimit(context, { action: "passkeyChange", subject: member.sub });
   if (limited) return toasts.redirectWithError(here, `toasts:${limited.messageKey}`);
   const fields = Object.fromEntries(formData);
 
