@@ -17,3 +17,4 @@ export * from "./member-passkeys";
 export * from "./staff-sessions";
 export * from "./staff-group-checks";
 export * from "./scheduled-job-turns";
+export * from "./second-step-attempts";

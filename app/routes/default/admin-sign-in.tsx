@@ -147,7 +147,12 @@ export async function action({ request, url, context }: Route.ActionArgs) {
       signInLimit: ({ email }) => ({ door: "staff", email, request }),
     },
     async (value, reply) => {
-      const started = await beginStaffSignIn(services, value);
+      const started = await beginStaffSignIn(services, {
+        ...value,
+        userAgent: request.headers.get("User-Agent"),
+        clientIp: clientIpOf(context),
+        locale,
+      });
       if (started.kind === "codeRequired") {
         const expiresAt = clock.now().getTime() + 15 * 60 * 1000;
         const { email, username, session } = started;

@@ -12,6 +12,7 @@ import { codeChallengeCookie } from "~/cookies/app-cookies.server";
 import { AuthenticatorCodeSchema, RecoveryCodeSignInSchema } from "~/domain/forms/two-step-schemas";
 import { toDomainError } from "~/domain/domain-error.server";
 import { countRecoveryCodesLeft } from "~/domain/security/recovery-codes.server";
+import { secondStepStandingOf } from "~/domain/security/second-step-guard.server";
 import { twoStepMemberByUsername } from "~/domain/security/two-step-verification.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
@@ -38,16 +39,18 @@ function switchedUrl(url: URL, recovery: boolean): string {
 /**
  * A member with 2-step verification, second step (Cognito's SOFTWARE_TOKEN_MFA): the sign-in form sends them here
  * with the challenge in a short-lived cookie. Without one there is nothing to answer: back to sign in (`to` kept).
- * How many recovery codes are left comes from our table, found by Cognito's user name in the challenge.
+ * How many recovery codes are left comes from our table, found by Cognito's user name in the challenge. An account
+ * whose second step is locked after too many refusals (second-step-guard) is told to reset its password instead.
  */
 export async function loader({ request, url, context }: Route.LoaderArgs) {
-  const { db, config } = servicesOf(context);
+  const { db, config, clock } = servicesOf(context);
   const challenge = await readCodeChallenge(config, request);
   if (!challenge) throw redirect(`${pathFor("auth-sign-in", getLocale(context))}${url.search}`);
   const member = await twoStepMemberByUsername(db, challenge.username);
   const recovery = url.searchParams.get(RECOVERY_PARAM) === RECOVERY_VALUE;
+  const locked = (await secondStepStandingOf(db, challenge.username, clock.now())).kind === "locked";
   return {
-    view: recovery ? ("recovery" as const) : ("code" as const),
+    view: locked ? ("locked" as const) : recovery ? ("recovery" as const) : ("code" as const),
     title: getInstance(context).t("auth:twoStep.title"),
     translations: loadTranslations(context, [{ namespace: "auth", keys: ["twoStep"] }, FORM_FIELD_TEXTS]),
     email: challenge.email,
@@ -113,6 +116,22 @@ export default function TwoStepPage({ loaderData, actionData }: Route.ComponentP
   const { t, i18n } = useTranslation("auth");
   const { view, email, recoveryCodesLeft, otherMethodUrl, constraint } = loaderData;
   const lastResult = actionData?.form === view ? actionData.result : undefined;
+  if (view === "locked") {
+    return (
+      <section className="content auth-page">
+        <h1>{t("twoStep.title")}</h1>
+        <p role="alert">{t("twoStep.lockedLead")}</p>
+        <p>
+          <AppLink className="button button--primary" to={pathFor("auth-forgot-password", i18n.language)}>
+            {t("twoStep.resetPassword")}
+          </AppLink>
+        </p>
+        <p>
+          <AppLink to={pathFor("auth-sign-in", i18n.language)}>{t("twoStep.backToSignIn")}</AppLink>
+        </p>
+      </section>
+    );
+  }
   return (
     <section className="content auth-page">
       <h1>{t("twoStep.title")}</h1>
