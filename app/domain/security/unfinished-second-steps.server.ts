@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { and, eq, isNull, lte, max, sql } from "drizzle-orm";
+import { and, eq, isNull, lte, sql } from "drizzle-orm";
 import type { Database } from "../../../db/client.server";
 import { memberDirectory, secondStepChallenges } from "../../../db/schema";
 import { type Locale, isLocale } from "~/i18n/locales";
@@ -125,7 +125,8 @@ export async function reportUnfinishedSecondSteps(db: Database, now: Date): Prom
     .select({ sub: secondStepChallenges.sub })
     .from(secondStepChallenges)
     .groupBy(secondStepChallenges.sub)
-    .having(lte(max(secondStepChallenges.lastActivityAt), cutoff));
+    // The bound as text: an aggregate's result has no column type for drizzle to map a Date parameter by.
+    .having(sql`max(${secondStepChallenges.lastActivityAt}) <= ${cutoff.toISOString()}::timestamptz`);
   const reported: string[] = [];
   for (const { sub } of quiet) {
     const queued = await db.transaction(async (tx) => {

@@ -159,6 +159,16 @@ test("wrong codes escalate per account: five free, then each waits longer, unask
   expect(await wrongCode(member, later)).toBe(429);
 });
 
+test("a burst of tries at once passes a delay only once, whichever connection each takes", async () => {
+  const member = await memberWithTwoStep("burst");
+  const cookie = await passwordStep(member.email);
+  for (let attempt = 0; attempt < 5; attempt++) await wrongCode(member, cookie);
+  moveClock(SECOND_STEP_FIRST_DELAY_MS);
+  const statuses = await Promise.all(Array.from({ length: 6 }, () => wrongCode(member, cookie)));
+  expect(statuses.sort()).toEqual([400, 429, 429, 429, 429, 429]);
+  expect(await failuresOf(member)).toBe(6);
+});
+
 test("the app's right code clears the count: the next typos are free again", async () => {
   const member = await memberWithTwoStep("clear");
   const cookie = await passwordStep(member.email);
