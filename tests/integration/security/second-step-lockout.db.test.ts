@@ -22,6 +22,8 @@ import {
   SECOND_STEP_ABANDONED_AFTER_MS,
   reportUnfinishedSecondSteps,
 } from "~/domain/security/unfinished-second-steps.server";
+import { describeActivity } from "~/components/security-activity-rows.server";
+import { listSecurityActivity } from "~/domain/security/security-activity.server";
 import { i18nextOutsideRequests } from "~/i18n/translator.server";
 import type { Locale } from "~/i18n/locales";
 import { requestInfoContext } from "~/router-context.server";
@@ -267,6 +269,17 @@ test("a right password then wrong codes is recorded once and mailed in the membe
   for (const sub of members) {
     expect(await app.db.select().from(secondStepChallenges).where(eq(secondStepChallenges.sub, sub))).toEqual([]);
   }
+  // The member's activity on /my/security/ lists it with its count.
+  const activity = await listSecurityActivity(app.db, {
+    sub: en.sub,
+    currentSessionId: crypto.randomUUID(),
+    cursor: null,
+    now: current,
+  });
+  const rows = describeActivity(activity.entries, i18nextOutsideRequests.getFixedT("en", "account"), "en");
+  expect(rows.map((row) => row.what)).toContainEqual(
+    expect.stringMatching(/^Password entered, 2-step verification not completed \(2 wrong codes, last at /),
+  );
 
   await sendDueMail({
     db: app.db,
