@@ -17,6 +17,7 @@ import { schedulePurge } from "~/domain/jobs/purge.server";
 import { startMailOutboxWorker } from "~/domain/mail/mail-outbox.server";
 import { scheduleTotpOffRepair } from "~/domain/security/two-step-verification.server";
 import { scheduleFactorReconcile } from "~/domain/security/factor-reconcile.server";
+import { scheduleSecondStepReports } from "~/domain/security/unfinished-second-steps.server";
 import { LOCALES } from "~/i18n/locales";
 import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
 import { createIdentityProvider } from "~/integrations/cognito/identity-provider.server";
@@ -137,6 +138,11 @@ export function serverJobs(config: Config, db: Database, clock: Clock = systemCl
       // A recovery code's sign-in cut off with the member's TOTP off at Cognito, switched on again within minutes
       // (app/domain/security/two-step-verification.server.ts).
       start: () => scheduleTotpOffRepair({ db, identity, clock }),
+    },
+    {
+      // Right passwords left without their second step, reported to the member in their record and by mail
+      // (app/domain/security/unfinished-second-steps.server.ts).
+      start: () => scheduleSecondStepReports({ db, clock }),
     },
     {
       // The mail outbox's worker (app/domain/mail/mail-outbox.server.ts): sign-in alerts and notices, sent after the

@@ -134,6 +134,8 @@ const EnvSchema = z.object({
 
   // One per policy in app/domain/limits/rate-limit.server.ts (README: "Configuration").
   RATE_LIMIT_SIGN_IN_PER_ACCOUNT: attemptLimit,
+  RATE_LIMIT_SIGN_IN_PER_ACCOUNT_AND_IP: attemptLimit,
+  RATE_LIMIT_SIGN_IN_PER_KNOWN_BROWSER: attemptLimit,
   RATE_LIMIT_SIGN_IN_PER_IP: attemptLimit,
   RATE_LIMIT_SIGN_UP_PER_ACCOUNT: attemptLimit,
   RATE_LIMIT_SIGN_UP_PER_IP: attemptLimit,
@@ -277,6 +279,8 @@ function toConfig(env: z.infer<typeof EnvSchema>) {
     copyrightHolder: env.COPYRIGHT_HOLDER ?? null,
     rateLimits: {
       SIGN_IN_PER_ACCOUNT: env.RATE_LIMIT_SIGN_IN_PER_ACCOUNT,
+      SIGN_IN_PER_ACCOUNT_AND_IP: env.RATE_LIMIT_SIGN_IN_PER_ACCOUNT_AND_IP,
+      SIGN_IN_PER_KNOWN_BROWSER: env.RATE_LIMIT_SIGN_IN_PER_KNOWN_BROWSER,
       SIGN_IN_PER_IP: env.RATE_LIMIT_SIGN_IN_PER_IP,
       SIGN_UP_PER_ACCOUNT: env.RATE_LIMIT_SIGN_UP_PER_ACCOUNT,
       SIGN_UP_PER_IP: env.RATE_LIMIT_SIGN_UP_PER_IP,

@@ -7,7 +7,12 @@ import { authenticatorAppOnSince } from "~/domain/security/two-step-verification
 import { listActiveDevices } from "~/domain/sessions/device-list.server";
 import type { MemberRecord } from "~/domain/account/profile.server";
 import { signedInRecently } from "~/domain/account/reauthentication.server";
-import { type LimitedAction, countAttempt } from "~/domain/limits/rate-limit.server";
+import { type AttemptResult, type LimitedAction, countAttempt } from "~/domain/limits/rate-limit.server";
+import {
+  type SignInReservation,
+  reserveSignInAttempt,
+  settleSignInAttempt,
+} from "~/domain/limits/sign-in-failures.server";
 import { logger, runWithRequestId } from "~/integrations/logger.server";
 import type { Locale } from "~/i18n/locales";
 import { fixedTranslator } from "~/i18n/translator.server";
@@ -227,16 +232,18 @@ export const apiNotFound = withApiMiddleware(async ({ context }) => {
 
 /**
  * Counts one of the calling member's attempts at an action that calls Cognito or sends mail, per client IP and per
- * member (or the account's e-mail, for a password check that counts as a sign-in), with the same counters as the
- * pages (app/domain/limits/rate-limit.server.ts). A refusal is 429 with Retry-After, before anything is asked upstream.
+ * member, with the same counters as the pages (app/domain/limits/rate-limit.server.ts). A refusal is 429 with
+ * Retry-After, before anything is asked upstream.
  */
 export async function limitAttempts<Id extends ApiOperationId>(
   call: ApiCall<Id>,
-  action: LimitedAction,
-  subject = call.member.sub,
+  action: Exclude<LimitedAction, "signIn">,
 ): Promise<void> {
   const { db, clientIp, config } = call;
-  const result = await countAttempt(db, { action, subject, clientIp, overrides: config.rateLimits });
+  refuseOverLimit(await countAttempt(db, { action, subject: call.member.sub, clientIp, overrides: config.rateLimits }));
+}
+
+function refuseOverLimit(result: AttemptResult | SignInReservation): void {
   if (result.allowed) return;
   logger.warn({ policy: result.policy, retryAfterS: result.retryAfterS }, "rate limit reached");
   throw new ApiError("rate_limited", { headers: { "Retry-After": String(result.retryAfterS) } });
@@ -253,6 +260,30 @@ export async function limitAttempts<Id extends ApiOperationId>(
  */
 export function requireRecentSignIn<Id extends ApiOperationId>(call: ApiCall<Id>): void {
   if (!signedInRecently(call.member.authTime, call.clock.now())) throw new ApiError("reauthentication_required");
+}
+
+/**
+ * A password check the API does for the calling member (the cancellation's), counted as a sign-in at the member
+ * sign-in's door (app/domain/limits/sign-in-failures.server.ts): per client, and a wrong password per account. A
+ * sibling's server has no browser of the member's, so its refusals count as a stranger's. `settle` once the outcome
+ * is known.
+ */
+export async function limitPasswordCheck<Id extends ApiOperationId>(
+  call: ApiCall<Id>,
+  email: string,
+): Promise<{ settle(outcome: { refused: boolean }): Promise<void> }> {
+  const { db, clientIp, config } = call;
+  const reservation = await reserveSignInAttempt(db, {
+    door: "member",
+    email,
+    deviceKey: null,
+    clientIp,
+    overrides: config.rateLimits,
+  });
+  refuseOverLimit(reservation);
+  return {
+    settle: (outcome) => (reservation.allowed ? settleSignInAttempt(db, reservation, outcome) : Promise.resolve()),
+  };
 }
 
 /** The member record as the API shows it. */

@@ -30,8 +30,8 @@ export function describeActivity(entries: readonly ActivityEntry[], t: TFunction
       };
     }
     const what =
-      entry.kind === "sign-in-refused"
-        ? t("security.events.sign-in-refused", {
+      entry.kind === "sign-in-refused" || entry.kind === "second-step-failed"
+        ? t(`security.events.${entry.kind}`, {
             attempts: entry.attempts,
             last: formatDateTime(entry.lastOccurredAt ?? entry.occurredAt, locale),
           })

@@ -54,6 +54,10 @@ export const DOMAIN_ERROR_CODES = [
   "codeRequired",
   // The authenticator's setup was left too long (or belongs to another sign-in): it starts again.
   "authenticatorSetupExpired",
+  // The sign-in's second step refused codes in a row: the next try must wait (second-step-guard).
+  "secondStepPaused",
+  // The sign-in's second step refused codes up to its ceiling: refused until the password is changed or reset.
+  "secondStepLocked",
 ] as const;
 
 export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];

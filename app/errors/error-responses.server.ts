@@ -38,6 +38,8 @@ const MESSAGE_KEYS: Record<DomainErrorCode, string> = {
   recoveryCodeMismatch: "toasts:recoveryCodeMismatch",
   codeRequired: "forms:validation.codeRequired",
   authenticatorSetupExpired: "toasts:authenticatorSetupExpired",
+  secondStepPaused: "toasts:loginAttemptLimitExceeded",
+  secondStepLocked: "toasts:secondStepLocked",
 };
 
 export function messageKeyOf(error: DomainError): string {
@@ -45,14 +47,22 @@ export function messageKeyOf(error: DomainError): string {
 }
 
 /**
- * The status a page or the API answers with: 503 when a service below is down, 429 when it throttles, 404 for a
- * member staff named that does not exist, 403 for a staff action on a staff member, else 400.
+ * The status a page or the API answers with: 503 when a service below is down, 429 when it throttles or the second
+ * step's limit holds, 404 for a member staff named that does not exist, 403 for a staff action on a staff member,
+ * else 400.
  */
+const TOO_MANY: ReadonlySet<DomainErrorCode> = new Set([
+  "throttled",
+  "signInThrottled",
+  "secondStepPaused",
+  "secondStepLocked",
+]);
+
 export function httpStatusOf(error: DomainError): 400 | 403 | 404 | 429 | 503 {
   if (error.code === "unavailable" || error.code === "mailUnavailable") return 503;
   if (error.code === "memberNotFound") return 404;
   if (error.code === "targetIsStaff") return 403;
-  return error.code === "throttled" || error.code === "signInThrottled" ? 429 : 400;
+  return TOO_MANY.has(error.code) ? 429 : 400;
 }
 
 /** The domain error of a failure, or the failure rethrown when it is none (a bug or a fault: the error page). */

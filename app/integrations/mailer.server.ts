@@ -80,6 +80,19 @@ export interface Mailer {
   sendPasskeyNotice(
     mail: SecurityEventMail & { change: PasskeyChange; name: string; resetLink: string },
   ): Promise<void>;
+  /**
+   * The right password was typed and the second step not completed (codes refused, or none tried): someone may hold
+   * the password, which the member should change.
+   */
+  sendSecondStepAlert(
+    mail: SecurityEventMail & {
+      device: string;
+      browser: string;
+      clientIp: string;
+      refusedCodes: number;
+      resetLink: string;
+    },
+  ): Promise<void>;
 }
 
 /** Sends plain-text mail through SMTP_URL (the embedded capture in dev and tests), rendered with i18next. */
@@ -166,6 +179,22 @@ export function createMailer(config: Pick<Config, "smtpUrl" | "mailFrom">): Mail
         to,
         t("signInAlert:mail.passwordResetSubject"),
         t("signInAlert:mail.passwordResetText", { when, resetLink }),
+      );
+    },
+    sendSecondStepAlert({ to, locale, texts, when, device, browser, clientIp, refusedCodes, resetLink }) {
+      const t = fixedTranslator(texts, locale);
+      return send(
+        "sendSecondStepAlert",
+        to,
+        t("signInAlert:mail.secondStepSubject"),
+        t("signInAlert:mail.secondStepText", {
+          when,
+          device,
+          browser,
+          clientIp,
+          count: String(refusedCodes),
+          resetLink,
+        }),
       );
     },
     sendPasskeyNotice({ to, locale, texts, change, name, when, resetLink }) {

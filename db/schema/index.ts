@@ -18,3 +18,4 @@ export * from "./staff-sessions";
 export * from "./staff-group-checks";
 export * from "./scheduled-job-turns";
 export * from "./session-server-tokens";
+export * from "./second-step-attempts";

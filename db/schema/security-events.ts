@@ -39,6 +39,11 @@ export const SECURITY_EVENT_KINDS = [
   "recovery-code-used",
   /** "Make new codes": every earlier recovery code stopped working. */
   "recovery-codes-replaced",
+  /**
+   * The right password, then no second step within 15 minutes: codes refused or none tried (`attempts`: the refused
+   * codes; `occurred_at` the first password, `last_occurred_at` the last try). One row per burst, never per code.
+   */
+  "second-step-failed",
   "passkey-added",
   "passkey-removed",
   /**
@@ -84,7 +89,10 @@ export const securityEvents = pgTable(
      * record's 400 days).
      */
     newBrowser: boolean(),
-    /** Counted kinds (refused sign-ins): attempts in the hour from occurred_at, and when the latest came. */
+    /**
+     * Counted kinds: refused sign-ins' attempts in the hour from occurred_at, a failed second step's refused codes;
+     * and when the latest came.
+     */
     attempts: integer().notNull().default(1),
     lastOccurredAt: timestamp({ withTimezone: true }),
   },

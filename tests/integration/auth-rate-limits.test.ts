@@ -131,7 +131,7 @@ test("password-reset requests over the per-account limit say the attempt limit i
   }
 });
 
-test("an invited member's 'choose your password' answer counts as a sign-in: over the limit, refused before Cognito", async () => {
+test("an invited member's 'choose your password' answer follows a right password: strangers' failures for the address do not refuse it", async () => {
   const invited = await inviteMember(standInPort, "limited-invited");
   const temporaryPassword = await latestTemporaryPassword(
     async () => (await fetch(`${proxied.url}/__dev/mailbox/`)).text(),
@@ -140,20 +140,18 @@ test("an invited member's 'choose your password' answer counts as a sign-in: ove
   const challenged = await signIn(proxied, invited.email, temporaryPassword);
   expect(challenged.headers.get("Location")).toBe("/auth/sign-in/new-password/");
   const cookie = cookieHeader(challenged);
-  for (let attempt = 1; attempt < SIGN_IN_PER_ACCOUNT; attempt++) {
+  // Strangers spend the address's budget: a new sign-in of it is refused before Cognito.
+  for (let attempt = 0; attempt < SIGN_IN_PER_ACCOUNT; attempt++) {
     expect((await signIn(proxied, invited.email, "not-the-password")).status).toBe(400);
   }
-  const answerCalls = async () =>
-    (await getRequestCounts(`http://127.0.0.1:${standInPort}`)).byOperation.AdminRespondToAuthChallenge ?? 0;
-  const callsBefore = await answerCalls();
-  const refused = await post(
+  expect((await signIn(proxied, invited.email, temporaryPassword)).status).toBe(429);
+  // The step after the temporary password is no password guess: it counts only as a call from its client.
+  const chosen = await post(
     proxied,
     "/auth/sign-in/new-password/",
-    { password: "chosen-by-the-member-1" },
+    { password: "plum-kettle-harbour-42" },
     { Cookie: cookie, "X-Forwarded-For": someIp() },
   );
-  expect(refused.status).toBe(429);
-  expect(errorsIn(await refused.text())).toEqual([jaToasts.loginAttemptLimitExceeded]);
-  expect(refused.headers.getSetCookie().filter((setCookie) => setCookie.startsWith("id_session"))).toEqual([]);
-  expect(await answerCalls()).toBe(callsBefore);
+  expect(chosen.status).toBe(302);
+  expect(chosen.headers.getSetCookie().some((setCookie) => /^id_session=[^;]/.test(setCookie))).toBe(true);
 });

@@ -6,6 +6,7 @@ import type { ServerToken } from "~/integrations/cognito/member-flows.server";
 import type { AppServices } from "~/services.server";
 import { DomainError } from "../domain-error.server";
 import { reconcilePasskeysLater } from "../security/factor-reconcile.server";
+import { guardSecondStep } from "../security/second-step-guard.server";
 import { recordSecurityEvent } from "../security/security-record.server";
 import { keepServerToken } from "../sessions/server-tokens.server";
 import { twoStepMemberByUsername } from "../security/two-step-verification.server";
@@ -94,20 +95,21 @@ export async function checkMemberPassword(
 /**
  * The member's password, and for a member with 2-step verification the authenticator app's code, checked at Cognito
  * through the server-only app client: the ServerToken that the credential changes use. A missing code is
- * "codeRequired" (the password was right: the form asks for the code beside it), a wrong one "codeMismatch".
+ * "codeRequired" (the password was right: the form asks for the code beside it), a wrong one "codeMismatch"; the
+ * code counts with the sign-in's second step (guardSecondStep), so a copied session and the password cannot guess
+ * codes here faster than at sign-in.
  */
 export async function verifyMemberFactors(
-  deps: Pick<AppServices, "db" | "identity">,
+  deps: Pick<AppServices, "db" | "identity" | "clock">,
   input: { sub: string; email: string; password: string; code?: string | undefined },
 ): Promise<ServerToken> {
   const checked = await checkMemberPassword(deps, input);
   if (checked.kind === "token") return checked.token;
-  if (!input.code) throw new DomainError("codeRequired");
-  const token = await deps.identity.serverAnswerSoftwareTokenChallenge({
-    username: checked.username,
-    session: checked.session,
-    code: input.code,
-  });
+  const { code } = input;
+  if (!code) throw new DomainError("codeRequired");
+  const token = await guardSecondStep(deps, checked, () =>
+    deps.identity.serverAnswerSoftwareTokenChallenge({ username: checked.username, session: checked.session, code }),
+  );
   if (token.sub !== input.sub) throw new DomainError("currentPasswordMismatch");
   return token;
 }

@@ -8,6 +8,8 @@ import { type StartSessionResult, startSession } from "../sessions/device-admiss
 import { describeDevice } from "../sessions/device-description.server";
 import { recordRefusedSignIn, recordSecurityEvent } from "../security/security-record.server";
 import { claimRecoveryCode, countRecoveryCodesLeft, releaseRecoveryCode } from "../security/recovery-codes.server";
+import { guardSecondStep } from "../security/second-step-guard.server";
+import { endBrowserSecondSteps, openSecondStepChallenge } from "../security/unfinished-second-steps.server";
 import { clearTotpOffMark, markTotpOff, twoStepMemberByUsername } from "../security/two-step-verification.server";
 import type { Database } from "../../../db/client.server";
 import { logger } from "~/integrations/logger.server";
@@ -127,6 +129,11 @@ export async function signIn(
     return { kind: "newPasswordRequired", email: input.email, username: answer.username, session: answer.session };
   }
   if (answer.kind === "softwareTokenRequired") {
+    // The right password: until its second step succeeds in this browser, it is reported as left unfinished.
+    const { username, session } = answer;
+    const { email, deviceKey, userAgent, clientIp, locale } = input;
+    const now = deps.clock.now();
+    await openSecondStepChallenge(deps.db, { username, session, email, deviceKey, userAgent, clientIp, locale, now });
     return { kind: "codeRequired", email: input.email, username: answer.username, session: answer.session };
   }
   const claims = decodeJwt(answer.tokens.idToken);
@@ -165,14 +172,15 @@ async function keepSignInServerToken(
 
 /**
  * The sign-in's code step: the authenticator app's code answers Cognito's challenge (a wrong or reused code:
- * "codeMismatch", the same challenge may be answered again; a challenge too old: "challengeExpired"), and the
+ * "codeMismatch", the same challenge may be answered again; a challenge too old: "challengeExpired"), within the
+ * account's standing for second steps (second-step-guard: paused or locked after refusals in a row), and the
  * browser's session starts as after any sign-in (the device-limit screen comes after this step).
  */
 export async function completeCodeSignIn(
   deps: SignInDependencies,
   input: BrowserSignIn & { username: string; session: string; code: string },
 ): Promise<SignInResult> {
-  const tokens = await deps.identity.answerSoftwareTokenChallenge(input);
+  const tokens = await guardSecondStep(deps, input, () => deps.identity.answerSoftwareTokenChallenge(input));
   return startSignedInSession(deps, tokens, input);
 }
 
@@ -182,25 +190,27 @@ export async function completeCodeSignIn(
  * Cognito for tokens without it (app/domain/README.md, "security", recovery codes): the code is used up first (one
  * conditional update, so it works once), then the member's authenticator is switched off at Cognito for the length of
  * one password sign-in (AdminSetUserMFAPreference, AdminInitiateAuth with the password typed again) and on again at
- * once. A wrong password or a Cognito failure gives the code back. The session starts with the use recorded and
- * mailed in its transaction.
+ * once. A wrong password or a Cognito failure gives the code back. Each try counts as a second step of the account
+ * (second-step-guard), as the app's codes do. The session starts with the use recorded and mailed in its
+ * transaction.
  */
 export async function signInWithRecoveryCode(
   deps: SignInDependencies,
-  input: BrowserSignIn & { username: string; password: string; recoveryCode: string },
+  input: BrowserSignIn & { username: string; session: string; password: string; recoveryCode: string },
 ): Promise<SignInResult> {
   const member = await twoStepMemberByUsername(deps.db, input.username);
   if (!member) throw new DomainError("recoveryCodeMismatch");
-  const claimedAt = deps.clock.now();
-  const claimed = await claimRecoveryCode(deps.db, { sub: member.sub, code: input.recoveryCode, now: claimedAt });
-  if (!claimed) throw new DomainError("recoveryCodeMismatch");
-  let tokens: IdentityTokens;
-  try {
-    tokens = await passwordSignInWithoutApp(deps, { ...input, sub: member.sub });
-  } catch (error) {
-    await releaseRecoveryCode(deps.db, { sub: member.sub, code: input.recoveryCode, claimedAt });
-    throw error;
-  }
+  const tokens = await guardSecondStep(deps, input, async () => {
+    const claimedAt = deps.clock.now();
+    const claimed = await claimRecoveryCode(deps.db, { sub: member.sub, code: input.recoveryCode, now: claimedAt });
+    if (!claimed) throw new DomainError("recoveryCodeMismatch");
+    try {
+      return await passwordSignInWithoutApp(deps, { ...input, sub: member.sub });
+    } catch (error) {
+      await releaseRecoveryCode(deps.db, { sub: member.sub, code: input.recoveryCode, claimedAt });
+      throw error;
+    }
+  });
   return startSignedInSession(deps, tokens, input, async (tx, sessionId, occurredAt) => {
     const recoveryCodesLeft = await countRecoveryCodesLeft(tx, member.sub);
     await recordSecurityEvent(tx, {
@@ -304,6 +314,8 @@ export async function startSignedInSession(
       clientIp: input.clientIp,
     },
     async (tx, sessionId, signIn) => {
+      // Signed in in this browser: its unfinished second steps were the member's own.
+      await endBrowserSecondSteps(tx, { sub, deviceKey: input.deviceKey });
       if (also && (await also(tx, sessionId, deps.clock.now()))) alertQueued = true;
       // No alert for the member's first sign-in ever, nor for a browser they signed in or signed up with before.
       if (!signIn.newBrowser || !signIn.signedInBefore) return;

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { isIPv6 } from "node:net";
-import { lt, sql } from "drizzle-orm";
+import { and, eq, gt, lt, sql } from "drizzle-orm";
 import type { Database } from "../../../db/client.server";
 import { rateLimitWindows } from "../../../db/schema";
 import { logger } from "~/integrations/logger.server";
@@ -29,12 +29,42 @@ const HOUR_MS = 60 * MINUTE_MS;
  * Per IP: slows one host spraying many accounts. Generous, because offices, universities and mobile carriers put
  * many members behind one address (and the e2e suite signs in ~100 times from 127.0.0.1 in a run).
  */
+/**
+ * Every sign-in call from one client, whatever its outcome (passwords, codes, passkeys; members and staff): it keeps
+ * one host from spending Cognito's sign-in quota, which the whole AWS account shares.
+ */
+export const SIGN_IN_PER_IP = { scope: "sign-in:ip", limit: 300, windowMs: 15 * MINUTE_MS } satisfies RateLimitPolicy;
+/*
+ * Sign-in per account counts refusals only (app/domain/limits/sign-in-failures.server.ts): a success never counts,
+ * so a member who signs in often is never refused. Each door (the member sign-in, the staff sign-in, the passkey
+ * button) has counters of its own with these limits. A refusal in a browser that signed in to the account before
+ * counts against that browser alone; anyone else's against the account from that client and against the account,
+ * so strangers cannot lock the member out of a browser they use.
+ */
+/**
+ * Refused sign-ins of one address in browsers it never signed in with, from anywhere: bounds guessing spread over
+ * many hosts to under 1,000 a day (app/domain/README.md, "Stronger passwords").
+ */
 export const SIGN_IN_PER_ACCOUNT = {
   scope: "sign-in:account",
   limit: 10,
   windowMs: 15 * MINUTE_MS,
 } satisfies RateLimitPolicy;
-export const SIGN_IN_PER_IP = { scope: "sign-in:ip", limit: 300, windowMs: 15 * MINUTE_MS } satisfies RateLimitPolicy;
+/**
+ * The same from one client: half the account's, so that one host alone cannot close the account to every other
+ * unknown browser, the member's new one included.
+ */
+export const SIGN_IN_PER_ACCOUNT_AND_IP = {
+  scope: "sign-in:account-ip",
+  limit: 5,
+  windowMs: 15 * MINUTE_MS,
+} satisfies RateLimitPolicy;
+/** Refused sign-ins in a browser that signed in to the account before: the member's own typos. */
+export const SIGN_IN_PER_KNOWN_BROWSER = {
+  scope: "sign-in:known-browser",
+  limit: 10,
+  windowMs: 15 * MINUTE_MS,
+} satisfies RateLimitPolicy;
 /** Each sign-up of an address may mail it a code. */
 export const SIGN_UP_PER_ACCOUNT = { scope: "sign-up:account", limit: 5, windowMs: HOUR_MS } satisfies RateLimitPolicy;
 export const SIGN_UP_PER_IP = { scope: "sign-up:ip", limit: 100, windowMs: HOUR_MS } satisfies RateLimitPolicy;
@@ -200,6 +230,8 @@ export const TWO_STEP_CHANGE_PER_IP = {
 
 export const RATE_LIMIT_POLICIES = {
   SIGN_IN_PER_ACCOUNT,
+  SIGN_IN_PER_ACCOUNT_AND_IP,
+  SIGN_IN_PER_KNOWN_BROWSER,
   SIGN_IN_PER_IP,
   SIGN_UP_PER_ACCOUNT,
   SIGN_UP_PER_IP,
@@ -235,8 +267,9 @@ export type RateLimitPolicyName = keyof typeof RATE_LIMIT_POLICIES;
 export type RateLimitOverrides = Partial<Record<RateLimitPolicyName, number>>;
 
 /**
- * The actions that are limited, each per client IP and per subject: the account's e-mail address for the auth
- * actions (there is no member yet), the member's sub for what a signed-in member does.
+ * The actions that are limited, each per client IP and, but for sign-in, per subject: the account's e-mail address
+ * for the auth actions (there is no member yet), the member's sub for what a signed-in member does. Sign-in is
+ * counted per client here; its refusals are counted per account by sign-in-failures.server.ts.
  */
 export type LimitedAction =
   | "signIn"
@@ -254,8 +287,8 @@ export type LimitedAction =
   | "passkeyChange"
   | "twoStepChange";
 
-const ACTION_POLICIES: Record<LimitedAction, { perIp: RateLimitPolicyName; perSubject: RateLimitPolicyName }> = {
-  signIn: { perIp: "SIGN_IN_PER_IP", perSubject: "SIGN_IN_PER_ACCOUNT" },
+const ACTION_POLICIES: Record<LimitedAction, { perIp: RateLimitPolicyName; perSubject?: RateLimitPolicyName }> = {
+  signIn: { perIp: "SIGN_IN_PER_IP" },
   signUp: { perIp: "SIGN_UP_PER_IP", perSubject: "SIGN_UP_PER_ACCOUNT" },
   codeCheck: { perIp: "CODE_CHECK_PER_IP", perSubject: "CODE_CHECK_PER_ACCOUNT" },
   codeResend: { perIp: "CODE_RESEND_PER_IP", perSubject: "CODE_RESEND_PER_ACCOUNT" },
@@ -275,6 +308,8 @@ export interface RateLimitResult {
   allowed: boolean;
   /** Seconds until the window that refused this hit ends; 0 when allowed. */
   retryAfterS: number;
+  /** The window the hit was counted in, for takeBackRateLimitHit. */
+  windowStart: Date;
 }
 
 /**
@@ -324,7 +359,32 @@ export async function hitRateLimit(
     );
   }
   const allowed = row!.count <= input.limit;
-  return { allowed, retryAfterS: allowed ? 0 : Math.ceil((windowEndMs - nowMs) / 1000) };
+  return {
+    allowed,
+    retryAfterS: allowed ? 0 : Math.ceil((windowEndMs - nowMs) / 1000),
+    windowStart: new Date(windowStartMs),
+  };
+}
+
+/**
+ * Takes one hit back from the window it was counted in: for counters of outcomes (refused sign-ins), where a hit
+ * is taken before the outcome is known, so that concurrent attempts can never pass the limit, and given back when it
+ * turns out not to count. A window already swept has nothing to give back.
+ */
+export async function takeBackRateLimitHit(
+  db: Database,
+  input: { scope: string; subject: string; windowStart: Date },
+): Promise<void> {
+  await db
+    .update(rateLimitWindows)
+    .set({ count: sql`${rateLimitWindows.count} - 1` })
+    .where(
+      and(
+        eq(rateLimitWindows.key, rateLimitKey(input.scope, input.subject)),
+        eq(rateLimitWindows.windowStart, input.windowStart),
+        gt(rateLimitWindows.count, 0),
+      ),
+    );
 }
 
 /** Deletes windows that ended more than SWEEP_GRACE_MS ago; returns how many. */
@@ -338,6 +398,9 @@ export async function deleteEndedRateLimitWindows(db: Database, now = new Date()
 
 export type AttemptResult = { allowed: true } | { allowed: false; policy: RateLimitPolicyName; retryAfterS: number };
 
+/** An attempt at a limited action and whom it names: sign-in's per-account counting is its refusals' (above). */
+export type LimitedAttempt = { action: "signIn" } | { action: Exclude<LimitedAction, "signIn">; subject: string };
+
 /**
  * Counts one attempt at an action per client network and per subject (an account's e-mail, lower-cased, or a
  * member's sub), before anything is asked of Cognito or the mailer. The IP is counted first and a refusal there
@@ -345,23 +408,33 @@ export type AttemptResult = { allowed: true } | { allowed: false; policy: RateLi
  */
 export async function countAttempt(
   db: Database,
-  input: { action: LimitedAction; subject: string; clientIp: string; overrides?: RateLimitOverrides; now?: Date },
+  input: LimitedAttempt & { clientIp: string; overrides?: RateLimitOverrides; now?: Date },
 ): Promise<AttemptResult> {
   const { perIp, perSubject } = ACTION_POLICIES[input.action];
-  const checks: [RateLimitPolicyName, string][] = [
-    [perIp, clientNetworkOf(input.clientIp)],
-    [perSubject, input.subject.trim().toLowerCase()],
-  ];
+  const checks: [RateLimitPolicyName, string][] = [[perIp, clientNetworkOf(input.clientIp)]];
+  if (perSubject && "subject" in input) checks.push([perSubject, input.subject.trim().toLowerCase()]);
   for (const [name, subject] of checks) {
-    const policy = RATE_LIMIT_POLICIES[name];
-    const limit = input.overrides?.[name] ?? policy.limit;
-    const result = await hitRateLimit(db, { ...policy, limit, subject, now: input.now });
-    if (!result.allowed) {
-      countRateLimitRefusal(name);
-      return { allowed: false, policy: name, retryAfterS: result.retryAfterS };
-    }
+    const result = await hitPolicy(db, { name, subject, overrides: input.overrides, now: input.now });
+    if (!result.allowed) return { allowed: false, policy: name, retryAfterS: result.retryAfterS };
   }
   return { allowed: true };
+}
+
+/** One hit of a named policy at its configured limit; a refusal is counted in the metrics by the policy's name. */
+export async function hitPolicy(
+  db: Database,
+  input: {
+    name: RateLimitPolicyName;
+    subject: string;
+    overrides?: RateLimitOverrides | undefined;
+    now?: Date | undefined;
+  },
+): Promise<RateLimitResult> {
+  const policy = RATE_LIMIT_POLICIES[input.name];
+  const limit = input.overrides?.[input.name] ?? policy.limit;
+  const result = await hitRateLimit(db, { ...policy, limit, subject: input.subject, now: input.now });
+  if (!result.allowed) countRateLimitRefusal(input.name);
+  return result;
 }
 
 /**

@@ -41,7 +41,11 @@ export type OutboxMail =
   | { kind: "passwordChanged"; details: { changedAt: string } }
   | { kind: "passwordReset"; details: { changedAt: string } }
   | { kind: "twoStepChanged"; details: { change: TwoStepChange; changedAt: string; recoveryCodesLeft: string } }
-  | { kind: "passkeyChanged"; details: { change: PasskeyChange; name: string; changedAt: string } };
+  | { kind: "passkeyChanged"; details: { change: PasskeyChange; name: string; changedAt: string } }
+  | {
+      kind: "secondStepUnfinished";
+      details: { startedAt: string; refusedCodes: string; device: string; browser: string; clientIp: string };
+    };
 
 export type MailKind = OutboxMail["kind"];
 
@@ -204,6 +208,16 @@ async function sendClaimedMail(deps: MailOutboxDependencies, row: ClaimedMail): 
         when: formatJapanTime(mail.details.changedAt),
         change: mail.details.change,
         recoveryCodesLeft: Number(mail.details.recoveryCodesLeft),
+        resetLink,
+      });
+    case "secondStepUnfinished":
+      return deps.mailer.sendSecondStepAlert({
+        ...common,
+        when: formatJapanTime(mail.details.startedAt),
+        device: mail.details.device,
+        browser: mail.details.browser,
+        clientIp: mail.details.clientIp,
+        refusedCodes: Number(mail.details.refusedCodes),
         resetLink,
       });
     case "passkeyChanged":

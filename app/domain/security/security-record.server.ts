@@ -165,6 +165,29 @@ export async function recordRefusedSignIn(
       ip_address = excluded.ip_address`);
 }
 
+/**
+ * Records a burst of second steps left unfinished after the right password (unfinished-second-steps.server.ts): one
+ * row however many codes were tried, so its `attempts` are the refused codes (0: none was tried).
+ */
+export async function recordUnfinishedSecondStep(
+  tx: Database,
+  input: {
+    sub: string;
+    startedAt: Date;
+    lastTriedAt: Date;
+    refusedCodes: number;
+    deviceName: string;
+    browser: string;
+    ipAddress: string;
+  },
+): Promise<void> {
+  await tx.insert(securityEvents).values({
+    ...eventValues({ ...input, kind: "second-step-failed", occurredAt: input.startedAt }),
+    attempts: input.refusedCodes,
+    lastOccurredAt: input.lastTriedAt,
+  });
+}
+
 /** The append-only trigger lets this transaction delete (migration 0015): for the purge alone. */
 async function allowPurge(tx: Database): Promise<void> {
   await tx.execute(sql`select set_config('member_account.security_events_purge', 'on', true)`);

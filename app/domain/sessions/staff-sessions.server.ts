@@ -9,6 +9,8 @@ import { logger } from "~/integrations/logger.server";
 import type { AppServices } from "~/services.server";
 import { countPasskeys } from "../account/passkeys.server";
 import { keepSignInToOurRecord } from "../security/factor-reconcile.server";
+import { guardSecondStep } from "../security/second-step-guard.server";
+import { openSecondStepChallenge } from "../security/unfinished-second-steps.server";
 import { type DomainErrorCode, toDomainError } from "../domain-error.server";
 import { decryptSecret, encryptSecret } from "./refresh-tokens.server";
 import {
@@ -80,10 +82,11 @@ export async function staffClaims(services: Pick<AppServices, "config">, accessT
  * authenticator app straight away: that sign-in is revoked at once, because a staff session needs a second factor.
  * Where Cognito's second factor and our record disagree (an authenticator set up or switched off around our pages),
  * it is repaired first, as at the members' sign-in (keepSignInToOurRecord): our record says whether a code is asked.
+ * A code challenge waits for its code as the members' does (unfinished-second-steps: reported if left).
  */
 export async function beginStaffSignIn(
   services: StaffSessionServices,
-  input: { email: string; password: string; locale: Locale },
+  input: { email: string; password: string; userAgent: string | null; clientIp: string; locale: Locale },
 ): Promise<StaffSignInStart> {
   const answer = await keepSignInToOurRecord(services, {
     answer: await services.identity.staffBeginSignIn(input),
@@ -93,7 +96,15 @@ export async function beginStaffSignIn(
     signInAgain: () => services.identity.staffBeginSignIn(input),
   });
   if (answer.kind === "softwareTokenRequired") {
-    return { kind: "codeRequired", email: input.email, username: answer.username, session: answer.session };
+    const { username, session } = answer;
+    await openSecondStepChallenge(services.db, {
+      ...input,
+      username,
+      session,
+      deviceKey: null,
+      now: services.clock.now(),
+    });
+    return { kind: "codeRequired", email: input.email, username, session };
   }
   // An invited member who never chose a password has no second factor either.
   if (answer.kind === "newPasswordRequired") return { kind: "secondFactorMissing" };
@@ -107,13 +118,16 @@ export async function beginStaffSignIn(
 
 /**
  * The code step: Cognito's tokens for the staff client, and a new staff session for them when their member is in
- * the staff group. The browser's previous staff session, if any, ends (confirming the password again replaces it).
+ * the staff group. The code counts as a second step of the account, with the members' (second-step-guard: the same
+ * authenticator). The browser's previous staff session, if any, ends (confirming the password again replaces it).
  */
 export async function completeStaffSignIn(
   services: StaffSessionServices,
   input: { email: string; username: string; session: string; code: string; previousSessionId?: string | undefined },
 ): Promise<{ kind: "opened"; sessionId: string; accessToken: string } | { kind: "notStaff" }> {
-  const tokens = await services.identity.staffAnswerSoftwareTokenChallenge(input);
+  const tokens = await guardSecondStep(services, input, () =>
+    services.identity.staffAnswerSoftwareTokenChallenge(input),
+  );
   return openStaffSession(services, { email: input.email, tokens, previousSessionId: input.previousSessionId });
 }
 

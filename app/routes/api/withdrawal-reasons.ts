@@ -1,5 +1,5 @@
 import { ApiError } from "~/api/api-response.server";
-import { apiRoute, limitAttempts } from "~/api/api-handler.server";
+import { apiRoute, limitAttempts, limitPasswordCheck } from "~/api/api-handler.server";
 import { cancelMembership } from "~/domain/account/withdrawal.server";
 
 const api = apiRoute({
@@ -11,7 +11,7 @@ const api = apiRoute({
       await limitAttempts(call, "memberRefresh");
       const { email } = await identity.getUser(member.sub);
       // The password check is a sign-in: it counts against the same limits as one (as on /my/withdrawal/).
-      await limitAttempts(call, "signIn", email);
+      const passwordCheck = await limitPasswordCheck(call, email);
       const result = await cancelMembership(call, {
         sub: member.sub,
         email,
@@ -19,7 +19,11 @@ const api = apiRoute({
         reason: body.reason,
         detail: body.detail,
         locale,
+      }).catch(async (error: unknown) => {
+        await passwordCheck.settle({ refused: false });
+        throw error;
       });
+      await passwordCheck.settle({ refused: result.kind === "passwordMismatch" });
       if (result.kind === "passwordMismatch") throw new ApiError("password_mismatch");
       return { cancelled: true as const, endedSessions: result.endedSessions };
     },

@@ -15,7 +15,8 @@ import {
   sealStaffPasskeyStep,
 } from "~/domain/sessions/staff-passkey-sign-in.server";
 import { domainErrorOf, httpStatusOf, messageKeyOf } from "~/errors/error-responses.server";
-import { checkAttemptLimit } from "~/middleware/attempt-limit.server";
+import { isCredentialRefusal } from "~/domain/limits/sign-in-failures.server";
+import { allowSignInAttempt, checkAttemptLimit } from "~/middleware/attempt-limit.server";
 import { getInstance } from "~/middleware/i18n.server";
 import { servicesOf } from "~/router-context.server";
 import { getToastUtils } from "~/toast.server";
@@ -37,7 +38,8 @@ export async function startStaffPasskeyStep(services: Services, staff: { email: 
 }
 
 /**
- * "Use your passkey", two posts, each counted as a sign-in attempt for the address. `passkey-options`: Cognito's
+ * "Use your passkey", two posts, each counted as a sign-in call from the client, and a passkey Cognito refuses as a
+ * refusal at the staff sign-in's door (app/domain/limits/sign-in-failures.server.ts). `passkey-options`: Cognito's
  * WEB_AUTHN challenge on the staff client, its request options answered as action data for the page's script and
  * its Session sealed into the step; a refusal is a message beside the button. `passkey` (the script, with the
  * browser's assertion): Cognito checks it, and the staff session opens as after the code, back to `target`; a
@@ -58,9 +60,8 @@ export async function staffPasskeyAction(
       headers: { "Set-Cookie": await staffPasskeyStepCookie.clear(config) },
     });
   }
-  const limited = await checkAttemptLimit(context, "signIn", step.email);
-
   if (input.intent === "passkey-options") {
+    const limited = await checkAttemptLimit(context, { action: "signIn" });
     const t = getInstance(context).t as unknown as (key: string) => string;
     const refuse = (messageKey: string, status: number) =>
       data({ form: "passkey" as const, passkeyRefusal: t(messageKey) }, { status });
@@ -79,16 +80,26 @@ export async function staffPasskeyAction(
     }
   }
 
-  if (limited) return toasts.redirectWithError(here, `toasts:${limited.messageKey}`);
   const parsed = PasskeySignInAnswerSchema.safeParse({ credential: input.formData.get("credential") });
   if (!parsed.success) return toasts.redirectWithError(here, "passkeys:errors.refused");
+  const allowed = await allowSignInAttempt(context, { door: "staff", email: step.email, request });
+  if ("refusal" in allowed) return toasts.redirectWithError(here, `toasts:${allowed.refusal.messageKey}`);
   try {
     const previous = await staffSessionCookie.read(config, request);
     const opened = await completeStaffPasskeySignIn(services, {
       step,
       credential: parsed.data.credential,
       previousSessionId: previous?.sid,
-    });
+    }).then(
+      async (answer) => {
+        await allowed.settle({ refused: false });
+        return answer;
+      },
+      async (error: unknown) => {
+        await allowed.settle({ refused: isCredentialRefusal(error) });
+        throw error;
+      },
+    );
     const headers = new Headers({ "Set-Cookie": await staffPasskeyStepCookie.clear(config) });
     if (opened.kind === "notStaff") return toasts.redirectWithError(here, "staffSession:notStaff", { headers });
     const value = { sid: opened.sessionId, at: opened.accessToken };

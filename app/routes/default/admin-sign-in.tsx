@@ -108,7 +108,7 @@ export async function action({ request, url, context }: Route.ActionArgs) {
         schema: AuthenticatorCodeSchema,
         extra: { form: "code" as const },
         hideFields: ["code"],
-        attemptLimit: () => ({ action: "signIn", subject: challenge.email }),
+        attemptLimit: () => ({ action: "signIn" }),
         errorFields: { codeMismatch: "code", codeExpired: "code" },
       },
       async ({ code }, reply) => {
@@ -144,10 +144,15 @@ export async function action({ request, url, context }: Route.ActionArgs) {
       schema: SignInSchema,
       extra: { form: "password" as const },
       hideFields: ["password"],
-      attemptLimit: ({ email }) => ({ action: "signIn", subject: email }),
+      signInLimit: ({ email }) => ({ door: "staff", email, request }),
     },
     async (value, reply) => {
-      const started = await beginStaffSignIn(services, { ...value, locale: getLocale(context) });
+      const started = await beginStaffSignIn(services, {
+        ...value,
+        userAgent: request.headers.get("User-Agent"),
+        clientIp: clientIpOf(context),
+        locale,
+      });
       if (started.kind === "codeRequired") {
         const expiresAt = clock.now().getTime() + 15 * 60 * 1000;
         const { email, username, session } = started;

@@ -60,7 +60,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 
   if (intent === "resend" && pending) {
     // Another reset mail: it counts with the requests, as a Cognito throttle would answer (a toast, same step).
-    const limited = await checkAttemptLimit(context, "forgotPassword", pending.email);
+    const limited = await checkAttemptLimit(context, { action: "forgotPassword", subject: pending.email });
     if (limited) return getToastUtils(context).redirectWithError(here, limited.messageKey);
     try {
       await requestPasswordReset(services, pending.email);

@@ -54,7 +54,7 @@ export async function action({ request, url, context }: Route.ActionArgs) {
       schema: FirstPasswordSchema,
       hideFields: ["password"],
       // Each answer is a sign-in at Cognito: it counts as one, for the address and the client.
-      attemptLimit: () => ({ action: "signIn", subject: challenge.email }),
+      attemptLimit: () => ({ action: "signIn" }),
       errorFields: newPasswordErrorFields("password"),
     },
     async ({ password }) => {

@@ -9,6 +9,7 @@ import {
   openPasskeyChallenge,
   sealPasskeyChallenge,
 } from "~/domain/account/passkey-sign-in.server";
+import type { SignInResult } from "~/domain/account/sign-in.server";
 import {
   PasskeyAutofillPickSchema,
   PasskeySignInAnswerSchema,
@@ -16,7 +17,8 @@ import {
 } from "~/domain/forms/passkey-schemas";
 import { domainErrorOf, httpStatusOf, messageKeyOf } from "~/errors/error-responses.server";
 import type { Locale } from "~/i18n/locales";
-import { checkAttemptLimit } from "~/middleware/attempt-limit.server";
+import { isCredentialRefusal } from "~/domain/limits/sign-in-failures.server";
+import { allowSignInAttempt, checkAttemptLimit } from "~/middleware/attempt-limit.server";
 import { getInstance } from "~/middleware/i18n.server";
 import { clientIpOf, servicesOf } from "~/router-context.server";
 import { getToastUtils } from "~/toast.server";
@@ -42,8 +44,9 @@ const PASSKEY_CHALLENGE_MAX_AGE_MS = 15 * 60 * 1000;
  * exactly as after a password sign-in (device-limit screen included), or goes back to sign-in with the refusal.
  * `passkey-autofill` (the page's script, the credential id of the passkey picked from the e-mail field's autofill
  * list) answers as `passkey-options` does, for the member whose passkey it is; its refusal is the wrong passkey's,
- * whatever the reason, and never names the address. Each post counts as a sign-in attempt for the address, or for
- * the credential id before the member is known, and for the client IP.
+ * whatever the reason, and never names the address. Each post counts as a sign-in call from the client; a passkey
+ * Cognito refuses counts against the passkey's own budgets for the address (app/domain/limits/sign-in-failures),
+ * which strangers' wrong passwords do not touch.
  */
 export async function passkeySignInAction(
   context: Readonly<RouterContextProvider>,
@@ -59,7 +62,7 @@ export async function passkeySignInAction(
     const refuse = (messageKey: string, status: number) => data({ passkeyRefusal: t(messageKey) }, { status });
     const begin = input.intent === "passkey-options" ? startFromAddress(formData) : startFromAutofillPick(formData);
     if ("messageKey" in begin) return refuse(begin.messageKey, 400);
-    const refusal = await checkAttemptLimit(context, "signIn", begin.subject);
+    const refusal = await checkAttemptLimit(context, { action: "signIn" });
     if (refusal) return refuse(`toasts:${refusal.messageKey}`, 429);
     try {
       const { requestOptionsJson, ...challenge } = await begin.start(services);
@@ -83,11 +86,14 @@ export async function passkeySignInAction(
   if (!challenge || !parsed.success) {
     return toasts.redirectWithError(signInPage, "passkeys:errors.refused", clearChallenge);
   }
-  const refusal = await checkAttemptLimit(context, "signIn", challenge.email);
-  if (refusal) return toasts.redirectWithError(signInPage, `toasts:${refusal.messageKey}`, clearChallenge);
+  const allowed = await allowSignInAttempt(context, { door: "passkey", email: challenge.email, request });
+  if ("refusal" in allowed) {
+    return toasts.redirectWithError(signInPage, `toasts:${allowed.refusal.messageKey}`, clearChallenge);
+  }
   const device = await readOrCreateDeviceKey(config, request);
+  let result: SignInResult;
   try {
-    const result = await completePasskeySignIn(services, {
+    result = await completePasskeySignIn(services, {
       email: challenge.email,
       challenge,
       credential: parsed.data.credential,
@@ -96,34 +102,33 @@ export async function passkeySignInAction(
       clientIp: clientIpOf(context),
       locale,
     });
-    const setCookies = [
-      ...(device.setCookie ? [device.setCookie] : []),
-      await passkeyChallengeCookie.clear(config),
-      ...(await signedInCookies(config, result)),
-    ];
-    return await redirectAfterSignIn(context, page, { locale, config, result, setCookies });
   } catch (error) {
+    await allowed.settle({ refused: isCredentialRefusal(error) });
     return toasts.redirectWithError(signInPage, messageKeyOf(domainErrorOf(error)), clearChallenge);
   }
+  await allowed.settle({ refused: false });
+  const setCookies = [
+    ...(device.setCookie ? [device.setCookie] : []),
+    await passkeyChallengeCookie.clear(config),
+    ...(await signedInCookies(config, result)),
+  ];
+  return redirectAfterSignIn(context, page, { locale, config, result, setCookies });
 }
 
 type ChallengeStart =
   | { messageKey: string }
-  | { subject: string; start: (services: ReturnType<typeof servicesOf>) => ReturnType<typeof beginPasskeySignIn> };
+  | { start: (services: ReturnType<typeof servicesOf>) => ReturnType<typeof beginPasskeySignIn> };
 
 /** The button's post: the address typed. */
 function startFromAddress(formData: FormData): ChallengeStart {
   const parsed = PasskeySignInStartSchema.safeParse({ email: formData.get("email") });
   if (!parsed.success) return { messageKey: "passkeys:errors.emailFirst" };
-  return { subject: parsed.data.email, start: (services) => beginPasskeySignIn(services, parsed.data) };
+  return { start: (services) => beginPasskeySignIn(services, parsed.data) };
 }
 
 /** The autofill pick's post: a credential id only; a malformed one reads as any unusable passkey. */
 function startFromAutofillPick(formData: FormData): ChallengeStart {
   const parsed = PasskeyAutofillPickSchema.safeParse({ credentialId: formData.get("credentialId") });
   if (!parsed.success) return { messageKey: "passkeys:errors.refused" };
-  return {
-    subject: parsed.data.credentialId,
-    start: (services) => beginPasskeyAutofillSignIn(services, parsed.data),
-  };
+  return { start: (services) => beginPasskeyAutofillSignIn(services, parsed.data) };
 }

@@ -127,7 +127,7 @@ export async function action({ request, url, context }: Route.ActionArgs) {
     {
       schema: SignInSchema,
       hideFields: ["password"],
-      attemptLimit: ({ email }) => ({ action: "signIn", subject: email }),
+      signInLimit: ({ email }) => ({ door: "member", email, request }),
     },
     async (value) => {
       const { result, setCookies } = await signInWithPassword(context, request, value, locale);

@@ -11,6 +11,7 @@ import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema
 import { codeChallengeCookie } from "~/cookies/app-cookies.server";
 import { AuthenticatorCodeSchema, RecoveryCodeSignInSchema } from "~/domain/forms/two-step-schemas";
 import { toDomainError } from "~/domain/domain-error.server";
+import { secondStepStandingOf } from "~/domain/security/second-step-guard.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/middleware/i18n.server";
@@ -38,14 +39,17 @@ function switchedUrl(url: URL, recovery: boolean): string {
  * with the challenge in a short-lived cookie. Without one there is nothing to answer: back to sign in (`to` kept).
  * Nothing about the account's second factors shows here (not how many recovery codes are left): whoever reaches
  * this step has given the password alone. The count is on /my/security/ and in the mail a recovery code's use sends.
+ * An account whose second step is locked after too many refusals (second-step-guard) is told to reset its password
+ * instead.
  */
 export async function loader({ request, url, context }: Route.LoaderArgs) {
-  const { config } = servicesOf(context);
+  const { db, config, clock } = servicesOf(context);
   const challenge = await readCodeChallenge(config, request);
   if (!challenge) throw redirect(`${pathFor("auth-sign-in", getLocale(context))}${url.search}`);
   const recovery = url.searchParams.get(RECOVERY_PARAM) === RECOVERY_VALUE;
+  const locked = (await secondStepStandingOf(db, challenge.username, clock.now())).kind === "locked";
   return {
-    view: recovery ? ("recovery" as const) : ("code" as const),
+    view: locked ? ("locked" as const) : recovery ? ("recovery" as const) : ("code" as const),
     title: getInstance(context).t("auth:twoStep.title"),
     translations: loadTranslations(context, [{ namespace: "auth", keys: ["twoStep"] }, FORM_FIELD_TEXTS]),
     email: challenge.email,
@@ -66,8 +70,8 @@ export async function action({ request, url, context }: Route.ActionArgs) {
   const challenge = await readCodeChallenge(config, request);
   if (!challenge) return startOver();
   const formData = await request.formData();
-  // Each code tried counts as a sign-in attempt, for the address and for the client.
-  const attemptLimit = () => ({ action: "signIn" as const, subject: challenge.email });
+  // Each code tried counts as a sign-in call from this client; the member's wrong codes are counted by the verb.
+  const attemptLimit = () => ({ action: "signIn" as const });
   const finish = async (answer: { code: string } | { recoveryCode: string; password: string }) => {
     try {
       const signedIn = await signInWithSecondFactor(context, request, { challenge, ...answer }, locale);
@@ -110,6 +114,22 @@ export default function TwoStepPage({ loaderData, actionData }: Route.ComponentP
   const { t, i18n } = useTranslation("auth");
   const { view, email, otherMethodUrl, constraint } = loaderData;
   const lastResult = actionData?.form === view ? actionData.result : undefined;
+  if (view === "locked") {
+    return (
+      <section className="content auth-page">
+        <h1>{t("twoStep.title")}</h1>
+        <p role="alert">{t("twoStep.lockedLead")}</p>
+        <p>
+          <AppLink className="button button--primary" to={pathFor("auth-forgot-password", i18n.language)}>
+            {t("twoStep.resetPassword")}
+          </AppLink>
+        </p>
+        <p>
+          <AppLink to={pathFor("auth-sign-in", i18n.language)}>{t("twoStep.backToSignIn")}</AppLink>
+        </p>
+      </section>
+    );
+  }
   return (
     <section className="content auth-page">
       <h1>{t("twoStep.title")}</h1>

@@ -172,6 +172,7 @@ export async function signInWithSecondFactor(
       ? await completeCodeSignIn(services, { ...browser, session: input.challenge.session, code: input.code })
       : await signInWithRecoveryCode(services, {
           ...browser,
+          session: input.challenge.session,
           password: input.password,
           recoveryCode: input.recoveryCode,
         });

@@ -24,7 +24,7 @@ export async function action({ url, context }: Route.ActionArgs) {
   const member = requireMember(context, url);
   const locale = getLocale(context);
   await requireRecentPassword(context, url, member, { returnTo: pathFor("my-data", locale) });
-  const refusal = await checkAttemptLimit(context, "dataCopy", member.sub);
+  const refusal = await checkAttemptLimit(context, { action: "dataCopy", subject: member.sub });
   if (refusal) return getToastUtils(context).redirectWithError(pathFor("my-data", locale), refusal.messageKey);
   const services = servicesOf(context);
   const { json, generatedAt } = await downloadDataCopy(services, {

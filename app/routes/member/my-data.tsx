@@ -43,8 +43,8 @@ type CodeNames = Record<string, Record<string, string>>;
 /**
  * The record's event kinds and the staff's action names in the page's language, the texts /my/security/ shows, and
  * the staff pseudonyms ("staff-2" reads "Staff member 2"), for the codes this copy holds only (the file keeps the
- * codes, which programs read). The count and time of refused sign-ins have fields of their own here, so their kind
- * reads without them.
+ * codes, which programs read). The count and time of refused sign-ins and unfinished second steps have fields of
+ * their own here, so their kinds read without them.
  */
 function codeNamesOf(copy: DataCopy, t: TFunction<"account">): Partial<Record<DataCopySectionName, CodeNames>> {
   const codesOf = (section: JsonValue, field: string) =>
@@ -63,7 +63,11 @@ function codeNamesOf(copy: DataCopy, t: TFunction<"account">): Partial<Record<Da
       kind: Object.fromEntries(
         kinds.map((kind) => [
           kind,
-          kind === "sign-in-refused" ? t("dataCopy.refusedSignIn") : t(`security.events.${kind}` as never),
+          kind === "sign-in-refused"
+            ? t("dataCopy.refusedSignIn")
+            : kind === "second-step-failed"
+              ? t("dataCopy.unfinishedSecondStep")
+              : t(`security.events.${kind}` as never),
         ]),
       ),
     },

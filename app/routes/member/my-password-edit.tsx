@@ -43,11 +43,13 @@ export async function action({ request, url, context }: Route.ActionArgs) {
       schema: PasswordChangeSchema,
       hideFields: ["currentPassword", "newPassword", "code"],
       // Guessing the current password is guessing the sign-in password: it counts with the sign-in attempts.
-      attemptLimit: () => ({ action: "signIn", subject: member.email }),
+      signInLimit: () => ({ door: "member", email: member.email, request }),
       errorFields: {
         currentPasswordMismatch: "currentPassword",
         codeRequired: "code",
         codeMismatch: "code",
+        secondStepPaused: "code",
+        secondStepLocked: "code",
         ...newPasswordErrorFields("newPassword"),
       },
     },

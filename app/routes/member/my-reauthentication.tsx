@@ -43,8 +43,14 @@ export async function action({ request, url, context }: Route.ActionArgs) {
       schema: ReauthenticationSchema,
       hideFields: ["password", "code"],
       // Guessing this password is guessing the sign-in password: it counts with the sign-in attempts.
-      attemptLimit: () => ({ action: "signIn", subject: member.email }),
-      errorFields: { currentPasswordMismatch: "password", codeRequired: "code", codeMismatch: "code" },
+      signInLimit: () => ({ door: "member", email: member.email, request }),
+      errorFields: {
+        currentPasswordMismatch: "password",
+        codeRequired: "code",
+        codeMismatch: "code",
+        secondStepPaused: "code",
+        secondStepLocked: "code",
+      },
     },
     async ({ password, code }) => {
       const services = servicesOf(context);

@@ -84,7 +84,7 @@ export async function action({ request, url, context }: Route.ActionArgs) {
   const clientIp = clientIpOf(context);
   const change = { sub: member.sub, email: member.email, clientIp, locale };
   if (intent === "start" || intent === "turn-off") {
-    const limited = await checkAttemptLimit(context, "twoStepChange", member.sub);
+    const limited = await checkAttemptLimit(context, { action: "twoStepChange", subject: member.sub });
     if (limited) return toasts.redirectWithError(here, limited.messageKey);
   }
 

@@ -46,7 +46,7 @@ export async function passkeyAction(
   const services = servicesOf(context);
   const toasts = getToastUtils(context);
   const refused = (error: unknown) => toasts.redirectWithError(here, messageKeyOf(domainErrorOf(error)));
-  const limited = await checkAttemptLimit(context, "passkeyChange", member.sub);
+  const limited = await checkAttemptLimit(context, { action: "passkeyChange", subject: member.sub });
   if (limited) return toasts.redirectWithError(here, `toasts:${limited.messageKey}`);
   const fields = Object.fromEntries(formData);
 

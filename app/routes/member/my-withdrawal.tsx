@@ -70,9 +70,9 @@ export async function action({ request, url, context }: Route.ActionArgs) {
         extra: { step: "confirm" as const, answers },
         hideFields: HIDDEN,
         // Guessing the password here is guessing the sign-in password: it counts with the sign-in attempts.
-        attemptLimit: () => ({ action: "signIn", subject: member.email }),
+        signInLimit: () => ({ door: "member", email: member.email, request }),
       },
-      async ({ password, reason, detail }, reply) => {
+      async ({ password, reason, detail }, reply, mark) => {
         const services = servicesOf(context);
         const outcome = await cancelMembership(services, {
           sub: member.sub,
@@ -83,6 +83,7 @@ export async function action({ request, url, context }: Route.ActionArgs) {
           locale,
         });
         if (outcome.kind === "passwordMismatch") {
+          mark.refused();
           const result = reply({ fieldErrors: { password: ["toasts:cancellationPasswordMismatch"] } });
           return data<ActionResult>({ step: "confirm", answers, result }, { status: 400 });
         }

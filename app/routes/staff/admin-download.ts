@@ -59,7 +59,8 @@ export async function loader({ request, url, context, params }: Route.LoaderArgs
   const backToForm = (extra: Record<string, string>) => redirect(formPage(extra));
   // The page itself, never the filled-in form: the staff member decides there whether to download.
   if (!isOwnPageRequest(request)) return redirect(pathFor("admin-downloads", localeFromPathname(url.pathname)));
-  if (await checkAttemptLimit(context, "staffAction", admin.sub)) return backToForm({ limited: "1" });
+  if (await checkAttemptLimit(context, { action: "staffAction", subject: admin.sub }))
+    return backToForm({ limited: "1" });
   const parsed = parseExportQuery(kind, exportParamsOfPage(url.searchParams));
   if (!parsed.success) return backToForm({});
   if (exportNeedsRecentSignIn(kind, parsed.data)) {

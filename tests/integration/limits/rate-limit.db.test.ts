@@ -2,6 +2,8 @@ import { sql } from "drizzle-orm";
 import { expect, test } from "vitest";
 import { rateLimitWindows } from "../../../db/schema";
 import {
+  CODE_CHECK_PER_ACCOUNT,
+  CODE_CHECK_PER_IP,
   SIGN_IN_PER_ACCOUNT,
   SIGN_IN_PER_IP,
   SWEEP_GRACE_MS,
@@ -46,7 +48,7 @@ test("a new window starts a new count", async () => {
   expect((await hit(0)).allowed).toBe(true);
   expect((await hit(MINUTE_MS)).allowed).toBe(true);
   const refused = await hit(15 * MINUTE_MS - 1);
-  expect(refused).toEqual({ allowed: false, retryAfterS: 1 });
+  expect(refused).toEqual({ allowed: false, retryAfterS: 1, windowStart: START });
   // The window ends on the boundary, not 15 minutes after the first hit.
   expect((await hit(15 * MINUTE_MS)).allowed).toBe(true);
   expect((await hit(29 * MINUTE_MS)).allowed).toBe(true);
@@ -122,10 +124,10 @@ test("ended windows are swept a grace period after they end, current ones never"
 test("an auth attempt counts per IP and per lower-cased account, and a refusal names the policy", async () => {
   const email = `Limit-${crypto.randomUUID().slice(0, 8)}@Example.jp`;
   const clientIp = `${ownNetwork()}::1`;
-  const overrides = { SIGN_IN_PER_ACCOUNT: 2, SIGN_IN_PER_IP: 1_000 };
+  const overrides = { CODE_CHECK_PER_ACCOUNT: 2, CODE_CHECK_PER_IP: 1_000 };
   const attempt = (address: string, ip = clientIp) =>
     countAttempt(database().db, {
-      action: "signIn",
+      action: "codeCheck",
       subject: address,
       clientIp: ip,
       overrides,
@@ -136,10 +138,20 @@ test("an auth attempt counts per IP and per lower-cased account, and a refusal n
   // Another IP does not help: the account's count is the same whichever network asks.
   expect(await attempt(` ${email.toUpperCase()} `, `${ownNetwork()}::1`)).toEqual({
     allowed: false,
-    policy: "SIGN_IN_PER_ACCOUNT",
+    policy: "CODE_CHECK_PER_ACCOUNT",
     retryAfterS: 13 * 60,
   });
-  expect(SIGN_IN_PER_ACCOUNT.windowMs).toBe(15 * MINUTE_MS);
+  expect(CODE_CHECK_PER_ACCOUNT.windowMs).toBe(15 * MINUTE_MS);
+  expect(CODE_CHECK_PER_IP.limit).toBeGreaterThan(CODE_CHECK_PER_ACCOUNT.limit);
+});
+
+test("a sign-in call counts per client only: its refusals are counted per account elsewhere", async () => {
+  const clientIp = `${ownNetwork()}::1`;
+  const attempt = () =>
+    countAttempt(database().db, { action: "signIn", clientIp, overrides: { SIGN_IN_PER_IP: 2 }, now: START });
+  expect(await attempt()).toEqual({ allowed: true });
+  expect(await attempt()).toEqual({ allowed: true });
+  expect(await attempt()).toMatchObject({ allowed: false, policy: "SIGN_IN_PER_IP" });
   expect(SIGN_IN_PER_IP.limit).toBeGreaterThan(SIGN_IN_PER_ACCOUNT.limit);
 });
 

@@ -50,7 +50,12 @@ beforeAll(async () => {
  * `minutesAgo`: its times moved back that far (the confirmation with them).
  */
 async function staffSession(staff: StaffWithAuthenticator, minutesAgo: number): Promise<SignedInStaff> {
-  const started = await beginStaffSignIn(app.services, { ...staff, locale: "ja" });
+  const started = await beginStaffSignIn(app.services, {
+    ...staff,
+    userAgent: null,
+    clientIp: "127.0.0.1",
+    locale: "ja",
+  });
   if (started.kind !== "codeRequired") throw new Error(`staff sign-in ended as ${started.kind}`);
   const opened = await completeStaffSignIn(app.services, { ...started, code: await nextAuthenticatorCode(staff) });
   if (opened.kind !== "opened") throw new Error(`staff code step ended as ${opened.kind}`);
