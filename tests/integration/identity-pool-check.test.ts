@@ -8,7 +8,11 @@ import { afterAll, beforeAll, expect, test } from "vitest";
 import { MIN_PASSWORD_LENGTH } from "~/domain/forms/field-schemas";
 import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
 import { createIdentityProvider } from "~/integrations/cognito/identity-provider.server";
-import { REQUIRED_STAFF_CLIENT_SETTINGS, identityPoolProblems } from "~/integrations/cognito/pool-contract.server";
+import {
+  REQUIRED_SERVER_CLIENT_SETTINGS,
+  REQUIRED_STAFF_CLIENT_SETTINGS,
+  identityPoolProblems,
+} from "~/integrations/cognito/pool-contract.server";
 import { mailboxDirectory } from "../support/stand-ins/dev-mailbox";
 import { findFreePort, startCognitoStandIn } from "../support/stand-ins/cognito-stand-in";
 import { STAND_IN_CLIENT_NAME, STAND_IN_POOL_NAME } from "../support/stand-ins/provision-cognito";
@@ -46,9 +50,10 @@ async function problemsOf(
   clientId: string,
   adminGroup = ADMIN_GROUP,
   staffClientId = standIn.pool.staffClientId,
+  serverClientId = standIn.pool.serverClientId,
 ): Promise<string[]> {
   const identity = createIdentityProvider(
-    { region: REGION, endpoint: standIn.endpoint, userPoolId, clientId, staffClientId },
+    { region: REGION, endpoint: standIn.endpoint, userPoolId, clientId, staffClientId, serverClientId },
     standIn.cognito,
   );
   return identityPoolProblems(identity, { ...EXPECTED, adminGroup });
@@ -132,13 +137,24 @@ test("a pool without e-mail usernames, with another password policy, MFA off, no
     new CreateUserPoolClientCommand({ UserPoolId: userPoolId, ClientName: "staff", ...REQUIRED_STAFF_CLIENT_SETTINGS }),
   );
   const staffClientId = staffClient.UserPoolClient!.ClientId!;
-  expect(await problemsOf(userPoolId, client.UserPoolClient!.ClientId!, "staff", staffClientId)).toEqual([
+  const serverClient = await standIn.cognito.send(
+    new CreateUserPoolClientCommand({
+      UserPoolId: userPoolId,
+      ClientName: "server",
+      ...REQUIRED_SERVER_CLIENT_SETTINGS,
+    }),
+  );
+  const serverClientId = serverClient.UserPoolClient!.ClientId!;
+  expect(
+    await problemsOf(userPoolId, client.UserPoolClient!.ClientId!, "staff", staffClientId, serverClientId),
+  ).toEqual([
     expect.stringContaining(`user pool ${userPoolId}: UsernameAttributes is unset, must include "email"`),
     expect.stringContaining('AutoVerifiedAttributes is unset, must include "email"'),
     expect.stringContaining("PasswordPolicy.MinimumLength is 6, must be 8"),
     expect.stringContaining("PasswordPolicy.RequireNumbers is true, must be false"),
     expect.stringContaining('MfaConfiguration is "OFF", must be "OPTIONAL"'),
     expect.stringContaining("SoftwareTokenMfaConfiguration.Enabled is not true"),
+    expect.stringContaining("LambdaConfig.PreTokenGenerationConfig is unset, must name the app's trigger"),
     expect.stringContaining('UserPoolTier is "LITE", must be "ESSENTIALS" or "PLUS"'),
     expect.stringContaining('Policies.SignInPolicy.AllowedFirstAuthFactors is unset, must include "PASSWORD"'),
     expect.stringContaining('Policies.SignInPolicy.AllowedFirstAuthFactors is unset, must include "WEB_AUTHN"'),

@@ -123,7 +123,8 @@ test("after a sign-in, /metrics on METRICS_PORT names the requests by route and 
   // Cognito: the sign-in's call by operation and outcome, with its duration.
   const cognitoCalls = (outcome: string) =>
     valueOf(samples, "cognito_call_duration_seconds_count", { operation: "AdminInitiateAuth", outcome });
-  expect(cognitoCalls("success")).toBe(1);
+  // Two successes: the member client's sign-in, and the server-only client's that makes the session's server token.
+  expect(cognitoCalls("success")).toBe(2);
   expect(cognitoCalls("invalidCredentials")).toBe(1);
   expect(
     valueOf(samples, "cognito_call_duration_seconds_sum", { operation: "AdminInitiateAuth", outcome: "success" }),

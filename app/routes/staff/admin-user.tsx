@@ -49,19 +49,30 @@ function subOf(params: { sub?: string }): string {
 
 /**
  * The page's heading, the staff actions and the member's audit trail; the detail's sections come made
- * (describeMemberDetail) and the actions' errors come translated.
+ * (describeMemberDetail) and the actions' errors come translated. Of the actions, the buttons of those offered and
+ * the confirmation of the one asked for (`confirm`): the page sends what it shows, not every action's text.
  */
-const MEMBER_DETAIL_TEXTS = [
-  {
-    namespace: "admin",
-    keys: [
-      ...["title", "back", "auditTrail", "fullAuditLog"].map((key) => `detail.${key}`),
-      "actions",
-      ...["columns", "before", "after", "noChange", "empty"].map((key) => `audit.${key}`),
-    ],
-  },
-  FORM_FIELD_TEXTS,
-] as const;
+function memberDetailTexts(offered: readonly ConfirmedStaffAction[], confirm: ConfirmedStaffAction | null) {
+  const actionTexts = [
+    "actions.title",
+    "actions.cancel",
+    "actions.staffAccount",
+    ...["button", "newEmail", "review", "confirm", "from", "to", "submit"].map((key) => `actions.emailChange.${key}`),
+    ...offered.map((action) => `actions.${actionKey(action)}.button`),
+    ...(confirm ? ["confirm", "submit"].map((key) => `actions.${actionKey(confirm)}.${key}`) : []),
+  ];
+  return [
+    {
+      namespace: "admin",
+      keys: [
+        ...["title", "back", "auditTrail", "fullAuditLog"].map((key) => `detail.${key}`),
+        ...actionTexts,
+        ...["columns", "before", "after", "noChange", "empty"].map((key) => `audit.${key}`),
+      ],
+    },
+    FORM_FIELD_TEXTS,
+  ] as const;
+}
 
 export async function loader({ request, url, params, context }: Route.LoaderArgs) {
   const admin = requireAdmin(context, url);
@@ -87,7 +98,9 @@ export async function loader({ request, url, params, context }: Route.LoaderArgs
           ? action !== "enable"
           : action !== "disable",
   );
-  const confirm = ConfirmSchema.parse(url.searchParams.get("confirm") ?? undefined) ?? null;
+  const asked = ConfirmSchema.parse(url.searchParams.get("confirm") ?? undefined) ?? null;
+  // On a staff member's page only the refresh is confirmed: a link to another action shows the list instead.
+  const confirm = asked && (!staffAccount || availableActions.includes(asked)) ? asked : null;
   return {
     title: i18n.t("admin:meta.detail"),
     sub,
@@ -102,11 +115,10 @@ export async function loader({ request, url, params, context }: Route.LoaderArgs
     availableActions,
     staffAccount,
     auditEvents: describeAuditEvents(audit.events, i18n.getFixedT(locale, "admin"), locale),
-    // On a staff member's page only the refresh is confirmed: a link to another action shows the list instead.
-    confirm: confirm && (!staffAccount || availableActions.includes(confirm)) ? confirm : null,
+    confirm,
     // Back from confirming the password and code: the new address typed before, in its review panel again.
     keptEmail: (await keptFormFields(context, { request, url }, admin))?.email ?? null,
-    translations: loadTranslations(context, MEMBER_DETAIL_TEXTS),
+    translations: loadTranslations(context, memberDetailTexts(availableActions, confirm)),
     constraints: {
       staffAction: formConstraint(StaffActionSchema),
       emailChange: formConstraint(StaffEmailChangeSchema),

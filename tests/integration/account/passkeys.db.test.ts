@@ -138,13 +138,13 @@ test("a member adds a passkey after a recent password: stored, listed from our t
   expect((await getRequestCounts(endpoint())).total).toBe(0);
 });
 
-test("adding, and deleting, eleven minutes after the password go through the password step first", async () => {
+test("adding, deleting and renaming eleven minutes after the password go through the password step first", async () => {
   const member = await createMember("passkey-stale");
   const browser = await signedInMember(member);
   moveClock(REAUTHENTICATION_WINDOW_MS + MINUTE_MS);
   const stale = await asSeenNow(browser);
   const passwordStep = `${pathFor("my-reauthentication", "en")}?to=${encodeURIComponent(pathFor("my-security", "en"))}`;
-  for (const intent of ["passkey-options", "passkey-add", "passkey-delete"]) {
+  for (const intent of ["passkey-options", "passkey-add", "passkey-delete", "passkey-rename"]) {
     const answer = (await postPasskeyForm(stale, { intent, credentialId: "abc" })) as Response;
     expect(answer.status).toBe(302);
     expect(answer.headers.get("Location")).toBe(passwordStep);

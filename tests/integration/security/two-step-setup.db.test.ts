@@ -24,7 +24,15 @@ const PASSWORD = MEMBER_PASSWORD;
 const current = new Date();
 const clock: Clock = { now: () => current };
 // A database of its own: it sends the outbox's mail.
-const app = useTestServices({ label: "two-step-setup", origin: ORIGIN, clock, ownDatabase: true });
+/** Low enough for a test to reach; each test's member stays under it otherwise. */
+const TWO_STEP_CHANGE_LIMIT = 4;
+const app = useTestServices({
+  label: "two-step-setup",
+  origin: ORIGIN,
+  clock,
+  ownDatabase: true,
+  env: { RATE_LIMIT_TWO_STEP_CHANGE_PER_MEMBER: String(TWO_STEP_CHANGE_LIMIT) },
+});
 const calls = routeCalls(ORIGIN, () => app.services);
 const PAGE = pathFor("my-security-authenticator", "ja");
 
@@ -198,4 +206,29 @@ test("with 2-step verification on, the password step takes the password and the 
   await expect(
     reauthenticate(app.services, { ...step, sub: other.sub, sessionId: other.sessionId, password: PASSWORD }),
   ).rejects.toMatchObject({ code: "currentPasswordMismatch" });
+});
+
+/** The toast a redirect carries, decoded from its signed cookie (base64 JSON before the signature). */
+function toastOf(response: Response): string {
+  const pair = response.headers.getSetCookie().find((cookie) => cookie.startsWith("toast=")) ?? "";
+  const raw = decodeURIComponent(pair.split(";")[0]!.slice("toast=".length));
+  return Buffer.from(raw.slice(0, raw.lastIndexOf(".")), "base64").toString("utf8");
+}
+
+test("setting up and turning off are limited per member, and turning off what is off says so", async () => {
+  const member = await signedInMember("setup-limit");
+  // Turning off when it is not on changes nothing and does not say it did.
+  const notOn = (await post(member, { intent: "turn-off" })) as Response;
+  expect(notOn.headers.get("Location")).toBe(pathFor("my-security", "ja"));
+  expect(toastOf(notOn)).toContain("twoStepNotOn");
+  expect(toastOf(notOn)).toContain('"type":"error"');
+  // Each "set up" asks Cognito for a new secret: past the limit, the attempt-limit message and no Cognito call.
+  for (let started = 2; started <= TWO_STEP_CHANGE_LIMIT; started++) {
+    expect(((await post(member, { intent: "start" })) as Response).headers.get("Set-Cookie")).toMatch(
+      /id_authenticator_setup=/,
+    );
+  }
+  const limited = (await post(member, { intent: "start" })) as Response;
+  expect(limited.headers.get("Set-Cookie") ?? "").not.toMatch(/id_authenticator_setup=[^;]/);
+  expect(toastOf(limited)).toContain("attemptLimitExceeded");
 });
