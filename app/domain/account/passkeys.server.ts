@@ -105,7 +105,6 @@ export async function addPasskey(
   deps: PasskeyDependencies,
   input: PasskeyChange & { credential: { id: string } & Record<string, unknown> },
 ): Promise<Passkey> {
-  await deps.identity.completePasskeyRegistration({ token: input.token, credential: input.credential });
   const now = deps.clock.now();
   const device = describeDevice(input.userAgent);
   const passkey: Passkey = {
@@ -116,13 +115,26 @@ export async function addPasskey(
     createdAt: now,
     lastUsedAt: null,
   };
-  await deps.db.transaction(async (tx) => {
-    await tx
-      .insert(memberPasskeys)
-      .values({ ...passkey, sub: input.sub })
-      .onConflictDoNothing();
-    await recordPasskeyChange(tx, { ...input, change: "added", name: passkeyLabel(passkey), now });
-  });
+  // Listed before Cognito stores it: the reconcile of the member's passkeys (after a sign-in) must find it ours while
+  // it is being added, or it would take it for one added around our pages and delete it.
+  const listed = await deps.db
+    .insert(memberPasskeys)
+    .values({ ...passkey, sub: input.sub })
+    .onConflictDoNothing()
+    .returning({ credentialId: memberPasskeys.credentialId });
+  try {
+    await deps.identity.completePasskeyRegistration({ token: input.token, credential: input.credential });
+  } catch (error) {
+    if (listed.length > 0) {
+      await deps.db
+        .delete(memberPasskeys)
+        .where(and(eq(memberPasskeys.sub, input.sub), eq(memberPasskeys.credentialId, input.credential.id)));
+    }
+    throw error;
+  }
+  await deps.db.transaction((tx) =>
+    recordPasskeyChange(tx, { ...input, change: "added", name: passkeyLabel(passkey), now }),
+  );
   ringMailOutbox();
   return passkey;
 }

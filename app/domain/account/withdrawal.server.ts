@@ -9,6 +9,8 @@ import {
   recoveryCodes,
   twoStepVerifications,
   memberPasskeys,
+  secondStepChallenges,
+  unknownPasskeys,
   withdrawalReasons,
 } from "../../../db/schema";
 import { DomainError } from "../domain-error.server";
@@ -163,6 +165,8 @@ export async function purgeCancelledProfiles(db: Database, now: Date): Promise<{
       await tx.delete(memberSignOuts).where(inArray(memberSignOuts.sub, subs));
       await tx.delete(invitationResends).where(inArray(invitationResends.sub, subs));
       await tx.delete(memberPasskeys).where(inArray(memberPasskeys.sub, subs));
+      await tx.delete(unknownPasskeys).where(inArray(unknownPasskeys.sub, subs));
+      await tx.delete(secondStepChallenges).where(inArray(secondStepChallenges.sub, subs));
       await purgeSecurityEventsOf(tx, subs);
       await tx.delete(twoStepVerifications).where(inArray(twoStepVerifications.sub, subs));
       await tx.delete(recoveryCodes).where(inArray(recoveryCodes.sub, subs));

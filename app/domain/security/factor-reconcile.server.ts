@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, inArray, isNull, notInArray, sql } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, isNull, lt, notInArray, sql } from "drizzle-orm";
 import type { Database } from "../../../db/client.server";
 import {
   memberDirectory,
@@ -257,14 +257,22 @@ async function idsNotInOurList(db: Database, sub: string, credentialIds: string[
 }
 
 /**
+ * How long a passkey in our list may be missing at Cognito before it leaves the list: adding one lists it first and
+ * asks Cognito after (addPasskey), which takes seconds, not minutes.
+ */
+const PASSKEY_BEING_ADDED_MS = 5 * 60 * 1000;
+
+/**
  * With the member's server token, Cognito's list of their passkeys is the whole truth: every passkey there that our
  * list lacks is deleted at Cognito, recorded and mailed (an owed removal is marked done); every one in our list that
- * Cognito no longer holds leaves our list (it cannot sign in anyway). Answers how many were removed at Cognito.
+ * Cognito no longer holds, and that is not being added, leaves our list (it cannot sign in anyway). Answers how many
+ * were removed at Cognito.
  */
 export async function reconcilePasskeys(
   deps: FactorDependencies,
   member: Member & { token: ServerToken },
 ): Promise<number> {
+  const listedAt = deps.clock.now();
   const atCognito = await deps.identity.listPasskeyCredentialIds(member.token);
   const unknown = await idsNotInOurList(deps.db, member.sub, atCognito);
   for (const credentialId of unknown) {
@@ -298,6 +306,7 @@ export async function reconcilePasskeys(
       .where(
         and(
           eq(memberPasskeys.sub, member.sub),
+          lt(memberPasskeys.createdAt, new Date(listedAt.getTime() - PASSKEY_BEING_ADDED_MS)),
           atCognito.length > 0 ? notInArray(memberPasskeys.credentialId, atCognito) : sql`true`,
         ),
       )
