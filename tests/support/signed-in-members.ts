@@ -1,10 +1,12 @@
 import { verifyMemberFactors } from "~/domain/account/reauthentication.server";
 import { signIn } from "~/domain/account/sign-in.server";
+import { startAuthenticatorSetup, turnOnTwoStep } from "~/domain/security/two-step-verification.server";
 import type { ServerToken } from "~/integrations/cognito/member-flows.server";
 import { resolvePageSession } from "~/domain/sessions/page-sessions.server";
 import type { Locale } from "~/i18n/locales";
 import type { SignedInMember } from "~/middleware/member-session.server";
 import type { AppServices } from "~/services.server";
+import { totpCode } from "./totp-codes";
 
 /** The password the members made here sign in with. */
 export const MEMBER_PASSWORD = "correct-horse-battery";
@@ -70,4 +72,32 @@ export function serverTokenFor(
   password = MEMBER_PASSWORD,
 ): Promise<ServerToken> {
   return verifyMemberFactors(services, { ...member, password });
+}
+
+/**
+ * A new member who signed in once and turned on 2-step verification as the security page does (the set-up with the
+ * server token, the first code): the code that turned it on used up the current time step.
+ */
+export async function memberWithTwoStepIn(
+  services: AppServices,
+  label: string,
+  password = MEMBER_PASSWORD,
+): Promise<{ email: string; sub: string; secret: string; recoveryCodes: string[] }> {
+  const email = `${label}-${crypto.randomUUID().slice(0, 8)}@example.jp`;
+  await services.identity.createConfirmedUser({ email, password, attributes: { locale: "ja" } });
+  const browser = { deviceKey: crypto.randomUUID(), userAgent: null, clientIp: "127.0.0.1", locale: "ja" as const };
+  const session = await signIn(services, { ...browser, email, password });
+  if (session.kind !== "active") throw new Error(`sign-in ended as ${session.kind}`);
+  const sub = (await services.identity.getUser(email)).sub;
+  const token = await serverTokenFor(services, { sub, email }, password);
+  const secret = await startAuthenticatorSetup(services, { token });
+  const recoveryCodes = await turnOnTwoStep(services, {
+    ...browser,
+    sub,
+    email,
+    token,
+    sessionId: session.sessionId,
+    code: totpCode(secret),
+  });
+  return { email, sub, secret, recoveryCodes };
 }

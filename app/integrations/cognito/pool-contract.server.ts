@@ -137,6 +137,31 @@ function lifetimeSeconds(validity: number | undefined, unit: string | undefined,
   return validity * (perUnit[unit ?? ""] ?? perUnit.hours!);
 }
 
+/**
+ * A client's token lifetimes against their most, one line each too long: access and ID tokens (Cognito's default an
+ * hour) at most `access`, refresh tokens (Cognito's default 30 days) at most `refresh`, in seconds with their words.
+ */
+function lifetimeProblems(
+  name: string,
+  client: UserPoolClientType,
+  most: { access: [number, string]; refresh: [number, string]; why: string },
+): string[] {
+  const units = client.TokenValidityUnits;
+  const limits = [
+    ["AccessTokenValidity", client.AccessTokenValidity, units?.AccessToken, 3_600, most.access],
+    ["IdTokenValidity", client.IdTokenValidity, units?.IdToken, 3_600, most.access],
+    ["RefreshTokenValidity", client.RefreshTokenValidity, units?.RefreshToken ?? "days", 30 * 86_400, most.refresh],
+  ] as const;
+  return limits.flatMap(([setting, validity, unit, defaultSeconds, [maxSeconds, words]]) =>
+    lifetimeSeconds(validity, unit, defaultSeconds) > maxSeconds
+      ? [
+          `${name}: ${setting} is ${validity === undefined ? "Cognito's default" : `${validity} ${unit ?? "hours"}`}, ` +
+            `must be at most ${words} (${most.why})`,
+        ]
+      : [],
+  );
+}
+
 /** Every way the staff client differs from REQUIRED_STAFF_CLIENT_SETTINGS, one line each. */
 function staffClientProblems(staffClient: UserPoolClientType, memberClientId: string | undefined): string[] {
   const problems: string[] = [];
@@ -163,27 +188,13 @@ function staffClientProblems(staffClient: UserPoolClientType, memberClientId: st
   if (staffClient.RefreshTokenRotation?.Feature === "ENABLED") {
     problems.push(`${name}: RefreshTokenRotation.Feature is "ENABLED", must be "DISABLED"`);
   }
-  const units = staffClient.TokenValidityUnits;
-  const limits = [
-    ["AccessTokenValidity", staffClient.AccessTokenValidity, units?.AccessToken, 3_600, 5 * 60, "5 minutes"],
-    ["IdTokenValidity", staffClient.IdTokenValidity, units?.IdToken, 3_600, 5 * 60, "5 minutes"],
-    [
-      "RefreshTokenValidity",
-      staffClient.RefreshTokenValidity,
-      units?.RefreshToken ?? "days",
-      30 * 86_400,
-      8 * 3_600,
-      "8 hours",
-    ],
-  ] as const;
-  for (const [setting, validity, unit, defaultSeconds, maxSeconds, most] of limits) {
-    if (lifetimeSeconds(validity, unit, defaultSeconds) > maxSeconds) {
-      problems.push(
-        `${name}: ${setting} is ${validity === undefined ? "Cognito's default" : `${validity} ${unit ?? "hours"}`}, must be at most ${most} ` +
-          "(staff rights end soon after a removal from the staff group; a staff session lasts at most 8 hours)",
-      );
-    }
-  }
+  problems.push(
+    ...lifetimeProblems(name, staffClient, {
+      access: [5 * 60, "5 minutes"],
+      refresh: [8 * 3_600, "8 hours"],
+      why: "staff rights end soon after a removal from the staff group; a staff session lasts at most 8 hours",
+    }),
+  );
   return problems;
 }
 
@@ -214,27 +225,13 @@ function serverClientProblems(serverClient: UserPoolClientType, otherClientIds: 
       `${name}: PreventUserExistenceErrors is ${show(serverClient.PreventUserExistenceErrors)}, must be "ENABLED"`,
     );
   }
-  const units = serverClient.TokenValidityUnits;
-  const limits = [
-    ["AccessTokenValidity", serverClient.AccessTokenValidity, units?.AccessToken, 3_600, 10 * 60, "10 minutes"],
-    ["IdTokenValidity", serverClient.IdTokenValidity, units?.IdToken, 3_600, 10 * 60, "10 minutes"],
-    [
-      "RefreshTokenValidity",
-      serverClient.RefreshTokenValidity,
-      units?.RefreshToken ?? "days",
-      30 * 86_400,
-      60 * 60,
-      "60 minutes",
-    ],
-  ] as const;
-  for (const [setting, validity, unit, defaultSeconds, maxSeconds, most] of limits) {
-    if (lifetimeSeconds(validity, unit, defaultSeconds) > maxSeconds) {
-      problems.push(
-        `${name}: ${setting} is ${validity === undefined ? "Cognito's default" : `${validity} ${unit ?? "hours"}`}, must be at most ${most} ` +
-          "(a token that can change credentials lives no longer than the re-authentication it follows)",
-      );
-    }
-  }
+  problems.push(
+    ...lifetimeProblems(name, serverClient, {
+      access: [10 * 60, "10 minutes"],
+      refresh: [60 * 60, "60 minutes"],
+      why: "a token that can change credentials lives no longer than the re-authentication it follows",
+    }),
+  );
   return problems;
 }
 

@@ -9,7 +9,6 @@ import {
   twoStepVerifications,
 } from "../../../db/schema";
 import { confirmPasswordReset, requestPasswordReset } from "~/domain/account/password-reset.server";
-import { signIn } from "~/domain/account/sign-in.server";
 import { formatJapanTime, sendDueMail } from "~/domain/mail/mail-outbox.server";
 import {
   SECOND_STEP_FAILURE_CEILING,
@@ -17,7 +16,6 @@ import {
   SECOND_STEP_MAX_DELAY_MS,
   secondStepDelayMs,
 } from "~/domain/security/second-step-guard.server";
-import { startAuthenticatorSetup, turnOnTwoStep } from "~/domain/security/two-step-verification.server";
 import {
   SECOND_STEP_ABANDONED_AFTER_MS,
   reportUnfinishedSecondSteps,
@@ -34,7 +32,7 @@ import { pathFor } from "~/routing/route-table";
 import { securityMailLinksFor } from "~/routing/security-mail-links";
 import type { Clock } from "~/services.server";
 import { nextAuthenticatorCode } from "../../support/admin-members";
-import { serverTokenFor } from "../../support/signed-in-members";
+import { memberWithTwoStepIn } from "../../support/signed-in-members";
 import { staffWithAuthenticatorIn } from "../../support/staff-in-process";
 import { cookieHeader } from "../../support/cookie-jar";
 import { routeCalls, settle } from "../../support/route-calls";
@@ -64,26 +62,7 @@ const codeFor = (secret: string, steps = 0) =>
 const wrongCodeFor = (secret: string) => codeFor(secret, 20);
 
 /** A member who turned on 2-step verification; the code that turned it on used up the current time step. */
-async function memberWithTwoStep(label: string) {
-  const email = `${label}-${crypto.randomUUID().slice(0, 8)}@example.jp`;
-  await app.services.identity.createConfirmedUser({ email, password: PASSWORD, attributes: { locale: "ja" } });
-  const browser = { deviceKey: crypto.randomUUID(), userAgent: null, clientIp: "127.0.0.1", locale: "ja" as const };
-  const session = await signIn(app.services, { ...browser, email, password: PASSWORD });
-  if (session.kind !== "active") throw new Error(`sign-in ended as ${session.kind}`);
-  const sub = (await app.services.identity.getUser(email)).sub;
-  const token = await serverTokenFor(app.services, { sub, email }, PASSWORD);
-  const secret = await startAuthenticatorSetup(app.services, { token });
-  const recoveryCodes = await turnOnTwoStep(app.services, {
-    sub,
-    email,
-    clientIp: "127.0.0.1",
-    locale: "ja",
-    token,
-    sessionId: session.sessionId,
-    code: codeFor(secret),
-  });
-  return { email, sub, secret, recoveryCodes };
-}
+const memberWithTwoStep = (label: string) => memberWithTwoStepIn(app.services, label, PASSWORD);
 
 async function contextFor(request: Request) {
   const context = await calls.context(request, null);

@@ -6,16 +6,11 @@ import { signIn, signInWithRecoveryCode } from "~/domain/account/sign-in.server"
 import { toDomainError } from "~/domain/domain-error.server";
 import { countRecoveryCodesLeft } from "~/domain/security/recovery-codes.server";
 import { runPurge } from "~/domain/jobs/purge.server";
-import {
-  TOTP_OFF_REPAIR_AFTER_MS,
-  markTotpOff,
-  startAuthenticatorSetup,
-  turnOnTwoStep,
-} from "~/domain/security/two-step-verification.server";
+import { TOTP_OFF_REPAIR_AFTER_MS, markTotpOff } from "~/domain/security/two-step-verification.server";
 import * as signInPage from "~/routes/default/auth-sign-in";
 import * as twoStepPage from "~/routes/default/auth-two-step";
 import { pathFor } from "~/routing/route-table";
-import { serverTokenFor } from "../../support/signed-in-members";
+import { memberWithTwoStepIn, serverTokenFor } from "../../support/signed-in-members";
 import { cookieHeader } from "../../support/cookie-jar";
 import { routeCalls, settle } from "../../support/route-calls";
 import {
@@ -45,32 +40,7 @@ const codeFor = (secret: string, steps = 0) =>
   TOTP.generate({ secret: Secret.fromBase32(secret), timestamp: Date.now() + steps * STEP_MS });
 
 /** A member who turned on 2-step verification; the code that turned it on used up the current time step. */
-async function memberWithTwoStep(label: string) {
-  const email = `${label}-${crypto.randomUUID().slice(0, 8)}@example.jp`;
-  await app.services.identity.createConfirmedUser({ email, password: PASSWORD, attributes: { locale: "ja" } });
-  const session = await signIn(app.services, {
-    email,
-    password: PASSWORD,
-    deviceKey: crypto.randomUUID(),
-    userAgent: null,
-    clientIp: "127.0.0.1",
-    locale: "ja",
-  });
-  if (session.kind !== "active") throw new Error(`sign-in ended as ${session.kind}`);
-  const sub = (await app.services.identity.getUser(email)).sub;
-  const token = await serverTokenFor(app.services, { sub, email }, PASSWORD);
-  const secret = await startAuthenticatorSetup(app.services, { token });
-  const recoveryCodes = await turnOnTwoStep(app.services, {
-    sub,
-    email,
-    clientIp: "127.0.0.1",
-    locale: "ja",
-    token,
-    sessionId: session.sessionId,
-    code: codeFor(secret),
-  });
-  return { email, sub, secret, recoveryCodes };
-}
+const memberWithTwoStep = (label: string) => memberWithTwoStepIn(app.services, label, PASSWORD);
 
 /** The sign-in form's post; answers the redirect and the cookies the browser then holds. */
 async function passwordStep(email: string) {
