@@ -4,7 +4,6 @@ export default defineConfig({
   resolve: { tsconfigPaths: true },
   test: {
     include: [
-      "app/**/*.test.ts",
       "tests/unit/**/*.test.ts",
       "tests/integration/**/*.test.ts",
       "tests/contract/**/*.test.ts",

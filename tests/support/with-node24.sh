@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs a command with Node 24 LTS first on PATH: `bash tests/support/with-node24.sh npx vitest run`.
-# Production runs Node 24 (docs/deployment.md) while these machines have Node 20, so CI's second pass and the
+# Production runs Node 24 (docs/deployment.md) while these machines have Node 20, so CI's test passes and the
 # benchmarks' production figures use it. Node's binaries are published on the npm registry
 # (node-<platform>-<arch>), so npm alone fetches them, into a directory of their own (kept between runs when
 # NODE24_DIR names one) so that npm scripts elsewhere keep the machine's Node.
