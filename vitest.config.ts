@@ -3,11 +3,7 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   resolve: { tsconfigPaths: true },
   test: {
-    include: [
-      "tests/unit/**/*.test.ts",
-      "tests/integration/**/*.test.ts",
-      "tests/contract/**/*.test.ts",
-    ],
+    include: ["tests/unit/**/*.test.ts", "tests/integration/**/*.test.ts", "tests/contract/**/*.test.ts"],
     environment: "node",
     // A migrated PGlite that test servers and files copy instead of each creating a cluster (support/pglite-template.ts).
     globalSetup: ["tests/support/vitest-global-setup.ts"],
