@@ -254,8 +254,8 @@ function refuseOverLimit(result: AttemptResult | SignInReservation): void {
  * the member's sign-in) or a high-impact staff action (a member's e-mail, disabling, turning off 2-step
  * verification, a download of more members than one page of the list or of the newsletter's addresses, starting an
  * import) needs a sign-in within the last 10 minutes, by the app's clock: the token's `auth_time`, which a refresh
- * keeps, as the pages need a recent password (SECURITY.md 27). A token lifted from the shared cookie or a staff
- * tool, or a client left signed in and refreshing all day, cannot do them; 403 `reauthentication_required` before
+ * keeps, as the pages need a recent password (docs/security.md, "Sessions"). A token lifted from the shared cookie or a
+ * staff tool, or a client left signed in and refreshing all day, cannot do them; 403 `reauthentication_required` before
  * anything is counted or asked upstream.
  */
 export function requireRecentSignIn<Id extends ApiOperationId>(call: ApiCall<Id>): void {

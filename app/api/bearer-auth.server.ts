@@ -39,7 +39,8 @@ function unauthorized(reason: "missing" | "invalid"): ApiError {
  * as any token of another client), the admin API the staff client's. A members' token sent to the admin API is
  * 403 `staff_token_required` rather than 401: it is a good token, refreshing it would not help, and the caller
  * (often a staff member's own script) is told which token to get. The members' token travels in the cookie every
- * sibling host receives; staff power must not ride on it (SECURITY.md 30).
+ * sibling host receives; staff power must not ride on it (docs/security.md, "Threat model: the shared parent-domain
+ * cookie").
  */
 export async function authenticateBearer(
   request: Request,

@@ -7,7 +7,7 @@ import { resolveStaffSession } from "~/domain/sessions/staff-sessions.server";
 import { type LargeBodyRefusal, servicesOf } from "~/router-context.server";
 
 /**
- * Whether this request may send a body over the ordinary limit (SECURITY.md 32): only staff upload files (the CSV
+ * Whether this request may send a body over the ordinary limit: only staff upload files (the CSV
  * import), so the HTTP layer asks this, from the request's head alone, before it reads past 64 kB of a page post or
  * 32 kB of an API body. Pages: the staff session's member (app/domain/sessions/staff-sessions.server.ts), resolved
  * as the staff pages' middleware resolves it, in the admin group; a member session alone is not enough. The API:

@@ -1,6 +1,6 @@
 -- Device keys a sibling registered through the API move into the API's namespace ('api:' || key), where the app now
 -- stores them (app/domain/sessions/device-keys.server.ts): such a key is never the same browser as one our pages
--- issued, and never makes a browser known to the sign-in alerts (SECURITY.md 36).
+-- issued, and never makes a browser known to the sign-in alerts (docs/security.md, "Known browsers").
 -- An API registration is a session on which no password was ever typed (every page sign-in sets
 -- password_verified_at, since migration 0014) whose sign-in event was written as it happened (new_browser is set by
 -- every sign-in since migration 0015; the events 0015 carried over have none). Sessions older than that cannot be

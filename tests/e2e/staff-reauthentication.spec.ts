@@ -9,11 +9,12 @@ import { passMinutes } from "../support/session-clock";
 import { confirmStaffInBrowser, openStaffSessionInBrowser } from "../support/sign-in-form";
 
 /**
- * The staff session's clock in the browser (SECURITY.md 27, 30): it ends after 30 minutes without a staff page, and
- * the high-impact actions need the password and code from the last 10 minutes, asked again on the staff sign-in's
- * confirm mode, which brings the staff member back to finish. The session clock is the dev tools' (/demo/); each
- * staff member is the test's own, so the js-on and js-off runs never share a session. A staff member's third
- * sign-in in a test waits for the authenticator's next time step (the stand-in, as Cognito, refuses a step twice).
+ * The staff session's clock in the browser (docs/security.md, "Staff rights on the admin API"): it ends after 30
+ * minutes without a staff page, and the high-impact actions need the password and code from the last 10 minutes, asked
+ * again on the staff sign-in's confirm mode, which brings the staff member back to finish. The session clock is the dev
+ * tools' (/demo/); each staff member is the test's own, so the js-on and js-off runs never share a session. A staff
+ * member's third sign-in in a test waits for the authenticator's next time step (the stand-in, as Cognito, refuses a
+ * step twice).
  */
 
 test("the staff area ends after 30 minutes without a staff page: the next one is the staff sign-in (English)", async ({

@@ -11,8 +11,8 @@ import { TEST_PASSWORD, createTestMember } from "../support/test-members";
 
 /**
  * Bodies larger than the ordinary limits (64 kB for pages, 32 kB for the API) are taken only from staff, who alone
- * upload files (SECURITY.md 32): anyone else is answered once the ordinary limit is passed, without the rest of the
- * body being waited for, read or parsed.
+ * upload files (docs/security.md, "Staff downloads and uploads"): anyone else is answered once the ordinary limit is
+ * passed, without the rest of the body being waited for, read or parsed.
  */
 
 const servers = useTestServers({ main: {} });

@@ -9,8 +9,8 @@ import { staffSignedIn } from "../support/session-http";
 
 /**
  * The staff's downloads as a browser and an API caller reach them through the production build: what a request
- * that never reads its file leaves behind (SECURITY.md 31), and which page requests may start an export at all.
- * The files' content is admin-downloads.test.ts's and staff/member-export.db.test.ts's.
+ * that never reads its file leaves behind (docs/security.md, "Staff downloads and uploads"), and which page requests
+ * may start an export at all. The files' content is admin-downloads.test.ts's and staff/member-export.db.test.ts's.
  */
 
 /** Low enough that a test reaches it in a few requests; each test has an admin of its own, so limits never meet. */

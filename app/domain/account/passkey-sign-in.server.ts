@@ -149,9 +149,9 @@ export function openPasskeyChallenge(
  * passkey is a second factor in itself (something held, unlocked on the device), so no code step follows. The
  * passkey's last use is then noted in the member's list.
  *
- * Only a passkey our list holds for this member signs in (SECURITY.md 34): one Cognito holds that our pages did not
- * add is refused before Cognito is asked (the first call noted it); a challenge of our own (an address without
- * passkeys) is refused as any wrong passkey.
+ * Only a passkey our list holds for this member signs in (docs/security.md, "Our record of second factors is the
+ * truth"): one Cognito holds that our pages did not add is refused before Cognito is asked (the first call noted it); a
+ * challenge of our own (an address without passkeys) is refused as any wrong passkey.
  */
 export async function completePasskeySignIn(
   deps: SignInDependencies,

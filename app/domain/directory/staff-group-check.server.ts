@@ -12,7 +12,7 @@ import { saveManyFromCognito } from "./member-directory.server";
 /**
  * Staff rights are believed for at most this long after the staff group's members were last read from Cognito:
  * a member removed from the group (in the AWS console) loses the staff pages and the admin API within a minute,
- * on every instance, though their tokens still name the group (SECURITY.md 30).
+ * on every instance, though their tokens still name the group (docs/security.md, "Staff rights on the admin API").
  */
 export const STAFF_RIGHTS_MAX_AGE_MS = 60 * 1000;
 

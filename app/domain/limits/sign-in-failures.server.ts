@@ -14,9 +14,9 @@ import {
 } from "./rate-limit.server";
 
 /**
- * Sign-in limits that stop attackers, not members (SECURITY.md 2, 35). Every sign-in call counts per client
- * (SIGN_IN_PER_IP, Cognito's shared quota); per account only refusals count, in budgets that strangers cannot spend
- * for the member:
+ * Sign-in limits that stop attackers, not members (docs/security.md, "Rate limits"). Every sign-in call counts per
+ * client (SIGN_IN_PER_IP, Cognito's shared quota); per account only refusals count, in budgets that strangers cannot
+ * spend for the member:
  *
  * - a browser that signed in to the account before (its signed `id_device` key has a sign-in or sign-up of the
  *   member in the security record, isKnownBrowser) has SIGN_IN_PER_KNOWN_BROWSER of its own;

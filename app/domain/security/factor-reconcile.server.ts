@@ -23,11 +23,11 @@ import { recordSecurityEvent } from "./security-record.server";
 import { twoStepMemberByUsername } from "./two-step-verification.server";
 
 /**
- * Our record of a member's second factors is the truth, and Cognito is kept to it (SECURITY.md 34). Cognito holds the
- * factors themselves; a factor it holds that our record does not know was set up around our pages (with a token of
- * Cognito's self-service scope: none we hand out carries it since the pool's pre token generation trigger, but tokens
- * issued before did), and one our record has that Cognito lost was switched off around them. Each is put right, the
- * security record says so and the member is mailed:
+ * Our record of a member's second factors is the truth, and Cognito is kept to it (docs/security.md, "Our record of
+ * second factors is the truth"). Cognito holds the factors themselves; a factor it holds that our record does not know
+ * was set up around our pages (with a token of Cognito's self-service scope: none we hand out carries it since the
+ * pool's pre token generation trigger, but tokens issued before did), and one our record has that Cognito lost was
+ * switched off around them. Each is put right, the security record says so and the member is mailed:
  * - an authenticator app we did not set up: removed at once (AdminSetUserMFAPreference, AdminDeleteSoftwareToken);
  * - an authenticator switched off while our record says on: switched on again (or, if Cognito lost its secret, our
  *   record follows and the member is told to set it up again);

@@ -6,12 +6,12 @@ import { DomainError, type DomainErrorCode, toDomainError } from "../domain-erro
 import { endSecondStepChallenge, noteRefusedSecondStep } from "./unfinished-second-steps.server";
 
 /*
- * The second step's guesses, per account (SECURITY.md 29, 35; NIST SP 800-63B-4 §3.2.2): a six-digit code is
- * guessed one in a few hundred thousand tries, so what matters is how many tries a holder of the password gets
- * over the account's life, not per window. The count of refusals in a row (authenticator codes and recovery codes,
- * at the member and the staff sign-in alike, since they guess the same factor) never resets on a clock: only a
- * second step that succeeds clears it, and a password change or reset recorded after the last refusal (the holder of
- * the old password is then shut out anyway).
+ * The second step's guesses, per account (docs/security.md, "Rate limits"; NIST SP 800-63B-4 §3.2.2): a six-digit code
+ * is guessed one in a few hundred thousand tries, so what matters is how many tries a holder of the password gets over
+ * the account's life, not per window. The count of refusals in a row (authenticator codes and recovery codes, at the
+ * member and the staff sign-in alike, since they guess the same factor) never resets on a clock: only a second step
+ * that succeeds clears it, and a password change or reset recorded after the last refusal (the holder of the old
+ * password is then shut out anyway).
  *
  * - The first SECOND_STEP_FREE_FAILURES refusals cost nothing: a member's typos and a phone's clock.
  * - Then each try waits SECOND_STEP_FIRST_DELAY_MS after the last refusal, doubling with each further refusal up to

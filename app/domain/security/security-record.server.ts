@@ -57,7 +57,7 @@ export function hashDeviceKey(deviceKey: string): string {
  * The member's earlier sign-ins and sign-up from the browser whose device key hashes to `deviceKeyHash`: the one
  * definition of a known browser, which recordSignIn and isKnownBrowser share. Only keys our pages issued can match
  * a page's key: a sibling's registration through the API records the key in the API's namespace
- * (app/domain/sessions/device-keys.server.ts), a hash no key of the pages has (SECURITY.md 36).
+ * (app/domain/sessions/device-keys.server.ts), a hash no key of the pages has (docs/security.md, "Known browsers").
  */
 function eventsFromBrowser(db: Database, sub: string, deviceKeyHash: string) {
   return db

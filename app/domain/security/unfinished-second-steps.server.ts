@@ -12,15 +12,15 @@ import { hashDeviceKey, recordUnfinishedSecondStep } from "./security-record.ser
 import { twoStepMemberByUsername } from "./two-step-verification.server";
 
 /*
- * A right password followed by no second step is someone holding the password (SECURITY.md 35): the member hears of
- * it in their security record and by mail, once per burst. Each password step that meets Cognito's code challenge
- * leaves a row (second_step_challenges) in PostgreSQL, so every instance sees it and a restart loses none; the
- * second step that succeeds in that browser, or any sign-in of the member in it, deletes it; a refused code is noted
- * on it. A job in every server process (scheduleSecondStepReports) reports a member's challenges once all of them
- * have been quiet for SECOND_STEP_ABANDONED_AFTER_MS: one security event for the lot (the refused codes counted)
- * and one mail, written with the rows' deletion in one transaction, so two instances never report the same rows.
- * Strangers without the password cannot add a row, so they cannot fill the record or the mailbox; a holder of the
- * password causes at most one report per quiet quarter hour.
+ * A right password followed by no second step is someone holding the password (docs/security.md, "Rate limits"): the
+ * member hears of it in their security record and by mail, once per burst. Each password step that meets Cognito's code
+ * challenge leaves a row (second_step_challenges) in PostgreSQL, so every instance sees it and a restart loses none;
+ * the second step that succeeds in that browser, or any sign-in of the member in it, deletes it; a refused code is
+ * noted on it. A job in every server process (scheduleSecondStepReports) reports a member's challenges once all of them
+ * have been quiet for SECOND_STEP_ABANDONED_AFTER_MS: one security event for the lot (the refused codes counted) and
+ * one mail, written with the rows' deletion in one transaction, so two instances never report the same rows. Strangers
+ * without the password cannot add a row, so they cannot fill the record or the mailbox; a holder of the password causes
+ * at most one report per quiet quarter hour.
  */
 export const SECOND_STEP_ABANDONED_AFTER_MS = 15 * 60 * 1000;
 /** How often each server process looks for challenges to report. */

@@ -6,7 +6,7 @@ import { memberDirectory, memberProfiles, memberSessions, memberSignOuts } from 
  * Where a bearer token's sign-in stands, in one indexed query: "ended" when its session was ended (signed out,
  * deactivated, password changed) and not registered again, or when no session records it and the member was
  * signed out everywhere after the token was issued; "cancelled" when the member cancelled; "disabled" when staff
- * disabled the account (the directory says so: SECURITY.md 6 wants every token of a disabled member refused at
+ * disabled the account (the directory says so: every token of a disabled member is refused at
  * once, a sibling's sign-in issued in the disabling second included); "live" when a session
  * holds it; "unregistered" for a sign-in no session records (a sibling service's, before it registers the
  * device). A token without `origin_jti` can only be "unregistered", "ended" or "cancelled".

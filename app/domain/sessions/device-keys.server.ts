@@ -3,8 +3,9 @@
  * signed) to a browser that signs in, or confirms its sign-up, on our pages; a sibling service names its own in
  * POST /api/user-devices/{key}. A sibling's key is kept in a namespace of its own, so that it is never the same
  * browser as one the pages issued: it does not take over (or end) a page session's device slot, and it never makes a
- * browser known to the sign-in alerts, which only a sign-in or sign-up on our pages does (SECURITY.md 36). Otherwise
- * anyone holding the member's tokens could register the key of their own browser and then sign in from it unseen.
+ * browser known to the sign-in alerts, which only a sign-in or sign-up on our pages does (docs/security.md, "Known
+ * browsers"). Otherwise anyone holding the member's tokens could register the key of their own browser and then sign in
+ * from it unseen.
  *
  * One namespace for every sibling: the API cannot tell which one calls (they all hold tokens of the members' one app
  * client, and a server-to-server call has no Origin to go by). The prefix cannot occur in a page's key (base64url) nor

@@ -21,12 +21,13 @@ import {
 } from "./staff-session-ending.server";
 
 /**
- * The staff area's own sessions (SECURITY.md 27, 30): staff power never rides on the members' page session, whose
- * cookie every sibling host receives. A staff session is opened with the password and the authenticator app's code
- * (or, for staff whose second factor is a passkey, the password and then the passkey: staff-passkey-sign-in.server.ts)
- * through the staff app client, lives in a host-only cookie, and ends after STAFF_SESSION_MAX_MS or
- * STAFF_SESSION_IDLE_MS without a staff page view, by the app's clock. A page view verifies the staff access token
- * locally and only refreshes it (5-minute tokens) with the staff refresh token; a refused refresh ends the session.
+ * The staff area's own sessions (docs/security.md, "Threat model: the shared parent-domain cookie"): staff power never
+ * rides on the members' page session, whose cookie every sibling host receives. A staff session is opened with the
+ * password and the authenticator app's code (or, for staff whose second factor is a passkey, the password and then the
+ * passkey: staff-passkey-sign-in.server.ts) through the staff app client, lives in a host-only cookie, and ends after
+ * STAFF_SESSION_MAX_MS or STAFF_SESSION_IDLE_MS without a staff page view, by the app's clock. A page view verifies the
+ * staff access token locally and only refreshes it (5-minute tokens) with the staff refresh token; a refused refresh
+ * ends the session.
  *
  * Recovery codes do not open a staff session: they stand in for a lost authenticator on the member's own account,
  * and staff who lost theirs set it up again on their own security page (with a recovery code if need be) first.

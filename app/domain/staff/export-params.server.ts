@@ -70,11 +70,12 @@ export const EXPORT_PARAMS = {
 } as const;
 
 /**
- * Whether a download needs the staff member's recent sign-in (SECURITY.md 27: on the API the token's `auth_time`, on
- * the pages the password and code on this staff session, within 10 minutes): more members than one page of the
- * member list shows (every one with `all`, or a `limit` above the list's largest page, the default 10,000
- * included), and the newsletter's addresses, every opted-in member's with the link that unsubscribes them. A page
- * of the list's size shows nothing the list does not; paging through a list costs one staff rate-limit count a page.
+ * Whether a download needs the staff member's recent sign-in (docs/security.md, "Staff downloads and uploads": on the
+ * API the token's `auth_time`, on the pages the password and code on this staff session, within 10 minutes): more
+ * members than one page of the member list shows (every one with `all`, or a `limit` above the list's largest page, the
+ * default 10,000 included), and the newsletter's addresses, every opted-in member's with the link that unsubscribes
+ * them. A page of the list's size shows nothing the list does not; paging through a list costs one staff rate-limit
+ * count a page.
  */
 export function exportNeedsRecentSignIn(
   kind: ExportKind,

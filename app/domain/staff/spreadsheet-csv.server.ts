@@ -2,13 +2,13 @@ import iconv from "iconv-lite";
 import { stringify } from "csv-stringify/sync";
 
 /**
- * CSV files the staff open in Japanese Excel (SECURITY.md 19, research §4): RFC 4180 quoting, formula cells
- * escaped, UTF-8 with a BOM (Excel only recognises UTF-8 by its BOM) or Shift_JIS as Windows writes it (CP932).
- * Two writers, one per source: rows made in Node (the import's failed rows, the template) go through csv-stringify
- * (spreadsheetCsv); the database exports arrive as PostgreSQL's own CSV (COPY) and only get their formula cells
- * escaped and line ends set (spreadsheetCsvOfCopy), since turning a million rows into JavaScript values is what
- * made them slow. Either body is a pull-based web stream, so a download reads its source only as fast as the
- * client takes it.
+ * CSV files the staff open in Japanese Excel (docs/security.md, "Staff downloads and uploads"): RFC 4180 quoting,
+ * formula cells escaped, UTF-8 with a BOM (Excel only recognises UTF-8 by its BOM) or Shift_JIS as Windows writes it
+ * (CP932). Two writers, one per source: rows made in Node (the import's failed rows, the template) go through
+ * csv-stringify (spreadsheetCsv); the database exports arrive as PostgreSQL's own CSV (COPY) and only get their formula
+ * cells escaped and line ends set (spreadsheetCsvOfCopy), since turning a million rows into JavaScript values is what
+ * made them slow. Either body is a pull-based web stream, so a download reads its source only as fast as the client
+ * takes it.
  */
 
 export const CSV_ENCODINGS = ["utf-8", "shift_jis"] as const;
@@ -209,7 +209,7 @@ const asBuffer = (bytes: Uint8Array) =>
 
 /**
  * Makes PostgreSQL's CSV (COPY … WITH (FORMAT csv), UTF-8) what Excel should get, block by block: a `'` before
- * every cell that starts like a formula (formulaStartAt, SECURITY.md 19; inside the quotes when the cell is quoted,
+ * every cell that starts like a formula (formulaStartAt; inside the quotes when the cell is quoted,
  * so the quoting stays valid), and CRLF line ends (RFC 4180). It tracks only whether it is inside quotes and
  * whether a cell starts (a doubled quote inside a cell closes and reopens, so it needs no case of its own). This
  * runs over every byte of a file that may hold a million rows, and the export's rate beside COPY's depends on it:

@@ -251,7 +251,7 @@ export async function endMemberSessions(
 
 /**
  * Disables the account at Cognito (no more sign-ins or refreshes), then ends every session and signs the member out
- * everywhere (SECURITY.md 6). Disabling first means no sign-in can start between the two. The member API refuses
+ * everywhere. Disabling first means no sign-in can start between the two. The member API refuses
  * the member's tokens from then on, also ones no session records (tokenStanding reads the directory's `enabled`).
  */
 export async function disableMember(

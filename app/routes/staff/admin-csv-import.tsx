@@ -139,8 +139,8 @@ export async function action({ request, url, context }: Route.ActionArgs) {
       async ({ intent, jobId }) => {
         const toast = getToastUtils(context);
         if (intent === "start") {
-          // Creating accounts in bulk needs the password and code within the last 10 minutes (SECURITY.md 30):
-          // confirmed, the staff member is back at the checked file, ready to start it.
+          // Creating accounts in bulk needs the password and code within the last 10 minutes (docs/security.md, "Staff
+          // rights on the admin API"): confirmed, the staff member is back at the checked file, ready to start it.
           await requireRecentStaffConfirmation(context, url, admin, {
             returnTo: `${pathFor("admin-csv-import", locale)}?ready=${jobId}`,
           });

@@ -171,8 +171,8 @@ export async function action({ request, url, params, context }: Route.ActionArgs
   );
 }
 
-/** The actions that need the password and code entered within the last 10 minutes (SECURITY.md 30). */
-const HIGH_IMPACT_ACTIONS: ReadonlySet<ConfirmedStaffAction> = new Set(["disable", "two-step-off"]);
+/** The actions that need the password and code entered within the last 10 minutes (docs/security.md, "Staff rights on
+the admin API"). */ const HIGH_IMPACT_ACTIONS: ReadonlySet<ConfirmedStaffAction> = new Set(["disable", "two-step-off"]);
 
 /** An action on a sub no member has answers the page's 404, as the loader does, rather than a form message. */
 function throwNotFoundForUnknownMember(error: unknown): never {

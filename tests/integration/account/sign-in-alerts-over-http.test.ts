@@ -27,7 +27,7 @@ async function alertLinkTo(client: PageClient, email: string): Promise<string> {
   return `/sign-in-alert/${token}/`;
 }
 
-test("a device key registered through the API does not silence a page sign-in's alert (SECURITY.md 36)", async () => {
+test("a device key registered through the API does not silence a page sign-in's alert", async () => {
   const client = new PageClient(servers.main.process.url);
   const member = await createTestMember(servers.main.standInPort, "api-key-victim");
   // The member's own browser signs in first: their first sign-in ever, which mails nobody.

@@ -239,7 +239,7 @@ test("the browser that did the sign-up and the first sign-in after sign-up get n
   expect(await outboxRowsTo(member.email)).toHaveLength(1);
 });
 
-test("a device key a sibling registered through the API is no known browser: a page sign-in from a browser with that key is alerted (SECURITY.md 36)", async () => {
+test("a device key a sibling registered through the API is no known browser: a page sign-in from a browser with that key is alerted", async () => {
   const member = await createMember("api-key");
   await signInFrom(member, "members-own-browser");
   // The sibling's registration, with a refresh token straight from Cognito (a public client's sign-in).

@@ -15,10 +15,11 @@ import { MEMBER_PASSWORD, signInMember } from "../../support/signed-in-members";
 import { SoftwarePasskey } from "../../support/software-authenticator";
 import { useTestServices } from "../../support/test-services";
 
-// Lockouts that stop attackers, not members (SECURITY.md 35; app/domain/limits/sign-in-failures.server.ts), through
-// the sign-in route modules on real parts: the Cognito stand-in over HTTP, PGlite (or PostgreSQL). The default
-// limits: 5 refusals per account and client, 10 per account, 10 per known browser, each per 15 minutes. The clock
-// stands still, so no test straddles two windows; each client is an address of its own.
+// Lockouts that stop attackers, not members (docs/security.md, "Rate limits";
+// app/domain/limits/sign-in-failures.server.ts), through the sign-in route modules on real parts: the Cognito stand-in
+// over HTTP, PGlite (or PostgreSQL). The default limits: 5 refusals per account and client, 10 per account, 10 per
+// known browser, each per 15 minutes. The clock stands still, so no test straddles two windows; each client is an
+// address of its own.
 const ORIGIN = "http://localhost:3996";
 const current = new Date();
 const clock: Clock = { now: () => current };
@@ -77,7 +78,7 @@ async function wrongPasswords(email: string, times: number, ip: string) {
   return statuses;
 }
 
-test("30 strangers' wrong passwords from one client: the member's known browser still signs in, that client stays refused (SECURITY.md 35)", async () => {
+test("30 strangers' wrong passwords from one client: the member's known browser still signs in, that client stays refused", async () => {
   const email = await createMember("lockout");
   const browser = await knownBrowserOf(email);
   const attacker = someIp();

@@ -7,9 +7,9 @@ import { hashDeviceKey, isKnownBrowser } from "~/domain/security/security-record
 import { useTestDatabase } from "../../support/test-database";
 
 // Migration 0026 moves the device keys siblings registered before it into the API's namespace, so that a key planted
-// through the API before the release silences no page sign-in after it (SECURITY.md 36). Its statements are run again
-// here on rows written as the app wrote them before: on a migrated PGlite, or PostgreSQL in CI (a database of the
-// file's own: the migration touches whole tables).
+// through the API before the release silences no page sign-in after it (docs/security.md, "Known browsers"). Its
+// statements are run again here on rows written as the app wrote them before: on a migrated PGlite, or PostgreSQL in CI
+// (a database of the file's own: the migration touches whole tables).
 const database = useTestDatabase("api-device-keys-migration", { ownDatabase: true });
 
 const MIGRATION = path.resolve("db/migrations/0026_api-device-keys-namespace.sql");

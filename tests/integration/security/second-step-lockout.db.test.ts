@@ -40,9 +40,9 @@ import { getRequestCounts } from "../../support/stand-ins/stand-in/harness-clien
 import { listMailboxEntries, mailboxDirectory } from "../../support/stand-ins/dev-mailbox";
 import { useTestServices } from "../../support/test-services";
 
-// The sign-in's second step under attack (SECURITY.md 29, 35): refused codes in a row per account, delays that grow
-// and never reset on a clock, a ceiling only a password reset lifts, and a right password left without its second
-// step recorded and mailed. Through the sign-in and code-step route modules on real parts: the stand-in's
+// The sign-in's second step under attack (docs/security.md, "Rate limits"): refused codes in a row per account, delays
+// that grow and never reset on a clock, a ceiling only a password reset lifts, and a right password left without its
+// second step recorded and mailed. Through the sign-in and code-step route modules on real parts: the stand-in's
 // SOFTWARE_TOKEN_MFA challenge over HTTP, PGlite (or PostgreSQL), the SMTP capture; the app's clock is the test's.
 const ORIGIN = "http://localhost:3997";
 const PASSWORD = "correct-horse-battery";

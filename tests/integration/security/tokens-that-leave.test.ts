@@ -8,10 +8,11 @@ import { sdk, useTestServers } from "../../support/session-servers";
 import { get, signedIn, staffSignedIn } from "../../support/session-http";
 import { createApiStaff, staffTokensFor } from "../../support/staff-api-access";
 
-// SECURITY.md 33, from outside: the production build in its own process, and this file as whoever got hold of a token
-// we hand out, trying every self-service operation Cognito has with it, straight at Cognito (the stand-in, whose
-// refusal tests/contract/token-scopes.test.ts pins to the AWS documentation). Every one must be refused for the
-// token's scope, and the member's account must be as it was.
+// No token we hand out changes a credential at Cognito (docs/decisions.md, "Tokens that leave the server"), from
+// outside: the production build in its own process, and this file as whoever got hold of a token we hand out, trying
+// every self-service operation Cognito has with it, straight at Cognito (the stand-in, whose refusal
+// tests/contract/token-scopes.test.ts pins to the AWS documentation). Every one must be refused for the token's scope,
+// and the member's account must be as it was.
 const servers = useTestServers({ app: {} });
 
 /** The access token inside a signed cookie's value (React Router's: base64 JSON, a dot, the signature). */

@@ -16,7 +16,7 @@ import { totpCode } from "../../support/totp-codes";
 import { listMailboxEntries, mailboxDirectory } from "../../support/stand-ins/dev-mailbox";
 import { useTestServices } from "../../support/test-services";
 
-// SECURITY.md 34, finding 1 of the fourth review ("the invisible passkey"): a passkey registered at Cognito around our
+// docs/security.md, "Our record of second factors is the truth": a passkey registered at Cognito around our
 // pages (as a copied cookie's token could before the pool's trigger took its scope: a server token stands in for it
 // here) is refused at our sign-in, noted, mailed, and removed at Cognito the next time the member's password makes a
 // server token; the reconcile job finds it for members who never sign in. Real parts: the stand-in over HTTP (its
