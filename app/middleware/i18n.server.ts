@@ -14,7 +14,7 @@ import { isApiPath } from "~/routing/api-paths";
 /**
  * The request's language. A page's comes from its path alone (/en/... is English, everything else Japanese; a data
  * request's path, which keeps its `.data` suffix here, starts the same): the ?locale= switch, the i18n_redirected
- * cookie and Accept-Language only decide where to redirect (see locale-routing.server.ts). An API call names no
+ * cookie and Accept-Language only decide where to redirect (app/routing/canonical-url.ts). An API call names no
  * language in its path: its Accept-Language decides, as sibling services forward it, Japanese by default.
  */
 async function findLocale(request: Request): Promise<Locale> {
