@@ -23,7 +23,7 @@ const IDLE_SWEEP_MS = 100;
 
 /** What dev and preview get from the development stand-ins instead of real configuration. */
 export interface StandIns {
-  /** Environment values that point the app at the stand-ins. */
+  /** Environment values that point the app at the stand-ins, used where the environment leaves them unset. */
   env: Record<string, string>;
   /** The development admin: null for an instance that joined stand-ins started elsewhere with another DATA_DIR. */
   admin: { email: string; password: string } | null;
@@ -31,9 +31,19 @@ export interface StandIns {
   stop(): Promise<void>;
 }
 
+/**
+ * Gives `env` the stand-ins' settings it leaves unset (absent or empty); what it sets is kept. An operator's setting
+ * always wins: instances given one SESSION_SECRETS share sessions whatever their data directories generated.
+ */
+export function fillUnsetSettings(env: NodeJS.ProcessEnv, standInSettings: Record<string, string>): void {
+  for (const [name, value] of Object.entries(standInSettings)) {
+    if (!env[name]) env[name] = value;
+  }
+}
+
 export async function startServer(mode: AppMode, standIns?: StandIns): Promise<void> {
   process.env.APP_MODE = mode;
-  if (standIns) Object.assign(process.env, standIns.env);
+  if (standIns) fillUnsetSettings(process.env, standIns.env);
 
   let config: Config;
   try {
