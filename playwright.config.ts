@@ -2,6 +2,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { defineConfig, devices } from "@playwright/test";
+import { ensureFreshBuild } from "./tests/support/build-freshness";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "./tests/support/chromium";
 
 /**
@@ -13,6 +14,9 @@ const PORT = Number(process.env.E2E_PORT ?? 4173);
 export const STANDIN_PORT = Number(process.env.E2E_STANDIN_PORT ?? 4174);
 /** The served app and its stand-in, for test support that works on both (tests/support/staff-api-access.ts). */
 export const E2E_APP = { url: `http://localhost:${PORT}`, standInPort: STANDIN_PORT };
+// The server below serves the compiled build: rebuilt first when its sources changed since (in the runner; workers
+// loading this file again find it fresh).
+ensureFreshBuild();
 // Workers load this file again: the data directory is chosen once, in the runner, and inherited via env.
 process.env.E2E_DATA_DIR ??= mkdtempSync(path.join(tmpdir(), "member-account-e2e-"));
 

@@ -3,13 +3,17 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { defineConfig, devices } from "@playwright/test";
+import { ensureFreshBuild } from "../support/build-freshness";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../support/chromium";
 
 /**
- * `npm run screenshots` (after `npm run build`): the main pages in both languages saved as PNG files under
+ * `npm run screenshots`: the main pages in both languages saved as PNG files under
  * screenshots/ (ignored by git), for a person to look at. Served like the e2e suite: the production build in
- * `preview` mode on a fresh data directory, with the Cognito stand-in the spec creates its members in.
+ * `preview` mode on a fresh data directory, with the Cognito stand-in the spec creates its members in; the build is
+ * made first when its sources changed since.
  */
+const ROOT = path.resolve(import.meta.dirname, "../..");
+ensureFreshBuild(ROOT);
 
 /** A port nobody listens on now, found by a short child process because the config is read synchronously. */
 function freePort(): number {
@@ -42,7 +46,7 @@ export default defineConfig({
   },
   webServer: {
     command: "node --import tsx app/server/dev-entry.ts --mode=preview",
-    cwd: path.resolve(import.meta.dirname, "../.."),
+    cwd: ROOT,
     url: `http://localhost:${PORT}/healthz/`,
     reuseExistingServer: false,
     timeout: 180_000,
