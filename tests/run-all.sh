@@ -5,9 +5,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if [ ! -x "${CHROMIUM_PATH:-/usr/bin/chromium}" ]; then
-  echo "Installing Debian's chromium for the end-to-end tests (needs root and the Debian mirror)..."
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+# What the browser tests need from Debian: its Chromium, and the Japanese font the layout checks measure pages in
+# (without it Chromium falls back to whatever font it finds, and Japanese lines wrap at other widths).
+missing=()
+[ -x "${CHROMIUM_PATH:-/usr/bin/chromium}" ] || missing+=(chromium)
+[ -n "$(fc-list "Noto Sans CJK JP" 2>/dev/null)" ] || missing+=(fonts-noto-cjk)
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "Installing Debian's ${missing[*]} for the browser tests (needs root and the Debian mirror)..."
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
 echo "== type check =="
