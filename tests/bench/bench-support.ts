@@ -223,6 +223,9 @@ async function stopServer(server: RunningServer) {
   clearTimeout(timer);
 }
 
+const withoutUnset = (env: Record<string, string | undefined>) =>
+  Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined));
+
 /**
  * Starts a Node server process with stdout discarded (our server logs every request there, and writing the
  * logs is part of its real cost, but reading them here would steal CPU from the load generator) and waits until
@@ -233,7 +236,8 @@ export async function startServer(options: {
   script: string;
   args: string[];
   port: number;
-  env: Record<string, string>;
+  /** Added to this process's environment; a variable given as undefined is removed. */
+  env: Record<string, string | undefined>;
   readyPath: string;
   /** The checkout the script and its build are in; this one by default. */
   cwd?: string;
@@ -249,7 +253,7 @@ export async function startServer(options: {
   const child = spawnNodeScript(options.script, options.args, {
     nodeArgs: [...profileArgs, ...(options.nodeArgs ?? [])],
     cwd: options.cwd ?? REPO_ROOT,
-    env: { ...process.env, NODE_ENV: "production", PORT: String(options.port), HOST, ...options.env },
+    env: withoutUnset({ ...process.env, NODE_ENV: "production", PORT: String(options.port), HOST, ...options.env }),
     stdio: ["ignore", "ignore", "pipe"],
   });
   let stderr = "";
@@ -282,7 +286,7 @@ export async function startServer(options: {
  * this checkout's, or another's (`checkout`, see checkOutAndBuild) under its own name, with `nodeArgs` if given.
  */
 export async function startPreviewServer(
-  env: Record<string, string> = {},
+  env: Record<string, string | undefined> = {},
   checkout: { name: string; dir: string } = { name: "our server", dir: REPO_ROOT },
   nodeArgs: string[] = [],
 ): Promise<RunningServer> {
@@ -298,8 +302,9 @@ export async function startPreviewServer(
       APP_ORIGIN: `http://${HOST}:${port}`,
       DATA_DIR: makeTempDir("data"),
       LOG_LEVEL: "info",
-      // The benchmarks count Cognito calls: no scheduled directory reconcile adding its own.
+      // The benchmarks count Cognito calls: no scheduled reconcile (the directory's, the second factors') adding its own.
       DIRECTORY_RECONCILE_INTERVAL_MINUTES: "0",
+      FACTOR_RECONCILE_INTERVAL_MINUTES: "0",
       ...env,
     },
     readyPath: "/healthz/",

@@ -27,6 +27,8 @@ export async function reportPageJavaScript(options: { minimalOrigin?: string } =
   const app: RunningServer = await startPreviewServer({
     STANDIN_COGNITO_PORT: String(standInPort),
     DEVICE_LIMIT: PAGE_WEIGHT_DEVICE_LIMIT,
+    // The weight does not depend on the database: PGlite, whatever DATABASE_URL the benchmark was given.
+    DATABASE_URL: undefined,
   });
   const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
   try {

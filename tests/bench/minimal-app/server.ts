@@ -1,7 +1,7 @@
 /**
  * Serves the minimal app's production build the way app/server/http-app.ts serves ours, minus everything
  * app-specific (request ids, nonces, security headers, access logs): express 5, compression, static files and
- * React Router's express handler. Started by tests/bench/home.ts with PORT set; prints "ready at" when listening.
+ * React Router's express handler. Started by tests/bench/measured-app.ts with PORT set; prints "ready at" when listening.
  */
 import path from "node:path";
 import { pathToFileURL } from "node:url";
