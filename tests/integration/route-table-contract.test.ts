@@ -277,10 +277,13 @@ async function expectPageAnswer(response: Response, expected: Answer, request: P
     expect(response.headers.get("Content-Type"), what).toBe("text/html; charset=utf-8");
     if (method === "HEAD") return;
     expect(response.headers.get("Vary") ?? "", `${what}: Vary`).toContain("Accept-Encoding");
-    expect(body, what).toMatch(new RegExp(`^<!DOCTYPE html><html lang="${locale}"`));
+    expect(body, what).toMatch(new RegExp(`^<!DOCTYPE html>\\s*<html\\b[^>]*\\slang="${locale}"`));
     expect(localizedMarkerOf(body, locale), `${what}: no heading or title from the locale files`).toBeDefined();
-    // Every script the page carries runs under this answer's nonce, and no other.
+    // Every script the page carries runs under this answer's nonce, and no other: an inline script without it would
+    // be blocked by the browser.
     for (const [, carried] of body.matchAll(/\snonce="([^"]*)"/g)) expect(carried, what).toBe(nonce);
+    for (const [tag] of body.matchAll(/<script\b(?![^>]*\ssrc=)[^>]*>/g))
+      expect(tag, what).toContain(`nonce="${nonce}"`);
   }
 }
 
