@@ -181,7 +181,6 @@ export const KeptFormStateSchema = z.object({
   /** Epoch ms. Checked on reading too, because the signature alone would accept the value for ever. */
   expiresAt: z.number(),
 });
-export type KeptFormState = z.infer<typeof KeptFormStateSchema>;
 
 /**
  * A form posted from a session whose password is not recent, kept while the member passes the password step, so the
