@@ -1,6 +1,6 @@
 import type { i18n } from "i18next";
 import type { z } from "zod";
-import type { Database } from "../../db/client.server";
+import type { Database } from "~db/client.server";
 import type { Config } from "~/config.server";
 import { staffStandingNow } from "~/domain/directory/staff-group-check.server";
 import { authenticatorAppOnSince } from "~/domain/security/two-step-verification.server";

@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { RouterContextProvider } from "react-router";
 import { expect, test } from "vitest";
 import { findProfile } from "~/domain/account/profile.server";
-import { memberProfiles } from "../../db/schema";
+import { memberProfiles } from "~db/schema";
 import { RESOURCES } from "~/i18n/resources";
 import { i18nextMiddleware } from "~/middleware/i18n.server";
 import type { SignedInMember } from "~/middleware/member-session.server";

@@ -48,8 +48,8 @@ test("the domain imports no React Router, routing, middleware, routes, component
 
 test("the domain may import the database, the integrations' types and the locale list", async () => {
   const code = [
-    'import type { Database } from "../../db/client.server";',
-    'import { memberSessions } from "../../db/schema";',
+    'import type { Database } from "~db/client.server";',
+    'import { memberSessions } from "~db/schema";',
     'import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";',
     'import { type Locale, LOCALES } from "~/i18n/locales";',
     'import { z } from "zod";',
@@ -194,7 +194,7 @@ test("the HTTP server imports no domain, route, component or middleware: the com
     "~/router-context.server",
     "~/integrations/logger.server",
     "~/routing/api-paths",
-    "../../db/client.server",
+    "~db/client.server",
     "./page-lane",
   ];
   const code = [...wrong, ...right].map((source, i) => `import * as m${i} from "${source}";`).join("\n");

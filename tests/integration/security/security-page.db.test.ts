@@ -1,7 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { RouterContextProvider } from "react-router";
 import { expect, test } from "vitest";
-import { securityEvents, staffAuditEvents } from "../../../db/schema";
+import { securityEvents, staffAuditEvents } from "~db/schema";
 import { signIn } from "~/domain/account/sign-in.server";
 import {
   SECURITY_ACTIVITY_DAYS,
