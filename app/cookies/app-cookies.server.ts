@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
-import { SERVICE_THEMES } from "~/domain/sessions/service-recognition.server";
+import { SERVICE_THEMES } from "~/config.server";
 import { type CookieConfig, defineCookie } from "./signed-cookie.server";
 
 /** Auth cookies last 30 days; the device key outlives sign-ins (browsers cap cookies at 400 days). */

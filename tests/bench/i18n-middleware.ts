@@ -5,7 +5,7 @@
  * of the home page (page-throughput.ts).
  */
 import { RouterContextProvider } from "react-router";
-import { i18nextMiddleware } from "~/middleware/i18n.server";
+import { i18nextMiddleware } from "~/i18n/i18n-middleware.server";
 
 const WARMUP_RUNS = 2_000;
 const MEASURED_RUNS = 20_000;

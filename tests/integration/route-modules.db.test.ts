@@ -4,7 +4,7 @@ import { expect, test } from "vitest";
 import { findProfile } from "~/domain/account/profile.server";
 import { memberProfiles } from "~db/schema";
 import { RESOURCES } from "~/i18n/resources";
-import { i18nextMiddleware } from "~/middleware/i18n.server";
+import { i18nextMiddleware } from "~/i18n/i18n-middleware.server";
 import type { SignedInMember } from "~/middleware/member-session.server";
 import { type MailboxEntry, memberContext, requestInfoContext, servicesContext } from "~/router-context.server";
 import * as userAvailability from "~/routes/api/user-availability";

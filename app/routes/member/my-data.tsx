@@ -10,7 +10,7 @@ import {
 } from "~/domain/account/data-copy.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
-import { getInstance, getLocale } from "~/middleware/i18n.server";
+import { getInstance, getLocale } from "~/i18n/i18n-middleware.server";
 import { requireMember } from "~/middleware/require-member.server";
 import { requireRecentPassword } from "~/middleware/require-recent-password.server";
 import { pathFor } from "~/routing/route-table";
