@@ -124,9 +124,9 @@ function reportMissingText(namespace: Namespace, path: string) {
 }
 
 /**
- * The text at `key` from what the page's loaders sent. A key they did not send is a loader's mistake: it is logged
- * (reportMissingText) and shows as nothing, since its dotted name means nothing to a member and a page must never
- * fail over a text.
+ * The text at `key` from what the page's loaders sent. A key they did not send, unless the caller gave a
+ * `defaultValue`, is a loader's mistake: it is logged (reportMissingText) and shows as nothing, since its dotted name
+ * means nothing to a member and a page must never fail over a text.
  */
 export function translate(
   bundles: Translations,
@@ -136,6 +136,8 @@ export function translate(
 ): string {
   const text = findText(bundles, defaultNamespace, key, values);
   if (text !== undefined) return text;
+  // i18next's option for a key made from data, which may have no text: the caller's own fallback, no mistake.
+  if (typeof values.defaultValue === "string") return values.defaultValue;
   const { namespace, path } = splitKey(key, defaultNamespace);
   reportMissingText(namespace, path);
   return "";

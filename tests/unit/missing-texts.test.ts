@@ -29,6 +29,16 @@ test("a key the page's loader forgot to send shows no raw key and is logged, whi
   expect(errors).toEqual([expect.stringContaining(`${MISSING_TEXT_LOG} admin:list.title`)]);
 });
 
+test("a key made from data shows the caller's defaultValue when the page has no text for it, as in i18next", () => {
+  function Page() {
+    const { t } = useTranslation("account");
+    return createElement("p", null, t("dataCopy.fields.favouriteColour" as never, { defaultValue: "favouriteColour" }));
+  }
+  const { html, errors } = render(Page, { account: { dataCopy: { fields: { email: "E-mail" } } } });
+  expect(html).toBe("<p>favouriteColour</p>");
+  expect(errors).toEqual([]);
+});
+
 test("a message that arrives as data is translated when the page sent its key and shown as it is otherwise", () => {
   function Page() {
     const message = useMessageTranslator();

@@ -127,9 +127,7 @@ function useCopyFormat() {
     t,
     /** A field's name in the page's language; a name of the member's own (a questionnaire answer's) as it is. */
     label(name: string) {
-      const key = `dataCopy.fields.${name}`;
-      const text = t(key as "dataCopy.title");
-      return text === key ? name : text;
+      return t(`dataCopy.fields.${name}` as never, { defaultValue: name });
     },
     scalar(value: string | number | boolean | null) {
       if (value === null) return t("dataCopy.none");
