@@ -16,6 +16,14 @@ const NO_TESTS = {
   message: "Production code does not import the tests' tree; only the dev entry (app/server/dev*.ts) may.",
 };
 
+const DB_ALIAS = {
+  regex: "^(\\.\\./)+db(/|$)",
+  message: "Import db/ through its alias: ~db/schema, ~db/client.server.",
+};
+
+// What every file of app/ keeps to, whichever layer it is in.
+const APP_WIDE = [NO_TESTS, DB_ALIAS];
+
 const DOMAIN_RULES = [
   { regex: "^(react-router|@react-router/.*)$", message: "The domain knows nothing of React Router." },
   { regex: inApp("routing"), message: "The domain builds no URLs: return data and let the route or mailer link it." },
@@ -51,6 +59,11 @@ const COMPONENT_RULES = [
   { regex: inApp("routes"), message: "Components do not import routes: routes compose components." },
   { regex: inApp("server"), message: "Components do not import the HTTP server." },
   {
+    regex: inApp("middleware"),
+    message: "Components do not import middleware: the route's loader passes the data in.",
+  },
+  { regex: inApp("forms"), message: "Components do not import the form kit's server half (app/forms/): loaders do." },
+  {
     regex: inApp("integrations"),
     message: "Components do not reach the adapters: the route's loader passes the data in.",
   },
@@ -60,17 +73,35 @@ const COMPONENT_RULES = [
   },
 ];
 
-// Routing names URLs and reads requests for routes and middleware, below both.
+// The layers of app/, lowest first; each imports only from layers below it (not necessarily from all of them):
+//   cookies/, config.server, router-context.server and i18n/locales (the locale list, the language of a path)
+//   < routing/ (URLs) < i18n/ (translations, the request's language) < integrations/ (adapters) < domain/
+//   < middleware/ and errors/ < forms/ (the form kit's server half) < routes/, layouts/, api/, server/.
+// components/ sit beside middleware/, below forms/ (which names their types): they render what loaders hand them.
+// A layer below the domain takes plain values, so it never has to know the domain's modules.
+
+// Routing names URLs and reads requests for routes and middleware, below both: of i18n/ it uses only the locale list.
 const ROUTING_RULES = [
   { regex: inApp("routes"), message: "Routing does not import routes: routes use routing." },
   { regex: inApp("components"), message: "Routing does not import components: components use routing." },
   { regex: inApp("middleware"), message: "Routing does not depend on middleware; middleware uses routing." },
   { regex: inApp("server"), message: "Routing does not import the HTTP server." },
   { regex: inApp("integrations"), message: "Routing does not reach the adapters: routes call the domain." },
+  {
+    regex: inApp("domain"),
+    message: "Routing does not import the domain: it names URLs, the domain's callers use both.",
+  },
+  { regex: inApp("cookies"), message: "Routing does not read cookies: middleware and routes do." },
+  { regex: inApp("(api|forms|layouts|errors)"), message: "Routing imports none of the layers above it." },
+  {
+    regex: `^(~/|(\\.\\./)+)i18n/(?!locales$)`,
+    message: "Routing uses only ~/i18n/locales: the rest of i18n/ sits above routing (it reads the API's paths).",
+  },
 ];
 
-// Translations and languages, under the domain, the routes and the pages: names of the domain's data in a language
-// (countries, prefectures) live beside the forms that offer them (app/components/form/).
+// Translations and the request's language (remix-i18next's middleware), under the domain, the routes and the pages:
+// names of the domain's data in a language (countries, prefectures) live beside the forms that offer them
+// (app/components/form/).
 const I18N_RULES = [
   {
     regex: inApp("domain"),
@@ -79,6 +110,42 @@ const I18N_RULES = [
   { regex: inApp("routes"), message: "i18n/ does not import routes: routes use i18n/." },
   { regex: inApp("components"), message: "i18n/ does not import components: components use i18n/." },
   { regex: inApp("server"), message: "i18n/ does not import the HTTP server." },
+  { regex: inApp("middleware"), message: "i18n/ does not import middleware: middleware and loaders use i18n/." },
+  {
+    regex: inApp("(integrations|cookies|forms|api|layouts|errors)"),
+    message: "i18n/ imports none of the layers above it.",
+  },
+];
+
+// Cookies are the browser's state, named and signed: at the bottom, holding the domain's values without its rules.
+const COOKIE_RULES = [
+  { regex: inApp("domain"), message: "Cookies do not import the domain: they hold values, the domain decides." },
+  { regex: inApp("middleware"), message: "Cookies do not import middleware: middleware reads cookies." },
+  {
+    regex: inApp("(routing|i18n|integrations|forms|components|layouts|routes|api|server|errors)"),
+    message: "Cookies import none of the other layers: they sit below them.",
+  },
+];
+
+// Middleware runs around a request's loaders and actions: it uses the domain, cookies, routing and i18n/, never the
+// modules it runs for.
+const MIDDLEWARE_RULES = [
+  { regex: inApp("routes"), message: "Middleware does not import routes: routes use middleware." },
+  { regex: inApp("api"), message: "Middleware does not import the API: the API uses middleware." },
+  { regex: inApp("server"), message: "Middleware does not import the HTTP server: the server runs the build." },
+  { regex: inApp("(components|layouts|forms)"), message: "Middleware imports none of the layers above it." },
+];
+
+// The form kit's server half (parsing a post, its reply, the loader's constraints): used by routes, above
+// middleware and the error messages it answers with. Of components it names only the types its replies fill.
+const FORMS_RULES = [
+  { regex: inApp("routes"), message: "The form kit does not import routes: routes use the form kit." },
+  { regex: inApp("(api|server|layouts)"), message: "The form kit imports none of the layers above it." },
+  {
+    regex: inApp("components"),
+    allowTypeImports: true,
+    message: "The form kit takes only types from components (the form's constraints); the page renders them.",
+  },
 ];
 
 // The HTTP server serves the build: what it needs of the app's rules and services (the jobs, the body limits) the
@@ -179,21 +246,23 @@ export default defineConfig(
   },
 
   // Layer rules. Flat config replaces a rule's options when two blocks match a file, so each block below repeats the
-  // app-wide NO_TESTS restriction; the dev entry is the one file of app/ allowed to load test support.
-  layer([`app/**/*.${TS}`], [NO_TESTS], { ignores: [`app/server/dev*.ts`] }),
-  layer([`app/middleware/**/*.${TS}`], [NO_TESTS], {}, [PAGE_URL_RULE]),
-  layer([`app/domain/**/*.${TS}`], [NO_TESTS, ...DOMAIN_RULES, ADAPTER_ERRORS], {
+  // app-wide restrictions (APP_WIDE); the dev entry is the one file of app/ allowed to load test support.
+  layer([`app/**/*.${TS}`], APP_WIDE, { ignores: [`app/server/dev*.ts`] }),
+  layer([`app/middleware/**/*.${TS}`], [...APP_WIDE, ...MIDDLEWARE_RULES], {}, [PAGE_URL_RULE]),
+  layer([`app/cookies/**/*.${TS}`], [...APP_WIDE, ...COOKIE_RULES]),
+  layer([`app/forms/**/*.${TS}`], [...APP_WIDE, ...FORMS_RULES]),
+  layer([`app/domain/**/*.${TS}`], [...APP_WIDE, ...DOMAIN_RULES, ADAPTER_ERRORS], {
     ignores: ["app/domain/domain-error.server.ts"],
   }),
-  layer(["app/domain/domain-error.server.ts"], [NO_TESTS, ...DOMAIN_RULES]),
-  layer([`app/integrations/**/*.${TS}`], [NO_TESTS, ...INTEGRATION_RULES]),
-  layer([`app/components/**/*.${TS}`], [NO_TESTS, ...COMPONENT_RULES]),
-  layer([`app/routing/**/*.${TS}`], [NO_TESTS, ...ROUTING_RULES]),
-  layer([`app/i18n/**/*.${TS}`], [NO_TESTS, ...I18N_RULES]),
-  layer([`app/server/**/*.${TS}`], [NO_TESTS, ...SERVER_RULES], { ignores: [`app/server/dev*.ts`] }),
-  layer([`app/server/dev*.ts`], SERVER_RULES),
+  layer(["app/domain/domain-error.server.ts"], [...APP_WIDE, ...DOMAIN_RULES]),
+  layer([`app/integrations/**/*.${TS}`], [...APP_WIDE, ...INTEGRATION_RULES]),
+  layer([`app/components/**/*.${TS}`], [...APP_WIDE, ...COMPONENT_RULES]),
+  layer([`app/routing/**/*.${TS}`], [...APP_WIDE, ...ROUTING_RULES]),
+  layer([`app/i18n/**/*.${TS}`], [...APP_WIDE, ...I18N_RULES]),
+  layer([`app/server/**/*.${TS}`], [...APP_WIDE, ...SERVER_RULES], { ignores: [`app/server/dev*.ts`] }),
+  layer([`app/server/dev*.ts`], [DB_ALIAS, ...SERVER_RULES]),
   ...ROUTE_DEPTHS.map((depth) =>
-    layer([`app/routes/${"*/".repeat(depth)}*.${TS}`], [NO_TESTS, ...routeRules(depth)], {}, [PAGE_URL_RULE]),
+    layer([`app/routes/${"*/".repeat(depth)}*.${TS}`], [...APP_WIDE, ...routeRules(depth)], {}, [PAGE_URL_RULE]),
   ),
   // db/ holds schema, migrations and the client: it may name app/'s types (`import type`) but runs no app/ code.
   layer(

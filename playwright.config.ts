@@ -26,7 +26,7 @@ export default defineConfig({
   workers: 2,
   forbidOnly: Boolean(process.env.CI),
   retries: 0,
-  reporter: process.env.CI ? [["list"]] : [["list"]],
+  reporter: [["list"]],
   timeout: 30_000,
   // Assertions wait for what the page shows; a loaded CI machine can take longer than the default 5 s to get there.
   expect: { timeout: 10_000 },

@@ -4,7 +4,7 @@
  * commands (app/commands/) and the tests take them from here.
  */
 import type { CognitoIdentityProviderClient } from "@aws-sdk/client-cognito-identity-provider";
-import { type Database, csvCopyFor } from "../db/client.server";
+import { type Database, csvCopyFor } from "~db/client.server";
 import type { Config } from "~/config.server";
 import { MIN_PASSWORD_LENGTH } from "~/domain/forms/field-schemas";
 import { CSV_IMPORT_MAX_FILE_BYTES } from "~/domain/csv-import/csv-import-file.server";

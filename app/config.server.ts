@@ -185,6 +185,9 @@ const MIN_SECRET_LENGTH = 32;
 
 export type SiblingService = "data" | "compe" | "online" | "shop";
 export const SIBLING_SERVICES: readonly SiblingService[] = ["data", "compe", "online", "shop"];
+/** The services whose look the header and menu take on: the siblings' and "id", this app itself. */
+export const SERVICE_THEMES = ["id", ...SIBLING_SERVICES] as const;
+export type ServiceTheme = (typeof SERVICE_THEMES)[number];
 
 export type Config = ReturnType<typeof toConfig>;
 

@@ -15,7 +15,7 @@ import { useNonce } from "./components/nonce";
 import { localeFromPathname } from "./i18n/locales";
 import { documentLoadsJavaScript } from "./routing/document-page";
 import { canonicalUrlMiddleware } from "./middleware/canonical-redirect.server";
-import { i18nextMiddleware } from "./middleware/i18n.server";
+import { i18nextMiddleware } from "./i18n/i18n-middleware.server";
 import { memberSessionMiddleware } from "./middleware/member-session.server";
 import { noStoreMiddleware } from "./middleware/no-store.server";
 import { requestLogMiddleware } from "./middleware/request-log.server";

@@ -1,4 +1,4 @@
-import type { CsvCopy, Database } from "../db/client.server";
+import type { CsvCopy, Database } from "~db/client.server";
 import type { Config } from "~/config.server";
 import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import type { Mailer } from "~/integrations/mailer.server";

@@ -1,6 +1,6 @@
 import type { i18n } from "i18next";
 import type { z } from "zod";
-import type { Database } from "../../db/client.server";
+import type { Database } from "~db/client.server";
 import type { Config } from "~/config.server";
 import { staffStandingNow } from "~/domain/directory/staff-group-check.server";
 import { authenticatorAppOnSince } from "~/domain/security/two-step-verification.server";
@@ -16,7 +16,7 @@ import {
 import { logger, runWithRequestId } from "~/integrations/logger.server";
 import type { Locale } from "~/i18n/locales";
 import { fixedTranslator } from "~/i18n/translator.server";
-import { getInstance, getLocale, i18nextMiddleware } from "~/middleware/i18n.server";
+import { getInstance, getLocale, i18nextMiddleware } from "~/i18n/i18n-middleware.server";
 import { requestInfoContext, servicesOf } from "~/router-context.server";
 import type { AppServices } from "~/services.server";
 import { ApiError, apiErrorResponse, apiJson, toApiError } from "./api-response.server";
@@ -35,7 +35,7 @@ export interface ApiCall<Id extends ApiOperationId> extends AppServices {
   query: ApiQuery<Id>;
   params: Readonly<Record<string, string | undefined>>;
   locale: Locale;
-  /** The request's i18next instance (remix-i18next's, app/middleware/i18n.server.ts), in `locale`. */
+  /** The request's i18next instance (remix-i18next's, app/i18n/i18n-middleware.server.ts), in `locale`. */
   i18n: i18n;
   clientIp: string;
   /** The request's id, as the logs and the error envelope carry it (staff actions record it in the audit log). */

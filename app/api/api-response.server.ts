@@ -1,4 +1,4 @@
-import { isDatabaseUnavailable } from "../../db/client.server";
+import { isDatabaseUnavailable } from "~db/client.server";
 import type { Translate } from "~/i18n/translator.server";
 import { toDomainError } from "~/domain/domain-error.server";
 import { httpStatusOf } from "~/errors/error-responses.server";

@@ -1,4 +1,4 @@
-import type { Database } from "../../db/client.server";
+import type { Database } from "~db/client.server";
 import type { Config } from "~/config.server";
 import { tokenStanding } from "~/domain/sessions/api-token-standing.server";
 import { type AccessTokenCheck, verifyAccessToken } from "~/integrations/cognito/access-token.server";

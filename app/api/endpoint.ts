@@ -97,7 +97,7 @@ export interface ApiEndpoint {
     status: 200 | 201 | 202;
     schema: z.ZodType;
     repeat?: { status: 200; description: string };
-    /** A download streamed as CSV instead of JSON: the handler answers a Response (app/routing/csv-download.server.ts). */
+    /** A download streamed as CSV instead of JSON: the handler answers a Response (app/api/csv-response.server.ts). */
     mediaType?: "text/csv";
   };
   /** The error codes this endpoint answers besides the ones every endpoint may (401, 429, 503, 500). */

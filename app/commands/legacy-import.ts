@@ -7,7 +7,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { importLegacyRows, parseLegacyCsv } from "~/domain/account/legacy-accounts.server";
-import { openDatabase } from "../../db/client.server";
+import { openDatabase } from "~db/client.server";
 
 const MAX_FILE_BYTES = 200 * 1024 * 1024;
 const file = process.argv[2];

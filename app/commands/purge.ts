@@ -8,7 +8,7 @@
 import { CANCELLED_DATA_RETENTION_MONTHS } from "~/domain/account/withdrawal.server";
 import { runPurgeExclusively } from "~/domain/jobs/purge.server";
 import { createDomainIdentity } from "~/composition-root.server";
-import { openDatabase } from "../../db/client.server";
+import { openDatabase } from "~db/client.server";
 
 const env = process.env;
 const secrets = (env.SESSION_SECRETS ?? "").split(",").filter(Boolean);

@@ -9,7 +9,7 @@ import { parseConfig } from "~/config.server";
 import { reconcileDirectory } from "~/domain/directory/directory-reconcile.server";
 import { systemClock } from "~/services.server";
 import { createDomainIdentity } from "~/composition-root.server";
-import { openDatabase } from "../../db/client.server";
+import { openDatabase } from "~db/client.server";
 
 const config = parseConfig(process.env);
 if (!config.cognito.userPoolId) {

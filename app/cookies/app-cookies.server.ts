@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
-import { SERVICE_THEMES } from "~/domain/sessions/service-recognition.server";
+import { SERVICE_THEMES } from "~/config.server";
 import { type CookieConfig, defineCookie } from "./signed-cookie.server";
 
 /** Auth cookies last 30 days; the device key outlives sign-ins (browsers cap cookies at 400 days). */
@@ -181,7 +181,6 @@ export const KeptFormStateSchema = z.object({
   /** Epoch ms. Checked on reading too, because the signature alone would accept the value for ever. */
   expiresAt: z.number(),
 });
-export type KeptFormState = z.infer<typeof KeptFormStateSchema>;
 
 /**
  * A form posted from a session whose password is not recent, kept while the member passes the password step, so the

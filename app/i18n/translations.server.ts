@@ -1,5 +1,5 @@
 import type { RouterContextProvider } from "react-router";
-import { getInstance, getLocale } from "~/middleware/i18n.server";
+import { getInstance, getLocale } from "./i18n-middleware.server";
 import type { Namespace, Translations } from "./use-translation";
 
 /**

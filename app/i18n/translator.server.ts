@@ -7,7 +7,7 @@ export type Translate = (key: string, values?: Record<string, string>) => string
 
 /**
  * i18next's options wherever the app translates: the request's instance (remix-i18next's middleware,
- * app/middleware/i18n.server.ts) and the one below. Resources are bundled and `initAsync` is off, so an instance
+ * app/i18n/i18n-middleware.server.ts) and the one below. Resources are bundled and `initAsync` is off, so an instance
  * is ready as soon as `init` returns, with nothing to fetch.
  */
 export const I18NEXT_OPTIONS = {

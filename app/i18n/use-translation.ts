@@ -6,10 +6,10 @@ import type { Resources } from "./resources";
 
 /**
  * Components translate with this hook rather than react-i18next: i18next's browser runtime alone would take a large
- * share of the home page's JavaScript budget (docs/i18n.md). The server keeps i18next
- * (app/middleware/i18n.server.ts); each loader sends the namespaces its page needs as `translations` (translations.server.ts), and this
- * hook looks keys up in whatever the matched routes sent. The `t` it returns has i18next's own type, so a key missing
- * from the Japanese resources is still a compile error.
+ * share of the home page's JavaScript budget (docs/i18n.md). The server keeps i18next (i18n-middleware.server.ts);
+ * each loader sends the namespaces its page needs as `translations` (translations.server.ts), and this hook looks keys
+ * up in whatever the matched routes sent. The `t` it returns has i18next's own type, so a key missing from the
+ * Japanese resources is still a compile error.
  */
 export type Namespace = keyof Resources;
 export type Translations = Partial<Record<Namespace, unknown>>;
@@ -83,21 +83,64 @@ function collectTranslations(loaderData: unknown[]): { bundles: Translations; lo
   return { bundles, locale };
 }
 
+/** `key` ("path" in the default namespace, or "namespace:path") as a namespace and a path. */
+function splitKey(key: string, defaultNamespace: Namespace): { namespace: Namespace; path: string } {
+  const separator = key.indexOf(":");
+  return separator > 0
+    ? { namespace: key.slice(0, separator) as Namespace, path: key.slice(separator + 1) }
+    : { namespace: defaultNamespace, path: key };
+}
+
+/** The text at `key` with its `{{placeholders}}` filled in, or undefined when no loader sent it. */
+function findText(
+  bundles: Translations,
+  defaultNamespace: Namespace,
+  key: string,
+  values: Record<string, unknown>,
+): string | undefined {
+  const { namespace, path } = splitKey(key, defaultNamespace);
+  const found = lookUp(bundleOf(bundles[namespace]), path);
+  if (found === undefined || !found.includes("{{")) return found;
+  return found.replace(INTERPOLATION, (placeholder, name: string) =>
+    name in values ? String(values[name]) : placeholder,
+  );
+}
+
+/**
+ * How a missing text is logged (console.error, in the browser and on the server alike), for the tests to find: the
+ * end-to-end tests fail on any console error, and the test servers' output is checked after every integration test
+ * (tests/support/session-servers.ts).
+ */
+export const MISSING_TEXT_LOG = "Missing text: no loader of this page sent";
+
+/** Missing texts already logged: once per key and process, so a page viewed often does not flood the log. */
+const reportedMissingTexts = new Set<string>();
+
+function reportMissingText(namespace: Namespace, path: string) {
+  const id = `${namespace}:${path}`;
+  if (reportedMissingTexts.has(id)) return;
+  reportedMissingTexts.add(id);
+  console.error(`${MISSING_TEXT_LOG} ${id} (loadTranslations in app/i18n/translations.server.ts)`);
+}
+
+/**
+ * The text at `key` from what the page's loaders sent. A key they did not send, unless the caller gave a
+ * `defaultValue`, is a loader's mistake: it is logged (reportMissingText) and shows as nothing, since its dotted name
+ * means nothing to a member and a page must never fail over a text.
+ */
 export function translate(
   bundles: Translations,
   defaultNamespace: Namespace,
   key: string,
   values: Record<string, unknown> = {},
 ): string {
-  const separator = key.indexOf(":");
-  const namespace = separator > 0 ? (key.slice(0, separator) as Namespace) : defaultNamespace;
-  const path = separator > 0 ? key.slice(separator + 1) : key;
-  const found = lookUp(bundleOf(bundles[namespace]), path);
-  if (found === undefined) return key;
-  if (!found.includes("{{")) return found;
-  return found.replace(INTERPOLATION, (placeholder, name: string) =>
-    name in values ? String(values[name]) : placeholder,
-  );
+  const text = findText(bundles, defaultNamespace, key, values);
+  if (text !== undefined) return text;
+  // i18next's option for a key made from data, which may have no text: the caller's own fallback, no mistake.
+  if (typeof values.defaultValue === "string") return values.defaultValue;
+  const { namespace, path } = splitKey(key, defaultNamespace);
+  reportMissingText(namespace, path);
+  return "";
 }
 
 export function useTranslation<Ns extends Namespace = "common">(namespace?: Ns) {
@@ -106,6 +149,9 @@ export function useTranslation<Ns extends Namespace = "common">(namespace?: Ns) 
   return useMemo(() => {
     const { bundles, locale } = collectTranslations(matches.map((match) => match.loaderData));
     const t = (key: string, values?: Record<string, unknown>) => translate(bundles, defaultNamespace, key, values);
-    return { t: t as unknown as TFunction<Ns>, i18n: { language: locale } };
+    /** For messages that arrive as data, texts or keys: a text, or a key no loader sent, is shown as it is. */
+    const message = (text: string, values: Record<string, unknown> = {}) =>
+      findText(bundles, defaultNamespace, text, values) ?? text;
+    return { t: t as unknown as TFunction<Ns>, message, i18n: { language: locale } };
   }, [matches, defaultNamespace]);
 }

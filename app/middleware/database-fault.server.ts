@@ -1,5 +1,5 @@
 import type { MiddlewareFunction } from "react-router";
-import { isDatabaseReachable } from "../../db/client.server";
+import { isDatabaseReachable } from "~db/client.server";
 import { servicesOf } from "~/router-context.server";
 import { peekMember, serviceUnavailable } from "./member-session.server";
 

@@ -1,5 +1,5 @@
 import { type MiddlewareFunction, type RouterContextProvider, data } from "react-router";
-import { isDatabaseUnavailable } from "../../db/client.server";
+import { isDatabaseUnavailable } from "~db/client.server";
 import { sessionCookie } from "~/cookies/app-cookies.server";
 import {
   type PageSessionResolution,

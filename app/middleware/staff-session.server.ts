@@ -1,5 +1,5 @@
 import { type MiddlewareFunction, type RouterContextProvider, redirect } from "react-router";
-import { isDatabaseUnavailable } from "../../db/client.server";
+import { isDatabaseUnavailable } from "~db/client.server";
 import { KEPT_FORM_COOKIE_MAX_AGE_S, keptFormCookie, staffSessionCookie } from "~/cookies/app-cookies.server";
 import { hasRecentPassword } from "~/domain/account/reauthentication.server";
 import {

@@ -1,5 +1,5 @@
 import { type RouterContext, RouterContextProvider, type ServerBuild } from "react-router";
-import type { Database } from "../../db/client.server";
+import type { Database } from "~db/client.server";
 import type { createAppServices } from "~/composition-root.server";
 import type { Config } from "~/config.server";
 import {

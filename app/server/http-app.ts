@@ -6,7 +6,7 @@ import compression from "compression";
 import express from "express";
 import proxyAddr from "proxy-addr";
 import type { ServerBuild } from "react-router";
-import { type DatabaseHandle, isDatabaseReachable } from "../../db/client.server";
+import { type DatabaseHandle, isDatabaseReachable } from "~db/client.server";
 import { largerPageBodyLimits } from "~/composition-root.server";
 import { type Config, SIBLING_SERVICES } from "~/config.server";
 import { isApiPath } from "~/routing/api-paths";

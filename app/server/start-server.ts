@@ -5,7 +5,7 @@
  */
 import { type Server, createServer } from "node:http";
 import path from "node:path";
-import { openDatabase } from "../../db/client.server";
+import { openDatabase } from "~db/client.server";
 import { type AppMode, type Config, ConfigError, parseConfig } from "~/config.server";
 import { identityPoolProblemsOf, serverJobs } from "~/composition-root.server";
 import { logger } from "~/integrations/logger.server";

@@ -20,8 +20,8 @@ import {
   parseMemberSearch,
   searchMembers,
 } from "~/domain/staff/member-search.server";
-import { openDatabase } from "../../db/client.server";
-import * as schema from "../../db/schema";
+import { openDatabase } from "~db/client.server";
+import * as schema from "~db/schema";
 import { ensureBenchDatabase, printTable, runBenchmarkMain } from "./bench-support";
 
 const DATABASE_URL = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/bench_admin";

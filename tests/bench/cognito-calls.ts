@@ -21,7 +21,7 @@ import * as profilePage from "~/routes/member/my-profile";
 import * as securityPage from "~/routes/member/my-security";
 import { pathFor } from "~/routing/route-table";
 import type { AppServices } from "~/services.server";
-import { openDatabase } from "../../db/client.server";
+import { openDatabase } from "~db/client.server";
 import { routeCalls, settle } from "../support/route-calls";
 import { MEMBER_PASSWORD, serverTokenFor, signedInMember } from "../support/signed-in-members";
 import { SoftwarePasskey } from "../support/software-authenticator";

@@ -15,7 +15,7 @@
 import { readFileSync } from "node:fs";
 import net from "node:net";
 import postgres from "postgres";
-import { openDatabase, resumeConnectionAfterCopy } from "../../db/client.server";
+import { openDatabase, resumeConnectionAfterCopy } from "~db/client.server";
 import { connectToStandIn } from "../support/bearer-tokens";
 import { createApiStaff, staffTokensFor } from "../support/staff-api-access";
 import {

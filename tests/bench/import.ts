@@ -20,7 +20,7 @@ import { createCognitoClient } from "~/integrations/cognito/cognito-client.serve
 import { type Throttle, createThrottle } from "~/domain/limits/throttle.server";
 import { systemClock } from "~/services.server";
 import { createDomainIdentity } from "~/composition-root.server";
-import { type Database, openDatabase } from "../../db/client.server";
+import { type Database, openDatabase } from "~db/client.server";
 import { startEmbeddedStack } from "../support/stand-ins/embedded-stack";
 import { getRequestLog, resetRequestCounts } from "../support/stand-ins/stand-in/harness-client";
 import { cognitoConfigOf } from "../support/stand-in-config";

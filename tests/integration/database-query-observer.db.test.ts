@@ -1,7 +1,7 @@
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { type DatabaseHandle, csvCopyFor, openDatabase } from "../../db/client.server";
-import { memberProfiles } from "../../db/schema";
+import { type DatabaseHandle, csvCopyFor, openDatabase } from "~db/client.server";
+import { memberProfiles } from "~db/schema";
 import { startTestPostgres } from "../support/postgres-server";
 import { makeTempDir } from "../support/temp-dir";
 

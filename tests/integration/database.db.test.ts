@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { type DatabaseHandle, isDatabaseReachable, openDatabase } from "../../db/client.server";
-import { memberProfiles } from "../../db/schema";
+import { type DatabaseHandle, isDatabaseReachable, openDatabase } from "~db/client.server";
+import { memberProfiles } from "~db/schema";
 import { makeTempDir } from "../support/temp-dir";
 
 // PGlite by default; `.ci/run` runs this file again with TEST_DATABASE_URL pointing at PostgreSQL 15.

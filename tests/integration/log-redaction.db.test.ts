@@ -1,7 +1,7 @@
 import { Writable } from "node:stream";
 import { sql } from "drizzle-orm";
 import { expect, test } from "vitest";
-import { rateLimitWindows } from "../../db/schema";
+import { rateLimitWindows } from "~db/schema";
 import { createLogger, runWithRequestId } from "~/integrations/logger.server";
 import { useTestDatabase } from "../support/test-database";
 

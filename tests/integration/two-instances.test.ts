@@ -1,8 +1,8 @@
 import { once } from "node:events";
 import { and, eq, isNotNull, isNull } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { type DatabaseHandle, openDatabase } from "../../db/client.server";
-import { csvImportJobs, csvImportRows, emailChangeTokens, mailOutbox, memberSessions } from "../../db/schema";
+import { type DatabaseHandle, openDatabase } from "~db/client.server";
+import { csvImportJobs, csvImportRows, emailChangeTokens, mailOutbox, memberSessions } from "~db/schema";
 import { EMAIL_CHANGE_TOKEN_RETENTION_DAYS } from "~/domain/jobs/purge.server";
 import type { StandIns } from "~/server/start-server";
 import { type StandInSdk, connectToStandIn } from "../support/bearer-tokens";

@@ -7,7 +7,7 @@
  * With IMPORT_LOG_CALL_STARTS=1, prints "call-start <epoch ms>" as each AdminCreateUser call starts: the throttle
  * bounds when calls start, which is what the rate test checks (arrivals at the stand-in can bunch behind its queue).
  */
-import { openDatabase } from "../../db/client.server";
+import { openDatabase } from "~db/client.server";
 import { getImportJobProgress } from "~/domain/csv-import/import-jobs.server";
 import { startImportWorker } from "~/domain/csv-import/import-worker.server";
 import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
-import type { Database } from "../../db/client.server";
-import { legacyCredentials, memberDirectory, memberProfiles } from "../../db/schema";
+import type { Database } from "~db/client.server";
+import { legacyCredentials, memberDirectory, memberProfiles } from "~db/schema";
 
 /** A member as the admin-area tests seed one: straight into the directory, with the tables its triggers copy from. */
 export interface DirectoryMemberSeed {

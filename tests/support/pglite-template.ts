@@ -1,6 +1,6 @@
 import { cpSync, existsSync } from "node:fs";
 import path from "node:path";
-import { openDatabase } from "../../db/client.server";
+import { openDatabase } from "~db/client.server";
 import { makeTempDir } from "./temp-dir";
 
 /**

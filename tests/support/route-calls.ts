@@ -1,5 +1,5 @@
 import { RouterContextProvider } from "react-router";
-import { i18nextMiddleware } from "~/middleware/i18n.server";
+import { i18nextMiddleware } from "~/i18n/i18n-middleware.server";
 import type { SignedInMember } from "~/middleware/member-session.server";
 import { memberContext, requestInfoContext, servicesContext } from "~/router-context.server";
 import type { AppServices } from "~/services.server";

@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, expect } from "vitest";
+import { MISSING_TEXT_LOG } from "~/i18n/use-translation";
 import { type StandInSdk, connectToStandIn } from "./bearer-tokens";
 import { type ServerProcess, startServerProcess } from "./server-process";
 import { resetHarness } from "./stand-in-faults";
@@ -66,9 +67,28 @@ export function useTestServers<Name extends string>(
 
   afterEach(async () => {
     await Promise.all(Object.values<TestServer>(servers).map((server) => resetHarness(server.standIn)));
+    // A page whose loaders forgot a text it shows renders without it and logs the key (app/i18n/use-translation.ts):
+    // the test that viewed it fails here, with or without JavaScript.
+    for (const server of Object.values<TestServer>(servers)) {
+      expect(missingTextsSince(server), "texts a page looked up that its loaders did not send").toEqual([]);
+    }
   });
 
   return servers;
+}
+
+/** How much of each server's output the missing-text check has read. */
+const outputRead = new Map<TestServer, number>();
+
+/** The missing texts ("namespace:path") a server logged since the last look. */
+function missingTextsSince(server: TestServer): string[] {
+  const output = server.process.stdout();
+  const unread = output.slice(outputRead.get(server) ?? 0);
+  outputRead.set(server, output.length);
+  return unread
+    .split(MISSING_TEXT_LOG)
+    .slice(1)
+    .map((after) => after.trim().split(/\s/)[0]!);
 }
 
 /** SDK clients on each server's stand-in, with the pool and app client ids. */

@@ -1,6 +1,6 @@
 import postgres from "postgres";
 import { afterAll, beforeAll } from "vitest";
-import { type DatabaseHandle, openDatabase } from "../../db/client.server";
+import { type DatabaseHandle, openDatabase } from "~db/client.server";
 import { seedPgliteDataDir } from "./pglite-template";
 import { makeTempDir } from "./temp-dir";
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll } from "vitest";
-import type { DatabaseHandle } from "../../db/client.server";
+import type { DatabaseHandle } from "~db/client.server";
 import { createAppServices } from "~/composition-root.server";
 import { parseConfig } from "~/config.server";
 import type { StandIns } from "~/server/start-server";

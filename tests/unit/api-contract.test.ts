@@ -10,7 +10,7 @@ import { RESOURCES } from "~/i18n/resources";
 import { IdentityError } from "~/integrations/cognito/cognito-errors.server";
 import { logger } from "~/integrations/logger.server";
 import { MailUnavailableError } from "~/integrations/mailer.server";
-import { isDatabaseUnavailable } from "../../db/client.server";
+import { isDatabaseUnavailable } from "~db/client.server";
 
 test("every error code has a status and a message in both languages; every operation is described in both", () => {
   for (const locale of LOCALES) {

@@ -12,7 +12,7 @@ const COMPILER_OPTIONS: ts.CompilerOptions = {
   module: ts.ModuleKind.ES2022,
   jsx: ts.JsxEmit.ReactJSX,
   allowImportingTsExtensions: true,
-  paths: { "~/*": ["./app/*"] },
+  paths: { "~/*": ["./app/*"], "~db/*": ["./db/*"] },
   baseUrl: ROOT,
 };
 

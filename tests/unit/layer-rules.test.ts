@@ -30,7 +30,7 @@ test("the domain imports no React Router, routing, middleware, routes, component
     "@react-router/node",
     "~/routing/route-table",
     "../routing/route-table",
-    "~/middleware/i18n.server",
+    "~/i18n/i18n-middleware.server",
     "../middleware/member-session.server",
     "~/routes/default/auth-sign-in",
     "~/components/button",
@@ -48,8 +48,8 @@ test("the domain imports no React Router, routing, middleware, routes, component
 
 test("the domain may import the database, the integrations' types and the locale list", async () => {
   const code = [
-    'import type { Database } from "../../db/client.server";',
-    'import { memberSessions } from "../../db/schema";',
+    'import type { Database } from "~db/client.server";',
+    'import { memberSessions } from "~db/schema";',
     'import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";',
     'import { type Locale, LOCALES } from "~/i18n/locales";',
     'import { z } from "zod";',
@@ -150,33 +150,41 @@ test("components import no route, HTTP server, adapter or composition root", asy
   expect(await reportedImports("app/components/admin/x.tsx", code)).toEqual(wrong);
 });
 
-test("routing imports no route, component, middleware, HTTP server or adapter", async () => {
+test("routing imports no route, component, middleware, HTTP server, adapter, domain, cookie or translation", async () => {
   const wrong = [
     "~/routes/default/index",
     "~/components/button",
-    "../middleware/i18n.server",
+    "../middleware/member-session.server",
     "~/server/http-app",
     "~/integrations/logger.server",
-  ];
-  const right = [
-    "~/i18n/locales",
-    "~/router-context.server",
     "~/domain/sessions/service-recognition.server",
-    "./route-table",
+    "../domain/staff/spreadsheet-csv.server",
+    "~/cookies/app-cookies.server",
+    "~/i18n/translations.server",
+    "../i18n/i18n-middleware.server",
+    "~/api/csv-response.server",
+    "~/forms/form-action.server",
   ];
+  const right = ["~/i18n/locales", "../i18n/locales", "~/router-context.server", "~/config.server", "./route-table"];
   const code = [...wrong, ...right].map((source, i) => `import * as m${i} from "${source}";`).join("\n");
   expect(await reportedImports("app/routing/x.ts", code)).toEqual(wrong);
 });
 
-test("i18n imports no domain module, route, component or HTTP server", async () => {
+test("i18n imports no layer above it: domain, middleware, cookies, adapters, form kit, routes, components, server", async () => {
   const wrong = [
     "~/domain/forms/form-choices",
     "../domain/forms/prefectures",
     "~/routes/default/index",
     "~/components/form/country-choices",
     "~/server/http-app",
+    "~/middleware/member-session.server",
+    "../middleware/attempt-limit.server",
+    "~/cookies/app-cookies.server",
+    "~/integrations/mailer.server",
+    "~/forms/form-action.server",
+    "~/api/api-handler.server",
   ];
-  const right = ["./locales", "~/i18n/resources", "~/middleware/i18n.server", "~/routing/api-paths"];
+  const right = ["./locales", "~/i18n/resources", "./i18n-middleware.server", "~/routing/api-paths"];
   const code = [...wrong, ...right].map((source, i) => `import * as m${i} from "${source}";`).join("\n");
   expect(await reportedImports("app/i18n/x.ts", code)).toEqual(wrong);
 });
@@ -187,19 +195,102 @@ test("the HTTP server imports no domain, route, component or middleware: the com
     "../domain/csv-import-file.server",
     "~/routes/default/index",
     "~/components/button",
-    "~/middleware/i18n.server",
+    "~/middleware/request-log.server",
   ];
   const right = [
     "~/composition-root.server",
+    "~/i18n/i18n-middleware.server",
     "~/router-context.server",
     "~/integrations/logger.server",
     "~/routing/api-paths",
-    "../../db/client.server",
+    "~db/client.server",
     "./page-lane",
   ];
   const code = [...wrong, ...right].map((source, i) => `import * as m${i} from "${source}";`).join("\n");
   expect(await reportedImports("app/server/x.ts", code)).toEqual(wrong);
   expect(await reportedImports("app/server/dev-entry.ts", code)).toEqual(wrong);
+});
+
+test("middleware imports no route, API module, HTTP server, component, layout or form kit", async () => {
+  const wrong = [
+    "~/routes/member/my-profile",
+    "~/api/bearer-auth.server",
+    "../api/api-response.server",
+    "~/server/http-app",
+    "~/components/button",
+    "~/layouts/member-layout",
+    "~/forms/form-action.server",
+  ];
+  const right = [
+    "~/domain/sessions/page-sessions.server",
+    "~/cookies/app-cookies.server",
+    "~/i18n/i18n-middleware.server",
+    "~/routing/route-table",
+    "~/integrations/logger.server",
+    "~/router-context.server",
+    "./no-store.server",
+  ];
+  const code = [...wrong, ...right].map((source, i) => `import * as m${i} from "${source}";`).join("\n");
+  expect(await reportedImports("app/middleware/x.server.ts", code)).toEqual(wrong);
+});
+
+test("cookies import no other layer of app/: no domain, middleware, routing, i18n or route", async () => {
+  const wrong = [
+    "~/domain/sessions/service-recognition.server",
+    "../domain/sessions/page-sessions.server",
+    "~/middleware/member-session.server",
+    "~/routing/route-table",
+    "~/i18n/locales",
+    "~/integrations/logger.server",
+    "~/routes/default/auth-sign-in",
+    "~/api/bearer-auth.server",
+  ];
+  const right = ["./signed-cookie.server", "~/config.server", "zod"];
+  const code = [...wrong, ...right].map((source, i) => `import * as m${i} from "${source}";`).join("\n");
+  expect(await reportedImports("app/cookies/x.server.ts", code)).toEqual(wrong);
+});
+
+test("the form kit's server half imports no route, API or HTTP server, and only types from components", async () => {
+  const wrong = [
+    "~/routes/member/my-profile-edit",
+    "~/api/api-handler.server",
+    "~/server/http-app",
+    "~/layouts/member-layout",
+    "~/components/form/fields",
+  ];
+  const right = [
+    "~/middleware/attempt-limit.server",
+    "~/i18n/i18n-middleware.server",
+    "~/errors/error-responses.server",
+    "~/domain/limits/sign-in-failures.server",
+  ];
+  const code = [
+    ...[...wrong, ...right].map((source, i) => `import * as m${i} from "${source}";`),
+    'import type { FormConstraint } from "~/components/form/use-schema-form";',
+  ].join("\n");
+  expect(await reportedImports("app/forms/x.server.ts", code)).toEqual(wrong);
+});
+
+test("components import neither middleware nor the form kit's server half: loaders pass the data in", async () => {
+  const wrong = [
+    "~/middleware/attempt-limit.server",
+    "../../middleware/require-member.server",
+    "~/forms/form-action.server",
+  ];
+  const code = wrong.map((source, i) => `import * as m${i} from "${source}";`).join("\n");
+  expect(await reportedImports("app/components/form/x.tsx", code)).toEqual(wrong);
+});
+
+test("app/ imports db/ through ~db, never by walking up to it", async () => {
+  const code = [
+    'import { memberProfiles } from "../../db/schema";',
+    'import type { Database } from "../../../db/client.server";',
+    'import { memberSessions } from "~db/schema";',
+  ].join("\n");
+  const walkingUp = ["../../db/schema", "../../../db/client.server"];
+  for (const file of ["app/domain/x.server.ts", "app/middleware/x.server.ts", "app/routes/member/x.tsx", "app/x.ts"]) {
+    expect(await reportedImports(file, code), file).toEqual(walkingUp);
+  }
 });
 
 /**

@@ -1,7 +1,7 @@
 import { RouterContextProvider } from "react-router";
 import { expect, test } from "vitest";
 import { localeFromAcceptLanguage, localeFromPathname, pathnameForLocale } from "~/i18n/locales";
-import { getInstance, getLocale, i18nextMiddleware } from "~/middleware/i18n.server";
+import { getInstance, getLocale, i18nextMiddleware } from "~/i18n/i18n-middleware.server";
 import { decideCanonicalUrl } from "~/routing/canonical-url";
 import { pathFor } from "~/routing/route-table";
 import enAuth from "../../locales/en/auth.json";

@@ -1,12 +1,27 @@
-import { expect, test } from "vitest";
+import { afterEach, expect, test, vi } from "vitest";
 import { RouterContextProvider } from "react-router";
 import { loadTranslations, pickKeys } from "~/i18n/translations.server";
-import { translate } from "~/i18n/use-translation";
-import { i18nextMiddleware } from "~/middleware/i18n.server";
+import { MISSING_TEXT_LOG, translate } from "~/i18n/use-translation";
+import { i18nextMiddleware } from "~/i18n/i18n-middleware.server";
 import signUpEn from "../../locales/en/sign-up.json";
 import signUpJa from "../../locales/ja/sign-up.json";
 
+/** What translate logged as missing texts during the test ("namespace:path"), the console itself kept quiet. */
+function missingTextsLogged(): () => string[] {
+  const spy = vi.spyOn(console, "error").mockImplementation(() => undefined);
+  return () =>
+    spy.mock.calls
+      .map((args) => String(args[0]))
+      .filter((line) => line.startsWith(MISSING_TEXT_LOG))
+      .map((line) => line.slice(MISSING_TEXT_LOG.length).trim().split(" ")[0]!);
+}
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
 test("a namespace's subset keeps the asked texts and subtrees where lookups find them, and nothing else", () => {
+  const missing = missingTextsLogged();
   const picked = pickKeys(signUpJa, ["title", "options.occupation", "account"]);
   expect(Object.keys(picked).sort()).toEqual(["account", "options", "title"]);
   expect(Object.keys(picked.options as object)).toEqual(["occupation"]);
@@ -14,8 +29,9 @@ test("a namespace's subset keeps the asked texts and subtrees where lookups find
     signUpJa.options.occupation.student,
   );
   expect(translate({ signUp: picked }, "signUp", "account.familyName")).toBe(signUpJa.account.familyName);
-  // Left out: the key comes back as is, as for any unknown key.
-  expect(translate({ signUp: picked }, "signUp", "credentials.submit")).toBe("credentials.submit");
+  // Left out: no text, never the key, and the miss is logged for the tests to fail on.
+  expect(translate({ signUp: picked }, "signUp", "credentials.submit")).toBe("");
+  expect(missing()).toEqual(["signUp:credentials.submit"]);
 });
 
 test("a key the namespace does not have is left out rather than sent as undefined", () => {
@@ -32,12 +48,14 @@ test("a text found once is found again the same, its placeholders filled each ti
   expect(translate(withPlaceholder, "common", "greeting", { name: "佐藤" })).toBe("佐藤 さん");
 });
 
-test("a subtree or a missing key is no text, however often it is asked for", () => {
+test("a subtree or a missing key is no text, however often it is asked for, and is logged once", () => {
+  const missing = missingTextsLogged();
   const bundles = { signUp: signUpJa };
   for (let attempt = 0; attempt < 2; attempt++) {
-    expect(translate(bundles, "signUp", "options")).toBe("options");
-    expect(translate(bundles, "signUp", "options.noSuchKey")).toBe("options.noSuchKey");
+    expect(translate(bundles, "signUp", "options")).toBe("");
+    expect(translate(bundles, "signUp", "options.noSuchKey")).toBe("");
   }
+  expect(missing()).toEqual(["signUp:options", "signUp:options.noSuchKey"]);
 });
 
 /** A page request's router context once remix-i18next's middleware has run, as its loaders get it. */
@@ -63,9 +81,11 @@ test("a page's subset is built once per language and shared by later views; othe
 });
 
 test("texts sent as JSON are looked up as the tree they stand for, placeholders and missing keys alike", async () => {
+  const missing = missingTextsLogged();
   const sent = loadTranslations(await pageContext("/en/sign-up/"), [{ namespace: "signUp", keys: ["account"] }]);
   expect(translate(sent, "signUp", "account.familyName")).toBe(signUpEn.account.familyName);
-  expect(translate(sent, "signUp", "title")).toBe("title");
+  expect(translate(sent, "signUp", "title")).toBe("");
+  expect(missing()).toEqual(["signUp:title"]);
   expect(
     translate({ common: JSON.stringify({ greeting: "{{name}} さん" }) }, "common", "greeting", { name: "山田" }),
   ).toBe("山田 さん");

@@ -1,5 +1,5 @@
 import { asc, desc, eq } from "drizzle-orm";
-import type { Database } from "../../../db/client.server";
+import type { Database } from "~db/client.server";
 import {
   emailChangeTokens,
   invitationResends,
@@ -13,7 +13,7 @@ import {
   staffAuditEvents,
   twoStepVerifications,
   withdrawalReasons,
-} from "../../../db/schema";
+} from "~db/schema";
 import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import type { AppServices } from "~/services.server";
 import { recordSecurityEvent } from "../security/security-record.server";

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { and, eq, gt, isNull } from "drizzle-orm";
-import type { Database } from "../../../db/client.server";
-import { emailChangeTokens, memberSessions } from "../../../db/schema";
+import type { Database } from "~db/client.server";
+import { emailChangeTokens, memberSessions } from "~db/schema";
 import type { Locale } from "~/i18n/locales";
 import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import type { MailTexts, Mailer } from "~/integrations/mailer.server";

@@ -1,8 +1,8 @@
 import { parse } from "csv-parse/sync";
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { z } from "zod";
-import type { Database } from "../../../db/client.server";
-import { type LegacyProfile, legacyCredentials, memberProfiles } from "../../../db/schema";
+import type { Database } from "~db/client.server";
+import { type LegacyProfile, legacyCredentials, memberProfiles } from "~db/schema";
 import { DomainError, type DomainErrorCode } from "../domain-error.server";
 import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { logger } from "~/integrations/logger.server";

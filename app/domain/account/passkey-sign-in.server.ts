@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { decodeJwt } from "jose";
 import { logger } from "~/integrations/logger.server";
-import { memberDirectory, memberPasskeys } from "../../../db/schema";
+import { memberDirectory, memberPasskeys } from "~db/schema";
 import type { PasskeyChallenge } from "~/integrations/cognito/passkey-flows.server";
 import { DomainError } from "../domain-error.server";
 import { openForPurpose, sealForPurpose } from "../sessions/refresh-tokens.server";

@@ -1,5 +1,5 @@
 import { eq, sql } from "drizzle-orm";
-import { invitationResends } from "../../../db/schema";
+import { invitationResends } from "~db/schema";
 import { DomainError, type DomainErrorCode } from "../domain-error.server";
 import type { Locale } from "~/i18n/locales";
 import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";

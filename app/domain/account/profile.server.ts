@@ -1,6 +1,6 @@
 import { and, eq, ne } from "drizzle-orm";
-import type { Database } from "../../../db/client.server";
-import { memberProfiles, memberSessions } from "../../../db/schema";
+import type { Database } from "~db/client.server";
+import { memberProfiles, memberSessions } from "~db/schema";
 import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { twoStepStatusOf } from "../security/two-step-verification.server";
 import type { Profile } from "../forms/profile-schemas";

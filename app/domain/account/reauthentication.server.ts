@@ -1,6 +1,6 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
-import type { Database } from "../../../db/client.server";
-import { memberSessions } from "../../../db/schema";
+import type { Database } from "~db/client.server";
+import { memberSessions } from "~db/schema";
 import type { Locale } from "~/i18n/locales";
 import type { ServerToken } from "~/integrations/cognito/member-flows.server";
 import type { AppServices } from "~/services.server";

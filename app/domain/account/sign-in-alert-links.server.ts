@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { and, eq, gt, lt } from "drizzle-orm";
-import type { Database } from "../../../db/client.server";
-import { signInAlertTokens } from "../../../db/schema";
+import type { Database } from "~db/client.server";
+import { signInAlertTokens } from "~db/schema";
 import type { AppServices } from "~/services.server";
 import { endSessions } from "../sessions/session-ending.server";
 

@@ -1,4 +1,4 @@
-import type { Database } from "../../../db/client.server";
+import type { Database } from "~db/client.server";
 import type { Locale } from "~/i18n/locales";
 import type { DeviceDescription } from "../sessions/device-description.server";
 import { queueMail } from "../mail/mail-outbox.server";

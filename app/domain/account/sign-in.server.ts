@@ -11,7 +11,7 @@ import { claimRecoveryCode, countRecoveryCodesLeft, releaseRecoveryCode } from "
 import { guardSecondStep } from "../security/second-step-guard.server";
 import { endBrowserSecondSteps, openSecondStepChallenge } from "../security/unfinished-second-steps.server";
 import { clearTotpOffMark, markTotpOff, twoStepMemberByUsername } from "../security/two-step-verification.server";
-import type { Database } from "../../../db/client.server";
+import type { Database } from "~db/client.server";
 import { logger } from "~/integrations/logger.server";
 import type { Locale } from "~/i18n/locales";
 import { queueMail, ringMailOutbox } from "../mail/mail-outbox.server";

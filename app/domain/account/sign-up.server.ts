@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Database } from "../../../db/client.server";
+import type { Database } from "~db/client.server";
 import { DomainError } from "../domain-error.server";
 import type { IdentityProvider, IdentityUser } from "~/integrations/cognito/identity-provider.server";
 import type { AccountInfo } from "../forms/sign-up-schemas";

@@ -1,5 +1,5 @@
 import { and, eq, inArray, isNotNull, isNull, lt } from "drizzle-orm";
-import type { Database } from "../../../db/client.server";
+import type { Database } from "~db/client.server";
 import {
   legacyCredentials,
   memberProfiles,
@@ -12,7 +12,7 @@ import {
   secondStepChallenges,
   unknownPasskeys,
   withdrawalReasons,
-} from "../../../db/schema";
+} from "~db/schema";
 import { DomainError } from "../domain-error.server";
 import { checkMemberPassword } from "./reauthentication.server";
 import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";

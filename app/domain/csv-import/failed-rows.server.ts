@@ -1,6 +1,6 @@
 import { and, asc, eq, gt } from "drizzle-orm";
-import type { Database } from "../../../db/client.server";
-import { csvImportRows } from "../../../db/schema";
+import type { Database } from "~db/client.server";
+import { csvImportRows } from "~db/schema";
 import { CSV_IMPORT_COLUMNS, FAILED_ROWS_EXTRA_COLUMNS, type ImportRowValues } from "./csv-import-file.server";
 import type { ImportRowFailureCode } from "./import-jobs.server";
 import { type CsvEncoding, spreadsheetCsv } from "../staff/spreadsheet-csv.server";

@@ -1,6 +1,6 @@
 import { and, inArray, isNull, sql } from "drizzle-orm";
-import type { Database } from "../../../db/client.server";
-import { csvImportJobs, csvImportRows, memberDirectory } from "../../../db/schema";
+import type { Database } from "~db/client.server";
+import { csvImportJobs, csvImportRows, memberDirectory } from "~db/schema";
 import {
   CSV_IMPORT_REPORT_MAX_PROBLEMS,
   type CsvImportProblem,

@@ -1,6 +1,6 @@
 import { and, desc, eq, sql } from "drizzle-orm";
-import type { Database } from "../../../db/client.server";
-import { csvImportJobs, csvImportRows } from "../../../db/schema";
+import type { Database } from "~db/client.server";
+import { csvImportJobs, csvImportRows } from "~db/schema";
 import type { ImportFileEncoding } from "./csv-import-file.server";
 import { type StaffActor, recordStaffAction } from "../staff/staff-audit-log.server";
 

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { CognitoIdentityProviderClient } from "@aws-sdk/client-cognito-identity-provider";
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
-import type { Database } from "../../../db/client.server";
-import { csvImportJobs, csvImportRows, memberProfiles } from "../../../db/schema";
+import type { Database } from "~db/client.server";
+import { csvImportJobs, csvImportRows, memberProfiles } from "~db/schema";
 import type { ImportRowValues } from "./csv-import-file.server";
 import { CSV_IMPORT_AUDIT_ACTIONS, type ImportRowFailureCode, type JobRow, countRows } from "./import-jobs.server";
 import { DomainError } from "../domain-error.server";

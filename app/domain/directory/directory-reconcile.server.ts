@@ -1,6 +1,6 @@
 import { and, desc, eq, isNull, lt, or, sql } from "drizzle-orm";
-import type { Database } from "../../../db/client.server";
-import { type DirectoryDrift, directoryReconcileRuns, memberDirectory } from "../../../db/schema";
+import type { Database } from "~db/client.server";
+import { type DirectoryDrift, directoryReconcileRuns, memberDirectory } from "~db/schema";
 import type { IdentityProvider, IdentityUserPage } from "~/integrations/cognito/identity-provider.server";
 import { logger } from "~/integrations/logger.server";
 import { countJobRun } from "~/integrations/metrics.server";

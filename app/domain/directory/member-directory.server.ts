@@ -1,6 +1,6 @@
 import { type SQL, and, eq, inArray, isNull, sql } from "drizzle-orm";
-import type { Database } from "../../../db/client.server";
-import { memberDirectory } from "../../../db/schema";
+import type { Database } from "~db/client.server";
+import { memberDirectory } from "~db/schema";
 import type { IdentityProvider, IdentityUser } from "~/integrations/cognito/identity-provider.server";
 import type { UserAttributes } from "~/integrations/cognito/cognito-calls.server";
 import { logger } from "~/integrations/logger.server";

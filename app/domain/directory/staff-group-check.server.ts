@@ -1,6 +1,6 @@
 import { and, eq, inArray, isNull, lt, notInArray, or, sql } from "drizzle-orm";
-import type { Database } from "../../../db/client.server";
-import { memberDirectory, staffGroupChecks } from "../../../db/schema";
+import type { Database } from "~db/client.server";
+import { memberDirectory, staffGroupChecks } from "~db/schema";
 import type { IdentityProvider, IdentityUser } from "~/integrations/cognito/identity-provider.server";
 import { logger } from "~/integrations/logger.server";
 import { countJobRun } from "~/integrations/metrics.server";

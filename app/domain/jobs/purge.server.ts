@@ -1,6 +1,6 @@
 import { and, isNotNull, isNull, lt, lte, or, sql } from "drizzle-orm";
-import type { Database } from "../../../db/client.server";
-import { emailChangeTokens, memberSessions, staffSessions } from "../../../db/schema";
+import type { Database } from "~db/client.server";
+import { emailChangeTokens, memberSessions, staffSessions } from "~db/schema";
 import type { Config } from "~/config.server";
 import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { logger } from "~/integrations/logger.server";

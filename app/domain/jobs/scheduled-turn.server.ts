@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
-import type { Database } from "../../../db/client.server";
-import { scheduledJobTurns } from "../../../db/schema";
+import type { Database } from "~db/client.server";
+import { scheduledJobTurns } from "~db/schema";
 
 /** The share of an interval after a start within which no other instance's tick starts the job again. */
 const TURN_SHARE = 0.9;

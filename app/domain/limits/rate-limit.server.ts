@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import { isIPv6 } from "node:net";
 import { and, eq, gt, lt, sql } from "drizzle-orm";
-import type { Database } from "../../../db/client.server";
-import { rateLimitWindows } from "../../../db/schema";
+import type { Database } from "~db/client.server";
+import { rateLimitWindows } from "~db/schema";
 import { logger } from "~/integrations/logger.server";
 import { countRateLimitRefusal } from "~/integrations/metrics.server";
 

@@ -1,6 +1,6 @@
 import { and, isNull, sql } from "drizzle-orm";
-import type { Database } from "../../../db/client.server";
-import { memberDirectory } from "../../../db/schema";
+import type { Database } from "~db/client.server";
+import { memberDirectory } from "~db/schema";
 import { type DomainErrorCode, toDomainError } from "../domain-error.server";
 import { hashDeviceKey, isKnownBrowser } from "../security/security-record.server";
 import {

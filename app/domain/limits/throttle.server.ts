@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
-import type { Database } from "../../../db/client.server";
-import { throttleSlots } from "../../../db/schema";
+import type { Database } from "~db/client.server";
+import { throttleSlots } from "~db/schema";
 
 /**
  * A rate limit shared by every app instance on one database: the next free slot (GCRA's "theoretical arrival

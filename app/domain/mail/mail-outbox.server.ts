@@ -1,7 +1,7 @@
 import { EventEmitter } from "node:events";
 import { and, asc, eq, isNotNull, isNull, lt, lte, or, sql } from "drizzle-orm";
-import type { Database } from "../../../db/client.server";
-import { mailOutbox, memberProfiles } from "../../../db/schema";
+import type { Database } from "~db/client.server";
+import { mailOutbox, memberProfiles } from "~db/schema";
 import { type Locale, isLocale } from "~/i18n/locales";
 import { logger } from "~/integrations/logger.server";
 import { countAbandonedMail } from "~/integrations/metrics.server";

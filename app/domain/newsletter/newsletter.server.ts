@@ -1,8 +1,8 @@
 import { createHmac, hkdfSync, timingSafeEqual } from "node:crypto";
 import { type SQL, and, eq, isNull, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
-import type { Database } from "../../../db/client.server";
-import { memberDirectory, memberProfiles } from "../../../db/schema";
+import type { Database } from "~db/client.server";
+import { memberDirectory, memberProfiles } from "~db/schema";
 import { DEFAULT_LOCALE, isLocale } from "~/i18n/locales";
 
 /**

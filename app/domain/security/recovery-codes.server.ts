@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { and, count, eq, isNull } from "drizzle-orm";
-import type { Database } from "../../../db/client.server";
-import { recoveryCodes } from "../../../db/schema";
+import type { Database } from "~db/client.server";
+import { recoveryCodes } from "~db/schema";
 
 /** How many recovery codes a member gets at a time. */
 export const RECOVERY_CODE_COUNT = 10;

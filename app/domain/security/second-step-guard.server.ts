@@ -1,6 +1,6 @@
 import { eq, sql } from "drizzle-orm";
-import type { Database } from "../../../db/client.server";
-import { secondStepFailures } from "../../../db/schema";
+import type { Database } from "~db/client.server";
+import { secondStepFailures } from "~db/schema";
 import type { AppServices } from "~/services.server";
 import { DomainError, type DomainErrorCode, toDomainError } from "../domain-error.server";
 import { endSecondStepChallenge, noteRefusedSecondStep } from "./unfinished-second-steps.server";

@@ -1,6 +1,6 @@
 import { type AnyColumn, type SQL, and, desc, eq, gte, isNotNull, isNull, sql } from "drizzle-orm";
-import type { Database } from "../../../db/client.server";
-import { type SecurityEventKind, memberSessions, securityEvents, staffAuditEvents } from "../../../db/schema";
+import type { Database } from "~db/client.server";
+import { type SecurityEventKind, memberSessions, securityEvents, staffAuditEvents } from "~db/schema";
 
 /** The activity page shows this many days of the record (the record itself keeps 400). */
 export const SECURITY_ACTIVITY_DAYS = 90;

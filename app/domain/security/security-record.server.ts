@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { and, eq, inArray, lt, sql } from "drizzle-orm";
-import type { Database } from "../../../db/client.server";
-import { type SecurityEventKind, memberDirectory, securityEvents } from "../../../db/schema";
+import type { Database } from "~db/client.server";
+import { type SecurityEventKind, memberDirectory, securityEvents } from "~db/schema";
 
 /** The security record keeps each event this long, then the purge deletes it. */
 export const SECURITY_EVENT_RETENTION_DAYS = 400;

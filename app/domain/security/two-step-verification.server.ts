@@ -1,6 +1,6 @@
 import { and, eq, isNull, lt } from "drizzle-orm";
-import type { Database } from "../../../db/client.server";
-import { twoStepVerifications } from "../../../db/schema";
+import type { Database } from "~db/client.server";
+import { twoStepVerifications } from "~db/schema";
 import type { Locale } from "~/i18n/locales";
 import type { ServerToken } from "~/integrations/cognito/member-flows.server";
 import { logger } from "~/integrations/logger.server";

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { and, eq, isNull, lte, sql } from "drizzle-orm";
-import type { Database } from "../../../db/client.server";
-import { memberDirectory, secondStepChallenges } from "../../../db/schema";
+import type { Database } from "~db/client.server";
+import { memberDirectory, secondStepChallenges } from "~db/schema";
 import { type Locale, isLocale } from "~/i18n/locales";
 import { logger } from "~/integrations/logger.server";
 import type { AppServices, Clock } from "~/services.server";

@@ -1,6 +1,6 @@
 import { and, eq, sql } from "drizzle-orm";
-import type { Database } from "../../../db/client.server";
-import { memberDirectory, memberProfiles, memberSessions, memberSignOuts } from "../../../db/schema";
+import type { Database } from "~db/client.server";
+import { memberDirectory, memberProfiles, memberSessions, memberSignOuts } from "~db/schema";
 
 /**
  * Where a bearer token's sign-in stands, in one indexed query: "ended" when its session was ended (signed out,

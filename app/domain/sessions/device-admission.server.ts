@@ -1,6 +1,6 @@
 import { and, eq, isNotNull, isNull } from "drizzle-orm";
-import type { Database } from "../../../db/client.server";
-import { memberProfiles, memberSessions, memberSignOuts } from "../../../db/schema";
+import type { Database } from "~db/client.server";
+import { memberProfiles, memberSessions, memberSignOuts } from "~db/schema";
 import { DomainError } from "../domain-error.server";
 import type { AppServices } from "~/services.server";
 import type { DeviceDescription } from "./device-description.server";

@@ -1,6 +1,6 @@
 import { and, asc, eq, isNotNull, isNull } from "drizzle-orm";
-import type { Database } from "../../../db/client.server";
-import { memberSessions } from "../../../db/schema";
+import type { Database } from "~db/client.server";
+import { memberSessions } from "~db/schema";
 import { deviceKeyAsNamed } from "./device-keys.server";
 
 export interface SessionDevice {

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import type { Database } from "../../../db/client.server";
+import type { Database } from "~db/client.server";
 
 /**
  * Serializes everything that changes one member's sessions, so two sign-ins at the limit cannot both take the

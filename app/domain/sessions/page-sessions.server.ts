@@ -1,6 +1,6 @@
 import { and, eq, isNotNull, isNull, sql } from "drizzle-orm";
-import type { Database } from "../../../db/client.server";
-import { memberProfiles, memberSessions } from "../../../db/schema";
+import type { Database } from "~db/client.server";
+import { memberProfiles, memberSessions } from "~db/schema";
 import { type AccessTokenClaims, verifyAccessToken } from "~/integrations/cognito/access-token.server";
 import { DomainError, type DomainErrorCode } from "../domain-error.server";
 import { logger } from "~/integrations/logger.server";

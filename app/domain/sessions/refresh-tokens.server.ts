@@ -1,8 +1,8 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto";
 import { and, asc, inArray, isNotNull, isNull, sql } from "drizzle-orm";
-import { memberSessions } from "../../../db/schema";
+import { memberSessions } from "~db/schema";
 import { DomainError, type DomainErrorCode } from "../domain-error.server";
-import type { Database } from "../../../db/client.server";
+import type { Database } from "~db/client.server";
 import type { Config } from "~/config.server";
 import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { logger } from "~/integrations/logger.server";

@@ -1,7 +1,7 @@
 import { and, eq, gt, isNull, lt } from "drizzle-orm";
 import { decodeJwt } from "jose";
-import type { Database } from "../../../db/client.server";
-import { memberSessions, sessionServerTokens } from "../../../db/schema";
+import type { Database } from "~db/client.server";
+import { memberSessions, sessionServerTokens } from "~db/schema";
 import type { ServerToken } from "~/integrations/cognito/member-flows.server";
 import { decryptSecret, encryptSecret } from "./refresh-tokens.server";
 

@@ -1,8 +1,5 @@
-import type { Config, SiblingService } from "~/config.server";
+import type { Config, ServiceTheme, SiblingService } from "~/config.server";
 
-/** The services whose look the header and menu take on. "id" is this app itself. */
-export const SERVICE_THEMES = ["id", "data", "compe", "online", "shop"] as const;
-export type ServiceTheme = (typeof SERVICE_THEMES)[number];
 export type RecognizedService = ServiceTheme | "local";
 
 /**

@@ -1,7 +1,7 @@
 import { type SQL, and, eq, inArray, isNotNull, isNull, ne, sql } from "drizzle-orm";
 import { z } from "zod";
-import type { Database } from "../../../db/client.server";
-import { memberSessions } from "../../../db/schema";
+import type { Database } from "~db/client.server";
+import { memberSessions } from "~db/schema";
 import { logger } from "~/integrations/logger.server";
 import type { AppServices } from "~/services.server";
 import { recordSignOutEverywhere } from "./api-token-standing.server";

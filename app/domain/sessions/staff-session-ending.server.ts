@@ -1,6 +1,6 @@
 import { type SQL, and, eq, inArray, isNotNull, isNull } from "drizzle-orm";
-import type { Database } from "../../../db/client.server";
-import { staffSessions } from "../../../db/schema";
+import type { Database } from "~db/client.server";
+import { staffSessions } from "~db/schema";
 import type { AppServices } from "~/services.server";
 import { decryptSecret, revokeWithRetries } from "./refresh-tokens.server";
 

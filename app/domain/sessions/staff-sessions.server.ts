@@ -1,7 +1,7 @@
 import { and, eq, gt, isNotNull, isNull, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
-import type { Database } from "../../../db/client.server";
-import { staffSessions } from "../../../db/schema";
+import type { Database } from "~db/client.server";
+import { staffSessions } from "~db/schema";
 import { verifyAccessToken } from "~/integrations/cognito/access-token.server";
 import type { Locale } from "~/i18n/locales";
 import type { IdentityTokens } from "~/integrations/cognito/member-flows.server";

@@ -1,8 +1,8 @@
 import { and, count, eq, gte, lte, sql } from "drizzle-orm";
 import { LOCALES } from "~/i18n/locales";
 import { logger } from "~/integrations/logger.server";
-import type { Database } from "../../../db/client.server";
-import { memberDirectory, withdrawalReasons } from "../../../db/schema";
+import type { Database } from "~db/client.server";
+import { memberDirectory, withdrawalReasons } from "~db/schema";
 import { SERVICE_NAMES } from "./member-search.server";
 import { WITHDRAWAL_REASONS } from "../forms/form-choices";
 

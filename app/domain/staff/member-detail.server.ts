@@ -1,5 +1,5 @@
 import { asc, desc, eq, sql } from "drizzle-orm";
-import type { Database } from "../../../db/client.server";
+import type { Database } from "~db/client.server";
 import {
   emailChangeTokens,
   legacyCredentials,
@@ -7,7 +7,7 @@ import {
   memberProfiles,
   memberSessions,
   withdrawalReasons,
-} from "../../../db/schema";
+} from "~db/schema";
 import { storableText } from "../forms/field-schemas";
 import { type MemberStatus, searchTermOf } from "./member-search.server";
 

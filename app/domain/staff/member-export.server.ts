@@ -1,7 +1,7 @@
 import { type SQL, and, asc, eq, isNull, notInArray, or, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
-import type { CsvCopy, Database } from "../../../db/client.server";
-import { memberDirectory, memberProfiles, withdrawalReasons } from "../../../db/schema";
+import type { CsvCopy, Database } from "~db/client.server";
+import { memberDirectory, memberProfiles, withdrawalReasons } from "~db/schema";
 import { DEFAULT_LOCALE, LOCALES, type Locale } from "~/i18n/locales";
 import { logger } from "~/integrations/logger.server";
 import { DomainError } from "../domain-error.server";

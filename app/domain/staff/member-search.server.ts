@@ -2,8 +2,8 @@ import { type SQL, and, count, eq, gte, isNotNull, isNull, lt, or, sql } from "d
 import { z } from "zod";
 import { LOCALES } from "~/i18n/locales";
 import { storableText } from "../forms/field-schemas";
-import type { Database } from "../../../db/client.server";
-import { memberDirectory } from "../../../db/schema";
+import type { Database } from "~db/client.server";
+import { memberDirectory } from "~db/schema";
 
 /**
  * The staff's member list: one search box, filters, sorts and keyset pagination over the member directory

@@ -1,6 +1,6 @@
 import { and, count, eq, isNull, ne } from "drizzle-orm";
 import { z } from "zod";
-import { emailChangeTokens, memberDirectory, memberSessions } from "../../../db/schema";
+import { emailChangeTokens, memberDirectory, memberSessions } from "~db/schema";
 import { DEFAULT_LOCALE, type Locale, isLocale } from "~/i18n/locales";
 import type { IdentityUser } from "~/integrations/cognito/identity-provider.server";
 import type { MailTexts } from "~/integrations/mailer.server";

@@ -1,7 +1,7 @@
 import { type SQL, and, desc, eq, gte, lt, sql } from "drizzle-orm";
 import { z } from "zod";
-import type { Database } from "../../../db/client.server";
-import { staffAuditEvents } from "../../../db/schema";
+import type { Database } from "~db/client.server";
+import { staffAuditEvents } from "~db/schema";
 import { tokyoDayStart } from "./member-search.server";
 
 /** Every kind of staff action the log records; the UI translates them (admin:audit.actions.*). */

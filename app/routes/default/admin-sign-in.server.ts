@@ -17,7 +17,7 @@ import {
 import { domainErrorOf, httpStatusOf, messageKeyOf } from "~/errors/error-responses.server";
 import { isCredentialRefusal } from "~/domain/limits/sign-in-failures.server";
 import { allowSignInAttempt, checkAttemptLimit } from "~/middleware/attempt-limit.server";
-import { getInstance } from "~/middleware/i18n.server";
+import { getInstance } from "~/i18n/i18n-middleware.server";
 import { servicesOf } from "~/router-context.server";
 import { getToastUtils } from "~/toast.server";
 

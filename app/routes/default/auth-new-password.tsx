@@ -1,7 +1,7 @@
 import { type SubmissionResult, getFormProps } from "@conform-to/react";
 import { Form, redirect, useNavigation } from "react-router";
-import { handleFormPost, newPasswordErrorFields } from "~/components/form/form-action.server";
-import { FORM_FIELD_TEXTS, formConstraint } from "~/components/form/schema-form.server";
+import { handleFormPost, newPasswordErrorFields } from "~/forms/form-action.server";
+import { FORM_FIELD_TEXTS, formConstraint } from "~/forms/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
 import { FormAlert, ReadOnlyEmailField } from "~/components/form/fields";
@@ -12,7 +12,7 @@ import { FirstPasswordSchema } from "~/domain/forms/sign-in-schemas";
 import { toDomainError } from "~/domain/domain-error.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
-import { getInstance, getLocale } from "~/middleware/i18n.server";
+import { getInstance, getLocale } from "~/i18n/i18n-middleware.server";
 import { pathFor } from "~/routing/route-table";
 import { servicesOf } from "~/router-context.server";
 import { getToastUtils } from "~/toast.server";

@@ -19,7 +19,7 @@ import { domainErrorOf, httpStatusOf, messageKeyOf } from "~/errors/error-respon
 import type { Locale } from "~/i18n/locales";
 import { isCredentialRefusal } from "~/domain/limits/sign-in-failures.server";
 import { allowSignInAttempt, checkAttemptLimit } from "~/middleware/attempt-limit.server";
-import { getInstance } from "~/middleware/i18n.server";
+import { getInstance } from "~/i18n/i18n-middleware.server";
 import { clientIpOf, servicesOf } from "~/router-context.server";
 import { getToastUtils } from "~/toast.server";
 import { redirectAfterSignIn, signedInCookies } from "./sign-in-flow.server";

@@ -2,7 +2,7 @@ import { Form, redirect } from "react-router";
 import { Button } from "~/components/button";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
-import { getInstance, getLocale } from "~/middleware/i18n.server";
+import { getInstance, getLocale } from "~/i18n/i18n-middleware.server";
 import { getMember } from "~/middleware/member-session.server";
 import { sessionCookie, staffSessionCookie } from "~/cookies/app-cookies.server";
 import { endSessions } from "~/domain/sessions/session-ending.server";

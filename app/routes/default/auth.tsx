@@ -1,6 +1,6 @@
 import { redirect } from "react-router";
 import { pathFor } from "~/routing/route-table";
-import { getLocale } from "~/middleware/i18n.server";
+import { getLocale } from "~/i18n/i18n-middleware.server";
 import type { Route } from "./+types/auth";
 
 /** The auth entry: sign-in, keeping `to` and any other parameter. */

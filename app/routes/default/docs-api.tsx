@@ -1,7 +1,7 @@
 import { Fragment } from "react";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
-import { getInstance } from "~/middleware/i18n.server";
+import { getInstance } from "~/i18n/i18n-middleware.server";
 import { servicesOf } from "~/router-context.server";
 import { DOCUMENT_PAGE } from "~/routing/document-page";
 import type { Route } from "./+types/docs-api";

@@ -1,5 +1,5 @@
 import { LegalDocument } from "~/components/legal-document";
-import { getLocale } from "~/middleware/i18n.server";
+import { getLocale } from "~/i18n/i18n-middleware.server";
 import { pathFor } from "~/routing/route-table";
 import { DOCUMENT_PAGE } from "~/routing/document-page";
 import type { Route } from "./+types/docs-privacy-policy";

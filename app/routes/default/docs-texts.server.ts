@@ -1,6 +1,6 @@
 import type { RouterContextProvider } from "react-router";
 import type { LegalDocumentContent } from "~/components/legal-document";
-import { getInstance, getLocale } from "~/middleware/i18n.server";
+import { getInstance, getLocale } from "~/i18n/i18n-middleware.server";
 
 /** Both terms of use and the privacy policy are dated 1 May 2021. */
 export const LEGAL_DOCUMENTS_DATED_ISO = "2021-05-01";

@@ -8,7 +8,7 @@ import {
 } from "~/domain/newsletter/newsletter.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
-import { getInstance, getLocale } from "~/middleware/i18n.server";
+import { getInstance, getLocale } from "~/i18n/i18n-middleware.server";
 import { pathFor } from "~/routing/route-table";
 import { servicesOf } from "~/router-context.server";
 import type { Route } from "./+types/newsletter-unsubscribe";

@@ -4,7 +4,7 @@ import { Button } from "~/components/button";
 import { endSignInByAlertLink, isSignInAlertTokenUsable } from "~/domain/account/sign-in-alert-links.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
-import { getInstance } from "~/middleware/i18n.server";
+import { getInstance } from "~/i18n/i18n-middleware.server";
 import { getMember } from "~/middleware/member-session.server";
 import { pathFor } from "~/routing/route-table";
 import { clientIpOf, servicesOf } from "~/router-context.server";

@@ -25,7 +25,7 @@ import {
 import { type Locale, isLocale, pathnameForLocale } from "~/i18n/locales";
 import { resolveReturnTarget } from "~/routing/return-target";
 import { pathFor } from "~/routing/route-table";
-import { referrerServiceOf } from "~/routing/service-cookie.server";
+import { referrerServiceOf } from "~/middleware/service-cookie.server";
 import { clientIpOf, servicesOf } from "~/router-context.server";
 import { getToastUtils } from "~/toast.server";
 import type { PageRequest } from "~/routing/page-request";

@@ -1,7 +1,7 @@
 import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
 import { Form, redirect } from "react-router";
-import { handleFormPost } from "~/components/form/form-action.server";
-import { formConstraint } from "~/components/form/schema-form.server";
+import { handleFormPost } from "~/forms/form-action.server";
+import { formConstraint } from "~/forms/schema-form.server";
 import { Button } from "~/components/button";
 import { FormAlert, InputField } from "~/components/form/fields";
 import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
@@ -10,7 +10,7 @@ import { PasswordTimeShiftSchema } from "~/domain/forms/dev-tools-schemas";
 import { useTranslation } from "~/i18n/use-translation";
 import { AppLink } from "~/components/app-link";
 import { useRootData } from "~/components/use-root-data";
-import { getInstance, getLocale } from "~/middleware/i18n.server";
+import { getInstance, getLocale } from "~/i18n/i18n-middleware.server";
 import { getMember } from "~/middleware/member-session.server";
 import { requireMember } from "~/middleware/require-member.server";
 import { staffSessionCookie } from "~/cookies/app-cookies.server";

@@ -4,7 +4,7 @@ import { AppLink } from "~/components/app-link";
 import { isDebugPage } from "~/components/design-debug/debug-pages";
 import { DebugSection } from "~/components/design-debug/debug-sections";
 import { useRootData } from "~/components/use-root-data";
-import { getInstance, getLocale } from "~/middleware/i18n.server";
+import { getInstance, getLocale } from "~/i18n/i18n-middleware.server";
 import { pathFor } from "~/routing/route-table";
 import { getToastUtils } from "~/toast.server";
 import type { Route } from "./+types/rebranding-debugs-page";

@@ -2,7 +2,7 @@ import { useTranslation } from "~/i18n/use-translation";
 import { AppLink } from "~/components/app-link";
 import { DEBUG_PAGES } from "~/components/design-debug/debug-pages";
 import { useRootData } from "~/components/use-root-data";
-import { getInstance } from "~/middleware/i18n.server";
+import { getInstance } from "~/i18n/i18n-middleware.server";
 import { pathFor } from "~/routing/route-table";
 import type { Route } from "./+types/rebranding-debugs";
 

@@ -2,7 +2,7 @@ import { redirect } from "react-router";
 import { downloadDataCopy } from "~/domain/account/data-copy.server";
 import { contentDisposition } from "~/domain/staff/spreadsheet-csv.server";
 import { checkAttemptLimit } from "~/middleware/attempt-limit.server";
-import { getLocale } from "~/middleware/i18n.server";
+import { getLocale } from "~/i18n/i18n-middleware.server";
 import { requireMember } from "~/middleware/require-member.server";
 import { requireRecentPassword } from "~/middleware/require-recent-password.server";
 import { pathFor } from "~/routing/route-table";

@@ -10,7 +10,7 @@ import {
 } from "~/domain/account/data-copy.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
-import { getInstance, getLocale } from "~/middleware/i18n.server";
+import { getInstance, getLocale } from "~/i18n/i18n-middleware.server";
 import { requireMember } from "~/middleware/require-member.server";
 import { requireRecentPassword } from "~/middleware/require-recent-password.server";
 import { pathFor } from "~/routing/route-table";
@@ -127,9 +127,7 @@ function useCopyFormat() {
     t,
     /** A field's name in the page's language; a name of the member's own (a questionnaire answer's) as it is. */
     label(name: string) {
-      const key = `dataCopy.fields.${name}`;
-      const text = t(key as "dataCopy.title");
-      return text === key ? name : text;
+      return t(`dataCopy.fields.${name}` as never, { defaultValue: name });
     },
     scalar(value: string | number | boolean | null) {
       if (value === null) return t("dataCopy.none");

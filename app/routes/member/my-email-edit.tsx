@@ -1,7 +1,7 @@
 import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
 import { Form, redirect, useNavigation } from "react-router";
-import { handleFormPost } from "~/components/form/form-action.server";
-import { FORM_FIELD_TEXTS, formConstraint } from "~/components/form/schema-form.server";
+import { handleFormPost } from "~/forms/form-action.server";
+import { FORM_FIELD_TEXTS, formConstraint } from "~/forms/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
 import { FormAlert, InputField } from "~/components/form/fields";
@@ -10,7 +10,7 @@ import { EmailChangeSchema } from "~/domain/forms/email-change-schema";
 import { requestEmailChange } from "~/domain/account/email-change.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
-import { getInstance, getLocale } from "~/middleware/i18n.server";
+import { getInstance, getLocale } from "~/i18n/i18n-middleware.server";
 import { requireMember } from "~/middleware/require-member.server";
 import { keptFormFields, requireRecentPassword } from "~/middleware/require-recent-password.server";
 import { keptFormCookie } from "~/cookies/app-cookies.server";

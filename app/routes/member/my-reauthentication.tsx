@@ -1,7 +1,7 @@
 import { type SubmissionResult, getFormProps } from "@conform-to/react";
 import { Form, redirect, useNavigation } from "react-router";
-import { handleFormPost } from "~/components/form/form-action.server";
-import { FORM_FIELD_TEXTS, formConstraint } from "~/components/form/schema-form.server";
+import { handleFormPost } from "~/forms/form-action.server";
+import { FORM_FIELD_TEXTS, formConstraint } from "~/forms/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
 import { AuthenticatorCodeField } from "~/components/form/authenticator-code-field";
@@ -13,7 +13,7 @@ import { ReauthenticationSchema } from "~/domain/forms/reauthentication-schema";
 import { twoStepStatusOf } from "~/domain/security/two-step-verification.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
-import { getInstance, getLocale } from "~/middleware/i18n.server";
+import { getInstance, getLocale } from "~/i18n/i18n-middleware.server";
 import { requireMember } from "~/middleware/require-member.server";
 import { sameOriginPath } from "~/routing/return-target";
 import { pathFor } from "~/routing/route-table";

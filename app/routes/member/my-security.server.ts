@@ -10,7 +10,7 @@ import {
 } from "~/domain/account/passkeys.server";
 import { domainErrorOf, messageKeyOf } from "~/errors/error-responses.server";
 import { checkAttemptLimit } from "~/middleware/attempt-limit.server";
-import { getLocale } from "~/middleware/i18n.server";
+import { getLocale } from "~/i18n/i18n-middleware.server";
 import type { SignedInMember } from "~/middleware/member-session.server";
 import { requireRecentPassword, requireServerToken } from "~/middleware/require-recent-password.server";
 import { pathFor } from "~/routing/route-table";

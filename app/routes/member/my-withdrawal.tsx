@@ -6,8 +6,8 @@ import {
   getTextareaProps,
 } from "@conform-to/react";
 import { Form, data, useNavigation } from "react-router";
-import { handleFormPost } from "~/components/form/form-action.server";
-import { FORM_FIELD_TEXTS, formConstraint } from "~/components/form/schema-form.server";
+import { handleFormPost } from "~/forms/form-action.server";
+import { FORM_FIELD_TEXTS, formConstraint } from "~/forms/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { sessionCookie } from "~/cookies/app-cookies.server";
 import { Button } from "~/components/button";
@@ -23,7 +23,7 @@ import {
 import { cancelMembership } from "~/domain/account/withdrawal.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
-import { getInstance, getLocale } from "~/middleware/i18n.server";
+import { getInstance, getLocale } from "~/i18n/i18n-middleware.server";
 import { requireMember } from "~/middleware/require-member.server";
 import { pathFor } from "~/routing/route-table";
 import { getToastUtils } from "~/toast.server";

@@ -1,7 +1,7 @@
 import { data, redirect, useLocation } from "react-router";
 import { z } from "zod";
-import { translateFieldErrors } from "~/components/form/field-errors.server";
-import { FORM_FIELD_TEXTS } from "~/components/form/schema-form.server";
+import { translateFieldErrors } from "~/forms/field-errors.server";
+import { FORM_FIELD_TEXTS } from "~/forms/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
 import { AuditEventTable } from "~/components/admin/audit-event-table";
@@ -12,7 +12,7 @@ import { InputField, SelectField } from "~/components/form/fields";
 import { AuditLogParams, STAFF_ACTIONS, listAuditEvents } from "~/domain/staff/staff-audit-log.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
-import { getInstance, getLocale } from "~/middleware/i18n.server";
+import { getInstance, getLocale } from "~/i18n/i18n-middleware.server";
 import { requireAdmin } from "~/middleware/require-member.server";
 import { withoutEmptyParams } from "~/routing/query-params";
 import { pathFor } from "~/routing/route-table";

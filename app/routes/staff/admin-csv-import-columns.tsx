@@ -2,7 +2,7 @@ import { AppLink } from "~/components/app-link";
 import { CsvColumnsTable } from "~/components/admin/csv-columns-table";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
-import { getInstance, getLocale } from "~/middleware/i18n.server";
+import { getInstance, getLocale } from "~/i18n/i18n-middleware.server";
 import { requireAdmin } from "~/middleware/require-member.server";
 import { DOCUMENT_PAGE } from "~/routing/document-page";
 import { pathFor } from "~/routing/route-table";

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { failedRowsCsv } from "~/domain/csv-import/failed-rows.server";
 import { getImportJobProgress } from "~/domain/csv-import/import-jobs.server";
 import { CSV_CHARSETS, CSV_ENCODINGS, contentDisposition } from "~/domain/staff/spreadsheet-csv.server";
-import { getInstance, getLocale } from "~/middleware/i18n.server";
+import { getInstance, getLocale } from "~/i18n/i18n-middleware.server";
 import { requireAdmin } from "~/middleware/require-member.server";
 import { servicesOf } from "~/router-context.server";
 import type { Route } from "./+types/admin-csv-import-failed-rows";

@@ -1,8 +1,8 @@
 import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
 import { Form, data, redirect, useNavigation } from "react-router";
 import { z } from "zod";
-import { handleFormPost } from "~/components/form/form-action.server";
-import { FORM_FIELD_TEXTS, formConstraint } from "~/components/form/schema-form.server";
+import { handleFormPost } from "~/forms/form-action.server";
+import { FORM_FIELD_TEXTS, formConstraint } from "~/forms/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
 import { ImportErrorTable } from "~/components/admin/import-error-table";
@@ -21,7 +21,7 @@ import {
 } from "~/domain/csv-import/import-jobs.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
-import { getInstance, getLocale } from "~/middleware/i18n.server";
+import { getInstance, getLocale } from "~/i18n/i18n-middleware.server";
 import { requireAdmin } from "~/middleware/require-member.server";
 import { requireRecentStaffConfirmation } from "~/middleware/staff-session.server";
 import { pathFor } from "~/routing/route-table";

@@ -9,11 +9,12 @@ import { exportEmailAddresses, exportMembers, exportWithdrawalReasons } from "~/
 import { DomainError } from "~/domain/domain-error.server";
 import type { WithdrawalReason } from "~/domain/forms/form-choices";
 import { localeFromPathname } from "~/i18n/locales";
-import { getInstance } from "~/middleware/i18n.server";
+import { getInstance } from "~/i18n/i18n-middleware.server";
 import { checkAttemptLimit } from "~/middleware/attempt-limit.server";
 import { requireAdmin } from "~/middleware/require-member.server";
 import { requireRecentStaffConfirmation } from "~/middleware/staff-session.server";
-import { csvDownloadResponse, exportParamsOfPage } from "~/routing/csv-download.server";
+import { csvDownloadResponse } from "~/api/csv-response.server";
+import { exportParamsOfPage } from "~/routing/download-page-params.server";
 import { newsletterUnsubscribeLinkBaseFor } from "~/routing/newsletter-unsubscribe-link";
 import { pathFor } from "~/routing/route-table";
 import { requestInfoContext, servicesOf } from "~/router-context.server";

@@ -1,7 +1,7 @@
 import { data } from "react-router";
 import { z } from "zod";
-import { translateFieldErrors } from "~/components/form/field-errors.server";
-import { FORM_FIELD_TEXTS } from "~/components/form/schema-form.server";
+import { translateFieldErrors } from "~/forms/field-errors.server";
+import { FORM_FIELD_TEXTS } from "~/forms/schema-form.server";
 import { Button } from "~/components/button";
 import { InputField, SelectField } from "~/components/form/fields";
 import {
@@ -17,9 +17,9 @@ import { LEGACY_STATES, MAX_PAGE_SIZE, MEMBER_STATUSES, SERVICE_NAMES } from "~/
 import { LOCALES } from "~/i18n/locales";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
-import { getInstance } from "~/middleware/i18n.server";
+import { getInstance } from "~/i18n/i18n-middleware.server";
 import { requireAdmin } from "~/middleware/require-member.server";
-import { DOWNLOAD_PAGE_PARAMS, exportParamsOfPage } from "~/routing/csv-download.server";
+import { DOWNLOAD_PAGE_PARAMS, exportParamsOfPage } from "~/routing/download-page-params.server";
 import { pathFor } from "~/routing/route-table";
 import type { Route } from "./+types/admin-downloads";
 

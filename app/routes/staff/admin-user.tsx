@@ -1,8 +1,8 @@
 import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
 import { Form, data, useNavigation } from "react-router";
 import { z } from "zod";
-import { handleFormPost } from "~/components/form/form-action.server";
-import { FORM_FIELD_TEXTS, formConstraint } from "~/components/form/schema-form.server";
+import { handleFormPost } from "~/forms/form-action.server";
+import { FORM_FIELD_TEXTS, formConstraint } from "~/forms/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
 import { AuditEventTable } from "~/components/admin/audit-event-table";
@@ -28,7 +28,7 @@ import { twoStepStatusOf } from "~/domain/security/two-step-verification.server"
 import { listAuditEvents } from "~/domain/staff/staff-audit-log.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
-import { getInstance, getLocale } from "~/middleware/i18n.server";
+import { getInstance, getLocale } from "~/i18n/i18n-middleware.server";
 import { requireAdmin } from "~/middleware/require-member.server";
 import { keptFormFields } from "~/middleware/require-recent-password.server";
 import { requireRecentStaffConfirmation } from "~/middleware/staff-session.server";

@@ -1,5 +1,5 @@
 import { data, redirect, useNavigation } from "react-router";
-import { FORM_FIELD_TEXTS } from "~/components/form/schema-form.server";
+import { FORM_FIELD_TEXTS } from "~/forms/schema-form.server";
 import { Button } from "~/components/button";
 import { AdminGetForm } from "~/components/admin/get-form";
 import { InputField } from "~/components/form/fields";
@@ -7,7 +7,7 @@ import { OpenMemberSchema } from "~/domain/forms/staff-schemas";
 import { findSubByEmailOrSub } from "~/domain/staff/member-detail.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
-import { getInstance, getLocale } from "~/middleware/i18n.server";
+import { getInstance, getLocale } from "~/i18n/i18n-middleware.server";
 import { requireAdmin } from "~/middleware/require-member.server";
 import { pathFor } from "~/routing/route-table";
 import { servicesOf } from "~/router-context.server";

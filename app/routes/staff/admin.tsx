@@ -1,6 +1,6 @@
 import { data, redirect, useLocation, useNavigation } from "react-router";
-import { FORM_FIELD_TEXTS } from "~/components/form/schema-form.server";
-import { translateFieldErrors } from "~/components/form/field-errors.server";
+import { FORM_FIELD_TEXTS } from "~/forms/schema-form.server";
+import { translateFieldErrors } from "~/forms/field-errors.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
 import { AdminDashboard } from "~/components/admin/dashboard-charts";
@@ -26,7 +26,7 @@ import {
 import { LOCALES } from "~/i18n/locales";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
-import { getInstance, getLocale } from "~/middleware/i18n.server";
+import { getInstance, getLocale } from "~/i18n/i18n-middleware.server";
 import { requireAdmin } from "~/middleware/require-member.server";
 import { withoutEmptyParams } from "~/routing/query-params";
 import { pathFor } from "~/routing/route-table";

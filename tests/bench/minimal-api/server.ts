@@ -14,7 +14,7 @@
  */
 import { randomBytes } from "node:crypto";
 import http from "node:http";
-import { openDatabase } from "../../../db/client.server";
+import { openDatabase } from "~db/client.server";
 import { describeDevice } from "~/domain/sessions/device-description.server";
 import { parseConfig } from "~/config.server";
 import { tokenStanding } from "~/domain/sessions/api-token-standing.server";

@@ -9,7 +9,7 @@ import {
   memberSessions,
   recoveryCodes,
   twoStepVerifications,
-} from "../../../db/schema";
+} from "~db/schema";
 import { requestEmailChange } from "~/domain/account/email-change.server";
 import { hashDeviceKey } from "~/domain/security/security-record.server";
 import { openRefreshToken } from "~/domain/sessions/refresh-tokens.server";

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import type { DatabaseHandle } from "../../../db/client.server";
-import { emailChangeTokens, memberSessions } from "../../../db/schema";
+import type { DatabaseHandle } from "~db/client.server";
+import { emailChangeTokens, memberSessions } from "~db/schema";
 import {
   EMAIL_CHANGE_TTL_MS,
   confirmEmailChange,

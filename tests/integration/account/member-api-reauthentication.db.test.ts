@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { decodeJwt } from "jose";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { emailChangeTokens, memberSessions } from "../../../db/schema";
+import { emailChangeTokens, memberSessions } from "~db/schema";
 import { ErrorEnvelopeSchema } from "~/api/contract";
 import { REAUTHENTICATION_WINDOW_MS } from "~/domain/account/reauthentication.server";
 import * as emailUpdates from "~/routes/api/email-updates";

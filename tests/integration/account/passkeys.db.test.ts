@@ -1,6 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import { expect, test } from "vitest";
-import { mailOutbox, memberDirectory, memberPasskeys, securityEvents } from "../../../db/schema";
+import { mailOutbox, memberDirectory, memberPasskeys, securityEvents } from "~db/schema";
 import { countPasskeys } from "~/domain/account/passkeys.server";
 import { REAUTHENTICATION_WINDOW_MS } from "~/domain/account/reauthentication.server";
 import { sendDueMail } from "~/domain/mail/mail-outbox.server";

@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { expect, test } from "vitest";
-import { memberSessions } from "../../../db/schema";
+import { memberSessions } from "~db/schema";
 import { resolvePageSession } from "~/domain/sessions/page-sessions.server";
 import { openRefreshToken } from "~/domain/sessions/refresh-tokens.server";
 import { startAuthenticatorSetup, turnOnTwoStep } from "~/domain/security/two-step-verification.server";

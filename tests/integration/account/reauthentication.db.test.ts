@@ -1,6 +1,6 @@
 import { asc, eq } from "drizzle-orm";
 import { expect, test } from "vitest";
-import { memberSessions, securityEvents } from "../../../db/schema";
+import { memberSessions, securityEvents } from "~db/schema";
 import { parseConfig } from "~/config.server";
 import { changePassword } from "~/domain/account/password-change.server";
 import { REAUTHENTICATION_WINDOW_MS } from "~/domain/account/reauthentication.server";

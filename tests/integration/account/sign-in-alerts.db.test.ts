@@ -1,7 +1,7 @@
 import net from "node:net";
 import { and, eq, inArray } from "drizzle-orm";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { mailOutbox, memberProfiles, memberSessions, securityEvents, signInAlertTokens } from "../../../db/schema";
+import { mailOutbox, memberProfiles, memberSessions, securityEvents, signInAlertTokens } from "~db/schema";
 import { parseConfig } from "~/config.server";
 import { changePassword } from "~/domain/account/password-change.server";
 import { confirmPasswordReset, requestPasswordReset } from "~/domain/account/password-reset.server";

@@ -1,7 +1,7 @@
 import { eq, sql } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
-import type { DatabaseHandle } from "../../../db/client.server";
-import { emailChangeTokens, memberProfiles, memberSessions, memberSignOuts } from "../../../db/schema";
+import type { DatabaseHandle } from "~db/client.server";
+import { emailChangeTokens, memberProfiles, memberSessions, memberSignOuts } from "~db/schema";
 import { confirmEmailChange, hashEmailChangeToken, requestEmailChange } from "~/domain/account/email-change.server";
 import { parseConfig } from "~/config.server";
 import { startSession } from "~/domain/sessions/device-admission.server";

@@ -2,8 +2,8 @@ import { AdminAddUserToGroupCommand } from "@aws-sdk/client-cognito-identity-pro
 import { eq, inArray } from "drizzle-orm";
 import postgres from "postgres";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { type DatabaseHandle, openDatabase } from "../../../db/client.server";
-import { directoryReconcileRuns, memberDirectory, scheduledJobTurns } from "../../../db/schema";
+import { type DatabaseHandle, openDatabase } from "~db/client.server";
+import { directoryReconcileRuns, memberDirectory, scheduledJobTurns } from "~db/schema";
 import {
   RECONCILE_PAGE_SIZE,
   latestReconcileReport,

@@ -1,8 +1,8 @@
 import bcrypt from "bcryptjs";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { type DatabaseHandle, openDatabase } from "../../../db/client.server";
-import { memberDirectory } from "../../../db/schema";
+import { type DatabaseHandle, openDatabase } from "~db/client.server";
+import { memberDirectory } from "~db/schema";
 import { parseConfig } from "~/config.server";
 import { ProfileSchema } from "~/domain/forms/profile-schemas";
 import { AccountInfoSchema } from "~/domain/forms/sign-up-schemas";

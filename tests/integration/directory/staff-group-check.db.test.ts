@@ -1,7 +1,7 @@
 import { AdminAddUserToGroupCommand, AdminRemoveUserFromGroupCommand } from "@aws-sdk/client-cognito-identity-provider";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { memberDirectory, staffGroupChecks } from "../../../db/schema";
+import { memberDirectory, staffGroupChecks } from "~db/schema";
 import {
   STAFF_RIGHTS_MAX_AGE_MS,
   checkStaffGroup,

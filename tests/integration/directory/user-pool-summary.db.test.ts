@@ -1,5 +1,5 @@
 import { expect, test } from "vitest";
-import { directoryReconcileRuns } from "../../../db/schema";
+import { directoryReconcileRuns } from "~db/schema";
 import { POOL_SUMMARY_CACHE_MS, describeUserPool } from "~/domain/directory/user-pool-summary.server";
 import type { AppServices } from "~/services.server";
 import { useTestServices } from "../../support/test-services";

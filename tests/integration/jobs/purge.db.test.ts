@@ -12,7 +12,7 @@ import {
   signInAlertTokens,
   staffSessions,
   withdrawalReasons,
-} from "../../../db/schema";
+} from "~db/schema";
 import { MAIL_OUTBOX_RETENTION_DAYS } from "~/domain/mail/mail-outbox.server";
 import { PENDING_SIGN_IN_TTL_MS } from "~/domain/sessions/device-admission.server";
 import { STAFF_SESSION_IDLE_MS, STAFF_SESSION_MAX_MS } from "~/domain/sessions/staff-sessions.server";

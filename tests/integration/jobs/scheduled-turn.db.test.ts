@@ -1,5 +1,5 @@
 import { expect, test } from "vitest";
-import { scheduledJobTurns } from "../../../db/schema";
+import { scheduledJobTurns } from "~db/schema";
 import { claimScheduledTurn } from "~/domain/jobs/scheduled-turn.server";
 import { useTestDatabase } from "../../support/test-database";
 

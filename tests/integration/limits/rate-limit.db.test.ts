@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { expect, test } from "vitest";
-import { rateLimitWindows } from "../../../db/schema";
+import { rateLimitWindows } from "~db/schema";
 import {
   CODE_CHECK_PER_ACCOUNT,
   CODE_CHECK_PER_IP,

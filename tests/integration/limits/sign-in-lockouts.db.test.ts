@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { expect, test } from "vitest";
-import { memberDirectory } from "../../../db/schema";
+import { memberDirectory } from "~db/schema";
 import jaToasts from "../../../locales/ja/toasts.json";
 import { requestInfoContext } from "~/router-context.server";
 import * as staffSignInPage from "~/routes/default/admin-sign-in";

@@ -2,8 +2,8 @@ import { randomUUID } from "node:crypto";
 import { parse } from "csv-parse/sync";
 import { eq, sql } from "drizzle-orm";
 import { beforeAll, expect, test } from "vitest";
-import { csvCopyFor } from "../../../db/client.server";
-import { memberProfiles } from "../../../db/schema";
+import { csvCopyFor } from "~db/client.server";
+import { memberProfiles } from "~db/schema";
 import { EmailAddressesExportParams } from "~/domain/staff/export-params.server";
 import { type CsvDownload, exportEmailAddresses } from "~/domain/staff/member-export.server";
 import {

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { eq, sql } from "drizzle-orm";
 import { expect, test } from "vitest";
-import { memberSessions, securityEvents } from "../../../db/schema";
+import { memberSessions, securityEvents } from "~db/schema";
 import { hashDeviceKey, isKnownBrowser } from "~/domain/security/security-record.server";
 import { useTestDatabase } from "../../support/test-database";
 

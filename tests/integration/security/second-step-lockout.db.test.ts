@@ -7,7 +7,7 @@ import {
   secondStepFailures,
   securityEvents,
   twoStepVerifications,
-} from "../../../db/schema";
+} from "~db/schema";
 import { confirmPasswordReset, requestPasswordReset } from "~/domain/account/password-reset.server";
 import { formatJapanTime, sendDueMail } from "~/domain/mail/mail-outbox.server";
 import {

@@ -1,7 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { RouterContextProvider } from "react-router";
 import { expect, test } from "vitest";
-import { securityEvents, staffAuditEvents } from "../../../db/schema";
+import { securityEvents, staffAuditEvents } from "~db/schema";
 import { signIn } from "~/domain/account/sign-in.server";
 import {
   SECURITY_ACTIVITY_DAYS,
@@ -10,7 +10,7 @@ import {
 } from "~/domain/security/security-activity.server";
 import { recordSecurityEvents } from "~/domain/security/security-record.server";
 import { findLiveSession } from "~/domain/sessions/page-sessions.server";
-import { i18nextMiddleware } from "~/middleware/i18n.server";
+import { i18nextMiddleware } from "~/i18n/i18n-middleware.server";
 import type { SignedInMember } from "~/middleware/member-session.server";
 import { memberContext, requestInfoContext, servicesContext } from "~/router-context.server";
 import * as securityPage from "~/routes/member/my-security";

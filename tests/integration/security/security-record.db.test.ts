@@ -1,7 +1,7 @@
 import { asc, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import type { DatabaseHandle } from "../../../db/client.server";
-import { memberProfiles, securityEvents } from "../../../db/schema";
+import type { DatabaseHandle } from "~db/client.server";
+import { memberProfiles, securityEvents } from "~db/schema";
 import { createDomainIdentity } from "~/composition-root.server";
 import { parseConfig } from "~/config.server";
 import { confirmEmailChange, requestEmailChange } from "~/domain/account/email-change.server";

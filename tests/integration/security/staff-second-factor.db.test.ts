@@ -5,7 +5,7 @@ import {
 } from "@aws-sdk/client-cognito-identity-provider";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { securityEvents } from "../../../db/schema";
+import { securityEvents } from "~db/schema";
 import { ErrorEnvelopeSchema } from "~/api/contract";
 import { checkStaffGroup } from "~/domain/directory/staff-group-check.server";
 import { beginStaffSignIn } from "~/domain/sessions/staff-sessions.server";

@@ -1,7 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { Secret, TOTP } from "otpauth";
 import { expect, test } from "vitest";
-import { mailOutbox, recoveryCodes, securityEvents, twoStepVerifications } from "../../../db/schema";
+import { mailOutbox, recoveryCodes, securityEvents, twoStepVerifications } from "~db/schema";
 import { reauthenticate } from "~/domain/account/reauthentication.server";
 import type { SignedInMember } from "~/middleware/member-session.server";
 import * as authenticatorPage from "~/routes/member/my-security-authenticator";

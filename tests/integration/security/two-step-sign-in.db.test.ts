@@ -1,7 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { Secret, TOTP } from "otpauth";
 import { afterEach, expect, test } from "vitest";
-import { mailOutbox, securityEvents, twoStepVerifications } from "../../../db/schema";
+import { mailOutbox, securityEvents, twoStepVerifications } from "~db/schema";
 import { signIn, signInWithRecoveryCode } from "~/domain/account/sign-in.server";
 import { toDomainError } from "~/domain/domain-error.server";
 import { countRecoveryCodesLeft } from "~/domain/security/recovery-codes.server";

@@ -1,6 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import { expect, test } from "vitest";
-import { mailOutbox, memberDirectory, memberPasskeys, securityEvents, unknownPasskeys } from "../../../db/schema";
+import { mailOutbox, memberDirectory, memberPasskeys, securityEvents, unknownPasskeys } from "~db/schema";
 import { signIn } from "~/domain/account/sign-in.server";
 import { checkMemberFactors, reconcileFactors } from "~/domain/security/factor-reconcile.server";
 import { sendDueMail } from "~/domain/mail/mail-outbox.server";

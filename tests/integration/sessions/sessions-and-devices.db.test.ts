@@ -9,7 +9,7 @@ import { openRefreshToken } from "~/domain/sessions/refresh-tokens.server";
 import { endSessions } from "~/domain/sessions/session-ending.server";
 import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { systemClock } from "~/services.server";
-import { memberProfiles, memberSessions } from "../../../db/schema";
+import { memberProfiles, memberSessions } from "~db/schema";
 import { useTestDatabase } from "../../support/test-database";
 
 const SECRETS = ["k".repeat(32)];

@@ -1,7 +1,7 @@
 import { AdminRemoveUserFromGroupCommand } from "@aws-sdk/client-cognito-identity-provider";
 import { eq } from "drizzle-orm";
 import { expect, test } from "vitest";
-import { memberPasskeys, staffSessions } from "../../../db/schema";
+import { memberPasskeys, staffSessions } from "~db/schema";
 import { staffSessionCookie } from "~/cookies/app-cookies.server";
 import { addPasskey, passkeyCreationOptions } from "~/domain/account/passkeys.server";
 import { completeStaffPasskeySignIn } from "~/domain/sessions/staff-passkey-sign-in.server";

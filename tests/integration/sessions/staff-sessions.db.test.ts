@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { expect, test } from "vitest";
-import { memberPasskeys, memberSessions, staffSessions } from "../../../db/schema";
+import { memberPasskeys, memberSessions, staffSessions } from "~db/schema";
 import { parseConfig } from "~/config.server";
 import { sessionCookie, staffSessionCookie } from "~/cookies/app-cookies.server";
 import { completeCodeSignIn, signIn } from "~/domain/account/sign-in.server";

@@ -5,7 +5,7 @@ import {
   dashboardFigures,
   lastTwelveMonths,
 } from "~/domain/staff/admin-dashboard.server";
-import { withdrawalReasons } from "../../../db/schema";
+import { withdrawalReasons } from "~db/schema";
 import { type DirectoryMemberSeed, insertDirectoryMembers, microsOf } from "../../support/directory-members";
 import { useTestDatabase } from "../../support/test-database";
 

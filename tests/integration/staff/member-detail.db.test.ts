@@ -7,7 +7,7 @@ import {
   memberProfiles,
   memberSessions,
   withdrawalReasons,
-} from "../../../db/schema";
+} from "~db/schema";
 import { insertDirectoryMembers, microsOf } from "../../support/directory-members";
 import { useTestDatabase } from "../../support/test-database";
 

@@ -3,8 +3,8 @@ import { parse } from "csv-parse/sync";
 import { sql } from "drizzle-orm";
 import iconv from "iconv-lite";
 import { beforeAll, expect, test } from "vitest";
-import { csvCopyFor } from "../../../db/client.server";
-import { staffAuditEvents, withdrawalReasons } from "../../../db/schema";
+import { csvCopyFor } from "~db/client.server";
+import { staffAuditEvents, withdrawalReasons } from "~db/schema";
 import {
   EmailAddressesExportParams,
   MemberExportParams,

@@ -5,7 +5,7 @@ import {
   AdminUpdateUserAttributesCommand,
 } from "@aws-sdk/client-cognito-identity-provider";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { emailChangeTokens, memberDirectory, memberSessions, staffAuditEvents } from "../../../db/schema";
+import { emailChangeTokens, memberDirectory, memberSessions, staffAuditEvents } from "~db/schema";
 import { authenticateBearer } from "~/api/bearer-auth.server";
 import { DomainError, withDomainErrors } from "~/domain/domain-error.server";
 import { requestEmailChange } from "~/domain/account/email-change.server";

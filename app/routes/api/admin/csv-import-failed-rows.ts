@@ -4,7 +4,7 @@ import { importJobIdOf } from "~/api/staff-api.server";
 import { failedRowsCsv } from "~/domain/csv-import/failed-rows.server";
 import { getImportJobProgress } from "~/domain/csv-import/import-jobs.server";
 import { fixedTranslator } from "~/i18n/translator.server";
-import { csvDownloadResponse } from "~/routing/csv-download.server";
+import { csvDownloadResponse } from "~/api/csv-response.server";
 
 const api = apiRoute({
   GET: {

@@ -2,7 +2,7 @@ import { apiRoute, requireRecentSignIn } from "~/api/api-handler.server";
 import { staffActorOf } from "~/api/staff-api.server";
 import { exportNeedsRecentSignIn } from "~/domain/staff/export-params.server";
 import { exportEmailAddresses } from "~/domain/staff/member-export.server";
-import { csvDownloadResponse } from "~/routing/csv-download.server";
+import { csvDownloadResponse } from "~/api/csv-response.server";
 import { newsletterUnsubscribeLinkBaseFor } from "~/routing/newsletter-unsubscribe-link";
 
 const api = apiRoute({

@@ -2,7 +2,7 @@ import { apiRoute } from "~/api/api-handler.server";
 import { staffActorOf } from "~/api/staff-api.server";
 import { exportWithdrawalReasons } from "~/domain/staff/member-export.server";
 import { fixedTranslator } from "~/i18n/translator.server";
-import { csvDownloadResponse } from "~/routing/csv-download.server";
+import { csvDownloadResponse } from "~/api/csv-response.server";
 
 const api = apiRoute({
   GET: {

@@ -1,11 +1,12 @@
 import { getZodConstraint } from "@conform-to/zod/v4";
 import type { z } from "zod";
+import type { FormConstraint } from "~/components/form/use-schema-form";
 import type { TranslationRequest } from "~/i18n/translations.server";
-import type { FormConstraint } from "./use-schema-form";
 
 /*
- * The loader's half of the form kit (the page's is use-schema-form.ts, the action's form-action.server.ts): what a
- * loader sends a form page. Everything a loader sends is weighed with the page's JavaScript (tests/bench/README.md).
+ * The loader's half of the form kit (the page's is app/components/form/use-schema-form.ts, the action's
+ * form-action.server.ts): what a loader sends a form page. Everything a loader sends is weighed with the page's
+ * JavaScript (tests/bench/README.md).
  */
 
 /**

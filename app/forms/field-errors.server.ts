@@ -1,5 +1,5 @@
 import type { RouterContextProvider } from "react-router";
-import { getInstance, getLocale } from "~/middleware/i18n.server";
+import { getInstance, getLocale } from "~/i18n/i18n-middleware.server";
 
 /**
  * A GET form's field errors (message keys of "forms", or namespaced) as texts in the request's language, for a

@@ -2,7 +2,7 @@ import type { CsvDownload } from "~/domain/staff/member-export.server";
 import { CSV_CHARSETS, contentDisposition } from "~/domain/staff/spreadsheet-csv.server";
 
 /**
- * A download as the browser and API callers get it, from the page lane's resource routes and the admin API alike:
+ * A download as the browser and API callers get it, from the staff pages' resource routes and the admin API alike:
  * an attachment named with the date and time, never stored by a cache (staff data), and `no-transform` so that no
  * proxy or compression holds the stream back (app/server/write-body.ts). nosniff comes with every answer.
  */
@@ -19,17 +19,4 @@ export function csvDownloadResponse(
       "Cache-Control": "no-store, no-transform",
     },
   });
-}
-
-/**
- * The downloads page's forms call the language `language`: `?locale=` is the site's own language switch, which the
- * canonical-URL middleware turns into a redirect (dropping the value), as on the member list. The schemas and the
- * admin API keep `locale`.
- */
-export const DOWNLOAD_PAGE_PARAMS: Readonly<Record<string, string>> = { locale: "language" };
-
-/** A downloads page URL's parameters under the schemas' names. */
-export function exportParamsOfPage(pageParams: URLSearchParams): URLSearchParams {
-  const schemaName = Object.fromEntries(Object.entries(DOWNLOAD_PAGE_PARAMS).map(([field, param]) => [param, field]));
-  return new URLSearchParams([...pageParams].map(([name, value]) => [schemaName[name] ?? name, value]));
 }

@@ -7,8 +7,8 @@ import {
   isLocale,
   localeFromAcceptLanguage,
   localeFromPathname,
-} from "~/i18n/locales";
-import { I18NEXT_OPTIONS } from "~/i18n/translator.server";
+} from "./locales";
+import { I18NEXT_OPTIONS } from "./translator.server";
 import { isApiPath } from "~/routing/api-paths";
 
 /**
@@ -19,7 +19,6 @@ import { isApiPath } from "~/routing/api-paths";
  */
 async function findLocale(request: Request): Promise<Locale> {
   // remix-i18next passes the request alone; its path's start is the page's, `.data` suffix or not.
-  // eslint-disable-next-line no-restricted-syntax
   const { pathname } = new URL(request.url);
   return isApiPath(pathname)
     ? localeFromAcceptLanguage(request.headers.get("Accept-Language"))

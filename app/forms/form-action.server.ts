@@ -6,12 +6,13 @@ import type { DomainErrorCode } from "~/domain/domain-error.server";
 import type { LimitedAttempt } from "~/domain/limits/rate-limit.server";
 import { type SignInDoor, isCredentialRefusal } from "~/domain/limits/sign-in-failures.server";
 import { domainErrorOf, httpStatusOf, messageKeyOf } from "~/errors/error-responses.server";
+import { getInstance, getLocale } from "~/i18n/i18n-middleware.server";
 import { type SignInAllowance, allowSignInAttempt, checkAttemptLimit } from "~/middleware/attempt-limit.server";
-import { getInstance, getLocale } from "~/middleware/i18n.server";
 
 /*
- * The action's half of the form kit (the loader's is schema-form.server.ts, the page's use-schema-form.ts): every
- * form post goes parse → 400 → attempt limit → 429 → the domain verb → its error as the form's message, here.
+ * The action's half of the form kit (the loader's is schema-form.server.ts, the page's
+ * app/components/form/use-schema-form.ts): every form post goes parse → 400 → attempt limit → 429 → the domain
+ * verb → its error as the form's message, here.
  */
 
 /** What a post that types the member's password counts as (app/domain/limits/sign-in-failures.server.ts). */
