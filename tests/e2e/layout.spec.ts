@@ -38,7 +38,8 @@ async function checkPage(page: Page, url: string, label = url) {
 
 for (const width of WIDTHS) {
   test(`at ${width} px every page is checked for overflow${andAxe(width)}`, async ({ browser }) => {
-    test.setTimeout(240_000);
+    // Every page and axe on each: minutes on a loaded 2-core machine.
+    test.setTimeout(480_000);
     // One context per kind of visitor, each reused for all of its pages.
     const open = async (setUp?: (context: BrowserContext) => Promise<unknown>) => {
       const context = await browser.newContext({ viewport: { width, height: 800 } });
@@ -104,7 +105,8 @@ for (const width of STAFF_WIDTHS) {
   test(`at ${width} px the staff pages sit on the page's column and are checked for overflow${andAxe(width)}`, async ({
     browser,
   }) => {
-    test.setTimeout(240_000);
+    // Every page and axe on each: minutes on a loaded 2-core machine.
+    test.setTimeout(480_000);
     const context = await browser.newContext({ viewport: { width, height: 800 } });
     const admin = await createApiStaff(E2E_APP, `layout-${width}`);
     const member = await createNamedMember(STANDIN_PORT, {
