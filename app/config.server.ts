@@ -88,11 +88,12 @@ const EnvSchema = z.object({
   // quota is 30 requests per second for the whole AWS account, shared with every other caller: 25 leaves the rest
   // some room.
   DIRECTORY_RECONCILE_REQUESTS_PER_SECOND: z.coerce.number().positive().max(25).default(5),
-  // 0: no schedule in the server (run `npm run directory:reconcile` from cron instead).
-  DIRECTORY_RECONCILE_INTERVAL_MINUTES: z.coerce.number().int().min(0).max(10_080).default(360),
+  // 0: no schedule in the server (run `npm run directory:reconcile` from cron instead). Fractions are allowed (0.1 is
+  // every 6 s), so a test of several instances sees a few intervals without waiting minutes.
+  DIRECTORY_RECONCILE_INTERVAL_MINUTES: z.coerce.number().min(0).max(10_080).default(360),
   // The retention purge and the two-systems repairs (app/domain/jobs/purge.server.ts). 0: no schedule in the server
-  // (run `npm run purge` from cron instead).
-  PURGE_INTERVAL_MINUTES: z.coerce.number().int().min(0).max(10_080).default(360),
+  // (run `npm run purge` from cron instead). Fractions as above.
+  PURGE_INTERVAL_MINUTES: z.coerce.number().min(0).max(10_080).default(360),
   // The second-factor reconcile (app/domain/security/factor-reconcile.server.ts): a batch of members every interval, two
   // Cognito calls each (AdminGetUser, and an unanswered AdminInitiateAuth that names the passkeys), from quotas the
   // sign-ins share. 0: off.

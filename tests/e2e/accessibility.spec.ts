@@ -17,9 +17,6 @@ const PAGES = [
   "/__dev/mailbox/",
 ];
 
-// axe runs inside the page, so it needs JavaScript; the server-rendered DOM it checks is the same either way.
-test.skip(({ javaScriptEnabled }) => !javaScriptEnabled, "axe-core needs JavaScript in the page");
-
 for (const path of PAGES) {
   for (const prefix of ["", "/en"]) {
     test(`${prefix}${path} has no serious or critical accessibility violations`, async ({ page }) => {

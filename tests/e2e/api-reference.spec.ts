@@ -7,10 +7,6 @@ import { API_ERROR_CODES, API_ERROR_STATUS } from "../../app/api/endpoint";
 
 /** The API reference lists what the contract and the OpenAPI document say, in the page's language. */
 
-// The reference is a document without scripts (the first test proves it), so JavaScript changes nothing it shows:
-// it is read once, as a browser without JavaScript reads it.
-test.skip(({ javaScriptEnabled }) => javaScriptEnabled, "a page without scripts: the js-off project reads it");
-
 type ApiTexts = { errors: Record<string, string>; reference: { title: string } };
 
 function apiTexts(locale: "ja" | "en"): ApiTexts {

@@ -7,8 +7,6 @@ import { expect, test } from "./fixtures";
  * watched (the app's is the only one) so that each test knows when prefetching would have started.
  */
 
-test.skip(({ javaScriptEnabled }) => !javaScriptEnabled, "prefetching is the page's script at work");
-
 type Watch = { idleRequestedAt?: number; idleRanAt?: number; firstPrefetchAt?: number };
 type FakeConnection = EventTarget & { effectiveType: string; saveData: boolean };
 

@@ -299,7 +299,8 @@ export async function latestReconcileReport(db: Database): Promise<ReconcileRepo
 }
 
 /**
- * Runs the reconcile on a schedule inside the server process: first after `firstRunDelayMs`, then every
+ * Runs the reconcile on a schedule inside the server process: first after `firstRunDelayMs` (by default
+ * RECONCILE_FIRST_RUN_DELAY_MS, or one interval if shorter), then every
  * `intervalMs` (every instance ticks; claimScheduledTurn lets the first tick of an interval run, and claimRun lets one
  * work at a time). A run interrupted by a restart is resumed by the next
  * attempt once its heartbeat is stale. Returns a stop function that also ends the walk in hand after its current
@@ -330,7 +331,10 @@ export function scheduleDirectoryReconcile(
         logger.warn({ err: error }, "the directory reconcile failed; it runs again at the next interval");
       }
     },
-    { firstRunDelayMs: options.firstRunDelayMs ?? RECONCILE_FIRST_RUN_DELAY_MS, intervalMs: options.intervalMs },
+    {
+      firstRunDelayMs: options.firstRunDelayMs ?? Math.min(RECONCILE_FIRST_RUN_DELAY_MS, options.intervalMs),
+      intervalMs: options.intervalMs,
+    },
   );
   return () => {
     stopping.abort();

@@ -21,16 +21,19 @@ import { cognitoConfigOf } from "../../support/stand-in-config";
 import { makeTempDir } from "../../support/temp-dir";
 import { openTestDatabase } from "../../support/test-database";
 
-// The real parts: the Cognito stand-in over HTTP through the AWS SDK (5,000 users seeded straight into its store),
-// and PGlite, or PostgreSQL when TEST_DATABASE_URL is set.
+// The real parts: the Cognito stand-in over HTTP through the AWS SDK (500 users seeded straight into its store: nine
+// pages of ListUsers, enough to pause a walk midway and to see its pace), and PGlite, or PostgreSQL when
+// TEST_DATABASE_URL is set.
 const temp = makeTempDir("directory-reconcile");
 let stack: StandIns;
 let handle: DatabaseHandle;
 let dropOwnDatabase = async () => {};
 let seeded: { sub: string; email: string }[];
-const SEEDED_USERS = 5000;
-/** High, so a run over 5,000 users takes seconds; the pace is what the rate check measures. */
-const REQUESTS_PER_SECOND = 20;
+const SEEDED_USERS = 500;
+/** Below a run's request count, so the rate check sees the pacer at work; a run still takes about two seconds. */
+const REQUESTS_PER_SECOND = 5;
+/** A walk slow enough to be caught midway (taken over, or stopped). */
+const SLOW_REQUESTS_PER_SECOND = 1;
 const RECONCILE_OPERATIONS = new Set(["ListUsers", "ListGroups", "ListUsersInGroup"]);
 
 beforeAll(async () => {
@@ -186,11 +189,11 @@ test("one run finds and fixes every drifted user, reports the right counts, and 
 
 test("a run stopped after some pages resumes from its page token and ends with the same result", async () => {
   const filled = await emptyDirectoryFilledOnce();
-  const lostRows = seeded.slice(1000, 1003).map((user) => user.sub);
+  const lostRows = seeded.slice(250, 253).map((user) => user.sub);
   await handle.db.delete(memberDirectory).where(inArray(memberDirectory.sub, lostRows));
   const identity = cognitoDirectly();
   // Late in the walk, so that the resumed part is the one that finds it.
-  const renamed = seeded[4000]!;
+  const renamed = seeded[450]!;
   await identity.updateAttributes(renamed.sub, { family_name: "Renamed" });
   const deleted = seeded[10]!;
   await identity.deleteUser(deleted.sub);
@@ -235,7 +238,7 @@ test("two runners at once: one walks, the other finds the run taken and reads no
 
 test("a run whose worker looks dead is taken over from its page token, and the old worker stops without writing", async () => {
   await emptyDirectoryFilledOnce();
-  const slow = reconcileDirectory(deps(), { requestsPerSecond: 5 });
+  const slow = reconcileDirectory(deps(), { requestsPerSecond: SLOW_REQUESTS_PER_SECOND });
   await expect
     .poll(
       async () =>
@@ -280,7 +283,7 @@ test("the server's schedule fills an empty directory soon after start; stopping 
   await handle.db.delete(directoryReconcileRuns);
   await handle.db.delete(scheduledJobTurns);
   const stopSlow = scheduleDirectoryReconcile(deps(), {
-    requestsPerSecond: 5,
+    requestsPerSecond: SLOW_REQUESTS_PER_SECOND,
     intervalMs: 60 * 60 * 1000,
     firstRunDelayMs: 0,
   });
