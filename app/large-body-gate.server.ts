@@ -1,5 +1,5 @@
 import type { RouterContextProvider } from "react-router";
-import { isDatabaseUnavailable } from "../../db/client.server";
+import { isDatabaseUnavailable } from "../db/client.server";
 import { authenticateBearer } from "~/api/bearer-auth.server";
 import { ApiError } from "~/api/api-response.server";
 import { staffSessionCookie } from "~/cookies/app-cookies.server";
