@@ -39,10 +39,13 @@ export function readBody(
     let allowedBytes = limit;
     let asking = false;
     const settle = () => req.off("readable", onReadable).off("close", onClose).off("error", onError);
+    // "refused" is answered at once; "too large" once the rest is dropped (or the allowance spent), so that a client
+    // still sending is not cut off mid-body.
     const refuse = (outcome: "too large" | "refused") => {
       settle();
-      dropUpTo(req, DRAIN_BYTES);
-      resolve(outcome);
+      const dropped = dropUpTo(req, DRAIN_BYTES);
+      if (outcome === "refused") resolve(outcome);
+      else void dropped.then(() => resolve(outcome));
     };
     function onReadable() {
       if (asking) return;
@@ -83,19 +86,33 @@ export function readBody(
       settle();
       reject(error);
     };
-    req.on("readable", onReadable).on("close", onClose).on("error", onError);
+    // Started once node:http has parsed what it has received: a request whose whole body (or no body) came with its
+    // head is complete by then, and taken as it is. A 'readable' listener added to a stream that already has its
+    // end would have it emit 'end' at once, which React Router's adapter, subscribing later, would never see.
+    process.nextTick(() => {
+      if (req.complete) return onReadable();
+      req.on("readable", onReadable).on("close", onClose).on("error", onError);
+    });
   });
 }
 
-/** Reads and drops what the client still sends, up to `bytes`, then stops reading (the connection then closes). */
-function dropUpTo(req: NodeJS.ReadableStream, bytes: number) {
-  let dropped = 0;
-  const onData = (chunk: Buffer) => {
-    dropped += chunk.length;
-    if (dropped > bytes) {
-      req.off("data", onData);
+/**
+ * Reads and drops what the client still sends, up to `bytes`, then stops reading (the connection then closes).
+ * Settles when the body has ended or the allowance is spent.
+ */
+function dropUpTo(req: IncomingMessage, bytes: number): Promise<void> {
+  return new Promise((resolve) => {
+    let dropped = 0;
+    const stop = () => {
+      req.off("data", onData).off("end", stop).off("close", stop);
+      resolve();
+    };
+    const onData = (chunk: Buffer) => {
+      dropped += chunk.length;
+      if (dropped <= bytes) return;
       req.pause();
-    }
-  };
-  req.on("data", onData).resume();
+      stop();
+    };
+    req.on("data", onData).on("end", stop).on("close", stop).resume();
+  });
 }
