@@ -169,7 +169,6 @@ export function countCsvImportRow(outcome: "created" | "failed" | "retried" | "s
   metrics.csvImportRows.inc({ outcome });
 }
 
-
 /** One run of a scheduled job; `worked` when this process did the job's work (not another instance, not a failure). */
 export function countJobRun(
   job: "purge" | "reconcile" | "staff-group-check" | "factors",

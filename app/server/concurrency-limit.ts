@@ -26,10 +26,7 @@ const RETRY_AFTER_S = 1;
  * its place until its response closes (a download, until its client has it all). Mounted after the health checks,
  * which never wait.
  */
-export function createConcurrencyLimit(
-  options: ConcurrencyLimitOptions,
-  onShed: () => void,
-): ConcurrencyLimit {
+export function createConcurrencyLimit(options: ConcurrencyLimitOptions, onShed: () => void): ConcurrencyLimit {
   const queue: Array<{ res: Response; start: () => void; timer: NodeJS.Timeout }> = [];
   let inProgress = 0;
 

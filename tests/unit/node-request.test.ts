@@ -82,9 +82,7 @@ test("a larger limit is asked for once the ordinary one is passed, and applies o
     },
   });
   const small = Readable.from([Buffer.from("a=1")]);
-  expect(
-    await readBody(asRequest(small), LIMIT, larger(false)),
-  ).toEqual(Buffer.from("a=1"));
+  expect(await readBody(asRequest(small), LIMIT, larger(false))).toEqual(Buffer.from("a=1"));
   expect(asked).toBe(0);
   const allowed = await readBody(fakeRequest(10).req, LIMIT, larger(true));
   expect(Buffer.isBuffer(allowed) && allowed.length).toBe(10 * CHUNK.length);
