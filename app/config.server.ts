@@ -60,12 +60,12 @@ const EnvSchema = z.object({
   // After SIGTERM, how long the instance keeps serving while /readyz/ answers 503, so that the load balancer stops
   // sending it requests before it stops accepting connections (app/server/start-server.ts, docs/deployment.md).
   SHUTDOWN_DRAIN_SECONDS: z.coerce.number().min(0).max(120).default(5),
-  // The HTTP layer's start queue (app/server/request-queue.ts). Requests in progress at once: the cap bounds the live
-  // objects of requests that wait on the database or Cognito, and what the garbage collector has to go through.
-  REQUEST_QUEUE_IN_PROGRESS: z.coerce.number().int().min(1).max(1024).default(32),
-  // How long a request may hold its place: one that holds it longer is waiting on something else (Cognito, a slow
-  // client reading a download), not using the CPU, and goes on without it so that it does not hold up the queue.
-  REQUEST_QUEUE_HOLD_MS: z.coerce.number().int().min(1).max(30_000).default(500),
+  // The HTTP layer's concurrency limit (app/server/concurrency-limit.ts). Requests in progress at once: the cap bounds
+  // the live objects of requests that wait on the database or Cognito, and what the garbage collector goes through.
+  REQUESTS_IN_PROGRESS_MAX: z.coerce.number().int().min(1).max(1024).default(32),
+  // Requests that may wait for a place, and for how long; past either a request is answered 503 with Retry-After.
+  REQUESTS_WAITING_MAX: z.coerce.number().int().min(0).max(100_000).default(256),
+  REQUEST_WAIT_MAX_MS: z.coerce.number().int().min(1).max(60_000).default(5_000),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 
   SESSION_SECRETS: commaList,
@@ -227,7 +227,11 @@ function toConfig(env: z.infer<typeof EnvSchema>) {
     origin: new URL(origin).origin,
     metricsPort: env.METRICS_PORT,
     shutdownDrainMs: env.SHUTDOWN_DRAIN_SECONDS * 1000,
-    requestQueue: { inProgress: env.REQUEST_QUEUE_IN_PROGRESS, holdLimitMs: env.REQUEST_QUEUE_HOLD_MS },
+    concurrency: {
+      inProgress: env.REQUESTS_IN_PROGRESS_MAX,
+      waiting: env.REQUESTS_WAITING_MAX,
+      waitMs: env.REQUEST_WAIT_MAX_MS,
+    },
     logLevel: env.LOG_LEVEL,
     sessionSecrets: env.SESSION_SECRETS,
     cookieDomain: env.COOKIE_DOMAIN || undefined,

@@ -9,25 +9,21 @@ import {
   isRouteErrorResponse,
 } from "react-router";
 import { NonceContext } from "./components/nonce";
-import { GuestDocuments, guestDocumentKey } from "./guest-documents.server";
 import { keepPageAfterFailedSubmission, recordFailedSubmission } from "./errors/failed-submission.server";
 import { logger } from "./integrations/logger.server";
-import { renderedDocumentContext, requestInfoContext } from "./router-context.server";
+import { requestInfoContext } from "./router-context.server";
 
 // The HTTP server builds the services once from this module so that they share the routes' module instances
 // (its own copies of the app's classes would fail the routes' instanceof checks).
 export { createAppServices } from "./composition-root.server";
 // The HTTP layer asks it before reading a body over the ordinary limit (app/server/app-context.ts).
-export { largeBodyRefusal } from "./middleware/large-body-gate.server";
+export { largeBodyRefusal } from "./large-body-gate.server";
 // The HTTP server starts the new-password rule's thread at its own start, in the routes' copy of its module.
 export { preparePasswordStrength } from "./domain/account/password-strength.server";
 
 export const streamTimeout = 5_000;
 
 const DOCUMENT_CONTENT_TYPE = "text/html; charset=utf-8";
-
-/** Development reloads route modules as they change, so it renders every time. */
-const guestDocuments = import.meta.env.DEV ? null : new GuestDocuments();
 
 export default function handleRequest(
   request: Request,
@@ -42,18 +38,9 @@ export default function handleRequest(
     return new Response(null, { status: responseStatusCode, headers: responseHeaders });
   }
   const nonce = loadContext.get(requestInfoContext).nonce || undefined;
-  const guestKey =
-    guestDocuments && nonce ? guestDocumentKey(request.url, responseStatusCode, routerContext, loadContext) : null;
-  const kept = guestKey === null ? undefined : guestDocuments?.take(guestKey, nonce!);
-  if (kept) {
-    // The data the render would have sent the browser is in the kept document already.
-    void routerContext.serverHandoffStream?.cancel();
-    return documentResponse(responseStatusCode, responseHeaders, loadContext, kept);
-  }
 
   return new Promise<Response>((resolve, reject) => {
     let shellRendered = false;
-    let renderFailed = false;
     let timeoutId: ReturnType<typeof setTimeout> | undefined = setTimeout(() => abort(), streamTimeout + 1000);
 
     // The whole document at once, for people and crawlers alike: no loader defers data, so the rest of a page is
@@ -78,9 +65,8 @@ export default function handleRequest(
               callback();
             },
             final(callback) {
-              const html = Buffer.concat(chunks);
-              if (guestKey !== null && !renderFailed) guestDocuments?.keep(guestKey, html, nonce!);
-              resolve(documentResponse(responseStatusCode, responseHeaders, loadContext, html));
+              responseHeaders.set("Content-Type", DOCUMENT_CONTENT_TYPE);
+              resolve(new Response(Buffer.concat(chunks), { headers: responseHeaders, status: responseStatusCode }));
               callback();
             },
           });
@@ -92,20 +78,11 @@ export default function handleRequest(
         },
         onError(error: unknown) {
           responseStatusCode = 500;
-          renderFailed = true;
           if (shellRendered) logger.error({ err: error }, "error while rendering a page");
         },
       },
     );
   });
-}
-
-/** The HTML goes to the HTTP layer beside a Response without a body, as one buffer (RenderedDocument). */
-function documentResponse(status: number, headers: Headers, loadContext: RouterContextProvider, html: Buffer) {
-  headers.set("Content-Type", DOCUMENT_CONTENT_TYPE);
-  const response = new Response(null, { headers, status });
-  loadContext.set(renderedDocumentContext, { response, html });
-  return response;
 }
 
 /** Unexpected loader/action/render errors, logged once with the request id; aborted requests are not errors. */

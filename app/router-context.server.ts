@@ -6,8 +6,8 @@ import type { AppServices } from "~/services.server";
 
 /**
  * Every typed value a request's router context carries, and who puts it there: the HTTP server (request info,
- * services, the dev mailbox), the pages' middleware (the member, the database fault) or the entry (the rendered
- * document, and a failed form post from its error handler). Loaders, actions and middleware read them through these
+ * services, the dev mailbox), the pages' middleware (the member, the database fault) or the entry (a failed form post, from
+ * its error handler). Loaders, actions and middleware read them through these
  * keys, and through the accessors beside them where reading has a rule of its own.
  */
 
@@ -38,7 +38,7 @@ export interface RequestInfo {
 export const requestInfoContext = sharedContext<RequestInfo>("request-info");
 
 /**
- * Why the HTTP layer must not read a body over the ordinary limit (app/middleware/large-body-gate.server.ts), as
+ * Why the HTTP layer must not read a body over the ordinary limit (app/large-body-gate.server.ts), as
  * the API answers it: pages answer 413 whatever the reason.
  */
 export interface LargeBodyRefusal {
@@ -50,19 +50,6 @@ export interface LargeBodyRefusal {
 export function clientIpOf(context: Readonly<RouterContextProvider>): string {
   return context.get(requestInfoContext).clientIp;
 }
-
-/**
- * A page's HTML as the entry's renderer made it, for the HTTP layer to send as it is, beside the Response the renderer
- * returned with no body of its own: a web Response body would wrap the buffer in a stream only for the page lane to
- * read it back, on every page view. `response` names the answer it belongs to, so that a later answer (the error
- * page React Router renders when a render fails) never goes out with it.
- */
-export interface RenderedDocument {
-  response: Response;
-  html: Buffer;
-}
-
-export const renderedDocumentContext = sharedContext<RenderedDocument | null>("rendered-document", null);
 
 /** The app's services, built by the composition root (app/composition-root.server.ts) once per loaded build. */
 export const servicesContext = sharedContext<AppServices>("services");

@@ -39,8 +39,8 @@ function apiRoute(path: string, id: `api.${string}`) {
 /**
  * The member API and the admin API (app/api/contract.ts lists their endpoints): resource routes, one language
  * (messages follow Accept-Language), no trailing slash, bearer tokens instead of cookies (an admin's for
- * /api/admin/*). The splat answers JSON 404s. React Router serves them through app/server/api-lane.ts, as top-level
- * routes without the root's page middleware.
+ * /api/admin/*). The splat answers JSON 404s. They are children of the root like every route, and skip its page
+ * middleware (app/middleware/pages-only.server.ts).
  */
 const apiRoutes = prefix("api", [
   apiRoute("openapi.json", "api.openapi"),

@@ -88,7 +88,7 @@ function mediaTypeOf(request: Request): string {
 }
 
 /**
- * The body is already in memory and at most MAX_API_BODY_BYTES long: app/server/api-lane.ts has read it. A body
+ * The body is at most MAX_API_BODY_BYTES long: the HTTP layer read it within that limit (app/server/api-checks.ts). A body
  * that does not say it is JSON is 415, whatever it holds: an empty one (an endpoint whose fields are all optional)
  * needs no Content-Type.
  */
@@ -119,8 +119,8 @@ type Handlers = {
 type RouteArgs = Parameters<typeof i18nextMiddleware>[0];
 
 /**
- * An API route's answer, with what the root's middleware does for a page done here: the API's routes run without
- * the root (app/server/api-lane.ts). The request enters its log context, the HTTP layer learns the matched route's
+ * An API route's answer, with what the root's middleware does for a page done here: the API's routes skip the
+ * root's middleware (app/middleware/pages-only.server.ts). The request enters its log context, the HTTP layer learns the matched route's
  * pattern (its metrics' route name), and remix-i18next's middleware gives it its language (Accept-Language) and
  * i18next instance, for getLocale and getInstance.
  */

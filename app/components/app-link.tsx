@@ -1,4 +1,4 @@
-import { createElement, useSyncExternalStore } from "react";
+import { useSyncExternalStore } from "react";
 import { Link, type LinkProps } from "react-router";
 
 type PrefetchPolicy = "none" | "viewport";
@@ -66,51 +66,7 @@ const getServerPolicy = (): PrefetchPolicy => "none";
  * A React Router <Link> that prefetches its page when it is in view, once the page has been idle (PREFETCH_IDLE_MS),
  * unless the connection is poor.
  */
-export function AppLinkInBrowser(props: LinkProps) {
+export function AppLink(props: LinkProps) {
   const prefetch = useSyncExternalStore(subscribe, getPrefetchPolicy, getServerPolicy);
   return <Link prefetch={prefetch} {...props} />;
 }
-
-/** An empty, `.` or `..` segment, or a backslash: what a router resolves in a path (which here starts with `/`). */
-const RESOLVED_BY_ROUTER = /\/\/|\\|\/\.\.?(?:\/|$)/;
-
-/** Whether <Link> would render `to` as it is: a path of this app that a router leaves alone, with no bare `?` or `#` to drop. */
-function isPlainAppPath(to: string): boolean {
-  const hashAt = to.indexOf("#");
-  const beforeHash = hashAt < 0 ? to : to.slice(0, hashAt);
-  const searchAt = beforeHash.indexOf("?");
-  const pathname = searchAt < 0 ? beforeHash : beforeHash.slice(0, searchAt);
-  return (
-    pathname.startsWith("/") &&
-    !RESOLVED_BY_ROUTER.test(pathname) &&
-    beforeHash.length - pathname.length !== 1 &&
-    to.length - beforeHash.length !== 1
-  );
-}
-
-/** The props the plain anchor takes as they are; with any other, <Link> renders the link. */
-const ANCHOR_PROPS = new Set(["className", "rel", "children", "title", "id", "lang", "hrefLang", "aria-current"]);
-
-/**
- * What <Link> renders on the server for a path of this app, without the hooks it needs only in the browser (its
- * click handler's navigator, prefetching, resolving a relative `to`): the same anchor, so hydration finds it as
- * the browser's <Link> renders it (tests/unit/app-link.test.ts compares the two). A page's frame has about twenty
- * links, and <Link>'s hooks for them cost about 6 % of a view's CPU (tests/bench/README.md: Links on the server).
- */
-export function AppLinkOnServer(props: LinkProps) {
-  const { to } = props;
-  if (typeof to !== "string" || !isPlainAppPath(to)) return <Link {...props} />;
-  // Built key by key: on Node 20 a spread followed by more keys makes a hidden class per object (tests/bench/README.md).
-  const anchor: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(props)) {
-    if (name === "to" || name === "reloadDocument") continue;
-    if (!ANCHOR_PROPS.has(name)) return <Link {...props} />;
-    anchor[name] = value;
-  }
-  anchor.href = to;
-  anchor["data-discover"] = "true";
-  return createElement("a", anchor);
-}
-
-/** The server's build renders the plain anchor; the browser's, React Router's <Link> (Vite sets `SSR` per build). */
-export const AppLink = import.meta.env.SSR ? AppLinkOnServer : AppLinkInBrowser;

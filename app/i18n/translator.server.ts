@@ -21,8 +21,8 @@ export const I18NEXT_OPTIONS = {
 } satisfies InitOptions;
 
 /**
- * i18next for text made where no request's instance exists: the API lane's answers to what never reaches a route
- * (app/server/api-lane.ts), and tests that call the domain directly. Every language's resources are loaded, so
+ * i18next for text made where no request's instance exists: the HTTP layer's API answers to what never reaches a
+ * route (app/server/api-checks.ts), and tests that call the domain directly. Every language's resources are loaded, so
  * `getFixedT(locale)` translates into any of them.
  */
 export const i18nextOutsideRequests = i18next.createInstance();

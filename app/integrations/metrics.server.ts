@@ -78,20 +78,19 @@ function createMetrics() {
       labelNames: ["job", "outcome"] as const,
       registers,
     }),
-    guestDocuments: new Counter({
-      name: "guest_documents_total",
-      help: "Public pages' documents for visitors not signed in (app/guest-documents.server.ts): rendered and kept, or reused.",
-      labelNames: ["outcome"] as const,
-      registers,
-    }),
     requestsWaiting: new Gauge({
       name: "http_requests_waiting",
-      help: "Requests waiting in the start queue for a place (app/server/request-queue.ts).",
+      help: "Requests waiting for a place under the concurrency limit (app/server/concurrency-limit.ts).",
       registers,
     }),
     requestsInProgress: new Gauge({
       name: "http_requests_in_progress",
-      help: "Requests holding one of the start queue's places (REQUEST_QUEUE_IN_PROGRESS).",
+      help: "Requests in progress under the concurrency limit (at most REQUESTS_IN_PROGRESS_MAX).",
+      registers,
+    }),
+    requestsShed: new Counter({
+      name: "http_requests_shed_total",
+      help: "Requests answered 503 by the concurrency limit: its waiting list was full or they waited too long.",
       registers,
     }),
     jobLastSuccess: new Gauge({
@@ -103,10 +102,10 @@ function createMetrics() {
   };
 }
 
-type Metrics = ReturnType<typeof createMetrics> & { requestQueue?: RequestQueueDepth };
+type Metrics = ReturnType<typeof createMetrics> & { concurrency?: ConcurrencyDepth };
 
-/** What the HTTP layer's start queue tells about itself. */
-interface RequestQueueDepth {
+/** What the HTTP layer's concurrency limit tells about itself. */
+interface ConcurrencyDepth {
   readonly inProgress: number;
   readonly waiting: number;
 }
@@ -170,10 +169,6 @@ export function countCsvImportRow(outcome: "created" | "failed" | "retried" | "s
   metrics.csvImportRows.inc({ outcome });
 }
 
-export function countGuestDocument(outcome: "rendered" | "reused"): void {
-  metrics.guestDocuments.inc({ outcome });
-}
-
 /** One run of a scheduled job; `worked` when this process did the job's work (not another instance, not a failure). */
 export function countJobRun(
   job: "purge" | "reconcile" | "staff-group-check" | "factors",
@@ -184,9 +179,14 @@ export function countJobRun(
   if (worked) metrics.jobLastSuccess.set({ job }, Date.now() / 1000);
 }
 
-/** The HTTP layer's start queue, read at each scrape (nothing is recorded per request). */
-export function observeRequestQueue(queue: RequestQueueDepth): void {
-  metrics.requestQueue = queue;
+/** The HTTP layer's concurrency limit, read at each scrape (nothing is recorded per request). */
+export function observeConcurrency(limit: ConcurrencyDepth): void {
+  metrics.concurrency = limit;
+}
+
+/** A request the concurrency limit answered 503. */
+export function countShedRequest(): void {
+  metrics.requestsShed.inc();
 }
 
 let collectingProcessMetrics = false;
@@ -203,9 +203,9 @@ export function collectProcessMetrics(): void {
 
 /** The exposition: every metric in Prometheus's text format. */
 export async function metricsExposition(): Promise<{ contentType: string; body: string }> {
-  if (metrics.requestQueue) {
-    metrics.requestsWaiting.set(metrics.requestQueue.waiting);
-    metrics.requestsInProgress.set(metrics.requestQueue.inProgress);
+  if (metrics.concurrency) {
+    metrics.requestsWaiting.set(metrics.concurrency.waiting);
+    metrics.requestsInProgress.set(metrics.concurrency.inProgress);
   }
   return { contentType: metrics.registry.contentType, body: await metrics.registry.metrics() };
 }

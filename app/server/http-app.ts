@@ -1,43 +1,50 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
+import { STATUS_CODES } from "node:http";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
+import { createRequestHandler } from "@react-router/express";
 import compression from "compression";
-import express from "express";
-import proxyAddr from "proxy-addr";
+import express, { type ErrorRequestHandler, type RequestHandler } from "express";
 import type { ServerBuild } from "react-router";
 import { type DatabaseHandle, isDatabaseReachable } from "~db/client.server";
+import { ApiError } from "~/api/api-response.server";
 import { largerPageBodyLimits } from "~/composition-root.server";
 import { type Config, SIBLING_SERVICES } from "~/config.server";
 import { isApiPath } from "~/routing/api-paths";
 import { isJwksLoaded } from "~/integrations/cognito/jwks.server";
 import { logger } from "~/integrations/logger.server";
-import { observeHttpRequest, observeRequestQueue } from "~/integrations/metrics.server";
+import { countShedRequest, observeConcurrency, observeHttpRequest } from "~/integrations/metrics.server";
 import type { DevMailbox, RequestInfo } from "~/router-context.server";
-import { createApiLane } from "./api-lane";
-import { createRequestQueue } from "./request-queue";
-import { wholeAnswerWriter } from "./write-body";
+import { createApiChecks, sendApiError } from "./api-checks";
 import { type Build, largeBodyGateOf, prepareBuild, requestContextFactory } from "./app-context";
-import { ROUTE_DISCOVERY_PATH, answerUnhandledError, createPageLane, sendText } from "./page-lane";
-import { routeNamesByPattern } from "./route-names";
+import { createConcurrencyLimit } from "./concurrency-limit";
 import { apiCors } from "./cors";
-import { isAllowedOrigin } from "./csrf";
+import { createPageChecks, sendText } from "./page-checks";
+import { routeNamesByPattern } from "./route-names";
 import { pathForLog, securityHeaders } from "./security-headers";
 
 const BUILD_DIR = path.resolve("build");
 /** Fingerprinted files never change under the same name; everything else in public/ may. */
 const IMMUTABLE_MAX_AGE = "1y";
 const PUBLIC_FILE_MAX_AGE = "1h";
+/** Level 4: nearly the size of the default (6) on our HTML for a good deal less CPU per page. */
+const COMPRESSION_LEVEL = 4;
+/** Answers up to this size go out as they are: gzip would cost more CPU than it saves bytes. */
+const COMPRESS_FROM_BYTES = 1024;
+/** Where React Router's browser side asks for the routes of the paths it links to (its default). */
+const ROUTE_DISCOVERY_PATH = "/__manifest";
 
 declare module "express-serve-static-core" {
   interface Locals {
     requestInfo: RequestInfo;
+    /** Whether the request is the API's: written as an API path, or matched among the API's routes. */
+    apiRequest: boolean;
+    /** Whether React Router will match the request among the API's routes (see routedPathOf). */
+    routedToApi: boolean;
     /** The metrics' name for a request the HTTP layer answers itself (a health check, a static file). */
     ownRoute?: OwnRoute;
   }
 }
-
-const HEALTH_CHECK_PATHS = new Set(["/healthz/", "/readyz/"]);
 
 /** What the metrics call the requests no route answers. */
 type OwnRoute = "healthz" | "readyz" | "static-file";
@@ -46,11 +53,8 @@ type OwnRoute = "healthz" | "readyz" | "static-file";
 const UNROUTED = "unrouted";
 
 export interface HttpApp {
-  /**
-   * node:http's request listener: the member API's lane for /api/*, the pages' lane for page paths, Express for
-   * static files and health checks (and, in development, everything Vite serves).
-   */
-  listener: RequestListener;
+  /** node:http's request listener: the Express app. */
+  listener: express.Express;
   /**
    * The shutdown's first step: /readyz/ answers 503 so that the load balancer stops sending requests here, and every
    * answer from now on says `Connection: close`, so that clients open their next connection elsewhere.
@@ -59,15 +63,13 @@ export interface HttpApp {
   close(): Promise<void>;
 }
 
-/** Level 4: nearly the size of the default (6) on our HTML for a good deal less CPU per page. */
-const COMPRESSION_LEVEL = 4;
-
 /**
- * The HTTP layer in front of React Router: request ids and nonces, security headers, the origin check, compression,
- * static files, health checks and access logs. Pages themselves are React Router's, reached through the page lane
- * (page-lane.ts: methods, form bodies and their size checked first); the member API takes its own lane
- * (api-lane.ts) to the same React Router handler. Both lanes go from node:http straight to React Router: Express,
- * whose per-request work every page view would pay for, serves only files and health checks.
+ * The HTTP layer: Express middleware in front of React Router's own Express adapter, which serves every page and
+ * resource route (the API under /api/ included). In order: request id, nonce, security headers and the access log
+ * line with the metrics (every answer has them); the health checks (never behind the concurrency limit); the
+ * concurrency limit; compression; static files (Vite in development); a request target React Router could not
+ * take is 400; then the API's checks or the pages' (origin check, methods, content types, body limits: all before
+ * any route runs, so before any authentication); then React Router, given a URL built from APP_ORIGIN.
  */
 export async function createHttpApp(
   config: Config,
@@ -79,7 +81,6 @@ export async function createHttpApp(
   // Client IPs come from X-Forwarded-For only through the configured number of trusted proxies: anyone can
   // write that header, so trusting more hops would let a client pick its own IP for the rate limits.
   app.set("trust proxy", config.trustProxyHops);
-  const trustProxy = app.get("trust proxy fn") as Parameters<typeof proxyAddr>[1];
   const headers = securityHeaders(config);
   // Without a metrics port nothing reads the request metrics: requests then skip them altogether.
   const metricsOn = config.metricsPort !== undefined;
@@ -90,72 +91,52 @@ export async function createHttpApp(
    * answered itself. Null while the route names are not known yet (development's build loads in the background).
    */
   let routeNames: ReadonlyMap<string, string> | null = null;
-  const routeNameOf = (req: IncomingMessage, res: ServerResponse, requestInfo: RequestInfo) => {
-    if (requestInfo.routePattern !== undefined) return routeNames?.get(requestInfo.routePattern) ?? UNROUTED;
-    const ownRoute = (res as Partial<express.Response>).locals?.ownRoute;
-    if (ownRoute) return ownRoute;
-    return pathOf(req) === ROUTE_DISCOVERY_PATH ? "route-discovery" : UNROUTED;
+  const routeNameOf = (req: express.Request, res: express.Response) => {
+    const { routePattern } = res.locals.requestInfo;
+    if (routePattern !== undefined) return routeNames?.get(routePattern) ?? UNROUTED;
+    if (res.locals.ownRoute) return res.locals.ownRoute;
+    return req.path === ROUTE_DISCOVERY_PATH ? "route-discovery" : UNROUTED;
   };
 
-  /** When each request that went through the queue arrived. */
-  const arrivals = new WeakMap<IncomingMessage, bigint>();
-
   /** Request id, nonce, security headers, the access log line and the metrics: the same for pages and the API. */
-  function beginRequest(req: IncomingMessage, res: ServerResponse, kind: "page" | "api"): RequestInfo {
+  const beginRequest: RequestHandler = (req, res, next) => {
+    const startedAt = process.hrtime.bigint();
+    const routedPath = routedPathOf(req.url, config.origin);
+    // A path written as the API's ("/api/../x") is the API's even where it leads elsewhere: it gets the envelope.
+    const api = isApiPath(routedPath ?? "") || isApiPath(decodedLowerCase(pathOf(req.url)) ?? "");
+    res.locals.apiRequest = api;
+    res.locals.routedToApi = isApiPath(routedPath ?? "");
     const requestInfo: RequestInfo = {
       requestId: randomUUID(),
       // JSON runs no script, so API answers need no nonce. Development's CSP allows inline code for Vite instead;
       // a nonce there would only upset hydration, because browsers hide nonces from the DOM only where the policy
       // uses them.
-      nonce: kind === "page" && config.mode !== "dev" ? randomBytes(16).toString("base64") : "",
-      clientIp: proxyAddr(req, trustProxy),
+      nonce: !api && config.mode !== "dev" ? randomBytes(16).toString("base64") : "",
+      clientIp: req.ip ?? "",
     };
+    res.locals.requestInfo = requestInfo;
     res.setHeader("X-Request-Id", requestInfo.requestId);
     if (draining) res.setHeader("Connection", "close");
-    const responseHeaders = kind === "page" ? headers.forPage(requestInfo.nonce) : headers.forApi;
+    const responseHeaders = api ? headers.forApi : headers.forPage(requestInfo.nonce);
     for (const name in responseHeaders) res.setHeader(name, responseHeaders[name]!);
-    // From the request's arrival, so that the log and the metrics count its wait in the queue too.
-    const startedAt = arrivals.get(req) ?? process.hrtime.bigint();
     res.on("finish", () => {
       const durationMs = Number((process.hrtime.bigint() - startedAt) / 1000n) / 1000;
       logger.info(
         {
           requestId: requestInfo.requestId,
           method: req.method,
-          path: pathForLog(pathOf(req)),
+          path: pathForLog(pathOf(req.url)),
           status: res.statusCode,
           durationMs,
         },
         "request",
       );
-      if (metricsOn) {
-        observeHttpRequest(routeNameOf(req, res, requestInfo), req.method ?? "GET", res.statusCode, durationMs / 1000);
-      }
+      if (metricsOn) observeHttpRequest(routeNameOf(req, res), req.method, res.statusCode, durationMs / 1000);
     });
-    return requestInfo;
-  }
-
-  /** Answers a state-changing request from another site with 403; true when it did. */
-  const refusedCrossSite = (req: IncomingMessage, res: ServerResponse) => {
-    const headers = { get: (name: string) => req.headers[name.toLowerCase()] as string | undefined };
-    if (isAllowedOrigin(req.method ?? "GET", headers, config.origin)) return false;
-    sendText(res, 403, "Forbidden: this request came from another site.");
-    return true;
+    next();
   };
 
-  app.use((req, res, next) => {
-    res.locals.requestInfo = beginRequest(req, res, "page");
-    if (!refusedCrossSite(req, res)) next();
-  });
-
-  app.use(
-    compression({
-      level: COMPRESSION_LEVEL,
-      // What Express answers itself (files, health checks; in development Vite's modules go as they are): the page
-      // lane compresses its answers on its own, and never a download, which streams as it is produced (write-body.ts).
-      filter: (req, res) => (res as express.Response).locals.ownRoute !== undefined && compression.filter(req, res),
-    }),
-  );
+  app.use(beginRequest);
 
   app.get("/healthz/", (_req, res) => {
     res.locals.ownRoute = "healthz";
@@ -171,6 +152,14 @@ export async function createHttpApp(
     res.status(ready ? 200 : 503).json({ status: ready ? "ready" : "unavailable", database: reachable, jwks });
   });
 
+  const limit = createConcurrencyLimit(config.concurrency, countShedRequest);
+  observeConcurrency(limit);
+  app.use(limit.middleware);
+
+  // Downloads say `no-transform` (app/api/csv-response.server.ts), which compression() honours: they stream as
+  // they are produced, never held back in gzip's window.
+  app.use(compression({ level: COMPRESSION_LEVEL, threshold: COMPRESS_FROM_BYTES }));
+
   let closeVite = async () => {};
   let build: Build;
   if (config.mode === "dev") {
@@ -181,7 +170,7 @@ export async function createHttpApp(
     build = () => vite.ssrLoadModule("virtual:react-router/server-build") as Promise<ServerBuild>;
     closeVite = () => vite.close();
   } else {
-    // Named for the metrics as a file is sent; a path that is no file goes on to the pages.
+    // Named for the metrics as a file is sent; a path that is no file goes on to React Router.
     const setHeaders = (res: express.Response) => void (res.locals.ownRoute = "static-file");
     app.use(
       "/assets",
@@ -191,16 +180,16 @@ export async function createHttpApp(
         setHeaders,
       }),
     );
-    const publicFiles = express.static(path.join(BUILD_DIR, "client"), {
-      maxAge: PUBLIC_FILE_MAX_AGE,
-      redirect: false,
-      index: false,
-      setHeaders,
-    });
-    app.use(publicFiles);
+    app.use(
+      express.static(path.join(BUILD_DIR, "client"), {
+        maxAge: PUBLIC_FILE_MAX_AGE,
+        redirect: false,
+        index: false,
+        setHeaders,
+      }),
+    );
     build = (await import(pathToFileURL(path.join(BUILD_DIR, "server/index.js")).href)) as ServerBuild;
   }
-  const mode = config.mode === "dev" ? "development" : "production";
   if (metricsOn) {
     // Development's build may change its routes on a reload; these names are the first build's.
     if (typeof build !== "function") routeNames = routeNamesByPattern(build);
@@ -212,73 +201,108 @@ export async function createHttpApp(
       );
     }
   }
-
   prepareBuild(build).catch((error: unknown) =>
     // The first page shows why the build did not load; a new password then starts the thread itself.
     logger.error({ err: error }, "the build could not be prepared"),
   );
   const contextFor = requestContextFactory(build, config, database.db, devMailbox);
   const largeBodyGate = largeBodyGateOf(build, contextFor);
-  const writeWhole = wholeAnswerWriter(COMPRESSION_LEVEL);
-  const pageLane = createPageLane({
-    build,
-    mode,
+
+  // Answered before the checks: React Router could not take these targets.
+  app.use((req, res, next) => {
+    if (routedPathOf(req.url, config.origin) !== null) return next();
+    logger.warn({ requestId: res.locals.requestInfo.requestId }, "malformed request target or path");
+    if (!req.complete) res.setHeader("Connection", "close");
+    sendText(res, 400, "Bad Request");
+  });
+  const apiChecks = createApiChecks({
     origin: config.origin,
-    contextFor,
+    largeBodyGate,
+    // The API authenticates with bearer tokens only; browsers may call it from the sibling origins only.
+    cors: apiCors(SIBLING_SERVICES.flatMap((service) => config.services[service].origin ?? [])),
+  });
+  const pageChecks = createPageChecks({
+    origin: config.origin,
     largerBodyLimits: largerPageBodyLimits(),
     largeBodyGate,
-    writeWhole,
   });
-  // A path no file or health check answered (in development, none of Vite's either) is a page's.
-  app.use((req, res) => void pageLane(req, res, res.locals.requestInfo));
+  app.use((req, res, next) => (res.locals.apiRequest ? apiChecks : pageChecks)(req, res, next));
+
+  // React Router's adapter builds the request's URL from the Host header and, where the app trusts proxies,
+  // X-Forwarded-Host and -Proto. In its own Express app, trusting them, it is handed our origin in all three, so
+  // what React Router sees never depends on what the client sent (a missing Host, HTTP/1.0, or a forged one).
+  const reactRouter = express();
+  reactRouter.disable("x-powered-by");
+  reactRouter.set("trust proxy", true);
+  const origin = new URL(config.origin);
+  reactRouter.use((req, _res, next) => {
+    req.headers.host = origin.host;
+    req.headers["x-forwarded-host"] = origin.host;
+    req.headers["x-forwarded-proto"] = origin.protocol.slice(0, -1);
+    next();
+  });
+  reactRouter.use(
+    createRequestHandler({
+      build,
+      mode: config.mode === "dev" ? "development" : "production",
+      getLoadContext: (_req, res) => contextFor(res.locals.requestInfo),
+    }),
+  );
+  app.use(reactRouter);
   app.use(answerUnhandledError);
 
-  const apiLane = createApiLane({
-    build,
-    mode,
-    origin: config.origin,
-    contextFor,
-    largeBodyGate,
-    // The API authenticates with bearer tokens only and reads no cookie, so the pages' origin check has nothing
-    // to protect there; browsers may call it from the sibling origins only (CORS).
-    cors: apiCors(SIBLING_SERVICES.flatMap((service) => config.services[service].origin ?? [])),
-    beginRequest: (req, res) => beginRequest(req, res, "api"),
-    writeWhole,
-  });
+  return { listener: app, startDraining: () => void (draining = true), close: closeVite };
+}
 
-  const servePage = (req: IncomingMessage, res: ServerResponse) => {
-    const requestInfo = beginRequest(req, res, "page");
-    if (!refusedCrossSite(req, res)) void pageLane(req, res, requestInfo);
-  };
-  // With no directory indexes, no path ending in "/" names a file, and every page's path does: those go straight
-  // to the page lane. In development Vite's middleware comes first for every path.
-  const pagesSkipExpress = config.mode !== "dev";
+/**
+ * The last word on an error nothing else answered: a client's error keeps its 4xx, anything else is a 500 (the
+ * API's with its envelope); either way one structured log line, never a raw stack trace on stderr (Express's
+ * default handler prints one).
+ */
+const answerUnhandledError: ErrorRequestHandler = (error: unknown, req, res, _next) => {
+  const requestId = res.locals.requestInfo?.requestId;
+  const status = httpStatusOf(error);
+  if (status < 500) {
+    logger.warn({ requestId, status, reason: String((error as Error)?.message ?? error) }, "request refused");
+  } else logger.error({ err: error, requestId }, "request failed");
+  if (res.headersSent) return void res.destroy();
+  if (res.locals.apiRequest && status >= 500) {
+    return void sendApiError(req, res, new ApiError("internal_error"), requestId ?? "");
+  }
+  sendText(res, status, STATUS_CODES[status] ?? "Error");
+};
 
-  const queue = createRequestQueue(config.requestQueue);
-  observeRequestQueue(queue);
-  const listener: RequestListener = (req, res) => {
-    const requestPath = pathOf(req);
-    // A load balancer's health checks are answered at once, never behind the queue's pages.
-    if (HEALTH_CHECK_PATHS.has(requestPath)) return void app(req, res);
-    arrivals.set(req, process.hrtime.bigint());
-    queue.admit(res, () => {
-      if (isApiPath(requestPath)) {
-        return void apiLane(req, res).catch((error: unknown) => {
-          // The lane answers its own failures with the envelope; this is one that left no way to answer.
-          logger.error({ err: error }, "the API lane could not answer");
-          res.destroy();
-        });
-      }
-      if (pagesSkipExpress && requestPath.endsWith("/")) return servePage(req, res);
-      app(req, res);
-    });
-  };
-  return { listener, startDraining: () => void (draining = true), close: closeVite };
+function httpStatusOf(error: unknown): number {
+  const status =
+    (error as { status?: unknown; statusCode?: unknown } | null)?.status ??
+    (error as { statusCode?: unknown } | null)?.statusCode;
+  return typeof status === "number" && status >= 400 && status < 600 ? status : 500;
 }
 
 /** The request's path without its query string (which is never logged). */
-function pathOf(req: IncomingMessage): string {
-  const url = req.url ?? "/";
-  const query = url.indexOf("?");
-  return query === -1 ? url : url.slice(0, query);
+function pathOf(target: string): string {
+  const query = target.indexOf("?");
+  return query === -1 ? target : target.slice(0, query);
+}
+
+function decodedLowerCase(pathname: string): string | null {
+  try {
+    return decodeURIComponent(pathname).toLowerCase();
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The path as React Router matches it: resolved against our origin (dot segments removed), decoded, in any case.
+ * Null for targets that are no path ("*", absolute forms) and for paths with a malformed percent-escape ("/%"),
+ * which no route could be named by.
+ */
+function routedPathOf(target: string, origin: string): string | null {
+  if (!target.startsWith("/")) return null;
+  try {
+    return decodedLowerCase(new URL(`${origin}${target}`).pathname);
+  } catch {
+    return null;
+  }
 }

@@ -1,4 +1,4 @@
-/** Reading a node:http request for fetch's Request, as both lanes (pages, API) hand it to React Router. */
+/** Reading a request body within its limit before React Router's adapter streams it to the routes. */
 import type { IncomingMessage } from "node:http";
 
 /** How much of a too-large body is read and dropped before reading stops (see readBody). */
@@ -14,12 +14,16 @@ export interface LargerBodyLimit {
 }
 
 /**
- * The request body if it is at most `limit` bytes (or `larger.bytes` once `larger.allowed()` said yes), whatever
- * Content-Length claims (a chunked upload has none). A larger one is read on and dropped up to DRAIN_BYTES more, so
- * that ordinary clients, which send their whole body before they read the answer, get the 413 instead of a broken
- * pipe; beyond that reading stops and the caller closes the connection after its answer. "refused": `allowed`
- * said no, and the caller answers at once (the rest is dropped as it comes, up to DRAIN_BYTES). "gone": the client
- * hung up first.
+ * Reads the request body if it is at most `limit` bytes (or `larger.bytes` once `larger.allowed()` said yes), whatever
+ * Content-Length claims (a chunked upload has none), then puts it back at the front of the stream (`unshift`, Node's
+ * way for a reader to give back what it read) for @react-router/express to stream to React Router as it would have:
+ * so a route's `request.formData()` never meets a body past its limit. The body is read in paused mode, and the
+ * stream's end is known from node:http's `complete` rather than its 'end' event, after which nothing can be put back.
+ *
+ * A larger body is read on and dropped up to DRAIN_BYTES more, so that ordinary clients, which send their whole body
+ * before they read the answer, get the 413 instead of a broken pipe; beyond that reading stops and the caller closes
+ * the connection after its answer. "refused": `allowed` said no (the rest is dropped as it comes, up to DRAIN_BYTES).
+ * "gone": the client hung up first. Otherwise the body, for checks that need it whole (a multipart body's syntax).
  */
 export function readBody(
   req: IncomingMessage,
@@ -33,55 +37,48 @@ export function readBody(
     const chunks: Buffer[] = [];
     let size = 0;
     let allowedBytes = limit;
-    let asked = false;
-    const settle = () => req.off("data", onData).off("end", onEnd).off("close", onClose).off("error", onError);
-    const take = (chunk: Buffer) => {
-      if (size <= allowedBytes) chunks.push(chunk);
-      else if (size > allowedBytes + DRAIN_BYTES) {
-        settle();
-        // Without a data listener the stream would keep flowing, reading the upload to its end.
-        req.pause();
-        resolve("too large");
-      }
-    };
-    // Whether the body ended while `allowed` was being asked: a body that waited whole in the stream's buffer (the
-    // request queue started it late) ends right after the chunk that passed the ordinary limit, before the answer.
     let asking = false;
-    let endedWhileAsking = false;
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (!larger || asked || size <= allowedBytes) return take(chunk);
-      asked = true;
-      asking = true;
-      req.pause();
-      larger.allowed().then(
-        (allowed) => {
-          asking = false;
-          if (!allowed) {
-            settle();
-            dropUpTo(req, DRAIN_BYTES);
-            return resolve("refused");
-          }
-          allowedBytes = larger.bytes;
-          take(chunk);
-          if (endedWhileAsking) onEnd();
-          else req.resume();
-        },
-        (error: unknown) => {
-          settle();
-          req.resume();
-          reject(error as Error);
-        },
-      );
-    };
-    const onEnd = () => {
-      if (asking) return void (endedWhileAsking = true);
+    const settle = () => req.off("readable", onReadable).off("close", onClose).off("error", onError);
+    // "refused" is answered at once; "too large" once the rest is dropped (or the allowance spent), so that a client
+    // still sending is not cut off mid-body.
+    const refuse = (outcome: "too large" | "refused") => {
       settle();
-      resolve(size > allowedBytes ? "too large" : Buffer.concat(chunks, size));
+      const dropped = dropUpTo(req, DRAIN_BYTES);
+      if (outcome === "refused") resolve(outcome);
+      else void dropped.then(() => resolve(outcome));
     };
+    function onReadable() {
+      if (asking) return;
+      while (req.readableLength > 0) {
+        // Sized: read() alone, draining an ended stream, would have it emit 'end', after which nothing can be put back.
+        const chunk = req.read(req.readableLength) as Buffer;
+        size += chunk.length;
+        chunks.push(chunk);
+        if (size <= allowedBytes) continue;
+        if (!larger || allowedBytes === larger.bytes) return refuse("too large");
+        // Not read further until the gate answers: the socket stops once the stream's buffer is full.
+        asking = true;
+        larger.allowed().then(
+          (allowed) => {
+            asking = false;
+            if (!allowed) return refuse("refused");
+            allowedBytes = larger.bytes;
+            onReadable();
+          },
+          (error: unknown) => {
+            settle();
+            reject(error as Error);
+          },
+        );
+        return;
+      }
+      if (!req.complete) return;
+      settle();
+      const body = Buffer.concat(chunks, size);
+      if (size > 0) req.unshift(body);
+      resolve(body);
+    }
     const onClose = () => {
-      // A stream that ended closes itself next: the client did not hang up.
-      if (endedWhileAsking) return;
       settle();
       resolve("gone");
     };
@@ -89,56 +86,33 @@ export function readBody(
       settle();
       reject(error);
     };
-    req.on("data", onData).on("end", onEnd).on("close", onClose).on("error", onError);
+    // Started once node:http has parsed what it has received: a request whose whole body (or no body) came with its
+    // head is complete by then, and taken as it is. A 'readable' listener added to a stream that already has its
+    // end would have it emit 'end' at once, which React Router's adapter, subscribing later, would never see.
+    process.nextTick(() => {
+      if (req.complete) return onReadable();
+      req.on("readable", onReadable).on("close", onClose).on("error", onError);
+    });
   });
 }
 
-/** Reads and drops what the client still sends, up to `bytes`, then stops reading (the connection then closes). */
-function dropUpTo(req: IncomingMessage, bytes: number) {
-  let dropped = 0;
-  const onData = (chunk: Buffer) => {
-    dropped += chunk.length;
-    if (dropped > bytes) {
-      req.off("data", onData);
-      req.pause();
-    }
-  };
-  req.on("data", onData).resume();
-}
-
 /**
- * Fields node:http keeps only the first of when a client repeats them (its documented rule for `req.headers`). The
- * lanes check those values (Content-Type, Content-Length, Host), so the app must be handed the same ones: a second
- * Content-Type appended after the checked one would make fetch's formData() throw.
+ * Reads and drops what the client still sends, up to `bytes`, then stops reading (the connection then closes).
+ * Settles when the body has ended or the allowance is spent.
  */
-const FIRST_VALUE_ONLY_FIELDS = new Set([
-  "age",
-  "authorization",
-  "content-length",
-  "content-type",
-  "etag",
-  "expires",
-  "from",
-  "host",
-  "if-modified-since",
-  "if-unmodified-since",
-  "last-modified",
-  "location",
-  "max-forwards",
-  "proxy-authorization",
-  "referer",
-  "retry-after",
-  "server",
-  "user-agent",
-]);
-
-/** The request's headers as node:http reads them: repeated ones stay repeated, except the single-value fields. */
-export function headersOf(req: Pick<IncomingMessage, "rawHeaders">): Headers {
-  const headers = new Headers();
-  for (let index = 0; index < req.rawHeaders.length; index += 2) {
-    const name = req.rawHeaders[index]!;
-    if (FIRST_VALUE_ONLY_FIELDS.has(name.toLowerCase()) && headers.has(name)) continue;
-    headers.append(name, req.rawHeaders[index + 1]!);
-  }
-  return headers;
+function dropUpTo(req: IncomingMessage, bytes: number): Promise<void> {
+  return new Promise((resolve) => {
+    let dropped = 0;
+    const stop = () => {
+      req.off("data", onData).off("end", stop).off("close", stop);
+      resolve();
+    };
+    const onData = (chunk: Buffer) => {
+      dropped += chunk.length;
+      if (dropped <= bytes) return;
+      req.pause();
+      stop();
+    };
+    req.on("data", onData).on("end", stop).on("close", stop).resume();
+  });
 }

@@ -7,7 +7,7 @@ import {
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
 import { STAND_IN_CLIENT_NAME, STAND_IN_POOL_NAME } from "../support/stand-ins/provision-cognito";
-import { PAGE_BODY_LIMIT_BYTES } from "~/server/page-lane";
+import { PAGE_BODY_LIMIT_BYTES } from "~/server/page-checks";
 import { type ServerProcess, startServerProcess } from "../support/server-process";
 import { TEST_PASSWORD, createTestMember } from "../support/test-members";
 import { connectToStandIn } from "../support/bearer-tokens";

@@ -1,6 +1,6 @@
 import { expect, test } from "vitest";
 import { ErrorEnvelopeSchema } from "~/api/contract";
-import { PAGE_BODY_LIMIT_BYTES } from "~/server/page-lane";
+import { PAGE_BODY_LIMIT_BYTES } from "~/server/page-checks";
 import { bearerTokensFor, connectToStandIn } from "../support/bearer-tokens";
 import { createStaffAdmin } from "../support/admin-members";
 import { type RawOutcome, sendRawBytes } from "../support/raw-http";

@@ -393,13 +393,16 @@ describe("responses", () => {
     const slash = await api("GET", "/api/user-devices/", { token: member.accessToken });
     expect(slash.status).toBe(200);
 
-    // The API is served at /api/ only: paths that React Router's matching alone would take for it are pages' 404s.
+    // React Router matches paths in any case and decoded: what it takes for the API is the API's, with the API's
+    // headers (a CSP that allows nothing), never a page's middleware (no session cookie, no redirect).
     for (const path of ["/API/user-devices", "/%61pi/user-devices"]) {
       const lookalike = await fetch(`${main.url}${path}`, {
         headers: { Authorization: `Bearer ${member.accessToken}` },
       });
-      expect(lookalike.status, path).toBe(404);
-      expect(lookalike.headers.get("Content-Type"), path).toMatch(/^text\/html/);
+      expect(lookalike.status, path).toBe(200);
+      expect(lookalike.headers.get("Content-Type"), path).toMatch(/^application\/json/);
+      expect(lookalike.headers.get("Content-Security-Policy"), path).toBe("default-src 'none'; frame-ancestors 'none'");
+      expect(lookalike.headers.get("Set-Cookie"), path).toBeNull();
     }
 
     // fetch() cannot send TRACE, so node:http does; the envelope still answers.

@@ -204,7 +204,7 @@ test("the HTTP server imports no domain, route, component or middleware: the com
     "~/integrations/logger.server",
     "~/routing/api-paths",
     "~db/client.server",
-    "./page-lane",
+    "./page-checks",
   ];
   const code = [...wrong, ...right].map((source, i) => `import * as m${i} from "${source}";`).join("\n");
   expect(await reportedImports("app/server/x.ts", code)).toEqual(wrong);

@@ -1,7 +1,7 @@
 import { expect, test } from "vitest";
 import { largerPageBodyLimits } from "~/composition-root.server";
 import { CSV_IMPORT_MAX_FILE_BYTES } from "~/domain/csv-import/csv-import-file.server";
-import { PAGE_BODY_LIMIT_BYTES, pageBodyLimitBytes } from "~/server/page-lane";
+import { PAGE_BODY_LIMIT_BYTES, pageBodyLimitBytes } from "~/server/page-checks";
 
 const LIMITS = largerPageBodyLimits();
 

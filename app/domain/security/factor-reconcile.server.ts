@@ -1,12 +1,6 @@
 import { and, asc, eq, gt, inArray, isNull, lt, notInArray, sql } from "drizzle-orm";
 import type { Database } from "~db/client.server";
-import {
-  memberDirectory,
-  memberPasskeys,
-  scheduledJobTurns,
-  twoStepVerifications,
-  unknownPasskeys,
-} from "~db/schema";
+import { memberDirectory, memberPasskeys, scheduledJobTurns, twoStepVerifications, unknownPasskeys } from "~db/schema";
 import type { Locale } from "~/i18n/locales";
 import { decodeJwt } from "jose";
 import type { PasswordSignIn, ServerToken } from "~/integrations/cognito/member-flows.server";

@@ -1,13 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { Secret, TOTP } from "otpauth";
 import { expect, test } from "vitest";
-import {
-  mailOutbox,
-  secondStepChallenges,
-  secondStepFailures,
-  securityEvents,
-  twoStepVerifications,
-} from "~db/schema";
+import { mailOutbox, secondStepChallenges, secondStepFailures, securityEvents, twoStepVerifications } from "~db/schema";
 import { confirmPasswordReset, requestPasswordReset } from "~/domain/account/password-reset.server";
 import { formatJapanTime, sendDueMail } from "~/domain/mail/mail-outbox.server";
 import {

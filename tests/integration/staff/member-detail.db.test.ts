@@ -1,13 +1,7 @@
 import { eq } from "drizzle-orm";
 import { expect, test } from "vitest";
 import { findMemberDetail, findSubByEmailOrSub } from "~/domain/staff/member-detail.server";
-import {
-  emailChangeTokens,
-  memberDirectory,
-  memberProfiles,
-  memberSessions,
-  withdrawalReasons,
-} from "~db/schema";
+import { emailChangeTokens, memberDirectory, memberProfiles, memberSessions, withdrawalReasons } from "~db/schema";
 import { insertDirectoryMembers, microsOf } from "../../support/directory-members";
 import { useTestDatabase } from "../../support/test-database";
 

@@ -16,7 +16,7 @@ const api = apiRoute({
       const dryRun = call.query.dryRun === "true";
       if (!dryRun) requireRecentSignIn(call);
       const actor = await staffActorOf(call);
-      // app/server/api-lane.ts has read the body, up to the file cap (the contract's rawBody).
+      // The HTTP layer read the body within the file cap (the contract's rawBody) before this route ran.
       const bytes = new Uint8Array(await call.request.arrayBuffer());
       const validation = await validateImport(call, {
         bytes,
