@@ -4,7 +4,7 @@ import type { RateLimitPolicyName } from "~/domain/limits/rate-limit.server";
 
 /**
  * Every setting the app reads from the environment, validated once at boot.
- * The README's configuration table documents each variable (tests/unit/readme-configuration.test.ts keeps the two
+ * The README's configuration table documents each variable (tests/unit/server/readme-configuration.test.ts keeps the two
  * equal, through CONFIG_VARIABLES).
  *
  * Modes: `production` needs real configuration (Cognito, PostgreSQL, SMTP, secrets) and refuses the stand-in;

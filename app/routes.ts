@@ -4,7 +4,7 @@ import { type Locale } from "./i18n/locales";
 import { ROUTE_SECTIONS, type RouteName, type SectionId, routeId } from "./routing/route-table";
 
 // Every module's file follows from its route's name, so the table in route-table.ts (names and paths, shipped to
-// the browser) is all there is to read: tests/unit/route-module-names.test.ts fails when a file and its name part.
+// the browser) is all there is to read: tests/unit/architecture/route-module-names.test.ts fails when a file and its name part.
 // A page is app/routes/<section id>/<route name>.tsx, or .ts for a resource route that renders nothing (a download).
 // A section's layout is app/layouts/<section id>-layout.tsx.
 // An API route with id api.<a>.<b> is app/routes/api/<a>/<b>.ts.

@@ -1,5 +1,5 @@
 /**
- * The JavaScript every page makes a browser load, as the budget test (tests/integration/page-javascript-budget.test.ts)
+ * The JavaScript every page makes a browser load, as the budget test (tests/integration/build/page-javascript-budget.test.ts)
  * and the bench (tests/bench/page-weight.ts) weigh it.
  *
  * How it measures: each page is opened in Debian's Chromium (JavaScript on) as its visitor, and what its served

@@ -1,0 +1,119 @@
+import {
+  AdminInitiateAuthCommand,
+  DescribeUserPoolCommand,
+  SignUpCommand,
+} from "@aws-sdk/client-cognito-identity-provider";
+import { decodeJwt } from "jose";
+import { createTransport } from "nodemailer";
+import { afterAll, beforeAll, expect, test } from "vitest";
+import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
+import { listMailboxEntries, mailboxDirectory } from "../../support/stand-ins/dev-mailbox";
+import type { StandIns } from "~/server/start-server";
+import { joinRunningStack, startEmbeddedStack } from "../../support/stand-ins/embedded-stack";
+import { cognitoConfigOf } from "../../support/stand-in-config";
+import { makeTempDir } from "../../support/temp-dir";
+
+// The real embedded stack: cognito-local in its own process over HTTP through the AWS SDK, and a real SMTP capture.
+const temp = makeTempDir("embedded");
+let stack: StandIns;
+
+beforeAll(async () => {
+  stack = await startEmbeddedStack({ dataDir: temp.dir, adminGroup: "admin" });
+});
+
+afterAll(async () => {
+  await stack?.stop();
+  temp.remove();
+});
+
+function cognito() {
+  return createCognitoClient(cognitoConfigOf(stack));
+}
+
+test("the pool is provisioned with the password policy, and the development admin signs in as an admin", async () => {
+  const client = cognito();
+  const UserPoolId = stack.env.COGNITO_USER_POOL_ID!;
+  const pool = await client.send(new DescribeUserPoolCommand({ UserPoolId }));
+  expect(pool.UserPool?.Policies?.PasswordPolicy?.MinimumLength).toBe(8);
+
+  const auth = await client.send(
+    new AdminInitiateAuthCommand({
+      UserPoolId,
+      ClientId: stack.env.COGNITO_CLIENT_ID!,
+      AuthFlow: "ADMIN_USER_PASSWORD_AUTH",
+      AuthParameters: { USERNAME: stack.admin!.email, PASSWORD: stack.admin!.password },
+    }),
+  );
+  // The app takes admin rights from the token's cognito:groups claim (and the directory's reading of the group).
+  const claims = decodeJwt(auth.AuthenticationResult?.AccessToken ?? "");
+  expect(claims["cognito:groups"]).toContain("admin");
+  const jwks = await fetch(`${stack.env.COGNITO_ENDPOINT}/${UserPoolId}/.well-known/jwks.json`);
+  expect(((await jwks.json()) as { keys: unknown[] }).keys.length).toBeGreaterThan(0);
+});
+
+test("starting again on the same data directory reuses the pool, client and admin", async () => {
+  const first = stack;
+  await stack.stop();
+  stack = await startEmbeddedStack({ dataDir: temp.dir, adminGroup: "admin" });
+  expect(stack.env.COGNITO_USER_POOL_ID).toBe(first.env.COGNITO_USER_POOL_ID);
+  expect(stack.env.COGNITO_CLIENT_ID).toBe(first.env.COGNITO_CLIENT_ID);
+  expect(stack.env.SESSION_SECRETS).toBe(first.env.SESSION_SECRETS);
+  expect(stack.admin).toEqual(first.admin);
+});
+
+test("codes the stand-in sends land in the mailbox", async () => {
+  const email = `code-${Date.now()}@example.jp`;
+  await cognito().send(
+    new SignUpCommand({ ClientId: stack.env.COGNITO_CLIENT_ID!, Username: email, Password: "correct-horse-1" }),
+  );
+  const entries = await listMailboxEntries(mailboxDirectory(temp.dir));
+  const codeEntry = entries.find((entry) => entry.to.includes(email));
+  expect(codeEntry?.kind).toBe("code");
+  expect(codeEntry?.code).toMatch(/^\d{6}$/);
+});
+
+test("mail sent over SMTP is captured, newest first", async () => {
+  const transport = createTransport(stack.env.SMTP_URL);
+  for (const subject of ["first", "second"]) {
+    await transport.sendMail({
+      from: "id@example.jp",
+      to: "member@example.jp",
+      subject,
+      text: `本文 ${subject}`,
+    });
+  }
+  transport.close();
+  const mails = (await listMailboxEntries(mailboxDirectory(temp.dir))).filter((entry) => entry.kind === "mail");
+  expect(mails.map((mail) => mail.subject).slice(0, 2)).toEqual(["second", "first"]);
+  expect(mails[0]).toMatchObject({ to: ["member@example.jp"], text: expect.stringContaining("本文 second") });
+});
+
+test("a second instance joins the running stand-ins with all their settings and a shared PostgreSQL, or refuses", async () => {
+  const settings = {
+    COGNITO_ENDPOINT: stack.env.COGNITO_ENDPOINT,
+    COGNITO_USER_POOL_ID: stack.env.COGNITO_USER_POOL_ID,
+    COGNITO_CLIENT_ID: stack.env.COGNITO_CLIENT_ID,
+    COGNITO_STAFF_CLIENT_ID: stack.env.COGNITO_STAFF_CLIENT_ID,
+    COGNITO_SERVER_CLIENT_ID: stack.env.COGNITO_SERVER_CLIENT_ID,
+    SMTP_URL: stack.env.SMTP_URL,
+  };
+  expect(await joinRunningStack({}, temp.dir)).toBeNull();
+  const partial = await joinRunningStack({ COGNITO_ENDPOINT: settings.COGNITO_ENDPOINT }, temp.dir);
+  expect(partial && "problems" in partial && partial.problems).toEqual([
+    expect.stringContaining("COGNITO_USER_POOL_ID is not set"),
+    expect.stringContaining("COGNITO_CLIENT_ID is not set"),
+    expect.stringContaining("COGNITO_STAFF_CLIENT_ID is not set"),
+    expect.stringContaining("COGNITO_SERVER_CLIENT_ID is not set"),
+    expect.stringContaining("SMTP_URL is not set"),
+    expect.stringContaining("DATABASE_URL is not set"),
+  ]);
+  const joined = await joinRunningStack({ ...settings, DATABASE_URL: "postgres://db.internal/app" }, temp.dir);
+  if (!joined || "problems" in joined) throw new Error(`did not join: ${JSON.stringify(joined)}`);
+  // The data directory's session secret and development admin: sessions and the admin work on both instances.
+  expect(joined.env).toEqual({ SESSION_SECRETS: stack.env.SESSION_SECRETS });
+  expect(joined.admin).toEqual(stack.admin);
+  await joined.stop();
+  expect(
+    (await fetch(`${stack.env.COGNITO_ENDPOINT}/${stack.env.COGNITO_USER_POOL_ID}/.well-known/jwks.json`)).ok,
+  ).toBe(true);
+});
