@@ -105,7 +105,7 @@ test("routes do not import each other, nor another folder's server module", asyn
   const right = ["./sign-in.server", "./rate-limits.server", "./+types/sign-in", "~/components/button", "~/domain/x"];
   const code = [...wrong, ...right].map((source, i) => `import * as m${i} from "${source}";`).join("\n");
   expect(await reportedImports("app/routes/default/auth-sign-in.tsx", code)).toEqual(wrong);
-  const elsewhere = ['import { x } from "../my/email-edit.server";', 'const lazy = () => import("../auth/sign-in");'];
+  const elsewhere = ['import { x } from "./my/email-edit.server";', 'const lazy = () => import("./auth/sign-in");'];
   expect(await reportedImports("app/routes/x.tsx", elsewhere.join("\n"))).toEqual([
     "./my/email-edit.server",
     "./auth/sign-in",
