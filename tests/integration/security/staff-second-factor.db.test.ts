@@ -101,4 +101,6 @@ test("a staff member's second factor switched off at Cognito does not open the a
   expect(started.kind).toBe("codeRequired");
   await secondAfter(Date.now());
   expect(await adminApi((await staffTokensFor(sdk, staff)).accessToken)).toBe(200);
-});
+  // Three sign-ins with codes: the third needs the authenticator's next time step (a step is taken once), up to 30 s
+  // of waiting for the clock, as a member would wait for the app's next code.
+}, 90_000);
