@@ -108,8 +108,8 @@ function findText(
 
 /**
  * How a missing text is logged (console.error, in the browser and on the server alike), for the tests to find: the
- * end-to-end tests fail on any console error, and the test servers' output is checked after every integration test
- * (tests/support/session-servers.ts).
+ * end-to-end tests fail on any console error, and the integration tests' servers have their output checked after
+ * every test (the session servers' helper in the tests' support folder).
  */
 export const MISSING_TEXT_LOG = "Missing text: no loader of this page sent";
 

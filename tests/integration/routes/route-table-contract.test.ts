@@ -143,7 +143,7 @@ function localeStrings(locale: Locale): Set<string> {
     if (typeof value === "string") strings.add(value);
     else if (value && typeof value === "object") Object.values(value).forEach(collect);
   };
-  const folder = new URL(`../../locales/${locale}/`, import.meta.url);
+  const folder = new URL(`../../../locales/${locale}/`, import.meta.url);
   for (const file of readdirSync(folder)) collect(JSON.parse(readFileSync(new URL(file, folder), "utf8")));
   return strings;
 }
