@@ -111,21 +111,14 @@ function findText(
  * end-to-end tests fail on any console error, and the integration tests' servers have their output checked after
  * every test (the session servers' helper in the tests' support folder).
  */
-export const MISSING_TEXT_LOG = "Missing text: no loader of this page sent";
+export const MISSING_TEXT_LOG = "Missing text:";
 
 /** Missing texts already logged: once per key and process, so a page viewed often does not flood the log. */
 const reportedMissingTexts = new Set<string>();
 
-function reportMissingText(namespace: Namespace, path: string) {
-  const id = `${namespace}:${path}`;
-  if (reportedMissingTexts.has(id)) return;
-  reportedMissingTexts.add(id);
-  console.error(`${MISSING_TEXT_LOG} ${id} (loadTranslations in app/i18n/translations.server.ts)`);
-}
-
 /**
  * The text at `key` from what the page's loaders sent. A key they did not send, unless the caller gave a
- * `defaultValue`, is a loader's mistake: it is logged (reportMissingText) and shows as nothing, since its dotted name
+ * `defaultValue`, is a loader's mistake: it is logged (MISSING_TEXT_LOG) and shows as nothing, since its dotted name
  * means nothing to a member and a page must never fail over a text.
  */
 export function translate(
@@ -138,8 +131,10 @@ export function translate(
   if (text !== undefined) return text;
   // i18next's option for a key made from data, which may have no text: the caller's own fallback, no mistake.
   if (typeof values.defaultValue === "string") return values.defaultValue;
-  const { namespace, path } = splitKey(key, defaultNamespace);
-  reportMissingText(namespace, path);
+  // Logged as "namespace:path", which no loader's loadTranslations (app/i18n/translations.server.ts) sent.
+  const id = key.indexOf(":") > 0 ? key : `${defaultNamespace}:${key}`;
+  if (!reportedMissingTexts.has(id)) console.error(`${MISSING_TEXT_LOG} ${id}`);
+  reportedMissingTexts.add(id);
   return "";
 }
 
