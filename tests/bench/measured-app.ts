@@ -113,7 +113,33 @@ export async function startMeasuredApps(options: { metrics: boolean }): Promise<
   return apps;
 }
 
-export const headersFor = (app: MeasuredApp, page: (typeof MEASURED_PAGES)[number]): Record<string, string> =>
+const headersFor = (app: MeasuredApp, page: (typeof MEASURED_PAGES)[number]): Record<string, string> =>
   page.signedIn ? { cookie: app.cookie } : {};
+
+export const MINIMAL = "minimal /";
+
+export interface MeasuredTarget {
+  label: string;
+  server: RunningServer;
+  pagePath: string;
+  headers: Record<string, string>;
+  metricsOrigin?: string;
+}
+
+/** The minimal page, then every measured page of each app, labelled "<app> <page>". */
+export function measuredTargets(apps: MeasuredApp[], minimal: RunningServer): MeasuredTarget[] {
+  return [
+    { label: MINIMAL, server: minimal, pagePath: "/", headers: {} },
+    ...apps.flatMap((app) =>
+      MEASURED_PAGES.map((page) => ({
+        label: `${app.name} ${page.label}`,
+        server: app.server,
+        pagePath: page.path,
+        headers: headersFor(app, page),
+        metricsOrigin: app.metricsOrigin,
+      })),
+    ),
+  ];
+}
 
 export const databaseLabel = () => (process.env.DATABASE_URL ? "PostgreSQL (DATABASE_URL)" : "PGlite");

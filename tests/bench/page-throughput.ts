@@ -28,16 +28,15 @@ import {
   printTable,
   throughputRow,
 } from "./bench-support";
-import { MEASURED_PAGES, type MeasuredApp, databaseLabel, headersFor } from "./measured-app";
+import {
+  MEASURED_PAGES,
+  MINIMAL,
+  type MeasuredApp,
+  type MeasuredTarget,
+  databaseLabel,
+  measuredTargets,
+} from "./measured-app";
 
-interface Target {
-  label: string;
-  server: RunningServer;
-  pagePath: string;
-  headers: Record<string, string>;
-}
-
-const MINIMAL = "minimal /";
 /** The staff group check job's one Cognito call (app/domain/directory/staff-group-check.server.ts), no page view's. */
 const STAFF_GROUP_CHECK = "ListUsersInGroup";
 
@@ -45,7 +44,7 @@ const STAFF_GROUP_CHECK = "ListUsersInGroup";
  * Measures every target once per round, in the listed order in odd rounds and the reverse in even ones (ABBA): the
  * URL measured first after a switch pays more per request than the others, whichever it is, even after a warm-up.
  */
-async function measureRounds(targets: Target[]): Promise<Map<string, ThroughputResult[]>> {
+async function measureRounds(targets: MeasuredTarget[]): Promise<Map<string, ThroughputResult[]>> {
   const runs = new Map<string, ThroughputResult[]>(targets.map((target) => [target.label, []]));
   for (let round = 0; round < ROUNDS; round++) {
     const order = round % 2 === 0 ? targets : [...targets].reverse();
@@ -61,17 +60,7 @@ async function measureRounds(targets: Target[]): Promise<Map<string, ThroughputR
 }
 
 export async function measurePageThroughput(apps: MeasuredApp[], minimal: RunningServer) {
-  const targets: Target[] = [
-    { label: MINIMAL, server: minimal, pagePath: "/", headers: {} },
-    ...apps.flatMap((app) =>
-      MEASURED_PAGES.map((page) => ({
-        label: `${app.name} ${page.label}`,
-        server: app.server,
-        pagePath: page.path,
-        headers: headersFor(app, page),
-      })),
-    ),
-  ];
+  const targets = measuredTargets(apps, minimal);
   console.log(
     `\nPage throughput on Node ${process.versions.node}, ${databaseLabel()}: ${CONNECTIONS} connections, gzip ` +
       `accepted; ${ROUNDS} rounds of ${MEASURE_SECONDS} s per URL, each warmed up ${WARMUP_SECONDS} s before`,

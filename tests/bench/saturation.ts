@@ -23,13 +23,19 @@ import {
   MEASURE_SECONDS,
   ROUNDS,
   WARMUP_SECONDS,
-  type RunningServer,
   httpGet,
   printTable,
   runBenchmarkMain,
   tryCpuSecondsOf,
 } from "./bench-support";
-import { MEASURED_PAGES, databaseLabel, headersFor, startMeasuredApps, startMinimalApp } from "./measured-app";
+import {
+  MINIMAL,
+  type MeasuredTarget,
+  databaseLabel,
+  measuredTargets,
+  startMeasuredApps,
+  startMinimalApp,
+} from "./measured-app";
 const CONNECTIONS = Math.max(1, Number(process.env.BENCH_CONNECTIONS ?? 100) || 100);
 /** A request slower than this at saturation is counted apart. */
 const SLOW_MS = 2000;
@@ -154,31 +160,12 @@ async function run(target: Target, seconds: number): Promise<Result> {
   };
 }
 
-interface Target {
-  label: string;
-  server: RunningServer;
-  pagePath: string;
-  headers: Record<string, string>;
-  metricsOrigin?: string;
-}
-
-const MINIMAL = "minimal /";
+type Target = MeasuredTarget;
 
 async function runBenchmark() {
   const apps = await startMeasuredApps({ metrics: true });
   const minimal = await startMinimalApp();
-  const targets: Target[] = [
-    { label: MINIMAL, server: minimal, pagePath: "/", headers: {} },
-    ...apps.flatMap((app) =>
-      MEASURED_PAGES.map((page) => ({
-        label: `${app.name} ${page.label}`,
-        server: app.server,
-        pagePath: page.path,
-        headers: headersFor(app, page),
-        metricsOrigin: app.metricsOrigin,
-      })),
-    ),
-  ];
+  const targets = measuredTargets(apps, minimal);
   for (const app of apps) if (app.commit) console.log(`${app.name} = ${app.commit} (BENCH_BASELINE)`);
 
   console.log(
