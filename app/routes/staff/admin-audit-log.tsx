@@ -7,7 +7,7 @@ import { Button } from "~/components/button";
 import { AuditEventTable } from "~/components/admin/audit-event-table";
 import { describeAuditEvents } from "~/components/admin/audit-event-rows.server";
 import { AdminGetForm } from "~/components/admin/get-form";
-import { PageLinks } from "~/components/admin/page-links";
+import { PAGE_LINKS_TEXT_KEYS, PageLinks } from "~/components/admin/page-links";
 import { InputField, SelectField } from "~/components/form/fields";
 import { AuditLogParams, STAFF_ACTIONS, listAuditEvents } from "~/domain/staff/staff-audit-log.server";
 import { loadTranslations } from "~/i18n/translations.server";
@@ -23,7 +23,7 @@ type AuditLogField = keyof z.input<typeof AuditLogParams>;
 
 /** The texts the filter form and the event table use (the field errors come translated). */
 const AUDIT_LOG_TEXTS = [
-  { namespace: "admin", keys: ["audit", "list.any", "list.invalid"] },
+  { namespace: "admin", keys: ["audit", "list.any", "list.invalid", ...PAGE_LINKS_TEXT_KEYS] },
   FORM_FIELD_TEXTS,
 ] as const;
 

@@ -337,6 +337,17 @@ describe.concurrent("every page, in both languages, as each caller it is for", (
   );
 });
 
+// Lists show their page links only past a page of rows: asked for one row a page, each staff list has a next page,
+// and the texts its links show came with it (useTestServers fails a test whose page logged a missing text).
+test.each(["/admin/audit-log/?limit=1", "/en/admin/audit-log/?limit=1", "/admin/?limit=1", "/en/admin/?limit=1"])(
+  "the staff list %s links to its next page",
+  async (path) => {
+    const response = await get(main, path, callers.cookies.staff);
+    expect(response.status, path).toBe(200);
+    expect(await response.text(), path).toMatch(/<nav aria-label="[^"]+" class="admin-pagination">.*rel="next"/s);
+  },
+);
+
 test("the route table and the API's contract name every route app/routes.ts serves", () => {
   const paths = (entries: RouteConfigEntry[], prefix = ""): string[] =>
     entries.flatMap((entry) => {
