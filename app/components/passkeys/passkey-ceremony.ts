@@ -2,8 +2,8 @@ import type {
   PublicKeyCredentialCreationOptionsJSON,
   PublicKeyCredentialRequestOptionsJSON,
 } from "@simplewebauthn/browser";
-import { useEffect, useRef, useState, useSyncExternalStore } from "react";
-import { useSubmit } from "react-router";
+import { useCallback, useEffect, useRef, useState, useSyncExternalStore } from "react";
+import { useNavigation, useSubmit } from "react-router";
 
 /*
  * The browser half of passkeys. SimpleWebAuthn runs navigator.credentials with the JSON shapes Cognito speaks; it is
@@ -67,6 +67,33 @@ export function usePasskeySupport(): "unknown" | "yes" | "no" {
   );
 }
 
+/**
+ * Posts a ceremony's result to the page's action, once the page's navigation is idle. A ceremony can end while the
+ * post that answered its options is still reloading the page's data; a new submission then interrupts that
+ * navigation, and React Router 7's single fetch leaves the interrupted requests' AbortErrors uncaught
+ * (remix-run/react-router#14203; fix proposed in #14761). Waiting for the reload costs the member nothing.
+ */
+export function useSubmitWhenIdle(): (values: Record<string, string>) => void {
+  const submit = useSubmit();
+  const idle = useNavigation().state === "idle";
+  const idleNow = useRef(idle);
+  const waiting = useRef<Record<string, string> | null>(null);
+  useEffect(() => {
+    idleNow.current = idle;
+    const values = waiting.current;
+    if (!idle || !values) return;
+    waiting.current = null;
+    void submit(values, { method: "post" });
+  }, [idle, submit]);
+  return useCallback(
+    (values: Record<string, string>) => {
+      if (idleNow.current) void submit(values, { method: "post" });
+      else waiting.current = values;
+    },
+    [submit],
+  );
+}
+
 /** A problem to show beside the button, as a key of "passkeys". */
 export type PasskeyProblem = "toasts.cancelled" | "errors.refused";
 
@@ -81,17 +108,17 @@ export function usePasskeyCeremony<Options extends object>(
   ceremony: (options: Options) => Promise<string>,
   answerIntent: string,
 ): PasskeyProblem | null {
-  const submit = useSubmit();
+  const submitWhenIdle = useSubmitWhenIdle();
   const handled = useRef<Options | undefined>(undefined);
   const [failed, setFailed] = useState<{ options: Options; problem: PasskeyProblem } | null>(null);
   useEffect(() => {
     if (!options || handled.current === options) return;
     handled.current = options;
     ceremony(options).then(
-      (credential) => submit({ intent: answerIntent, credential }, { method: "post" }),
+      (credential) => submitWhenIdle({ intent: answerIntent, credential }),
       (error: unknown) =>
         setFailed({ options, problem: isCancelledCeremony(error) ? "toasts.cancelled" : "errors.refused" }),
     );
-  }, [options, ceremony, answerIntent, submit]);
+  }, [options, ceremony, answerIntent, submitWhenIdle]);
   return failed && failed.options === options ? failed.problem : null;
 }

@@ -1,6 +1,5 @@
 import type { PublicKeyCredentialRequestOptionsJSON } from "@simplewebauthn/browser";
 import { useEffect, useRef, useState } from "react";
-import { useSubmit } from "react-router";
 import { useTranslation } from "~/i18n/use-translation";
 import { Button } from "../button";
 import {
@@ -9,6 +8,7 @@ import {
   pickAutofillPasskey,
   usePasskeyCeremony,
   usePasskeySupport,
+  useSubmitWhenIdle,
 } from "./passkey-ceremony";
 
 /**
@@ -19,7 +19,7 @@ import {
  * ceremony below then uses, as after a press of the button. Nothing is loaded until the browser has said yes.
  */
 export function usePasskeyAutofill(): "no" | "available" | "started" {
-  const submit = useSubmit();
+  const submitWhenIdle = useSubmitWhenIdle();
   const [state, setState] = useState<"no" | "available" | "started">("no");
   useEffect(() => {
     let live = true;
@@ -41,11 +41,11 @@ export function usePasskeyAutofill(): "no" | "available" | "started" {
     started.current = true;
     setState("started");
     pickAutofillPasskey().then(
-      (credentialId) => submit({ intent: "passkey-autofill", credentialId }, { method: "post" }),
+      (credentialId) => submitWhenIdle({ intent: "passkey-autofill", credentialId }),
       // Aborted by the button's ceremony or by leaving the page, or refused: the password and the button remain.
       () => {},
     );
-  }, [state, submit]);
+  }, [state, submitWhenIdle]);
   useEffect(
     () => () => {
       if (started.current) void cancelAutofillPasskey();
