@@ -135,8 +135,8 @@ for (const locale of ["ja", "en"] as const) {
     await expect(page.getByTestId("toast")).toContainText(texts.added);
     await signOut(page, locale);
 
-    // Headless Chromium draws no autofill list, and its virtual authenticator does not answer a conditional request
-    // (focusing the field, or ArrowDown and Enter in it, picks nothing), so the pick and what follows are covered by
+    // Headless Chromium draws no autofill list, and its virtual authenticator answers a conditional request only now
+    // and then (a test cannot make it pick), so the pick and what follows are covered by
     // tests/integration/account/passkeys.db.test.ts; here, that the page asks the browser for the list.
     await page.goto(`${prefix(locale)}/auth/sign-in/?to=my-profile`);
     const email = page.getByLabel(locale === "ja" ? "メールアドレス" : "E-mail address");

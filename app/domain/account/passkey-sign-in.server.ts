@@ -106,18 +106,30 @@ export async function beginPasskeyAutofillSignIn(
   input: { credentialId: string },
 ): Promise<PasskeyChallengeState & { requestOptionsJson: string }> {
   const [owner] = await deps.db
-    .select({ email: memberDirectory.email })
+    .select({ sub: memberPasskeys.sub, email: memberDirectory.email })
     .from(memberPasskeys)
-    .innerJoin(memberDirectory, eq(memberDirectory.sub, memberPasskeys.sub))
+    .leftJoin(memberDirectory, eq(memberDirectory.sub, memberPasskeys.sub))
     .where(eq(memberPasskeys.credentialId, input.credentialId));
   if (!owner) throw new DomainError("passkeyRefused");
-  const challenge = await beginPasskeySignIn(deps, { email: owner.email });
+  // The staff directory mirrors Cognito on its own schedule: a member who signed up since is asked of Cognito.
+  const email = owner.email ?? (await emailAtCognito(deps, owner.sub));
+  const challenge = await beginPasskeySignIn(deps, { email });
   const options = JSON.parse(challenge.requestOptionsJson) as Record<string, unknown>;
   const requestOptionsJson = JSON.stringify({
     ...options,
     allowCredentials: [{ type: "public-key", id: input.credentialId }],
   });
   return { ...challenge, requestOptionsJson };
+}
+
+/** The member's address as Cognito has it; a member Cognito no longer has reads as a wrong passkey. */
+async function emailAtCognito(deps: Pick<SignInDependencies, "identity">, sub: string): Promise<string> {
+  try {
+    return (await deps.identity.getUser(sub)).email;
+  } catch (error) {
+    if (error instanceof DomainError && error.code === "userNotFound") throw new DomainError("passkeyRefused");
+    throw error;
+  }
 }
 
 /** Marks a sealed value as a passkey challenge, so that nothing else sealed under the same secrets passes for one. */

@@ -285,6 +285,24 @@ test("passkey autofill: the picked credential id starts the member's challenge f
   expect(rows.find((row) => row.credentialId === passkey.id)?.lastUsedAt).toEqual(current);
 });
 
+test("passkey autofill: a member the staff directory has not mirrored yet is asked of Cognito, then challenged", async () => {
+  const member = await createMember("passkey-autofill-new");
+  const browser = await signedInMember(member);
+  const passkey = new SoftwarePasskey({ origin: ORIGIN });
+  await addPasskey(browser, passkey);
+  // As for a member who signed up since the directory's last reconcile.
+  await expect
+    .poll(async () => (await app.db.select().from(memberDirectory)).some((row) => row.sub === member.sub))
+    .toBe(true);
+  await app.db.delete(memberDirectory).where(eq(memberDirectory.sub, member.sub));
+
+  await resetRequestCounts(endpoint());
+  const picked = await autofillPick(passkey.id);
+  expect(picked.data.passkeyRequestOptions?.allowCredentials).toEqual([{ type: "public-key", id: passkey.id }]);
+  expect(everythingSent(picked)).not.toContain(member.email);
+  expect((await getRequestCounts(endpoint())).byOperation).toEqual({ AdminGetUser: 1, AdminInitiateAuth: 1 });
+});
+
 test("passkey autofill: an unknown or malformed credential id reads as a wrong passkey, asks Cognito nothing and names nobody", async () => {
   await resetRequestCounts(endpoint());
   const unknown = await autofillPick(new SoftwarePasskey({ origin: ORIGIN }).id);
