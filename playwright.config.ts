@@ -26,7 +26,10 @@ export default defineConfig({
   fullyParallel: true,
   workers: 2,
   forbidOnly: Boolean(process.env.CI),
-  retries: 0,
+  // A failing test runs once more, recording a trace for whoever reads the failure; it fails the run even when the
+  // second run passes (a flaky test is a defect to fix). Tracing every test would cost about a third of the run's CPU.
+  retries: 1,
+  failOnFlakyTests: true,
   reporter: [["list"]],
   timeout: 30_000,
   // Assertions wait for what the page shows; a loaded CI machine can take longer than the default 5 s to get there.
@@ -36,7 +39,7 @@ export default defineConfig({
     locale: "ja-JP",
     baseURL: `http://localhost:${PORT}`,
     launchOptions: { executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS },
-    trace: "retain-on-failure",
+    trace: "on-first-retry",
   },
   projects: [
     {

@@ -61,3 +61,13 @@ export const test = base.extend<{ browserErrors: BrowserErrors }>({
 });
 
 export { expect };
+
+/**
+ * For a flow shown once in each language: Japanese runs with JavaScript (project js-on) and English without it
+ * (js-off). The language changes the texts, not the way a form posts, so each way of posting and each language is
+ * still used once; the missing-text checks hold every page's texts in both languages.
+ */
+export function inOneProjectFor(locale: "ja" | "en") {
+  const project = locale === "ja" ? "js-on" : "js-off";
+  test.skip(test.info().project.name !== project, `${locale === "ja" ? "Japanese" : "English"} runs in ${project}`);
+}

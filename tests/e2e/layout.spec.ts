@@ -1,10 +1,11 @@
-import type { BrowserContext, Page } from "@playwright/test";
+import type { BrowserContext, Page, Response } from "@playwright/test";
 import { expect, test } from "./fixtures";
 import { STANDIN_PORT, E2E_APP } from "../../playwright.config";
 import { createNamedMember } from "../support/admin-members";
 import { createApiStaff, refreshIntoDirectory } from "../support/staff-api-access";
 import { expectNoSeriousViolations } from "../support/axe";
 import { expectNoOverflow } from "../support/layout-overflow";
+import { JAVASCRIPT_BUDGET_KB, completedImportJob, ownJavaScriptOf } from "../support/page-javascript";
 import {
   LOCALE_PREFIXES,
   MEMBER_PAGES,
@@ -28,16 +29,32 @@ const STAFF_WIDTHS = process.env.LAYOUT_WIDTHS ? WIDTHS : [320, 1440];
  * change with the layout, not with the width inside one, and axe is most of each page's check.
  */
 const AXE_WIDTHS = new Set([320, 800, 1440]);
-const andAxe = (width: number) => (AXE_WIDTHS.has(width) ? " and serious accessibility violations" : "");
+/** Staff work at desktops: on a phone their pages are checked for overflow, and axe runs at the wider layouts. */
+const STAFF_AXE_WIDTHS = new Set([800, 1440]);
+const andAxe = (width: number, axeWidths = AXE_WIDTHS) =>
+  axeWidths.has(width) ? " and serious accessibility violations" : "";
 
-async function checkPage(page: Page, url: string, label = url) {
-  await page.goto(url);
+/**
+ * The page's own JavaScript (tests/support/page-javascript.ts: what its served HTML makes the browser load, gzipped)
+ * within the budget the product owner set for every page.
+ */
+async function expectWithinJavaScriptBudget(page: Page, response: Response | null, label: string) {
+  expect(response, label).not.toBeNull();
+  const { gzipBytes } = await ownJavaScriptOf(page.context(), await response!.text(), response!.url());
+  expect(gzipBytes, `${label}: gzipped JavaScript, budget ${JAVASCRIPT_BUDGET_KB} kB`).toBeLessThanOrEqual(
+    JAVASCRIPT_BUDGET_KB * 1000,
+  );
+}
+
+async function checkPage(page: Page, url: string, label = url, axeWidths = AXE_WIDTHS) {
+  const response = await page.goto(url);
+  await expectWithinJavaScriptBudget(page, response, label);
   await expectNoOverflow(page, label);
-  if (AXE_WIDTHS.has(page.viewportSize()?.width ?? 0)) await expectNoSeriousViolations(page, label);
+  if (axeWidths.has(page.viewportSize()?.width ?? 0)) await expectNoSeriousViolations(page, label);
 }
 
 for (const width of WIDTHS) {
-  test(`at ${width} px every page is checked for overflow${andAxe(width)}`, async ({ browser }) => {
+  test(`at ${width} px every page is checked for its JavaScript, overflow${andAxe(width)}`, async ({ browser }) => {
     // Every page and axe on each: minutes on a loaded 2-core machine.
     test.setTimeout(480_000);
     // One context per kind of visitor, each reused for all of its pages.
@@ -102,7 +119,7 @@ async function expectOnThePageColumn(page: Page, label: string) {
 }
 
 for (const width of STAFF_WIDTHS) {
-  test(`at ${width} px the staff pages sit on the page's column and are checked for overflow${andAxe(width)}`, async ({
+  test(`at ${width} px the staff pages sit on the page's column and are checked for their JavaScript, overflow${andAxe(width, STAFF_AXE_WIDTHS)}`, async ({
     browser,
   }) => {
     // Every page and axe on each: minutes on a loaded 2-core machine.
@@ -117,6 +134,7 @@ for (const width of STAFF_WIDTHS) {
     await openStaffSessionInBrowser(page, admin, { path: "/admin/sign-in/?to=admin" });
     // Any toast of the sign-in is read by this request, so no page of the tour shows it half faded.
     await context.request.get("/admin/");
+    const importJobId = await completedImportJob(context.request, E2E_APP.url);
     const staffPages = [
       "/admin/",
       `/admin/?q=${encodeURIComponent(member.email)}`,
@@ -127,10 +145,11 @@ for (const width of STAFF_WIDTHS) {
       "/admin/downloads/",
       "/admin/csv-import/",
       "/admin/csv-import/columns/",
+      `/admin/csv-import/${importJobId}/`,
     ];
     for (const prefix of LOCALE_PREFIXES) {
       for (const url of staffPages) {
-        await checkPage(page, `${prefix}${url}`);
+        await checkPage(page, `${prefix}${url}`, `${prefix}${url}`, STAFF_AXE_WIDTHS);
         if (width >= 800) await expectOnThePageColumn(page, `${prefix}${url}`);
       }
     }

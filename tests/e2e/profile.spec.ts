@@ -1,4 +1,4 @@
-import { expect, test } from "./fixtures";
+import { expect, inOneProjectFor, test } from "./fixtures";
 import { STANDIN_PORT } from "../../playwright.config";
 import { createTestMember } from "../support/test-members";
 import { fillProfileFields } from "../support/profile-form";
@@ -7,6 +7,7 @@ import { signIn } from "../support/sign-in-form";
 test("a member without a profile is led to fill it in; errors keep what was typed; the change is shown and greeted", async ({
   page,
 }) => {
+  inOneProjectFor("ja");
   test.setTimeout(60_000);
   const member = await createTestMember(STANDIN_PORT, "profile");
   await page.goto("/my/profile/");
@@ -64,6 +65,7 @@ test("a member without a profile is led to fill it in; errors keep what was type
 });
 
 test("the same in English under /en/", async ({ page }) => {
+  inOneProjectFor("en");
   test.setTimeout(60_000);
   const member = await createTestMember(STANDIN_PORT, "profile-en");
   await page.goto("/en/my/profile/");

@@ -1,5 +1,5 @@
 import type { APIRequestContext, Browser } from "@playwright/test";
-import { expect, test } from "./fixtures";
+import { expect, inOneProjectFor, test } from "./fixtures";
 import { STANDIN_PORT } from "../../playwright.config";
 import { latestSignInAlertLinkFor } from "../support/mail-links";
 import { latestCodeFor } from "../support/mailbox";
@@ -40,6 +40,7 @@ for (const locale of ["ja", "en"] as const) {
     browser,
     request,
   }, testInfo) => {
+    inOneProjectFor(locale);
     test.setTimeout(90_000);
     const javaScriptEnabled = testInfo.project.name !== "js-off";
     const member = await createTestMember(STANDIN_PORT, `alert-${locale}`);

@@ -1,6 +1,6 @@
 /**
- * The JavaScript every page makes a browser load, as the budget test (tests/integration/build/page-javascript-budget.test.ts)
- * and the bench (tests/bench/page-weight.ts) weigh it.
+ * The JavaScript every page makes a browser load, as the layout tour (tests/e2e/layout.spec.ts) holds each page to
+ * its budget and the bench (tests/bench/page-weight.ts) weighs it.
  *
  * How it measures: each page is opened in Debian's Chromium (JavaScript on) as its visitor, and what its served
  * HTML makes the browser load is counted (entry, route modules, modulepreloads and their static imports), plus the
@@ -177,12 +177,22 @@ async function staticClosureOf(
   return closure;
 }
 
+const sum = (sizes: Map<string, number>) => [...sizes.values()].reduce((total, size) => total + size, 0);
+
 /**
- * Opens `url` in a new tab of `context` and weighs the JavaScript the page loads: its inline scripts and every
- * script its served HTML names (entry, route modules, modulepreloads) with their static imports. That set follows
- * from the HTML and the build alone, so the figure does not depend on timing. What else the browser fetched until
- * the network was idle is prefetching for links in view (React Router adds those preloads after hydration), reported
- * apart and not part of the page.
+ * The page's own JavaScript, from the HTML it was served (`html`, at `pageUrl`): its inline scripts and every script
+ * that HTML names (entry, route modules, modulepreloads) with their static imports. That set follows from the HTML
+ * and the build alone, so the figure does not depend on timing. `scripts`: each of those scripts' gzipped size.
+ */
+export async function ownJavaScriptOf(context: BrowserContext, html: string, pageUrl: string) {
+  const scripts = await staticClosureOf(context, scriptUrlsNamedBy(html, pageUrl));
+  return { scripts, gzipBytes: gzipSize(inlineScriptsOf(html).join("\n")) + sum(scripts) };
+}
+
+/**
+ * Opens `url` in a new tab of `context` and weighs the JavaScript the page loads (ownJavaScriptOf). What else the
+ * browser fetched until the network was idle is prefetching for links in view (React Router adds those preloads after
+ * hydration), reported apart and not part of the page.
  */
 export async function weighPageJavaScript(
   context: BrowserContext,
@@ -197,8 +207,7 @@ export async function weighPageJavaScript(
   try {
     const response = await page.goto(url, { waitUntil: "networkidle" });
     if (!response) throw new Error(`${url}: no response`);
-    const html = await response.text();
-    const own = await staticClosureOf(context, scriptUrlsNamedBy(html, response.url()));
+    const { scripts: own, gzipBytes } = await ownJavaScriptOf(context, await response.text(), response.url());
     const onDemandRoots = withOnDemandScripts
       ? (await Promise.all([...own.keys()].map((scriptUrl) => sizeScript(context, scriptUrl)))).flatMap(
           (script) => script.onDemand,
@@ -210,11 +219,10 @@ export async function weighPageJavaScript(
       [...received].filter((scriptUrl) => !own.has(scriptUrl)),
       own,
     );
-    const sum = (sizes: Map<string, number>) => [...sizes.values()].reduce((total, size) => total + size, 0);
     return {
       status: response.status(),
       files: own.size,
-      gzipBytes: gzipSize(inlineScriptsOf(html).join("\n")) + sum(own),
+      gzipBytes,
       prefetchGzipBytes: sum(later),
       onDemandGzipBytes: sum(onDemand),
     };
@@ -267,7 +275,7 @@ async function deviceLimitContext(browser: Browser, origin: string, member: { em
  * A CSV import job made as staff make one (the upload's dry run, then "start"), waited for until it has completed,
  * so that its progress page is weighed in one state whatever the timing: the job's id.
  */
-async function completedImportJob(staff: APIRequestContext, origin: string): Promise<string> {
+export async function completedImportJob(staff: APIRequestContext, origin: string): Promise<string> {
   const email = `page-weight-import-${crypto.randomUUID().slice(0, 8)}@example.jp`;
   const row = [email, "山田", "花子", "1990", "JP", "東京都", "design", "設計事務所", "ja"];
   const csv = `${CSV_IMPORT_COLUMNS.join(",")}\r\n${row.join(",")}\r\n`;

@@ -16,7 +16,12 @@ export const VISITOR_PAGES = [
   "/auth/sign-in/",
   "/auth/sign-up/",
   "/auth/forgot-password/",
+  "/admin/sign-in/",
   "/no-such-page/",
+  // The pages of mailed links, as a link that is no longer good shows them.
+  "/email-update/not-a-token/",
+  "/sign-in-alert/not-a-token/",
+  "/newsletter/unsubscribe/not-a-token/",
 ];
 
 export const MEMBER_PAGES = [
