@@ -15,5 +15,9 @@ export default defineConfig({
     expect: { poll: { timeout: 20_000 } },
     // Integration tests each start their own PGlite or stand-in; two cores, so keep the pool small.
     maxWorkers: 2,
+    // A worker runs its files one after another in one module graph, so the app's modules are imported once per
+    // worker rather than once per file (a fifth of the run). Files keep their state in their own servers and
+    // databases; what the app keeps per process is keyed by what it is for (the JWKS cache by its pool's URL).
+    isolate: false,
   },
 });

@@ -10,18 +10,26 @@ export function cognitoIssuer(cognito: Config["cognito"]): string {
   return `${base.replace(/\/$/, "")}/${cognito.userPoolId}`;
 }
 
-// One cached key set per process (both module graphs share it): page views verify tokens against it locally.
+// One cached key set per pool and process (both module graphs share it): page views verify tokens against it
+// locally. By the keys' URL, so that a process that serves one pool after another (a test worker) never checks a
+// pool's tokens against another's keys.
 const KEY = Symbol.for("member-account.jwks");
-const registry = globalThis as unknown as Record<symbol, RemoteJWKSet | undefined>;
+const registry = globalThis as unknown as Record<symbol, Map<string, RemoteJWKSet> | undefined>;
 
 export function getJwks(cognito: Config["cognito"]): RemoteJWKSet {
-  registry[KEY] ??= createRemoteJWKSet(new URL(`${cognitoIssuer(cognito)}/.well-known/jwks.json`), {
-    timeoutDuration: JWKS_TIMEOUT_MS,
-    // Keys are kept until a token names one we do not have (jose then fetches again, at most every 30 s):
-    // with an expiring cache, a Cognito outage at the wrong moment would sign out every member.
-    cacheMaxAge: Number.POSITIVE_INFINITY,
-  });
-  return registry[KEY];
+  const keySets = (registry[KEY] ??= new Map());
+  const url = `${cognitoIssuer(cognito)}/.well-known/jwks.json`;
+  let keySet = keySets.get(url);
+  if (!keySet) {
+    keySet = createRemoteJWKSet(new URL(url), {
+      timeoutDuration: JWKS_TIMEOUT_MS,
+      // Keys are kept until a token names one we do not have (jose then fetches again, at most every 30 s):
+      // with an expiring cache, a Cognito outage at the wrong moment would sign out every member.
+      cacheMaxAge: Number.POSITIVE_INFINITY,
+    });
+    keySets.set(url, keySet);
+  }
+  return keySet;
 }
 
 /** True once the pool's signing keys are in the cache, fetching them if they are not yet. */
