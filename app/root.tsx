@@ -51,7 +51,8 @@ export function Layout({ children }: { children: React.ReactNode }) {
         <meta charSet="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <Meta />
-        <Links nonce={nonce} />
+        {/* Style sheets come from our origin ('self' in the policy) and need no nonce. */}
+        <Links />
       </head>
       <body>
         {children}
