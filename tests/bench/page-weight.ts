@@ -1,7 +1,7 @@
 /**
  * The JavaScript every page makes a browser load, printed against the budget (`npm run bench` calls it after the
- * throughput runs). What is counted and how: tests/support/page-javascript.ts, which the layout tour in `npm test`
- * (tests/e2e/layout.spec.ts) shares to hold each page to the budget.
+ * throughput runs). What is counted and how: tests/support/page-javascript.ts, which the budget test in `npm test`
+ * (tests/integration/build/page-javascript-budget.test.ts) shares.
  */
 import { chromium } from "@playwright/test";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../support/chromium";

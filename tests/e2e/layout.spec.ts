@@ -1,11 +1,11 @@
-import type { BrowserContext, Page, Response } from "@playwright/test";
+import type { BrowserContext, Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
 import { STANDIN_PORT, E2E_APP } from "../../playwright.config";
 import { createNamedMember } from "../support/admin-members";
 import { createApiStaff, refreshIntoDirectory } from "../support/staff-api-access";
 import { expectNoSeriousViolations } from "../support/axe";
 import { expectNoOverflow } from "../support/layout-overflow";
-import { JAVASCRIPT_BUDGET_KB, completedImportJob, ownJavaScriptOf } from "../support/page-javascript";
+import { completedImportJob } from "../support/page-javascript";
 import {
   LOCALE_PREFIXES,
   MEMBER_PAGES,
@@ -34,27 +34,14 @@ const STAFF_AXE_WIDTHS = new Set([800, 1440]);
 const andAxe = (width: number, axeWidths = AXE_WIDTHS) =>
   axeWidths.has(width) ? " and serious accessibility violations" : "";
 
-/**
- * The page's own JavaScript (tests/support/page-javascript.ts: what its served HTML makes the browser load, gzipped)
- * within the budget the product owner set for every page.
- */
-async function expectWithinJavaScriptBudget(page: Page, response: Response | null, label: string) {
-  expect(response, label).not.toBeNull();
-  const { gzipBytes } = await ownJavaScriptOf(page.context(), await response!.text(), response!.url());
-  expect(gzipBytes, `${label}: gzipped JavaScript, budget ${JAVASCRIPT_BUDGET_KB} kB`).toBeLessThanOrEqual(
-    JAVASCRIPT_BUDGET_KB * 1000,
-  );
-}
-
 async function checkPage(page: Page, url: string, label = url, axeWidths = AXE_WIDTHS) {
-  const response = await page.goto(url);
-  await expectWithinJavaScriptBudget(page, response, label);
+  await page.goto(url);
   await expectNoOverflow(page, label);
   if (axeWidths.has(page.viewportSize()?.width ?? 0)) await expectNoSeriousViolations(page, label);
 }
 
 for (const width of WIDTHS) {
-  test(`at ${width} px every page is checked for its JavaScript, overflow${andAxe(width)}`, async ({ browser }) => {
+  test(`at ${width} px every page is checked for overflow${andAxe(width)}`, async ({ browser }) => {
     // Every page and axe on each: minutes on a loaded 2-core machine.
     test.setTimeout(480_000);
     // One context per kind of visitor, each reused for all of its pages.
@@ -119,7 +106,7 @@ async function expectOnThePageColumn(page: Page, label: string) {
 }
 
 for (const width of STAFF_WIDTHS) {
-  test(`at ${width} px the staff pages sit on the page's column and are checked for their JavaScript, overflow${andAxe(width, STAFF_AXE_WIDTHS)}`, async ({
+  test(`at ${width} px the staff pages sit on the page's column and are checked for overflow${andAxe(width, STAFF_AXE_WIDTHS)}`, async ({
     browser,
   }) => {
     // Every page and axe on each: minutes on a loaded 2-core machine.

@@ -1,6 +1,6 @@
 /**
- * The JavaScript every page makes a browser load, as the layout tour (tests/e2e/layout.spec.ts) holds each page to
- * its budget and the bench (tests/bench/page-weight.ts) weighs it.
+ * The JavaScript every page makes a browser load, as the budget test (tests/integration/build/page-javascript-budget.test.ts)
+ * and the bench (tests/bench/page-weight.ts) weigh it.
  *
  * How it measures: each page is opened in Debian's Chromium (JavaScript on) as its visitor, and what its served
  * HTML makes the browser load is counted (entry, route modules, modulepreloads and their static imports), plus the
@@ -177,22 +177,12 @@ async function staticClosureOf(
   return closure;
 }
 
-const sum = (sizes: Map<string, number>) => [...sizes.values()].reduce((total, size) => total + size, 0);
-
 /**
- * The page's own JavaScript, from the HTML it was served (`html`, at `pageUrl`): its inline scripts and every script
- * that HTML names (entry, route modules, modulepreloads) with their static imports. That set follows from the HTML
- * and the build alone, so the figure does not depend on timing. `scripts`: each of those scripts' gzipped size.
- */
-export async function ownJavaScriptOf(context: BrowserContext, html: string, pageUrl: string) {
-  const scripts = await staticClosureOf(context, scriptUrlsNamedBy(html, pageUrl));
-  return { scripts, gzipBytes: gzipSize(inlineScriptsOf(html).join("\n")) + sum(scripts) };
-}
-
-/**
- * Opens `url` in a new tab of `context` and weighs the JavaScript the page loads (ownJavaScriptOf). What else the
- * browser fetched until the network was idle is prefetching for links in view (React Router adds those preloads after
- * hydration), reported apart and not part of the page.
+ * Opens `url` in a new tab of `context` and weighs the JavaScript the page loads: its inline scripts and every
+ * script its served HTML names (entry, route modules, modulepreloads) with their static imports. That set follows
+ * from the HTML and the build alone, so the figure does not depend on timing. What else the browser fetched until
+ * the network was idle is prefetching for links in view (React Router adds those preloads after hydration), reported
+ * apart and not part of the page.
  */
 export async function weighPageJavaScript(
   context: BrowserContext,
@@ -207,7 +197,8 @@ export async function weighPageJavaScript(
   try {
     const response = await page.goto(url, { waitUntil: "networkidle" });
     if (!response) throw new Error(`${url}: no response`);
-    const { scripts: own, gzipBytes } = await ownJavaScriptOf(context, await response.text(), response.url());
+    const html = await response.text();
+    const own = await staticClosureOf(context, scriptUrlsNamedBy(html, response.url()));
     const onDemandRoots = withOnDemandScripts
       ? (await Promise.all([...own.keys()].map((scriptUrl) => sizeScript(context, scriptUrl)))).flatMap(
           (script) => script.onDemand,
@@ -219,10 +210,11 @@ export async function weighPageJavaScript(
       [...received].filter((scriptUrl) => !own.has(scriptUrl)),
       own,
     );
+    const sum = (sizes: Map<string, number>) => [...sizes.values()].reduce((total, size) => total + size, 0);
     return {
       status: response.status(),
       files: own.size,
-      gzipBytes,
+      gzipBytes: gzipSize(inlineScriptsOf(html).join("\n")) + sum(own),
       prefetchGzipBytes: sum(later),
       onDemandGzipBytes: sum(onDemand),
     };
@@ -293,7 +285,8 @@ export async function completedImportJob(staff: APIRequestContext, origin: strin
     maxRedirects: 0,
   });
   if (started.status() !== 302) throw new Error(`starting the job: ${started.status()} ${await started.text()}`);
-  // Read, not imported: Playwright's loader (the layout tour) takes no JSON module without an import attribute.
+  // Read, not imported: Playwright's loader (the layout tour imports this file) takes no JSON module without an
+  // import attribute.
   const jaCsvImport = JSON.parse(
     readFileSync(new URL("../../locales/ja/csv-import.json", import.meta.url), "utf8"),
   ) as {
