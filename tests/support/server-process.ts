@@ -55,6 +55,9 @@ async function startOnce(mode: "dev" | "preview", env: Record<string, string>): 
       // No scheduled directory reconcile: its Cognito calls would land in tests that count calls or fault the next
       // one. A test that needs it sets its own interval.
       DIRECTORY_RECONCILE_INTERVAL_MINUTES: "0",
+      // No load balancer to tell before stopping: a stop drains nothing, and does not wait the production default's
+      // seconds after every test file. The shutdown tests set their own.
+      SHUTDOWN_DRAIN_SECONDS: "0",
       ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],
