@@ -1,5 +1,5 @@
 import type { Browser } from "@playwright/test";
-import { expect, test } from "./fixtures";
+import { expect, onlyWithoutJavaScript, test } from "./fixtures";
 import { STANDIN_PORT } from "../../playwright.config";
 import { fillProfileFields } from "../support/profile-form";
 import { createTestMember } from "../support/test-members";
@@ -157,6 +157,7 @@ test("devices: the member deactivates another browser, which is signed out on it
 });
 
 test("another member's session cannot be deactivated", async ({ browser, javaScriptEnabled }) => {
+  onlyWithoutJavaScript();
   test.setTimeout(60_000);
   const alice = await createTestMember(STANDIN_PORT, "devices-alice");
   const bob = await createTestMember(STANDIN_PORT, "devices-bob");

@@ -71,3 +71,11 @@ export function inOneProjectFor(locale: "ja" | "en") {
   const project = locale === "ja" ? "js-on" : "js-off";
   test.skip(test.info().project.name !== project, `${locale === "ja" ? "Japanese" : "English"} runs in ${project}`);
 }
+
+/**
+ * For a test whose proof is the server's answer to a forged request (another member's id posted by hand): the browsers
+ * only sign in, which every other spec does with and without JavaScript, so it runs once, without (project js-off).
+ */
+export function onlyWithoutJavaScript() {
+  test.skip(test.info().project.name !== "js-off", "the server's answer to a forged post is the same with JavaScript");
+}

@@ -1,5 +1,5 @@
 import type { Browser } from "@playwright/test";
-import { expect, test } from "./fixtures";
+import { expect, onlyWithoutJavaScript, test } from "./fixtures";
 import { STANDIN_PORT } from "../../playwright.config";
 import { createTestMember } from "../support/test-members";
 import { browserSigningIn } from "../support/sign-in-form";
@@ -62,6 +62,7 @@ test("security: 'This wasn't me' with another member's session id does nothing t
   browser,
   javaScriptEnabled,
 }) => {
+  onlyWithoutJavaScript();
   test.setTimeout(60_000);
   const alice = await createTestMember(STANDIN_PORT, "security-alice");
   const bob = await createTestMember(STANDIN_PORT, "security-bob");
