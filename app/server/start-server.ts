@@ -77,11 +77,23 @@ export async function startServer(mode: AppMode, standIns?: StandIns): Promise<v
   const stopJobs = serverJobs(config, database.db).map((job) => job.start());
 
   const http = await createHttpApp(config, database, standIns?.mailbox);
-  const server: Server = applyServerTimeouts(createServer(http.listener)).listen(config.port, config.host);
-  await new Promise<void>((resolve, reject) => {
-    server.once("listening", resolve);
-    server.once("error", reject);
-  });
+  const server: Server = applyServerTimeouts(createServer(http.listener));
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once("listening", resolve);
+      server.once("error", reject);
+      server.listen(config.port, config.host);
+    });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EADDRINUSE") throw error;
+    // Most often a second `npm run dev`: what to do, not a stack trace.
+    await standIns?.stop();
+    refuseToStart(
+      `Port ${config.port} on ${config.host} is already in use (EADDRINUSE):`,
+      ["stop the program listening there, or start this one with PORT set to another port"],
+      "the README's configuration table",
+    );
+  }
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : config.port;
   // On the same interface as the app (a scraper in the same network reaches it) but its own port, which the load

@@ -1,6 +1,11 @@
+import { once } from "node:events";
 import { existsSync } from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
 import { expect, test } from "vitest";
+import { spawnNodeScript } from "../../support/node-child";
+import { seedPgliteDataDir } from "../../support/pglite-template";
 import { SERVER_START_TIMEOUT_MS, startServerProcess } from "../../support/server-process";
+import { makeTempDir } from "../../support/temp-dir";
 
 // The compiled production server on embedded defaults; `npm test` builds before it runs the Vitest suites.
 test(
@@ -35,4 +40,40 @@ test(
     // The test starts the server itself: it gets the start-up's own allowance (a loaded CI machine can need over 30 s).
   },
   SERVER_START_TIMEOUT_MS + 30_000,
+);
+
+test(
+  "a server whose port is taken says so in one line and exits, without a stack trace",
+  async () => {
+    const holder = createServer().listen(0, "127.0.0.1");
+    await once(holder, "listening");
+    const port = (holder.address() as AddressInfo).port;
+    const temp = makeTempDir("port-taken");
+    seedPgliteDataDir(temp.dir);
+    try {
+      const child = spawnNodeScript("app/server/dev-entry.ts", ["--mode=preview"], {
+        env: {
+          ...process.env,
+          NODE_ENV: "production",
+          LOG_LEVEL: "silent",
+          HOST: "127.0.0.1",
+          PORT: String(port),
+          APP_ORIGIN: `http://localhost:${port}`,
+          DATA_DIR: temp.dir,
+        },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let output = "";
+      child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+      child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+      const [code] = (await once(child, "exit")) as [number | null];
+      expect(code, output).toBe(1);
+      expect(output).toContain(`Port ${port} on 127.0.0.1 is already in use (EADDRINUSE)`);
+      expect(output).not.toMatch(/^\s+at /m);
+    } finally {
+      holder.close();
+      temp.remove();
+    }
+  },
+  SERVER_START_TIMEOUT_MS,
 );

@@ -55,6 +55,9 @@ export async function startCognitoStandIn(options: {
       STANDIN_DATA_DIR: options.dataDir,
       STANDIN_MAILBOX_DIR: options.mailboxDir,
       STANDIN_PORT: String(options.port ?? 0),
+      // cognito-local is built on the AWS SDK v2, whose end-of-support notice at every start concerns the stand-in's
+      // own dependency, not the app (which uses v3).
+      AWS_SDK_JS_SUPPRESS_MAINTENANCE_MODE_MESSAGE: "1",
     },
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
