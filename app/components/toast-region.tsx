@@ -1,5 +1,6 @@
 import { useEffect, useState } from "react";
 import type { RootData } from "~/root.server";
+import { useTranslation } from "~/i18n/use-translation";
 import { useRootData } from "./use-root-data";
 
 type Toast = NonNullable<RootData["toast"]>;
@@ -21,8 +22,9 @@ function keyOf(toast: Toast): number {
 }
 
 /**
- * The flash message the last redirect left (remix-toast cookie), rendered on the server. It shows for 1500 ms and
- * then hides by a CSS animation, so it works with JavaScript off; hovering it pauses the countdown.
+ * The flash message the last redirect left (remix-toast cookie), rendered on the server. A success or information
+ * shows for 1500 ms and then hides by a CSS animation, so it works with JavaScript off; hovering it pauses the
+ * countdown. An error stays until dismissed.
  */
 export function ToastRegion() {
   const { toast } = useRootData();
@@ -50,11 +52,27 @@ type ToastMessageProps = {
 };
 
 export function ToastMessage({ kind, text, pinned = false }: ToastMessageProps) {
+  const { t } = useTranslation();
   const classes = ["toast", `toast--${kind}`, pinned ? "toast--pinned" : ""].filter(Boolean).join(" ");
-  // An error interrupts (role=alert); the others wait for a pause in speech.
-  const liveProps = kind === "error" ? { role: "alert" } : { role: "status", "aria-live": "polite" as const };
+  if (kind === "error") {
+    // An error stays until the member has read it and dismisses it (WCAG 2.2.1): the dialog's own form closes it,
+    // with JavaScript off too. It interrupts (role=alert).
+    return (
+      <dialog open className={classes} data-testid="toast" data-toast-type={kind}>
+        <p role="alert" className="toast__text">
+          {text}
+        </p>
+        <form method="dialog">
+          <button type="submit" className="toast__dismiss">
+            {t("toast.dismiss")}
+          </button>
+        </form>
+      </dialog>
+    );
+  }
+  // The others wait for a pause in speech, and leave by themselves after the spec's 1500 ms.
   return (
-    <div className={classes} data-testid="toast" data-toast-type={kind} {...liveProps}>
+    <div className={classes} data-testid="toast" data-toast-type={kind} role="status" aria-live="polite">
       {text}
     </div>
   );

@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
 import { pairOf, setCookieNamed } from "../../support/cookie-jar";
 import { type ServerProcess, startServerProcess } from "../../support/server-process";
 import { type FaultSettings, resetHarness, setFault } from "../../support/stand-in-faults";
+import { toastTextIn } from "../../support/toast-text";
 
 /**
  * The forgot-password page over HTTP against the production build, its Cognito stand-in made to throttle or
@@ -59,7 +60,6 @@ async function startReset(): Promise<string> {
 const headingIn = (html: string) => /<h1[^>]*>([^<]*)<\/h1>/.exec(html)?.[1];
 const errorsIn = (html: string) =>
   [...html.matchAll(/class="error-list__item"[^>]*>([^<]*)</g)].map((match) => match[1]);
-const toastIn = (html: string) => /data-testid="toast"[^>]*>([^<]*)</.exec(html)?.[1];
 
 const THROTTLES: [string, FaultSettings][] = [
   ["TooManyRequestsException", { mode: "throttle", error: "TooManyRequestsException" }],
@@ -134,7 +134,7 @@ test("a throttled resend comes back to the confirm step with the attempt-limit t
   });
   expect(next.status).toBe(200);
   const page = await next.text();
-  expect(toastIn(page)).toBe("試行回数の上限を超えました。時間をおいて再度お試しください");
+  expect(toastTextIn(page)).toBe("試行回数の上限を超えました。時間をおいて再度お試しください");
   expect(headingIn(page)).toBe("新しいパスワードの設定");
 });
 

@@ -4,6 +4,7 @@ import { get, post, postForm } from "../../support/session-http";
 import { type TestServer, useTestServers } from "../../support/session-servers";
 import { setFault } from "../../support/stand-in-faults";
 import { createTestMember } from "../../support/test-members";
+import { toastTextIn } from "../../support/toast-text";
 
 /**
  * A form post that fails on the server with a 5xx, over HTTP against the production build: made with JavaScript
@@ -19,7 +20,6 @@ beforeAll(() => {
 });
 
 const INTERNAL_ERROR = "内部エラーが発生しました。時間をおいて再度お試しください";
-const toastIn = (html: string) => /data-testid="toast"[^>]*>([^<]*)</.exec(html)?.[1];
 
 /** A post as React Router's client sends it: to the page's `.data` URL, from a page of ours. */
 function postWithJavaScript(path: string, fields: Record<string, string>, referer: string) {
@@ -41,7 +41,7 @@ test("with JavaScript a failing post sends the browser back to its page, which s
 
   const page = await get(main, "/rebranding-debugs/toast/?from=test", cookieHeader(response));
   expect(page.status).toBe(200);
-  expect(toastIn(await page.text())).toBe(INTERNAL_ERROR);
+  expect(toastTextIn(await page.text())).toBe(INTERNAL_ERROR);
 });
 
 test("without a Referer the page is the one whose action failed", async () => {

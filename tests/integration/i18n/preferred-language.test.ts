@@ -3,6 +3,7 @@ import { cookieHeader, cookieHeaderAfter, setCookieNamed } from "../../support/c
 import { get, post, signedIn } from "../../support/session-http";
 import { type TestServer, useTestServers } from "../../support/session-servers";
 import { createTestMember } from "../../support/test-members";
+import { toastTextIn } from "../../support/toast-text";
 
 /**
  * The profile's preferred language (spec: "for newsletter and default UI") over HTTP against the production build:
@@ -27,8 +28,6 @@ const PROFILE_FORM = {
   preferredLanguage: "ja",
 };
 
-const toastIn = (html: string) => /data-testid="toast"[^>]*>([^<]*)</.exec(html)?.[1];
-
 /** Posts the profile form and returns the toast the profile page then shows. */
 async function saveProfile(cookie: string, fields: Record<string, string>): Promise<string | undefined> {
   const saved = await post(main, "/my/profile/edit/", fields, cookie);
@@ -36,7 +35,7 @@ async function saveProfile(cookie: string, fields: Record<string, string>): Prom
   expect(saved.headers.get("Location")).toBe("/my/profile/");
   // The save's toast cookie replaces the one the sign-in left.
   const page = await get(main, "/my/profile/", cookieHeaderAfter(cookie, saved));
-  return toastIn(await page.text());
+  return toastTextIn(await page.text());
 }
 
 test("a profile save says 'profile changed' when the member's details change, 'Changes are saved' otherwise", async () => {
