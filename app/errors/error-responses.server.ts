@@ -36,7 +36,8 @@ const MESSAGE_KEYS: Record<DomainErrorCode, string> = {
   passwordFromPersonalDetails: "forms:validation.passwordFromPersonalDetails",
   softwareTokenNotFound: "toasts:twoStepNotOn",
   recoveryCodeMismatch: "toasts:recoveryCodeMismatch",
-  codeRequired: "forms:validation.codeRequired",
+  // Only the 2-step verification asks for a code after the password: the authenticator app's.
+  codeRequired: "forms:validation.authenticatorCodeRequired",
   authenticatorSetupExpired: "toasts:authenticatorSetupExpired",
   secondStepPaused: "toasts:loginAttemptLimitExceeded",
   secondStepLocked: "toasts:secondStepLocked",

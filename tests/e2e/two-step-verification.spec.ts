@@ -242,7 +242,7 @@ test("a member with 2-step verification changes their password with the app's co
   await page.getByLabel("現在のパスワード").fill(member.password);
   await page.getByLabel("新しいパスワード").fill(newPassword);
   await page.getByRole("button", { name: "パスワードを変更する" }).click();
-  await expect(codeField).toHaveAccessibleDescription(/確認コードを入力してください/);
+  await expect(codeField).toHaveAccessibleDescription(/認証コードを入力してください/);
   await expect(page.getByLabel("新しいパスワード")).toHaveValue("");
 
   const before = await sessionCookieOf(here.context);

@@ -3,12 +3,12 @@ import { CurrentPasswordSchema, storableText } from "./field-schemas";
 
 /** The authenticator app's 6 digits; spaces the app shows in the middle ("123 456") are dropped. */
 export const AuthenticatorCode = z
-  .string({ error: "validation.codeRequired" })
+  .string({ error: "validation.authenticatorCodeRequired" })
   .transform((value) => value.replace(/\s/g, ""))
   .pipe(
     z
       .string()
-      .min(1, "validation.codeRequired")
+      .min(1, "validation.authenticatorCodeRequired")
       .regex(/^\d{6}$/, "validation.codeFormat"),
   );
 

@@ -79,7 +79,7 @@ test("with 2-step verification the change asks for the app's code, refused befor
 
   const missing = (await post(member, {})) as FormReply;
   expect(missing.init.status).toBe(400);
-  expect(missing.data.result.error?.code?.[0]).toBe("確認コードを入力してください");
+  expect(missing.data.result.error?.code?.[0]).toBe("認証コードを入力してください");
   const malformed = (await post(member, { code: "12a456" })) as FormReply;
   expect(malformed.init.status).toBe(400);
   expect(malformed.data.result.error?.code).toHaveLength(1);
