@@ -82,6 +82,8 @@ export default defineConfig({
       DATA_DIR: process.env.E2E_DATA_DIR,
       STANDIN_COGNITO_PORT: String(STANDIN_PORT),
       LOG_LEVEL: "warn",
+      // Stopped once the tests are done: no load balancer to tell first (server-process.ts).
+      SHUTDOWN_DRAIN_SECONDS: "0",
       // The dashboard's figures are computed on every view, so the staff test sees the members it seeded.
       ADMIN_DASHBOARD_MAX_AGE_SECONDS: "0",
       // Slow on purpose: the CSV import's test sees a job running (progress, estimate, cancel) before it ends.
