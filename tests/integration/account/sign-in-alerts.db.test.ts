@@ -438,7 +438,7 @@ test("a password change and a password reset each mail the account", async () =>
   await sendDueMail(services());
   expect((await mailsTo(member.email)).map((mail) => mail.subject)).toEqual(["Your password was changed"]);
 
-  await requestPasswordReset(services(), member.email);
+  await requestPasswordReset(services(), member.email, "ja");
   const code = (await listMailboxEntries(mailboxDirectory(temp.dir))).find(
     (entry) => entry.kind === "code" && entry.to.includes(member.email),
   )?.code;
