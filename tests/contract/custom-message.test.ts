@@ -20,7 +20,7 @@ import {
 } from "@aws-sdk/client-cognito-identity-provider";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { REQUIRED_CLIENT_SETTINGS, requiredPasswordPolicy } from "~/integrations/cognito/pool-contract.server";
-import { standInFunctionArn } from "../support/stand-ins/stand-in/lambda-functions";
+import { standInFunctionArn } from "../support/stand-ins/stand-in/function-names";
 import en from "../../locales/en/code-mail.json";
 import ja from "../../locales/ja/code-mail.json";
 import { type ContractStandIn, PASSWORD, rejection, startContractStandIn } from "./contract-fixture";

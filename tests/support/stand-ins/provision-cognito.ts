@@ -19,11 +19,7 @@ import {
 } from "@aws-sdk/client-cognito-identity-provider";
 import { MIN_PASSWORD_LENGTH } from "~/domain/forms/field-schemas";
 import { configureFunction } from "./stand-in/harness-client";
-import {
-  CUSTOM_MESSAGE_FUNCTION,
-  PRE_TOKEN_GENERATION_FUNCTION,
-  standInFunctionArn,
-} from "./stand-in/lambda-functions";
+import { CUSTOM_MESSAGE_FUNCTION, PRE_TOKEN_GENERATION_FUNCTION, standInFunctionArn } from "./stand-in/function-names";
 import {
   REQUIRED_CLIENT_SETTINGS,
   REQUIRED_FIRST_AUTH_FACTORS,

@@ -10,15 +10,7 @@ import path from "node:path";
 import { handler as customMessageHandler } from "~/integrations/cognito/custom-message";
 import { handler as preTokenGenerationHandler } from "~/integrations/cognito/pre-token-generation";
 import { CognitoFault } from "./errors";
-
-/** The names (and, in the stand-in's account, the ARNs) of the app's triggers. */
-export const PRE_TOKEN_GENERATION_FUNCTION = "member-account-pre-token-generation";
-export const CUSTOM_MESSAGE_FUNCTION = "member-account-custom-message";
-export const STAND_IN_ACCOUNT_ID = "000000000000";
-
-export function standInFunctionArn(name: string, region = "ap-northeast-1"): string {
-  return `arn:aws:lambda:${region}:${STAND_IN_ACCOUNT_ID}:function:${name}`;
-}
+import { CUSTOM_MESSAGE_FUNCTION, PRE_TOKEN_GENERATION_FUNCTION } from "./function-names";
 
 /** Each function takes its own trigger's event; the trigger that invokes it knows which. */
 type Handler = (event: never) => Promise<unknown>;
