@@ -8,9 +8,9 @@ const FRAME_MODULES =
 /**
  * `npm run build:server` (`vite build --mode http-server`): the HTTP server and the command-line jobs compiled to
  * plain JavaScript in build/http-server/, so production runs them with `node` and no TypeScript loader; also the
- * new-password rule's thread, which the pages start from there, and the user pool's pre token generation trigger,
- * which is deployed to Lambda from there (docs/deployment.md). Packages stay external; the pages are React Router's
- * own build (build/server/index.js), which the server loads at start.
+ * new-password rule's thread, which the pages start from there, and the user pool's pre token generation and custom
+ * message triggers, which are deployed to Lambda from there (docs/deployment.md). Packages stay external; the pages
+ * are React Router's own build (build/server/index.js), which the server loads at start.
  */
 const httpServerBuild: UserConfig = {
   resolve: { tsconfigPaths: true },
@@ -31,6 +31,7 @@ const httpServerBuild: UserConfig = {
         migrate: "app/commands/migrate.ts",
         "password-estimator": "app/domain/account/password-estimator.worker.ts",
         "pre-token-generation": "app/integrations/cognito/pre-token-generation.ts",
+        "custom-message": "app/integrations/cognito/custom-message.ts",
       },
       output: { entryFileNames: "[name].js", chunkFileNames: "chunks/[name]-[hash].js" },
     },

@@ -53,7 +53,10 @@ interface SecurityEventMail extends MailTo {
   when: string;
 }
 
-/** The mails the app sends to members; the texts are the locales' ("emailChange:mail.*", "signInAlert:mail.*"). */
+/**
+ * The mails the app sends to members; the texts are the locales' ("emailChange:mail.*", "signInAlert:mail.*",
+ * "withdrawal:mail.*", …).
+ */
 export interface Mailer {
   /** The link that confirms a new address, to that address. */
   sendEmailChangeLink(mail: MailTo & { link: string }): Promise<void>;
@@ -80,6 +83,8 @@ export interface Mailer {
   sendPasskeyNotice(
     mail: SecurityEventMail & { change: PasskeyChange; name: string; resetLink: string },
   ): Promise<void>;
+  /** The confirmation that the membership was cancelled: what is kept, for how long, and that signing up again works. */
+  sendCancellationNotice(mail: SecurityEventMail): Promise<void>;
   /**
    * The right password was typed and the second step not completed (codes refused, or none tried): someone may hold
    * the password, which the member should change.
@@ -195,6 +200,15 @@ export function createMailer(config: Pick<Config, "smtpUrl" | "mailFrom">): Mail
           count: String(refusedCodes),
           resetLink,
         }),
+      );
+    },
+    sendCancellationNotice({ to, locale, texts, when }) {
+      const t = fixedTranslator(texts, locale);
+      return send(
+        "sendCancellationNotice",
+        to,
+        t("withdrawal:mail.cancelledSubject"),
+        t("withdrawal:mail.cancelledText", { when }),
       );
     },
     sendPasskeyNotice({ to, locale, texts, change, name, when, resetLink }) {

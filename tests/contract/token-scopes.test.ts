@@ -28,7 +28,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { SELF_SERVICE_SCOPE } from "~/integrations/cognito/pre-token-generation";
 import { REQUIRED_SERVER_CLIENT_SETTINGS, requiredPasswordPolicy } from "~/integrations/cognito/pool-contract.server";
 import { MISSING_SCOPE, SELF_SERVICE_OPERATIONS, outcomeOf } from "../support/self-service-operations";
-import { PRE_TOKEN_GENERATION_FUNCTION, standInFunctionArn } from "../support/stand-ins/stand-in/lambda-functions";
+import { PRE_TOKEN_GENERATION_FUNCTION, standInFunctionArn } from "../support/stand-ins/stand-in/function-names";
 import { type ContractStandIn, PASSWORD, rejection, startContractStandIn } from "./contract-fixture";
 
 let cognito: ContractStandIn;

@@ -48,18 +48,23 @@ const READ_AS_CODE_MISMATCH: ReadonlySet<DomainErrorCode> = new Set([
 const HIDDEN_ON_INVITATION: ReadonlySet<DomainErrorCode> = new Set(["invitationNotPending", "userNotFound"]);
 
 /**
- * Asks Cognito to mail a reset code. Resolves the same way whether or not the address has an ID; throttling and
- * Cognito being unavailable still come out as DomainErrors, which say nothing about the account.
+ * Asks Cognito to mail a reset code, in `locale` (the page's language). Resolves the same way whether or not the
+ * address has an ID; throttling and Cognito being unavailable still come out as DomainErrors, which say nothing about
+ * the account.
  *
  * A member staff invited who never signed in has no password of their own to reset (Cognito refuses ForgotPassword
  * while the user is FORCE_CHANGE_PASSWORD), and their temporary password may have expired: they get the invitation
  * again, with a new temporary password (AdminCreateUser RESEND), but only once the previous one has expired, since
  * the new one replaces it and anyone may ask for any address. The answer is the same as everyone's.
  */
-export async function requestPasswordReset(deps: PasswordResetRequestDependencies, email: string): Promise<void> {
+export async function requestPasswordReset(
+  deps: PasswordResetRequestDependencies,
+  email: string,
+  locale: Locale,
+): Promise<void> {
   const { identity } = deps;
   try {
-    await identity.forgotPassword(email);
+    await identity.forgotPassword({ email, locale });
   } catch (error) {
     if (error instanceof DomainError && error.code === "invitationPending") return resendExpiredInvitation(deps, email);
     if (error instanceof DomainError && HIDDEN_ON_REQUEST.has(error.code)) {

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Database } from "~db/client.server";
+import type { Locale } from "~/i18n/locales";
 import { DomainError } from "../domain-error.server";
 import type { IdentityProvider, IdentityUser } from "~/integrations/cognito/identity-provider.server";
 import type { AccountInfo } from "../forms/sign-up-schemas";
@@ -95,10 +96,17 @@ export async function confirmSignUp(
   await identity.confirmSignUp({ email: input.email, code: input.code });
 }
 
-/** "Send the code again": only for this flow's own unconfirmed user; otherwise nothing is sent, as at step 1. */
-export async function resendSignUpCode(identity: SignUpIdentity, flow: { email: string; sub: string }): Promise<void> {
+/**
+ * "Send the code again": only for this flow's own unconfirmed user; otherwise nothing is sent, as at step 1. The
+ * code mail is in `locale`, the page's language.
+ */
+export async function resendSignUpCode(
+  identity: SignUpIdentity,
+  flow: { email: string; sub: string },
+  locale: Locale,
+): Promise<void> {
   const user = await userOfFlow(identity, flow);
-  if (user?.status === UNCONFIRMED_STATUS) await identity.resendConfirmationCode(flow.email);
+  if (user?.status === UNCONFIRMED_STATUS) await identity.resendConfirmationCode({ email: flow.email, locale });
   else await balancingLookup(identity);
 }
 

@@ -21,6 +21,8 @@ import type { AppServices } from "~/services.server";
 import { endSessions } from "../sessions/session-ending.server";
 import { purgeSecurityEventsOf } from "../security/security-record.server";
 import type { WithdrawalReason } from "../forms/form-choices";
+import { queueMail, ringMailOutbox } from "../mail/mail-outbox.server";
+import { isLocale } from "~/i18n/locales";
 
 /** A cancelled member's data is kept as backup for 13 months, then purged (`npm run purge`). */
 export const CANCELLED_DATA_RETENTION_MONTHS = 13;
@@ -42,7 +44,8 @@ export interface CancellationInput {
  * Cancels a membership. The password is checked by signing in at Cognito (a wrong one comes out as the result
  * "passwordMismatch"; other Cognito failures throw DomainError, and nothing changed). Then the cancellation is
  * recorded in one transaction under the member's session lock: the reason, every session ended, the profile marked
- * cancelled with its Cognito deletion owed. From that commit on the member is out (no sign-in can start a session
+ * cancelled with its Cognito deletion owed, and the confirmation mail queued (in the member's preferred language,
+ * else the page's). From that commit on the member is out (no sign-in can start a session
  * of a cancelled member, see startSession), so the Cognito user is deleted only afterwards: if that fails or times
  * out, the record says so and finishOwedCognitoDeletions (the purge job) completes it; "user not found" counts as
  * done. A repeated submission finds the cancellation recorded and changes nothing. The sessions' refresh tokens are
@@ -60,6 +63,7 @@ export async function cancelMembership(
     if (error instanceof DomainError && error.code === "currentPasswordMismatch") return { kind: "passwordMismatch" };
     throw error;
   }
+  let cancellationMailQueued = false;
   // Recorded under the member's session lock, with every session's end, so no sign-in slips a session in meanwhile.
   const ended = await endSessions(
     deps,
@@ -71,6 +75,17 @@ export async function cancelMembership(
           .from(memberProfiles)
           .where(eq(memberProfiles.sub, input.sub));
         if (!profile?.cancelledAt) {
+          // In the cancellation's transaction, so the confirmation goes out exactly when the cancellation stands;
+          // before a missing profile row is made, whose default language would stand for the page's.
+          await queueMail(tx, {
+            kind: "membershipCancelled",
+            details: { cancelledAt: now.toISOString() },
+            recipient: input.email,
+            sub: input.sub,
+            requestLocale: isLocale(input.locale) ? input.locale : "ja",
+            now,
+          });
+          cancellationMailQueued = true;
           await tx.insert(withdrawalReasons).values({
             sub: input.sub,
             reason: input.reason,
@@ -90,6 +105,7 @@ export async function cancelMembership(
       },
     },
   );
+  if (cancellationMailQueued) ringMailOutbox();
   const cognitoDeleted = await deleteCognitoUser(deps, input.sub);
   return { kind: "cancelled", endedSessions: ended.length, cognitoDeleted };
 }

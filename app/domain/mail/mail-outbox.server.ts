@@ -42,6 +42,7 @@ export type OutboxMail =
   | { kind: "passwordReset"; details: { changedAt: string } }
   | { kind: "twoStepChanged"; details: { change: TwoStepChange; changedAt: string; recoveryCodesLeft: string } }
   | { kind: "passkeyChanged"; details: { change: PasskeyChange; name: string; changedAt: string } }
+  | { kind: "membershipCancelled"; details: { cancelledAt: string } }
   | {
       kind: "secondStepUnfinished";
       details: { startedAt: string; refusedCodes: string; device: string; browser: string; clientIp: string };
@@ -228,6 +229,8 @@ async function sendClaimedMail(deps: MailOutboxDependencies, row: ClaimedMail): 
         when: formatJapanTime(mail.details.changedAt),
         resetLink,
       });
+    case "membershipCancelled":
+      return deps.mailer.sendCancellationNotice({ ...common, when: formatJapanTime(mail.details.cancelledAt) });
   }
 }
 

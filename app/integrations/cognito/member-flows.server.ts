@@ -15,6 +15,7 @@ import {
   VerifySoftwareTokenCommand,
 } from "@aws-sdk/client-cognito-identity-provider";
 import { decodeJwt } from "jose";
+import type { Locale } from "~/i18n/locales";
 import { logger } from "~/integrations/logger.server";
 import { type CognitoPool, callCognito as call, toAttributeList } from "./cognito-calls.server";
 import { type CognitoOperation, toIdentityError } from "./cognito-errors.server";
@@ -148,6 +149,8 @@ export function memberFlows({ client, UserPoolId, ClientId }: CognitoPool, optio
             Username: input.email,
             Password: input.password,
             UserAttributes: toAttributeList({ email: input.email, locale: input.locale }),
+            // The pool's custom message trigger words the code mail in the page's language (custom-message.ts).
+            ClientMetadata: { locale: input.locale },
           }),
           { abortSignal },
         );
@@ -161,9 +164,16 @@ export function memberFlows({ client, UserPoolId, ClientId }: CognitoPool, optio
         }),
       ).then(() => undefined),
 
-    resendConfirmationCode: (email: string) =>
+    resendConfirmationCode: (input: { email: string; locale: Locale }) =>
       call("ResendConfirmationCode", (abortSignal) =>
-        client.send(new ResendConfirmationCodeCommand({ ClientId, Username: email }), { abortSignal }),
+        client.send(
+          new ResendConfirmationCodeCommand({
+            ClientId,
+            Username: input.email,
+            ClientMetadata: { locale: input.locale },
+          }),
+          { abortSignal },
+        ),
       ).then(() => undefined),
 
     /** The tokens of a password sign-in, where no challenge is possible (a signed-in member re-checked). */
@@ -274,9 +284,12 @@ export function memberFlows({ client, UserPoolId, ClientId }: CognitoPool, optio
         client.send(new AdminUserGlobalSignOutCommand({ UserPoolId, Username: username }), { abortSignal }),
       ).then(() => undefined),
 
-    forgotPassword: (email: string) =>
+    forgotPassword: (input: { email: string; locale: Locale }) =>
       call("ForgotPassword", (abortSignal) =>
-        client.send(new ForgotPasswordCommand({ ClientId, Username: email }), { abortSignal }),
+        client.send(
+          new ForgotPasswordCommand({ ClientId, Username: input.email, ClientMetadata: { locale: input.locale } }),
+          { abortSignal },
+        ),
       ).then(() => undefined),
 
     confirmForgotPassword: (input: { email: string; code: string; password: string }) =>

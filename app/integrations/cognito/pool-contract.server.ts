@@ -298,6 +298,13 @@ export function poolContractProblems(described: DescribedPool, expected: PoolExp
         "without it every member's and sibling's access token can change credentials at Cognito",
     );
   }
+  if (!pool.LambdaConfig?.CustomMessage) {
+    problems.push(
+      `${poolName}: LambdaConfig.CustomMessage is unset, must name the app's custom message trigger ` +
+        "(build/http-server/custom-message.js): without it the sign-up and password-reset codes go out in " +
+        "Cognito's English default text, whatever the member's language",
+    );
+  }
   // DescribeUserPool names no plan only for pools older than the plans, which are Essentials.
   const plan = pool.UserPoolTier ?? "ESSENTIALS";
   if (!(PASSKEY_FEATURE_PLANS as readonly string[]).includes(plan)) {

@@ -63,7 +63,7 @@ export async function action({ request, context }: Route.ActionArgs) {
     const limited = await checkAttemptLimit(context, { action: "forgotPassword", subject: pending.email });
     if (limited) return getToastUtils(context).redirectWithError(here, limited.messageKey);
     try {
-      await requestPasswordReset(services, pending.email);
+      await requestPasswordReset(services, pending.email, locale);
     } catch (error) {
       return getToastUtils(context).redirectWithError(here, messageKeyOf(domainErrorOf(error)));
     }
@@ -106,7 +106,7 @@ export async function action({ request, context }: Route.ActionArgs) {
       attemptLimit: ({ email }) => ({ action: "forgotPassword", subject: email }),
     },
     async ({ email }) => {
-      await requestPasswordReset(services, email);
+      await requestPasswordReset(services, email, locale);
       // Known or not, the answer is this same redirect, so the page tells nobody whether an address has an ID: only
       // the cookie's address differs.
       throw redirect(here, { headers: setCookie(await serializePasswordReset(config, email, 1)) });

@@ -109,7 +109,7 @@ export async function action({ request, context }: Route.ActionArgs) {
         attemptLimit: () => ({ action: "codeResend", subject: flow.email }),
       },
       async () => {
-        await resendSignUpCode(identity, flow);
+        await resendSignUpCode(identity, flow, locale);
         return getToastUtils(context).redirectWithSuccess(here, "codeResent");
       },
     );

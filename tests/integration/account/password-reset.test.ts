@@ -1,23 +1,31 @@
 import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
+import en from "../../../locales/en/code-mail.json";
+import ja from "../../../locales/ja/code-mail.json";
+import { codeMailsTo } from "../../support/code-mails";
 import { pairOf, setCookieNamed } from "../../support/cookie-jar";
 import { type ServerProcess, startServerProcess } from "../../support/server-process";
 import { type FaultSettings, resetHarness, setFault } from "../../support/stand-in-faults";
+import { createTestMember } from "../../support/test-members";
+import { makeTempDir } from "../../support/temp-dir";
 import { toastTextIn } from "../../support/toast-text";
 
 /**
  * The forgot-password page over HTTP against the production build, its Cognito stand-in made to throttle or
- * fail: the member reads the page's own message in the page's language, the status says what happened, never a 500.
+ * fail: the member reads the page's own message in the page's language, the status says what happened, never a 500;
+ * and the reset code's mail is in the page's language.
  */
+const dataDir = makeTempDir("password-reset");
 let server: ServerProcess;
 let standIn: string;
 
 beforeAll(async () => {
-  server = await startServerProcess("preview", { NODE_ENV: "production", LOG_LEVEL: "silent" });
+  server = await startServerProcess("preview", { NODE_ENV: "production", LOG_LEVEL: "silent", DATA_DIR: dataDir.dir });
   standIn = `http://127.0.0.1:${server.standInPort}`;
 });
 
 afterAll(async () => {
   await server?.stop();
+  dataDir.remove();
 });
 
 afterEach(async () => {
@@ -159,4 +167,16 @@ test("a tampered cookie is ignored: the page asks for the address again", async 
   const page = await (await fetch(`${appOrigin()}/auth/forgot-password/`, { headers: { Cookie: forged } })).text();
   expect(headingIn(page)).toBe("パスワードの再設定");
   expect(page).not.toContain("victim@example.jp");
+});
+
+test("the reset code's mail is in the page's language: Japanese from /auth/, English from /en/auth/", async () => {
+  const member = await createTestMember(server.standInPort, "reset-mail");
+  for (const path of ["/auth/forgot-password/", "/en/auth/forgot-password/"]) {
+    expect((await post(path, { intent: "request", email: member.email })).status).toBe(302);
+  }
+  const [english, japanese] = await codeMailsTo(dataDir.dir, member.email, 2);
+  expect(japanese!.subject).toBe(ja.forgotPassword.subject);
+  expect(japanese!.text).toBe(ja.forgotPassword.text.replace("{{code}}", japanese!.code!));
+  expect(english!.subject).toBe(en.forgotPassword.subject);
+  expect(english!.text).toBe(en.forgotPassword.text.replace("{{code}}", english!.code!));
 });

@@ -5,6 +5,7 @@ import { mailOutbox, memberProfiles, memberSessions, securityEvents, signInAlert
 import { parseConfig } from "~/config.server";
 import { changePassword } from "~/domain/account/password-change.server";
 import { confirmPasswordReset, requestPasswordReset } from "~/domain/account/password-reset.server";
+import { cancelMembership } from "~/domain/account/withdrawal.server";
 import {
   SIGN_IN_ALERT_LINK_TTL_MS,
   endSignInByAlertLink,
@@ -21,6 +22,7 @@ import {
   MAIL_MAX_ATTEMPTS,
   queueMail,
   ringMailOutbox,
+  formatJapanTime,
   sendDueMail,
   startMailOutboxWorker,
 } from "~/domain/mail/mail-outbox.server";
@@ -438,7 +440,7 @@ test("a password change and a password reset each mail the account", async () =>
   await sendDueMail(services());
   expect((await mailsTo(member.email)).map((mail) => mail.subject)).toEqual(["Your password was changed"]);
 
-  await requestPasswordReset(services(), member.email);
+  await requestPasswordReset(services(), member.email, "ja");
   const code = (await listMailboxEntries(mailboxDirectory(temp.dir))).find(
     (entry) => entry.kind === "code" && entry.to.includes(member.email),
   )?.code;
@@ -453,4 +455,16 @@ test("a password change and a password reset each mail the account", async () =>
   const mails = await mailsTo(member.email);
   expect(mails.map((mail) => mail.subject)).toEqual(["パスワードが再設定されました", "Your password was changed"]);
   expect(mails[0]!.text).toContain(`${ORIGIN}/auth/forgot-password/`);
+});
+
+test("a cancellation is confirmed by one mail, in the member's language (with no profile yet, the page's)", async () => {
+  const member = await createMember("cancelled");
+  const cancellation = { ...member, password: PASSWORD, reason: "other" as const, detail: "moving", locale: "en" };
+  expect(await cancelMembership(services(), cancellation)).toMatchObject({ kind: "cancelled" });
+  await sendDueMail(services());
+  const [mail, ...others] = await mailsTo(member.email);
+  expect(others).toEqual([]);
+  expect(mail!.subject).toBe("Your membership has been cancelled");
+  expect(mail!.text).toContain("kept as backup for 13 months");
+  expect(mail!.text).toContain(formatJapanTime(now.toISOString()));
 });

@@ -77,7 +77,7 @@ test("a confirmed address: no code, its password unchanged, and the flow's code 
   expect(
     (await refusal(confirmSignUp(identity, { email, sub: flow.sub, code: await cognito.latestCode(email) }))).code,
   ).toBe("codeMismatch");
-  await resendSignUpCode(identity, { email, sub: flow.sub });
+  await resendSignUpCode(identity, { email, sub: flow.sub }, "ja");
   expect(await cognito.codesFor(email)).toHaveLength(1);
   await expect(cognito.signIn(email, "members-password-1")).resolves.toHaveProperty("AccessToken");
 });
@@ -125,6 +125,6 @@ test("the code step and the resend make as many Cognito calls for a confirmed ad
     (await callsDuring(async () => confirmSignUp(identity, { ...flow, code: await wrongCode(flow.email) }))).total;
   expect(await codeCalls(confirmedFlow)).toBe(await codeCalls(freshFlow));
   const resendCalls = async (flow: { email: string; sub: string }) =>
-    (await callsDuring(() => resendSignUpCode(identity, flow))).total;
+    (await callsDuring(() => resendSignUpCode(identity, flow, "ja"))).total;
   expect(await resendCalls(confirmedFlow)).toBe(await resendCalls(freshFlow));
 });

@@ -1,7 +1,7 @@
 /**
  * The sign-up flow over HTTP against the production build (preview mode) and its Cognito stand-in: the flow
- * cookie says nothing about the address and cannot be forged or altered, and new, confirmed and unconfirmed
- * addresses get the same answer at step 1.
+ * cookie says nothing about the address and cannot be forged or altered, new, confirmed and unconfirmed
+ * addresses get the same answer at step 1, and the code mail is in the page's language.
  */
 import { writeFileSync } from "node:fs";
 import path from "node:path";
@@ -9,6 +9,9 @@ import { AdminGetUserCommand, ListUserPoolsCommand } from "@aws-sdk/client-cogni
 import { createCookie } from "react-router";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
+import en from "../../../locales/en/code-mail.json";
+import ja from "../../../locales/ja/code-mail.json";
+import { codeMailsTo } from "../../support/code-mails";
 import { pairOf, setCookieNamed } from "../../support/cookie-jar";
 import { STAND_IN_POOL_NAME } from "../../support/stand-ins/provision-cognito";
 import { type ServerProcess, startServerProcess } from "../../support/server-process";
@@ -55,18 +58,23 @@ async function subOf(email: string): Promise<string> {
   }
 }
 
-function postSignUp(fields: Record<string, string>, cookie = "") {
-  return postForm(`${origin}/auth/sign-up/`, fields, { cookie, headers: { Origin: origin } });
+function postSignUp(fields: Record<string, string>, cookie = "", pathPrefix = "") {
+  return postForm(`${origin}${pathPrefix}/auth/sign-up/`, fields, { cookie, headers: { Origin: origin } });
 }
 
-const stepOne = (email: string) =>
-  postSignUp({
-    email,
-    password: "another-long-password",
-    agreeIdTerms: "on",
-    agreeDataTerms: "on",
-    agreePrivacy: "on",
-  });
+/** Step 1 on the Japanese page, or on the English one with `pathPrefix` "/en". */
+const stepOne = (email: string, pathPrefix = "") =>
+  postSignUp(
+    {
+      email,
+      password: "another-long-password",
+      agreeIdTerms: "on",
+      agreeDataTerms: "on",
+      agreePrivacy: "on",
+    },
+    "",
+    pathPrefix,
+  );
 
 const getSignUp = (cookie: string) =>
   fetch(`${origin}/auth/sign-up/`, { redirect: "manual", headers: { Cookie: cookie } });
@@ -180,4 +188,30 @@ test("a sealed flow cookie altered by one character is ignored, even when signed
   const altered = `${sealed.slice(0, at)}${sealed[at] === "A" ? "B" : "A"}${sealed.slice(at + 1)}`;
   const resigned = pairOf(await cookie.serialize(altered));
   expect(await currentStep(await getSignUp(resigned))).toBe("credentials");
+});
+
+test("the code mail is in the page's language: Japanese from /auth/sign-up/, English from /en/auth/sign-up/", async () => {
+  const japanese = `code-ja-${crypto.randomUUID().slice(0, 8)}@example.jp`;
+  expect((await stepOne(japanese)).status).toBe(302);
+  const [toJapanese] = await codeMailsTo(dataDir.dir, japanese);
+  expect(toJapanese!.subject).toBe(ja.signUp.subject);
+  expect(toJapanese!.text).toBe(ja.signUp.text.replace("{{code}}", toJapanese!.code!));
+  expect(toJapanese!.code).toMatch(/^\d{6}$/);
+
+  const english = `code-en-${crypto.randomUUID().slice(0, 8)}@example.jp`;
+  expect((await stepOne(english, "/en")).status).toBe(302);
+  const [toEnglish] = await codeMailsTo(dataDir.dir, english);
+  expect(toEnglish!.subject).toBe(en.signUp.subject);
+  expect(toEnglish!.text).toBe(en.signUp.text.replace("{{code}}", toEnglish!.code!));
+});
+
+test("a code sent again comes in the language of the page that asked for it", async () => {
+  const email = `code-resend-${crypto.randomUUID().slice(0, 8)}@example.jp`;
+  const flowCookie = flowCookieOf(await stepOne(email));
+  expect((await postSignUp({ intent: "resend" }, flowCookie, "/en")).status).toBe(302);
+  const [resent, first] = await codeMailsTo(dataDir.dir, email, 2);
+  expect(first!.subject).toBe(ja.signUp.subject);
+  expect(resent!.subject).toBe(en.signUp.subject);
+  expect(resent!.text).toBe(en.signUp.text.replace("{{code}}", resent!.code!));
+  expect(resent!.code).not.toBe(first!.code);
 });

@@ -221,7 +221,7 @@ test("a password reset ends every session of the member and signs out everywhere
   const first = await signIn(member);
   const second = await signIn(member);
   const deps = services();
-  await requestPasswordReset(deps, member.email);
+  await requestPasswordReset(deps, member.email, "ja");
   const entries = await listMailboxEntries(mailboxDirectory(temp.dir));
   const code = entries.find((entry) => entry.kind === "code" && entry.to.includes(member.email))?.code;
   expect(code).toBeTruthy();

@@ -155,6 +155,7 @@ test("a pool without e-mail usernames, with another password policy, MFA off, no
     expect.stringContaining('MfaConfiguration is "OFF", must be "OPTIONAL"'),
     expect.stringContaining("SoftwareTokenMfaConfiguration.Enabled is not true"),
     expect.stringContaining("LambdaConfig.PreTokenGenerationConfig is unset, must name the app's trigger"),
+    expect.stringContaining("LambdaConfig.CustomMessage is unset, must name the app's custom message trigger"),
     expect.stringContaining('UserPoolTier is "LITE", must be "ESSENTIALS" or "PLUS"'),
     expect.stringContaining('Policies.SignInPolicy.AllowedFirstAuthFactors is unset, must include "PASSWORD"'),
     expect.stringContaining('Policies.SignInPolicy.AllowedFirstAuthFactors is unset, must include "WEB_AUTHN"'),

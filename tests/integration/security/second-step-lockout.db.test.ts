@@ -187,7 +187,7 @@ test("at the ceiling the code step and recovery codes are refused, the page says
 
   // The member resets the password with the mailed code (forgot-password): the step takes codes again.
   current = new Date(Date.now() - 2_000);
-  await requestPasswordReset(app.services, member.email);
+  await requestPasswordReset(app.services, member.email, "ja");
   const resetCode = (await listMailboxEntries(mailboxDirectory(app.dataDir))).find(
     (entry) => entry.kind === "code" && entry.to.includes(member.email),
   )?.code;

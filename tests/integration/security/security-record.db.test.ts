@@ -242,7 +242,7 @@ test("a password change, a password reset and a confirmed e-mail change are reco
     locale: "ja",
   });
 
-  await requestPasswordReset(services(), member.email);
+  await requestPasswordReset(services(), member.email, "ja");
   const entries = await listMailboxEntries(mailboxDirectory(temp.dir));
   const code = entries.find((entry) => entry.kind === "code" && entry.to.includes(member.email))?.code;
   await confirmPasswordReset(services(), {

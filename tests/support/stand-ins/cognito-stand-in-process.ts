@@ -13,13 +13,14 @@ import { pino } from "pino";
 import { addMailboxEntry } from "./dev-mailbox";
 import { createStandInHarness } from "./stand-in-harness";
 import type { LocalServices, LocalTokenGenerator } from "./stand-in/cognito-local";
+import { withCustomMessage } from "./stand-in/custom-message";
 import { LambdaFunctions } from "./stand-in/lambda-functions";
 import { accessTokenLifetimeFromEnv, withCognitoTokenLifetimes, withPreTokenGeneration } from "./stand-in/tokens";
 import { WriteBehindDataStoreFactory } from "./stand-in/write-behind-store";
 
 const require = createRequire(import.meta.url);
 const lib = (file: string) => require(`cognito-local/lib/${file}`);
-const { DateClock, TriggersService, LambdaService, MessagesService } = lib("services");
+const { DateClock, TriggersService, LambdaService } = lib("services");
 const { CognitoServiceFactoryImpl } = lib("services/cognitoService");
 const { CryptoService } = lib("services/crypto");
 const { MessageDeliveryService } = lib("services/messageDelivery/messageDelivery");
@@ -97,13 +98,14 @@ const triggers = new TriggersService(
   new CryptoService(config.KMSConfig),
 );
 const messageDelivery = new MessageDeliveryService(mailboxSender);
-// The pools' Lambda triggers (the app's pre token generation function), with the environments deployed for them.
+// The pools' Lambda triggers (the app's pre token generation and custom message functions), with the environments
+// deployed for them.
 const functions = new LambdaFunctions(dataDirectory);
 const services = {
   clock,
   cognito,
   config,
-  messages: new MessagesService(triggers, messageDelivery),
+  messages: withCustomMessage({ cognito, delivery: messageDelivery, functions }),
   messageDelivery,
   otp,
   tokenGenerator: withPreTokenGeneration(

@@ -19,7 +19,7 @@ import {
 } from "@aws-sdk/client-cognito-identity-provider";
 import { MIN_PASSWORD_LENGTH } from "~/domain/forms/field-schemas";
 import { configureFunction } from "./stand-in/harness-client";
-import { PRE_TOKEN_GENERATION_FUNCTION, standInFunctionArn } from "./stand-in/lambda-functions";
+import { CUSTOM_MESSAGE_FUNCTION, PRE_TOKEN_GENERATION_FUNCTION, standInFunctionArn } from "./stand-in/function-names";
 import {
   REQUIRED_CLIENT_SETTINGS,
   REQUIRED_FIRST_AUTH_FACTORS,
@@ -38,6 +38,12 @@ export const STAND_IN_SERVER_CLIENT_NAME = "member-account-server";
 const PRE_TOKEN_GENERATION_CONFIG = {
   LambdaVersion: "V2_0",
   LambdaArn: standInFunctionArn(PRE_TOKEN_GENERATION_FUNCTION),
+} as const;
+
+/** The pool's Lambda triggers: the app's pre token generation function (V2_0) and its custom message function. */
+const LAMBDA_CONFIG = {
+  PreTokenGenerationConfig: PRE_TOKEN_GENERATION_CONFIG,
+  CustomMessage: standInFunctionArn(CUSTOM_MESSAGE_FUNCTION),
 } as const;
 
 /** Where the stand-in's invitations send members when the caller names no app origin (the dev server's default). */
@@ -105,8 +111,8 @@ async function loadOrCreateAdminCredentials(dataDir: string): Promise<{ email: s
 }
 
 /**
- * Creates, only where missing, what the app expects of its user pool: the pool (with the invitation template and the
- * pre token generation trigger), the web, staff and server-only app clients as the deployment contract wants them
+ * Creates, only where missing, what the app expects of its user pool: the pool (with the invitation template, the
+ * pre token generation trigger and the custom message trigger), the web, staff and server-only app clients as the deployment contract wants them
  * (pool-contract.server.ts), the admin group and a development admin account; and deploys the trigger with the
  * server-only client's id, as an operator does. Safe to run at every start. An existing client is left as it is:
  * the start-up check reports any difference.
@@ -133,16 +139,16 @@ export async function provisionStandInPool(
           PasswordPolicy: requiredPasswordPolicy(MIN_PASSWORD_LENGTH),
           SignInPolicy: { AllowedFirstAuthFactors: [...REQUIRED_FIRST_AUTH_FACTORS] },
         },
-        LambdaConfig: { PreTokenGenerationConfig: PRE_TOKEN_GENERATION_CONFIG },
+        LambdaConfig: LAMBDA_CONFIG,
       }),
     );
     userPoolId = created.UserPool?.Id;
   }
   if (!userPoolId) throw new Error("The stand-in did not return a user pool id");
-  // A pool an older checkout made has no trigger yet. UpdateUserPool resets what it is not given, as Cognito's does:
-  // the pool's own settings are passed back with the trigger.
+  // A pool an older checkout made may lack a trigger. UpdateUserPool resets what it is not given, as Cognito's does:
+  // the pool's own settings are passed back with the triggers.
   const described = (await cognito.send(new DescribeUserPoolCommand({ UserPoolId: userPoolId }))).UserPool;
-  if (!described?.LambdaConfig?.PreTokenGenerationConfig) {
+  if (!described?.LambdaConfig?.PreTokenGenerationConfig || !described.LambdaConfig.CustomMessage) {
     await cognito.send(
       new UpdateUserPoolCommand({
         UserPoolId: userPoolId,
@@ -150,7 +156,7 @@ export async function provisionStandInPool(
         AdminCreateUserConfig: described?.AdminCreateUserConfig,
         MfaConfiguration: described?.MfaConfiguration,
         Policies: described?.Policies,
-        LambdaConfig: { ...described?.LambdaConfig, PreTokenGenerationConfig: PRE_TOKEN_GENERATION_CONFIG },
+        LambdaConfig: { ...described?.LambdaConfig, ...LAMBDA_CONFIG },
       }),
     );
   }

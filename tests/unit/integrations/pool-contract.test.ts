@@ -43,6 +43,7 @@ const POOL: UserPoolType = {
       LambdaVersion: "V2_0",
       LambdaArn: "arn:aws:lambda:ap-northeast-1:123456789012:function:member-account-pre-token-generation",
     },
+    CustomMessage: "arn:aws:lambda:ap-northeast-1:123456789012:function:member-account-custom-message",
   },
 };
 const CLIENT: UserPoolClientType = {
@@ -258,11 +259,21 @@ test("the staff client must be a client of its own, with short-lived tokens and 
 
 test("a pool without the V2_0 pre token generation trigger is refused: its tokens could change credentials", () => {
   const refused = expect.stringContaining("LambdaConfig.PreTokenGenerationConfig is");
-  expect(problems({ pool: { LambdaConfig: undefined } })).toEqual([refused]);
+  const { CustomMessage } = POOL.LambdaConfig!;
+  expect(problems({ pool: { LambdaConfig: { CustomMessage } } })).toEqual([refused]);
   const versionOne = { LambdaVersion: "V1_0" as const, LambdaArn: "arn:aws:lambda:x:1:function:f" };
-  expect(problems({ pool: { LambdaConfig: { PreTokenGenerationConfig: versionOne } } })).toEqual([refused]);
+  expect(problems({ pool: { LambdaConfig: { CustomMessage, PreTokenGenerationConfig: versionOne } } })).toEqual([
+    refused,
+  ]);
   const versionThree = { ...versionOne, LambdaVersion: "V3_0" as const };
-  expect(problems({ pool: { LambdaConfig: { PreTokenGenerationConfig: versionThree } } })).toEqual([]);
+  expect(problems({ pool: { LambdaConfig: { CustomMessage, PreTokenGenerationConfig: versionThree } } })).toEqual([]);
+});
+
+test("a pool without the custom message trigger is refused: its code mails would be in Cognito's English", () => {
+  const { PreTokenGenerationConfig } = POOL.LambdaConfig!;
+  expect(problems({ pool: { LambdaConfig: { PreTokenGenerationConfig } } })).toEqual([
+    expect.stringContaining("LambdaConfig.CustomMessage is unset, must name the app's custom message trigger"),
+  ]);
 });
 
 test("the server-only client is one of its own, signed in through by the app's AWS credentials alone, short-lived", () => {

@@ -7,23 +7,18 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import {
-  type PreTokenGenerationEvent,
-  handler as preTokenGenerationHandler,
-} from "~/integrations/cognito/pre-token-generation";
+import { handler as customMessageHandler } from "~/integrations/cognito/custom-message";
+import { handler as preTokenGenerationHandler } from "~/integrations/cognito/pre-token-generation";
 import { CognitoFault } from "./errors";
+import { CUSTOM_MESSAGE_FUNCTION, PRE_TOKEN_GENERATION_FUNCTION } from "./function-names";
 
-/** The name (and, in the stand-in's account, the ARN) of the app's pre token generation trigger. */
-export const PRE_TOKEN_GENERATION_FUNCTION = "member-account-pre-token-generation";
-export const STAND_IN_ACCOUNT_ID = "000000000000";
+/** Each function takes its own trigger's event; the trigger that invokes it knows which. */
+type Handler = (event: never) => Promise<unknown>;
 
-export function standInFunctionArn(name: string, region = "ap-northeast-1"): string {
-  return `arn:aws:lambda:${region}:${STAND_IN_ACCOUNT_ID}:function:${name}`;
-}
-
-type Handler = (event: PreTokenGenerationEvent) => Promise<PreTokenGenerationEvent>;
-
-const HANDLERS: Record<string, Handler> = { [PRE_TOKEN_GENERATION_FUNCTION]: preTokenGenerationHandler };
+const HANDLERS: Record<string, Handler> = {
+  [PRE_TOKEN_GENERATION_FUNCTION]: preTokenGenerationHandler,
+  [CUSTOM_MESSAGE_FUNCTION]: customMessageHandler,
+};
 
 /** The function name an ARN (or a bare name) stands for. */
 function functionName(arnOrName: string): string {
@@ -56,7 +51,7 @@ export class LambdaFunctions {
    * is the process environment while the handler is called (it reads `process.env` as it starts, as in Lambda),
    * and put back before anything else runs.
    */
-  invoke(arn: string, event: PreTokenGenerationEvent): Promise<PreTokenGenerationEvent> {
+  invoke<Event extends object>(arn: string, event: Event): Promise<Event> {
     const name = functionName(arn);
     const handler = HANDLERS[name];
     if (!handler) {
@@ -66,7 +61,7 @@ export class LambdaFunctions {
     const saved = Object.fromEntries(Object.keys(environment).map((key) => [key, process.env[key]]));
     Object.assign(process.env, environment);
     try {
-      return handler(structuredClone(event));
+      return handler(structuredClone(event) as never) as Promise<Event>;
     } finally {
       for (const [key, value] of Object.entries(saved)) {
         if (value === undefined) delete process.env[key];

@@ -176,7 +176,7 @@ export function withCognitoTokenLifetimes(
  * A trigger's failure as cognito-local's own error class: token generation runs inside cognito-local for the flows
  * it handles, and its server answers anything else as a 500.
  */
-async function invokeAsCognitoLocal<T>(invoke: () => Promise<T>): Promise<T> {
+export async function invokeAsCognitoLocal<T>(invoke: () => Promise<T>): Promise<T> {
   try {
     return await invoke();
   } catch (error) {
