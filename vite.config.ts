@@ -8,9 +8,8 @@ const FRAME_MODULES =
 /**
  * `npm run build:server` (`vite build --mode http-server`): the HTTP server and the command-line jobs compiled to
  * plain JavaScript in build/http-server/, so production runs them with `node` and no TypeScript loader; also the
- * new-password rule's thread, which the pages start from there, and the user pool's pre token generation and custom
- * message triggers, which are deployed to Lambda from there (docs/deployment.md). Packages stay external; the pages
- * are React Router's own build (build/server/index.js), which the server loads at start.
+ * new-password rule's thread, which the pages start from there. Packages stay external; the pages are React Router's
+ * own build (build/server/index.js), which the server loads at start.
  */
 const httpServerBuild: UserConfig = {
   resolve: { tsconfigPaths: true },
@@ -30,10 +29,32 @@ const httpServerBuild: UserConfig = {
         "legacy-import": "app/commands/legacy-import.ts",
         migrate: "app/commands/migrate.ts",
         "password-estimator": "app/domain/account/password-estimator.worker.ts",
+      },
+      output: { entryFileNames: "[name].js", chunkFileNames: "chunks/[name]-[hash].js" },
+    },
+  },
+};
+
+/**
+ * `vite build --mode lambdas` (the second half of `npm run build:server`): the user pool's pre token generation and
+ * custom message triggers, each one file that Lambda runs as it is (docs/deployment.md), into build/http-server/
+ * beside the server. A build of their own: in the server's build, code the server shares with a trigger (the scope's
+ * name) went into a shared chunk, and the trigger's file was only a re-export of it.
+ */
+const lambdaBuild: UserConfig = {
+  resolve: { tsconfigPaths: true },
+  publicDir: false,
+  build: {
+    ssr: true,
+    target: "node22",
+    outDir: "build/http-server",
+    emptyOutDir: false,
+    rolldownOptions: {
+      input: {
         "pre-token-generation": "app/integrations/cognito/pre-token-generation.ts",
         "custom-message": "app/integrations/cognito/custom-message.ts",
       },
-      output: { entryFileNames: "[name].js", chunkFileNames: "chunks/[name]-[hash].js" },
+      output: { entryFileNames: "[name].js", chunkFileNames: "lambda-chunks/[name]-[hash].js" },
     },
   },
 };
@@ -66,4 +87,6 @@ const appBuild: UserConfig = {
   },
 };
 
-export default defineConfig(({ mode }) => (mode === "http-server" ? httpServerBuild : appBuild));
+const BUILDS: Record<string, UserConfig> = { "http-server": httpServerBuild, lambdas: lambdaBuild };
+
+export default defineConfig(({ mode }) => BUILDS[mode] ?? appBuild);
