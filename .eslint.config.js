@@ -211,7 +211,9 @@ const ROUTE_DEPTHS = [0, 1, 2, 3];
 export default defineConfig(
   {
     ignores: [
-      "**/build/",
+      "build/",
+      // The benches' minimal React Router app builds beside its sources.
+      "tests/bench/minimal-app/build/",
       ".react-router/",
       ".data/",
       ".cognito/",
