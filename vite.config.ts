@@ -40,8 +40,8 @@ const httpServerBuild: UserConfig = {
 /**
  * `vite build --mode lambdas` (the second half of `npm run build:server`): the user pool's pre token generation and
  * custom message triggers, each one file that Lambda runs as it is (docs/deployment.md), into build/http-server/
- * beside the server. A build of their own: in the server's build, code the server shares with a trigger (the scope's
- * name) went into a shared chunk, and the trigger's file was only a re-export of it.
+ * beside the server. A build of their own: built with the server, code the server shares with a trigger (the scope's
+ * name) would go into a shared chunk and leave the trigger's file a bare re-export of it.
  */
 const lambdaBuild: UserConfig = {
   resolve: { tsconfigPaths: true },
@@ -93,8 +93,8 @@ const BUILDS: Record<string, UserConfig> = { "http-server": httpServerBuild, lam
 
 /**
  * React Router's own production build for the browser. Its package exports name only its development build
- * (remix-run/react-router#14102, open), so without this every page ships its development warnings and checks: about
- * 2 kB more gzipped JavaScript on each page, and warnings in members' consoles. Both entries the browser imports
+ * (remix-run/react-router#14102, open), so without this every page ships its development warnings and checks, and
+ * members' consoles show them. Both entries the browser imports
  * (`react-router` and `react-router/dom`) are taken from dist/production, which share one copy of the router there.
  * The server build and the dev server keep what the package exports.
  */
