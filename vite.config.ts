@@ -94,9 +94,9 @@ const BUILDS: Record<string, UserConfig> = { "http-server": httpServerBuild, lam
 /**
  * React Router's own production build for the browser. Its package exports name only its development build
  * (remix-run/react-router#14102, open), so without this every page ships its development warnings and checks, and
- * members' consoles show them. Both entries the browser imports
- * (`react-router` and `react-router/dom`) are taken from dist/production, which share one copy of the router there.
- * The server build and the dev server keep what the package exports.
+ * members' consoles show them. Both entries the browser imports (`react-router` and `react-router/dom`) are taken
+ * from dist/production, which share one copy of the router there. The server build and the dev server keep what the
+ * package exports.
  */
 function reactRouterProductionBuild(): Alias[] {
   const production = path.join(
