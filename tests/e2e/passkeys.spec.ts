@@ -132,7 +132,7 @@ for (const locale of ["ja", "en"] as const) {
     browserErrors.allow(/^AbortError: signal is aborted without reason \(http:\/\/[^/]+(\/en)?\/my\/security\/\)$/);
     const texts = TEXTS[locale];
     const member = await createTestMember(STANDIN_PORT, `passkey-autofill-${locale}`);
-    await addVirtualAuthenticator(page);
+    const authenticator = await addVirtualAuthenticator(page);
     await page.goto(`${prefix(locale)}/auth/sign-in/?to=my-profile`);
     await signIn(page, member, locale);
     await expect(page).toHaveURL(/\/my\/profile\/$/);
@@ -143,8 +143,9 @@ for (const locale of ["ja", "en"] as const) {
 
     // Headless Chromium draws no autofill list, and its virtual authenticator answers a conditional request only now
     // and then (a test cannot make it pick), so the pick and what follows are covered by
-    // tests/integration/account/passkeys.db.test.ts; here, that the page asks the browser for the list. The button's
-    // sign-in is the test above's: pressing it here would race Chromium's own pick, when it makes one.
+    // tests/integration/account/passkeys.db.test.ts; here, that the page asks the browser for the list, which stays
+    // open while the authenticator waits for a touch that never comes. The button's sign-in is the test above's.
+    await authenticator.stopAnswering();
     await page.goto(`${prefix(locale)}/auth/sign-in/?to=my-profile`);
     const email = page.getByLabel(locale === "ja" ? "メールアドレス" : "E-mail address");
     await expect(email).toHaveAttribute("autocomplete", "username webauthn");
