@@ -58,6 +58,8 @@ export const DOMAIN_ERROR_CODES = [
   "secondStepPaused",
   // The sign-in's second step refused codes up to its ceiling: refused until the password is changed or reset.
   "secondStepLocked",
+  // Cognito did not answer a password change clearly, and could not say afterwards whether the new password works.
+  "passwordChangeUnconfirmed",
 ] as const;
 
 export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];

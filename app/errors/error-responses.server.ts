@@ -41,6 +41,7 @@ const MESSAGE_KEYS: Record<DomainErrorCode, string> = {
   authenticatorSetupExpired: "toasts:authenticatorSetupExpired",
   secondStepPaused: "toasts:loginAttemptLimitExceeded",
   secondStepLocked: "toasts:secondStepLocked",
+  passwordChangeUnconfirmed: "toasts:passwordChangeUnconfirmed",
 };
 
 export function messageKeyOf(error: DomainError): string {
@@ -48,7 +49,7 @@ export function messageKeyOf(error: DomainError): string {
 }
 
 /**
- * The status a page or the API answers with: 503 when a service below is down, 429 when it throttles or the second
+ * The status a page or the API answers with: 503 when a service below is down (or left a change unconfirmed), 429 when it throttles or the second
  * step's limit holds, 404 for a member staff named that does not exist, 403 for a staff action on a staff member,
  * else 400.
  */
@@ -60,7 +61,9 @@ const TOO_MANY: ReadonlySet<DomainErrorCode> = new Set([
 ]);
 
 export function httpStatusOf(error: DomainError): 400 | 403 | 404 | 429 | 503 {
-  if (error.code === "unavailable" || error.code === "mailUnavailable") return 503;
+  if (error.code === "unavailable" || error.code === "mailUnavailable" || error.code === "passwordChangeUnconfirmed") {
+    return 503;
+  }
   if (error.code === "memberNotFound") return 404;
   if (error.code === "targetIsStaff") return 403;
   return TOO_MANY.has(error.code) ? 429 : 400;

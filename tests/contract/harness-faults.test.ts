@@ -120,6 +120,23 @@ describe("faults", () => {
     expect(lookup.name).toBe("UserNotFoundException");
   });
 
+  test("slowAnswer: the request is carried out, and a client that stops waiting for the answer times out", async () => {
+    const email = cognito.email("slow-answer");
+    await setFault(cognito.endpoint, { mode: "slowAnswer", delayMs: 1_000, operations: ["AdminCreateUser"] });
+    const impatient = cognito.client({ maxAttempts: 1, requestTimeout: 200, throwOnRequestTimeout: true });
+    const error = await rejection(
+      impatient.send(
+        new AdminCreateUserCommand({ UserPoolId: cognito.userPoolId, Username: email, MessageAction: "SUPPRESS" }),
+      ),
+    );
+    expect(error.name).toBe("TimeoutError");
+    await resetHarness(cognito.endpoint);
+    const user = await cognito.cognito.send(
+      new AdminGetUserCommand({ UserPoolId: cognito.userPoolId, Username: email }),
+    );
+    expect(user.Username).toBeTruthy();
+  });
+
   // A trap of this SDK release (@smithy/node-http-handler 4.x): requestTimeout alone only logs a warning and the
   // call keeps waiting; only throwOnRequestTimeout: true turns it into a TimeoutError.
   test("slow: requestTimeout without throwOnRequestTimeout does not end the call", async () => {

@@ -1,12 +1,13 @@
 import type { Locale } from "~/i18n/locales";
 import { logger } from "~/integrations/logger.server";
 import type { AppServices } from "~/services.server";
+import type { ServerToken } from "~/integrations/cognito/member-flows.server";
 import { DomainError } from "../domain-error.server";
 import { queueNotice } from "../mail/mail-outbox.server";
 import { twoStepStatusOf } from "../security/two-step-verification.server";
 import { renewSessionSignIn } from "../sessions/page-sessions.server";
 import { endSessions, signOutEverywhere } from "../sessions/session-ending.server";
-import { recordPasswordTyped, verifyMemberFactors } from "./reauthentication.server";
+import { checkMemberPassword, recordPasswordTyped, verifyMemberFactors } from "./reauthentication.server";
 import { refuseWeakPassword } from "./password-strength.server";
 import { originJtiOf } from "./sign-in.server";
 
@@ -68,11 +69,7 @@ export async function changePassword(
   await refuseWeakPassword(input.newPassword, input);
   if (!input.code && (await twoStepStatusOf(deps.db, input.sub)).enabled) throw new DomainError("codeRequired");
   const token = await verifyMemberFactors(deps, { ...input, password: input.currentPassword });
-  await deps.identity.changePassword({
-    token,
-    currentPassword: input.currentPassword,
-    newPassword: input.newPassword,
-  });
+  await changePasswordAtCognito(deps, token, input);
   const now = deps.clock.now();
   const { endedSessions, globalSignOut } = await signOutEverywhere(deps, {
     sub: input.sub,
@@ -114,4 +111,49 @@ export async function changePassword(
     originJti: originJtiOf(answer.tokens.accessToken),
   });
   return { kind: "changed", endedSessions, accessToken: answer.tokens.accessToken };
+}
+
+/**
+ * ChangePassword at Cognito, and what is true when its answer was unclear. A time-out or a dropped connection
+ * ("unavailable") may come after Cognito made the change; and when the SDK retries a call that timed out after
+ * Cognito made it, the retry is refused as a wrong current password ("currentPasswordMismatch"), though the password
+ * was checked a moment before. Either way a password sign-in with the new password through the server-only client
+ * (whose tokens never leave the server) tells: it signs in, the change was made and the flow goes on as if Cognito had
+ * answered; it is refused, nothing changed and the first answer stands; no answer either, the member is told that the
+ * change could not be confirmed ("passwordChangeUnconfirmed"), never that it failed.
+ */
+async function changePasswordAtCognito(
+  deps: PasswordChangeDependencies,
+  token: ServerToken,
+  input: { sub: string; email: string; currentPassword: string; newPassword: string },
+): Promise<void> {
+  try {
+    await deps.identity.changePassword({
+      token,
+      currentPassword: input.currentPassword,
+      newPassword: input.newPassword,
+    });
+  } catch (error) {
+    const unclear = error instanceof DomainError && ["unavailable", "currentPasswordMismatch"].includes(error.code);
+    if (!unclear) throw error;
+    const changed = await newPasswordSignsIn(deps, input);
+    if (changed === null) throw new DomainError("passwordChangeUnconfirmed", { cause: error });
+    if (!changed) throw error;
+    logger.warn({ err: error }, "ChangePassword's answer was unclear, but the new password signs in: it was changed");
+  }
+}
+
+/** Whether the new password signs the member in at Cognito; null when Cognito does not say (still down, throttling). */
+async function newPasswordSignsIn(
+  deps: PasswordChangeDependencies,
+  input: { sub: string; email: string; newPassword: string },
+): Promise<boolean | null> {
+  try {
+    // A member with 2-step verification gets the code challenge, which Cognito issues only to the right password.
+    await checkMemberPassword(deps, { sub: input.sub, email: input.email, password: input.newPassword });
+    return true;
+  } catch (error) {
+    if (!(error instanceof DomainError)) throw error;
+    return error.code === "currentPasswordMismatch" ? false : null;
+  }
 }

@@ -1,5 +1,5 @@
 import { eq } from "drizzle-orm";
-import { expect, test } from "vitest";
+import { afterEach, expect, test } from "vitest";
 import { memberSessions } from "~db/schema";
 import { resolvePageSession } from "~/domain/sessions/page-sessions.server";
 import { openRefreshToken } from "~/domain/sessions/refresh-tokens.server";
@@ -7,6 +7,7 @@ import { startAuthenticatorSetup, turnOnTwoStep } from "~/domain/security/two-st
 import type { SignedInMember } from "~/middleware/member-session.server";
 import * as passwordPage from "~/routes/member/my-password-edit";
 import { pathFor } from "~/routing/route-table";
+import { COGNITO_CALL_TIMEOUT_MS } from "~/integrations/cognito/cognito-client.server";
 import { routeCalls, settle } from "../../support/route-calls";
 import {
   MEMBER_PASSWORD,
@@ -15,6 +16,7 @@ import {
   signInMember,
   signedInMember,
 } from "../../support/signed-in-members";
+import { resetHarness, setFault } from "../../support/stand-in-faults";
 import { totpCode, wrongTotpCode } from "../../support/totp-codes";
 import { useTestServices } from "../../support/test-services";
 
@@ -117,4 +119,39 @@ test("a wrong code changes nothing: it is checked before the password is, as a c
   expect(await passwordSignIn(member.email, NEW_PASSWORD)).toBe("refused");
   expect(await sessionRefreshes(member.sessionId)).toBe(true);
   expect(await sessionRefreshes(other.sessionId)).toBe(true);
+});
+
+// Cognito's answer is lost, not its work: the change must be reported as it is, never as failed when it was made.
+const cognitoEndpoint = () => app.stack.env.COGNITO_ENDPOINT!;
+afterEach(() => resetHarness(cognitoEndpoint()));
+
+test("a change Cognito made but answered too late is reported as made: the new password is in force, this browser stays", async () => {
+  const member = await signedInMember(app.services, "late-answer");
+  // The first ChangePassword is carried out and answered after the SDK gave up; its retry then finds the current
+  // password changed and is refused as a wrong one.
+  await setFault(cognitoEndpoint(), {
+    mode: "slowAnswer",
+    delayMs: COGNITO_CALL_TIMEOUT_MS + 2_000,
+    operations: ["ChangePassword"],
+    times: 1,
+  });
+  const changed = (await post(member, {})) as Response;
+  expect(changed.status).toBe(302);
+  expect(changed.headers.get("Location")).toBe(pathFor("my-profile", "ja"));
+  expect(await passwordSignIn(member.email, NEW_PASSWORD)).toBe("tokens");
+  expect(await passwordSignIn(member.email, MEMBER_PASSWORD)).toBe("refused");
+  expect((await resolvePageSession(app.services, member)).kind).toBe("member");
+});
+
+test("a change Cognito never made is reported as not made, and the old password stays in force", async () => {
+  const member = await signedInMember(app.services, "dropped");
+  await setFault(cognitoEndpoint(), { mode: "slow", delayMs: 600_000, operations: ["ChangePassword"] });
+  const answer = (await post(member, {})) as FormReply;
+  expect(answer.init.status).toBe(503);
+  expect(answer.data.result.error?.[""]).toEqual([
+    "認証サービスが一時的に利用できません。時間をおいて再度お試しください",
+  ]);
+  await resetHarness(cognitoEndpoint());
+  expect(await passwordSignIn(member.email, MEMBER_PASSWORD)).toBe("tokens");
+  expect(await passwordSignIn(member.email, NEW_PASSWORD)).toBe("refused");
 });

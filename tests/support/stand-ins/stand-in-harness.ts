@@ -29,6 +29,7 @@ import {
   InvalidFaultSettings,
   JWKS_OPERATION,
   OPENID_CONFIGURATION_OPERATION,
+  answerDelay,
   faultDelay,
   faultError,
 } from "./stand-in/faults";
@@ -1229,11 +1230,11 @@ export function createStandInHarness(options: StandInHarnessOptions) {
     switches.count(operation);
 
     const active = switches.take(operation, isApi);
+    const gone = new AbortController();
+    response.on("close", () => gone.abort());
     if (active) {
       const delay = faultDelay(active);
       if (delay > 0) {
-        const gone = new AbortController();
-        response.on("close", () => gone.abort());
         await sleep(delay, gone.signal);
         // A client that gave up waiting has its request dropped, not carried out behind its back.
         if (gone.signal.aborted) return switches.noteDropped(active);
@@ -1242,7 +1243,14 @@ export function createStandInHarness(options: StandInHarnessOptions) {
       if (error) return send(response, errorResponse(error));
     }
 
-    if (isApi) return send(response, await handleOperation(operation, target, raw));
+    if (isApi) {
+      const answer = await handleOperation(operation, target, raw);
+      const delay = active ? answerDelay(active) : 0;
+      // Carried out, then answered late: a client that gave up waiting never hears that it was.
+      if (delay > 0) await sleep(delay, gone.signal);
+      if (gone.signal.aborted) return;
+      return send(response, answer);
+    }
     if (wellKnown?.[1] && wellKnown[2] === "openid-configuration") {
       return send(response, { status: 200, body: openIdConfiguration(wellKnown[1]) }, "application/json");
     }

@@ -11,17 +11,19 @@ export const HARNESS_PATH = "/__harness";
 export const JWKS_OPERATION = "Jwks";
 export const OPENID_CONFIGURATION_OPERATION = "OpenIdConfiguration";
 
-export type FaultMode = "none" | "slow" | "throttle" | "fail" | "error";
+export type FaultMode = "none" | "slow" | "slowAnswer" | "throttle" | "fail" | "error";
 export type ThrottleError = "TooManyRequestsException" | "LimitExceededException";
 
 export interface FaultSettings {
   /**
-   * none: answer normally. slow: wait `delayMs` before handling the request. throttle: answer like Cognito's
+   * none: answer normally. slow: wait `delayMs` before handling the request. slowAnswer: handle the request, then
+   * wait `delayMs` before answering: the change is made even when the client gives up waiting, as when Cognito's
+   * answer is lost on its way back. throttle: answer like Cognito's
    * throttling (HTTP 400, `error` TooManyRequestsException or LimitExceededException). fail: HTTP 500
    * InternalErrorException. error: answer with any Cognito error (`error`, `status`, `message`).
    */
   mode: FaultMode;
-  /** For slow: how long to wait (default 10 000 ms). */
+  /** For slow and slowAnswer: how long to wait (default 10 000 ms). */
   delayMs?: number;
   /** Limit the fault to these operations (e.g. "AdminInitiateAuth", or "Jwks"); default: every API operation. */
   operations?: string[];
@@ -148,14 +150,20 @@ export function faultError(state: FaultState): CognitoFault | null {
   }
 }
 
+/** How long a slow fault waits before handling the request. */
 export function faultDelay(state: FaultState): number {
   return state.mode === "slow" ? (state.delayMs ?? DEFAULT_DELAY_MS) : 0;
+}
+
+/** How long a slowAnswer fault waits between handling the request and answering it. */
+export function answerDelay(state: FaultState): number {
+  return state.mode === "slowAnswer" ? (state.delayMs ?? DEFAULT_DELAY_MS) : 0;
 }
 
 /** A control request whose settings are not understood (answered with HTTP 400). */
 export class InvalidFaultSettings extends Error {}
 
-const MODES: FaultMode[] = ["none", "slow", "throttle", "fail", "error"];
+const MODES: FaultMode[] = ["none", "slow", "slowAnswer", "throttle", "fail", "error"];
 
 function parseFaultSettings(input: unknown): FaultSettings {
   if (!input || typeof input !== "object") throw new InvalidFaultSettings("Expected a JSON object");
