@@ -32,6 +32,11 @@ test("a member without a profile is led to fill it in; errors keep what was type
   });
   await page.getByRole("button", { name: "変更する" }).click();
   await expect(page.getByText("こちらに入力してください")).toHaveCount(1);
+  // The focus, and the view, are on the error summary at the top of the form, which leads to the refused field.
+  await expect(page.locator(":focus")).toContainText("問題があります");
+  await expect(page.locator(":focus")).toBeInViewport();
+  await page.getByRole("link", { name: "入力内容をご確認ください（1か所）" }).click();
+  await expect(page.locator('[name="familyName"]')).toBeFocused();
   await expect(page.locator('[name="givenName"]')).toHaveValue("太郎");
   await expect(page.locator('[name="birthYear"]')).toHaveValue("1980");
   await expect(page.locator('[name="country"]')).toHaveValue("JP");
@@ -86,6 +91,11 @@ test("the same in English under /en/", async ({ page }) => {
   });
   await page.getByRole("button", { name: "Save changes" }).click();
   await expect(page.getByText("Please enter here")).toHaveCount(1);
+  // Without JavaScript the answer is a new page, which focuses its error summary as it loads.
+  await expect(page.locator(":focus")).toContainText("There is a problem");
+  await expect(page.locator(":focus")).toBeInViewport();
+  await page.getByRole("link", { name: "Check the fields marked below (1)" }).click();
+  await expect(page.locator('[name="familyName"]')).toBeFocused();
   await expect(page.locator('[name="givenName"]')).toHaveValue("Jane");
   await expect(page.locator('[name="country"]')).toHaveValue("GB");
 

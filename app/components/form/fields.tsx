@@ -7,6 +7,7 @@ import {
 } from "react";
 import { useTranslation } from "~/i18n/use-translation";
 import { useMessageTranslator } from "../use-message-translator";
+import { errorSummaryIdOf } from "./use-schema-form";
 
 type FieldBaseProps = {
   label: ReactNode;
@@ -92,14 +93,51 @@ export function ErrorList({ id, errors }: { id?: string; errors?: readonly strin
   );
 }
 
+type FormAlertProps = {
+  form: {
+    id: string;
+    errorId: string;
+    errors?: readonly string[] | undefined;
+    allErrors?: Readonly<Record<string, readonly string[] | null | undefined>>;
+  };
+};
+
 /**
- * The form-level messages (a refusal from Cognito, a rate limit), announced when they appear. Conform points
- * the form's aria-describedby at `errorId`, so the region is always there, empty until needed.
+ * The form's error summary (GOV.UK's pattern), at the top of the form: after a refused post the focus, and with it
+ * the view, moves here, whether the reply came as a new page (autofocus) or without a page load (useSchemaForm), so
+ * a member who pressed the button at the end of a long form sees what went wrong (a refusal from Cognito, a service
+ * down, a rate limit) and, when fields were refused, a link to the first of them. The alert region inside is always
+ * there, empty until needed: the form's aria-describedby points at it, as Conform's does.
  */
-export function FormAlert({ form }: { form: { errorId: string; errors?: readonly string[] | undefined } }) {
+export function FormAlert({ form }: FormAlertProps) {
+  const { t } = useTranslation("forms");
+  const refusedFields = Object.entries(form.allErrors ?? {})
+    .filter(([name, messages]) => name !== "" && messages?.length)
+    .map(([name]) => name);
+  const refused = Boolean(form.errors?.length) || refusedFields.length > 0;
   return (
-    <div role="alert" id={form.errorId}>
-      <ErrorList errors={form.errors} />
+    <div
+      id={errorSummaryIdOf(form.id)}
+      className={refused ? "error-summary" : undefined}
+      tabIndex={refused ? -1 : undefined}
+      // Without JavaScript the reply is a new page: the browser focuses the summary as it loads.
+      autoFocus={refused}
+    >
+      <div role="alert" id={form.errorId}>
+        {refused ? (
+          <>
+            <h2 className="error-summary__title">{t("form.errorSummary.title")}</h2>
+            <ErrorList errors={form.errors} />
+            {refusedFields.length ? (
+              <p className="error-summary__fields">
+                <a href={`#${form.id}-${refusedFields[0]}`}>
+                  {t("form.errorSummary.fields", { count: refusedFields.length })}
+                </a>
+              </p>
+            ) : null}
+          </>
+        ) : null}
+      </div>
     </div>
   );
 }
@@ -236,9 +274,16 @@ function ChoiceGroup({
     <fieldset className="form-fieldset" aria-describedby={ids.describedBy}>
       <legend>{legend}</legend>
       <Hint ids={ids} hint={hint} />
-      {options.map((option) => (
+      {options.map((option, index) => (
         <label key={option.value} className="form-check">
-          <input type={type} name={field.name} value={option.value} defaultChecked={isChecked(option.value)} />{" "}
+          <input
+            // The first box carries the field's id, which the error summary's link leads to.
+            id={index === 0 ? ids.controlId : undefined}
+            type={type}
+            name={field.name}
+            value={option.value}
+            defaultChecked={isChecked(option.value)}
+          />{" "}
           {option.label}
         </label>
       ))}

@@ -4,6 +4,9 @@ import { useEffect, useId, useState } from "react";
 import type { z } from "zod";
 
 type FormSchema = z.ZodType<Record<string, unknown>>;
+
+/** The id of the form's error summary (FormAlert), which a refused post moves the focus to. */
+export const errorSummaryIdOf = (formId: string) => `${formId}-summary`;
 type FormInput<Schema extends FormSchema> = z.input<Schema> & Record<string, unknown>;
 
 /**
@@ -45,7 +48,7 @@ type FieldState = {
  * schema's constraints as HTML attributes, and the action's Zod verdict (Conform's `submission.reply()`) shown
  * beside each field. The action alone validates, with JavaScript on or off: the same messages on one path, and no
  * validation library in the page (Zod would be a large share of a form page's JavaScript). With JavaScript the reply
- * comes back without a page load, typed values kept, and the first refused field gets the focus, as Conform does.
+ * comes back without a page load, typed values kept, and the focus moves to the form's error summary (FormAlert).
  * Ids follow Conform's (`${formId}-${name}`, `-error`, `-description`), and the form has `noValidate`, as
  * Conform's forms do: the server's messages, not the browser's, in the page's language.
  */
@@ -85,6 +88,8 @@ export function useSchemaForm<Schema extends FormSchema>(
     errorId: `${formId}-error`,
     descriptionId: `${formId}-description`,
     errors: formErrors,
+    // Every message of the reply by field name ("" for the form's own), as Conform's form metadata has them.
+    allErrors: errors,
     valid: !formErrors,
     noValidate: true,
   };
@@ -99,17 +104,10 @@ export function useSchemaForm<Schema extends FormSchema>(
       const input = document.getElementById(id);
       if (input instanceof HTMLInputElement) input.value = "";
     }
-    // A reply that arrived without a page load: take the reader to the first field it refused.
+    // A reply that arrived without a page load: take the reader to the form's error summary, as the page rendered
+    // with the reply does by itself (FormAlert's autofocus).
     if (lastResult === initial.result) return;
-    const formElement = document.getElementById(formId);
-    if (!(formElement instanceof HTMLFormElement)) return;
-    for (const element of formElement.elements) {
-      const name = element.getAttribute("name");
-      if (name && lastResult.error?.[name] && element instanceof HTMLElement) {
-        element.focus();
-        break;
-      }
-    }
+    document.getElementById(errorSummaryIdOf(formId))?.focus();
   }, [lastResult, secretIds, formId, initial.result]);
 
   // Typed as Conform's own metadata, so the call sites keep using Conform's prop helpers, which read only the

@@ -16,7 +16,11 @@ import { NewPasswordField } from "~/components/form/new-password-field";
 import { useSchemaForm } from "~/components/form/use-schema-form";
 
 const FORMS = {
-  form: { required: "Required", newPasswordRules: "At least 8 characters." },
+  form: {
+    required: "Required",
+    newPasswordRules: "At least 8 characters.",
+    errorSummary: { title: "There is a problem", fields: "Check the fields marked below ({{count}})" },
+  },
   validation: { required: "Enter this.", agree: "Tick this." },
 };
 
@@ -98,7 +102,7 @@ test("groups are fieldsets with a legend, described by their errors, with the in
     }),
   );
   expect(boxes).toMatch(/^<fieldset class="form-fieldset" aria-describedby="f-q2-error"><legend>Which\?<\/legend>/);
-  expect(attributesOf(boxes, "input", 'value="a"')).toEqual(['type="checkbox"', 'name="q2"', 'value="a"']);
+  expect(attributesOf(boxes, "input", 'value="a"')).toEqual(['id="f-q2"', 'type="checkbox"', 'name="q2"', 'value="a"']);
   expect(attributesOf(boxes, "input", 'value="b"')).toEqual([
     'type="checkbox"',
     'name="q2"',
@@ -109,16 +113,46 @@ test("groups are fieldsets with a legend, described by their errors, with the in
     createElement(RadioGroupField, { legend: "One", options, field: { id: "f-q1", name: "q1", initialValue: "a" } }),
   );
   expect(radios).toContain('<fieldset class="form-fieldset"><legend>One</legend>');
-  expect(attributesOf(radios, "input", 'value="a"')).toEqual(['type="radio"', 'name="q1"', 'checked=""', 'value="a"']);
+  // The first control carries the field's id: the error summary's link leads there.
+  expect(attributesOf(radios, "input", 'value="a"')).toEqual([
+    'id="f-q1"',
+    'type="radio"',
+    'name="q1"',
+    'checked=""',
+    'value="a"',
+  ]);
   expect(attributesOf(radios, "input", 'value="b"')).toEqual(['type="radio"', 'name="q1"', 'value="b"']);
 });
 
 test("the form alert is there before any error, with the id Conform points the form at", () => {
-  expect(render(createElement(FormAlert, { form: { errorId: "f-error" } }))).toBe(
-    '<div role="alert" id="f-error"></div>',
+  expect(render(createElement(FormAlert, { form: { id: "f", errorId: "f-error" } }))).toBe(
+    '<div id="f-summary"><div role="alert" id="f-error"></div></div>',
   );
-  expect(render(createElement(FormAlert, { form: { errorId: "f-error", errors: ["validation.required"] } }))).toContain(
-    '<div role="alert" id="f-error"><ul class="error-list"><li class="error-list__item">Enter this.</li></ul></div>',
+});
+
+test("after a refusal the form alert is an error summary the page focuses as it loads, linking to the first refused field", () => {
+  const refusedByCognito = render(
+    createElement(FormAlert, { form: { id: "f", errorId: "f-error", errors: ["validation.required"] } }),
+  );
+  expect(attributesOf(refusedByCognito, "div", 'id="f-summary"')).toEqual([
+    'id="f-summary"',
+    'class="error-summary"',
+    'tabindex="-1"',
+    'autofocus=""',
+  ]);
+  expect(refusedByCognito).toContain(
+    '<div role="alert" id="f-error"><h2 class="error-summary__title">There is a problem</h2><ul class="error-list"><li class="error-list__item">Enter this.</li></ul></div>',
+  );
+  expect(refusedByCognito).not.toContain("<a ");
+
+  const refusedFields = render(
+    createElement(FormAlert, {
+      form: { id: "f", errorId: "f-error", allErrors: { q1: ["validation.required"], q2: ["validation.agree"] } },
+    }),
+  );
+  expect(attributesOf(refusedFields, "div", 'id="f-summary"')).toContain('autofocus=""');
+  expect(refusedFields).toContain(
+    '<p class="error-summary__fields"><a href="#f-q1">Check the fields marked below (2)</a></p>',
   );
 });
 
