@@ -7,7 +7,6 @@ import {
 } from "react";
 import { useTranslation } from "~/i18n/use-translation";
 import { useMessageTranslator } from "../use-message-translator";
-import { errorSummaryIdOf } from "./use-schema-form";
 
 type FieldBaseProps = {
   label: ReactNode;
@@ -92,6 +91,12 @@ export function ErrorList({ id, errors }: { id?: string; errors?: readonly strin
     </ul>
   );
 }
+
+/**
+ * The id of the form's error summary (FormAlert), which a refused post moves the focus to. Here rather than beside
+ * useSchemaForm: pages with fields but no schema form (the staff list's filters) load this module only.
+ */
+export const errorSummaryIdOf = (formId: string) => `${formId}-summary`;
 
 type FormAlertProps = {
   form: {

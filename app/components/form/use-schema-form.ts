@@ -2,11 +2,9 @@ import type { DefaultValue, FormMetadata, SubmissionResult } from "@conform-to/r
 import type { getZodConstraint } from "@conform-to/zod/v4";
 import { useEffect, useId, useState } from "react";
 import type { z } from "zod";
+import { errorSummaryIdOf } from "./fields";
 
 type FormSchema = z.ZodType<Record<string, unknown>>;
-
-/** The id of the form's error summary (FormAlert), which a refused post moves the focus to. */
-export const errorSummaryIdOf = (formId: string) => `${formId}-summary`;
 type FormInput<Schema extends FormSchema> = z.input<Schema> & Record<string, unknown>;
 
 /**
