@@ -1,11 +1,11 @@
 import type { APIRequestContext, Browser, BrowserContext, Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
 import { STANDIN_PORT, E2E_APP } from "../../playwright.config";
-import { createNamedMember } from "../support/admin-members";
+import { createNamedMember, firstAuthenticatorCode, nextAuthenticatorCode } from "../support/admin-members";
 import { createApiStaff, refreshIntoDirectory } from "../support/staff-api-access";
 import { browserSigningIn, signIn, openStaffSessionInBrowser } from "../support/sign-in-form";
 import { createTestMember } from "../support/test-members";
-import { TOTP_STEP_MS, totpCode, wrongTotpCode } from "../support/totp-codes";
+import { totpCode, wrongTotpCode } from "../support/totp-codes";
 
 /**
  * 2-step verification with an authenticator app, as a member sees it with JavaScript on and off: setting it up on
@@ -151,17 +151,21 @@ test("in English: set up, the code step, and turning it off", async ({ browser, 
 });
 
 /** Turns on 2-step verification for the member signed in on `request`, through the pages' posts; answers the key. */
-async function turnOnThroughPosts(request: APIRequestContext): Promise<string> {
+/**
+ * Turns the authenticator app on with the previous time step's code, so that the test's next codes (the current
+ * step's, then the next one's) need no wait for the clock (nextAuthenticatorCode).
+ */
+async function turnOnThroughPosts(request: APIRequestContext): Promise<{ totpSecret: string; nextStep: number }> {
   const started = await request.post("/my/security/authenticator/", { form: { intent: "start" }, maxRedirects: 0 });
   expect(started.status()).toBe(302);
   const html = await (await request.get("/my/security/authenticator/")).text();
   const key = /data-testid="authenticator-key">([A-Z2-7 ]+)</.exec(html)?.[1];
   if (!key) throw new Error("the set-up page showed no key");
-  const confirmed = await request.post("/my/security/authenticator/", {
-    form: { intent: "confirm", code: totpCode(key) },
-  });
+  const totpSecret = key.replace(/\s+/g, "");
+  const { code, nextStep } = await firstAuthenticatorCode(totpSecret);
+  const confirmed = await request.post("/my/security/authenticator/", { form: { intent: "confirm", code } });
   expect(confirmed.status()).toBe(200);
-  return key;
+  return { totpSecret, nextStep };
 }
 
 test("staff turn off a member's 2-step verification after the confirmation step; the member signs in with the password alone", async ({
@@ -230,7 +234,7 @@ test("a member with 2-step verification changes their password with the app's co
   const member = await createTestMember(STANDIN_PORT, "two-step-password");
   const here = await signedInBrowser(browser, member, { locale: "ja", javaScriptEnabled });
   const elsewhere = await signedInBrowser(browser, member, { locale: "ja", javaScriptEnabled });
-  const key = await turnOnThroughPosts(here.context.request);
+  const app = await turnOnThroughPosts(here.context.request);
   const page = here.page;
 
   await page.goto("/my/password/edit/");
@@ -248,16 +252,13 @@ test("a member with 2-step verification changes their password with the app's co
   const before = await sessionCookieOf(here.context);
   await page.getByLabel("現在のパスワード").fill(member.password);
   await page.getByLabel("新しいパスワード").fill(newPassword);
-  const usedStep = Math.floor(Date.now() / TOTP_STEP_MS) + 1;
-  await codeField.fill(totpCode(key, { steps: 1 }));
+  await codeField.fill(await nextAuthenticatorCode(app));
   await page.getByRole("button", { name: "パスワードを変更する" }).click();
   // The code was checked before the change and cannot be used twice: this browser's sign-in with the new password
   // waits at the code step for the app's next code, told why.
   await expect(page).toHaveURL(/\/auth\/sign-in\/two-step\/\?to=my-profile$/);
   await expect(page.getByTestId("toast")).toContainText("パスワードを変更し、ほかの端末からログアウトしました");
-  // The app's next code is the one of the step after the used one, which Cognito takes from its start on.
-  while (Math.floor(Date.now() / TOTP_STEP_MS) < usedStep) await new Promise((resolve) => setTimeout(resolve, 500));
-  await page.getByLabel("認証コード（6桁）").fill(totpCode(key, { steps: 1 }));
+  await page.getByLabel("認証コード（6桁）").fill(await nextAuthenticatorCode(app));
   await page.getByRole("button", { name: "ログイン" }).click();
   await expect(page).toHaveURL(/\/my\/profile\/$/);
   // Signed in again with the new password and the code: a new sign-in's tokens, not the old ones left to expire.
@@ -278,14 +279,14 @@ test("in English: a wrong code changes nothing, and says so on the code field", 
   test.setTimeout(120_000);
   const member = await createTestMember(STANDIN_PORT, "two-step-password-en");
   const { context, page } = await signedInBrowser(browser, member, { locale: "en", javaScriptEnabled });
-  const key = await turnOnThroughPosts(context.request);
+  const { totpSecret } = await turnOnThroughPosts(context.request);
 
   await page.goto("/en/my/password/edit/");
   const codeField = page.getByLabel("Code from your authenticator app (6 digits)");
   await expect(codeField).toHaveAccessibleDescription(/You use 2-step verification/);
   await page.getByLabel("Current password").fill(member.password);
   await page.getByLabel("New password").fill("amber-thicket-rowing-93");
-  await codeField.fill(wrongTotpCode(key));
+  await codeField.fill(wrongTotpCode(totpSecret));
   await page.getByRole("button", { name: "Change password" }).click();
   // Checked before the change: the page says so on the code field and the member stays signed in, password as it was.
   await expect(page).toHaveURL(/\/en\/my\/password\/edit\/$/);

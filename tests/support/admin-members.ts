@@ -94,12 +94,15 @@ export async function firstAuthenticatorCode(totpSecret: string): Promise<{ code
 }
 
 /**
- * The authenticator's code for the staff member's next sign-in: a time step no earlier sign-in used (the stand-in,
- * as Cognito, refuses a step twice) and within one step of now, waiting for the clock when a test signs in often.
+ * The authenticator's code for its owner's next sign-in (a staff member's, or a member's app turned on with
+ * firstAuthenticatorCode): a time step no earlier code used (the stand-in, as Cognito, refuses a step twice) and
+ * within one step of now, waiting for the clock only when a test uses codes faster than the steps pass.
  */
-export async function nextAuthenticatorCode(staff: StaffWithAuthenticator): Promise<string> {
-  const step = Math.max(staff.nextStep, stepOf(Date.now()));
+export async function nextAuthenticatorCode(
+  app: Pick<StaffWithAuthenticator, "totpSecret" | "nextStep">,
+): Promise<string> {
+  const step = Math.max(app.nextStep, stepOf(Date.now()));
   while (step > stepOf(Date.now()) + 1) await new Promise((resolve) => setTimeout(resolve, 1_000));
-  staff.nextStep = step + 1;
-  return totpCode(staff.totpSecret, { from: step * TOTP_STEP_MS + 1 });
+  app.nextStep = step + 1;
+  return totpCode(app.totpSecret, { from: step * TOTP_STEP_MS + 1 });
 }
