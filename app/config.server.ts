@@ -166,6 +166,15 @@ const EnvSchema = z.object({
   RATE_LIMIT_TWO_STEP_CHANGE_PER_IP: attemptLimit,
 });
 
+/**
+ * Where the server will listen, from PORT and HOST alone, for a check that runs before the rest of the
+ * configuration can be read (dev-entry.ts); null when either is invalid, which the full parse then reports.
+ */
+export function listenAddressOf(env: Record<string, string | undefined>): { host: string; port: number } | null {
+  const parsed = EnvSchema.pick({ PORT: true, HOST: true }).safeParse(env);
+  return parsed.success ? { host: parsed.data.HOST, port: parsed.data.PORT } : null;
+}
+
 /** The name of every environment variable the schema reads. */
 export const CONFIG_VARIABLES: readonly string[] = Object.keys(EnvSchema.shape);
 

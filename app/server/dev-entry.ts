@@ -8,7 +8,8 @@
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { joinRunningStack, startEmbeddedStack } from "../../tests/support/stand-ins/embedded-stack";
-import { modeFromArguments, refuseToStart } from "./refuse-to-start";
+import { listenAddressOf } from "~/config.server";
+import { modeFromArguments, portInUse, refusePortInUse, refuseToStart } from "./refuse-to-start";
 
 /** Where `npm run build:server` puts the compiled server (vite.config.ts, mode "http-server"). */
 const COMPILED_START_SERVER = path.resolve("build/http-server/start-server.js");
@@ -20,6 +21,10 @@ if (mode === "production") {
 const { startServer } = (
   mode === "dev" ? await import("./start-server") : await import(pathToFileURL(COMPILED_START_SERVER).href)
 ) as typeof import("./start-server");
+// Most often a second `npm run dev`: refused at once, before the stand-ins start (the server checks again as it
+// binds the port, for whatever took it in between).
+const listenAddress = listenAddressOf(process.env);
+if (listenAddress && listenAddress.port !== 0 && (await portInUse(listenAddress))) refusePortInUse(listenAddress);
 const dataDir = process.env.DATA_DIR ?? ".data";
 const joined = await joinRunningStack(process.env, dataDir);
 if (joined && "problems" in joined) {

@@ -13,7 +13,7 @@ import { observeQuery, setDatabasePoolSize } from "~/integrations/metrics.server
 import type { DevMailbox } from "~/router-context.server";
 import { createHttpApp } from "./http-app";
 import { startMetricsServer } from "./metrics-server";
-import { refuseToStart } from "./refuse-to-start";
+import { refusePortInUse, refuseToStart } from "./refuse-to-start";
 import { applyServerTimeouts } from "./server-timeouts";
 
 /** How long in-flight requests get to finish after the drain (SHUTDOWN_DRAIN_SECONDS) before the process exits anyway. */
@@ -86,13 +86,8 @@ export async function startServer(mode: AppMode, standIns?: StandIns): Promise<v
     });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EADDRINUSE") throw error;
-    // Most often a second `npm run dev`: what to do, not a stack trace.
     await standIns?.stop();
-    refuseToStart(
-      `Port ${config.port} on ${config.host} is already in use (EADDRINUSE):`,
-      ["stop the program listening there, or start this one with PORT set to another port"],
-      "the README's configuration table",
-    );
+    refusePortInUse({ host: config.host, port: config.port });
   }
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : config.port;

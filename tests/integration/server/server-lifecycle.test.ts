@@ -3,7 +3,6 @@ import { existsSync } from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
 import { expect, test } from "vitest";
 import { spawnNodeScript } from "../../support/node-child";
-import { seedPgliteDataDir } from "../../support/pglite-template";
 import { SERVER_START_TIMEOUT_MS, startServerProcess } from "../../support/server-process";
 import { makeTempDir } from "../../support/temp-dir";
 
@@ -48,8 +47,8 @@ test(
     const holder = createServer().listen(0, "127.0.0.1");
     await once(holder, "listening");
     const port = (holder.address() as AddressInfo).port;
+    // Refused before the stand-ins or the database start: nothing is made in the data directory.
     const temp = makeTempDir("port-taken");
-    seedPgliteDataDir(temp.dir);
     try {
       const child = spawnNodeScript("app/server/dev-entry.ts", ["--mode=preview"], {
         env: {
