@@ -129,6 +129,41 @@ for (const width of WIDTHS) {
 }
 
 /**
+ * Above 1280 px the header's links and its right area (language switch, then the sign-up and log-in links or the
+ * user menu) share one row of the page's column, whose width stops growing at the column's: the last link must end
+ * before the language switch starts, for a visitor and for a member's six account links, in both languages.
+ */
+test("from 1281 to 1920 px the header's last link stays clear of the language switch", async ({ browser }) => {
+  const context = await browser.newContext();
+  await signInNewMember(context, STANDIN_PORT, "header-row");
+  const visitor = await browser.newContext();
+  const gaps: string[] = [];
+  for (const width of [1281, 1920]) {
+    for (const prefix of LOCALE_PREFIXES) {
+      for (const [who, page, url] of [
+        ["visitor", await visitor.newPage(), "/"],
+        ["member", await context.newPage(), "/my/profile/"],
+      ] as const) {
+        await page.setViewportSize({ width, height: 800 });
+        await page.goto(`${prefix}${url}`);
+        const lastLink = await page.locator(".site-header__nav-list > li").last().boundingBox();
+        const languageSwitch = await page.locator(".site-header__language").boundingBox();
+        expect(lastLink && languageSwitch, `${who} ${prefix}${url} at ${width} px`).toBeTruthy();
+        if (lastLink!.x + lastLink!.width > languageSwitch!.x) {
+          gaps.push(
+            `${who} ${prefix}${url} at ${width} px: last link ends at ${lastLink!.x + lastLink!.width}, language switch starts at ${languageSwitch!.x}`,
+          );
+        }
+        await page.close();
+      }
+    }
+  }
+  expect(gaps).toEqual([]);
+  await context.close();
+  await visitor.close();
+});
+
+/**
  * The staff pages' left edge: the staff bar's heading and each page's first block start where the footer's content
  * does (the page's column) and, above 1280 px, where the site header's brand does.
  */
