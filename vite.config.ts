@@ -65,6 +65,15 @@ const appBuild: UserConfig = {
   // Vitest must not load the React Router plugin (STACK.md trap 3); it has its own vitest.config.ts.
   plugins: [reactRouter()],
   resolve: { tsconfigPaths: true },
+  /*
+   * The dev server pre-bundles, as it starts, every package the browser imports besides the React and React Router
+   * ones React Router's plugin names: found only when a page first imports it, a package makes Vite bundle again and
+   * answer the page's other imports 504 "Outdated Optimize Dep", then reload. Named one by one rather than by
+   * scanning the route modules, whose loaders and actions import server-only packages (the AWS SDK, the database)
+   * that must never be bundled for the browser. tests/integration/build/dev-server-dependencies.test.ts fails when a
+   * browser import is missing here.
+   */
+  optimizeDeps: { include: ["@conform-to/react", "@simplewebauthn/browser"] },
   build: {
     assetsInlineLimit: 0,
     rolldownOptions: {
