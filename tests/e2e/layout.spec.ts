@@ -124,6 +124,9 @@ for (const width of WIDTHS) {
     const signingUp = await open((context) => reachSignUpAccountStep(context, `layout-${width}`));
     await checkPage(signingUp.page, "/auth/sign-up/", "/auth/sign-up/ (account step)");
     await expect(signingUp.page.locator('[name="familyName"]')).toBeVisible();
+    // The dev tools' mailbox, holding this sign-up's code and the other specs' mails and links by now (axe:
+    // accessibility.spec.ts).
+    await checkPage(signingUp.page, "/__dev/mailbox/", "/__dev/mailbox/", new Set());
     await signingUp.context.close();
   });
 }

@@ -5,13 +5,13 @@ import type { Locale } from "~/i18n/locales";
 import { RESOURCES } from "~/i18n/resources";
 
 /** A page component with the data its route would give it. */
-export type FormPage = { name: string; component: ComponentType<never>; loaderData: object; actionData?: object };
+export type PageUnderTest = { name: string; component: ComponentType<never>; loaderData: object; actionData?: object };
 
 /**
  * Renders a page component the way its route does, with every namespace's texts and the root's data: what a browser
  * without JavaScript gets, and what a browser with it starts from.
  */
-export function renderFormPage(page: FormPage, locale: Locale): string {
+export function renderPage(page: PageUnderTest, locale: Locale): string {
   const Component = page.component as ComponentType<{ loaderData: object; actionData?: object }>;
   const router = createMemoryRouter(
     [

@@ -28,7 +28,7 @@ import PasswordEditPage from "~/routes/member/my-password-edit";
 import ProfileEditPage from "~/routes/member/my-profile-edit";
 import ReauthenticationPage from "~/routes/member/my-reauthentication";
 import WithdrawalPage from "~/routes/member/my-withdrawal";
-import { type FormPage, renderFormPage } from "../../support/form-page-render";
+import { type PageUnderTest, renderPage } from "../../support/page-render";
 
 /**
  * Every member form, at every step, as the server renders it (what a browser without JavaScript gets, and what a
@@ -54,7 +54,7 @@ const WITHDRAWAL_LOADER_DATA = {
   constraints: { reasons: getZodConstraint(WithdrawalFormSchema), confirm: getZodConstraint(WithdrawalConfirmSchema) },
 };
 
-const PAGES: FormPage[] = [
+const PAGES: PageUnderTest[] = [
   { name: "sign-in", component: SignInPage, loaderData: { view: "form", constraint: getZodConstraint(SignInSchema) } },
   {
     name: "sign-in, device limit",
@@ -226,7 +226,7 @@ function problemsOf(form: Control[]): string[] {
 for (const page of PAGES) {
   test(`every field of the ${page.name} form has autocomplete, inputmode and enterkeyhint`, () => {
     for (const locale of ["ja", "en"] as const) {
-      const forms = formsOf(renderFormPage(page, locale));
+      const forms = formsOf(renderPage(page, locale));
       expect(forms.length, "the page renders its forms").toBeGreaterThan(0);
       expect(forms.flatMap(problemsOf)).toEqual([]);
     }
@@ -247,7 +247,7 @@ test("the walk notices a field without hints", () => {
 });
 
 test("the profile forms offer Japan's 47 prefectures in JIS order, in the page's language, and free text for elsewhere", () => {
-  const html = renderFormPage(
+  const html = renderPage(
     PAGES.find((page) => page.name === "profile edit")!,
     "en",
   );
@@ -267,7 +267,7 @@ test("the profile forms offer Japan's 47 prefectures in JIS order, in the page's
 test("sign-up's agreements name each document once, as a link inside a sentence that reads naturally", () => {
   const page = PAGES.find((candidate) => candidate.name === "sign-up, credentials")!;
   const labelText = (locale: Locale) =>
-    [...renderFormPage(page, locale).matchAll(/<label><input[^>]*type="checkbox"[^>]*\/>([\s\S]*?)<\/label>/g)].map(
+    [...renderPage(page, locale).matchAll(/<label><input[^>]*type="checkbox"[^>]*\/>([\s\S]*?)<\/label>/g)].map(
       ([, label]) => label!.replace(/<[^>]+>/g, "").trim(),
     );
   expect(labelText("ja")).toEqual([
@@ -280,7 +280,7 @@ test("sign-up's agreements name each document once, as a link inside a sentence 
     "I agree to the data service terms of use",
     "I agree to the privacy policy",
   ]);
-  expect(renderFormPage(page, "en")).toContain(
+  expect(renderPage(page, "en")).toContain(
     'I agree to the <a href="/en/docs/privacy-policy/" target="_blank" rel="noopener">privacy policy</a>',
   );
 });

@@ -5,7 +5,7 @@ import { prefectureChoices } from "~/components/form/prefecture-choices";
 import { AccountInfoFormSchema, SignUpSchema } from "~/domain/forms/sign-up-schemas";
 import { translatorFor } from "~/i18n/translator.server";
 import SignUpPage from "~/routes/default/auth-sign-up";
-import { type FormPage, renderFormPage } from "../../support/form-page-render";
+import { type PageUnderTest, renderPage } from "../../support/page-render";
 
 /**
  * Sign-up marks as required exactly what it refuses to go on without: the names of the fields an empty post is refused
@@ -48,16 +48,16 @@ function refusedFields(schema: Parameters<typeof parseWithZod>[1]["schema"]) {
 }
 
 test("sign-up's first step marks the address, the password and the agreements, which it requires", () => {
-  const page: FormPage = {
+  const page: PageUnderTest = {
     name: "sign-up, credentials",
     component: SignUpPage,
     loaderData: { step: "credentials", constraint: getZodConstraint(SignUpSchema) },
   };
-  expect(markedFields(renderFormPage(page, "en"))).toEqual(refusedFields(SignUpSchema));
+  expect(markedFields(renderPage(page, "en"))).toEqual(refusedFields(SignUpSchema));
 });
 
 test("sign-up's account step marks what it requires: the questionnaire's Q2 and Q3, not Q1", () => {
-  const page: FormPage = {
+  const page: PageUnderTest = {
     name: "sign-up, account",
     component: SignUpPage,
     loaderData: {
@@ -67,7 +67,7 @@ test("sign-up's account step marks what it requires: the questionnaire's Q2 and 
       constraint: getZodConstraint(AccountInfoFormSchema),
     },
   };
-  const marked = markedFields(renderFormPage(page, "en"));
+  const marked = markedFields(renderPage(page, "en"));
   expect(marked).toEqual(expect.arrayContaining(["q2", "q3"]));
   expect(marked).not.toContain("q1");
   expect(refusedFields(AccountInfoFormSchema).filter((name) => !BY_COUNTRY.has(name))).toEqual(marked);
