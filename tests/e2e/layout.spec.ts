@@ -124,9 +124,10 @@ for (const width of WIDTHS) {
     const signingUp = await open((context) => reachSignUpAccountStep(context, `layout-${width}`));
     await checkPage(signingUp.page, "/auth/sign-up/", "/auth/sign-up/ (account step)");
     await expect(signingUp.page.locator('[name="familyName"]')).toBeVisible();
-    // The dev tools' mailbox, holding this sign-up's code and the other specs' mails and links by now (axe:
-    // accessibility.spec.ts).
-    await checkPage(signingUp.page, "/__dev/mailbox/", "/__dev/mailbox/", new Set());
+    // The dev tools' mailbox, holding this sign-up's code and the other specs' mails and links by now: overflow only
+    // (mail text is not typeset for a page; axe: accessibility.spec.ts).
+    await signingUp.page.goto("/__dev/mailbox/");
+    await expectNoOverflow(signingUp.page, "/__dev/mailbox/");
     await signingUp.context.close();
   });
 }
