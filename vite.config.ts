@@ -67,13 +67,14 @@ const appBuild: UserConfig = {
   resolve: { tsconfigPaths: true },
   /*
    * The dev server pre-bundles, as it starts, every package the browser imports besides the React and React Router
-   * ones React Router's plugin names: found only when a page first imports it, a package makes Vite bundle again and
-   * answer the page's other imports 504 "Outdated Optimize Dep", then reload. Named one by one rather than by
-   * scanning the route modules, whose loaders and actions import server-only packages (the AWS SDK, the database)
-   * that must never be bundled for the browser. tests/integration/build/dev-server-dependencies.test.ts fails when a
-   * browser import is missing here.
+   * ones React Router's plugin names, and discovers none later: a package found after the start makes Vite bundle
+   * again and answer the page's other imports 504 "Outdated Optimize Dep", then reload. Without `noDiscovery`,
+   * server-only packages (the database, pino, nodemailer) would be found too and bundled for the browser: React
+   * Router's dev server transforms every module of a page, its server modules included, as browser modules to
+   * collect the page's CSS. tests/integration/build/dev-server-dependencies.test.ts fails when a browser import is
+   * missing here.
    */
-  optimizeDeps: { include: ["@conform-to/react", "@simplewebauthn/browser"] },
+  optimizeDeps: { noDiscovery: true, include: ["@conform-to/react", "@simplewebauthn/browser"] },
   build: {
     assetsInlineLimit: 0,
     rolldownOptions: {

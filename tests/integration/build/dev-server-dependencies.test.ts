@@ -4,12 +4,11 @@ import { afterAll, expect, test } from "vitest";
 import { makeTempDir } from "../../support/temp-dir";
 
 /**
- * A newcomer's first visit in `npm run dev` loads every page's browser modules without Vite bundling its
- * dependencies again: one it had not pre-bundled as it started makes it answer the page's other imports 504
- * "Outdated Optimize Dep" and reload the page (vite.config.ts, `optimizeDeps.include`). The dev server starts as on
- * a fresh clone (an empty dependency cache of its own), then every module the browser may load is transformed as the
- * browser would ask for it: the entry, the root, every layout and route module, and all they import, on-demand
- * imports included. No dependency may turn up that was not pre-bundled at start.
+ * A newcomer's first visit in `npm run dev` loads every page's browser modules without Vite bundling dependencies
+ * again: a package it had not pre-bundled as it started makes it answer the page's other imports 504 "Outdated
+ * Optimize Dep" and reload the page (vite.config.ts, `optimizeDeps`). The dev server starts as on a fresh clone (an
+ * empty dependency cache of its own); then every module of app/ is transformed as a browser module, as the browser
+ * asks for its modules and as React Router's dev server does with a page's server modules to collect its CSS.
  */
 
 const cache = makeTempDir("vite-deps");
@@ -23,17 +22,15 @@ function recordingLogger(): Logger & { lines: string[] } {
   return { ...logger, info: record, warn: record, warnOnce: record, error: record, lines };
 }
 
-const browserEntries = () => [
-  "/app/entry.client.tsx",
-  "/app/root.tsx",
-  ...["app/layouts", "app/routes"].flatMap((dir) =>
+/** The URLs of app/'s modules under `dirs` (relative to the repository root). */
+const modulesUnder = (dirs: string[], pattern: RegExp) =>
+  dirs.flatMap((dir) =>
     readdirSync(dir, { recursive: true, encoding: "utf8" })
-      .filter((file) => file.endsWith(".tsx"))
+      .filter((file) => pattern.test(file))
       .map((file) => `/${dir}/${file}`),
-  ),
-];
+  );
 
-test("a first visit in the dev server finds every browser dependency already pre-bundled", async () => {
+test("a first visit in the dev server finds every browser dependency pre-bundled and bundles nothing again", async () => {
   const logger = recordingLogger();
   const server = await createServer({
     configFile: "vite.config.ts",
@@ -47,12 +44,15 @@ test("a first visit in the dev server finds every browser dependency already pre
     const client = server.environments.client;
     const optimizer = client.depsOptimizer!;
     await optimizer.init();
-    const known = () => [...Object.keys(optimizer.metadata.optimized), ...Object.keys(optimizer.metadata.discovered)];
-    const atStart = new Set(known());
+    await optimizer.scanProcessing;
+    const bundled = () => Object.keys({ ...optimizer.metadata.optimized, ...optimizer.metadata.discovered }).sort();
+    const atStart = bundled();
 
+    // What the browser loads: the entry, the root, the layouts and routes, and all they import.
     const failures: string[] = [];
+    const notPreBundled = new Set<string>();
     const seen = new Set<string>();
-    const queue = browserEntries();
+    const queue = ["/app/entry.client.tsx", "/app/root.tsx", ...modulesUnder(["app/layouts", "app/routes"], /\.tsx$/)];
     while (queue.length > 0) {
       const url = queue.shift()!;
       if (seen.has(url)) continue;
@@ -65,17 +65,24 @@ test("a first visit in the dev server finds every browser dependency already pre
       }
       const module = await client.moduleGraph.getModuleByUrl(url);
       for (const imported of module?.importedModules ?? []) {
-        // The pre-bundled dependencies are the optimizer's; the app's own modules are followed.
-        if (imported.file?.startsWith(cache.dir) || imported.url.includes("/node_modules/")) continue;
-        queue.push(imported.url);
+        if (imported.file?.startsWith(cache.dir)) continue;
+        // A package file served as it is: a browser import the dev server did not pre-bundle.
+        if (imported.url.includes("/node_modules/")) notPreBundled.add(imported.url.replace(/^.*\/node_modules\//, ""));
+        else queue.push(imported.url);
       }
     }
-
     expect(seen.size, "modules a browser may load").toBeGreaterThan(50);
     expect(failures, logger.lines.join("\n")).toEqual([]);
-    const foundLate = known().filter((name) => !atStart.has(name));
-    expect(foundLate, "browser dependencies to add to optimizeDeps.include in vite.config.ts").toEqual([]);
-    expect(logger.lines.filter((line) => /optimized dependencies changed|reloading/.test(line))).toEqual([]);
+    expect([...notPreBundled], "browser imports to add to optimizeDeps.include in vite.config.ts").toEqual([]);
+
+    // What React Router's dev server transforms as browser modules to collect a page's CSS: its server modules too.
+    for (const url of modulesUnder(["app"], /\.tsx?$/)) {
+      if (!seen.has(url)) await client.transformRequest(url).catch(() => undefined);
+    }
+    expect(bundled(), "dependencies bundled after the start").toEqual(atStart);
+    expect(
+      logger.lines.filter((line) => /new dependencies|optimized dependencies changed|reloading/.test(line)),
+    ).toEqual([]);
   } finally {
     await server.close();
   }
