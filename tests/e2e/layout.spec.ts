@@ -138,6 +138,8 @@ for (const width of WIDTHS) {
  * before the language switch starts, for a visitor and for a member's six account links, in both languages.
  */
 test("from 1281 to 1920 px the header's last link stays clear of the language switch", async ({ browser }) => {
+  // Eight page views and a member's sign-in: over half a minute on a loaded 2-core machine.
+  test.setTimeout(90_000);
   const context = await browser.newContext();
   await signInNewMember(context, STANDIN_PORT, "header-row");
   const visitor = await browser.newContext();
