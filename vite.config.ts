@@ -65,6 +65,16 @@ const appBuild: UserConfig = {
   // Vitest must not load the React Router plugin (STACK.md trap 3); it has its own vitest.config.ts.
   plugins: [reactRouter()],
   resolve: { tsconfigPaths: true },
+  /*
+   * The dev server pre-bundles, as it starts, every package the browser imports besides the React and React Router
+   * ones React Router's plugin names, and discovers none later: a package found after the start makes Vite bundle
+   * again and answer the page's other imports 504 "Outdated Optimize Dep", then reload. Without `noDiscovery`,
+   * server-only packages (the database, pino, nodemailer) would be found too and bundled for the browser: React
+   * Router's dev server transforms every module of a page, its server modules included, as browser modules to
+   * collect the page's CSS. tests/integration/build/dev-server-dependencies.test.ts fails when a browser import is
+   * missing here.
+   */
+  optimizeDeps: { noDiscovery: true, include: ["@conform-to/react", "@simplewebauthn/browser"] },
   build: {
     assetsInlineLimit: 0,
     rolldownOptions: {

@@ -18,6 +18,11 @@ const mode = modeFromArguments();
 if (mode === "production") {
   refuseToStart("--mode=production runs without stand-ins:", ["start it with `npm start`"], "the README's Quick start");
 }
+// On Node 20, which development still supports (README), the AWS SDK opens every start with a screen saying that its
+// releases after January 2027 need Node 22. The SDK is pinned and production runs Node 24, so there is nothing to do
+// about it here; the variable is the SDK's documented switch (aws/aws-sdk-js-v3#7983), set for dev and preview only,
+// and inherited by the stand-in's process.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
 const { startServer } = (
   mode === "dev" ? await import("./start-server") : await import(pathToFileURL(COMPILED_START_SERVER).href)
 ) as typeof import("./start-server");

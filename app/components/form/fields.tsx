@@ -52,6 +52,12 @@ function Hint({ ids, hint }: { ids: FieldIds; hint: ReactNode }) {
   ) : null;
 }
 
+/** The "required" badge after a label or a legend: shown where the form refuses to go on without an answer. */
+export function RequiredMarker() {
+  const { t } = useTranslation("forms");
+  return <span className="form-field__required">{t("form.required")}</span>;
+}
+
 function Field({
   label,
   errors,
@@ -61,14 +67,13 @@ function Field({
   ids,
   children,
 }: FieldBaseProps & { required: boolean; ids: FieldIds; children: ReactNode }) {
-  const { t } = useTranslation("forms");
   return (
     <div
       className={["form-field", ids.hasErrors ? "form-field--invalid" : "", className ?? ""].filter(Boolean).join(" ")}
     >
       <label className="form-field__label" htmlFor={ids.controlId}>
         {label}
-        {required ? <span className="form-field__required">{t("form.required")}</span> : null}
+        {required ? <RequiredMarker /> : null}
       </label>
       <Hint ids={ids} hint={hint} />
       {children}
@@ -259,6 +264,8 @@ type ChoiceGroupProps = {
   legend: ReactNode;
   options: readonly SelectOption[];
   hint?: ReactNode;
+  /** At least one answer is required: no single box is, so the legend carries the marker. */
+  required?: boolean;
 };
 
 /** A fieldset of same-named boxes or radios; the fieldset, not each control, is described by the errors. */
@@ -268,6 +275,7 @@ function ChoiceGroup({
   field,
   options,
   hint,
+  required = false,
   isChecked,
 }: ChoiceGroupProps & {
   type: "checkbox" | "radio";
@@ -277,7 +285,10 @@ function ChoiceGroup({
   const ids = useFieldIds(field.id, hint, field.errors);
   return (
     <fieldset className="form-fieldset" aria-describedby={ids.describedBy}>
-      <legend>{legend}</legend>
+      <legend>
+        {legend}
+        {required ? <RequiredMarker /> : null}
+      </legend>
       <Hint ids={ids} hint={hint} />
       {options.map((option, index) => (
         <label key={option.value} className="form-check">

@@ -4,7 +4,14 @@ import { handleFormPost, newPasswordErrorFields } from "~/forms/form-action.serv
 import { FORM_FIELD_TEXTS, formConstraint } from "~/forms/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
-import { CheckboxField, CheckboxGroupField, FormAlert, InputField, RadioGroupField } from "~/components/form/fields";
+import {
+  CheckboxField,
+  CheckboxGroupField,
+  FormAlert,
+  InputField,
+  RadioGroupField,
+  RequiredMarker,
+} from "~/components/form/fields";
 import { NewPasswordField } from "~/components/form/new-password-field";
 import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
 import { ProfileFields } from "~/components/profile-fields";
@@ -262,7 +269,10 @@ function CredentialsForm({
         />
         <NewPasswordField label={t("credentials.password")} field={fields.password} enterKeyHint="send" />
         <fieldset className="form-fieldset">
-          <legend>{t("credentials.agreementsLegend")}</legend>
+          <legend>
+            {t("credentials.agreementsLegend")}
+            <RequiredMarker />
+          </legend>
           {agreements.map(({ field, href, document }) => (
             <CheckboxField
               key={field.name}
@@ -373,12 +383,14 @@ function AccountForm({
           />
           <CheckboxGroupField
             legend={t("account.q2")}
+            required
             field={fields.q2}
             options={Q2_OPTIONS.map((value) => ({ value, label: t(`options.q2.${value}`) }))}
           />
           {otherDetail(fields.q2Other, "next")}
           <CheckboxGroupField
             legend={t("account.q3")}
+            required
             field={fields.q3}
             options={Q3_OPTIONS.map((value) => ({ value, label: t(`options.q3.${value}`) }))}
           />

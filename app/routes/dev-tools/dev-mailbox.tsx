@@ -1,3 +1,4 @@
+import type { ReactNode } from "react";
 import { data } from "react-router";
 import { useTranslation } from "~/i18n/use-translation";
 import { devMailboxContext } from "~/router-context.server";
@@ -10,10 +11,38 @@ export async function loader({ context }: Route.LoaderArgs) {
   return { entries: await mailbox.entries() };
 }
 
+/**
+ * A web address in a mail's text: ASCII only (a Japanese sentence runs on right after one), and not the full stop,
+ * comma or closing bracket a sentence puts after it.
+ */
+const WEB_ADDRESS = /https?:\/\/[\w\-.~:/?#[\]@!$&'()*+,;=%]*[\w\-~/#=&%]/g;
+
+/** A mail's plain text with its web addresses as links, as a mail program shows them. */
+function MailText({ text }: { text: string }) {
+  const parts: ReactNode[] = [];
+  let last = 0;
+  for (const match of text.matchAll(WEB_ADDRESS)) {
+    parts.push(text.slice(last, match.index));
+    parts.push(
+      <a key={match.index} href={match[0]}>
+        {match[0]}
+      </a>,
+    );
+    last = match.index + match[0].length;
+  }
+  parts.push(text.slice(last));
+  return <pre className="mailbox-text">{parts}</pre>;
+}
+
 /** Captured mail and stand-in codes, newest first (development and preview only: see the dev-tools layout). */
 export default function Mailbox({ loaderData }: Route.ComponentProps) {
   const { t, i18n } = useTranslation("devtools");
-  const dateFormat = new Intl.DateTimeFormat(i18n.language, { dateStyle: "short", timeStyle: "medium" });
+  // Japan's time, as the mails themselves and the member pages give it, whatever the machine's zone.
+  const dateFormat = new Intl.DateTimeFormat(i18n.language, {
+    dateStyle: "short",
+    timeStyle: "medium",
+    timeZone: "Asia/Tokyo",
+  });
   return (
     <section className="mailbox">
       <h1>{t("mailbox.title")}</h1>
@@ -44,7 +73,7 @@ export default function Mailbox({ loaderData }: Route.ComponentProps) {
                     </>
                   ) : null}
                 </dl>
-                <pre className="mailbox-text">{entry.text}</pre>
+                <MailText text={entry.text} />
               </article>
             </li>
           ))}

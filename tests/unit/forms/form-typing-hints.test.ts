@@ -1,7 +1,4 @@
 import { getZodConstraint } from "@conform-to/zod/v4";
-import { type ComponentType, createElement } from "react";
-import { renderToStaticMarkup } from "react-dom/server";
-import { RouterProvider, createMemoryRouter } from "react-router";
 import { expect, test } from "vitest";
 import { EmailChangeSchema } from "~/domain/forms/email-change-schema";
 import {
@@ -18,7 +15,6 @@ import { WithdrawalConfirmSchema, WithdrawalFormSchema } from "~/domain/forms/wi
 import { countryChoices } from "~/components/form/country-choices";
 import { prefectureChoices } from "~/components/form/prefecture-choices";
 import type { Locale } from "~/i18n/locales";
-import { RESOURCES } from "~/i18n/resources";
 import { translatorFor } from "~/i18n/translator.server";
 import EmailUpdatePage from "~/routes/default/email-update";
 import ForgotPasswordPage from "~/routes/default/auth-forgot-password";
@@ -32,6 +28,7 @@ import PasswordEditPage from "~/routes/member/my-password-edit";
 import ProfileEditPage from "~/routes/member/my-profile-edit";
 import ReauthenticationPage from "~/routes/member/my-reauthentication";
 import WithdrawalPage from "~/routes/member/my-withdrawal";
+import { type PageUnderTest, renderPage } from "../../support/page-render";
 
 /**
  * Every member form, at every step, as the server renders it (what a browser without JavaScript gets, and what a
@@ -40,8 +37,6 @@ import WithdrawalPage from "~/routes/member/my-withdrawal";
  * send; "enter" in a text area, where Enter is a new line), and each select says what autofill may put in it.
  * Checkboxes and radios take none of these (HTML gives them no autofill or keyboard), hidden fields are not fields.
  */
-
-type Page = { name: string; component: ComponentType<never>; loaderData: object; actionData?: object };
 
 const COUNTRIES = countryChoices("en", "Other");
 const english = translatorFor("en");
@@ -59,7 +54,7 @@ const WITHDRAWAL_LOADER_DATA = {
   constraints: { reasons: getZodConstraint(WithdrawalFormSchema), confirm: getZodConstraint(WithdrawalConfirmSchema) },
 };
 
-const PAGES: Page[] = [
+const PAGES: PageUnderTest[] = [
   { name: "sign-in", component: SignInPage, loaderData: { view: "form", constraint: getZodConstraint(SignInSchema) } },
   {
     name: "sign-in, device limit",
@@ -180,35 +175,6 @@ const PAGES: Page[] = [
   },
 ];
 
-/** Renders a page component the way its route does, with every namespace's texts and the root's data. */
-function render(page: Page, locale: Locale): string {
-  const Component = page.component as ComponentType<{ loaderData: object; actionData?: object }>;
-  const router = createMemoryRouter(
-    [
-      {
-        id: "root",
-        path: "/",
-        children: [
-          {
-            id: "page",
-            index: true,
-            Component: () => createElement(Component, { loaderData: page.loaderData, actionData: page.actionData }),
-          },
-        ],
-      },
-    ],
-    {
-      hydrationData: {
-        loaderData: {
-          root: { locale, links: { dataTerms: "https://data.example.jp/terms/" } },
-          page: { ...page.loaderData, translations: RESOURCES[locale] },
-        },
-      },
-    },
-  );
-  return renderToStaticMarkup(createElement(RouterProvider, { router }));
-}
-
 type Control = { tag: string; attributes: Map<string, string> };
 
 /** The controls of each <form> in the markup, in document order. */
@@ -260,7 +226,7 @@ function problemsOf(form: Control[]): string[] {
 for (const page of PAGES) {
   test(`every field of the ${page.name} form has autocomplete, inputmode and enterkeyhint`, () => {
     for (const locale of ["ja", "en"] as const) {
-      const forms = formsOf(render(page, locale));
+      const forms = formsOf(renderPage(page, locale));
       expect(forms.length, "the page renders its forms").toBeGreaterThan(0);
       expect(forms.flatMap(problemsOf)).toEqual([]);
     }
@@ -281,7 +247,7 @@ test("the walk notices a field without hints", () => {
 });
 
 test("the profile forms offer Japan's 47 prefectures in JIS order, in the page's language, and free text for elsewhere", () => {
-  const html = render(
+  const html = renderPage(
     PAGES.find((page) => page.name === "profile edit")!,
     "en",
   );
@@ -301,7 +267,7 @@ test("the profile forms offer Japan's 47 prefectures in JIS order, in the page's
 test("sign-up's agreements name each document once, as a link inside a sentence that reads naturally", () => {
   const page = PAGES.find((candidate) => candidate.name === "sign-up, credentials")!;
   const labelText = (locale: Locale) =>
-    [...render(page, locale).matchAll(/<label><input[^>]*type="checkbox"[^>]*\/>([\s\S]*?)<\/label>/g)].map(
+    [...renderPage(page, locale).matchAll(/<label><input[^>]*type="checkbox"[^>]*\/>([\s\S]*?)<\/label>/g)].map(
       ([, label]) => label!.replace(/<[^>]+>/g, "").trim(),
     );
   expect(labelText("ja")).toEqual([
@@ -314,7 +280,7 @@ test("sign-up's agreements name each document once, as a link inside a sentence 
     "I agree to the data service terms of use",
     "I agree to the privacy policy",
   ]);
-  expect(render(page, "en")).toContain(
+  expect(renderPage(page, "en")).toContain(
     'I agree to the <a href="/en/docs/privacy-policy/" target="_blank" rel="noopener">privacy policy</a>',
   );
 });
