@@ -1,3 +1,4 @@
+import { AdminSetUserPasswordCommand } from "@aws-sdk/client-cognito-identity-provider";
 import { eq } from "drizzle-orm";
 import { expect, test } from "vitest";
 import { memberPasskeys, memberSessions, staffFactorSetups, staffSessions } from "~db/schema";
@@ -24,6 +25,7 @@ import {
   nextAuthenticatorCode,
 } from "../../support/admin-members";
 import { wrongTotpCode } from "../../support/totp-codes";
+import { connectToStandIn } from "../../support/bearer-tokens";
 import { cookieHeader, cookieHeaderAfter, pairOf } from "../../support/cookie-jar";
 import { routeCalls, settle } from "../../support/route-calls";
 import { resetHarness, setFault } from "../../support/stand-in-faults";
@@ -392,6 +394,29 @@ test("a first visit's set-up given up or left revokes its sign-in; a member outs
   });
   expect(((await passwordStep(member)) as FormReply).init.status).toBe(403);
   expect(await keptTokens(member.sub)).toEqual([]);
+});
+
+test("an invited staff member who never chose a password is told to choose it as a member first; nothing is kept", async () => {
+  offsetMs = 0;
+  const invited = await createStaffAdmin(app.standInPort, "staff-invited");
+  const sdk = await connectToStandIn(app.standInPort);
+  try {
+    // A temporary password, as an invitation's: Cognito answers NEW_PASSWORD_REQUIRED.
+    await sdk.cognito.send(
+      new AdminSetUserPasswordCommand({
+        UserPoolId: sdk.userPoolId,
+        Username: invited.email,
+        Password: invited.password,
+        Permanent: false,
+      }),
+    );
+  } finally {
+    sdk.destroy();
+  }
+  const refused = (await passwordStep(invited)) as FormReply;
+  expect(refused.init.status).toBe(403);
+  expect(JSON.stringify(refused.data.result.error)).toContain("仮パスワード");
+  expect(await app.db.select().from(staffFactorSetups).where(eq(staffFactorSetups.sub, invited.sub))).toEqual([]);
 });
 
 test("staff with only a passkey go on to the passkey step, with no session yet", async () => {
