@@ -216,3 +216,12 @@ export const STAFF_PASSKEY_STEP_COOKIE_MAX_AGE_S = 10 * 60;
 export const staffPasskeyStepCookie = defineCookie("id_staff_passkey_step", z.string().min(1), {
   maxAge: STAFF_PASSKEY_STEP_COOKIE_MAX_AGE_S,
 });
+
+/**
+ * A staff member's first visit between the password and the new authenticator app's first code: which set-up of
+ * app/domain/sessions/staff-factor-setup.server.ts is this browser's (its tokens and secret stay in the database).
+ * The set-up's own expiry, the server token's, decides first; this only bounds the cookie. This host only.
+ */
+export const staffFactorSetupCookie = defineCookie("id_staff_factor_setup", z.object({ setupId: z.string().uuid() }), {
+  maxAge: AUTHENTICATOR_SETUP_COOKIE_MAX_AGE_S,
+});

@@ -28,3 +28,26 @@ export const staffSessions = pgTable(
   },
   (table) => [index("staff_sessions_sub_idx").on(table.sub)],
 );
+
+/**
+ * A staff member's first visit without a second factor (app/domain/sessions/staff-factor-setup.server.ts): the
+ * staff sign-in's password gave the staff client's tokens and the server-only client's token; they wait here, never
+ * in a cookie, while the staff member sets up the authenticator app on the sign-in page, and its first code opens the
+ * staff session with them. Secrets AES-256-GCM as the refresh tokens; the server token's 10 minutes bound the row,
+ * and the purge revokes the staff refresh token of a row left and deletes it.
+ */
+export const staffFactorSetups = pgTable(
+  "staff_factor_setups",
+  {
+    id: uuid().primaryKey().defaultRandom(),
+    sub: uuid().notNull(),
+    email: text().notNull(),
+    staffRefreshTokenEncrypted: text().notNull(),
+    serverAccessTokenEncrypted: text().notNull(),
+    /** Cognito's authenticator secret (AssociateSoftwareToken), shown as the QR code until the first code. */
+    secretEncrypted: text().notNull(),
+    expiresAt: timestamp({ withTimezone: true }).notNull(),
+  },
+  // The purge's sweep of set-ups left unfinished.
+  (table) => [index("staff_factor_setups_expires_at_idx").on(table.expiresAt)],
+);

@@ -3,7 +3,7 @@ import { expect, test } from "./fixtures";
 import { STANDIN_PORT, E2E_APP } from "../../playwright.config";
 import { createNamedMember, createStaffAdmin } from "../support/admin-members";
 import { createApiStaff, refreshIntoDirectory } from "../support/staff-api-access";
-import { signIn, openStaffSessionInBrowser } from "../support/sign-in-form";
+import { signIn, openStaffSessionInBrowser, setUpStaffAuthenticatorInBrowser } from "../support/sign-in-form";
 import { createTestMember } from "../support/test-members";
 
 /**
@@ -73,6 +73,17 @@ test("the admin pages send a visitor to the staff sign-in and come back after it
     await page.goto(path!);
     await expect(menu.locator('[aria-current="page"]')).toHaveText([current!]);
   }
+});
+
+test("a staff member without a second factor opens /admin/ and gets in with one password, one set-up and one code", async ({
+  page,
+}) => {
+  const staff = await createStaffAdmin(STANDIN_PORT, "admin-first-visit");
+  await page.goto("/admin/users/");
+  await expect(page).toHaveURL(/\/admin\/sign-in\/\?to=admin-users$/);
+  await setUpStaffAuthenticatorInBrowser(page, staff);
+  await expect(page).toHaveURL("/admin/users/");
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("管理画面");
 });
 
 test("the user list opens with the search form, then the list, then the dashboard's figures", async ({ page }) => {

@@ -197,6 +197,30 @@ async function expectOnThePageColumn(page: Page, label: string) {
   if (edges.brand !== null) expect(edges.brand, label).toBe(edges.column);
 }
 
+/**
+ * The dashboard's chart labels as the screen shows them: the SVG scales its drawing to its box, and its text with it.
+ * Each at least 12 px, and no category label running into the next.
+ */
+async function expectReadableChartLabels(page: Page, label: string) {
+  const charts = await page.evaluate(() =>
+    [...document.querySelectorAll<SVGSVGElement>(".admin-chart__svg")].map((svg) => {
+      const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+      const texts = [...svg.querySelectorAll("text")].filter((text) => text.textContent);
+      const ticks = [...svg.querySelectorAll(".admin-chart__ticks text")].filter((text) => text.textContent);
+      const boxes = ticks.map((text) => text.getBoundingClientRect());
+      return {
+        smallestPx: Math.min(...texts.map((text) => Number.parseFloat(getComputedStyle(text).fontSize) * scale)),
+        overlaps: boxes.filter((box, index) => index > 0 && box.left < boxes[index - 1]!.right).length,
+      };
+    }),
+  );
+  expect(charts.length, label).toBeGreaterThan(0);
+  for (const chart of charts) {
+    expect(chart.smallestPx, label).toBeGreaterThanOrEqual(12);
+    expect(chart.overlaps, label).toBe(0);
+  }
+}
+
 for (const width of STAFF_WIDTHS) {
   test(`at ${width} px the staff pages sit on the page's column and are checked for overflow${andAxe(width, STAFF_AXE_WIDTHS)}`, async ({
     browser,
@@ -230,6 +254,7 @@ for (const width of STAFF_WIDTHS) {
       for (const url of staffPages) {
         await checkPage(page, `${prefix}${url}`, `${prefix}${url}`, STAFF_AXE_WIDTHS);
         if (width >= 800) await expectOnThePageColumn(page, `${prefix}${url}`);
+        if (url === "/admin/") await expectReadableChartLabels(page, `${prefix}${url}`);
       }
     }
     await context.close();

@@ -1,5 +1,10 @@
-import type { Browser, Page } from "@playwright/test";
-import { type StaffWithAuthenticator, nextAuthenticatorCode } from "./admin-members";
+import { type Browser, type Page, expect } from "@playwright/test";
+import {
+  type StaffTestMember,
+  type StaffWithAuthenticator,
+  firstAuthenticatorCode,
+  nextAuthenticatorCode,
+} from "./admin-members";
 
 const LABELS = {
   ja: { email: "メールアドレス", password: "パスワード", submit: "ログイン" },
@@ -81,4 +86,28 @@ async function enterStaffPasswordAndCode(
   await page.getByLabel(labels.code).fill(await nextAuthenticatorCode(staff));
   await page.getByRole("button", { name: labels[submit], exact: true }).click();
   await page.waitForURL((url) => !url.pathname.includes("/admin/sign-in"));
+}
+
+/**
+ * A staff member's first visit without a second factor, on the staff sign-in the page is showing (Japanese): the
+ * password once, the authenticator app set up from the key the page shows, its first code, the recovery codes, and
+ * on into the staff area. Answers the staff member with the app, for their later sign-ins.
+ */
+export async function setUpStaffAuthenticatorInBrowser(
+  page: Page,
+  staff: StaffTestMember,
+): Promise<StaffWithAuthenticator> {
+  const labels = STAFF_LABELS.ja;
+  await page.getByLabel(labels.email).fill(staff.email);
+  await page.getByLabel(labels.password).fill(staff.password);
+  await page.getByRole("button", { name: labels.next, exact: true }).click();
+  await expect(page.getByTestId("staff-setup-reason")).toContainText("2段階認証が必要");
+  const totpSecret = (await page.getByTestId("authenticator-key").textContent())!.replaceAll(" ", "");
+  const { code, nextStep } = await firstAuthenticatorCode(totpSecret);
+  await page.getByLabel("認証コード（6桁）").fill(code);
+  await page.getByRole("button", { name: "有効にする", exact: true }).click();
+  await expect(page.getByRole("heading", { name: "リカバリーコード" })).toBeVisible();
+  await page.getByRole("link", { name: "保存しました。管理画面へ進む" }).click();
+  await page.waitForURL((url) => !url.pathname.includes("/admin/sign-in"));
+  return { ...staff, totpSecret, nextStep };
 }

@@ -7,12 +7,21 @@ import { stack } from "d3-shape";
  * the browser.
  */
 
-/** Every chart draws in the same fixed coordinate space; CSS scales the SVG to its box. */
-const CHART_WIDTH = 640;
-const CHART_HEIGHT = 240;
-const CHART_MARGIN = { top: 12, right: 12, bottom: 28, left: 48 } as const;
+/**
+ * Every chart draws in the same fixed coordinate space, which CSS scales to its box: its text (LABEL_SIZE units,
+ * admin.css) is as large on the screen as the box is wide over CHART_WIDTH. Sized for the narrowest box, a 320 px
+ * phone's column (288 px), where labels still render at 12 px; admin.css caps the chart's width, and so its labels,
+ * on wide screens.
+ */
+const CHART_WIDTH = 320;
+const CHART_HEIGHT = 200;
+/** The labels' font size in the drawing's units: admin.css's `.admin-chart__svg text` says the same. */
+const LABEL_SIZE = 13.5;
+const CHART_MARGIN = { top: 10, right: 8, bottom: 26, left: 52 } as const;
 const PLOT_BOTTOM = CHART_HEIGHT - CHART_MARGIN.bottom;
-const CATEGORY_LABEL_OFFSET = 16;
+const CATEGORY_LABEL_OFFSET = 18;
+/** Space kept between two category labels. */
+const LABEL_GAP = 6;
 const BAR_PADDING = 0.2;
 const VALUE_TICK_COUNT = 4;
 /** Enough distinct classes for the cancellation reasons; colours live in admin.css. */
@@ -36,8 +45,11 @@ export interface ChartAxes {
   gridFrom: number;
   gridTo: number;
   valueLabelX: number;
-  /** Each category's band from `x`, `bandWidth` wide; its label is centred under it, on the line `categoryLabelY`. */
-  categories: { label: string; x: number }[];
+  /**
+   * Each category's band from `x`, `bandWidth` wide; `tick`, its label or "" where the labels would overlap (every
+   * second or third one is shown then: the table names them all), is centred under it on the line `categoryLabelY`.
+   */
+  categories: { label: string; x: number; tick: string }[];
   bandWidth: number;
   categoryLabelY: number;
 }
@@ -99,17 +111,33 @@ function valueScale(largest: number): ScaleLinear<number, number> {
     .range([PLOT_BOTTOM, CHART_MARGIN.top]);
 }
 
+/** A label's width in the drawing's units, near enough: a full em for Japanese characters, about 0.6 for the rest. */
+function labelWidth(label: string): number {
+  return [...label].reduce((width, character) => width + (character >= "\u2e80" ? 1 : 0.6), 0) * LABEL_SIZE;
+}
+
+/** Every how many categories a label fits without touching the next one shown. */
+function labelEvery(labels: readonly string[], step: number): number {
+  const widest = Math.max(0, ...labels.map(labelWidth));
+  return Math.max(1, Math.ceil((widest + LABEL_GAP) / step));
+}
+
 function axesOf(x: ScaleBand<string>, y: ScaleLinear<number, number>): ChartAxes {
   // Counts are whole numbers: a tick at 0.5 members would be noise.
   const ticks = y.ticks(VALUE_TICK_COUNT).filter(Number.isInteger);
   const format = y.tickFormat(VALUE_TICK_COUNT, ",d");
+  const every = labelEvery(x.domain(), x.step());
   return {
     viewBox: `0 0 ${CHART_WIDTH} ${CHART_HEIGHT}`,
     valueTicks: ticks.map((tick) => ({ y: rounded(y(tick)), text: format(tick) })),
     gridFrom: CHART_MARGIN.left,
     gridTo: CHART_WIDTH - CHART_MARGIN.right,
     valueLabelX: CHART_MARGIN.left - 6,
-    categories: x.domain().map((label) => ({ label, x: rounded(x(label) ?? 0) })),
+    categories: x.domain().map((label, index) => ({
+      label,
+      x: rounded(x(label) ?? 0),
+      tick: index % every === 0 ? label : "",
+    })),
     bandWidth: rounded(x.bandwidth()),
     categoryLabelY: PLOT_BOTTOM + CATEGORY_LABEL_OFFSET,
   };

@@ -37,7 +37,7 @@ export function ChartSvg({
       <g aria-hidden="true" className="admin-chart__ticks">
         {axes.categories.map((category) => (
           <text key={category.label} x={category.x + axes.bandWidth / 2} y={axes.categoryLabelY} textAnchor="middle">
-            {category.label}
+            {category.tick}
           </text>
         ))}
       </g>

@@ -9,6 +9,7 @@ import type { Clock } from "~/services.server";
 import { PENDING_SIGN_IN_TTL_MS } from "../sessions/device-admission.server";
 import { revokeOwedRefreshTokens } from "../sessions/refresh-tokens.server";
 import { deleteExpiredServerTokens } from "../sessions/server-tokens.server";
+import { sweepStaffFactorSetups } from "../sessions/staff-factor-setup.server";
 import {
   STAFF_SESSION_IDLE_MS,
   STAFF_SESSION_MAX_MS,
@@ -71,6 +72,8 @@ export interface PurgeReport {
   staffRevocations: { confirmed: number; owed: number } | null;
   /** Recovery-code sign-ins that died with the member's TOTP off at Cognito, switched on again. */
   totpSwitchedOn: { switchedOn: number; owed: number } | null;
+  /** Staff first visits' authenticator set-ups left unfinished, their staff refresh tokens revoked. */
+  staffFactorSetups: number | null;
 }
 
 export async function purgeEmailChangeTokens(db: Database, now: Date): Promise<{ deleted: number }> {
@@ -180,7 +183,13 @@ async function purgeExpiredData(db: Database, now: Date) {
  */
 async function finishOwedCognitoWork(deps: PurgeDependencies, now: Date) {
   if (!deps.identity) {
-    return { cognitoDeletions: null, revocations: null, staffRevocations: null, totpSwitchedOn: null };
+    return {
+      cognitoDeletions: null,
+      revocations: null,
+      staffRevocations: null,
+      totpSwitchedOn: null,
+      staffFactorSetups: null,
+    };
   }
   const cognitoDeletions = await finishOwedCognitoDeletions({ db: deps.db, identity: deps.identity });
   const revocations = await revokeOwedRefreshTokens({ db: deps.db, identity: deps.identity, config: deps.config });
@@ -189,7 +198,11 @@ async function finishOwedCognitoWork(deps: PurgeDependencies, now: Date) {
     now,
   );
   const totpSwitchedOn = await switchAbandonedTotpOn({ db: deps.db, identity: deps.identity }, now);
-  return { cognitoDeletions, revocations, staffRevocations, totpSwitchedOn };
+  const staffFactorSetups = await sweepStaffFactorSetups(
+    { db: deps.db, identity: deps.identity, config: deps.config },
+    now,
+  );
+  return { cognitoDeletions, revocations, staffRevocations, totpSwitchedOn, staffFactorSetups };
 }
 
 /**

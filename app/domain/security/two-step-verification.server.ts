@@ -121,7 +121,8 @@ async function queueTwoStepNotice(
  */
 export async function turnOnTwoStep(
   deps: TwoStepDependencies,
-  input: OwnChange & { token: ServerToken; code: string },
+  // No member session on the staff sign-in's first visit (staff-factor-setup.server.ts): then none is recorded.
+  input: Omit<OwnChange, "sessionId"> & { sessionId: string | null; token: ServerToken; code: string },
 ): Promise<string[]> {
   await deps.identity.verifySoftwareToken({ token: input.token, code: input.code });
   await deps.identity.setSoftwareTokenPreferenceOf({ username: input.token.username, enabled: true });

@@ -55,9 +55,13 @@ export async function serverTokenOf(
     );
   const accessToken = row ? decryptSecret(row.accessTokenEncrypted, input.secrets) : null;
   if (!row || !accessToken) return null;
-  // Our own encrypted copy of what Cognito issued: decoding is enough.
-  const username = String(decodeJwt(accessToken).username ?? input.sub);
-  return { kind: "server", accessToken, sub: input.sub, username, expiresAt: row.expiresAt };
+  return keptServerToken({ accessToken, sub: input.sub, expiresAt: row.expiresAt });
+}
+
+/** A server token as our database kept it: our own encrypted copy of what Cognito issued, so decoding is enough. */
+export function keptServerToken(input: { accessToken: string; sub: string; expiresAt: Date }): ServerToken {
+  const username = String(decodeJwt(input.accessToken).username ?? input.sub);
+  return { kind: "server", accessToken: input.accessToken, sub: input.sub, username, expiresAt: input.expiresAt };
 }
 
 /** Deletes server tokens that have run out (the purge's sweep); answers how many. */

@@ -10,9 +10,11 @@ import type { AppServices } from "~/services.server";
 import { countPasskeys } from "../account/passkeys.server";
 import { keepSignInToOurRecord } from "../security/factor-reconcile.server";
 import { guardSecondStep } from "../security/second-step-guard.server";
+import { startAuthenticatorSetup, turnOnTwoStep } from "../security/two-step-verification.server";
 import { openSecondStepChallenge } from "../security/unfinished-second-steps.server";
 import { type DomainErrorCode, toDomainError } from "../domain-error.server";
 import { decryptSecret, encryptSecret } from "./refresh-tokens.server";
+import { type StaffFactorSetup, endStaffFactorSetup, keepStaffFactorSetup } from "./staff-factor-setup.server";
 import {
   type StaffRevocationServices,
   type StaffSessionsToEnd,
@@ -63,8 +65,13 @@ export type StaffSignInStart =
   | { kind: "notStaff" }
   /** Staff with a passkey and no authenticator app: the passkey is their second factor (staff-passkey-sign-in). */
   | { kind: "passkeyRequired"; email: string; sub: string }
-  /** Staff with no second factor at all: they set one up on their security page first. */
-  | { kind: "secondFactorMissing" };
+  /**
+   * Staff with no second factor at all: the authenticator app's set-up comes next, on the staff sign-in itself, and
+   * its first code opens the staff session (completeStaffFactorSetup).
+   */
+  | { kind: "factorSetup"; setupId: string; expiresAt: Date }
+  /** An invited staff member who never chose a password: they do that at the members' sign-in first. */
+  | { kind: "passwordNotChosen" };
 
 const TRANSIENT_FAILURES: ReadonlySet<DomainErrorCode> = new Set(["unavailable", "throttled", "signInThrottled"]);
 
@@ -80,7 +87,10 @@ export async function staffClaims(services: Pick<AppServices, "config">, accessT
 
 /**
  * The password step of the staff sign-in, through the staff app client. Cognito signs in a member without an
- * authenticator app straight away: that sign-in is revoked at once, because a staff session needs a second factor.
+ * authenticator app straight away: that sign-in opens no staff session, because a staff session needs a second factor.
+ * Staff with none (no app, no passkey) set the app up next: the same password signs in through the server-only
+ * client too, whose token asks Cognito for the app's secret, and both sign-ins wait in the database for the app's
+ * first code (beginStaffFactorSetup). Anyone else's sign-in is revoked at once.
  * Where Cognito's second factor and our record disagree (an authenticator set up or switched off around our pages),
  * it is repaired first, as at the members' sign-in (keepSignInToOurRecord): our record says whether a code is asked.
  * A code challenge waits for its code as the members' does (unfinished-second-steps: reported if left).
@@ -108,13 +118,94 @@ export async function beginStaffSignIn(
     return { kind: "codeRequired", email: input.email, username, session };
   }
   // An invited member who never chose a password has no second factor either.
-  if (answer.kind === "newPasswordRequired") return { kind: "secondFactorMissing" };
+  if (answer.kind === "newPasswordRequired") return { kind: "passwordNotChosen" };
   const claims = await staffClaims(services, answer.tokens.accessToken);
-  if (answer.tokens.refreshToken) await revokeQuietly(services, answer.tokens.refreshToken);
-  if (!claims.groups.includes(services.config.adminGroup)) return { kind: "notStaff" };
-  return (await countPasskeys(services.db, claims.sub)) > 0
-    ? { kind: "passkeyRequired", email: input.email, sub: claims.sub }
-    : { kind: "secondFactorMissing" };
+  const { refreshToken } = answer.tokens;
+  const isStaff = claims.groups.includes(services.config.adminGroup);
+  const hasPasskey = isStaff && (await countPasskeys(services.db, claims.sub)) > 0;
+  if (!isStaff || hasPasskey || !refreshToken) {
+    if (refreshToken) await revokeQuietly(services, refreshToken);
+    if (!isStaff || !refreshToken) return { kind: "notStaff" };
+    return { kind: "passkeyRequired", email: input.email, sub: claims.sub };
+  }
+  try {
+    return await beginStaffFactorSetup(services, { ...input, sub: claims.sub, staffRefreshToken: refreshToken });
+  } catch (error) {
+    await revokeQuietly(services, refreshToken);
+    throw error;
+  }
+}
+
+/**
+ * The set-up's start: the server-only client's token for the same password, Cognito's new authenticator secret for
+ * it, and the staff client's refresh token, kept together (staff-factor-setup.server.ts).
+ */
+async function beginStaffFactorSetup(
+  services: StaffSessionServices,
+  input: { email: string; password: string; sub: string; staffRefreshToken: string },
+): Promise<StaffSignInStart> {
+  const server = await services.identity.serverSignIn(input);
+  // Cognito just let the staff client in with the password alone: a challenge here is a change in between.
+  if (server.kind !== "serverToken") throw new Error(`The server-only client's sign-in answered ${server.kind}`);
+  const secret = await startAuthenticatorSetup(services, { token: server.token });
+  const kept = await keepStaffFactorSetup(services.db, {
+    sub: input.sub,
+    email: input.email,
+    staffRefreshToken: input.staffRefreshToken,
+    serverToken: server.token,
+    secret,
+    secrets: services.config.sessionSecrets,
+  });
+  return { kind: "factorSetup", setupId: kept.id, expiresAt: kept.expiresAt };
+}
+
+/**
+ * A first visit's set-up made: the app's first code turns 2-step verification on (turnOnTwoStep: Cognito checks the
+ * code, our record, the recovery codes, the notice mail), and the staff session opens with the password step's staff
+ * sign-in, refreshed first so that a sign-in ended meanwhile (a password change, a disabled account) opens nothing.
+ * The password and the new app's code: the two factors of every staff session. Answers the recovery codes, once.
+ */
+export async function completeStaffFactorSetup(
+  services: StaffSessionServices,
+  input: {
+    /** The set-up the browser's cookie names (staffFactorSetupOf). */
+    setup: StaffFactorSetup;
+    code: string;
+    clientIp: string;
+    locale: Locale;
+    previousSessionId?: string | undefined;
+  },
+): Promise<
+  | { kind: "opened"; sessionId: string; accessToken: string; recoveryCodes: string[] }
+  | { kind: "notStaff" }
+  | { kind: "expired" }
+> {
+  const { setup } = input;
+  let refreshed: IdentityTokens;
+  try {
+    refreshed = await services.identity.staffRefresh(setup.staffRefreshToken);
+  } catch (error) {
+    const refusal = toDomainError(error);
+    if (!refusal || TRANSIENT_FAILURES.has(refusal.code)) throw error;
+    await endStaffFactorSetup(services.db, { id: setup.id });
+    return { kind: "expired" };
+  }
+  const recoveryCodes = await turnOnTwoStep(services, {
+    sub: setup.sub,
+    email: setup.email,
+    locale: input.locale,
+    clientIp: input.clientIp,
+    sessionId: null,
+    token: setup.serverToken,
+    code: input.code,
+  });
+  if (!(await endStaffFactorSetup(services.db, { id: setup.id }))) return { kind: "expired" };
+  const opened = await openStaffSession(services, {
+    email: setup.email,
+    tokens: { ...refreshed, refreshToken: setup.staffRefreshToken },
+    previousSessionId: input.previousSessionId,
+  });
+  return opened.kind === "opened" ? { ...opened, recoveryCodes } : opened;
 }
 
 /**

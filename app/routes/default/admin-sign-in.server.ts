@@ -1,12 +1,25 @@
-/** The staff sign-in's passkey step, its server half: the password and code steps are the route module's own. */
+/**
+ * The staff sign-in's passkey step and first visit's set-up, their server half: the password and code steps are the
+ * route module's own.
+ */
 import type { PublicKeyCredentialRequestOptionsJSON } from "@simplewebauthn/browser";
 import { type RouterContextProvider, data, redirect } from "react-router";
 import {
   STAFF_PASSKEY_STEP_COOKIE_MAX_AGE_S,
+  staffFactorSetupCookie,
   staffPasskeyStepCookie,
   staffSessionCookie,
 } from "~/cookies/app-cookies.server";
+import { authenticatorSetupView } from "~/components/authenticator-setup-view.server";
+import { handleFormPost } from "~/forms/form-action.server";
 import { PasskeySignInAnswerSchema } from "~/domain/forms/passkey-schemas";
+import { AuthenticatorCodeSchema } from "~/domain/forms/two-step-schemas";
+import {
+  type StaffFactorSetup,
+  abandonStaffFactorSetup,
+  staffFactorSetupOf,
+} from "~/domain/sessions/staff-factor-setup.server";
+import { completeStaffFactorSetup } from "~/domain/sessions/staff-sessions.server";
 import {
   type StaffPasskeyStep,
   beginStaffPasskeyChallenge,
@@ -17,8 +30,8 @@ import {
 import { domainErrorOf, httpStatusOf, messageKeyOf } from "~/errors/error-responses.server";
 import { isCredentialRefusal } from "~/domain/limits/sign-in-failures.server";
 import { allowSignInAttempt, checkAttemptLimit } from "~/middleware/attempt-limit.server";
-import { getInstance } from "~/i18n/i18n-middleware.server";
-import { servicesOf } from "~/router-context.server";
+import { getInstance, getLocale } from "~/i18n/i18n-middleware.server";
+import { clientIpOf, servicesOf } from "~/router-context.server";
 import { getToastUtils } from "~/toast.server";
 
 type Services = ReturnType<typeof servicesOf>;
@@ -113,4 +126,73 @@ export async function staffPasskeyAction(
       refused.code === "challengeExpired" ? "passkeys:errors.refused" : messageKeyOf(refused),
     );
   }
+}
+
+/** The first visit's set-up this browser holds, while it can still be made. */
+export async function readStaffFactorSetup(services: Services, request: Request): Promise<StaffFactorSetup | null> {
+  const cookie = await staffFactorSetupCookie.read(services.config, request);
+  if (!cookie) return null;
+  return staffFactorSetupOf(services.db, { id: cookie.setupId, secrets: services.config.sessionSecrets });
+}
+
+/** What the set-up view shows: Cognito's secret as a QR code and a key, for the staff member's address. */
+export function staffFactorSetupView(services: Services, setup: StaffFactorSetup) {
+  return authenticatorSetupView({ origin: services.config.origin, email: setup.email, secret: setup.secret });
+}
+
+/**
+ * A staff member's first visit, after the password: `confirm` (the set-up's first code) turns the authenticator app
+ * on and opens the staff session, answering the recovery codes to show once and the way on to `target`; a wrong code
+ * is the field's message, counted as a code check. `cancel` gives the set-up up, back to the password. A set-up run
+ * out (the server token's minutes) starts over at the password, told why.
+ */
+export async function staffFactorSetupAction(
+  context: Readonly<RouterContextProvider>,
+  request: Request,
+  input: { formData: FormData; intent: "confirm" | "cancel"; here: string; target: string },
+) {
+  const services = servicesOf(context);
+  const { config } = services;
+  const toasts = getToastUtils(context);
+  const setup = await readStaffFactorSetup(services, request);
+  const clearCookie = { "Set-Cookie": await staffFactorSetupCookie.clear(config) };
+  if (input.intent === "cancel") {
+    if (setup) await abandonStaffFactorSetup(services, { id: setup.id });
+    throw redirect(input.here, { headers: clearCookie });
+  }
+  if (!setup) return toasts.redirectWithError(input.here, "codeStepExpired", { headers: clearCookie });
+  return handleFormPost(
+    context,
+    input.formData,
+    {
+      schema: AuthenticatorCodeSchema,
+      extra: { form: "setup" as const },
+      hideFields: ["code"],
+      attemptLimit: () => ({ action: "codeCheck", subject: setup.sub }),
+      errorFields: { codeMismatch: "code", codeExpired: "code" },
+    },
+    async ({ code }, reply) => {
+      const previous = await staffSessionCookie.read(config, request);
+      const done = await completeStaffFactorSetup(services, {
+        setup,
+        code,
+        clientIp: clientIpOf(context),
+        locale: getLocale(context),
+        previousSessionId: previous?.sid,
+      });
+      if (done.kind === "expired") {
+        return toasts.redirectWithError(input.here, "codeStepExpired", { headers: clearCookie });
+      }
+      const headers = new Headers(clearCookie);
+      if (done.kind === "notStaff") {
+        return data(
+          { form: "setup" as const, result: reply({ formErrors: ["staffSession:notStaff"] }) },
+          { status: 403, headers },
+        );
+      }
+      const value = { sid: done.sessionId, at: done.accessToken };
+      headers.append("Set-Cookie", await staffSessionCookie.serialize(config, value));
+      return data({ form: "codes" as const, codes: done.recoveryCodes, target: input.target }, { headers });
+    },
+  );
 }

@@ -1,6 +1,9 @@
 import { type SubmissionResult, getFormProps, getInputProps } from "@conform-to/react";
 import type { PublicKeyCredentialRequestOptionsJSON } from "@simplewebauthn/browser";
-import { Form, data, redirect, useNavigation } from "react-router";
+import { Form, type ShouldRevalidateFunctionArgs, data, redirect, useNavigation } from "react-router";
+import { AppLink } from "~/components/app-link";
+import { AuthenticatorSetupForm } from "~/components/authenticator-setup-form";
+import { RecoveryCodeList } from "~/components/recovery-code-list";
 import { AuthenticatorCodeField } from "~/components/form/authenticator-code-field";
 import { handleFormPost } from "~/forms/form-action.server";
 import { FORM_FIELD_TEXTS, formConstraint } from "~/forms/schema-form.server";
@@ -12,6 +15,7 @@ import { assertPasskey, usePasskeyCeremony, usePasskeySupport } from "~/componen
 import {
   sessionCookie,
   staffCodeChallengeCookie,
+  staffFactorSetupCookie,
   staffPasskeyStepCookie,
   staffSessionCookie,
 } from "~/cookies/app-cookies.server";
@@ -30,12 +34,21 @@ import { pathFor } from "~/routing/route-table";
 import { clientIpOf, servicesOf } from "~/router-context.server";
 import { getToastUtils } from "~/toast.server";
 import type { Route } from "./+types/admin-sign-in";
-import { readStaffPasskeyStep, staffPasskeyAction, startStaffPasskeyStep } from "./admin-sign-in.server";
+import {
+  readStaffFactorSetup,
+  readStaffPasskeyStep,
+  staffFactorSetupAction,
+  staffFactorSetupView,
+  staffPasskeyAction,
+  startStaffPasskeyStep,
+} from "./admin-sign-in.server";
 
 /**
  * The staff area's own sign-in (app/domain/sessions/staff-sessions.server.ts): the password, then the authenticator
  * app's code, through the staff app client, whether or not the browser is signed in as a member. Staff whose only
  * second factor is a passkey use it after the password instead (admin-sign-in.server.ts; it needs JavaScript).
+ * Staff with no second factor at all set the authenticator app up here, right after the password, and its first
+ * code opens the staff session (admin-sign-in.server.ts): one password, one set-up, one code on a first visit.
  * `mode=confirm`: a staff member asked again before a high-impact action. `to`: the staff page to go back to. Its
  * sign-out ends the staff session and the member session.
  */
@@ -54,24 +67,32 @@ export async function loader({ request, url, context }: Route.LoaderArgs) {
   const staff = getStaff(context);
   const confirm = url.searchParams.get("mode") === "confirm";
   if (staff && !confirm) throw redirect(targetOf(url, locale));
+  const services = servicesOf(context);
   const challenge = await staffCodeChallengeCookie.read(config, request);
   const live = challenge && challenge.expiresAt > clock.now().getTime() ? challenge : null;
-  const passkeyStep = live ? null : await readStaffPasskeyStep(servicesOf(context), request);
+  const setup = live ? null : await readStaffFactorSetup(services, request);
+  const passkeyStep = live || setup ? null : await readStaffPasskeyStep(services, request);
+  const view = live ? "code" : setup ? "setup" : passkeyStep ? "passkey" : "password";
   const t = getInstance(context).t;
   return {
-    view: live ? ("code" as const) : passkeyStep ? ("passkey" as const) : ("password" as const),
+    view,
     confirm,
-    title: t(confirm ? "staffSession:confirmTitle" : "staffSession:title"),
+    title: t(setup ? "staffSession:setupTitle" : confirm ? "staffSession:confirmTitle" : "staffSession:title"),
     translations: loadTranslations(context, [
       "staffSession",
       FORM_FIELD_TEXTS,
       { namespace: "passkeys", keys: ["toasts.cancelled", "errors.refused"] },
+      // The set-up and the recovery codes after it, which a post without JavaScript shows with its set-up ended.
+      ...(setup || (await staffFactorSetupCookie.read(config, request)) ? [TWO_STEP_TEXTS] : []),
     ]),
+    setup: setup ? await staffFactorSetupView(services, setup) : null,
     // Prefilled: the address of the challenge, of the staff session being confirmed, or of the member signed in.
-    email: live?.email ?? passkeyStep?.email ?? staff?.email ?? getMember(context)?.email ?? "",
-    constraint: formConstraint(live ? AuthenticatorCodeSchema : SignInSchema),
+    email: live?.email ?? setup?.email ?? passkeyStep?.email ?? staff?.email ?? getMember(context)?.email ?? "",
+    constraint: formConstraint(live || setup ? AuthenticatorCodeSchema : SignInSchema),
   };
 }
+
+const TWO_STEP_TEXTS = { namespace: "account", keys: ["twoStep"] } as const;
 
 export async function action({ request, url, context }: Route.ActionArgs) {
   const services = servicesOf(context);
@@ -88,6 +109,9 @@ export async function action({ request, url, context }: Route.ActionArgs) {
     headers.append("Set-Cookie", await staffCodeChallengeCookie.clear(config));
     headers.append("Set-Cookie", await staffPasskeyStepCookie.clear(config));
     throw redirect(here, { headers });
+  }
+  if (intent === "confirm" || intent === "cancel") {
+    return staffFactorSetupAction(context, request, { formData, intent, here, target: targetOf(url, locale) });
   }
   if (intent === "passkey-options" || intent === "passkey") {
     return staffPasskeyAction(context, request, { formData, intent, here, target: targetOf(url, locale) });
@@ -162,14 +186,12 @@ export async function action({ request, url, context }: Route.ActionArgs) {
       if (started.kind === "passkeyRequired") {
         throw redirect(here, { headers: { "Set-Cookie": await startStaffPasskeyStep(services, started) } });
       }
-      if (started.kind === "secondFactorMissing") {
-        // The real flow for staff without 2-step verification: set it up first, told why.
-        return toasts.redirectWithError(pathFor("my-security", locale), "staffSecondFactorRequired");
+      if (started.kind === "factorSetup") {
+        const cookie = await staffFactorSetupCookie.serialize(config, { setupId: started.setupId });
+        throw redirect(here, { headers: { "Set-Cookie": cookie } });
       }
-      return data(
-        { form: "password" as const, result: reply({ formErrors: ["staffSession:notStaff"] }) },
-        { status: 403 },
-      );
+      const refusal = started.kind === "passwordNotChosen" ? "staffSession:passwordNotChosen" : "staffSession:notStaff";
+      return data({ form: "password" as const, result: reply({ formErrors: [refusal] }) }, { status: 403 });
     },
   );
 }
@@ -194,11 +216,31 @@ async function signOut(context: Route.ActionArgs["context"], request: Request) {
   return getToastUtils(context).redirectWithSuccess(pathFor("index", getLocale(context)), "loggedOut", { headers });
 }
 
+/**
+ * The set-up's last answer (the recovery codes, with the staff session's cookie) stays on the page: run again, the
+ * loader would see the staff session and leave for the staff area before the codes were saved.
+ */
+export function shouldRevalidate({ actionResult, defaultShouldRevalidate }: ShouldRevalidateFunctionArgs) {
+  return (actionResult as { form?: string } | undefined)?.form === "codes" ? false : defaultShouldRevalidate;
+}
+
 export default function StaffSignInPage({ loaderData, actionData }: Route.ComponentProps) {
   const { t } = useTranslation("staffSession");
-  const { view, confirm, email, constraint } = loaderData;
+  const { view, confirm, email, constraint, setup } = loaderData;
+  if (actionData?.form === "codes") return <RecoveryCodesStep codes={actionData.codes} target={actionData.target} />;
   const lastResult = actionData?.form === view && "result" in actionData ? actionData.result : undefined;
   const passkey = actionData?.form === "passkey" ? actionData : undefined;
+  if (view === "setup" && setup) {
+    return (
+      <section className="content auth-page" data-testid="staff-sign-in">
+        <h1>{t("setupTitle")}</h1>
+        <p className="notice" data-testid="staff-setup-reason">
+          {t("setupLead")}
+        </p>
+        <AuthenticatorSetupForm setup={setup} constraint={constraint} lastResult={lastResult} />
+      </section>
+    );
+  }
   return (
     <section className="content auth-page" data-testid="staff-sign-in">
       <h1>{t(confirm ? "confirmTitle" : "title")}</h1>
@@ -221,6 +263,35 @@ export default function StaffSignInPage({ loaderData, actionData }: Route.Compon
         <PasswordForm email={email} constraint={constraint} lastResult={lastResult} />
       )}
       <p>{t("recoveryCodes")}</p>
+    </section>
+  );
+}
+
+/** The first visit's end: the recovery codes, shown once, then on into the staff area. */
+function RecoveryCodesStep({ codes, target }: { codes: string[]; target: string }) {
+  const { t } = useTranslation("staffSession");
+  const { t: tAccount } = useTranslation("account");
+  return (
+    <section className="content auth-page" data-testid="staff-sign-in">
+      <h1>{t("setupDoneTitle")}</h1>
+      <p>{t("setupDoneLead")}</p>
+      <RecoveryCodeList
+        codes={codes}
+        fileName="recovery-codes.txt"
+        texts={{
+          heading: tAccount("twoStep.codesHeading"),
+          lead: tAccount("twoStep.codesLead"),
+          download: tAccount("twoStep.download"),
+          copy: tAccount("twoStep.copy"),
+          copied: tAccount("twoStep.copied"),
+          fileHeader: tAccount("twoStep.fileHeader"),
+        }}
+      />
+      <p>
+        <AppLink className="button button--primary" to={target}>
+          {t("setupContinue")}
+        </AppLink>
+      </p>
     </section>
   );
 }

@@ -1,21 +1,16 @@
-import { type SubmissionResult, getFormProps } from "@conform-to/react";
-import QRCode from "qrcode";
-import { Form, data, redirect, useNavigation } from "react-router";
+import { Form, data, redirect } from "react-router";
 import { handleFormPost } from "~/forms/form-action.server";
 import { FORM_FIELD_TEXTS, formConstraint } from "~/forms/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
-import { AuthenticatorCodeField } from "~/components/form/authenticator-code-field";
-import { FormAlert } from "~/components/form/fields";
-import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
+import { AuthenticatorSetupForm } from "~/components/authenticator-setup-form";
+import { authenticatorSetupView } from "~/components/authenticator-setup-view.server";
 import { RecoveryCodeList } from "~/components/recovery-code-list";
 import { AUTHENTICATOR_SETUP_COOKIE_MAX_AGE_S, authenticatorSetupCookie } from "~/cookies/app-cookies.server";
 import { AuthenticatorCodeSchema } from "~/domain/forms/two-step-schemas";
 import { openAuthenticatorSetup, sealAuthenticatorSetup } from "~/domain/security/authenticator-setup.server";
 import {
   FEW_RECOVERY_CODES,
-  authenticatorKeyUri,
-  groupedKey,
   makeNewRecoveryCodes,
   startAuthenticatorSetup,
   turnOffTwoStep,
@@ -50,22 +45,15 @@ export async function loader({ request, url, context }: Route.LoaderArgs) {
   const setup = sealed
     ? openAuthenticatorSetup(sealed, { secrets: config.sessionSecrets, sub: member.sub, now: clock.now().getTime() })
     : null;
-  const keyUri = setup
-    ? authenticatorKeyUri({ issuer: new URL(config.origin).host, email: member.email, secret: setup.secret })
-    : null;
   return {
     title: getInstance(context).t("account:twoStep.title"),
     translations: loadTranslations(context, [{ namespace: "account", keys: ["twoStep"] }, FORM_FIELD_TEXTS]),
     enabled: status.enabled,
     recoveryCodesLeft: status.recoveryCodesLeft,
     fewRecoveryCodes: status.enabled && status.recoveryCodesLeft <= FEW_RECOVERY_CODES,
-    setup:
-      setup && keyUri
-        ? {
-            qrSvg: await QRCode.toString(keyUri, { type: "svg", errorCorrectionLevel: "M", margin: 2 }),
-            key: groupedKey(setup.secret),
-          }
-        : null,
+    setup: setup
+      ? await authenticatorSetupView({ origin: config.origin, email: member.email, secret: setup.secret })
+      : null,
     constraint: formConstraint(AuthenticatorCodeSchema),
   };
 }
@@ -197,7 +185,7 @@ export default function AuthenticatorPage({ loaderData, actionData }: Route.Comp
           </Form>
         </>
       ) : setup ? (
-        <SetupForm setup={setup} constraint={constraint} lastResult={lastResult} />
+        <AuthenticatorSetupForm setup={setup} constraint={constraint} lastResult={lastResult} />
       ) : (
         <>
           <p>{t("twoStep.offLead")}</p>
@@ -212,55 +200,6 @@ export default function AuthenticatorPage({ loaderData, actionData }: Route.Comp
         <AppLink to={securityPage}>{t("twoStep.back")}</AppLink>
       </p>
     </section>
-  );
-}
-
-function SetupForm({
-  setup,
-  constraint,
-  lastResult,
-}: {
-  setup: { qrSvg: string; key: string };
-  constraint: FormConstraint;
-  lastResult: SubmissionResult<string[]> | undefined;
-}) {
-  const { t } = useTranslation("account");
-  const navigation = useNavigation();
-  const [form, fields] = useSchemaForm<typeof AuthenticatorCodeSchema>(constraint, lastResult, {
-    secretFields: ["code"],
-  });
-  return (
-    <>
-      <ol className="steps">
-        <li>{t("twoStep.scan")}</li>
-        <li>{t("twoStep.confirmLead")}</li>
-      </ol>
-      {/* Drawn on the server by the qrcode package from Cognito's secret: markup of our own making, no script. */}
-      <div
-        className="qr-code"
-        role="img"
-        aria-label={t("twoStep.qrLabel")}
-        dangerouslySetInnerHTML={{ __html: setup.qrSvg }}
-      />
-      <p>{t("twoStep.keyLead")}</p>
-      <p>
-        <code className="authenticator-key" data-testid="authenticator-key">
-          {setup.key}
-        </code>
-      </p>
-      <Form method="post" {...getFormProps(form)} className="form">
-        <FormAlert form={form} />
-        <AuthenticatorCodeField label={t("twoStep.code")} field={fields.code} enterKeyHint="done" />
-        <Button name="intent" value="confirm" pending={navigation.state === "submitting"} block>
-          {t("twoStep.confirm")}
-        </Button>
-      </Form>
-      <Form method="post" className="actions">
-        <Button name="intent" value="cancel" variant="text">
-          {t("twoStep.cancel")}
-        </Button>
-      </Form>
-    </>
   );
 }
 

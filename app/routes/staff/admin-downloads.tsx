@@ -130,7 +130,7 @@ export default function DownloadsPage({ loaderData }: Route.ComponentProps) {
   const formProps = (kind: ExportKind) => ({
     method: "get" as const,
     action: pathFor("admin-download", locale, { file: FILE_OF[kind] }),
-    className: "admin-filters",
+    className: "admin-filters admin-filters--download",
     "aria-labelledby": `${kind}-title`,
   });
   return (

@@ -256,7 +256,7 @@ function MemberList({ loaderData }: { loaderData: Route.ComponentProps["loaderDa
         <p>{t("list.empty")}</p>
       ) : (
         <div className="admin-table-scroll">
-          <table className="admin-table" data-testid="member-list">
+          <table className="admin-table admin-member-list" data-testid="member-list">
             <caption className="visually-hidden">{t("list.tableCaption")}</caption>
             <thead>
               <tr>

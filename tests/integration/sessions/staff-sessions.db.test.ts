@@ -1,6 +1,7 @@
+import { AdminSetUserPasswordCommand } from "@aws-sdk/client-cognito-identity-provider";
 import { eq } from "drizzle-orm";
 import { expect, test } from "vitest";
-import { memberPasskeys, memberSessions, staffSessions } from "~db/schema";
+import { memberPasskeys, memberSessions, staffFactorSetups, staffSessions } from "~db/schema";
 import { parseConfig } from "~/config.server";
 import { sessionCookie, staffSessionCookie } from "~/cookies/app-cookies.server";
 import { completeCodeSignIn, signIn } from "~/domain/account/sign-in.server";
@@ -8,6 +9,7 @@ import { runPurge } from "~/domain/jobs/purge.server";
 import { decryptSecret } from "~/domain/sessions/refresh-tokens.server";
 import { endSessions, signOutEverywhere } from "~/domain/sessions/session-ending.server";
 import { moveStaffSessionTimeBack, resolveStaffSession } from "~/domain/sessions/staff-sessions.server";
+import { twoStepStatusOf } from "~/domain/security/two-step-verification.server";
 import { staffContext, staffStandingContext } from "~/router-context.server";
 import * as adminUserPage from "~/routes/staff/admin-user";
 import { refreshMember } from "~/domain/staff/staff-actions.server";
@@ -19,8 +21,11 @@ import {
   type StaffWithAuthenticator,
   createNamedMember,
   createStaffAdmin,
+  firstAuthenticatorCode,
   nextAuthenticatorCode,
 } from "../../support/admin-members";
+import { wrongTotpCode } from "../../support/totp-codes";
+import { connectToStandIn } from "../../support/bearer-tokens";
 import { cookieHeader, cookieHeaderAfter, pairOf } from "../../support/cookie-jar";
 import { routeCalls, settle } from "../../support/route-calls";
 import { resetHarness, setFault } from "../../support/stand-in-faults";
@@ -304,14 +309,118 @@ test("a staff refresh token Cognito cannot revoke at sign-out stays owed on the 
   await expect(app.services.identity.staffRefresh(refreshToken)).rejects.toMatchObject({ code: "invalidCredentials" });
 }, 60_000);
 
-test("staff without a second factor are sent to set one up; with only a passkey, on to the passkey step; no session either way", async () => {
+type DataReply = { data: Record<string, unknown>; init: { status?: number; headers?: Headers } };
+
+/** The staff sign-in page as the browser holding `cookie` sees it. */
+async function staffSignInView(cookie: string) {
+  const request = calls.get(`${STAFF_SIGN_IN}?to=admin-users`, cookie);
+  return (await settle(staffSignInPage.loader(calls.args(request, await calls.context(request, null))))) as Awaited<
+    ReturnType<typeof staffSignInPage.loader>
+  >;
+}
+
+test("a first visit without a second factor: one password, the app set up on the sign-in page, its first code opens the staff area", async () => {
   offsetMs = 0;
   const bare = await createStaffAdmin(app.standInPort, "staff-bare");
-  const sent = (await passwordStep(bare)) as Response;
-  expect(sent.status).toBe(302);
-  expect(sent.headers.get("Location")).toBe(pathFor("my-security", "ja"));
-  expect(cookieHeader(sent)).not.toMatch(/id_staff_session=|id_staff_code_step=/);
+  const password = (await passwordStep(bare)) as Response;
+  expect(password.status).toBe(302);
+  expect(password.headers.get("Location")).toBe(`${STAFF_SIGN_IN}?to=admin-users`);
+  const setupCookie = cookieHeader(password);
+  expect(setupCookie).toMatch(/id_staff_factor_setup=/);
+  expect(setupCookie).not.toMatch(/id_staff_session=|id_staff_code_step=/);
+  // Nothing of the sign-in reaches the browser: the cookie names the set-up, whose tokens and secret stay in the database.
+  const signed = decodeURIComponent(setupCookie.replace("id_staff_factor_setup=", "")).split(".")[0]!;
+  expect(Object.keys(JSON.parse(Buffer.from(signed, "base64").toString()) as object)).toEqual(["setupId"]);
 
+  const view = await staffSignInView(setupCookie);
+  expect(view.view).toBe("setup");
+  expect(view.email).toBe(bare.email);
+  const secret = view.setup!.key.replaceAll(" ", "");
+  expect(view.setup!.qrSvg).toMatch(/^<svg/);
+
+  // A wrong code is the field's message; the set-up stays for the right one.
+  const wrong = (await staffSignInPost({ intent: "confirm", code: wrongTotpCode(secret) }, setupCookie)) as DataReply;
+  expect(wrong.init.status).toBe(400);
+  expect((wrong.data as FormReply["data"]).result.error?.code).toHaveLength(1);
+  expect((await staffSignInView(setupCookie)).view).toBe("setup");
+
+  const { code } = await firstAuthenticatorCode(secret);
+  const done = (await staffSignInPost({ intent: "confirm", code }, setupCookie)) as DataReply;
+  expect(done.data).toMatchObject({ form: "codes", target: pathFor("admin-users", "ja") });
+  expect(done.data.codes).toHaveLength(10);
+  const cookie = cookieHeaderAfter(setupCookie, new Response(null, { headers: done.init.headers }));
+  expect(cookie).not.toMatch(/id_staff_factor_setup=/);
+  const session = await staffSessionOf(cookie);
+  expect(await resolveStaffSession(app.services, { sessionId: session.sid, accessToken: session.at })).toMatchObject({
+    kind: "staff",
+    staff: { sub: bare.sub, email: bare.email },
+  });
+  expect((await twoStepStatusOf(app.db, bare.sub)).enabled).toBe(true);
+  // The set-up is used up: the same post again opens nothing.
+  const again = (await staffSignInPost({ intent: "confirm", code }, setupCookie)) as Response;
+  expect(again.headers.get("Location")).toBe(`${STAFF_SIGN_IN}?to=admin-users`);
+  expect(cookieHeader(again)).not.toMatch(/id_staff_session=/);
+  // From now on the staff sign-in asks for the app's code after the password.
+  expect(cookieHeader((await passwordStep(bare)) as Response)).toMatch(/id_staff_code_step=/);
+});
+
+test("a first visit's set-up given up or left revokes its sign-in; a member outside the group gets none", async () => {
+  offsetMs = 0;
+  const keptTokens = async (sub: string) => {
+    const rows = await app.db.select().from(staffFactorSetups).where(eq(staffFactorSetups.sub, sub));
+    return rows.map((row) => decryptSecret(row.staffRefreshTokenEncrypted, app.services.config.sessionSecrets)!);
+  };
+  const cancelling = await createStaffAdmin(app.standInPort, "staff-setup-cancel");
+  const setupCookie = cookieHeader((await passwordStep(cancelling)) as Response);
+  const [cancelledToken] = await keptTokens(cancelling.sub);
+  const cancelled = (await staffSignInPost({ intent: "cancel" }, setupCookie)) as Response;
+  expect(cancelled.headers.get("Location")).toBe(`${STAFF_SIGN_IN}?to=admin-users`);
+  expect(cookieHeaderAfter(setupCookie, cancelled)).toBe("");
+  expect(await keptTokens(cancelling.sub)).toEqual([]);
+  await expect(app.services.identity.staffRefresh(cancelledToken!)).rejects.toMatchObject({
+    code: "invalidCredentials",
+  });
+
+  const leaving = await createStaffAdmin(app.standInPort, "staff-setup-left");
+  await passwordStep(leaving);
+  const [leftToken] = await keptTokens(leaving.sub);
+  const report = await runPurge(app.services, new Date(Date.now() + 11 * MINUTE_MS));
+  expect(report.staffFactorSetups).toBeGreaterThanOrEqual(1);
+  expect(await keptTokens(leaving.sub)).toEqual([]);
+  await expect(app.services.identity.staffRefresh(leftToken!)).rejects.toMatchObject({ code: "invalidCredentials" });
+
+  const member = await createNamedMember(app.standInPort, {
+    email: `not-staff-setup-${crypto.randomUUID().slice(0, 8)}@example.jp`,
+  });
+  expect(((await passwordStep(member)) as FormReply).init.status).toBe(403);
+  expect(await keptTokens(member.sub)).toEqual([]);
+});
+
+test("an invited staff member who never chose a password is told to choose it as a member first; nothing is kept", async () => {
+  offsetMs = 0;
+  const invited = await createStaffAdmin(app.standInPort, "staff-invited");
+  const sdk = await connectToStandIn(app.standInPort);
+  try {
+    // A temporary password, as an invitation's: Cognito answers NEW_PASSWORD_REQUIRED.
+    await sdk.cognito.send(
+      new AdminSetUserPasswordCommand({
+        UserPoolId: sdk.userPoolId,
+        Username: invited.email,
+        Password: invited.password,
+        Permanent: false,
+      }),
+    );
+  } finally {
+    sdk.destroy();
+  }
+  const refused = (await passwordStep(invited)) as FormReply;
+  expect(refused.init.status).toBe(403);
+  expect(JSON.stringify(refused.data.result.error)).toContain("仮パスワード");
+  expect(await app.db.select().from(staffFactorSetups).where(eq(staffFactorSetups.sub, invited.sub))).toEqual([]);
+});
+
+test("staff with only a passkey go on to the passkey step, with no session yet", async () => {
+  offsetMs = 0;
   const withPasskey = await createStaffAdmin(app.standInPort, "staff-passkey");
   await app.db.insert(memberPasskeys).values({
     credentialId: crypto.randomUUID(),
@@ -326,7 +435,7 @@ test("staff without a second factor are sent to set one up; with only a passkey,
   expect(cookieHeader(passkeyStep)).toMatch(/id_staff_passkey_step=/);
   expect(cookieHeader(passkeyStep)).not.toMatch(/id_staff_session=|id_staff_code_step=/);
 
-  const rows = await app.db.select().from(staffSessions).where(eq(staffSessions.sub, bare.sub));
+  const rows = await app.db.select().from(staffSessions).where(eq(staffSessions.sub, withPasskey.sub));
   expect(rows).toEqual([]);
 });
 

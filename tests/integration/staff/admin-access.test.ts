@@ -5,6 +5,7 @@ import { API_ENDPOINTS, type ApiOperationId, ErrorEnvelopeSchema } from "~/api/c
 import { CSV_IMPORT_COLUMNS } from "~/domain/csv-import/csv-import-file.server";
 import { type StandInSdk, bearerTokensFor, connectToStandIn } from "../../support/bearer-tokens";
 import { PageClient, expectResponse } from "../../support/page-client";
+import { withSetCookieLines } from "../../support/cookie-jar";
 import { formUrlEncode, sendRawRequest } from "../../support/raw-http";
 import { type ServerProcess, startServerProcess } from "../../support/server-process";
 import { type StaffWithAuthenticator, createStaffAdmin } from "../../support/admin-members";
@@ -52,6 +53,8 @@ let admin: Person;
  * one whose staff session was in use every 25 minutes until past its 8 hours.
  */
 let staffCookies: Map<string, string>;
+/** The admin without a second factor, past the staff sign-in's password and on to the app's set-up. */
+let settingUpCookies: Map<string, string>;
 let idleStaffCookies: Map<string, string>;
 let expiredStaffCookies: Map<string, string>;
 /** Another staff member: the admin may look at their page and refresh it, and change nothing of their account. */
@@ -101,6 +104,7 @@ beforeAll(async () => {
     target("access-actions-target"),
   ]);
   apiAdminToken = staffTokenSource(sdk, apiAdmin);
+  settingUpCookies = withSetCookieLines(admin.cookies, (await staffPasswordStep("")).headers.get("set-cookie") ?? []);
   // The detail page shows members of the staff directory: the admin's refresh puts the page's target there, and the
   // colleague with their group.
   for (const sub of [targets.page.sub, colleague.sub]) {
@@ -151,6 +155,19 @@ afterAll(async () => {
   await server?.stop();
 });
 
+/** The admin without a second factor at the staff sign-in's password step. */
+async function staffPasswordStep(prefix: string) {
+  const fields: [string, string][] = [
+    ["intent", "password"],
+    ["email", admin.email],
+    ["password", admin.password],
+  ];
+  return expectResponse(
+    await client.post(`${prefix}/admin/sign-in/?to=admin`, fields, admin.cookies),
+    "staff sign-in without a second factor",
+  );
+}
+
 function cookiesOf(role: Role): Map<string, string> {
   return role === "visitor" ? new Map() : (role === "admin" ? admin : member).cookies;
 }
@@ -184,6 +201,7 @@ describe("the admin pages", () => {
       visitor: new Map<string, string>(),
       member: member.cookies,
       adminMemberSession: admin.cookies,
+      adminSettingUp: settingUpCookies,
       idleStaffSession: idleStaffCookies,
       expiredStaffSession: expiredStaffCookies,
       staffSession: staffCookies,
@@ -203,6 +221,7 @@ describe("the admin pages", () => {
           visitor: [302, staffSignIn],
           member: [302, staffSignIn],
           adminMemberSession: [302, staffSignIn],
+          adminSettingUp: [302, staffSignIn],
           idleStaffSession: [302, staffSignIn],
           expiredStaffSession: [302, staffSignIn],
           staffSession: [200, ""],
@@ -211,22 +230,21 @@ describe("the admin pages", () => {
     });
   }
 
-  test("an admin without a second factor who signs in to the staff area is sent to set one up", async () => {
+  test("an admin without a second factor who signs in to the staff area sets the app up there, with no staff session before its code", async () => {
     for (const prefix of ["", "/en"]) {
-      const response = expectResponse(
-        await client.post(
-          `${prefix}/admin/sign-in/?to=admin`,
-          [
-            ["intent", "password"],
-            ["email", admin.email],
-            ["password", admin.password],
-          ],
-          admin.cookies,
-        ),
-        "staff sign-in without a second factor",
-      );
-      expect([response.status, response.headers.get("location")?.[0]]).toEqual([302, `${prefix}/my/security/`]);
-      expect((response.headers.get("set-cookie") ?? []).join("\n")).not.toMatch(/id_staff_session=[^;]/);
+      const response = await staffPasswordStep(prefix);
+      expect([response.status, response.headers.get("location")?.[0]]).toEqual([
+        302,
+        `${prefix}/admin/sign-in/?to=admin`,
+      ]);
+      const setCookies = (response.headers.get("set-cookie") ?? []).join("\n");
+      expect(setCookies).toMatch(/id_staff_factor_setup=[^;]/);
+      expect(setCookies).not.toMatch(/id_staff_session=[^;]/);
+      const cookies = withSetCookieLines(admin.cookies, response.headers.get("set-cookie") ?? []);
+      const page = expectResponse(await client.get(`${prefix}/admin/sign-in/?to=admin`, cookies), "the set-up");
+      expect(page.status).toBe(200);
+      expect(page.body.toString()).toContain('data-testid="staff-setup-reason"');
+      expect(page.body.toString()).toContain('data-testid="authenticator-key"');
     }
   });
 
