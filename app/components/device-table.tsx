@@ -10,24 +10,28 @@ export interface DeviceRow {
   browser: string;
   /** ISO 8601. */
   lastLoginAt: string;
+  /** ISO 8601: when the browser was last seen in use; null when not since its sign-in. */
+  lastActiveAt: string | null;
+  /** Where it signed in from, when the security record knows. */
+  ipAddress: string | null;
   current: boolean;
 }
 
-/** A device's name, marked when it is this browser. Texts: "auth" namespace. */
-export function DeviceName({ deviceName, current }: { deviceName: string; current: boolean }) {
-  const { t } = useTranslation("auth");
-  return (
-    <>
-      {deviceName}
-      {current ? <span className="badge">{t("deviceLimit.current")}</span> : null}
-    </>
-  );
-}
-
 /**
- * Signed-in browsers: device, browser, last login and an action per row (Deactivate). Texts: "auth" namespace.
+ * Signed-in browsers, each told apart by what is known of it: the browser and device in words (the way the
+ * deactivation toast names it), marked when it is the asking browser (`currentLabel`); its last sign-in, when it was
+ * last active and the IP it signed in from, the last two only where known (so no cell is ever empty); and an action.
+ * Texts: "auth" namespace.
  */
-export function DeviceTable({ devices, action }: { devices: DeviceRow[]; action: (device: DeviceRow) => ReactNode }) {
+export function DeviceTable({
+  devices,
+  currentLabel,
+  action,
+}: {
+  devices: DeviceRow[];
+  currentLabel: string;
+  action: (device: DeviceRow) => ReactNode;
+}) {
   const { t, i18n } = useTranslation("auth");
   // A fixed zone keeps the server's and the browser's text identical (no hydration mismatch).
   const dateFormat = new Intl.DateTimeFormat(i18n.language, {
@@ -35,19 +39,44 @@ export function DeviceTable({ devices, action }: { devices: DeviceRow[]; action:
     timeStyle: "short",
     timeZone: "Asia/Tokyo",
   });
+  const time = (iso: string) => <time dateTime={iso}>{dateFormat.format(new Date(iso))}</time>;
   return (
     <CardTable
       className="device-table"
       rows={devices}
       columns={[
-        { area: "device", label: t("deviceLimit.device"), cell: (device) => <DeviceName {...device} /> },
-        { area: "browser", label: t("deviceLimit.browser"), labelled: true, cell: (device) => device.browser },
         {
-          area: "last-login",
-          label: t("deviceLimit.lastLogin"),
-          labelled: true,
+          area: "device",
+          label: t("deviceLimit.device"),
           cell: (device) => (
-            <time dateTime={device.lastLoginAt}>{dateFormat.format(new Date(device.lastLoginAt))}</time>
+            <>
+              {t("deviceLimit.deviceBrowser", { device: device.deviceName, browser: device.browser })}
+              {device.current ? <span className="badge">{currentLabel}</span> : null}
+            </>
+          ),
+        },
+        {
+          area: "activity",
+          label: t("deviceLimit.activity"),
+          cell: (device) => (
+            <dl className="device-facts">
+              <div>
+                <dt>{t("deviceLimit.lastLogin")}</dt>
+                <dd>{time(device.lastLoginAt)}</dd>
+              </div>
+              {device.lastActiveAt ? (
+                <div>
+                  <dt>{t("deviceLimit.lastActive")}</dt>
+                  <dd>{time(device.lastActiveAt)}</dd>
+                </div>
+              ) : null}
+              {device.ipAddress ? (
+                <div>
+                  <dt>{t("deviceLimit.signInIp")}</dt>
+                  <dd>{device.ipAddress}</dd>
+                </div>
+              ) : null}
+            </dl>
           ),
         },
         { area: "action", label: t("deviceLimit.action"), cell: action },
@@ -91,7 +120,9 @@ export function DeactivateDeviceForm({ device }: { device: DeviceRow }) {
       sessionId={device.id}
       intent="deactivate"
       label={t("deviceLimit.deactivate")}
-      ariaLabel={t("deviceLimit.deactivateLabel", { device: device.deviceName, browser: device.browser })}
+      ariaLabel={t("deviceLimit.deactivateLabel", {
+        device: t("deviceLimit.deviceBrowser", { device: device.deviceName, browser: device.browser }),
+      })}
     />
   );
 }

@@ -32,6 +32,12 @@ export const memberSessions = pgTable(
     activatedAt: timestamp({ withTimezone: true }),
     lastLoginAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     /**
+     * When this browser last renewed its access token, which a browser in use does about once an hour: the device
+     * list's "last active". Not written on every page view (a page view costs a read only). Null: not renewed since
+     * the sign-in (or a sibling's registered device, which renews its own tokens).
+     */
+    lastActiveAt: timestamp({ withTimezone: true }),
+    /**
      * When the member last typed their password on this session: a password sign-in, the password change or the
      * re-authentication step. Sensitive changes need it within the last 10 minutes
      * (app/domain/account/reauthentication.server.ts). Null: never on this session (a sibling's registered device).

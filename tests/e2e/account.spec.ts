@@ -135,13 +135,17 @@ test("devices: the member deactivates another browser, which is signed out on it
   await expect(page.locator("main")).toContainText("ログインできるデバイスは3台までです（ブラウザごとに認証されます）");
   await expect(page.getByTestId("device-count")).toHaveText("ログイン中のデバイス：2台");
   // This browser is marked and offers no Deactivate button; the other one does.
-  await expect(page.locator("main").getByText("現在ログイン中")).toHaveCount(1);
+  await expect(page.locator("main").getByText("このブラウザ", { exact: true })).toHaveCount(1);
   const deactivate = page.getByRole("button", { name: /を無効にする$/ });
   await expect(deactivate).toHaveCount(1);
+  // The toast names the device as its row does.
+  const otherRow = page.locator(".device-table tbody tr").filter({ has: deactivate });
+  const otherName = (await otherRow.locator(".card-table__device").textContent()) ?? "";
+  expect(otherName).toMatch(/^.+ の .+$/);
 
   await deactivate.click();
   await expect(page).toHaveURL(/\/my\/devices\/$/);
-  await expect(page.getByTestId("toast")).toContainText("を無効にしました");
+  await expect(page.getByTestId("toast")).toContainText(`デバイス ${otherName} を無効にしました`);
   await expect(page.getByTestId("device-count")).toHaveText("ログイン中のデバイス：1台");
 
   await second.page.goto("/my/profile/");
@@ -150,7 +154,7 @@ test("devices: the member deactivates another browser, which is signed out on it
   // English, too.
   await page.goto("/en/my/devices/");
   await expect(page.locator("main")).toContainText("up to 3 devices (authentication per browser)");
-  await expect(page.getByTestId("device-count")).toHaveText("Devices logged in: 1");
+  await expect(page.getByTestId("device-count")).toHaveText("Devices signed in: 1");
 
   await first.context.close();
   await second.context.close();

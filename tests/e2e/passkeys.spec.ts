@@ -18,6 +18,8 @@ const TEXTS = {
     loggedOut: "ログアウトしました",
     signOut: "ログアウト",
     never: "未使用",
+    delete: "削除",
+    deleteQuestion: /パスキー .+ を削除しますか？/,
     deleteButton: /^パスキー .+ を削除$/,
     removed: /パスキー .+ を削除しました/,
     refused: "パスキーを使用できませんでした",
@@ -35,6 +37,8 @@ const TEXTS = {
     loggedOut: "You have logged out",
     signOut: "Log out",
     never: "Not yet",
+    delete: "Delete",
+    deleteQuestion: /Delete the passkey .+\? It will no longer sign you in\./,
     deleteButton: /^Delete the passkey /,
     removed: /Passkey .+ deleted/,
     refused: "The passkey could not be used",
@@ -53,6 +57,18 @@ async function signOut(page: Page, locale: Locale) {
   await page.goto(`${prefix(locale)}/auth/sign-out/`);
   await page.getByRole("main").getByRole("button", { name: TEXTS[locale].signOut, exact: true }).click();
   await expect(page.getByTestId("toast")).toContainText(TEXTS[locale].loggedOut);
+}
+
+/** Deleting asks first: "Delete" only opens the question, and the passkey stays until its button confirms it. */
+async function confirmDelete(page: Page, locale: Locale) {
+  const texts = TEXTS[locale];
+  const item = page.locator(".passkey-list__item");
+  const deleteButton = item.getByRole("button", { name: texts.deleteButton });
+  await expect(deleteButton).toBeHidden();
+  await item.getByText(texts.delete, { exact: true }).click();
+  await expect(item.getByText(texts.deleteQuestion)).toBeVisible();
+  await expect(item).toHaveCount(1);
+  await deleteButton.click();
 }
 
 async function signInWithPasskey(page: Page, email: string, locale: Locale) {
@@ -101,12 +117,12 @@ for (const locale of ["ja", "en"] as const) {
     await expect(item).not.toContainText(texts.never);
     // A passkey sign-in typed no password: deleting one (a Cognito call only a token made by the password can make)
     // goes through the password step first, and back here.
-    await item.getByRole("button", { name: texts.deleteButton }).click();
+    await confirmDelete(page, locale);
     await expect(page.getByRole("heading", { level: 1 })).toHaveText(texts.passwordStep);
     await page.getByLabel(texts.password).fill(member.password);
     await page.getByRole("button", { name: texts.confirm }).click();
     await expect(page).toHaveURL(new RegExp(`${prefix(locale)}/my/security/$`));
-    await item.getByRole("button", { name: texts.deleteButton }).click();
+    await confirmDelete(page, locale);
     await expect(page.getByTestId("toast")).toContainText(texts.removed);
     await expect(item).toHaveCount(0);
 
@@ -176,4 +192,31 @@ test("passkeys without JavaScript: both pages say passkeys need it, and the pass
     await expect(page.getByRole("button", { name: texts.add })).toHaveCount(0);
     await signOut(page, locale);
   }
+});
+
+test("deleting a passkey without JavaScript asks first, then deletes it", async ({
+  browser,
+  page,
+  javaScriptEnabled,
+}) => {
+  test.skip(javaScriptEnabled, "the page without JavaScript");
+  const member = await createTestMember(STANDIN_PORT, "passkey-delete-js-off");
+  // Making a passkey needs JavaScript: another browser window with it signs in and adds one, then this one (the
+  // same cookies, no JavaScript) deletes it.
+  const withScripts = await browser.newContext({ javaScriptEnabled: true });
+  const maker = await withScripts.newPage();
+  await addVirtualAuthenticator(maker);
+  await maker.goto("/auth/sign-in/?to=my-profile");
+  await signIn(maker, member, "ja");
+  await expect(maker).toHaveURL(/\/my\/profile\/$/);
+  await maker.goto("/my/security/");
+  await maker.getByRole("button", { name: TEXTS.ja.add }).click();
+  await expect(maker.getByTestId("toast")).toContainText(TEXTS.ja.added);
+  await page.context().addCookies(await withScripts.cookies());
+  await withScripts.close();
+
+  await page.goto("/my/security/");
+  await confirmDelete(page, "ja");
+  await expect(page.getByTestId("toast")).toContainText(TEXTS.ja.removed);
+  await expect(page.locator(".passkey-list__item")).toHaveCount(0);
 });

@@ -26,10 +26,10 @@ test("security: both sign-ins are listed, and 'This wasn't me' ends exactly the 
 
   await page.goto("/my/security/");
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("セキュリティと最近のアクティビティ");
-  const signIns = page.locator(".activity-table tbody tr").filter({ hasText: "ログイン" });
+  const signIns = page.locator(".activity-list__item").filter({ hasText: "ログイン" });
   await expect(signIns).toHaveCount(2);
   // This browser is marked; the other one is live and offers "This wasn't me", the only such button.
-  await expect(page.locator("main").getByText("現在ログイン中")).toHaveCount(1);
+  await expect(page.locator("main").getByText("このブラウザ", { exact: true })).toHaveCount(1);
   const notMe = page.getByRole("button", { name: /からのログインに心当たりがない$/ });
   await expect(notMe).toHaveCount(1);
   // The devices page and this one link to each other.
@@ -51,7 +51,7 @@ test("security: both sign-ins are listed, and 'This wasn't me' ends exactly the 
   // English: the ended sign-in is listed, no longer live.
   await page.goto("/en/my/security/");
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Security and recent activity");
-  await expect(page.locator(".activity-table")).toContainText("Sign-in ended as not yours");
+  await expect(page.locator(".activity-list")).toContainText("Sign-in ended as not yours");
   await expect(page.getByRole("button", { name: /wasn't me$/ })).toHaveCount(0);
 
   await first.context.close();

@@ -95,7 +95,9 @@ test("at the device limit the member deactivates a device and continues; that de
   const fourth = await browserSigningIn(browser, member, javaScriptEnabled);
   const page = fourth.page;
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("ログイン中のデバイスが上限に達しています");
-  await expect(page.getByTestId("device-count")).toHaveText("ログイン中のデバイス：3台");
+  await expect(page.getByTestId("device-count")).toHaveText(
+    "ログイン中のデバイス：3台（一覧の先頭は、いまログインしようとしているこのブラウザで、台数に含みません）",
+  );
   // This browser is listed first, marked, with nothing to deactivate; the three it competes with follow.
   const rows = page.locator(".device-table tbody tr");
   await expect(rows).toHaveCount(4);

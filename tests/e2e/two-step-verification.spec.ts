@@ -66,7 +66,7 @@ test("a member turns on 2-step verification, signs in with a code and with a rec
   await page.getByRole("link", { name: "保管しました" }).click();
   await expect(page).toHaveURL(/\/my\/security\/$/);
   await expect(page.getByTestId("two-step-summary")).toContainText("有効");
-  await expect(page.getByTestId("two-step-summary")).toContainText("未使用のリカバリーコード：10個");
+  await expect(page.getByTestId("sign-in-methods")).toContainText("リカバリーコード残り10個");
   await expect(page.locator("main")).toContainText("2段階認証を有効化");
 
   // Another browser: the password, then the code step; the code of the step after the set-up's.
@@ -107,7 +107,7 @@ test("a member turns on 2-step verification, signs in with a code and with a rec
 
   await page.goto("/my/security/");
   await expect(page.locator("main")).toContainText("リカバリーコードでログイン");
-  await expect(page.getByTestId("two-step-summary")).toContainText("未使用のリカバリーコード：9個");
+  await expect(page.getByTestId("sign-in-methods")).toContainText("リカバリーコード残り9個");
   for (const opened of [first, second, third, fourth]) await opened.context.close();
 });
 

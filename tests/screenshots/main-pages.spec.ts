@@ -60,6 +60,21 @@ for (const width of WIDTHS) {
       await openAs(browser, width, (context) => signInNewMember(context, SCREENSHOT_STANDIN_PORT, `shot-${width}`)),
       MEMBER_PAGES,
     );
+    // The authenticator set-up (its QR code and code field), reached by its "Set up" button.
+    const settingUp = await openAs(browser, width, (context) =>
+      signInNewMember(context, SCREENSHOT_STANDIN_PORT, `shot-setup-${width}`),
+    );
+    for (const prefix of LOCALE_PREFIXES) {
+      const url = `${prefix}/my/security/authenticator/`;
+      await settingUp.page.goto(url);
+      await settingUp.page.getByRole("button", { name: prefix ? "Set up" : "設定を始める" }).click();
+      await settingUp.page.locator(".qr-code").waitFor();
+      await settingUp.page.screenshot({ path: fileFor(width, url, "-setup"), fullPage: true });
+      // A set-up under way stays on the page: cancelled, the other language starts its own.
+      await settingUp.page.getByRole("button", { name: prefix ? "Cancel" : "やめる" }).click();
+      await settingUp.page.getByRole("button", { name: prefix ? "Set up" : "設定を始める" }).waitFor();
+    }
+    await settingUp.context.close();
     await shoot(
       await openAs(browser, width, (context) => holdAtDeviceLimit(browser, context, SCREENSHOT_STANDIN_PORT)),
       ["/auth/sign-in/"],

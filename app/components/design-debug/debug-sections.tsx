@@ -396,14 +396,40 @@ function ServerErrorPreview({ status }: { status: number }) {
 
 // Device and browser names are what the device record stores, not interface text, so they are not translated.
 const SAMPLE_DEVICES: DeviceRow[] = [
-  { id: "sample-1", deviceName: "Windows", browser: "Chrome", lastLoginAt: "2024-04-01T09:30:00+09:00", current: true },
-  { id: "sample-2", deviceName: "iOS", browser: "Safari", lastLoginAt: "2024-03-28T21:05:00+09:00", current: false },
-  { id: "sample-3", deviceName: "macOS", browser: "Firefox", lastLoginAt: "2024-03-02T12:00:00+09:00", current: false },
+  {
+    id: "sample-1",
+    deviceName: "Windows",
+    browser: "Chrome",
+    lastLoginAt: "2024-04-01T09:30:00+09:00",
+    lastActiveAt: "2024-04-01T10:15:00+09:00",
+    ipAddress: "192.0.2.10",
+    current: true,
+  },
+  {
+    id: "sample-2",
+    deviceName: "iOS",
+    browser: "Safari",
+    lastLoginAt: "2024-03-28T21:05:00+09:00",
+    lastActiveAt: "2024-03-31T08:40:00+09:00",
+    ipAddress: "198.51.100.7",
+    current: false,
+  },
+  {
+    id: "sample-3",
+    deviceName: "macOS",
+    browser: "Firefox",
+    lastLoginAt: "2024-03-02T12:00:00+09:00",
+    lastActiveAt: null,
+    ipAddress: "203.0.113.25",
+    current: false,
+  },
   {
     id: "sample-4",
     deviceName: "Android",
     browser: "Chrome",
     lastLoginAt: "2024-02-14T08:45:00+09:00",
+    lastActiveAt: null,
+    ipAddress: null,
     current: false,
   },
 ];
@@ -412,6 +438,7 @@ const SAMPLE_DEVICE_LIMIT = 3;
 function DeviceListSample({ overLimit }: { overLimit: boolean }) {
   const { t } = useTranslation("devtools");
   const { t: toastText } = useTranslation("toasts");
+  const { t: authText } = useTranslation("auth");
   const devices = overLimit ? SAMPLE_DEVICES : SAMPLE_DEVICES.slice(0, 2);
   return (
     <section className="device-list" aria-labelledby="device-list-title">
@@ -424,6 +451,7 @@ function DeviceListSample({ overLimit }: { overLimit: boolean }) {
       <p className="device-list__note">{t("debug.devices.limitNote", { limit: SAMPLE_DEVICE_LIMIT })}</p>
       <DeviceTable
         devices={devices}
+        currentLabel={authText("deviceLimit.current")}
         action={(device) => (
           // A sample: nothing to deactivate, so the button only shows its look.
           <Button type="button" variant="secondary" disabled={device.current}>

@@ -1,7 +1,7 @@
 import type { PublicKeyCredentialCreationOptionsJSON } from "@simplewebauthn/browser";
 import { Form, useNavigation } from "react-router";
 import { useTranslation } from "~/i18n/use-translation";
-import { Button } from "../button";
+import { Button, buttonClassName } from "../button";
 import { InputField } from "../form/fields";
 import { createPasskey, usePasskeyCeremony, usePasskeySupport } from "./passkey-ceremony";
 
@@ -17,7 +17,7 @@ export interface PasskeyItem {
 
 /**
  * /my/security/'s passkeys: "Add a passkey" where the browser can make one (a script: WebAuthn has no form-only
- * way), and the list, whose rename and delete are plain forms. `creationOptions`: the page's action's answer to
+ * way), and the list, whose rename and delete are plain forms; delete asks for confirmation first. `creationOptions`: the page's action's answer to
  * "Add a passkey". Texts: "passkeys".
  */
 export function PasskeySection({
@@ -73,17 +73,22 @@ export function PasskeySection({
                   {t("section.rename")}
                 </Button>
               </Form>
-              <Form method="post">
-                <input type="hidden" name="credentialId" value={passkey.credentialId} />
-                <Button
-                  name="intent"
-                  value="passkey-delete"
-                  variant="danger"
-                  aria-label={t("section.deleteLabel", { name: passkey.label })}
-                >
-                  {t("section.delete")}
-                </Button>
-              </Form>
+              {/* Deleting asks first: a disclosure, so the question needs no script. */}
+              <details className="passkey-list__delete">
+                <summary className={buttonClassName({ variant: "secondary" })}>{t("section.delete")}</summary>
+                <Form method="post" className="passkey-list__confirm">
+                  <p>{t("section.deleteConfirm", { name: passkey.label })}</p>
+                  <input type="hidden" name="credentialId" value={passkey.credentialId} />
+                  <Button
+                    name="intent"
+                    value="passkey-delete"
+                    variant="danger"
+                    aria-label={t("section.deleteLabel", { name: passkey.label })}
+                  >
+                    {t("section.deleteConfirmButton")}
+                  </Button>
+                </Form>
+              </details>
             </li>
           ))}
         </ul>

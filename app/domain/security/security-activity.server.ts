@@ -1,4 +1,4 @@
-import { type AnyColumn, type SQL, and, desc, eq, gte, isNotNull, isNull, sql } from "drizzle-orm";
+import { type AnyColumn, type SQL, and, desc, eq, gte, inArray, isNotNull, isNull, sql } from "drizzle-orm";
 import type { Database } from "~db/client.server";
 import { type SecurityEventKind, memberSessions, securityEvents, staffAuditEvents } from "~db/schema";
 
@@ -20,7 +20,10 @@ export type ActivityEntry =
       browser: string | null;
       ipAddress: string | null;
       newBrowser: boolean | null;
-      /** Refused sign-ins: attempts in the hour from occurredAt, and the latest one's time. */
+      /**
+       * Counted kinds (refused sign-ins, unfinished second steps): the attempts, and the latest one's time, which
+       * is the entry's place in the list (a refused sign-in's occurredAt is only its hour's start).
+       */
       attempts: number;
       lastOccurredAt: Date | null;
       /** A sign-in whose session is still signed in. */
@@ -77,7 +80,7 @@ function timestampOf(micros: bigint): SQL {
 }
 
 /** The rows of a source that come after `from`, for a source of rank `rank`. */
-function after(from: Position | null, rank: 0 | 1, occurredAt: AnyColumn, id: AnyColumn): SQL | undefined {
+function after(from: Position | null, rank: 0 | 1, occurredAt: AnyColumn | SQL, id: AnyColumn): SQL | undefined {
   if (!from) return undefined;
   const at = timestampOf(from.micros);
   if (from.rank === rank) return sql`(${occurredAt}, ${id}) < (${at}, ${from.id})`;
@@ -86,12 +89,19 @@ function after(from: Position | null, rank: 0 | 1, occurredAt: AnyColumn, id: An
   return rank < from.rank ? sql`${occurredAt} <= ${at}` : sql`${occurredAt} < ${at}`;
 }
 
-const micros = (column: AnyColumn) => sql<string>`(extract(epoch from ${column}) * 1000000)::bigint::text`;
+const micros = (column: AnyColumn | SQL) => sql<string>`(extract(epoch from ${column}) * 1000000)::bigint::text`;
+
+/**
+ * When a member event happened as the page orders it: a counted event (refused sign-ins, an unfinished second step)
+ * by its latest attempt, so a failed sign-in sits where it happened rather than at its hour's start.
+ */
+const activityAt = sql`coalesce(${securityEvents.lastOccurredAt}, ${securityEvents.occurredAt})`;
 
 /**
  * One page of the member's activity over the last SECURITY_ACTIVITY_DAYS, newest first: their security record and
- * the staff actions on their account (from staff_audit_events, not copied). Keyset pages: each source is read from
- * its index after the cursor, at most a page of each, then merged.
+ * the staff actions on their account (from staff_audit_events, not copied). Keyset pages: each source is read after
+ * the cursor, at most a page of each, then merged. The member's rows are found by their index (member and time) and
+ * sorted by activityAt: at most 90 days of one member's record, whose refused sign-ins are one row an hour.
  */
 export async function listSecurityActivity(
   db: Database,
@@ -106,7 +116,7 @@ export async function listSecurityActivity(
         id: securityEvents.id,
         kind: securityEvents.kind,
         occurredAt: securityEvents.occurredAt,
-        micros: micros(securityEvents.occurredAt),
+        micros: micros(activityAt),
         sessionId: securityEvents.sessionId,
         deviceName: securityEvents.deviceName,
         browser: securityEvents.browser,
@@ -130,10 +140,10 @@ export async function listSecurityActivity(
         and(
           eq(securityEvents.sub, input.sub),
           gte(securityEvents.occurredAt, since),
-          after(from, 1, securityEvents.occurredAt, securityEvents.id),
+          after(from, 1, activityAt, securityEvents.id),
         ),
       )
-      .orderBy(desc(securityEvents.occurredAt), desc(securityEvents.id))
+      .orderBy(desc(activityAt), desc(securityEvents.id))
       .limit(pageSize + 1),
     db
       .select({
@@ -180,4 +190,18 @@ function comparePositions(a: Position, b: Position): number {
   if (a.micros !== b.micros) return a.micros < b.micros ? -1 : 1;
   if (a.rank !== b.rank) return a.rank - b.rank;
   return a.id - b.id;
+}
+
+/**
+ * When the member last changed or reset their password, as their security record (400 days) knows it; null when it
+ * holds no such change.
+ */
+export async function findLastPasswordChange(db: Database, sub: string): Promise<Date | null> {
+  const [row] = await db
+    .select({ occurredAt: securityEvents.occurredAt })
+    .from(securityEvents)
+    .where(and(eq(securityEvents.sub, sub), inArray(securityEvents.kind, ["password-changed", "password-reset"])))
+    .orderBy(desc(securityEvents.occurredAt))
+    .limit(1);
+  return row?.occurredAt ?? null;
 }

@@ -208,12 +208,13 @@ async function findPendingSession(db: Database, sessionId: string, now: Date) {
 export async function listDevicesForPendingSession(
   services: Pick<AppServices, "db" | "clock">,
   sessionId: string,
-): Promise<{ signingIn: SessionDevice; devices: SessionDevice[] } | null> {
+): Promise<{ sub: string; signingIn: SessionDevice; devices: SessionDevice[] } | null> {
   const pending = await findPendingSession(services.db, sessionId, services.clock.now());
   if (!pending) return null;
   const { id, deviceKey, deviceName, browser, lastLoginAt } = pending;
   return {
-    signingIn: { id, deviceKey, deviceName, browser, lastLoginAt, current: true },
+    sub: pending.sub,
+    signingIn: { id, deviceKey, deviceName, browser, lastLoginAt, lastActiveAt: null, current: true },
     devices: await listActiveDevices(services.db, pending.sub),
   };
 }

@@ -127,7 +127,7 @@ const EARLY_REFRESH_MAX_MS = 60_000;
  * (cached JWKS) and the session row is read once. Only an expired access token, or one about to expire
  * (refreshesEarly), costs one refresh; if Cognito cannot answer it, a token that still verifies serves this request.
  * A revoked or unknown session, a token that is not ours or a refused refresh all end in "signed out"; a refused
- * refresh also ends the session. Database failures are thrown: the caller decides what an unknown member means.
+ * refresh also ends the session, a renewal notes when the browser was last active. Database failures are thrown: the caller decides what an unknown member means.
  */
 export async function resolvePageSession(
   services: Pick<AppServices, "db" | "identity" | "config" | "clock">,
@@ -152,15 +152,9 @@ export async function resolvePageSession(
 
   const refreshToken = openRefreshToken(session, config.sessionSecrets);
   if (!refreshToken) return stillValid ?? { kind: "signedOut" };
+  let accessToken: string;
   try {
-    const tokens = await services.identity.refresh(refreshToken);
-    const refreshed = await verifyAccessToken(tokens.accessToken, config.cognito);
-    if (!refreshed.valid || refreshed.claims.sub !== session.sub) return { kind: "signedOut" };
-    return {
-      kind: "member",
-      member: toMember(session, refreshed.claims.groups, tokens.accessToken),
-      refreshedAccessToken: tokens.accessToken,
-    };
+    ({ accessToken } = await services.identity.refresh(refreshToken));
   } catch (error) {
     if (error instanceof DomainError && TRANSIENT_REFRESH_FAILURES.has(error.code)) {
       logger.warn({ err: error, code: error.code }, "could not refresh a session: Cognito unavailable or throttling");
@@ -170,6 +164,15 @@ export async function resolvePageSession(
     await endSessions(services, { sessionId: session.id, refreshRefused: true });
     return { kind: "signedOut" };
   }
+  const refreshed = await verifyAccessToken(accessToken, config.cognito);
+  if (!refreshed.valid || refreshed.claims.sub !== session.sub) return { kind: "signedOut" };
+  // The device list's "last active": a renewal is the one moment a page view writes, about once an hour.
+  await db.update(memberSessions).set({ lastActiveAt: services.clock.now() }).where(eq(memberSessions.id, session.id));
+  return {
+    kind: "member",
+    member: toMember(session, refreshed.claims.groups, accessToken),
+    refreshedAccessToken: accessToken,
+  };
 }
 
 /**

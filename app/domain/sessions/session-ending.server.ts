@@ -37,6 +37,7 @@ export type SessionsToEnd =
 export interface EndedSession {
   sessionId: string;
   deviceName: string;
+  browser: string;
 }
 
 /**
@@ -191,7 +192,7 @@ export async function endSessions(
       : revokeRefreshTokens(services, endedTokens),
     revokeStaffRefreshTokens(services, endedStaff),
   ]);
-  return ended.map((row) => ({ sessionId: row.id, deviceName: row.deviceName }));
+  return ended.map((row) => ({ sessionId: row.id, deviceName: row.deviceName, browser: row.browser }));
 }
 
 /**

@@ -5,7 +5,9 @@ import { handleFormPost } from "~/forms/form-action.server";
 import { FORM_FIELD_TEXTS, formConstraint } from "~/forms/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
+import { nameDevice, toDeviceRows } from "~/components/device-rows.server";
 import { DeactivateDeviceForm, type DeviceRow, DeviceTable } from "~/components/device-table";
+import { findSignInAddresses } from "~/domain/sessions/device-list.server";
 import { PasskeySignInButton, usePasskeyAutofill } from "~/components/passkeys/passkey-sign-in-button";
 import { CurrentPasswordField } from "~/components/form/current-password-field";
 import { FormAlert, InputField } from "~/components/form/fields";
@@ -58,11 +60,19 @@ export async function loader({ request, url, context }: Route.LoaderArgs) {
       title,
       translations: textsOf("deviceLimit"),
       deviceLimit: services.config.deviceLimit,
-      // This browser first, marked; the count is of the devices it competes with.
-      devices: [listed.signingIn, ...listed.devices].map((device) => ({
-        ...device,
-        lastLoginAt: device.lastLoginAt.toISOString(),
-      })),
+      // This browser first, marked; the count is of the devices it competes with (the count's text says so). It
+      // signs in from here, so its IP is this request's.
+      devices: toDeviceRows(
+        [listed.signingIn, ...listed.devices],
+        new Map([
+          ...(await findSignInAddresses(
+            services.db,
+            listed.sub,
+            listed.devices.map((device) => device.id),
+          )),
+          [listed.signingIn.id, clientIpOf(context)],
+        ]),
+      ),
       signedInCount: listed.devices.length,
     };
   }
@@ -99,7 +109,10 @@ export async function action({ request, url, context }: Route.ActionArgs) {
       clientIp: clientIpOf(context),
     });
     return ended
-      ? toasts.redirectWithSuccess(here, { message: "deviceDeactivated", values: { device: ended.deviceName } })
+      ? toasts.redirectWithSuccess(here, {
+          message: "deviceDeactivated",
+          values: { device: nameDevice(getInstance(context).getFixedT(locale, "auth"), ended) },
+        })
       : toasts.redirectWithError(here, "deviceDeactivateFailed");
   }
   if (intent === "continue" && pending) {
@@ -246,7 +259,8 @@ function DeviceLimit({
       {/* Not this browser's own row: "Back" is how it gives up its sign-in. */}
       <DeviceTable
         devices={devices}
-        action={(device) => (device.current ? null : <DeactivateDeviceForm device={device} />)}
+        currentLabel={t("deviceLimit.current")}
+        action={(device) => (device.current ? t("deviceLimit.signingIn") : <DeactivateDeviceForm device={device} />)}
       />
       <Form method="post" className="actions">
         <Button name="intent" value="continue">

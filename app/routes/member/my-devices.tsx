@@ -1,6 +1,7 @@
 import { AppLink } from "~/components/app-link";
 import { DeactivateDeviceForm, DeviceTable } from "~/components/device-table";
-import { listActiveDevices } from "~/domain/sessions/device-list.server";
+import { nameDevice, toDeviceRows } from "~/components/device-rows.server";
+import { findSignInAddresses, listActiveDevices } from "~/domain/sessions/device-list.server";
 import { endSessions } from "~/domain/sessions/session-ending.server";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
@@ -17,18 +18,27 @@ import type { Route } from "./+types/my-devices";
  */
 const DEVICE_TABLE_KEYS = [
   "deviceLimit.device",
-  "deviceLimit.browser",
+  "deviceLimit.deviceBrowser",
+  "deviceLimit.activity",
   "deviceLimit.lastLogin",
+  "deviceLimit.lastActive",
+  "deviceLimit.signInIp",
   "deviceLimit.action",
-  "deviceLimit.current",
   "deviceLimit.deactivate",
   "deviceLimit.deactivateLabel",
 ];
 
 export async function loader({ url, context }: Route.LoaderArgs) {
   const member = requireMember(context, url);
-  const { config, db } = servicesOf(context);
+  const { config, db, clock } = servicesOf(context);
   const devices = await listActiveDevices(db, member.sub, { sessionId: member.sessionId });
+  const addresses = await findSignInAddresses(
+    db,
+    member.sub,
+    devices.map((device) => device.id),
+  );
+  // This browser is in use now: it is asking.
+  const now = clock.now();
   return {
     title: getInstance(context).t("account:devices.title"),
     translations: loadTranslations(context, [
@@ -37,7 +47,10 @@ export async function loader({ url, context }: Route.LoaderArgs) {
       { namespace: "auth", keys: DEVICE_TABLE_KEYS },
     ]),
     deviceLimit: config.deviceLimit,
-    devices: devices.map((device) => ({ ...device, lastLoginAt: device.lastLoginAt.toISOString() })),
+    devices: toDeviceRows(
+      devices.map((device) => (device.current ? { ...device, lastActiveAt: now } : device)),
+      addresses,
+    ),
   };
 }
 
@@ -46,6 +59,7 @@ export async function action({ request, url, context }: Route.ActionArgs) {
   const here = pathFor("my-devices", getLocale(context));
   const formData = await request.formData();
   const toasts = getToastUtils(context);
+  const t = getInstance(context).getFixedT(getLocale(context), "auth");
   // One of the member's other browsers: it is signed out on its next request. This browser's own is not
   // deactivated here (that is what signing out is for).
   const [ended] =
@@ -61,7 +75,7 @@ export async function action({ request, url, context }: Route.ActionArgs) {
         )
       : [];
   return ended
-    ? toasts.redirectWithSuccess(here, { message: "deviceDeactivated", values: { device: ended.deviceName } })
+    ? toasts.redirectWithSuccess(here, { message: "deviceDeactivated", values: { device: nameDevice(t, ended) } })
     : toasts.redirectWithError(here, "deviceDeactivateFailed");
 }
 
@@ -75,6 +89,7 @@ export default function DevicesPage({ loaderData }: Route.ComponentProps) {
       <p data-testid="device-count">{t("devices.count", { count: devices.length })}</p>
       <DeviceTable
         devices={devices}
+        currentLabel={t("devices.thisBrowser")}
         action={(device) =>
           // This browser is not deactivated here: signing out is how it leaves.
           device.current ? (

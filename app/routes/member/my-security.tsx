@@ -1,13 +1,15 @@
 import type { PublicKeyCredentialCreationOptionsJSON } from "@simplewebauthn/browser";
 import { Form } from "react-router";
+import { formatDateTime } from "~/components/admin/formats";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
 import { PasskeySection } from "~/components/passkeys/passkey-section";
 import { describeActivity } from "~/components/security-activity-rows.server";
-import { SecurityActivityTable } from "~/components/security-activity-table";
+import { nameDevice } from "~/components/device-rows.server";
+import { SecurityActivityList } from "~/components/security-activity-list";
 import { listPasskeys, passkeyLabel } from "~/domain/account/passkeys.server";
 import { MAX_PASSKEY_NAME_LENGTH } from "~/domain/forms/passkey-schemas";
-import { listSecurityActivity } from "~/domain/security/security-activity.server";
+import { findLastPasswordChange, listSecurityActivity } from "~/domain/security/security-activity.server";
 import { FEW_RECOVERY_CODES, twoStepStatusOf } from "~/domain/security/two-step-verification.server";
 import { endSessions } from "~/domain/sessions/session-ending.server";
 import { loadTranslations } from "~/i18n/translations.server";
@@ -26,10 +28,11 @@ export async function loader({ url, context }: Route.LoaderArgs) {
   const locale = getLocale(context);
   const i18n = getInstance(context);
   const cursor = url.searchParams.get("cursor");
-  const [page, twoStep, passkeys] = await Promise.all([
+  const [page, twoStep, passkeys, passwordChangedAt] = await Promise.all([
     listSecurityActivity(db, { sub: member.sub, currentSessionId: member.sessionId, cursor, now: clock.now() }),
     twoStepStatusOf(db, member.sub),
     listPasskeys(db, member.sub),
+    findLastPasswordChange(db, member.sub),
   ]);
   return {
     title: i18n.t("account:security.title"),
@@ -42,28 +45,34 @@ export async function loader({ url, context }: Route.LoaderArgs) {
           "security.devicesLink",
           "security.notMeHelp",
           "security.signOutOthers",
-          "security.what",
-          "security.when",
-          "security.device",
-          "security.browser",
-          "security.ip",
-          "security.action",
+          "security.signInHeading",
+          "security.password",
+          "security.passwordChangedAt",
+          "security.passwordNoChange",
+          "security.changePassword",
+          "security.passkeys",
+          "security.passkeyCount",
+          "security.passkeyNone",
+          "security.managePasskeys",
+          "security.recoveryCodes",
+          "security.recoveryCodesLeft",
+          "security.activityHeading",
+          "security.activityLead",
+          "security.fromIp",
           "security.live",
           "security.notMe",
           "security.notMeLabel",
           "security.empty",
           "security.older",
           "security.newest",
+          "devices.thisBrowser",
           "twoStep.status",
           "twoStep.statusOn",
           "twoStep.statusOff",
-          "twoStep.codesLeft",
           "twoStep.fewCodes",
           "twoStep.manage",
         ],
       },
-      // DeviceName's mark of this browser.
-      { namespace: "auth", keys: ["deviceLimit.current"] },
       { namespace: "passkeys", keys: ["section", "toasts.cancelled", "errors.refused"] },
     ]),
     passkeys: passkeys.map((passkey) => ({
@@ -73,7 +82,8 @@ export async function loader({ url, context }: Route.LoaderArgs) {
       lastUsedAt: passkey.lastUsedAt?.toISOString() ?? null,
     })),
     maxPasskeyNameLength: MAX_PASSKEY_NAME_LENGTH,
-    rows: describeActivity(page.entries, i18n.getFixedT(locale, "account"), locale),
+    passwordChangedAt: passwordChangedAt ? formatDateTime(passwordChangedAt, locale) : null,
+    rows: describeActivity(page.entries, i18n, locale),
     olderCursor: page.olderCursor,
     isFirstPage: cursor === null,
     twoStep: {
@@ -122,52 +132,86 @@ export async function action({ request, url, context }: Route.ActionArgs) {
   return ended
     ? toasts.redirectWithSuccess(pathFor("my-password-edit", locale), {
         message: "sessionReported",
-        values: { device: ended.deviceName },
+        values: { device: nameDevice(getInstance(context).getFixedT(locale, "auth"), ended) },
       })
     : toasts.redirectWithError(here, "deviceDeactivateFailed");
 }
 
 export default function SecurityPage({ loaderData, actionData }: Route.ComponentProps) {
   const { t, i18n } = useTranslation("account");
-  const { rows, olderCursor, isFirstPage, twoStep, passkeys, maxPasskeyNameLength } = loaderData;
+  const { rows, olderCursor, isFirstPage, twoStep, passkeys, maxPasskeyNameLength, passwordChangedAt } = loaderData;
   const here = pathFor("my-security", i18n.language);
   return (
     <section className="content security-page">
       <h1>{t("security.title")}</h1>
       <p>{t("security.lead")}</p>
-      <p>
-        <AppLink to={pathFor("my-devices", i18n.language)}>{t("security.devicesLink")}</AppLink>
-      </p>
-      <section aria-labelledby="two-step-heading" data-testid="two-step-summary">
-        <h2 id="two-step-heading">{t("twoStep.status")}</h2>
-        <p>{twoStep.enabled ? t("twoStep.statusOn") : t("twoStep.statusOff")}</p>
-        {twoStep.enabled ? <p>{t("twoStep.codesLeft", { count: twoStep.recoveryCodesLeft })}</p> : null}
-        {twoStep.fewRecoveryCodes ? <p className="notice">{t("twoStep.fewCodes")}</p> : null}
-        <p>
-          <AppLink to={pathFor("my-security-authenticator", i18n.language)}>{t("twoStep.manage")}</AppLink>
-        </p>
+      <section aria-labelledby="sign-in-heading">
+        <h2 id="sign-in-heading">{t("security.signInHeading")}</h2>
+        <dl className="sign-in-methods" data-testid="sign-in-methods">
+          <div className="sign-in-methods__item">
+            <dt>{t("security.password")}</dt>
+            <dd>
+              {passwordChangedAt
+                ? t("security.passwordChangedAt", { when: passwordChangedAt })
+                : t("security.passwordNoChange")}
+            </dd>
+            <dd>
+              <AppLink to={pathFor("my-password-edit", i18n.language)}>{t("security.changePassword")}</AppLink>
+            </dd>
+          </div>
+          <div className="sign-in-methods__item" data-testid="two-step-summary">
+            <dt>{t("twoStep.status")}</dt>
+            <dd>{twoStep.enabled ? t("twoStep.statusOn") : t("twoStep.statusOff")}</dd>
+            <dd>
+              <AppLink to={pathFor("my-security-authenticator", i18n.language)}>{t("twoStep.manage")}</AppLink>
+            </dd>
+          </div>
+          {twoStep.enabled ? (
+            <div className="sign-in-methods__item">
+              <dt>{t("security.recoveryCodes")}</dt>
+              <dd>{t("security.recoveryCodesLeft", { count: twoStep.recoveryCodesLeft })}</dd>
+              {twoStep.fewRecoveryCodes ? <dd className="notice">{t("twoStep.fewCodes")}</dd> : null}
+            </div>
+          ) : null}
+          <div className="sign-in-methods__item">
+            <dt>{t("security.passkeys")}</dt>
+            <dd>
+              {passkeys.length > 0 ? t("security.passkeyCount", { count: passkeys.length }) : t("security.passkeyNone")}
+            </dd>
+            <dd>
+              <a href="#passkeys-title">{t("security.managePasskeys")}</a>
+            </dd>
+          </div>
+        </dl>
       </section>
-      <p>{t("security.notMeHelp")}</p>
-      <Form method="post">
-        <Button name="intent" value="sign-out-others" variant="secondary">
-          {t("security.signOutOthers")}
-        </Button>
-      </Form>
       <PasskeySection
         passkeys={passkeys}
         // The options as Cognito sent them; React Router's serialized type only loosens WebAuthn's.
         creationOptions={actionData?.passkeyCreationOptions as PublicKeyCredentialCreationOptionsJSON | undefined}
         maxNameLength={maxPasskeyNameLength}
       />
-      {rows.length > 0 ? <SecurityActivityTable rows={rows} /> : <p>{t("security.empty")}</p>}
-      <nav className="actions">
-        {isFirstPage ? null : <AppLink to={here}>{t("security.newest")}</AppLink>}
-        {olderCursor ? (
-          <AppLink to={`${here}?cursor=${encodeURIComponent(olderCursor)}`} rel="next">
-            {t("security.older")}
-          </AppLink>
-        ) : null}
-      </nav>
+      <section aria-labelledby="activity-heading">
+        <h2 id="activity-heading">{t("security.activityHeading")}</h2>
+        <p>{t("security.activityLead")}</p>
+        <p>{t("security.notMeHelp")}</p>
+        {rows.length > 0 ? <SecurityActivityList rows={rows} /> : <p>{t("security.empty")}</p>}
+        <nav className="actions">
+          {isFirstPage ? null : <AppLink to={here}>{t("security.newest")}</AppLink>}
+          {olderCursor ? (
+            <AppLink to={`${here}?cursor=${encodeURIComponent(olderCursor)}`} rel="next">
+              {t("security.older")}
+            </AppLink>
+          ) : null}
+        </nav>
+        <Form method="post">
+          <Button name="intent" value="sign-out-others" variant="secondary">
+            {t("security.signOutOthers")}
+          </Button>
+        </Form>
+        <p>
+          <AppLink to={pathFor("my-devices", i18n.language)}>{t("security.devicesLink")}</AppLink>
+        </p>
+      </section>
     </section>
   );
 }

@@ -231,7 +231,7 @@ test("concurrent sign-ins from six browsers at a device limit of two: exactly tw
     expect(screen.status).toBe(200);
     const html = await screen.text();
     expect(headingIn(html)).toBe(DEVICE_LIMIT_HEADING);
-    expect(html).toMatch(/data-testid="device-count"[^>]*>[^<]*2台</);
+    expect(html).toMatch(/data-testid="device-count"[^>]*>ログイン中のデバイス：2台（/);
     // The held sign-in's own row, marked, beside the two deactivatable devices.
     expect(html.match(/>現在ログイン中</g)).toHaveLength(1);
     expect(html.match(/value="deactivate"/g)).toHaveLength(DEVICE_LIMIT);

@@ -94,7 +94,7 @@ test("the page lists both browsers' sign-ins, the live ones marked, with 'This w
   const first = await signedInBrowser(member);
   const second = await signedInBrowser(member);
   const data = await loadAs(second, "en");
-  const signIns = data.rows.filter((row) => row.what.startsWith("Logged in"));
+  const signIns = data.rows.filter((row) => row.what.startsWith("Signed in"));
   expect(signIns).toHaveLength(2);
   expect(signIns[0]).toMatchObject({
     current: true,
@@ -103,8 +103,56 @@ test("the page lists both browsers' sign-ins, the live ones marked, with 'This w
     ipAddress: "198.51.100.20",
   });
   expect(signIns[1]).toMatchObject({ current: false, live: true, reportableSessionId: first.sessionId });
-  expect(signIns[1]).toMatchObject({ deviceName: "Windows 10", browser: "Firefox 140" });
+  expect(signIns[1]).toMatchObject({ device: "Firefox 140 on Windows 10" });
   expect(data.rows[0]?.when).toMatch(/\d/);
+});
+
+test("a failed sign-in is stamped with its latest attempt and sorted by it; a row says only what the record knows", async () => {
+  const member = await createMember("page-refused");
+  const browser = await signedInBrowser(member);
+  const hourStart = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000 - 3 * 3_600_000);
+  const minutesAfter = (minutes: number) => new Date(hourStart.getTime() + minutes * 60_000);
+  await app.db.insert(securityEvents).values([
+    // Three wrong passwords in the hour, the last at 50 minutes past: the row's occurred_at is the hour's start.
+    {
+      sub: member.sub,
+      kind: "sign-in-refused",
+      occurredAt: hourStart,
+      lastOccurredAt: minutesAfter(50),
+      attempts: 3,
+      ipAddress: "203.0.113.9",
+    },
+    { sub: member.sub, kind: "sign-out", occurredAt: minutesAfter(20) },
+    { sub: member.sub, kind: "sign-in-refused", occurredAt: minutesAfter(-60), ipAddress: "203.0.113.9" },
+  ]);
+  const data = await loadAs(browser, "en");
+  expect(data.rows.map((row) => row.what)).toEqual([
+    "Signed in from a new browser",
+    expect.stringMatching(/^Sign-in failed: wrong password \(3 attempts since .+\)$/),
+    "Signed out",
+    "Sign-in failed: wrong password",
+  ]);
+  expect(data.rows[1]).toMatchObject({ at: minutesAfter(50).toISOString(), device: null, ipAddress: "203.0.113.9" });
+  expect(data.rows[2]).toMatchObject({ at: minutesAfter(20).toISOString(), device: null, ipAddress: null });
+  const [ja] = (await loadAs(browser, "ja")).rows.slice(1);
+  expect(ja?.what).toMatch(/^ログイン失敗（パスワードの誤り、.+以降3回）$/);
+});
+
+test("'How you sign in' says when the password last changed, or that the record holds no change", async () => {
+  const member = await createMember("page-password");
+  const browser = await signedInBrowser(member);
+  expect(await loadAs(browser, "en")).toMatchObject({
+    passwordChangedAt: null,
+    twoStep: { enabled: false },
+    passkeys: [],
+  });
+  await recordSecurityEvents(app.db, [
+    { sub: member.sub, kind: "password-reset", occurredAt: new Date("2026-03-01T01:00:00Z") },
+    { sub: member.sub, kind: "password-changed", occurredAt: new Date("2026-05-04T06:30:00Z") },
+    { sub: member.sub, kind: "email-changed", occurredAt: new Date("2026-06-01T00:00:00Z") },
+  ]);
+  // Japan time, as the rest of the page.
+  expect((await loadAs(browser, "ja")).passwordChangedAt).toMatch(/2026.*5.*4.*15:30/);
 });
 
 test("'This wasn't me' ends that browser's session at once, records it and leads to the password change", async () => {

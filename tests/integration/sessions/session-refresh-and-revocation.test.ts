@@ -1,7 +1,7 @@
 import { AdminUserGlobalSignOutCommand, InitiateAuthCommand } from "@aws-sdk/client-cognito-identity-provider";
 import { beforeAll, describe, expect, test } from "vitest";
-import { cookieHeaderAfter, isCleared, setCookieNamed } from "../../support/cookie-jar";
-import { get, post, profileEmailIn, sessionPair, signIn, signedIn } from "../../support/session-http";
+import { cookieHeader, cookieHeaderAfter, isCleared, setCookieNamed } from "../../support/cookie-jar";
+import { get, post, postForm, profileEmailIn, sessionPair, signIn, signedIn } from "../../support/session-http";
 import {
   DEVICE_LIMIT_SERVER_ENV,
   SHORT_TOKEN_TTL_S,
@@ -12,13 +12,15 @@ import {
 } from "../../support/session-servers";
 import { getRequestCounts, resetHarness, resetRequestCounts, setFault } from "../../support/stand-in-faults";
 import { createTestMember } from "../../support/test-members";
+import { toastTextIn } from "../../support/toast-text";
 
 /**
  * How a session is renewed and how it ends, over HTTP against the production build (preview mode) and its Cognito
  * stand-in, whose harness counts requests and injects faults (docs/security.md): a new
  * session per sign-in; sign-out ending the session on the server, also while Cognito is down; only
  * an expired access token costs one refresh, a refused refresh signs out, a throttled or failed one does not; a
- * password change signs out every other sign-in.
+ * password change signs out every other sign-in; a renewal notes when the browser was last active, and a deactivated
+ * device is named as its row names it.
  *
  * Two servers, started together: the shared one (Cognito's 60-minute tokens) and one whose stand-in issues 2-second
  * access tokens.
@@ -134,6 +136,20 @@ describe("expired access tokens", () => {
     expect(sessionValue(refreshed).sid).toBe(sessionValue(sessionPair(cookie)).sid);
     expect(sessionValue(refreshed).at).not.toBe(sessionValue(sessionPair(cookie)).at);
     expect(accessTokenExpiry(refreshed)).toBeGreaterThan(accessTokenExpiry(sessionPair(cookie)));
+  });
+
+  test("a renewal is when the browser was last active: another browser's device list shows it from then on", async () => {
+    const member = await createTestMember(shortTokens.standInPort, "last-active");
+    const renewing = await signedIn(shortTokens, member);
+    const other = await signedIn(shortTokens, member);
+    // Rendered rows only (the page's translations carry the label too); the asking browser is active now.
+    const lastActiveRows = async () =>
+      (await (await get(shortTokens, "/my/devices/", other)).text()).split("<dt>最終使用</dt>").length - 1;
+    expect(await lastActiveRows()).toBe(1);
+
+    await waitForExpiry(sessionPair(renewing));
+    expect((await get(shortTokens, "/my/profile/", renewing)).status).toBe(200);
+    expect(await lastActiveRows()).toBe(2);
   });
 
   test("a revoked refresh token (global sign-out) signs the browser out and clears the session cookie", async () => {
@@ -254,4 +270,35 @@ describe("a password change", () => {
     // This browser's own pages are not affected.
     expect((await get(main, "/my/profile/", cookieHeaderAfter(cookie, changed))).status).toBe(200);
   });
+});
+
+// ---- deactivating a device -----------------------------------------------------------------------------------------
+
+test("a deactivated device is named in the toast the way its row names it, and its IP is on its row", async () => {
+  const member = await createTestMember(main.standInPort, "deactivate-toast");
+  const firefox = "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:140.0) Gecko/20100101 Firefox/140.0";
+  const signedInWith = async (userAgent: string) =>
+    cookieHeader(
+      await postForm(
+        `${main.origin}/auth/sign-in/`,
+        { intent: "sign-in", ...member },
+        { headers: { Origin: main.origin, "User-Agent": userAgent } },
+      ),
+    );
+  const other = await signedInWith(firefox);
+  const mine = await signedInWith("Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 Chrome/140.0.0.0 Safari/537.36");
+  const list = await (await get(main, "/en/my/devices/", mine)).text();
+  expect(list).toContain("Firefox 140 on Windows 10");
+  expect(list).toMatch(/<dt>Logged in from IP<\/dt><dd>[0-9a-f.:]+<\/dd>/);
+
+  const answer = await post(
+    main,
+    "/en/my/devices/",
+    { intent: "deactivate", device: sessionValue(sessionPair(other)).sid },
+    mine,
+  );
+  expect(answer.status).toBe(302);
+  const after = await (await get(main, "/en/my/devices/", cookieHeaderAfter(mine, answer))).text();
+  expect(toastTextIn(after)).toBe("Device Firefox 140 on Windows 10 is deactivated");
+  expect(after).not.toContain("Firefox 140 on Windows 10</td>");
 });

@@ -1,0 +1,1 @@
+ALTER TABLE "member_sessions" ADD COLUMN "last_active_at" timestamp with time zone;
