@@ -7,11 +7,12 @@ import {
   MEMBER_PAGES,
   VISITOR_PAGES,
   holdAtDeviceLimit,
-  postSignIn,
   reachSignUpAccountStep,
   signInNewMember,
 } from "../support/page-tour";
-import { SCREENSHOT_STANDIN_PORT } from "./playwright.config";
+import { openStaffSessionInBrowser } from "../support/sign-in-form";
+import { createApiStaff, refreshIntoDirectory } from "../support/staff-api-access";
+import { SCREENSHOT_APP, SCREENSHOT_STANDIN_PORT } from "./playwright.config";
 
 /** A phone and a desktop unless SCREENSHOT_WIDTHS names others (e.g. `SCREENSHOT_WIDTHS=320,800`). */
 const WIDTHS = (process.env.SCREENSHOT_WIDTHS ?? "375,1440").split(",").map((width) => Number(width.trim()));
@@ -70,20 +71,24 @@ for (const width of WIDTHS) {
       ["/auth/sign-up/"],
       "-account-step",
     );
-    const staff = await createNamedMember(SCREENSHOT_STANDIN_PORT, {
-      email: `shot-staff-${width}-${crypto.randomUUID().slice(0, 8)}@example.jp`,
+    // A staff session as staff open one (password, then the authenticator's code), and a member they refreshed, so
+    // the member page and the audit log have something to show.
+    const staff = await createApiStaff(SCREENSHOT_APP, `shot-staff-${width}`);
+    const member = await createNamedMember(SCREENSHOT_STANDIN_PORT, {
+      email: `shot-member-${width}-${crypto.randomUUID().slice(0, 8)}@example.jp`,
       familyName: "山田",
       givenName: "花子",
-      admin: true,
     });
+    await refreshIntoDirectory(SCREENSHOT_APP, [staff, member], { by: staff });
     await shoot(
       await openAs(browser, width, async (context) => {
-        await postSignIn(context.request, staff);
+        const signingIn = await context.newPage();
+        await openStaffSessionInBrowser(signingIn, staff, { path: "/admin/sign-in/?to=admin" });
+        await signingIn.close();
         // Reads the "signed in" toast, so that no staff page shows it.
         await context.request.get("/admin/");
       }),
-      // The member page: the staff member's own (a page of the tour needs a sub that exists).
-      [...STAFF_PAGES, `/admin/users/${staff.sub}/`],
+      [...STAFF_PAGES, `/admin/users/${member.sub}/`],
     );
   });
 }
