@@ -10,8 +10,9 @@ import {
   reachSignUpAccountStep,
   signInNewMember,
 } from "../support/page-tour";
-import { setUpStaffAuthenticatorInBrowser } from "../support/sign-in-form";
-import { SCREENSHOT_STANDIN_PORT } from "./playwright.config";
+import { openStaffSessionInBrowser } from "../support/sign-in-form";
+import { createApiStaff, refreshIntoDirectory } from "../support/staff-api-access";
+import { SCREENSHOT_APP, SCREENSHOT_STANDIN_PORT } from "./playwright.config";
 
 /** A phone and a desktop unless SCREENSHOT_WIDTHS names others (e.g. `SCREENSHOT_WIDTHS=320,800`). */
 const WIDTHS = (process.env.SCREENSHOT_WIDTHS ?? "375,1440").split(",").map((width) => Number(width.trim()));
@@ -102,16 +103,24 @@ for (const width of WIDTHS) {
     await firstVisit.page.getByTestId("staff-setup-reason").waitFor();
     await firstVisit.page.screenshot({ path: fileFor(width, "/admin/sign-in/", "-first-visit"), fullPage: true });
     await firstVisit.context.close();
+    // A staff session as staff open one (password, then the authenticator's code), and a member they refreshed, so
+    // the member page and the audit log have something to show.
+    const staff = await createApiStaff(SCREENSHOT_APP, `shot-staff-${width}`);
+    const member = await createNamedMember(SCREENSHOT_STANDIN_PORT, {
+      email: `shot-member-${width}-${crypto.randomUUID().slice(0, 8)}@example.jp`,
+      familyName: "山田",
+      givenName: "花子",
+    });
+    await refreshIntoDirectory(SCREENSHOT_APP, [staff, member], { by: staff });
     await shoot(
       await openAs(browser, width, async (context) => {
-        const staff = await newStaff("staff");
-        // The staff area's own sign-in, as a first visit makes it; the toasts are read before the pages are shot.
-        const page = await context.newPage();
-        await page.goto("/admin/sign-in/?to=admin");
-        await setUpStaffAuthenticatorInBrowser(page, staff);
-        await page.close();
+        const signingIn = await context.newPage();
+        await openStaffSessionInBrowser(signingIn, staff, { path: "/admin/sign-in/?to=admin" });
+        await signingIn.close();
+        // Reads the "signed in" toast, so that no staff page shows it.
+        await context.request.get("/admin/");
       }),
-      STAFF_PAGES,
+      [...STAFF_PAGES, `/admin/users/${member.sub}/`],
     );
   });
 }

@@ -30,6 +30,8 @@ process.env.SCREENSHOT_DATA_DIR ??= mkdtempSync(path.join(tmpdir(), "member-acco
 
 const PORT = Number(process.env.SCREENSHOT_PORT);
 export const SCREENSHOT_STANDIN_PORT = Number(process.env.SCREENSHOT_STANDIN_PORT);
+/** The app the screenshots are taken of, for the helpers that reach it over HTTP (the staff's sign-in). */
+export const SCREENSHOT_APP = { url: `http://localhost:${PORT}`, standInPort: SCREENSHOT_STANDIN_PORT };
 
 export default defineConfig({
   testDir: ".",

@@ -10,8 +10,11 @@ export interface AuditEventRow {
   /** The action's label in the page's language. */
   action: string;
   targetSub: string | null;
-  /** The fields the action changed, each with its value before and after. */
-  changes: readonly { name: string; before: string; after: string }[];
+  /**
+   * The fields the action changed, each by its label with its value before and after in words; `before` is null for an
+   * action that set something up from nothing (a download's settings), which reads as the values alone.
+   */
+  changes: readonly { name: string; before: string | null; after: string }[];
   requestId: string;
 }
 
@@ -55,11 +58,15 @@ export function AuditEventTable({ events, caption }: { events: readonly AuditEve
                       {changes.map((change) => (
                         <div key={change.name}>
                           <dt>{change.name}</dt>
-                          <dd>
-                            <span className="visually-hidden">{t("audit.before")}: </span>
-                            <del>{change.before}</del> → <span className="visually-hidden">{t("audit.after")}: </span>
-                            <ins>{change.after}</ins>
-                          </dd>
+                          {change.before === null ? (
+                            <dd>{change.after}</dd>
+                          ) : (
+                            <dd>
+                              <span className="visually-hidden">{t("audit.before")}: </span>
+                              <del>{change.before}</del> → <span className="visually-hidden">{t("audit.after")}: </span>
+                              <ins>{change.after}</ins>
+                            </dd>
+                          )}
                         </div>
                       ))}
                     </dl>

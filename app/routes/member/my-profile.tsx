@@ -2,12 +2,10 @@ import { Fragment } from "react";
 import { AppLink } from "~/components/app-link";
 import { SubjectId } from "~/components/subject-id";
 import { useRootData } from "~/components/use-root-data";
-import { OCCUPATIONS, PROFILE_FIELD_ORDER } from "~/domain/forms/form-choices";
+import { PROFILE_FIELD_ORDER } from "~/domain/forms/form-choices";
+import { describeProfileValues } from "~/components/profile-values.server";
 import { isProfileFilled } from "~/domain/account/display-name.server";
 import { receivesNewsletter } from "~/domain/newsletter/newsletter.server";
-import { isLocale } from "~/i18n/locales";
-import { JAPAN, listedPrefectureOf } from "~/domain/forms/prefectures";
-import { prefectureNameKey } from "~/components/form/prefecture-choices";
 import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/i18n/i18n-middleware.server";
@@ -19,13 +17,8 @@ import type { Route } from "./+types/my-profile";
 export async function loader({ url, context }: Route.LoaderArgs) {
   const member = requireMember(context, url);
   const locale = getLocale(context);
-  const t = getInstance(context).getFixedT(locale, "signUp");
   // Read by the session check: this page shows it and changes nothing, so it reads only the newsletter choice.
   const { profile } = member;
-  const country = profile?.country ?? null;
-  const listedPrefecture = country === JAPAN ? listedPrefectureOf(profile?.prefecture) : undefined;
-  const occupation = profile?.occupation ?? null;
-  const language = profile?.preferredLanguage ?? null;
   return {
     title: getInstance(context).getFixedT(locale, "profile")("title"),
     subject: member.sub,
@@ -34,24 +27,7 @@ export async function loader({ url, context }: Route.LoaderArgs) {
     receivesNewsletter: await receivesNewsletter(servicesOf(context).db, member.sub),
     // What the page lists, in PROFILE_FIELD_ORDER, each as shown: codes named on the server (so the server's and the
     // browser's text cannot differ at hydration, and the page carries no list of names for the one it shows).
-    details: {
-      familyName: profile?.familyName ?? null,
-      givenName: profile?.givenName ?? null,
-      birthYear: profile?.birthYear ?? null,
-      country:
-        country === null
-          ? null
-          : country === "other"
-            ? t("options.otherCountry")
-            : (new Intl.DisplayNames([locale], { type: "region" }).of(country) ?? country),
-      // One of Japan's 47 in the page's language ("Tokyo"); anything else as typed.
-      prefecture: listedPrefecture
-        ? getInstance(context).getFixedT(locale, "prefectures")(prefectureNameKey(listedPrefecture))
-        : (profile?.prefecture ?? null),
-      occupation: isOccupation(occupation) ? t(`options.occupation.${occupation}`) : occupation,
-      organization: profile?.organization ?? null,
-      preferredLanguage: isLocale(language) ? t(`options.language.${language}`) : language,
-    } satisfies Record<(typeof PROFILE_FIELD_ORDER)[number], string | number | null>,
+    details: describeProfileValues(profile, getInstance(context), locale),
     translations: loadTranslations(context, [
       "profile",
       // The field labels the page shows, not the sign-up form's texts.
@@ -109,10 +85,6 @@ export default function ProfilePage({ loaderData }: Route.ComponentProps) {
       ) : null}
     </section>
   );
-}
-
-function isOccupation(value: string | null | undefined): value is (typeof OCCUPATIONS)[number] {
-  return (OCCUPATIONS as readonly string[]).includes(value ?? "");
 }
 
 export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: loaderData?.title }];

@@ -44,11 +44,7 @@ export async function loader({ url, context }: Route.LoaderArgs) {
       fieldErrors: filter.success
         ? {}
         : translateFieldErrors<AuditLogField>(context, z.flattenError(filter.error).fieldErrors),
-      events: describeAuditEvents(
-        page?.events ?? [],
-        getInstance(context).getFixedT(getLocale(context), "admin"),
-        getLocale(context),
-      ),
+      events: describeAuditEvents(page?.events ?? [], getInstance(context), getLocale(context)),
       // Keyset pages go one way (older); the way back is the newest page, since the log grows at its top.
       newestQuery: url.searchParams.has("cursor") ? `?${firstParams}`.replace(/\?$/, "") : null,
       olderQuery: page?.nextCursor ? `?${nextParams}` : null,

@@ -6,13 +6,14 @@ import { FORM_FIELD_TEXTS, formConstraint } from "~/forms/schema-form.server";
 import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
 import { AuditEventTable } from "~/components/admin/audit-event-table";
-import { describeAuditEvents } from "~/components/admin/audit-event-rows.server";
+import { auditFieldLabels, describeAuditEvents } from "~/components/admin/audit-event-rows.server";
 import { describeMemberDetail } from "~/components/admin/member-detail-view.server";
 import { MemberDetailSections } from "~/components/admin/member-detail-sections";
 import { FormAlert, InputField } from "~/components/form/fields";
 import { type FormConstraint, useSchemaForm } from "~/components/form/use-schema-form";
 import { CONFIRMED_STAFF_ACTIONS, type ConfirmedStaffAction } from "~/domain/forms/form-choices";
 import { StaffActionSchema, StaffEmailChangeSchema } from "~/domain/forms/staff-schemas";
+import { listPasskeys } from "~/domain/account/passkeys.server";
 import { toDomainError } from "~/domain/domain-error.server";
 import { findMemberDetail } from "~/domain/staff/member-detail.server";
 import {
@@ -78,10 +79,11 @@ export async function loader({ request, url, params, context }: Route.LoaderArgs
   const admin = requireAdmin(context, url);
   const sub = subOf(params);
   const { db, config } = servicesOf(context);
-  const [detail, audit, twoStep] = await Promise.all([
+  const [detail, audit, twoStep, passkeys] = await Promise.all([
     findMemberDetail(db, sub),
     listAuditEvents(db, { targetSub: sub }),
     twoStepStatusOf(db, sub),
+    listPasskeys(db, sub),
   ]);
   if (!detail) throw data(null, { status: 404 });
   const i18n = getInstance(context);
@@ -105,16 +107,12 @@ export async function loader({ request, url, params, context }: Route.LoaderArgs
     title: i18n.t("admin:meta.detail"),
     sub,
     email: detail.directory?.email ?? null,
-    sections: describeMemberDetail(
-      detail,
-      i18n.getFixedT(locale, ["admin", "withdrawal", "signUp", "profile"]),
-      locale,
-    ),
+    sections: describeMemberDetail(detail, { twoStep, passkeys }, i18n, locale),
     // A disabled member can be enabled, an enabled one disabled; 2-step verification turned off only where it is on.
     // The list comes with the data so the page does not load the form choices' module for it.
     availableActions,
     staffAccount,
-    auditEvents: describeAuditEvents(audit.events, i18n.getFixedT(locale, "admin"), locale),
+    auditEvents: describeAuditEvents(audit.events, i18n, locale),
     confirm,
     // Back from confirming the password and code: the new address typed before, in its review panel again.
     keptEmail: (await keptFormFields(context, { request, url }, admin))?.email ?? null,
@@ -165,7 +163,10 @@ export async function action({ request, url, params, context }: Route.ActionArgs
       if (HIGH_IMPACT_ACTIONS.has(intent)) {
         await requireRecentStaffConfirmation(context, url, admin, { returnTo: `${detailPath}?confirm=${intent}` });
       }
-      const message = await runConfirmedStaffAction(intent, services, actor, sub).catch(throwNotFoundForUnknownMember);
+      const fieldLabels = (names: string[]) => auditFieldLabels(names, getInstance(context), getLocale(context));
+      const message = await runConfirmedStaffAction(intent, fieldLabels, services, actor, sub).catch(
+        throwNotFoundForUnknownMember,
+      );
       return toast.redirectWithSuccess(detailPath, message);
     },
   );
@@ -180,15 +181,16 @@ function throwNotFoundForUnknownMember(error: unknown): never {
   throw error;
 }
 
-/** Runs one confirmed action and says which toast reports it. */
+/** Runs one confirmed action and says which toast reports it; a refresh names the fields it changed in words. */
 async function runConfirmedStaffAction(
   intent: ConfirmedStaffAction,
+  fieldLabels: (names: string[]) => string,
   ...[services, actor, sub]: Parameters<typeof endMemberSessions>
 ): Promise<string | { message: string; values: Record<string, string> }> {
   switch (intent) {
     case "refresh": {
       const { changes } = await refreshMember(services, actor, sub);
-      const fields = Object.keys(changes).join(", ");
+      const fields = fieldLabels(Object.keys(changes));
       return fields ? { message: "admin:toasts.refreshedChanged", values: { fields } } : "admin:toasts.refreshed";
     }
     case "sessions-end":

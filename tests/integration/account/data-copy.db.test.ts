@@ -9,6 +9,7 @@ import {
   memberSessions,
   recoveryCodes,
   twoStepVerifications,
+  withdrawalReasons,
 } from "~db/schema";
 import { requestEmailChange } from "~/domain/account/email-change.server";
 import { hashDeviceKey } from "~/domain/security/security-record.server";
@@ -18,10 +19,14 @@ import { i18nextOutsideRequests } from "~/i18n/translator.server";
 import type { SignedInMember } from "~/middleware/member-session.server";
 import * as dataDownload from "~/routes/member/my-data-download";
 import * as dataPage from "~/routes/member/my-data";
+import { formatDateTime } from "~/components/admin/formats";
+import { collectDataCopy } from "~/domain/account/data-copy.server";
+import { changeMemberEmail } from "~/domain/staff/staff-actions.server";
 import { emailUpdateLinkFor } from "~/routing/email-update-link";
 import { pathFor } from "~/routing/route-table";
 import { routeCalls, settle } from "../../support/route-calls";
 import { signInMember, signedInMember as newSignedInMember } from "../../support/signed-in-members";
+import { keysOf, rawKeys, rawTextsIn, textsOfPage } from "../../support/page-words";
 import { getRequestCounts, resetRequestCounts } from "../../support/stand-in-faults";
 import { createTestMember } from "../../support/test-members";
 import { useTestServices } from "../../support/test-services";
@@ -51,6 +56,13 @@ async function signedInMember(
   return { ...member, refreshToken: openRefreshToken(row!, app.services.config.sessionSecrets)! };
 }
 
+/** The data page as the member reads it: its texts, rendered from its loader's data. */
+async function pageTexts(member: SignedInMember, locale: "ja" | "en"): Promise<string[]> {
+  const request = calls.get(pathFor("my-data", locale));
+  const page = await dataPage.loader(calls.args(request, await calls.context(request, member)));
+  return textsOfPage(dataPage.default, page, locale);
+}
+
 async function download(member: SignedInMember): Promise<Response> {
   const request = calls.post(pathFor("my-data-download", "en"), {});
   return (await settle(dataDownload.action(calls.args(request, await calls.context(request, member))))) as Response;
@@ -74,15 +86,6 @@ type Copy = {
     staffActions: Record<string, unknown>[];
   };
 };
-
-/** Every key anywhere in a JSON value. */
-function keysOf(value: unknown): string[] {
-  if (Array.isArray(value)) return value.flatMap(keysOf);
-  if (value && typeof value === "object") {
-    return Object.entries(value).flatMap(([key, inner]) => [key, ...keysOf(inner)]);
-  }
-  return [];
-}
 
 test("the download holds the member's address, sub, profile, sessions, e-mail changes, legacy account, second factors, invitation and staff actions, and no secret", async () => {
   const member = await signedInMember("copy");
@@ -240,10 +243,9 @@ test("staff actions name who as a pseudonym (staff-1, staff-2 in the order they 
     ["ja", "スタッフ2"],
     ["en", "Staff member 2"],
   ] as const) {
-    const request = calls.get(pathFor("my-data", locale));
-    const page = await dataPage.loader(calls.args(request, await calls.context(request, member)));
-    expect(JSON.stringify(page.copy)).not.toContain(first.email);
-    expect(page.codeNames.staffActions?.staff).toMatchObject({ "staff-2": name });
+    const texts = await pageTexts(member, locale);
+    expect(texts).toContain(name);
+    expect(texts.join("\n")).not.toContain(first.email);
   }
 });
 
@@ -271,8 +273,9 @@ test("the page shows the same copy in readable form and makes no Cognito call", 
   for (const locale of ["ja", "en"] as const) {
     const request = calls.get(pathFor("my-data", locale));
     const page = await dataPage.loader(calls.args(request, await calls.context(request, member)));
-    expect(page.copy.member).toEqual({ sub: member.sub, email: member.email });
-    expect(page.copy.sections.sessions).toHaveLength(1);
+    const texts = textsOfPage(dataPage.default, page, locale);
+    expect(texts).toEqual(expect.arrayContaining([member.sub, member.email]));
+    expect(page.sections.find((section) => section.name === "sessions")?.groups).toHaveLength(1);
     expect(page.downloadPath).toBe(pathFor("my-data-download", locale));
   }
   expect((await getRequestCounts(app.stack.env.COGNITO_ENDPOINT!)).total).toBe(0);
@@ -285,4 +288,77 @@ test("downloads are rate-limited per member; past the limit the page says so", a
   expect(refused.status).toBe(302);
   expect(refused.headers.get("Location")).toBe(pathFor("my-data", "en"));
   expect(refused.headers.get("Content-Disposition")).toBeNull();
+});
+
+test("the page says everything in words, in the member's language: no field name, code, null or developer word", async () => {
+  const member = await signedInMember("in-words");
+  const db = app.db;
+  await db.insert(memberProfiles).values({
+    sub: member.sub,
+    familyName: "山田",
+    givenName: "太郎",
+    birthYear: 1980,
+    country: "JP",
+    prefecture: "東京都",
+    occupation: "architect",
+    organization: "設計事務所",
+    preferredLanguage: "en",
+    referrerService: "data",
+    questionnaire: { q1: "magazine", q2: ["search", "other"], q2Other: "作品の検索", q3: ["web"], q3Other: null },
+  });
+  await db.insert(legacyCredentials).values({
+    email: `legacy-${member.email}`,
+    passwordHash: `$2b$10$${"y".repeat(53)}`,
+    profile: { familyName: "山田", country: "JP", occupation: "student" },
+    migratedSub: member.sub,
+  });
+  const madeAt = new Date("2026-11-01T00:00:00Z");
+  await db.insert(twoStepVerifications).values({ sub: member.sub, username: member.sub, enabledAt: madeAt });
+  await db.insert(recoveryCodes).values({ sub: member.sub, codeHash: crypto.randomUUID(), createdAt: madeAt });
+  await db.insert(memberPasskeys).values({
+    credentialId: `credential-${crypto.randomUUID()}`,
+    sub: member.sub,
+    madeOnDevice: "macOS 15",
+    madeOnBrowser: "Safari 18",
+    createdAt: madeAt,
+  });
+  await db.insert(withdrawalReasons).values({ sub: member.sub, reason: "price", detail: null, locale: "en" });
+  const staff = { sub: crypto.randomUUID(), email: "in-words-staff@example.jp", requestId: "in-words" };
+  await refreshMember(app.services, staff, member.sub);
+  const newEmail = `in-words-new-${crypto.randomUUID().slice(0, 8)}@example.jp`;
+  await changeMemberEmail(app.services, staff, member.sub, newEmail, i18nextOutsideRequests);
+
+  // The names and codes to scan for: the code's own tables, and every field name and staff pseudonym of this copy.
+  const copy = await collectDataCopy({ db, sub: member.sub, email: member.email, identity: null }, new Date());
+  const keys = rawKeys([...keysOf(copy), "staff-1"]);
+  for (const key of ["generatedAt", "q1", "q2Other", "architect", "JP", "CONFIRMED", "user.refresh", "sign-in"]) {
+    expect(keys.has(key)).toBe(true);
+  }
+
+  for (const [locale, words] of [
+    [
+      "ja",
+      ["建築設計", "日本", "東京都", "雑誌", "検索のしやすさ、その他（作品の検索）", "学生", "スタッフ1", "料金が高い"],
+    ],
+    [
+      "en",
+      [
+        "Architectural design",
+        "Japan",
+        "Tokyo",
+        "The magazine",
+        "Searchability, Other (作品の検索)",
+        "Student",
+        "Staff member 1",
+        "The price is too high",
+      ],
+    ],
+  ] as const) {
+    const texts = await pageTexts(member, locale);
+    expect(rawTextsIn(texts, keys, ["Cognito", "schema", "スキーマ"])).toEqual([]);
+    expect(texts).toEqual(expect.arrayContaining([...words]));
+    // Times in Japan time: midnight UTC reads 9:00.
+    expect(texts).toContain(formatDateTime(madeAt, locale));
+    expect(formatDateTime(madeAt, locale)).toMatch(/9:00:00/);
+  }
 });

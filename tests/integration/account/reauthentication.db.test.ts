@@ -64,7 +64,7 @@ test("a password sign-in counts as the password step for 10 minutes: the e-mail 
 
   const page = calls.get(pathFor("my-data", "en"));
   const shown = await dataPage.loader(calls.args(page, await calls.context(page, later)));
-  expect(shown.copy.member.sub).toBe(later.sub);
+  expect(shown.sections[0]?.groups[0]?.find((fact) => fact.field === "sub")?.value).toBe(later.sub);
 
   const download = calls.post(pathFor("my-data-download", "en"), {});
   const file = (await settle(
