@@ -65,5 +65,7 @@ export function ensureFreshBuild(root = process.cwd()): void {
   const reason = staleBuildReason(root);
   if (!reason) return;
   console.log(`\n  The tests serve the compiled build, and ${reason}: running \`npm run build\` first.\n`);
-  execFileSync("npm", ["run", "build"], { cwd: root, stdio: "inherit" });
+  // As a person runs it: Vitest's NODE_ENV=test would make Vite bundle React's development build for the browser.
+  const { NODE_ENV: _testRunnersMode, ...env } = process.env;
+  execFileSync("npm", ["run", "build"], { cwd: root, stdio: "inherit", env });
 }
