@@ -12,6 +12,8 @@ export const DOMAIN_ERROR_CODES = [
   "usernameExists",
   "codeMismatch",
   "codeExpired",
+  // The authenticator app's code (2-step verification) is wrong or used already; the mailed codes are codeMismatch.
+  "authenticatorCodeMismatch",
   "invalidPassword",
   "legacyPasswordBelowPolicy",
   "invalidInput",

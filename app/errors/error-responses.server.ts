@@ -9,6 +9,7 @@ const MESSAGE_KEYS: Record<DomainErrorCode, string> = {
   usernameExists: "toasts:emailUnavailable",
   codeMismatch: "toasts:codeMismatch",
   codeExpired: "toasts:codeMismatch",
+  authenticatorCodeMismatch: "toasts:authenticatorCodeMismatch",
   invalidPassword: "toasts:invalidPassword",
   // A pre-July-2021 password Cognito's policy refuses: the account cannot move over with it.
   legacyPasswordBelowPolicy: "toasts:legacyPasswordNotCarriedOver",

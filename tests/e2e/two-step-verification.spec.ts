@@ -49,7 +49,7 @@ test("a member turns on 2-step verification, signs in with a code and with a rec
   // A code from long ago is refused, and the field is emptied.
   await page.getByLabel("認証コード（6桁）").fill(totpCode(key, { steps: -20 }));
   await page.getByRole("button", { name: "有効にする" }).click();
-  await expect(page.locator("main")).toContainText("確認コードが一致しません");
+  await expect(page.locator("main")).toContainText("認証コードが一致しません");
   await expect(page.getByLabel("認証コード（6桁）")).toHaveValue("");
   // The same key on the page still: no second AssociateSoftwareToken.
   expect(await readKey(page)).toBe(key);
@@ -86,7 +86,7 @@ test("a member turns on 2-step verification, signs in with a code and with a rec
   const third = await browserSigningIn(browser, member, javaScriptEnabled);
   await third.page.getByLabel("認証コード（6桁）").fill(code);
   await third.page.getByRole("button", { name: "ログイン" }).click();
-  await expect(third.page.locator("main")).toContainText("確認コードが一致しません");
+  await expect(third.page.locator("main")).toContainText("認証コードが一致しません");
   await expect(third.page).toHaveURL(/\/auth\/sign-in\/two-step\//);
 
   // A recovery code instead, with the password again: signed in; the same recovery code later is refused.

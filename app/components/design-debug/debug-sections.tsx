@@ -330,6 +330,7 @@ const TOAST_CATALOGUE: Record<ToastKind, (keyof Resources["toasts"] & string)[]>
   error: [
     "loginAttemptLimitExceeded",
     "codeMismatch",
+    "authenticatorCodeMismatch",
     "emailUnavailable",
     "loginFailed",
     "expiredUrl",

@@ -35,18 +35,17 @@ export type PasswordChangeResult =
 /**
  * Changes the member's password. The current password, and for a member with 2-step verification the authenticator
  * app's code, are checked at Cognito first by a sign-in through the server-only client (verifyMemberFactors: a wrong
- * password is "currentPasswordMismatch", a missing code "codeRequired", a wrong one "codeMismatch"), so nothing
- * changes unless both are right; ChangePassword then runs with that server token. A new password too easy to guess,
- * or made of the member's address or name (the stored profile's), is refused before Cognito is asked.
- *
- * Then every other sign-in is signed out: their session rows end, which signs other browsers out on their next
- * request. Cognito keeps refresh tokens through a password change, so a global sign-out revokes every one of them,
- * including sign-ins no session of ours records (a sibling service's before it registers the device): none can mint
- * another access token, and the member API refuses the ones they hold (recordSignOutEverywhere). This browser is
- * signed in again with the new password and keeps its session; a member with 2-step verification is sent to the
- * code step for that ("codeStep"). If the global sign-out fails, the ended sessions' refresh tokens are revoked one
- * by one instead (best effort), and this browser keeps its tokens. The account is mailed that its password changed
- * (after the response).
+ * password is "currentPasswordMismatch", a missing code "codeRequired", a wrong one "authenticatorCodeMismatch"), so
+ * nothing changes unless both are right; ChangePassword then runs with that server token. A new password too easy to
+ * guess, or made of the member's address or name (the stored profile's), is refused before Cognito is asked.  Then
+ * every other sign-in is signed out: their session rows end, which signs other browsers out on their next request.
+ * Cognito keeps refresh tokens through a password change, so a global sign-out revokes every one of them, including
+ * sign-ins no session of ours records (a sibling service's before it registers the device): none can mint another
+ * access token, and the member API refuses the ones they hold (recordSignOutEverywhere). This browser is signed in
+ * again with the new password and keeps its session; a member with 2-step verification is sent to the code step for
+ * that ("codeStep"). If the global sign-out fails, the ended sessions' refresh tokens are revoked one by one instead
+ * (best effort), and this browser keeps its tokens. The account is mailed that its password changed (after the
+ * response).
  */
 export async function changePassword(
   deps: PasswordChangeDependencies,

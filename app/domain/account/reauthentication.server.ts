@@ -94,10 +94,10 @@ export async function checkMemberPassword(
 
 /**
  * The member's password, and for a member with 2-step verification the authenticator app's code, checked at Cognito
- * through the server-only app client: the ServerToken that the credential changes use. A missing code is
- * "codeRequired" (the password was right: the form asks for the code beside it), a wrong one "codeMismatch"; the
- * code counts with the sign-in's second step (guardSecondStep), so a copied session and the password cannot guess
- * codes here faster than at sign-in.
+ * through the server-only app client: the ServerToken that the credential changes use. A missing code is "codeRequired"
+ * (the password was right: the form asks for the code beside it), a wrong one "authenticatorCodeMismatch"; the code
+ * counts with the sign-in's second step (guardSecondStep), so a copied session and the password cannot guess codes here
+ * faster than at sign-in.
  */
 export async function verifyMemberFactors(
   deps: Pick<AppServices, "db" | "identity" | "clock">,

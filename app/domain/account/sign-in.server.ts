@@ -172,8 +172,8 @@ async function keepSignInServerToken(
 
 /**
  * The sign-in's code step: the authenticator app's code answers Cognito's challenge (a wrong or reused code:
- * "codeMismatch", the same challenge may be answered again; a challenge too old: "challengeExpired"), within the
- * account's standing for second steps (second-step-guard: paused or locked after refusals in a row), and the
+ * "authenticatorCodeMismatch", the same challenge may be answered again; a challenge too old: "challengeExpired"),
+ * within the account's standing for second steps (second-step-guard: paused or locked after refusals in a row), and the
  * browser's session starts as after any sign-in (the device-limit screen comes after this step).
  */
 export async function completeCodeSignIn(

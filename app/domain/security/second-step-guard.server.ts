@@ -48,6 +48,7 @@ export type SecondStepStanding =
 const SECOND_STEP_REFUSALS: ReadonlySet<DomainErrorCode> = new Set([
   "codeMismatch",
   "codeExpired",
+  "authenticatorCodeMismatch",
   "recoveryCodeMismatch",
   "invalidCredentials",
 ]);

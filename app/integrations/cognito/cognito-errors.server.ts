@@ -11,6 +11,7 @@ export type IdentityErrorCode =
   | "usernameExists"
   | "codeMismatch"
   | "codeExpired"
+  | "authenticatorCodeMismatch"
   | "invalidPassword"
   | "legacyPasswordBelowPolicy"
   | "invalidInput"
@@ -109,9 +110,13 @@ const ERROR_TABLE: { error: string; operation?: Operation; message?: string; cod
   { error: "PasswordResetRequiredException", code: "invalidCredentials" },
   { error: "UsernameExistsException", code: "usernameExists" },
   { error: "AliasExistsException", code: "emailUnavailable" },
+  // The authenticator app's code, at the sign-in's code step or its set-up: wrong, or a time step used already.
+  { error: "CodeMismatchException", operation: "AdminRespondToAuthChallenge", code: "authenticatorCodeMismatch" },
+  { error: "ExpiredCodeException", operation: "AdminRespondToAuthChallenge", code: "authenticatorCodeMismatch" },
+  { error: "CodeMismatchException", operation: "VerifySoftwareToken", code: "authenticatorCodeMismatch" },
   { error: "CodeMismatchException", code: "codeMismatch" },
   // VerifySoftwareToken's wrong first code.
-  { error: "EnableSoftwareTokenMFAException", code: "codeMismatch" },
+  { error: "EnableSoftwareTokenMFAException", code: "authenticatorCodeMismatch" },
   // No authenticator to turn on, off or delete (or TOTP not enabled for the pool).
   { error: "SoftwareTokenMFANotFoundException", code: "softwareTokenNotFound" },
   { error: "ExpiredCodeException", code: "codeExpired" },

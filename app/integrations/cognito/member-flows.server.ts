@@ -213,8 +213,8 @@ export function memberFlows({ client, UserPoolId, ClientId }: CognitoPool, optio
       }),
 
     /**
-     * Answers SOFTWARE_TOKEN_MFA with the authenticator app's code. A wrong or already used code is "codeMismatch"
-     * (the Session may be tried again); a Session used up or too old is "challengeExpired".
+     * Answers SOFTWARE_TOKEN_MFA with the authenticator app's code. A wrong or already used code is
+     * "authenticatorCodeMismatch" (the Session may be tried again); a Session used up or too old is "challengeExpired".
      */
     answerSoftwareTokenChallenge: (input: { username: string; session: string; code: string }) =>
       call("AdminRespondToAuthChallenge", async (abortSignal) => {

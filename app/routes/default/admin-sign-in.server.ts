@@ -169,7 +169,7 @@ export async function staffFactorSetupAction(
       extra: { form: "setup" as const },
       hideFields: ["code"],
       attemptLimit: () => ({ action: "codeCheck", subject: setup.sub }),
-      errorFields: { codeMismatch: "code", codeExpired: "code" },
+      errorFields: { authenticatorCodeMismatch: "code" },
     },
     async ({ code }, reply) => {
       const previous = await staffSessionCookie.read(config, request);

@@ -133,7 +133,7 @@ export async function action({ request, url, context }: Route.ActionArgs) {
         extra: { form: "code" as const },
         hideFields: ["code"],
         attemptLimit: () => ({ action: "signIn" }),
-        errorFields: { codeMismatch: "code", codeExpired: "code" },
+        errorFields: { authenticatorCodeMismatch: "code" },
       },
       async ({ code }, reply) => {
         const previous = await staffSessionCookie.read(config, request);

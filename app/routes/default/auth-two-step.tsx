@@ -104,7 +104,7 @@ export async function action({ request, url, context }: Route.ActionArgs) {
       extra: { form: "code" as const },
       hideFields: ["code"],
       attemptLimit,
-      errorFields: { codeMismatch: "code", codeExpired: "code" },
+      errorFields: { authenticatorCodeMismatch: "code" },
     },
     (value) => finish(value),
   );

@@ -47,7 +47,7 @@ export async function action({ request, url, context }: Route.ActionArgs) {
       errorFields: {
         currentPasswordMismatch: "password",
         codeRequired: "code",
-        codeMismatch: "code",
+        authenticatorCodeMismatch: "code",
         secondStepPaused: "code",
         secondStepLocked: "code",
       },

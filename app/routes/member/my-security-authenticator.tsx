@@ -123,7 +123,7 @@ export async function action({ request, url, context }: Route.ActionArgs) {
       hideFields: ["code"],
       // A wrong first code costs nothing but the member's time, yet it is a code check like any other.
       attemptLimit: () => ({ action: "codeCheck", subject: member.sub }),
-      errorFields: { codeMismatch: "code", codeExpired: "code" },
+      errorFields: { authenticatorCodeMismatch: "code" },
     },
     async ({ code }) => {
       const codes = await turnOnTwoStep(services, { ...change, token, sessionId: member.sessionId, code });

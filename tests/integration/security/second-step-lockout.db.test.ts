@@ -174,7 +174,7 @@ test("at the ceiling the code step and recovery codes are refused, the page says
   const locked = (await codeStep({ intent: "code", code: codeFor(member.secret, 1) }, cookie)) as FormReply;
   expect(locked.init.status).toBe(429);
   expect(locked.data.result.error?.[""]).toEqual([
-    "確認コードの誤りが続いたため、このアカウントのコード入力を停止しています。パスワードを再設定すると、再び入力できます",
+    "コードの誤りが続いたため、このアカウントのコード入力を停止しています。パスワードを再設定すると、再び入力できます",
   ]);
   const recovery = await codeStep(
     { intent: "recovery-code", recoveryCode: member.recoveryCodes[0]!, password: PASSWORD },
@@ -279,7 +279,7 @@ test("a right password then wrong codes is recorded once and mailed in the membe
     `日時：${when}（日本時間）`,
     "ブラウザ：Firefox 140",
     `IPアドレス：${ATTACKER_IP}`,
-    "誤った確認コードの入力：3 回",
+    "誤ったコードの入力：3 回",
     "パスワードを再設定してください",
     `${ORIGIN}/auth/forgot-password/`,
   ]) {

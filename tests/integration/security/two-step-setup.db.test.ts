@@ -196,7 +196,7 @@ test("with 2-step verification on, the password step takes the password and the 
     code: "codeRequired",
   });
   await expect(reauthenticate(app.services, { ...step, password: PASSWORD, code: "000000" })).rejects.toMatchObject({
-    code: "codeMismatch",
+    code: "authenticatorCodeMismatch",
   });
   await expect(
     reauthenticate(app.services, { ...step, password: PASSWORD, code: codeFor(key, Date.now() + 30_000) }),
