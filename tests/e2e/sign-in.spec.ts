@@ -31,8 +31,9 @@ test("an unknown address reads exactly like a wrong password", async ({ page }) 
   const member = await createTestMember(STANDIN_PORT, "unknown-vs-wrong");
   await page.goto("/auth/sign-in/");
   await signIn(page, { email: member.email, password: "not-the-password" });
-  await expect(page.getByRole("alert")).toHaveText(LOGIN_FAILED);
-  const wrongPassword = await page.getByRole("alert").innerText();
+  // The form's message, in its error summary.
+  await expect(page.getByRole("alert").getByRole("listitem")).toHaveText(LOGIN_FAILED);
+  const wrongPassword = (await page.getByRole("alert").textContent()) ?? "";
 
   await page.goto("/auth/sign-in/");
   await signIn(page, { email: "nobody-here@example.jp", password: "whatever-password" });
