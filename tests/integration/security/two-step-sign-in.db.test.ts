@@ -73,7 +73,9 @@ test("the password leads to the code step; a wrong code is refused there, the ap
 
   const wrong = (await codeStep({ intent: "code", code: codeFor(member.secret, 20) }, cookie)) as FormReply;
   expect(wrong.init.status).toBe(400);
-  expect(wrong.data.result.error?.code?.[0]).toBe("認証コードが一致しません。認証アプリに表示されている最新のコードを入力してください");
+  expect(wrong.data.result.error?.code?.[0]).toBe(
+    "認証コードが一致しません。認証アプリに表示されている最新のコードを入力してください",
+  );
 
   // The step after the one the set-up used: what the app shows next.
   const signedIn = (await codeStep({ intent: "code", code: codeFor(member.secret, 1) }, cookie)) as Response;
