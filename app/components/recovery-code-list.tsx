@@ -1,28 +1,22 @@
 import { useState } from "react";
+import { useTranslation } from "~/i18n/use-translation";
 import { Button } from "./button";
 import { useHydrated } from "./use-hydrated";
 
 /**
  * Recovery codes shown once: the list, a download as a text file (a data: link, so it works without JavaScript) and,
  * where the browser allows it, a copy button (added once the page is interactive: without JavaScript it has nothing to
- * do, so it is not there).
+ * do, so it is not there). Its texts are the "account" namespace's `twoStep` ones, which the pages that show it send.
  */
-export function RecoveryCodeList({
-  codes,
-  texts,
-  fileName,
-}: {
-  codes: string[];
-  texts: { heading: string; lead: string; download: string; copy: string; copied: string; fileHeader: string };
-  fileName: string;
-}) {
+export function RecoveryCodeList({ codes }: { codes: string[] }) {
+  const { t } = useTranslation("account");
   const canCopy = useHydrated() && Boolean(navigator.clipboard);
   const [copied, setCopied] = useState(false);
-  const file = `${texts.fileHeader}\r\n\r\n${codes.join("\r\n")}\r\n`;
+  const file = `${t("twoStep.fileHeader")}\r\n\r\n${codes.join("\r\n")}\r\n`;
   return (
     <section aria-labelledby="recovery-codes-heading" className="recovery-codes">
-      <h2 id="recovery-codes-heading">{texts.heading}</h2>
-      <p>{texts.lead}</p>
+      <h2 id="recovery-codes-heading">{t("twoStep.codesHeading")}</h2>
+      <p>{t("twoStep.codesLead")}</p>
       <ol className="recovery-codes__list" data-testid="recovery-codes">
         {codes.map((code) => (
           <li key={code}>
@@ -34,9 +28,9 @@ export function RecoveryCodeList({
         <a
           className="button button--secondary"
           href={`data:text/plain;charset=utf-8,${encodeURIComponent(file)}`}
-          download={fileName}
+          download="recovery-codes.txt"
         >
-          {texts.download}
+          {t("twoStep.download")}
         </a>
         {canCopy ? (
           <Button
@@ -46,7 +40,7 @@ export function RecoveryCodeList({
               void navigator.clipboard.writeText(codes.join("\n")).then(() => setCopied(true));
             }}
           >
-            {copied ? texts.copied : texts.copy}
+            {copied ? t("twoStep.copied") : t("twoStep.copy")}
           </Button>
         ) : null}
       </p>

@@ -270,23 +270,11 @@ export default function StaffSignInPage({ loaderData, actionData }: Route.Compon
 /** The first visit's end: the recovery codes, shown once, then on into the staff area. */
 function RecoveryCodesStep({ codes, target }: { codes: string[]; target: string }) {
   const { t } = useTranslation("staffSession");
-  const { t: tAccount } = useTranslation("account");
   return (
     <section className="content auth-page" data-testid="staff-sign-in">
       <h1>{t("setupDoneTitle")}</h1>
       <p>{t("setupDoneLead")}</p>
-      <RecoveryCodeList
-        codes={codes}
-        fileName="recovery-codes.txt"
-        texts={{
-          heading: tAccount("twoStep.codesHeading"),
-          lead: tAccount("twoStep.codesLead"),
-          download: tAccount("twoStep.download"),
-          copy: tAccount("twoStep.copy"),
-          copied: tAccount("twoStep.copied"),
-          fileHeader: tAccount("twoStep.fileHeader"),
-        }}
-      />
+      <RecoveryCodeList codes={codes} />
       <p>
         <AppLink className="button button--primary" to={target}>
           {t("setupContinue")}

@@ -142,18 +142,7 @@ export default function AuthenticatorPage({ loaderData, actionData }: Route.Comp
     return (
       <section className="content security-page">
         <h1>{t("twoStep.title")}</h1>
-        <RecoveryCodeList
-          codes={actionData.codes}
-          fileName="recovery-codes.txt"
-          texts={{
-            heading: t("twoStep.codesHeading"),
-            lead: t("twoStep.codesLead"),
-            download: t("twoStep.download"),
-            copy: t("twoStep.copy"),
-            copied: t("twoStep.copied"),
-            fileHeader: t("twoStep.fileHeader"),
-          }}
-        />
+        <RecoveryCodeList codes={actionData.codes} />
         <p>
           <AppLink className="button button--primary" to={securityPage}>
             {t("twoStep.done")}
