@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { z } from "zod";
+import { type AccountEventType, isAccountEventType } from "~/domain/events/account-events.server";
 import type { RateLimitPolicyName } from "~/domain/limits/rate-limit.server";
 
 /**
@@ -126,6 +127,32 @@ const EnvSchema = z.object({
   SERVICE_ORIGIN_COMPE: optionalUrl,
   SERVICE_ORIGIN_ONLINE: optionalUrl,
   SERVICE_ORIGIN_SHOP: optionalUrl,
+  // Account events for each sibling (app/domain/events/, docs/sibling-events.md): a Standard Webhooks endpoint, its
+  // signing secrets (whsec_…, the first signs, up to two for rotation) and the event types it wants (unset: all);
+  // a back-channel logout URI; the credentials its feed reader sends to GET /api/events.
+  SERVICE_WEBHOOK_URL_DATA: optionalUrl,
+  SERVICE_WEBHOOK_URL_COMPE: optionalUrl,
+  SERVICE_WEBHOOK_URL_ONLINE: optionalUrl,
+  SERVICE_WEBHOOK_URL_SHOP: optionalUrl,
+  SERVICE_WEBHOOK_SECRETS_DATA: commaList,
+  SERVICE_WEBHOOK_SECRETS_COMPE: commaList,
+  SERVICE_WEBHOOK_SECRETS_ONLINE: commaList,
+  SERVICE_WEBHOOK_SECRETS_SHOP: commaList,
+  SERVICE_WEBHOOK_EVENTS_DATA: commaList,
+  SERVICE_WEBHOOK_EVENTS_COMPE: commaList,
+  SERVICE_WEBHOOK_EVENTS_ONLINE: commaList,
+  SERVICE_WEBHOOK_EVENTS_SHOP: commaList,
+  SERVICE_LOGOUT_URI_DATA: optionalUrl,
+  SERVICE_LOGOUT_URI_COMPE: optionalUrl,
+  SERVICE_LOGOUT_URI_ONLINE: optionalUrl,
+  SERVICE_LOGOUT_URI_SHOP: optionalUrl,
+  SERVICE_FEED_TOKENS_DATA: commaList,
+  SERVICE_FEED_TOKENS_COMPE: commaList,
+  SERVICE_FEED_TOKENS_ONLINE: commaList,
+  SERVICE_FEED_TOKENS_SHOP: commaList,
+  // The private keys (a JSON array of JWKs, ES256) that sign back-channel logout tokens: the first signs, all are
+  // published at /.well-known/jwks.json. Required in production when a logout URI is set.
+  LOGOUT_TOKEN_SIGNING_KEYS: z.preprocess(emptyAsUnset, z.string().optional()),
 
   DATA_TERMS_URL: z.url().default("https://data.example.jp/terms/"),
   CORPORATE_URL: z.url().default("https://www.example.jp/"),
@@ -201,6 +228,86 @@ export type ServiceTheme = (typeof SERVICE_THEMES)[number];
 
 export type Config = ReturnType<typeof toConfig>;
 
+/** What one sibling service hears of account events (app/domain/events/). */
+export interface SiblingEventSettings {
+  /** Standard Webhooks pushes; null: none. */
+  webhook: {
+    url: string;
+    /** `whsec_…` secrets: the first signs; two sign every delivery while a new one is rolled out. */
+    secrets: string[];
+    /** The types it wants; null: every type. */
+    eventTypes: AccountEventType[] | null;
+  } | null;
+  /** Its OpenID Connect back-channel logout URI; null: none. */
+  logoutUri: string | null;
+  /** The credentials its feed reader may send (several while one is rotated); empty: no feed access. */
+  feedTokens: string[];
+}
+
+type ParsedEnv = z.infer<typeof EnvSchema>;
+
+const SERVICE_ENV_SUFFIXES = { data: "DATA", compe: "COMPE", online: "ONLINE", shop: "SHOP" } as const;
+
+function siblingEventSettingsOf(env: ParsedEnv, service: SiblingService): SiblingEventSettings {
+  const suffix = SERVICE_ENV_SUFFIXES[service];
+  const url = env[`SERVICE_WEBHOOK_URL_${suffix}`];
+  const eventTypes = env[`SERVICE_WEBHOOK_EVENTS_${suffix}`].filter(isAccountEventType);
+  return {
+    webhook: url
+      ? { url, secrets: env[`SERVICE_WEBHOOK_SECRETS_${suffix}`], eventTypes: eventTypes.length ? eventTypes : null }
+      : null,
+    logoutUri: env[`SERVICE_LOGOUT_URI_${suffix}`] ?? null,
+    feedTokens: env[`SERVICE_FEED_TOKENS_${suffix}`],
+  };
+}
+
+/** Standard Webhooks' secrets: `whsec_` and the base64 of 24 to 64 random bytes. */
+function isWebhookSecret(secret: string): boolean {
+  const match = /^whsec_([A-Za-z0-9+/]+={0,2})$/.exec(secret);
+  if (!match) return false;
+  const bytes = Buffer.from(match[1]!, "base64").length;
+  return bytes >= 24 && bytes <= 64;
+}
+
+/** The sibling services' event settings that cannot work, by variable. */
+function siblingEventProblems(env: ParsedEnv): string[] {
+  const problems: string[] = [];
+  for (const service of SIBLING_SERVICES) {
+    const suffix = SERVICE_ENV_SUFFIXES[service];
+    const url = env[`SERVICE_WEBHOOK_URL_${suffix}`];
+    const secrets = env[`SERVICE_WEBHOOK_SECRETS_${suffix}`];
+    const logoutUri = env[`SERVICE_LOGOUT_URI_${suffix}`];
+    if (url && secrets.length === 0) problems.push(`SERVICE_WEBHOOK_SECRETS_${suffix} is required with its URL`);
+    if (!url && secrets.length > 0) problems.push(`SERVICE_WEBHOOK_SECRETS_${suffix} is set without its URL`);
+    if (secrets.length > 2) problems.push(`SERVICE_WEBHOOK_SECRETS_${suffix} holds at most two secrets`);
+    if (secrets.some((secret) => !isWebhookSecret(secret))) {
+      problems.push(`SERVICE_WEBHOOK_SECRETS_${suffix}: each is whsec_ and the base64 of 24 to 64 random bytes`);
+    }
+    for (const type of env[`SERVICE_WEBHOOK_EVENTS_${suffix}`]) {
+      if (!isAccountEventType(type)) problems.push(`SERVICE_WEBHOOK_EVENTS_${suffix}: no event type "${type}"`);
+    }
+    for (const [index, token] of env[`SERVICE_FEED_TOKENS_${suffix}`].entries()) {
+      if (token.length < MIN_SECRET_LENGTH) {
+        problems.push(
+          `SERVICE_FEED_TOKENS_${suffix} entry ${index + 1} is shorter than ${MIN_SECRET_LENGTH} characters`,
+        );
+      }
+    }
+    if (env.APP_MODE === "production") {
+      for (const [name, value] of [
+        [`SERVICE_WEBHOOK_URL_${suffix}`, url],
+        [`SERVICE_LOGOUT_URI_${suffix}`, logoutUri],
+      ] as const) {
+        if (value && new URL(value).protocol !== "https:") problems.push(`${name} must be https in production`);
+      }
+      if (logoutUri && !env.LOGOUT_TOKEN_SIGNING_KEYS) {
+        problems.push(`LOGOUT_TOKEN_SIGNING_KEYS is required in production with SERVICE_LOGOUT_URI_${suffix}`);
+      }
+    }
+  }
+  return problems;
+}
+
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
     super(`Invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join("\n")}`);
@@ -224,7 +331,7 @@ function defaultOrigin(host: string, port: number): string {
   return `http://${hostname}:${port}`;
 }
 
-function toConfig(env: z.infer<typeof EnvSchema>) {
+function toConfig(env: ParsedEnv) {
   const origin = env.APP_ORIGIN ?? defaultOrigin(env.HOST, env.PORT);
   return {
     mode: env.APP_MODE,
@@ -288,6 +395,10 @@ function toConfig(env: z.infer<typeof EnvSchema>) {
       online: { hosts: env.SERVICE_HOSTS_ONLINE, origin: env.SERVICE_ORIGIN_ONLINE },
       shop: { hosts: env.SERVICE_HOSTS_SHOP, origin: env.SERVICE_ORIGIN_SHOP },
     } satisfies Record<SiblingService, { hosts: string[]; origin?: string }>,
+    siblingEvents: Object.fromEntries(
+      SIBLING_SERVICES.map((service) => [service, siblingEventSettingsOf(env, service)]),
+    ) as Record<SiblingService, SiblingEventSettings>,
+    logoutTokenSigningKeys: env.LOGOUT_TOKEN_SIGNING_KEYS,
     links: {
       dataTerms: env.DATA_TERMS_URL,
       corporate: env.CORPORATE_URL,
@@ -367,6 +478,7 @@ export function parseConfig(environment: Record<string, string | undefined>): Co
       problems.push(`SESSION_SECRETS entry ${index + 1} is shorter than ${MIN_SECRET_LENGTH} characters`);
     }
   }
+  problems.push(...siblingEventProblems(env));
   if (problems.length > 0) throw new ConfigError(problems);
   return toConfig(env);
 }

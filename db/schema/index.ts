@@ -19,3 +19,4 @@ export * from "./staff-group-checks";
 export * from "./scheduled-job-turns";
 export * from "./session-server-tokens";
 export * from "./second-step-attempts";
+export * from "./account-events";

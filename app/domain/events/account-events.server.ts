@@ -1,0 +1,89 @@
+import { sql } from "drizzle-orm";
+import type { Database } from "~db/client.server";
+import { accountEvents, memberEventSequences } from "~db/schema";
+
+/** Events are kept this long for the feed and redelivery, then the purge deletes them (with their deliveries). */
+export const ACCOUNT_EVENT_RETENTION_DAYS = 30;
+
+/** Why a session ended, as `session.revoked` says it. */
+export type SessionRevokedReason =
+  | "signed-out"
+  | "device-deactivated"
+  | "device-limit"
+  | "signed-out-everywhere"
+  | "password-changed"
+  | "password-reset"
+  | "staff-ended-sessions"
+  | "staff-disabled"
+  | "reported-not-me"
+  | "withdrawn"
+  | "refresh-refused"
+  | "replaced";
+
+/**
+ * Every event a sibling service can hear, with its data. `sid` names a session as a sibling holds it: the
+ * `origin_jti` claim of every access token issued from that sign-in's refresh token (the session's own id when
+ * Cognito gave none), so a sibling matches it against the tokens it keeps.
+ */
+export type AccountEvent =
+  | { type: "member.created"; data: { email: string; via: "sign-up" | "import" | "legacy-migration" } }
+  | { type: "member.updated"; data: { changed: Record<string, unknown> } }
+  | { type: "member.email_changed"; data: { email: string } }
+  | { type: "member.password_changed"; data: { via: "change" | "reset" | "first-sign-in" } }
+  | { type: "member.two_step_changed"; data: { authenticatorApp: boolean } }
+  | { type: "member.passkeys_changed"; data: { change: "added" | "removed"; passkeys: number } }
+  | { type: "member.newsletter_changed"; data: { newsletter: boolean } }
+  | { type: "member.disabled"; data: Record<string, never> }
+  | { type: "member.enabled"; data: Record<string, never> }
+  | { type: "member.withdrawn"; data: { withdrawnAt: string } }
+  | { type: "member.deleted"; data: Record<string, never> }
+  | { type: "session.created"; data: { sid: string; device: string; browser: string } }
+  | { type: "session.revoked"; data: { sid: string; reason: SessionRevokedReason } };
+
+export type AccountEventType = AccountEvent["type"];
+
+export const ACCOUNT_EVENT_TYPES: readonly AccountEventType[] = [
+  "member.created",
+  "member.updated",
+  "member.email_changed",
+  "member.password_changed",
+  "member.two_step_changed",
+  "member.passkeys_changed",
+  "member.newsletter_changed",
+  "member.disabled",
+  "member.enabled",
+  "member.withdrawn",
+  "member.deleted",
+  "session.created",
+  "session.revoked",
+];
+
+export function isAccountEventType(value: string): value is AccountEventType {
+  return (ACCOUNT_EVENT_TYPES as readonly string[]).includes(value);
+}
+
+export type RecordedAccountEvent = AccountEvent & { sub: string; occurredAt: Date };
+
+/**
+ * Records events of one or more members. Call it with the transaction that makes the change the events tell of, so
+ * they commit or roll back together: no event without its change, no change without its event. Each event takes
+ * the member's next sequence number (one upsert per member: its row lock orders one member's events by commit).
+ */
+export async function recordAccountEvents(tx: Database, events: RecordedAccountEvent[]): Promise<void> {
+  for (const event of events) {
+    await tx.execute(sql`
+      with next as (
+        insert into ${memberEventSequences} (sub, last_sequence) values (${event.sub}, 1)
+        on conflict (sub) do update set last_sequence = ${memberEventSequences}.last_sequence + 1
+        returning last_sequence
+      )
+      insert into ${accountEvents} (type, sub, member_sequence, occurred_at, data)
+      select ${event.type}, ${event.sub}, last_sequence, ${event.occurredAt.toISOString()}::timestamptz,
+        ${JSON.stringify(event.data)}::jsonb
+      from next`);
+  }
+}
+
+export function recordAccountEvent(tx: Database, event: RecordedAccountEvent): Promise<void> {
+  return recordAccountEvents(tx, [event]);
+}
