@@ -16,7 +16,7 @@ import {
   signInMember,
   signedInMember,
 } from "../../support/signed-in-members";
-import { resetHarness, setFault } from "../../support/stand-in-faults";
+import { getFault, resetHarness, setFault } from "../../support/stand-in-faults";
 import { totpCode, wrongTotpCode } from "../../support/totp-codes";
 import { useTestServices } from "../../support/test-services";
 
@@ -154,4 +154,29 @@ test("a change Cognito never made is reported as not made, and the old password 
   await resetHarness(cognitoEndpoint());
   expect(await passwordSignIn(member.email, MEMBER_PASSWORD)).toBe("tokens");
   expect(await passwordSignIn(member.email, NEW_PASSWORD)).toBe("refused");
+});
+
+test("a change whose answer is lost while Cognito stays silent is reported as unconfirmed, never as failed", async () => {
+  const member = await signedInMember(app.services, "unconfirmed");
+  // ChangePassword is carried out but answered too late; once it has arrived, the sign-in that would tell whether the
+  // new password is in force is answered too late as well: nothing can say what is true.
+  await setFault(cognitoEndpoint(), {
+    mode: "slowAnswer",
+    delayMs: COGNITO_CALL_TIMEOUT_MS + 2_000,
+    operations: ["ChangePassword"],
+    times: 1,
+  });
+  const posted = post(member, {});
+  await expect.poll(async () => (await getFault(cognitoEndpoint())).applied, { interval: 50 }).toBe(1);
+  await setFault(cognitoEndpoint(), {
+    mode: "slowAnswer",
+    delayMs: COGNITO_CALL_TIMEOUT_MS + 2_000,
+    operations: ["AdminInitiateAuth"],
+  });
+  const answer = (await posted) as FormReply;
+  expect(answer.init.status).toBe(503);
+  expect(answer.data.result.error?.[""]?.[0]).toMatch(/パスワードが変更されたか確認できませんでした/);
+  await resetHarness(cognitoEndpoint());
+  // It was made after all: the member's next try is told the current password is wrong, as the message says.
+  expect(await passwordSignIn(member.email, NEW_PASSWORD)).toBe("tokens");
 });
