@@ -1,4 +1,4 @@
-import { IdentityError } from "~/integrations/cognito/cognito-errors.server";
+import { IdentityError, refusedOnRetry } from "~/integrations/cognito/cognito-errors.server";
 import { MailUnavailableError } from "~/integrations/mailer.server";
 
 /**
@@ -62,6 +62,8 @@ export const DOMAIN_ERROR_CODES = [
   "secondStepLocked",
   // Cognito did not answer a password change clearly, and could not say afterwards whether the new password works.
   "passwordChangeUnconfirmed",
+  // The same for a password reset with the mailed code.
+  "passwordResetUnconfirmed",
 ] as const;
 
 export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];
@@ -86,6 +88,14 @@ export function toDomainError(error: unknown): DomainError | null {
   if (error instanceof IdentityError) return new DomainError(error.code, { cause: error });
   if (error instanceof MailUnavailableError) return new DomainError("mailUnavailable", { cause: error });
   return null;
+}
+
+/**
+ * Whether Cognito refused on the SDK's retry of an attempt that timed out or failed in transit, which may itself have
+ * done the work the retry is refused for (app/integrations/cognito/cognito-errors.server.ts).
+ */
+export function refusedOnCognitoRetry(error: DomainError): boolean {
+  return refusedOnRetry(error.cause);
 }
 
 type AsyncMethods<T> = { [K in keyof T]: (...args: never[]) => Promise<unknown> };

@@ -43,6 +43,7 @@ const MESSAGE_KEYS: Record<DomainErrorCode, string> = {
   secondStepPaused: "toasts:loginAttemptLimitExceeded",
   secondStepLocked: "toasts:secondStepLocked",
   passwordChangeUnconfirmed: "toasts:passwordChangeUnconfirmed",
+  passwordResetUnconfirmed: "toasts:passwordResetUnconfirmed",
 };
 
 export function messageKeyOf(error: DomainError): string {
@@ -54,6 +55,14 @@ export function messageKeyOf(error: DomainError): string {
  * step's limit holds, 404 for a member staff named that does not exist, 403 for a staff action on a staff member,
  * else 400.
  */
+/** A service below is down, or left a change unconfirmed. */
+const UNAVAILABLE: ReadonlySet<DomainErrorCode> = new Set([
+  "unavailable",
+  "mailUnavailable",
+  "passwordChangeUnconfirmed",
+  "passwordResetUnconfirmed",
+]);
+
 const TOO_MANY: ReadonlySet<DomainErrorCode> = new Set([
   "throttled",
   "signInThrottled",
@@ -62,9 +71,7 @@ const TOO_MANY: ReadonlySet<DomainErrorCode> = new Set([
 ]);
 
 export function httpStatusOf(error: DomainError): 400 | 403 | 404 | 429 | 503 {
-  if (error.code === "unavailable" || error.code === "mailUnavailable" || error.code === "passwordChangeUnconfirmed") {
-    return 503;
-  }
+  if (UNAVAILABLE.has(error.code)) return 503;
   if (error.code === "memberNotFound") return 404;
   if (error.code === "targetIsStaff") return 403;
   return TOO_MANY.has(error.code) ? 429 : 400;

@@ -7,7 +7,7 @@ import { queueNotice } from "../mail/mail-outbox.server";
 import { twoStepStatusOf } from "../security/two-step-verification.server";
 import { renewSessionSignIn } from "../sessions/page-sessions.server";
 import { endSessions, signOutEverywhere } from "../sessions/session-ending.server";
-import { checkMemberPassword, recordPasswordTyped, verifyMemberFactors } from "./reauthentication.server";
+import { passwordSignsIn, recordPasswordTyped, verifyMemberFactors } from "./reauthentication.server";
 import { refuseWeakPassword } from "./password-strength.server";
 import { originJtiOf } from "./sign-in.server";
 
@@ -135,24 +135,9 @@ async function changePasswordAtCognito(
   } catch (error) {
     const unclear = error instanceof DomainError && ["unavailable", "currentPasswordMismatch"].includes(error.code);
     if (!unclear) throw error;
-    const changed = await newPasswordSignsIn(deps, input);
+    const changed = await passwordSignsIn(deps, { sub: input.sub, email: input.email, password: input.newPassword });
     if (changed === null) throw new DomainError("passwordChangeUnconfirmed", { cause: error });
     if (!changed) throw error;
     logger.warn({ err: error }, "ChangePassword's answer was unclear, but the new password signs in: it was changed");
-  }
-}
-
-/** Whether the new password signs the member in at Cognito; null when Cognito does not say (still down, throttling). */
-async function newPasswordSignsIn(
-  deps: PasswordChangeDependencies,
-  input: { sub: string; email: string; newPassword: string },
-): Promise<boolean | null> {
-  try {
-    // A member with 2-step verification gets the code challenge, which Cognito issues only to the right password.
-    await checkMemberPassword(deps, { sub: input.sub, email: input.email, password: input.newPassword });
-    return true;
-  } catch (error) {
-    if (!(error instanceof DomainError)) throw error;
-    return error.code === "currentPasswordMismatch" ? false : null;
   }
 }

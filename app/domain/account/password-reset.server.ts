@@ -1,6 +1,6 @@
 import { eq, sql } from "drizzle-orm";
 import { invitationResends } from "~db/schema";
-import { DomainError, type DomainErrorCode } from "../domain-error.server";
+import { DomainError, type DomainErrorCode, refusedOnCognitoRetry } from "../domain-error.server";
 import type { Locale } from "~/i18n/locales";
 import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { logger } from "~/integrations/logger.server";
@@ -8,6 +8,7 @@ import type { AppServices } from "~/services.server";
 import { queueNotice } from "../mail/mail-outbox.server";
 import { signOutEverywhere } from "../sessions/session-ending.server";
 import { refuseWeakPassword } from "./password-strength.server";
+import { passwordSignsIn } from "./reauthentication.server";
 
 export type PasswordResetIdentity = Pick<
   IdentityProvider,
@@ -119,6 +120,30 @@ async function subOf(identity: PasswordResetDependencies["identity"], email: str
 }
 
 /**
+ * What is true when ConfirmForgotPassword did not answer clearly. Its answer may be lost after Cognito set the
+ * password: a time-out or a dropped connection ("unavailable"), or the SDK's retry of such an attempt refused because
+ * the first one used the code. A sign-in with the new password then tells: it signs in, the reset goes on as if Cognito
+ * had answered (the other sessions must end); it is refused, the first answer stands; no answer either, the member is
+ * told the reset could not be confirmed and how to find out. A refusal on the first attempt is the code's mismatch,
+ * checked no further, so the check is no way to try passwords.
+ */
+async function confirmResetDespiteLostAnswer(
+  deps: PasswordResetDependencies,
+  error: unknown,
+  input: { sub: string | null; email: string; password: string },
+): Promise<void> {
+  if (!(error instanceof DomainError)) throw error;
+  const refused = error.code === "codeMismatch" || READ_AS_CODE_MISMATCH.has(error.code);
+  const answer = READ_AS_CODE_MISMATCH.has(error.code) ? new DomainError("codeMismatch", { cause: error }) : error;
+  const unclear = refused ? refusedOnCognitoRetry(error) : error.code === "unavailable";
+  if (!unclear || !input.sub) throw answer;
+  const reset = await passwordSignsIn(deps, { sub: input.sub, email: input.email, password: input.password });
+  if (reset === null) throw new DomainError("passwordResetUnconfirmed", { cause: error });
+  if (!reset) throw answer;
+  logger.warn({ err: error }, "ConfirmForgotPassword's answer was lost, but the new password signs in: it was reset");
+}
+
+/**
  * Sets the new password with the mailed code; every way the code or account can be wrong is "codeMismatch". A
  * reset is what a member does whose password may be known to someone else, so, as a password change does, it then
  * ends every session of the member and signs out everywhere at Cognito. The account is looked up first, so that
@@ -136,10 +161,7 @@ export async function confirmPasswordReset(
   try {
     await deps.identity.confirmForgotPassword({ email, code, password });
   } catch (error) {
-    if (error instanceof DomainError && READ_AS_CODE_MISMATCH.has(error.code)) {
-      throw new DomainError("codeMismatch", { cause: error });
-    }
-    throw error;
+    await confirmResetDespiteLostAnswer(deps, error, { sub, email, password });
   }
   const now = deps.clock.now();
   if (!sub) return;

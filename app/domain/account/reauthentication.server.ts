@@ -93,6 +93,25 @@ export async function checkMemberPassword(
 }
 
 /**
+ * Whether `password` signs the member in at Cognito now, for a change whose answer was lost (a password change or
+ * reset): null when Cognito does not say (still down, throttling). Through the server-only client, whose tokens never
+ * leave the server.
+ */
+export async function passwordSignsIn(
+  deps: Pick<AppServices, "db" | "identity">,
+  input: { sub: string; email: string; password: string },
+): Promise<boolean | null> {
+  try {
+    // A member with 2-step verification gets the code challenge, which Cognito issues only to the right password.
+    await checkMemberPassword(deps, input);
+    return true;
+  } catch (error) {
+    if (!(error instanceof DomainError)) throw error;
+    return error.code === "currentPasswordMismatch" ? false : null;
+  }
+}
+
+/**
  * The member's password, and for a member with 2-step verification the authenticator app's code, checked at Cognito
  * through the server-only app client: the ServerToken that the credential changes use. A missing code is "codeRequired"
  * (the password was right: the form asks for the code beside it), a wrong one "authenticatorCodeMismatch"; the code

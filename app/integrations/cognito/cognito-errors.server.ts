@@ -160,3 +160,17 @@ export function toIdentityError(error: unknown, operation: Operation): IdentityE
     ERROR_TABLE.find((candidate) => fits(candidate) && candidate.operation === undefined);
   return new IdentityError(row?.code ?? "unavailable", operation, error);
 }
+
+/**
+ * Whether Cognito's refusal came on the SDK's retry of a call whose first attempt timed out or failed in transit
+ * (the SDK retries only those): that first attempt may have done the work the retry is refused for (a reset code
+ * already used, a current password already changed). Read from the SDK error's `$metadata.attempts`, anywhere in the
+ * cause chain.
+ */
+export function refusedOnRetry(error: unknown): boolean {
+  for (let link: unknown = error; link instanceof Error; link = link.cause) {
+    const attempts = (link as { $metadata?: { attempts?: number } }).$metadata?.attempts;
+    if (attempts !== undefined) return attempts > 1;
+  }
+  return false;
+}

@@ -4,6 +4,8 @@ import ja from "../../../locales/ja/code-mail.json";
 import { codeMailsTo } from "../../support/code-mails";
 import { pairOf, setCookieNamed } from "../../support/cookie-jar";
 import { type ServerProcess, startServerProcess } from "../../support/server-process";
+import { COGNITO_CALL_TIMEOUT_MS } from "~/integrations/cognito/cognito-client.server";
+import { bearerTokensFor, connectToStandIn } from "../../support/bearer-tokens";
 import { type FaultSettings, resetHarness, setFault } from "../../support/stand-in-faults";
 import { createTestMember } from "../../support/test-members";
 import { makeTempDir } from "../../support/temp-dir";
@@ -129,6 +131,34 @@ test("Cognito failing on the confirm step says it is temporarily unavailable (50
   expect(errorsIn(await response.text())).toEqual([
     "認証サービスが一時的に利用できません。時間をおいて再度お試しください",
   ]);
+});
+
+test("a reset Cognito made but answered too late is reported as made: the new password is in force", async () => {
+  const member = await createTestMember(server.standInPort, "reset-late");
+  const requested = await post("/auth/forgot-password/", { intent: "request", email: member.email });
+  const [mail] = await codeMailsTo(dataDir.dir, member.email);
+  // The first ConfirmForgotPassword sets the password and is answered after the SDK gave up; its retry finds the code
+  // used and is refused: only a sign-in with the new password can tell what happened.
+  await setFault(standIn, {
+    mode: "slowAnswer",
+    delayMs: COGNITO_CALL_TIMEOUT_MS + 2_000,
+    operations: ["ConfirmForgotPassword"],
+    times: 1,
+  });
+  const newPassword = "lantern-orchard-velvet-42";
+  const response = await post(
+    "/auth/forgot-password/",
+    { intent: "confirm", code: mail!.code!, password: newPassword },
+    resetCookieOf(requested),
+  );
+  expect(response.status).toBe(302);
+  await resetHarness(standIn);
+  const sdk = await connectToStandIn(server.standInPort);
+  try {
+    await expect(bearerTokensFor(sdk, member.email, newPassword)).resolves.toHaveProperty("accessToken");
+  } finally {
+    sdk.destroy();
+  }
 });
 
 test("a throttled resend comes back to the confirm step with the attempt-limit toast", async () => {
