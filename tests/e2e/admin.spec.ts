@@ -187,7 +187,7 @@ test("the member cookie alone opens no staff page: the staff sign-in, in both la
   await expect(page).toHaveURL(/\/my\/profile\/$/);
   for (const [path, signInPath, title] of [
     ["/admin/", "/admin/sign-in/", "管理画面へのログイン"],
-    ["/en/admin/audit-log/", "/en/admin/sign-in/", "Sign in to the staff area"],
+    ["/en/admin/audit-log/", "/en/admin/sign-in/", "Log in to the staff area"],
   ] as const) {
     await page.goto(path);
     await expect(page).toHaveURL(new RegExp(`${signInPath.replaceAll("/", "\\/")}\\?to=`));
