@@ -154,7 +154,7 @@ test("devices: the member deactivates another browser, which is signed out on it
   // English, too.
   await page.goto("/en/my/devices/");
   await expect(page.locator("main")).toContainText("up to 3 devices (authentication per browser)");
-  await expect(page.getByTestId("device-count")).toHaveText("Devices signed in: 1");
+  await expect(page.getByTestId("device-count")).toHaveText("Devices logged in: 1");
 
   await first.context.close();
   await second.context.close();

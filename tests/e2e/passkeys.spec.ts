@@ -32,13 +32,13 @@ const TEXTS = {
   en: {
     add: "Add a passkey",
     added: "Passkey added",
-    passkeyButton: "Sign in with a passkey",
+    passkeyButton: "Log in with a passkey",
     loggedIn: "You have logged in",
     loggedOut: "You have logged out",
     signOut: "Log out",
     never: "Not yet",
     delete: "Delete",
-    deleteQuestion: /Delete the passkey .+\? It will no longer sign you in\./,
+    deleteQuestion: /Delete the passkey .+\? You will no longer be able to log in with it\./,
     deleteButton: /^Delete the passkey /,
     removed: /Passkey .+ deleted/,
     refused: "The passkey could not be used",
@@ -46,7 +46,7 @@ const TEXTS = {
     password: "Password",
     confirm: "Confirm and continue",
     addNeedsJavaScript: "Adding a passkey needs JavaScript",
-    signInNeedsJavaScript: "Signing in with a passkey needs JavaScript",
+    signInNeedsJavaScript: "Logging in with a passkey needs JavaScript",
   },
 } as const;
 

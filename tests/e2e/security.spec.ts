@@ -51,7 +51,7 @@ test("security: both sign-ins are listed, and 'This wasn't me' ends exactly the 
   // English: the ended sign-in is listed, no longer live.
   await page.goto("/en/my/security/");
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Security and recent activity");
-  await expect(page.locator(".activity-list")).toContainText("Sign-in ended as not yours");
+  await expect(page.locator(".activity-list")).toContainText("Login ended as not yours");
   await expect(page.getByRole("button", { name: /wasn't me$/ })).toHaveCount(0);
 
   await first.context.close();

@@ -19,9 +19,9 @@ const TEXTS = {
   en: {
     prefix: "/en",
     contextLocale: "en-US",
-    title: "End this sign-in",
-    submit: "End this sign-in",
-    ended: "The sign-in we told you about has ended",
+    title: "End this login",
+    submit: "End this login",
+    ended: "The login we told you about has ended",
     reset: "Reset your password",
     expired: "This link is invalid or has expired",
   },

@@ -33,7 +33,7 @@ test("the staff area ends after 30 minutes without a staff page: the next one is
   await passMinutes(page, 31, "en");
   await page.goto("/en/admin/users/");
   await expect(page).toHaveURL(/\/en\/admin\/sign-in\/\?to=admin-users$/);
-  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Sign in to the staff area");
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Log in to the staff area");
 });
 
 /** A staff member signed in on the page of a member of their own, both in the directory. */

@@ -46,7 +46,7 @@ const STAFF_LABELS = {
     password: "Password",
     next: "Next",
     code: "Code from the app",
-    submit: "Sign in to the staff area",
+    submit: "Log in to the staff area",
     confirmSubmit: "Confirm",
   },
 } as const;

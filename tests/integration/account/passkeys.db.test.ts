@@ -307,7 +307,7 @@ test("passkey autofill: an unknown or malformed credential id reads as a wrong p
   await resetRequestCounts(endpoint());
   const unknown = await autofillPick(new SoftwarePasskey({ origin: ORIGIN }).id);
   expect(unknown.data).toEqual({
-    passkeyRefusal: "The passkey could not be used. Please try again, or sign in with your password",
+    passkeyRefusal: "The passkey could not be used. Please try again, or log in with your password",
   });
   expect(unknown.setCookie).toBeNull();
   const malformed = await autofillPick("not a credential id!");

@@ -284,7 +284,7 @@ test("the member's preferred language, else the sign-in page's", async () => {
   await sendDueMail(services());
   for (const member of [english, noProfile]) {
     const [mail] = await mailsTo(member.email);
-    expect(mail?.subject).toBe("New sign-in from a browser");
+    expect(mail?.subject).toBe("New login from a browser");
     expect(mail?.text).toContain(`${ORIGIN}/en/sign-in-alert/`);
   }
 });

@@ -94,7 +94,7 @@ test("the page lists both browsers' sign-ins, the live ones marked, with 'This w
   const first = await signedInBrowser(member);
   const second = await signedInBrowser(member);
   const data = await loadAs(second, "en");
-  const signIns = data.rows.filter((row) => row.what.startsWith("Signed in"));
+  const signIns = data.rows.filter((row) => row.what.startsWith("Logged in"));
   expect(signIns).toHaveLength(2);
   expect(signIns[0]).toMatchObject({
     current: true,
@@ -127,10 +127,10 @@ test("a failed sign-in is stamped with its latest attempt and sorted by it; a ro
   ]);
   const data = await loadAs(browser, "en");
   expect(data.rows.map((row) => row.what)).toEqual([
-    "Signed in from a new browser",
-    expect.stringMatching(/^Sign-in failed: wrong password \(3 attempts since .+\)$/),
-    "Signed out",
-    "Sign-in failed: wrong password",
+    "Logged in from a new browser",
+    expect.stringMatching(/^Login failed: wrong password \(3 attempts since .+\)$/),
+    "Logged out",
+    "Login failed: wrong password",
   ]);
   expect(data.rows[1]).toMatchObject({ at: minutesAfter(50).toISOString(), device: null, ipAddress: "203.0.113.9" });
   expect(data.rows[2]).toMatchObject({ at: minutesAfter(20).toISOString(), device: null, ipAddress: null });
@@ -138,7 +138,7 @@ test("a failed sign-in is stamped with its latest attempt and sorted by it; a ro
   expect(ja?.what).toMatch(/^ログイン失敗（パスワードの誤り、.+以降3回）$/);
 });
 
-test("'How you sign in' says when the password last changed, or that the record holds no change", async () => {
+test("'How you log in' says when the password last changed, or that the record holds no change", async () => {
   const member = await createMember("page-password");
   const browser = await signedInBrowser(member);
   expect(await loadAs(browser, "en")).toMatchObject({
@@ -182,7 +182,7 @@ test("an attacker's 'This wasn't me' with another member's session id does nothi
   expect(await findLiveSession(app.db, attacker.sessionId)).not.toBeNull();
 });
 
-test("'Sign out all other devices' ends every other session and keeps this one", async () => {
+test("'Log out of every device but this browser' ends every other session and keeps this one", async () => {
   const member = await createMember("page-others");
   const a = await signedInBrowser(member);
   const b = await signedInBrowser(member);

@@ -180,7 +180,7 @@ test("wrong passwords for an account are counted in one row per hour; an unknown
   ]);
 });
 
-test("sign-out, deactivation, 'this wasn't me' and 'sign out all other devices' each record their event", async () => {
+test("sign-out, deactivation, 'this wasn't me' and 'log out of every device but this browser' each record their event", async () => {
   const member = await createMember("record-endings");
   const [a, b, c, d] = [
     await activeSignIn(member),

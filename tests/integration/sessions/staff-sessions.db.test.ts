@@ -212,7 +212,7 @@ const CLIENT_IP = "192.0.2.24";
 // Each as the feature ends the member's sessions: `sessionId` is the member session of the browser that asks.
 const endingsForTheMember: [string, (sub: string, sessionId: string) => Promise<unknown>][] = [
   [
-    "Sign out all other devices",
+    "Log out of every device but this browser",
     (sub, sessionId) =>
       endSessions(
         app.services,

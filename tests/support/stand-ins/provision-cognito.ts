@@ -69,10 +69,10 @@ export function invitationTemplate(appOrigin: string): { EmailSubject: string; E
       "（お問い合わせ用のアカウント番号: {username}）",
       "",
       "An ID account has been created for you.",
-      "Sign in on the page below with this e-mail address and the temporary password, then choose your own password.",
+      "Log in on the page below with this e-mail address and the temporary password, then choose your own password.",
       `${origin}/en/auth/sign-in/`,
       "Temporary password: {####}",
-      'The temporary password is valid for 7 days. Once it has expired, "Forgot your password?" on the sign-in page mails a new invitation.',
+      'The temporary password is valid for 7 days. Once it has expired, "Forgot your password?" on the login page mails a new invitation.',
       "(Account number for enquiries: {username})",
     ].join("\n"),
   };

@@ -37,3 +37,47 @@ test.each(namespaces)("%s has the same keys, placeholders and no empty strings i
     expect((en.get(key) ?? "").trim(), `en ${file}:${key}`).not.toBe("");
   }
 });
+
+/**
+ * One word family for signing in per language (docs/decisions.md, "Words"): the spec fixes English "log in", "log out",
+ * "Continue login", so English never says "sign in" or "sign out", nor splits the verb ("signs you in", "Sign this
+ * member out"); "sign up" is another act and stays. Word boundaries keep "signing up" and "design" out.
+ */
+const ENGLISH_SIGN_IN_OR_OUT = /\bsign(?:s|ed|ing)?(?:[ -]?(?:in|out)s?\b|\s+(?!up\b)(?:[\w'-]+\s+){1,3}(?:in|out)\b)/i;
+const JAPANESE_SIGN_IN_OR_OUT = /サインイン|サインアウト/;
+
+function textsMatching(locale: "ja" | "en", pattern: RegExp): string[] {
+  return namespaces.flatMap((file) =>
+    [...leaves(JSON.parse(readFileSync(path.join(LOCALES_DIR, locale, file), "utf8")))]
+      .filter(([, text]) => pattern.test(text))
+      .map(([key, text]) => `${file}:${key}: ${text}`),
+  );
+}
+
+test("the English guard catches every form of sign in and sign out, and lets sign up through", () => {
+  const caught = [
+    "Sign in",
+    "signed in",
+    "Signed-in devices",
+    "signing in",
+    "Last sign-in",
+    "Recent sign-ins",
+    "signin",
+    "Sign out",
+    "signed out",
+    "sign-out",
+    "A passkey signs you in",
+    "Sign this member out on every device?",
+  ];
+  const spared = ["Sign up", "Thank you for signing up.", "Sign-ups per month", "Signed up in this browser", "design"];
+  expect(caught.filter((text) => !ENGLISH_SIGN_IN_OR_OUT.test(text))).toEqual([]);
+  expect(spared.filter((text) => ENGLISH_SIGN_IN_OR_OUT.test(text))).toEqual([]);
+});
+
+test("English says log in and log out, never sign in or sign out", () => {
+  expect(textsMatching("en", ENGLISH_SIGN_IN_OR_OUT)).toEqual([]);
+});
+
+test("Japanese says ログイン and ログアウト, never サインイン or サインアウト", () => {
+  expect(textsMatching("ja", JAPANESE_SIGN_IN_OR_OUT)).toEqual([]);
+});

@@ -22,9 +22,9 @@ test("a change on a member reads field by field, before and after in words, unch
   const after = { enabled: false, liveSessions: 0, endedSessions: 2, globalSignOut: true };
   expect(describeAuditChanges(before, after, t("en"), "en")).toEqual([
     { name: "Enabled", before: "Yes", after: "No" },
-    { name: "Signed-in sessions", before: "2", after: "0" },
+    { name: "Logged-in sessions", before: "2", after: "0" },
     { name: "Sessions ended", before: null, after: "2" },
-    { name: "Signed out on every device", before: null, after: "Yes" },
+    { name: "Logged out on every device", before: null, after: "Yes" },
   ]);
   expect(describeAuditChanges({ enabled: true }, { enabled: true }, t("en"), "en")).toEqual([]);
 });
