@@ -17,7 +17,7 @@ const DeviceSchema = z.object({
 
 export const DeviceListSchema = z.object({
   devices: z.array(DeviceSchema),
-  deviceLimit: z.int().describe("How many devices may be signed in at once."),
+  deviceLimit: z.int().describe("How many devices may be logged in at once."),
   overLimit: z.boolean().describe("More devices than the limit (possible after the limit was lowered)."),
 });
 
@@ -48,7 +48,7 @@ const MemberResponse = z.object({
     twoStepVerification: z
       .boolean()
       .describe(
-        "Whether the member signs in with 2-step verification (an authenticator app's code after the password).",
+        "Whether the member logs in with 2-step verification (an authenticator app's code after the password).",
       ),
   }),
 });
@@ -87,7 +87,7 @@ const DeviceRegistrationRequest = z.object({
   refreshToken: storableText()
     .min(1, "validation.required")
     .max(8192, "validation.inputError")
-    .describe("The refresh token of the sign-in on this device; used to sign the device out when it is deactivated."),
+    .describe("The refresh token of the login on this device; used to log the device out when it is deactivated."),
 });
 
 const OutdatedDeviceRemoval = z.object({ removed: z.int().describe("How many outdated entries were ended.") });
@@ -162,7 +162,7 @@ export const MEMBER_API_ENDPOINTS = [
     success: {
       status: 201,
       schema: DeviceListSchema,
-      repeat: { status: 200, description: "OK: this sign-in was registered on this device already; nothing changed." },
+      repeat: { status: 200, description: "OK: this login was registered on this device already; nothing changed." },
     },
     errors: [
       "bad_request",

@@ -56,7 +56,7 @@ export function usePasskeyAutofill(): "no" | "available" | "started" {
 }
 
 /**
- * "Sign in with a passkey", inside the sign-in form. Cognito's passkey sign-in (USER_AUTH) needs the user name before
+ * "Log in with a passkey", inside the sign-in form. Cognito's passkey sign-in (USER_AUTH) needs the user name before
  * it issues a challenge, so the button posts the form with the address typed (the password is not needed, nor
  * checked); the action answers Cognito's request options (`requestOptions`) or a message (`refusal`, translated);
  * the browser uses the passkey and its JSON result is posted back. Without JavaScript, the form says passkeys need

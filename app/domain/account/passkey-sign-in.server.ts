@@ -56,7 +56,7 @@ function requestOptionsFor(input: { challenge: string; rpId: string }): string {
 }
 
 /**
- * "Sign in with a passkey", first call: Cognito's USER_AUTH flow with WEB_AUTHN preferred for the address typed.
+ * "Log in with a passkey", first call: Cognito's USER_AUTH flow with WEB_AUTHN preferred for the address typed.
  * Whatever the address (a member with passkeys, a member without, an unconfirmed or unknown one), the answer has the
  * same shape and costs the same one Cognito call: Cognito's challenge for a holder, or a challenge of our own that no
  * passkey can answer for the others (its state names no Cognito Session), so the button tells nobody which addresses

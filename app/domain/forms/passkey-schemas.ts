@@ -46,7 +46,7 @@ export const PasskeyRenameSchema = z.object({
 /** Deleting one passkey. */
 export const PasskeyDeleteSchema = z.object({ credentialId: CredentialIdSchema });
 
-/** "Sign in with a passkey", first post: the address typed, for Cognito's WEB_AUTHN challenge. */
+/** "Log in with a passkey", first post: the address typed, for Cognito's WEB_AUTHN challenge. */
 export const PasskeySignInStartSchema = z.object({ email: EmailSchema });
 
 /** Passkey autofill's first post: the id of the passkey the member picked, standing for the address. */

@@ -37,7 +37,7 @@ export function isPasskeySignInIntent(intent: unknown): intent is PasskeySignInI
 const PASSKEY_CHALLENGE_MAX_AGE_MS = 15 * 60 * 1000;
 
 /**
- * "Sign in with a passkey", two posts and two Cognito calls. `passkey-options` (the button, with the address typed):
+ * "Log in with a passkey", two posts and two Cognito calls. `passkey-options` (the button, with the address typed):
  * Cognito's WEB_AUTHN challenge, its request options answered as the page's action data for the browser and its
  * Session kept in a signed cookie; a refusal is a message beside the button, the address kept. `passkey-sign-in`
  * (the page's script, the browser's assertion in it): the challenge answered, then the session starts and the member lands
