@@ -37,10 +37,10 @@ const andAxe = (width: number, axeWidths = AXE_WIDTHS) =>
 /**
  * Japanese words that broke across lines (docs/decisions.md, "Line breaking"): in a phone's table cell broken between
  * any two characters (利用できま/す), and where phrase breaking's model splits a number from its counter or a set
- * phrase (13か/月間, ログインの/際). The tour finds each at least once, on the home page, the privacy policy, the
- * cancellation page and /my/security/.
+ * phrase (13か/月間, ログインの/際), and in a button's label too long for one line (デバイスか/ら). The tour finds each
+ * at least once, on the home page, the privacy policy, the cancellation page and /my/security/.
  */
-const WHOLE_WORDS = ["利用できます", "13か月間", "ログインの際"];
+const WHOLE_WORDS = ["利用できます", "13か月間", "ログインの際", "デバイスから"];
 
 /**
  * The words of `words` the page shows, and those of them that start on one line and end on another, measured with a
