@@ -42,7 +42,7 @@ async function loadOrCreateSessionSecret(dataDir: string): Promise<string> {
 }
 
 /** What the sibling services' settings hold that is secret: made once per data directory, like the session secret. */
-interface SiblingSecrets {
+export interface SiblingSecrets {
   /** Each service's Standard Webhooks secret (`whsec_` and the base64 of 32 random bytes). */
   webhookSecrets: Record<SiblingService, string>;
   /** Each service's credential for the event feed. */
@@ -54,7 +54,7 @@ interface SiblingSecrets {
 const byService = (make: () => string) =>
   Object.fromEntries(SIBLING_SERVICES.map((service) => [service, make()])) as Record<SiblingService, string>;
 
-async function loadOrCreateSiblingSecrets(dataDir: string): Promise<SiblingSecrets> {
+export async function loadOrCreateSiblingSecrets(dataDir: string): Promise<SiblingSecrets> {
   const file = path.join(dataDir, "sibling-secrets.json");
   try {
     return JSON.parse(await readFile(file, "utf8")) as SiblingSecrets;
