@@ -51,7 +51,7 @@ test("the events page groups what the dev entry's event capture received by serv
   const context = new RouterContextProvider();
   context.set(devEventCaptureContext, { deliveries: async () => [logout, forged, verified] });
   const loaded = await loadWith(context, "/en/__dev/events/");
-  expect(loaded.title).toContain("Sibling services' events");
+  expect(loaded.title).toContain("Events for the sibling services");
   expect(loaded.services).toEqual([
     { service: "data", deliveries: [forged, verified] },
     { service: "compe", deliveries: [] },
