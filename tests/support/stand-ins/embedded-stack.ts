@@ -42,7 +42,7 @@ async function loadOrCreateSessionSecret(dataDir: string): Promise<string> {
 }
 
 /** What the sibling services' settings hold that is secret: made once per data directory, like the session secret. */
-export interface SiblingSecrets {
+interface SiblingSecrets {
   /** Each service's Standard Webhooks secret (`whsec_` and the base64 of 32 random bytes). */
   webhookSecrets: Record<SiblingService, string>;
   /** Each service's credential for the event feed. */
@@ -54,6 +54,7 @@ export interface SiblingSecrets {
 const byService = (make: () => string) =>
   Object.fromEntries(SIBLING_SERVICES.map((service) => [service, make()])) as Record<SiblingService, string>;
 
+/** The data directory's sibling secrets, made on first use; tests sign as the app does with them. */
 export async function loadOrCreateSiblingSecrets(dataDir: string): Promise<SiblingSecrets> {
   const file = path.join(dataDir, "sibling-secrets.json");
   try {
@@ -117,7 +118,10 @@ export async function startEmbeddedStack(options: {
   cognitoPort?: number;
   smtpPort?: number;
   eventsPort?: number;
-  /** The origin the pool's invitations and passkeys are for: APP_ORIGIN (or HOST and PORT) when not given. */
+  /**
+   * The origin the pool's invitations and passkeys are for, and the issuer whose published keys the event capture
+   * checks logout tokens with: APP_ORIGIN (or HOST and PORT) when not given.
+   */
   appOrigin?: string;
 }): Promise<StandIns> {
   const dataDir = path.resolve(options.dataDir);
