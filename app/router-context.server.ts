@@ -1,4 +1,5 @@
 import { type RouterContext, type RouterContextProvider, createContext } from "react-router";
+import type { SiblingService } from "~/config.server";
 import type { SignedInMember } from "~/domain/sessions/page-sessions.server";
 import type { SignedInStaff } from "~/domain/sessions/staff-sessions.server";
 import type { StaffStanding } from "~/domain/directory/staff-group-check.server";
@@ -6,7 +7,7 @@ import type { AppServices } from "~/services.server";
 
 /**
  * Every typed value a request's router context carries, and who puts it there: the HTTP server (request info,
- * services, the dev mailbox), the pages' middleware (the member, the database fault) or the entry (a failed form post, from
+ * services, the dev mailbox and event capture), the pages' middleware (the member, the database fault) or the entry (a failed form post, from
  * its error handler). Loaders, actions and middleware read them through these
  * keys, and through the accessors beside them where reading has a rule of its own.
  */
@@ -82,6 +83,43 @@ export interface DevMailbox {
  * it to every request; production has none.
  */
 export const devMailboxContext = sharedContext<DevMailbox | null>("dev-mailbox", null);
+
+/**
+ * One delivery the development event capture received for a sibling service: a Standard Webhooks event or a
+ * back-channel logout token, as it came, and whether its signature verified.
+ */
+export interface CapturedSiblingDelivery {
+  id: string;
+  receivedAt: string;
+  service: SiblingService;
+  channel: "webhook" | "logout";
+  /** The event's type for a webhook; null for a logout token (its channel says what it is) or an unreadable body. */
+  type: string | null;
+  /** The webhook's `webhook-id`, or the logout token's `jti`. */
+  eventId: string | null;
+  headers: Record<string, string>;
+  body: string;
+  /** A logout token's claims, decoded whether or not its signature verified, for reading. */
+  claims?: Record<string, unknown>;
+  /** "unverifiable": the app's keys could not be fetched, so neither yes nor no. */
+  verdict: "verified" | "rejected" | "unverifiable";
+  /** Why it was rejected or could not be verified. */
+  reason: string | null;
+}
+
+/** What the development event capture received, newest first. */
+export interface DevEventCapture {
+  deliveries(): Promise<CapturedSiblingDelivery[]>;
+}
+
+/** Like the mailbox: handed to every request by the dev and preview entry; production has none. */
+export const devEventCaptureContext = sharedContext<DevEventCapture | null>("dev-event-capture", null);
+
+/** What the dev and preview entry hands every request besides the services: the stand-ins' views. */
+export interface DevToolSources {
+  mailbox: DevMailbox;
+  events: DevEventCapture;
+}
 
 /** The signed-in member, set by the pages' session middleware (app/middleware/member-session.server.ts). */
 export const memberContext = createContext<SignedInMember | null>(null);

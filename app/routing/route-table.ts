@@ -89,6 +89,7 @@ export const ROUTE_SECTIONS = [
       { name: "rebranding-debugs", path: "rebranding-debugs" },
       { name: "rebranding-debugs-page", path: "rebranding-debugs/:page" },
       { name: "dev-mailbox", path: "__dev/mailbox" },
+      { name: "dev-events", path: "__dev/events" },
     ],
   },
 ] as const;

@@ -3,7 +3,8 @@ import type { Database } from "~db/client.server";
 import type { createAppServices } from "~/composition-root.server";
 import type { Config } from "~/config.server";
 import {
-  type DevMailbox,
+  type DevToolSources,
+  devEventCaptureContext,
   devMailboxContext,
   type LargeBodyRefusal,
   type RequestInfo,
@@ -43,13 +44,13 @@ export type RequestContextFactory = (requestInfo: RequestInfo) => Promise<Router
 /**
  * The services are built once per loaded build, on its first request (once in production; again after a development
  * reload) through the build's own entry module, so that they are made of the same module instances as the routes.
- * The dev mailbox (dev and preview only) goes under its shared key.
+ * The dev mailbox and event capture (dev and preview only) go under their shared keys.
  */
 export function requestContextFactory(
   build: Build,
   config: Config,
   db: Database,
-  devMailbox?: DevMailbox,
+  devTools?: DevToolSources,
 ): RequestContextFactory {
   const servicesByEntry = new WeakMap<object, AppServices>();
   return async (requestInfo) => {
@@ -63,7 +64,10 @@ export function requestContextFactory(
       [requestInfoContext as RouterContext<unknown>, requestInfo],
       [servicesContext as RouterContext<unknown>, services],
     ]);
-    if (devMailbox) values.set(devMailboxContext as RouterContext<unknown>, devMailbox);
+    if (devTools) {
+      values.set(devMailboxContext as RouterContext<unknown>, devTools.mailbox);
+      values.set(devEventCaptureContext as RouterContext<unknown>, devTools.events);
+    }
     return new RouterContextProvider(values);
   };
 }

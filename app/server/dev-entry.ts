@@ -1,6 +1,6 @@
 /**
  * `npm run dev` and `npm run preview`: starts the development stand-ins (the Cognito stand-in, the SMTP capture
- * and the dev mailbox, in tests/support/stand-ins) and then the server on them: from source under Vite in dev,
+ * and the dev mailbox, the sibling services' event capture, in tests/support/stand-ins) and then the server on them: from source under Vite in dev,
  * the compiled production server in preview. With COGNITO_ENDPOINT, the pool's and app clients' ids, SMTP_URL and
  * DATABASE_URL set, it joins the stand-ins another instance started instead, so that two instances run as one. The only file in app/ that imports the tests' tree; the production
  * server (main.ts) never imports this one.
@@ -42,5 +42,6 @@ const standIns =
     adminGroup: process.env.ADMIN_GROUP ?? "admin",
     cognitoPort: Number(process.env.STANDIN_COGNITO_PORT ?? 0),
     smtpPort: Number(process.env.STANDIN_SMTP_PORT ?? 0),
+    eventsPort: Number(process.env.STANDIN_EVENTS_PORT ?? 0),
   }));
 await startServer(mode, standIns);

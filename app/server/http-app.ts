@@ -14,7 +14,7 @@ import { isApiPath } from "~/routing/api-paths";
 import { isJwksLoaded } from "~/integrations/cognito/jwks.server";
 import { logger } from "~/integrations/logger.server";
 import { countShedRequest, observeConcurrency, observeHttpRequest } from "~/integrations/metrics.server";
-import type { DevMailbox, RequestInfo } from "~/router-context.server";
+import type { DevToolSources, RequestInfo } from "~/router-context.server";
 import { createApiChecks, sendApiError } from "./api-checks";
 import { type Build, largeBodyGateOf, prepareBuild, requestContextFactory } from "./app-context";
 import { createConcurrencyLimit } from "./concurrency-limit";
@@ -74,7 +74,7 @@ export interface HttpApp {
 export async function createHttpApp(
   config: Config,
   database: DatabaseHandle,
-  devMailbox?: DevMailbox,
+  devTools?: DevToolSources,
 ): Promise<HttpApp> {
   const app = express();
   app.disable("x-powered-by");
@@ -205,7 +205,7 @@ export async function createHttpApp(
     // The first page shows why the build did not load; a new password then starts the thread itself.
     logger.error({ err: error }, "the build could not be prepared"),
   );
-  const contextFor = requestContextFactory(build, config, database.db, devMailbox);
+  const contextFor = requestContextFactory(build, config, database.db, devTools);
   const largeBodyGate = largeBodyGateOf(build, contextFor);
 
   // Answered before the checks: React Router could not take these targets.

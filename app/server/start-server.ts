@@ -6,11 +6,11 @@
 import { type Server, createServer } from "node:http";
 import path from "node:path";
 import { openDatabase } from "~db/client.server";
-import { type AppMode, type Config, ConfigError, parseConfig } from "~/config.server";
+import { type AppMode, type Config, ConfigError, SIBLING_SERVICES, parseConfig } from "~/config.server";
 import { identityPoolProblemsOf, serverJobs } from "~/composition-root.server";
 import { logger } from "~/integrations/logger.server";
 import { observeQuery, setDatabasePoolSize } from "~/integrations/metrics.server";
-import type { DevMailbox } from "~/router-context.server";
+import type { DevToolSources } from "~/router-context.server";
 import { createHttpApp } from "./http-app";
 import { startMetricsServer } from "./metrics-server";
 import { refusePortInUse, refuseToStart } from "./refuse-to-start";
@@ -22,12 +22,11 @@ const SHUTDOWN_GRACE_MS = 10_000;
 const IDLE_SWEEP_MS = 100;
 
 /** What dev and preview get from the development stand-ins instead of real configuration. */
-export interface StandIns {
+export interface StandIns extends DevToolSources {
   /** Environment values that point the app at the stand-ins, used where the environment leaves them unset. */
   env: Record<string, string>;
   /** The development admin: null for an instance that joined stand-ins started elsewhere with another DATA_DIR. */
   admin: { email: string; password: string } | null;
-  mailbox: DevMailbox;
   stop(): Promise<void>;
 }
 
@@ -39,6 +38,25 @@ export function fillUnsetSettings(env: NodeJS.ProcessEnv, standInSettings: Recor
   for (const [name, value] of Object.entries(standInSettings)) {
     if (!env[name]) env[name] = value;
   }
+}
+
+/**
+ * What a sibling service in development needs to hear this instance: its webhook URL and secrets, its logout URI,
+ * its feed token, and where the logout tokens' keys are published.
+ */
+function siblingServiceLines(config: Config): string[] {
+  const lines = SIBLING_SERVICES.map((service) => {
+    const { webhook, logoutUri, feedTokens } = config.siblingEvents[service];
+    return (
+      `${service}: webhook ${webhook ? `${webhook.url} (secret ${webhook.secrets.join(" ")})` : "none"}, ` +
+      `logout URI ${logoutUri ?? "none"}, feed token ${feedTokens.join(" ") || "none"}`
+    );
+  });
+  lines.push(
+    `feed: ${config.origin}/api/events with Authorization: Bearer <feed token>; ` +
+      `logout tokens' keys: ${config.origin}/.well-known/jwks.json`,
+  );
+  return lines;
 }
 
 export async function startServer(mode: AppMode, standIns?: StandIns): Promise<void> {
@@ -76,7 +94,7 @@ export async function startServer(mode: AppMode, standIns?: StandIns): Promise<v
   // The background jobs, listed in app/composition-root.server.ts.
   const stopJobs = serverJobs(config, database.db).map((job) => job.start());
 
-  const http = await createHttpApp(config, database, standIns?.mailbox);
+  const http = await createHttpApp(config, database, standIns);
   const server: Server = applyServerTimeouts(createServer(http.listener));
   try {
     await new Promise<void>((resolve, reject) => {
@@ -117,6 +135,8 @@ export async function startServer(mode: AppMode, standIns?: StandIns): Promise<v
     );
     console.log(`  SMTP capture: ${config.smtpUrl}`);
     console.log(`  Captured mail and codes: ${url}__dev/mailbox/`);
+    console.log(`  Sibling services' events as received, signatures checked: ${url}__dev/events/`);
+    for (const line of siblingServiceLines(config)) console.log(`    ${line}`);
     // Everything a second instance needs to run as one with this one (README: Two instances on one stand-in).
     const join = [
       `COGNITO_ENDPOINT=${config.cognito.endpoint}`,

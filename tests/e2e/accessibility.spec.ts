@@ -15,6 +15,7 @@ const PAGES = [
   "/demo/",
   "/rebranding-debugs/",
   "/__dev/mailbox/",
+  "/__dev/events/",
 ];
 
 for (const path of PAGES) {

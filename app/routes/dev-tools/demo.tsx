@@ -63,6 +63,9 @@ export default function DemoPage({ loaderData, actionData }: Route.ComponentProp
         <li>
           <AppLink to={pathFor("dev-mailbox", locale)}>{t("demo.mailbox")}</AppLink>
         </li>
+        <li>
+          <AppLink to={pathFor("dev-events", locale)}>{t("demo.events")}</AppLink>
+        </li>
       </ul>
       <h2>{t("demo.state")}</h2>
       <dl className="definition-list">
