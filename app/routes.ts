@@ -53,6 +53,7 @@ const apiRoutes = prefix("api", [
   apiRoute("user-devices", "api.user-devices"),
   apiRoute("user-devices/:id", "api.user-device"),
   apiRoute("old-safari-device", "api.old-safari-device"),
+  apiRoute("events", "api.events"),
   ...prefix("admin", [
     apiRoute("users", "api.admin.users"),
     apiRoute("users/count", "api.admin.user-count"),

@@ -1,7 +1,8 @@
 import type { i18n } from "i18next";
 import type { z } from "zod";
 import type { Database } from "~db/client.server";
-import type { Config } from "~/config.server";
+import type { Config, SiblingService } from "~/config.server";
+import { countFeedRead } from "~/domain/events/event-feed.server";
 import { staffStandingNow } from "~/domain/directory/staff-group-check.server";
 import { authenticatorAppOnSince } from "~/domain/security/two-step-verification.server";
 import { listActiveDevices } from "~/domain/sessions/device-list.server";
@@ -20,17 +21,23 @@ import { getInstance, getLocale, i18nextMiddleware } from "~/i18n/i18n-middlewar
 import { requestInfoContext, servicesOf } from "~/router-context.server";
 import type { AppServices } from "~/services.server";
 import { ApiError, apiErrorResponse, apiJson, toApiError } from "./api-response.server";
-import { type ApiMember, authenticateBearer } from "./bearer-auth.server";
-import { type ApiBody, type ApiOperationId, type ApiQuery, type ApiResponseBody, apiEndpoint } from "./contract";
-import { type ApiEndpoint } from "./endpoint";
+import { type ApiMember, authenticateBearer, authenticateService } from "./bearer-auth.server";
+import {
+  type ApiBody,
+  type ApiOperationId,
+  type ApiQuery,
+  type ApiResponseBody,
+  type ServiceOperationId,
+  apiEndpoint,
+} from "./contract";
+import { type ApiEndpoint, type ApiErrorCode } from "./endpoint";
 
 /**
- * Everything an endpoint's handler gets: the authenticated member, the validated body and query, the path
- * parameters, the request's language (its Accept-Language) and i18next instance, and the app's services.
+ * Everything an endpoint's handler gets besides its caller: the validated body and query, the path parameters, the
+ * request's language (its Accept-Language) and i18next instance, and the app's services.
  */
-export interface ApiCall<Id extends ApiOperationId> extends AppServices {
+interface ApiCallBase<Id extends ApiOperationId> extends AppServices {
   request: Request;
-  member: ApiMember;
   body: ApiBody<Id>;
   query: ApiQuery<Id>;
   params: Readonly<Record<string, string | undefined>>;
@@ -42,10 +49,22 @@ export interface ApiCall<Id extends ApiOperationId> extends AppServices {
   requestId: string;
 }
 
+/** A call of a member or admin endpoint: made with a member's token, for that member. */
+export interface ApiCall<Id extends ApiOperationId> extends ApiCallBase<Id> {
+  member: ApiMember;
+}
+
+/** A call of a service endpoint (access "service"): made by a sibling service with its own token, for no member. */
+export interface ServiceApiCall<Id extends ApiOperationId> extends ApiCallBase<Id> {
+  service: SiblingService;
+}
+
+type ApiAnswer<Id extends ApiOperationId> = Promise<ApiResponseBody<Id> | ApiOutcome<Id> | Response>;
+
 /** A handler answers its body (as JSON), or a Response it built itself: a streamed download (`mediaType` text/csv). */
-type ApiHandler<Id extends ApiOperationId> = (
-  call: ApiCall<Id>,
-) => Promise<ApiResponseBody<Id> | ApiOutcome<Id> | Response>;
+type ApiHandler<Id extends ApiOperationId> = Id extends ServiceOperationId
+  ? (call: ServiceApiCall<Id>) => ApiAnswer<Id>
+  : (call: ApiCall<Id>) => ApiAnswer<Id>;
 
 /** A success with a status other than the endpoint's usual one (e.g. 200 instead of 201 for a repeat). */
 export class ApiOutcome<Id extends ApiOperationId> {
@@ -76,9 +95,13 @@ function fieldErrors(error: z.ZodError): Record<string, string[]> {
   return fields;
 }
 
-async function validated(input: unknown, schema: z.ZodType): Promise<unknown> {
+async function validated(
+  input: unknown,
+  schema: z.ZodType,
+  code: ApiErrorCode = "validation_failed",
+): Promise<unknown> {
   const parsed = await schema.safeParseAsync(input);
-  if (!parsed.success) throw new ApiError("validation_failed", { fields: fieldErrors(parsed.error) });
+  if (!parsed.success) throw new ApiError(code, { fields: fieldErrors(parsed.error) });
   return parsed.data;
 }
 
@@ -105,9 +128,9 @@ async function readJsonBody(request: Request, schema: z.ZodType): Promise<unknow
 }
 
 /** Query parameters as one object; empty ones count as absent (the spec: callers omit them), a repeated one as its last. */
-function readQuery(request: Request, schema: z.ZodType): Promise<unknown> {
+function readQuery(request: Request, schema: z.ZodType, code?: ApiErrorCode): Promise<unknown> {
   const entries = [...new URL(request.url).searchParams].filter(([, value]) => value !== "");
-  return validated(Object.fromEntries(entries), schema);
+  return validated(Object.fromEntries(entries), schema, code);
 }
 
 type Method = "GET" | "POST" | "DELETE";
@@ -138,7 +161,8 @@ function withApiMiddleware(respond: (args: RouteArgs) => Promise<Response>) {
 
 /**
  * One resource route of the member API, per HTTP method: authenticate the bearer token (and, for an admin endpoint,
- * take only the staff app client's tokens and require the admin group in its `cognito:groups`), parse and validate the query and the JSON body with the
+ * take only the staff app client's tokens and require the admin group in its `cognito:groups`; for a service
+ * endpoint, take only a sibling service's feed token), parse and validate the query and the JSON body with the
  * endpoint's schemas from the contract, run the handler, answer JSON. Every failure, bad input
  * or a fault below, comes out as the one error envelope in the Accept-Language locale, never as an HTML page.
  */
@@ -154,20 +178,20 @@ export function apiRoute(handlers: Handlers) {
       if (!route) throw new ApiError("method_not_allowed", { headers: { Allow: allowed } });
       const endpoint: ApiEndpoint = apiEndpoint(route.operation);
       const services = servicesOf(context);
-      const { db, config } = services;
-      const client = endpoint.access === "admin" ? "staff" : "member";
-      const member = await authenticateBearer(request, { db, cognito: config.cognito, client });
-      if (endpoint.access === "admin") await requireStaffNow(services, member);
-      const query = endpoint.query ? await readQuery(request, endpoint.query) : undefined;
+      const caller =
+        endpoint.access === "service"
+          ? { service: authenticateService(request, services.config.siblingEvents) }
+          : { member: await authenticateCaller(services, request, endpoint) };
+      const query = endpoint.query ? await readQuery(request, endpoint.query, endpoint.queryError) : undefined;
       const body = endpoint.body ? await readJsonBody(request, endpoint.body) : undefined;
       // A raw body (the CSV import's file) is the handler's to read, in the one media type the contract names.
       if (endpoint.rawBody && mediaTypeOf(request) !== endpoint.rawBody.contentType) {
         throw new ApiError("unsupported_media_type");
       }
-      const handler = route.handle as ApiHandler<ApiOperationId>;
+      const handler = route.handle as (call: ApiCallBase<ApiOperationId>) => ApiAnswer<ApiOperationId>;
       const result = await handler({
         request,
-        member,
+        ...caller,
         body: body as never,
         query: query as never,
         params,
@@ -191,6 +215,15 @@ export function apiRoute(handlers: Handlers) {
   }
   const respond = withApiMiddleware(handle);
   return { loader: respond, action: respond };
+}
+
+/** A member's token, of the members' app client; for an admin endpoint, the staff client's, and staff now. */
+async function authenticateCaller(services: AppServices, request: Request, endpoint: ApiEndpoint): Promise<ApiMember> {
+  const { db, config } = services;
+  const client = endpoint.access === "admin" ? "staff" : "member";
+  const member = await authenticateBearer(request, { db, cognito: config.cognito, client });
+  if (endpoint.access === "admin") await requireStaffNow(services, member);
+  return member;
 }
 
 /**
@@ -241,6 +274,15 @@ export async function limitAttempts<Id extends ApiOperationId>(
 ): Promise<void> {
   const { db, clientIp, config } = call;
   refuseOverLimit(await countAttempt(db, { action, subject: call.member.sub, clientIp, overrides: config.rateLimits }));
+}
+
+/** Counts one read of the event feed by the calling service (FEED_READS_PER_SERVICE): 429 with Retry-After over it. */
+export async function limitFeedReads<Id extends ServiceOperationId>(call: ServiceApiCall<Id>): Promise<void> {
+  const result = await countFeedRead(call.db, call.service, call.clock.now());
+  if (!result.allowed) {
+    logger.warn({ policy: "FEED_READS_PER_SERVICE", service: call.service }, "rate limit reached");
+    throw new ApiError("rate_limited", { headers: { "Retry-After": String(result.retryAfterS) } });
+  }
 }
 
 function refuseOverLimit(result: AttemptResult | SignInReservation): void {

@@ -1,5 +1,7 @@
 import type { Database } from "~db/client.server";
-import type { Config } from "~/config.server";
+import type { Config, SiblingService } from "~/config.server";
+import { feedServiceOf } from "~/domain/events/event-feed.server";
+import type { SiblingEventsSettings } from "~/domain/events/event-publishing.server";
 import { tokenStanding } from "~/domain/sessions/api-token-standing.server";
 import { type AccessTokenCheck, verifyAccessToken } from "~/integrations/cognito/access-token.server";
 import { ApiError } from "./api-response.server";
@@ -21,6 +23,8 @@ export interface ApiMember {
 export type BearerClient = "member" | "staff";
 
 const BEARER = /^Bearer\s+([A-Za-z0-9\-_]+\.[A-Za-z0-9\-_]+\.[A-Za-z0-9\-_]*)\s*$/;
+/** A service's feed token: whatever was configured (the configuration sets only its length). */
+const SERVICE_BEARER = /^Bearer\s+(\S+)\s*$/;
 
 /** RFC 6750: a 401 says which scheme to use and why the token failed. */
 function unauthorized(reason: "missing" | "invalid"): ApiError {
@@ -72,4 +76,18 @@ export async function authenticateBearer(
     issuedAt: check.claims.issuedAt,
     accessToken: token,
   };
+}
+
+/**
+ * A sibling service's own credential (SERVICE_FEED_TOKENS_<S>), for the endpoints that speak for no member (the
+ * event feed): the service whose token it is, compared in constant time against every configured token
+ * (feedServiceOf). A member's access token, another service's old token or none at all is 401, the same answer.
+ */
+export function authenticateService(request: Request, settings: SiblingEventsSettings): SiblingService {
+  const header = request.headers.get("Authorization");
+  if (!header) throw unauthorized("missing");
+  const token = SERVICE_BEARER.exec(header)?.[1];
+  const service = token ? feedServiceOf(settings, token) : null;
+  if (!service) throw unauthorized("invalid");
+  return service;
 }

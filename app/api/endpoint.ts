@@ -8,6 +8,7 @@ import type { z } from "zod";
 /** Stable error codes: callers branch on these, never on the message (which follows Accept-Language). */
 export const API_ERROR_CODES = [
   "bad_request",
+  "invalid_feed_query",
   "unauthorized",
   "forbidden",
   "staff_token_required",
@@ -38,6 +39,7 @@ export type ApiErrorCode = (typeof API_ERROR_CODES)[number];
 /** Each code's one HTTP status. */
 export const API_ERROR_STATUS: Record<ApiErrorCode, number> = {
   bad_request: 400,
+  invalid_feed_query: 400,
   identity_refused: 400,
   unauthorized: 401,
   forbidden: 403,
@@ -72,8 +74,11 @@ export const COMMON_API_ERRORS = ["unauthorized", "rate_limited", "service_unava
 
 export type HttpMethod = "get" | "post" | "delete";
 
-/** Who may call an endpoint: any signed-in member (the default), or only members of the admin group (ADMIN_GROUP). */
-export type ApiAccess = "member" | "admin";
+/**
+ * Who may call an endpoint: any signed-in member (the default), only members of the admin group (ADMIN_GROUP), or a
+ * sibling service with its own feed token (SERVICE_FEED_TOKENS_<S>), which speaks for no member.
+ */
+export type ApiAccess = "member" | "admin" | "service";
 
 export interface ApiEndpoint {
   operationId: string;
@@ -88,6 +93,8 @@ export interface ApiEndpoint {
   access?: ApiAccess;
   /** Query parameters, as one object of strings (empty ones are omitted by callers, and ignored). */
   query?: z.ZodType;
+  /** The code a query that fails its schema answers: validation_failed (422) unless the endpoint names a 400. */
+  queryError?: ApiErrorCode;
   /** Request body, for the endpoints that take one (JSON). */
   body?: z.ZodType;
   /** A body that is not JSON (the CSV import's file): read raw by the handler, up to its own size limit. */
@@ -105,16 +112,16 @@ export interface ApiEndpoint {
 }
 
 /**
- * Every code an endpoint may answer: its own, the common ones, 413 and 415 where it reads a body, 422 where it reads query
- * parameters, and 403 where it needs the admin group
- * (or the staff client's token).
+ * Every code an endpoint may answer: its own, the common ones, 413 and 415 where it reads a body, its query error
+ * (422 unless it names another) where it reads query parameters, and 403 where it needs the admin group (or the
+ * staff client's token).
  */
 export function errorCodesOf(endpoint: ApiEndpoint): ApiErrorCode[] {
   const codes: ApiErrorCode[] = [
     ...endpoint.errors,
     ...COMMON_API_ERRORS,
     ...(endpoint.body || endpoint.rawBody ? (["payload_too_large", "unsupported_media_type"] as const) : []),
-    ...(endpoint.query ? (["validation_failed"] as const) : []),
+    ...(endpoint.query ? [endpoint.queryError ?? "validation_failed"] : []),
     ...(endpoint.access === "admin"
       ? (["forbidden", "staff_token_required", "authenticator_app_required", "staff_rights_unverified"] as const)
       : []),

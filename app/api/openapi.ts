@@ -1,7 +1,9 @@
 import { z } from "zod";
+import { ACCOUNT_EVENT_TYPES } from "~/domain/events/account-events.server";
 import { RESOURCES } from "~/i18n/resources";
 import { API_ENDPOINTS, ErrorEnvelopeSchema } from "./contract";
 import { API_ERROR_CODES, API_ERROR_STATUS, type ApiEndpoint, type ApiErrorCode, errorCodesOf } from "./endpoint";
+import { accountEventSchemaOf } from "./event-feed-contract";
 
 type JsonSchema = Record<string, unknown>;
 
@@ -96,9 +98,81 @@ function errorResponses(endpoint: ApiEndpoint) {
   );
 }
 
+const TAG_OF_ACCESS = { member: "member", admin: "admin", service: "events" } as const;
+
+/** The name of the webhook entry of the back-channel logout, beside one entry per event type. */
+export const BACKCHANNEL_LOGOUT_WEBHOOK = "backchannel-logout";
+
 /**
- * The OpenAPI 3.1 document of the member API and the admin API (tagged "admin"), built from the contract's Zod
- * schemas (the ones the endpoints validate with) and the English texts of the "api" namespace.
+ * What the sibling services receive (OpenAPI 3.1 `webhooks`): each event type's Standard Webhooks POST, with its
+ * body's schema and the signature headers, and the OpenID Connect back-channel logout POST.
+ */
+function webhooks(texts: (typeof RESOURCES)["en"]["api"]) {
+  const headers = texts.webhookHeaders;
+  const header = (name: string, description: string) => ({
+    name,
+    in: "header",
+    required: true,
+    schema: { type: "string" },
+    description,
+  });
+  const signatureHeaders = [
+    header("webhook-id", headers.webhookId),
+    header("webhook-timestamp", headers.webhookTimestamp),
+    header("webhook-signature", headers.webhookSignature),
+  ];
+  const responses = {
+    "200": { description: headers.accepted },
+    "410": { description: "Gone: the endpoint is disabled until staff enable it again." },
+  };
+  const events = ACCOUNT_EVENT_TYPES.map((type) => [
+    type,
+    {
+      post: {
+        operationId: `event.${type}`,
+        tags: ["events"],
+        summary: texts.webhooks[type].summary,
+        description: texts.webhooks[type].description,
+        parameters: signatureHeaders,
+        requestBody: {
+          required: true,
+          content: { "application/json": { schema: jsonSchemaOf(accountEventSchemaOf(type), "output") } },
+        },
+        responses,
+      },
+    },
+  ]);
+  const logout = {
+    post: {
+      operationId: "backchannelLogout",
+      tags: ["events"],
+      summary: texts.webhooks.backchannelLogout.summary,
+      description: texts.webhooks.backchannelLogout.description,
+      requestBody: {
+        required: true,
+        content: {
+          "application/x-www-form-urlencoded": {
+            schema: {
+              type: "object",
+              required: ["logout_token"],
+              properties: { logout_token: { type: "string", description: "The signed JWT (JWS compact form)." } },
+            },
+          },
+        },
+      },
+      responses: {
+        "200": { description: "The session is ended (or was already)." },
+        "400": { description: "The token does not verify: it is not sent again." },
+      },
+    },
+  };
+  return Object.fromEntries([...events, [BACKCHANNEL_LOGOUT_WEBHOOK, logout]]);
+}
+
+/**
+ * The OpenAPI 3.1 document of the member API, the admin API (tagged "admin") and the account events (tagged
+ * "events": the feed and the webhooks), built from the contract's Zod schemas (the ones the endpoints validate with)
+ * and the English texts of the "api" namespace.
  */
 export function buildOpenApiDocument(origin: string) {
   const texts = RESOURCES.en.api;
@@ -107,10 +181,10 @@ export function buildOpenApiDocument(origin: string) {
     const operation = texts.operations[endpoint.operationId as keyof typeof texts.operations];
     (paths[endpoint.path] ??= {})[endpoint.method] = {
       operationId: endpoint.operationId,
-      tags: [endpoint.access === "admin" ? "admin" : "member"],
+      tags: [TAG_OF_ACCESS[endpoint.access ?? "member"]],
       summary: operation.summary,
       description: operation.description,
-      security: [{ bearerAuth: [] }],
+      security: [endpoint.access === "service" ? { feedToken: [] } : { bearerAuth: [] }],
       parameters: [
         ...pathParameters(endpoint.path),
         ...queryParameters(endpoint),
@@ -151,17 +225,21 @@ export function buildOpenApiDocument(origin: string) {
         texts.reference.errors,
         texts.reference.cors,
         texts.reference.admin,
+        texts.reference.events,
       ].join("\n\n"),
     },
     servers: [{ url: origin }],
     tags: [
       { name: "member", description: texts.reference.intro },
       { name: "admin", description: texts.reference.admin },
+      { name: "events", description: texts.reference.events },
     ],
     paths,
+    webhooks: webhooks(texts),
     components: {
       securitySchemes: {
         bearerAuth: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: texts.reference.auth },
+        feedToken: { type: "http", scheme: "bearer", description: texts.reference.feedAuth },
       },
       parameters: {
         AcceptLanguage: {

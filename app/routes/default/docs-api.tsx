@@ -101,6 +101,16 @@ export default function ApiReferencePage({ loaderData }: Route.ComponentProps) {
         </p>
       </section>
 
+      <section aria-labelledby="api-events">
+        <h2 id="api-events">{t("reference.eventsTitle")}</h2>
+        <p>
+          <TextWithCode text={t("reference.events")} />
+        </p>
+        <p>
+          <TextWithCode text={t("reference.feedAuth")} />
+        </p>
+      </section>
+
       <section aria-labelledby="api-endpoints">
         <h2 id="api-endpoints">{t("reference.endpointsTitle")}</h2>
         <ul className="api-reference__index" aria-label={t("reference.endpointsLabel")}>

@@ -801,6 +801,7 @@ describe("OpenAPI", () => {
       "POST /api/user-devices/{id}",
       "DELETE /api/user-devices/{id}",
       "DELETE /api/old-safari-device",
+      "GET /api/events",
       "GET /api/admin/users",
       "GET /api/admin/users/count",
       "GET /api/admin/user-pool",

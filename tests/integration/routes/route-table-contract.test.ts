@@ -29,7 +29,9 @@ import { createTestMember } from "../../support/test-members";
  * checked is the whole answer: security headers, caching, cookies, content type, language and heading.
  */
 
-const servers = useTestServers({ main: {} });
+/** A sibling service's credential for the event feed (the endpoints of access "service"). */
+const FEED_TOKEN = "contract-feed-token-".padEnd(40, "f");
+const servers = useTestServers({ main: { SERVICE_FEED_TOKENS_DATA: FEED_TOKEN } });
 let main: TestServer;
 
 type Caller = "visitor" | "member" | "staff";
@@ -423,6 +425,9 @@ describe.concurrent("every endpoint of the API's contract", () => {
     const response = await callApi("GET", apiPath(endpoint), await callers.tokens.member());
     if (endpoint.access === "admin") {
       await expectErrorEnvelope(response, endpoint.path, 403, "staff_token_required");
+    } else if (endpoint.access === "service") {
+      // A member's token speaks for a member, never for a sibling service.
+      await expectErrorEnvelope(response, endpoint.path, 401, "unauthorized");
     } else {
       await expectSuccess(endpoint, response);
     }
@@ -432,6 +437,13 @@ describe.concurrent("every endpoint of the API's contract", () => {
     "GET $path with staff's token",
     async (endpoint) => {
       await expectSuccess(endpoint, await callApi("GET", apiPath(endpoint), await callers.tokens.staff()));
+    },
+  );
+
+  test.each(reads.filter((endpoint) => endpoint.access === "service"))(
+    "GET $path with a sibling service's feed token",
+    async (endpoint) => {
+      await expectSuccess(endpoint, await callApi("GET", apiPath(endpoint), FEED_TOKEN));
     },
   );
 

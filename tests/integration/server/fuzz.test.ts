@@ -119,7 +119,9 @@ type SessionName =
   | "newsletter"
   | "firstSignIn"
   | "staff";
-type BearerName = "none" | "apiMember" | "apiWithdrawal" | "apiAdmin";
+type BearerName = "none" | "apiMember" | "apiWithdrawal" | "apiAdmin" | "apiFeed";
+/** The data service's credential for the event feed (SERVICE_FEED_TOKENS_DATA of the server below). */
+const FEED_TOKEN = "fuzz-feed-token-".padEnd(40, "f");
 
 interface Renewable {
   /** Bumped on renewal: answers to requests sent with an older generation cannot mark the new one stale. */
@@ -328,6 +330,10 @@ const BEARER_SETUP: Record<Exclude<BearerName, "none">, (bearer: BearerSession) 
     bearer.tokens = bearer.tokens
       ? await renewedStaffTokens(sdk, fuzzApiAdmin, bearer.tokens)
       : await staffTokensFor(sdk, fuzzApiAdmin);
+  },
+  // A service's own token speaks for no member: the same string every time.
+  apiFeed: async (bearer) => {
+    bearer.tokens = { sub: "", accessToken: FEED_TOKEN, refreshToken: "" };
   },
 };
 
@@ -1163,6 +1169,19 @@ const API_CALLS: ApiCall[] = [
     template: "/api/old-safari-device",
     path: () => "/api/old-safari-device",
     bearer: "apiMember",
+    weight: 2,
+  },
+  {
+    kind: "api",
+    name: "GET /api/events",
+    method: "GET",
+    template: "/api/events",
+    path: (ctx) =>
+      `/api/events?${new URLSearchParams([
+        ["after", ctx.rng.pick(["", "0", "1", "-1", "01", "9".repeat(20), ctx.rng.uuid()])],
+        ["limit", ctx.rng.pick(["", "1", "500", "0", "501", "1.5", "x"])],
+      ]).toString()}`,
+    bearer: "apiFeed",
     weight: 2,
   },
   {
@@ -2308,6 +2327,7 @@ describe("against the production build", () => {
       NODE_ENV: "production",
       LOG_LEVEL: "warn",
       DEVICE_LIMIT: String(DEVICE_LIMIT),
+      SERVICE_FEED_TOKENS_DATA: FEED_TOKEN,
       ...limits,
     });
     client = new PageClient(server.url);

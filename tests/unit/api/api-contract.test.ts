@@ -1,8 +1,10 @@
+import { Validator } from "@seriousme/openapi-schema-validator";
 import { expect, test } from "vitest";
 import { API_ENDPOINTS } from "~/api/contract";
 import { API_ERROR_CODES, API_ERROR_STATUS } from "~/api/endpoint";
 import { ApiError, toApiError } from "~/api/api-response.server";
-import { buildOpenApiDocument } from "~/api/openapi";
+import { BACKCHANNEL_LOGOUT_WEBHOOK, buildOpenApiDocument } from "~/api/openapi";
+import { ACCOUNT_EVENT_TYPES } from "~/domain/events/account-events.server";
 import { DomainError } from "~/domain/domain-error.server";
 import { getApiReference } from "~/routes/default/docs-api.server";
 import { LOCALES } from "~/i18n/locales";
@@ -80,15 +82,58 @@ test("the admin endpoints live under /api/admin/, are tagged admin and document 
     string,
     Record<string, { tags: string[]; responses: Record<string, unknown> }>
   >;
-  const admin = API_ENDPOINTS.filter((endpoint) => "access" in endpoint && endpoint.access === "admin");
+  const accessOf = (endpoint: (typeof API_ENDPOINTS)[number]) => ("access" in endpoint ? endpoint.access : "member");
+  const admin = API_ENDPOINTS.filter((endpoint) => accessOf(endpoint) === "admin");
   expect(admin.length).toBeGreaterThan(0);
   for (const endpoint of API_ENDPOINTS) {
     const operation = paths[endpoint.path]![endpoint.method]!;
     const isAdmin = admin.some((candidate) => candidate.operationId === endpoint.operationId);
     expect(endpoint.path.startsWith("/api/admin/"), endpoint.operationId).toBe(isAdmin);
-    expect(operation.tags, endpoint.operationId).toEqual([isAdmin ? "admin" : "member"]);
+    const tag = { member: "member", admin: "admin", service: "events" }[accessOf(endpoint)];
+    expect(operation.tags, endpoint.operationId).toEqual([tag]);
     if (isAdmin) expect(Object.keys(operation.responses), endpoint.operationId).toContain("403");
   }
+});
+
+test("the OpenAPI document validates as OpenAPI 3.1, with a webhook for every account event type and the logout", async () => {
+  const document = buildOpenApiDocument("https://id.example.jp");
+  const result = await new Validator().validate(document);
+  expect(result.errors ?? []).toEqual([]);
+  expect(result.valid).toBe(true);
+  expect(Object.keys(document.webhooks).sort()).toEqual([...ACCOUNT_EVENT_TYPES, BACKCHANNEL_LOGOUT_WEBHOOK].sort());
+  type Webhook = {
+    post: {
+      parameters?: { name: string }[];
+      requestBody: { content: Record<string, { schema: { properties: Record<string, { const?: string }> } }> };
+    };
+  };
+  for (const type of ACCOUNT_EVENT_TYPES) {
+    const { post } = document.webhooks[type] as Webhook;
+    const schema = post.requestBody.content["application/json"]!.schema;
+    expect(Object.keys(schema.properties), type).toEqual(["id", "type", "timestamp", "sub", "sequence", "data"]);
+    expect(schema.properties.type!.const, type).toBe(type);
+    expect(post.parameters?.map((parameter) => parameter.name)).toEqual([
+      "webhook-id",
+      "webhook-timestamp",
+      "webhook-signature",
+    ]);
+  }
+  const logout = (document.webhooks[BACKCHANNEL_LOGOUT_WEBHOOK] as Webhook).post.requestBody.content;
+  expect(Object.keys(logout)).toEqual(["application/x-www-form-urlencoded"]);
+});
+
+test("the event feed takes a service's feed token, not a member's, and documents its 400 for a bad query", () => {
+  const document = buildOpenApiDocument("https://id.example.jp");
+  const feed = (
+    document.paths["/api/events"] as Record<
+      string,
+      { security: unknown; parameters: { name?: string }[]; responses: Record<string, { description: string }> }
+    >
+  ).get!;
+  expect(feed.security).toEqual([{ feedToken: [] }]);
+  expect(feed.parameters.map((parameter) => parameter.name)).toEqual(expect.arrayContaining(["after", "limit"]));
+  expect(feed.responses["400"]!.description).toContain("invalid_feed_query");
+  expect(feed.responses["422"]).toBeUndefined();
 });
 
 test("query parameters are documented from the endpoint's query schema, in the document and on the reference page", () => {

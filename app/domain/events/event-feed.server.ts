@@ -1,0 +1,145 @@
+import { createHash, timingSafeEqual } from "node:crypto";
+import { asc, gt } from "drizzle-orm";
+import { z } from "zod";
+import type { Database } from "~db/client.server";
+import { accountEvents } from "~db/schema";
+import { SIBLING_SERVICES, type SiblingService } from "~/config.server";
+import { type RateLimitPolicy, hitRateLimit } from "~/domain/limits/rate-limit.server";
+import type { AccountEvent } from "./account-events.server";
+import { type SiblingEventsSettings, publishAccountEvents } from "./event-publishing.server";
+
+/**
+ * The ordered feed of account events (GET /api/events), read by a sibling service with its own credential as the
+ * fallback to pushed deliveries, or instead of them.
+ *
+ * Why a reader never misses an event that commits late: an event gets its feed position only after its transaction
+ * committed, from the sequencer (publishAccountEvents), which numbers committed events one run at a time under the
+ * feed head's row lock and commits each run's positions at once. A run starts only after the previous one committed,
+ * so every position a later run gives is higher than every position already visible. An event whose transaction is
+ * still open when a reader passes position C has no position yet; when it commits, the next run numbers it above
+ * C, and the reader finds it on its next page. Numbering at insert time (a sequence or an identity column) would
+ * break this: a slow transaction holding number 7 could commit after a reader saw 8 and moved its cursor past 7.
+ */
+
+export const FEED_PAGE_SIZE_DEFAULT = 100;
+export const FEED_PAGE_SIZE_MAX = 500;
+
+/**
+ * Reads per sibling service: a reader polling every second, or catching up on a day's events page by page, stays
+ * well inside it; a runaway loop (a cursor never advanced) is stopped before it loads the database.
+ */
+export const FEED_READS_PER_SERVICE = {
+  scope: "event-feed:service",
+  limit: 600,
+  windowMs: 60_000,
+} satisfies RateLimitPolicy;
+
+/** A feed position as the cursor carries it: a decimal string, no sign, no leading zero, a safe integer. */
+const CURSOR = /^(0|[1-9]\d{0,14})$/;
+
+export const AccountEventFeedParams = z.object({
+  after: z
+    .string()
+    .regex(CURSOR, "validation.inputError")
+    .optional()
+    .describe("The `next_cursor` of the previous page; omit it (or send 0) to start from the oldest event kept."),
+  limit: z.coerce
+    .number()
+    .int("validation.inputError")
+    .min(1, "validation.inputError")
+    .max(FEED_PAGE_SIZE_MAX, "validation.inputError")
+    .optional()
+    .describe(`Events per page, 1 to ${FEED_PAGE_SIZE_MAX} (${FEED_PAGE_SIZE_DEFAULT} when omitted).`),
+});
+export type AccountEventFeedQuery = z.output<typeof AccountEventFeedParams>;
+
+/** An event as the sibling services receive it: the webhook's body, with its feed position in the feed. */
+export type AccountEventBody = AccountEvent & { id: string; timestamp: string; sub: string; sequence: number };
+export type FeedEvent = AccountEventBody & { position: number };
+
+export interface FeedPage {
+  events: FeedEvent[];
+  /** The position of the last event returned, or the cursor sent when there was none: never goes back. */
+  next_cursor: string;
+}
+
+function sha256(value: string): Buffer {
+  return createHash("sha256").update(value).digest();
+}
+
+/**
+ * The sibling service whose feed credential `token` is, or null. Every configured credential of every service is
+ * compared, each in constant time over SHA-256 digests (equal lengths, whatever was sent), and the loop never stops
+ * early, so the time taken tells a guesser neither how much of a credential matched nor which service has one.
+ */
+export function feedServiceOf(settings: SiblingEventsSettings, token: string): SiblingService | null {
+  const sent = sha256(token);
+  let match: SiblingService | null = null;
+  for (const service of SIBLING_SERVICES) {
+    for (const candidate of settings[service].feedTokens) {
+      if (timingSafeEqual(sent, sha256(candidate)) && match === null) match = service;
+    }
+  }
+  return match;
+}
+
+/** Counts one read of the feed by `service`; false when the service is over FEED_READS_PER_SERVICE. */
+export async function countFeedRead(
+  db: Database,
+  service: SiblingService,
+  now: Date,
+): Promise<{ allowed: boolean; retryAfterS: number }> {
+  const { allowed, retryAfterS } = await hitRateLimit(db, { ...FEED_READS_PER_SERVICE, subject: service, now });
+  return { allowed, retryAfterS };
+}
+
+/** The body every sibling receives for an event, pushed or read from the feed. */
+export function accountEventBodyOf(row: {
+  id: string;
+  type: string;
+  sub: string;
+  memberSequence: number;
+  occurredAt: Date;
+  data: Record<string, unknown>;
+}): AccountEventBody {
+  return {
+    id: row.id,
+    type: row.type,
+    timestamp: row.occurredAt.toISOString(),
+    sub: row.sub,
+    sequence: row.memberSequence,
+    data: row.data,
+  } as AccountEventBody;
+}
+
+/**
+ * One page of the feed: the events after position `after`, in position order, at most `limit`. The sequencer runs
+ * first, so events committed by now are on the page rather than waiting for the delivery worker's next run. One run
+ * numbers at most PUBLISH_BATCH_SIZE events: under a larger backlog the reader gets what is numbered and the rest on
+ * its next read, never out of order.
+ */
+export async function readAccountEventFeed(
+  db: Database,
+  settings: SiblingEventsSettings,
+  input: { query: AccountEventFeedQuery; now: Date },
+): Promise<FeedPage> {
+  const after = input.query.after ?? "0";
+  const limit = input.query.limit ?? FEED_PAGE_SIZE_DEFAULT;
+  await publishAccountEvents(db, settings, input.now);
+  const rows = await db
+    .select({
+      id: accountEvents.id,
+      type: accountEvents.type,
+      sub: accountEvents.sub,
+      memberSequence: accountEvents.memberSequence,
+      occurredAt: accountEvents.occurredAt,
+      data: accountEvents.data,
+      position: accountEvents.feedPosition,
+    })
+    .from(accountEvents)
+    .where(gt(accountEvents.feedPosition, Number(after)))
+    .orderBy(asc(accountEvents.feedPosition))
+    .limit(limit);
+  const events = rows.map((row) => ({ ...accountEventBodyOf(row), position: row.position! }));
+  return { events, next_cursor: events.length > 0 ? String(events.at(-1)!.position) : after };
+}
