@@ -1,6 +1,6 @@
-import { and, asc, eq, gt } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { expect, test } from "vitest";
-import { accountEvents, memberDirectory, memberSessions } from "~db/schema";
+import { memberDirectory } from "~db/schema";
 import { confirmEmailChange, requestEmailChange } from "~/domain/account/email-change.server";
 import { addPasskey, passkeyCreationOptions, removePasskey } from "~/domain/account/passkeys.server";
 import { changePassword } from "~/domain/account/password-change.server";
@@ -16,6 +16,7 @@ import { startAuthenticatorSetup, turnOffTwoStep, turnOnTwoStep } from "~/domain
 import { i18nextOutsideRequests } from "~/i18n/translator.server";
 import { createMailer } from "~/integrations/mailer.server";
 import { emailUpdateLinkFor } from "~/routing/email-update-link";
+import { accountEventLog } from "../../support/account-event-log";
 import { codeMailsTo } from "../../support/code-mails";
 import { MEMBER_PASSWORD, serverTokenFor, signInMember, signedInMember } from "../../support/signed-in-members";
 import { SoftwarePasskey } from "../../support/software-authenticator";
@@ -30,34 +31,7 @@ const app = useTestServices({ label: "recording-member", origin: ORIGIN });
 const endpoint = () => app.stack.env.COGNITO_ENDPOINT!;
 const browser = { clientIp: "192.0.2.30", locale: "ja" as const };
 
-/** The member's events numbered after `after`, in their order: type, data and sequence. */
-async function eventsAfter(sub: string, after = 0) {
-  return app.db
-    .select({ type: accountEvents.type, data: accountEvents.data, sequence: accountEvents.memberSequence })
-    .from(accountEvents)
-    .where(and(eq(accountEvents.sub, sub), gt(accountEvents.memberSequence, after)))
-    .orderBy(asc(accountEvents.memberSequence));
-}
-
-async function lastSequence(sub: string): Promise<number> {
-  return (await eventsAfter(sub)).at(-1)?.sequence ?? 0;
-}
-
-/** What the member's events after `after` say, checking that they are numbered after it without a gap. */
-async function newEvents(sub: string, after: number) {
-  const events = await eventsAfter(sub, after);
-  expect(events.map((event) => event.sequence)).toEqual(events.map((_, index) => after + index + 1));
-  return events.map(({ type, data }) => ({ type, data }));
-}
-
-/** The sid the siblings know the session by (its sign-in's origin_jti). */
-async function sidOfSession(sessionId: string): Promise<string> {
-  const [row] = await app.db
-    .select({ originJti: memberSessions.originJti })
-    .from(memberSessions)
-    .where(eq(memberSessions.id, sessionId));
-  return row!.originJti!;
-}
+const { lastSequence, newEvents, sidOfSession } = accountEventLog(() => app.db);
 
 const PROFILE: Profile = {
   familyName: "山田",
