@@ -7,7 +7,7 @@ import {
   recordAccountEvent,
   recordAccountEvents,
   sidOf,
-} from "~/domain/events/account-events.server";
+} from "../events/account-events.server";
 import { logger } from "~/integrations/logger.server";
 import type { AppServices } from "~/services.server";
 import { recordSignOutEverywhere } from "./api-token-standing.server";
@@ -158,13 +158,7 @@ export async function endSessionRows(
         data: { sid: sidOf(row), reason },
       })),
   );
-  return rows.map(({ id, sub, deviceName, browser, refreshTokenEncrypted }) => ({
-    id,
-    sub,
-    deviceName,
-    browser,
-    refreshTokenEncrypted,
-  }));
+  return rows;
 }
 
 /**
