@@ -7,6 +7,7 @@ import type { IdentityProvider } from "~/integrations/cognito/identity-provider.
 import type { MailTexts, Mailer } from "~/integrations/mailer.server";
 import { DomainError } from "../domain-error.server";
 import { lockMember } from "../sessions/member-lock.server";
+import { recordAccountEvent } from "../events/account-events.server";
 import { recordSecurityEvent } from "../security/security-record.server";
 
 /** The link in the confirmation mail works for one hour. */
@@ -159,6 +160,12 @@ export async function confirmEmailChange(
       kind: "email-changed",
       ipAddress: input.clientIp,
       occurredAt: now,
+    });
+    await recordAccountEvent(tx, {
+      type: "member.email_changed",
+      sub: claimed.sub,
+      occurredAt: now,
+      data: { email: claimed.newEmail },
     });
     return { kind: "changed", sub: claimed.sub, oldEmail: claimed.oldEmail, newEmail: claimed.newEmail };
   });

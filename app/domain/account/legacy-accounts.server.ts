@@ -4,6 +4,7 @@ import { z } from "zod";
 import type { Database } from "~db/client.server";
 import { type LegacyProfile, legacyCredentials, memberProfiles } from "~db/schema";
 import { DomainError, type DomainErrorCode } from "../domain-error.server";
+import { recordAccountEvent } from "../events/account-events.server";
 import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { logger } from "~/integrations/logger.server";
 import {
@@ -159,6 +160,12 @@ async function moveToCognito(
       .update(legacyCredentials)
       .set({ migratedAt: sql`now()`, migratedSub: sub })
       .where(pending);
+    await recordAccountEvent(tx, {
+      type: "member.created",
+      sub,
+      occurredAt: new Date(),
+      data: { email, via: "legacy-migration" },
+    });
     return { migrated: true };
   } catch (error) {
     await deleteUserIfPresent(identity, email).catch((undoError: unknown) => {

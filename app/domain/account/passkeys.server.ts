@@ -5,6 +5,7 @@ import type { Locale } from "~/i18n/locales";
 import type { ServerToken } from "~/integrations/cognito/member-flows.server";
 import type { AppServices } from "~/services.server";
 import { DomainError } from "../domain-error.server";
+import { recordPasskeysChanged } from "../events/account-events.server";
 import { queueMail, ringMailOutbox } from "../mail/mail-outbox.server";
 import { recordSecurityEvent } from "../security/security-record.server";
 import { describeDevice } from "../sessions/device-description.server";
@@ -70,8 +71,8 @@ interface PasskeyChange {
 }
 
 /**
- * The security record's event and the mail that tell the member of a passkey added or removed, in the transaction
- * that changes our list.
+ * The security record's event, the siblings' `member.passkeys_changed` and the mail that tell of a passkey added or
+ * removed, in the transaction that records the change.
  */
 async function recordPasskeyChange(
   tx: Database,
@@ -86,6 +87,7 @@ async function recordPasskeyChange(
     browser: device.browser,
     ipAddress: input.clientIp,
   });
+  await recordPasskeysChanged(tx, { sub: input.sub, change: input.change, now: input.now });
   await queueMail(tx, {
     kind: "passkeyChanged",
     details: { change: input.change, name: input.name, changedAt: input.now.toISOString() },

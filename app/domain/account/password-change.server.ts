@@ -73,6 +73,7 @@ export async function changePassword(
   const { endedSessions, globalSignOut } = await signOutEverywhere(deps, {
     sub: input.sub,
     keepSessionId: input.sessionId,
+    reason: "password-changed",
     record: { kind: "password-changed", clientIp: input.clientIp },
   });
   await queueNotice(deps.db, {
@@ -98,7 +99,7 @@ export async function changePassword(
   }
   if (answer.kind === "softwareTokenRequired") {
     // Its refresh token went with the global sign-out: the session cannot outlive its access token anyway.
-    await endSessions(deps, { sessionId: input.sessionId });
+    await endSessions(deps, { sessionId: input.sessionId }, { reason: "password-changed" });
     return { kind: "codeStep", endedSessions, username: answer.username, session: answer.session };
   }
   if (answer.kind !== "tokens" || !answer.tokens.refreshToken) {

@@ -168,6 +168,7 @@ export async function confirmPasswordReset(
   await signOutEverywhere(deps, {
     sub,
     keepSessionId: null,
+    reason: "password-reset",
     record: { kind: "password-reset", clientIp: input.clientIp },
   });
   await queueNotice(deps.db, {

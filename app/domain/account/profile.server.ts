@@ -2,6 +2,7 @@ import { and, eq, ne } from "drizzle-orm";
 import type { Database } from "~db/client.server";
 import { memberProfiles, memberSessions } from "~db/schema";
 import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
+import { recordAccountEvent } from "../events/account-events.server";
 import { twoStepStatusOf } from "../security/two-step-verification.server";
 import type { Profile } from "../forms/profile-schemas";
 
@@ -36,11 +37,16 @@ export async function findProfile(db: Database, sub: string): Promise<StoredProf
   return row ?? null;
 }
 
+/** The profile fields as written: what a save changed, for the siblings (`member.updated`) and the page's toast. */
+export type ProfileChanges = Partial<StoredProfile>;
+
 /**
  * The one way profile fields are written, for sign-up's account-info step and the profile edit page: Cognito's
  * attributes (names, locale) first, so if Cognito fails nothing is stored and the member can simply submit
  * again; then the database row. An existing row keeps what the caller does not pass (the referrer always, the
- * questionnaire unless given).
+ * questionnaire unless given). In the row's transaction, the siblings hear what changed: `member.updated` with
+ * the fields whose value differs from the stored one (all of them when the row is new), nothing when none does,
+ * and `member.newsletter_changed` when the newsletter choice does. Answers the changed fields.
  */
 export async function writeProfile(
   deps: ProfileDeps,
@@ -53,9 +59,10 @@ export async function writeProfile(
     /** The newsletter choice (profile edit); left as it is when not given. */
     receivesNewsletter?: boolean;
   },
-): Promise<void> {
+): Promise<ProfileChanges> {
   const { profile } = input;
-  const fields = {
+  const now = new Date();
+  const written: StoredProfile = {
     familyName: profile.familyName,
     givenName: profile.givenName,
     birthYear: profile.birthYear,
@@ -64,9 +71,12 @@ export async function writeProfile(
     occupation: profile.occupation,
     organization: profile.organization,
     preferredLanguage: profile.preferredLanguage,
+  };
+  const fields = {
+    ...written,
     ...(input.questionnaire ? { questionnaire: input.questionnaire } : {}),
     ...(input.receivesNewsletter === undefined ? {} : { receivesNewsletter: input.receivesNewsletter }),
-    updatedAt: new Date(),
+    updatedAt: now,
   };
   // The sub names the Cognito user for good; the e-mail may have changed since the session began.
   await deps.identity.updateAttributes(input.sub, {
@@ -74,10 +84,34 @@ export async function writeProfile(
     given_name: profile.givenName,
     locale: profile.preferredLanguage,
   });
-  await deps.db
-    .insert(memberProfiles)
-    .values({ sub: input.sub, referrerService: input.referrerService ?? null, ...fields })
-    .onConflictDoUpdate({ target: memberProfiles.sub, set: fields });
+  return deps.db.transaction(async (tx) => {
+    const [stored] = await tx
+      .select({ ...storedProfileColumns, receivesNewsletter: memberProfiles.receivesNewsletter })
+      .from(memberProfiles)
+      .where(eq(memberProfiles.sub, input.sub))
+      .for("update");
+    await tx
+      .insert(memberProfiles)
+      .values({ sub: input.sub, referrerService: input.referrerService ?? null, ...fields })
+      .onConflictDoUpdate({ target: memberProfiles.sub, set: fields });
+    const changed = Object.fromEntries(
+      Object.entries(written).filter(([field, value]) => !stored || stored[field as keyof StoredProfile] !== value),
+    ) as ProfileChanges;
+    if (Object.keys(changed).length > 0) {
+      await recordAccountEvent(tx, { type: "member.updated", sub: input.sub, occurredAt: now, data: { changed } });
+    }
+    // A member without a row receives the newsletter (the column's default).
+    const receivedNewsletter = stored?.receivesNewsletter ?? true;
+    if (input.receivesNewsletter !== undefined && input.receivesNewsletter !== receivedNewsletter) {
+      await recordAccountEvent(tx, {
+        type: "member.newsletter_changed",
+        sub: input.sub,
+        occurredAt: now,
+        data: { newsletter: input.receivesNewsletter },
+      });
+    }
+    return changed;
+  });
 }
 
 /** The profile fields that are the member's membership information; the preferred language is a setting. */
@@ -106,10 +140,8 @@ export async function updateProfile(
   deps: ProfileDeps,
   input: { sub: string; profile: Profile; receivesNewsletter?: boolean },
 ): Promise<ProfileUpdate> {
-  const stored = await findProfile(deps.db, input.sub);
-  await writeProfile(deps, input);
-  const changed = MEMBERSHIP_INFO_FIELDS.some((field) => stored?.[field] !== input.profile[field]);
-  return changed ? "membershipInfo" : "settings";
+  const changed = await writeProfile(deps, input);
+  return MEMBERSHIP_INFO_FIELDS.some((field) => field in changed) ? "membershipInfo" : "settings";
 }
 
 /**

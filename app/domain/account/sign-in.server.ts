@@ -6,6 +6,7 @@ import { keepSignInToOurRecord, reconcilePasskeysLater } from "../security/facto
 import type { AppServices } from "~/services.server";
 import { type StartSessionResult, startSession } from "../sessions/device-admission.server";
 import { describeDevice } from "../sessions/device-description.server";
+import { recordAccountEvent } from "../events/account-events.server";
 import { recordRefusedSignIn, recordSecurityEvent } from "../security/security-record.server";
 import { claimRecoveryCode, countRecoveryCodesLeft, releaseRecoveryCode } from "../security/recovery-codes.server";
 import { guardSecondStep } from "../security/second-step-guard.server";
@@ -278,7 +279,15 @@ export async function completeFirstSignIn(
   const { username, session, newPassword } = input;
   await refuseWeakPassword(newPassword, { email: input.email });
   const tokens = await deps.identity.answerNewPasswordChallenge({ username, session, newPassword });
-  return startSignedInSession(deps, tokens, input);
+  return startSignedInSession(deps, tokens, input, async (tx, _sessionId, occurredAt) => {
+    await recordAccountEvent(tx, {
+      type: "member.password_changed",
+      sub: String(decodeJwt(tokens.idToken).sub),
+      occurredAt,
+      data: { via: "first-sign-in" },
+    });
+    return false;
+  });
 }
 
 /**

@@ -18,6 +18,7 @@ import { checkMemberPassword } from "./reauthentication.server";
 import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { logger } from "~/integrations/logger.server";
 import type { AppServices } from "~/services.server";
+import { recordAccountEvent, recordAccountEvents } from "../events/account-events.server";
 import { endSessions } from "../sessions/session-ending.server";
 import { purgeSecurityEventsOf } from "../security/security-record.server";
 import type { WithdrawalReason } from "../forms/form-choices";
@@ -101,8 +102,15 @@ export async function cancelMembership(
               target: memberProfiles.sub,
               set: { cancelledAt: now, cognitoDeletedAt: null, updatedAt: now },
             });
+          await recordAccountEvent(tx, {
+            type: "member.withdrawn",
+            sub: input.sub,
+            occurredAt: now,
+            data: { withdrawnAt: now.toISOString() },
+          });
         }
       },
+      reason: "withdrawn",
     },
   );
   if (cancellationMailQueued) ringMailOutbox();
@@ -176,6 +184,10 @@ export async function purgeCancelledProfiles(db: Database, now: Date): Promise<{
       )
       .returning({ sub: memberProfiles.sub });
     const subs = purged.map((row) => row.sub);
+    await recordAccountEvents(
+      tx,
+      subs.map((sub) => ({ type: "member.deleted", sub, occurredAt: now, data: {} })),
+    );
     if (subs.length > 0) {
       await tx.delete(memberSessions).where(inArray(memberSessions.sub, subs));
       await tx.delete(memberSignOuts).where(inArray(memberSignOuts.sub, subs));

@@ -7,6 +7,7 @@ import type { ImportRowValues } from "./csv-import-file.server";
 import { CSV_IMPORT_AUDIT_ACTIONS, type ImportRowFailureCode, type JobRow, countRows } from "./import-jobs.server";
 import { DomainError } from "../domain-error.server";
 import { saveFromCognito } from "../directory/member-directory.server";
+import { recordAccountEvent } from "../events/account-events.server";
 import { recordStaffAction } from "../staff/staff-audit-log.server";
 import { CSV_IMPORT_THROTTLE_NAME, type Throttle, createThrottle, pause } from "../limits/throttle.server";
 import type { Config } from "~/config.server";
@@ -121,6 +122,12 @@ async function recordCreated(db: Database, row: ClaimedRow, workerId: string, su
       .insert(memberProfiles)
       .values({ sub, ...profile, referrerService: null })
       .onConflictDoNothing();
+    await recordAccountEvent(tx, {
+      type: "member.created",
+      sub,
+      occurredAt: new Date(),
+      data: { email: values.email, via: "import" },
+    });
   });
 }
 

@@ -1,6 +1,6 @@
-import { sql } from "drizzle-orm";
+import { count, eq, lt, sql } from "drizzle-orm";
 import type { Database } from "~db/client.server";
-import { accountEvents, memberEventSequences } from "~db/schema";
+import { accountEvents, memberEventSequences, memberPasskeys } from "~db/schema";
 
 /** Events are kept this long for the feed and redelivery, then the purge deletes them (with their deliveries). */
 export const ACCOUNT_EVENT_RETENTION_DAYS = 30;
@@ -86,4 +86,43 @@ export async function recordAccountEvents(tx: Database, events: RecordedAccountE
 
 export function recordAccountEvent(tx: Database, event: RecordedAccountEvent): Promise<void> {
   return recordAccountEvents(tx, [event]);
+}
+
+/**
+ * The `sid` a sibling knows a session by: the `origin_jti` of its sign-in (the claim every access token issued from
+ * that refresh token carries), else the session row's own id.
+ */
+export function sidOf(session: { id: string; originJti: string | null }): string {
+  return session.originJti ?? session.id;
+}
+
+/**
+ * A passkey added to or removed from the member's passkeys (Cognito's, as our list is their truth), with how many
+ * our list holds now, in the transaction that changes our list or records the removal.
+ */
+export async function recordPasskeysChanged(
+  tx: Database,
+  input: { sub: string; change: "added" | "removed"; now: Date },
+): Promise<void> {
+  const [row] = await tx.select({ passkeys: count() }).from(memberPasskeys).where(eq(memberPasskeys.sub, input.sub));
+  await recordAccountEvent(tx, {
+    type: "member.passkeys_changed",
+    sub: input.sub,
+    occurredAt: input.now,
+    data: { change: input.change, passkeys: row?.passkeys ?? 0 },
+  });
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Deletes events recorded more than ACCOUNT_EVENT_RETENTION_DAYS before `now` (their deliveries go with them, by the
+ * foreign key's cascade). The members' sequence rows stay, so a member's next event never reuses a number.
+ */
+export async function purgeExpiredAccountEvents(db: Database, now: Date): Promise<{ deleted: number }> {
+  const deleted = await db
+    .delete(accountEvents)
+    .where(lt(accountEvents.recordedAt, new Date(now.getTime() - ACCOUNT_EVENT_RETENTION_DAYS * DAY_MS)))
+    .returning({ id: accountEvents.id });
+  return { deleted: deleted.length };
 }

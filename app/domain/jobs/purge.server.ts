@@ -21,6 +21,7 @@ import { scheduleRepeating } from "./repeating-job.server";
 import { claimScheduledTurn } from "./scheduled-turn.server";
 import { finishOwedCognitoDeletions, purgeCancelledProfiles } from "../account/withdrawal.server";
 import { purgeExpiredSecurityEvents } from "../security/security-record.server";
+import { purgeExpiredAccountEvents } from "../events/account-events.server";
 import { switchAbandonedTotpOn } from "../security/two-step-verification.server";
 
 /** E-mail-change tokens are kept this long after they expire (used or not), then deleted. */
@@ -62,6 +63,8 @@ export interface PurgeReport {
   endedStaffSessions: number;
   emailChangeTokens: number;
   securityEvents: number;
+  /** Account events past ACCOUNT_EVENT_RETENTION_DAYS, with their deliveries. */
+  accountEvents: number;
   signInAlertTokens: number;
   /** Server-only client tokens past their minutes (app/domain/sessions/server-tokens.server.ts). */
   serverTokens: number;
@@ -153,7 +156,8 @@ export async function purgeStaffSessions(db: Database, now: Date): Promise<{ del
 
 /**
  * Deletions by the retention rules: ended sessions (members' and staff's), old e-mail-change tokens, expired sign-in alert links,
- * server tokens past their minutes, sent or abandoned mail, security events past their 400 days, cancelled members past retention.
+ * server tokens past their minutes, sent or abandoned mail, security events past their 400 days, account events past their 30
+ * days, cancelled members past retention.
  */
 async function purgeExpiredData(db: Database, now: Date) {
   const { deleted: endedSessions } = await purgeEndedSessions(db, now);
@@ -163,6 +167,7 @@ async function purgeExpiredData(db: Database, now: Date) {
   const serverTokens = await deleteExpiredServerTokens(db, now);
   const { deleted: finishedMail } = await purgeFinishedMail(db, now);
   const { deleted: securityEvents } = await purgeExpiredSecurityEvents(db, now);
+  const { deleted: accountEvents } = await purgeExpiredAccountEvents(db, now);
   const { purged: cancelledProfiles } = await purgeCancelledProfiles(db, now);
   return {
     cancelledProfiles,
@@ -173,6 +178,7 @@ async function purgeExpiredData(db: Database, now: Date) {
     serverTokens,
     finishedMail,
     securityEvents,
+    accountEvents,
   };
 }
 

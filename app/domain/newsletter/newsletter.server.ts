@@ -4,6 +4,7 @@ import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import type { Database } from "~db/client.server";
 import { memberDirectory, memberProfiles } from "~db/schema";
 import { DEFAULT_LOCALE, isLocale } from "~/i18n/locales";
+import { recordAccountEvent } from "../events/account-events.server";
 
 /**
  * The newsletter is the member's choice (Japan's Specified Electronic Mail Act wants a working opt-out): on by
@@ -70,30 +71,43 @@ export async function receivesNewsletter(db: Database, sub: string): Promise<boo
 }
 
 /**
- * The unsubscribe link's verb: the member receives no newsletter from the next export on. Idempotent. A member who
- * never filled the profile has no row yet: one is made (as cancellation makes one), but only for a member the
- * directory holds and who has not cancelled, so a link used after the purge brings no data back. Its preferred
- * language is the directory's copy of Cognito's `locale` (the list's language for them), since a stored profile's
- * language is the one a sign-in switches the pages to.
+ * The unsubscribe link's verb: the member receives no newsletter from the next export on. Idempotent: only the post
+ * that changes the choice records `member.newsletter_changed`, in its transaction. A member who never filled the
+ * profile has no row yet: one is made (as cancellation makes one), but only for a member the directory holds and who
+ * has not cancelled, so a link used after the purge brings no data back. Its preferred language is the directory's
+ * copy of Cognito's `locale` (the list's language for them), since a stored profile's language is the one a sign-in
+ * switches the pages to.
  */
 export async function unsubscribeFromNewsletter(db: Database, sub: string): Promise<void> {
-  const updated = await db
-    .update(memberProfiles)
-    .set({ receivesNewsletter: false })
-    .where(eq(memberProfiles.sub, sub))
-    .returning({ sub: memberProfiles.sub });
-  if (updated.length > 0) return;
-  const [member] = await db
-    .select({ locale: memberDirectory.locale })
-    .from(memberDirectory)
-    .where(and(eq(memberDirectory.sub, sub), isNull(memberDirectory.cancelledAt)));
-  if (!member) return;
-  await db
-    .insert(memberProfiles)
-    .values({
+  await db.transaction(async (tx) => {
+    const [stored] = await tx
+      .select({ receivesNewsletter: memberProfiles.receivesNewsletter })
+      .from(memberProfiles)
+      .where(eq(memberProfiles.sub, sub))
+      .for("update");
+    if (stored && !stored.receivesNewsletter) return;
+    if (stored) {
+      await tx.update(memberProfiles).set({ receivesNewsletter: false }).where(eq(memberProfiles.sub, sub));
+    } else {
+      const [member] = await tx
+        .select({ locale: memberDirectory.locale })
+        .from(memberDirectory)
+        .where(and(eq(memberDirectory.sub, sub), isNull(memberDirectory.cancelledAt)));
+      if (!member) return;
+      await tx
+        .insert(memberProfiles)
+        .values({
+          sub,
+          preferredLanguage: isLocale(member.locale) ? member.locale : DEFAULT_LOCALE,
+          receivesNewsletter: false,
+        })
+        .onConflictDoUpdate({ target: memberProfiles.sub, set: { receivesNewsletter: false } });
+    }
+    await recordAccountEvent(tx, {
+      type: "member.newsletter_changed",
       sub,
-      preferredLanguage: isLocale(member.locale) ? member.locale : DEFAULT_LOCALE,
-      receivesNewsletter: false,
-    })
-    .onConflictDoUpdate({ target: memberProfiles.sub, set: { receivesNewsletter: false } });
+      occurredAt: new Date(),
+      data: { newsletter: false },
+    });
+  });
 }

@@ -9,12 +9,13 @@ import { countJobRun } from "~/integrations/metrics.server";
 import type { AppServices, Clock } from "~/services.server";
 import { DomainError } from "../domain-error.server";
 import { createRequestPacer } from "../directory/directory-reconcile.server";
+import { recordPasskeysChanged } from "../events/account-events.server";
 import { scheduleRepeating } from "../jobs/repeating-job.server";
 import { claimScheduledTurn } from "../jobs/scheduled-turn.server";
 import { queueMail, ringMailOutbox } from "../mail/mail-outbox.server";
 import { deleteRecoveryCodes } from "./recovery-codes.server";
 import { recordSecurityEvent } from "./security-record.server";
-import { twoStepMemberByUsername } from "./two-step-verification.server";
+import { recordTwoStepChanged, twoStepMemberByUsername } from "./two-step-verification.server";
 
 /**
  * Our record of a member's second factors is the truth, and Cognito is kept to it (docs/security.md, "Our record of
@@ -102,8 +103,12 @@ export async function restoreAuthenticator(
   const now = deps.clock.now();
   await deps.db.transaction(async (tx) => {
     if (outcome === "lost") {
-      await tx.delete(twoStepVerifications).where(eq(twoStepVerifications.sub, member.sub));
+      const removed = await tx
+        .delete(twoStepVerifications)
+        .where(eq(twoStepVerifications.sub, member.sub))
+        .returning({ sub: twoStepVerifications.sub });
       await deleteRecoveryCodes(tx, member.sub);
+      if (removed.length > 0) await recordTwoStepChanged(tx, { sub: member.sub, on: false, now });
     } else {
       await tx.update(twoStepVerifications).set({ enabledAt: now }).where(eq(twoStepVerifications.sub, member.sub));
     }
@@ -307,6 +312,9 @@ export async function reconcilePasskeys(
       .returning({ credentialId: memberPasskeys.credentialId });
     if (stale.length > 0)
       logger.info({ count: stale.length }, "passkeys Cognito no longer holds left the member's list");
+    if (unknown.length > 0 || stale.length > 0) {
+      await recordPasskeysChanged(tx, { sub: member.sub, change: "removed", now });
+    }
   });
   if (unknown.length > 0) ringMailOutbox();
   return unknown.length;

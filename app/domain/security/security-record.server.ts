@@ -2,6 +2,8 @@ import { createHash } from "node:crypto";
 import { and, eq, inArray, lt, sql } from "drizzle-orm";
 import type { Database } from "~db/client.server";
 import { type SecurityEventKind, memberDirectory, securityEvents } from "~db/schema";
+import { recordAccountEvent } from "../events/account-events.server";
+import { lockMember } from "../sessions/member-lock.server";
 
 /** The security record keeps each event this long, then the purge deletes it. */
 export const SECURITY_EVENT_RETENTION_DAYS = 400;
@@ -129,15 +131,37 @@ export async function recordSignIn(
 
 /**
  * Records the confirmation of a sign-up in the browser that did it: the browser is then known, so its first sign-in
- * mails no alert.
+ * mails no alert. The member's first sign-up event is the siblings' `member.created`, in the same transaction: the
+ * code step runs this after Cognito confirmed, and a second submit of the step (a double click, or the member trying
+ * again after a failure here) passes without confirming twice and records the sign-up again but no second
+ * `member.created`. The address is the member directory's, written when the sign-up was made.
  */
 export async function recordSignUp(
   db: Database,
   input: { sub: string; deviceKey: string; deviceName: string; browser: string; ipAddress: string; occurredAt: Date },
 ): Promise<void> {
-  await db.insert(securityEvents).values({
-    ...eventValues({ ...input, kind: "signed-up" }),
-    deviceKeyHash: hashDeviceKey(input.deviceKey),
+  await db.transaction(async (tx) => {
+    await lockMember(tx, input.sub);
+    const [earlier] = await tx
+      .select({ id: securityEvents.id })
+      .from(securityEvents)
+      .where(and(eq(securityEvents.sub, input.sub), eq(securityEvents.kind, "signed-up")))
+      .limit(1);
+    await tx.insert(securityEvents).values({
+      ...eventValues({ ...input, kind: "signed-up" }),
+      deviceKeyHash: hashDeviceKey(input.deviceKey),
+    });
+    if (earlier) return;
+    const [member] = await tx
+      .select({ email: memberDirectory.email })
+      .from(memberDirectory)
+      .where(eq(memberDirectory.sub, input.sub));
+    await recordAccountEvent(tx, {
+      type: "member.created",
+      sub: input.sub,
+      occurredAt: input.occurredAt,
+      data: { email: member?.email ?? "", via: "sign-up" },
+    });
   });
 }
 

@@ -6,6 +6,7 @@ import type { ServerToken } from "~/integrations/cognito/member-flows.server";
 import { logger } from "~/integrations/logger.server";
 import type { TwoStepChange } from "~/integrations/mailer.server";
 import type { AppServices, Clock } from "~/services.server";
+import { recordAccountEvent } from "../events/account-events.server";
 import { scheduleRepeating } from "../jobs/repeating-job.server";
 import { queueMail, ringMailOutbox } from "../mail/mail-outbox.server";
 import { countRecoveryCodesLeft, deleteRecoveryCodes, replaceRecoveryCodes } from "./recovery-codes.server";
@@ -130,10 +131,16 @@ export async function turnOnTwoStep(
   const { username } = input.token;
   const now = deps.clock.now();
   const codes = await deps.db.transaction(async (tx) => {
+    const [wasOn] = await tx
+      .select({ sub: twoStepVerifications.sub })
+      .from(twoStepVerifications)
+      .where(eq(twoStepVerifications.sub, input.sub))
+      .for("update");
     await tx
       .insert(twoStepVerifications)
       .values({ sub: input.sub, username, enabledAt: now })
       .onConflictDoUpdate({ target: twoStepVerifications.sub, set: { username, enabledAt: now } });
+    if (!wasOn) await recordTwoStepChanged(tx, { sub: input.sub, on: true, now });
     const made = await replaceRecoveryCodes(tx, { sub: input.sub, now });
     await recordSecurityEvent(tx, {
       sub: input.sub,
@@ -200,6 +207,7 @@ export async function turnOffTwoStep(
       .returning({ sub: twoStepVerifications.sub });
     await deleteRecoveryCodes(tx, input.sub);
     if (removed.length === 0) return false;
+    await recordTwoStepChanged(tx, { sub: input.sub, on: false, now });
     // Staff's turning off is in their audit log, which the member's record shows (security-activity.server.ts).
     if (input.by === "member") {
       await recordSecurityEvent(tx, {
@@ -216,6 +224,19 @@ export async function turnOffTwoStep(
   });
   if (wasOn) ringMailOutbox();
   return wasOn;
+}
+
+/**
+ * Tells the siblings that our record of the member's 2-step verification changed, in the transaction that changes
+ * it: our record is the truth (factor-reconcile puts Cognito right), so its changes are the ones to announce.
+ */
+export function recordTwoStepChanged(tx: Database, input: { sub: string; on: boolean; now: Date }): Promise<void> {
+  return recordAccountEvent(tx, {
+    type: "member.two_step_changed",
+    sub: input.sub,
+    occurredAt: input.now,
+    data: { authenticatorApp: input.on },
+  });
 }
 
 /**

@@ -2,6 +2,7 @@ import { and, eq, isNotNull, isNull } from "drizzle-orm";
 import type { Database } from "~db/client.server";
 import { memberProfiles, memberSessions, memberSignOuts } from "~db/schema";
 import { DomainError } from "../domain-error.server";
+import { recordAccountEvent, sidOf } from "../events/account-events.server";
 import type { AppServices } from "~/services.server";
 import type { DeviceDescription } from "./device-description.server";
 import { type SessionDevice, listActiveDevices } from "./device-list.server";
@@ -106,13 +107,13 @@ export async function startSession(
       }
     }
     // This browser's own earlier session makes way for the new one rather than taking a second slot.
-    const replaced = await endSessionRows(tx, ownLive, now);
+    const replaced = await endSessionRows(tx, ownLive, now, "replaced");
     const outdatedCondition = outdatedBrowserEntries({
       sub: input.sub,
       device: input.device,
       keep: { deviceKey: input.deviceKey },
     });
-    const outdated = outdatedCondition ? await endSessionRows(tx, outdatedCondition, now) : [];
+    const outdated = outdatedCondition ? await endSessionRows(tx, outdatedCondition, now, "replaced") : [];
     const endedRefreshTokens = [...replaced, ...outdated].map((row) => row.refreshTokenEncrypted);
     const others = await listActiveDevices(tx, input.sub);
     const withinLimit = others.length < deviceLimit;
@@ -136,6 +137,14 @@ export async function startSession(
       })
       .returning({ id: memberSessions.id });
     const sessionId = row!.id;
+    if (withinLimit) {
+      await recordSessionCreated(tx, {
+        sub: input.sub,
+        session: { id: sessionId, originJti: input.originJti },
+        device: input.device,
+        now,
+      });
+    }
     const signIn = await recordSignIn(tx, {
       sub: input.sub,
       sessionId,
@@ -177,7 +186,21 @@ export async function activatePendingSession(
       .update(memberSessions)
       .set({ activatedAt: now, lastLoginAt: now })
       .where(eq(memberSessions.id, pending.id));
+    await recordSessionCreated(tx, { sub: pending.sub, session: pending, device: pending, now });
     return { kind: "active", sessionId: pending.id };
+  });
+}
+
+/** A session became active: the siblings hear of it (`session.created`) in the transaction that activates it. */
+function recordSessionCreated(
+  tx: Database,
+  input: { sub: string; session: { id: string; originJti: string | null }; device: DeviceDescription; now: Date },
+): Promise<void> {
+  return recordAccountEvent(tx, {
+    type: "session.created",
+    sub: input.sub,
+    occurredAt: input.now,
+    data: { sid: sidOf(input.session), device: input.device.deviceName, browser: input.device.browser },
   });
 }
 
@@ -191,6 +214,7 @@ async function findPendingSession(db: Database, sessionId: string, now: Date) {
       deviceKey: memberSessions.deviceKey,
       deviceName: memberSessions.deviceName,
       browser: memberSessions.browser,
+      originJti: memberSessions.originJti,
       lastLoginAt: memberSessions.lastLoginAt,
     })
     .from(memberSessions)
@@ -232,7 +256,7 @@ export async function deactivateDeviceForPendingSignIn(
   const [ended] = await endSessions(
     services,
     { sub: pending.sub, device: { sessionId: input.deviceSessionId } },
-    { record: { kind: "device-deactivated", clientIp: input.clientIp } },
+    { record: { kind: "device-deactivated", clientIp: input.clientIp }, reason: "device-limit" },
   );
   return ended ?? null;
 }

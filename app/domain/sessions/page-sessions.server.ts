@@ -6,6 +6,7 @@ import { DomainError, type DomainErrorCode } from "../domain-error.server";
 import { logger } from "~/integrations/logger.server";
 import type { AppServices } from "~/services.server";
 import { type StoredProfile, storedProfileColumns } from "../account/profile.server";
+import { recordAccountEvents, sidOf } from "../events/account-events.server";
 import { encryptSecret, openRefreshToken } from "./refresh-tokens.server";
 import { endSessions } from "./session-ending.server";
 
@@ -177,17 +178,52 @@ export async function resolvePageSession(
 
 /**
  * Gives a live session a new Cognito sign-in: its refresh token and the origin its access tokens name. For a
- * browser that keeps its session after every refresh token of the member was revoked (password change).
+ * browser that keeps its session after every refresh token of the member was revoked (password change). The
+ * siblings know a session by its sign-in's origin (sidOf), so for them the old one ended with the password change
+ * and a new one began: both are recorded in the transaction that renews the row.
  */
 export async function renewSessionSignIn(
-  services: Pick<AppServices, "db" | "config">,
+  services: Pick<AppServices, "db" | "config" | "clock">,
   input: { sessionId: string; refreshToken: string; originJti: string | null },
 ): Promise<void> {
-  await services.db
-    .update(memberSessions)
-    .set({
-      refreshTokenEncrypted: encryptSecret(input.refreshToken, services.config.sessionSecrets),
-      originJti: input.originJti,
-    })
-    .where(and(eq(memberSessions.id, input.sessionId), isNull(memberSessions.revokedAt)));
+  await services.db.transaction(async (tx) => {
+    const live = and(eq(memberSessions.id, input.sessionId), isNull(memberSessions.revokedAt));
+    const [before] = await tx
+      .select({
+        id: memberSessions.id,
+        sub: memberSessions.sub,
+        originJti: memberSessions.originJti,
+        activatedAt: memberSessions.activatedAt,
+        deviceName: memberSessions.deviceName,
+        browser: memberSessions.browser,
+      })
+      .from(memberSessions)
+      .where(live)
+      .for("update");
+    if (!before) return;
+    await tx
+      .update(memberSessions)
+      .set({
+        refreshTokenEncrypted: encryptSecret(input.refreshToken, services.config.sessionSecrets),
+        originJti: input.originJti,
+      })
+      .where(live);
+    const renewed = { id: before.id, originJti: input.originJti };
+    if (!before.activatedAt || sidOf(before) === sidOf(renewed)) return;
+    const occurredAt = services.clock.now();
+    await recordAccountEvents(tx, [
+      {
+        type: "session.revoked",
+        sub: before.sub,
+        occurredAt,
+        data: { sid: sidOf(before), reason: "password-changed" },
+      },
+      {
+        type: "session.created",
+        sub: before.sub,
+        occurredAt,
+        data: { sid: sidOf(renewed), device: before.deviceName, browser: before.browser },
+      },
+    ]);
+  });
 }

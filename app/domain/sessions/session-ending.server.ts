@@ -2,6 +2,12 @@ import { type SQL, and, eq, inArray, isNotNull, isNull, ne, sql } from "drizzle-
 import { z } from "zod";
 import type { Database } from "~db/client.server";
 import { memberSessions } from "~db/schema";
+import {
+  type SessionRevokedReason,
+  recordAccountEvent,
+  recordAccountEvents,
+  sidOf,
+} from "../events/account-events.server";
 import { logger } from "~/integrations/logger.server";
 import type { AppServices } from "~/services.server";
 import { recordSignOutEverywhere } from "./api-token-standing.server";
@@ -121,16 +127,57 @@ type EndedRow = { id: string; sub: string; deviceName: string; browser: string; 
 
 /**
  * Ends the session rows matching `condition` inside the caller's transaction. The session domain's own building
- * block: whoever calls it revokes the returned rows' refresh tokens once the transaction has committed.
+ * block, and the one place a member session ends: each ended session that was active gets its `session.revoked`
+ * event with `reason` in this transaction, so no cause of an ending can forget it. A pending sign-in (held on the
+ * device-limit screen) gets none: it never became a session, so no sibling heard of it. Whoever calls it revokes
+ * the returned rows' refresh tokens once the transaction has committed.
  */
-export async function endSessionRows(tx: Database, condition: SQL, now: Date): Promise<EndedRow[]> {
-  return tx.update(memberSessions).set({ revokedAt: now }).where(condition).returning({
+export async function endSessionRows(
+  tx: Database,
+  condition: SQL,
+  now: Date,
+  reason: SessionRevokedReason,
+): Promise<EndedRow[]> {
+  const rows = await tx.update(memberSessions).set({ revokedAt: now }).where(condition).returning({
     id: memberSessions.id,
     sub: memberSessions.sub,
     deviceName: memberSessions.deviceName,
     browser: memberSessions.browser,
     refreshTokenEncrypted: memberSessions.refreshTokenEncrypted,
+    originJti: memberSessions.originJti,
+    activatedAt: memberSessions.activatedAt,
   });
+  await recordAccountEvents(
+    tx,
+    rows
+      .filter((row) => row.activatedAt)
+      .map((row) => ({
+        type: "session.revoked",
+        sub: row.sub,
+        occurredAt: now,
+        data: { sid: sidOf(row), reason },
+      })),
+  );
+  return rows;
+}
+
+/**
+ * Why sessions end, as `session.revoked` tells the siblings, when the caller does not say: from what ends and how
+ * the member's record names it. A session ended by its id with nothing more said is its own browser leaving.
+ */
+function revokedReasonOf(which: SessionsToEnd, record: SessionEndingRecord | undefined): SessionRevokedReason {
+  if ("refreshRefused" in which && which.refreshRefused) return "refresh-refused";
+  if ("outdatedBrowser" in which) return "replaced";
+  switch (record?.kind) {
+    case "device-deactivated":
+      return "device-deactivated";
+    case "session-reported":
+      return "reported-not-me";
+    case "other-sessions-ended":
+      return "signed-out-everywhere";
+    default:
+      return "signed-out";
+  }
 }
 
 function endingEvents(ended: EndedRow[], record: SessionEndingRecord, occurredAt: Date): SecurityEvent[] {
@@ -170,9 +217,15 @@ function endsStaffSessions(
 export async function endSessions(
   services: SessionServices,
   which: SessionsToEnd,
-  options: { alongside?: (tx: Database) => Promise<void>; record?: SessionEndingRecord } = {},
+  options: {
+    alongside?: (tx: Database) => Promise<void>;
+    record?: SessionEndingRecord;
+    /** What `session.revoked` says, where revokedReasonOf cannot tell (the device-limit screen, a password change). */
+    reason?: SessionRevokedReason;
+  } = {},
 ): Promise<EndedSession[]> {
   const { alongside, record } = options;
+  const reason = options.reason ?? revokedReasonOf(which, record);
   const condition = conditionFor(which);
   if (!condition && !alongside) return [];
   const { ended, endedStaff } = await services.db.transaction(async (tx) => {
@@ -180,7 +233,7 @@ export async function endSessions(
     await alongside?.(tx);
     if (!condition) return { ended: [], endedStaff: [] };
     const now = services.clock.now();
-    const rows = await endSessionRows(tx, condition, now);
+    const rows = await endSessionRows(tx, condition, now, reason);
     if (record) await recordSecurityEvents(tx, endingEvents(rows, record, now));
     const staffRows = endsStaffSessions(which, record) ? await endStaffSessionRows(tx, { sub: which.sub }, now) : [];
     return { ended: rows, endedStaff: staffRows };
@@ -201,24 +254,30 @@ export async function endSessions(
  * session of the member too, the member API is told to refuse tokens issued before now
  * (recordSignOutEverywhere), and Cognito revokes every refresh token of the member (a global sign-out: Cognito
  * keeps them through a password change, including a sibling's sign-in no session records). If the global sign-out
- * fails, the ended sessions' refresh tokens are revoked one by one instead. Returns how many sessions ended and
- * whether the global sign-out went through.
+ * fails, the ended sessions' refresh tokens are revoked one by one instead. The member's own password change or
+ * reset is recorded (security record, `member.password_changed`) in the sessions' transaction, and so is what
+ * `alongside` writes (a staff disable's `member.disabled`). Returns how many sessions ended and whether the global
+ * sign-out went through.
  */
 export async function signOutEverywhere(
   services: SessionServices,
   input: {
     sub: string;
     keepSessionId: string | null;
+    /** Why the sessions end, as `session.revoked` tells the siblings. */
+    reason: "password-changed" | "password-reset" | "staff-ended-sessions" | "staff-disabled";
     /** Also refuse tokens issued in this very second (staff cutting a member off; see recordSignOutEverywhere). */
     includeThisSecond?: boolean;
     /** The member's own credential change, for their security record (staff actions are in the staff audit log). */
     record?: { kind: "password-changed" | "password-reset"; clientIp: string };
+    alongside?: (tx: Database) => Promise<void>;
   },
 ): Promise<{ endedSessions: number; globalSignOut: boolean }> {
   const now = services.clock.now();
   const { record } = input;
   const ended = await services.db.transaction(async (tx) => {
     await lockMember(tx, input.sub);
+    await input.alongside?.(tx);
     const condition = and(
       eq(memberSessions.sub, input.sub),
       isNull(memberSessions.revokedAt),
@@ -232,12 +291,18 @@ export async function signOutEverywhere(
         ipAddress: record.clientIp,
         occurredAt: now,
       });
+      await recordAccountEvent(tx, {
+        type: "member.password_changed",
+        sub: input.sub,
+        occurredAt: now,
+        data: { via: record.kind === "password-changed" ? "change" : "reset" },
+      });
     }
     // Under the member's lock, as startSession reads it: a sign-in recorded after this refuses tokens issued before.
     await recordSignOutEverywhere(tx, input.sub, now, { includeThisSecond: input.includeThisSecond });
     // A staff session is no member session to keep: it ends even for the browser that changed its password.
     return {
-      rows: await endSessionRows(tx, condition, now),
+      rows: await endSessionRows(tx, condition, now, input.reason),
       staffRows: await endStaffSessionRows(tx, { sub: input.sub }, now),
     };
   });

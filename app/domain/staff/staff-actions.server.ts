@@ -7,6 +7,7 @@ import type { MailTexts } from "~/integrations/mailer.server";
 import type { AppServices } from "~/services.server";
 import { DomainError } from "../domain-error.server";
 import { isAddressTaken } from "../account/email-change.server";
+import { recordAccountEvent } from "../events/account-events.server";
 import { type DirectoryEntry, refreshDirectoryEntry } from "../directory/member-directory.server";
 import { turnOffTwoStep, twoStepStatusOf } from "../security/two-step-verification.server";
 import { lockMember } from "../sessions/member-lock.server";
@@ -196,6 +197,12 @@ export async function changeMemberEmail(
   const voidedLinks = await services.db.transaction(async (tx) => {
     await lockMember(tx, targetSub);
     await tx.update(memberSessions).set({ email: newEmail }).where(eq(memberSessions.sub, targetSub));
+    await recordAccountEvent(tx, {
+      type: "member.email_changed",
+      sub: targetSub,
+      occurredAt: services.clock.now(),
+      data: { email: newEmail },
+    });
     const voided = await tx
       .delete(emailChangeTokens)
       .where(and(eq(emailChangeTokens.sub, targetSub), isNull(emailChangeTokens.usedAt)))
@@ -239,7 +246,12 @@ export async function endMemberSessions(
 ): Promise<StaffSignOutResult> {
   await requireTarget(services, actor, targetSub, "user.sessions-end");
   const liveSessions = await countLiveSessions(services, targetSub);
-  const result = await signOutEverywhere(services, { sub: targetSub, keepSessionId: null, includeThisSecond: true });
+  const result = await signOutEverywhere(services, {
+    sub: targetSub,
+    keepSessionId: null,
+    reason: "staff-ended-sessions",
+    includeThisSecond: true,
+  });
   await audit(services, actor, {
     action: "user.sessions-end",
     targetSub,
@@ -262,7 +274,14 @@ export async function disableMember(
   const target = await requireTarget(services, actor, targetSub, "user.disable");
   const liveSessions = await countLiveSessions(services, targetSub);
   await services.identity.disableUser(targetSub);
-  const result = await signOutEverywhere(services, { sub: targetSub, keepSessionId: null, includeThisSecond: true });
+  const result = await signOutEverywhere(services, {
+    sub: targetSub,
+    keepSessionId: null,
+    reason: "staff-disabled",
+    includeThisSecond: true,
+    alongside: (tx) =>
+      recordAccountEvent(tx, { type: "member.disabled", sub: targetSub, occurredAt: services.clock.now(), data: {} }),
+  });
   await audit(services, actor, {
     action: "user.disable",
     targetSub,
@@ -280,11 +299,19 @@ export async function enableMember(
 ): Promise<{ enabled: true }> {
   const target = await requireTarget(services, actor, targetSub, "user.enable");
   await services.identity.enableUser(targetSub);
-  await audit(services, actor, {
-    action: "user.enable",
-    targetSub,
-    before: { enabled: target.enabled },
-    after: { enabled: true },
+  await services.db.transaction(async (tx) => {
+    await audit({ ...services, db: tx }, actor, {
+      action: "user.enable",
+      targetSub,
+      before: { enabled: target.enabled },
+      after: { enabled: true },
+    });
+    await recordAccountEvent(tx, {
+      type: "member.enabled",
+      sub: targetSub,
+      occurredAt: services.clock.now(),
+      data: {},
+    });
   });
   return { enabled: true };
 }

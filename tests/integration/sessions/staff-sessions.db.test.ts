@@ -232,11 +232,17 @@ const endingsForTheMember: [string, (sub: string, sessionId: string) => Promise<
   ["a cancellation", (sub) => endSessions(app.services, { sub, all: true })],
   [
     "a password change, which keeps this browser's member session",
-    (sub, sessionId) => signOutEverywhere(app.services, { sub, keepSessionId: sessionId }),
+    (sub, sessionId) => signOutEverywhere(app.services, { sub, keepSessionId: sessionId, reason: "password-changed" }),
   ],
   [
     "staff ending every session or disabling the member",
-    (sub) => signOutEverywhere(app.services, { sub, keepSessionId: null, includeThisSecond: true }),
+    (sub) =>
+      signOutEverywhere(app.services, {
+        sub,
+        keepSessionId: null,
+        reason: "staff-ended-sessions",
+        includeThisSecond: true,
+      }),
   ],
 ];
 
