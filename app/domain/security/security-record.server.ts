@@ -134,11 +134,20 @@ export async function recordSignIn(
  * mails no alert. The member's first sign-up event is the siblings' `member.created`, in the same transaction: the
  * code step runs this after Cognito confirmed, and a second submit of the step (a double click, or the member trying
  * again after a failure here) passes without confirming twice and records the sign-up again but no second
- * `member.created`. The address is the member directory's, written when the sign-up was made.
+ * `member.created`.
  */
 export async function recordSignUp(
   db: Database,
-  input: { sub: string; deviceKey: string; deviceName: string; browser: string; ipAddress: string; occurredAt: Date },
+  input: {
+    sub: string;
+    /** The address the sign-up was made with (the member's `member.created`). */
+    email: string;
+    deviceKey: string;
+    deviceName: string;
+    browser: string;
+    ipAddress: string;
+    occurredAt: Date;
+  },
 ): Promise<void> {
   await db.transaction(async (tx) => {
     await lockMember(tx, input.sub);
@@ -152,15 +161,11 @@ export async function recordSignUp(
       deviceKeyHash: hashDeviceKey(input.deviceKey),
     });
     if (earlier) return;
-    const [member] = await tx
-      .select({ email: memberDirectory.email })
-      .from(memberDirectory)
-      .where(eq(memberDirectory.sub, input.sub));
     await recordAccountEvent(tx, {
       type: "member.created",
       sub: input.sub,
       occurredAt: input.occurredAt,
-      data: { email: member?.email ?? "", via: "sign-up" },
+      data: { email: input.email, via: "sign-up" },
     });
   });
 }

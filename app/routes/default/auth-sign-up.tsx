@@ -138,6 +138,7 @@ export async function action({ request, context }: Route.ActionArgs) {
         const device = await readOrCreateDeviceKey(config, request);
         await recordSignUp(db, {
           sub: flow.sub,
+          email: flow.email,
           deviceKey: device.deviceKey,
           ...describeDevice(request.headers.get("User-Agent")),
           ipAddress: clientIpOf(context),

@@ -226,6 +226,7 @@ test("the browser that did the sign-up and the first sign-in after sign-up get n
   const member = await createMember("after-sign-up");
   await recordSignUp(database().db, {
     sub: member.sub,
+    email: member.email,
     deviceKey: "sign-up-browser",
     deviceName: "Windows 10",
     browser: "Firefox 128",

@@ -56,6 +56,7 @@ test("a confirmed sign-up records member.created once with its address, however 
     .toBe(1);
   const signUp = {
     sub,
+    email,
     deviceKey: crypto.randomUUID(),
     deviceName: "Mac",
     browser: "Safari 18",

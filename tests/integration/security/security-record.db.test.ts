@@ -139,6 +139,7 @@ test("the browser that confirmed the sign-up is known: its first sign-in is not 
   const member = await createMember("record-sign-up");
   await recordSignUp(handle.db, {
     sub: member.sub,
+    email: member.email,
     deviceKey: "sign-up-browser",
     deviceName: "Windows 10",
     browser: "Firefox 140",
