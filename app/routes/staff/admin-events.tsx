@@ -274,6 +274,7 @@ function TimeForm({
           name: field,
           type: "datetime-local",
           required: true,
+          autoComplete: "off",
           defaultValue: (lastResult?.initialValue?.[field] as string | undefined) ?? defaultValue,
         }}
       />
