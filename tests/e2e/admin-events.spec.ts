@@ -42,6 +42,12 @@ test("staff read each sibling's settings and state in words, and redeliver one e
     /Delivered|Failed/,
   );
 
+  // A service's own view: its last 50 deliveries, and the way back to the four.
+  await page.goto("/en/admin/events/?service=online");
+  await expect(page.getByTestId("events-online").getByRole("row").filter({ hasText: eventId })).toHaveCount(1);
+  await expect(page.getByTestId("events-compe")).toHaveCount(0);
+  await expect(page.getByRole("link", { name: "Back to every service" })).toBeVisible();
+
   await page.goto(`/en/admin/audit-log/?actor=${encodeURIComponent(admin.email)}`);
   const entry = page.getByTestId("audit-events").getByRole("row").filter({ hasText: "Event redelivered" });
   await expect(entry).toHaveCount(1);

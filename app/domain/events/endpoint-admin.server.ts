@@ -14,8 +14,13 @@ import { type DeliveryChannel, type SiblingEventsSettings, channelsFor } from ".
  * it from then, so a replay of last week's events reads as fresh work rather than a week-old backlog.
  */
 
-/** The deliveries the staff page shows per service, newest first. */
+/**
+ * The deliveries the staff page shows, newest first: a few of each service's beside the others, the last 50 on a
+ * service's own view. Every row rides in the page's data (two ids and times), which counts against the staff pages'
+ * JavaScript budget: four services' 50 would not fit it.
+ */
 export const RECENT_DELIVERIES_PER_SERVICE = 50;
+export const RECENT_DELIVERIES_IN_OVERVIEW = 10;
 
 const DELIVERY_CHANNELS: readonly DeliveryChannel[] = ["webhook", "logout"];
 
@@ -26,7 +31,6 @@ export type EndpointState =
   | { kind: "disabled"; since: Date; reason: "gone" | "failing" };
 
 export interface DeliveryRow {
-  id: string;
   eventId: string;
   eventType: string;
   channel: string;
@@ -81,10 +85,9 @@ function stateOf(
 }
 
 /** The most recent deliveries to one service (event_deliveries_service_created_idx serves it). */
-function recentDeliveries(db: Database, service: SiblingService): Promise<DeliveryRow[]> {
+function recentDeliveries(db: Database, service: SiblingService, limit: number): Promise<DeliveryRow[]> {
   return db
     .select({
-      id: eventDeliveries.id,
       eventId: eventDeliveries.eventId,
       eventType: accountEvents.type,
       channel: eventDeliveries.channel,
@@ -99,19 +102,26 @@ function recentDeliveries(db: Database, service: SiblingService): Promise<Delive
     .innerJoin(accountEvents, eq(accountEvents.id, eventDeliveries.eventId))
     .where(eq(eventDeliveries.service, service))
     .orderBy(desc(eventDeliveries.createdAt), desc(eventDeliveries.id))
-    .limit(RECENT_DELIVERIES_PER_SERVICE);
+    .limit(limit);
 }
 
-/** Every sibling service: what it is configured for (never a secret), its state and its recent deliveries. */
+/**
+ * The sibling services (`services`, every one by default): what each is configured for (never a secret), its state
+ * and its `deliveriesPerService` most recent deliveries.
+ */
 export async function listSiblingEndpoints(
   db: Database,
   settings: SiblingEventsSettings,
+  {
+    services = SIBLING_SERVICES,
+    deliveriesPerService,
+  }: { services?: readonly SiblingService[]; deliveriesPerService: number },
 ): Promise<SiblingEndpointOverview[]> {
   const [endpoints, ...deliveries] = await Promise.all([
     db.select().from(siblingEndpoints),
-    ...SIBLING_SERVICES.map((service) => recentDeliveries(db, service)),
+    ...services.map((service) => recentDeliveries(db, service, deliveriesPerService)),
   ]);
-  return SIBLING_SERVICES.map((service, index) => {
+  return services.map((service, index) => {
     const serviceSettings = settings[service];
     return {
       service,
@@ -176,15 +186,20 @@ export async function redeliverEvent(
   db: Database,
   settings: SiblingEventsSettings,
   actor: EndpointAdminActor,
-  request: { service: SiblingService; deliveryId: string },
+  request: { service: SiblingService; eventId: string; channel: DeliveryChannel },
   now: Date,
 ): Promise<{ kind: "queued"; eventId: string } | EndpointRefusal> {
-  const { service, deliveryId } = request;
+  const { service, eventId, channel } = request;
+  const thisDelivery = and(
+    eq(eventDeliveries.eventId, eventId),
+    eq(eventDeliveries.service, service),
+    eq(eventDeliveries.channel, channel),
+  );
   const [delivery] = await db
     .select({ eventId: eventDeliveries.eventId, channel: eventDeliveries.channel, type: accountEvents.type })
     .from(eventDeliveries)
     .innerJoin(accountEvents, eq(accountEvents.id, eventDeliveries.eventId))
-    .where(and(eq(eventDeliveries.id, deliveryId), eq(eventDeliveries.service, service)));
+    .where(thisDelivery);
   if (!delivery) return { kind: "notFound" };
   if (!channelsFor(settings[service], delivery.type).includes(delivery.channel as DeliveryChannel)) {
     return { kind: "notSubscribed" };
@@ -194,7 +209,7 @@ export async function redeliverEvent(
     await tx
       .update(eventDeliveries)
       .set({ attempts: 0, nextAttemptAt: now, createdAt: now, deliveredAt: null, failedAt: null })
-      .where(eq(eventDeliveries.id, deliveryId));
+      .where(thisDelivery);
     await audit(tx, actor, "events.redeliver", null, {
       service,
       eventId: delivery.eventId,

@@ -72,7 +72,8 @@ const SiblingServiceSchema = z.enum(SIBLING_SERVICES, { error: "validation.selec
 export const RedeliverEventSchema = z.object({
   intent: z.literal("redeliver"),
   service: SiblingServiceSchema,
-  deliveryId: z.uuid("validation.inputError"),
+  eventId: z.uuid("validation.inputError"),
+  channel: z.enum(["webhook", "logout"], { error: "validation.selectError" }),
 });
 
 /** The deliveries page, a service's "redeliver since": every event recorded at or after the time. */

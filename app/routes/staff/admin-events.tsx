@@ -1,13 +1,16 @@
 import type { SubmissionResult } from "@conform-to/react";
 import { Form, data, useNavigation } from "react-router";
+import { z } from "zod";
 import { type FormReply, handleFormPost } from "~/forms/form-action.server";
 import { FORM_FIELD_TEXTS } from "~/forms/schema-form.server";
+import { AppLink } from "~/components/app-link";
 import { Button } from "~/components/button";
 import { formatDateTime } from "~/components/admin/formats";
 import { FormAlert, InputField } from "~/components/form/fields";
 import {
   type EndpointRefusal,
   type EndpointState,
+  RECENT_DELIVERIES_IN_OVERVIEW,
   RECENT_DELIVERIES_PER_SERVICE,
   enableEndpointFrom,
   listSiblingEndpoints,
@@ -24,6 +27,7 @@ import { loadTranslations } from "~/i18n/translations.server";
 import { useTranslation } from "~/i18n/use-translation";
 import { getInstance, getLocale } from "~/i18n/i18n-middleware.server";
 import { requireAdmin } from "~/middleware/require-member.server";
+import { SIBLING_SERVICES } from "~/config.server";
 import { pathFor } from "~/routing/route-table";
 import { requestInfoContext, servicesOf } from "~/router-context.server";
 import { getToastUtils } from "~/toast.server";
@@ -33,12 +37,15 @@ import type { Route } from "./+types/admin-events";
 const EVENTS_PAGE_TEXTS = [
   {
     namespace: "adminEvents",
-    keys: ["title", "lead", "config", "deliveries", "redeliverSince", "enable"],
+    keys: ["title", "lead", "allServices", "config", "deliveries", "channels", "redeliverSince", "enable"],
   },
   FORM_FIELD_TEXTS,
 ] as const;
 
 type T = ReturnType<typeof getInstance>["t"];
+
+/** `?service=`: one service's own view, with its last 50 deliveries; anything else is the overview of all four. */
+const ServiceViewSchema = z.enum(SIBLING_SERVICES).optional().catch(undefined);
 
 function describeState(state: EndpointState, t: T, locale: string): string {
   switch (state.kind) {
@@ -60,10 +67,17 @@ export async function loader({ url, context }: Route.LoaderArgs) {
   const { db, config, clock } = servicesOf(context);
   const { t } = getInstance(context);
   const locale = getLocale(context);
-  const endpoints = await listSiblingEndpoints(db, config.siblingEvents);
+  const serviceView = ServiceViewSchema.parse(url.searchParams.get("service") ?? undefined) ?? null;
+  const recentLimit = serviceView ? RECENT_DELIVERIES_PER_SERVICE : RECENT_DELIVERIES_IN_OVERVIEW;
+  const endpoints = await listSiblingEndpoints(db, config.siblingEvents, {
+    services: serviceView ? [serviceView] : undefined,
+    deliveriesPerService: recentLimit,
+  });
   return {
     title: t("admin:meta.events"),
-    recentLimit: RECENT_DELIVERIES_PER_SERVICE,
+    serviceView,
+    recentLimit,
+    fullLimit: RECENT_DELIVERIES_PER_SERVICE,
     // The forms' default time: now, as the datetime-local inputs read it (Japan time, to the minute).
     now: toJapanDateTimeLocal(clock.now()),
     services: endpoints.map((endpoint) => ({
@@ -77,10 +91,9 @@ export async function loader({ url, context }: Route.LoaderArgs) {
       configured: endpoint.state.kind !== "notConfigured",
       disabled: endpoint.state.kind === "disabled",
       deliveries: endpoint.deliveries.map((delivery) => ({
-        id: delivery.id,
         eventId: delivery.eventId,
         eventType: delivery.eventType,
-        channel: t(`adminEvents:channels.${delivery.channel === "logout" ? "logout" : "webhook"}`),
+        channel: delivery.channel === "logout" ? ("logout" as const) : ("webhook" as const),
         attempts: delivery.attempts,
         lastStatus: delivery.lastAttemptAt
           ? delivery.lastStatus === null
@@ -118,7 +131,8 @@ export async function action({ request, url, context }: Route.ActionArgs) {
   const { db, config, clock } = servicesOf(context);
   const actor = { sub: admin.sub, email: admin.email, requestId: context.get(requestInfoContext).requestId };
   const toast = getToastUtils(context);
-  const pagePath = pathFor("admin-events", getLocale(context));
+  // Back to the view the form was on (the overview, or one service's).
+  const pagePath = `${pathFor("admin-events", getLocale(context))}${url.search}`;
   const attemptLimit = () => ({ action: "staffAction", subject: admin.sub }) as const;
   // Which service's section shows the reply: the post names it (the schema then checks it is one).
   const service = String(formData.get("service") ?? "");
@@ -175,17 +189,28 @@ type ServiceView = LoaderData["services"][number];
 type ActionData = Route.ComponentProps["actionData"];
 
 export default function AdminEventsPage({ loaderData, actionData }: Route.ComponentProps) {
-  const { t } = useTranslation("adminEvents");
+  const { t, i18n } = useTranslation("adminEvents");
+  const pagePath = pathFor("admin-events", i18n.language);
   return (
     <section className="admin-section" aria-labelledby="events-title">
       <h2 id="events-title">{t("title")}</h2>
       <p>{t("lead")}</p>
+      {loaderData.serviceView ? (
+        <p>
+          <AppLink to={pagePath}>{t("allServices")}</AppLink>
+        </p>
+      ) : null}
       {loaderData.services.map((view) => (
         <ServiceSection
           key={view.service}
           view={view}
           now={loaderData.now}
           recentLimit={loaderData.recentLimit}
+          moreLink={
+            loaderData.serviceView || view.deliveries.length < loaderData.recentLimit
+              ? null
+              : { to: `${pagePath}?service=${view.service}`, count: loaderData.fullLimit }
+          }
           actionData={actionData?.service === view.service ? actionData : undefined}
         />
       ))}
@@ -197,11 +222,14 @@ function ServiceSection({
   view,
   now,
   recentLimit,
+  moreLink,
   actionData,
 }: {
   view: ServiceView;
   now: string;
   recentLimit: number;
+  /** The service's own view, with more of its deliveries; null when every recent one is shown already. */
+  moreLink: { to: string; count: number } | null;
   actionData: ActionData;
 }) {
   const { t } = useTranslation("adminEvents");
@@ -238,6 +266,11 @@ function ServiceSection({
         )
       ) : null}
       <DeliveryTable view={view} recentLimit={recentLimit} lastResult={replyOf("redeliver")} />
+      {moreLink ? (
+        <p>
+          <AppLink to={moreLink.to}>{t("deliveries.more", { service: view.name, count: moreLink.count })}</AppLink>
+        </p>
+      ) : null}
     </section>
   );
 }
@@ -326,12 +359,12 @@ function DeliveryTable({
             </thead>
             <tbody>
               {view.deliveries.map((delivery) => (
-                <tr key={delivery.id}>
+                <tr key={`${delivery.eventId}/${delivery.channel}`}>
                   <th scope="row">{delivery.eventType}</th>
                   <td>
                     <code>{delivery.eventId}</code>
                   </td>
-                  <td>{delivery.channel}</td>
+                  <td>{t(`channels.${delivery.channel}`)}</td>
                   <td className="admin-table__number">{delivery.attempts}</td>
                   <td>{delivery.lastStatus || t("deliveries.notTried")}</td>
                   <td>{delivery.lastAttemptAt}</td>
@@ -341,7 +374,8 @@ function DeliveryTable({
                       <Form method="post">
                         <input type="hidden" name="intent" value="redeliver" />
                         <input type="hidden" name="service" value={view.service} />
-                        <input type="hidden" name="deliveryId" value={delivery.id} />
+                        <input type="hidden" name="eventId" value={delivery.eventId} />
+                        <input type="hidden" name="channel" value={delivery.channel} />
                         <Button
                           variant="secondary"
                           aria-label={t("deliveries.redeliverLabel", { eventId: delivery.eventId, service: view.name })}

@@ -107,7 +107,15 @@ test("redelivering one event resets its delivery, keeps the event's id, and is a
 
   const now = at("2026-12-03T01:00:00Z");
   const request = { ...actor, requestId: `req-${randomUUID()}` };
-  expect(await redeliverEvent(db, settings, request, { service: "shop", deliveryId: delivery!.id }, now)).toEqual({
+  expect(
+    await redeliverEvent(
+      db,
+      settings,
+      request,
+      { service: "shop", eventId: delivery!.eventId, channel: "webhook" },
+      now,
+    ),
+  ).toEqual({
     kind: "queued",
     eventId: ids[0],
   });
@@ -129,7 +137,7 @@ test("redelivering one event resets its delivery, keeps the event's id, and is a
   ]);
 });
 
-test("redelivering one event is refused for another service's delivery and while the endpoint is disabled", async () => {
+test("redelivering one event is refused for a service that never had it and while the endpoint is disabled", async () => {
   const { db } = database();
   const queuedAt = at("2026-12-01T00:00:00Z");
   const { ids } = await recordPublished(
@@ -140,12 +148,28 @@ test("redelivering one event is refused for another service's delivery and while
   await db.update(eventDeliveries).set({ failedAt: queuedAt }).where(eq(eventDeliveries.id, delivery!.id));
   const now = at("2026-12-03T01:00:00Z");
 
-  expect(await redeliverEvent(db, settings, actor, { service: "data", deliveryId: delivery!.id }, now)).toEqual({
+  expect(
+    await redeliverEvent(
+      db,
+      settings,
+      actor,
+      { service: "online", eventId: delivery!.eventId, channel: "webhook" },
+      now,
+    ),
+  ).toEqual({
     kind: "notFound",
   });
   await db.insert(siblingEndpoints).values({ service: "shop", disabledAt: queuedAt, disabledReason: "gone" });
   try {
-    expect(await redeliverEvent(db, settings, actor, { service: "shop", deliveryId: delivery!.id }, now)).toEqual({
+    expect(
+      await redeliverEvent(
+        db,
+        settings,
+        actor,
+        { service: "shop", eventId: delivery!.eventId, channel: "webhook" },
+        now,
+      ),
+    ).toEqual({
       kind: "endpointDisabled",
     });
   } finally {
@@ -345,7 +369,7 @@ test("the overview says each service's settings without secrets, its state in wo
   );
   await db.insert(siblingEndpoints).values({ service: "compe", failingSince: at("2026-12-02T00:00:00Z") });
   try {
-    const overview = await listSiblingEndpoints(db, settings);
+    const overview = await listSiblingEndpoints(db, settings, { deliveriesPerService: 50 });
     const byService = new Map(overview.map((endpoint) => [endpoint.service, endpoint]));
     expect(byService.get("data")).toMatchObject({
       webhookUrl: "https://data.example.test/hooks/account",

@@ -957,12 +957,14 @@ const PAGE_FORMS: PageForm[] = [
     fields: (ctx) => {
       const service = ctx.rng.pick(["data", "compe", "online", "shop"]);
       const intent = ctx.rng.pick(["redeliver", "redeliver-since", "enable"]);
-      if (intent === "redeliver")
+      if (intent === "redeliver") {
         return [
           ["intent", intent],
           ["service", service],
-          ["deliveryId", ctx.rng.uuid()],
+          ["eventId", ctx.rng.uuid()],
+          ["channel", ctx.rng.pick(["webhook", "logout"])],
         ];
+      }
       const time = `20${10 + ctx.rng.int(30)}-0${1 + ctx.rng.int(9)}-1${ctx.rng.int(9)}T0${ctx.rng.int(9)}:30`;
       return [
         ["intent", intent],
