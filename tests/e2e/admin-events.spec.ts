@@ -32,7 +32,17 @@ test("staff read each sibling's settings and state in words, and redeliver one e
   const online = page.getByTestId("events-online");
   await expect(online).toContainText("http://127.0.0.1:9/online/account-events");
   await expect(online).not.toContainText("whsec_");
-  const row = online.getByTestId("deliveries").getByRole("row").filter({ hasText: "member.deleted" });
+  // A time to come is refused on its field, in words, and changes nothing.
+  const since = online.getByRole("form", { name: "Redeliver every event since a time" });
+  await since.getByLabel("Events recorded at or after (Japan time)").fill("2099-01-01T10:00");
+  await since.getByRole("button", { name: "Redeliver" }).click();
+  await expect(page.getByTestId("events-online").getByText("The time cannot be in the future.")).toBeVisible();
+
+  const row = page
+    .getByTestId("events-online")
+    .getByTestId("deliveries")
+    .getByRole("row")
+    .filter({ hasText: "member.deleted" });
   await expect(row).toHaveCount(1);
   const eventId = (await row.locator("code").textContent())!;
   await row.getByRole("button", { name: `Redeliver event ${eventId} to Online` }).click();
