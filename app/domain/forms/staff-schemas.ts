@@ -51,7 +51,7 @@ export function toJapanDateTimeLocal(instant: Date): string {
 const JapanDateTimeSchema = z
   .string({ error: "validation.required" })
   .trim()
-  .min(1, "validation.required")
+  .min(1, { message: "validation.required", abort: true })
   .regex(DATE_TIME_LOCAL, "adminEvents:errors.dateTime")
   .transform((value, context) => {
     const withSeconds = value.length === 16 ? `${value}:00` : value;
