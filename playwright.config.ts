@@ -13,6 +13,8 @@ import { CHROMIUM_ARGS, CHROMIUM_PATH } from "./tests/support/chromium";
 const PORT = Number(process.env.E2E_PORT ?? 4173);
 /** Tests create their members directly in the stand-in (tests/support/test-members.ts), so its port is fixed. */
 export const STANDIN_PORT = Number(process.env.E2E_STANDIN_PORT ?? 4174);
+/** The e2e siblings' signing secret (Standard Webhooks: whsec_ and the base64 of 24 random bytes). */
+const E2E_WEBHOOK_SECRET = `whsec_${Buffer.alloc(24, 1).toString("base64")}`;
 /** The served app and its stand-in, for test support that works on both (tests/support/staff-api-access.ts). */
 export const E2E_APP = { url: `http://localhost:${PORT}`, standInPort: STANDIN_PORT };
 // The server below serves the compiled build: rebuilt first when its sources changed since (in the runner; workers
@@ -68,6 +70,8 @@ export default defineConfig({
     // Staff's legacy-account import runs first, as in production, so legacy members can sign in.
     command:
       "node build/http-server/legacy-import.js tests/fixtures/legacy-accounts.csv && " +
+      // The account events the deliveries page's spec reads (tests/support/seed-e2e-events.ts).
+      "node --import tsx tests/support/seed-e2e-events.ts && " +
       "node --import tsx app/server/dev-entry.ts --mode=preview",
     url: `http://localhost:${PORT}/healthz/`,
     reuseExistingServer: false,
@@ -99,6 +103,14 @@ export default defineConfig({
       SERVICE_HOSTS_COMPE: "compe.example.test",
       SERVICE_HOSTS_ONLINE: "online.example.test",
       SERVICE_HOSTS_SHOP: "shop.example.test",
+      // Two siblings with webhooks, for the deliveries page (tests/e2e/admin-events.spec.ts): nothing listens on
+      // port 9, and they hear only the purge's event, which no journey records.
+      SERVICE_WEBHOOK_URL_ONLINE: "http://127.0.0.1:9/online/account-events",
+      SERVICE_WEBHOOK_SECRETS_ONLINE: E2E_WEBHOOK_SECRET,
+      SERVICE_WEBHOOK_EVENTS_ONLINE: "member.deleted",
+      SERVICE_WEBHOOK_URL_COMPE: "http://127.0.0.1:9/compe/account-events",
+      SERVICE_WEBHOOK_SECRETS_COMPE: E2E_WEBHOOK_SECRET,
+      SERVICE_WEBHOOK_EVENTS_COMPE: "member.deleted",
     },
   },
 });

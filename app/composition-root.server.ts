@@ -12,6 +12,7 @@ import { startServerImportWorker } from "~/domain/csv-import/import-worker.serve
 import { scheduleDirectoryReconcile } from "~/domain/directory/directory-reconcile.server";
 import { scheduleStaffGroupCheck } from "~/domain/directory/staff-group-check.server";
 import { withDomainErrors } from "~/domain/domain-error.server";
+import { oldestUndeliveredSeconds } from "~/domain/events/endpoint-admin.server";
 import { recordingDirectoryWrites } from "~/domain/directory/member-directory.server";
 import { schedulePurge } from "~/domain/jobs/purge.server";
 import { startMailOutboxWorker } from "~/domain/mail/mail-outbox.server";
@@ -23,6 +24,7 @@ import { createCognitoClient } from "~/integrations/cognito/cognito-client.serve
 import { createIdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { identityPoolProblems } from "~/integrations/cognito/pool-contract.server";
 import { createMailer } from "~/integrations/mailer.server";
+import { observeOldestUndeliveredEvent } from "~/integrations/metrics.server";
 import { pathFor } from "~/routing/route-table";
 import { securityMailLinksFor } from "~/routing/security-mail-links";
 import { i18nextOutsideRequests } from "~/i18n/translator.server";
@@ -168,4 +170,9 @@ export function serverJobs(config: Config, db: Database, clock: Clock = systemCl
       },
     },
   ];
+}
+
+/** The account events' backlog gauge, read from the database at each scrape of the metrics. */
+export function observeEventBacklog(db: Database, clock: Clock = systemClock): void {
+  observeOldestUndeliveredEvent(() => oldestUndeliveredSeconds(db, clock.now()));
 }

@@ -4,11 +4,12 @@ import { useTranslation } from "~/i18n/use-translation";
 import { pathFor } from "~/routing/route-table";
 import { useRootData } from "./use-root-data";
 
-// The spec's menu (users, downloads, CSV import), then the audit log.
+// The spec's menu (users, downloads, CSV import), then the sibling services' deliveries and the audit log.
 const ADMIN_LINKS = [
   { label: "users", route: "admin" },
   { label: "downloads", route: "admin-downloads" },
   { label: "csvImport", route: "admin-csv-import" },
+  { label: "events", route: "admin-events" },
   { label: "auditLog", route: "admin-audit-log" },
 ] as const;
 

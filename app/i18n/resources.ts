@@ -2,6 +2,7 @@ import enAccount from "../../locales/en/account.json";
 import enApi from "../../locales/en/api.json";
 import enAdmin from "../../locales/en/admin.json";
 import enAdminImport from "../../locales/en/admin-import.json";
+import enAdminEvents from "../../locales/en/admin-events.json";
 import enAuth from "../../locales/en/auth.json";
 import enCommon from "../../locales/en/common.json";
 import enDevtools from "../../locales/en/devtools.json";
@@ -24,6 +25,7 @@ import jaAccount from "../../locales/ja/account.json";
 import jaApi from "../../locales/ja/api.json";
 import jaAdmin from "../../locales/ja/admin.json";
 import jaAdminImport from "../../locales/ja/admin-import.json";
+import jaAdminEvents from "../../locales/ja/admin-events.json";
 import jaAuth from "../../locales/ja/auth.json";
 import jaCommon from "../../locales/ja/common.json";
 import jaDevtools from "../../locales/ja/devtools.json";
@@ -65,6 +67,7 @@ export const jaResources = {
   api: jaApi,
   csvImport: jaCsvImport,
   adminImport: jaAdminImport,
+  adminEvents: jaAdminEvents,
   signInAlert: jaSignInAlert,
   passkeys: jaPasskeys,
   staffSession: jaStaffSession,
@@ -95,6 +98,7 @@ const enResources: SameKeys<Resources> = {
   api: enApi,
   csvImport: enCsvImport,
   adminImport: enAdminImport,
+  adminEvents: enAdminEvents,
   signInAlert: enSignInAlert,
   passkeys: enPasskeys,
   staffSession: enStaffSession,

@@ -93,6 +93,11 @@ function createMetrics() {
       help: "Requests answered 503 by the concurrency limit: its waiting list was full or they waited too long.",
       registers,
     }),
+    oldestUndeliveredEvent: new Gauge({
+      name: "account_event_oldest_undelivered_seconds",
+      help: "How long the oldest undelivered account event has waited: unpublished since recorded, or a delivery to a sibling service still to send since queued (0: none). Read from the database at each scrape.",
+      registers,
+    }),
     jobLastSuccess: new Gauge({
       name: "job_last_success_timestamp_seconds",
       help: "When a job last finished its work in this process (Unix time).",
@@ -102,7 +107,10 @@ function createMetrics() {
   };
 }
 
-type Metrics = ReturnType<typeof createMetrics> & { concurrency?: ConcurrencyDepth };
+type Metrics = ReturnType<typeof createMetrics> & {
+  concurrency?: ConcurrencyDepth;
+  readOldestUndeliveredSeconds?: () => Promise<number>;
+};
 
 /** What the HTTP layer's concurrency limit tells about itself. */
 interface ConcurrencyDepth {
@@ -184,6 +192,14 @@ export function observeConcurrency(limit: ConcurrencyDepth): void {
   metrics.concurrency = limit;
 }
 
+/**
+ * The account events' backlog, read at each scrape (one query over the database's own tables), so every instance
+ * reports the same figure and nothing is recorded between scrapes.
+ */
+export function observeOldestUndeliveredEvent(read: () => Promise<number>): void {
+  metrics.readOldestUndeliveredSeconds = read;
+}
+
 /** A request the concurrency limit answered 503. */
 export function countShedRequest(): void {
   metrics.requestsShed.inc();
@@ -206,6 +222,14 @@ export async function metricsExposition(): Promise<{ contentType: string; body: 
   if (metrics.concurrency) {
     metrics.requestsWaiting.set(metrics.concurrency.waiting);
     metrics.requestsInProgress.set(metrics.concurrency.inProgress);
+  }
+  if (metrics.readOldestUndeliveredSeconds) {
+    // A database that does not answer keeps the last figure rather than failing the whole scrape: its failures show
+    // in db_query_duration_seconds{outcome="error"}.
+    await metrics
+      .readOldestUndeliveredSeconds()
+      .then((seconds) => metrics.oldestUndeliveredEvent.set(seconds))
+      .catch(() => {});
   }
   return { contentType: metrics.registry.contentType, body: await metrics.registry.metrics() };
 }

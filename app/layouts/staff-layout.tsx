@@ -26,7 +26,7 @@ export const middleware: Route.MiddlewareFunction[] = [
 
 /** The staff shell's heading and menu; each page's loader sends its own texts (the root translates toasts). */
 const STAFF_SHELL_TEXTS = [
-  { namespace: "admin", keys: ["heading", "navLabel", "users", "downloads", "csvImport", "auditLog"] },
+  { namespace: "admin", keys: ["heading", "navLabel", "users", "downloads", "csvImport", "events", "auditLog"] },
   { namespace: "staffSession", keys: ["signOut"] },
 ] as const;
 

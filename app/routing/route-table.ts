@@ -79,6 +79,8 @@ export const ROUTE_SECTIONS = [
       { name: "admin-csv-import-columns", path: "admin/csv-import/columns" },
       { name: "admin-csv-import-job", path: "admin/csv-import/:id" },
       { name: "admin-csv-import-failed-rows", path: "admin/csv-import/:id/failed-rows" },
+      // The sibling services' event deliveries: each endpoint's state, its recent deliveries, redelivery.
+      { name: "admin-events", path: "admin/events" },
     ],
   },
   {

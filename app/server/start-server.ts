@@ -7,7 +7,7 @@ import { type Server, createServer } from "node:http";
 import path from "node:path";
 import { openDatabase } from "~db/client.server";
 import { type AppMode, type Config, ConfigError, SIBLING_SERVICES, parseConfig } from "~/config.server";
-import { identityPoolProblemsOf, serverJobs } from "~/composition-root.server";
+import { identityPoolProblemsOf, observeEventBacklog, serverJobs } from "~/composition-root.server";
 import { logger } from "~/integrations/logger.server";
 import { observeQuery, setDatabasePoolSize } from "~/integrations/metrics.server";
 import type { DevToolSources } from "~/router-context.server";
@@ -90,6 +90,7 @@ export async function startServer(mode: AppMode, standIns?: StandIns): Promise<v
     observeQuery: config.metricsPort ? observeQuery : undefined,
   });
   setDatabasePoolSize(database.maxConnections);
+  if (config.metricsPort) observeEventBacklog(database.db);
   await database.migrate();
   // The background jobs, listed in app/composition-root.server.ts.
   const stopJobs = serverJobs(config, database.db).map((job) => job.start());

@@ -256,6 +256,7 @@ for (const width of STAFF_WIDTHS) {
       `/admin/users/${member.sub}/`,
       `/admin/users/${admin.sub}/`,
       "/admin/audit-log/",
+      "/admin/events/",
       "/admin/downloads/",
       "/admin/csv-import/",
       "/admin/csv-import/columns/",

@@ -75,6 +75,7 @@ function pagesToWeigh(staffMemberSub: string, importJobId: string): PageToWeigh[
     { label: "staff member search", path: "/admin/users/", visitor: "staff" },
     { label: "staff member detail", path: `/admin/users/${staffMemberSub}/`, visitor: "staff" },
     { label: "staff audit log", path: "/admin/audit-log/", visitor: "staff" },
+    { label: "staff deliveries", path: "/admin/events/", visitor: "staff" },
     { label: "staff downloads", path: "/admin/downloads/", visitor: "staff" },
     { label: "staff CSV import", path: "/admin/csv-import/", visitor: "staff" },
     { label: "staff CSV columns", path: "/admin/csv-import/columns/", visitor: "staff" },

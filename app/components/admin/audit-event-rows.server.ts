@@ -17,7 +17,7 @@ export interface StoredAuditEvent {
 }
 
 /** The namespaces the audit log's words come from: its own, and the tables of the pages that name the same things. */
-const AUDIT_NAMESPACES = ["admin", "signUp", "csvImport"] as const;
+const AUDIT_NAMESPACES = ["admin", "signUp", "csvImport", "adminEvents"] as const;
 type AuditT = TFunction<typeof AUDIT_NAMESPACES>;
 
 /**
@@ -62,6 +62,10 @@ const VALUE_LABELS: Readonly<Record<string, (value: string) => string>> = {
   cognitoStatus: (value) => `admin:cognitoStatuses.${value}`,
   // The action a refusal names: the member page's own actions, as the log names them.
   action: (value) => `admin:audit.actions.user.${value}`,
+  // The sibling services' deliveries (the deliveries page's words).
+  service: (value) => `admin:referrers.${value}`,
+  channel: (value) => `adminEvents:channels.${value}`,
+  disabledReason: (value) => `adminEvents:reasons.${value}`,
 };
 
 /** A download's flags as the API and the downloads page's GET forms send them (export-params.server.ts). */

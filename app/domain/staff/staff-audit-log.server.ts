@@ -20,6 +20,11 @@ export const STAFF_ACTIONS = [
   "csv-import.start",
   "csv-import.cancel",
   "csv-import.complete",
+  // The sibling services' deliveries (app/domain/events/endpoint-admin.server.ts): one event sent again, every event
+  // since a time, a disabled endpoint enabled from a time.
+  "events.redeliver",
+  "events.redeliver-since",
+  "events.endpoint-enable",
 ] as const;
 export type StaffAction = (typeof STAFF_ACTIONS)[number];
 

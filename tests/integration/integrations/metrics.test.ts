@@ -175,6 +175,15 @@ test("rate-limit refusals are counted by policy, and mail by kind and outcome", 
   expect(valueOf(samples, "http_request_duration_seconds_count", { route: "auth-sign-in", status: "429" })).toBe(1);
 });
 
+test("the account events' backlog is read from the database at each scrape, as seconds", async () => {
+  // Its figure is proven on the database (tests/integration/events/endpoint-admin.db.test.ts); here, that each
+  // scrape of a running server carries it.
+  const { samples } = await scrape();
+  const backlog = valueOf(samples, "account_event_oldest_undelivered_seconds", {});
+  expect(backlog).toBeGreaterThanOrEqual(0);
+  expect(Number.isFinite(backlog)).toBe(true);
+});
+
 test("the public port does not serve the metrics", async () => {
   for (const path of ["/metrics", "/metrics/", "/en/metrics/"]) {
     const response = await fetch(`${main.process.url}${path}`);

@@ -953,6 +953,34 @@ const PAGE_FORMS: PageForm[] = [
     weight: 1,
   },
   {
+    // Random delivery ids (404) and times; the fuzz server configures no sibling endpoint, so every service refuses.
+    kind: "page",
+    name: "admin/events",
+    route: "admin-events",
+    path: () => "/admin/events/",
+    sessions: ["anonymous", "member", "staff"],
+    intents: ["redeliver", "redeliver-since", "enable"],
+    fields: (ctx) => {
+      const service = ctx.rng.pick(["data", "compe", "online", "shop"]);
+      const intent = ctx.rng.pick(["redeliver", "redeliver-since", "enable"]);
+      if (intent === "redeliver") {
+        return [
+          ["intent", intent],
+          ["service", service],
+          ["eventId", ctx.rng.uuid()],
+          ["channel", ctx.rng.pick(["webhook", "logout"])],
+        ];
+      }
+      const time = `20${10 + ctx.rng.int(30)}-0${1 + ctx.rng.int(9)}-1${ctx.rng.int(9)}T0${ctx.rng.int(9)}:30`;
+      return [
+        ["intent", intent],
+        ["service", service],
+        [intent === "enable" ? "from" : "since", time],
+      ];
+    },
+    weight: 2,
+  },
+  {
     kind: "page",
     name: "email-update/{token}",
     route: "email-update",

@@ -189,6 +189,7 @@ describe("the admin pages", () => {
     { path: "/admin/users/", to: () => "admin-users" },
     { path: `/admin/users/${targets.page.sub}/`, to: (path: string) => path },
     { path: "/admin/audit-log/", to: () => "admin-audit-log" },
+    { path: "/admin/events/", to: () => "admin-events" },
     { path: "/admin/downloads/", to: () => "admin-downloads" },
     { path: "/admin/csv-import/", to: () => "admin-csv-import" },
     { path: "/admin/csv-import/template/", to: () => "admin-csv-import-template" },
