@@ -8,6 +8,7 @@ import path from "node:path";
 import { openDatabase } from "~db/client.server";
 import { type AppMode, type Config, ConfigError, parseConfig } from "~/config.server";
 import { identityPoolProblemsOf, serverJobs } from "~/composition-root.server";
+import { logoutSigningKeyProblems } from "~/domain/events/logout-tokens.server";
 import { logger } from "~/integrations/logger.server";
 import { observeQuery, setDatabasePoolSize } from "~/integrations/metrics.server";
 import type { DevMailbox } from "~/router-context.server";
@@ -52,6 +53,13 @@ export async function startServer(mode: AppMode, standIns?: StandIns): Promise<v
     await standIns?.stop();
     if (!(error instanceof ConfigError)) throw error;
     refuseToStart("Invalid configuration:", error.problems, "the README's configuration table");
+  }
+
+  // Production's configuration requires the keys with a logout URI; this also reads them, in every mode.
+  const signingKeyProblems = logoutSigningKeyProblems(config);
+  if (signingKeyProblems.length > 0) {
+    await standIns?.stop();
+    refuseToStart("Logout tokens cannot be signed:", signingKeyProblems, "the README's configuration table");
   }
 
   // Every mode checks the pool: production's is real Cognito; dev and preview prove the stand-in is provisioned alike.
