@@ -13,7 +13,7 @@ import { scheduleDirectoryReconcile } from "~/domain/directory/directory-reconci
 import { scheduleStaffGroupCheck } from "~/domain/directory/staff-group-check.server";
 import { withDomainErrors } from "~/domain/domain-error.server";
 import { startEventDeliveryWorker } from "~/domain/events/event-delivery.server";
-import { createLogoutTokenSigner } from "~/domain/events/logout-tokens.server";
+import { createLogoutTokenSigner, logoutSigningKeyProblems } from "~/domain/events/logout-tokens.server";
 import { recordingDirectoryWrites } from "~/domain/directory/member-directory.server";
 import { schedulePurge } from "~/domain/jobs/purge.server";
 import { startMailOutboxWorker } from "~/domain/mail/mail-outbox.server";
@@ -64,6 +64,14 @@ export async function identityPoolProblemsOf(config: Config): Promise<string[]> 
     adminGroup: config.adminGroup,
     appOrigin: config.origin,
   }).finally(() => cognito.destroy());
+}
+
+/**
+ * The start-up check of the logout tokens' signing keys: unreadable keys, or none while a sibling service has a
+ * back-channel logout URI. Its problems, none when they are usable or not needed.
+ */
+export function logoutSigningKeyProblemsOf(config: Config): string[] {
+  return logoutSigningKeyProblems(config);
 }
 
 /**

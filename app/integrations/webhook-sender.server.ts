@@ -104,10 +104,7 @@ function describeError(error: unknown): string {
  * machine. Keeps its own connection pools (keep-alive), so a connection opened without the guard is never reused
  * with it.
  */
-export function createSiblingSender(options: {
-  refuseInternalAddresses: boolean;
-  timeoutMs?: number;
-}): SiblingSender {
+export function createSiblingSender(options: { refuseInternalAddresses: boolean; timeoutMs?: number }): SiblingSender {
   const timeoutMs = options.timeoutMs ?? SIBLING_POST_TIMEOUT_MS;
   const agents = {
     "http:": new http.Agent({ keepAlive: true }),

@@ -7,8 +7,7 @@ import { type Server, createServer } from "node:http";
 import path from "node:path";
 import { openDatabase } from "~db/client.server";
 import { type AppMode, type Config, ConfigError, parseConfig } from "~/config.server";
-import { identityPoolProblemsOf, serverJobs } from "~/composition-root.server";
-import { logoutSigningKeyProblems } from "~/domain/events/logout-tokens.server";
+import { identityPoolProblemsOf, logoutSigningKeyProblemsOf, serverJobs } from "~/composition-root.server";
 import { logger } from "~/integrations/logger.server";
 import { observeQuery, setDatabasePoolSize } from "~/integrations/metrics.server";
 import type { DevMailbox } from "~/router-context.server";
@@ -56,7 +55,7 @@ export async function startServer(mode: AppMode, standIns?: StandIns): Promise<v
   }
 
   // Production's configuration requires the keys with a logout URI; this also reads them, in every mode.
-  const signingKeyProblems = logoutSigningKeyProblems(config);
+  const signingKeyProblems = logoutSigningKeyProblemsOf(config);
   if (signingKeyProblems.length > 0) {
     await standIns?.stop();
     refuseToStart("Logout tokens cannot be signed:", signingKeyProblems, "the README's configuration table");

@@ -8,12 +8,7 @@ import { logger } from "~/integrations/logger.server";
 import { countAccountEventDelivery } from "~/integrations/metrics.server";
 import type { SiblingPost, SiblingPostOutcome, SiblingSender } from "~/integrations/webhook-sender.server";
 import type { Clock } from "~/services.server";
-import {
-  type DeliveryChannel,
-  PUBLISH_BATCH_SIZE,
-  type SiblingEventsSettings,
-  publishAccountEvents,
-} from "./event-publishing.server";
+import { PUBLISH_BATCH_SIZE, type SiblingEventsSettings, publishAccountEvents } from "./event-publishing.server";
 import type { LogoutTokenSigner } from "./logout-tokens.server";
 
 /**
@@ -285,12 +280,15 @@ async function markEndpointFailing(db: Database, service: string, now: Date): Pr
   return row?.failingSince ?? now;
 }
 
-/** Records what came of an attempt: delivered, due again on the schedule, or failed (with its endpoint, on a 410). */
+/**
+ * Records what came of an attempt: delivered, due again on the schedule, or failed (with its endpoint, on a 410).
+ * Returns whether the service's deliveries are now disabled.
+ */
 async function recordOutcome(
   deps: EventDeliveryDependencies,
   delivery: ClaimedDelivery,
   outcome: DeliveryOutcome,
-): Promise<void> {
+): Promise<boolean> {
   const { db } = deps;
   const now = deps.clock.now();
   const labels = { service: delivery.service, channel: delivery.channel, type: delivery.event.type };
@@ -306,41 +304,39 @@ async function recordOutcome(
   if (status !== null && status >= 200 && status < 300) {
     await db
       .update(eventDeliveries)
-      .set({ ...attempt, deliveredAt: now })
+      .set({ ...attempt, deliveredAt: now, failedAt: null })
       .where(thisDelivery);
     await db
       .update(siblingEndpoints)
       .set({ failingSince: null, updatedAt: now })
       .where(and(eq(siblingEndpoints.service, delivery.service), isNotNull(siblingEndpoints.failingSince)));
     countAccountEventDelivery(labels, "delivered");
-    return;
+    return false;
   }
   if (status === 410) {
     await db.transaction(async (tx) => {
       await tx.update(eventDeliveries).set(attempt).where(thisDelivery);
       await disableEndpoint(tx, delivery.service, "gone", now);
     });
-    return;
+    return true;
   }
   const delay = outcome.kind === "unconfigured" ? null : retryDelayMs(delivery.attempts, deps.random);
   await db
     .update(eventDeliveries)
     .set(
-      delay === null
-        ? { ...attempt, failedAt: now }
-        : { ...attempt, nextAttemptAt: new Date(now.getTime() + delay) },
+      delay === null ? { ...attempt, failedAt: now } : { ...attempt, nextAttemptAt: new Date(now.getTime() + delay) },
     )
     .where(thisDelivery);
   countAccountEventDelivery(labels, delay === null ? "failed" : "retry");
   const fields = { deliveryId: delivery.id, ...labels, attempts: delivery.attempts, error: attempt.lastError };
   if (delay === null) logger.warn(fields, "an account event delivery is given up");
   else logger.info(fields, "an account event delivery failed; it is tried again later");
-  if (outcome.kind === "unconfigured") return;
+  if (outcome.kind === "unconfigured") return false;
 
   const failingSince = await markEndpointFailing(db, delivery.service, now);
-  if (now.getTime() - failingSince.getTime() >= ENDPOINT_FAILING_DISABLE_MS) {
-    await db.transaction((tx) => disableEndpoint(tx, delivery.service, "failing", now));
-  }
+  if (now.getTime() - failingSince.getTime() < ENDPOINT_FAILING_DISABLE_MS) return false;
+  await db.transaction((tx) => disableEndpoint(tx, delivery.service, "failing", now));
+  return true;
 }
 
 /**
@@ -369,6 +365,8 @@ export async function deliverDueEvents(
         claiming = null;
       }));
   let settled = 0;
+  // Services disabled during this pass: their claimed rows were failed with them, and are not sent.
+  const disabled = new Set<string>();
   const lane = async () => {
     while (!isStopping()) {
       const delivery = queue.shift();
@@ -377,7 +375,8 @@ export async function deliverDueEvents(
         await refill();
         continue;
       }
-      await recordOutcome(deps, delivery, await sendDelivery(deps, delivery));
+      if (disabled.has(delivery.service)) continue;
+      if (await recordOutcome(deps, delivery, await sendDelivery(deps, delivery))) disabled.add(delivery.service);
       settled += 1;
     }
   };
