@@ -22,6 +22,7 @@ import {
   startEventDeliveryWorker,
 } from "~/domain/events/event-delivery.server";
 import { createLogoutTokenSigner, logoutTokenJwks } from "~/domain/events/logout-tokens.server";
+import { metricsExposition } from "~/integrations/metrics.server";
 import { type SiblingSender, createSiblingSender } from "~/integrations/webhook-sender.server";
 import { type EventReceiverProcess, startEventReceiver } from "../../support/event-receiver-process";
 import { useTestDatabase } from "../../support/test-database";
@@ -219,6 +220,18 @@ test("every event reaches each subscribed service signed with each of its secret
   });
   const { iat, exp } = logouts[0]!.claims as { iat: number; exp: number };
   expect(exp - iat).toBe(120);
+
+  // The operators see each outcome by service, channel and type.
+  const { body: metrics } = await metricsExposition();
+  for (const [labels, outcome] of [
+    ['service="data",channel="webhook",type="session.revoked"', "delivered"],
+    ['service="data",channel="logout",type="session.revoked"', "delivered"],
+    [`service="data",channel="webhook",type="${twice[0]!.body!.type as string}"`, "retry"],
+  ]) {
+    expect(metrics).toMatch(
+      new RegExp(`^account_event_deliveries_total\\{${labels},outcome="${outcome}"\\} [1-9]`, "m"),
+    );
+  }
 });
 
 test("a receiver down for a while gets everything once it is back, each retry on the schedule", async () => {
