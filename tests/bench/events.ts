@@ -11,6 +11,7 @@
  * DATABASE_URL names the PostgreSQL server (a database `bench_events` is made fresh there); without it a throwaway
  * cluster is started (needs Debian's postgresql package). EVENTS (3000) and SAVES (1000) set the sizes.
  */
+import type { ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { once } from "node:events";
 import { createServer } from "node:http";
@@ -47,7 +48,7 @@ async function startReceiver() {
 
 /** Worker processes, ready and waiting for "go"; stopped (SIGTERM) by the returned function. */
 async function startWorkers(count: number, env: Record<string, string>) {
-  const children = [];
+  const children: ChildProcess[] = [];
   for (let index = 0; index < count; index++) {
     const child = spawnNodeScript("tests/bench/event-worker-child.ts", [], {
       cwd: REPO_ROOT,
