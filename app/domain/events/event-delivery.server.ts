@@ -1,5 +1,5 @@
 import { EventEmitter } from "node:events";
-import { and, asc, eq, inArray, isNotNull, isNull, lte, or, sql } from "drizzle-orm";
+import { and, asc, eq, isNotNull, isNull, lte, notInArray, or, sql } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
 import type { Database } from "~db/client.server";
 import { accountEventFeedHead, accountEvents, eventDeliveries, siblingEndpoints } from "~db/schema";
@@ -38,14 +38,16 @@ export const ENDPOINT_FAILING_DISABLE_MS = 5 * 24 * 3_600_000;
  * to the sibling's answer stays within seconds; an idle poll is one indexed query (hasDeliveryWork).
  */
 export const DELIVERY_POLL_INTERVAL_MS = 1_000;
-/** Sends in progress at once per worker: a slow receiver holds one of them, not the whole queue. */
-export const DELIVERY_CONCURRENCY = 4;
-/** Rows claimed per statement: enough to keep DELIVERY_CONCURRENCY sends busy between claims. */
-export const DELIVERY_CLAIM_BATCH = 2 * DELIVERY_CONCURRENCY;
+/** Sends in progress at once per worker. */
+export const DELIVERY_CONCURRENCY = 8;
 /**
- * How long a worker holds the rows it claimed: a claimed row waits for at most one send of each lane before its own
- * (each bounded by the sender's 15 s timeout), so no other worker sends it meanwhile; a crashed worker's rows are
- * free again after it, and sent again with the same ids.
+ * Sends in progress at once to one service: half the worker's, so that a service whose endpoint hangs until the
+ * timeout holds half the sends at most, and the other services' events (logout tokens among them) still go out.
+ */
+export const DELIVERY_CONCURRENCY_PER_SERVICE = DELIVERY_CONCURRENCY / 2;
+/**
+ * How long a worker holds a row it claimed: well beyond one send (the sender gives up after 15 s), so no other worker
+ * sends it meanwhile; a crashed worker's rows are free again after it, and sent again with the same ids.
  */
 export const DELIVERY_LEASE_MS = 2 * 60_000;
 
@@ -108,23 +110,28 @@ async function hasDeliveryWork(db: Database, now: Date): Promise<boolean> {
 }
 
 /**
- * Takes up to `limit` due deliveries for this worker, with their events: their lease starts and their attempt is
- * counted in one statement. `for update skip locked` lets concurrent workers pass over rows another is claiming, and
- * the lease keeps them off while they are sent, so in normal operation each delivery is sent once.
+ * Takes the oldest due delivery for this worker, with its event, skipping the services in `skipServices`: its lease
+ * starts and its attempt is counted in one statement. `for update skip locked` lets concurrent workers pass over a row
+ * another is claiming, and the lease keeps them off while it is sent, so in normal operation each delivery is sent
+ * once. A worker claims only what it starts sending at once, so it never holds a row it is not sending.
  */
-async function claimDueDeliveries(db: Database, now: Date, limit: number): Promise<ClaimedDelivery[]> {
+async function claimDueDelivery(db: Database, now: Date, skipServices: string[]): Promise<ClaimedDelivery | null> {
   const due = db
     .select({ id: eventDeliveries.id })
     .from(eventDeliveries)
-    .where(dueDeliveries(now))
+    .where(
+      skipServices.length > 0
+        ? and(dueDeliveries(now), notInArray(eventDeliveries.service, skipServices))
+        : dueDeliveries(now),
+    )
     .orderBy(asc(eventDeliveries.nextAttemptAt))
-    .limit(limit)
+    .limit(1)
     .for("update", { skipLocked: true });
-  const rows = await db
+  const [row] = await db
     .update(eventDeliveries)
     .set({ leasedUntil: new Date(now.getTime() + DELIVERY_LEASE_MS), attempts: sql`${eventDeliveries.attempts} + 1` })
     .from(accountEvents)
-    .where(and(inArray(eventDeliveries.id, due), eq(accountEvents.id, eventDeliveries.eventId)))
+    .where(and(eq(eventDeliveries.id, sql`(${due})`), eq(accountEvents.id, eventDeliveries.eventId)))
     .returning({
       id: eventDeliveries.id,
       service: eventDeliveries.service,
@@ -137,26 +144,9 @@ async function claimDueDeliveries(db: Database, now: Date, limit: number): Promi
       occurredAt: accountEvents.occurredAt,
       data: accountEvents.data,
     });
-  return rows.map(({ eventId, type, sub, memberSequence, occurredAt, data, ...delivery }) => ({
-    ...delivery,
-    event: { id: eventId, type, sub, memberSequence, occurredAt, data },
-  }));
-}
-
-/** Gives claimed rows that were not sent back at once (a stopping worker), their attempt uncounted. */
-async function releaseDeliveries(db: Database, rows: ClaimedDelivery[]): Promise<void> {
-  await db
-    .update(eventDeliveries)
-    .set({ leasedUntil: null, attempts: sql`${eventDeliveries.attempts} - 1` })
-    .where(
-      and(
-        inArray(
-          eventDeliveries.id,
-          rows.map((row) => row.id),
-        ),
-        isNull(eventDeliveries.deliveredAt),
-      ),
-    );
+  if (!row) return null;
+  const { eventId, type, sub, memberSequence, occurredAt, data, ...delivery } = row;
+  return { ...delivery, event: { id: eventId, type, sub, memberSequence, occurredAt, data } };
 }
 
 /** The webhook's body (compact JSON), as the feed gives the event too. */
@@ -280,15 +270,12 @@ async function markEndpointFailing(db: Database, service: string, now: Date): Pr
   return row?.failingSince ?? now;
 }
 
-/**
- * Records what came of an attempt: delivered, due again on the schedule, or failed (with its endpoint, on a 410).
- * Returns whether the service's deliveries are now disabled.
- */
+/** Records what came of an attempt: delivered, due again on the schedule, or failed (with its endpoint, on a 410). */
 async function recordOutcome(
   deps: EventDeliveryDependencies,
   delivery: ClaimedDelivery,
   outcome: DeliveryOutcome,
-): Promise<boolean> {
+): Promise<void> {
   const { db } = deps;
   const now = deps.clock.now();
   const labels = { service: delivery.service, channel: delivery.channel, type: delivery.event.type };
@@ -311,14 +298,14 @@ async function recordOutcome(
       .set({ failingSince: null, updatedAt: now })
       .where(and(eq(siblingEndpoints.service, delivery.service), isNotNull(siblingEndpoints.failingSince)));
     countAccountEventDelivery(labels, "delivered");
-    return false;
+    return;
   }
   if (status === 410) {
     await db.transaction(async (tx) => {
       await tx.update(eventDeliveries).set(attempt).where(thisDelivery);
       await disableEndpoint(tx, delivery.service, "gone", now);
     });
-    return true;
+    return;
   }
   const delay = outcome.kind === "unconfigured" ? null : retryDelayMs(delivery.attempts, deps.random);
   await db
@@ -331,60 +318,109 @@ async function recordOutcome(
   const fields = { deliveryId: delivery.id, ...labels, attempts: delivery.attempts, error: attempt.lastError };
   if (delay === null) logger.warn(fields, "an account event delivery is given up");
   else logger.info(fields, "an account event delivery failed; it is tried again later");
-  if (outcome.kind === "unconfigured") return false;
+  if (outcome.kind === "unconfigured") return;
 
   const failingSince = await markEndpointFailing(db, delivery.service, now);
-  if (now.getTime() - failingSince.getTime() < ENDPOINT_FAILING_DISABLE_MS) return false;
-  await db.transaction((tx) => disableEndpoint(tx, delivery.service, "failing", now));
-  return true;
+  if (now.getTime() - failingSince.getTime() >= ENDPOINT_FAILING_DISABLE_MS) {
+    await db.transaction((tx) => disableEndpoint(tx, delivery.service, "failing", now));
+  }
 }
 
 /**
- * One pass of the worker: numbers committed events and queues their deliveries (the sequencer, on whichever instance
- * gets there first), then sends every due delivery, DELIVERY_CONCURRENCY at a time, until none is left or
- * `isStopping` says so. Rows it claimed and did not start are released for another worker at once. Returns how many
- * deliveries it settled (delivered, retried later or failed).
+ * Keeps up to DELIVERY_CONCURRENCY sends in progress (DELIVERY_CONCURRENCY_PER_SERVICE to one service). A `fill`
+ * (a poll, a ring) looks for work (one query when there is none), numbers committed events and queues their
+ * deliveries (the sequencer, on whichever instance gets there first), then claims and starts due deliveries until its
+ * sends are full or nothing is due; a finished send claims the next. One fill at a time; a fill asked for during one
+ * runs after it.
  */
-export async function deliverDueEvents(
-  deps: EventDeliveryDependencies,
-  isStopping: () => boolean = () => false,
-): Promise<number> {
-  if (!(await hasDeliveryWork(deps.db, deps.clock.now()))) return 0;
-  while ((await publishAccountEvents(deps.db, deps.settings, deps.clock.now())) === PUBLISH_BATCH_SIZE);
-
-  const queue: ClaimedDelivery[] = [];
-  let exhausted = false;
-  let claiming: Promise<void> | null = null;
-  const refill = () =>
-    (claiming ??= claimDueDeliveries(deps.db, deps.clock.now(), DELIVERY_CLAIM_BATCH)
-      .then((rows) => {
-        queue.push(...rows);
-        if (rows.length === 0) exhausted = true;
-      })
-      .finally(() => {
-        claiming = null;
-      }));
+function createDeliveryDispatcher(deps: EventDeliveryDependencies) {
+  const sends = new Set<Promise<void>>();
+  const sendingTo = new Map<string, number>();
+  let filling: Promise<void> | null = null;
+  let fillAgain: { publish: boolean } | null = null;
+  let stopping = false;
   let settled = 0;
-  // Services disabled during this pass: their claimed rows were failed with them, and are not sent.
-  const disabled = new Set<string>();
-  const lane = async () => {
-    while (!isStopping()) {
-      const delivery = queue.shift();
-      if (!delivery) {
-        if (exhausted) return;
-        await refill();
-        continue;
-      }
-      if (disabled.has(delivery.service)) continue;
-      if (await recordOutcome(deps, delivery, await sendDelivery(deps, delivery))) disabled.add(delivery.service);
-      settled += 1;
+
+  const send = (delivery: ClaimedDelivery) => {
+    sendingTo.set(delivery.service, (sendingTo.get(delivery.service) ?? 0) + 1);
+    const sending: Promise<void> = sendDelivery(deps, delivery)
+      .then((outcome) => recordOutcome(deps, delivery, outcome))
+      .then(
+        () => void (settled += 1),
+        (error: unknown) =>
+          logger.warn({ err: error, deliveryId: delivery.id }, "a delivery's outcome could not be recorded"),
+      )
+      .finally(() => {
+        sends.delete(sending);
+        sendingTo.set(delivery.service, sendingTo.get(delivery.service)! - 1);
+        fill({ publish: false });
+      });
+    sends.add(sending);
+  };
+
+  const fillSends = async (publish: boolean) => {
+    if (sends.size >= DELIVERY_CONCURRENCY) return;
+    if (publish) {
+      if (!(await hasDeliveryWork(deps.db, deps.clock.now()))) return;
+      while ((await publishAccountEvents(deps.db, deps.settings, deps.clock.now())) === PUBLISH_BATCH_SIZE);
+    }
+    while (!stopping && sends.size < DELIVERY_CONCURRENCY) {
+      const busy = [...sendingTo].filter(([, count]) => count >= DELIVERY_CONCURRENCY_PER_SERVICE);
+      const delivery = await claimDueDelivery(
+        deps.db,
+        deps.clock.now(),
+        busy.map(([service]) => service),
+      );
+      if (!delivery) return;
+      send(delivery);
     }
   };
-  const lanes = await Promise.allSettled(Array.from({ length: DELIVERY_CONCURRENCY }, lane));
-  if (queue.length > 0) await releaseDeliveries(deps.db, queue.splice(0));
-  const failure = lanes.find((result) => result.status === "rejected");
-  if (failure) throw failure.reason;
-  return settled;
+
+  function fill(options = { publish: true }): void {
+    if (stopping) return;
+    if (filling) {
+      fillAgain = { publish: options.publish || (fillAgain?.publish ?? false) };
+      return;
+    }
+    filling = fillSends(options.publish)
+      .catch((error: unknown) =>
+        logger.warn({ err: error }, "account events could not be delivered; tried again shortly"),
+      )
+      .finally(() => {
+        filling = null;
+        const next = fillAgain;
+        fillAgain = null;
+        if (next) fill(next);
+      });
+  }
+
+  /** Resolves once no fill and no send is in progress. */
+  async function idle(): Promise<void> {
+    while (filling || sends.size > 0) await Promise.all([filling, ...sends]);
+  }
+
+  return {
+    fill,
+    idle,
+    settled: () => settled,
+    /** Claims nothing more and waits for the sends in progress (each within the sender's timeout). */
+    async stop() {
+      stopping = true;
+      await idle();
+    },
+  };
+}
+
+/**
+ * Sends every delivery that is due now (numbering committed events first) until none is left, and returns how many
+ * it settled (delivered, retried later or failed). The worker does the same continuously; tests call this with a
+ * clock of their own.
+ */
+export async function deliverDueEvents(deps: EventDeliveryDependencies): Promise<number> {
+  const dispatcher = createDeliveryDispatcher(deps);
+  dispatcher.fill();
+  await dispatcher.idle();
+  return dispatcher.settled();
 }
 
 /** This process's doorbell for the delivery worker, on globalThis for the reason given in mail-outbox.server.ts. */
@@ -404,48 +440,25 @@ export function ringEventDelivery(): void {
 }
 
 /**
- * The delivery worker of a server process: a pass when rung and every DELIVERY_POLL_INTERVAL_MS; one pass at a time,
- * a ring during a pass makes one more after it. `stop` (SIGTERM) stops claiming, waits for the sends in progress
- * (each bounded by the sender's timeout) and releases the rows claimed and not sent, so another instance takes them
- * at its next poll.
+ * The delivery worker of a server process: fills its sends when rung, every DELIVERY_POLL_INTERVAL_MS, and as each
+ * send finishes. `stop` (SIGTERM) claims nothing more and waits for the sends in progress (each within the sender's
+ * timeout). It holds no row it is not sending, so another instance takes the rest at its next poll.
  */
 export function startEventDeliveryWorker(
   deps: EventDeliveryDependencies,
   options: { pollIntervalMs?: number } = {},
 ): { stop(): Promise<void> } {
-  let current: Promise<void> | null = null;
-  let again = false;
-  let stopping = false;
-  const isStopping = () => stopping;
-  const run = (): void => {
-    if (stopping) return;
-    if (current) {
-      again = true;
-      return;
-    }
-    current = deliverDueEvents(deps, isStopping)
-      .then(
-        () => {},
-        (error: unknown) => logger.warn({ err: error }, "account events could not be delivered; tried again shortly"),
-      )
-      .finally(() => {
-        current = null;
-        if (again) {
-          again = false;
-          run();
-        }
-      });
-  };
-  doorbell().on("ring", run);
-  const interval = setInterval(run, options.pollIntervalMs ?? DELIVERY_POLL_INTERVAL_MS);
+  const dispatcher = createDeliveryDispatcher(deps);
+  const poll = () => dispatcher.fill();
+  doorbell().on("ring", poll);
+  const interval = setInterval(poll, options.pollIntervalMs ?? DELIVERY_POLL_INTERVAL_MS);
   interval.unref();
-  run();
+  poll();
   return {
     async stop() {
-      stopping = true;
-      doorbell().off("ring", run);
+      doorbell().off("ring", poll);
       clearInterval(interval);
-      while (current) await current;
+      await dispatcher.stop();
     },
   };
 }

@@ -13,6 +13,7 @@ import {
   recordAccountEvents,
 } from "~/domain/events/account-events.server";
 import {
+  DELIVERY_CONCURRENCY_PER_SERVICE,
   DELIVERY_MAX_ATTEMPTS,
   DELIVERY_RETRY_DELAYS_MS,
   DELIVERY_RETRY_JITTER,
@@ -380,7 +381,7 @@ test("two workers on one database send each delivery once", async () => {
   expect(sent.sort()).toEqual(rows.map((row) => `${row.service} ${row.eventId}`).sort());
 });
 
-test("a stopping worker finishes its sends in progress and releases the rows it claimed, which another sends at once", async () => {
+test("a stopping worker finishes its sends in progress and holds no other row: another sends the rest at once", async () => {
   const clock = { now: () => new Date() };
   const deps = await dependencies(clock);
   await receiver.answer("online", "webhook", [], 1_000);
@@ -393,6 +394,7 @@ test("a stopping worker finishes its sends in progress and releases the rows it 
       .poll(async () => (await deliveriesOf()).filter((row) => row.leasedUntil !== null).length)
       .toBeGreaterThan(0);
     await first.stop();
+    // What it had claimed it sent; the rest it left unclaimed, attempts uncounted.
     const afterStop = await deliveriesOf();
     expect(afterStop.filter((row) => row.leasedUntil !== null)).toEqual([]);
     const pending = afterStop.filter((row) => row.deliveredAt === null);
@@ -411,6 +413,27 @@ test("a stopping worker finishes its sends in progress and releases the rows it 
     expect(rows.every((row) => row.attempts === 1)).toBe(true);
   } finally {
     await receiver.answer("online", "webhook", [], 0);
+  }
+});
+
+test("a service whose endpoint hangs holds half the sends at most: the others' deliveries go out meanwhile", async () => {
+  const clock = { now: () => new Date() };
+  const deps = await dependencies(clock);
+  await receiver.answer("data", "webhook", [], 2_000);
+  const worker = startEventDeliveryWorker(deps, { pollIntervalMs: 20 });
+  try {
+    const sub = randomUUID();
+    const events = 3 * DELIVERY_CONCURRENCY_PER_SERVICE;
+    await recordEvents(sub, Array(events).fill("member.updated") as AccountEventType[], clock.now());
+    await expect.poll(async () => (await deliveriesOf("online")).filter((row) => row.deliveredAt).length).toBe(events);
+    // data's take at least three rounds of its receiver's two seconds: most are still to come.
+    const data = await deliveriesOf("data");
+    expect(data.filter((row) => row.deliveredAt === null).length).toBeGreaterThanOrEqual(
+      events - DELIVERY_CONCURRENCY_PER_SERVICE,
+    );
+  } finally {
+    await worker.stop();
+    await receiver.answer("data", "webhook", [], 0);
   }
 });
 
