@@ -126,3 +126,25 @@ export async function purgeExpiredAccountEvents(db: Database, now: Date): Promis
     .returning({ id: accountEvents.id });
   return { deleted: deleted.length };
 }
+
+/** An event as every sibling receives it, pushed (the webhook's body) or read from the feed. */
+export type AccountEventBody = AccountEvent & { id: string; timestamp: string; sub: string; sequence: number };
+
+/** The body every sibling receives for an event, pushed or read from the feed. */
+export function accountEventBodyOf(row: {
+  id: string;
+  type: string;
+  sub: string;
+  memberSequence: number;
+  occurredAt: Date;
+  data: Record<string, unknown>;
+}): AccountEventBody {
+  return {
+    id: row.id,
+    type: row.type,
+    timestamp: row.occurredAt.toISOString(),
+    sub: row.sub,
+    sequence: row.memberSequence,
+    data: row.data,
+  } as AccountEventBody;
+}

@@ -8,6 +8,7 @@ import { logger } from "~/integrations/logger.server";
 import { countAccountEventDelivery } from "~/integrations/metrics.server";
 import type { SiblingPost, SiblingPostOutcome, SiblingSender } from "~/integrations/webhook-sender.server";
 import type { Clock } from "~/services.server";
+import { accountEventBodyOf } from "./account-events.server";
 import { PUBLISH_BATCH_SIZE, type SiblingEventsSettings, publishAccountEvents } from "./event-publishing.server";
 import type { LogoutTokenSigner } from "./logout-tokens.server";
 
@@ -156,18 +157,6 @@ async function claimDueDeliveries(
   }));
 }
 
-/** The webhook's body (compact JSON), as the feed gives the event too. */
-export function webhookBodyOf(event: ClaimedDelivery["event"]): string {
-  return JSON.stringify({
-    id: event.id,
-    type: event.type,
-    timestamp: event.occurredAt.toISOString(),
-    sub: event.sub,
-    sequence: event.memberSequence,
-    data: event.data,
-  });
-}
-
 /**
  * The Standard Webhooks POST: `webhook-id` the event's id on every attempt (receivers de-duplicate on it), one `v1`
  * signature per configured secret (two while one is rotated), made by the reference library.
@@ -177,7 +166,7 @@ function webhookPost(
   webhook: { url: string; secrets: string[] },
   sentAt: Date,
 ): SiblingPost {
-  const body = webhookBodyOf(event);
+  const body = JSON.stringify(accountEventBodyOf(event));
   return {
     url: webhook.url,
     body,

@@ -5,7 +5,7 @@ import type { Database } from "~db/client.server";
 import { accountEvents } from "~db/schema";
 import { SIBLING_SERVICES, type SiblingService } from "~/config.server";
 import { type RateLimitPolicy, hitRateLimit } from "~/domain/limits/rate-limit.server";
-import type { AccountEvent } from "./account-events.server";
+import { type AccountEventBody, accountEventBodyOf } from "./account-events.server";
 import { type SiblingEventsSettings, publishAccountEvents } from "./event-publishing.server";
 
 /**
@@ -53,8 +53,7 @@ export const AccountEventFeedParams = z.object({
 });
 export type AccountEventFeedQuery = z.output<typeof AccountEventFeedParams>;
 
-/** An event as the sibling services receive it: the webhook's body, with its feed position in the feed. */
-export type AccountEventBody = AccountEvent & { id: string; timestamp: string; sub: string; sequence: number };
+/** An event as the feed gives it: the webhook's body, with its feed position. */
 export type FeedEvent = AccountEventBody & { position: number };
 
 export interface FeedPage {
@@ -91,25 +90,6 @@ export async function countFeedRead(
 ): Promise<{ allowed: boolean; retryAfterS: number }> {
   const { allowed, retryAfterS } = await hitRateLimit(db, { ...FEED_READS_PER_SERVICE, subject: service, now });
   return { allowed, retryAfterS };
-}
-
-/** The body every sibling receives for an event, pushed or read from the feed. */
-export function accountEventBodyOf(row: {
-  id: string;
-  type: string;
-  sub: string;
-  memberSequence: number;
-  occurredAt: Date;
-  data: Record<string, unknown>;
-}): AccountEventBody {
-  return {
-    id: row.id,
-    type: row.type,
-    timestamp: row.occurredAt.toISOString(),
-    sub: row.sub,
-    sequence: row.memberSequence,
-    data: row.data,
-  } as AccountEventBody;
 }
 
 /**
