@@ -9,6 +9,7 @@ import {
   sidOf,
 } from "../events/account-events.server";
 import { logger } from "~/integrations/logger.server";
+import { ringEventDelivery } from "../events/event-delivery.server";
 import type { AppServices } from "~/services.server";
 import { recordSignOutEverywhere } from "./api-token-standing.server";
 import type { DeviceDescription } from "./device-description.server";
@@ -238,6 +239,8 @@ export async function endSessions(
     const staffRows = endsStaffSessions(which, record) ? await endStaffSessionRows(tx, { sub: which.sub }, now) : [];
     return { ended: rows, endedStaff: staffRows };
   });
+  // The ended sessions' logout tokens go out at once from this process, not at the worker's next poll.
+  if (ended.length > 0) ringEventDelivery();
   const endedTokens = ended.map((row) => row.refreshTokenEncrypted);
   await Promise.all([
     "refreshRefused" in which && which.refreshRefused
@@ -306,6 +309,7 @@ export async function signOutEverywhere(
       staffRows: await endStaffSessionRows(tx, { sub: input.sub }, now),
     };
   });
+  ringEventDelivery();
   const endedTokens = ended.rows.map((row) => row.refreshTokenEncrypted);
   let globalSignOut = true;
   try {
