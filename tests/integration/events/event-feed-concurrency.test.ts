@@ -15,8 +15,9 @@ import { createOwnDatabase, openTestDatabase } from "../../support/test-database
 
 // The feed's promise under load: a reader that polls with its cursor while writers commit ends with every committed
 // event exactly once, in position order, none skipped, even when a transaction that recorded its event early commits
-// long after the reader passed newer events. On PostgreSQL (TEST_DATABASE_URL, as .ci/run gives the database tests,
-// or a throwaway server when the machine has PostgreSQL's binaries): 50 writers on two instances, i.e. two
+// long after the reader passed newer events. On PostgreSQL (a throwaway server when the machine has PostgreSQL's
+// binaries, as CI's does, or TEST_DATABASE_URL; not a *.db test, so CI's PostgreSQL pass does not run it a second
+// time on the same database): 50 writers on two instances, i.e. two
 // openDatabase handles with a connection pool each, some transactions held open for a while, some rolled back, and
 // both instances' sequencers running beside the reader's. On PGlite (one connection, so transactions cannot overlap)
 // a smaller version of the same run. Once more on PostgreSQL with the reader polling GET /api/events of a production
