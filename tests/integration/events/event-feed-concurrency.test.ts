@@ -17,9 +17,9 @@ import { createOwnDatabase, openTestDatabase } from "../../support/test-database
 // event exactly once, in position order, none skipped, even when a transaction that recorded its event early commits
 // long after the reader passed newer events. On PostgreSQL (a throwaway server when the machine has PostgreSQL's
 // binaries, as CI's does, or TEST_DATABASE_URL; not a *.db test, so CI's PostgreSQL pass does not run it a second
-// time on the same database): 50 writers on two instances, i.e. two
-// openDatabase handles with a connection pool each, some transactions held open for a while, some rolled back, and
-// both instances' sequencers running beside the reader's. On PGlite (one connection, so transactions cannot overlap)
+// time on the same database): 50 writers on two instances, i.e. two openDatabase handles with a connection pool
+// each, some transactions held open for a while, some rolled back, and both instances' sequencers running beside the
+// reader's. On PGlite (one connection, so transactions cannot overlap)
 // a smaller version of the same run. Once more on PostgreSQL with the reader polling GET /api/events of a production
 // build over HTTP.
 const temp = makeTempDir("event-feed-concurrency");
