@@ -12,6 +12,8 @@ import { startServerImportWorker } from "~/domain/csv-import/import-worker.serve
 import { scheduleDirectoryReconcile } from "~/domain/directory/directory-reconcile.server";
 import { scheduleStaffGroupCheck } from "~/domain/directory/staff-group-check.server";
 import { withDomainErrors } from "~/domain/domain-error.server";
+import { startEventDeliveryWorker } from "~/domain/events/event-delivery.server";
+import { createLogoutTokenSigner, logoutSigningKeyProblems } from "~/domain/events/logout-tokens.server";
 import { recordingDirectoryWrites } from "~/domain/directory/member-directory.server";
 import { schedulePurge } from "~/domain/jobs/purge.server";
 import { startMailOutboxWorker } from "~/domain/mail/mail-outbox.server";
@@ -22,7 +24,9 @@ import { LOCALES } from "~/i18n/locales";
 import { createCognitoClient } from "~/integrations/cognito/cognito-client.server";
 import { createIdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { identityPoolProblems } from "~/integrations/cognito/pool-contract.server";
+import { logger } from "~/integrations/logger.server";
 import { createMailer } from "~/integrations/mailer.server";
+import { createSiblingSender } from "~/integrations/webhook-sender.server";
 import { pathFor } from "~/routing/route-table";
 import { securityMailLinksFor } from "~/routing/security-mail-links";
 import { i18nextOutsideRequests } from "~/i18n/translator.server";
@@ -60,6 +64,14 @@ export async function identityPoolProblemsOf(config: Config): Promise<string[]> 
     adminGroup: config.adminGroup,
     appOrigin: config.origin,
   }).finally(() => cognito.destroy());
+}
+
+/**
+ * The start-up check of the logout tokens' signing keys: unreadable keys, or none while a sibling service has a
+ * back-channel logout URI. Its problems, none when they are usable or not needed.
+ */
+export function logoutSigningKeyProblemsOf(config: Config): string[] {
+  return logoutSigningKeyProblems(config);
 }
 
 /**
@@ -156,6 +168,25 @@ export function serverJobs(config: Config, db: Database, clock: Clock = systemCl
           clock,
         });
         return () => worker.stop();
+      },
+    },
+    {
+      // The account events' delivery worker (app/domain/events/event-delivery.server.ts): numbers committed events,
+      // then pushes them to the sibling services (webhooks, back-channel logout tokens), retried on its schedule.
+      // Outside dev and preview, whose receivers run on this machine, no endpoint may resolve to an internal address.
+      start: () => {
+        const sender = createSiblingSender({ refuseInternalAddresses: config.mode === "production" });
+        const worker = createLogoutTokenSigner(config.logoutTokenSigningKeys, config.origin).then(
+          (signer) => startEventDeliveryWorker({ db, clock, settings: config.siblingEvents, signer, sender }),
+          (error: unknown) => {
+            logger.error({ err: error }, "account events are not delivered: the logout signing keys are unusable");
+            return null;
+          },
+        );
+        return async () => {
+          await (await worker)?.stop();
+          sender.close();
+        };
       },
     },
     {

@@ -77,4 +77,16 @@ const apiRoutes = prefix("api", [
   apiRoute("*", "api.not-found"),
 ]);
 
-export default [...apiRoutes, ...localizedRoutes("ja"), ...prefix("en", localizedRoutes("en"))] satisfies RouteConfig;
+/**
+ * Documents other software fetches at fixed addresses (RFC 8615): exactly there, no trailing slash, no language, and
+ * none of the pages' middleware (app/middleware/pages-only.server.ts). The module of id well-known.<name> is
+ * app/routes/well-known/<name>.ts.
+ */
+const wellKnownRoutes = [route(".well-known/jwks.json", "routes/well-known/jwks.ts", { id: "well-known.jwks" })];
+
+export default [
+  ...apiRoutes,
+  ...wellKnownRoutes,
+  ...localizedRoutes("ja"),
+  ...prefix("en", localizedRoutes("en")),
+] satisfies RouteConfig;

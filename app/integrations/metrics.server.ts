@@ -66,6 +66,12 @@ function createMetrics() {
       help: "Outbox mails given up after their last attempt.",
       registers,
     }),
+    accountEventDeliveries: new Counter({
+      name: "account_event_deliveries_total",
+      help: "Account event deliveries to sibling services this process attempted or settled, by service, channel (webhook, logout), event type and outcome (delivered; retry: failed, to be tried again; failed: given up, or its endpoint disabled).",
+      labelNames: ["service", "channel", "type", "outcome"] as const,
+      registers,
+    }),
     csvImportRows: new Counter({
       name: "csv_import_rows_total",
       help: "CSV import rows this process settled, by outcome (created, failed, retried later, skipped).",
@@ -163,6 +169,13 @@ export function countMailDelivery(kind: string, outcome: "sent" | "failed"): voi
 
 export function countAbandonedMail(): void {
   metrics.mailAbandoned.inc();
+}
+
+export function countAccountEventDelivery(
+  labels: { service: string; channel: string; type: string },
+  outcome: "delivered" | "retry" | "failed",
+): void {
+  metrics.accountEventDeliveries.inc({ ...labels, outcome });
 }
 
 export function countCsvImportRow(outcome: "created" | "failed" | "retried" | "skipped"): void {

@@ -7,7 +7,7 @@ import { type Server, createServer } from "node:http";
 import path from "node:path";
 import { openDatabase } from "~db/client.server";
 import { type AppMode, type Config, ConfigError, SIBLING_SERVICES, parseConfig } from "~/config.server";
-import { identityPoolProblemsOf, serverJobs } from "~/composition-root.server";
+import { identityPoolProblemsOf, logoutSigningKeyProblemsOf, serverJobs } from "~/composition-root.server";
 import { logger } from "~/integrations/logger.server";
 import { observeQuery, setDatabasePoolSize } from "~/integrations/metrics.server";
 import type { DevToolSources } from "~/router-context.server";
@@ -70,6 +70,13 @@ export async function startServer(mode: AppMode, standIns?: StandIns): Promise<v
     await standIns?.stop();
     if (!(error instanceof ConfigError)) throw error;
     refuseToStart("Invalid configuration:", error.problems, "the README's configuration table");
+  }
+
+  // Production's configuration requires the keys with a logout URI; this also reads them, in every mode.
+  const signingKeyProblems = logoutSigningKeyProblemsOf(config);
+  if (signingKeyProblems.length > 0) {
+    await standIns?.stop();
+    refuseToStart("Logout tokens cannot be signed:", signingKeyProblems, "the README's configuration table");
   }
 
   // Every mode checks the pool: production's is real Cognito; dev and preview prove the stand-in is provisioned alike.

@@ -367,7 +367,21 @@ test("the route table and the API's contract name every route app/routes.ts serv
       ...(entry.index || entry.path !== undefined ? [entry.id!] : []),
       ...routeIds(entry.children ?? []),
     ]);
-  expect(routeIds(routes).filter((id) => !id.startsWith("api.") && !pageIds.has(id))).toEqual([]);
+  expect(
+    routeIds(routes).filter((id) => !id.startsWith("api.") && !pageIds.has(id) && !WELL_KNOWN_PATHS.has(id)),
+  ).toEqual([]);
+});
+
+/** The documents at RFC 8615's well-known addresses, by route id: answered exactly there, to anyone. */
+const WELL_KNOWN_PATHS = new Map([["well-known.jwks", "/.well-known/jwks.json"]]);
+
+test.each([...WELL_KNOWN_PATHS])("%s answers at exactly %s, without a redirect", async (_id, path) => {
+  const response = await fetch(`${main.origin}${path}`, { redirect: "manual" });
+  expect(response.status, path).toBe(200);
+  expect(response.headers.get("Content-Type"), path).toMatch(/^application\/json/);
+  expectCommonHeaders(response, path);
+  expect(response.headers.getSetCookie(), path).toEqual([]);
+  await response.body?.cancel();
 });
 
 // ---- the API -------------------------------------------------------------------------------------------------------
