@@ -111,10 +111,16 @@ const PROFILE_FORM = {
  * Saves the profiles: change n is member n % MEMBERS's, each member's saves one after another (as one person's
  * clicks), every member at once, each save posted to whichever instance is up (chosen at random). A save that gets
  * no answer (its instance was killed) is not repeated: the member goes on with the next change. Meanwhile `onAnswer`
- * hears how many saves have been answered. Answers which changes were answered with success, and how many were cut.
+ * hears how many saves have been answered, and can ask how many are in flight on an instance. Answers which changes
+ * were answered with success, and how many were cut.
  */
-async function saveProfilesWhileKilling(cookies: string[], onAnswer: (answered: number) => Promise<void>) {
+async function saveProfilesWhileKilling(
+  cookies: string[],
+  onAnswer: (answered: number, savesInFlightOn: (server: TestServer) => number) => Promise<void>,
+) {
   const succeeded = new Set<number>();
+  const inFlight = new Map<TestServer, number>();
+  const savesInFlightOn = (server: TestServer) => inFlight.get(server) ?? 0;
   let answered = 0;
   let cut = 0;
   const liveInstance = async (): Promise<TestServer> => {
@@ -127,6 +133,7 @@ async function saveProfilesWhileKilling(cookies: string[], onAnswer: (answered: 
   const saveAll = async (member: number) => {
     for (let change = member; change < CHANGES; change += MEMBERS) {
       const server = await liveInstance();
+      inFlight.set(server, savesInFlightOn(server) + 1);
       try {
         const response = await post(
           server,
@@ -141,9 +148,11 @@ async function saveProfilesWhileKilling(cookies: string[], onAnswer: (answered: 
         // Only a connection cut by a kill is expected; any answer but success is a failure of the test.
         if (!(error instanceof TypeError)) throw error;
         cut += 1;
+      } finally {
+        inFlight.set(server, savesInFlightOn(server) - 1);
       }
       answered += 1;
-      await onAnswer(answered);
+      await onAnswer(answered, savesInFlightOn);
     }
   };
   await Promise.all(Array.from({ length: MEMBERS }, (_, member) => saveAll(member)));
@@ -179,18 +188,21 @@ describe.skipIf(!process.env.TEST_DATABASE_URL && !localPostgresBin())("account 
     );
     const restarts: Promise<void>[] = [];
     let killed = 0;
-    const { succeeded, cut } = await saveProfilesWhileKilling(cookies, async (answered) => {
-      if (killed === KILLS || answered < killPoints[killed]!) return;
-      // One kill per point, and never both at once: the other instance serves while this one is down.
-      const index = instances.findIndex((instance, other) => instance !== null && instances[1 - other] !== null);
-      if (index === -1) return;
+    let killing = false;
+    const { succeeded, cut } = await saveProfilesWhileKilling(cookies, async (answered, savesInFlightOn) => {
+      // One kill at a time, and never of the last instance up: the other serves while this one is down.
+      if (killing || killed === KILLS || answered < killPoints[killed]! || instances.includes(null)) return;
+      killing = true;
       killed += 1;
+      const index = randomInt(instances.length);
       const victim = instances[index]!;
-      // A random moment inside whatever the instance is doing, still taking saves: commits, deliveries in flight.
+      // A random moment inside whatever the instance is doing (commits, deliveries), with a save in flight.
       await sleep(randomInt(0, 150));
+      while (savesInFlightOn(victim) === 0) await sleep(1);
       const exited = once(victim.process.child, "exit");
       victim.process.child.kill("SIGKILL");
       instances[index] = null;
+      killing = false;
       const [, signal] = (await exited) as [number | null, NodeJS.Signals | null];
       expect(signal).toBe("SIGKILL");
       await victim.process.stop();
