@@ -18,19 +18,19 @@ import { canonicalUrlMiddleware } from "./middleware/canonical-redirect.server";
 import { i18nextMiddleware } from "./i18n/i18n-middleware.server";
 import { memberSessionMiddleware } from "./middleware/member-session.server";
 import { noStoreMiddleware } from "./middleware/no-store.server";
-import { pagesOnly } from "./middleware/pages-only.server";
+import { exceptApi, pagesOnly } from "./middleware/pages-only.server";
 import { requestLogMiddleware } from "./middleware/request-log.server";
 import { loadRootData } from "./root.server";
 import appStylesHref from "./styles/app.css?url";
 
-/** Pages only: the member API's routes, children of the root too, skip it (app/middleware/pages-only.server.ts). */
+/**
+ * Pages only, but for the request log, which the /.well-known/ documents have too: the member API's routes, children
+ * of the root as well, skip it all (app/middleware/pages-only.server.ts).
+ */
 export const middleware: Route.MiddlewareFunction[] = [
-  requestLogMiddleware,
-  noStoreMiddleware,
-  canonicalUrlMiddleware,
-  i18nextMiddleware,
-  memberSessionMiddleware,
-].map(pagesOnly);
+  exceptApi(requestLogMiddleware),
+  ...[noStoreMiddleware, canonicalUrlMiddleware, i18nextMiddleware, memberSessionMiddleware].map(pagesOnly),
+];
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   const { data: rootData, headers } = await loadRootData(request, context);

@@ -16,3 +16,11 @@ export function pagesOnly(middleware: MiddlewareFunction<Response>): MiddlewareF
     return isApiPath(pattern) || isWellKnownPath(pattern) ? next() : middleware(args, next);
   };
 }
+
+/**
+ * A root middleware for every route but the API's (which logs for itself): the pages and the /.well-known/
+ * documents. The request log's, so that a document's log lines carry their request id and its metrics name its route.
+ */
+export function exceptApi(middleware: MiddlewareFunction<Response>): MiddlewareFunction<Response> {
+  return (args, next) => (isApiPath(`/${args.pattern}`) ? next() : middleware(args, next));
+}

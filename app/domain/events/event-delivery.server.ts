@@ -1,5 +1,5 @@
 import { EventEmitter } from "node:events";
-import { and, asc, eq, isNotNull, isNull, lte, notInArray, or, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, isNotNull, isNull, lte, notInArray, or, sql } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
 import type { Database } from "~db/client.server";
 import { accountEventFeedHead, accountEvents, eventDeliveries, siblingEndpoints } from "~db/schema";
@@ -110,12 +110,18 @@ async function hasDeliveryWork(db: Database, now: Date): Promise<boolean> {
 }
 
 /**
- * Takes the oldest due delivery for this worker, with its event, skipping the services in `skipServices`: its lease
- * starts and its attempt is counted in one statement. `for update skip locked` lets concurrent workers pass over a row
- * another is claiming, and the lease keeps them off while it is sent, so in normal operation each delivery is sent
- * once. A worker claims only what it starts sending at once, so it never holds a row it is not sending.
+ * Takes up to `limit` of the oldest due deliveries for this worker, with their events, skipping the services in
+ * `skipServices`: their lease starts and their attempt is counted in one statement. `for update skip locked` lets
+ * concurrent workers pass over rows another is claiming, and the lease keeps them off while they are sent, so in
+ * normal operation each delivery is sent once. A worker claims only what it starts sending at once, so it never
+ * holds a row it is not sending.
  */
-async function claimDueDelivery(db: Database, now: Date, skipServices: string[]): Promise<ClaimedDelivery | null> {
+async function claimDueDeliveries(
+  db: Database,
+  now: Date,
+  limit: number,
+  skipServices: string[],
+): Promise<ClaimedDelivery[]> {
   const due = db
     .select({ id: eventDeliveries.id })
     .from(eventDeliveries)
@@ -125,13 +131,13 @@ async function claimDueDelivery(db: Database, now: Date, skipServices: string[])
         : dueDeliveries(now),
     )
     .orderBy(asc(eventDeliveries.nextAttemptAt))
-    .limit(1)
+    .limit(limit)
     .for("update", { skipLocked: true });
-  const [row] = await db
+  const rows = await db
     .update(eventDeliveries)
     .set({ leasedUntil: new Date(now.getTime() + DELIVERY_LEASE_MS), attempts: sql`${eventDeliveries.attempts} + 1` })
     .from(accountEvents)
-    .where(and(eq(eventDeliveries.id, sql`(${due})`), eq(accountEvents.id, eventDeliveries.eventId)))
+    .where(and(inArray(eventDeliveries.id, due), eq(accountEvents.id, eventDeliveries.eventId)))
     .returning({
       id: eventDeliveries.id,
       service: eventDeliveries.service,
@@ -144,9 +150,10 @@ async function claimDueDelivery(db: Database, now: Date, skipServices: string[])
       occurredAt: accountEvents.occurredAt,
       data: accountEvents.data,
     });
-  if (!row) return null;
-  const { eventId, type, sub, memberSequence, occurredAt, data, ...delivery } = row;
-  return { ...delivery, event: { id: eventId, type, sub, memberSequence, occurredAt, data } };
+  return rows.map(({ eventId, type, sub, memberSequence, occurredAt, data, ...delivery }) => ({
+    ...delivery,
+    event: { id: eventId, type, sub, memberSequence, occurredAt, data },
+  }));
 }
 
 /** The webhook's body (compact JSON), as the feed gives the event too. */
@@ -289,14 +296,22 @@ async function recordOutcome(
   const thisDelivery = eq(eventDeliveries.id, delivery.id);
 
   if (status !== null && status >= 200 && status < 300) {
-    await db
+    // Delivered, and the service is no longer failing: one statement, the cost of every delivery.
+    const delivered = db
       .update(eventDeliveries)
       .set({ ...attempt, deliveredAt: now, failedAt: null })
-      .where(thisDelivery);
-    await db
+      .where(thisDelivery)
+      .returning({ service: eventDeliveries.service });
+    const recovered = db
       .update(siblingEndpoints)
       .set({ failingSince: null, updatedAt: now })
-      .where(and(eq(siblingEndpoints.service, delivery.service), isNotNull(siblingEndpoints.failingSince)));
+      .where(
+        and(
+          eq(siblingEndpoints.service, sql`(select service from ${sql.identifier("delivered")})`),
+          isNotNull(siblingEndpoints.failingSince),
+        ),
+      );
+    await db.execute(sql`with ${sql.identifier("delivered")} as (${delivered.getSQL()}) ${recovered.getSQL()}`);
     countAccountEventDelivery(labels, "delivered");
     return;
   }
@@ -358,21 +373,34 @@ function createDeliveryDispatcher(deps: EventDeliveryDependencies) {
     sends.add(sending);
   };
 
+  // The services skipped by a claim that found nothing due, since the last poll: none can become due before the next
+  // poll publishes or a retry's time comes, so a finished send does not ask again.
+  let nothingDueBesides: string | null = null;
+
   const fillSends = async (publish: boolean) => {
-    if (sends.size >= DELIVERY_CONCURRENCY) return;
     if (publish) {
+      nothingDueBesides = null;
+      // Even with every send busy: events are numbered for the feed and queued whatever the pushes are doing.
       if (!(await hasDeliveryWork(deps.db, deps.clock.now()))) return;
       while ((await publishAccountEvents(deps.db, deps.settings, deps.clock.now())) === PUBLISH_BATCH_SIZE);
     }
-    while (!stopping && sends.size < DELIVERY_CONCURRENCY) {
-      const busy = [...sendingTo].filter(([, count]) => count >= DELIVERY_CONCURRENCY_PER_SERVICE);
-      const delivery = await claimDueDelivery(
-        deps.db,
-        deps.clock.now(),
-        busy.map(([service]) => service),
+    while (!stopping) {
+      const counts = [...sendingTo];
+      const busy = counts.filter(([, count]) => count >= DELIVERY_CONCURRENCY_PER_SERVICE).map(([service]) => service);
+      const mostToOne = Math.max(
+        0,
+        ...counts.map(([, count]) => count).filter((count) => count < DELIVERY_CONCURRENCY_PER_SERVICE),
       );
-      if (!delivery) return;
-      send(delivery);
+      // As many as keep every service within its share, whichever services the rows turn out to be for.
+      const limit = Math.min(DELIVERY_CONCURRENCY - sends.size, DELIVERY_CONCURRENCY_PER_SERVICE - mostToOne);
+      const skipped = busy.sort().join(",");
+      if (limit <= 0 || nothingDueBesides === skipped) return;
+      const deliveries = await claimDueDeliveries(deps.db, deps.clock.now(), limit, busy);
+      deliveries.forEach(send);
+      if (deliveries.length < limit) {
+        nothingDueBesides = skipped;
+        return;
+      }
     }
   };
 
