@@ -5,16 +5,20 @@
  * sign-out form (the click), and the clock runs until each of the four sibling services' back-channel logout URIs,
  * served by a receiver in this process, has answered 200 to a logout_token naming that session's sid. The receiver
  * checks each token with jose against the app's /.well-known/jwks.json (keys cached, as a sibling would), then answers.
+ * The clicks come at random moments, a pause of up to one delivery poll interval before each.
  *
  * It is a report, not a test: it exits non-zero only when it cannot measure (a server that does not start, a sign-in
  * or sign-out that does not work, a token that does not verify), never because a number is bad.
  */
+import { randomInt } from "node:crypto";
 import { once } from "node:events";
 import http, { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { performance } from "node:perf_hooks";
+import { setTimeout as sleep } from "node:timers/promises";
 import { createRemoteJWKSet, decodeJwt, jwtVerify } from "jose";
 import { SIBLING_SERVICES, type SiblingService } from "~/config.server";
+import { DELIVERY_POLL_INTERVAL_MS } from "~/domain/events/event-delivery.server";
 import {
   addCleanup,
   ensureAppBuild,
@@ -120,6 +124,9 @@ await runBenchmarkMain(async () => {
   const agent = new http.Agent({ keepAlive: true });
   const timings = { answered: [] as number[], first: [] as number[], all: [] as number[] };
   for (const { cookie } of browsers) {
+    // Clicks at random moments of the worker's poll, as members' are: one right after the previous delivery would
+    // always land at the same point of it.
+    await sleep(randomInt(DELIVERY_POLL_INTERVAL_MS));
     const sid = sidOfCookie(cookie);
     const clicked = performance.now();
     const signOut = await postForm(agent, `${app.origin}/auth/sign-out/`, {}, cookie);
