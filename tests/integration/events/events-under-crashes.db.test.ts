@@ -36,6 +36,8 @@ const MEMBERS = 8;
 const KILLS = 4;
 /** Kills land between these numbers of answered saves, so each restart is done well before the saves end. */
 const KILL_WINDOW = { from: 40, to: 550 };
+/** How long a kill waits for a save in flight on its instance. */
+const IN_FLIGHT_WAIT_MS = 2_000;
 /** The service that hears every member.updated; the others subscribe to an event this run never makes. */
 const LISTENING_SERVICE = "data";
 const changeValue = (change: number) => `change-${change}`;
@@ -196,9 +198,11 @@ describe.skipIf(!process.env.TEST_DATABASE_URL && !localPostgresBin())("account 
       killed += 1;
       const index = randomInt(instances.length);
       const victim = instances[index]!;
-      // A random moment inside whatever the instance is doing (commits, deliveries), with a save in flight.
+      // A random moment inside whatever the instance is doing (commits, deliveries), with a save in flight on it
+      // (awaited a while at most: near the end the other members may have no save left to send).
       await sleep(randomInt(0, 150));
-      while (savesInFlightOn(victim) === 0) await sleep(1);
+      const inFlightBy = Date.now() + IN_FLIGHT_WAIT_MS;
+      while (savesInFlightOn(victim) === 0 && Date.now() < inFlightBy) await sleep(1);
       const exited = once(victim.process.child, "exit");
       victim.process.child.kill("SIGKILL");
       instances[index] = null;
