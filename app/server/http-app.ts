@@ -11,7 +11,7 @@ import { ApiError } from "~/api/api-response.server";
 import { largerPageBodyLimits } from "~/composition-root.server";
 import { type Config, SIBLING_SERVICES } from "~/config.server";
 import { isApiPath } from "~/routing/api-paths";
-import { isJwksLoaded } from "~/integrations/cognito/jwks.server";
+import { isJwksLoaded } from "~/integrations/cognito/cognito-jwks.server";
 import { logger } from "~/integrations/logger.server";
 import { countShedRequest, observeConcurrency, observeHttpRequest } from "~/integrations/metrics.server";
 import type { DevToolSources, RequestInfo } from "~/router-context.server";

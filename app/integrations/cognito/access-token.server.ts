@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { errors as joseErrors, jwtVerify } from "jose";
 import type { Config } from "~/config.server";
-import { cognitoIssuer, getJwks } from "./jwks.server";
+import { cognitoIssuer, getJwks } from "./cognito-jwks.server";
 
 export interface AccessTokenClaims {
   sub: string;
@@ -40,7 +40,7 @@ const TOKEN_VERDICTS = new Set([
  * Tokens that passed, by a hash of the token and the pool and client they passed for, with their claims. A page
  * view checks its member's token on every request, and the RS256 signature check is the largest single cost of
  * a signed-in view that does it. A token that passed passes again until it expires: its claims cannot
- * change, and the pool's keys stay cached until a token names one we lack (jwks.server.ts). Whether a session
+ * change, and the pool's keys stay cached until a token names one we lack (cognito-jwks.server.ts). Whether a session
  * was revoked is the session row's question, asked on every request all the same. Only tokens that passed are
  * kept (no one fills this without signing in), at most VERIFIED_TOKENS_MAX, the oldest dropped first.
  */
