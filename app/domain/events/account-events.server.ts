@@ -127,18 +127,17 @@ export async function purgeExpiredAccountEvents(db: Database, now: Date): Promis
   return { deleted: deleted.length };
 }
 
+/** What a sibling receives of a stored event. */
+export type StoredAccountEvent = Pick<
+  typeof accountEvents.$inferSelect,
+  "id" | "type" | "sub" | "memberSequence" | "occurredAt" | "data"
+>;
+
 /** An event as every sibling receives it, pushed (the webhook's body) or read from the feed. */
 export type AccountEventBody = AccountEvent & { id: string; timestamp: string; sub: string; sequence: number };
 
 /** The body every sibling receives for an event, pushed or read from the feed. */
-export function accountEventBodyOf(row: {
-  id: string;
-  type: string;
-  sub: string;
-  memberSequence: number;
-  occurredAt: Date;
-  data: Record<string, unknown>;
-}): AccountEventBody {
+export function accountEventBodyOf(row: StoredAccountEvent): AccountEventBody {
   return {
     id: row.id,
     type: row.type,

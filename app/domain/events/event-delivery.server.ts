@@ -8,7 +8,7 @@ import { logger } from "~/integrations/logger.server";
 import { countAccountEventDelivery } from "~/integrations/metrics.server";
 import type { SiblingPost, SiblingPostOutcome, SiblingSender } from "~/integrations/webhook-sender.server";
 import type { Clock } from "~/services.server";
-import { accountEventBodyOf } from "./account-events.server";
+import { type StoredAccountEvent, accountEventBodyOf } from "./account-events.server";
 import { PUBLISH_BATCH_SIZE, type SiblingEventsSettings, publishAccountEvents } from "./event-publishing.server";
 import type { LogoutTokenSigner } from "./logout-tokens.server";
 
@@ -69,14 +69,7 @@ interface ClaimedDelivery {
   service: string;
   channel: string;
   attempts: number;
-  event: {
-    id: string;
-    type: string;
-    sub: string;
-    memberSequence: number;
-    occurredAt: Date;
-    data: Record<string, unknown>;
-  };
+  event: StoredAccountEvent;
 }
 
 /** The delay before the attempt after `attempts` failed ones, with its jitter; null when the schedule has run out. */

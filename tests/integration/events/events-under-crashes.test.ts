@@ -16,7 +16,7 @@ import {
   eventCaptureDirectory,
   listCapturedDeliveries,
 } from "../../support/stand-ins/event-capture";
-import { startEmbeddedStack } from "../../support/stand-ins/embedded-stack";
+import { joinSettingsOf, startEmbeddedStack } from "../../support/stand-ins/embedded-stack";
 import { createOwnDatabase } from "../../support/test-database";
 import { createTestMember } from "../../support/test-members";
 import { makeTempDir } from "../../support/temp-dir";
@@ -70,12 +70,7 @@ beforeAll(async () => {
   env = {
     NODE_ENV: "production",
     LOG_LEVEL: "silent",
-    COGNITO_ENDPOINT: stack.env.COGNITO_ENDPOINT!,
-    COGNITO_USER_POOL_ID: stack.env.COGNITO_USER_POOL_ID!,
-    COGNITO_CLIENT_ID: stack.env.COGNITO_CLIENT_ID!,
-    COGNITO_STAFF_CLIENT_ID: stack.env.COGNITO_STAFF_CLIENT_ID!,
-    COGNITO_SERVER_CLIENT_ID: stack.env.COGNITO_SERVER_CLIENT_ID!,
-    SMTP_URL: stack.env.SMTP_URL!,
+    ...joinSettingsOf(stack),
     // The same data directory: the instances share the session secret and the event capture's URL and secrets.
     DATA_DIR: temp.dir,
     DATABASE_URL: databaseUrl,

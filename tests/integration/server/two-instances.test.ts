@@ -14,7 +14,7 @@ import { get, post, sessionPair, signIn, signedIn } from "../../support/session-
 import { createApiStaff, staffTokensFor } from "../../support/staff-api-access";
 import { findFreePort } from "../../support/stand-ins/cognito-stand-in";
 import { mailboxCountsTo, mailboxDirectory } from "../../support/stand-ins/dev-mailbox";
-import { startEmbeddedStack } from "../../support/stand-ins/embedded-stack";
+import { joinSettingsOf, startEmbeddedStack } from "../../support/stand-ins/embedded-stack";
 import { getFault, getRequestLog, resetHarness, setFault } from "../../support/stand-ins/stand-in/harness-client";
 import { createOwnDatabase } from "../../support/test-database";
 import { createTestMember } from "../../support/test-members";
@@ -68,12 +68,7 @@ beforeAll(async () => {
   env = {
     NODE_ENV: "production",
     LOG_LEVEL: "silent",
-    COGNITO_ENDPOINT: stack.env.COGNITO_ENDPOINT!,
-    COGNITO_USER_POOL_ID: stack.env.COGNITO_USER_POOL_ID!,
-    COGNITO_CLIENT_ID: stack.env.COGNITO_CLIENT_ID!,
-    COGNITO_STAFF_CLIENT_ID: stack.env.COGNITO_STAFF_CLIENT_ID!,
-    COGNITO_SERVER_CLIENT_ID: stack.env.COGNITO_SERVER_CLIENT_ID!,
-    SMTP_URL: stack.env.SMTP_URL!,
+    ...joinSettingsOf(stack),
     DATA_DIR: temp.dir,
     DATABASE_URL: databaseUrl,
     DEVICE_LIMIT: String(DEVICE_LIMIT),

@@ -30,6 +30,14 @@ export const JOIN_SETTINGS = [
   "SMTP_URL",
 ] as const;
 
+/** The settings that make an instance join `stack` (as a second `npm run dev` would be given them). */
+export function joinSettingsOf(stack: StandIns): Record<(typeof JOIN_SETTINGS)[number], string> {
+  return Object.fromEntries(JOIN_SETTINGS.map((name) => [name, stack.env[name] ?? ""])) as Record<
+    (typeof JOIN_SETTINGS)[number],
+    string
+  >;
+}
+
 async function loadOrCreateSessionSecret(dataDir: string): Promise<string> {
   const file = path.join(dataDir, "session-secret");
   try {
