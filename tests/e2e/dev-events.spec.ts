@@ -15,7 +15,7 @@ const dataDir = process.env.E2E_DATA_DIR!;
 async function postWebhook(id: string, secret: string) {
   const receiverUrl = await readRunningReceiverUrl(eventCaptureDirectory(dataDir));
   const body = JSON.stringify({ id, type: "member.updated", sub: "e2e-member", sequence: 1, data: {} });
-  return fetch(webhookUrlOf(receiverUrl!, "compe"), {
+  return fetch(webhookUrlOf(receiverUrl!, "data"), {
     method: "POST",
     headers: {
       "content-type": "application/json",
@@ -34,20 +34,21 @@ for (const prefix of ["", "/en"]) {
     const secrets = await loadOrCreateSiblingSecrets(dataDir);
     const signed = randomUUID();
     const forged = randomUUID();
-    expect((await postWebhook(signed, secrets.webhookSecrets.compe)).status).toBe(200);
+    // Data's secret is the data directory's (the e2e server sets other services' own for the deliveries page).
+    expect((await postWebhook(signed, secrets.webhookSecrets.data)).status).toBe(200);
     expect((await postWebhook(forged, secrets.webhookSecrets.shop)).status).toBe(400);
 
     await page.setViewportSize({ width: 375, height: 812 });
     await page.goto(`${prefix}/__dev/events/`);
-    const compe = page.getByRole("region", { name: prefix ? "Competitions" : "コンペティション" });
-    const signedEntry = compe.getByRole("listitem").filter({ hasText: signed });
-    const forgedEntry = compe.getByRole("listitem").filter({ hasText: forged });
+    const data = page.getByRole("region", { name: prefix ? "Data" : "データサービス", exact: true });
+    const signedEntry = data.getByRole("listitem").filter({ hasText: signed });
+    const forgedEntry = data.getByRole("listitem").filter({ hasText: forged });
     await expect(signedEntry).toHaveAttribute("data-verdict", "verified");
     await expect(signedEntry).toContainText(prefix ? "verified" : "確認済み");
     await expect(forgedEntry).toHaveAttribute("data-verdict", "rejected");
     await expect(forgedEntry).toContainText("No matching signature found");
     // Newest first.
-    const ids = await compe.getByRole("listitem").allTextContents();
+    const ids = await data.getByRole("listitem").allTextContents();
     expect(ids.findIndex((text) => text.includes(forged))).toBeLessThan(ids.findIndex((text) => text.includes(signed)));
     // Headers and body open, signatures and all, still fit the phone's width.
     for (const summary of await forgedEntry.locator("summary").all()) await summary.click();

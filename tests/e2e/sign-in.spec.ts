@@ -45,7 +45,7 @@ test("an unknown address reads exactly like a wrong password", async ({ page }) 
 
 test("empty fields are explained in the page's language", async ({ page }) => {
   await page.goto("/en/auth/sign-in/");
-  await page.getByRole("button", { name: "Log in" }).click();
+  await page.getByRole("button", { name: "Log in", exact: true }).click();
   await expect(page.getByText("Please enter here").first()).toBeVisible();
 });
 

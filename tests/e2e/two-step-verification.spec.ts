@@ -136,7 +136,7 @@ test("in English: set up, the code step, and turning it off", async ({ browser, 
   await expect(signingIn).toHaveURL(/\/en\/auth\/sign-in\/two-step\/\?to=my-profile$/);
   await expect(signingIn.getByTestId("recovery-codes-left")).toHaveCount(0);
   await signingIn.getByLabel("Code (6 digits)").fill(totpCode(key, { steps: 1 }));
-  await signingIn.getByRole("button", { name: "Log in" }).click();
+  await signingIn.getByRole("button", { name: "Log in", exact: true }).click();
   await expect(signingIn).toHaveURL(/\/en\/my\/profile\/$/);
 
   await page.goto("/en/my/security/authenticator/");
