@@ -56,8 +56,7 @@ export function openDatabase(options: {
       onnotice: () => {},
       connection: { statement_timeout: STATEMENT_TIMEOUT_MS, application_name: "member-account" },
     });
-    const observed = options.observeQuery ? observedPostgres(client, options.observeQuery) : client;
-    const db = drizzlePostgres({ client: observed, schema, casing: "snake_case" });
+    const db = drizzlePostgres({ client: drizzleClient(client, options.observeQuery), schema, casing: "snake_case" });
     return {
       db,
       kind: "postgres",
@@ -90,15 +89,28 @@ export function openDatabase(options: {
 }
 
 /**
- * The postgres.js client Drizzle is given, with every query it sends reported: Drizzle sends each through `unsafe`,
- * on the pool or on a transaction's (or savepoint's) connection. A Proxy leaves the client itself as it is, so the
- * CSV COPY and the migration lock, which reserve connections of their own, go unreported.
- * Reporting attaches then() to postgres.js's lazy query, which starts it a microtask later: Drizzle sets how it
- * wants the rows (`.values()`) in the same tick as it calls `unsafe`, so nothing changes for it.
+ * The postgres.js client Drizzle is given. Two things differ from the client itself, which the CSV COPY and the
+ * migration lock use as it is (they reserve connections of their own):
+ *
+ * - Every query Drizzle sends is reported to `observe`: Drizzle sends each through `unsafe`, on the pool or on a
+ *   transaction's (or savepoint's) connection. Reporting attaches then() to postgres.js's lazy query, which starts it
+ *   a microtask later: Drizzle sets how it wants the rows (`.values()`) in the same tick as it calls `unsafe`, so
+ *   nothing changes for it.
+ * - Nothing more is sent on a transaction's connection once it is lost. postgres.js 3.4.9 writes to a closed
+ *   transaction connection when asked to (the ROLLBACK it sends when the transaction's callback fails, or a query the
+ *   callback sends after the close) and then throws from a setImmediate: an uncaught TypeError that ends the process
+ *   (porsager/postgres#1154 and #1208, fix proposed in #1168). A database restart or a dropped connection during a
+ *   transaction would take the instance down. So a transaction whose query failed for want of its connection, or
+ *   that postgres.js ended because the connection closed, refuses its further queries at once, and its callback's
+ *   outcome is not handed back to postgres.js (which would send the ROLLBACK, or the COMMIT): the transaction fails with
+ *   the close itself, which postgres.js reports by rejecting begin(), and PostgreSQL rolls back what the connection had open.
  */
-function observedPostgres(client: postgres.Sql, observe: QueryObserver): postgres.Sql {
+function drizzleClient(
+  client: postgres.Sql,
+  observe: QueryObserver | undefined,
+  transaction?: TransactionConnection,
+): postgres.Sql {
   type Method = (...args: unknown[]) => unknown;
-  const withObservedClient = (run: Method) => (connection: postgres.Sql) => run(observedPostgres(connection, observe));
   return new Proxy(client, {
     get(target, key, receiver) {
       const value: unknown = Reflect.get(target, key, receiver);
@@ -106,19 +118,79 @@ function observedPostgres(client: postgres.Sql, observe: QueryObserver): postgre
       const method = value as Method;
       if (key === "unsafe") {
         return (...args: unknown[]) => {
+          if (transaction?.lost) return refusedQuery(transaction.lostWith);
           const query = method.apply(target, args) as PromiseLike<unknown>;
-          observe(query);
+          if (transaction) query.then(undefined, (error: unknown) => transaction.noteFailure(error));
+          observe?.(query);
           return query;
         };
       }
       // begin(fn), begin(options, fn), savepoint(fn), savepoint(name, fn): the callback, last, gets the connection.
       if (key === "begin" || key === "savepoint") {
-        return (...args: unknown[]) =>
-          method.apply(target, [...args.slice(0, -1), withObservedClient(args.at(-1) as Method)]);
+        return (...args: unknown[]) => {
+          if (transaction?.lost) return Promise.reject(transaction.lostWith);
+          // A savepoint runs on its transaction's connection.
+          const connection = transaction ?? new TransactionConnection();
+          const run = args.at(-1) as Method;
+          // Left pending once the connection is lost, whatever the callback did: postgres.js has already failed the
+          // transaction with the close, and would send its COMMIT or ROLLBACK on the closed connection.
+          const guardedRun = (scope: postgres.Sql) =>
+            Promise.resolve()
+              .then(() => run(drizzleClient(scope, observe, connection)))
+              .then(
+                (result) => (connection.lost ? new Promise(() => {}) : result),
+                (error: unknown) => {
+                  if (connection.lost) return new Promise(() => {});
+                  throw error;
+                },
+              );
+          const result = method.apply(target, [...args.slice(0, -1), guardedRun]) as Promise<unknown>;
+          // begin() rejects, while the callback may still run, when the connection closes.
+          if (key === "begin") result.then(undefined, (error: unknown) => connection.noteEnded(error));
+          return result;
+        };
       }
       return value;
     },
   });
+}
+
+/**
+ * How a query fails when its connection is gone: postgres.js's own codes, and the socket's errors it passes on. Each
+ * is followed by the socket's close, on which postgres.js rejects the transaction's begin().
+ */
+const CONNECTION_LOST_CODES = new Set([
+  "CONNECTION_CLOSED",
+  "CONNECTION_DESTROYED",
+  "CONNECTION_ENDED",
+  "ECONNRESET",
+  "EPIPE",
+  "ETIMEDOUT",
+]);
+
+/** What is known of one transaction's connection: whether it was lost, and with which error. */
+class TransactionConnection {
+  lost = false;
+  lostWith: unknown = null;
+
+  /** A query of the transaction failed: noted when it was for want of the connection (closed, reset). */
+  noteFailure(error: unknown) {
+    const code = (error as { code?: unknown } | null)?.code;
+    if (typeof code === "string" && CONNECTION_LOST_CODES.has(code)) this.noteEnded(error);
+  }
+
+  /** The transaction ended with `error` (after its callback, or while it still runs when the connection closed). */
+  noteEnded(error: unknown) {
+    if (this.lost) return;
+    this.lost = true;
+    this.lostWith = error;
+  }
+}
+
+/** A query refused without being sent, shaped as Drizzle uses postgres.js's (awaited, or `.values()`). */
+function refusedQuery(error: unknown) {
+  const refused = Promise.reject(error);
+  return Object.assign(refused, { values: () => refused });
 }
 
 /**
