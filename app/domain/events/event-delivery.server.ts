@@ -47,10 +47,11 @@ export const DELIVERY_CONCURRENCY = 8;
  */
 export const DELIVERY_CONCURRENCY_PER_SERVICE = DELIVERY_CONCURRENCY / 2;
 /**
- * How long a worker holds a row it claimed: well beyond one send (the sender gives up after 15 s), so no other worker
- * sends it meanwhile; a crashed worker's rows are free again after it, and sent again with the same ids.
+ * How long a worker holds a row it claimed: three times one send at most (the sender gives up after 15 s), so no other
+ * worker sends it meanwhile; a crashed worker's rows are free again after it, and sent again with the same ids, soon
+ * enough that a logout token a crash held back still reaches its sibling within a minute.
  */
-export const DELIVERY_LEASE_MS = 2 * 60_000;
+export const DELIVERY_LEASE_MS = 45_000;
 
 export interface EventDeliveryDependencies {
   db: Database;
