@@ -1,7 +1,7 @@
-import { and, asc, count, eq } from "drizzle-orm";
+import { and, asc, count, eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Database } from "~db/client.server";
-import { memberPasskeys } from "~db/schema";
+import { memberPasskeys, pendingCognitoChanges } from "~db/schema";
 import { LOCALES, type Locale } from "~/i18n/locales";
 import type { ServerToken } from "~/integrations/cognito/member-flows.server";
 import type { AppServices } from "~/services.server";
@@ -122,6 +122,22 @@ const PasskeyAddNoteSchema = z.object({
 });
 type PasskeyAddNote = z.infer<typeof PasskeyAddNoteSchema>;
 
+/**
+ * The passkey is recorded as added: any other note of adding it (an earlier attempt whose answer was unclear) is
+ * settled by this record too, so it is announced once.
+ */
+async function settleNotesOfPasskey(tx: Database, input: { sub: string; credentialId: string }) {
+  await tx
+    .delete(pendingCognitoChanges)
+    .where(
+      and(
+        eq(pendingCognitoChanges.sub, input.sub),
+        eq(pendingCognitoChanges.kind, "passkey-added"),
+        sql`${pendingCognitoChanges.data}->>'credentialId' = ${input.credentialId}`,
+      ),
+    );
+}
+
 /** A passkey Cognito did not store: its note goes, and so does its place in our list if this addition made it. */
 async function forgetPasskeyBeingAdded(db: Database, input: { pendingId: string; sub: string; note: PasskeyAddNote }) {
   await db.transaction(async (tx) => {
@@ -189,6 +205,7 @@ export async function addPasskey(
   const recorded = await deps.db.transaction(async (tx) => {
     // Gone: the repair found the passkey at Cognito and recorded it.
     if (!(await claimPendingCognitoChange(tx, pendingId))) return false;
+    await settleNotesOfPasskey(tx, { sub: input.sub, credentialId: note.credentialId });
     await recordPasskeyChange(tx, { ...input, change: "added", name: note.name, now });
     return true;
   });
@@ -213,6 +230,7 @@ export async function passkeyAddHappened(
 /** For the repair, in the transaction that claimed the note: the passkey Cognito stored, recorded and mailed. */
 export async function finishPasskeyAdded(tx: Database, change: PendingCognitoChange, now: Date): Promise<void> {
   const note = PasskeyAddNoteSchema.parse(change.data);
+  await settleNotesOfPasskey(tx, { sub: change.sub!, credentialId: note.credentialId });
   await recordPasskeyChange(tx, {
     sub: change.sub!,
     email: change.email,
