@@ -164,12 +164,15 @@ export async function repairPendingCognitoChanges(
     failed: 0,
   };
   const failed: string[] = [];
-  for (let change = await leaseDueChange(deps.db, now, failed); change; ) {
+  for (let change = await leaseDueChange(deps.db, now, failed); change;) {
     try {
       const outcome = await repairChange(deps, change, now);
       if (outcome !== "none") report[outcome] += 1;
     } catch (error) {
-      logger.warn({ err: error, kind: change.kind }, "could not repair a change noted before Cognito; a later run will");
+      logger.warn(
+        { err: error, kind: change.kind },
+        "could not repair a change noted before Cognito; a later run will",
+      );
       failed.push(change.id);
       report.failed += 1;
     }

@@ -131,7 +131,8 @@ export async function signIn(
     });
   let answer = await keptToOurRecord(await authenticate(deps, input));
   // A new password settled now ended every sign-in at Cognito, this one's too: it signs in again.
-  if (await settlePasswordsBy(deps, answer, input)) answer = await keptToOurRecord(await deps.identity.beginSignIn(input));
+  if (await settlePasswordsBy(deps, answer, input))
+    answer = await keptToOurRecord(await deps.identity.beginSignIn(input));
   if (answer.kind === "newPasswordRequired") {
     return { kind: "newPasswordRequired", email: input.email, username: answer.username, session: answer.session };
   }

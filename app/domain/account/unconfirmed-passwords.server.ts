@@ -32,9 +32,7 @@ export type PasswordNote = z.infer<typeof PasswordNoteSchema>;
 
 /** Whether a failed call left the password unconfirmed: only then the note stays (for the next sign-in). */
 export function passwordLeftUnconfirmed(error: unknown): boolean {
-  return (
-    error instanceof DomainError && ["passwordChangeUnconfirmed", "passwordResetUnconfirmed"].includes(error.code)
-  );
+  return error instanceof DomainError && ["passwordChangeUnconfirmed", "passwordResetUnconfirmed"].includes(error.code);
 }
 
 /**
