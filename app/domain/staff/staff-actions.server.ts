@@ -330,7 +330,7 @@ export async function endMemberSessions(
 ): Promise<StaffSignOutResult> {
   await requireTarget(services, actor, targetSub, "user.sessions-end");
   const liveSessions = await countLiveSessions(services, targetSub);
-  const result = await signOutEverywhere(services, {
+  const { endedSessions, globalSignOut } = await signOutEverywhere(services, {
     sub: targetSub,
     keepSessionId: null,
     reason: "staff-ended-sessions",
@@ -340,9 +340,9 @@ export async function endMemberSessions(
     action: "user.sessions-end",
     targetSub,
     before: { liveSessions },
-    after: { liveSessions: 0, ...result },
+    after: { liveSessions: 0, endedSessions, globalSignOut },
   });
-  return result;
+  return { endedSessions, globalSignOut };
 }
 
 /**
@@ -358,7 +358,7 @@ export async function disableMember(
   const target = await requireTarget(services, actor, targetSub, "user.disable");
   const liveSessions = await countLiveSessions(services, targetSub);
   await services.identity.disableUser(targetSub);
-  const result = await signOutEverywhere(services, {
+  const { endedSessions, globalSignOut } = await signOutEverywhere(services, {
     sub: targetSub,
     keepSessionId: null,
     reason: "staff-disabled",
@@ -370,9 +370,9 @@ export async function disableMember(
     action: "user.disable",
     targetSub,
     before: { enabled: target.enabled, liveSessions },
-    after: { enabled: false, liveSessions: 0, ...result },
+    after: { enabled: false, liveSessions: 0, endedSessions, globalSignOut },
   });
-  return result;
+  return { endedSessions, globalSignOut };
 }
 
 /** Lets the member sign in again. Sessions ended by the disable stay ended: the member signs in afresh. */
