@@ -1,7 +1,6 @@
 import { and, asc, eq, inArray, isNotNull, isNull, lt, lte, notInArray, or, sql } from "drizzle-orm";
 import type { Database } from "~db/client.server";
 import { pendingCognitoChanges } from "~db/schema";
-import { COGNITO_CALL_DEADLINE_MS } from "~/integrations/cognito/cognito-calls.server";
 import { logger } from "~/integrations/logger.server";
 import type { AppServices, Clock } from "~/services.server";
 import { ACCOUNT_EVENT_RETENTION_DAYS } from "../events/account-events.server";
@@ -11,28 +10,13 @@ import { finishStaffEmailChange, staffEmailChangeHappened } from "../staff/staff
 import { repairLegacyMigration } from "./legacy-accounts.server";
 import { dropPasskeyNeverAdded, finishPasskeyAdded, passkeyAddHappened } from "./passkeys.server";
 import {
+  PENDING_COGNITO_CHANGE_SETTLE_MS,
   PENDING_PASSWORD_KINDS,
   type PendingCognitoChange,
   claimPendingCognitoChange,
   dropPendingCognitoChange,
 } from "./pending-cognito-changes.server";
 import { endSessionsBeforeUnconfirmedPassword } from "./unconfirmed-passwords.server";
-
-/**
- * The most Cognito calls a flow makes between noting its change and recording it: the legacy migration's (the
- * lookup, deleting an unconfirmed sign-up, AdminCreateUser, the permanent password, and deleting the user again when
- * a step fails). The others make one or two (a password change and the sign-in that checks an unclear answer).
- */
-const MOST_COGNITO_CALLS_WHILE_NOTED = 5;
-
-/**
- * How old a note must be before the repair looks at it: longer than any request holds one, or the repair could find
- * a change not made yet and drop the note of a change about to happen. Each Cognito call ends within
- * COGNITO_CALL_DEADLINE_MS, the SDK's retries included; three times the most calls a flow makes, for the database's
- * waits on a busy instance (a member's lock, the bcrypt slots). Two minutes, well inside the five minutes a listed
- * passkey may be missing at Cognito before the passkey reconcile takes it off the list.
- */
-export const PENDING_COGNITO_CHANGE_SETTLE_MS = 3 * MOST_COGNITO_CALLS_WHILE_NOTED * COGNITO_CALL_DEADLINE_MS;
 
 /** How long the repair holds a note it took, so another instance's repair passes over it meanwhile. */
 export const PENDING_COGNITO_CHANGE_LEASE_MS = 2 * 60 * 1000;

@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import type { Database } from "~db/client.server";
 import { pendingCognitoChanges } from "~db/schema";
+import { COGNITO_CALL_DEADLINE_MS } from "~/integrations/cognito/cognito-calls.server";
 import { DomainError, refusedOnCognitoRetry } from "../domain-error.server";
 import { hashPasswordVerifier } from "./legacy-password.server";
 
@@ -29,6 +30,22 @@ export const PENDING_PASSWORD_KINDS: readonly PendingCognitoChangeKind[] = [
 ];
 
 export type PendingCognitoChange = typeof pendingCognitoChanges.$inferSelect;
+
+/**
+ * The most Cognito calls a flow makes between noting its change and recording it: the legacy migration's (the
+ * lookup, deleting an unconfirmed sign-up, AdminCreateUser, the permanent password, and deleting the user again when
+ * a step fails). The others make one or two (a password change and the sign-in that checks an unclear answer).
+ */
+const MOST_COGNITO_CALLS_WHILE_NOTED = 5;
+
+/**
+ * How old a note must be before the repair looks at it: longer than any request holds one, or the repair (or a sign-in) could
+ * find a change not made yet and drop the note of a change about to happen. Each Cognito call ends within
+ * COGNITO_CALL_DEADLINE_MS, the SDK's retries included; three times the most calls a flow makes, for the database's
+ * waits on a busy instance (a member's lock, the bcrypt slots). Two minutes, well inside the five minutes a listed
+ * passkey may be missing at Cognito before the passkey reconcile takes it off the list.
+ */
+export const PENDING_COGNITO_CHANGE_SETTLE_MS = 3 * MOST_COGNITO_CALLS_WHILE_NOTED * COGNITO_CALL_DEADLINE_MS;
 
 /**
  * Notes a change about to be asked of Cognito and commits it (its own statement, outside any transaction of the

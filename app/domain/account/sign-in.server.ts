@@ -321,7 +321,7 @@ export async function completeFirstSignIn(
     deps.identity.answerNewPasswordChallenge({ username, session, newPassword }),
   );
   return startSignedInSession(deps, tokens, input, async (tx, _sessionId, now) => {
-    await recordFirstPassword(tx, { pendingId, sub: String(decodeJwt(tokens.idToken).sub), now });
+    await recordFirstPassword(tx, { pendingId, sub: String(decodeJwt(tokens.idToken).sub), email: input.email, now });
     return false;
   });
 }

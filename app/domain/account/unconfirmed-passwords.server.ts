@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, isNull, or } from "drizzle-orm";
+import { and, desc, eq, inArray, isNull, lt, or } from "drizzle-orm";
 import { z } from "zod";
 import type { Database } from "~db/client.server";
 import { pendingCognitoChanges } from "~db/schema";
@@ -10,9 +10,9 @@ import { queueNotice } from "../mail/mail-outbox.server";
 import { signOutEverywhere } from "../sessions/session-ending.server";
 import { matchesPasswordVerifier } from "./legacy-password.server";
 import {
+  PENDING_COGNITO_CHANGE_SETTLE_MS,
   PENDING_PASSWORD_KINDS,
   type PendingCognitoChange,
-  claimPendingCognitoChange,
 } from "./pending-cognito-changes.server";
 
 /**
@@ -29,6 +29,38 @@ export type UnconfirmedPasswordDependencies = Pick<AppServices, "db" | "identity
 /** What a password change or reset notes beside the verifier: what its record and mail would have said. */
 const PasswordNoteSchema = z.object({ clientIp: z.string(), locale: z.enum(LOCALES) });
 export type PasswordNote = z.infer<typeof PasswordNoteSchema>;
+
+/** The member's notes of a new password: by sub, or by address for a first password noted before Cognito named them. */
+function passwordNotesOf(member: { sub: string; email: string }) {
+  return and(
+    inArray(pendingCognitoChanges.kind, [...PENDING_PASSWORD_KINDS]),
+    or(
+      eq(pendingCognitoChanges.sub, member.sub),
+      and(isNull(pendingCognitoChanges.sub), eq(pendingCognitoChanges.email, member.email.trim().toLowerCase())),
+    ),
+  )!;
+}
+
+/**
+ * In the transaction that records a new password: takes its note away (false: settled already, record nothing), and
+ * with it the member's older password notes, which this change supersedes: whichever of them Cognito made, the
+ * member's password changed since, and this record says so (an invited member's retry of the same first password is
+ * announced once).
+ */
+async function claimPasswordNote(
+  tx: Database,
+  input: { pendingId: string; sub: string; email: string },
+): Promise<boolean> {
+  const [claimed] = await tx
+    .delete(pendingCognitoChanges)
+    .where(eq(pendingCognitoChanges.id, input.pendingId))
+    .returning({ createdAt: pendingCognitoChanges.createdAt });
+  if (!claimed) return false;
+  await tx
+    .delete(pendingCognitoChanges)
+    .where(and(passwordNotesOf(input), lt(pendingCognitoChanges.createdAt, claimed.createdAt)));
+  return true;
+}
 
 /** Whether a failed call left the password unconfirmed: only then the note stays (for the next sign-in). */
 export function passwordLeftUnconfirmed(error: unknown): boolean {
@@ -58,7 +90,7 @@ export async function recordPasswordCredentialChange(
     keepSessionId: input.keepSessionId,
     reason: changed ? "password-changed" : "password-reset",
     record: { kind: changed ? "password-changed" : "password-reset", clientIp: input.note.clientIp },
-    claim: (tx) => claimPendingCognitoChange(tx, input.pendingId),
+    claim: (tx) => claimPasswordNote(tx, input),
   });
   if (!result.claimed) return result;
   const now = deps.clock.now();
@@ -76,9 +108,9 @@ export async function recordPasswordCredentialChange(
 /** An invited member's first password, announced in `tx` once its note is claimed; false: settled already. */
 export async function recordFirstPassword(
   tx: Database,
-  input: { pendingId: string; sub: string; now: Date },
+  input: { pendingId: string; sub: string; email: string; now: Date },
 ): Promise<boolean> {
-  if (!(await claimPendingCognitoChange(tx, input.pendingId))) return false;
+  if (!(await claimPasswordNote(tx, input))) return false;
   await recordAccountEvent(tx, {
     type: "member.password_changed",
     sub: input.sub,
@@ -91,8 +123,10 @@ export async function recordFirstPassword(
 /**
  * A password sign-in that Cognito accepted settles the member's unconfirmed new passwords: the newest whose verifier
  * `password` matches happened (recorded now, as its flow would have; a change or reset also ends every session and
- * signs out everywhere at Cognito), and every other never did (dropped, nothing announced). Answers whether a change or
- * reset was recorded: the sign-in's own tokens went with the global sign-out, so the caller signs in again.
+ * signs out everywhere at Cognito), and every note past PENDING_COGNITO_CHANGE_SETTLE_MS that does not match never
+ * did (dropped, nothing announced). A younger one may belong to a change still under way in another browser, which
+ * Cognito may yet make: it is left to its flow, or to a later sign-in. Answers whether a change or reset was recorded:
+ * the sign-in's own tokens went with the global sign-out, so the caller signs in again.
  */
 export async function settleUnconfirmedPasswords(
   deps: UnconfirmedPasswordDependencies,
@@ -101,16 +135,7 @@ export async function settleUnconfirmedPasswords(
   const notes = await deps.db
     .select()
     .from(pendingCognitoChanges)
-    .where(
-      and(
-        inArray(pendingCognitoChanges.kind, [...PENDING_PASSWORD_KINDS]),
-        or(
-          eq(pendingCognitoChanges.sub, member.sub),
-          // A first password is noted before Cognito names the member: by the address it was chosen for.
-          and(isNull(pendingCognitoChanges.sub), eq(pendingCognitoChanges.email, member.email.trim().toLowerCase())),
-        ),
-      ),
-    )
+    .where(passwordNotesOf(member))
     .orderBy(desc(pendingCognitoChanges.createdAt));
   if (notes.length === 0) return false;
   let happened: PendingCognitoChange | null = null;
@@ -119,14 +144,17 @@ export async function settleUnconfirmedPasswords(
       happened = note;
     }
   }
-  const neverHappened = notes.filter((note) => note !== happened).map((note) => note.id);
+  const settledBefore = deps.clock.now().getTime() - PENDING_COGNITO_CHANGE_SETTLE_MS;
+  const neverHappened = notes
+    .filter((note) => note !== happened && note.createdAt.getTime() <= settledBefore)
+    .map((note) => note.id);
   if (neverHappened.length > 0) {
     await deps.db.delete(pendingCognitoChanges).where(inArray(pendingCognitoChanges.id, neverHappened));
   }
   if (!happened) return false;
   if (happened.kind === "first-password") {
-    const now = deps.clock.now();
-    await deps.db.transaction((tx) => recordFirstPassword(tx, { pendingId: happened.id, sub: member.sub, now }));
+    const input = { pendingId: happened.id, sub: member.sub, email: member.email, now: deps.clock.now() };
+    await deps.db.transaction((tx) => recordFirstPassword(tx, input));
     return false;
   }
   const { claimed } = await recordPasswordCredentialChange(deps, {

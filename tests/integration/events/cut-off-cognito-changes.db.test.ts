@@ -10,10 +10,10 @@ import {
   staffAuditEvents,
 } from "~db/schema";
 import {
-  PENDING_COGNITO_CHANGE_SETTLE_MS,
   UNRESOLVED_PASSWORD_RETENTION_DAYS,
   repairPendingCognitoChanges,
 } from "~/domain/account/cognito-change-repair.server";
+import { PENDING_COGNITO_CHANGE_SETTLE_MS } from "~/domain/account/pending-cognito-changes.server";
 import { importLegacyRows } from "~/domain/account/legacy-accounts.server";
 import { addPasskey, listPasskeys, passkeyCreationOptions } from "~/domain/account/passkeys.server";
 import { changePassword } from "~/domain/account/password-change.server";
@@ -50,6 +50,15 @@ const notesOf = (match: { sub: string } | { email: string }) =>
     .select({ kind: pendingCognitoChanges.kind })
     .from(pendingCognitoChanges)
     .where("sub" in match ? eq(pendingCognitoChanges.sub, match.sub) : eq(pendingCognitoChanges.email, match.email));
+
+/** The member's notes made as long ago as the settle time: no request can hold them any more. */
+const ageNotesPastSettling = (member: { sub: string }) =>
+  app.db
+    .update(pendingCognitoChanges)
+    .set({
+      createdAt: sql`${pendingCognitoChanges.createdAt} - make_interval(secs => ${PENDING_COGNITO_CHANGE_SETTLE_MS / 1000 + 1})`,
+    })
+    .where(eq(pendingCognitoChanges.sub, member.sub));
 
 /**
  * Until the returned function is called, every transaction that records an account event of this member fails at
@@ -317,6 +326,10 @@ test("a password change left unconfirmed that Cognito never made: the old passwo
   }
   expect(await notesOf(member)).toEqual([{ kind: "password-change" }]);
 
+  // So soon, the change may still be under way in another browser: the old password proves nothing yet.
+  await signInMember(app.services, member.email, browser);
+  expect(await notesOf(member)).toEqual([{ kind: "password-change" }]);
+  await ageNotesPastSettling(member);
   await signInMember(app.services, member.email, browser);
   expect(await notesOf(member)).toEqual([]);
   expect((await newEvents(member.sub, after)).filter((event) => event.type !== "session.created")).toEqual([]);
@@ -366,6 +379,30 @@ test("an invited member's first password cut off after Cognito is announced once
     { type: "member.password_changed", data: { via: "first-sign-in" } },
   ]);
   expect(await notesOf({ email })).toEqual([]);
+});
+
+test("an invited member's first password without an answer, chosen again, is announced once", async () => {
+  const email = `invited-again-${crypto.randomUUID().slice(0, 8)}@example.jp`;
+  const sub = await app.services.identity.inviteUser({ email, attributes: { locale: "ja" } });
+  const [invitation] = await codeMailsTo(app.dataDir, email);
+  const first = await signIn(app.services, { ...signInBrowser(email), password: invitation!.code! });
+  if (first.kind !== "newPasswordRequired") throw new Error(`sign-in ended as ${first.kind}`);
+  const choose = () =>
+    completeFirstSignIn(app.services, { ...signInBrowser(email), ...first, newPassword: NEW_PASSWORD });
+  await setFault(endpoint(), { mode: "fail", operations: ["AdminRespondToAuthChallenge"], times: 10 });
+  try {
+    await expect(choose()).rejects.toMatchObject({ code: "unavailable" });
+  } finally {
+    await resetHarness(endpoint());
+  }
+  expect(await notesOf({ email })).toEqual([{ kind: "first-password" }]);
+  await choose();
+  // The recorded password settles the earlier note of the same choice: the next sign-in announces nothing more.
+  expect(await notesOf({ email })).toEqual([]);
+  await signInMember(app.services, email, { ...browser, password: NEW_PASSWORD });
+  expect((await newEvents(sub, 0)).filter((event) => event.type === "member.password_changed")).toEqual([
+    { type: "member.password_changed", data: { via: "first-sign-in" } },
+  ]);
 });
 
 test("a new password no sign-in settles is forgotten after its retention, announcing nothing", async () => {
