@@ -10,13 +10,13 @@ export const pendingCognitoChanges = pgTable(
   "pending_cognito_changes",
   {
     id: uuid().primaryKey().defaultRandom(),
-    /** The member; null where Cognito has not given one yet (a legacy migration, an invited member's first password). */
+    /** The member; null where Cognito has not named one yet (a legacy migration, an invited member's first password). */
     sub: uuid(),
     /** The member's address when the change began, lower-cased: how a row without a sub is found. */
     email: text().notNull(),
     /** PendingCognitoChangeKind. */
     kind: text().notNull(),
-    /** What the flow would have recorded (the new address, the credential id, the client IP, the locale…). Never a secret. */
+    /** What the flow would have recorded (the new address, the credential id, the client IP…). Never a secret. */
     data: jsonb().$type<Record<string, unknown>>().notNull(),
     /**
      * For a new password: its bcrypt hash, which the member's next password sign-in is compared with (Cognito cannot

@@ -6,7 +6,7 @@ import { DomainError, refusedOnCognitoRetry } from "../domain-error.server";
 import { hashPasswordVerifier } from "./legacy-password.server";
 
 /**
- * The flows where Cognito changes before our record does (app/domain/README.md, "Where Cognito changes first"). Each
+ * The flows where Cognito changes before our record does (app/domain/README.md, "Changes noted before Cognito"). Each
  * notes its change here, committed, before the Cognito call; the transaction that records the change deletes the note
  * (claimPendingCognitoChange), so the note and the record never both exist after a commit. A note left behind is the
  * repair's (cognito-change-repair.server.ts), which asks Cognito what is true and records what happened, once.
@@ -39,17 +39,17 @@ export type PendingCognitoChange = typeof pendingCognitoChanges.$inferSelect;
 const MOST_COGNITO_CALLS_WHILE_NOTED = 5;
 
 /**
- * How old a note must be before the repair looks at it: longer than any request holds one, or the repair (or a sign-in) could
- * find a change not made yet and drop the note of a change about to happen. Each Cognito call ends within
- * COGNITO_CALL_DEADLINE_MS, the SDK's retries included; three times the most calls a flow makes, for the database's
- * waits on a busy instance (a member's lock, the bcrypt slots). Two minutes, well inside the five minutes a listed
- * passkey may be missing at Cognito before the passkey reconcile takes it off the list.
+ * How old a note must be before the repair, or a sign-in with another password, takes it as settled: longer than any
+ * request holds one, or either could find a change not made yet and drop the note of a change about to happen. Each
+ * Cognito call ends within COGNITO_CALL_DEADLINE_MS, the SDK's retries included; three times the most calls a flow
+ * makes, for the database's waits on a busy instance (a member's lock, the bcrypt slots). Two minutes, well inside
+ * the five minutes a listed passkey may be missing at Cognito before the passkey reconcile takes it off the list.
  */
 export const PENDING_COGNITO_CHANGE_SETTLE_MS = 3 * MOST_COGNITO_CALLS_WHILE_NOTED * COGNITO_CALL_DEADLINE_MS;
 
 /**
- * Notes a change about to be asked of Cognito and commits it (its own statement, outside any transaction of the
- * flow's). A new password is kept only as its bcrypt verifier. Answers the note's id.
+ * Notes a change about to be asked of Cognito, to be committed before the call (alone, or with what must be in place
+ * before it: a passkey's place in the list). A new password is kept only as its bcrypt verifier. Answers the note's id.
  */
 export async function notePendingCognitoChange(
   db: Database,

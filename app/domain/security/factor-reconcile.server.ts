@@ -351,9 +351,9 @@ export async function checkMemberFactors(
 }
 
 /**
- * The credential ids of the passkeys Cognito holds for an address, as its passkey sign-in offers them (AdminInitiateAuth
- * USER_AUTH with WEB_AUTHN preferred names them in its request options, and costs nothing when unanswered); none for
- * an address Cognito does not know or cannot sign in.
+ * The credential ids of the passkeys Cognito holds for an address, as its passkey sign-in offers them
+ * (AdminInitiateAuth USER_AUTH with WEB_AUTHN preferred names them in its request options, and costs nothing when
+ * unanswered); none for an address Cognito does not know or cannot sign in.
  */
 export async function passkeysOfferedFor(
   deps: Pick<FactorDependencies, "identity">,

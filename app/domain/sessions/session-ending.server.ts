@@ -253,14 +253,14 @@ export async function endSessions(
 
 /**
  * Signs the member out everywhere after the password changed (a change or a reset), when a new password could not be
- * confirmed (the repair's "password-unconfirmed") or when staff cut them off (an "end all sessions", a disable): every session but the one kept ends, pending sign-ins included, every staff
- * session of the member too, the member API is told to refuse tokens issued before now
- * (recordSignOutEverywhere), and Cognito revokes every refresh token of the member (a global sign-out: Cognito
- * keeps them through a password change, including a sibling's sign-in no session records). If the global sign-out
- * fails, the ended sessions' refresh tokens are revoked one by one instead. The member's own password change or
- * reset is recorded (security record, `member.password_changed`) in the sessions' transaction, and so is what
- * `alongside` writes (a staff disable's `member.disabled`). Returns how many sessions ended and whether the global
- * sign-out went through.
+ * confirmed (the repair's "password-unconfirmed") or when staff cut them off (an "end all sessions", a disable): every
+ * session but the one kept ends, pending sign-ins included, every staff session of the member too, the member API is
+ * told to refuse tokens issued before now (recordSignOutEverywhere), and Cognito revokes every refresh token of the
+ * member (a global sign-out: Cognito keeps them through a password change, including a sibling's sign-in no session
+ * records). If the global sign-out fails, the ended sessions' refresh tokens are revoked one by one instead. The
+ * member's own password change or reset is recorded (security record, `member.password_changed`) in the sessions'
+ * transaction, and so is what `alongside` writes (a staff disable's `member.disabled`). Returns how many sessions ended
+ * and whether the global sign-out went through.
  */
 export async function signOutEverywhere(
   services: SessionServices,
