@@ -248,12 +248,13 @@ export const LEGACY_USER_CLOCK_SKEW_MS = 60_000;
  * For the repair of a migration whose transaction never committed (pending-cognito-changes.server.ts): Cognito has a
  * confirmed user for the address made after the attempt began (AdminCreateUser and the permanent password went
  * through) while the legacy row is not marked moved, so the migration happened and is recorded now, `member.created`
- * with it. Anything else (no user, one still waiting for its password, an older account) is no migration: nothing is
- * recorded, and the next sign-in tries again. Runs the claim itself, under the address's lock, and answers whether
- * it recorded the migration.
+ * with it. A user the attempt made that still waits for its password (cut off between AdminCreateUser and the
+ * password) is deleted, as the migration's own undo would have, since it would keep the address from migrating. Anything
+ * else (no user, an older account) is no migration: nothing is recorded, and the next sign-in tries again. Runs the
+ * claim itself, under the address's lock, and answers whether it recorded the migration.
  */
 export async function repairLegacyMigration(
-  deps: { db: Database; identity: Pick<LegacyMigrationIdentity, "findUser"> },
+  deps: { db: Database; identity: Pick<LegacyMigrationIdentity, "findUser" | "deleteUser"> },
   change: { id: string; email: string; createdAt: Date },
   now: Date,
 ): Promise<boolean> {
@@ -262,7 +263,12 @@ export async function repairLegacyMigration(
     await lockLegacyAddress(tx, change.email);
     if (!(await claimPendingCognitoChange(tx, change.id))) return false;
     const madeByAttempt = user && user.createdAt.getTime() >= change.createdAt.getTime() - LEGACY_USER_CLOCK_SKEW_MS;
-    if (!user?.confirmed || !madeByAttempt) return false;
+    if (!madeByAttempt) return false;
+    if (!user.confirmed) {
+      // A failure rolls the claim back: the note stays for the next run.
+      await deleteUserIfPresent(deps.identity, change.email);
+      return false;
+    }
     const [legacy] = await tx.select().from(legacyCredentials).where(eq(legacyCredentials.email, change.email));
     if (!legacy || legacy.migratedAt) return false;
     await recordMigration(tx, legacy, user.sub, now);

@@ -60,31 +60,37 @@ const ageNotesPastSettling = (member: { sub: string }) =>
     })
     .where(eq(pendingCognitoChanges.sub, member.sub));
 
+/** What a cut-off commit is recognised by: an account event of the member, or a write to a table of ours. */
+type CommitMatch = { sub: string } | { email: string } | { table: string; where: string };
+
 /**
- * Until the returned function is called, every transaction that records an account event of this member fails at
- * its commit (a deferred constraint trigger), after all its statements ran: what a process dying after Cognito's
- * answer leaves behind. Matched by sub, or by the event's address for a member Cognito has not named yet.
+ * Until the returned function is called, every transaction that records an account event of this member (by sub, or
+ * by the event's address for a member Cognito has not named yet), or that writes the matching row, fails at its
+ * commit (a deferred constraint trigger), after all its statements ran: what a process dying after Cognito's answer
+ * leaves behind.
  */
-async function failCommitsOf(match: { sub: string } | { email: string }): Promise<() => Promise<void>> {
+async function failCommitsOf(match: CommitMatch): Promise<() => Promise<void>> {
   const name = `fail_commit_${crypto.randomUUID().replaceAll("-", "")}`;
-  const condition =
-    "sub" in match ? `new.sub = '${match.sub}'::uuid` : `new.data->>'email' = '${match.email.replaceAll("'", "")}'`;
+  const [table, condition] =
+    "table" in match
+      ? [match.table, match.where]
+      : ["account_events", "sub" in match ? `new.sub = '${match.sub}'::uuid` : `new.data->>'email' = '${match.email}'`];
   await app.db.execute(
     sql.raw(`create function ${name}() returns trigger language plpgsql as $$
       begin if ${condition} then raise exception 'the commit is cut off (test)'; end if; return new; end $$`),
   );
   await app.db.execute(
-    sql.raw(`create constraint trigger ${name} after insert on account_events deferrable initially deferred
+    sql.raw(`create constraint trigger ${name} after insert or update on ${table} deferrable initially deferred
       for each row execute function ${name}()`),
   );
   return async () => {
-    await app.db.execute(sql.raw(`drop trigger ${name} on account_events`));
+    await app.db.execute(sql.raw(`drop trigger ${name} on ${table}`));
     await app.db.execute(sql.raw(`drop function ${name}()`));
   };
 }
 
 /** Runs `flow` with the member's commits cut off; it fails. */
-async function cutOff(match: { sub: string } | { email: string }, flow: () => Promise<unknown>): Promise<void> {
+async function cutOff(match: CommitMatch, flow: () => Promise<unknown>): Promise<void> {
   const restore = await failCommitsOf(match);
   try {
     await expect(flow()).rejects.toThrow();
@@ -258,6 +264,31 @@ test("a legacy migration Cognito never made is dropped by the repair, and the ne
   const user = await app.services.identity.getUser(email);
   expect((await newEvents(user.sub, 0)).filter((event) => event.type === "member.created")).toHaveLength(1);
   expect(await notesOf({ email })).toEqual([]);
+});
+
+test("a legacy migration cut off before its password leaves no half-made user: the repair deletes it, the next sign-in migrates", async () => {
+  const email = await importLegacyMember("legacy-half");
+  // The password and the undo both fail, and the commit that would remember the half-made user is cut off too.
+  await setFault(endpoint(), { mode: "fail", operations: ["AdminSetUserPassword", "AdminDeleteUser"], times: 10 });
+  try {
+    await cutOff({ table: "legacy_credentials", where: `new.email = '${email}'` }, () =>
+      signIn(app.services, { ...signInBrowser(email), password: OLD_PASSWORD }),
+    );
+  } finally {
+    await resetHarness(endpoint());
+  }
+  expect((await app.services.identity.getUser(email)).confirmed).toBe(false);
+  expect(await notesOf({ email })).toEqual([{ kind: "legacy-migration" }]);
+
+  expect((await repair()).dropped).toBe(1);
+  expect(await app.services.identity.findUser(email)).toBeNull();
+  expect(await notesOf({ email })).toEqual([]);
+  expect((await signIn(app.services, { ...signInBrowser(email), password: OLD_PASSWORD })).kind).toBe("active");
+  const user = await app.services.identity.getUser(email);
+  expect(await newEvents(user.sub, 0)).toContainEqual({
+    type: "member.created",
+    data: { email, via: "legacy-migration" },
+  });
 });
 
 test("a password change cut off after Cognito: the repair ends the sessions once, the new password's sign-in announces it", async () => {
