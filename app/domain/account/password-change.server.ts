@@ -89,7 +89,7 @@ export async function changePassword(
     () => changePasswordAtCognito(deps, token, input),
     passwordLeftUnconfirmed,
   );
-  // Not claimed: a sign-in with the new password elsewhere recorded the change first, and signed everyone out.
+  // Records nothing more (and signs no one out) when a sign-in with the new password elsewhere recorded it first.
   const { endedSessions, globalSignOut } = await recordPasswordCredentialChange(deps, {
     pendingId,
     sub: input.sub,
