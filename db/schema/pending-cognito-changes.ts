@@ -10,7 +10,7 @@ export const pendingCognitoChanges = pgTable(
   "pending_cognito_changes",
   {
     id: uuid().primaryKey().defaultRandom(),
-    /** The member; null where Cognito has not named one yet (a legacy migration, an invited member's first password). */
+    /** The member; null until Cognito names one (a legacy migration, an invited member's first password). */
     sub: uuid(),
     /** The member's address when the change began, lower-cased: how a row without a sub is found. */
     email: text().notNull(),

@@ -249,7 +249,7 @@ export const LEGACY_USER_CLOCK_SKEW_MS = 60_000;
  * confirmed user for the address made after the attempt began (AdminCreateUser and the permanent password went
  * through) while the legacy row is not marked moved, so the migration happened and is recorded now, `member.created`
  * with it. A user the attempt made that still waits for its password (cut off between AdminCreateUser and the
- * password) is deleted, as the migration's own undo would have, since it would keep the address from migrating. Anything
+ * password) is deleted, as the migration's own undo would have: it would keep the address from migrating. Anything
  * else (no user, an older account) is no migration: nothing is recorded, and the next sign-in tries again. Runs the
  * claim itself, under the address's lock, and answers whether it recorded the migration.
  */

@@ -52,13 +52,13 @@ const notesOf = (match: { sub: string } | { email: string }) =>
     .where("sub" in match ? eq(pendingCognitoChanges.sub, match.sub) : eq(pendingCognitoChanges.email, match.email));
 
 /** The member's notes made as long ago as the settle time: no request can hold them any more. */
-const ageNotesPastSettling = (member: { sub: string }) =>
-  app.db
+const ageNotesPastSettling = (member: { sub: string }) => {
+  const seconds = PENDING_COGNITO_CHANGE_SETTLE_MS / 1000 + 1;
+  return app.db
     .update(pendingCognitoChanges)
-    .set({
-      createdAt: sql`${pendingCognitoChanges.createdAt} - make_interval(secs => ${PENDING_COGNITO_CHANGE_SETTLE_MS / 1000 + 1})`,
-    })
+    .set({ createdAt: sql`${pendingCognitoChanges.createdAt} - make_interval(secs => ${seconds})` })
     .where(eq(pendingCognitoChanges.sub, member.sub));
+};
 
 /** What a cut-off commit is recognised by: an account event of the member, or a write to a table of ours. */
 type CommitMatch = { sub: string } | { email: string } | { table: string; where: string };
