@@ -19,6 +19,7 @@ import { recordingDirectoryWrites } from "~/domain/directory/member-directory.se
 import { schedulePurge } from "~/domain/jobs/purge.server";
 import { startMailOutboxWorker } from "~/domain/mail/mail-outbox.server";
 import { scheduleTotpOffRepair } from "~/domain/security/two-step-verification.server";
+import { scheduleCognitoChangeRepair } from "~/domain/account/cognito-change-repair.server";
 import { scheduleFactorReconcile } from "~/domain/security/factor-reconcile.server";
 import { scheduleSecondStepReports } from "~/domain/security/unfinished-second-steps.server";
 import { LOCALES } from "~/i18n/locales";
@@ -152,6 +153,12 @@ export function serverJobs(config: Config, db: Database, clock: Clock = systemCl
       // A recovery code's sign-in cut off with the member's TOTP off at Cognito, switched on again within minutes
       // (app/domain/security/two-step-verification.server.ts).
       start: () => scheduleTotpOffRepair({ db, identity, clock }),
+    },
+    {
+      // Changes Cognito may have made without our record (a crash or a lost answer between the two), recorded or
+      // dropped by what Cognito holds; new passwords settled at the next sign-in
+      // (app/domain/account/cognito-change-repair.server.ts).
+      start: () => scheduleCognitoChangeRepair({ db, identity, config, clock }),
     },
     {
       // Right passwords left without their second step, reported to the member in their record and by mail

@@ -24,6 +24,8 @@ const SESSION_REVOKED_REASONS = {
   "signed-out-everywhere": "The member signed out everywhere.",
   "password-changed": "The member changed the password.",
   "password-reset": "The password was reset.",
+  "password-unconfirmed":
+    "A password change or reset was cut off before it could be confirmed: the member signs in again to settle it.",
   "staff-ended-sessions": "Staff ended the member's sessions.",
   "staff-disabled": "Staff disabled the account.",
   "reported-not-me": "The member reported a sign-in as not theirs (the alert mail's link).",

@@ -20,3 +20,4 @@ export * from "./scheduled-job-turns";
 export * from "./session-server-tokens";
 export * from "./second-step-attempts";
 export * from "./account-events";
+export * from "./pending-cognito-changes";

@@ -14,6 +14,8 @@ import {
   meetsPoolPasswordPolicy,
 } from "./legacy-password.server";
 import { UNCONFIRMED_STATUS, deleteUserIfPresent } from "./sign-up.server";
+import type { Clock } from "~/services.server";
+import { claimPendingCognitoChange, notePendingCognitoChange } from "./pending-cognito-changes.server";
 
 /** What one CSV row must look like; unknown columns are ignored, so no column can set anything else. */
 const LegacyRowSchema = z.object({
@@ -129,6 +131,30 @@ async function clearWayForMigration(identity: LegacyMigrationIdentity, email: st
 
 type LegacyCredentials = typeof legacyCredentials.$inferSelect;
 
+/** Our record of a migration Cognito holds: the profile, the legacy row marked moved, `member.created`. */
+async function recordMigration(tx: Database, legacy: LegacyCredentials, sub: string, now: Date): Promise<void> {
+  const { email, profile } = legacy;
+  await tx
+    .insert(memberProfiles)
+    .values({ sub, ...profile, preferredLanguage: profile.preferredLanguage ?? "ja", referrerService: "legacy" })
+    .onConflictDoNothing();
+  await tx
+    .update(legacyCredentials)
+    .set({ migratedAt: now, migratedSub: sub })
+    .where(and(eq(legacyCredentials.email, email), isNull(legacyCredentials.migratedAt)));
+  await recordAccountEvent(tx, {
+    type: "member.created",
+    sub,
+    occurredAt: now,
+    data: { email, via: "legacy-migration" },
+  });
+}
+
+/** One migration per address at a time, the repair's included. */
+function lockLegacyAddress(tx: Database, email: string) {
+  return tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`legacy-migration:${email}`}, 0))`);
+}
+
 /**
  * Creates the Cognito user, sets the password and copies the profile, inside the caller's transaction (which
  * holds the address's lock). Failures come back as `failure`, not thrown, so that the transaction still commits
@@ -152,20 +178,7 @@ async function moveToCognito(
   try {
     await tx.update(legacyCredentials).set({ migratedSub: sub }).where(pending);
     await identity.setPermanentPassword({ email, password });
-    await tx
-      .insert(memberProfiles)
-      .values({ sub, ...profile, preferredLanguage: profile.preferredLanguage ?? "ja", referrerService: "legacy" })
-      .onConflictDoNothing();
-    await tx
-      .update(legacyCredentials)
-      .set({ migratedAt: sql`now()`, migratedSub: sub })
-      .where(pending);
-    await recordAccountEvent(tx, {
-      type: "member.created",
-      sub,
-      occurredAt: new Date(),
-      data: { email, via: "legacy-migration" },
-    });
+    await recordMigration(tx, legacy, sub, new Date());
     return { migrated: true };
   } catch (error) {
     await deleteUserIfPresent(identity, email).catch((undoError: unknown) => {
@@ -194,7 +207,7 @@ async function moveToCognito(
  * double-clicked sign-in sends two): the second waits for the first and then finds the account moved.
  */
 export async function migrateLegacyAccount(
-  deps: { db: Database; identity: LegacyMigrationIdentity },
+  deps: { db: Database; identity: LegacyMigrationIdentity; clock: Clock },
   input: { email: string; password: string },
 ): Promise<boolean> {
   const email = input.email.trim().toLowerCase();
@@ -204,13 +217,61 @@ export async function migrateLegacyAccount(
   if (legacy.migratedAt) return true;
   if (!meetsPoolPasswordPolicy(input.password)) throw new DomainError("legacyPasswordBelowPolicy");
 
+  // Committed before Cognito is asked, and taken away by the transaction below: that transaction holds the Cognito
+  // calls, so a note left behind means it never committed, and the repair asks Cognito whether the user was made.
+  const pendingId = await notePendingCognitoChange(deps.db, {
+    sub: null,
+    email,
+    kind: "legacy-migration",
+    now: deps.clock.now(),
+  });
   const outcome = await deps.db.transaction(async (tx) => {
-    await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`legacy-migration:${email}`}, 0))`);
+    await lockLegacyAddress(tx, email);
     const [current] = await tx.select().from(legacyCredentials).where(eq(legacyCredentials.email, email));
+    // Gone: the repair already settled this attempt (it outlived the repair's settle time); nothing more is done.
+    if (!(await claimPendingCognitoChange(tx, pendingId))) return { migrated: Boolean(current?.migratedAt) };
     if (!current || current.passwordHash !== legacy.passwordHash) return { migrated: false };
     if (current.migratedAt) return { migrated: true };
     return moveToCognito(deps.identity, tx, current, input.password);
   });
   if (outcome.failure) throw outcome.failure;
   return outcome.migrated;
+}
+
+/**
+ * How much earlier than our note Cognito's clock may date the user the migration made. A user older than that was
+ * there before the attempt (an account signed up again after 2021, which the migration leaves alone).
+ */
+export const LEGACY_USER_CLOCK_SKEW_MS = 60_000;
+
+/**
+ * For the repair of a migration whose transaction never committed (pending-cognito-changes.server.ts): Cognito has a
+ * confirmed user for the address made after the attempt began (AdminCreateUser and the permanent password went
+ * through) while the legacy row is not marked moved, so the migration happened and is recorded now, `member.created`
+ * with it. A user the attempt made that still waits for its password (cut off between AdminCreateUser and the
+ * password) is deleted, as the migration's own undo would have: it would keep the address from migrating. Anything
+ * else (no user, an older account) is no migration: nothing is recorded, and the next sign-in tries again. Runs the
+ * claim itself, under the address's lock, and answers whether it recorded the migration.
+ */
+export async function repairLegacyMigration(
+  deps: { db: Database; identity: Pick<LegacyMigrationIdentity, "findUser" | "deleteUser"> },
+  change: { id: string; email: string; createdAt: Date },
+  now: Date,
+): Promise<boolean> {
+  const user = await deps.identity.findUser(change.email);
+  return deps.db.transaction(async (tx) => {
+    await lockLegacyAddress(tx, change.email);
+    if (!(await claimPendingCognitoChange(tx, change.id))) return false;
+    const madeByAttempt = user && user.createdAt.getTime() >= change.createdAt.getTime() - LEGACY_USER_CLOCK_SKEW_MS;
+    if (!madeByAttempt) return false;
+    if (!user.confirmed) {
+      // A failure rolls the claim back: the note stays for the next run.
+      await deleteUserIfPresent(deps.identity, change.email);
+      return false;
+    }
+    const [legacy] = await tx.select().from(legacyCredentials).where(eq(legacyCredentials.email, change.email));
+    if (!legacy || legacy.migratedAt) return false;
+    await recordMigration(tx, legacy, user.sub, now);
+    return true;
+  });
 }

@@ -1,14 +1,23 @@
-import { and, asc, count, eq } from "drizzle-orm";
+import { and, asc, count, eq, sql } from "drizzle-orm";
+import { z } from "zod";
 import type { Database } from "~db/client.server";
-import { memberPasskeys } from "~db/schema";
-import type { Locale } from "~/i18n/locales";
+import { memberPasskeys, pendingCognitoChanges } from "~db/schema";
+import { LOCALES, type Locale } from "~/i18n/locales";
 import type { ServerToken } from "~/integrations/cognito/member-flows.server";
 import type { AppServices } from "~/services.server";
 import { DomainError } from "../domain-error.server";
 import { recordPasskeysChanged } from "../events/account-events.server";
 import { queueMail, ringMailOutbox } from "../mail/mail-outbox.server";
+import { passkeysOfferedFor } from "../security/factor-reconcile.server";
 import { recordSecurityEvent } from "../security/security-record.server";
 import { describeDevice } from "../sessions/device-description.server";
+import {
+  type PendingCognitoChange,
+  claimPendingCognitoChange,
+  cognitoAnswerUnclear,
+  dropPendingCognitoChange,
+  notePendingCognitoChange,
+} from "./pending-cognito-changes.server";
 
 export type PasskeyDependencies = Pick<AppServices, "db" | "identity" | "clock">;
 
@@ -70,13 +79,16 @@ interface PasskeyChange {
   locale: Locale;
 }
 
+/** What a passkey change records and mails: no token (the repair records one without the member's request). */
+type PasskeyChangeRecord = Omit<PasskeyChange, "token">;
+
 /**
  * The security record's event, the siblings' `member.passkeys_changed` and the mail that tell of a passkey added or
  * removed, in the transaction that records the change.
  */
 async function recordPasskeyChange(
   tx: Database,
-  input: PasskeyChange & { change: "added" | "removed"; name: string; now: Date },
+  input: PasskeyChangeRecord & { change: "added" | "removed"; name: string; now: Date },
 ): Promise<void> {
   const device = describeDevice(input.userAgent);
   await recordSecurityEvent(tx, {
@@ -98,10 +110,52 @@ async function recordPasskeyChange(
   });
 }
 
+/** What adding a passkey notes before Cognito is asked (pending-cognito-changes.server.ts). */
+const PasskeyAddNoteSchema = z.object({
+  credentialId: z.string(),
+  name: z.string(),
+  /** Whether this addition listed it (a double submit finds it listed by the first). */
+  listed: z.boolean(),
+  clientIp: z.string(),
+  userAgent: z.string().nullable(),
+  locale: z.enum(LOCALES),
+});
+type PasskeyAddNote = z.infer<typeof PasskeyAddNoteSchema>;
+
+/**
+ * The passkey is recorded as added: any other note of adding it (an earlier attempt whose answer was unclear) is
+ * settled by this record too, so it is announced once.
+ */
+async function settleNotesOfPasskey(tx: Database, input: { sub: string; credentialId: string }) {
+  await tx
+    .delete(pendingCognitoChanges)
+    .where(
+      and(
+        eq(pendingCognitoChanges.sub, input.sub),
+        eq(pendingCognitoChanges.kind, "passkey-added"),
+        sql`${pendingCognitoChanges.data}->>'credentialId' = ${input.credentialId}`,
+      ),
+    );
+}
+
+/** A passkey Cognito did not store: its note goes, and so does its place in our list if this addition made it. */
+async function forgetPasskeyBeingAdded(db: Database, input: { pendingId: string; sub: string; note: PasskeyAddNote }) {
+  await db.transaction(async (tx) => {
+    await dropPendingCognitoChange(tx, input.pendingId);
+    if (input.note.listed) {
+      await tx
+        .delete(memberPasskeys)
+        .where(and(eq(memberPasskeys.sub, input.sub), eq(memberPasskeys.credentialId, input.note.credentialId)));
+    }
+  });
+}
+
 /**
  * "Add a passkey", second step: Cognito checks and stores the browser's new credential (a refusal comes out as
  * "passkeyRefused"); then our list gains it, named after this browser and device, and the member is told. The id is
- * the credential's own (RegistrationResponseJSON's `id`), which is Cognito's CredentialId.
+ * the credential's own (RegistrationResponseJSON's `id`), which is Cognito's CredentialId. Listed and noted before
+ * Cognito is asked: when Cognito's answer is unclear, or the process dies before the record, both stay and the
+ * repair records the passkey or takes it off the list by what Cognito holds.
  */
 export async function addPasskey(
   deps: PasskeyDependencies,
@@ -119,26 +173,83 @@ export async function addPasskey(
   };
   // Listed before Cognito stores it: the reconcile of the member's passkeys (after a sign-in) must find it ours while
   // it is being added, or it would take it for one added around our pages and delete it.
-  const listed = await deps.db
-    .insert(memberPasskeys)
-    .values({ ...passkey, sub: input.sub })
-    .onConflictDoNothing()
-    .returning({ credentialId: memberPasskeys.credentialId });
+  const { note, pendingId } = await deps.db.transaction(async (tx) => {
+    const listed = await tx
+      .insert(memberPasskeys)
+      .values({ ...passkey, sub: input.sub })
+      .onConflictDoNothing()
+      .returning({ credentialId: memberPasskeys.credentialId });
+    const note: PasskeyAddNote = {
+      credentialId: passkey.credentialId,
+      name: passkeyLabel(passkey),
+      listed: listed.length > 0,
+      clientIp: input.clientIp,
+      userAgent: input.userAgent,
+      locale: input.locale,
+    };
+    const pendingId = await notePendingCognitoChange(tx, {
+      sub: input.sub,
+      email: input.email,
+      kind: "passkey-added",
+      data: note,
+      now,
+    });
+    return { note, pendingId };
+  });
   try {
     await deps.identity.completePasskeyRegistration({ token: input.token, credential: input.credential });
   } catch (error) {
-    if (listed.length > 0) {
-      await deps.db
-        .delete(memberPasskeys)
-        .where(and(eq(memberPasskeys.sub, input.sub), eq(memberPasskeys.credentialId, input.credential.id)));
-    }
+    if (!cognitoAnswerUnclear(error)) await forgetPasskeyBeingAdded(deps.db, { pendingId, sub: input.sub, note });
     throw error;
   }
-  await deps.db.transaction((tx) =>
-    recordPasskeyChange(tx, { ...input, change: "added", name: passkeyLabel(passkey), now }),
-  );
-  ringMailOutbox();
+  const recorded = await deps.db.transaction(async (tx) => {
+    // Gone: the repair found the passkey at Cognito and recorded it.
+    if (!(await claimPendingCognitoChange(tx, pendingId))) return false;
+    await settleNotesOfPasskey(tx, { sub: input.sub, credentialId: note.credentialId });
+    await recordPasskeyChange(tx, { ...input, change: "added", name: note.name, now });
+    return true;
+  });
+  if (recorded) ringMailOutbox();
   return passkey;
+}
+
+/**
+ * For the repair: whether Cognito holds the noted passkey, as Cognito's passkey sign-in offers the member's
+ * passkeys (no token of the member's is needed). False when Cognito no longer knows the member.
+ */
+export async function passkeyAddHappened(
+  deps: Pick<PasskeyDependencies, "identity">,
+  change: PendingCognitoChange,
+): Promise<boolean> {
+  const { credentialId } = PasskeyAddNoteSchema.parse(change.data);
+  const user = change.sub ? await deps.identity.findUser(change.sub) : null;
+  if (!user) return false;
+  return (await passkeysOfferedFor(deps, user.email)).includes(credentialId);
+}
+
+/** For the repair, in the transaction that claimed the note: the passkey Cognito stored, recorded and mailed. */
+export async function finishPasskeyAdded(tx: Database, change: PendingCognitoChange, now: Date): Promise<void> {
+  const note = PasskeyAddNoteSchema.parse(change.data);
+  await settleNotesOfPasskey(tx, { sub: change.sub!, credentialId: note.credentialId });
+  await recordPasskeyChange(tx, {
+    sub: change.sub!,
+    email: change.email,
+    clientIp: note.clientIp,
+    userAgent: note.userAgent,
+    locale: note.locale,
+    change: "added",
+    name: note.name,
+    now,
+  });
+}
+
+/** For the repair: a passkey Cognito did not store leaves the list it was put on, announced nowhere. */
+export function dropPasskeyNeverAdded(db: Database, change: PendingCognitoChange): Promise<void> {
+  return forgetPasskeyBeingAdded(db, {
+    pendingId: change.id,
+    sub: change.sub!,
+    note: PasskeyAddNoteSchema.parse(change.data),
+  });
 }
 
 /** Renames one of the member's passkeys (an empty name: back to where it was made). False: not theirs. */

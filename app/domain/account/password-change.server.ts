@@ -3,13 +3,18 @@ import { logger } from "~/integrations/logger.server";
 import type { AppServices } from "~/services.server";
 import type { ServerToken } from "~/integrations/cognito/member-flows.server";
 import { DomainError } from "../domain-error.server";
-import { queueNotice } from "../mail/mail-outbox.server";
 import { twoStepStatusOf } from "../security/two-step-verification.server";
 import { renewSessionSignIn } from "../sessions/page-sessions.server";
-import { endSessions, signOutEverywhere } from "../sessions/session-ending.server";
+import { endSessions } from "../sessions/session-ending.server";
 import { passwordSignsIn, recordPasswordTyped, verifyMemberFactors } from "./reauthentication.server";
 import { refuseWeakPassword } from "./password-strength.server";
 import { originJtiOf } from "./sign-in.server";
+import { callCognitoForPendingChange, notePendingCognitoChange } from "./pending-cognito-changes.server";
+import {
+  type PasswordNote,
+  passwordLeftUnconfirmed,
+  recordPasswordCredentialChange,
+} from "./unconfirmed-passwords.server";
 
 export type PasswordChangeDependencies = Pick<AppServices, "db" | "identity" | "config" | "clock">;
 
@@ -45,7 +50,8 @@ export type PasswordChangeResult =
  * again with the new password and keeps its session; a member with 2-step verification is sent to the code step for
  * that ("codeStep"). If the global sign-out fails, the ended sessions' refresh tokens are revoked one by one instead
  * (best effort), and this browser keeps its tokens. The account is mailed that its password changed (after the
- * response).
+ * response). The new password is noted (as a bcrypt verifier) before Cognito is asked: a change left unconfirmed, or
+ * cut off before our record, is settled by the member's next password sign-in (unconfirmed-passwords.server.ts).
  */
 export async function changePassword(
   deps: PasswordChangeDependencies,
@@ -68,21 +74,29 @@ export async function changePassword(
   await refuseWeakPassword(input.newPassword, input);
   if (!input.code && (await twoStepStatusOf(deps.db, input.sub)).enabled) throw new DomainError("codeRequired");
   const token = await verifyMemberFactors(deps, { ...input, password: input.currentPassword });
-  await changePasswordAtCognito(deps, token, input);
-  const now = deps.clock.now();
-  const { endedSessions, globalSignOut } = await signOutEverywhere(deps, {
+  const note: PasswordNote = { clientIp: input.clientIp, locale: input.locale };
+  const pendingId = await notePendingCognitoChange(deps.db, {
     sub: input.sub,
-    keepSessionId: input.sessionId,
-    reason: "password-changed",
-    record: { kind: "password-changed", clientIp: input.clientIp },
+    email: input.email,
+    kind: "password-change",
+    data: note,
+    newPassword: input.newPassword,
+    now: deps.clock.now(),
   });
-  await queueNotice(deps.db, {
-    kind: "passwordChanged",
-    details: { changedAt: now.toISOString() },
-    recipient: input.email,
+  await callCognitoForPendingChange(
+    deps.db,
+    pendingId,
+    () => changePasswordAtCognito(deps, token, input),
+    passwordLeftUnconfirmed,
+  );
+  // Records nothing more (and signs no one out) when a sign-in with the new password elsewhere recorded it first.
+  const { endedSessions, globalSignOut } = await recordPasswordCredentialChange(deps, {
+    pendingId,
     sub: input.sub,
-    requestLocale: input.locale,
-    now,
+    email: input.email,
+    kind: "password-change",
+    keepSessionId: input.sessionId,
+    note,
   });
   // The member just typed their password here: the session counts as recently re-authenticated.
   await recordPasswordTyped(deps.db, { sub: input.sub, sessionId: input.sessionId, at: deps.clock.now() });

@@ -5,10 +5,14 @@ import type { Locale } from "~/i18n/locales";
 import type { IdentityProvider } from "~/integrations/cognito/identity-provider.server";
 import { logger } from "~/integrations/logger.server";
 import type { AppServices } from "~/services.server";
-import { queueNotice } from "../mail/mail-outbox.server";
-import { signOutEverywhere } from "../sessions/session-ending.server";
 import { refuseWeakPassword } from "./password-strength.server";
 import { passwordSignsIn } from "./reauthentication.server";
+import { callCognitoForPendingChange, notePendingCognitoChange } from "./pending-cognito-changes.server";
+import {
+  type PasswordNote,
+  passwordLeftUnconfirmed,
+  recordPasswordCredentialChange,
+} from "./unconfirmed-passwords.server";
 
 export type PasswordResetIdentity = Pick<
   IdentityProvider,
@@ -150,6 +154,8 @@ async function confirmResetDespiteLostAnswer(
  * Cognito being down there leaves the password unchanged rather than changed with the sessions left running.
  * A new password too easy to guess (or made of the address) is refused before the code is tried, which tells
  * nothing about the code or the account. The account is mailed that its password was reset (after the response).
+ * The new password is noted (as a bcrypt verifier) before Cognito is asked: a reset left unconfirmed, or cut off
+ * before our record, is settled by the member's next password sign-in (unconfirmed-passwords.server.ts).
  */
 export async function confirmPasswordReset(
   deps: PasswordResetDependencies,
@@ -158,25 +164,31 @@ export async function confirmPasswordReset(
   await refuseWeakPassword(input.password, { email: input.email });
   const sub = await subOf(deps.identity, input.email);
   const { email, code, password } = input;
-  try {
-    await deps.identity.confirmForgotPassword({ email, code, password });
-  } catch (error) {
-    await confirmResetDespiteLostAnswer(deps, error, { sub, email, password });
-  }
-  const now = deps.clock.now();
-  if (!sub) return;
-  await signOutEverywhere(deps, {
+  const reset = async () => {
+    try {
+      await deps.identity.confirmForgotPassword({ email, code, password });
+    } catch (error) {
+      await confirmResetDespiteLostAnswer(deps, error, { sub, email, password });
+    }
+  };
+  // An address without an account changes nothing at Cognito: nothing to note.
+  if (!sub) return reset();
+  const note: PasswordNote = { clientIp: input.clientIp, locale: input.locale };
+  const pendingId = await notePendingCognitoChange(deps.db, {
     sub,
-    keepSessionId: null,
-    reason: "password-reset",
-    record: { kind: "password-reset", clientIp: input.clientIp },
+    email,
+    kind: "password-reset",
+    data: note,
+    newPassword: password,
+    now: deps.clock.now(),
   });
-  await queueNotice(deps.db, {
-    kind: "passwordReset",
-    details: { changedAt: now.toISOString() },
-    recipient: email,
+  await callCognitoForPendingChange(deps.db, pendingId, reset, passwordLeftUnconfirmed);
+  await recordPasswordCredentialChange(deps, {
+    pendingId,
     sub,
-    requestLocale: input.locale,
-    now,
+    email,
+    kind: "password-reset",
+    keepSessionId: null,
+    note,
   });
 }

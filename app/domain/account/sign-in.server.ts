@@ -6,7 +6,6 @@ import { keepSignInToOurRecord, reconcilePasskeysLater } from "../security/facto
 import type { AppServices } from "~/services.server";
 import { type StartSessionResult, startSession } from "../sessions/device-admission.server";
 import { describeDevice } from "../sessions/device-description.server";
-import { recordAccountEvent } from "../events/account-events.server";
 import { recordRefusedSignIn, recordSecurityEvent } from "../security/security-record.server";
 import { claimRecoveryCode, countRecoveryCodesLeft, releaseRecoveryCode } from "../security/recovery-codes.server";
 import { guardSecondStep } from "../security/second-step-guard.server";
@@ -18,6 +17,8 @@ import type { Locale } from "~/i18n/locales";
 import { queueMail, ringMailOutbox } from "../mail/mail-outbox.server";
 import { migrateLegacyAccount } from "./legacy-accounts.server";
 import { refuseWeakPassword } from "./password-strength.server";
+import { callCognitoForPendingChange, notePendingCognitoChange } from "./pending-cognito-changes.server";
+import { recordFirstPassword, settleUnconfirmedPasswords } from "./unconfirmed-passwords.server";
 import { queueSignInAlert } from "./sign-in-alerts.server";
 
 export type SignInDependencies = Pick<AppServices, "db" | "identity" | "config" | "clock">;
@@ -113,19 +114,25 @@ async function countRefusedSignIn(deps: SignInDependencies, input: { email: stri
  * DomainErrors; wrong password, unknown and unconfirmed users read the same to the member. Where Cognito's second
  * factor and our record disagree, our record wins before the member goes on (keepSignInToOurRecord). A sign-in
  * that ends here with tokens also gets the session its server token (the password was just typed), with which the
- * member's passkeys are reconciled after the answer.
+ * member's passkeys are reconciled after the answer. The accepted password first settles the member's new passwords
+ * Cognito could not confirm (settlePasswordsBy).
  */
 export async function signIn(
   deps: SignInDependencies,
   input: BrowserSignIn & { password: string },
 ): Promise<SignInResult | NewPasswordRequired | CodeRequired> {
-  const answer = await keepSignInToOurRecord(deps, {
-    answer: await authenticate(deps, input),
-    email: input.email,
-    locale: input.locale,
-    revoke: (refreshToken) => deps.identity.revokeRefreshToken(refreshToken),
-    signInAgain: () => deps.identity.beginSignIn(input),
-  });
+  const keptToOurRecord = (answer: PasswordSignIn) =>
+    keepSignInToOurRecord(deps, {
+      answer,
+      email: input.email,
+      locale: input.locale,
+      revoke: (refreshToken) => deps.identity.revokeRefreshToken(refreshToken),
+      signInAgain: () => deps.identity.beginSignIn(input),
+    });
+  let answer = await keptToOurRecord(await authenticate(deps, input));
+  // A new password settled now ended every sign-in at Cognito, this one's too: it signs in again.
+  if (await settlePasswordsBy(deps, answer, input))
+    answer = await keptToOurRecord(await deps.identity.beginSignIn(input));
   if (answer.kind === "newPasswordRequired") {
     return { kind: "newPasswordRequired", email: input.email, username: answer.username, session: answer.session };
   }
@@ -150,6 +157,29 @@ export async function signIn(
   const result = await startSignedInSession(deps, answer.tokens, input);
   await keepSignInServerToken(deps, { ...input, email, sessionId: result.sessionId, token: await serverToken });
   return result;
+}
+
+/**
+ * Cognito accepted the typed password (tokens, or the code challenge it issues only to the right password): the
+ * member's unconfirmed new passwords are settled by it (settleUnconfirmedPasswords). A first sign-in's temporary
+ * password settles nothing. Answers whether a change or reset was recorded now.
+ */
+async function settlePasswordsBy(
+  deps: SignInDependencies,
+  answer: PasswordSignIn,
+  input: { email: string; password: string },
+): Promise<boolean> {
+  let sub: string | null = null;
+  let email = input.email;
+  if (answer.kind === "tokens") {
+    const claims = decodeJwt(answer.tokens.idToken);
+    sub = String(claims.sub);
+    if (typeof claims.email === "string") email = claims.email;
+  } else if (answer.kind === "softwareTokenRequired") {
+    sub = (await twoStepMemberByUsername(deps.db, answer.username))?.sub ?? null;
+  }
+  if (!sub) return false;
+  return settleUnconfirmedPasswords(deps, { sub, email, password: input.password });
 }
 
 /** The server token of a password sign-in, kept for its session; the passkeys reconciled with it after the answer. */
@@ -270,7 +300,9 @@ async function passwordSignInWithoutApp(
  * The invited member's first sign-in, second step: their own password answers Cognito's challenge (the policy may
  * refuse it: "invalidPassword"; a challenge older than Cognito's session: "challengeExpired"), and then the browser's
  * session starts exactly as after any sign-in. A password too easy to guess, or made of the address, is refused
- * before the challenge is answered, so the member can try another within the same challenge.
+ * before the challenge is answered, so the member can try another within the same challenge. The password is noted
+ * (as a bcrypt verifier) before Cognito is asked: cut off before the session's transaction, it is announced at the
+ * member's next password sign-in (unconfirmed-passwords.server.ts).
  */
 export async function completeFirstSignIn(
   deps: SignInDependencies,
@@ -278,14 +310,18 @@ export async function completeFirstSignIn(
 ): Promise<SignInResult> {
   const { username, session, newPassword } = input;
   await refuseWeakPassword(newPassword, { email: input.email });
-  const tokens = await deps.identity.answerNewPasswordChallenge({ username, session, newPassword });
-  return startSignedInSession(deps, tokens, input, async (tx, _sessionId, occurredAt) => {
-    await recordAccountEvent(tx, {
-      type: "member.password_changed",
-      sub: String(decodeJwt(tokens.idToken).sub),
-      occurredAt,
-      data: { via: "first-sign-in" },
-    });
+  const pendingId = await notePendingCognitoChange(deps.db, {
+    sub: null,
+    email: input.email,
+    kind: "first-password",
+    newPassword,
+    now: deps.clock.now(),
+  });
+  const tokens = await callCognitoForPendingChange(deps.db, pendingId, () =>
+    deps.identity.answerNewPasswordChallenge({ username, session, newPassword }),
+  );
+  return startSignedInSession(deps, tokens, input, async (tx, _sessionId, now) => {
+    await recordFirstPassword(tx, { pendingId, sub: String(decodeJwt(tokens.idToken).sub), email: input.email, now });
     return false;
   });
 }

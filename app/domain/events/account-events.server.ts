@@ -13,6 +13,7 @@ export type SessionRevokedReason =
   | "signed-out-everywhere"
   | "password-changed"
   | "password-reset"
+  | "password-unconfirmed"
   | "staff-ended-sessions"
   | "staff-disabled"
   | "reported-not-me"

@@ -347,7 +347,20 @@ export async function checkMemberFactors(
   const inRecord = await authenticatorOnInRecord(deps.db, member.sub);
   if (atCognito && inRecord === false) await removeUnknownAuthenticator(deps, member);
   if (!atCognito && inRecord === true) await restoreAuthenticator(deps, member);
-  const challenge = await paced(() => deps.identity.beginPasskeySignIn(user.email)).catch((error: unknown) => {
+  await noteUnknownPasskeys(deps, member, await passkeysOfferedFor(deps, user.email, paced));
+}
+
+/**
+ * The credential ids of the passkeys Cognito holds for an address, as its passkey sign-in offers them
+ * (AdminInitiateAuth USER_AUTH with WEB_AUTHN preferred names them in its request options, and costs nothing when
+ * unanswered); none for an address Cognito does not know or cannot sign in.
+ */
+export async function passkeysOfferedFor(
+  deps: Pick<FactorDependencies, "identity">,
+  email: string,
+  paced: <T>(request: () => Promise<T>) => Promise<T> = (request) => request(),
+): Promise<string[]> {
+  const challenge = await paced(() => deps.identity.beginPasskeySignIn(email)).catch((error: unknown) => {
     if (
       error instanceof DomainError &&
       ["userNotFound", "invalidCredentials", "userNotConfirmed"].includes(error.code)
@@ -356,8 +369,7 @@ export async function checkMemberFactors(
     }
     throw error;
   });
-  if (challenge.kind !== "webAuthn") return;
-  await noteUnknownPasskeys(deps, member, offeredCredentialIds(challenge.requestOptionsJson));
+  return challenge.kind === "webAuthn" ? offeredCredentialIds(challenge.requestOptionsJson) : [];
 }
 
 /** The credential ids in a WEB_AUTHN challenge's request options (`allowCredentials`). */

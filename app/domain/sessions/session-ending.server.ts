@@ -252,15 +252,15 @@ export async function endSessions(
 }
 
 /**
- * Signs the member out everywhere after the password changed (a change or a reset) or when staff cut them off (an
- * "end all sessions", a disable): every session but the one kept ends, pending sign-ins included, every staff
- * session of the member too, the member API is told to refuse tokens issued before now
- * (recordSignOutEverywhere), and Cognito revokes every refresh token of the member (a global sign-out: Cognito
- * keeps them through a password change, including a sibling's sign-in no session records). If the global sign-out
- * fails, the ended sessions' refresh tokens are revoked one by one instead. The member's own password change or
- * reset is recorded (security record, `member.password_changed`) in the sessions' transaction, and so is what
- * `alongside` writes (a staff disable's `member.disabled`). Returns how many sessions ended and whether the global
- * sign-out went through.
+ * Signs the member out everywhere after the password changed (a change or a reset), when a new password could not be
+ * confirmed (the repair's "password-unconfirmed") or when staff cut them off (an "end all sessions", a disable): every
+ * session but the one kept ends, pending sign-ins included, every staff session of the member too, the member API is
+ * told to refuse tokens issued before now (recordSignOutEverywhere), and Cognito revokes every refresh token of the
+ * member (a global sign-out: Cognito keeps them through a password change, including a sibling's sign-in no session
+ * records). If the global sign-out fails, the ended sessions' refresh tokens are revoked one by one instead. The
+ * member's own password change or reset is recorded (security record, `member.password_changed`) in the sessions'
+ * transaction, and so is what `alongside` writes (a staff disable's `member.disabled`). Returns how many sessions ended
+ * and whether the global sign-out went through.
  */
 export async function signOutEverywhere(
   services: SessionServices,
@@ -268,18 +268,24 @@ export async function signOutEverywhere(
     sub: string;
     keepSessionId: string | null;
     /** Why the sessions end, as `session.revoked` tells the siblings. */
-    reason: "password-changed" | "password-reset" | "staff-ended-sessions" | "staff-disabled";
+    reason: "password-changed" | "password-reset" | "password-unconfirmed" | "staff-ended-sessions" | "staff-disabled";
     /** Also refuse tokens issued in this very second (staff cutting a member off; see recordSignOutEverywhere). */
     includeThisSecond?: boolean;
     /** The member's own credential change, for their security record (staff actions are in the staff audit log). */
     record?: { kind: "password-changed" | "password-reset"; clientIp: string };
     alongside?: (tx: Database) => Promise<void>;
+    /**
+     * Taken first in the transaction, under the member's lock: when it answers false nothing is done (the change it
+     * stands for was settled already; app/domain/account/pending-cognito-changes.server.ts) and `claimed` is false.
+     */
+    claim?: (tx: Database) => Promise<boolean>;
   },
-): Promise<{ endedSessions: number; globalSignOut: boolean }> {
+): Promise<{ endedSessions: number; globalSignOut: boolean; claimed: boolean }> {
   const now = services.clock.now();
   const { record } = input;
   const ended = await services.db.transaction(async (tx) => {
     await lockMember(tx, input.sub);
+    if (input.claim && !(await input.claim(tx))) return null;
     await input.alongside?.(tx);
     const condition = and(
       eq(memberSessions.sub, input.sub),
@@ -309,6 +315,7 @@ export async function signOutEverywhere(
       staffRows: await endStaffSessionRows(tx, { sub: input.sub }, now),
     };
   });
+  if (!ended) return { endedSessions: 0, globalSignOut: false, claimed: false };
   ringEventDelivery();
   const endedTokens = ended.rows.map((row) => row.refreshTokenEncrypted);
   let globalSignOut = true;
@@ -325,5 +332,5 @@ export async function signOutEverywhere(
     // a token the global sign-out already revoked counts as done (revokeWithRetries).
     revokeStaffRefreshTokens(services, ended.staffRows),
   ]);
-  return { endedSessions: ended.rows.length, globalSignOut };
+  return { endedSessions: ended.rows.length, globalSignOut, claimed: true };
 }

@@ -6,7 +6,14 @@ import type { IdentityUser } from "~/integrations/cognito/identity-provider.serv
 import type { MailTexts } from "~/integrations/mailer.server";
 import type { AppServices } from "~/services.server";
 import { DomainError } from "../domain-error.server";
+import type { Database } from "~db/client.server";
 import { isAddressTaken } from "../account/email-change.server";
+import {
+  type PendingCognitoChange,
+  callCognitoForPendingChange,
+  claimPendingCognitoChange,
+  notePendingCognitoChange,
+} from "../account/pending-cognito-changes.server";
 import { recordAccountEvent } from "../events/account-events.server";
 import { type DirectoryEntry, refreshDirectoryEntry } from "../directory/member-directory.server";
 import { turnOffTwoStep, twoStepStatusOf } from "../security/two-step-verification.server";
@@ -160,6 +167,8 @@ export interface StaffEmailChangeResult {
  * links (one of them would otherwise switch the address back); and tells both addresses, in the member's language.
  * Refuses the member's current address and one another member uses: the directory's e-mail key (no Cognito call),
  * Cognito's own lookup (the directory may lag a sign-up), and Cognito's refusal when a sign-up takes it meanwhile.
+ * The change is noted before Cognito is asked: cut off between Cognito and our record (a retry is then refused as
+ * the same address), it is recorded by the repair once Cognito is seen to hold the new address.
  */
 export async function changeMemberEmail(
   services: StaffServices,
@@ -188,27 +197,33 @@ export async function changeMemberEmail(
     throw new DomainError("emailUnavailable");
   }
 
+  const pendingId = await notePendingCognitoChange(services.db, {
+    sub: targetSub,
+    email: target.email,
+    kind: "staff-email-change",
+    data: {
+      newEmail,
+      before: { email: target.email, emailVerified: target.emailVerified },
+      actor: { sub: actor.sub, email: actor.email },
+      requestId: actor.requestId,
+    } satisfies StaffEmailChangeNote,
+    now: services.clock.now(),
+  });
   try {
-    await services.identity.updateAttributes(targetSub, { email: newEmail, email_verified: "true" });
+    await callCognitoForPendingChange(services.db, pendingId, () =>
+      services.identity.updateAttributes(targetSub, { email: newEmail, email_verified: "true" }),
+    );
   } catch (error) {
     if (error instanceof DomainError && error.code === "usernameExists") throw new DomainError("emailUnavailable");
     throw error;
   }
-  const voidedLinks = await services.db.transaction(async (tx) => {
+  const recorded = await services.db.transaction(async (tx) => {
     await lockMember(tx, targetSub);
-    await tx.update(memberSessions).set({ email: newEmail }).where(eq(memberSessions.sub, targetSub));
-    await recordAccountEvent(tx, {
-      type: "member.email_changed",
-      sub: targetSub,
-      occurredAt: services.clock.now(),
-      data: { email: newEmail },
-    });
-    const voided = await tx
-      .delete(emailChangeTokens)
-      .where(and(eq(emailChangeTokens.sub, targetSub), isNull(emailChangeTokens.usedAt)))
-      .returning({ tokenHash: emailChangeTokens.tokenHash });
-    return voided.length;
+    // Gone: the repair found the change at Cognito and recorded it, audit entry included.
+    if (!(await claimPendingCognitoChange(tx, pendingId))) return null;
+    return recordStaffEmailChange(tx, { targetSub, newEmail, now: services.clock.now() });
   });
+  const voidedLinks = recorded ?? 0;
 
   const locale = mailLocaleOf(target);
   const [toOld, toNew] = await Promise.allSettled(
@@ -218,13 +233,82 @@ export async function changeMemberEmail(
   );
   const notified = { oldAddress: toOld?.status === "fulfilled", newAddress: toNew?.status === "fulfilled" };
 
-  await audit(services, actor, {
+  if (recorded !== null) {
+    await audit(services, actor, {
+      action: "user.email-change",
+      targetSub,
+      before: { email: target.email, emailVerified: target.emailVerified },
+      after: { email: newEmail, emailVerified: true, voidedLinks, notified },
+    });
+  }
+  return { oldEmail: target.email, newEmail, voidedLinks, notified };
+}
+
+/** What a staff e-mail change notes before Cognito is asked (pending-cognito-changes.server.ts). */
+const StaffEmailChangeNoteSchema = z.object({
+  newEmail: z.string(),
+  before: z.object({ email: z.string(), emailVerified: z.boolean() }),
+  actor: z.object({ sub: z.string(), email: z.string() }),
+  requestId: z.string(),
+});
+type StaffEmailChangeNote = z.infer<typeof StaffEmailChangeNoteSchema>;
+
+/**
+ * Our record of a staff e-mail change, in its transaction (under the member's lock): the sessions carry the new
+ * address, `member.email_changed` is announced, and the member's own pending change links are voided (one of them
+ * would otherwise switch the address back). Answers how many links were voided.
+ */
+async function recordStaffEmailChange(
+  tx: Database,
+  input: { targetSub: string; newEmail: string; now: Date },
+): Promise<number> {
+  await tx.update(memberSessions).set({ email: input.newEmail }).where(eq(memberSessions.sub, input.targetSub));
+  await recordAccountEvent(tx, {
+    type: "member.email_changed",
+    sub: input.targetSub,
+    occurredAt: input.now,
+    data: { email: input.newEmail },
+  });
+  const voided = await tx
+    .delete(emailChangeTokens)
+    .where(and(eq(emailChangeTokens.sub, input.targetSub), isNull(emailChangeTokens.usedAt)))
+    .returning({ tokenHash: emailChangeTokens.tokenHash });
+  return voided.length;
+}
+
+/** For the repair: whether Cognito has the member at the noted new address (the change happened). */
+export async function staffEmailChangeHappened(
+  identity: Pick<StaffServices["identity"], "findUser">,
+  change: PendingCognitoChange,
+): Promise<boolean> {
+  const { newEmail } = StaffEmailChangeNoteSchema.parse(change.data);
+  const user = change.sub ? await identity.findUser(change.sub) : null;
+  return user?.email.toLowerCase() === newEmail;
+}
+
+/**
+ * For the repair, in the transaction that claimed the note: the staff e-mail change Cognito made, recorded as the
+ * change would have, with its audit entry (the staff member and request that asked for it). Neither address was
+ * told: the notices went with the process that died.
+ */
+export async function finishStaffEmailChange(tx: Database, change: PendingCognitoChange, now: Date): Promise<void> {
+  const note = StaffEmailChangeNoteSchema.parse(change.data);
+  const targetSub = change.sub!;
+  await lockMember(tx, targetSub);
+  const voidedLinks = await recordStaffEmailChange(tx, { targetSub, newEmail: note.newEmail, now });
+  await recordStaffAction(tx, {
+    actor: note.actor,
+    requestId: note.requestId,
     action: "user.email-change",
     targetSub,
-    before: { email: target.email, emailVerified: target.emailVerified },
-    after: { email: newEmail, emailVerified: true, voidedLinks, notified },
+    before: note.before,
+    after: {
+      email: note.newEmail,
+      emailVerified: true,
+      voidedLinks,
+      notified: { oldAddress: false, newAddress: false },
+    },
   });
-  return { oldEmail: target.email, newEmail, voidedLinks, notified };
 }
 
 export interface StaffSignOutResult {
@@ -246,7 +330,7 @@ export async function endMemberSessions(
 ): Promise<StaffSignOutResult> {
   await requireTarget(services, actor, targetSub, "user.sessions-end");
   const liveSessions = await countLiveSessions(services, targetSub);
-  const result = await signOutEverywhere(services, {
+  const { endedSessions, globalSignOut } = await signOutEverywhere(services, {
     sub: targetSub,
     keepSessionId: null,
     reason: "staff-ended-sessions",
@@ -256,9 +340,9 @@ export async function endMemberSessions(
     action: "user.sessions-end",
     targetSub,
     before: { liveSessions },
-    after: { liveSessions: 0, ...result },
+    after: { liveSessions: 0, endedSessions, globalSignOut },
   });
-  return result;
+  return { endedSessions, globalSignOut };
 }
 
 /**
@@ -274,7 +358,7 @@ export async function disableMember(
   const target = await requireTarget(services, actor, targetSub, "user.disable");
   const liveSessions = await countLiveSessions(services, targetSub);
   await services.identity.disableUser(targetSub);
-  const result = await signOutEverywhere(services, {
+  const { endedSessions, globalSignOut } = await signOutEverywhere(services, {
     sub: targetSub,
     keepSessionId: null,
     reason: "staff-disabled",
@@ -286,9 +370,9 @@ export async function disableMember(
     action: "user.disable",
     targetSub,
     before: { enabled: target.enabled, liveSessions },
-    after: { enabled: false, liveSessions: 0, ...result },
+    after: { enabled: false, liveSessions: 0, endedSessions, globalSignOut },
   });
-  return result;
+  return { endedSessions, globalSignOut };
 }
 
 /** Lets the member sign in again. Sessions ended by the disable stay ended: the member signs in afresh. */
