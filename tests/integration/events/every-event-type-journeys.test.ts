@@ -48,7 +48,7 @@ import { addVirtualAuthenticator } from "../../support/virtual-authenticator";
 const SECRET = `whsec_${randomBytes(32).toString("base64")}`;
 const NEW_PASSWORD = "a-brand-new-passphrase";
 /** Short enough for the restarted server's first purge (one interval after its start) to come within seconds. */
-const PURGE_INTERVAL_MINUTES = "0.05";
+const PURGE_INTERVAL_MINUTES = "0.02";
 
 const dataDir = makeTempDir("every-event-type");
 let receiverPort: number;
@@ -104,8 +104,9 @@ async function newBrowser(javaScriptEnabled = false): Promise<{ context: Browser
   return { context, page: await context.newPage() };
 }
 
-async function signedInBrowser(member: { email: string; password: string }, javaScriptEnabled = false) {
-  const opened = await newBrowser(javaScriptEnabled);
+/** Another browser (JavaScript off) signed in as the member. */
+async function signedInBrowser(member: { email: string; password: string }) {
+  const opened = await newBrowser();
   await opened.page.goto("/auth/sign-in/?to=my-profile");
   await signIn(opened.page, member);
   await expectPage(opened.page).toHaveURL(/\/my\/profile\/$/);
