@@ -6,7 +6,13 @@ import { DomainError } from "../domain-error.server";
 import { twoStepStatusOf } from "../security/two-step-verification.server";
 import { renewSessionSignIn } from "../sessions/page-sessions.server";
 import { endSessions } from "../sessions/session-ending.server";
-import { passwordSignsIn, recordPasswordTyped, verifyMemberFactors } from "./reauthentication.server";
+import { keepServerToken } from "../sessions/server-tokens.server";
+import {
+  checkMemberPassword,
+  passwordSignsIn,
+  recordPasswordTyped,
+  verifyMemberFactors,
+} from "./reauthentication.server";
 import { refuseWeakPassword } from "./password-strength.server";
 import { originJtiOf } from "./sign-in.server";
 import { callCognitoForPendingChange, notePendingCognitoChange } from "./pending-cognito-changes.server";
@@ -124,7 +130,34 @@ export async function changePassword(
     refreshToken: answer.tokens.refreshToken,
     originJti: originJtiOf(answer.tokens.accessToken),
   });
+  await keepNewServerToken(deps, input);
   return { kind: "changed", endedSessions, accessToken: answer.tokens.accessToken };
+}
+
+/**
+ * The global sign-out revoked the server token this session kept for credential changes (the authenticator's set-up,
+ * passkeys), and the member has just typed the new password: the session keeps one made with it, as a password
+ * sign-in would. Without it the next credential change asks for the password again, which is all a failure here costs.
+ */
+async function keepNewServerToken(
+  deps: PasswordChangeDependencies,
+  input: { sub: string; email: string; sessionId: string; newPassword: string },
+): Promise<void> {
+  try {
+    const checked = await checkMemberPassword(deps, {
+      sub: input.sub,
+      email: input.email,
+      password: input.newPassword,
+    });
+    if (checked.kind !== "token") return;
+    await keepServerToken(deps.db, {
+      sessionId: input.sessionId,
+      token: checked.token,
+      secrets: deps.config.sessionSecrets,
+    });
+  } catch (error) {
+    logger.warn({ err: error }, "could not keep a server token after a password change");
+  }
 }
 
 /**

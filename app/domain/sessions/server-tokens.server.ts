@@ -28,6 +28,11 @@ export async function keepServerToken(
     .onConflictDoUpdate({ target: sessionServerTokens.sessionId, set: row });
 }
 
+/** Forgets the session's server token: Cognito is about to revoke it (a global sign-out the session outlives). */
+export async function forgetServerToken(db: Database, sessionId: string): Promise<void> {
+  await db.delete(sessionServerTokens).where(eq(sessionServerTokens.sessionId, sessionId));
+}
+
 /**
  * The live session's server token, when it has at least SERVER_TOKEN_MARGIN_MS left; null otherwise (none was made
  * on this session, it ran out, the session ended, or it is not this member's). Its expiry is Cognito's, so it is read

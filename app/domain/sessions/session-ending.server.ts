@@ -16,6 +16,7 @@ import type { DeviceDescription } from "./device-description.server";
 import { storedDeviceKeysNamed } from "./device-keys.server";
 import { lockMember } from "./member-lock.server";
 import { recordRevocationsConfirmed, revokeRefreshTokens } from "./refresh-tokens.server";
+import { forgetServerToken } from "./server-tokens.server";
 import { endStaffSessionRows, revokeStaffRefreshTokens } from "./staff-session-ending.server";
 import { type SecurityEvent, recordSecurityEvent, recordSecurityEvents } from "../security/security-record.server";
 
@@ -309,6 +310,8 @@ export async function signOutEverywhere(
     }
     // Under the member's lock, as startSession reads it: a sign-in recorded after this refuses tokens issued before.
     await recordSignOutEverywhere(tx, input.sub, now, { includeThisSecond: input.includeThisSecond });
+    // The session kept lives on, but the global sign-out revokes the server token it holds for credential changes.
+    if (input.keepSessionId) await forgetServerToken(tx, input.keepSessionId);
     // A staff session is no member session to keep: it ends even for the browser that changed its password.
     return {
       rows: await endSessionRows(tx, condition, now, input.reason),

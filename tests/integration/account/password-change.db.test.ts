@@ -2,6 +2,7 @@ import { eq } from "drizzle-orm";
 import { afterEach, expect, test } from "vitest";
 import { memberSessions } from "~db/schema";
 import { resolvePageSession } from "~/domain/sessions/page-sessions.server";
+import { serverTokenOf } from "~/domain/sessions/server-tokens.server";
 import { openRefreshToken } from "~/domain/sessions/refresh-tokens.server";
 import { startAuthenticatorSetup, turnOnTwoStep } from "~/domain/security/two-step-verification.server";
 import type { SignedInMember } from "~/middleware/member-session.server";
@@ -107,6 +108,24 @@ test("with the app's code the password changes, other sessions end, and this bro
   expect(await sessionRefreshes(other.sessionId)).toBe(false);
   expect(await passwordSignIn(member.email, NEW_PASSWORD)).toBe("softwareTokenRequired");
   expect(await passwordSignIn(member.email, MEMBER_PASSWORD)).toBe("refused");
+});
+
+test("after the change the session's server token is the new sign-in's: the authenticator set-up needs no new password step", async () => {
+  const member = await signedInMember(app.services, "set-up-after-change");
+  const kept = () =>
+    serverTokenOf(app.db, { ...member, secrets: app.services.config.sessionSecrets }).then(
+      (token) => token?.accessToken,
+    );
+  // The password sign-in kept one, which the change's global sign-out revokes at Cognito.
+  const before = await kept();
+  expect(before).toBeDefined();
+  const changed = (await post(member, {})) as Response;
+  expect(changed.status).toBe(302);
+  const after = await kept();
+  expect(after).toBeDefined();
+  expect(after).not.toBe(before);
+  const token = await serverTokenOf(app.db, { ...member, secrets: app.services.config.sessionSecrets });
+  await expect(startAuthenticatorSetup(app.services, { token: token! })).resolves.toMatch(/^[A-Z2-7]+=*$/);
 });
 
 test("a wrong code changes nothing: it is checked before the password is, as a code on its field", async () => {
