@@ -136,7 +136,10 @@ export async function purgeExpiredAccountEvents(db: Database, now: Date): Promis
       .where(eq(accountEventFeedHead.id, 1))
       .for("update");
     const expired = lt(accountEvents.recordedAt, new Date(now.getTime() - ACCOUNT_EVENT_RETENTION_DAYS * DAY_MS));
-    const [cut] = await tx.select({ position: max(accountEvents.feedPosition) }).from(accountEvents).where(expired);
+    const [cut] = await tx
+      .select({ position: max(accountEvents.feedPosition) })
+      .from(accountEvents)
+      .where(expired);
     const deleted = await tx
       .delete(accountEvents)
       .where(cut?.position != null ? or(expired, lte(accountEvents.feedPosition, cut.position)) : expired)

@@ -147,10 +147,11 @@ export async function readAccountEventFeed(
 async function firstKeptPosition(db: Database): Promise<number> {
   const [bounds] = await db
     .select({
-      oldest: sql`(select min(${accountEvents.feedPosition}) from ${accountEvents})`.mapWith(accountEvents.feedPosition),
+      // A bigint as the driver gives it (PGlite a number, postgres.js a string); null when nothing is kept.
+      oldest: sql<number | string | null>`(select min(${accountEvents.feedPosition}) from ${accountEvents})`,
       head: accountEventFeedHead.lastPosition,
     })
     .from(accountEventFeedHead)
     .where(eq(accountEventFeedHead.id, 1));
-  return bounds!.oldest ?? bounds!.head + 1;
+  return bounds!.oldest === null ? bounds!.head + 1 : Number(bounds!.oldest);
 }
