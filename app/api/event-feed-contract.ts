@@ -122,6 +122,6 @@ export const EVENT_FEED_API_ENDPOINTS = [
     query: AccountEventFeedParams,
     queryError: "invalid_feed_query",
     success: { status: 200, schema: FeedPageSchema },
-    errors: [],
+    errors: ["cursor_expired"],
   },
 ] as const satisfies readonly ApiEndpoint[];

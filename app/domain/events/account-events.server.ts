@@ -1,6 +1,6 @@
-import { count, eq, lt, sql } from "drizzle-orm";
+import { count, eq, lt, lte, max, or, sql } from "drizzle-orm";
 import type { Database } from "~db/client.server";
-import { accountEvents, memberEventSequences, memberPasskeys } from "~db/schema";
+import { accountEventFeedHead, accountEvents, memberEventSequences, memberPasskeys } from "~db/schema";
 
 /** Events are kept this long for the feed and redelivery, then the purge deletes them (with their deliveries). */
 export const ACCOUNT_EVENT_RETENTION_DAYS = 30;
@@ -118,14 +118,35 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Deletes events recorded more than ACCOUNT_EVENT_RETENTION_DAYS before `now` (their deliveries go with them, by the
- * foreign key's cascade). The members' sequence rows stay, so a member's next event never reuses a number.
+ * foreign key's cascade), and with them any event numbered before one of those. The members' sequence rows stay, so
+ * a member's next event never reuses a number.
+ *
+ * Why by position too: a transaction that commits late gets its feed position after events recorded later, so age
+ * alone could delete position 7 and keep 6, and a reader at 6 would silently skip 7. Deleting whole prefixes keeps
+ * the feed's positions one unbroken run from the oldest kept to the head, which is how the feed tells a reader that
+ * its cursor fell behind the purge (readAccountEventFeed). What goes early is younger by no more than such a
+ * transaction lasted. The head's row lock comes first, before any event row: it keeps the sequencer from numbering
+ * an old event behind this cut, and the sequencer and the staff's endpoint enable hold it while they touch event
+ * rows, so taking it later could deadlock with them. Within the purge's transaction it is held until that commits.
  */
 export async function purgeExpiredAccountEvents(db: Database, now: Date): Promise<{ deleted: number }> {
-  const deleted = await db
-    .delete(accountEvents)
-    .where(lt(accountEvents.recordedAt, new Date(now.getTime() - ACCOUNT_EVENT_RETENTION_DAYS * DAY_MS)))
-    .returning({ id: accountEvents.id });
-  return { deleted: deleted.length };
+  return db.transaction(async (tx) => {
+    await tx
+      .select({ id: accountEventFeedHead.id })
+      .from(accountEventFeedHead)
+      .where(eq(accountEventFeedHead.id, 1))
+      .for("update");
+    const expired = lt(accountEvents.recordedAt, new Date(now.getTime() - ACCOUNT_EVENT_RETENTION_DAYS * DAY_MS));
+    const [cut] = await tx
+      .select({ position: max(accountEvents.feedPosition) })
+      .from(accountEvents)
+      .where(expired);
+    const deleted = await tx
+      .delete(accountEvents)
+      .where(cut?.position != null ? or(expired, lte(accountEvents.feedPosition, cut.position)) : expired)
+      .returning({ id: accountEvents.id });
+    return { deleted: deleted.length };
+  });
 }
 
 /** What a sibling receives of a stored event. */

@@ -1,8 +1,8 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import { asc, gt } from "drizzle-orm";
+import { asc, eq, gt, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Database } from "~db/client.server";
-import { accountEvents } from "~db/schema";
+import { accountEventFeedHead, accountEvents } from "~db/schema";
 import { SIBLING_SERVICES, type SiblingService } from "~/config.server";
 import { type RateLimitPolicy, hitRateLimit } from "~/domain/limits/rate-limit.server";
 import { type AccountEventBody, accountEventBodyOf } from "./account-events.server";
@@ -42,7 +42,9 @@ export const AccountEventFeedParams = z.object({
     .string()
     .regex(CURSOR, "validation.inputError")
     .optional()
-    .describe("The `next_cursor` of the previous page; omit it (or send 0) to start from the oldest event kept."),
+    .describe(
+      "The `next_cursor` of the previous page; omit it (or send 0) to start from the oldest event kept. 410 cursor_expired when events after it have been deleted.",
+    ),
   limit: z.coerce
     .number()
     .int("validation.inputError")
@@ -92,17 +94,27 @@ export async function countFeedRead(
   return { allowed, retryAfterS };
 }
 
+/** What a read of the feed gives: a page, or the news that events after the reader's cursor were purged. */
+export type FeedRead = { kind: "page"; page: FeedPage } | { kind: "cursorExpired" };
+
 /**
  * One page of the feed: the events after position `after`, in position order, at most `limit`. The sequencer runs
  * first, so events committed by now are on the page rather than waiting for the delivery worker's next run. One run
  * numbers at most PUBLISH_BATCH_SIZE events: under a larger backlog the reader gets what is numbered and the rest on
  * its next read, never out of order.
+ *
+ * A cursor whose next positions the purge has deleted has missed events, and the reader is told so (`cursorExpired`)
+ * rather than handed the events after the gap. Positions are given one after another without gaps (one sequencer
+ * run at a time, its numbering and the head's move committed together), and the purge deletes whole prefixes
+ * (purgeExpiredAccountEvents), so what is kept is one unbroken run up to the head: the cursor has expired when it
+ * lies below the oldest position kept less one (or below the head when nothing is kept). No cursor (or 0) means
+ * "from the oldest kept" and never expires; a cursor beyond the head just waits for newer events.
  */
 export async function readAccountEventFeed(
   db: Database,
   settings: SiblingEventsSettings,
   input: { query: AccountEventFeedQuery; now: Date },
-): Promise<FeedPage> {
+): Promise<FeedRead> {
   const after = input.query.after ?? "0";
   const limit = input.query.limit ?? FEED_PAGE_SIZE_DEFAULT;
   await publishAccountEvents(db, settings, input.now);
@@ -120,6 +132,26 @@ export async function readAccountEventFeed(
     .where(gt(accountEvents.feedPosition, Number(after)))
     .orderBy(asc(accountEvents.feedPosition))
     .limit(limit);
+  // Checked after the page, not before: a purge only takes more away, so a cursor the purge has not passed now had
+  // nothing taken from under the page either.
+  if (after !== "0" && Number(after) + 1 < (await firstKeptPosition(db))) return { kind: "cursorExpired" };
   const events = rows.map((row) => ({ ...accountEventBodyOf(row), position: row.position! }));
-  return { events, next_cursor: events.length > 0 ? String(events.at(-1)!.position) : after };
+  return { kind: "page", page: { events, next_cursor: events.length > 0 ? String(events.at(-1)!.position) : after } };
+}
+
+/**
+ * The oldest position the feed keeps, or the next one to be given when the purge has taken them all. One statement,
+ * so the two figures come from one snapshot: a run of the sequencer between two reads would make a kept event look
+ * purged.
+ */
+async function firstKeptPosition(db: Database): Promise<number> {
+  const [bounds] = await db
+    .select({
+      // A bigint as the driver gives it (PGlite a number, postgres.js a string); null when nothing is kept.
+      oldest: sql<number | string | null>`(select min(${accountEvents.feedPosition}) from ${accountEvents})`,
+      head: accountEventFeedHead.lastPosition,
+    })
+    .from(accountEventFeedHead)
+    .where(eq(accountEventFeedHead.id, 1));
+  return bounds!.oldest === null ? bounds!.head + 1 : Number(bounds!.oldest);
 }

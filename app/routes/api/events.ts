@@ -1,4 +1,5 @@
 import { apiRoute, limitFeedReads } from "~/api/api-handler.server";
+import { ApiError } from "~/api/api-response.server";
 import { readAccountEventFeed } from "~/domain/events/event-feed.server";
 
 const api = apiRoute({
@@ -6,7 +7,12 @@ const api = apiRoute({
     operation: "listAccountEvents",
     handle: async (call) => {
       await limitFeedReads(call);
-      return readAccountEventFeed(call.db, call.config.siblingEvents, { query: call.query, now: call.clock.now() });
+      const read = await readAccountEventFeed(call.db, call.config.siblingEvents, {
+        query: call.query,
+        now: call.clock.now(),
+      });
+      if (read.kind === "cursorExpired") throw new ApiError("cursor_expired");
+      return read.page;
     },
   },
 });

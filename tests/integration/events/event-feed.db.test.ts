@@ -1,7 +1,14 @@
 import { randomUUID } from "node:crypto";
+import { inArray } from "drizzle-orm";
 import { afterAll, beforeAll, expect, test } from "vitest";
+import { accountEvents } from "~db/schema";
 import { ErrorEnvelopeSchema } from "~/api/contract";
-import { type RecordedAccountEvent, recordAccountEvents } from "~/domain/events/account-events.server";
+import {
+  ACCOUNT_EVENT_RETENTION_DAYS,
+  type RecordedAccountEvent,
+  purgeExpiredAccountEvents,
+  recordAccountEvents,
+} from "~/domain/events/account-events.server";
 import {
   FEED_PAGE_SIZE_DEFAULT,
   FEED_PAGE_SIZE_MAX,
@@ -74,6 +81,44 @@ function eventsOf(sub: string, count: number): RecordedAccountEvent[] {
     type: "member.newsletter_changed",
     data: { newsletter: index % 2 === 0 },
   }));
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** Records `count` events of a new member, has them numbered by reading the feed, and answers their positions. */
+async function recordNumbered(count: number): Promise<number[]> {
+  const start = Number(await catchUp());
+  await recordAccountEvents(app.db, eventsOf(randomUUID(), count));
+  const end = Number(await catchUp(String(start)));
+  expect(end).toBe(start + count);
+  return Array.from({ length: count }, (_, index) => start + 1 + index);
+}
+
+/**
+ * Runs the purge at NOW with every event recorded within the retention except those at `positions`, recorded past
+ * it: the test's own dates, whatever the wall clock gave the rows.
+ */
+async function purgeRecordedPastRetention(positions: number[]) {
+  const daysAgo = (days: number) => new Date(NOW.getTime() - days * DAY_MS);
+  await app.db.update(accountEvents).set({ recordedAt: daysAgo(ACCOUNT_EVENT_RETENTION_DAYS - 1) });
+  await app.db
+    .update(accountEvents)
+    .set({ recordedAt: daysAgo(ACCOUNT_EVENT_RETENTION_DAYS + 1) })
+    .where(inArray(accountEvents.feedPosition, positions));
+  await purgeExpiredAccountEvents(app.db, NOW);
+}
+
+async function allPositions(): Promise<number[]> {
+  const rows = await app.db.select({ position: accountEvents.feedPosition }).from(accountEvents);
+  return rows.map((row) => row.position!);
+}
+
+async function expectCursorExpired(after: number) {
+  const { response, status, error } = await readFeed(`?after=${after}`);
+  expect(status, `after=${after}`).toBe(410);
+  expect(response.headers.get("Cache-Control")).toBe("no-store");
+  expect(error?.code).toBe("cursor_expired");
+  expect(error?.message).toMatch(/without `after`.*POST \/api\/refresh-user/);
 }
 
 test("the feed pages through committed events in position order, each page going on where the last ended", async () => {
@@ -180,4 +225,55 @@ test("a service reading past its rate limit gets 429 with Retry-After, and other
   expect(refused.error?.code).toBe("rate_limited");
   expect(Number(refused.response.headers.get("Retry-After"))).toBeGreaterThan(0);
   expect((await readFeed("?limit=1")).status).toBe(200);
+});
+
+// These purge, so they come last: the tests above read the feed from its first position.
+
+test("a cursor the purge has passed is 410 cursor_expired; the one just before the oldest kept reads on", async () => {
+  const [first, second, third, fourth] = await recordNumbered(4);
+  await purgeRecordedPastRetention((await allPositions()).filter((position) => position <= second!));
+
+  await expectCursorExpired(first!);
+  // Nothing missed: the next event after this cursor is the oldest kept.
+  const onTime = await readFeed(`?after=${second}`);
+  expect(onTime.status).toBe(200);
+  expect((onTime.json as FeedPage).events.map((event) => event.position)).toEqual([third, fourth]);
+  // Starting again, without a cursor or with 0, reads from the oldest event kept.
+  for (const query of ["?limit=1", "?after=0&limit=1"]) {
+    const restart = await readFeed(query);
+    expect(restart.status, query).toBe(200);
+    expect((restart.json as FeedPage).events.map((event) => event.position)).toEqual([third]);
+  }
+  // A cursor beyond the head is no expired one: it waits for newer events.
+  expect((await readFeed(`?after=${fourth! + 10}`)).json).toEqual({ events: [], next_cursor: String(fourth! + 10) });
+});
+
+test("an event numbered before a purged one goes with it, so a reader never skips the purged one unawares", async () => {
+  // The middle event was recorded first and committed last (numbered after the one recorded after it): the purge
+  // finds it past the retention while the first is not.
+  const [first, middle, last] = await recordNumbered(3);
+  await purgeRecordedPastRetention([middle!]);
+
+  const kept = await app.db
+    .select({ position: accountEvents.feedPosition })
+    .from(accountEvents)
+    .where(inArray(accountEvents.feedPosition, [first!, middle!, last!]));
+  expect(kept).toEqual([{ position: last }]);
+  await expectCursorExpired(first!);
+  expect((await readFeed(`?after=${middle}`)).status).toBe(200);
+});
+
+test("when the purge took every event, a cursor below the head is 410 and the head reads on from the next event", async () => {
+  const positions = await recordNumbered(2);
+  const head = positions.at(-1)!;
+  await purgeRecordedPastRetention(await allPositions());
+  expect(await allPositions()).toEqual([]);
+
+  await expectCursorExpired(head - 1);
+  expect((await readFeed(`?after=${head}`)).json).toEqual({ events: [], next_cursor: String(head) });
+  expect((await readFeed("")).json).toEqual({ events: [], next_cursor: "0" });
+  await recordAccountEvents(app.db, eventsOf(randomUUID(), 1));
+  expect(((await readFeed(`?after=${head}`)).json as FeedPage).events.map((event) => event.position)).toEqual([
+    head + 1,
+  ]);
 });

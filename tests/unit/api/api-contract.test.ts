@@ -122,7 +122,7 @@ test("the OpenAPI document validates as OpenAPI 3.1, with a webhook for every ac
   expect(Object.keys(logout)).toEqual(["application/x-www-form-urlencoded"]);
 });
 
-test("the event feed takes a service's feed token, not a member's, and documents its 400 for a bad query", () => {
+test("the event feed takes a service's feed token, not a member's, and documents its 400 for a bad query and its 410 for an expired cursor", () => {
   const document = buildOpenApiDocument("https://id.example.jp");
   const feed = (
     document.paths["/api/events"] as Record<
@@ -133,6 +133,7 @@ test("the event feed takes a service's feed token, not a member's, and documents
   expect(feed.security).toEqual([{ feedToken: [] }]);
   expect(feed.parameters.map((parameter) => parameter.name)).toEqual(expect.arrayContaining(["after", "limit"]));
   expect(feed.responses["400"]!.description).toContain("invalid_feed_query");
+  expect(feed.responses["410"]!.description).toContain("cursor_expired");
   expect(feed.responses["422"]).toBeUndefined();
 });
 
