@@ -51,9 +51,12 @@ export function useTestServers<Name extends string>(
     }
     names.forEach((name, index) => (servers[name] = (started[index] as PromiseFulfilledResult<TestServer>).value));
     // Readiness loads the pool's JWKS, which a process then keeps for 10 minutes (far longer than a file runs):
-    // from here on, the stand-in's request counts are the page views' own.
+    // from here on, the stand-in's request counts are the page views' own. Asked again until ready, as a load
+    // balancer does: on a loaded machine the first fetch of the keys can outlast its 3 s time-out.
     for (const server of Object.values<TestServer>(servers)) {
-      expect((await fetch(`${server.process.url}/readyz/`)).status).toBe(200);
+      await expect
+        .poll(async () => (await fetch(`${server.process.url}/readyz/`)).status, { timeout: 60_000, interval: 1_000 })
+        .toBe(200);
     }
   }, 90_000);
 
