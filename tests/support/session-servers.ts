@@ -50,7 +50,7 @@ export function useTestServers<Name extends string>(
       throw failed.reason;
     }
     names.forEach((name, index) => (servers[name] = (started[index] as PromiseFulfilledResult<TestServer>).value));
-    // Readiness loads the pool's JWKS, which a process then keeps for 10 minutes (far longer than a file runs):
+    // Readiness loads the pool's JWKS, which a process then keeps (cognito-jwks.server.ts):
     // from here on, the stand-in's request counts are the page views' own. Asked again until ready, as a load
     // balancer does: on a loaded machine the first fetch of the keys can outlast its 3 s time-out.
     for (const server of Object.values<TestServer>(servers)) {
