@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, afterEach, beforeAll, expect } from "vitest";
 import { MISSING_TEXT_LOG } from "~/i18n/use-translation";
 import { type StandInSdk, connectToStandIn } from "./bearer-tokens";
@@ -31,6 +32,9 @@ async function startTestServer(env: Record<string, string>): Promise<TestServer>
   };
 }
 
+/** How long a started server may take to be ready: its first fetch of the pool's keys, on a loaded machine. */
+const READY_TIMEOUT_MS = 60_000;
+
 /**
  * Starts one server per entry together before the file's tests, resets the stand-ins' faults and counts after each
  * test, and stops the servers after the file. Each server costs about 10 s of CPU: start only those a file needs.
@@ -53,12 +57,8 @@ export function useTestServers<Name extends string>(
     // Readiness loads the pool's JWKS, which a process then keeps (cognito-jwks.server.ts):
     // from here on, the stand-in's request counts are the page views' own. Asked again until ready, as a load
     // balancer does: on a loaded machine the first fetch of the keys can outlast its 3 s time-out.
-    for (const server of Object.values<TestServer>(servers)) {
-      await expect
-        .poll(async () => (await fetch(`${server.process.url}/readyz/`)).status, { timeout: 60_000, interval: 1_000 })
-        .toBe(200);
-    }
-  }, 90_000);
+    for (const server of Object.values<TestServer>(servers)) await untilReady(server.process.url);
+  });
 
   afterAll(async () => {
     for (const server of Object.values<TestServer>(servers)) {
@@ -104,4 +104,18 @@ export async function sdk(server: TestServer): Promise<StandInSdk> {
   const created = await connectToStandIn(Number(new URL(server.standIn).port));
   sdkClients.set(server, created);
   return created;
+}
+
+/** Asks /readyz/ every second until it answers 200; fails after READY_TIMEOUT_MS with the last answer. */
+async function untilReady(url: string): Promise<void> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  for (;;) {
+    const status = await fetch(`${url}/readyz/`).then(
+      (response) => response.status,
+      (error: unknown) => String(error),
+    );
+    if (status === 200) return;
+    if (Date.now() > deadline) throw new Error(`${url}/readyz/ answered ${status} for ${READY_TIMEOUT_MS / 1000} s`);
+    await sleep(1_000);
+  }
 }
