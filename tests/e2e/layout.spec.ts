@@ -89,28 +89,34 @@ async function checkShownPage(page: Page, label: string, axeWidths = AXE_WIDTHS)
   return words.shown;
 }
 
-for (const width of WIDTHS) {
-  test(`at ${width} px every page is checked for overflow${andAxe(width)}`, async ({ browser }) => {
-    // Every page and axe on each: minutes on a loaded 2-core machine.
-    test.setTimeout(480_000);
-    // One context per kind of visitor, each reused for all of its pages.
-    const open = async (setUp?: (context: BrowserContext) => Promise<unknown>) => {
-      const context = await browser.newContext({ viewport: { width, height: 800 } });
-      await setUp?.(context);
-      return { context, page: await context.newPage() };
-    };
+/** The tour's languages, each a test of its own so that the two run side by side. */
+const TOUR_LANGUAGES = LOCALE_PREFIXES.map((prefix) => ({
+  prefix,
+  name: prefix ? "English" : "Japanese",
+  // For the test members' addresses.
+  label: prefix ? "en" : "ja",
+}));
 
-    const wordsShown = new Set<string>();
-    const visitor = await open();
-    for (const prefix of LOCALE_PREFIXES) {
+for (const width of WIDTHS) {
+  for (const { prefix, name, label } of TOUR_LANGUAGES) {
+    test(`at ${width} px every page in ${name} is checked for overflow${andAxe(width)}`, async ({ browser }) => {
+      // Every page and axe on each: minutes on a loaded 2-core machine.
+      test.setTimeout(480_000);
+      // One context per kind of visitor, each reused for all of its pages.
+      const open = async (setUp?: (context: BrowserContext) => Promise<unknown>) => {
+        const context = await browser.newContext({ viewport: { width, height: 800 } });
+        await setUp?.(context);
+        return { context, page: await context.newPage() };
+      };
+
+      const wordsShown = new Set<string>();
+      const visitor = await open();
       for (const url of VISITOR_PAGES) {
         for (const word of await checkPage(visitor.page, `${prefix}${url}`)) wordsShown.add(word);
       }
-    }
-    await visitor.context.close();
+      await visitor.context.close();
 
-    const member = await open((context) => signInNewMember(context, STANDIN_PORT, `layout-${width}`));
-    for (const prefix of LOCALE_PREFIXES) {
+      const member = await open((context) => signInNewMember(context, STANDIN_PORT, `layout-${width}-${label}`));
       for (const url of MEMBER_PAGES) {
         for (const word of await checkPage(member.page, `${prefix}${url}`)) wordsShown.add(word);
       }
@@ -120,27 +126,26 @@ for (const width of WIDTHS) {
       await expect(member.page.getByLabel(prefix ? "Code (6 digits)" : "認証コード（6桁）")).toBeInViewport();
       await checkShownPage(member.page, `${prefix}/my/security/authenticator/ (set-up)`);
       await member.page.getByRole("button", { name: prefix ? "Cancel" : "やめる" }).click();
-    }
-    await member.context.close();
-    // Each word was on a page measured above, so none can go unchecked by a change of wording.
-    expect([...wordsShown].sort(), "whole words the tour measured").toEqual([...WHOLE_WORDS].sort());
+      await member.context.close();
+      // Each (Japanese) word was on a page measured above, so none can go unchecked by a change of wording.
+      if (!prefix) expect([...wordsShown].sort(), "whole words the tour measured").toEqual([...WHOLE_WORDS].sort());
 
-    const held = await open((context) => holdAtDeviceLimit(browser, context, STANDIN_PORT));
-    for (const prefix of LOCALE_PREFIXES) {
+      const held = await open((context) => holdAtDeviceLimit(browser, context, STANDIN_PORT));
       await checkPage(held.page, `${prefix}/auth/sign-in/`, `${prefix}/auth/sign-in/ (device limit)`);
       await expect(held.page.getByRole("button", { name: /無効にする|Deactivate/ }).first()).toBeVisible();
-    }
-    await held.context.close();
+      await held.context.close();
 
-    const signingUp = await open((context) => reachSignUpAccountStep(context, `layout-${width}`));
-    await checkPage(signingUp.page, "/auth/sign-up/", "/auth/sign-up/ (account step)");
-    await expect(signingUp.page.locator('[name="familyName"]')).toBeVisible();
-    // The dev tools' mailbox, holding this sign-up's code and the other specs' mails and links by now: overflow only
-    // (mail text is not typeset for a page; axe: accessibility.spec.ts).
-    await signingUp.page.goto("/__dev/mailbox/");
-    await expectNoOverflow(signingUp.page, "/__dev/mailbox/");
-    await signingUp.context.close();
-  });
+      if (prefix) return;
+      const signingUp = await open((context) => reachSignUpAccountStep(context, `layout-${width}`));
+      await checkPage(signingUp.page, "/auth/sign-up/", "/auth/sign-up/ (account step)");
+      await expect(signingUp.page.locator('[name="familyName"]')).toBeVisible();
+      // The dev tools' mailbox, holding this sign-up's code and the other specs' mails and links by now: overflow only
+      // (mail text is not typeset for a page; axe: accessibility.spec.ts).
+      await signingUp.page.goto("/__dev/mailbox/");
+      await expectNoOverflow(signingUp.page, "/__dev/mailbox/");
+      await signingUp.context.close();
+    });
+  }
 }
 
 /**
@@ -233,42 +238,42 @@ async function expectReadableChartLabels(page: Page, label: string) {
 }
 
 for (const width of STAFF_WIDTHS) {
-  test(`at ${width} px the staff pages sit on the page's column and are checked for overflow${andAxe(width, STAFF_AXE_WIDTHS)}`, async ({
-    browser,
-  }) => {
-    // Every page and axe on each: minutes on a loaded 2-core machine.
-    test.setTimeout(480_000);
-    const context = await browser.newContext({ viewport: { width, height: 800 } });
-    const admin = await createApiStaff(E2E_APP, `layout-${width}`);
-    const member = await createNamedMember(STANDIN_PORT, {
-      email: `layout-staff-${width}-${crypto.randomUUID().slice(0, 8)}@example.jp`,
-    });
-    await refreshIntoDirectory(E2E_APP, [admin, member]);
-    const page = await context.newPage();
-    await openStaffSessionInBrowser(page, admin, { path: "/admin/sign-in/?to=admin" });
-    // Any toast of the sign-in is read by this request, so no page of the tour shows it half faded.
-    await context.request.get("/admin/");
-    const importJobId = await completedImportJob(context.request, E2E_APP.url);
-    const staffPages = [
-      "/admin/",
-      `/admin/?q=${encodeURIComponent(member.email)}`,
-      "/admin/users/",
-      `/admin/users/${member.sub}/`,
-      `/admin/users/${admin.sub}/`,
-      "/admin/audit-log/",
-      "/admin/events/",
-      "/admin/downloads/",
-      "/admin/csv-import/",
-      "/admin/csv-import/columns/",
-      `/admin/csv-import/${importJobId}/`,
-    ];
-    for (const prefix of LOCALE_PREFIXES) {
+  for (const { prefix, name, label } of TOUR_LANGUAGES) {
+    test(`at ${width} px the staff pages in ${name} sit on the page's column and are checked for overflow${andAxe(width, STAFF_AXE_WIDTHS)}`, async ({
+      browser,
+    }) => {
+      // Every page and axe on each: minutes on a loaded 2-core machine.
+      test.setTimeout(480_000);
+      const context = await browser.newContext({ viewport: { width, height: 800 } });
+      const admin = await createApiStaff(E2E_APP, `layout-${width}-${label}`);
+      const member = await createNamedMember(STANDIN_PORT, {
+        email: `layout-staff-${width}-${crypto.randomUUID().slice(0, 8)}@example.jp`,
+      });
+      await refreshIntoDirectory(E2E_APP, [admin, member]);
+      const page = await context.newPage();
+      await openStaffSessionInBrowser(page, admin, { path: "/admin/sign-in/?to=admin" });
+      // Any toast of the sign-in is read by this request, so no page of the tour shows it half faded.
+      await context.request.get("/admin/");
+      const importJobId = await completedImportJob(context.request, E2E_APP.url);
+      const staffPages = [
+        "/admin/",
+        `/admin/?q=${encodeURIComponent(member.email)}`,
+        "/admin/users/",
+        `/admin/users/${member.sub}/`,
+        `/admin/users/${admin.sub}/`,
+        "/admin/audit-log/",
+        "/admin/events/",
+        "/admin/downloads/",
+        "/admin/csv-import/",
+        "/admin/csv-import/columns/",
+        `/admin/csv-import/${importJobId}/`,
+      ];
       for (const url of staffPages) {
         await checkPage(page, `${prefix}${url}`, `${prefix}${url}`, STAFF_AXE_WIDTHS);
         if (width >= 800) await expectOnThePageColumn(page, `${prefix}${url}`);
         if (url === "/admin/") await expectReadableChartLabels(page, `${prefix}${url}`);
       }
-    }
-    await context.close();
-  });
+      await context.close();
+    });
+  }
 }
