@@ -117,6 +117,20 @@ export async function recordPasskeysChanged(
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
+ * Takes the feed head's row lock for the rest of the transaction and answers the last position given out. The
+ * sequencer, the purge and the staff's endpoint enable each hold it while they touch event rows: one at a time, and
+ * always this lock first, so they cannot deadlock.
+ */
+export async function lockFeedHead(tx: Database): Promise<number> {
+  const [head] = await tx
+    .select({ lastPosition: accountEventFeedHead.lastPosition })
+    .from(accountEventFeedHead)
+    .where(eq(accountEventFeedHead.id, 1))
+    .for("update");
+  return head!.lastPosition;
+}
+
+/**
  * Deletes events recorded more than ACCOUNT_EVENT_RETENTION_DAYS before `now` (their deliveries go with them, by the
  * foreign key's cascade), and with them any event numbered before one of those. The members' sequence rows stay, so
  * a member's next event never reuses a number.
@@ -131,11 +145,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  */
 export async function purgeExpiredAccountEvents(db: Database, now: Date): Promise<{ deleted: number }> {
   return db.transaction(async (tx) => {
-    await tx
-      .select({ id: accountEventFeedHead.id })
-      .from(accountEventFeedHead)
-      .where(eq(accountEventFeedHead.id, 1))
-      .for("update");
+    await lockFeedHead(tx);
     const expired = lt(accountEvents.recordedAt, new Date(now.getTime() - ACCOUNT_EVENT_RETENTION_DAYS * DAY_MS));
     const [cut] = await tx
       .select({ position: max(accountEvents.feedPosition) })

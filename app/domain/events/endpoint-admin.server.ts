@@ -1,9 +1,9 @@
 import { and, desc, eq, gte, inArray, isNotNull, isNull, lt, min, sql } from "drizzle-orm";
 import type { Database } from "~db/client.server";
-import { accountEventFeedHead, accountEvents, eventDeliveries, siblingEndpoints } from "~db/schema";
+import { accountEvents, eventDeliveries, siblingEndpoints } from "~db/schema";
 import { SIBLING_SERVICES, type SiblingEventSettings, type SiblingService } from "~/config.server";
 import { type StaffAction, type StaffActor, recordStaffAction } from "../staff/staff-audit-log.server";
-import { ACCOUNT_EVENT_TYPES, type AccountEventType } from "./account-events.server";
+import { ACCOUNT_EVENT_TYPES, type AccountEventType, lockFeedHead } from "./account-events.server";
 import { type DeliveryChannel, type SiblingEventsSettings, channelsFor } from "./event-publishing.server";
 
 /**
@@ -323,11 +323,7 @@ export async function enableEndpointFrom(
   const { service, from } = request;
   if (from > now) return { kind: "timeInFuture" };
   return db.transaction(async (tx) => {
-    await tx
-      .select({ id: accountEventFeedHead.id })
-      .from(accountEventFeedHead)
-      .where(eq(accountEventFeedHead.id, 1))
-      .for("update");
+    await lockFeedHead(tx);
     const [endpoint] = await tx
       .select()
       .from(siblingEndpoints)

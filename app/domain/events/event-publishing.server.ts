@@ -2,7 +2,7 @@ import { asc, eq, isNotNull, isNull, sql } from "drizzle-orm";
 import type { Database } from "~db/client.server";
 import { accountEventFeedHead, accountEvents, eventDeliveries, siblingEndpoints } from "~db/schema";
 import { SIBLING_SERVICES, type SiblingEventSettings, type SiblingService } from "~/config.server";
-import type { AccountEventType } from "./account-events.server";
+import { type AccountEventType, lockFeedHead } from "./account-events.server";
 
 /** Events numbered per sequencer run; the rest wait for the next run, which follows at once. */
 export const PUBLISH_BATCH_SIZE = 500;
@@ -52,11 +52,7 @@ async function hasUnpublishedEvents(db: Database): Promise<boolean> {
 export async function publishAccountEvents(db: Database, settings: SiblingEventsSettings, now: Date): Promise<number> {
   if (!(await hasUnpublishedEvents(db))) return 0;
   return db.transaction(async (tx) => {
-    const [head] = await tx
-      .select({ lastPosition: accountEventFeedHead.lastPosition })
-      .from(accountEventFeedHead)
-      .where(eq(accountEventFeedHead.id, 1))
-      .for("update");
+    const lastPosition = await lockFeedHead(tx);
     const events = await tx
       .select({ id: accountEvents.id, type: accountEvents.type })
       .from(accountEvents)
@@ -64,7 +60,7 @@ export async function publishAccountEvents(db: Database, settings: SiblingEvents
       .orderBy(asc(accountEvents.recordedAt), asc(accountEvents.memberSequence), asc(accountEvents.id))
       .limit(PUBLISH_BATCH_SIZE);
     if (events.length === 0) return 0;
-    const first = head!.lastPosition + 1;
+    const first = lastPosition + 1;
     const ids = events.map((event) => event.id);
     await tx.execute(sql`
       update ${accountEvents} set feed_position = ${first - 1} + numbered.ordinality
@@ -72,7 +68,7 @@ export async function publishAccountEvents(db: Database, settings: SiblingEvents
       where ${accountEvents.id} = numbered.id`);
     await tx
       .update(accountEventFeedHead)
-      .set({ lastPosition: head!.lastPosition + events.length })
+      .set({ lastPosition: lastPosition + events.length })
       .where(eq(accountEventFeedHead.id, 1));
     await queueDeliveries(tx, settings, events, now, await disabledServices(tx));
     return events.length;
