@@ -36,7 +36,9 @@ export function useTestServices(options: {
   env?: Record<string, string>;
   /**
    * On PostgreSQL, a database of the file's own (useTestDatabase). A file that sends the outbox's due mail needs
-   * it: on the shared database its sendDueMail would take the other files' mail, and theirs its own.
+   * it: on the shared database its sendDueMail would take the other files' mail, and theirs its own. So does one
+   * that runs the staff group check: each file's check reads its own stand-in's group into the one directory and
+   * check time, which takes the other files' staff out of the group.
    */
   ownDatabase?: boolean;
 }): TestServices {

@@ -23,7 +23,7 @@ import { useTestServices } from "../../support/test-services";
 // the staff sign-in asks for the code again. Real parts: the stand-in over HTTP, PGlite or PostgreSQL; the admin
 // API's route module called as the HTTP server calls it; the staff group read as the job reads it.
 const ORIGIN = "http://localhost:3998";
-const app = useTestServices({ label: "staff-second-factor", origin: ORIGIN });
+const app = useTestServices({ label: "staff-second-factor", origin: ORIGIN, ownDatabase: true });
 const calls = routeCalls(ORIGIN, () => app.services);
 let sdk: StandInSdk;
 

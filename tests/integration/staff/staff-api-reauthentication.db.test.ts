@@ -27,7 +27,7 @@ const MINUTE_MS = 60 * 1000;
 let sdk: StandInSdk;
 let current = new Date();
 const clock: Clock = { now: () => current };
-const app = useTestServices({ label: "staff-api-reauthentication", origin: ORIGIN, clock });
+const app = useTestServices({ label: "staff-api-reauthentication", origin: ORIGIN, clock, ownDatabase: true });
 const calls = routeCalls(ORIGIN, () => app.services);
 
 beforeAll(async () => {
