@@ -38,6 +38,18 @@ const app = useTestServices({ label: "cut-off-changes", origin: ORIGIN, ownDatab
 const endpoint = () => app.stack.env.COGNITO_ENDPOINT!;
 const browser = { clientIp: "192.0.2.40", locale: "ja" as const };
 const NEW_PASSWORD = "maple-orbit-quartz-27";
+
+/** The password change a signed-in member posts: from MEMBER_PASSWORD to NEW_PASSWORD. */
+const passwordChangeOf = (member: { sub: string; email: string; sessionId: string }) => ({
+  sub: member.sub,
+  email: member.email,
+  sessionId: member.sessionId,
+  currentPassword: MEMBER_PASSWORD,
+  newPassword: NEW_PASSWORD,
+  familyName: null,
+  givenName: null,
+  ...browser,
+});
 const { lastSequence, newEvents } = accountEventLog(() => app.db);
 
 /** A moment when every note made so far is past the repair's settle time. */
@@ -294,16 +306,7 @@ test("a legacy migration cut off before its password leaves no half-made user: t
 test("a password change cut off after Cognito: the repair ends the sessions once, the new password's sign-in announces it", async () => {
   const member = await signedInMember(app.services, "change-cut", browser);
   const after = await lastSequence(member.sub);
-  const change = {
-    sub: member.sub,
-    email: member.email,
-    sessionId: member.sessionId,
-    currentPassword: MEMBER_PASSWORD,
-    newPassword: NEW_PASSWORD,
-    familyName: null,
-    givenName: null,
-    ...browser,
-  };
+  const change = passwordChangeOf(member);
   await cutOff(member, () => changePassword(app.services, change));
   expect(await newEvents(member.sub, after)).toEqual([]);
   expect(await notesOf(member)).toEqual([{ kind: "password-change" }]);
@@ -336,16 +339,7 @@ test("a password change left unconfirmed that Cognito never made: the old passwo
   const after = await lastSequence(member.sub);
   // ChangePassword never reaches Cognito (every attempt given up), and the sign-in that would tell goes unanswered.
   await setFault(endpoint(), { mode: "slow", delayMs: 600_000, operations: ["ChangePassword"] });
-  const changed = changePassword(app.services, {
-    sub: member.sub,
-    email: member.email,
-    sessionId: member.sessionId,
-    currentPassword: MEMBER_PASSWORD,
-    newPassword: NEW_PASSWORD,
-    familyName: null,
-    givenName: null,
-    ...browser,
-  });
+  const changed = changePassword(app.services, passwordChangeOf(member));
   try {
     // The first ChangePassword has arrived (the current password was checked before it): from now on its retry and
     // the checking sign-in go unanswered too.
@@ -438,18 +432,7 @@ test("an invited member's first password without an answer, chosen again, is ann
 
 test("a new password no sign-in settles is forgotten after its retention, announcing nothing", async () => {
   const member = await signedInMember(app.services, "change-expired", browser);
-  await cutOff(member, () =>
-    changePassword(app.services, {
-      sub: member.sub,
-      email: member.email,
-      sessionId: member.sessionId,
-      currentPassword: MEMBER_PASSWORD,
-      newPassword: NEW_PASSWORD,
-      familyName: null,
-      givenName: null,
-      ...browser,
-    }),
-  );
+  await cutOff(member, () => changePassword(app.services, passwordChangeOf(member)));
   const after = await lastSequence(member.sub);
   const DAY_MS = 24 * 60 * 60 * 1000;
   expect((await repair(new Date(Date.now() + (UNRESOLVED_PASSWORD_RETENTION_DAYS + 1) * DAY_MS))).expired).toBe(1);
@@ -460,16 +443,7 @@ test("a new password no sign-in settles is forgotten after its retention, announ
 
 test("the normal paths of a password change, a reset and a first password leave no note", async () => {
   const member = await signedInMember(app.services, "change-normal", browser);
-  await changePassword(app.services, {
-    sub: member.sub,
-    email: member.email,
-    sessionId: member.sessionId,
-    currentPassword: MEMBER_PASSWORD,
-    newPassword: NEW_PASSWORD,
-    familyName: null,
-    givenName: null,
-    ...browser,
-  });
+  await changePassword(app.services, passwordChangeOf(member));
   expect(await notesOf(member)).toEqual([]);
   await requestPasswordReset(app.services, member.email, "ja");
   const [mail] = await codeMailsTo(app.dataDir, member.email);
